@@ -1,0 +1,32 @@
+//! The games podium knows (LB-1) and their configured zones (GM-2).
+
+use serde::{Deserialize, Serialize};
+
+/// A game of the platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Game {
+    Seega,
+    DotsAndBoxes,
+    Minesweeper,
+    MahjongRivals,
+}
+
+impl Game {
+    /// The wire and key id: `seega`, `dots-and-boxes`, `minesweeper`, `mahjong-rivals`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Game::Seega => "seega",
+            Game::DotsAndBoxes => "dots-and-boxes",
+            Game::Minesweeper => "minesweeper",
+            Game::MahjongRivals => "mahjong-rivals",
+        }
+    }
+
+    /// The game for a wire id, if known.
+    pub fn from_id(id: &str) -> Option<Game> {
+        [Game::Seega, Game::DotsAndBoxes, Game::Minesweeper, Game::MahjongRivals]
+            .into_iter()
+            .find(|g| g.id() == id)
+    }
+}

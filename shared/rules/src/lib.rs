@@ -1,0 +1,13 @@
+//! podium's rules: pure functions over plain types. No I/O, no async, no AWS types;
+//! the clock is always a parameter. Rule ids refer to `SPEC.md` (SG-*, DISP-*, LB-*, GM-*).
+
+pub mod display;
+pub mod error;
+pub mod game;
+pub mod leaderboard;
+pub mod record;
+pub mod result;
+pub mod seega;
+pub mod seega_rank;
+
+pub use error::RuleError;

@@ -1,0 +1,267 @@
+//! The finished-match record a game server sends (GM-1), its parsing and its
+//! validation (GM-5), and the content hash that tells a retry from a conflict (GM-3).
+//!
+//! Wire shape (JSON; every field required, unknown fields refused):
+//!
+//! ```json
+//! {
+//!   "match_id": "m-000123",
+//!   "game": "seega",
+//!   "started_at": "2026-11-30T10:00:00Z",
+//!   "ended_at": "2026-11-30T10:05:12Z",
+//!   "players": [
+//!     {"player_id": "p-1", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+//!     {"player_id": "p-2", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}
+//!   ],
+//!   "stones_placed": 48,
+//!   "outcome": {"result": "win", "winner": "p-1", "reason": "completed"}
+//! }
+//! ```
+//!
+//! `outcome` is either `{"result": "win", "winner": ID, "reason": R}` with `R` one of
+//! `completed`, `resigned`, `turn_timeout`, or `{"result": "draw"}`.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::RuleError;
+use crate::game::Game;
+
+/// Stones each Seega player has (SG-1).
+pub const STONES_PER_PLAYER: u32 = 24;
+/// The most moves one player may be counted in one match (GM-5 range).
+pub const MAX_MOVES: u32 = 10_000;
+/// The longest match accepted, in milliseconds (24 hours; GM-5 range).
+pub const MAX_DURATION_MS: i64 = 24 * 60 * 60 * 1000;
+/// The longest id (match or player) accepted, in bytes.
+pub const MAX_ID_LEN: usize = 128;
+
+/// A finished match as the game server reports it. Deserialising checks only the
+/// JSON shape; [`MatchRecord::validate`] checks the rules.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRecord {
+    /// The game server's id for the match: the idempotency key (GM-3).
+    pub match_id: String,
+    /// Game id, e.g. `seega` (LB-1 names).
+    pub game: String,
+    /// When the match started (RFC 3339, UTC on the wire).
+    pub started_at: DateTime<Utc>,
+    /// When the match ended (RFC 3339); the instant the result is dated by.
+    pub ended_at: DateTime<Utc>,
+    /// Exactly two players.
+    pub players: Vec<PlayerRecord>,
+    /// Stones placed on the board in total by both players (SG-5).
+    pub stones_placed: u32,
+    /// How the match ended.
+    pub outcome: Outcome,
+}
+
+/// One player's counts at the end of the match, as the server counted them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRecord {
+    pub player_id: String,
+    /// Moves the server counted for this player (SG-4).
+    pub moves: u32,
+    /// This player's stones still on the board (SG-1).
+    pub stones_on_board: u32,
+    /// This player's stones not yet placed (SG-1).
+    pub stones_in_hand: u32,
+}
+
+/// The match's outcome as reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Outcome {
+    Win { winner: String, reason: EndReason },
+    Draw,
+}
+
+/// Why a decided match ended (SG-6, SG-9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Completed,
+    Resigned,
+    TurnTimeout,
+}
+
+impl MatchRecord {
+    /// Parses one record from JSON. A shape error names the JSON path of the
+    /// offending field (GM-5).
+    pub fn from_json(bytes: &[u8]) -> Result<Self, RuleError> {
+        let de = &mut serde_json::Deserializer::from_slice(bytes);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." { "record".to_string() } else { path };
+            RuleError::new(field, "GM-5", e.into_inner().to_string())
+        })
+    }
+
+    /// Checks every field against the rules (GM-5, SG-1, SG-4) and returns the match in
+    /// its validated form. Errors name the first offending field and the rule.
+    pub fn validate(&self) -> Result<ValidMatch, RuleError> {
+        check_id("match_id", &self.match_id)?;
+        let game = Game::from_id(&self.game)
+            .ok_or_else(|| RuleError::new("game", "GM-5", format!("unknown game `{}`", self.game)))?;
+        if game != Game::Seega {
+            return Err(RuleError::new(
+                "game",
+                "GM-5",
+                format!("matches of `{}` are not scored by this service yet", self.game),
+            ));
+        }
+        let duration_ms = (self.ended_at - self.started_at).num_milliseconds();
+        if duration_ms < 0 {
+            return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
+        }
+        if duration_ms > MAX_DURATION_MS {
+            return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
+        }
+        let [a, b] = match self.players.as_slice() {
+            [a, b] => [a, b],
+            other => {
+                return Err(RuleError::new(
+                    "players",
+                    "GM-5",
+                    format!("a Seega match has exactly 2 players, got {}", other.len()),
+                ))
+            }
+        };
+        for (i, p) in [a, b].into_iter().enumerate() {
+            check_id(&format!("players[{i}].player_id"), &p.player_id)?;
+            if p.moves > MAX_MOVES {
+                return Err(RuleError::new(
+                    format!("players[{i}].moves"),
+                    "SG-4",
+                    format!("{} moves is over the limit of {MAX_MOVES}", p.moves),
+                ));
+            }
+            if p.stones_on_board > STONES_PER_PLAYER {
+                return Err(RuleError::new(
+                    format!("players[{i}].stones_on_board"),
+                    "SG-1",
+                    format!("{} stones is more than the {STONES_PER_PLAYER} a player has", p.stones_on_board),
+                ));
+            }
+            if p.stones_in_hand > STONES_PER_PLAYER {
+                return Err(RuleError::new(
+                    format!("players[{i}].stones_in_hand"),
+                    "SG-1",
+                    format!("{} stones is more than the {STONES_PER_PLAYER} a player has", p.stones_in_hand),
+                ));
+            }
+            if p.stones_on_board + p.stones_in_hand > STONES_PER_PLAYER {
+                return Err(RuleError::new(
+                    format!("players[{i}].stones_on_board"),
+                    "SG-1",
+                    format!(
+                        "{} on the board plus {} in hand is more than the {STONES_PER_PLAYER} a player has",
+                        p.stones_on_board, p.stones_in_hand
+                    ),
+                ));
+            }
+        }
+        if a.player_id == b.player_id {
+            return Err(RuleError::new(
+                "players[1].player_id",
+                "GM-5",
+                format!("player `{}` appears twice", a.player_id),
+            ));
+        }
+        // Stones leave a hand only by being placed, so the total placed is fixed by the hands.
+        let placed_by_hands = 2 * STONES_PER_PLAYER - a.stones_in_hand - b.stones_in_hand;
+        if self.stones_placed != placed_by_hands {
+            return Err(RuleError::new(
+                "stones_placed",
+                "SG-1",
+                format!(
+                    "{} stones placed, but the hands say {placed_by_hands} (48 minus the stones in hand)",
+                    self.stones_placed
+                ),
+            ));
+        }
+        let outcome = match &self.outcome {
+            Outcome::Draw => ValidOutcome::Draw,
+            Outcome::Win { winner, reason } => {
+                let winner = if *winner == a.player_id {
+                    0
+                } else if *winner == b.player_id {
+                    1
+                } else {
+                    return Err(RuleError::new(
+                        "outcome.winner",
+                        "GM-5",
+                        format!("winner `{winner}` is not one of the match's players"),
+                    ));
+                };
+                ValidOutcome::Win {
+                    winner,
+                    reason: *reason,
+                }
+            }
+        };
+        Ok(ValidMatch {
+            match_id: self.match_id.clone(),
+            game,
+            started_at: self.started_at,
+            ended_at: self.ended_at,
+            duration_ms,
+            players: [a.clone(), b.clone()],
+            stones_placed: self.stones_placed,
+            outcome,
+            content_hash: self.content_hash(),
+        })
+    }
+
+    /// SHA-256 (hex) of the record's canonical JSON: equal for two deliveries of the
+    /// same content however it was formatted, different when any field differs (GM-3).
+    pub fn content_hash(&self) -> String {
+        // Serialising a typed record cannot fail: no maps with non-string keys.
+        let canonical = serde_json::to_vec(self).unwrap_or_default();
+        hex::encode(Sha256::digest(&canonical))
+    }
+}
+
+/// A match that passed [`MatchRecord::validate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidMatch {
+    pub match_id: String,
+    pub game: Game,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: DateTime<Utc>,
+    /// `ended_at − started_at`, milliseconds, 0 ≤ d ≤ [`MAX_DURATION_MS`].
+    pub duration_ms: i64,
+    pub players: [PlayerRecord; 2],
+    pub stones_placed: u32,
+    pub outcome: ValidOutcome,
+    /// See [`MatchRecord::content_hash`].
+    pub content_hash: String,
+}
+
+/// A validated outcome: the winner as an index into `players`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidOutcome {
+    Win { winner: usize, reason: EndReason },
+    Draw,
+}
+
+/// Ids are 1–128 bytes of `A–Z a–z 0–9 . _ : -` (no `#`, which keys use as a separator).
+fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
+    let ok = !id.is_empty()
+        && id.len() <= MAX_ID_LEN
+        && id
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(RuleError::new(
+            field,
+            "GM-5",
+            format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-'"),
+        ))
+    }
+}

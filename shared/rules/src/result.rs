@@ -1,0 +1,191 @@
+//! Settling a scored match against the players' balances: the match result the
+//! players see (the "+311" screen) and the ledger entries (GM-4).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::display::{format_delta, format_points};
+use crate::game::Game;
+use crate::record::ValidMatch;
+use crate::seega::{apply_floor, Scoring, Side, VoidReason};
+
+/// A match's settled result, stored once per match id and returned to every
+/// later delivery of the same record (GM-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchResult {
+    pub match_id: String,
+    pub game: Game,
+    /// The instant the match ended (UTC); the result is dated by it.
+    pub ended_at: DateTime<Utc>,
+    /// `scored`, or `void` with `void_reason` set.
+    pub status: MatchStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub void_reason: Option<VoidReason>,
+    /// Both players, in the record's order.
+    pub players: Vec<PlayerResult>,
+}
+
+/// Whether a match changed any balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchStatus {
+    Scored,
+    Void,
+}
+
+/// One player's line of a match result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerResult {
+    pub player_id: String,
+    /// `win` or `loss`; absent for a void match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<Side>,
+    pub captured: u32,
+    pub lost: u32,
+    pub moves: u32,
+    pub minutes: i64,
+    /// Nominal points of SG-2/SG-3 (0 for a void match).
+    pub points: i64,
+    /// Points actually applied after the floor (SG-7).
+    pub applied: i64,
+    /// The balance after this match (points); absent for a void match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_after: Option<i64>,
+    /// `points` as shown (DISP-4), e.g. `+311`.
+    pub points_shown: String,
+    /// `balance_after` as shown (DISP-1 … DISP-3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_shown: Option<String>,
+}
+
+/// One change of points (GM-4). A balance equals the sum of its entries' `applied`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    pub player_id: String,
+    pub game: Game,
+    /// What earned the points: `match` here (later: `ad`, `bonus`, `prize`).
+    pub source: String,
+    /// The source's id (the match id); unique per (player, game, source).
+    pub source_id: String,
+    /// When the points were earned (UTC).
+    pub at: DateTime<Utc>,
+    /// The delta before the floor.
+    pub nominal: i64,
+    /// The delta applied (SG-7).
+    pub applied: i64,
+    /// The balance after this entry.
+    pub balance_after: i64,
+}
+
+/// A player's balance change that a settled match asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceChange {
+    pub player_id: String,
+    /// The balance the change was computed from (points).
+    pub before: i64,
+    /// The balance after it (points, ≥ 0).
+    pub after: i64,
+}
+
+/// What a match writes, all at once: its result, and for a scored match both
+/// balance changes and both ledger entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settlement {
+    pub result: MatchResult,
+    pub balances: Vec<BalanceChange>,
+    pub ledger: Vec<LedgerEntry>,
+}
+
+/// Settles a scored match against the two players' current balances (points, in the
+/// record's player order), applying SG-7's floor to each.
+pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> Settlement {
+    match scoring {
+        Scoring::Void(reason) => Settlement {
+            result: MatchResult {
+                match_id: m.match_id.clone(),
+                game: m.game,
+                ended_at: m.ended_at,
+                status: MatchStatus::Void,
+                void_reason: Some(*reason),
+                players: m
+                    .players
+                    .iter()
+                    .map(|p| PlayerResult {
+                        player_id: p.player_id.clone(),
+                        side: None,
+                        captured: 0,
+                        lost: 0,
+                        moves: p.moves,
+                        minutes: m.duration_ms / 60_000,
+                        points: 0,
+                        applied: 0,
+                        balance_after: None,
+                        points_shown: format_delta(0),
+                        balance_shown: None,
+                    })
+                    .collect(),
+            },
+            balances: Vec::new(),
+            ledger: Vec::new(),
+        },
+        Scoring::Decided(scores) => {
+            let mut players = Vec::with_capacity(2);
+            let mut balances = Vec::with_capacity(2);
+            let mut ledger = Vec::with_capacity(2);
+            for (s, before) in scores.iter().zip(balances_before) {
+                let applied = apply_floor(before, s.points);
+                let after = before.saturating_add(applied);
+                players.push(PlayerResult {
+                    player_id: s.player_id.clone(),
+                    side: Some(s.side),
+                    captured: s.captured,
+                    lost: s.lost,
+                    moves: s.moves,
+                    minutes: s.minutes,
+                    points: s.points,
+                    applied,
+                    balance_after: Some(after),
+                    points_shown: format_delta(s.points),
+                    balance_shown: Some(format_points(after)),
+                });
+                balances.push(BalanceChange {
+                    player_id: s.player_id.clone(),
+                    before,
+                    after,
+                });
+                ledger.push(LedgerEntry {
+                    player_id: s.player_id.clone(),
+                    game: m.game,
+                    source: "match".to_string(),
+                    source_id: m.match_id.clone(),
+                    at: m.ended_at,
+                    nominal: s.points,
+                    applied,
+                    balance_after: after,
+                });
+            }
+            Settlement {
+                result: MatchResult {
+                    match_id: m.match_id.clone(),
+                    game: m.game,
+                    ended_at: m.ended_at,
+                    status: MatchStatus::Scored,
+                    void_reason: None,
+                    players,
+                },
+                balances,
+                ledger,
+            }
+        }
+    }
+}
+
+impl Side {
+    /// `win` or `loss`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Win => "win",
+            Side::Loss => "loss",
+        }
+    }
+}
