@@ -1,0 +1,314 @@
+//! The embedded in-process store: one `redb` database file (or memory), the local
+//! default. Every write of a match is one redb write transaction, so it is atomic
+//! and serialised with every other write, across threads and processes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+use podium_rules::result::MatchResult;
+use redb::backends::InMemoryBackend;
+use redb::{
+    ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::StoreError;
+use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
+use crate::traits::{BoardStore, ResultStore, ScoreStore};
+
+/// Items by key: `match/{id}`, `balance/{game}/{player}`, `ledger/{player}/{game}/{source}/{id}`.
+const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
+/// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
+const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
+
+/// The embedded store. Cheap to clone; clones share the database.
+#[derive(Clone)]
+pub struct EmbeddedStore {
+    db: Arc<Database>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct BalanceItem {
+    points: i64,
+    version: u64,
+    reached_at_ms: i64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct MatchItem {
+    content_hash: String,
+    result: MatchResult,
+}
+
+impl EmbeddedStore {
+    /// Opens (or creates) the database file at `path`; several processes may share it.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Embedded(e.to_string()))?;
+        }
+        let db = Database::builder()
+            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+            .create(path)?;
+        Self::init(db)
+    }
+
+    /// A fresh store in memory, gone when dropped (tests, dry runs).
+    pub fn in_memory() -> Result<Self, StoreError> {
+        let db = Database::builder().create_with_backend(InMemoryBackend::new())?;
+        Self::init(db)
+    }
+
+    fn init(db: Database) -> Result<Self, StoreError> {
+        let txn = db.begin_write()?;
+        txn.open_table(ITEMS)?;
+        txn.open_table(BOARD)?;
+        txn.commit()?;
+        Ok(EmbeddedStore { db: Arc::new(db) })
+    }
+
+    /// Runs blocking database work off the async runtime's worker threads.
+    async fn blocking<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
+    {
+        let db = Arc::clone(&self.db);
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(|e| StoreError::Embedded(format!("store task failed: {e}")))?
+    }
+}
+
+fn match_key(id: &str) -> String {
+    format!("match/{id}")
+}
+
+fn balance_key(game: Game, player: &str) -> String {
+    format!("balance/{}/{player}", game.id())
+}
+
+fn board_prefix(game: Game) -> String {
+    format!("{}/", game.id())
+}
+
+fn board_entry(game: Game, key: &BoardKey) -> String {
+    format!("{}{}", board_prefix(game), key.encode())
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(key: &str, bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::corrupt(key, e))
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    // Plain structs of strings and integers always serialise.
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+fn read_balance(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    game: Game,
+    player: &str,
+) -> Result<Option<Balance>, StoreError> {
+    let key = balance_key(game, player);
+    let Some(v) = table.get(key.as_str())? else {
+        return Ok(None);
+    };
+    let item: BalanceItem = decode(&key, v.value())?;
+    Ok(Some(Balance {
+        player_id: player.to_string(),
+        game,
+        points: item.points,
+        version: item.version,
+        reached_at_ms: item.reached_at_ms,
+    }))
+}
+
+fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+    let game = c.result.game;
+    let mut items = txn.open_table(ITEMS)?;
+    let mkey = match_key(&c.result.match_id);
+    if items.get(mkey.as_str())?.is_some() {
+        return Ok(CommitOutcome::MatchExists);
+    }
+    let mut old_keys = Vec::new();
+    for w in &c.balances {
+        let current = read_balance(&items, game, &w.player_id)?;
+        let version = current.as_ref().map_or(0, |b| b.version);
+        if version != w.expected_version {
+            return Ok(CommitOutcome::Contended);
+        }
+        old_keys.extend(current.map(|b| b.board_key()));
+    }
+    let stored = MatchItem {
+        content_hash: c.content_hash.clone(),
+        result: c.result.clone(),
+    };
+    items.insert(mkey.as_str(), encode(&stored).as_slice())?;
+    let mut board = txn.open_table(BOARD)?;
+    for k in &old_keys {
+        board.remove(board_entry(game, k).as_str())?;
+    }
+    for w in &c.balances {
+        let item = BalanceItem {
+            points: w.points,
+            version: w.expected_version + 1,
+            reached_at_ms: w.reached_at_ms,
+        };
+        items.insert(balance_key(game, &w.player_id).as_str(), encode(&item).as_slice())?;
+        let key = BoardKey {
+            value: w.points,
+            reached_at_ms: w.reached_at_ms,
+            player_id: w.player_id.clone(),
+        };
+        board.insert(board_entry(game, &key).as_str(), ())?;
+    }
+    for e in &c.ledger {
+        let key = format!("ledger/{}/{}/{}/{}", e.player_id, e.game.id(), e.source, e.source_id);
+        items.insert(key.as_str(), encode(e).as_slice())?;
+    }
+    Ok(CommitOutcome::Committed)
+}
+
+#[async_trait]
+impl ResultStore for EmbeddedStore {
+    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
+        let key = match_key(match_id);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            let Some(v) = items.get(key.as_str())? else {
+                return Ok(None);
+            };
+            let item: MatchItem = decode(&key, v.value())?;
+            Ok(Some(StoredMatch {
+                content_hash: item.content_hash,
+                result: item.result,
+            }))
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl ScoreStore for EmbeddedStore {
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
+        let players: Vec<String> = players.iter().map(|p| p.to_string()).collect();
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            players
+                .iter()
+                .map(|p| Ok(read_balance(&items, game, p)?.unwrap_or_else(|| Balance::absent(game, p))))
+                .collect()
+        })
+        .await
+    }
+
+    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+        let commit = commit.clone();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let outcome = commit_in(&txn, &commit)?;
+            if outcome == CommitOutcome::Committed {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(outcome)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl BoardStore for EmbeddedStore {
+    async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        let player = player_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            read_balance(&items, game, &player)
+        })
+        .await
+    }
+
+    async fn board_after(
+        &self,
+        game: Game,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        let prefix = board_prefix(game);
+        let after = after.map(|k| board_entry(game, k));
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let board = txn.open_table(BOARD)?;
+            let end = format!("{}\u{10FFFF}", prefix);
+            let range = match &after {
+                Some(a) => board.range::<&str>((
+                    std::ops::Bound::Excluded(a.as_str()),
+                    std::ops::Bound::Excluded(end.as_str()),
+                ))?,
+                None => board.range::<&str>(prefix.as_str()..end.as_str())?,
+            };
+            collect(range, &prefix, limit)
+        })
+        .await
+    }
+
+    async fn board_before(
+        &self,
+        game: Game,
+        before: &BoardKey,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        let prefix = board_prefix(game);
+        let before = board_entry(game, before);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let board = txn.open_table(BOARD)?;
+            let range = board.range::<&str>(prefix.as_str()..before.as_str())?.rev();
+            collect(range, &prefix, limit)
+        })
+        .await
+    }
+
+    async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError> {
+        let prefix = board_prefix(game);
+        let before = board_entry(game, key);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let board = txn.open_table(BOARD)?;
+            let mut n = 0u64;
+            for entry in board.range::<&str>(prefix.as_str()..before.as_str())? {
+                entry?;
+                n += 1;
+            }
+            Ok(n)
+        })
+        .await
+    }
+}
+
+type BoardEntry = Result<(redb::AccessGuard<'static, &'static str>, redb::AccessGuard<'static, ()>), redb::StorageError>;
+
+fn collect(
+    entries: impl Iterator<Item = BoardEntry>,
+    prefix: &str,
+    limit: usize,
+) -> Result<Vec<Standing>, StoreError> {
+    let mut out = Vec::with_capacity(limit);
+    for entry in entries.take(limit) {
+        let (k, _) = entry?;
+        let raw = k.value();
+        let key = raw
+            .strip_prefix(prefix)
+            .and_then(BoardKey::decode)
+            .ok_or_else(|| StoreError::corrupt(raw, "not a board key"))?;
+        out.push(key.into_standing());
+    }
+    Ok(out)
+}

@@ -1,0 +1,209 @@
+//! What the store keeps: balances, match results, board keys, and the atomic write
+//! a scored match asks for.
+
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+use podium_rules::result::{LedgerEntry, MatchResult};
+
+/// Partition-key shards a board is spread over (LB-7).
+///
+/// At the LB-7 peak of 2,000 scored matches a second, 4,000 balances change a
+/// second; each change moves the item in the board GSI (a delete and a put: 2 write
+/// units), 8,000 GSI write units a second. Over 32 shards that is 250 a shard, a
+/// quarter of DynamoDB's 1,000 per partition. Writers and readers must agree, so
+/// this is a constant, not a setting; changing it needs a re-index.
+pub const BOARD_SHARDS: u32 = 32;
+
+/// A player's balance on one game's board, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Balance {
+    pub player_id: String,
+    pub game: Game,
+    /// Points, ≥ 0 (SG-7).
+    pub points: i64,
+    /// Optimistic-concurrency version: 0 when the player has no balance item yet,
+    /// +1 on every write.
+    pub version: u64,
+    /// When the player reached `points`: milliseconds since the Unix epoch (UTC), the
+    /// instant of the event that set it (LB-2 tie order).
+    pub reached_at_ms: i64,
+}
+
+impl Balance {
+    /// The balance of a player who has none yet: 0 points at version 0.
+    pub fn absent(game: Game, player_id: &str) -> Self {
+        Balance {
+            player_id: player_id.to_string(),
+            game,
+            points: 0,
+            version: 0,
+            reached_at_ms: 0,
+        }
+    }
+
+    /// This balance's place on its board.
+    pub fn board_key(&self) -> BoardKey {
+        BoardKey {
+            value: self.points,
+            reached_at_ms: self.reached_at_ms,
+            player_id: self.player_id.clone(),
+        }
+    }
+}
+
+/// A match result as stored, with the content hash of the record that produced it (GM-3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMatch {
+    pub content_hash: String,
+    pub result: MatchResult,
+}
+
+/// One balance write of a [`MatchCommit`]: set `points` if the stored version is
+/// still `expected_version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceWrite {
+    pub player_id: String,
+    /// The version read before computing `points` (0: no item yet).
+    pub expected_version: u64,
+    /// The new balance (points, ≥ 0).
+    pub points: i64,
+    /// When it was reached (ms since the Unix epoch, UTC).
+    pub reached_at_ms: i64,
+}
+
+/// Everything one match writes, in one atomic step (GM-3, GM-4): the result (only if
+/// none is stored for the match id), the balances (only if unchanged since read),
+/// and the ledger entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchCommit {
+    pub content_hash: String,
+    pub result: MatchResult,
+    pub balances: Vec<BalanceWrite>,
+    pub ledger: Vec<LedgerEntry>,
+}
+
+/// How a [`MatchCommit`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// Everything was written.
+    Committed,
+    /// A result for this match id is already stored; nothing was written.
+    MatchExists,
+    /// A balance moved since it was read, or another transaction held an item;
+    /// nothing was written. Read again and retry.
+    Contended,
+}
+
+/// A place on a board in LB-2 listing order: value descending, then reached first,
+/// then player id. Its [`encode`](BoardKey::encode)d form sorts the same way as bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardKey {
+    /// Board value (points), ≥ 0.
+    pub value: i64,
+    /// When it was reached, ms since the Unix epoch (UTC), 0 … 10^15 − 1.
+    pub reached_at_ms: i64,
+    pub player_id: String,
+}
+
+const MAX_MS: i64 = 999_999_999_999_999;
+
+impl BoardKey {
+    /// The key just before every entry of `value`: entries before it are exactly
+    /// those with a strictly higher value (so a count before it, plus 1, is the LB-2 rank).
+    pub fn first_of_value(value: i64) -> Self {
+        BoardKey {
+            value,
+            reached_at_ms: 0,
+            player_id: String::new(),
+        }
+    }
+
+    /// `IIIIIIIIIIIIIIIIIII#TTTTTTTTTTTTTTT#player`: 19 digits of `i64::MAX − value`,
+    /// 15 digits of milliseconds, the player id. Byte order equals listing order.
+    pub fn encode(&self) -> String {
+        let inverted = i64::MAX - self.value.max(0);
+        let at = self.reached_at_ms.clamp(0, MAX_MS);
+        format!("{inverted:019}#{at:015}#{}", self.player_id)
+    }
+
+    /// The inverse of [`encode`](BoardKey::encode); `None` for anything else.
+    pub fn decode(s: &str) -> Option<Self> {
+        let (inv, rest) = s.split_once('#')?;
+        let (at, player) = rest.split_once('#')?;
+        if inv.len() != 19 || at.len() != 15 {
+            return None;
+        }
+        let inverted: i64 = inv.parse().ok()?;
+        Some(BoardKey {
+            value: i64::MAX - inverted,
+            reached_at_ms: at.parse().ok()?,
+            player_id: player.to_string(),
+        })
+    }
+
+    /// The standing this key stands for.
+    pub fn into_standing(self) -> Standing {
+        Standing {
+            player_id: self.player_id,
+            value: self.value,
+            reached_at_ms: self.reached_at_ms,
+        }
+    }
+}
+
+/// The board shard (0 … [`BOARD_SHARDS`] − 1) a player's entry lives in: FNV-1a of
+/// the player id, so it is stable across processes and releases.
+pub fn board_shard(player_id: &str) -> u32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in player_id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (h % u64::from(BOARD_SHARDS)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_rules::leaderboard::listing_order;
+
+    fn key(v: i64, t: i64, p: &str) -> BoardKey {
+        BoardKey {
+            value: v,
+            reached_at_ms: t,
+            player_id: p.into(),
+        }
+    }
+
+    /// LB-2: the encoded keys sort like the listing order.
+    #[test]
+    fn encoding_sorts_in_listing_order() {
+        let keys = [
+            key(101, 9, "A"),
+            key(100, 3, "B"),
+            key(100, 5, "C"),
+            key(100, 5, "Ca"),
+            key(99, 1, "D"),
+            key(0, 0, "E"),
+        ];
+        for w in keys.windows(2) {
+            assert!(w[0].encode() < w[1].encode(), "{:?} {:?}", w[0], w[1]);
+            let (a, b) = (w[0].clone().into_standing(), w[1].clone().into_standing());
+            assert_eq!(listing_order(&a, &b), std::cmp::Ordering::Less);
+        }
+        assert!(BoardKey::first_of_value(100).encode() < key(100, 0, "0").encode());
+        assert!(BoardKey::first_of_value(100).encode() > key(101, MAX_MS, "zzz").encode());
+        for k in keys {
+            assert_eq!(BoardKey::decode(&k.encode()), Some(k));
+        }
+    }
+
+    #[test]
+    fn shards_spread() {
+        let mut counts = [0u32; BOARD_SHARDS as usize];
+        for i in 0..32_000 {
+            counts[board_shard(&format!("p-{i}")) as usize] += 1;
+        }
+        assert!(counts.iter().all(|c| (800..1200).contains(c)), "{counts:?}");
+    }
+}

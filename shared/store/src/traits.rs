@@ -1,0 +1,58 @@
+//! The store's capabilities, one trait each, so every function asks only for what
+//! it uses (and `template.yaml` grants only those DynamoDB actions).
+
+use async_trait::async_trait;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+
+use crate::error::StoreError;
+use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
+
+/// Reads stored match results.
+#[async_trait]
+pub trait ResultStore: Send + Sync {
+    /// The stored result for a match id, if any (strongly consistent).
+    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError>;
+}
+
+/// What scoring a match needs besides reading results.
+#[async_trait]
+pub trait ScoreStore: ResultStore {
+    /// The players' current balances, strongly consistent, in the order asked; a
+    /// player with none gets [`Balance::absent`].
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError>;
+
+    /// Writes a match's whole effect atomically, or nothing (see [`MatchCommit`]).
+    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError>;
+}
+
+/// Reads boards and balances.
+#[async_trait]
+pub trait BoardStore: Send + Sync {
+    /// One player's balance, if they have one (eventually consistent is fine).
+    async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError>;
+
+    /// Up to `limit` entries after `after` (from the top when `None`), in LB-2 listing order.
+    async fn board_after(
+        &self,
+        game: Game,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError>;
+
+    /// Up to `limit` entries before `before`, nearest first (listing order reversed).
+    async fn board_before(
+        &self,
+        game: Game,
+        before: &BoardKey,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError>;
+
+    /// How many entries come before `key` in listing order. With
+    /// [`BoardKey::first_of_value`] this is the count of strictly better values.
+    async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError>;
+}
+
+/// Every capability: what the local binary and the contract tests use.
+pub trait Store: ScoreStore + BoardStore {}
+impl<T: ScoreStore + BoardStore> Store for T {}
