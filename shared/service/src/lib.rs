@@ -1,1 +1,12 @@
+//! podium's use cases over the store: scoring a match exactly once ([`score`]),
+//! reading boards and standings ([`boards`]), and the HTTP API's routing ([`api`]),
+//! shared by the Lambda functions and the local binary.
 
+pub mod api;
+pub mod boards;
+pub mod config;
+pub mod cursor;
+pub mod error;
+pub mod score;
+
+pub use error::ServiceError;

@@ -1,0 +1,125 @@
+//! The mobile app's HTTP API, independent of how requests arrive (API Gateway
+//! through `lambda_http`, or the local server). The caller is the verified JWT's
+//! `sub` (GM-1), never a path, query or body value.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /v1/leaderboards/{board}?limit=1..100&cursor=C` | a [`Page`](crate::boards::Page) (LB-3) |
+//! | `GET /v1/leaderboards/{board}/me?neighbours=0..25` | [`AroundMe`](crate::boards::AroundMe) (LB-4) |
+//! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
+//! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::result::MatchResult) |
+//!
+//! Errors answer `{"error": KIND, "message": TEXT}` with 400, 401, 404, 405, 409 or
+//! 500/503; a store failure's detail goes to the log, never to the body.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use podium_rules::game::Game;
+use podium_store::{BoardStore, ResultStore};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
+use crate::error::ServiceError;
+
+/// A request as the API sees it.
+#[derive(Debug, Clone, Default)]
+pub struct ApiRequest {
+    pub method: String,
+    /// The path without stage prefix, e.g. `/v1/leaderboards/seega`.
+    pub path: String,
+    /// Query parameters (first value of each).
+    pub query: HashMap<String, String>,
+    /// The verified JWT's `sub`; `None` when no verified identity came with the request.
+    pub player: Option<String>,
+}
+
+/// A response: status and JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiResponse {
+    pub status: u16,
+    pub body: Value,
+}
+
+/// Answers one request. `now` is the read instant reported as `as_of`.
+pub async fn handle<S: BoardStore + ResultStore + ?Sized>(store: &S, req: &ApiRequest, now: DateTime<Utc>) -> ApiResponse {
+    match route(store, req, now).await {
+        Ok(body) => ApiResponse { status: 200, body },
+        Err(e) => error_response(&e),
+    }
+}
+
+/// The response for an error: status by kind; the message only for the caller's own mistakes.
+pub fn error_response(e: &ServiceError) -> ApiResponse {
+    let (status, message) = match e {
+        ServiceError::BadRequest { .. } | ServiceError::Invalid(_) => (400, e.to_string()),
+        ServiceError::Unauthenticated => (401, e.to_string()),
+        ServiceError::NotFound(_) => (404, e.to_string()),
+        ServiceError::Conflict { .. } => (409, e.to_string()),
+        ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
+        ServiceError::Store(err) => {
+            tracing::error!(error = %err, "store failure");
+            (500, "internal error".to_string())
+        }
+    };
+    ApiResponse {
+        status,
+        body: json!({"error": e.kind(), "message": message}),
+    }
+}
+
+fn to_json<T: Serialize>(v: T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+async fn route<S: BoardStore + ResultStore + ?Sized>(
+    store: &S,
+    req: &ApiRequest,
+    now: DateTime<Utc>,
+) -> Result<Value, ServiceError> {
+    let segments: Vec<&str> = req.path.trim_matches('/').split('/').collect();
+    let known = matches!(
+        segments.as_slice(),
+        ["v1", "leaderboards", _] | ["v1", "leaderboards", _, "me"] | ["v1", "me"] | ["v1", "me", "matches", _]
+    );
+    if !known {
+        return Err(ServiceError::NotFound(format!("route {}", req.path)));
+    }
+    if req.method != "GET" {
+        return Err(ServiceError::BadRequest {
+            field: "method",
+            message: "only GET is served".into(),
+        });
+    }
+    let player = req.player.as_deref().ok_or(ServiceError::Unauthenticated)?;
+    match segments.as_slice() {
+        ["v1", "leaderboards", board] => {
+            let game = boards::board_game(board)?;
+            let limit = int_param(req, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
+            let cursor = req.query.get("cursor").map(String::as_str);
+            Ok(to_json(boards::top_page(store, game, limit, cursor, now).await?))
+        }
+        ["v1", "leaderboards", board, "me"] => {
+            let game = boards::board_game(board)?;
+            let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
+            Ok(to_json(boards::around_me(store, game, player, n, now).await?))
+        }
+        ["v1", "me"] => Ok(to_json(boards::profile(store, Game::Seega, player).await?)),
+        ["v1", "me", "matches", id] => Ok(to_json(boards::match_result(store, player, id).await?)),
+        _ => Err(ServiceError::NotFound(format!("route {}", req.path))),
+    }
+}
+
+fn int_param(req: &ApiRequest, field: &'static str, default: usize, min: usize, max: usize) -> Result<usize, ServiceError> {
+    match req.query.get(field) {
+        None => Ok(default),
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(v) if (min..=max).contains(&v) => Ok(v),
+            _ => Err(ServiceError::BadRequest {
+                field,
+                message: format!("must be a whole number from {min} to {max}"),
+            }),
+        },
+    }
+}

@@ -1,0 +1,243 @@
+//! Reading boards and standings: the top page (LB-3), the caller's own entry with
+//! neighbours (LB-4), the caller's profile (SG-12) and a finished match's result.
+//!
+//! Reads cost (DynamoDB; `S` = [`podium_store::BOARD_SHARDS`] = 32): a page is `S` Queries of at
+//! most `limit + 1` keys each; around-me is 1 GetItem, 2 counts of `S` Queries each
+//! (reading every key above the player: proportional to the rank, not constant) and
+//! 2 × `S` Queries for the neighbours; the profile is 1 GetItem; a match result is
+//! 1 GetItem.
+
+use chrono::{DateTime, Utc};
+use podium_rules::display::format_points;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::{RankCounter, Standing};
+use podium_rules::result::MatchResult;
+use podium_rules::seega_rank::rank_for;
+use podium_store::{BoardKey, BoardStore, ResultStore};
+use serde::Serialize;
+
+use crate::cursor::Cursor;
+use crate::error::ServiceError;
+
+/// Default and largest page size (LB-3).
+pub const DEFAULT_PAGE: usize = 50;
+pub const MAX_PAGE: usize = 100;
+/// Default and largest number of neighbours each side (LB-4).
+pub const DEFAULT_NEIGHBOURS: usize = 5;
+pub const MAX_NEIGHBOURS: usize = 25;
+
+/// One line of a board (LB-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// LB-2 rank: 1 + the number of players with a strictly higher value.
+    pub rank: u64,
+    pub player_id: String,
+    /// Points.
+    pub value: i64,
+    /// `value` as shown (DISP-1 … DISP-3).
+    pub value_shown: String,
+    /// SG-12 rank id and badge.
+    pub rank_id: &'static str,
+    pub badge: &'static str,
+}
+
+/// A page of a board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Page {
+    pub board: &'static str,
+    /// When the board was read (live board: the read instant, UTC).
+    pub as_of: DateTime<Utc>,
+    pub entries: Vec<Entry>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The caller's entry with neighbours (LB-4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AroundMe {
+    pub board: &'static str,
+    pub as_of: DateTime<Utc>,
+    /// The caller's own entry.
+    pub me: Entry,
+    /// Up to N entries listed just above the caller, then the caller, then up to N below,
+    /// in listing order.
+    pub entries: Vec<Entry>,
+}
+
+/// The caller's Seega profile (SG-12).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    pub player_id: String,
+    pub game: Game,
+    /// Points (0 for a player who has not finished a match).
+    pub balance: i64,
+    pub balance_shown: String,
+    pub rank_id: &'static str,
+    pub rank_name_ar: &'static str,
+    pub rank_name_en: &'static str,
+    pub badge: &'static str,
+}
+
+/// The board id for a game (LB-1); only Seega's board exists yet.
+pub fn board_game(board: &str) -> Result<Game, ServiceError> {
+    match board {
+        "seega" => Ok(Game::Seega),
+        other => Err(ServiceError::NotFound(format!("board `{other}`"))),
+    }
+}
+
+fn entry(s: Standing, rank: u64) -> Entry {
+    let r = rank_for(s.value);
+    Entry {
+        rank,
+        value_shown: format_points(s.value),
+        player_id: s.player_id,
+        value: s.value,
+        rank_id: r.id,
+        badge: r.badge,
+    }
+}
+
+/// A page of `limit` (1 … 100) entries from the top, or after `cursor` (LB-3).
+pub async fn top_page<S: BoardStore + ?Sized>(
+    store: &S,
+    game: Game,
+    limit: usize,
+    cursor: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Page, ServiceError> {
+    let board = game.id();
+    let (after, mut counter) = match cursor {
+        Some(c) => {
+            let (k, counter) = Cursor::decode(c, board)?;
+            (Some(k), counter)
+        }
+        None => (None, RankCounter::top()),
+    };
+    let mut rows = store.board_after(game, after.as_ref(), limit + 1).await?;
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    let last_key = rows.last().map(|s| BoardKey {
+        value: s.value,
+        reached_at_ms: s.reached_at_ms,
+        player_id: s.player_id.clone(),
+    });
+    let entries: Vec<Entry> = rows
+        .into_iter()
+        .map(|s| {
+            let rank = counter.next(s.value);
+            entry(s, rank)
+        })
+        .collect();
+    let next_cursor = match (more, last_key, counter.last()) {
+        (true, Some(k), Some((v, r))) => Some(
+            Cursor {
+                b: board.to_string(),
+                k: k.encode(),
+                p: counter.position(),
+                v,
+                r,
+            }
+            .encode(),
+        ),
+        _ => None,
+    };
+    Ok(Page {
+        board,
+        as_of: now,
+        entries,
+        next_cursor,
+    })
+}
+
+/// The caller's entry with its exact LB-2 rank and up to `n` neighbours each side (LB-4).
+/// [`ServiceError::NotFound`] when the caller has no balance on the board yet.
+pub async fn around_me<S: BoardStore + ?Sized>(
+    store: &S,
+    game: Game,
+    player_id: &str,
+    n: usize,
+    now: DateTime<Utc>,
+) -> Result<AroundMe, ServiceError> {
+    let me = store
+        .get_balance(game, player_id)
+        .await?
+        .ok_or_else(|| ServiceError::NotFound(format!("no {} balance yet", game.id())))?;
+    let my_key = me.board_key();
+    let (position, better, above, below) = futures_join(
+        store.count_before(game, &my_key),
+        store.count_before(game, &BoardKey::first_of_value(me.points)),
+        store.board_before(game, &my_key, n),
+        store.board_after(game, Some(&my_key), n),
+    )
+    .await?;
+    let my_rank = better + 1;
+    let mut window: Vec<Standing> = above.into_iter().rev().collect();
+    let top_rank = match window.first() {
+        None => my_rank,
+        Some(top) if top.value == me.points => my_rank,
+        Some(top) => store.count_before(game, &BoardKey::first_of_value(top.value)).await? + 1,
+    };
+    let start = position.saturating_sub(window.len() as u64);
+    window.push(my_key.clone().into_standing());
+    window.extend(below);
+    let mut counter = match window.first() {
+        Some(top) => RankCounter::resume(start, top.value, top_rank),
+        None => RankCounter::top(),
+    };
+    let entries: Vec<Entry> = window
+        .into_iter()
+        .map(|s| {
+            let rank = counter.next(s.value);
+            entry(s, rank)
+        })
+        .collect();
+    Ok(AroundMe {
+        board: game.id(),
+        as_of: now,
+        me: entry(my_key.into_standing(), my_rank),
+        entries,
+    })
+}
+
+async fn futures_join<A, B, C, D>(
+    a: impl std::future::Future<Output = Result<A, podium_store::StoreError>>,
+    b: impl std::future::Future<Output = Result<B, podium_store::StoreError>>,
+    c: impl std::future::Future<Output = Result<C, podium_store::StoreError>>,
+    d: impl std::future::Future<Output = Result<D, podium_store::StoreError>>,
+) -> Result<(A, B, C, D), ServiceError> {
+    let (a, b, c, d) = tokio::join!(a, b, c, d);
+    Ok((a?, b?, c?, d?))
+}
+
+/// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read.
+pub async fn profile<S: BoardStore + ?Sized>(store: &S, game: Game, player_id: &str) -> Result<Profile, ServiceError> {
+    let balance = store.get_balance(game, player_id).await?.map_or(0, |b| b.points);
+    let r = rank_for(balance);
+    Ok(Profile {
+        player_id: player_id.to_string(),
+        game,
+        balance,
+        balance_shown: format_points(balance),
+        rank_id: r.id,
+        rank_name_ar: r.name_ar,
+        rank_name_en: r.name_en,
+        badge: r.badge,
+    })
+}
+
+/// A finished match's result, for one of its two players only; anyone else gets
+/// [`ServiceError::NotFound`], as if the match did not exist.
+pub async fn match_result<S: ResultStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    match_id: &str,
+) -> Result<MatchResult, ServiceError> {
+    let not_found = || ServiceError::NotFound(format!("match `{match_id}`"));
+    let stored = store.get_match(match_id).await?.ok_or_else(not_found)?;
+    if stored.result.players.iter().any(|p| p.player_id == player_id) {
+        Ok(stored.result)
+    } else {
+        Err(not_found())
+    }
+}

@@ -1,0 +1,52 @@
+//! The service crate's one error type. Entry points map it to HTTP statuses,
+//! dead letters or batch-item failures; its `Display` never carries internal detail
+//! except for [`ServiceError::Store`], which is for logs only.
+
+use podium_rules::RuleError;
+use podium_store::StoreError;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ServiceError {
+    /// The input breaks a rule (GM-5): permanent; retrying cannot help.
+    #[error("invalid: {0}")]
+    Invalid(#[from] RuleError),
+    /// The same match id was scored before with different content (GM-3): permanent.
+    #[error("conflict: match `{match_id}` was already scored with different content")]
+    Conflict { match_id: String },
+    /// A query parameter is malformed (HTTP 400).
+    #[error("{field}: {message}")]
+    BadRequest { field: &'static str, message: String },
+    /// No verified identity on the request (HTTP 401).
+    #[error("unauthenticated: no verified player identity")]
+    Unauthenticated,
+    /// Nothing to show the caller (HTTP 404).
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// Too many concurrent writers on the same balances; transient.
+    #[error("contended: gave up after {attempts} attempts")]
+    Contended { attempts: u32 },
+    /// The store failed; transient.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+}
+
+impl ServiceError {
+    /// True when retrying the same input can never succeed (refused or conflicting record).
+    pub fn is_permanent(&self) -> bool {
+        matches!(self, ServiceError::Invalid(_) | ServiceError::Conflict { .. })
+    }
+
+    /// A stable machine-readable name, for responses and metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ServiceError::Invalid(_) => "invalid",
+            ServiceError::Conflict { .. } => "conflict",
+            ServiceError::BadRequest { .. } => "bad_request",
+            ServiceError::Unauthenticated => "unauthenticated",
+            ServiceError::NotFound(_) => "not_found",
+            ServiceError::Contended { .. } => "contended",
+            ServiceError::Store(_) => "store",
+        }
+    }
+}
