@@ -1,1 +1,21 @@
-fn main() {}
+use lambda_runtime::{run, service_fn, tracing, Error, LambdaEvent};
+use podium_service::config;
+use podium_store::dynamo::DynamoStore;
+use score_match::dead_letter::SqsDeadLetters;
+use score_match::error::FunctionError;
+use score_match::handler;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    tracing::init_default_subscriber();
+    let table = config::table_name().map_err(FunctionError::from)?;
+    let dlq_url = config::dead_letter_queue_url().map_err(FunctionError::from)?;
+    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let store = DynamoStore::from_sdk_config(&aws, table);
+    let dead_letters = SqsDeadLetters::new(aws_sdk_sqs::Client::new(&aws), dlq_url);
+    let (store, dead_letters) = (&store, &dead_letters);
+    run(service_fn(move |event: LambdaEvent<_>| async move {
+        Ok::<_, Error>(handler::handle(store, dead_letters, event.payload).await)
+    }))
+    .await
+}

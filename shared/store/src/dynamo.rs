@@ -505,10 +505,9 @@ impl BoardStore for DynamoStore {
 }
 
 impl DynamoStore {
-    /// A store on `table` with the SDK's default configuration from the environment
-    /// (region, credentials, and `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
-    pub async fn from_env(table: impl Into<String>) -> Self {
-        let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-        DynamoStore::new(Client::new(&config), table)
+    /// A store on `table` from an SDK configuration loaded once at start-up (region,
+    /// credentials, and `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
+    pub fn from_sdk_config(config: &aws_config::SdkConfig, table: impl Into<String>) -> Self {
+        DynamoStore::new(Client::new(config), table)
     }
 }

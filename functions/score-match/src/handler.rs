@@ -1,0 +1,86 @@
+//! The SQS batch handler: parse each record, score it through the core, map errors.
+//!
+//! - scored or duplicate (GM-3): done;
+//! - refused (GM-5) or conflicting (GM-3): sent to the dead-letter queue with its
+//!   reason and logged, never retried;
+//! - transient (store, contention, or the dead-letter queue itself failing): reported
+//!   in `batchItemFailures`, so SQS redelivers that record alone.
+
+use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
+use futures::future::join_all;
+use podium_rules::record::MatchRecord;
+use podium_service::score::{score_match, Scored};
+use podium_service::ServiceError;
+use podium_store::ScoreStore;
+
+use crate::dead_letter::DeadLetters;
+
+/// What became of one SQS record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordOutcome {
+    Applied,
+    Duplicate,
+    /// Sent to the dead-letter queue with this reason.
+    DeadLettered(String),
+    /// Left for SQS to redeliver.
+    Retry,
+}
+
+/// Handles one batch; the response lists the records SQS must redeliver.
+pub async fn handle<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
+    store: &S,
+    dead_letters: &D,
+    event: SqsEvent,
+) -> SqsBatchResponse {
+    let outcomes = join_all(event.records.iter().map(|m| handle_record(store, dead_letters, m))).await;
+    let mut response = SqsBatchResponse::default();
+    for (message, outcome) in event.records.iter().zip(outcomes) {
+        if outcome == RecordOutcome::Retry {
+            let mut failure = BatchItemFailure::default();
+            failure.item_identifier = message.message_id.clone().unwrap_or_default();
+            response.batch_item_failures.push(failure);
+        }
+    }
+    response
+}
+
+/// Handles one record.
+pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
+    store: &S,
+    dead_letters: &D,
+    message: &SqsMessage,
+) -> RecordOutcome {
+    let message_id = message.message_id.as_deref().unwrap_or("");
+    let body = message.body.as_deref().unwrap_or("");
+    let result = match MatchRecord::from_json(body.as_bytes()) {
+        Ok(record) => score_match(store, &record).await.map(|s| (s, record.match_id)),
+        Err(e) => Err(ServiceError::Invalid(e)),
+    };
+    match result {
+        Ok((Scored::Applied(_), match_id)) => {
+            tracing::info!(message_id, match_id, "match applied");
+            RecordOutcome::Applied
+        }
+        Ok((Scored::Duplicate(_), match_id)) => {
+            tracing::info!(message_id, match_id, "duplicate delivery, first result kept");
+            RecordOutcome::Duplicate
+        }
+        Err(e) if e.is_permanent() => {
+            let reason = e.to_string();
+            match dead_letters.send(body, &reason).await {
+                Ok(()) => {
+                    tracing::warn!(message_id, reason, "record refused, sent to the dead-letter queue");
+                    RecordOutcome::DeadLettered(reason)
+                }
+                Err(dl) => {
+                    tracing::error!(message_id, reason, error = %dl, "dead-letter queue failed; record left for redelivery");
+                    RecordOutcome::Retry
+                }
+            }
+        }
+        Err(e) => {
+            tracing::warn!(message_id, error = %e, kind = e.kind(), "transient failure; record left for redelivery");
+            RecordOutcome::Retry
+        }
+    }
+}
