@@ -1,1 +1,78 @@
-fn main() {}
+//! `podium`: the whole backend on one machine. See `podium --help`.
+
+mod error;
+mod generate;
+mod local_store;
+mod replay;
+mod serve;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::CliError;
+
+/// podium on one machine: the HTTP API, match replay and dry runs, on the embedded
+/// store (or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set).
+#[derive(Parser)]
+#[command(name = "podium", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve every HTTP route on 127.0.0.1 (development identity stand-in, see README).
+    Serve {
+        /// Port on 127.0.0.1.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+    },
+    /// Score a JSON-lines file of match records, in order, exactly as the score-match function does.
+    Replay {
+        /// The file: one match record per line.
+        file: PathBuf,
+    },
+    /// Dry run: read one match record on stdin, print its result as JSON; writes nothing.
+    Score,
+    /// Write realistic Seega match records (JSON lines) to stdout.
+    Generate {
+        /// Matches to generate (before duplicates, retries and malformed records are added).
+        #[arg(long, default_value_t = 10_000)]
+        matches: usize,
+        /// Distinct players.
+        #[arg(long, default_value_t = 1_000)]
+        players: usize,
+        /// Random seed: the same seed gives the same file.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    if let Err(e) = run(Cli::parse()).await {
+        eprintln!("podium: {e}");
+        std::process::exit(e.exit_code());
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Serve { port } => serve::serve(local_store::open().await?, port).await,
+        Command::Replay { file } => replay::replay(local_store::open().await?.as_ref(), &file).await,
+        Command::Score => replay::dry_run(local_store::open().await?.as_ref()).await,
+        Command::Generate {
+            matches,
+            players,
+            seed,
+        } => generate::generate(matches, players, seed, &mut std::io::stdout().lock()),
+    }
+}

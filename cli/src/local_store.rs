@@ -1,0 +1,28 @@
+//! The store the local binary runs on: embedded by default, DynamoDB when
+//! `AWS_ENDPOINT_URL_DYNAMODB` is set (see `podium_service::config::local_store`).
+
+use std::sync::Arc;
+
+use podium_service::config::{self, LocalStore};
+use podium_store::dynamo::DynamoStore;
+use podium_store::embedded::EmbeddedStore;
+use podium_store::Store;
+
+use crate::error::CliError;
+
+/// Opens the configured store; on DynamoDB, creates the table if it is missing.
+pub async fn open() -> Result<Arc<dyn Store>, CliError> {
+    match config::local_store() {
+        LocalStore::Embedded(path) => {
+            tracing::info!(path = %path.display(), "embedded store");
+            Ok(Arc::new(EmbeddedStore::open(&path)?))
+        }
+        LocalStore::Dynamo { endpoint, table } => {
+            tracing::info!(%endpoint, %table, "DynamoDB store");
+            let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+            let store = DynamoStore::from_sdk_config(&aws, table);
+            store.ensure_table().await?;
+            Ok(Arc::new(store))
+        }
+    }
+}

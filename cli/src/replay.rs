@@ -1,0 +1,125 @@
+//! `podium replay FILE` and `podium score`: match records through the same core
+//! and store as the score-match function.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use podium_rules::record::MatchRecord;
+use podium_rules::result::MatchStatus;
+use podium_service::score::{preview, score_match, Scored};
+use podium_service::ServiceError;
+use podium_store::Store;
+use serde_json::json;
+
+use crate::error::CliError;
+
+/// Transient failures (store, contention) are retried this often before a line counts as failed.
+const TRANSIENT_ATTEMPTS: u32 = 5;
+
+/// What a replay did, line by line.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub lines: u64,
+    pub scored: u64,
+    pub void: u64,
+    pub duplicates: u64,
+    pub conflicts: u64,
+    /// Refused records by reason (field and rule), with how many.
+    pub refused: BTreeMap<String, u64>,
+    pub failed: u64,
+}
+
+impl Summary {
+    fn refused_total(&self) -> u64 {
+        self.refused.values().sum()
+    }
+}
+
+/// Scores every line of `file` in order and prints a summary.
+pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
+    let open = || {
+        std::fs::File::open(file).map_err(|source| CliError::File {
+            path: file.display().to_string(),
+            source,
+        })
+    };
+    let total = std::io::BufReader::new(open()?).lines().count() as u64;
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = std::time::Instant::now();
+    let mut summary = Summary::default();
+    for line in std::io::BufReader::new(open()?).lines() {
+        let line = line?;
+        bar.inc(1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        summary.lines += 1;
+        tally(&mut summary, score_line(store, &line).await);
+    }
+    bar.finish_and_clear();
+    let elapsed = started.elapsed();
+    println!("replayed {} records from {} in {:.2?}", summary.lines, file.display(), elapsed);
+    println!("  scored      {}", summary.scored);
+    println!("  void        {}", summary.void);
+    println!("  duplicates  {}", summary.duplicates);
+    println!("  conflicts   {}", summary.conflicts);
+    println!("  refused     {}", summary.refused_total());
+    for (reason, n) in &summary.refused {
+        println!("    {n:>5}  {reason}");
+    }
+    if summary.failed > 0 {
+        println!("  FAILED      {} (store errors; replay again to finish them)", summary.failed);
+    }
+    Ok(())
+}
+
+async fn score_line(store: &dyn Store, line: &str) -> Result<Scored, ServiceError> {
+    let record = MatchRecord::from_json(line.as_bytes())?;
+    let mut attempt = 1;
+    loop {
+        match score_match(store, &record).await {
+            Err(e) if !e.is_permanent() && attempt < TRANSIENT_ATTEMPTS => attempt += 1,
+            other => return other,
+        }
+    }
+}
+
+fn tally(summary: &mut Summary, outcome: Result<Scored, ServiceError>) {
+    match outcome {
+        Ok(Scored::Applied(r)) if r.status == MatchStatus::Void => summary.void += 1,
+        Ok(Scored::Applied(_)) => summary.scored += 1,
+        Ok(Scored::Duplicate(_)) => summary.duplicates += 1,
+        Err(ServiceError::Conflict { .. }) => summary.conflicts += 1,
+        Err(ServiceError::Invalid(e)) => *summary.refused.entry(format!("{} ({})", e.field, e.rule)).or_default() += 1,
+        Err(e) => {
+            tracing::error!(error = %e, "record failed");
+            summary.failed += 1;
+        }
+    }
+}
+
+/// `podium score`: one record from stdin, scored against the store's current
+/// balances, printed as JSON; nothing is written.
+pub async fn dry_run(store: &dyn Store) -> Result<(), CliError> {
+    let mut input = Vec::new();
+    std::io::stdin().lock().read_to_end(&mut input)?;
+    let record = MatchRecord::from_json(&input).map_err(|e| CliError::Refused(e.into()))?;
+    let valid = record.validate().map_err(|e| CliError::Refused(e.into()))?;
+    if let Some(stored) = store.get_match(&valid.match_id).await? {
+        let same = stored.content_hash == valid.content_hash;
+        let out = json!({"dry_run": true, "already_scored": true, "same_content": same, "result": stored.result});
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        return Ok(());
+    }
+    let ids = [valid.players[0].player_id.as_str(), valid.players[1].player_id.as_str()];
+    let balances = store.get_balances(valid.game, &ids).await?;
+    let result = preview(&record, [balances[0].points, balances[1].points]).map_err(CliError::Refused)?;
+    let out = json!({"dry_run": true, "already_scored": false, "result": result});
+    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! `podium serve`: every HTTP route of the API in one process on 127.0.0.1.
+//!
+//! DEVELOPMENT ONLY identity stand-in: in production API Gateway's JWT authorizer
+//! verifies the token and the functions read its `sub`. Locally there is no
+//! authorizer, so the caller names itself with `Authorization: Dev <player-id>`,
+//! unverified. The server binds to loopback only and says so at start-up.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use podium_service::api::{self, ApiRequest};
+use podium_store::Store;
+
+use crate::error::CliError;
+
+/// The development identity: `Authorization: Dev <player-id>`, unverified.
+pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let player = value.strip_prefix("Dev ")?.trim();
+    (!player.is_empty()).then(|| player.to_string())
+}
+
+async fn any_route(
+    State(store): State<Arc<dyn Store>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let req = ApiRequest {
+        method: method.as_str().to_string(),
+        path: uri.path().to_string(),
+        query,
+        player: dev_identity(&headers),
+    };
+    let answer = api::handle(store.as_ref(), &req, chrono::Utc::now()).await;
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, Json(answer.body)).into_response()
+}
+
+/// Serves until interrupted.
+pub async fn serve(store: Arc<dyn Store>, port: u16) -> Result<(), CliError> {
+    let app = axum::Router::new().fallback(any_route).with_state(store);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = listener.local_addr()?;
+    eprintln!("podium serving on http://{addr}");
+    eprintln!(
+        "DEVELOPMENT ONLY: the caller is whoever 'Authorization: Dev <player-id>' names, unverified. \
+         Deployed, API Gateway's JWT authorizer verifies the token and its 'sub' is the player."
+    );
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_identity_needs_the_dev_scheme() {
+        let mut h = HeaderMap::new();
+        assert_eq!(dev_identity(&h), None);
+        h.insert("authorization", "Bearer eyJhbGciOi".parse().unwrap());
+        assert_eq!(dev_identity(&h), None);
+        h.insert("authorization", "Dev p-0001".parse().unwrap());
+        assert_eq!(dev_identity(&h).as_deref(), Some("p-0001"));
+        h.insert("authorization", "Dev  ".parse().unwrap());
+        assert_eq!(dev_identity(&h), None);
+    }
+}
