@@ -1,1 +1,5 @@
+//! Cross-crate test support: record builders, a DynamoDB Local fixture, and the
+//! store contract suite that both stores must pass ([`contract`]).
 
+pub mod contract;
+pub mod fixtures;

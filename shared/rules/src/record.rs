@@ -95,8 +95,18 @@ impl MatchRecord {
         let de = &mut serde_json::Deserializer::from_slice(bytes);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let field = if path == "." { "record".to_string() } else { path };
-            RuleError::new(field, "GM-5", e.into_inner().to_string())
+            let message = e.into_inner().to_string();
+            // A missing field is reported at its parent; name the field itself.
+            let missing = message
+                .strip_prefix("missing field `")
+                .and_then(|rest| rest.split('`').next());
+            let field = match (path.as_str(), missing) {
+                (".", Some(name)) => name.to_string(),
+                (parent, Some(name)) => format!("{parent}.{name}"),
+                (".", None) => "record".to_string(),
+                (path, None) => path.to_string(),
+            };
+            RuleError::new(field, "GM-5", message)
         })
     }
 

@@ -35,7 +35,7 @@ use crate::model::{
     board_shard, Balance, BalanceWrite, BoardKey, CommitOutcome, MatchCommit, StoredMatch,
     BOARD_SHARDS,
 };
-use crate::traits::{BoardStore, ResultStore, ScoreStore};
+use crate::traits::{BoardStore, LedgerStore, ResultStore, ScoreStore};
 
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
@@ -501,6 +501,38 @@ impl BoardStore for DynamoStore {
             }
         });
         Ok(try_join_all(counts).await?.into_iter().sum())
+    }
+}
+
+#[async_trait]
+impl LedgerStore for DynamoStore {
+    async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        let mut out = Vec::new();
+        let mut start = None;
+        loop {
+            let page = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :p AND begins_with(sk, :l)")
+                .expression_attribute_values(":p", s(player_pk(player_id)))
+                .expression_attribute_values(":l", s(format!("LEDGER#{}#", game.id())))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+            self.usage.record_read(page.consumed_capacity());
+            for item in page.items() {
+                let raw = get_s(item, "entry")?;
+                out.push(serde_json::from_str(raw).map_err(|e| StoreError::corrupt(player_pk(player_id), e))?);
+            }
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => return Ok(out),
+            }
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
-use podium_rules::result::MatchResult;
+use podium_rules::result::{LedgerEntry, MatchResult};
 use redb::backends::InMemoryBackend;
 use redb::{
     ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
 use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
-use crate::traits::{BoardStore, ResultStore, ScoreStore};
+use crate::traits::{BoardStore, LedgerStore, ResultStore, ScoreStore};
 
 /// Items by key: `match/{id}`, `balance/{game}/{player}`, `ledger/{player}/{game}/{source}/{id}`.
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
@@ -88,6 +88,10 @@ fn match_key(id: &str) -> String {
 
 fn balance_key(game: Game, player: &str) -> String {
     format!("balance/{}/{player}", game.id())
+}
+
+fn ledger_prefix(game: Game, player: &str) -> String {
+    format!("ledger/{player}/{}/", game.id())
 }
 
 fn board_prefix(game: Game) -> String {
@@ -166,7 +170,7 @@ fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, S
         board.insert(board_entry(game, &key).as_str(), ())?;
     }
     for e in &c.ledger {
-        let key = format!("ledger/{}/{}/{}/{}", e.player_id, e.game.id(), e.source, e.source_id);
+        let key = format!("{}{}/{}", ledger_prefix(e.game, &e.player_id), e.source, e.source_id);
         items.insert(key.as_str(), encode(e).as_slice())?;
     }
     Ok(CommitOutcome::Committed)
@@ -288,6 +292,25 @@ impl BoardStore for EmbeddedStore {
                 n += 1;
             }
             Ok(n)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl LedgerStore for EmbeddedStore {
+    async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        let prefix = ledger_prefix(game, player_id);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            let end = format!("{prefix}\u{10FFFF}");
+            let mut out = Vec::new();
+            for entry in items.range::<&str>(prefix.as_str()..end.as_str())? {
+                let (k, v) = entry?;
+                out.push(decode(k.value(), v.value())?);
+            }
+            Ok(out)
         })
         .await
     }

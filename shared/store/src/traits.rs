@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
+use podium_rules::result::LedgerEntry;
 
 use crate::error::StoreError;
 use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
@@ -53,6 +54,13 @@ pub trait BoardStore: Send + Sync {
     async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError>;
 }
 
+/// Reads a player's ledger (GM-4).
+#[async_trait]
+pub trait LedgerStore: Send + Sync {
+    /// Every ledger entry of `player_id` on `game`, in source-id order (strongly consistent).
+    async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
+}
+
 /// Every capability: what the local binary and the contract tests use.
-pub trait Store: ScoreStore + BoardStore {}
-impl<T: ScoreStore + BoardStore> Store for T {}
+pub trait Store: ScoreStore + BoardStore + LedgerStore {}
+impl<T: ScoreStore + BoardStore + LedgerStore> Store for T {}

@@ -1,0 +1,361 @@
+//! The store contract suite: every case runs against the embedded store and
+//! against DynamoDB Local (`tests/tests/embedded.rs`, `tests/tests/dynamodb.rs`)
+//! through the same service code the functions use.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use futures::future::join_all;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
+use podium_rules::result::{MatchResult, MatchStatus};
+use podium_service::boards::{around_me, match_result, profile, top_page};
+use podium_service::score::{score_match, Scored};
+use podium_service::ServiceError;
+use podium_store::{
+    Balance, BoardKey, CommitOutcome, MatchCommit, ResultStore, ScoreStore, Store,
+    StoreError, StoredMatch,
+};
+
+use crate::fixtures::{at, close_loss, record, rout, seed_balance};
+
+const SEEGA: Game = Game::Seega;
+
+async fn balance<S: Store + ?Sized>(store: &S, player: &str) -> i64 {
+    store.get_balances(SEEGA, &[player]).await.expect("balance")[0].points
+}
+
+/// GM-4: the balance equals the sum of the player's applied deltas.
+async fn assert_ledger_matches_balance<S: Store + ?Sized>(store: &S, player: &str) {
+    let entries = store.ledger_entries(SEEGA, player).await.expect("ledger");
+    let sum: i64 = entries.iter().map(|e| e.applied).sum();
+    assert_eq!(sum, balance(store, player).await, "GM-4 for {player}: {entries:?}");
+}
+
+/// GM-3: the same match delivered 20 times at once is applied once, and every
+/// delivery is answered with the first result.
+pub async fn concurrent_duplicates_apply_once<S: Store + 'static>(store: S) {
+    let store = Arc::new(store);
+    let r = rout("m-dup", "alice", "bob", at(0));
+    let deliveries = (0..20).map(|_| {
+        let (store, r) = (Arc::clone(&store), r.clone());
+        tokio::spawn(async move { score_match(store.as_ref(), &r).await })
+    });
+    let outcomes: Vec<Scored> = join_all(deliveries)
+        .await
+        .into_iter()
+        .map(|j| j.expect("task").expect("scored"))
+        .collect();
+    let applied = outcomes.iter().filter(|o| matches!(o, Scored::Applied(_))).count();
+    assert_eq!(applied, 1, "exactly one delivery applies the match");
+    let first = outcomes[0].result().clone();
+    assert!(outcomes.iter().all(|o| *o.result() == first), "every delivery gets the first result");
+    assert_eq!(balance(store.as_ref(), "alice").await, 311);
+    assert_eq!(balance(store.as_ref(), "bob").await, 0);
+    assert_eq!(store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(), 1);
+    assert_ledger_matches_balance(store.as_ref(), "alice").await;
+}
+
+/// A store whose first commit succeeds but whose reply is lost (a timeout after
+/// DynamoDB applied the transaction).
+struct LoseFirstReply<S> {
+    inner: S,
+    lost: AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl<S: Store> ResultStore for LoseFirstReply<S> {
+    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
+        self.inner.get_match(match_id).await
+    }
+}
+
+#[async_trait::async_trait]
+impl<S: Store> ScoreStore for LoseFirstReply<S> {
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
+        self.inner.get_balances(game, players).await
+    }
+    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+        let outcome = self.inner.commit_match(commit).await?;
+        if !self.lost.swap(true, Ordering::SeqCst) {
+            return Err(StoreError::Dynamo {
+                operation: "TransactWriteItems",
+                message: "timed out waiting for the reply".into(),
+            });
+        }
+        Ok(outcome)
+    }
+}
+
+/// GM-3: a match whose first attempt committed but whose reply was lost, retried,
+/// gets the same result and the balance is not doubled.
+pub async fn lost_reply_retry_does_not_double<S: Store>(store: S) {
+    let flaky = LoseFirstReply {
+        inner: store,
+        lost: AtomicBool::new(false),
+    };
+    let r = rout("m-lost", "alice", "bob", at(0));
+    let first = score_match(&flaky, &r).await;
+    assert!(matches!(first, Err(ServiceError::Store(_))), "the caller saw a failure: {first:?}");
+    let retry = score_match(&flaky, &r).await.expect("retry");
+    assert!(matches!(retry, Scored::Duplicate(_)), "{retry:?}");
+    assert_eq!(retry.result().players[0].points, 311);
+    assert_eq!(balance(&flaky.inner, "alice").await, 311, "not doubled");
+    assert_ledger_matches_balance(&flaky.inner, "alice").await;
+}
+
+fn applied_of(result: &MatchResult, player: &str) -> i64 {
+    result.players.iter().find(|p| p.player_id == player).expect("player").applied
+}
+
+/// SG-7: a player at 50 who loses a match worth −123 ends at 0; the ledger keeps
+/// nominal −123 and applied −50.
+pub async fn floor_at_zero<S: Store>(store: S) {
+    seed_balance(&store, "carol", 50, 1_000).await;
+    let scored = score_match(&store, &rout("m-floor", "dave", "carol", at(0))).await.expect("scored");
+    assert_eq!(applied_of(scored.result(), "carol"), -50);
+    assert_eq!(balance(&store, "carol").await, 0);
+    let entries = store.ledger_entries(SEEGA, "carol").await.expect("ledger");
+    let e = entries.iter().find(|e| e.source_id == "m-floor").expect("entry");
+    assert_eq!((e.nominal, e.applied, e.balance_after), (-123, -50, 0));
+    assert_ledger_matches_balance(&store, "carol").await;
+}
+
+/// SG-7 under concurrency: two −123 losses of a player at 50 scored at once end at
+/// 0, one applied −50 and the other 0; no lost update.
+pub async fn floor_two_concurrent_losses<S: Store + 'static>(store: S) {
+    let store = Arc::new(store);
+    seed_balance(store.as_ref(), "carol", 50, 1_000).await;
+    let matches = [rout("m-l1", "dave", "carol", at(0)), rout("m-l2", "erin", "carol", at(1))];
+    let tasks = matches.into_iter().map(|r| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move { score_match(store.as_ref(), &r).await })
+    });
+    let mut applied: Vec<i64> = join_all(tasks)
+        .await
+        .into_iter()
+        .map(|j| applied_of(j.expect("task").expect("scored").result(), "carol"))
+        .collect();
+    applied.sort();
+    assert_eq!(applied, [-50, 0]);
+    assert_eq!(balance(store.as_ref(), "carol").await, 0);
+    assert_eq!(balance(store.as_ref(), "dave").await + balance(store.as_ref(), "erin").await, 622);
+    assert_ledger_matches_balance(store.as_ref(), "carol").await;
+}
+
+/// SG-7 for a new player: a first match lost by −75 leaves balance 0, nominal −75,
+/// applied 0, and the player is listed on the board at 0 (LB-2).
+pub async fn new_player_first_loss<S: Store>(store: S) {
+    let scored = score_match(&store, &close_loss("m-new", "frank", "gina", at(0))).await.expect("scored");
+    let gina = scored.result().players.iter().find(|p| p.player_id == "gina").expect("gina");
+    assert_eq!((gina.points, gina.applied, gina.balance_after), (-75, 0, Some(0)));
+    assert_eq!(gina.points_shown, "\u{2212}75");
+    assert_eq!(balance(&store, "gina").await, 0);
+    let e = &store.ledger_entries(SEEGA, "gina").await.expect("ledger")[0];
+    assert_eq!((e.nominal, e.applied, e.balance_after), (-75, 0, 0));
+    let page = top_page(&store, SEEGA, 10, None, at(1)).await.expect("page");
+    let listed: Vec<_> = page.entries.iter().map(|e| (e.player_id.as_str(), e.value, e.rank)).collect();
+    assert_eq!(listed, [("frank", 287, 1), ("gina", 0, 2)]);
+}
+
+/// GM-3: the same match id with other content is a conflict and writes nothing.
+pub async fn conflict_writes_nothing<S: Store>(store: S) {
+    score_match(&store, &rout("m-c", "alice", "bob", at(0))).await.expect("first");
+    let mut other = rout("m-c", "alice", "bob", at(0));
+    other.players[0].moves += 1;
+    let err = score_match(&store, &other).await.expect_err("conflict");
+    assert!(matches!(err, ServiceError::Conflict { .. }), "{err:?}");
+    assert_eq!(balance(&store, "alice").await, 311);
+    assert_eq!(store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(), 1);
+    // Same content, reformatted on the wire: a duplicate, not a conflict.
+    let json = serde_json::to_string_pretty(&rout("m-c", "alice", "bob", at(0))).expect("json");
+    let reparsed = podium_rules::record::MatchRecord::from_json(json.as_bytes()).expect("parse");
+    assert!(matches!(score_match(&store, &reparsed).await, Ok(Scored::Duplicate(_))));
+}
+
+/// GM-5: a refused record writes nothing.
+pub async fn invalid_record_writes_nothing<S: Store>(store: S) {
+    let mut r = rout("m-bad", "alice", "bob", at(0));
+    r.players[1].player_id = "alice".into();
+    let err = score_match(&store, &r).await.expect_err("refused");
+    match err {
+        ServiceError::Invalid(e) => assert_eq!((e.field.as_str(), e.rule), ("players[1].player_id", "GM-5")),
+        other => panic!("{other:?}"),
+    }
+    assert!(store.get_match("m-bad").await.expect("read").is_none());
+    assert!(store.get_balance(SEEGA, "alice").await.expect("read").is_none());
+}
+
+/// SG-5: a void match is recorded once, changes no balance and lists no one.
+pub async fn void_match_changes_nothing<S: Store>(store: S) {
+    let mut r = rout("m-void", "alice", "bob", at(0));
+    r.players[0].stones_on_board = 2;
+    r.players[0].stones_in_hand = 22;
+    r.players[1].stones_on_board = 1;
+    r.players[1].stones_in_hand = 23;
+    r.stones_placed = 3;
+    let scored = score_match(&store, &r).await.expect("void");
+    assert_eq!(scored.result().status, MatchStatus::Void);
+    assert!(matches!(score_match(&store, &r).await, Ok(Scored::Duplicate(_))));
+    assert!(store.get_balance(SEEGA, "alice").await.expect("read").is_none());
+    assert!(top_page(&store, SEEGA, 10, None, at(1)).await.expect("page").entries.is_empty());
+}
+
+/// LB-2: A 101, B 100, C 100, D 99, B at 100 before C → ranks 1, 2, 2, 4 in that order,
+/// the same in the page and in around-me.
+pub async fn ties_share_rank<S: Store>(store: S) {
+    seed_balance(&store, "C", 100, 5_000).await;
+    seed_balance(&store, "D", 99, 1_000).await;
+    seed_balance(&store, "A", 101, 9_000).await;
+    seed_balance(&store, "B", 100, 3_000).await;
+    let page = top_page(&store, SEEGA, 10, None, at(0)).await.expect("page");
+    let got: Vec<_> = page.entries.iter().map(|e| (e.player_id.as_str(), e.rank)).collect();
+    assert_eq!(got, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
+    let me = around_me(&store, SEEGA, "C", 5, at(0)).await.expect("around me");
+    assert_eq!(me.me.rank, 2);
+    let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.as_str(), e.rank)).collect();
+    assert_eq!(got, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
+    let me = around_me(&store, SEEGA, "D", 1, at(0)).await.expect("around me");
+    let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.as_str(), e.rank)).collect();
+    assert_eq!(got, [("C", 2), ("D", 4)]);
+}
+
+/// LB-3: page size 2 over 500, 400, 400, 400, 300 → pages (1, 2), (2, 2), (5).
+pub async fn pages_carry_ranks<S: Store>(store: S) {
+    for (i, (p, v)) in [("p1", 500), ("p2", 400), ("p3", 400), ("p4", 400), ("p5", 300)].iter().enumerate() {
+        seed_balance(&store, p, *v, 1_000 + i as i64).await;
+    }
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = top_page(&store, SEEGA, 2, cursor.as_deref(), at(0)).await.expect("page");
+        pages.push(page.entries.iter().map(|e| e.rank).collect::<Vec<_>>());
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(pages, [vec![1, 2], vec![2, 2], vec![5]]);
+}
+
+/// LB-3 / LB-2: a walk through every page meets every player exactly once, with
+/// ranks equal to 1 + the count of strictly better values; around-me agrees.
+pub async fn walk_meets_everyone_once<S: Store>(store: S) {
+    let mut expected = Vec::new();
+    for i in 0..37i64 {
+        let player = format!("w{i:02}");
+        let value = (i * 7919) % 9 * 10; // many ties, across page boundaries
+        seed_balance(&store, &player, value, 1_000 + (i * 31) % 17).await;
+        expected.push(Standing {
+            player_id: player,
+            value,
+            reached_at_ms: 1_000 + (i * 31) % 17,
+        });
+    }
+    expected.sort_by(listing_order);
+    let mut counter = RankCounter::top();
+    let expected_ranks: Vec<(String, u64)> =
+        expected.iter().map(|s| (s.player_id.clone(), counter.next(s.value))).collect();
+    let mut walked = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = top_page(&store, SEEGA, 5, cursor.as_deref(), at(0)).await.expect("page");
+        walked.extend(page.entries.iter().map(|e| (e.player_id.clone(), e.rank)));
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(walked, expected_ranks);
+    let unique: HashSet<_> = walked.iter().map(|(p, _)| p).collect();
+    assert_eq!(unique.len(), 37);
+    let ranks: BTreeMap<_, _> = expected_ranks.iter().cloned().collect();
+    for probe in ["w00", "w13", "w36"] {
+        let me = around_me(&store, SEEGA, probe, 3, at(0)).await.expect("around me");
+        assert_eq!(me.me.rank, ranks[probe]);
+        let at_me = expected_ranks.iter().position(|(p, _)| p == probe).expect("listed");
+        let lo = at_me.saturating_sub(3);
+        let hi = (at_me + 4).min(expected_ranks.len());
+        let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.clone(), e.rank)).collect();
+        assert_eq!(got, expected_ranks[lo..hi].to_vec(), "around {probe}");
+    }
+    assert_eq!(
+        store.count_before(SEEGA, &BoardKey::first_of_value(i64::MAX)).await.expect("count"),
+        0
+    );
+}
+
+/// The "+311" screen: a finished match's result is readable by its two players only.
+pub async fn match_result_for_its_players_only<S: Store>(store: S) {
+    score_match(&store, &rout("m-r", "alice", "bob", at(0))).await.expect("scored");
+    let r = match_result(&store, "alice", "m-r").await.expect("alice sees it");
+    assert_eq!(r.players[0].points_shown, "+311");
+    assert_eq!(r.players[1].points_shown, "\u{2212}123");
+    assert!(match_result(&store, "bob", "m-r").await.is_ok());
+    assert!(matches!(match_result(&store, "mallory", "m-r").await, Err(ServiceError::NotFound(_))));
+    assert!(matches!(match_result(&store, "alice", "m-none").await, Err(ServiceError::NotFound(_))));
+    let p = profile(&store, SEEGA, "alice").await.expect("profile");
+    assert_eq!((p.balance, p.rank_id, p.rank_name_en, p.badge), (311, "member", "Member", "1 star"));
+    let p = profile(&store, SEEGA, "nobody").await.expect("profile");
+    assert_eq!(p.balance, 0);
+}
+
+/// GM-4 and SG-7 under load: many matches among few players, scored concurrently,
+/// leave every balance ≥ 0 and equal to the sum of its applied deltas, with one
+/// ledger entry per player per match.
+pub async fn concurrent_matches_keep_the_ledger<S: Store + 'static>(store: S) {
+    let store = Arc::new(store);
+    let players = ["q0", "q1", "q2", "q3", "q4"];
+    let tasks = (0..40).map(|i| {
+        let store = Arc::clone(&store);
+        let (w, l) = (players[i % 5], players[(i * 3 + 1) % 5]);
+        let (w, l) = if w == l { (w, players[(i + 2) % 5]) } else { (w, l) };
+        let r = if i % 3 == 0 {
+            close_loss(&format!("m-{i}"), w, l, at(i as i64))
+        } else {
+            record(&format!("m-{i}"), w, l, 10 + (i % 14) as u32, 24, 600, 5, 40, at(i as i64))
+        };
+        tokio::spawn(async move { score_match(store.as_ref(), &r).await })
+    });
+    for t in join_all(tasks).await {
+        t.expect("task").expect("scored");
+    }
+    let mut entries = 0;
+    for p in players {
+        assert!(balance(store.as_ref(), p).await >= 0);
+        assert_ledger_matches_balance(store.as_ref(), p).await;
+        entries += store.ledger_entries(SEEGA, p).await.expect("ledger").len();
+    }
+    assert_eq!(entries, 80);
+}
+
+/// Declares one `#[tokio::test]` per contract case for a store made by `$make`.
+#[macro_export]
+macro_rules! contract_tests {
+    ($make:path) => {
+        $crate::contract_tests!(@cases $make;
+            concurrent_duplicates_apply_once,
+            lost_reply_retry_does_not_double,
+            floor_at_zero,
+            floor_two_concurrent_losses,
+            new_player_first_loss,
+            conflict_writes_nothing,
+            invalid_record_writes_nothing,
+            void_match_changes_nothing,
+            ties_share_rank,
+            pages_carry_ranks,
+            walk_meets_everyone_once,
+            match_result_for_its_players_only,
+            concurrent_matches_keep_the_ledger,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::contract::$case($make().await).await;
+            }
+        )*
+    };
+}

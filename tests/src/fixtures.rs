@@ -1,0 +1,147 @@
+//! Builders and stores for tests.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use podium_rules::game::Game;
+use podium_rules::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
+use podium_rules::result::{LedgerEntry, MatchResult, MatchStatus};
+use podium_store::dynamo::DynamoStore;
+use podium_store::embedded::EmbeddedStore;
+use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore};
+
+/// The variable that points the DynamoDB tests at DynamoDB Local. `scripts/test`
+/// starts DynamoDB Local and sets it; without it the DynamoDB tests fail (never skip).
+pub const DYNAMODB_ENDPOINT_VAR: &str = "PODIUM_TEST_DYNAMODB_ENDPOINT";
+
+/// 2026-11-30T10:00:00Z plus `minutes`.
+pub fn at(minutes: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).single().unwrap_or_default() + Duration::minutes(minutes)
+}
+
+/// A finished Seega match, every stone placed (48): `winner` captured
+/// `winner_captured`, `loser` captured `loser_captured`; the match took `secs` seconds
+/// and ended at `ended`.
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    match_id: &str,
+    winner: &str,
+    loser: &str,
+    winner_captured: u32,
+    loser_captured: u32,
+    secs: i64,
+    winner_moves: u32,
+    loser_moves: u32,
+    ended: DateTime<Utc>,
+) -> MatchRecord {
+    MatchRecord {
+        match_id: match_id.into(),
+        game: "seega".into(),
+        started_at: ended - Duration::seconds(secs),
+        ended_at: ended,
+        players: vec![
+            PlayerRecord {
+                player_id: winner.into(),
+                moves: winner_moves,
+                stones_on_board: 24 - loser_captured,
+                stones_in_hand: 0,
+            },
+            PlayerRecord {
+                player_id: loser.into(),
+                moves: loser_moves,
+                stones_on_board: 24 - winner_captured,
+                stones_in_hand: 0,
+            },
+        ],
+        stones_placed: 48,
+        outcome: Outcome::Win {
+            winner: winner.into(),
+            reason: EndReason::Completed,
+        },
+    }
+}
+
+/// SG-8's first row: 5 minutes, 20 moves each, winner captured 24, loser 0:
+/// winner +311, loser −123.
+pub fn rout(match_id: &str, winner: &str, loser: &str, ended: DateTime<Utc>) -> MatchRecord {
+    record(match_id, winner, loser, 24, 0, 300, 20, 20, ended)
+}
+
+/// SG-8's second row: winner captured 24, loser 12: winner +287, loser −75.
+pub fn close_loss(match_id: &str, winner: &str, loser: &str, ended: DateTime<Utc>) -> MatchRecord {
+    record(match_id, winner, loser, 24, 12, 300, 20, 20, ended)
+}
+
+static SEEDS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets `player`'s Seega balance to `points`, reached at `reached_at_ms`, through the
+/// store's own atomic commit (a ledger entry of source `seed` keeps GM-4 true).
+pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, points: i64, reached_at_ms: i64) {
+    let n = SEEDS.fetch_add(1, Ordering::Relaxed);
+    let current = store.get_balances(Game::Seega, &[player]).await.expect("read balance");
+    let before = current[0].points;
+    let seed_id = format!("seed-{player}-{n}");
+    let when = DateTime::from_timestamp_millis(reached_at_ms).unwrap_or_default();
+    let commit = MatchCommit {
+        content_hash: seed_id.clone(),
+        result: MatchResult {
+            match_id: seed_id.clone(),
+            game: Game::Seega,
+            ended_at: when,
+            status: MatchStatus::Void,
+            void_reason: None,
+            players: Vec::new(),
+        },
+        balances: vec![BalanceWrite {
+            player_id: player.into(),
+            expected_version: current[0].version,
+            points,
+            reached_at_ms,
+        }],
+        ledger: vec![LedgerEntry {
+            player_id: player.into(),
+            game: Game::Seega,
+            source: "seed".into(),
+            source_id: seed_id,
+            at: when,
+            nominal: points - before,
+            applied: points - before,
+            balance_after: points,
+        }],
+    };
+    assert_eq!(store.commit_match(&commit).await.expect("seed"), CommitOutcome::Committed);
+}
+
+/// A fresh embedded store in memory.
+pub async fn embedded() -> EmbeddedStore {
+    EmbeddedStore::in_memory().expect("in-memory store")
+}
+
+static TABLES: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh table on DynamoDB Local (one per test). Panics, failing the test, when
+/// DynamoDB Local is not configured: these tests never skip.
+pub async fn dynamodb() -> DynamoStore {
+    let endpoint = std::env::var(DYNAMODB_ENDPOINT_VAR).unwrap_or_else(|_| {
+        panic!(
+            "{DYNAMODB_ENDPOINT_VAR} is not set: the DynamoDB tests run against DynamoDB Local, \
+             which scripts/test installs and starts (run `scripts/test`)"
+        )
+    });
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "local", "local", None, None, "dynamodb-local",
+        ))
+        .load()
+        .await;
+    let table = format!(
+        "podium-test-{}-{}",
+        std::process::id(),
+        TABLES.fetch_add(1, Ordering::Relaxed)
+    );
+    let store = DynamoStore::from_sdk_config(&config, table);
+    store.ensure_table().await.expect("create table on DynamoDB Local");
+    store
+}
