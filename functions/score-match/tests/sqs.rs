@@ -1,0 +1,116 @@
+//! The SQS handler on real SQS event JSON, over the embedded store.
+
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use aws_lambda_events::event::sqs::SqsEvent;
+use podium_rules::game::Game;
+use podium_store::embedded::EmbeddedStore;
+use podium_store::{Balance, CommitOutcome, MatchCommit, ResultStore, ScoreStore, StoreError, StoredMatch};
+use score_match::dead_letter::DeadLetters;
+use score_match::error::FunctionError;
+use score_match::handler::handle;
+
+fn event(name: &str) -> SqsEvent {
+    let path = format!("{}/tests/events/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    serde_json::from_str(&text).expect("an SQS event")
+}
+
+/// Collects dead letters in memory.
+#[derive(Default)]
+struct Collected(Mutex<Vec<(String, String)>>);
+
+#[async_trait]
+impl DeadLetters for Collected {
+    async fn send(&self, body: &str, reason: &str) -> Result<(), FunctionError> {
+        self.0.lock().expect("lock").push((body.to_string(), reason.to_string()));
+        Ok(())
+    }
+}
+
+/// The embedded store, except that reads of one match id fail as a throttled
+/// DynamoDB would (a transient failure).
+struct Throttled {
+    inner: EmbeddedStore,
+    failing_match: &'static str,
+}
+
+#[async_trait]
+impl ResultStore for Throttled {
+    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
+        if match_id == self.failing_match {
+            return Err(StoreError::Dynamo {
+                operation: "GetItem",
+                message: "ProvisionedThroughputExceededException".into(),
+            });
+        }
+        self.inner.get_match(match_id).await
+    }
+}
+
+#[async_trait]
+impl ScoreStore for Throttled {
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
+        self.inner.get_balances(game, players).await
+    }
+    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+        self.inner.commit_match(commit).await
+    }
+}
+
+/// An SQS batch whose middle record fails transiently reports only that record.
+#[tokio::test]
+async fn middle_record_transient_failure_reports_only_it() {
+    let store = Throttled {
+        inner: EmbeddedStore::in_memory().expect("store"),
+        failing_match: "m-flaky",
+    };
+    let dead = Collected::default();
+    let response = handle(&store, &dead, event("batch-middle-transient.json")).await;
+    let failed: Vec<_> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
+    assert_eq!(failed, ["0f6c1d0e-6a4b-4f0e-9c1e-000000000002"]);
+    assert!(dead.0.lock().expect("lock").is_empty(), "a transient failure is not dead-lettered");
+    assert!(store.inner.get_match("m-101").await.expect("read").is_some());
+    assert!(store.inner.get_match("m-103").await.expect("read").is_some());
+    assert!(store.inner.get_match("m-flaky").await.expect("read").is_none());
+    // The response serialises as Lambda expects it.
+    let json = serde_json::to_value(&response).expect("json");
+    assert_eq!(json["batchItemFailures"][0]["itemIdentifier"], "0f6c1d0e-6a4b-4f0e-9c1e-000000000002");
+}
+
+/// GM-5 on a warm function: a malformed record is refused with its field named
+/// and dead-lettered (not retried); the next record on the same instance is scored.
+#[tokio::test]
+async fn malformed_then_valid_on_a_warm_function() {
+    let store = EmbeddedStore::in_memory().expect("store");
+    let dead = Collected::default();
+    let first = handle(&store, &dead, event("malformed-record.json")).await;
+    assert!(first.batch_item_failures.is_empty(), "never retried");
+    {
+        let letters = dead.0.lock().expect("lock");
+        assert_eq!(letters.len(), 1);
+        assert!(letters[0].1.contains("players[0].stones_on_board"), "{}", letters[0].1);
+        assert!(letters[0].1.contains("SG-1"), "{}", letters[0].1);
+        assert!(letters[0].0.contains("\"m-201\""), "the original body is kept");
+    }
+    assert!(store.get_match("m-201").await.expect("read").is_none(), "nothing written");
+    let second = handle(&store, &dead, event("valid-record.json")).await;
+    assert!(second.batch_item_failures.is_empty());
+    let stored = store.get_match("m-202").await.expect("read").expect("scored");
+    assert_eq!(stored.result.players[0].points, 311);
+    assert_eq!(dead.0.lock().expect("lock").len(), 1);
+}
+
+/// GM-3: the same batch delivered twice applies each match once.
+#[tokio::test]
+async fn redelivered_batch_applies_once() {
+    let store = EmbeddedStore::in_memory().expect("store");
+    let dead = Collected::default();
+    for _ in 0..2 {
+        let r = handle(&store, &dead, event("valid-record.json")).await;
+        assert!(r.batch_item_failures.is_empty());
+    }
+    let b = store.get_balances(Game::Seega, &["p-7"]).await.expect("read");
+    assert_eq!(b[0].points, 311);
+}
