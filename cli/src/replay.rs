@@ -47,8 +47,10 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
     };
     let total = std::io::BufReader::new(open()?).lines().count() as u64;
     let bar = ProgressBar::new(total).with_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let started = std::time::Instant::now();
     let mut summary = Summary::default();
@@ -63,7 +65,12 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
     }
     bar.finish_and_clear();
     let elapsed = started.elapsed();
-    println!("replayed {} records from {} in {:.2?}", summary.lines, file.display(), elapsed);
+    println!(
+        "replayed {} records from {} in {:.2?}",
+        summary.lines,
+        file.display(),
+        elapsed
+    );
     println!("  scored      {}", summary.scored);
     println!("  void        {}", summary.void);
     println!("  duplicates  {}", summary.duplicates);
@@ -73,7 +80,10 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
         println!("    {n:>5}  {reason}");
     }
     if summary.failed > 0 {
-        println!("  FAILED      {} (store errors; replay again to finish them)", summary.failed);
+        println!(
+            "  FAILED      {} (store errors; replay again to finish them)",
+            summary.failed
+        );
     }
     Ok(())
 }
@@ -95,7 +105,12 @@ fn tally(summary: &mut Summary, outcome: Result<Scored, ServiceError>) {
         Ok(Scored::Applied(_)) => summary.scored += 1,
         Ok(Scored::Duplicate(_)) => summary.duplicates += 1,
         Err(ServiceError::Conflict { .. }) => summary.conflicts += 1,
-        Err(ServiceError::Invalid(e)) => *summary.refused.entry(format!("{} ({})", e.field, e.rule)).or_default() += 1,
+        Err(ServiceError::Invalid(e)) => {
+            *summary
+                .refused
+                .entry(format!("{} ({})", e.field, e.rule))
+                .or_default() += 1
+        }
         Err(e) => {
             tracing::error!(error = %e, "record failed");
             summary.failed += 1;
@@ -112,11 +127,15 @@ pub async fn dry_run(store: &dyn Store) -> Result<(), CliError> {
     let valid = record.validate().map_err(|e| CliError::Refused(e.into()))?;
     if let Some(stored) = store.get_match(&valid.match_id).await? {
         let same = stored.content_hash == valid.content_hash;
-        let out = json!({"dry_run": true, "already_scored": true, "same_content": same, "result": stored.result});
+        let out =
+            json!({"dry_run": true, "already_scored": true, "same_content": same, "result": stored.result});
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return Ok(());
     }
-    let ids = [valid.players[0].player_id.as_str(), valid.players[1].player_id.as_str()];
+    let ids = [
+        valid.players[0].player_id.as_str(),
+        valid.players[1].player_id.as_str(),
+    ];
     let balances = store.get_balances(valid.game, &ids).await?;
     let result = preview(&record, [balances[0].points, balances[1].points]).map_err(CliError::Refused)?;
     let out = json!({"dry_run": true, "already_scored": false, "result": result});

@@ -14,8 +14,7 @@ use podium_service::boards::{around_me, match_result, profile, top_page};
 use podium_service::score::{score_match, Scored};
 use podium_service::ServiceError;
 use podium_store::{
-    Balance, BoardKey, CommitOutcome, MatchCommit, ResultStore, ScoreStore, Store,
-    StoreError, StoredMatch,
+    Balance, BoardKey, CommitOutcome, MatchCommit, ResultStore, ScoreStore, Store, StoreError, StoredMatch,
 };
 
 use crate::fixtures::{at, close_loss, record, rout, seed_balance};
@@ -30,7 +29,11 @@ async fn balance<S: Store + ?Sized>(store: &S, player: &str) -> i64 {
 async fn assert_ledger_matches_balance<S: Store + ?Sized>(store: &S, player: &str) {
     let entries = store.ledger_entries(SEEGA, player).await.expect("ledger");
     let sum: i64 = entries.iter().map(|e| e.applied).sum();
-    assert_eq!(sum, balance(store, player).await, "GM-4 for {player}: {entries:?}");
+    assert_eq!(
+        sum,
+        balance(store, player).await,
+        "GM-4 for {player}: {entries:?}"
+    );
 }
 
 /// GM-3: the same match delivered 20 times at once is applied once, and every
@@ -47,13 +50,22 @@ pub async fn concurrent_duplicates_apply_once<S: Store + 'static>(store: S) {
         .into_iter()
         .map(|j| j.expect("task").expect("scored"))
         .collect();
-    let applied = outcomes.iter().filter(|o| matches!(o, Scored::Applied(_))).count();
+    let applied = outcomes
+        .iter()
+        .filter(|o| matches!(o, Scored::Applied(_)))
+        .count();
     assert_eq!(applied, 1, "exactly one delivery applies the match");
     let first = outcomes[0].result().clone();
-    assert!(outcomes.iter().all(|o| *o.result() == first), "every delivery gets the first result");
+    assert!(
+        outcomes.iter().all(|o| *o.result() == first),
+        "every delivery gets the first result"
+    );
     assert_eq!(balance(store.as_ref(), "alice").await, 311);
     assert_eq!(balance(store.as_ref(), "bob").await, 0);
-    assert_eq!(store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(), 1);
+    assert_eq!(
+        store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(),
+        1
+    );
     assert_ledger_matches_balance(store.as_ref(), "alice").await;
 }
 
@@ -97,7 +109,10 @@ pub async fn lost_reply_retry_does_not_double<S: Store>(store: S) {
     };
     let r = rout("m-lost", "alice", "bob", at(0));
     let first = score_match(&flaky, &r).await;
-    assert!(matches!(first, Err(ServiceError::Store(_))), "the caller saw a failure: {first:?}");
+    assert!(
+        matches!(first, Err(ServiceError::Store(_))),
+        "the caller saw a failure: {first:?}"
+    );
     let retry = score_match(&flaky, &r).await.expect("retry");
     assert!(matches!(retry, Scored::Duplicate(_)), "{retry:?}");
     assert_eq!(retry.result().players[0].points, 311);
@@ -106,14 +121,21 @@ pub async fn lost_reply_retry_does_not_double<S: Store>(store: S) {
 }
 
 fn applied_of(result: &MatchResult, player: &str) -> i64 {
-    result.players.iter().find(|p| p.player_id == player).expect("player").applied
+    result
+        .players
+        .iter()
+        .find(|p| p.player_id == player)
+        .expect("player")
+        .applied
 }
 
 /// SG-7: a player at 50 who loses a match worth −123 ends at 0; the ledger keeps
 /// nominal −123 and applied −50.
 pub async fn floor_at_zero<S: Store>(store: S) {
     seed_balance(&store, "carol", 50, 1_000).await;
-    let scored = score_match(&store, &rout("m-floor", "dave", "carol", at(0))).await.expect("scored");
+    let scored = score_match(&store, &rout("m-floor", "dave", "carol", at(0)))
+        .await
+        .expect("scored");
     assert_eq!(applied_of(scored.result(), "carol"), -50);
     assert_eq!(balance(&store, "carol").await, 0);
     let entries = store.ledger_entries(SEEGA, "carol").await.expect("ledger");
@@ -127,7 +149,10 @@ pub async fn floor_at_zero<S: Store>(store: S) {
 pub async fn floor_two_concurrent_losses<S: Store + 'static>(store: S) {
     let store = Arc::new(store);
     seed_balance(store.as_ref(), "carol", 50, 1_000).await;
-    let matches = [rout("m-l1", "dave", "carol", at(0)), rout("m-l2", "erin", "carol", at(1))];
+    let matches = [
+        rout("m-l1", "dave", "carol", at(0)),
+        rout("m-l2", "erin", "carol", at(1)),
+    ];
     let tasks = matches.into_iter().map(|r| {
         let store = Arc::clone(&store);
         tokio::spawn(async move { score_match(store.as_ref(), &r).await })
@@ -140,38 +165,60 @@ pub async fn floor_two_concurrent_losses<S: Store + 'static>(store: S) {
     applied.sort();
     assert_eq!(applied, [-50, 0]);
     assert_eq!(balance(store.as_ref(), "carol").await, 0);
-    assert_eq!(balance(store.as_ref(), "dave").await + balance(store.as_ref(), "erin").await, 622);
+    assert_eq!(
+        balance(store.as_ref(), "dave").await + balance(store.as_ref(), "erin").await,
+        622
+    );
     assert_ledger_matches_balance(store.as_ref(), "carol").await;
 }
 
 /// SG-7 for a new player: a first match lost by −75 leaves balance 0, nominal −75,
 /// applied 0, and the player is listed on the board at 0 (LB-2).
 pub async fn new_player_first_loss<S: Store>(store: S) {
-    let scored = score_match(&store, &close_loss("m-new", "frank", "gina", at(0))).await.expect("scored");
-    let gina = scored.result().players.iter().find(|p| p.player_id == "gina").expect("gina");
+    let scored = score_match(&store, &close_loss("m-new", "frank", "gina", at(0)))
+        .await
+        .expect("scored");
+    let gina = scored
+        .result()
+        .players
+        .iter()
+        .find(|p| p.player_id == "gina")
+        .expect("gina");
     assert_eq!((gina.points, gina.applied, gina.balance_after), (-75, 0, Some(0)));
     assert_eq!(gina.points_shown, "\u{2212}75");
     assert_eq!(balance(&store, "gina").await, 0);
     let e = &store.ledger_entries(SEEGA, "gina").await.expect("ledger")[0];
     assert_eq!((e.nominal, e.applied, e.balance_after), (-75, 0, 0));
     let page = top_page(&store, SEEGA, 10, None, at(1)).await.expect("page");
-    let listed: Vec<_> = page.entries.iter().map(|e| (e.player_id.as_str(), e.value, e.rank)).collect();
+    let listed: Vec<_> = page
+        .entries
+        .iter()
+        .map(|e| (e.player_id.as_str(), e.value, e.rank))
+        .collect();
     assert_eq!(listed, [("frank", 287, 1), ("gina", 0, 2)]);
 }
 
 /// GM-3: the same match id with other content is a conflict and writes nothing.
 pub async fn conflict_writes_nothing<S: Store>(store: S) {
-    score_match(&store, &rout("m-c", "alice", "bob", at(0))).await.expect("first");
+    score_match(&store, &rout("m-c", "alice", "bob", at(0)))
+        .await
+        .expect("first");
     let mut other = rout("m-c", "alice", "bob", at(0));
     other.players[0].moves += 1;
     let err = score_match(&store, &other).await.expect_err("conflict");
     assert!(matches!(err, ServiceError::Conflict { .. }), "{err:?}");
     assert_eq!(balance(&store, "alice").await, 311);
-    assert_eq!(store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(), 1);
+    assert_eq!(
+        store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(),
+        1
+    );
     // Same content, reformatted on the wire: a duplicate, not a conflict.
     let json = serde_json::to_string_pretty(&rout("m-c", "alice", "bob", at(0))).expect("json");
     let reparsed = podium_rules::record::MatchRecord::from_json(json.as_bytes()).expect("parse");
-    assert!(matches!(score_match(&store, &reparsed).await, Ok(Scored::Duplicate(_))));
+    assert!(matches!(
+        score_match(&store, &reparsed).await,
+        Ok(Scored::Duplicate(_))
+    ));
 }
 
 /// GM-5: a refused record writes nothing.
@@ -199,7 +246,11 @@ pub async fn void_match_changes_nothing<S: Store>(store: S) {
     assert_eq!(scored.result().status, MatchStatus::Void);
     assert!(matches!(score_match(&store, &r).await, Ok(Scored::Duplicate(_))));
     assert!(store.get_balance(SEEGA, "alice").await.expect("read").is_none());
-    assert!(top_page(&store, SEEGA, 10, None, at(1)).await.expect("page").entries.is_empty());
+    assert!(top_page(&store, SEEGA, 10, None, at(1))
+        .await
+        .expect("page")
+        .entries
+        .is_empty());
 }
 
 /// LB-2: A 101, B 100, C 100, D 99, B at 100 before C → ranks 1, 2, 2, 4 in that order,
@@ -210,26 +261,43 @@ pub async fn ties_share_rank<S: Store>(store: S) {
     seed_balance(&store, "A", 101, 9_000).await;
     seed_balance(&store, "B", 100, 3_000).await;
     let page = top_page(&store, SEEGA, 10, None, at(0)).await.expect("page");
-    let got: Vec<_> = page.entries.iter().map(|e| (e.player_id.as_str(), e.rank)).collect();
+    let got: Vec<_> = page
+        .entries
+        .iter()
+        .map(|e| (e.player_id.as_str(), e.rank))
+        .collect();
     assert_eq!(got, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
     let me = around_me(&store, SEEGA, "C", 5, at(0)).await.expect("around me");
     assert_eq!(me.me.rank, 2);
-    let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.as_str(), e.rank)).collect();
+    let got: Vec<_> = me
+        .entries
+        .iter()
+        .map(|e| (e.player_id.as_str(), e.rank))
+        .collect();
     assert_eq!(got, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
     let me = around_me(&store, SEEGA, "D", 1, at(0)).await.expect("around me");
-    let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.as_str(), e.rank)).collect();
+    let got: Vec<_> = me
+        .entries
+        .iter()
+        .map(|e| (e.player_id.as_str(), e.rank))
+        .collect();
     assert_eq!(got, [("C", 2), ("D", 4)]);
 }
 
 /// LB-3: page size 2 over 500, 400, 400, 400, 300 → pages (1, 2), (2, 2), (5).
 pub async fn pages_carry_ranks<S: Store>(store: S) {
-    for (i, (p, v)) in [("p1", 500), ("p2", 400), ("p3", 400), ("p4", 400), ("p5", 300)].iter().enumerate() {
+    for (i, (p, v)) in [("p1", 500), ("p2", 400), ("p3", 400), ("p4", 400), ("p5", 300)]
+        .iter()
+        .enumerate()
+    {
         seed_balance(&store, p, *v, 1_000 + i as i64).await;
     }
     let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let page = top_page(&store, SEEGA, 2, cursor.as_deref(), at(0)).await.expect("page");
+        let page = top_page(&store, SEEGA, 2, cursor.as_deref(), at(0))
+            .await
+            .expect("page");
         pages.push(page.entries.iter().map(|e| e.rank).collect::<Vec<_>>());
         match page.next_cursor {
             Some(c) => cursor = Some(c),
@@ -255,12 +323,16 @@ pub async fn walk_meets_everyone_once<S: Store>(store: S) {
     }
     expected.sort_by(listing_order);
     let mut counter = RankCounter::top();
-    let expected_ranks: Vec<(String, u64)> =
-        expected.iter().map(|s| (s.player_id.clone(), counter.next(s.value))).collect();
+    let expected_ranks: Vec<(String, u64)> = expected
+        .iter()
+        .map(|s| (s.player_id.clone(), counter.next(s.value)))
+        .collect();
     let mut walked = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let page = top_page(&store, SEEGA, 5, cursor.as_deref(), at(0)).await.expect("page");
+        let page = top_page(&store, SEEGA, 5, cursor.as_deref(), at(0))
+            .await
+            .expect("page");
         walked.extend(page.entries.iter().map(|e| (e.player_id.clone(), e.rank)));
         match page.next_cursor {
             Some(c) => cursor = Some(c),
@@ -272,31 +344,50 @@ pub async fn walk_meets_everyone_once<S: Store>(store: S) {
     assert_eq!(unique.len(), 37);
     let ranks: BTreeMap<_, _> = expected_ranks.iter().cloned().collect();
     for probe in ["w00", "w13", "w36"] {
-        let me = around_me(&store, SEEGA, probe, 3, at(0)).await.expect("around me");
+        let me = around_me(&store, SEEGA, probe, 3, at(0))
+            .await
+            .expect("around me");
         assert_eq!(me.me.rank, ranks[probe]);
-        let at_me = expected_ranks.iter().position(|(p, _)| p == probe).expect("listed");
+        let at_me = expected_ranks
+            .iter()
+            .position(|(p, _)| p == probe)
+            .expect("listed");
         let lo = at_me.saturating_sub(3);
         let hi = (at_me + 4).min(expected_ranks.len());
         let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.clone(), e.rank)).collect();
         assert_eq!(got, expected_ranks[lo..hi].to_vec(), "around {probe}");
     }
     assert_eq!(
-        store.count_before(SEEGA, &BoardKey::first_of_value(i64::MAX)).await.expect("count"),
+        store
+            .count_before(SEEGA, &BoardKey::first_of_value(i64::MAX))
+            .await
+            .expect("count"),
         0
     );
 }
 
 /// The "+311" screen: a finished match's result is readable by its two players only.
 pub async fn match_result_for_its_players_only<S: Store>(store: S) {
-    score_match(&store, &rout("m-r", "alice", "bob", at(0))).await.expect("scored");
+    score_match(&store, &rout("m-r", "alice", "bob", at(0)))
+        .await
+        .expect("scored");
     let r = match_result(&store, "alice", "m-r").await.expect("alice sees it");
     assert_eq!(r.players[0].points_shown, "+311");
     assert_eq!(r.players[1].points_shown, "\u{2212}123");
     assert!(match_result(&store, "bob", "m-r").await.is_ok());
-    assert!(matches!(match_result(&store, "mallory", "m-r").await, Err(ServiceError::NotFound(_))));
-    assert!(matches!(match_result(&store, "alice", "m-none").await, Err(ServiceError::NotFound(_))));
+    assert!(matches!(
+        match_result(&store, "mallory", "m-r").await,
+        Err(ServiceError::NotFound(_))
+    ));
+    assert!(matches!(
+        match_result(&store, "alice", "m-none").await,
+        Err(ServiceError::NotFound(_))
+    ));
     let p = profile(&store, SEEGA, "alice").await.expect("profile");
-    assert_eq!((p.balance, p.rank_id, p.rank_name_en, p.badge), (311, "member", "Member", "1 star"));
+    assert_eq!(
+        (p.balance, p.rank_id, p.rank_name_en, p.badge),
+        (311, "member", "Member", "1 star")
+    );
     let p = profile(&store, SEEGA, "nobody").await.expect("profile");
     assert_eq!(p.balance, 0);
 }
@@ -314,7 +405,17 @@ pub async fn concurrent_matches_keep_the_ledger<S: Store + 'static>(store: S) {
         let r = if i % 3 == 0 {
             close_loss(&format!("m-{i}"), w, l, at(i as i64))
         } else {
-            record(&format!("m-{i}"), w, l, 10 + (i % 14) as u32, 24, 600, 5, 40, at(i as i64))
+            record(
+                &format!("m-{i}"),
+                w,
+                l,
+                10 + (i % 14) as u32,
+                24,
+                600,
+                5,
+                40,
+                at(i as i64),
+            )
         };
         tokio::spawn(async move { score_match(store.as_ref(), &r).await })
     });

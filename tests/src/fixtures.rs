@@ -16,7 +16,10 @@ pub const DYNAMODB_ENDPOINT_VAR: &str = "PODIUM_TEST_DYNAMODB_ENDPOINT";
 
 /// 2026-11-30T10:00:00Z plus `minutes`.
 pub fn at(minutes: i64) -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).single().unwrap_or_default() + Duration::minutes(minutes)
+    Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0)
+        .single()
+        .unwrap_or_default()
+        + Duration::minutes(minutes)
 }
 
 /// A finished Seega match, every stone placed (48): `winner` captured
@@ -54,10 +57,7 @@ pub fn record(
             },
         ],
         stones_placed: 48,
-        outcome: Outcome::Win {
-            winner: winner.into(),
-            reason: EndReason::Completed,
-        },
+        outcome: Outcome::win(winner, EndReason::Completed),
     }
 }
 
@@ -78,7 +78,10 @@ static SEEDS: AtomicU64 = AtomicU64::new(0);
 /// store's own atomic commit (a ledger entry of source `seed` keeps GM-4 true).
 pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, points: i64, reached_at_ms: i64) {
     let n = SEEDS.fetch_add(1, Ordering::Relaxed);
-    let current = store.get_balances(Game::Seega, &[player]).await.expect("read balance");
+    let current = store
+        .get_balances(Game::Seega, &[player])
+        .await
+        .expect("read balance");
     let before = current[0].points;
     let seed_id = format!("seed-{player}-{n}");
     let when = DateTime::from_timestamp_millis(reached_at_ms).unwrap_or_default();
@@ -109,7 +112,10 @@ pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, point
             balance_after: points,
         }],
     };
-    assert_eq!(store.commit_match(&commit).await.expect("seed"), CommitOutcome::Committed);
+    assert_eq!(
+        store.commit_match(&commit).await.expect("seed"),
+        CommitOutcome::Committed
+    );
 }
 
 /// A fresh embedded store in memory.
@@ -132,7 +138,11 @@ pub async fn dynamodb() -> DynamoStore {
         .endpoint_url(endpoint)
         .region(aws_config::Region::new("us-east-1"))
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "local", "local", None, None, "dynamodb-local",
+            "local",
+            "local",
+            None,
+            None,
+            "dynamodb-local",
         ))
         .load()
         .await;
@@ -142,6 +152,9 @@ pub async fn dynamodb() -> DynamoStore {
         TABLES.fetch_add(1, Ordering::Relaxed)
     );
     let store = DynamoStore::from_sdk_config(&config, table);
-    store.ensure_table().await.expect("create table on DynamoDB Local");
+    store
+        .ensure_table()
+        .await
+        .expect("create table on DynamoDB Local");
     store
 }

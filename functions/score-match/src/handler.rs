@@ -32,7 +32,13 @@ pub async fn handle<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
     dead_letters: &D,
     event: SqsEvent,
 ) -> SqsBatchResponse {
-    let outcomes = join_all(event.records.iter().map(|m| handle_record(store, dead_letters, m))).await;
+    let outcomes = join_all(
+        event
+            .records
+            .iter()
+            .map(|m| handle_record(store, dead_letters, m)),
+    )
+    .await;
     let mut response = SqsBatchResponse::default();
     for (message, outcome) in event.records.iter().zip(outcomes) {
         if outcome == RecordOutcome::Retry {
@@ -69,7 +75,11 @@ pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
             let reason = e.to_string();
             match dead_letters.send(body, &reason).await {
                 Ok(()) => {
-                    tracing::warn!(message_id, reason, "record refused, sent to the dead-letter queue");
+                    tracing::warn!(
+                        message_id,
+                        reason,
+                        "record refused, sent to the dead-letter queue"
+                    );
                     RecordOutcome::DeadLettered(reason)
                 }
                 Err(dl) => {

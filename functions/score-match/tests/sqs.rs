@@ -24,7 +24,10 @@ struct Collected(Mutex<Vec<(String, String)>>);
 #[async_trait]
 impl DeadLetters for Collected {
     async fn send(&self, body: &str, reason: &str) -> Result<(), FunctionError> {
-        self.0.lock().expect("lock").push((body.to_string(), reason.to_string()));
+        self.0
+            .lock()
+            .expect("lock")
+            .push((body.to_string(), reason.to_string()));
         Ok(())
     }
 }
@@ -68,15 +71,25 @@ async fn middle_record_transient_failure_reports_only_it() {
     };
     let dead = Collected::default();
     let response = handle(&store, &dead, event("batch-middle-transient.json")).await;
-    let failed: Vec<_> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
+    let failed: Vec<_> = response
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.as_str())
+        .collect();
     assert_eq!(failed, ["0f6c1d0e-6a4b-4f0e-9c1e-000000000002"]);
-    assert!(dead.0.lock().expect("lock").is_empty(), "a transient failure is not dead-lettered");
+    assert!(
+        dead.0.lock().expect("lock").is_empty(),
+        "a transient failure is not dead-lettered"
+    );
     assert!(store.inner.get_match("m-101").await.expect("read").is_some());
     assert!(store.inner.get_match("m-103").await.expect("read").is_some());
     assert!(store.inner.get_match("m-flaky").await.expect("read").is_none());
     // The response serialises as Lambda expects it.
     let json = serde_json::to_value(&response).expect("json");
-    assert_eq!(json["batchItemFailures"][0]["itemIdentifier"], "0f6c1d0e-6a4b-4f0e-9c1e-000000000002");
+    assert_eq!(
+        json["batchItemFailures"][0]["itemIdentifier"],
+        "0f6c1d0e-6a4b-4f0e-9c1e-000000000002"
+    );
 }
 
 /// GM-5 on a warm function: a malformed record is refused with its field named
@@ -90,11 +103,18 @@ async fn malformed_then_valid_on_a_warm_function() {
     {
         let letters = dead.0.lock().expect("lock");
         assert_eq!(letters.len(), 1);
-        assert!(letters[0].1.contains("players[0].stones_on_board"), "{}", letters[0].1);
+        assert!(
+            letters[0].1.contains("players[0].stones_on_board"),
+            "{}",
+            letters[0].1
+        );
         assert!(letters[0].1.contains("SG-1"), "{}", letters[0].1);
         assert!(letters[0].0.contains("\"m-201\""), "the original body is kept");
     }
-    assert!(store.get_match("m-201").await.expect("read").is_none(), "nothing written");
+    assert!(
+        store.get_match("m-201").await.expect("read").is_none(),
+        "nothing written"
+    );
     let second = handle(&store, &dead, event("valid-record.json")).await;
     assert!(second.batch_item_failures.is_empty());
     let stored = store.get_match("m-202").await.expect("read").expect("scored");

@@ -42,7 +42,10 @@ async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
             }],
             ledger: Vec::new(),
         };
-        assert_eq!(store.commit_match(&commit).await.expect("seed"), CommitOutcome::Committed);
+        assert_eq!(
+            store.commit_match(&commit).await.expect("seed"),
+            CommitOutcome::Committed
+        );
     }
     store
 }
@@ -60,7 +63,12 @@ async fn identity_comes_from_the_verified_jwt_only() {
     let v = body(resp.body());
     assert_eq!(v["me"]["player_id"], "alice");
     assert_eq!(v["me"]["rank"], 2);
-    let around: Vec<_> = v["entries"].as_array().expect("entries").iter().map(|e| e["player_id"].clone()).collect();
+    let around: Vec<_> = v["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["player_id"].clone())
+        .collect();
     assert_eq!(around, ["mallory", "alice", "bob"]);
 }
 
@@ -85,5 +93,8 @@ async fn top_page_and_bad_limit() {
     assert_eq!(v["entries"][0]["value_shown"], "500");
     let resp = podium_http::handle(&store, request("top-page-bad-limit.json")).await;
     assert_eq!(resp.status(), 400);
-    assert!(body(resp.body())["message"].as_str().expect("message").starts_with("limit:"));
+    assert!(body(resp.body())["message"]
+        .as_str()
+        .expect("message")
+        .starts_with("limit:"));
 }

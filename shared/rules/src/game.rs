@@ -25,8 +25,13 @@ impl Game {
 
     /// The game for a wire id, if known.
     pub fn from_id(id: &str) -> Option<Game> {
-        [Game::Seega, Game::DotsAndBoxes, Game::Minesweeper, Game::MahjongRivals]
-            .into_iter()
-            .find(|g| g.id() == id)
+        [
+            Game::Seega,
+            Game::DotsAndBoxes,
+            Game::Minesweeper,
+            Game::MahjongRivals,
+        ]
+        .into_iter()
+        .find(|g| g.id() == id)
     }
 }

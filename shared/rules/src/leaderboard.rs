@@ -91,17 +91,20 @@ mod tests {
     /// LB-2: A 101, B 100, C 100, D 99 with B at 100 before C → 1, 2, 2, 4 in that order.
     #[test]
     fn ties_share_and_skip() {
-        let mut board = vec![s("D", 99, 1), s("C", 100, 5), s("A", 101, 9), s("B", 100, 3)];
+        let mut board = [s("D", 99, 1), s("C", 100, 5), s("A", 101, 9), s("B", 100, 3)];
         board.sort_by(listing_order);
         let mut c = RankCounter::top();
-        let ranked: Vec<_> = board.iter().map(|e| (e.player_id.as_str(), c.next(e.value))).collect();
+        let ranked: Vec<_> = board
+            .iter()
+            .map(|e| (e.player_id.as_str(), c.next(e.value)))
+            .collect();
         assert_eq!(ranked, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
     }
 
     /// LB-2: equal values reached at the same instant fall back to player id.
     #[test]
     fn player_id_breaks_full_ties() {
-        let mut board = vec![s("b", 5, 1), s("a", 5, 1)];
+        let mut board = [s("b", 5, 1), s("a", 5, 1)];
         board.sort_by(listing_order);
         assert_eq!(board[0].player_id, "a");
     }

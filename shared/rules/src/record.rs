@@ -71,11 +71,45 @@ pub struct PlayerRecord {
     pub stones_in_hand: u32,
 }
 
-/// The match's outcome as reported.
+/// The match's outcome as reported: `{"result": "win", "winner": ID, "reason": R}` or
+/// `{"result": "draw"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "result", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Outcome {
-    Win { winner: String, reason: EndReason },
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    pub result: ResultKind,
+    /// The winner's player id; required for `win`, absent for `draw`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// Why the match ended; required for `win`, absent for `draw`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<EndReason>,
+}
+
+impl Outcome {
+    /// A decided match.
+    pub fn win(winner: impl Into<String>, reason: EndReason) -> Self {
+        Outcome {
+            result: ResultKind::Win,
+            winner: Some(winner.into()),
+            reason: Some(reason),
+        }
+    }
+
+    /// A match reported as drawn.
+    pub fn draw() -> Self {
+        Outcome {
+            result: ResultKind::Draw,
+            winner: None,
+            reason: None,
+        }
+    }
+}
+
+/// `win` or `draw`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultKind {
+    Win,
     Draw,
 }
 
@@ -153,14 +187,20 @@ impl MatchRecord {
                 return Err(RuleError::new(
                     format!("players[{i}].stones_on_board"),
                     "SG-1",
-                    format!("{} stones is more than the {STONES_PER_PLAYER} a player has", p.stones_on_board),
+                    format!(
+                        "{} stones is more than the {STONES_PER_PLAYER} a player has",
+                        p.stones_on_board
+                    ),
                 ));
             }
             if p.stones_in_hand > STONES_PER_PLAYER {
                 return Err(RuleError::new(
                     format!("players[{i}].stones_in_hand"),
                     "SG-1",
-                    format!("{} stones is more than the {STONES_PER_PLAYER} a player has", p.stones_in_hand),
+                    format!(
+                        "{} stones is more than the {STONES_PER_PLAYER} a player has",
+                        p.stones_in_hand
+                    ),
                 ));
             }
             if p.stones_on_board + p.stones_in_hand > STONES_PER_PLAYER {
@@ -193,9 +233,29 @@ impl MatchRecord {
                 ),
             ));
         }
-        let outcome = match &self.outcome {
-            Outcome::Draw => ValidOutcome::Draw,
-            Outcome::Win { winner, reason } => {
+        let outcome = match (&self.outcome.result, &self.outcome.winner, self.outcome.reason) {
+            (ResultKind::Draw, None, None) => ValidOutcome::Draw,
+            (ResultKind::Draw, Some(_), _) => {
+                return Err(RuleError::new("outcome.winner", "GM-5", "a draw has no winner"))
+            }
+            (ResultKind::Draw, None, Some(_)) => {
+                return Err(RuleError::new(
+                    "outcome.reason",
+                    "GM-5",
+                    "a draw has no end reason",
+                ))
+            }
+            (ResultKind::Win, None, _) => {
+                return Err(RuleError::new("outcome.winner", "GM-5", "a win names its winner"))
+            }
+            (ResultKind::Win, Some(_), None) => {
+                return Err(RuleError::new(
+                    "outcome.reason",
+                    "GM-5",
+                    "a win names its end reason",
+                ))
+            }
+            (ResultKind::Win, Some(winner), Some(reason)) => {
                 let winner = if *winner == a.player_id {
                     0
                 } else if *winner == b.player_id {
@@ -207,10 +267,7 @@ impl MatchRecord {
                         format!("winner `{winner}` is not one of the match's players"),
                     ));
                 };
-                ValidOutcome::Win {
-                    winner,
-                    reason: *reason,
-                }
+                ValidOutcome::Win { winner, reason }
             }
         };
         Ok(ValidMatch {
@@ -273,5 +330,179 @@ fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
             "GM-5",
             format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-'"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn valid() -> Value {
+        json!({
+            "match_id": "m-1",
+            "game": "seega",
+            "started_at": "2026-11-30T10:00:00Z",
+            "ended_at": "2026-11-30T10:05:00Z",
+            "players": [
+                {"player_id": "p-1", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+                {"player_id": "p-2", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}
+            ],
+            "stones_placed": 48,
+            "outcome": {"result": "win", "winner": "p-1", "reason": "completed"}
+        })
+    }
+
+    /// Parses and validates; returns (field, rule) of the refusal.
+    fn refusal(v: &Value) -> (String, &'static str) {
+        let bytes = serde_json::to_vec(v).unwrap();
+        let e = match MatchRecord::from_json(&bytes) {
+            Err(e) => e,
+            Ok(r) => r.validate().expect_err("refused"),
+        };
+        (e.field, e.rule)
+    }
+
+    #[test]
+    fn valid_record_passes() {
+        let r = MatchRecord::from_json(valid().to_string().as_bytes()).unwrap();
+        let m = r.validate().unwrap();
+        assert_eq!(m.duration_ms, 300_000);
+        assert_eq!(
+            m.outcome,
+            ValidOutcome::Win {
+                winner: 0,
+                reason: EndReason::Completed
+            }
+        );
+    }
+
+    /// GM-5: each malformed field is refused, naming the field and the rule.
+    #[test]
+    fn refusals_name_field_and_rule() {
+        type Breaker = Box<dyn Fn(&mut Value)>;
+        let cases: Vec<(Breaker, &str, &str)> = vec![
+            (Box::new(|v| v["game"] = json!("chess")), "game", "GM-5"),
+            (Box::new(|v| v["game"] = json!("dots-and-boxes")), "game", "GM-5"),
+            (
+                Box::new(|v| v["players"][1]["player_id"] = json!("p-1")),
+                "players[1].player_id",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["players"][0]["stones_on_board"] = json!(25)),
+                "players[0].stones_on_board",
+                "SG-1",
+            ),
+            (
+                Box::new(|v| v["players"][1]["stones_in_hand"] = json!(25)),
+                "players[1].stones_in_hand",
+                "SG-1",
+            ),
+            (
+                Box::new(|v| v["players"][0]["stones_in_hand"] = json!(1)),
+                "players[0].stones_on_board",
+                "SG-1",
+            ),
+            (
+                Box::new(|v| v["players"][0]["moves"] = json!(10_001)),
+                "players[0].moves",
+                "SG-4",
+            ),
+            (
+                Box::new(|v| v["players"][0]["moves"] = json!(-1)),
+                "players[0].moves",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["players"][0]["moves"] = json!("20")),
+                "players[0].moves",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["ended_at"] = json!("2026-11-30T09:59:59Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["ended_at"] = json!("2026-12-01T10:00:01Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["started_at"] = json!("yesterday")),
+                "started_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["outcome"]["winner"] = json!("p-3")),
+                "outcome.winner",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["outcome"]["reason"] = json!("rage_quit")),
+                "outcome.reason",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["stones_placed"] = json!(47)),
+                "stones_placed",
+                "SG-1",
+            ),
+            (Box::new(|v| v["match_id"] = json!("")), "match_id", "GM-5"),
+            (Box::new(|v| v["match_id"] = json!("m#1")), "match_id", "GM-5"),
+            (
+                Box::new(|v| v["players"][0]["player_id"] = json!("x".repeat(129))),
+                "players[0].player_id",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| {
+                    v.as_object_mut().unwrap().remove("ended_at");
+                }),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| {
+                    v["players"][1].as_object_mut().unwrap().remove("moves");
+                }),
+                "players[1].moves",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["players"].as_array_mut().unwrap().truncate(1)),
+                "players",
+                "GM-5",
+            ),
+            (Box::new(|v| v["points"] = json!(9999)), "points", "GM-5"),
+        ];
+        for (break_it, field, rule) in cases {
+            let mut v = valid();
+            break_it(&mut v);
+            assert_eq!(refusal(&v), (field.to_string(), rule), "{v}");
+        }
+    }
+
+    /// GM-1: a record cannot carry points; unknown fields are refused, not ignored.
+    #[test]
+    fn unknown_fields_are_refused() {
+        let mut v = valid();
+        v["players"][0]["points"] = json!(1_000_000);
+        assert_eq!(refusal(&v).1, "GM-5");
+        assert!(refusal(&v).0.starts_with("players[0]"));
+    }
+
+    /// GM-3: the content hash ignores formatting and time-zone spelling, not content.
+    #[test]
+    fn content_hash() {
+        let a = MatchRecord::from_json(valid().to_string().as_bytes()).unwrap();
+        let mut v = valid();
+        v["started_at"] = json!("2026-11-30T12:00:00+02:00");
+        let b = MatchRecord::from_json(serde_json::to_string_pretty(&v).unwrap().as_bytes()).unwrap();
+        assert_eq!(a.content_hash(), b.content_hash());
+        v["players"][0]["moves"] = json!(21);
+        let c = MatchRecord::from_json(v.to_string().as_bytes()).unwrap();
+        assert_ne!(a.content_hash(), c.content_hash());
     }
 }

@@ -122,10 +122,7 @@ mod tests {
                 },
             ],
             stones_placed: placed,
-            outcome: Outcome::Win {
-                winner: "w".into(),
-                reason: EndReason::Completed,
-            },
+            outcome: Outcome::win("w", EndReason::Completed),
         }
     }
 
@@ -139,8 +136,17 @@ mod tests {
     /// SG-8: the seed page's examples (5 minutes, 20 moves each).
     #[test]
     fn seed_examples() {
-        for (wc, lc, w, l) in [(24, 0, 311, -123), (24, 12, 287, -75), (16, 8, 263, -75), (12, 4, 255, -83)] {
-            assert_eq!(points(&record(wc, lc, 300, 20, 48)), (w, l), "winner captured {wc}, loser {lc}");
+        for (wc, lc, w, l) in [
+            (24, 0, 311, -123),
+            (24, 12, 287, -75),
+            (16, 8, 263, -75),
+            (12, 4, 255, -83),
+        ] {
+            assert_eq!(
+                points(&record(wc, lc, 300, 20, 48)),
+                (w, l),
+                "winner captured {wc}, loser {lc}"
+            );
         }
     }
 
@@ -159,14 +165,14 @@ mod tests {
         r.players[0].stones_in_hand = 22;
         r.players[1].stones_on_board = 1;
         r.players[1].stones_in_hand = 23;
-        assert_eq!(score(&r.validate().unwrap()), Scoring::Void(VoidReason::TooFewStones));
+        assert_eq!(
+            score(&r.validate().unwrap()),
+            Scoring::Void(VoidReason::TooFewStones)
+        );
         r.players[1].stones_on_board = 2;
         r.players[1].stones_in_hand = 22;
         r.stones_placed = 4;
-        r.outcome = Outcome::Win {
-            winner: "l".into(),
-            reason: EndReason::Resigned,
-        };
+        r.outcome = Outcome::win("l", EndReason::Resigned);
         assert!(matches!(score(&r.validate().unwrap()), Scoring::Decided(_)));
     }
 
@@ -174,7 +180,7 @@ mod tests {
     #[test]
     fn draw_is_void() {
         let mut r = record(10, 10, 300, 20, 48);
-        r.outcome = Outcome::Draw;
+        r.outcome = Outcome::draw();
         assert_eq!(score(&r.validate().unwrap()), Scoring::Void(VoidReason::Draw));
     }
 
@@ -182,10 +188,7 @@ mod tests {
     #[test]
     fn turn_timeout_scores_like_a_win() {
         let mut r = record(24, 0, 300, 20, 48);
-        r.outcome = Outcome::Win {
-            winner: "w".into(),
-            reason: EndReason::TurnTimeout,
-        };
+        r.outcome = Outcome::win("w", EndReason::TurnTimeout);
         assert_eq!(points(&r), (311, -123));
     }
 

@@ -23,14 +23,32 @@ pub const RANKS: [Rank; 12] = [
     rank("sergeant", "رقيب", "Sergeant", 5_000, "2 stars"),
     rank("warrant_officer", "مساعد", "Warrant Officer", 20_000, "3 stars"),
     rank("lieutenant", "ملازم", "Lieutenant", 100_000, "4 stars"),
-    rank("first_lieutenant", "ملازم أول", "First Lieutenant", 200_000, "5 stars"),
+    rank(
+        "first_lieutenant",
+        "ملازم أول",
+        "First Lieutenant",
+        200_000,
+        "5 stars",
+    ),
     rank("captain", "نقيب", "Captain", 400_000, "1 eagle, 4 stars"),
     rank("major", "رائد", "Major", 700_000, "2 eagles, 3 stars"),
-    rank("lieutenant_colonel", "مقدّم", "Lieutenant Colonel", 1_000_000, "3 eagles, 2 stars"),
+    rank(
+        "lieutenant_colonel",
+        "مقدّم",
+        "Lieutenant Colonel",
+        1_000_000,
+        "3 eagles, 2 stars",
+    ),
     rank("colonel", "عقيد", "Colonel", 1_500_000, "4 eagles, 1 star"),
     rank("brigadier", "عميد", "Brigadier", 2_000_000, "5 eagles"),
     rank("commander", "قائد", "Commander", 3_000_000, "horse"),
-    rank("supreme_commander", "قائد أعلى", "Supreme Commander", 5_000_000, "crowned lion"),
+    rank(
+        "supreme_commander",
+        "قائد أعلى",
+        "Supreme Commander",
+        5_000_000,
+        "crowned lion",
+    ),
 ];
 
 const fn rank(

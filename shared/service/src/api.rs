@@ -43,7 +43,11 @@ pub struct ApiResponse {
 }
 
 /// Answers one request. `now` is the read instant reported as `as_of`.
-pub async fn handle<S: BoardStore + ResultStore + ?Sized>(store: &S, req: &ApiRequest, now: DateTime<Utc>) -> ApiResponse {
+pub async fn handle<S: BoardStore + ResultStore + ?Sized>(
+    store: &S,
+    req: &ApiRequest,
+    now: DateTime<Utc>,
+) -> ApiResponse {
     match route(store, req, now).await {
         Ok(body) => ApiResponse { status: 200, body },
         Err(e) => error_response(&e),
@@ -81,7 +85,10 @@ async fn route<S: BoardStore + ResultStore + ?Sized>(
     let segments: Vec<&str> = req.path.trim_matches('/').split('/').collect();
     let known = matches!(
         segments.as_slice(),
-        ["v1", "leaderboards", _] | ["v1", "leaderboards", _, "me"] | ["v1", "me"] | ["v1", "me", "matches", _]
+        ["v1", "leaderboards", _]
+            | ["v1", "leaderboards", _, "me"]
+            | ["v1", "me"]
+            | ["v1", "me", "matches", _]
     );
     if !known {
         return Err(ServiceError::NotFound(format!("route {}", req.path)));
@@ -111,7 +118,13 @@ async fn route<S: BoardStore + ResultStore + ?Sized>(
     }
 }
 
-fn int_param(req: &ApiRequest, field: &'static str, default: usize, min: usize, max: usize) -> Result<usize, ServiceError> {
+fn int_param(
+    req: &ApiRequest,
+    field: &'static str,
+    default: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ServiceError> {
     match req.query.get(field) {
         None => Ok(default),
         Some(raw) => match raw.parse::<usize>() {

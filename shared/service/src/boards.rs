@@ -176,7 +176,12 @@ pub async fn around_me<S: BoardStore + ?Sized>(
     let top_rank = match window.first() {
         None => my_rank,
         Some(top) if top.value == me.points => my_rank,
-        Some(top) => store.count_before(game, &BoardKey::first_of_value(top.value)).await? + 1,
+        Some(top) => {
+            store
+                .count_before(game, &BoardKey::first_of_value(top.value))
+                .await?
+                + 1
+        }
     };
     let start = position.saturating_sub(window.len() as u64);
     window.push(my_key.clone().into_standing());
@@ -211,7 +216,11 @@ async fn futures_join<A, B, C, D>(
 }
 
 /// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read.
-pub async fn profile<S: BoardStore + ?Sized>(store: &S, game: Game, player_id: &str) -> Result<Profile, ServiceError> {
+pub async fn profile<S: BoardStore + ?Sized>(
+    store: &S,
+    game: Game,
+    player_id: &str,
+) -> Result<Profile, ServiceError> {
     let balance = store.get_balance(game, player_id).await?.map_or(0, |b| b.points);
     let r = rank_for(balance);
     Ok(Profile {

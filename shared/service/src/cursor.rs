@@ -33,7 +33,9 @@ impl Cursor {
             field: "cursor",
             message: message.to_string(),
         };
-        let bytes = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad("not a cursor of this API"))?;
+        let bytes = URL_SAFE_NO_PAD
+            .decode(s)
+            .map_err(|_| bad("not a cursor of this API"))?;
         let c: Cursor = serde_json::from_slice(&bytes).map_err(|_| bad("not a cursor of this API"))?;
         if c.b != board {
             return Err(bad("cursor belongs to another board"));

@@ -45,7 +45,10 @@ impl Scored {
 /// Errors: [`ServiceError::Invalid`] (names field and rule; nothing written),
 /// [`ServiceError::Conflict`] (same id, other content; nothing written), and the
 /// transient [`ServiceError::Store`] / [`ServiceError::Contended`].
-pub async fn score_match<S: ScoreStore + ?Sized>(store: &S, record: &MatchRecord) -> Result<Scored, ServiceError> {
+pub async fn score_match<S: ScoreStore + ?Sized>(
+    store: &S,
+    record: &MatchRecord,
+) -> Result<Scored, ServiceError> {
     let m = record.validate()?;
     let scoring = score(&m);
     for attempt in 0..MAX_ATTEMPTS {
@@ -81,7 +84,11 @@ fn same_or_conflict(stored: StoredMatch, m: &ValidMatch) -> Result<Scored, Servi
     }
 }
 
-async fn plan<S: ScoreStore + ?Sized>(store: &S, m: &ValidMatch, scoring: &Scoring) -> Result<MatchCommit, ServiceError> {
+async fn plan<S: ScoreStore + ?Sized>(
+    store: &S,
+    m: &ValidMatch,
+    scoring: &Scoring,
+) -> Result<MatchCommit, ServiceError> {
     if let Scoring::Void(_) = scoring {
         let s = settle(m, scoring, [0, 0]);
         return Ok(MatchCommit {

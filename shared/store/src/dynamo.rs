@@ -21,8 +21,8 @@ use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex,
-    KeySchemaElement, KeyType, Projection, ProjectionType, Put, ReturnConsumedCapacity,
-    ScalarAttributeType, Select, TransactWriteItem,
+    KeySchemaElement, KeyType, Projection, ProjectionType, Put, ReturnConsumedCapacity, ScalarAttributeType,
+    Select, TransactWriteItem,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
@@ -32,8 +32,7 @@ use podium_rules::result::{LedgerEntry, MatchResult};
 
 use crate::error::StoreError;
 use crate::model::{
-    board_shard, Balance, BalanceWrite, BoardKey, CommitOutcome, MatchCommit, StoredMatch,
-    BOARD_SHARDS,
+    board_shard, Balance, BalanceWrite, BoardKey, CommitOutcome, MatchCommit, StoredMatch, BOARD_SHARDS,
 };
 use crate::traits::{BoardStore, LedgerStore, ResultStore, ScoreStore};
 
@@ -188,7 +187,11 @@ impl DynamoStore {
             .index_name(BOARD_INDEX)
             .key_schema(key("board_shard", KeyType::Hash)?)
             .key_schema(key("board_key", KeyType::Range)?)
-            .projection(Projection::builder().projection_type(ProjectionType::KeysOnly).build())
+            .projection(
+                Projection::builder()
+                    .projection_type(ProjectionType::KeysOnly)
+                    .build(),
+            )
             .build()
             .map_err(|e| StoreError::dynamo("CreateTable", e))?;
         let result = self
@@ -207,8 +210,16 @@ impl DynamoStore {
             .await;
         match result {
             Ok(_) => Ok(()),
-            Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_in_use_exception()) => Ok(()),
-            Err(e) => Err(StoreError::dynamo("CreateTable", aws_sdk_dynamodb::error::DisplayErrorContext(e))),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_resource_in_use_exception()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(StoreError::dynamo(
+                "CreateTable",
+                aws_sdk_dynamodb::error::DisplayErrorContext(e),
+            )),
         }
     }
 
@@ -233,8 +244,16 @@ impl DynamoStore {
         Ok(out.item)
     }
 
-    async fn balance(&self, game: Game, player: &str, consistent: bool) -> Result<Option<Balance>, StoreError> {
-        let Some(item) = self.get_item(player_pk(player), balance_sk(game), consistent).await? else {
+    async fn balance(
+        &self,
+        game: Game,
+        player: &str,
+        consistent: bool,
+    ) -> Result<Option<Balance>, StoreError> {
+        let Some(item) = self
+            .get_item(player_pk(player), balance_sk(game), consistent)
+            .await?
+        else {
             return Ok(None);
         };
         Ok(Some(Balance {
@@ -278,7 +297,9 @@ impl DynamoStore {
                 .condition_expression("version = :v")
                 .expression_attribute_values(":v", n(w.expected_version))
         };
-        builder.build().map_err(|e| StoreError::dynamo("TransactWriteItems", e))
+        builder
+            .build()
+            .map_err(|e| StoreError::dynamo("TransactWriteItems", e))
     }
 
     fn ledger_put(&self, e: &LedgerEntry) -> Result<Put, StoreError> {
@@ -352,8 +373,8 @@ impl ResultStore for DynamoStore {
         let Some(item) = self.get_item(match_pk(match_id), "RESULT".into(), true).await? else {
             return Ok(None);
         };
-        let result: MatchResult =
-            serde_json::from_str(get_s(&item, "result")?).map_err(|e| StoreError::corrupt(match_pk(match_id), e))?;
+        let result: MatchResult = serde_json::from_str(get_s(&item, "result")?)
+            .map_err(|e| StoreError::corrupt(match_pk(match_id), e))?;
         Ok(Some(StoredMatch {
             content_hash: get_s(&item, "content_hash")?.to_string(),
             result,
@@ -365,7 +386,11 @@ impl ResultStore for DynamoStore {
 impl ScoreStore for DynamoStore {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
         let reads = players.iter().map(|p| async move {
-            Ok::<_, StoreError>(self.balance(game, p, true).await?.unwrap_or_else(|| Balance::absent(game, p)))
+            Ok::<_, StoreError>(
+                self.balance(game, p, true)
+                    .await?
+                    .unwrap_or_else(|| Balance::absent(game, p)),
+            )
         });
         try_join_all(reads).await
     }
@@ -388,11 +413,16 @@ impl ScoreStore for DynamoStore {
                     self.usage.record_write(out.consumed_capacity());
                     Ok(CommitOutcome::Committed)
                 }
-                Err(SdkError::ServiceError(e)) if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) => {
+                Err(SdkError::ServiceError(e))
+                    if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
+                {
                     self.usage.record_write(None);
                     Ok(CommitOutcome::MatchExists)
                 }
-                Err(e) => Err(StoreError::dynamo("PutItem", aws_sdk_dynamodb::error::DisplayErrorContext(e))),
+                Err(e) => Err(StoreError::dynamo(
+                    "PutItem",
+                    aws_sdk_dynamodb::error::DisplayErrorContext(e),
+                )),
             };
         }
         let mut items = vec![TransactWriteItem::builder()
@@ -406,7 +436,11 @@ impl ScoreStore for DynamoStore {
             )
             .build()];
         for w in &c.balances {
-            items.push(TransactWriteItem::builder().put(self.balance_put(game, w)?).build());
+            items.push(
+                TransactWriteItem::builder()
+                    .put(self.balance_put(game, w)?)
+                    .build(),
+            );
         }
         for e in &c.ledger {
             items.push(TransactWriteItem::builder().put(self.ledger_put(e)?).build());
@@ -490,7 +524,9 @@ impl BoardStore for DynamoStore {
                         .return_consumed_capacity(ReturnConsumedCapacity::Total)
                         .send()
                         .await
-                        .map_err(|e| StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+                        .map_err(|e| {
+                            StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e))
+                        })?;
                     self.usage.record_read(out.consumed_capacity());
                     total += u64::try_from(out.count()).unwrap_or(0);
                     match out.last_evaluated_key {
@@ -526,7 +562,9 @@ impl LedgerStore for DynamoStore {
             self.usage.record_read(page.consumed_capacity());
             for item in page.items() {
                 let raw = get_s(item, "entry")?;
-                out.push(serde_json::from_str(raw).map_err(|e| StoreError::corrupt(player_pk(player_id), e))?);
+                out.push(
+                    serde_json::from_str(raw).map_err(|e| StoreError::corrupt(player_pk(player_id), e))?,
+                );
             }
             match page.last_evaluated_key {
                 Some(k) if !k.is_empty() => start = Some(k),

@@ -10,9 +10,7 @@ use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::result::{LedgerEntry, MatchResult};
 use redb::backends::InMemoryBackend;
-use redb::{
-    ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
-};
+use redb::{ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
@@ -170,7 +168,12 @@ fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, S
         board.insert(board_entry(game, &key).as_str(), ())?;
     }
     for e in &c.ledger {
-        let key = format!("{}{}/{}", ledger_prefix(e.game, &e.player_id), e.source, e.source_id);
+        let key = format!(
+            "{}{}/{}",
+            ledger_prefix(e.game, &e.player_id),
+            e.source,
+            e.source_id
+        );
         items.insert(key.as_str(), encode(e).as_slice())?;
     }
     Ok(CommitOutcome::Committed)
@@ -316,7 +319,13 @@ impl LedgerStore for EmbeddedStore {
     }
 }
 
-type BoardEntry = Result<(redb::AccessGuard<'static, &'static str>, redb::AccessGuard<'static, ()>), redb::StorageError>;
+type BoardEntry = Result<
+    (
+        redb::AccessGuard<'static, &'static str>,
+        redb::AccessGuard<'static, ()>,
+    ),
+    redb::StorageError,
+>;
 
 fn collect(
     entries: impl Iterator<Item = BoardEntry>,

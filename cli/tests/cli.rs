@@ -1,0 +1,128 @@
+//! The `podium` binary as a user runs it: `score` on the seed page's examples,
+//! `generate` + `replay` on the embedded store.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+fn data_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("podium-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn podium(dir: &PathBuf, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(args)
+        .current_dir(dir)
+        .env("PODIUM_DATA", dir.join("podium.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("podium runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write");
+    child.wait_with_output().expect("podium exits")
+}
+
+fn seed_record(winner_captured: u32, loser_captured: u32) -> Value {
+    json!({
+        "match_id": format!("seed-{winner_captured}-{loser_captured}"),
+        "game": "seega",
+        "started_at": "2026-11-30T10:00:00Z",
+        "ended_at": "2026-11-30T10:05:00Z",
+        "players": [
+            {"player_id": "winner", "moves": 20, "stones_on_board": 24 - loser_captured, "stones_in_hand": 0},
+            {"player_id": "loser", "moves": 20, "stones_on_board": 24 - winner_captured, "stones_in_hand": 0}
+        ],
+        "stones_placed": 48,
+        "outcome": {"result": "win", "winner": "winner", "reason": "completed"}
+    })
+}
+
+/// SG-8: the seed page's examples through `podium score` (a dry run: nothing written).
+#[test]
+fn score_dry_runs_the_seed_examples() {
+    let dir = data_dir("score");
+    for (wc, lc, w, l) in [
+        (24, 0, "+311", "\u{2212}123"),
+        (24, 12, "+287", "\u{2212}75"),
+        (16, 8, "+263", "\u{2212}75"),
+        (12, 4, "+255", "\u{2212}83"),
+    ] {
+        let out = podium(&dir, &["score"], seed_record(wc, lc).to_string().as_bytes());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["dry_run"], true);
+        assert_eq!(v["result"]["players"][0]["points_shown"], w);
+        assert_eq!(v["result"]["players"][1]["points_shown"], l);
+        // A new player starts at 0: the loss applies nothing (SG-7).
+        assert_eq!(v["result"]["players"][1]["applied"], 0);
+    }
+}
+
+/// GM-5: `podium score` refuses a bad record with the field and rule, exit code 2.
+#[test]
+fn score_refuses_with_field_and_rule() {
+    let dir = data_dir("refuse");
+    let mut r = seed_record(24, 0);
+    r["players"][1]["player_id"] = json!("winner");
+    let out = podium(&dir, &["score"], r.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("players[1].player_id") && err.contains("GM-5"),
+        "{err}"
+    );
+}
+
+/// The walk-through: generate, replay twice (the second replay changes nothing).
+#[test]
+fn generate_then_replay_is_exactly_once() {
+    let dir = data_dir("replay");
+    let out = podium(
+        &dir,
+        &["generate", "--matches", "300", "--players", "40", "--seed", "7"],
+        b"",
+    );
+    assert!(out.status.success());
+    std::fs::write(dir.join("matches.jsonl"), &out.stdout).expect("write");
+    let lines = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    assert!(lines > 300, "duplicates and malformed records are mixed in");
+    let first = podium(&dir, &["replay", "matches.jsonl"], b"");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let first = String::from_utf8_lossy(&first.stdout).to_string();
+    assert!(first.contains("scored") && first.contains("refused"), "{first}");
+    let second = podium(&dir, &["replay", "matches.jsonl"], b"");
+    let second = String::from_utf8_lossy(&second.stdout).to_string();
+    let count = |s: &str, what: &str| -> u64 {
+        s.lines()
+            .find_map(|l| l.trim().strip_prefix(what).map(|n| n.trim().parse().unwrap_or(0)))
+            .unwrap_or(0)
+    };
+    assert_eq!(count(&second, "scored"), 0, "{second}");
+    assert_eq!(count(&second, "void"), 0, "{second}");
+    assert_eq!(
+        count(&second, "duplicates"),
+        count(&first, "scored") + count(&first, "void") + count(&first, "duplicates"),
+        "first: {first}\nsecond: {second}"
+    );
+}

@@ -1,0 +1,77 @@
+//! Measures what each operation costs on DynamoDB (requests and capacity units, as
+//! DynamoDB reports them with `ReturnConsumedCapacity: TOTAL`) on a board of
+//! `PLAYERS` players. Run with DynamoDB Local: `scripts/measure-cost`.
+
+use std::time::Instant;
+
+use podium_rules::game::Game;
+use podium_service::boards::{around_me, match_result, profile, top_page};
+use podium_service::score::score_match;
+use podium_store::dynamo::{DynamoStore, UsageSnapshot};
+use podium_tests::fixtures::{at, dynamodb, rout, seed_balance};
+
+const PLAYERS: usize = 1_000;
+
+fn row(what: &str, before: UsageSnapshot, store: &DynamoStore) {
+    let d = store.usage().since(&before);
+    println!(
+        "| {what} | {} | {:.1} | {:.1} |",
+        d.requests,
+        d.read_milli_units as f64 / 1000.0,
+        d.write_milli_units as f64 / 1000.0
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let store = dynamodb().await;
+    let started = Instant::now();
+    for i in 0..PLAYERS {
+        seed_balance(&store, &format!("p-{i:05}"), ((i * 7_919) % 5_000) as i64, 1_000 + i as i64).await;
+    }
+    eprintln!("seeded {PLAYERS} players in {:.1?}", started.elapsed());
+    let now = at(0);
+    println!("board of {PLAYERS} players, {} shards\n", podium_store::BOARD_SHARDS);
+    println!("| operation | requests | read units | write units |");
+    println!("|---|---|---|---|");
+
+    let before = store.usage();
+    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now)).await.expect("scored");
+    row("score a match (2 existing players)", before, &store);
+
+    let before = store.usage();
+    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now)).await.expect("duplicate");
+    row("the same match again (duplicate)", before, &store);
+
+    let before = store.usage();
+    score_match(&store, &rout("m-cost-new", "new-1", "new-2", now)).await.expect("scored");
+    row("score a match (2 new players)", before, &store);
+
+    let before = store.usage();
+    let mut void = rout("m-cost-void", "p-00003", "p-00004", now);
+    void.outcome = podium_rules::record::Outcome::draw();
+    score_match(&store, &void).await.expect("void");
+    row("score a void match", before, &store);
+
+    let before = store.usage();
+    let page = top_page(&store, Game::Seega, 50, None, now).await.expect("page");
+    row("GET /v1/leaderboards/seega (top 50)", before, &store);
+
+    let before = store.usage();
+    top_page(&store, Game::Seega, 50, page.next_cursor.as_deref(), now).await.expect("page 2");
+    row("GET /v1/leaderboards/seega?cursor= (next 50)", before, &store);
+
+    for probe in ["p-00000", "p-00500"] {
+        let before = store.usage();
+        let me = around_me(&store, Game::Seega, probe, 5, now).await.expect("around me");
+        row(&format!("GET /v1/leaderboards/seega/me (5 each side; rank {})", me.me.rank), before, &store);
+    }
+
+    let before = store.usage();
+    profile(&store, Game::Seega, "p-00001").await.expect("profile");
+    row("GET /v1/me", before, &store);
+
+    let before = store.usage();
+    match_result(&store, "p-00001", "m-cost").await.expect("result");
+    row("GET /v1/me/matches/{id}", before, &store);
+}
