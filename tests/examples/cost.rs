@@ -27,24 +27,39 @@ async fn main() {
     let store = dynamodb().await;
     let started = Instant::now();
     for i in 0..PLAYERS {
-        seed_balance(&store, &format!("p-{i:05}"), ((i * 7_919) % 5_000) as i64, 1_000 + i as i64).await;
+        seed_balance(
+            &store,
+            &format!("p-{i:05}"),
+            ((i * 7_919) % 5_000) as i64,
+            1_000 + i as i64,
+        )
+        .await;
     }
     eprintln!("seeded {PLAYERS} players in {:.1?}", started.elapsed());
     let now = at(0);
-    println!("board of {PLAYERS} players, {} shards\n", podium_store::BOARD_SHARDS);
+    println!(
+        "board of {PLAYERS} players, {} shards\n",
+        podium_store::BOARD_SHARDS
+    );
     println!("| operation | requests | read units | write units |");
     println!("|---|---|---|---|");
 
     let before = store.usage();
-    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now)).await.expect("scored");
+    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now))
+        .await
+        .expect("scored");
     row("score a match (2 existing players)", before, &store);
 
     let before = store.usage();
-    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now)).await.expect("duplicate");
+    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now))
+        .await
+        .expect("duplicate");
     row("the same match again (duplicate)", before, &store);
 
     let before = store.usage();
-    score_match(&store, &rout("m-cost-new", "new-1", "new-2", now)).await.expect("scored");
+    score_match(&store, &rout("m-cost-new", "new-1", "new-2", now))
+        .await
+        .expect("scored");
     row("score a match (2 new players)", before, &store);
 
     let before = store.usage();
@@ -58,13 +73,21 @@ async fn main() {
     row("GET /v1/leaderboards/seega (top 50)", before, &store);
 
     let before = store.usage();
-    top_page(&store, Game::Seega, 50, page.next_cursor.as_deref(), now).await.expect("page 2");
+    top_page(&store, Game::Seega, 50, page.next_cursor.as_deref(), now)
+        .await
+        .expect("page 2");
     row("GET /v1/leaderboards/seega?cursor= (next 50)", before, &store);
 
     for probe in ["p-00000", "p-00500"] {
         let before = store.usage();
-        let me = around_me(&store, Game::Seega, probe, 5, now).await.expect("around me");
-        row(&format!("GET /v1/leaderboards/seega/me (5 each side; rank {})", me.me.rank), before, &store);
+        let me = around_me(&store, Game::Seega, probe, 5, now)
+            .await
+            .expect("around me");
+        row(
+            &format!("GET /v1/leaderboards/seega/me (5 each side; rank {})", me.me.rank),
+            before,
+            &store,
+        );
     }
 
     let before = store.usage();

@@ -60,6 +60,7 @@ pub fn error_response(e: &ServiceError) -> ApiResponse {
         ServiceError::BadRequest { .. } | ServiceError::Invalid(_) => (400, e.to_string()),
         ServiceError::Unauthenticated => (401, e.to_string()),
         ServiceError::NotFound(_) => (404, e.to_string()),
+        ServiceError::MethodNotAllowed => (405, e.to_string()),
         ServiceError::Conflict { .. } => (409, e.to_string()),
         ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
         ServiceError::Store(err) => {
@@ -94,10 +95,7 @@ async fn route<S: BoardStore + ResultStore + ?Sized>(
         return Err(ServiceError::NotFound(format!("route {}", req.path)));
     }
     if req.method != "GET" {
-        return Err(ServiceError::BadRequest {
-            field: "method",
-            message: "only GET is served".into(),
-        });
+        return Err(ServiceError::MethodNotAllowed);
     }
     let player = req.player.as_deref().ok_or(ServiceError::Unauthenticated)?;
     match segments.as_slice() {

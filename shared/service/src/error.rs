@@ -20,6 +20,9 @@ pub enum ServiceError {
     /// No verified identity on the request (HTTP 401).
     #[error("unauthenticated: no verified player identity")]
     Unauthenticated,
+    /// The route exists but not for this HTTP method (HTTP 405).
+    #[error("method not allowed: only GET is served")]
+    MethodNotAllowed,
     /// Nothing to show the caller (HTTP 404).
     #[error("not found: {0}")]
     NotFound(String),
@@ -32,6 +35,15 @@ pub enum ServiceError {
 }
 
 impl ServiceError {
+    /// For logs: the refusal without the record's values (field and rule, or the
+    /// kind), so that no player data reaches the logs.
+    pub fn log_reason(&self) -> String {
+        match self {
+            ServiceError::Invalid(e) => format!("{} ({})", e.field, e.rule),
+            other => other.kind().to_string(),
+        }
+    }
+
     /// True when retrying the same input can never succeed (refused or conflicting record).
     pub fn is_permanent(&self) -> bool {
         matches!(self, ServiceError::Invalid(_) | ServiceError::Conflict { .. })
@@ -44,6 +56,7 @@ impl ServiceError {
             ServiceError::Conflict { .. } => "conflict",
             ServiceError::BadRequest { .. } => "bad_request",
             ServiceError::Unauthenticated => "unauthenticated",
+            ServiceError::MethodNotAllowed => "method_not_allowed",
             ServiceError::NotFound(_) => "not_found",
             ServiceError::Contended { .. } => "contended",
             ServiceError::Store(_) => "store",

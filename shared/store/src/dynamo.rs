@@ -460,11 +460,30 @@ impl ScoreStore for DynamoStore {
             Err(SdkError::ServiceError(e)) => match e.err() {
                 TransactWriteItemsError::TransactionCanceledException(t) => {
                     self.usage.record_write(None);
-                    let reasons = t.cancellation_reasons();
-                    if reasons.first().and_then(|r| r.code()) == Some("ConditionalCheckFailed") {
+                    let codes: Vec<&str> = t
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code().unwrap_or("None"))
+                        .collect();
+                    let retryable = |c: &&str| {
+                        matches!(
+                            *c,
+                            "None"
+                                | "ConditionalCheckFailed"
+                                | "TransactionConflict"
+                                | "ThrottlingError"
+                                | "ProvisionedThroughputExceeded"
+                        )
+                    };
+                    if codes.first() == Some(&"ConditionalCheckFailed") {
                         Ok(CommitOutcome::MatchExists)
-                    } else {
+                    } else if codes.iter().all(retryable) {
                         Ok(CommitOutcome::Contended)
+                    } else {
+                        Err(StoreError::dynamo(
+                            "TransactWriteItems",
+                            format!("cancelled: {codes:?}"),
+                        ))
                     }
                 }
                 other => Err(StoreError::dynamo("TransactWriteItems", other)),
