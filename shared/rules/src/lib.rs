@@ -5,6 +5,7 @@ pub mod display;
 pub mod error;
 pub mod game;
 pub mod leaderboard;
+pub mod period;
 pub mod record;
 pub mod result;
 pub mod seega;
