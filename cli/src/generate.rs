@@ -71,16 +71,23 @@ fn one_match(rng: &mut StdRng, skill: &[f64], i: usize, ended: DateTime<Utc>) ->
     let a_wins = rng.random_range(0.0..1.0) < p_a;
     let (w, l) = if a_wins { (a, b) } else { (b, a) };
     let minutes = rng.random_range(2..30);
-    let started = ended - Duration::seconds(minutes * 60 + rng.random_range(0..60));
+    let mut started = ended - Duration::seconds(minutes * 60 + rng.random_range(0..60));
     let moves = |rng: &mut StdRng| rng.random_range(8..60);
     let roll: f64 = rng.random_range(0.0..1.0);
     let (w_rec, l_rec, placed, outcome) = if roll < 0.02 {
         // Abandoned in placement before 4 stones: void (SG-5).
         let placed_w = rng.random_range(0..=2);
         let placed_l = rng.random_range(0..=(3 - placed_w).min(2));
-        let w_rec = player(w, 0, placed_w, 24 - placed_w);
-        let l_rec = player(l, 0, placed_l, 24 - placed_l);
-        (w_rec, l_rec, placed_w + placed_l, win(w, EndReason::Resigned))
+        // A few turns at most (60 s each, SG-9), one move a stone placed.
+        started = ended - Duration::seconds(rng.random_range(20..180));
+        let w_rec = player(w, placed_w, placed_w, 24 - placed_w);
+        let l_rec = player(l, placed_l, placed_l, 24 - placed_l);
+        let reason = if rng.random_bool(0.5) {
+            EndReason::Resigned
+        } else {
+            EndReason::TurnTimeout
+        };
+        (w_rec, l_rec, placed_w + placed_l, win(w, reason))
     } else if roll < 0.04 {
         // Resigned or timed out during placement, after 4 stones: counts (SG-6).
         let placed_w = rng.random_range(2..24);
@@ -90,9 +97,10 @@ fn one_match(rng: &mut StdRng, skill: &[f64], i: usize, ended: DateTime<Utc>) ->
         } else {
             EndReason::TurnTimeout
         };
+        started = ended - Duration::seconds(i64::from(placed_w + placed_l) * rng.random_range(5..40));
         (
-            player(w, 0, placed_w, 24 - placed_w),
-            player(l, 0, placed_l, 24 - placed_l),
+            player(w, placed_w, placed_w, 24 - placed_w),
+            player(l, placed_l, placed_l, 24 - placed_l),
             placed_w + placed_l,
             win(w, reason),
         )

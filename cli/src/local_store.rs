@@ -10,9 +10,14 @@ use podium_store::Store;
 
 use crate::error::CliError;
 
-/// Opens the configured store; on DynamoDB, creates the table if it is missing.
-pub async fn open() -> Result<Arc<dyn Store>, CliError> {
+/// Opens the configured store; on DynamoDB, creates the table if it is missing and
+/// `create` is set (a dry run reads only).
+pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {
     match config::local_store() {
+        LocalStore::Embedded(path) if !create && !path.exists() => {
+            // A dry run with no data yet: an empty store, and no file left behind.
+            Ok(Arc::new(EmbeddedStore::in_memory()?))
+        }
         LocalStore::Embedded(path) => {
             tracing::info!(path = %path.display(), "embedded store");
             Ok(Arc::new(EmbeddedStore::open(&path)?))
@@ -21,7 +26,9 @@ pub async fn open() -> Result<Arc<dyn Store>, CliError> {
             tracing::info!(%endpoint, %table, "DynamoDB store");
             let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
             let store = DynamoStore::from_sdk_config(&aws, table);
-            store.ensure_table().await?;
+            if create {
+                store.ensure_table().await?;
+            }
             Ok(Arc::new(store))
         }
     }

@@ -66,9 +66,9 @@ async fn main() {
 
 async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Serve { port } => serve::serve(local_store::open().await?, port).await,
-        Command::Replay { file } => replay::replay(local_store::open().await?.as_ref(), &file).await,
-        Command::Score => replay::dry_run(local_store::open().await?.as_ref()).await,
+        Command::Serve { port } => serve::serve(local_store::open(true).await?, port).await,
+        Command::Replay { file } => replay::replay(local_store::open(true).await?.as_ref(), &file).await,
+        Command::Score => replay::dry_run(local_store::open(false).await?.as_ref()).await,
         Command::Generate {
             matches,
             players,

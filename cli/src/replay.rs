@@ -45,7 +45,8 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
             source,
         })
     };
-    let total = std::io::BufReader::new(open()?).lines().count() as u64;
+    // Lines as bytes: a line that is not UTF-8 is a refused record, not the end of the replay.
+    let total = std::io::BufReader::new(open()?).split(b'\n').count() as u64;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} eta {eta}",
@@ -54,10 +55,13 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
     );
     let started = std::time::Instant::now();
     let mut summary = Summary::default();
-    for line in std::io::BufReader::new(open()?).lines() {
-        let line = line?;
+    for (n, line) in std::io::BufReader::new(open()?).split(b'\n').enumerate() {
+        let mut line = line?;
+        if n == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+            line.drain(..3); // a UTF-8 byte order mark
+        }
         bar.inc(1);
-        if line.trim().is_empty() {
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         summary.lines += 1;
@@ -88,11 +92,11 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-async fn score_line(store: &dyn Store, line: &str) -> Result<Scored, ServiceError> {
-    let record = MatchRecord::from_json(line.as_bytes())?;
+async fn score_line(store: &dyn Store, line: &[u8]) -> Result<Scored, ServiceError> {
+    let record = MatchRecord::from_json(line)?;
     let mut attempt = 1;
     loop {
-        match score_match(store, &record).await {
+        match score_match(store, &record, chrono::Utc::now()).await {
             Err(e) if !e.is_permanent() && attempt < TRANSIENT_ATTEMPTS => attempt += 1,
             other => return other,
         }
@@ -124,11 +128,15 @@ pub async fn dry_run(store: &dyn Store) -> Result<(), CliError> {
     let mut input = Vec::new();
     std::io::stdin().lock().read_to_end(&mut input)?;
     let record = MatchRecord::from_json(&input).map_err(|e| CliError::Refused(e.into()))?;
-    let valid = record.validate().map_err(|e| CliError::Refused(e.into()))?;
+    let now = chrono::Utc::now();
+    let valid = record.validate(now).map_err(|e| CliError::Refused(e.into()))?;
     if let Some(stored) = store.get_match(&valid.match_id).await? {
-        let same = stored.content_hash == valid.content_hash;
-        let out =
-            json!({"dry_run": true, "already_scored": true, "same_content": same, "result": stored.result});
+        if stored.content_hash != valid.content_hash {
+            return Err(CliError::Refused(ServiceError::Conflict {
+                match_id: valid.match_id,
+            }));
+        }
+        let out = json!({"dry_run": true, "already_scored": true, "result": stored.result});
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return Ok(());
     }
@@ -137,7 +145,8 @@ pub async fn dry_run(store: &dyn Store) -> Result<(), CliError> {
         valid.players[1].player_id.as_str(),
     ];
     let balances = store.get_balances(valid.game, &ids).await?;
-    let result = preview(&record, [balances[0].points, balances[1].points]).map_err(CliError::Refused)?;
+    let result =
+        preview(&record, [balances[0].points, balances[1].points], now).map_err(CliError::Refused)?;
     let out = json!({"dry_run": true, "already_scored": false, "result": result});
     println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     Ok(())

@@ -21,7 +21,7 @@ use crate::error::CliError;
 pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let player = value.strip_prefix("Dev ")?.trim();
-    (!player.is_empty()).then(|| player.to_string())
+    podium_rules::record::is_valid_id(player).then(|| player.to_string())
 }
 
 async fn any_route(
@@ -45,7 +45,12 @@ async fn any_route(
 /// Serves until interrupted.
 pub async fn serve(store: Arc<dyn Store>, port: u16) -> Result<(), CliError> {
     let app = axum::Router::new().fallback(any_route).with_state(store);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|source| CliError::File {
+            path: format!("127.0.0.1:{port} (another server there? pick a port with --port)"),
+            source,
+        })?;
     let addr = listener.local_addr()?;
     eprintln!("podium serving on http://{addr}");
     eprintln!(
@@ -69,6 +74,8 @@ mod tests {
         h.insert("authorization", "Dev p-0001".parse().unwrap());
         assert_eq!(dev_identity(&h).as_deref(), Some("p-0001"));
         h.insert("authorization", "Dev  ".parse().unwrap());
+        assert_eq!(dev_identity(&h), None);
+        h.insert("authorization", "Dev bad id!".parse().unwrap());
         assert_eq!(dev_identity(&h), None);
     }
 }

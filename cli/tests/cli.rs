@@ -39,8 +39,8 @@ fn seed_record(winner_captured: u32, loser_captured: u32) -> Value {
     json!({
         "match_id": format!("seed-{winner_captured}-{loser_captured}"),
         "game": "seega",
-        "started_at": "2026-11-30T10:00:00Z",
-        "ended_at": "2026-11-30T10:05:00Z",
+        "started_at": "2026-11-29T10:00:00Z",
+        "ended_at": "2026-11-29T10:05:00Z",
         "players": [
             {"player_id": "winner", "moves": 20, "stones_on_board": 24 - loser_captured, "stones_in_hand": 0},
             {"player_id": "loser", "moves": 20, "stones_on_board": 24 - winner_captured, "stones_in_hand": 0}
@@ -69,6 +69,40 @@ fn score_dry_runs_the_seed_examples() {
         // A new player starts at 0: the loss applies nothing (SG-7).
         assert_eq!(v["result"]["players"][1]["applied"], 0);
     }
+}
+
+/// A dry run leaves no data behind; a conflicting re-use of a stored id is refused (GM-3).
+#[test]
+fn score_writes_nothing_and_refuses_conflicts() {
+    let dir = data_dir("dry");
+    let out = podium(&dir, &["score"], seed_record(24, 0).to_string().as_bytes());
+    assert!(out.status.success());
+    assert!(!dir.join("podium.redb").exists(), "a dry run creates no store");
+    let line = format!("{}\n", seed_record(24, 0));
+    std::fs::write(dir.join("one.jsonl"), &line).expect("write");
+    assert!(podium(&dir, &["replay", "one.jsonl"], b"").status.success());
+    let mut other = seed_record(24, 0);
+    other["players"][0]["moves"] = json!(21);
+    let out = podium(&dir, &["score"], other.to_string().as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("conflict"));
+}
+
+/// GM-5: a line that is not UTF-8 is one refused record; the replay goes on.
+#[test]
+fn replay_survives_bad_bytes() {
+    let dir = data_dir("bytes");
+    let mut file = b"\xEF\xBB\xBF".to_vec();
+    file.extend(format!("{}\n", seed_record(24, 0)).as_bytes());
+    file.extend(b"{\"match_id\": \"m-\xff\"}\n\n");
+    file.extend(format!("{}\n", seed_record(16, 8)).as_bytes());
+    std::fs::write(dir.join("mixed.jsonl"), &file).expect("write");
+    let out = podium(&dir, &["replay", "mixed.jsonl"], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("replayed 3 records"), "{text}");
+    assert!(text.contains("scored      2"), "{text}");
+    assert!(text.contains("refused     1"), "{text}");
 }
 
 /// GM-5: `podium score` refuses a bad record with the field and rule, exit code 2.

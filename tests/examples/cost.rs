@@ -37,6 +37,7 @@ async fn main() {
     }
     eprintln!("seeded {PLAYERS} players in {:.1?}", started.elapsed());
     let now = at(0);
+    let clock = podium_tests::fixtures::now();
     println!(
         "board of {PLAYERS} players, {} shards\n",
         podium_store::BOARD_SHARDS
@@ -45,19 +46,19 @@ async fn main() {
     println!("|---|---|---|---|");
 
     let before = store.usage();
-    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now))
+    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now), clock)
         .await
         .expect("scored");
     row("score a match (2 existing players)", before, &store);
 
     let before = store.usage();
-    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now))
+    score_match(&store, &rout("m-cost", "p-00001", "p-00002", now), clock)
         .await
         .expect("duplicate");
     row("the same match again (duplicate)", before, &store);
 
     let before = store.usage();
-    score_match(&store, &rout("m-cost-new", "new-1", "new-2", now))
+    score_match(&store, &rout("m-cost-new", "new-1", "new-2", now), clock)
         .await
         .expect("scored");
     row("score a match (2 new players)", before, &store);
@@ -65,7 +66,7 @@ async fn main() {
     let before = store.usage();
     let mut void = rout("m-cost-void", "p-00003", "p-00004", now);
     void.outcome = podium_rules::record::Outcome::draw();
-    score_match(&store, &void).await.expect("void");
+    score_match(&store, &void, clock).await.expect("void");
     row("score a void match", before, &store);
 
     let before = store.usage();

@@ -17,7 +17,7 @@ use podium_store::{
     Balance, BoardKey, CommitOutcome, MatchCommit, ResultStore, ScoreStore, Store, StoreError, StoredMatch,
 };
 
-use crate::fixtures::{at, close_loss, record, rout, seed_balance};
+use crate::fixtures::{at, close_loss, now, record, rout, seed_balance};
 
 const SEEGA: Game = Game::Seega;
 
@@ -43,7 +43,7 @@ pub async fn concurrent_duplicates_apply_once<S: Store + 'static>(store: S) {
     let r = rout("m-dup", "alice", "bob", at(0));
     let deliveries = (0..20).map(|_| {
         let (store, r) = (Arc::clone(&store), r.clone());
-        tokio::spawn(async move { score_match(store.as_ref(), &r).await })
+        tokio::spawn(async move { score_match(store.as_ref(), &r, now()).await })
     });
     let outcomes: Vec<Scored> = join_all(deliveries)
         .await
@@ -108,12 +108,12 @@ pub async fn lost_reply_retry_does_not_double<S: Store>(store: S) {
         lost: AtomicBool::new(false),
     };
     let r = rout("m-lost", "alice", "bob", at(0));
-    let first = score_match(&flaky, &r).await;
+    let first = score_match(&flaky, &r, now()).await;
     assert!(
         matches!(first, Err(ServiceError::Store(_))),
         "the caller saw a failure: {first:?}"
     );
-    let retry = score_match(&flaky, &r).await.expect("retry");
+    let retry = score_match(&flaky, &r, now()).await.expect("retry");
     assert!(matches!(retry, Scored::Duplicate(_)), "{retry:?}");
     assert_eq!(retry.result().players[0].points, 311);
     assert_eq!(balance(&flaky.inner, "alice").await, 311, "not doubled");
@@ -133,7 +133,7 @@ fn applied_of(result: &MatchResult, player: &str) -> i64 {
 /// nominal −123 and applied −50.
 pub async fn floor_at_zero<S: Store>(store: S) {
     seed_balance(&store, "carol", 50, 1_000).await;
-    let scored = score_match(&store, &rout("m-floor", "dave", "carol", at(0)))
+    let scored = score_match(&store, &rout("m-floor", "dave", "carol", at(0)), now())
         .await
         .expect("scored");
     assert_eq!(applied_of(scored.result(), "carol"), -50);
@@ -155,7 +155,7 @@ pub async fn floor_two_concurrent_losses<S: Store + 'static>(store: S) {
     ];
     let tasks = matches.into_iter().map(|r| {
         let store = Arc::clone(&store);
-        tokio::spawn(async move { score_match(store.as_ref(), &r).await })
+        tokio::spawn(async move { score_match(store.as_ref(), &r, now()).await })
     });
     let mut applied: Vec<i64> = join_all(tasks)
         .await
@@ -175,7 +175,7 @@ pub async fn floor_two_concurrent_losses<S: Store + 'static>(store: S) {
 /// SG-7 for a new player: a first match lost by −75 leaves balance 0, nominal −75,
 /// applied 0, and the player is listed on the board at 0 (LB-2).
 pub async fn new_player_first_loss<S: Store>(store: S) {
-    let scored = score_match(&store, &close_loss("m-new", "frank", "gina", at(0)))
+    let scored = score_match(&store, &close_loss("m-new", "frank", "gina", at(0)), now())
         .await
         .expect("scored");
     let gina = scored
@@ -200,12 +200,12 @@ pub async fn new_player_first_loss<S: Store>(store: S) {
 
 /// GM-3: the same match id with other content is a conflict and writes nothing.
 pub async fn conflict_writes_nothing<S: Store>(store: S) {
-    score_match(&store, &rout("m-c", "alice", "bob", at(0)))
+    score_match(&store, &rout("m-c", "alice", "bob", at(0)), now())
         .await
         .expect("first");
     let mut other = rout("m-c", "alice", "bob", at(0));
     other.players[0].moves += 1;
-    let err = score_match(&store, &other).await.expect_err("conflict");
+    let err = score_match(&store, &other, now()).await.expect_err("conflict");
     assert!(matches!(err, ServiceError::Conflict { .. }), "{err:?}");
     assert_eq!(balance(&store, "alice").await, 311);
     assert_eq!(
@@ -216,7 +216,7 @@ pub async fn conflict_writes_nothing<S: Store>(store: S) {
     let json = serde_json::to_string_pretty(&rout("m-c", "alice", "bob", at(0))).expect("json");
     let reparsed = podium_rules::record::MatchRecord::from_json(json.as_bytes()).expect("parse");
     assert!(matches!(
-        score_match(&store, &reparsed).await,
+        score_match(&store, &reparsed, now()).await,
         Ok(Scored::Duplicate(_))
     ));
 }
@@ -225,7 +225,7 @@ pub async fn conflict_writes_nothing<S: Store>(store: S) {
 pub async fn invalid_record_writes_nothing<S: Store>(store: S) {
     let mut r = rout("m-bad", "alice", "bob", at(0));
     r.players[1].player_id = "alice".into();
-    let err = score_match(&store, &r).await.expect_err("refused");
+    let err = score_match(&store, &r, now()).await.expect_err("refused");
     match err {
         ServiceError::Invalid(e) => assert_eq!((e.field.as_str(), e.rule), ("players[1].player_id", "GM-5")),
         other => panic!("{other:?}"),
@@ -242,9 +242,12 @@ pub async fn void_match_changes_nothing<S: Store>(store: S) {
     r.players[1].stones_on_board = 1;
     r.players[1].stones_in_hand = 23;
     r.stones_placed = 3;
-    let scored = score_match(&store, &r).await.expect("void");
+    let scored = score_match(&store, &r, now()).await.expect("void");
     assert_eq!(scored.result().status, MatchStatus::Void);
-    assert!(matches!(score_match(&store, &r).await, Ok(Scored::Duplicate(_))));
+    assert!(matches!(
+        score_match(&store, &r, now()).await,
+        Ok(Scored::Duplicate(_))
+    ));
     assert!(store.get_balance(SEEGA, "alice").await.expect("read").is_none());
     assert!(top_page(&store, SEEGA, 10, None, at(1))
         .await
@@ -368,7 +371,7 @@ pub async fn walk_meets_everyone_once<S: Store>(store: S) {
 
 /// The "+311" screen: a finished match's result is readable by its two players only.
 pub async fn match_result_for_its_players_only<S: Store>(store: S) {
-    score_match(&store, &rout("m-r", "alice", "bob", at(0)))
+    score_match(&store, &rout("m-r", "alice", "bob", at(0)), now())
         .await
         .expect("scored");
     let r = match_result(&store, "alice", "m-r").await.expect("alice sees it");
@@ -417,7 +420,7 @@ pub async fn concurrent_matches_keep_the_ledger<S: Store + 'static>(store: S) {
                 at(i as i64),
             )
         };
-        tokio::spawn(async move { score_match(store.as_ref(), &r).await })
+        tokio::spawn(async move { score_match(store.as_ref(), &r, now()).await })
     });
     for t in join_all(tasks).await {
         t.expect("task").expect("scored");

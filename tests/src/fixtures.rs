@@ -14,6 +14,13 @@ use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore};
 /// starts DynamoDB Local and sets it; without it the DynamoDB tests fail (never skip).
 pub const DYNAMODB_ENDPOINT_VAR: &str = "PODIUM_TEST_DYNAMODB_ENDPOINT";
 
+/// The server clock of the contract tests: 2027-01-01T00:00:00Z, after every match they score.
+pub fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+
 /// 2026-11-30T10:00:00Z plus `minutes`.
 pub fn at(minutes: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0)

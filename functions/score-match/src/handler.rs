@@ -7,6 +7,7 @@
 //!   in `batchItemFailures`, so SQS redelivers that record alone.
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
+use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use podium_rules::record::MatchRecord;
 use podium_service::score::{score_match, Scored};
@@ -14,6 +15,9 @@ use podium_service::ServiceError;
 use podium_store::ScoreStore;
 
 use crate::dead_letter::DeadLetters;
+
+/// The longest refusal reason sent with a dead letter, in characters.
+pub const MAX_REASON_CHARS: usize = 1_000;
 
 /// What became of one SQS record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,17 +30,18 @@ pub enum RecordOutcome {
     Retry,
 }
 
-/// Handles one batch; the response lists the records SQS must redeliver.
+/// Handles one batch at the server clock `now`; the response lists the records SQS must redeliver.
 pub async fn handle<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     event: SqsEvent,
+    now: DateTime<Utc>,
 ) -> SqsBatchResponse {
     let outcomes = join_all(
         event
             .records
             .iter()
-            .map(|m| handle_record(store, dead_letters, m)),
+            .map(|m| handle_record(store, dead_letters, m, now)),
     )
     .await;
     let mut response = SqsBatchResponse::default();
@@ -55,11 +60,14 @@ pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     message: &SqsMessage,
+    now: DateTime<Utc>,
 ) -> RecordOutcome {
     let message_id = message.message_id.as_deref().unwrap_or("");
     let body = message.body.as_deref().unwrap_or("");
     let result = match MatchRecord::from_json(body.as_bytes()) {
-        Ok(record) => score_match(store, &record).await.map(|s| (s, record.match_id)),
+        Ok(record) => score_match(store, &record, now)
+            .await
+            .map(|s| (s, record.match_id)),
         Err(e) => Err(ServiceError::Invalid(e)),
     };
     match result {
@@ -72,24 +80,35 @@ pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
             RecordOutcome::Duplicate
         }
         Err(e) if e.is_permanent() => {
-            let reason = e.to_string();
+            // The full reason (it may quote ids from the record) travels with the record
+            // to the dead-letter queue, cut to fit SQS's limits; the log gets only the
+            // field and rule, so no player data reaches the logs.
+            let reason: String = e.to_string().chars().take(MAX_REASON_CHARS).collect();
+            let logged = e.log_reason();
             match dead_letters.send(body, &reason).await {
                 Ok(()) => {
                     tracing::warn!(
                         message_id,
-                        reason,
+                        reason = logged,
                         "record refused, sent to the dead-letter queue"
                     );
                     RecordOutcome::DeadLettered(reason)
                 }
                 Err(dl) => {
-                    tracing::error!(message_id, reason, error = %dl, "dead-letter queue failed; record left for redelivery");
+                    tracing::error!(message_id, reason = logged, error = %dl, "dead-letter queue failed; record left for redelivery");
                     RecordOutcome::Retry
                 }
             }
         }
         Err(e) => {
-            tracing::warn!(message_id, error = %e, kind = e.kind(), "transient failure; record left for redelivery");
+            tracing::warn!(
+                message_id,
+                kind = e.kind(),
+                "transient failure; record left for redelivery"
+            );
+            if let ServiceError::Store(err) = &e {
+                tracing::warn!(message_id, error = %err, "store failure");
+            }
             RecordOutcome::Retry
         }
     }

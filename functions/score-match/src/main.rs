@@ -15,7 +15,7 @@ async fn main() -> Result<(), Error> {
     let dead_letters = SqsDeadLetters::new(aws_sdk_sqs::Client::new(&aws), dlq_url);
     let (store, dead_letters) = (&store, &dead_letters);
     run(service_fn(move |event: LambdaEvent<_>| async move {
-        Ok::<_, Error>(handler::handle(store, dead_letters, event.payload).await)
+        Ok::<_, Error>(handler::handle(store, dead_letters, event.payload, chrono::Utc::now()).await)
     }))
     .await
 }

@@ -11,6 +11,13 @@ use score_match::dead_letter::DeadLetters;
 use score_match::error::FunctionError;
 use score_match::handler::handle;
 
+/// The server clock in these tests: after every fixture's match.
+fn now() -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339("2026-12-01T00:00:00Z")
+        .expect("instant")
+        .to_utc()
+}
+
 fn event(name: &str) -> SqsEvent {
     let path = format!("{}/tests/events/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).expect("fixture");
@@ -70,7 +77,7 @@ async fn middle_record_transient_failure_reports_only_it() {
         failing_match: "m-flaky",
     };
     let dead = Collected::default();
-    let response = handle(&store, &dead, event("batch-middle-transient.json")).await;
+    let response = handle(&store, &dead, event("batch-middle-transient.json"), now()).await;
     let failed: Vec<_> = response
         .batch_item_failures
         .iter()
@@ -98,7 +105,7 @@ async fn middle_record_transient_failure_reports_only_it() {
 async fn malformed_then_valid_on_a_warm_function() {
     let store = EmbeddedStore::in_memory().expect("store");
     let dead = Collected::default();
-    let first = handle(&store, &dead, event("malformed-record.json")).await;
+    let first = handle(&store, &dead, event("malformed-record.json"), now()).await;
     assert!(first.batch_item_failures.is_empty(), "never retried");
     {
         let letters = dead.0.lock().expect("lock");
@@ -115,7 +122,7 @@ async fn malformed_then_valid_on_a_warm_function() {
         store.get_match("m-201").await.expect("read").is_none(),
         "nothing written"
     );
-    let second = handle(&store, &dead, event("valid-record.json")).await;
+    let second = handle(&store, &dead, event("valid-record.json"), now()).await;
     assert!(second.batch_item_failures.is_empty());
     let stored = store.get_match("m-202").await.expect("read").expect("scored");
     assert_eq!(stored.result.players[0].points, 311);
@@ -128,7 +135,7 @@ async fn redelivered_batch_applies_once() {
     let store = EmbeddedStore::in_memory().expect("store");
     let dead = Collected::default();
     for _ in 0..2 {
-        let r = handle(&store, &dead, event("valid-record.json")).await;
+        let r = handle(&store, &dead, event("valid-record.json"), now()).await;
         assert!(r.batch_item_failures.is_empty());
     }
     let b = store.get_balances(Game::Seega, &["p-7"]).await.expect("read");

@@ -7,8 +7,8 @@
 //! {
 //!   "match_id": "m-000123",
 //!   "game": "seega",
-//!   "started_at": "2026-11-30T10:00:00Z",
-//!   "ended_at": "2026-11-30T10:05:12Z",
+//!   "started_at": "2026-11-29T10:00:00Z",
+//!   "ended_at": "2026-11-29T10:05:12Z",
 //!   "players": [
 //!     {"player_id": "p-1", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
 //!     {"player_id": "p-2", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}
@@ -34,6 +34,8 @@ pub const STONES_PER_PLAYER: u32 = 24;
 pub const MAX_MOVES: u32 = 10_000;
 /// The longest match accepted, in milliseconds (24 hours; GM-5 range).
 pub const MAX_DURATION_MS: i64 = 24 * 60 * 60 * 1000;
+/// How far after the server's clock a match may end (clock skew), in milliseconds.
+pub const MAX_CLOCK_SKEW_MS: i64 = 5 * 60 * 1000;
 /// The longest id (match or player) accepted, in bytes.
 pub const MAX_ID_LEN: usize = 128;
 
@@ -47,8 +49,10 @@ pub struct MatchRecord {
     /// Game id, e.g. `seega` (LB-1 names).
     pub game: String,
     /// When the match started (RFC 3339, UTC on the wire).
+    #[serde(with = "rfc3339")]
     pub started_at: DateTime<Utc>,
     /// When the match ended (RFC 3339); the instant the result is dated by.
+    #[serde(with = "rfc3339")]
     pub ended_at: DateTime<Utc>,
     /// Exactly two players.
     pub players: Vec<PlayerRecord>,
@@ -126,6 +130,7 @@ impl MatchRecord {
     /// Parses one record from JSON. A shape error names the JSON path of the
     /// offending field (GM-5).
     pub fn from_json(bytes: &[u8]) -> Result<Self, RuleError> {
+        check_shape(bytes)?;
         let de = &mut serde_json::Deserializer::from_slice(bytes);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -145,8 +150,9 @@ impl MatchRecord {
     }
 
     /// Checks every field against the rules (GM-5, SG-1, SG-4) and returns the match in
-    /// its validated form. Errors name the first offending field and the rule.
-    pub fn validate(&self) -> Result<ValidMatch, RuleError> {
+    /// its validated form; `now` is the server's clock (a match cannot end more than
+    /// [`MAX_CLOCK_SKEW_MS`] after it). Errors name the first offending field and the rule.
+    pub fn validate(&self, now: DateTime<Utc>) -> Result<ValidMatch, RuleError> {
         check_id("match_id", &self.match_id)?;
         let game = Game::from_id(&self.game)
             .ok_or_else(|| RuleError::new("game", "GM-5", format!("unknown game `{}`", self.game)))?;
@@ -157,13 +163,24 @@ impl MatchRecord {
                 format!("matches of `{}` are not scored by this service yet", self.game),
             ));
         }
-        let duration_ms = (self.ended_at - self.started_at).num_milliseconds();
-        if duration_ms < 0 {
+        if self.started_at < earliest_instant() {
+            return Err(RuleError::new(
+                "started_at",
+                "GM-5",
+                "before 2020-01-01T00:00:00Z",
+            ));
+        }
+        if self.ended_at < self.started_at {
             return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
         }
-        if duration_ms > MAX_DURATION_MS {
+        let duration = self.ended_at - self.started_at;
+        if duration > chrono::Duration::milliseconds(MAX_DURATION_MS) {
             return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
         }
+        if self.ended_at > now + chrono::Duration::milliseconds(MAX_CLOCK_SKEW_MS) {
+            return Err(RuleError::new("ended_at", "GM-5", "ends in the future"));
+        }
+        let duration_ms = duration.num_milliseconds();
         let [a, b] = match self.players.as_slice() {
             [a, b] => [a, b],
             other => {
@@ -212,6 +229,19 @@ impl MatchRecord {
                         p.stones_on_board, p.stones_in_hand
                     ),
                 ));
+            }
+        }
+        // Captures happen only once every stone is placed: while stones are in hand,
+        // each player's stones are all on the board or in hand (SG-1, SG-6).
+        if a.stones_in_hand + b.stones_in_hand > 0 {
+            for (i, p) in [a, b].into_iter().enumerate() {
+                if p.stones_on_board + p.stones_in_hand != STONES_PER_PLAYER {
+                    return Err(RuleError::new(
+                        format!("players[{i}].stones_on_board"),
+                        "SG-1",
+                        "stones are still in hand, so none can have been captured: on board plus in hand must be 24",
+                    ));
+                }
             }
         }
         if a.player_id == b.player_id {
@@ -292,6 +322,56 @@ impl MatchRecord {
     }
 }
 
+/// The earliest instant a record may name: 2020-01-01T00:00:00Z.
+fn earliest_instant() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_577_836_800, 0).unwrap_or_default()
+}
+
+/// A record must be one JSON object whose `players` are objects and whose `outcome`
+/// is an object, with nothing after it (GM-5): arrays in place of objects are refused.
+fn check_shape(bytes: &[u8]) -> Result<(), RuleError> {
+    let v: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| RuleError::new("record", "GM-5", format!("not one JSON value: {e}")))?;
+    let not_object = |field: String| RuleError::new(field, "GM-5", "must be a JSON object");
+    if !v.is_object() {
+        return Err(not_object("record".into()));
+    }
+    if let Some(players) = v.get("players").and_then(|p| p.as_array()) {
+        if let Some(i) = players.iter().position(|p| !p.is_object()) {
+            return Err(not_object(format!("players[{i}]")));
+        }
+    }
+    if v.get("outcome").is_some_and(|o| !o.is_object()) {
+        return Err(not_object("outcome".into()));
+    }
+    Ok(())
+}
+
+/// Strict RFC 3339 timestamps (`2026-11-30T10:00:00Z`, `...+02:00`), no leap seconds.
+mod rfc3339 {
+    use chrono::{DateTime, SecondsFormat, Timelike, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let raw = String::deserialize(d)?;
+        let strict = raw.len() >= 20
+            && raw.as_bytes()[10] == b'T'
+            && (raw.ends_with('Z') || raw.as_bytes()[raw.len() - 3] == b':');
+        let t = DateTime::parse_from_rfc3339(&raw)
+            .ok()
+            .filter(|_| strict)
+            .ok_or_else(|| serde::de::Error::custom("not an RFC 3339 timestamp like 2026-11-30T10:00:00Z"))?;
+        if t.nanosecond() >= 1_000_000_000 {
+            return Err(serde::de::Error::custom("leap seconds are not accepted"));
+        }
+        Ok(t.with_timezone(&Utc))
+    }
+}
+
 /// A match that passed [`MatchRecord::validate`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidMatch {
@@ -315,20 +395,25 @@ pub enum ValidOutcome {
     Draw,
 }
 
-/// Ids are 1–128 bytes of `A–Z a–z 0–9 . _ : -` (no `#`, which keys use as a separator).
-fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
-    let ok = !id.is_empty()
+/// True for a well-formed match or player id: 1–128 bytes of `A–Z a–z 0–9 . _ : - | @`
+/// (identity providers' subjects such as `auth0|5f7c…` included; no `#`, which keys
+/// use as a separator).
+pub fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
         && id.len() <= MAX_ID_LEN
         && id
             .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-'));
-    if ok {
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-' | b'|' | b'@'))
+}
+
+fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
+    if is_valid_id(id) {
         Ok(())
     } else {
         Err(RuleError::new(
             field,
             "GM-5",
-            format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-'"),
+            format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-', '|', '@'"),
         ))
     }
 }
@@ -337,6 +422,12 @@ fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    fn test_now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
 
     fn valid() -> Value {
         json!({
@@ -358,7 +449,7 @@ mod tests {
         let bytes = serde_json::to_vec(v).unwrap();
         let e = match MatchRecord::from_json(&bytes) {
             Err(e) => e,
-            Ok(r) => r.validate().expect_err("refused"),
+            Ok(r) => r.validate(test_now()).expect_err("refused"),
         };
         (e.field, e.rule)
     }
@@ -366,7 +457,7 @@ mod tests {
     #[test]
     fn valid_record_passes() {
         let r = MatchRecord::from_json(valid().to_string().as_bytes()).unwrap();
-        let m = r.validate().unwrap();
+        let m = r.validate(test_now()).unwrap();
         assert_eq!(m.duration_ms, 300_000);
         assert_eq!(
             m.outcome,
@@ -476,12 +567,79 @@ mod tests {
                 "GM-5",
             ),
             (Box::new(|v| v["points"] = json!(9999)), "points", "GM-5"),
+            (
+                Box::new(|v| v["ended_at"] = json!("2026-11-30T10:05:60Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["ended_at"] = json!("2026-11-30T10:05:00+0000")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["ended_at"] = json!("2026-11-30 10:05:00Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["ended_at"] = json!(" 2026-11-30T10:05:00Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["ended_at"] = json!("2027-01-01T00:05:00.001Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["started_at"] = json!("2019-12-31T23:59:59Z")),
+                "started_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["started_at"] = json!("2026-11-30T10:05:00.0009Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["started_at"] = json!("2026-11-29T10:04:59.9999Z")),
+                "ended_at",
+                "GM-5",
+            ),
+            (
+                Box::new(|v| v["players"][0] = json!(["p-1", 20, 24, 0])),
+                "players[0]",
+                "GM-5",
+            ),
+            (Box::new(|v| v["outcome"] = json!(["draw"])), "outcome", "GM-5"),
+            (Box::new(|v| *v = json!([v.clone()])), "record", "GM-5"),
+            (
+                Box::new(|v| {
+                    v["players"][1]["stones_on_board"] = json!(0);
+                    v["players"][1]["stones_in_hand"] = json!(2);
+                    v["stones_placed"] = json!(46);
+                }),
+                "players[1].stones_on_board",
+                "SG-1",
+            ),
         ];
         for (break_it, field, rule) in cases {
             let mut v = valid();
             break_it(&mut v);
             assert_eq!(refusal(&v), (field.to_string(), rule), "{v}");
         }
+    }
+
+    /// GM-5: one JSON object, nothing after it.
+    #[test]
+    fn trailing_data_is_refused() {
+        for tail in [" garbage", " {}", "\n{\"match_id\": \"m-2\"}"] {
+            let bytes = format!("{}{tail}", valid());
+            let e = MatchRecord::from_json(bytes.as_bytes()).unwrap_err();
+            assert_eq!((e.field.as_str(), e.rule), ("record", "GM-5"), "{tail}");
+        }
+        assert!(MatchRecord::from_json(format!(" {} \n", valid()).as_bytes()).is_ok());
     }
 
     /// GM-1: a record cannot carry points; unknown fields are refused, not ignored.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::display::{format_delta, format_points};
 use crate::game::Game;
 use crate::record::ValidMatch;
-use crate::seega::{apply_floor, Scoring, Side, VoidReason};
+use crate::seega::{apply_floor, captured_lost, Scoring, Side, VoidReason};
 
 /// A match's settled result, stored once per match id and returned to every
 /// later delivery of the same record (GM-3).
@@ -110,11 +110,12 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 players: m
                     .players
                     .iter()
-                    .map(|p| PlayerResult {
+                    .enumerate()
+                    .map(|(i, p)| PlayerResult {
                         player_id: p.player_id.clone(),
                         side: None,
-                        captured: 0,
-                        lost: 0,
+                        captured: captured_lost(m, i).0,
+                        lost: captured_lost(m, i).1,
                         moves: p.moves,
                         minutes: m.duration_ms / 60_000,
                         points: 0,

@@ -62,10 +62,8 @@ pub fn score(m: &ValidMatch) -> Scoring {
         ValidOutcome::Win { winner, .. } => winner,
     };
     let minutes = m.duration_ms / 60_000;
-    let remaining = |i: usize| m.players[i].stones_on_board + m.players[i].stones_in_hand;
     let player = |i: usize| {
-        let captured = STONES_PER_PLAYER - remaining(1 - i);
-        let lost = STONES_PER_PLAYER - remaining(i);
+        let (captured, lost) = captured_lost(m, i);
         let moves = m.players[i].moves;
         let base = 4 * i64::from(captured) - 2 * i64::from(lost);
         let (side, points) = if i == winner {
@@ -86,6 +84,16 @@ pub fn score(m: &ValidMatch) -> Scoring {
     Scoring::Decided([player(0), player(1)])
 }
 
+/// What player `i` of a validated match captured and lost (SG-1): 24 minus the
+/// opponent's, and 24 minus its own, stones on the board and in hand.
+pub fn captured_lost(m: &ValidMatch, i: usize) -> (u32, u32) {
+    let remaining = |i: usize| m.players[i].stones_on_board + m.players[i].stones_in_hand;
+    (
+        STONES_PER_PLAYER - remaining(1 - i),
+        STONES_PER_PLAYER - remaining(i),
+    )
+}
+
 /// The delta actually applied to a balance (SG-7): `max(delta, −balance)`, so the
 /// balance never goes below zero. `balance` is in points and is ≥ 0.
 pub fn apply_floor(balance: i64, delta: i64) -> i64 {
@@ -98,6 +106,10 @@ mod tests {
     use crate::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
     use chrono::{TimeZone, Utc};
     use proptest::prelude::*;
+
+    fn test_now() -> chrono::DateTime<Utc> {
+        Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap()
+    }
 
     fn record(winner_captured: u32, loser_captured: u32, secs: i64, moves: u32, placed: u32) -> MatchRecord {
         let start = Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).unwrap();
@@ -127,7 +139,7 @@ mod tests {
     }
 
     fn points(r: &MatchRecord) -> (i64, i64) {
-        match score(&r.validate().unwrap()) {
+        match score(&r.validate(test_now()).unwrap()) {
             Scoring::Decided([w, l]) => (w.points, l.points),
             other => panic!("{other:?}"),
         }
@@ -166,14 +178,17 @@ mod tests {
         r.players[1].stones_on_board = 1;
         r.players[1].stones_in_hand = 23;
         assert_eq!(
-            score(&r.validate().unwrap()),
+            score(&r.validate(test_now()).unwrap()),
             Scoring::Void(VoidReason::TooFewStones)
         );
         r.players[1].stones_on_board = 2;
         r.players[1].stones_in_hand = 22;
         r.stones_placed = 4;
         r.outcome = Outcome::win("l", EndReason::Resigned);
-        assert!(matches!(score(&r.validate().unwrap()), Scoring::Decided(_)));
+        assert!(matches!(
+            score(&r.validate(test_now()).unwrap()),
+            Scoring::Decided(_)
+        ));
     }
 
     /// SG-6 decision: a reported draw is void.
@@ -181,7 +196,10 @@ mod tests {
     fn draw_is_void() {
         let mut r = record(10, 10, 300, 20, 48);
         r.outcome = Outcome::draw();
-        assert_eq!(score(&r.validate().unwrap()), Scoring::Void(VoidReason::Draw));
+        assert_eq!(
+            score(&r.validate(test_now()).unwrap()),
+            Scoring::Void(VoidReason::Draw)
+        );
     }
 
     /// SG-9: a turn timeout's loser is taken as reported, the other wins.

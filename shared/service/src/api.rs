@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use percent_encoding::percent_decode_str;
 use podium_rules::game::Game;
 use podium_store::{BoardStore, ResultStore};
 use serde::Serialize;
@@ -83,7 +84,13 @@ async fn route<S: BoardStore + ResultStore + ?Sized>(
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> Result<Value, ServiceError> {
-    let segments: Vec<&str> = req.path.trim_matches('/').split('/').collect();
+    let decoded: Vec<String> = req
+        .path
+        .trim_matches('/')
+        .split('/')
+        .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
+        .collect();
+    let segments: Vec<&str> = decoded.iter().map(String::as_str).collect();
     let known = matches!(
         segments.as_slice(),
         ["v1", "leaderboards", _]
@@ -98,6 +105,9 @@ async fn route<S: BoardStore + ResultStore + ?Sized>(
         return Err(ServiceError::MethodNotAllowed);
     }
     let player = req.player.as_deref().ok_or(ServiceError::Unauthenticated)?;
+    if !podium_rules::record::is_valid_id(player) {
+        return Err(ServiceError::Unauthenticated);
+    }
     match segments.as_slice() {
         ["v1", "leaderboards", board] => {
             let game = boards::board_game(board)?;
@@ -132,5 +142,64 @@ fn int_param(
                 message: format!("must be a whole number from {min} to {max}"),
             }),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_rules::record::MatchRecord;
+    use podium_store::embedded::EmbeddedStore;
+
+    fn get(path: &str, player: Option<&str>) -> ApiRequest {
+        ApiRequest {
+            method: "GET".into(),
+            path: path.into(),
+            query: HashMap::new(),
+            player: player.map(str::to_string),
+        }
+    }
+
+    #[tokio::test]
+    async fn routes_decode_ids_and_refuse_other_methods() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let record = serde_json::json!({
+            "match_id": "m:colon.1", "game": "seega",
+            "started_at": "2026-11-30T10:00:00Z", "ended_at": "2026-11-30T10:05:00Z",
+            "players": [
+                {"player_id": "auth0|alice", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+                {"player_id": "bob", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}],
+            "stones_placed": 48, "outcome": {"result": "win", "winner": "auth0|alice", "reason": "completed"}
+        });
+        let record = MatchRecord::from_json(record.to_string().as_bytes()).unwrap();
+        let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        crate::score::score_match(&store, &record, now).await.unwrap();
+        let ok = handle(
+            &store,
+            &get("/v1/me/matches/m%3Acolon.1", Some("auth0|alice")),
+            now,
+        )
+        .await;
+        assert_eq!(ok.status, 200, "{:?}", ok.body);
+        assert_eq!(ok.body["players"][0]["points_shown"], "+311");
+        let mut post = get("/v1/me", Some("bob"));
+        post.method = "POST".into();
+        assert_eq!(handle(&store, &post, now).await.status, 405);
+        assert_eq!(
+            handle(&store, &get("/v1/nothing", Some("bob")), now).await.status,
+            404
+        );
+        assert_eq!(
+            handle(&store, &get("/v1/me", Some("bad id!")), now).await.status,
+            401
+        );
+        assert_eq!(
+            handle(&store, &get("/v1/leaderboards/chess", Some("bob")), now)
+                .await
+                .status,
+            404
+        );
     }
 }

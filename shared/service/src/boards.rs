@@ -242,7 +242,10 @@ pub async fn match_result<S: ResultStore + ?Sized>(
     player_id: &str,
     match_id: &str,
 ) -> Result<MatchResult, ServiceError> {
-    let not_found = || ServiceError::NotFound(format!("match `{match_id}`"));
+    let not_found = || ServiceError::NotFound("no such match of yours".to_string());
+    if !podium_rules::record::is_valid_id(match_id) {
+        return Err(not_found());
+    }
     let stored = store.get_match(match_id).await?.ok_or_else(not_found)?;
     if stored.result.players.iter().any(|p| p.player_id == player_id) {
         Ok(stored.result)

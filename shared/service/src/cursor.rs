@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ServiceError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cursor {
     /// Board id the cursor belongs to.
     pub b: String,
@@ -40,7 +41,9 @@ impl Cursor {
         if c.b != board {
             return Err(bad("cursor belongs to another board"));
         }
-        let key = BoardKey::decode(&c.k).ok_or_else(|| bad("not a cursor of this API"))?;
+        let key = BoardKey::decode(&c.k)
+            .filter(|k| podium_rules::record::is_valid_id(&k.player_id))
+            .ok_or_else(|| bad("not a cursor of this API"))?;
         if c.r == 0 || c.r > c.p {
             return Err(bad("not a cursor of this API"));
         }

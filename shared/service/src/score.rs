@@ -11,6 +11,8 @@
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+
 use podium_rules::record::{MatchRecord, ValidMatch};
 use podium_rules::result::{settle, MatchResult};
 use podium_rules::seega::{score, Scoring};
@@ -40,7 +42,7 @@ impl Scored {
     }
 }
 
-/// Validates, scores and applies one record exactly once.
+/// Validates (against the server clock `now`), scores and applies one record exactly once.
 ///
 /// Errors: [`ServiceError::Invalid`] (names field and rule; nothing written),
 /// [`ServiceError::Conflict`] (same id, other content; nothing written), and the
@@ -48,8 +50,9 @@ impl Scored {
 pub async fn score_match<S: ScoreStore + ?Sized>(
     store: &S,
     record: &MatchRecord,
+    now: DateTime<Utc>,
 ) -> Result<Scored, ServiceError> {
-    let m = record.validate()?;
+    let m = record.validate(now)?;
     let scoring = score(&m);
     for attempt in 0..MAX_ATTEMPTS {
         if let Some(stored) = store.get_match(&m.match_id).await? {
@@ -69,8 +72,12 @@ pub async fn score_match<S: ScoreStore + ?Sized>(
 
 /// Dry run: the result a record would have against the given balances (points, in
 /// the record's player order), without touching any store.
-pub fn preview(record: &MatchRecord, balances: [i64; 2]) -> Result<MatchResult, ServiceError> {
-    let m = record.validate()?;
+pub fn preview(
+    record: &MatchRecord,
+    balances: [i64; 2],
+    now: DateTime<Utc>,
+) -> Result<MatchResult, ServiceError> {
+    let m = record.validate(now)?;
     Ok(settle(&m, &score(&m), balances).result)
 }
 
