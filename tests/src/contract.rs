@@ -10,11 +10,14 @@ use futures::future::join_all;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::result::{MatchResult, MatchStatus};
+use podium_rules::snapshot::{rank_in_page, RankLookup};
 use podium_service::boards::{around_me, match_result, profile, top_page};
 use podium_service::score::{score_match, Scored};
+use podium_service::snapshot;
 use podium_service::ServiceError;
 use podium_store::{
-    Balance, BoardKey, CommitOutcome, MatchCommit, ResultStore, ScoreStore, Store, StoreError, StoredMatch,
+    Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, ResultStore, ScoreStore, Store, StoreError,
+    StoredMatch,
 };
 
 use crate::fixtures::{at, close_loss, now, record, rout, seed_balance};
@@ -313,23 +316,7 @@ pub async fn pages_carry_ranks<S: Store>(store: S) {
 /// LB-3 / LB-2: a walk through every page meets every player exactly once, with
 /// ranks equal to 1 + the count of strictly better values; around-me agrees.
 pub async fn walk_meets_everyone_once<S: Store>(store: S) {
-    let mut expected = Vec::new();
-    for i in 0..37i64 {
-        let player = format!("w{i:02}");
-        let value = (i * 7919) % 9 * 10; // many ties, across page boundaries
-        seed_balance(&store, &player, value, 1_000 + (i * 31) % 17).await;
-        expected.push(Standing {
-            player_id: player,
-            value,
-            reached_at_ms: 1_000 + (i * 31) % 17,
-        });
-    }
-    expected.sort_by(listing_order);
-    let mut counter = RankCounter::top();
-    let expected_ranks: Vec<(String, u64)> = expected
-        .iter()
-        .map(|s| (s.player_id.clone(), counter.next(s.value)))
-        .collect();
+    let expected_ranks = seed_players(&store, 37).await;
     let mut walked = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -434,6 +421,194 @@ pub async fn concurrent_matches_keep_the_ledger<S: Store + 'static>(store: S) {
     assert_eq!(entries, 80);
 }
 
+/// Conditional item writes: create only if absent, update only at the version read.
+pub async fn item_writes_are_conditional<S: Store>(store: S) {
+    let key = ItemKey::new("T#1", "X");
+    assert!(store.get_item(&key, true).await.expect("read").is_none());
+    assert!(store.put_item_if(&key, b"one", 0).await.expect("create"));
+    assert!(!store.put_item_if(&key, b"again", 0).await.expect("create twice"));
+    assert!(!store.put_item_if(&key, b"stale", 2).await.expect("wrong version"));
+    assert!(store.put_item_if(&key, b"two", 1).await.expect("update"));
+    let item = store.get_item(&key, true).await.expect("read").expect("item");
+    assert_eq!((item.body.as_slice(), item.version), (b"two".as_slice(), 2));
+    let many: Vec<_> = (0..60)
+        .map(|i| (ItemKey::new("T#2", format!("P#{i:03}")), vec![i as u8; 3000]))
+        .collect();
+    store.put_items(&many).await.expect("batch");
+    let last = store
+        .get_item(&ItemKey::new("T#2", "P#059"), false)
+        .await
+        .expect("read")
+        .expect("item");
+    assert_eq!(last.body, vec![59u8; 3000]);
+}
+
+async fn seed_players<S: Store>(store: &S, n: i64) -> Vec<(String, u64)> {
+    let mut expected = Vec::new();
+    for i in 0..n {
+        let value = (i * 7919) % 9 * 10; // many ties, across page boundaries
+        seed_balance(store, &format!("w{i:02}"), value, 1_000 + (i * 31) % 17).await;
+        expected.push(Standing {
+            player_id: format!("w{i:02}"),
+            value,
+            reached_at_ms: 1_000 + (i * 31) % 17,
+        });
+    }
+    expected.sort_by(listing_order);
+    let mut counter = RankCounter::top();
+    expected
+        .iter()
+        .map(|s| (s.player_id.clone(), counter.next(s.value)))
+        .collect()
+}
+
+/// LB-5: a snapshot run that wrote 3 of 5 pages and died, retried twice, leaves
+/// exactly one complete snapshot of 5 pages; a completed snapshot is never redone.
+pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
+    seed_players(&store, 10).await;
+    let as_of = at(60);
+    let first = snapshot::run(&store, SEEGA, "s1", as_of, 2, Some(3))
+        .await
+        .expect("first run");
+    assert_eq!((first.pages_written, first.complete), (3, false));
+    assert!(
+        snapshot::current(&store, SEEGA).await.expect("read").is_none(),
+        "not published yet"
+    );
+    let second = snapshot::run(&store, SEEGA, "s1", as_of, 2, None)
+        .await
+        .expect("retry");
+    assert_eq!(
+        (second.pages_written, second.pages_total, second.complete),
+        (2, 5, true)
+    );
+    // The board moves on; a third call of the same run changes nothing.
+    score_match(&store, &rout("m-late", "w01", "w02", at(61)), now())
+        .await
+        .expect("scored");
+    let third = snapshot::run(&store, SEEGA, "s1", as_of, 2, None)
+        .await
+        .expect("again");
+    assert!(third.already_complete && third.pages_written == 0);
+    let current = snapshot::current(&store, SEEGA)
+        .await
+        .expect("read")
+        .expect("published");
+    assert_eq!(
+        (current.id.as_str(), current.pages, current.entries),
+        ("s1", 5, 10)
+    );
+    assert_eq!(current.first_page.as_ref().map(|p| p.entries.len()), Some(2));
+    for n in 0..5 {
+        let page = snapshot::read_page(&store, SEEGA, "s1", n)
+            .await
+            .expect("read")
+            .expect("page");
+        assert_eq!(page.entries.len(), 2);
+    }
+    assert!(snapshot::read_page(&store, SEEGA, "s1", 5)
+        .await
+        .expect("read")
+        .is_none());
+    assert!(
+        snapshot::run_state(&store, SEEGA, "s1")
+            .await
+            .expect("read")
+            .expect("state")
+            .complete
+    );
+    // An older run finishing later does not replace the newer current snapshot.
+    snapshot::run(&store, SEEGA, "s2", at(120), 2, None)
+        .await
+        .expect("newer");
+    snapshot::run(&store, SEEGA, "s0", at(30), 2, None)
+        .await
+        .expect("older");
+    assert_eq!(
+        snapshot::current(&store, SEEGA)
+            .await
+            .expect("read")
+            .expect("current")
+            .id,
+        "s2"
+    );
+}
+
+/// LB-3 / LB-7 on snapshots: a walk through every page meets every player once with
+/// LB-2 ranks (ties across page boundaries), and one page read ranks any value.
+pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
+    let expected = seed_players(&store, 37).await;
+    let report = snapshot::run(&store, SEEGA, "w", at(60), 5, None)
+        .await
+        .expect("run");
+    assert_eq!(report.pages_total, 8);
+    let mut walked = Vec::new();
+    for n in 0..report.pages_total {
+        let page = snapshot::read_page(&store, SEEGA, "w", n)
+            .await
+            .expect("read")
+            .expect("page");
+        walked.extend(page.entries.into_iter().map(|e| (e.player_id, e.rank)));
+    }
+    assert_eq!(walked, expected);
+    let index = snapshot::read_index(&store, SEEGA, "w").await.expect("index");
+    for (player, rank) in &expected {
+        let value = store
+            .get_balance(SEEGA, player)
+            .await
+            .expect("read")
+            .expect("balance")
+            .points;
+        let got = match index.lookup(value) {
+            RankLookup::Top => 1,
+            RankLookup::Page(n) => {
+                let page = snapshot::read_page(&store, SEEGA, "w", n)
+                    .await
+                    .expect("read")
+                    .expect("page");
+                rank_in_page(&page, value)
+            }
+        };
+        assert_eq!(got, *rank, "{player}");
+    }
+}
+
+/// Two runs of the same snapshot at once: one complete snapshot, pages intact.
+pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
+    let store = Arc::new(store);
+    let expected = seed_players(store.as_ref(), 23).await;
+    let runs = (0..2).map(|_| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            for _ in 0..20 {
+                match snapshot::run(store.as_ref(), SEEGA, "c", at(60), 2, Some(2)).await {
+                    Ok(r) if r.complete => return,
+                    Ok(_) | Err(ServiceError::Contended { .. }) => continue,
+                    Err(e) => panic!("{e:?}"),
+                }
+            }
+            panic!("never completed");
+        })
+    });
+    for r in join_all(runs).await {
+        r.expect("task");
+    }
+    let current = snapshot::current(store.as_ref(), SEEGA)
+        .await
+        .expect("read")
+        .expect("published");
+    assert_eq!((current.pages, current.entries), (12, 23));
+    let mut walked = Vec::new();
+    for n in 0..current.pages {
+        let page = snapshot::read_page(store.as_ref(), SEEGA, "c", n)
+            .await
+            .expect("read")
+            .expect("page");
+        walked.extend(page.entries.into_iter().map(|e| (e.player_id, e.rank)));
+    }
+    assert_eq!(walked, expected);
+}
+
 /// Declares one `#[tokio::test]` per contract case for a store made by `$make`.
 #[macro_export]
 macro_rules! contract_tests {
@@ -452,6 +627,10 @@ macro_rules! contract_tests {
             walk_meets_everyone_once,
             match_result_for_its_players_only,
             concurrent_matches_keep_the_ledger,
+            item_writes_are_conditional,
+            snapshot_resumes_and_completes_once,
+            snapshot_walk_and_ranks,
+            concurrent_snapshot_runs,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -10,5 +10,6 @@ pub mod record;
 pub mod result;
 pub mod seega;
 pub mod seega_rank;
+pub mod snapshot;
 
 pub use error::RuleError;

@@ -8,5 +8,6 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod score;
+pub mod snapshot;
 
 pub use error::ServiceError;

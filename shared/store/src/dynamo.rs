@@ -34,7 +34,8 @@ use crate::error::StoreError;
 use crate::model::{
     board_shard, Balance, BalanceWrite, BoardKey, CommitOutcome, MatchCommit, StoredMatch, BOARD_SHARDS,
 };
-use crate::traits::{BoardStore, LedgerStore, ResultStore, ScoreStore};
+use crate::model::{Item, ItemKey};
+use crate::traits::{BoardStore, ItemStore, LedgerStore, ResultStore, ScoreStore};
 
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
@@ -556,6 +557,115 @@ impl BoardStore for DynamoStore {
             }
         });
         Ok(try_join_all(counts).await?.into_iter().sum())
+    }
+}
+
+/// Items a BatchWriteItem request takes at most.
+const BATCH_WRITE_MAX: usize = 25;
+
+#[async_trait]
+impl ItemStore for DynamoStore {
+    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
+        let Some(item) = DynamoStore::get_item(self, key.pk.clone(), key.sk.clone(), consistent).await?
+        else {
+            return Ok(None);
+        };
+        let body = match item.get("body") {
+            Some(AttributeValue::B(b)) => b.as_ref().to_vec(),
+            _ => {
+                return Err(StoreError::corrupt(
+                    format!("{}/{}", key.pk, key.sk),
+                    "missing body",
+                ))
+            }
+        };
+        Ok(Some(Item {
+            body,
+            version: get_n(&item, "version")?,
+        }))
+    }
+
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .item("pk", s(&key.pk))
+            .item("sk", s(&key.sk))
+            .item("body", AttributeValue::B(body.to_vec().into()))
+            .item("version", n(expected + 1))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let put = if expected == 0 {
+            put.condition_expression("attribute_not_exists(pk)")
+        } else {
+            put.condition_expression("version = :v")
+                .expression_attribute_values(":v", n(expected))
+        };
+        match put.send().await {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(StoreError::dynamo(
+                "PutItem",
+                aws_sdk_dynamodb::error::DisplayErrorContext(e),
+            )),
+        }
+    }
+
+    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
+        for chunk in items.chunks(BATCH_WRITE_MAX) {
+            let mut requests = chunk
+                .iter()
+                .map(|(key, body)| {
+                    let put = aws_sdk_dynamodb::types::PutRequest::builder()
+                        .item("pk", s(&key.pk))
+                        .item("sk", s(&key.sk))
+                        .item("body", AttributeValue::B(body.clone().into()))
+                        .item("version", n(1))
+                        .build()
+                        .map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
+                    Ok(aws_sdk_dynamodb::types::WriteRequest::builder()
+                        .put_request(put)
+                        .build())
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            // Unprocessed items (throttling) are sent again with a growing pause.
+            for attempt in 0u32.. {
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, requests)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .await
+                    .map_err(|e| {
+                        StoreError::dynamo("BatchWriteItem", aws_sdk_dynamodb::error::DisplayErrorContext(e))
+                    })?;
+                self.usage.record_write(out.consumed_capacity());
+                requests = out
+                    .unprocessed_items
+                    .and_then(|mut m| m.remove(&self.table))
+                    .unwrap_or_default();
+                if requests.is_empty() {
+                    break;
+                }
+                if attempt >= 10 {
+                    return Err(StoreError::dynamo(
+                        "BatchWriteItem",
+                        "items still unprocessed after 10 attempts",
+                    ));
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
+            }
+        }
+        Ok(())
     }
 }
 

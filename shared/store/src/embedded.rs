@@ -15,12 +15,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
 use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
-use crate::traits::{BoardStore, LedgerStore, ResultStore, ScoreStore};
+use crate::model::{Item, ItemKey};
+use crate::traits::{BoardStore, ItemStore, LedgerStore, ResultStore, ScoreStore};
 
 /// Items by key: `match/{id}`, `balance/{game}/{player}`, `ledger/{player}/{game}/{source}/{id}`.
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
 const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
+/// Opaque items of [`ItemStore`]: `{pk}\u{0}{sk}` → 8-byte big-endian version, then the body.
+const BLOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("blobs");
 
 /// The embedded store. Cheap to clone; clones share the database.
 #[derive(Clone)]
@@ -63,6 +66,7 @@ impl EmbeddedStore {
         let txn = db.begin_write()?;
         txn.open_table(ITEMS)?;
         txn.open_table(BOARD)?;
+        txn.open_table(BLOBS)?;
         txn.commit()?;
         Ok(EmbeddedStore { db: Arc::new(db) })
     }
@@ -314,6 +318,82 @@ impl LedgerStore for EmbeddedStore {
                 out.push(decode(k.value(), v.value())?);
             }
             Ok(out)
+        })
+        .await
+    }
+}
+
+fn blob_key(key: &ItemKey) -> String {
+    format!("{}\u{0}{}", key.pk, key.sk)
+}
+
+fn read_blob(raw: &[u8]) -> Item {
+    let (version, body) = raw.split_at(raw.len().min(8));
+    let mut v = [0u8; 8];
+    v[..version.len()].copy_from_slice(version);
+    Item {
+        body: body.to_vec(),
+        version: u64::from_be_bytes(v),
+    }
+}
+
+fn blob(version: u64, body: &[u8]) -> Vec<u8> {
+    let mut raw = version.to_be_bytes().to_vec();
+    raw.extend_from_slice(body);
+    raw
+}
+
+#[async_trait]
+impl ItemStore for EmbeddedStore {
+    async fn get_item(&self, key: &ItemKey, _consistent: bool) -> Result<Option<Item>, StoreError> {
+        let key = blob_key(key);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let blobs = txn.open_table(BLOBS)?;
+            Ok(blobs.get(key.as_str())?.map(|v| read_blob(v.value())))
+        })
+        .await
+    }
+
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        let key = blob_key(key);
+        let body = body.to_vec();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let written = {
+                let mut blobs = txn.open_table(BLOBS)?;
+                let current = blobs
+                    .get(key.as_str())?
+                    .map_or(0, |v| read_blob(v.value()).version);
+                if current == expected {
+                    blobs.insert(key.as_str(), blob(expected + 1, &body).as_slice())?;
+                    true
+                } else {
+                    false
+                }
+            };
+            if written {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(written)
+        })
+        .await
+    }
+
+    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
+        let items: Vec<(String, Vec<u8>)> = items.iter().map(|(k, b)| (blob_key(k), blob(1, b))).collect();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            {
+                let mut blobs = txn.open_table(BLOBS)?;
+                for (k, raw) in &items {
+                    blobs.insert(k.as_str(), raw.as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
         })
         .await
     }

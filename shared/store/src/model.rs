@@ -94,6 +94,30 @@ pub enum CommitOutcome {
     Contended,
 }
 
+/// The key of an [`Item`]: a partition key and a sort key (no `#` restrictions
+/// beyond what the caller builds; both are plain strings).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ItemKey {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl ItemKey {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
+        ItemKey {
+            pk: pk.into(),
+            sk: sk.into(),
+        }
+    }
+}
+
+/// An opaque item of [`crate::ItemStore`]: its body and its version (1 on first write).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub body: Vec<u8>,
+    pub version: u64,
+}
+
 /// A place on a board in LB-2 listing order: value descending, then reached first,
 /// then player id. Its [`encode`](BoardKey::encode)d form sorts the same way as bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use podium_rules::leaderboard::Standing;
 use podium_rules::result::LedgerEntry;
 
 use crate::error::StoreError;
-use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
+use crate::model::{Balance, BoardKey, CommitOutcome, Item, ItemKey, MatchCommit, StoredMatch};
 
 /// Reads stored match results.
 #[async_trait]
@@ -61,6 +61,21 @@ pub trait LedgerStore: Send + Sync {
     async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
 }
 
+/// Items that only podium's own jobs write (snapshot runs, pages, pointers): an opaque
+/// body under a partition key and a sort key, with a version for conditional writes.
+#[async_trait]
+pub trait ItemStore: Send + Sync {
+    /// The item's body and version, if it exists (strongly consistent when `consistent`).
+    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError>;
+
+    /// Writes `body` at version `expected + 1` if the stored version is `expected`
+    /// (0: the item must not exist). `Ok(false)`: the condition failed, nothing written.
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError>;
+
+    /// Writes many items unconditionally (version 1), in as few requests as the store allows.
+    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError>;
+}
+
 /// Every capability: what the local binary and the contract tests use.
-pub trait Store: ScoreStore + BoardStore + LedgerStore {}
-impl<T: ScoreStore + BoardStore + LedgerStore> Store for T {}
+pub trait Store: ScoreStore + BoardStore + LedgerStore + ItemStore {}
+impl<T: ScoreStore + BoardStore + LedgerStore + ItemStore> Store for T {}

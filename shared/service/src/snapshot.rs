@@ -1,0 +1,334 @@
+//! Snapshots of a live board (LB-5): the `snapshot` job materialises the board as
+//! ranked pages, resumably; readers then serve any page with one read and any
+//! player's rank with one page read (LB-7).
+//!
+//! Items (all through [`ItemStore`]), for board `B` and period `P`:
+//!
+//! | item | partition key | sort key | body (JSON) |
+//! |---|---|---|---|
+//! | run state | `SNAP#B#P` | `RUN#{id}` | [`RunState`]: progress, so a retried run resumes |
+//! | page | `SNAP#B#P#{id}` | `PAGE#{n:06}` | [`SnapshotPage`] |
+//! | page index | `SNAP#B#P#{id}` | `INDEX` | [`PageIndex`] |
+//! | current snapshot | `SNAP#B#P` | `CURRENT` | [`Published`], with page 0 inline |
+//!
+//! A run writes pages in batches (one BatchWriteItem of up to 25 pages), then saves
+//! its progress with a conditional write on the run state's version, so two runs of
+//! the same id never both advance it, and a run that dies resumes after the last
+//! saved page (pages written after it are written again). A complete run is never
+//! redone, and the current pointer only moves to a newer `as_of`.
+
+use chrono::{DateTime, Utc};
+use podium_rules::game::Game;
+use podium_rules::leaderboard::RankCounter;
+use podium_rules::snapshot::{PageIndex, SnapshotEntry, SnapshotPage};
+use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::error::ServiceError;
+
+/// Pages one batch write carries (DynamoDB's BatchWriteItem limit).
+pub const PAGES_PER_BATCH: usize = 25;
+
+/// Progress of one snapshot run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunState {
+    pub id: String,
+    pub as_of: DateTime<Utc>,
+    pub page_size: u32,
+    pub pages_written: u32,
+    /// Entries written so far.
+    pub position: u64,
+    /// The last written entry's encoded board key, value and rank.
+    pub last: Option<(String, i64, u64)>,
+    pub first_values: Vec<i64>,
+    pub complete: bool,
+}
+
+/// The board's current snapshot, as readers find it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Published {
+    pub id: String,
+    pub as_of: DateTime<Utc>,
+    pub page_size: u32,
+    pub pages: u32,
+    pub entries: u64,
+    /// Page 0, so the top page costs one read.
+    pub first_page: Option<SnapshotPage>,
+}
+
+/// What one call of [`run`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    pub id: String,
+    /// Pages this call wrote.
+    pub pages_written: u32,
+    /// Pages of the snapshot when complete (else so far).
+    pub pages_total: u32,
+    pub complete: bool,
+    /// The run had completed before this call: nothing was written.
+    pub already_complete: bool,
+}
+
+fn scope(game: Game, period: &str) -> String {
+    format!("SNAP#{}#{period}", game.id())
+}
+
+fn run_key(game: Game, period: &str, id: &str) -> ItemKey {
+    ItemKey::new(scope(game, period), format!("RUN#{id}"))
+}
+
+fn page_key(game: Game, period: &str, id: &str, n: u32) -> ItemKey {
+    ItemKey::new(format!("{}#{id}", scope(game, period)), format!("PAGE#{n:06}"))
+}
+
+fn index_key(game: Game, period: &str, id: &str) -> ItemKey {
+    ItemKey::new(format!("{}#{id}", scope(game, period)), "INDEX")
+}
+
+fn current_key(game: Game, period: &str) -> ItemKey {
+    ItemKey::new(scope(game, period), "CURRENT")
+}
+
+fn decode<T: DeserializeOwned>(key: &ItemKey, body: &[u8]) -> Result<T, ServiceError> {
+    serde_json::from_slice(body).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::Corrupt {
+            key: format!("{}/{}", key.pk, key.sk),
+            message: e.to_string(),
+        })
+    })
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap_or_default()
+}
+
+/// Runs (or resumes) snapshot `id` of `game`'s all-time board at `as_of`, writing at
+/// most `page_budget` pages in this call (`None`: to the end). Safe to call again with
+/// the same id after a timeout or crash; a completed snapshot is left as it is.
+pub async fn run<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    id: &str,
+    as_of: DateTime<Utc>,
+    page_size: u32,
+    page_budget: Option<u32>,
+) -> Result<RunReport, ServiceError> {
+    let period = "all";
+    let rkey = run_key(game, period, id);
+    let (mut state, mut version) = match store.get_item(&rkey, true).await? {
+        Some(item) => (decode::<RunState>(&rkey, &item.body)?, item.version),
+        None => {
+            let fresh = RunState {
+                id: id.to_string(),
+                as_of,
+                page_size,
+                pages_written: 0,
+                position: 0,
+                last: None,
+                first_values: Vec::new(),
+                complete: false,
+            };
+            if !store.put_item_if(&rkey, &encode(&fresh), 0).await? {
+                return Err(ServiceError::Contended { attempts: 1 });
+            }
+            (fresh, 1)
+        }
+    };
+    if state.complete {
+        return Ok(RunReport {
+            id: id.to_string(),
+            pages_written: 0,
+            pages_total: state.pages_written,
+            complete: true,
+            already_complete: true,
+        });
+    }
+    let mut budget = page_budget.unwrap_or(u32::MAX);
+    let mut written_now = 0;
+    let mut first_page = None;
+    let mut exhausted = false;
+    while budget > 0 && !exhausted {
+        let mut batch = Vec::new();
+        let mut next = state.clone();
+        while batch.len() < PAGES_PER_BATCH && budget > 0 {
+            let after = next.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
+            let rows = store
+                .board_after(game, after.as_ref(), next.page_size as usize)
+                .await?;
+            if rows.is_empty() {
+                exhausted = true;
+                break;
+            }
+            let mut counter = match &next.last {
+                Some((_, v, r)) => RankCounter::resume(next.position, *v, *r),
+                None => RankCounter::top(),
+            };
+            let entries: Vec<SnapshotEntry> = rows
+                .into_iter()
+                .map(|s| SnapshotEntry {
+                    rank: counter.next(s.value),
+                    player_id: s.player_id,
+                    value: s.value,
+                    reached_at_ms: s.reached_at_ms,
+                })
+                .collect();
+            let page = SnapshotPage {
+                number: next.pages_written,
+                first_position: next.position,
+                entries,
+            };
+            let last = page.entries.last().map(|e| {
+                let key = BoardKey {
+                    value: e.value,
+                    reached_at_ms: e.reached_at_ms,
+                    player_id: e.player_id.clone(),
+                };
+                (key.encode(), e.value, e.rank)
+            });
+            next.first_values.push(page.entries[0].value);
+            next.position += page.entries.len() as u64;
+            next.last = last;
+            if page.number == 0 {
+                first_page = Some(page.clone());
+            }
+            let full = page.entries.len() == next.page_size as usize;
+            batch.push((page_key(game, period, id, page.number), encode(&page)));
+            next.pages_written += 1;
+            budget -= 1;
+            if !full {
+                exhausted = true;
+                break;
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        store.put_items(&batch).await?;
+        written_now += batch.len() as u32;
+        if !store.put_item_if(&rkey, &encode(&next), version).await? {
+            // Another run of the same id moved on: let it finish.
+            return Err(ServiceError::Contended { attempts: 1 });
+        }
+        version += 1;
+        state = next;
+    }
+    if !exhausted {
+        return Ok(RunReport {
+            id: id.to_string(),
+            pages_written: written_now,
+            pages_total: state.pages_written,
+            complete: false,
+            already_complete: false,
+        });
+    }
+    let index = PageIndex {
+        first_values: state.first_values.clone(),
+    };
+    store
+        .put_items(&[(index_key(game, period, id), encode(&index))])
+        .await?;
+    if first_page.is_none() && state.pages_written > 0 {
+        first_page = read_page(store, game, id, 0).await?;
+    }
+    let mut done = state.clone();
+    done.complete = true;
+    if !store.put_item_if(&rkey, &encode(&done), version).await? {
+        return Err(ServiceError::Contended { attempts: 1 });
+    }
+    publish(
+        store,
+        game,
+        period,
+        Published {
+            id: id.to_string(),
+            as_of: state.as_of,
+            page_size: state.page_size,
+            pages: state.pages_written,
+            entries: state.position,
+            first_page,
+        },
+    )
+    .await?;
+    Ok(RunReport {
+        id: id.to_string(),
+        pages_written: written_now,
+        pages_total: state.pages_written,
+        complete: true,
+        already_complete: false,
+    })
+}
+
+/// Points readers at `snapshot` unless a newer one is current already.
+async fn publish<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    period: &str,
+    snapshot: Published,
+) -> Result<(), ServiceError> {
+    let key = current_key(game, period);
+    for _ in 0..10 {
+        let (current, version) = match store.get_item(&key, true).await? {
+            Some(item) => (Some(decode::<Published>(&key, &item.body)?), item.version),
+            None => (None, 0),
+        };
+        if current.is_some_and(|c| c.as_of >= snapshot.as_of) {
+            return Ok(());
+        }
+        if store.put_item_if(&key, &encode(&snapshot), version).await? {
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// The board's current snapshot, if any (one read).
+pub async fn current<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+) -> Result<Option<Published>, ServiceError> {
+    let key = current_key(game, "all");
+    match store.get_item(&key, false).await? {
+        Some(item) => Ok(Some(decode(&key, &item.body)?)),
+        None => Ok(None),
+    }
+}
+
+/// Page `n` of snapshot `id` (one read).
+pub async fn read_page<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    id: &str,
+    n: u32,
+) -> Result<Option<SnapshotPage>, ServiceError> {
+    let key = page_key(game, "all", id, n);
+    match store.get_item(&key, false).await? {
+        Some(item) => Ok(Some(decode(&key, &item.body)?)),
+        None => Ok(None),
+    }
+}
+
+/// The page index of snapshot `id` (one read; immutable once written, so cacheable).
+pub async fn read_index<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    id: &str,
+) -> Result<PageIndex, ServiceError> {
+    let key = index_key(game, "all", id);
+    match store.get_item(&key, false).await? {
+        Some(item) => decode(&key, &item.body),
+        None => Ok(PageIndex::default()),
+    }
+}
+
+/// The run state of snapshot `id`, if it was ever started.
+pub async fn run_state<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    id: &str,
+) -> Result<Option<RunState>, ServiceError> {
+    let key = run_key(game, "all", id);
+    match store.get_item(&key, true).await? {
+        Some(item) => Ok(Some(decode(&key, &item.body)?)),
+        None => Ok(None),
+    }
+}
