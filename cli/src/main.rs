@@ -36,6 +36,8 @@ enum Command {
     },
     /// Dry run: read one match record on stdin, print its result as JSON; writes nothing.
     Score,
+    /// Materialise the Seega board's ranked pages now (what the scheduled snapshot function does).
+    Snapshot,
     /// Write realistic Seega match records (JSON lines) to stdout.
     Generate {
         /// Matches to generate (before duplicates, retries and malformed records are added).
@@ -69,6 +71,29 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Serve { port } => serve::serve(local_store::open(true).await?, port).await,
         Command::Replay { file } => replay::replay(local_store::open(true).await?.as_ref(), &file).await,
         Command::Score => replay::dry_run(local_store::open(false).await?.as_ref()).await,
+        Command::Snapshot => {
+            let store = local_store::open(true).await?;
+            let now = chrono::Utc::now();
+            let id = podium_service::snapshot::id_for(now);
+            let started = std::time::Instant::now();
+            let r = podium_service::snapshot::run(
+                store.as_ref(),
+                podium_rules::game::Game::Seega,
+                &id,
+                now,
+                podium_rules::snapshot::PAGE_SIZE,
+                None,
+            )
+            .await?;
+            println!(
+                "snapshot {id} of seega: {} pages ({} written now), complete: {}, in {:.2?}",
+                r.pages_total,
+                r.pages_written,
+                r.complete,
+                started.elapsed()
+            );
+            Ok(())
+        }
         Command::Generate {
             matches,
             players,

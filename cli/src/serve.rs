@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use podium_service::api::{self, ApiRequest};
+use podium_service::snapshot_reads::SnapshotCache;
 use podium_store::Store;
 
 use crate::error::CliError;
@@ -24,8 +25,15 @@ pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
     podium_rules::record::is_valid_id(player).then(|| player.to_string())
 }
 
+/// What every request of the local server shares.
+#[derive(Clone)]
+struct Shared {
+    store: Arc<dyn Store>,
+    cache: Arc<SnapshotCache>,
+}
+
 async fn any_route(
-    State(store): State<Arc<dyn Store>>,
+    State(shared): State<Shared>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -37,14 +45,18 @@ async fn any_route(
         query,
         player: dev_identity(&headers),
     };
-    let answer = api::handle(store.as_ref(), &req, chrono::Utc::now()).await;
+    let answer = api::handle(shared.store.as_ref(), &shared.cache, &req, chrono::Utc::now()).await;
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, Json(answer.body)).into_response()
 }
 
 /// Serves until interrupted.
 pub async fn serve(store: Arc<dyn Store>, port: u16) -> Result<(), CliError> {
-    let app = axum::Router::new().fallback(any_route).with_state(store);
+    let shared = Shared {
+        store,
+        cache: Arc::new(SnapshotCache::default()),
+    };
+    let app = axum::Router::new().fallback(any_route).with_state(shared);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|source| CliError::File {

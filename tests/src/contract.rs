@@ -12,8 +12,10 @@ use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::result::{MatchResult, MatchStatus};
 use podium_rules::snapshot::{rank_in_page, RankLookup};
 use podium_service::boards::{around_me, match_result, profile, top_page};
+use podium_service::cursor::SnapshotCursor;
 use podium_service::score::{score_match, Scored};
 use podium_service::snapshot;
+use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::ServiceError;
 use podium_store::{
     Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, ResultStore, ScoreStore, Store, StoreError,
@@ -609,6 +611,57 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
     assert_eq!(walked, expected);
 }
 
+/// LB-3 / LB-4 / LB-5 from snapshots: a page walk stays in one snapshot while the
+/// live board moves (every player once, LB-2 ranks), and around-me ranks the caller's
+/// live value against it.
+pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
+    let expected = seed_players(&store, 37).await;
+    snapshot::run(&store, SEEGA, "p", at(60), 100, None)
+        .await
+        .expect("run");
+    let cache = SnapshotCache::default();
+    let mut walked = Vec::new();
+    let mut cursor: Option<SnapshotCursor> = None;
+    loop {
+        let page = snapshot_reads::top_page(&store, &cache, SEEGA, 5, cursor.as_ref())
+            .await
+            .expect("page")
+            .expect("a snapshot");
+        assert_eq!((page.as_of, page.snapshot.as_deref()), (at(60), Some("p")));
+        walked.extend(page.entries.iter().map(|e| (e.player_id.clone(), e.rank)));
+        if walked.len() == 10 {
+            // The live board moves mid-walk; the walk does not.
+            score_match(&store, &rout("m-mid", "w36", "w00", at(61)), now())
+                .await
+                .expect("scored");
+        }
+        match page.next_cursor {
+            Some(c) => cursor = SnapshotCursor::decode(&c, "seega").expect("cursor"),
+            None => break,
+        }
+    }
+    assert_eq!(walked, expected);
+    let me = snapshot_reads::around_me(&store, &cache, SEEGA, "w13", 2)
+        .await
+        .expect("around me")
+        .expect("a snapshot");
+    let rank_of = |p: &str| {
+        expected
+            .iter()
+            .find(|(q, _)| q == p)
+            .map(|(_, r)| *r)
+            .expect("listed")
+    };
+    assert_eq!(me.me.rank, rank_of("w13"));
+    assert!(me.entries.len() <= 5 && me.entries.iter().any(|e| e.player_id == "w13"));
+    // w36 won 311 after the snapshot: ranked by its live value, first.
+    let w36 = snapshot_reads::around_me(&store, &cache, SEEGA, "w36", 1)
+        .await
+        .expect("me")
+        .expect("snap");
+    assert_eq!(w36.me.rank, 1);
+}
+
 /// Declares one `#[tokio::test]` per contract case for a store made by `$make`.
 #[macro_export]
 macro_rules! contract_tests {
@@ -631,6 +684,7 @@ macro_rules! contract_tests {
             snapshot_resumes_and_completes_once,
             snapshot_walk_and_ranks,
             concurrent_snapshot_runs,
+            pages_served_from_the_snapshot,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use podium_service::api::{self, ApiRequest, ApiResponse};
-use podium_store::{BoardStore, ResultStore};
+use podium_service::snapshot_reads::SnapshotCache;
+use podium_store::{BoardStore, ItemStore, ResultStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
 pub fn verified_player(req: &Request) -> Option<String> {
@@ -55,9 +56,13 @@ pub fn to_response(r: ApiResponse) -> Response<Body> {
 }
 
 /// Handles one request: parse, call the core, map the answer.
-pub async fn handle<S: BoardStore + ResultStore + ?Sized>(store: &S, req: Request) -> Response<Body> {
+pub async fn handle<S: BoardStore + ResultStore + ItemStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    req: Request,
+) -> Response<Body> {
     let api_req = to_api_request(&req);
-    to_response(api::handle(store, &api_req, chrono::Utc::now()).await)
+    to_response(api::handle(store, cache, &api_req, chrono::Utc::now()).await)
 }
 
 /// A whole HTTP function's start-up: tracing, configuration (`PODIUM_TABLE`), one
@@ -67,8 +72,9 @@ pub async fn run_function() -> Result<(), lambda_http::Error> {
     let table = podium_service::config::table_name()?;
     let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
     let store = &podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table);
+    let cache = &SnapshotCache::default();
     lambda_http::run(lambda_http::service_fn(move |req: Request| async move {
-        Ok::<_, lambda_http::Error>(handle(store, req).await)
+        Ok::<_, lambda_http::Error>(handle(store, cache, req).await)
     }))
     .await
 }

@@ -4,6 +4,7 @@
 use lambda_http::{Body, Request};
 use podium_rules::game::Game;
 use podium_rules::result::{MatchResult, MatchStatus};
+use podium_service::snapshot_reads::SnapshotCache;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore};
 use serde_json::Value;
@@ -57,7 +58,7 @@ async fn identity_comes_from_the_verified_jwt_only() {
     let req = request("around-me-jwt.json");
     assert_eq!(podium_http::verified_player(&req).as_deref(), Some("alice"));
     let store = store_with(&[("mallory", 900), ("alice", 500), ("bob", 100)]).await;
-    let resp = podium_http::handle(&store, req).await;
+    let resp = podium_http::handle(&store, &SnapshotCache::default(), req).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "application/json");
     let v = body(resp.body());
@@ -76,7 +77,12 @@ async fn identity_comes_from_the_verified_jwt_only() {
 #[tokio::test]
 async fn no_verified_identity_is_401() {
     let store = store_with(&[]).await;
-    let resp = podium_http::handle(&store, request("profile-no-authorizer.json")).await;
+    let resp = podium_http::handle(
+        &store,
+        &SnapshotCache::default(),
+        request("profile-no-authorizer.json"),
+    )
+    .await;
     assert_eq!(resp.status(), 401);
     assert_eq!(body(resp.body())["error"], "unauthenticated");
 }
@@ -85,13 +91,18 @@ async fn no_verified_identity_is_401() {
 #[tokio::test]
 async fn top_page_and_bad_limit() {
     let store = store_with(&[("a", 500), ("b", 400), ("c", 300)]).await;
-    let resp = podium_http::handle(&store, request("top-page-jwt.json")).await;
+    let resp = podium_http::handle(&store, &SnapshotCache::default(), request("top-page-jwt.json")).await;
     assert_eq!(resp.status(), 200);
     let v = body(resp.body());
     assert_eq!(v["entries"].as_array().expect("entries").len(), 2);
     assert!(v["next_cursor"].is_string());
     assert_eq!(v["entries"][0]["value_shown"], "500");
-    let resp = podium_http::handle(&store, request("top-page-bad-limit.json")).await;
+    let resp = podium_http::handle(
+        &store,
+        &SnapshotCache::default(),
+        request("top-page-bad-limit.json"),
+    )
+    .await;
     assert_eq!(resp.status(), 400);
     assert!(body(resp.body())["message"]
         .as_str()

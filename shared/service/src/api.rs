@@ -17,12 +17,14 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use percent_encoding::percent_decode_str;
 use podium_rules::game::Game;
-use podium_store::{BoardStore, ResultStore};
+use podium_store::{BoardStore, ItemStore, ResultStore};
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
+use crate::cursor::SnapshotCursor;
 use crate::error::ServiceError;
+use crate::snapshot_reads::{self, SnapshotCache};
 
 /// A request as the API sees it.
 #[derive(Debug, Clone, Default)]
@@ -43,13 +45,15 @@ pub struct ApiResponse {
     pub body: Value,
 }
 
-/// Answers one request. `now` is the read instant reported as `as_of`.
-pub async fn handle<S: BoardStore + ResultStore + ?Sized>(
+/// Answers one request from the current snapshot when the board has one, else the
+/// live board; `now` is the read instant reported as `as_of` for live reads.
+pub async fn handle<S: BoardStore + ResultStore + ItemStore + ?Sized>(
     store: &S,
+    cache: &SnapshotCache,
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> ApiResponse {
-    match route(store, req, now).await {
+    match route(store, cache, req, now).await {
         Ok(body) => ApiResponse { status: 200, body },
         Err(e) => error_response(&e),
     }
@@ -79,8 +83,9 @@ fn to_json<T: Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-async fn route<S: BoardStore + ResultStore + ?Sized>(
+async fn route<S: BoardStore + ResultStore + ItemStore + ?Sized>(
     store: &S,
+    cache: &SnapshotCache,
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> Result<Value, ServiceError> {
@@ -113,11 +118,26 @@ async fn route<S: BoardStore + ResultStore + ?Sized>(
             let game = boards::board_game(board)?;
             let limit = int_param(req, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
             let cursor = req.query.get("cursor").map(String::as_str);
+            let snapshot_cursor = match cursor {
+                Some(c) => SnapshotCursor::decode(c, game.id())?,
+                None => None,
+            };
+            // The current snapshot when there is one (LB-5); the live board before the first.
+            if cursor.is_none() || snapshot_cursor.is_some() {
+                if let Some(page) =
+                    snapshot_reads::top_page(store, cache, game, limit, snapshot_cursor.as_ref()).await?
+                {
+                    return Ok(to_json(page));
+                }
+            }
             Ok(to_json(boards::top_page(store, game, limit, cursor, now).await?))
         }
         ["v1", "leaderboards", board, "me"] => {
             let game = boards::board_game(board)?;
             let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
+            if let Some(me) = snapshot_reads::around_me(store, cache, game, player, n).await? {
+                return Ok(to_json(me));
+            }
             Ok(to_json(boards::around_me(store, game, player, n, now).await?))
         }
         ["v1", "me"] => Ok(to_json(boards::profile(store, Game::Seega, player).await?)),
@@ -163,6 +183,7 @@ mod tests {
     #[tokio::test]
     async fn routes_decode_ids_and_refuse_other_methods() {
         let store = EmbeddedStore::in_memory().unwrap();
+        let cache = SnapshotCache::default();
         let record = serde_json::json!({
             "match_id": "m:colon.1", "game": "seega",
             "started_at": "2026-11-30T10:00:00Z", "ended_at": "2026-11-30T10:05:00Z",
@@ -178,6 +199,7 @@ mod tests {
         crate::score::score_match(&store, &record, now).await.unwrap();
         let ok = handle(
             &store,
+            &cache,
             &get("/v1/me/matches/m%3Acolon.1", Some("auth0|alice")),
             now,
         )
@@ -186,17 +208,21 @@ mod tests {
         assert_eq!(ok.body["players"][0]["points_shown"], "+311");
         let mut post = get("/v1/me", Some("bob"));
         post.method = "POST".into();
-        assert_eq!(handle(&store, &post, now).await.status, 405);
+        assert_eq!(handle(&store, &cache, &post, now).await.status, 405);
         assert_eq!(
-            handle(&store, &get("/v1/nothing", Some("bob")), now).await.status,
+            handle(&store, &cache, &get("/v1/nothing", Some("bob")), now)
+                .await
+                .status,
             404
         );
         assert_eq!(
-            handle(&store, &get("/v1/me", Some("bad id!")), now).await.status,
+            handle(&store, &cache, &get("/v1/me", Some("bad id!")), now)
+                .await
+                .status,
             401
         );
         assert_eq!(
-            handle(&store, &get("/v1/leaderboards/chess", Some("bob")), now)
+            handle(&store, &cache, &get("/v1/leaderboards/chess", Some("bob")), now)
                 .await
                 .status,
             404

@@ -45,8 +45,11 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Page {
     pub board: &'static str,
-    /// When the board was read (live board: the read instant, UTC).
+    /// The instant the ranks are of: the snapshot's, or for the live board the read instant (UTC).
     pub as_of: DateTime<Utc>,
+    /// The snapshot read (LB-5); absent when the live board was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
     pub entries: Vec<Entry>,
     /// Pass as `cursor` for the next page; absent on the last page.
     pub next_cursor: Option<String>,
@@ -57,6 +60,9 @@ pub struct Page {
 pub struct AroundMe {
     pub board: &'static str,
     pub as_of: DateTime<Utc>,
+    /// The snapshot read (LB-5); absent when the live board was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
     /// The caller's own entry.
     pub me: Entry,
     /// Up to N entries listed just above the caller, then the caller, then up to N below,
@@ -86,7 +92,7 @@ pub fn board_game(board: &str) -> Result<Game, ServiceError> {
     }
 }
 
-fn entry(s: Standing, rank: u64) -> Entry {
+pub(crate) fn entry(s: Standing, rank: u64) -> Entry {
     let r = rank_for(s.value);
     Entry {
         rank,
@@ -145,6 +151,7 @@ pub async fn top_page<S: BoardStore + ?Sized>(
     Ok(Page {
         board,
         as_of: now,
+        snapshot: None,
         entries,
         next_cursor,
     })
@@ -200,6 +207,7 @@ pub async fn around_me<S: BoardStore + ?Sized>(
     Ok(AroundMe {
         board: game.id(),
         as_of: now,
+        snapshot: None,
         me: entry(my_key.into_standing(), my_rank),
         entries,
     })

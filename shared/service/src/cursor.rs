@@ -23,6 +23,43 @@ pub struct Cursor {
     pub r: u64,
 }
 
+/// A cursor into a snapshot: the snapshot id and the offset of the next entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotCursor {
+    /// Board id.
+    pub b: String,
+    /// Snapshot id.
+    pub s: String,
+    /// Entries before the next page.
+    pub o: u64,
+}
+
+impl SnapshotCursor {
+    pub fn encode(&self) -> String {
+        URL_SAFE_NO_PAD.encode(serde_json::to_vec(self).unwrap_or_default())
+    }
+
+    /// Parses a snapshot cursor for `board`; `None` when `s` is no snapshot cursor
+    /// (it may be a live one), an error when it is one of another board.
+    pub fn decode(s: &str, board: &str) -> Result<Option<Self>, ServiceError> {
+        let Some(c) = URL_SAFE_NO_PAD
+            .decode(s)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<SnapshotCursor>(&b).ok())
+        else {
+            return Ok(None);
+        };
+        if c.b != board {
+            return Err(ServiceError::BadRequest {
+                field: "cursor",
+                message: "cursor belongs to another board".into(),
+            });
+        }
+        Ok(Some(c))
+    }
+}
+
 impl Cursor {
     pub fn encode(&self) -> String {
         URL_SAFE_NO_PAD.encode(serde_json::to_vec(self).unwrap_or_default())

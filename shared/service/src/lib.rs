@@ -9,5 +9,6 @@ pub mod cursor;
 pub mod error;
 pub mod score;
 pub mod snapshot;
+pub mod snapshot_reads;
 
 pub use error::ServiceError;

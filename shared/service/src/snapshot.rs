@@ -69,6 +69,11 @@ pub struct RunReport {
     pub already_complete: bool,
 }
 
+/// The snapshot id for an instant (a schedule's tick): `20261130T020500Z`.
+pub fn id_for(at: DateTime<Utc>) -> String {
+    at.format("%Y%m%dT%H%M%SZ").to_string()
+}
+
 fn scope(game: Game, period: &str) -> String {
     format!("SNAP#{}#{period}", game.id())
 }

@@ -1,0 +1,16 @@
+use lambda_runtime::{run, service_fn, tracing, Error, LambdaEvent};
+use podium_service::config;
+use podium_store::dynamo::DynamoStore;
+use snapshot::{handle, ScheduledRun};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    tracing::init_default_subscriber();
+    let table = config::table_name()?;
+    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let store = &DynamoStore::from_sdk_config(&aws, table);
+    run(service_fn(move |event: LambdaEvent<ScheduledRun>| async move {
+        Ok::<_, Error>(handle(store, event.payload).await?)
+    }))
+    .await
+}

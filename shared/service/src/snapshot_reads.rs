@@ -1,0 +1,220 @@
+//! Serving boards from their current snapshot (LB-5, LB-7): any page in one read
+//! (two when a page of the request straddles two stored pages), the caller's rank
+//! with their live value and one page read.
+//!
+//! The current snapshot's pointer and page index are cached per process for
+//! [`CACHE_TTL`]: a warm function reads them once in that time, so a player's own
+//! rank costs 2 reads (balance, page) whatever the board's size.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+use podium_rules::snapshot::{rank_in_page, PageIndex, RankLookup, SnapshotEntry, SnapshotPage};
+use podium_store::{BoardStore, ItemStore};
+
+use crate::boards::{entry, AroundMe, Page};
+use crate::cursor::SnapshotCursor;
+use crate::error::ServiceError;
+use crate::snapshot::{self, Published};
+
+/// How long a process trusts its copy of the current snapshot's pointer and index.
+pub const CACHE_TTL: Duration = Duration::from_secs(30);
+
+/// The current snapshot's pointer and page index, cached for [`CACHE_TTL`].
+#[derive(Default)]
+pub struct SnapshotCache {
+    slot: Mutex<Option<(Instant, Published, PageIndex)>>,
+}
+
+impl SnapshotCache {
+    /// The current snapshot of `game`'s board with its index, if there is one.
+    pub async fn current<S: ItemStore + ?Sized>(
+        &self,
+        store: &S,
+        game: Game,
+    ) -> Result<Option<(Published, PageIndex)>, ServiceError> {
+        if let Some((at, p, i)) = self.slot.lock().map_err(|_| poisoned())?.as_ref() {
+            if at.elapsed() < CACHE_TTL {
+                return Ok(Some((p.clone(), i.clone())));
+            }
+        }
+        let Some(published) = snapshot::current(store, game).await? else {
+            return Ok(None);
+        };
+        let index = snapshot::read_index(store, game, &published.id).await?;
+        *self.slot.lock().map_err(|_| poisoned())? = Some((Instant::now(), published.clone(), index.clone()));
+        Ok(Some((published, index)))
+    }
+}
+
+fn poisoned() -> ServiceError {
+    ServiceError::Contended { attempts: 1 }
+}
+
+async fn page<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    p: &Published,
+    n: u32,
+) -> Result<SnapshotPage, ServiceError> {
+    if n == 0 {
+        if let Some(first) = &p.first_page {
+            return Ok(first.clone());
+        }
+    }
+    snapshot::read_page(store, game, &p.id, n)
+        .await?
+        .ok_or_else(|| ServiceError::NotFound("snapshot page".into()))
+}
+
+/// Entries at positions `from .. to` of the snapshot, reading only the pages that hold them.
+async fn entries_between<S: ItemStore + ?Sized>(
+    store: &S,
+    game: Game,
+    p: &Published,
+    from: u64,
+    to: u64,
+) -> Result<Vec<SnapshotEntry>, ServiceError> {
+    let to = to.min(p.entries);
+    if from >= to {
+        return Ok(Vec::new());
+    }
+    let size = u64::from(p.page_size.max(1));
+    let mut out = Vec::new();
+    for n in (from / size)..=((to - 1) / size) {
+        let pg = page(store, game, p, n as u32).await?;
+        for (i, e) in pg.entries.into_iter().enumerate() {
+            let pos = pg.first_position + i as u64;
+            if (from..to).contains(&pos) {
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn standing(e: SnapshotEntry) -> (Standing, u64) {
+    (
+        Standing {
+            player_id: e.player_id,
+            value: e.value,
+            reached_at_ms: e.reached_at_ms,
+        },
+        e.rank,
+    )
+}
+
+/// A page of the current snapshot: from the top, or at a snapshot cursor. `None` when
+/// the board has no snapshot yet (the caller then reads the live board).
+pub async fn top_page<S: ItemStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    game: Game,
+    limit: usize,
+    cursor: Option<&SnapshotCursor>,
+) -> Result<Option<Page>, ServiceError> {
+    let published = match cursor {
+        // A cursor pins its snapshot, so a walk stays in one snapshot (LB-3).
+        Some(c) => match cache.current(store, game).await? {
+            Some((p, _)) if p.id == c.s => p,
+            _ => match snapshot::run_state(store, game, &c.s).await? {
+                Some(run) if run.complete => Published {
+                    id: run.id,
+                    as_of: run.as_of,
+                    page_size: run.page_size,
+                    pages: run.pages_written,
+                    entries: run.position,
+                    first_page: None,
+                },
+                _ => {
+                    return Err(ServiceError::BadRequest {
+                        field: "cursor",
+                        message: "that snapshot is gone; start again from the top".into(),
+                    })
+                }
+            },
+        },
+        None => match cache.current(store, game).await? {
+            Some((p, _)) => p,
+            None => return Ok(None),
+        },
+    };
+    let from = cursor.map_or(0, |c| c.o);
+    let to = from + limit as u64;
+    let entries = entries_between(store, game, &published, from, to)
+        .await?
+        .into_iter()
+        .map(|e| {
+            let (s, rank) = standing(e);
+            entry(s, rank)
+        })
+        .collect();
+    let next_cursor = (to < published.entries).then(|| {
+        SnapshotCursor {
+            b: game.id().to_string(),
+            s: published.id.clone(),
+            o: to,
+        }
+        .encode()
+    });
+    Ok(Some(Page {
+        board: game.id(),
+        as_of: published.as_of,
+        snapshot: Some(published.id),
+        entries,
+        next_cursor,
+    }))
+}
+
+/// The caller's LB-2 rank for their live balance against the current snapshot, with
+/// up to `n` snapshot neighbours each side (LB-4). `None` when there is no snapshot yet.
+pub async fn around_me<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    game: Game,
+    player_id: &str,
+    n: usize,
+) -> Result<Option<AroundMe>, ServiceError> {
+    let Some((published, index)) = cache.current(store, game).await? else {
+        return Ok(None);
+    };
+    let me = store
+        .get_balance(game, player_id)
+        .await?
+        .ok_or_else(|| ServiceError::NotFound(format!("no {} balance yet", game.id())))?;
+    let rank = match index.lookup(me.points) {
+        RankLookup::Top => 1,
+        RankLookup::Page(k) => rank_in_page(&page(store, game, &published, k).await?, me.points),
+    };
+    // The caller stands after every strictly better entry: position rank − 1.
+    let at = rank - 1;
+    let n = n as u64;
+    let around = entries_between(store, game, &published, at.saturating_sub(n), at + n + 1).await?;
+    let (mut above, mut below) = (Vec::new(), Vec::new());
+    for (i, e) in around.into_iter().enumerate() {
+        if e.player_id == player_id {
+            continue; // the caller's own (older) snapshot entry
+        }
+        let pos = at.saturating_sub(n) + i as u64;
+        let (s, r) = standing(e);
+        if pos < at {
+            above.push(entry(s, r));
+        } else {
+            below.push(entry(s, r));
+        }
+    }
+    let skip = above.len().saturating_sub(n as usize);
+    let mine = entry(me.board_key().into_standing(), rank);
+    let mut entries: Vec<_> = above.into_iter().skip(skip).collect();
+    entries.push(mine.clone());
+    entries.extend(below.into_iter().take(n as usize));
+    Ok(Some(AroundMe {
+        board: game.id(),
+        as_of: published.as_of,
+        snapshot: Some(published.id),
+        me: mine,
+        entries,
+    }))
+}
