@@ -5,12 +5,22 @@
 use std::time::Instant;
 
 use podium_rules::game::Game;
+use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::boards::{around_me, match_result, profile, top_page};
+use podium_service::cursor::SnapshotCursor;
 use podium_service::score::score_match;
+use podium_service::snapshot;
+use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_store::dynamo::{DynamoStore, UsageSnapshot};
 use podium_tests::fixtures::{at, dynamodb, rout, seed_balance};
 
-const PLAYERS: usize = 1_000;
+/// Board size: `PODIUM_COST_PLAYERS` (default 1,000).
+fn players() -> usize {
+    std::env::var("PODIUM_COST_PLAYERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000)
+}
 
 fn row(what: &str, before: UsageSnapshot, store: &DynamoStore) {
     let d = store.usage().since(&before);
@@ -26,7 +36,8 @@ fn row(what: &str, before: UsageSnapshot, store: &DynamoStore) {
 async fn main() {
     let store = dynamodb().await;
     let started = Instant::now();
-    for i in 0..PLAYERS {
+    let n_players = players();
+    for i in 0..n_players {
         seed_balance(
             &store,
             &format!("p-{i:05}"),
@@ -35,11 +46,11 @@ async fn main() {
         )
         .await;
     }
-    eprintln!("seeded {PLAYERS} players in {:.1?}", started.elapsed());
+    eprintln!("seeded {n_players} players in {:.1?}", started.elapsed());
     let now = at(0);
     let clock = podium_tests::fixtures::now();
     println!(
-        "board of {PLAYERS} players, {} shards\n",
+        "board of {n_players} players, {} shards\n",
         podium_store::BOARD_SHARDS
     );
     println!("| operation | requests | read units | write units |");
@@ -98,4 +109,58 @@ async fn main() {
     let before = store.usage();
     match_result(&store, "p-00001", "m-cost").await.expect("result");
     row("GET /v1/me/matches/{id}", before, &store);
+
+    // Snapshots (LB-5): materialise, then serve from them.
+    let before = store.usage();
+    let started = Instant::now();
+    let run = snapshot::run(&store, Game::Seega, "cost", clock, PAGE_SIZE, None)
+        .await
+        .expect("snapshot");
+    let d = store.usage().since(&before);
+    row(
+        &format!(
+            "snapshot run: {} pages in {:.1?}",
+            run.pages_total,
+            started.elapsed()
+        ),
+        before,
+        &store,
+    );
+    println!(
+        "| (write requests per page: {:.3}) | | | |",
+        d.requests as f64 / f64::from(run.pages_total.max(1))
+    );
+    let cache = SnapshotCache::default();
+    let before = store.usage();
+    let page = snapshot_reads::top_page(&store, &cache, Game::Seega, 50, None)
+        .await
+        .expect("page")
+        .expect("snap");
+    row("snapshot top 50, cold cache (pointer + index)", before, &store);
+    let cursor = page
+        .next_cursor
+        .as_deref()
+        .and_then(|c| SnapshotCursor::decode(c, "seega").ok().flatten());
+    let before = store.usage();
+    snapshot_reads::top_page(&store, &cache, Game::Seega, 50, None)
+        .await
+        .expect("page");
+    row("snapshot top 50, warm cache", before, &store);
+    let before = store.usage();
+    snapshot_reads::top_page(&store, &cache, Game::Seega, 50, cursor.as_ref())
+        .await
+        .expect("page 2");
+    row("snapshot next 50 (cursor)", before, &store);
+    for probe in ["p-00000", "p-00500"] {
+        let before = store.usage();
+        let me = snapshot_reads::around_me(&store, &cache, Game::Seega, probe, 5)
+            .await
+            .expect("me")
+            .expect("snap");
+        row(
+            &format!("snapshot around-me, warm cache (rank {})", me.me.rank),
+            before,
+            &store,
+        );
+    }
 }

@@ -19,7 +19,7 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::game::Game;
-use podium_rules::leaderboard::RankCounter;
+use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::snapshot::{PageIndex, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -72,6 +72,71 @@ pub struct RunReport {
 /// The snapshot id for an instant (a schedule's tick): `20261130T020500Z`.
 pub fn id_for(at: DateTime<Utc>) -> String {
     at.format("%Y%m%dT%H%M%SZ").to_string()
+}
+
+/// Entries one shard read asks for while a snapshot streams the board.
+pub const SHARD_FETCH: usize = 1_000;
+
+/// The whole board in listing order, read shard by shard (one Query per
+/// [`SHARD_FETCH`] entries of a shard) and merged, so each entry is read once.
+struct BoardStream<'a, S: ?Sized> {
+    store: &'a S,
+    game: Game,
+    shards: Vec<ShardBuffer>,
+}
+
+struct ShardBuffer {
+    buffered: std::collections::VecDeque<Standing>,
+    last: Option<BoardKey>,
+    done: bool,
+}
+
+impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
+    /// A stream of the entries after `after` (from the top when `None`).
+    fn new(store: &'a S, game: Game, after: Option<BoardKey>) -> Self {
+        let shards = (0..store.board_shards())
+            .map(|_| ShardBuffer {
+                buffered: Default::default(),
+                last: after.clone(),
+                done: false,
+            })
+            .collect();
+        BoardStream { store, game, shards }
+    }
+
+    /// The next `n` entries (fewer at the end of the board).
+    async fn take(&mut self, n: usize) -> Result<Vec<Standing>, ServiceError> {
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            for (i, shard) in self.shards.iter_mut().enumerate() {
+                if shard.buffered.is_empty() && !shard.done {
+                    let rows = self
+                        .store
+                        .shard_after(self.game, i as u32, shard.last.as_ref(), SHARD_FETCH)
+                        .await?;
+                    shard.done = rows.len() < SHARD_FETCH;
+                    shard.last = rows.last().map(|s| BoardKey {
+                        value: s.value,
+                        reached_at_ms: s.reached_at_ms,
+                        player_id: s.player_id.clone(),
+                    });
+                    shard.buffered.extend(rows);
+                }
+            }
+            let best = self
+                .shards
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.buffered.front().map(|f| (i, f)))
+                .min_by(|a, b| listing_order(a.1, b.1))
+                .map(|(i, _)| i);
+            match best.and_then(|i| self.shards[i].buffered.pop_front()) {
+                Some(next) => out.push(next),
+                None => break,
+            }
+        }
+        Ok(out)
+    }
 }
 
 fn scope(game: Game, period: &str) -> String {
@@ -149,6 +214,8 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
         });
     }
     let mut budget = page_budget.unwrap_or(u32::MAX);
+    let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
+    let mut stream = BoardStream::new(store, game, resume_after);
     let mut written_now = 0;
     let mut first_page = None;
     let mut exhausted = false;
@@ -156,10 +223,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
         let mut batch = Vec::new();
         let mut next = state.clone();
         while batch.len() < PAGES_PER_BATCH && budget > 0 {
-            let after = next.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
-            let rows = store
-                .board_after(game, after.as_ref(), next.page_size as usize)
-                .await?;
+            let rows = stream.take(next.page_size as usize).await?;
             if rows.is_empty() {
                 exhausted = true;
                 break;

@@ -76,6 +76,7 @@ async fn entries_between<S: ItemStore + ?Sized>(
     p: &Published,
     from: u64,
     to: u64,
+    known: Option<&SnapshotPage>,
 ) -> Result<Vec<SnapshotEntry>, ServiceError> {
     let to = to.min(p.entries);
     if from >= to {
@@ -84,7 +85,10 @@ async fn entries_between<S: ItemStore + ?Sized>(
     let size = u64::from(p.page_size.max(1));
     let mut out = Vec::new();
     for n in (from / size)..=((to - 1) / size) {
-        let pg = page(store, game, p, n as u32).await?;
+        let pg = match known {
+            Some(k) if u64::from(k.number) == n => k.clone(),
+            _ => page(store, game, p, n as u32).await?,
+        };
         for (i, e) in pg.entries.into_iter().enumerate() {
             let pos = pg.first_position + i as u64;
             if (from..to).contains(&pos) {
@@ -143,7 +147,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     };
     let from = cursor.map_or(0, |c| c.o);
     let to = from + limit as u64;
-    let entries = entries_between(store, game, &published, from, to)
+    let entries = entries_between(store, game, &published, from, to, None)
         .await?
         .into_iter()
         .map(|e| {
@@ -184,14 +188,25 @@ pub async fn around_me<S: BoardStore + ItemStore + ?Sized>(
         .get_balance(game, player_id)
         .await?
         .ok_or_else(|| ServiceError::NotFound(format!("no {} balance yet", game.id())))?;
-    let rank = match index.lookup(me.points) {
-        RankLookup::Top => 1,
-        RankLookup::Page(k) => rank_in_page(&page(store, game, &published, k).await?, me.points),
+    let (rank, known) = match index.lookup(me.points) {
+        RankLookup::Top => (1, None),
+        RankLookup::Page(k) => {
+            let pg = page(store, game, &published, k).await?;
+            (rank_in_page(&pg, me.points), Some(pg))
+        }
     };
     // The caller stands after every strictly better entry: position rank − 1.
     let at = rank - 1;
     let n = n as u64;
-    let around = entries_between(store, game, &published, at.saturating_sub(n), at + n + 1).await?;
+    let around = entries_between(
+        store,
+        game,
+        &published,
+        at.saturating_sub(n),
+        at + n + 1,
+        known.as_ref(),
+    )
+    .await?;
     let (mut above, mut below) = (Vec::new(), Vec::new());
     for (i, e) in around.into_iter().enumerate() {
         if e.player_id == player_id {

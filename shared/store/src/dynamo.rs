@@ -317,6 +317,46 @@ impl DynamoStore {
             .map_err(|err| StoreError::dynamo("TransactWriteItems", err))
     }
 
+    /// One Query of one shard of the board GSI.
+    async fn query_shard(
+        &self,
+        game: Game,
+        shard: u32,
+        condition: Option<(&str, String)>,
+        forward: bool,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        let mut q = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(BOARD_INDEX)
+            .expression_attribute_values(":s", s(shard_id(game, shard)))
+            .scan_index_forward(forward)
+            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        q = match condition {
+            Some((op, key)) => q
+                .key_condition_expression(format!("board_shard = :s AND board_key {op} :k"))
+                .expression_attribute_values(":k", s(key)),
+            None => q.key_condition_expression("board_shard = :s"),
+        };
+        let out = q
+            .send()
+            .await
+            .map_err(|e| StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+        self.usage.record_read(out.consumed_capacity());
+        out.items()
+            .iter()
+            .map(|item| {
+                let raw = get_s(item, "board_key")?;
+                BoardKey::decode(raw)
+                    .map(BoardKey::into_standing)
+                    .ok_or_else(|| StoreError::corrupt(raw, "not a board key"))
+            })
+            .collect()
+    }
+
     /// One Query a shard of the board GSI, merged in listing order.
     async fn query_shards(
         &self,
@@ -325,39 +365,8 @@ impl DynamoStore {
         forward: bool,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        let queries = (0..BOARD_SHARDS).map(|shard| {
-            let condition = condition.clone();
-            async move {
-                let mut q = self
-                    .client
-                    .query()
-                    .table_name(&self.table)
-                    .index_name(BOARD_INDEX)
-                    .expression_attribute_values(":s", s(shard_id(game, shard)))
-                    .scan_index_forward(forward)
-                    .limit(i32::try_from(limit).unwrap_or(i32::MAX))
-                    .return_consumed_capacity(ReturnConsumedCapacity::Total);
-                q = match condition {
-                    Some((op, key)) => q
-                        .key_condition_expression(format!("board_shard = :s AND board_key {op} :k"))
-                        .expression_attribute_values(":k", s(key)),
-                    None => q.key_condition_expression("board_shard = :s"),
-                };
-                let out = q.send().await.map_err(|e| {
-                    StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e))
-                })?;
-                self.usage.record_read(out.consumed_capacity());
-                out.items()
-                    .iter()
-                    .map(|item| {
-                        let raw = get_s(item, "board_key")?;
-                        BoardKey::decode(raw)
-                            .map(BoardKey::into_standing)
-                            .ok_or_else(|| StoreError::corrupt(raw, "not a board key"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-            }
-        });
+        let queries =
+            (0..BOARD_SHARDS).map(|shard| self.query_shard(game, shard, condition.clone(), forward, limit));
         let mut all: Vec<Standing> = try_join_all(queries).await?.into_iter().flatten().collect();
         all.sort_by(listing_order);
         if !forward {
@@ -520,6 +529,21 @@ impl BoardStore for DynamoStore {
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
         self.query_shards(game, Some(("<", before.encode())), false, limit)
+            .await
+    }
+
+    fn board_shards(&self) -> u32 {
+        BOARD_SHARDS
+    }
+
+    async fn shard_after(
+        &self,
+        game: Game,
+        shard: u32,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.query_shard(game, shard, after.map(|k| (">", k.encode())), true, limit)
             .await
     }
 

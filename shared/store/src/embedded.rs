@@ -287,6 +287,20 @@ impl BoardStore for EmbeddedStore {
         .await
     }
 
+    fn board_shards(&self) -> u32 {
+        1
+    }
+
+    async fn shard_after(
+        &self,
+        game: Game,
+        _shard: u32,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.board_after(game, after, limit).await
+    }
+
     async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError> {
         let prefix = board_prefix(game);
         let before = board_entry(game, key);

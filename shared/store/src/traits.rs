@@ -49,6 +49,19 @@ pub trait BoardStore: Send + Sync {
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError>;
 
+    /// How many partition-key shards the board is spread over (1: one ordered board).
+    fn board_shards(&self) -> u32;
+
+    /// Up to `limit` entries of one shard (0 … [`board_shards`](Self::board_shards) − 1)
+    /// after `after`, in listing order: for reading a whole board shard by shard.
+    async fn shard_after(
+        &self,
+        game: Game,
+        shard: u32,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError>;
+
     /// How many entries come before `key` in listing order. With
     /// [`BoardKey::first_of_value`] this is the count of strictly better values.
     async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError>;
