@@ -127,8 +127,8 @@ async fn main() {
         &store,
     );
     println!(
-        "| (write requests per page: {:.3}) | | | |",
-        d.requests as f64 / f64::from(run.pages_total.max(1))
+        "| (write requests per materialised page: {:.3}) | | | |",
+        d.write_requests as f64 / f64::from(run.pages_total.max(1))
     );
     let cache = SnapshotCache::default();
     let before = store.usage();

@@ -45,6 +45,7 @@ pub const BOARD_INDEX: &str = "board";
 #[derive(Debug, Default)]
 pub struct Usage {
     requests: AtomicU64,
+    write_requests: AtomicU64,
     read_milli_units: AtomicU64,
     write_milli_units: AtomicU64,
 }
@@ -52,7 +53,10 @@ pub struct Usage {
 /// A copy of [`Usage`]'s counters at one moment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UsageSnapshot {
+    /// Requests of every kind.
     pub requests: u64,
+    /// Of which write requests (PutItem, TransactWriteItems, BatchWriteItem).
+    pub write_requests: u64,
     /// Read capacity units × 1000.
     pub read_milli_units: u64,
     /// Write capacity units × 1000.
@@ -64,6 +68,7 @@ impl UsageSnapshot {
     pub fn since(&self, earlier: &UsageSnapshot) -> UsageSnapshot {
         UsageSnapshot {
             requests: self.requests - earlier.requests,
+            write_requests: self.write_requests - earlier.write_requests,
             read_milli_units: self.read_milli_units - earlier.read_milli_units,
             write_milli_units: self.write_milli_units - earlier.write_milli_units,
         }
@@ -82,6 +87,7 @@ impl Usage {
 
     fn record_write<'a>(&self, consumed: impl IntoIterator<Item = &'a ConsumedCapacity>) {
         self.requests.fetch_add(1, Ordering::Relaxed);
+        self.write_requests.fetch_add(1, Ordering::Relaxed);
         for c in consumed {
             let units = c.write_capacity_units().or(c.capacity_units()).unwrap_or(0.0);
             self.write_milli_units
@@ -93,6 +99,7 @@ impl Usage {
     pub fn snapshot(&self) -> UsageSnapshot {
         UsageSnapshot {
             requests: self.requests.load(Ordering::Relaxed),
+            write_requests: self.write_requests.load(Ordering::Relaxed),
             read_milli_units: self.read_milli_units.load(Ordering::Relaxed),
             write_milli_units: self.write_milli_units.load(Ordering::Relaxed),
         }
