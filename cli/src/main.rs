@@ -78,7 +78,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let started = std::time::Instant::now();
             let r = podium_service::snapshot::run(
                 store.as_ref(),
-                podium_rules::game::Game::Seega,
+                &podium_rules::board::BoardRef::all_time("seega"),
                 &id,
                 now,
                 podium_rules::snapshot::PAGE_SIZE,

@@ -113,9 +113,16 @@ async fn main() {
     // Snapshots (LB-5): materialise, then serve from them.
     let before = store.usage();
     let started = Instant::now();
-    let run = snapshot::run(&store, Game::Seega, "cost", clock, PAGE_SIZE, None)
-        .await
-        .expect("snapshot");
+    let run = snapshot::run(
+        &store,
+        &podium_rules::board::BoardRef::all_time("seega"),
+        "cost",
+        clock,
+        PAGE_SIZE,
+        None,
+    )
+    .await
+    .expect("snapshot");
     let d = store.usage().since(&before);
     row(
         &format!(

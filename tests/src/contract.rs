@@ -26,6 +26,10 @@ use crate::fixtures::{at, close_loss, now, record, rout, seed_balance};
 
 const SEEGA: Game = Game::Seega;
 
+fn seega_board() -> podium_rules::board::BoardRef {
+    podium_rules::board::BoardRef::all_time("seega")
+}
+
 async fn balance<S: Store + ?Sized>(store: &S, player: &str) -> i64 {
     store.get_balances(SEEGA, &[player]).await.expect("balance")[0].points
 }
@@ -351,7 +355,7 @@ pub async fn walk_meets_everyone_once<S: Store>(store: S) {
     }
     assert_eq!(
         store
-            .count_before(SEEGA, &BoardKey::first_of_value(i64::MAX))
+            .count_before(&seega_board(), &BoardKey::first_of_value(i64::MAX))
             .await
             .expect("count"),
         0
@@ -469,15 +473,18 @@ async fn seed_players<S: Store>(store: &S, n: i64) -> Vec<(String, u64)> {
 pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     seed_players(&store, 10).await;
     let as_of = at(60);
-    let first = snapshot::run(&store, SEEGA, "s1", as_of, 2, Some(3))
+    let first = snapshot::run(&store, &seega_board(), "s1", as_of, 2, Some(3))
         .await
         .expect("first run");
     assert_eq!((first.pages_written, first.complete), (3, false));
     assert!(
-        snapshot::current(&store, SEEGA).await.expect("read").is_none(),
+        snapshot::current(&store, &seega_board())
+            .await
+            .expect("read")
+            .is_none(),
         "not published yet"
     );
-    let second = snapshot::run(&store, SEEGA, "s1", as_of, 2, None)
+    let second = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None)
         .await
         .expect("retry");
     assert_eq!(
@@ -488,11 +495,11 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     score_match(&store, &rout("m-late", "w01", "w02", at(61)), now())
         .await
         .expect("scored");
-    let third = snapshot::run(&store, SEEGA, "s1", as_of, 2, None)
+    let third = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None)
         .await
         .expect("again");
     assert!(third.already_complete && third.pages_written == 0);
-    let current = snapshot::current(&store, SEEGA)
+    let current = snapshot::current(&store, &seega_board())
         .await
         .expect("read")
         .expect("published");
@@ -502,32 +509,32 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     );
     assert_eq!(current.first_page.as_ref().map(|p| p.entries.len()), Some(2));
     for n in 0..5 {
-        let page = snapshot::read_page(&store, SEEGA, "s1", n)
+        let page = snapshot::read_page(&store, &seega_board(), "s1", n)
             .await
             .expect("read")
             .expect("page");
         assert_eq!(page.entries.len(), 2);
     }
-    assert!(snapshot::read_page(&store, SEEGA, "s1", 5)
+    assert!(snapshot::read_page(&store, &seega_board(), "s1", 5)
         .await
         .expect("read")
         .is_none());
     assert!(
-        snapshot::run_state(&store, SEEGA, "s1")
+        snapshot::run_state(&store, &seega_board(), "s1")
             .await
             .expect("read")
             .expect("state")
             .complete
     );
     // An older run finishing later does not replace the newer current snapshot.
-    snapshot::run(&store, SEEGA, "s2", at(120), 2, None)
+    snapshot::run(&store, &seega_board(), "s2", at(120), 2, None)
         .await
         .expect("newer");
-    snapshot::run(&store, SEEGA, "s0", at(30), 2, None)
+    snapshot::run(&store, &seega_board(), "s0", at(30), 2, None)
         .await
         .expect("older");
     assert_eq!(
-        snapshot::current(&store, SEEGA)
+        snapshot::current(&store, &seega_board())
             .await
             .expect("read")
             .expect("current")
@@ -540,20 +547,22 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
 /// LB-2 ranks (ties across page boundaries), and one page read ranks any value.
 pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    let report = snapshot::run(&store, SEEGA, "w", at(60), 5, None)
+    let report = snapshot::run(&store, &seega_board(), "w", at(60), 5, None)
         .await
         .expect("run");
     assert_eq!(report.pages_total, 8);
     let mut walked = Vec::new();
     for n in 0..report.pages_total {
-        let page = snapshot::read_page(&store, SEEGA, "w", n)
+        let page = snapshot::read_page(&store, &seega_board(), "w", n)
             .await
             .expect("read")
             .expect("page");
         walked.extend(page.entries.into_iter().map(|e| (e.player_id, e.rank)));
     }
     assert_eq!(walked, expected);
-    let index = snapshot::read_index(&store, SEEGA, "w").await.expect("index");
+    let index = snapshot::read_index(&store, &seega_board(), "w")
+        .await
+        .expect("index");
     for (player, rank) in &expected {
         let value = store
             .get_balance(SEEGA, player)
@@ -564,7 +573,7 @@ pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
         let got = match index.lookup(value) {
             RankLookup::Top => 1,
             RankLookup::Page(n) => {
-                let page = snapshot::read_page(&store, SEEGA, "w", n)
+                let page = snapshot::read_page(&store, &seega_board(), "w", n)
                     .await
                     .expect("read")
                     .expect("page");
@@ -583,7 +592,7 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
         let store = Arc::clone(&store);
         tokio::spawn(async move {
             for _ in 0..20 {
-                match snapshot::run(store.as_ref(), SEEGA, "c", at(60), 2, Some(2)).await {
+                match snapshot::run(store.as_ref(), &seega_board(), "c", at(60), 2, Some(2)).await {
                     Ok(r) if r.complete => return,
                     Ok(_) | Err(ServiceError::Contended { .. }) => continue,
                     Err(e) => panic!("{e:?}"),
@@ -595,14 +604,14 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
     for r in join_all(runs).await {
         r.expect("task");
     }
-    let current = snapshot::current(store.as_ref(), SEEGA)
+    let current = snapshot::current(store.as_ref(), &seega_board())
         .await
         .expect("read")
         .expect("published");
     assert_eq!((current.pages, current.entries), (12, 23));
     let mut walked = Vec::new();
     for n in 0..current.pages {
-        let page = snapshot::read_page(store.as_ref(), SEEGA, "c", n)
+        let page = snapshot::read_page(store.as_ref(), &seega_board(), "c", n)
             .await
             .expect("read")
             .expect("page");
@@ -616,7 +625,7 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
 /// live value against it.
 pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    snapshot::run(&store, SEEGA, "p", at(60), 100, None)
+    snapshot::run(&store, &seega_board(), "p", at(60), 100, None)
         .await
         .expect("run");
     let cache = SnapshotCache::default();

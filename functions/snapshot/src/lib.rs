@@ -3,6 +3,7 @@
 //! snapshot: a retried invocation resumes the same snapshot instead of starting another.
 
 use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::snapshot::{self, RunReport};
@@ -41,7 +42,15 @@ pub async fn handle<S: BoardStore + ItemStore + ?Sized>(
         complete,
         already_complete,
         ..
-    } = snapshot::run(store, Game::Seega, &id, run.scheduled_time, PAGE_SIZE, None).await?;
+    } = snapshot::run(
+        store,
+        &BoardRef::all_time(Game::Seega.id()),
+        &id,
+        run.scheduled_time,
+        PAGE_SIZE,
+        None,
+    )
+    .await?;
     tracing::info!(snapshot = %id, pages_written, pages_total, complete, already_complete, "snapshot run");
     Ok(RunSummary {
         board: Game::Seega.id(),

@@ -1,6 +1,7 @@
 //! podium's rules: pure functions over plain types. No I/O, no async, no AWS types;
 //! the clock is always a parameter. Rule ids refer to `SPEC.md` (SG-*, DISP-*, LB-*, GM-*).
 
+pub mod board;
 pub mod display;
 pub mod error;
 pub mod game;

@@ -8,6 +8,7 @@
 //! 1 GetItem.
 
 use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{RankCounter, Standing};
@@ -120,7 +121,8 @@ pub async fn top_page<S: BoardStore + ?Sized>(
         }
         None => (None, RankCounter::top()),
     };
-    let mut rows = store.board_after(game, after.as_ref(), limit + 1).await?;
+    let board_ref = BoardRef::all_time(board);
+    let mut rows = store.board_after(&board_ref, after.as_ref(), limit + 1).await?;
     let more = rows.len() > limit;
     rows.truncate(limit);
     let last_key = rows.last().map(|s| BoardKey {
@@ -171,11 +173,12 @@ pub async fn around_me<S: BoardStore + ?Sized>(
         .await?
         .ok_or_else(|| ServiceError::NotFound(format!("no {} balance yet", game.id())))?;
     let my_key = me.board_key();
+    let board = &BoardRef::all_time(game.id());
     let (position, better, above, below) = futures_join(
-        store.count_before(game, &my_key),
-        store.count_before(game, &BoardKey::first_of_value(me.points)),
-        store.board_before(game, &my_key, n),
-        store.board_after(game, Some(&my_key), n),
+        store.count_before(board, &my_key),
+        store.count_before(board, &BoardKey::first_of_value(me.points)),
+        store.board_before(board, &my_key, n),
+        store.board_after(board, Some(&my_key), n),
     )
     .await?;
     let my_rank = better + 1;
@@ -185,7 +188,7 @@ pub async fn around_me<S: BoardStore + ?Sized>(
         Some(top) if top.value == me.points => my_rank,
         Some(top) => {
             store
-                .count_before(game, &BoardKey::first_of_value(top.value))
+                .count_before(board, &BoardKey::first_of_value(top.value))
                 .await?
                 + 1
         }

@@ -18,7 +18,7 @@
 //! redone, and the current pointer only moves to a newer `as_of`.
 
 use chrono::{DateTime, Utc};
-use podium_rules::game::Game;
+use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::snapshot::{PageIndex, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore};
@@ -81,7 +81,7 @@ pub const SHARD_FETCH: usize = 1_000;
 /// [`SHARD_FETCH`] entries of a shard) and merged, so each entry is read once.
 struct BoardStream<'a, S: ?Sized> {
     store: &'a S,
-    game: Game,
+    board: &'a BoardRef,
     shards: Vec<ShardBuffer>,
 }
 
@@ -93,7 +93,7 @@ struct ShardBuffer {
 
 impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
     /// A stream of the entries after `after` (from the top when `None`).
-    fn new(store: &'a S, game: Game, after: Option<BoardKey>) -> Self {
+    fn new(store: &'a S, board: &'a BoardRef, after: Option<BoardKey>) -> Self {
         let shards = (0..store.board_shards())
             .map(|_| ShardBuffer {
                 buffered: Default::default(),
@@ -101,7 +101,7 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
                 done: false,
             })
             .collect();
-        BoardStream { store, game, shards }
+        BoardStream { store, board, shards }
     }
 
     /// The next `n` entries (fewer at the end of the board).
@@ -112,7 +112,7 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
                 if shard.buffered.is_empty() && !shard.done {
                     let rows = self
                         .store
-                        .shard_after(self.game, i as u32, shard.last.as_ref(), SHARD_FETCH)
+                        .shard_after(self.board, i as u32, shard.last.as_ref(), SHARD_FETCH)
                         .await?;
                     shard.done = rows.len() < SHARD_FETCH;
                     shard.last = rows.last().map(|s| BoardKey {
@@ -139,24 +139,24 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
     }
 }
 
-fn scope(game: Game, period: &str) -> String {
-    format!("SNAP#{}#{period}", game.id())
+fn scope(board: &BoardRef) -> String {
+    format!("SNAP#{}", board.key())
 }
 
-fn run_key(game: Game, period: &str, id: &str) -> ItemKey {
-    ItemKey::new(scope(game, period), format!("RUN#{id}"))
+fn run_key(board: &BoardRef, id: &str) -> ItemKey {
+    ItemKey::new(scope(board), format!("RUN#{id}"))
 }
 
-fn page_key(game: Game, period: &str, id: &str, n: u32) -> ItemKey {
-    ItemKey::new(format!("{}#{id}", scope(game, period)), format!("PAGE#{n:06}"))
+fn page_key(board: &BoardRef, id: &str, n: u32) -> ItemKey {
+    ItemKey::new(format!("{}#{id}", scope(board)), format!("PAGE#{n:06}"))
 }
 
-fn index_key(game: Game, period: &str, id: &str) -> ItemKey {
-    ItemKey::new(format!("{}#{id}", scope(game, period)), "INDEX")
+fn index_key(board: &BoardRef, id: &str) -> ItemKey {
+    ItemKey::new(format!("{}#{id}", scope(board)), "INDEX")
 }
 
-fn current_key(game: Game, period: &str) -> ItemKey {
-    ItemKey::new(scope(game, period), "CURRENT")
+fn current_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(scope(board), "CURRENT")
 }
 
 fn decode<T: DeserializeOwned>(key: &ItemKey, body: &[u8]) -> Result<T, ServiceError> {
@@ -172,19 +172,18 @@ fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
-/// Runs (or resumes) snapshot `id` of `game`'s all-time board at `as_of`, writing at
+/// Runs (or resumes) snapshot `id` of `board` at `as_of`, writing at
 /// most `page_budget` pages in this call (`None`: to the end). Safe to call again with
 /// the same id after a timeout or crash; a completed snapshot is left as it is.
 pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     id: &str,
     as_of: DateTime<Utc>,
     page_size: u32,
     page_budget: Option<u32>,
 ) -> Result<RunReport, ServiceError> {
-    let period = "all";
-    let rkey = run_key(game, period, id);
+    let rkey = run_key(board, id);
     let (mut state, mut version) = match store.get_item(&rkey, true).await? {
         Some(item) => (decode::<RunState>(&rkey, &item.body)?, item.version),
         None => {
@@ -215,7 +214,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     }
     let mut budget = page_budget.unwrap_or(u32::MAX);
     let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
-    let mut stream = BoardStream::new(store, game, resume_after);
+    let mut stream = BoardStream::new(store, board, resume_after);
     let mut written_now = 0;
     let mut first_page = None;
     let mut exhausted = false;
@@ -261,7 +260,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
                 first_page = Some(page.clone());
             }
             let full = page.entries.len() == next.page_size as usize;
-            batch.push((page_key(game, period, id, page.number), encode(&page)));
+            batch.push((page_key(board, id, page.number), encode(&page)));
             next.pages_written += 1;
             budget -= 1;
             if !full {
@@ -293,11 +292,9 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     let index = PageIndex {
         first_values: state.first_values.clone(),
     };
-    store
-        .put_items(&[(index_key(game, period, id), encode(&index))])
-        .await?;
+    store.put_items(&[(index_key(board, id), encode(&index))]).await?;
     if first_page.is_none() && state.pages_written > 0 {
-        first_page = read_page(store, game, id, 0).await?;
+        first_page = read_page(store, board, id, 0).await?;
     }
     let mut done = state.clone();
     done.complete = true;
@@ -306,8 +303,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     }
     publish(
         store,
-        game,
-        period,
+        board,
         Published {
             id: id.to_string(),
             as_of: state.as_of,
@@ -330,11 +326,10 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
 /// Points readers at `snapshot` unless a newer one is current already.
 async fn publish<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
-    period: &str,
+    board: &BoardRef,
     snapshot: Published,
 ) -> Result<(), ServiceError> {
-    let key = current_key(game, period);
+    let key = current_key(board);
     for _ in 0..10 {
         let (current, version) = match store.get_item(&key, true).await? {
             Some(item) => (Some(decode::<Published>(&key, &item.body)?), item.version),
@@ -353,9 +348,9 @@ async fn publish<S: ItemStore + ?Sized>(
 /// The board's current snapshot, if any (one read).
 pub async fn current<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
 ) -> Result<Option<Published>, ServiceError> {
-    let key = current_key(game, "all");
+    let key = current_key(board);
     match store.get_item(&key, false).await? {
         Some(item) => Ok(Some(decode(&key, &item.body)?)),
         None => Ok(None),
@@ -365,11 +360,11 @@ pub async fn current<S: ItemStore + ?Sized>(
 /// Page `n` of snapshot `id` (one read).
 pub async fn read_page<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     id: &str,
     n: u32,
 ) -> Result<Option<SnapshotPage>, ServiceError> {
-    let key = page_key(game, "all", id, n);
+    let key = page_key(board, id, n);
     match store.get_item(&key, false).await? {
         Some(item) => Ok(Some(decode(&key, &item.body)?)),
         None => Ok(None),
@@ -379,10 +374,10 @@ pub async fn read_page<S: ItemStore + ?Sized>(
 /// The page index of snapshot `id` (one read; immutable once written, so cacheable).
 pub async fn read_index<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     id: &str,
 ) -> Result<PageIndex, ServiceError> {
-    let key = index_key(game, "all", id);
+    let key = index_key(board, id);
     match store.get_item(&key, false).await? {
         Some(item) => decode(&key, &item.body),
         None => Ok(PageIndex::default()),
@@ -392,10 +387,10 @@ pub async fn read_index<S: ItemStore + ?Sized>(
 /// The run state of snapshot `id`, if it was ever started.
 pub async fn run_state<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     id: &str,
 ) -> Result<Option<RunState>, ServiceError> {
-    let key = run_key(game, "all", id);
+    let key = run_key(board, id);
     match store.get_item(&key, true).await? {
         Some(item) => Ok(Some(decode(&key, &item.body)?)),
         None => Ok(None),

@@ -6,9 +6,11 @@
 //! [`CACHE_TTL`]: a warm function reads them once in that time, so a player's own
 //! rank costs 2 reads (balance, page) whatever the board's size.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::{rank_in_page, PageIndex, RankLookup, SnapshotEntry, SnapshotPage};
@@ -25,7 +27,7 @@ pub const CACHE_TTL: Duration = Duration::from_secs(30);
 /// The current snapshot's pointer and page index, cached for [`CACHE_TTL`].
 #[derive(Default)]
 pub struct SnapshotCache {
-    slot: Mutex<Option<(Instant, Published, PageIndex)>>,
+    slots: Mutex<HashMap<String, (Instant, Published, PageIndex)>>,
 }
 
 impl SnapshotCache {
@@ -35,16 +37,20 @@ impl SnapshotCache {
         store: &S,
         game: Game,
     ) -> Result<Option<(Published, PageIndex)>, ServiceError> {
-        if let Some((at, p, i)) = self.slot.lock().map_err(|_| poisoned())?.as_ref() {
+        let board = BoardRef::all_time(game.id());
+        if let Some((at, p, i)) = self.slots.lock().map_err(|_| poisoned())?.get(&board.key()) {
             if at.elapsed() < CACHE_TTL {
                 return Ok(Some((p.clone(), i.clone())));
             }
         }
-        let Some(published) = snapshot::current(store, game).await? else {
+        let Some(published) = snapshot::current(store, &BoardRef::all_time(game.id())).await? else {
             return Ok(None);
         };
-        let index = snapshot::read_index(store, game, &published.id).await?;
-        *self.slot.lock().map_err(|_| poisoned())? = Some((Instant::now(), published.clone(), index.clone()));
+        let index = snapshot::read_index(store, &BoardRef::all_time(game.id()), &published.id).await?;
+        self.slots
+            .lock()
+            .map_err(|_| poisoned())?
+            .insert(board.key(), (Instant::now(), published.clone(), index.clone()));
         Ok(Some((published, index)))
     }
 }
@@ -64,7 +70,7 @@ async fn page<S: ItemStore + ?Sized>(
             return Ok(first.clone());
         }
     }
-    snapshot::read_page(store, game, &p.id, n)
+    snapshot::read_page(store, &BoardRef::all_time(game.id()), &p.id, n)
         .await?
         .ok_or_else(|| ServiceError::NotFound("snapshot page".into()))
 }
@@ -123,7 +129,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
         // A cursor pins its snapshot, so a walk stays in one snapshot (LB-3).
         Some(c) => match cache.current(store, game).await? {
             Some((p, _)) if p.id == c.s => p,
-            _ => match snapshot::run_state(store, game, &c.s).await? {
+            _ => match snapshot::run_state(store, &BoardRef::all_time(game.id()), &c.s).await? {
                 Some(run) if run.complete => Published {
                     id: run.id,
                     as_of: run.as_of,

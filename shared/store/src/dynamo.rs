@@ -6,7 +6,7 @@
 //! | balance | `PLAYER#{player id}` | `BALANCE#{game}` | `points`, `version`, `reached_at_ms`, `board_shard`, `board_key` |
 //! | ledger entry | `PLAYER#{player id}` | `LEDGER#{game}#{source}#{source id}` | `entry` (JSON), `at_ms`, `applied` |
 //!
-//! GSI `board`: partition key `board_shard` (`{game}#{00 … 31}`, [`BOARD_SHARDS`]),
+//! GSI `board`: partition key `board_shard` (`{board}@{period}#{00 … 31}`, e.g. `seega@all#07`; [`BOARD_SHARDS`]),
 //! sort key `board_key` ([`BoardKey::encode`]), keys only. A board page merges one
 //! Query a shard. Every request asks for `ReturnConsumedCapacity` and adds it to
 //! [`Usage`].
@@ -26,6 +26,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{listing_order, Standing};
 use podium_rules::result::{LedgerEntry, MatchResult};
@@ -150,8 +151,8 @@ fn balance_sk(game: Game) -> String {
     format!("BALANCE#{}", game.id())
 }
 
-fn shard_id(game: Game, shard: u32) -> String {
-    format!("{}#{shard:02}", game.id())
+fn shard_id(board: &BoardRef, shard: u32) -> String {
+    format!("{}#{shard:02}", board.key())
 }
 
 fn ledger_sk(e: &LedgerEntry) -> String {
@@ -296,7 +297,13 @@ impl DynamoStore {
             .item("points", n(w.points))
             .item("version", n(w.expected_version + 1))
             .item("reached_at_ms", n(w.reached_at_ms))
-            .item("board_shard", s(shard_id(game, board_shard(&w.player_id))))
+            .item(
+                "board_shard",
+                s(shard_id(
+                    &BoardRef::all_time(game.id()),
+                    board_shard(&w.player_id),
+                )),
+            )
             .item("board_key", s(key.encode()));
         let builder = if w.expected_version == 0 {
             builder.condition_expression("attribute_not_exists(pk)")
@@ -327,7 +334,7 @@ impl DynamoStore {
     /// One Query of one shard of the board GSI.
     async fn query_shard(
         &self,
-        game: Game,
+        board: &BoardRef,
         shard: u32,
         condition: Option<(&str, String)>,
         forward: bool,
@@ -338,7 +345,7 @@ impl DynamoStore {
             .query()
             .table_name(&self.table)
             .index_name(BOARD_INDEX)
-            .expression_attribute_values(":s", s(shard_id(game, shard)))
+            .expression_attribute_values(":s", s(shard_id(board, shard)))
             .scan_index_forward(forward)
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
@@ -367,13 +374,13 @@ impl DynamoStore {
     /// One Query a shard of the board GSI, merged in listing order.
     async fn query_shards(
         &self,
-        game: Game,
+        board: &BoardRef,
         condition: Option<(&str, String)>,
         forward: bool,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
         let queries =
-            (0..BOARD_SHARDS).map(|shard| self.query_shard(game, shard, condition.clone(), forward, limit));
+            (0..BOARD_SHARDS).map(|shard| self.query_shard(board, shard, condition.clone(), forward, limit));
         let mut all: Vec<Standing> = try_join_all(queries).await?.into_iter().flatten().collect();
         all.sort_by(listing_order);
         if !forward {
@@ -521,21 +528,21 @@ impl BoardStore for DynamoStore {
 
     async fn board_after(
         &self,
-        game: Game,
+        board: &BoardRef,
         after: Option<&BoardKey>,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        self.query_shards(game, after.map(|k| (">", k.encode())), true, limit)
+        self.query_shards(board, after.map(|k| (">", k.encode())), true, limit)
             .await
     }
 
     async fn board_before(
         &self,
-        game: Game,
+        board: &BoardRef,
         before: &BoardKey,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        self.query_shards(game, Some(("<", before.encode())), false, limit)
+        self.query_shards(board, Some(("<", before.encode())), false, limit)
             .await
     }
 
@@ -545,16 +552,16 @@ impl BoardStore for DynamoStore {
 
     async fn shard_after(
         &self,
-        game: Game,
+        board: &BoardRef,
         shard: u32,
         after: Option<&BoardKey>,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        self.query_shard(game, shard, after.map(|k| (">", k.encode())), true, limit)
+        self.query_shard(board, shard, after.map(|k| (">", k.encode())), true, limit)
             .await
     }
 
-    async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError> {
+    async fn count_before(&self, board: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
         let encoded = key.encode();
         let counts = (0..BOARD_SHARDS).map(|shard| {
             let encoded = encoded.clone();
@@ -568,7 +575,7 @@ impl BoardStore for DynamoStore {
                         .table_name(&self.table)
                         .index_name(BOARD_INDEX)
                         .key_condition_expression("board_shard = :s AND board_key < :k")
-                        .expression_attribute_values(":s", s(shard_id(game, shard)))
+                        .expression_attribute_values(":s", s(shard_id(board, shard)))
                         .expression_attribute_values(":k", s(encoded.clone()))
                         .select(Select::Count)
                         .set_exclusive_start_key(start)

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::result::{LedgerEntry, MatchResult};
@@ -96,12 +97,12 @@ fn ledger_prefix(game: Game, player: &str) -> String {
     format!("ledger/{player}/{}/", game.id())
 }
 
-fn board_prefix(game: Game) -> String {
-    format!("{}/", game.id())
+fn board_prefix(board: &BoardRef) -> String {
+    format!("{}/", board.key())
 }
 
-fn board_entry(game: Game, key: &BoardKey) -> String {
-    format!("{}{}", board_prefix(game), key.encode())
+fn board_entry(board: &BoardRef, key: &BoardKey) -> String {
+    format!("{}{}", board_prefix(board), key.encode())
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(key: &str, bytes: &[u8]) -> Result<T, StoreError> {
@@ -134,6 +135,7 @@ fn read_balance(
 
 fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, StoreError> {
     let game = c.result.game;
+    let board_ref = BoardRef::all_time(game.id());
     let mut items = txn.open_table(ITEMS)?;
     let mkey = match_key(&c.result.match_id);
     if items.get(mkey.as_str())?.is_some() {
@@ -155,7 +157,7 @@ fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, S
     items.insert(mkey.as_str(), encode(&stored).as_slice())?;
     let mut board = txn.open_table(BOARD)?;
     for k in &old_keys {
-        board.remove(board_entry(game, k).as_str())?;
+        board.remove(board_entry(&board_ref, k).as_str())?;
     }
     for w in &c.balances {
         let item = BalanceItem {
@@ -169,7 +171,7 @@ fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, S
             reached_at_ms: w.reached_at_ms,
             player_id: w.player_id.clone(),
         };
-        board.insert(board_entry(game, &key).as_str(), ())?;
+        board.insert(board_entry(&board_ref, &key).as_str(), ())?;
     }
     for e in &c.ledger {
         let key = format!(
@@ -248,12 +250,12 @@ impl BoardStore for EmbeddedStore {
 
     async fn board_after(
         &self,
-        game: Game,
+        board: &BoardRef,
         after: Option<&BoardKey>,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        let prefix = board_prefix(game);
-        let after = after.map(|k| board_entry(game, k));
+        let prefix = board_prefix(board);
+        let after = after.map(|k| board_entry(board, k));
         self.blocking(move |db| {
             let txn = db.begin_read()?;
             let board = txn.open_table(BOARD)?;
@@ -272,12 +274,12 @@ impl BoardStore for EmbeddedStore {
 
     async fn board_before(
         &self,
-        game: Game,
+        board: &BoardRef,
         before: &BoardKey,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        let prefix = board_prefix(game);
-        let before = board_entry(game, before);
+        let prefix = board_prefix(board);
+        let before = board_entry(board, before);
         self.blocking(move |db| {
             let txn = db.begin_read()?;
             let board = txn.open_table(BOARD)?;
@@ -293,17 +295,17 @@ impl BoardStore for EmbeddedStore {
 
     async fn shard_after(
         &self,
-        game: Game,
+        board: &BoardRef,
         _shard: u32,
         after: Option<&BoardKey>,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
-        self.board_after(game, after, limit).await
+        self.board_after(board, after, limit).await
     }
 
-    async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError> {
-        let prefix = board_prefix(game);
-        let before = board_entry(game, key);
+    async fn count_before(&self, board: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
+        let prefix = board_prefix(board);
+        let before = board_entry(board, key);
         self.blocking(move |db| {
             let txn = db.begin_read()?;
             let board = txn.open_table(BOARD)?;

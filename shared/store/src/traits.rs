@@ -2,6 +2,7 @@
 //! it uses (and `template.yaml` grants only those DynamoDB actions).
 
 use async_trait::async_trait;
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::result::LedgerEntry;
@@ -36,7 +37,7 @@ pub trait BoardStore: Send + Sync {
     /// Up to `limit` entries after `after` (from the top when `None`), in LB-2 listing order.
     async fn board_after(
         &self,
-        game: Game,
+        board: &BoardRef,
         after: Option<&BoardKey>,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError>;
@@ -44,7 +45,7 @@ pub trait BoardStore: Send + Sync {
     /// Up to `limit` entries before `before`, nearest first (listing order reversed).
     async fn board_before(
         &self,
-        game: Game,
+        board: &BoardRef,
         before: &BoardKey,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError>;
@@ -56,7 +57,7 @@ pub trait BoardStore: Send + Sync {
     /// after `after`, in listing order: for reading a whole board shard by shard.
     async fn shard_after(
         &self,
-        game: Game,
+        board: &BoardRef,
         shard: u32,
         after: Option<&BoardKey>,
         limit: usize,
@@ -64,7 +65,7 @@ pub trait BoardStore: Send + Sync {
 
     /// How many entries come before `key` in listing order. With
     /// [`BoardKey::first_of_value`] this is the count of strictly better values.
-    async fn count_before(&self, game: Game, key: &BoardKey) -> Result<u64, StoreError>;
+    async fn count_before(&self, board: &BoardRef, key: &BoardKey) -> Result<u64, StoreError>;
 }
 
 /// Reads a player's ledger (GM-4).
