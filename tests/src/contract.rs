@@ -7,19 +7,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use futures::future::join_all;
+use podium_rules::board::{board_def, BoardDef, BoardRef};
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::result::{MatchResult, MatchStatus};
 use podium_rules::snapshot::{rank_in_page, RankLookup};
 use podium_service::boards::{around_me, match_result, profile, top_page};
 use podium_service::cursor::SnapshotCursor;
+use podium_service::period_boards::{self, Credited};
 use podium_service::score::{score_match, Scored};
 use podium_service::snapshot;
 use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::ServiceError;
 use podium_store::{
-    Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, ResultStore, ScoreStore, Store, StoreError,
-    StoredMatch,
+    Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, PeriodStore, ResultStore, ScoreStore, Store,
+    StoreError, StoredMatch,
 };
 
 use crate::fixtures::{at, close_loss, now, record, rout, seed_balance};
@@ -671,6 +673,141 @@ pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     assert_eq!(w36.me.rank, 1);
 }
 
+fn utc(s: &str) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
+}
+
+fn weekly() -> &'static BoardDef {
+    board_def("mahjong-weekly").expect("registered")
+}
+
+/// GM-2 / MJ-20: points land in the period of the event's instant (ISO week-year),
+/// once per source; an ended week is frozen and readable by its id (LB-5).
+pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
+    let w01 = period_boards::credit(&store, weekly(), "p1", 10, utc("2025-12-30T12:00:00Z"), "b-1")
+        .await
+        .expect("credit");
+    let w53 = period_boards::credit(&store, weekly(), "p1", 5, utc("2027-01-02T12:00:00Z"), "b-2")
+        .await
+        .expect("credit");
+    let again = period_boards::credit(&store, weekly(), "p1", 5, utc("2027-01-02T12:00:00Z"), "b-2")
+        .await
+        .expect("dup");
+    let period_of = |c: &Credited| match c {
+        Credited::Added { period, .. } | Credited::Duplicate { period } => period.id.clone(),
+    };
+    assert_eq!(
+        (period_of(&w01), period_of(&w53)),
+        ("2026-W01".to_string(), "2026-W53".to_string())
+    );
+    assert!(matches!(again, Credited::Duplicate { .. }));
+    period_boards::credit(&store, weekly(), "p2", 7, utc("2027-01-03T21:59:59.999Z"), "b-3")
+        .await
+        .expect("credit");
+    let w53_ref = BoardRef::new("mahjong-weekly", "2026-W53");
+    assert_eq!(
+        store
+            .period_entry(&w53_ref, "p1")
+            .await
+            .expect("read")
+            .expect("entry")
+            .points,
+        5
+    );
+    // The week ends at Monday 00:00 in Bucharest: 2027-01-03T22:00Z.
+    let before_end = period_boards::freeze_ended(&store, weekly(), utc("2027-01-03T21:59:00Z"))
+        .await
+        .expect("freeze");
+    assert_ne!(
+        before_end.map(|(p, _)| p.id),
+        Some("2026-W53".to_string()),
+        "W53 is not over yet"
+    );
+    let (period, report) = period_boards::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
+        .await
+        .expect("freeze")
+        .expect("a weekly board");
+    assert_eq!((period.id.as_str(), report.complete), ("2026-W53", true));
+    let frozen = snapshot::current(&store, &w53_ref)
+        .await
+        .expect("read")
+        .expect("frozen");
+    assert_eq!(
+        (frozen.id.as_str(), frozen.entries, frozen.as_of),
+        ("final", 2, utc("2027-01-03T22:00:00Z"))
+    );
+    let top: Vec<_> = frozen
+        .first_page
+        .expect("page")
+        .entries
+        .into_iter()
+        .map(|e| (e.player_id, e.value, e.rank))
+        .collect();
+    assert_eq!(top, [("p2".to_string(), 7, 1), ("p1".to_string(), 5, 2)]);
+    // A late credit for W53 changes the live period board, never the frozen snapshot.
+    period_boards::credit(&store, weekly(), "p1", 50, utc("2027-01-03T10:00:00Z"), "b-late")
+        .await
+        .expect("late");
+    let again = period_boards::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
+        .await
+        .expect("freeze")
+        .expect("weekly");
+    assert!(again.1.already_complete);
+    let frozen = snapshot::current(&store, &w53_ref)
+        .await
+        .expect("read")
+        .expect("frozen");
+    assert_eq!(frozen.first_page.expect("page").entries[0].player_id, "p2");
+}
+
+/// GM-2: a Europe/Bucharest weekly board with cutoff 2027-03-28T21:00:00Z (the day
+/// summer time starts): 20:59:59.999Z counts for 2027-W12, 21:00:00.000Z for 2027-W13.
+pub async fn bucharest_week_cutoff<S: Store>(store: S) {
+    let last = period_boards::credit(&store, weekly(), "p1", 3, utc("2027-03-28T20:59:59.999Z"), "x-1")
+        .await
+        .expect("credit");
+    let first = period_boards::credit(&store, weekly(), "p1", 4, utc("2027-03-28T21:00:00.000Z"), "x-2")
+        .await
+        .expect("credit");
+    match (last, first) {
+        (Credited::Added { period: a, .. }, Credited::Added { period: b, .. }) => {
+            assert_eq!((a.id.as_str(), b.id.as_str()), ("2027-W12", "2027-W13"));
+            assert_eq!(a.end, Some(utc("2027-03-28T21:00:00Z")));
+        }
+        other => panic!("{other:?}"),
+    }
+    let (period, _) = period_boards::freeze_ended(&store, weekly(), utc("2027-03-28T21:00:00Z"))
+        .await
+        .expect("freeze")
+        .expect("weekly");
+    assert_eq!(period.id, "2027-W12");
+    let frozen = snapshot::current(&store, &BoardRef::new("mahjong-weekly", "2027-W12"))
+        .await
+        .expect("read")
+        .expect("frozen");
+    assert_eq!(frozen.first_page.expect("page").entries[0].value, 3);
+}
+
+/// Exactly once under concurrency: ten sources credited at once all count, once each.
+pub async fn concurrent_credits_all_count<S: Store + 'static>(store: S) {
+    let store = Arc::new(store);
+    let tasks = (0..10).map(|i| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            let at = utc("2026-11-30T12:00:00Z");
+            period_boards::credit(store.as_ref(), weekly(), "p1", i + 1, at, &format!("s-{i}")).await
+        })
+    });
+    for t in join_all(tasks).await {
+        t.expect("task").expect("credit");
+    }
+    let entry = store
+        .period_entry(&BoardRef::new("mahjong-weekly", "2026-W49"), "p1")
+        .await
+        .expect("read");
+    assert_eq!(entry.map(|e| e.points), Some(55));
+}
+
 /// Declares one `#[tokio::test]` per contract case for a store made by `$make`.
 #[macro_export]
 macro_rules! contract_tests {
@@ -694,6 +831,9 @@ macro_rules! contract_tests {
             snapshot_walk_and_ranks,
             concurrent_snapshot_runs,
             pages_served_from_the_snapshot,
+            period_credits_land_in_the_event_period,
+            bucharest_week_cutoff,
+            concurrent_credits_all_count,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

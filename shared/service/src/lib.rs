@@ -7,6 +7,7 @@ pub mod boards;
 pub mod config;
 pub mod cursor;
 pub mod error;
+pub mod period_boards;
 pub mod score;
 pub mod snapshot;
 pub mod snapshot_reads;

@@ -32,11 +32,12 @@ use podium_rules::leaderboard::{listing_order, Standing};
 use podium_rules::result::{LedgerEntry, MatchResult};
 
 use crate::error::StoreError;
+use crate::model::{board_game, Credit, CreditOutcome};
 use crate::model::{
     board_shard, Balance, BalanceWrite, BoardKey, CommitOutcome, MatchCommit, StoredMatch, BOARD_SHARDS,
 };
 use crate::model::{Item, ItemKey};
-use crate::traits::{BoardStore, ItemStore, LedgerStore, ResultStore, ScoreStore};
+use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
 
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
@@ -595,6 +596,99 @@ impl BoardStore for DynamoStore {
             }
         });
         Ok(try_join_all(counts).await?.into_iter().sum())
+    }
+}
+
+#[async_trait]
+impl PeriodStore for DynamoStore {
+    async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        let Some(item) =
+            DynamoStore::get_item(self, player_pk(player_id), format!("BOARD#{}", board.key()), true).await?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(Balance {
+            player_id: player_id.to_string(),
+            game: board_game(board),
+            points: get_n(&item, "points")?,
+            version: get_n(&item, "version")?,
+            reached_at_ms: get_n(&item, "reached_at_ms")?,
+        }))
+    }
+
+    async fn credit(
+        &self,
+        board: &BoardRef,
+        c: &Credit,
+        expected_version: u64,
+    ) -> Result<CreditOutcome, StoreError> {
+        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::dynamo("TransactWriteItems", e);
+        let marker = Put::builder()
+            .table_name(&self.table)
+            .item("pk", s(format!("CREDIT#{}#{}", board.key(), c.source_id)))
+            .item("sk", s(player_pk(&c.player_id)))
+            .condition_expression("attribute_not_exists(pk)")
+            .build()
+            .map_err(build)?;
+        let key = BoardKey {
+            value: c.value_after,
+            reached_at_ms: c.at_ms,
+            player_id: c.player_id.clone(),
+        };
+        let entry = Put::builder()
+            .table_name(&self.table)
+            .item("pk", s(player_pk(&c.player_id)))
+            .item("sk", s(format!("BOARD#{}", board.key())))
+            .item("points", n(c.value_after))
+            .item("version", n(expected_version + 1))
+            .item("reached_at_ms", n(c.at_ms))
+            .item("board_shard", s(shard_id(board, board_shard(&c.player_id))))
+            .item("board_key", s(key.encode()));
+        let entry = if expected_version == 0 {
+            entry.condition_expression("attribute_not_exists(pk)")
+        } else {
+            entry
+                .condition_expression("version = :v")
+                .expression_attribute_values(":v", n(expected_version))
+        };
+        let out = self
+            .client
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().put(marker).build())
+            .transact_items(
+                TransactWriteItem::builder()
+                    .put(entry.build().map_err(build)?)
+                    .build(),
+            )
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(CreditOutcome::Credited)
+            }
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(t) => {
+                    self.usage.record_write(None);
+                    let codes: Vec<&str> = t
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code().unwrap_or("None"))
+                        .collect();
+                    if codes.first() == Some(&"ConditionalCheckFailed") {
+                        Ok(CreditOutcome::Duplicate)
+                    } else {
+                        Ok(CreditOutcome::Contended)
+                    }
+                }
+                other => Err(StoreError::dynamo("TransactWriteItems", other)),
+            },
+            Err(e) => Err(StoreError::dynamo(
+                "TransactWriteItems",
+                aws_sdk_dynamodb::error::DisplayErrorContext(e),
+            )),
+        }
     }
 }
 

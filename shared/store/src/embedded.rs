@@ -15,9 +15,10 @@ use redb::{ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefi
 use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
+use crate::model::{board_game, Credit, CreditOutcome};
 use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
 use crate::model::{Item, ItemKey};
-use crate::traits::{BoardStore, ItemStore, LedgerStore, ResultStore, ScoreStore};
+use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
 
 /// Items by key: `match/{id}`, `balance/{game}/{player}`, `ledger/{player}/{game}/{source}/{id}`.
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
@@ -410,6 +411,93 @@ impl ItemStore for EmbeddedStore {
             }
             txn.commit()?;
             Ok(())
+        })
+        .await
+    }
+}
+
+fn period_key(board: &BoardRef, player: &str) -> String {
+    format!("period/{}/{player}", board.key())
+}
+
+fn read_period(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    board: &BoardRef,
+    player: &str,
+) -> Result<Option<Balance>, StoreError> {
+    let key = period_key(board, player);
+    let Some(v) = table.get(key.as_str())? else {
+        return Ok(None);
+    };
+    let item: BalanceItem = decode(&key, v.value())?;
+    Ok(Some(Balance {
+        player_id: player.to_string(),
+        game: board_game(board),
+        points: item.points,
+        version: item.version,
+        reached_at_ms: item.reached_at_ms,
+    }))
+}
+
+#[async_trait]
+impl PeriodStore for EmbeddedStore {
+    async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        let (board, player) = (board.clone(), player_id.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            read_period(&items, &board, &player)
+        })
+        .await
+    }
+
+    async fn credit(
+        &self,
+        board: &BoardRef,
+        c: &Credit,
+        expected_version: u64,
+    ) -> Result<CreditOutcome, StoreError> {
+        let (board, c) = (board.clone(), c.clone());
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let outcome = {
+                let mut items = txn.open_table(ITEMS)?;
+                let marker = format!("credit/{}/{}/{}", board.key(), c.source_id, c.player_id);
+                let current = read_period(&items, &board, &c.player_id)?;
+                if items.get(marker.as_str())?.is_some() {
+                    CreditOutcome::Duplicate
+                } else if current.as_ref().map_or(0, |b| b.version) != expected_version {
+                    CreditOutcome::Contended
+                } else {
+                    items.insert(marker.as_str(), b"".as_slice())?;
+                    let item = BalanceItem {
+                        points: c.value_after,
+                        version: expected_version + 1,
+                        reached_at_ms: c.at_ms,
+                    };
+                    items.insert(
+                        period_key(&board, &c.player_id).as_str(),
+                        encode(&item).as_slice(),
+                    )?;
+                    let mut entries = txn.open_table(BOARD)?;
+                    if let Some(old) = current {
+                        entries.remove(board_entry(&board, &old.board_key()).as_str())?;
+                    }
+                    let key = BoardKey {
+                        value: c.value_after,
+                        reached_at_ms: c.at_ms,
+                        player_id: c.player_id.clone(),
+                    };
+                    entries.insert(board_entry(&board, &key).as_str(), ())?;
+                    CreditOutcome::Credited
+                }
+            };
+            if outcome == CreditOutcome::Credited {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(outcome)
         })
         .await
     }

@@ -94,6 +94,35 @@ pub enum CommitOutcome {
     Contended,
 }
 
+/// The game that feeds a board (LB-1); Seega for a board podium does not know.
+pub fn board_game(board: &podium_rules::board::BoardRef) -> Game {
+    podium_rules::board::board_def(&board.board).map_or(Game::Seega, |d| d.game)
+}
+
+/// Points credited to a period board (MJ-20), once per source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credit {
+    pub player_id: String,
+    /// Points added (≥ 0).
+    pub points: i64,
+    /// The new value (the old one plus `points`).
+    pub value_after: i64,
+    /// When the event that earned them happened (ms since the Unix epoch, UTC).
+    pub at_ms: i64,
+    /// What earned them (match id, bonus claim id…): the idempotency key on this board.
+    pub source_id: String,
+}
+
+/// How a [`Credit`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreditOutcome {
+    Credited,
+    /// This source was credited to this player on this board before: nothing written.
+    Duplicate,
+    /// The entry moved since it was read: read again and retry.
+    Contended,
+}
+
 /// The key of an [`Item`]: a partition key and a sort key (no `#` restrictions
 /// beyond what the caller builds; both are plain strings).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -8,7 +8,9 @@ use podium_rules::leaderboard::Standing;
 use podium_rules::result::LedgerEntry;
 
 use crate::error::StoreError;
-use crate::model::{Balance, BoardKey, CommitOutcome, Item, ItemKey, MatchCommit, StoredMatch};
+use crate::model::{
+    Balance, BoardKey, CommitOutcome, Credit, CreditOutcome, Item, ItemKey, MatchCommit, StoredMatch,
+};
 
 /// Reads stored match results.
 #[async_trait]
@@ -90,6 +92,24 @@ pub trait ItemStore: Send + Sync {
     async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError>;
 }
 
+/// Period boards (LB-1, MJ-20): values that only grow within a period, credited
+/// once per source.
+#[async_trait]
+pub trait PeriodStore: Send + Sync {
+    /// A player's entry on `board` (a board in one period), if any.
+    async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError>;
+
+    /// Adds `points` to the player's value on `board`, reached at `at_ms`, in one
+    /// atomic step with a marker for `source_id`, if that source has not been credited
+    /// to this player on this board and the entry is still at `expected_version`.
+    async fn credit(
+        &self,
+        board: &BoardRef,
+        credit: &Credit,
+        expected_version: u64,
+    ) -> Result<CreditOutcome, StoreError>;
+}
+
 /// Every capability: what the local binary and the contract tests use.
-pub trait Store: ScoreStore + BoardStore + LedgerStore + ItemStore {}
-impl<T: ScoreStore + BoardStore + LedgerStore + ItemStore> Store for T {}
+pub trait Store: ScoreStore + BoardStore + LedgerStore + ItemStore + PeriodStore {}
+impl<T: ScoreStore + BoardStore + LedgerStore + ItemStore + PeriodStore> Store for T {}
