@@ -20,8 +20,8 @@ use podium_service::snapshot;
 use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::ServiceError;
 use podium_store::{
-    Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, PeriodStore, ResultStore, ScoreStore, Store,
-    StoreError, StoredMatch,
+    Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, ResultStore, ScoreStore, Store, StoreError,
+    StoredMatch,
 };
 
 use crate::fixtures::{at, close_loss, now, record, rout, seed_balance};
