@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::error::CliError;
+use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
 
 /// podium on one machine: the HTTP API, match replay and dry runs, on the embedded
 /// store (or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set).
@@ -36,7 +37,7 @@ enum Command {
     },
     /// Dry run: read one match record on stdin, print its result as JSON; writes nothing.
     Score,
-    /// Materialise the Seega board's ranked pages now (what the scheduled snapshot function does).
+    /// Freeze ended periods and materialise every live board's ranked pages now (what the scheduled snapshot function does).
     Snapshot,
     /// Write realistic Seega match records (JSON lines) to stdout.
     Generate {
@@ -74,24 +75,18 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Snapshot => {
             let store = local_store::open(true).await?;
             let now = chrono::Utc::now();
-            let id = podium_service::snapshot::id_for(now);
-            let started = std::time::Instant::now();
-            let r = podium_service::snapshot::run(
-                store.as_ref(),
-                &podium_rules::board::BoardRef::all_time("seega"),
-                &id,
-                now,
-                podium_rules::snapshot::PAGE_SIZE,
-                None,
-            )
-            .await?;
-            println!(
-                "snapshot {id} of seega: {} pages ({} written now), complete: {}, in {:.2?}",
-                r.pages_total,
-                r.pages_written,
-                r.complete,
-                started.elapsed()
-            );
+            for job in [Job::Freeze, Job::Refresh] {
+                let run = ScheduledRun {
+                    job,
+                    scheduled_time: now,
+                };
+                for b in snapshot_jobs::handle(store.as_ref(), run).await? {
+                    println!(
+                        "{:?} {}@{}: snapshot {}, {} pages ({} written now), complete: {}",
+                        job, b.board, b.period, b.snapshot, b.pages_total, b.pages_written, b.complete
+                    );
+                }
+            }
             Ok(())
         }
         Command::Generate {

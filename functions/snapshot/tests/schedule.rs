@@ -1,22 +1,58 @@
-//! The snapshot function on the schedule's input, over the embedded store.
+//! The snapshot function on the schedules' inputs, over the embedded store.
 
+use podium_rules::board::board_def;
+use podium_service::period_boards;
 use podium_store::embedded::EmbeddedStore;
 use snapshot::{handle, ScheduledRun};
 
-fn event() -> ScheduledRun {
-    let path = format!("{}/tests/events/scheduled-run.json", env!("CARGO_MANIFEST_DIR"));
+fn event(name: &str) -> ScheduledRun {
+    let path = format!("{}/tests/events/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("input")
 }
 
-/// LB-5: the scheduled time names the snapshot; a retried invocation of the same
-/// schedule tick finds it complete and writes nothing.
+/// LB-5: the scheduled time names the refresh snapshot of every live board; a retried
+/// invocation of the same tick finds them complete and writes nothing.
 #[tokio::test]
-async fn a_retried_tick_writes_nothing() {
+async fn a_retried_refresh_tick_writes_nothing() {
     let store = EmbeddedStore::in_memory().expect("store");
-    let first = handle(&store, event()).await.expect("run");
-    assert_eq!(first.snapshot, "20261130T020500Z");
-    assert!(first.complete && !first.already_complete);
-    let again = handle(&store, event()).await.expect("retry");
-    assert!(again.already_complete);
-    assert_eq!(again.pages_written, 0);
+    let first = handle(&store, event("scheduled-run.json")).await.expect("run");
+    let boards: Vec<_> = first.iter().map(|r| (r.board, r.period.as_str())).collect();
+    assert_eq!(
+        boards,
+        [
+            ("seega", "all"),
+            ("mahjong-weekly", "2026-W49"),
+            ("mahjong-daily", "2026-11-30")
+        ]
+    );
+    assert!(first
+        .iter()
+        .all(|r| r.snapshot == "20261130T020500Z" && r.complete && !r.already_complete));
+    let again = handle(&store, event("scheduled-run.json")).await.expect("retry");
+    assert!(again.iter().all(|r| r.already_complete && r.pages_written == 0));
+}
+
+/// LB-5: the freeze tick just after Bucharest midnight freezes the ended week and day.
+#[tokio::test]
+async fn the_freeze_tick_freezes_ended_periods() {
+    let store = EmbeddedStore::in_memory().expect("store");
+    let weekly = board_def("mahjong-weekly").expect("board");
+    let at = chrono::DateTime::parse_from_rfc3339("2027-01-02T12:00:00Z")
+        .expect("instant")
+        .to_utc();
+    period_boards::credit(&store, weekly, "p1", 20, at, "bonus-1")
+        .await
+        .expect("credit");
+    let runs = handle(&store, event("freeze.json")).await.expect("freeze");
+    let frozen: Vec<_> = runs
+        .iter()
+        .map(|r| (r.board, r.period.as_str(), r.snapshot.as_str(), r.complete))
+        .collect();
+    assert_eq!(
+        frozen,
+        [
+            ("mahjong-weekly", "2026-W53", "final", true),
+            ("mahjong-daily", "2027-01-03", "final", true)
+        ]
+    );
 }

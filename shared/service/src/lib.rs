@@ -10,6 +10,7 @@ pub mod error;
 pub mod period_boards;
 pub mod score;
 pub mod snapshot;
+pub mod snapshot_jobs;
 pub mod snapshot_reads;
 
 pub use error::ServiceError;
