@@ -81,20 +81,40 @@ async fn main() {
     row("score a void match", before, &store);
 
     let before = store.usage();
-    let page = top_page(&store, Game::Seega, 50, None, now).await.expect("page");
+    let page = top_page(
+        &store,
+        &podium_rules::board::BoardRef::all_time("seega"),
+        50,
+        None,
+        now,
+    )
+    .await
+    .expect("page");
     row("GET /v1/leaderboards/seega (top 50)", before, &store);
 
     let before = store.usage();
-    top_page(&store, Game::Seega, 50, page.next_cursor.as_deref(), now)
-        .await
-        .expect("page 2");
+    top_page(
+        &store,
+        &podium_rules::board::BoardRef::all_time("seega"),
+        50,
+        page.next_cursor.as_deref(),
+        now,
+    )
+    .await
+    .expect("page 2");
     row("GET /v1/leaderboards/seega?cursor= (next 50)", before, &store);
 
     for probe in ["p-00000", "p-00500"] {
         let before = store.usage();
-        let me = around_me(&store, Game::Seega, probe, 5, now)
-            .await
-            .expect("around me");
+        let me = around_me(
+            &store,
+            &podium_rules::board::BoardRef::all_time("seega"),
+            probe,
+            5,
+            now,
+        )
+        .await
+        .expect("around me");
         row(
             &format!("GET /v1/leaderboards/seega/me (5 each side; rank {})", me.me.rank),
             before,
@@ -139,31 +159,55 @@ async fn main() {
     );
     let cache = SnapshotCache::default();
     let before = store.usage();
-    let page = snapshot_reads::top_page(&store, &cache, Game::Seega, 50, None)
-        .await
-        .expect("page")
-        .expect("snap");
+    let page = snapshot_reads::top_page(
+        &store,
+        &cache,
+        &podium_rules::board::BoardRef::all_time("seega"),
+        50,
+        None,
+    )
+    .await
+    .expect("page")
+    .expect("snap");
     row("snapshot top 50, cold cache (pointer + index)", before, &store);
     let cursor = page
         .next_cursor
         .as_deref()
-        .and_then(|c| SnapshotCursor::decode(c, "seega").ok().flatten());
+        .and_then(|c| SnapshotCursor::decode(c, "seega@all").ok().flatten());
     let before = store.usage();
-    snapshot_reads::top_page(&store, &cache, Game::Seega, 50, None)
-        .await
-        .expect("page");
+    snapshot_reads::top_page(
+        &store,
+        &cache,
+        &podium_rules::board::BoardRef::all_time("seega"),
+        50,
+        None,
+    )
+    .await
+    .expect("page");
     row("snapshot top 50, warm cache", before, &store);
     let before = store.usage();
-    snapshot_reads::top_page(&store, &cache, Game::Seega, 50, cursor.as_ref())
-        .await
-        .expect("page 2");
+    snapshot_reads::top_page(
+        &store,
+        &cache,
+        &podium_rules::board::BoardRef::all_time("seega"),
+        50,
+        cursor.as_ref(),
+    )
+    .await
+    .expect("page 2");
     row("snapshot next 50 (cursor)", before, &store);
     for probe in ["p-00000", "p-00500"] {
         let before = store.usage();
-        let me = snapshot_reads::around_me(&store, &cache, Game::Seega, probe, 5)
-            .await
-            .expect("me")
-            .expect("snap");
+        let me = snapshot_reads::around_me(
+            &store,
+            &cache,
+            &podium_rules::board::BoardRef::all_time("seega"),
+            probe,
+            5,
+        )
+        .await
+        .expect("me")
+        .expect("snap");
         row(
             &format!("snapshot around-me, warm cache (rank {})", me.me.rank),
             before,

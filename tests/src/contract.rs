@@ -200,7 +200,9 @@ pub async fn new_player_first_loss<S: Store>(store: S) {
     assert_eq!(balance(&store, "gina").await, 0);
     let e = &store.ledger_entries(SEEGA, "gina").await.expect("ledger")[0];
     assert_eq!((e.nominal, e.applied, e.balance_after), (-75, 0, 0));
-    let page = top_page(&store, SEEGA, 10, None, at(1)).await.expect("page");
+    let page = top_page(&store, &seega_board(), 10, None, at(1))
+        .await
+        .expect("page");
     let listed: Vec<_> = page
         .entries
         .iter()
@@ -260,7 +262,7 @@ pub async fn void_match_changes_nothing<S: Store>(store: S) {
         Ok(Scored::Duplicate(_))
     ));
     assert!(store.get_balance(SEEGA, "alice").await.expect("read").is_none());
-    assert!(top_page(&store, SEEGA, 10, None, at(1))
+    assert!(top_page(&store, &seega_board(), 10, None, at(1))
         .await
         .expect("page")
         .entries
@@ -274,14 +276,18 @@ pub async fn ties_share_rank<S: Store>(store: S) {
     seed_balance(&store, "D", 99, 1_000).await;
     seed_balance(&store, "A", 101, 9_000).await;
     seed_balance(&store, "B", 100, 3_000).await;
-    let page = top_page(&store, SEEGA, 10, None, at(0)).await.expect("page");
+    let page = top_page(&store, &seega_board(), 10, None, at(0))
+        .await
+        .expect("page");
     let got: Vec<_> = page
         .entries
         .iter()
         .map(|e| (e.player_id.as_str(), e.rank))
         .collect();
     assert_eq!(got, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
-    let me = around_me(&store, SEEGA, "C", 5, at(0)).await.expect("around me");
+    let me = around_me(&store, &seega_board(), "C", 5, at(0))
+        .await
+        .expect("around me");
     assert_eq!(me.me.rank, 2);
     let got: Vec<_> = me
         .entries
@@ -289,7 +295,9 @@ pub async fn ties_share_rank<S: Store>(store: S) {
         .map(|e| (e.player_id.as_str(), e.rank))
         .collect();
     assert_eq!(got, [("A", 1), ("B", 2), ("C", 2), ("D", 4)]);
-    let me = around_me(&store, SEEGA, "D", 1, at(0)).await.expect("around me");
+    let me = around_me(&store, &seega_board(), "D", 1, at(0))
+        .await
+        .expect("around me");
     let got: Vec<_> = me
         .entries
         .iter()
@@ -309,7 +317,7 @@ pub async fn pages_carry_ranks<S: Store>(store: S) {
     let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let page = top_page(&store, SEEGA, 2, cursor.as_deref(), at(0))
+        let page = top_page(&store, &seega_board(), 2, cursor.as_deref(), at(0))
             .await
             .expect("page");
         pages.push(page.entries.iter().map(|e| e.rank).collect::<Vec<_>>());
@@ -328,7 +336,7 @@ pub async fn walk_meets_everyone_once<S: Store>(store: S) {
     let mut walked = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let page = top_page(&store, SEEGA, 5, cursor.as_deref(), at(0))
+        let page = top_page(&store, &seega_board(), 5, cursor.as_deref(), at(0))
             .await
             .expect("page");
         walked.extend(page.entries.iter().map(|e| (e.player_id.clone(), e.rank)));
@@ -342,7 +350,7 @@ pub async fn walk_meets_everyone_once<S: Store>(store: S) {
     assert_eq!(unique.len(), 37);
     let ranks: BTreeMap<_, _> = expected_ranks.iter().cloned().collect();
     for probe in ["w00", "w13", "w36"] {
-        let me = around_me(&store, SEEGA, probe, 3, at(0))
+        let me = around_me(&store, &seega_board(), probe, 3, at(0))
             .await
             .expect("around me");
         assert_eq!(me.me.rank, ranks[probe]);
@@ -634,7 +642,7 @@ pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     let mut walked = Vec::new();
     let mut cursor: Option<SnapshotCursor> = None;
     loop {
-        let page = snapshot_reads::top_page(&store, &cache, SEEGA, 5, cursor.as_ref())
+        let page = snapshot_reads::top_page(&store, &cache, &seega_board(), 5, cursor.as_ref())
             .await
             .expect("page")
             .expect("a snapshot");
@@ -647,12 +655,12 @@ pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
                 .expect("scored");
         }
         match page.next_cursor {
-            Some(c) => cursor = SnapshotCursor::decode(&c, "seega").expect("cursor"),
+            Some(c) => cursor = SnapshotCursor::decode(&c, "seega@all").expect("cursor"),
             None => break,
         }
     }
     assert_eq!(walked, expected);
-    let me = snapshot_reads::around_me(&store, &cache, SEEGA, "w13", 2)
+    let me = snapshot_reads::around_me(&store, &cache, &seega_board(), "w13", 2)
         .await
         .expect("around me")
         .expect("a snapshot");
@@ -666,7 +674,7 @@ pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     assert_eq!(me.me.rank, rank_of("w13"));
     assert!(me.entries.len() <= 5 && me.entries.iter().any(|e| e.player_id == "w13"));
     // w36 won 311 after the snapshot: ranked by its live value, first.
-    let w36 = snapshot_reads::around_me(&store, &cache, SEEGA, "w36", 1)
+    let w36 = snapshot_reads::around_me(&store, &cache, &seega_board(), "w36", 1)
         .await
         .expect("me")
         .expect("snap");

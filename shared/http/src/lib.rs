@@ -11,7 +11,7 @@ use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use podium_service::api::{self, ApiRequest, ApiResponse};
 use podium_service::snapshot_reads::SnapshotCache;
-use podium_store::{BoardStore, ItemStore, ResultStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
 pub fn verified_player(req: &Request) -> Option<String> {
@@ -56,7 +56,7 @@ pub fn to_response(r: ApiResponse) -> Response<Body> {
 }
 
 /// Handles one request: parse, call the core, map the answer.
-pub async fn handle<S: BoardStore + ResultStore + ItemStore + ?Sized>(
+pub async fn handle<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
     req: Request,

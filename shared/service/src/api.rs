@@ -16,8 +16,10 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use percent_encoding::percent_decode_str;
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
-use podium_store::{BoardStore, ItemStore, ResultStore};
+use podium_rules::period::{Period, PeriodClock};
+use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -47,7 +49,7 @@ pub struct ApiResponse {
 
 /// Answers one request from the current snapshot when the board has one, else the
 /// live board; `now` is the read instant reported as `as_of` for live reads.
-pub async fn handle<S: BoardStore + ResultStore + ItemStore + ?Sized>(
+pub async fn handle<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
     req: &ApiRequest,
@@ -83,7 +85,7 @@ fn to_json<T: Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-async fn route<S: BoardStore + ResultStore + ItemStore + ?Sized>(
+async fn route<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
     req: &ApiRequest,
@@ -115,35 +117,63 @@ async fn route<S: BoardStore + ResultStore + ItemStore + ?Sized>(
     }
     match segments.as_slice() {
         ["v1", "leaderboards", board] => {
-            let game = boards::board_game(board)?;
+            let (board, clock) = board_in_period(req, board, now)?;
             let limit = int_param(req, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
             let cursor = req.query.get("cursor").map(String::as_str);
             let snapshot_cursor = match cursor {
-                Some(c) => SnapshotCursor::decode(c, game.id())?,
+                Some(c) => SnapshotCursor::decode(c, &board.key())?,
                 None => None,
             };
             // The current snapshot when there is one (LB-5); the live board before the first.
             if cursor.is_none() || snapshot_cursor.is_some() {
                 if let Some(page) =
-                    snapshot_reads::top_page(store, cache, game, limit, snapshot_cursor.as_ref()).await?
+                    snapshot_reads::top_page(store, cache, &board, limit, snapshot_cursor.as_ref()).await?
                 {
-                    return Ok(to_json(page));
+                    return Ok(with_clock(to_json(page), &clock));
                 }
             }
-            Ok(to_json(boards::top_page(store, game, limit, cursor, now).await?))
+            let page = boards::top_page(store, &board, limit, cursor, now).await?;
+            Ok(with_clock(to_json(page), &clock))
         }
         ["v1", "leaderboards", board, "me"] => {
-            let game = boards::board_game(board)?;
+            let (board, clock) = board_in_period(req, board, now)?;
             let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
-            if let Some(me) = snapshot_reads::around_me(store, cache, game, player, n).await? {
-                return Ok(to_json(me));
+            if let Some(me) = snapshot_reads::around_me(store, cache, &board, player, n).await? {
+                return Ok(with_clock(to_json(me), &clock));
             }
-            Ok(to_json(boards::around_me(store, game, player, n, now).await?))
+            let me = boards::around_me(store, &board, player, n, now).await?;
+            Ok(with_clock(to_json(me), &clock))
         }
         ["v1", "me"] => Ok(to_json(boards::profile(store, Game::Seega, player).await?)),
         ["v1", "me", "matches", id] => Ok(to_json(boards::match_result(store, player, id).await?)),
         _ => Err(ServiceError::NotFound(format!("route {}", req.path))),
     }
+}
+
+/// The board named in the path, in the period of the `period` parameter (LB-5; the
+/// current period by default), with its LB-6 clock.
+fn board_in_period(
+    req: &ApiRequest,
+    board: &str,
+    now: DateTime<Utc>,
+) -> Result<(BoardRef, PeriodClock), ServiceError> {
+    let def = boards::board_named(board)?;
+    let period = match req.query.get("period") {
+        Some(id) => Period::parse(def.period, def.zone, id).map_err(|e| ServiceError::BadRequest {
+            field: "period",
+            message: e.message,
+        })?,
+        None => def.period_at(now),
+    };
+    Ok((def.in_period(&period), period.clock()))
+}
+
+/// Adds the LB-6 period clock to a board response.
+fn with_clock(mut body: Value, clock: &PeriodClock) -> Value {
+    if let Some(o) = body.as_object_mut() {
+        o.insert("period".into(), to_json(clock));
+    }
+    body
 }
 
 fn int_param(
@@ -227,5 +257,59 @@ mod tests {
                 .status,
             404
         );
+    }
+
+    /// LB-5 / LB-6: a past period is readable by its id from its frozen snapshot, and
+    /// every board response carries its period clock.
+    #[tokio::test]
+    async fn past_periods_by_id_with_their_clock() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let cache = SnapshotCache::default();
+        let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        crate::period_boards::credit(&store, weekly, "alice", 30, at("2027-01-02T12:00:00Z"), "b1")
+            .await
+            .unwrap();
+        crate::period_boards::credit(&store, weekly, "bob", 10, at("2027-01-02T13:00:00Z"), "b2")
+            .await
+            .unwrap();
+        crate::period_boards::freeze_ended(&store, weekly, at("2027-01-05T00:00:00Z"))
+            .await
+            .unwrap();
+        let now = at("2027-01-05T00:00:00Z");
+        let mut req = get("/v1/leaderboards/mahjong-weekly", Some("bob"));
+        req.query.insert("period".into(), "2026-W53".into());
+        let page = handle(&store, &cache, &req, now).await;
+        assert_eq!(page.status, 200, "{:?}", page.body);
+        assert_eq!(page.body["snapshot"], "final");
+        assert_eq!(page.body["entries"][0]["player_id"], "alice");
+        assert!(
+            page.body["entries"][0].get("badge").is_none(),
+            "badges are Seega's"
+        );
+        assert_eq!(page.body["period"]["period"], "2026-W53");
+        assert_eq!(page.body["period"]["zone"], "Europe/Bucharest");
+        assert_eq!(page.body["period"]["end"], "2027-01-03T22:00:00Z");
+        req.path = "/v1/leaderboards/mahjong-weekly/me".into();
+        let me = handle(&store, &cache, &req, now).await;
+        assert_eq!(
+            (me.body["me"]["rank"].as_u64(), me.body["snapshot"].as_str()),
+            (Some(2), Some("final"))
+        );
+        // The current week: nothing yet, the live board, and its clock.
+        let current = handle(
+            &store,
+            &cache,
+            &get("/v1/leaderboards/mahjong-weekly", Some("bob")),
+            now,
+        )
+        .await;
+        assert_eq!(current.body["period"]["period"], "2027-W01");
+        assert_eq!(current.body["entries"].as_array().map(Vec::len), Some(0));
+        req.path = "/v1/leaderboards/mahjong-weekly".into();
+        req.query.insert("period".into(), "2026-W54".into());
+        let bad = handle(&store, &cache, &req, now).await;
+        assert_eq!(bad.status, 400);
+        assert!(bad.body["message"].as_str().unwrap().starts_with("period:"));
     }
 }

@@ -8,13 +8,13 @@
 //! 1 GetItem.
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::BoardRef;
+use podium_rules::board::{board_def, BoardDef, BoardRef};
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{RankCounter, Standing};
 use podium_rules::result::MatchResult;
 use podium_rules::seega_rank::rank_for;
-use podium_store::{BoardKey, BoardStore, ResultStore};
+use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, ResultStore};
 use serde::Serialize;
 
 use crate::cursor::Cursor;
@@ -37,15 +37,17 @@ pub struct Entry {
     pub value: i64,
     /// `value` as shown (DISP-1 … DISP-3).
     pub value_shown: String,
-    /// SG-12 rank id and badge.
-    pub rank_id: &'static str,
-    pub badge: &'static str,
+    /// SG-12 rank id and badge (the Seega board only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_id: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub badge: Option<&'static str>,
 }
 
 /// A page of a board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Page {
-    pub board: &'static str,
+    pub board: String,
     /// The instant the ranks are of: the snapshot's, or for the live board the read instant (UTC).
     pub as_of: DateTime<Utc>,
     /// The snapshot read (LB-5); absent when the live board was read.
@@ -59,7 +61,7 @@ pub struct Page {
 /// The caller's entry with neighbours (LB-4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AroundMe {
-    pub board: &'static str,
+    pub board: String,
     pub as_of: DateTime<Utc>,
     /// The snapshot read (LB-5); absent when the live board was read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,44 +87,59 @@ pub struct Profile {
     pub badge: &'static str,
 }
 
-/// The board id for a game (LB-1); only Seega's board exists yet.
-pub fn board_game(board: &str) -> Result<Game, ServiceError> {
-    match board {
-        "seega" => Ok(Game::Seega),
-        other => Err(ServiceError::NotFound(format!("board `{other}`"))),
-    }
+/// The board of LB-1 named `board`; [`ServiceError::NotFound`] for any other.
+pub fn board_named(board: &str) -> Result<&'static BoardDef, ServiceError> {
+    board_def(board).ok_or_else(|| ServiceError::NotFound(format!("board `{board}`")))
 }
 
-pub(crate) fn entry(s: Standing, rank: u64) -> Entry {
-    let r = rank_for(s.value);
+/// A player's current value on `board`: the Seega balance, or their points in the
+/// period. [`ServiceError::NotFound`] when they have none there yet.
+pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    player_id: &str,
+) -> Result<Balance, ServiceError> {
+    let found = if is_seega(board) {
+        store.get_balance(Game::Seega, player_id).await?
+    } else {
+        store.period_entry(board, player_id).await?
+    };
+    found.ok_or_else(|| ServiceError::NotFound(format!("no entry on {} yet", board.board)))
+}
+
+fn is_seega(board: &BoardRef) -> bool {
+    board.board == Game::Seega.id()
+}
+
+pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
+    let seega = is_seega(board).then(|| rank_for(s.value));
     Entry {
         rank,
         value_shown: format_points(s.value),
         player_id: s.player_id,
         value: s.value,
-        rank_id: r.id,
-        badge: r.badge,
+        rank_id: seega.map(|r| r.id),
+        badge: seega.map(|r| r.badge),
     }
 }
 
 /// A page of `limit` (1 … 100) entries from the top, or after `cursor` (LB-3).
 pub async fn top_page<S: BoardStore + ?Sized>(
     store: &S,
-    game: Game,
+    board_ref: &BoardRef,
     limit: usize,
     cursor: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<Page, ServiceError> {
-    let board = game.id();
+    let board = board_ref.board.as_str();
     let (after, mut counter) = match cursor {
         Some(c) => {
-            let (k, counter) = Cursor::decode(c, board)?;
+            let (k, counter) = Cursor::decode(c, &board_ref.key())?;
             (Some(k), counter)
         }
         None => (None, RankCounter::top()),
     };
-    let board_ref = BoardRef::all_time(board);
-    let mut rows = store.board_after(&board_ref, after.as_ref(), limit + 1).await?;
+    let mut rows = store.board_after(board_ref, after.as_ref(), limit + 1).await?;
     let more = rows.len() > limit;
     rows.truncate(limit);
     let last_key = rows.last().map(|s| BoardKey {
@@ -134,13 +151,13 @@ pub async fn top_page<S: BoardStore + ?Sized>(
         .into_iter()
         .map(|s| {
             let rank = counter.next(s.value);
-            entry(s, rank)
+            entry(board_ref, s, rank)
         })
         .collect();
     let next_cursor = match (more, last_key, counter.last()) {
         (true, Some(k), Some((v, r))) => Some(
             Cursor {
-                b: board.to_string(),
+                b: board_ref.key(),
                 k: k.encode(),
                 p: counter.position(),
                 v,
@@ -151,7 +168,7 @@ pub async fn top_page<S: BoardStore + ?Sized>(
         _ => None,
     };
     Ok(Page {
-        board,
+        board: board.to_string(),
         as_of: now,
         snapshot: None,
         entries,
@@ -161,19 +178,15 @@ pub async fn top_page<S: BoardStore + ?Sized>(
 
 /// The caller's entry with its exact LB-2 rank and up to `n` neighbours each side (LB-4).
 /// [`ServiceError::NotFound`] when the caller has no balance on the board yet.
-pub async fn around_me<S: BoardStore + ?Sized>(
+pub async fn around_me<S: BoardStore + PeriodStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     player_id: &str,
     n: usize,
     now: DateTime<Utc>,
 ) -> Result<AroundMe, ServiceError> {
-    let me = store
-        .get_balance(game, player_id)
-        .await?
-        .ok_or_else(|| ServiceError::NotFound(format!("no {} balance yet", game.id())))?;
+    let me = board_value(store, board, player_id).await?;
     let my_key = me.board_key();
-    let board = &BoardRef::all_time(game.id());
     let (position, better, above, below) = futures_join(
         store.count_before(board, &my_key),
         store.count_before(board, &BoardKey::first_of_value(me.points)),
@@ -204,14 +217,14 @@ pub async fn around_me<S: BoardStore + ?Sized>(
         .into_iter()
         .map(|s| {
             let rank = counter.next(s.value);
-            entry(s, rank)
+            entry(board, s, rank)
         })
         .collect();
     Ok(AroundMe {
-        board: game.id(),
+        board: board.board.clone(),
         as_of: now,
         snapshot: None,
-        me: entry(my_key.into_standing(), my_rank),
+        me: entry(board, my_key.into_standing(), my_rank),
         entries,
     })
 }

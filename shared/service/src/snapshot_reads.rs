@@ -11,12 +11,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use podium_rules::board::BoardRef;
-use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::{rank_in_page, PageIndex, RankLookup, SnapshotEntry, SnapshotPage};
-use podium_store::{BoardStore, ItemStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore};
 
-use crate::boards::{entry, AroundMe, Page};
+use crate::boards::{board_value, entry, AroundMe, Page};
 use crate::cursor::SnapshotCursor;
 use crate::error::ServiceError;
 use crate::snapshot::{self, Published};
@@ -31,22 +30,21 @@ pub struct SnapshotCache {
 }
 
 impl SnapshotCache {
-    /// The current snapshot of `game`'s board with its index, if there is one.
+    /// The current snapshot of `board` with its index, if there is one.
     pub async fn current<S: ItemStore + ?Sized>(
         &self,
         store: &S,
-        game: Game,
+        board: &BoardRef,
     ) -> Result<Option<(Published, PageIndex)>, ServiceError> {
-        let board = BoardRef::all_time(game.id());
         if let Some((at, p, i)) = self.slots.lock().map_err(|_| poisoned())?.get(&board.key()) {
             if at.elapsed() < CACHE_TTL {
                 return Ok(Some((p.clone(), i.clone())));
             }
         }
-        let Some(published) = snapshot::current(store, &BoardRef::all_time(game.id())).await? else {
+        let Some(published) = snapshot::current(store, board).await? else {
             return Ok(None);
         };
-        let index = snapshot::read_index(store, &BoardRef::all_time(game.id()), &published.id).await?;
+        let index = snapshot::read_index(store, board, &published.id).await?;
         self.slots
             .lock()
             .map_err(|_| poisoned())?
@@ -61,7 +59,7 @@ fn poisoned() -> ServiceError {
 
 async fn page<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     p: &Published,
     n: u32,
 ) -> Result<SnapshotPage, ServiceError> {
@@ -70,7 +68,7 @@ async fn page<S: ItemStore + ?Sized>(
             return Ok(first.clone());
         }
     }
-    snapshot::read_page(store, &BoardRef::all_time(game.id()), &p.id, n)
+    snapshot::read_page(store, board, &p.id, n)
         .await?
         .ok_or_else(|| ServiceError::NotFound("snapshot page".into()))
 }
@@ -78,7 +76,7 @@ async fn page<S: ItemStore + ?Sized>(
 /// Entries at positions `from .. to` of the snapshot, reading only the pages that hold them.
 async fn entries_between<S: ItemStore + ?Sized>(
     store: &S,
-    game: Game,
+    board: &BoardRef,
     p: &Published,
     from: u64,
     to: u64,
@@ -93,7 +91,7 @@ async fn entries_between<S: ItemStore + ?Sized>(
     for n in (from / size)..=((to - 1) / size) {
         let pg = match known {
             Some(k) if u64::from(k.number) == n => k.clone(),
-            _ => page(store, game, p, n as u32).await?,
+            _ => page(store, board, p, n as u32).await?,
         };
         for (i, e) in pg.entries.into_iter().enumerate() {
             let pos = pg.first_position + i as u64;
@@ -121,15 +119,15 @@ fn standing(e: SnapshotEntry) -> (Standing, u64) {
 pub async fn top_page<S: ItemStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
-    game: Game,
+    board: &BoardRef,
     limit: usize,
     cursor: Option<&SnapshotCursor>,
 ) -> Result<Option<Page>, ServiceError> {
     let published = match cursor {
         // A cursor pins its snapshot, so a walk stays in one snapshot (LB-3).
-        Some(c) => match cache.current(store, game).await? {
+        Some(c) => match cache.current(store, board).await? {
             Some((p, _)) if p.id == c.s => p,
-            _ => match snapshot::run_state(store, &BoardRef::all_time(game.id()), &c.s).await? {
+            _ => match snapshot::run_state(store, board, &c.s).await? {
                 Some(run) if run.complete => Published {
                     id: run.id,
                     as_of: run.as_of,
@@ -146,31 +144,31 @@ pub async fn top_page<S: ItemStore + ?Sized>(
                 }
             },
         },
-        None => match cache.current(store, game).await? {
+        None => match cache.current(store, board).await? {
             Some((p, _)) => p,
             None => return Ok(None),
         },
     };
     let from = cursor.map_or(0, |c| c.o);
     let to = from + limit as u64;
-    let entries = entries_between(store, game, &published, from, to, None)
+    let entries = entries_between(store, board, &published, from, to, None)
         .await?
         .into_iter()
         .map(|e| {
             let (s, rank) = standing(e);
-            entry(s, rank)
+            entry(board, s, rank)
         })
         .collect();
     let next_cursor = (to < published.entries).then(|| {
         SnapshotCursor {
-            b: game.id().to_string(),
+            b: board.key(),
             s: published.id.clone(),
             o: to,
         }
         .encode()
     });
     Ok(Some(Page {
-        board: game.id(),
+        board: board.board.clone(),
         as_of: published.as_of,
         snapshot: Some(published.id),
         entries,
@@ -180,24 +178,21 @@ pub async fn top_page<S: ItemStore + ?Sized>(
 
 /// The caller's LB-2 rank for their live balance against the current snapshot, with
 /// up to `n` snapshot neighbours each side (LB-4). `None` when there is no snapshot yet.
-pub async fn around_me<S: BoardStore + ItemStore + ?Sized>(
+pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
-    game: Game,
+    board: &BoardRef,
     player_id: &str,
     n: usize,
 ) -> Result<Option<AroundMe>, ServiceError> {
-    let Some((published, index)) = cache.current(store, game).await? else {
+    let Some((published, index)) = cache.current(store, board).await? else {
         return Ok(None);
     };
-    let me = store
-        .get_balance(game, player_id)
-        .await?
-        .ok_or_else(|| ServiceError::NotFound(format!("no {} balance yet", game.id())))?;
+    let me = board_value(store, board, player_id).await?;
     let (rank, known) = match index.lookup(me.points) {
         RankLookup::Top => (1, None),
         RankLookup::Page(k) => {
-            let pg = page(store, game, &published, k).await?;
+            let pg = page(store, board, &published, k).await?;
             (rank_in_page(&pg, me.points), Some(pg))
         }
     };
@@ -206,7 +201,7 @@ pub async fn around_me<S: BoardStore + ItemStore + ?Sized>(
     let n = n as u64;
     let around = entries_between(
         store,
-        game,
+        board,
         &published,
         at.saturating_sub(n),
         at + n + 1,
@@ -221,18 +216,18 @@ pub async fn around_me<S: BoardStore + ItemStore + ?Sized>(
         let pos = at.saturating_sub(n) + i as u64;
         let (s, r) = standing(e);
         if pos < at {
-            above.push(entry(s, r));
+            above.push(entry(board, s, r));
         } else {
-            below.push(entry(s, r));
+            below.push(entry(board, s, r));
         }
     }
     let skip = above.len().saturating_sub(n as usize);
-    let mine = entry(me.board_key().into_standing(), rank);
+    let mine = entry(board, me.board_key().into_standing(), rank);
     let mut entries: Vec<_> = above.into_iter().skip(skip).collect();
     entries.push(mine.clone());
     entries.extend(below.into_iter().take(n as usize));
     Ok(Some(AroundMe {
-        board: game.id(),
+        board: board.board.clone(),
         as_of: published.as_of,
         snapshot: Some(published.id),
         me: mine,
