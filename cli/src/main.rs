@@ -39,6 +39,12 @@ enum Command {
     Score,
     /// Freeze ended periods and materialise every live board's ranked pages now (what the scheduled snapshot function does).
     Snapshot,
+    /// Benchmarks only: load a synthetic Seega board of N players into a fresh embedded store.
+    #[command(hide = true)]
+    LoadSynthetic {
+        #[arg(long)]
+        players: u64,
+    },
     /// Write realistic Seega match records (JSON lines) to stdout.
     Generate {
         /// Matches to generate (before duplicates, retries and malformed records are added).
@@ -87,6 +93,18 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                     );
                 }
             }
+            Ok(())
+        }
+        Command::LoadSynthetic { players } => {
+            let path = match podium_service::config::local_store() {
+                podium_service::config::LocalStore::Embedded(path) => path,
+                podium_service::config::LocalStore::Dynamo { .. } => {
+                    return Err(CliError::Io(std::io::Error::other("load-synthetic fills the embedded store only")))
+                }
+            };
+            let store = podium_store::embedded::EmbeddedStore::open(&path)?;
+            let n = store.load_balances(podium_rules::game::Game::Seega, podium_service::synthetic::standings(players))?;
+            println!("loaded {n} players into {}", path.display());
             Ok(())
         }
         Command::Generate {

@@ -12,5 +12,6 @@ pub mod score;
 pub mod snapshot;
 pub mod snapshot_jobs;
 pub mod snapshot_reads;
+pub mod synthetic;
 
 pub use error::ServiceError;

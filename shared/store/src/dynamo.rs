@@ -275,6 +275,50 @@ impl DynamoStore {
         }))
     }
 
+    /// Loads `game`'s all-time board: each standing becomes the player's balance
+    /// (version 1), written 25 to a BatchWriteItem. For imports and benchmarks into a
+    /// fresh table; it checks nothing a player already has.
+    pub async fn load_balances(&self, game: Game, standings: &[Standing]) -> Result<u64, StoreError> {
+        let board = BoardRef::all_time(game.id());
+        for chunk in standings.chunks(BATCH_WRITE_MAX) {
+            let mut requests = chunk
+                .iter()
+                .map(|st| {
+                    let key = BoardKey {
+                        value: st.value,
+                        reached_at_ms: st.reached_at_ms,
+                        player_id: st.player_id.clone(),
+                    };
+                    let put = aws_sdk_dynamodb::types::PutRequest::builder()
+                        .item("pk", s(player_pk(&st.player_id)))
+                        .item("sk", s(balance_sk(game)))
+                        .item("points", n(st.value))
+                        .item("version", n(1))
+                        .item("reached_at_ms", n(st.reached_at_ms))
+                        .item("board_shard", s(shard_id(&board, board_shard(&st.player_id))))
+                        .item("board_key", s(key.encode()))
+                        .build()
+                        .map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
+                    Ok(aws_sdk_dynamodb::types::WriteRequest::builder().put_request(put).build())
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            while !requests.is_empty() {
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, requests)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::dynamo("BatchWriteItem", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+                requests = out
+                    .unprocessed_items
+                    .and_then(|mut m| m.remove(&self.table))
+                    .unwrap_or_default();
+            }
+        }
+        Ok(standings.len() as u64)
+    }
+
     fn match_item(&self, c: &MatchCommit) -> Result<HashMap<String, AttributeValue>, StoreError> {
         let result = serde_json::to_string(&c.result).map_err(|e| StoreError::corrupt("result", e))?;
         Ok(HashMap::from([

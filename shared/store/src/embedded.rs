@@ -73,6 +73,36 @@ impl EmbeddedStore {
         Ok(EmbeddedStore { db: Arc::new(db) })
     }
 
+    /// Loads `game`'s all-time board in one write transaction: each standing becomes the
+    /// player's balance (version 1) and board entry. For imports and benchmarks; it
+    /// replaces nothing a player already has, so load into a fresh store.
+    pub fn load_balances(&self, game: Game, standings: impl IntoIterator<Item = Standing>) -> Result<u64, StoreError> {
+        let board = BoardRef::all_time(game.id());
+        let txn = self.db.begin_write()?;
+        let mut n = 0u64;
+        {
+            let mut items = txn.open_table(ITEMS)?;
+            let mut entries = txn.open_table(BOARD)?;
+            for s in standings {
+                let item = BalanceItem {
+                    points: s.value,
+                    version: 1,
+                    reached_at_ms: s.reached_at_ms,
+                };
+                items.insert(balance_key(game, &s.player_id).as_str(), encode(&item).as_slice())?;
+                let key = BoardKey {
+                    value: s.value,
+                    reached_at_ms: s.reached_at_ms,
+                    player_id: s.player_id,
+                };
+                entries.insert(board_entry(&board, &key).as_str(), ())?;
+                n += 1;
+            }
+        }
+        txn.commit()?;
+        Ok(n)
+    }
+
     /// Runs blocking database work off the async runtime's worker threads.
     async fn blocking<T, F>(&self, f: F) -> Result<T, StoreError>
     where

@@ -1,0 +1,193 @@
+//! The snapshot path at scale on the embedded store: a board of `PODIUM_SCALE_PLAYERS`
+//! players (default 1,000,000) and one of 1,000, each snapshotted; prints the snapshot
+//! wall time, the write requests per materialised page (counted as DynamoDB would
+//! count them: one BatchWriteItem per 25 items), and the reads a player's own rank
+//! costs on each board; with DynamoDB Local (`scripts/bench-scale`) the same at 1,000
+//! and `PODIUM_SCALE_DYNAMODB_PLAYERS` (default 100,000) players there.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+use podium_rules::snapshot::PAGE_SIZE;
+use podium_service::snapshot;
+use podium_service::synthetic::standings;
+use podium_service::snapshot_reads::{self, SnapshotCache};
+use podium_store::embedded::EmbeddedStore;
+use podium_store::{
+    Balance, BoardKey, BoardStore, Credit, CreditOutcome, Item, ItemKey, ItemStore, PeriodStore, StoreError,
+};
+
+/// The embedded store, counting requests as DynamoDB would bill them.
+struct Counted {
+    inner: EmbeddedStore,
+    reads: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl Counted {
+    fn read(&self) {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+    }
+    fn counts(&self) -> (u64, u64) {
+        (self.reads.load(Ordering::Relaxed), self.writes.load(Ordering::Relaxed))
+    }
+}
+
+#[async_trait]
+impl BoardStore for Counted {
+    async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.read();
+        self.inner.get_balance(game, player_id).await
+    }
+    async fn board_after(&self, b: &BoardRef, after: Option<&BoardKey>, limit: usize) -> Result<Vec<Standing>, StoreError> {
+        self.read();
+        self.inner.board_after(b, after, limit).await
+    }
+    async fn board_before(&self, b: &BoardRef, before: &BoardKey, limit: usize) -> Result<Vec<Standing>, StoreError> {
+        self.read();
+        self.inner.board_before(b, before, limit).await
+    }
+    fn board_shards(&self) -> u32 {
+        self.inner.board_shards()
+    }
+    async fn shard_after(
+        &self,
+        b: &BoardRef,
+        shard: u32,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.read();
+        self.inner.shard_after(b, shard, after, limit).await
+    }
+    async fn count_before(&self, b: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
+        self.read();
+        self.inner.count_before(b, key).await
+    }
+}
+
+#[async_trait]
+impl ItemStore for Counted {
+    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
+        self.read();
+        self.inner.get_item(key, consistent).await
+    }
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+        self.inner.put_item_if(key, body, expected).await
+    }
+    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
+        self.writes.fetch_add(items.len().div_ceil(25) as u64, Ordering::Relaxed);
+        self.inner.put_items(items).await
+    }
+}
+
+#[async_trait]
+impl PeriodStore for Counted {
+    async fn period_entry(&self, b: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.read();
+        self.inner.period_entry(b, player_id).await
+    }
+    async fn credit(&self, b: &BoardRef, c: &Credit, v: u64) -> Result<CreditOutcome, StoreError> {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+        self.inner.credit(b, c, v).await
+    }
+}
+
+fn now() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z").expect("instant").to_utc()
+}
+
+async fn run(players: u64) {
+    let store = Counted {
+        inner: EmbeddedStore::in_memory().expect("store"),
+        reads: AtomicU64::new(0),
+        writes: AtomicU64::new(0),
+    };
+    let started = Instant::now();
+    store.inner.load_balances(Game::Seega, standings(players)).expect("load");
+    let loaded = started.elapsed();
+    let board = BoardRef::all_time("seega");
+    let started = Instant::now();
+    let (r0, w0) = store.counts();
+    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None).await.expect("snapshot");
+    let took = started.elapsed();
+    let (r1, w1) = store.counts();
+    let cache = SnapshotCache::default();
+    snapshot_reads::top_page(&store, &cache, &board, 50, None).await.expect("warm").expect("snapshot");
+    let mut rank_reads = Vec::new();
+    for probe in [0, players / 2, players - 1] {
+        let (before, _) = store.counts();
+        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0)
+            .await
+            .expect("rank")
+            .expect("snapshot");
+        rank_reads.push((me.me.rank, store.counts().0 - before));
+    }
+    println!(
+        "| embedded (memory) | {players} | {:.1?} | {} | {:.1?} | {} | {:.3} | {:?} |",
+        loaded,
+        report.pages_total,
+        took,
+        r1 - r0,
+        (w1 - w0) as f64 / f64::from(report.pages_total),
+        rank_reads
+    );
+}
+
+/// The same on DynamoDB Local, counted from DynamoDB's own capacity reports.
+async fn run_dynamodb(players: u64) {
+    let store = podium_tests::fixtures::dynamodb().await;
+    let all: Vec<Standing> = standings(players).collect();
+    let started = Instant::now();
+    store.load_balances(Game::Seega, &all).await.expect("load");
+    let loaded = started.elapsed();
+    let board = BoardRef::all_time("seega");
+    let before = store.usage();
+    let started = Instant::now();
+    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None).await.expect("snapshot");
+    let took = started.elapsed();
+    let d = store.usage().since(&before);
+    let cache = SnapshotCache::default();
+    snapshot_reads::top_page(&store, &cache, &board, 50, None).await.expect("warm").expect("snapshot");
+    let mut rank_reads = Vec::new();
+    for probe in [0, players / 2, players - 1] {
+        let before = store.usage();
+        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0)
+            .await
+            .expect("rank")
+            .expect("snapshot");
+        rank_reads.push((me.me.rank, store.usage().since(&before).requests));
+    }
+    println!(
+        "| DynamoDB Local | {players} | {:.1?} | {} | {:.1?} | {} | {:.3} | {:?} |",
+        loaded,
+        report.pages_total,
+        took,
+        d.requests - d.write_requests,
+        d.write_requests as f64 / f64::from(report.pages_total),
+        rank_reads
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let big: u64 = std::env::var("PODIUM_SCALE_PLAYERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    println!("| store | players | load | pages | snapshot wall time | read requests | write requests per page | (rank, reads) for own rank, warm cache |");
+    println!("|---|---|---|---|---|---|---|---|");
+    run(1_000).await;
+    run(big).await;
+    if std::env::var(podium_tests::fixtures::DYNAMODB_ENDPOINT_VAR).is_ok() {
+        let big: u64 = std::env::var("PODIUM_SCALE_DYNAMODB_PLAYERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(100_000);
+        run_dynamodb(1_000).await;
+        run_dynamodb(big).await;
+    }
+}
