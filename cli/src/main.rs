@@ -99,11 +99,16 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let path = match podium_service::config::local_store() {
                 podium_service::config::LocalStore::Embedded(path) => path,
                 podium_service::config::LocalStore::Dynamo { .. } => {
-                    return Err(CliError::Io(std::io::Error::other("load-synthetic fills the embedded store only")))
+                    return Err(CliError::Io(std::io::Error::other(
+                        "load-synthetic fills the embedded store only",
+                    )))
                 }
             };
             let store = podium_store::embedded::EmbeddedStore::open(&path)?;
-            let n = store.load_balances(podium_rules::game::Game::Seega, podium_service::synthetic::standings(players))?;
+            let n = store.load_balances(
+                podium_rules::game::Game::Seega,
+                podium_service::synthetic::standings(players),
+            )?;
             println!("loaded {n} players into {}", path.display());
             Ok(())
         }

@@ -15,8 +15,8 @@ use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::snapshot;
-use podium_service::synthetic::standings;
 use podium_service::snapshot_reads::{self, SnapshotCache};
+use podium_service::synthetic::standings;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::{
     Balance, BoardKey, BoardStore, Credit, CreditOutcome, Item, ItemKey, ItemStore, PeriodStore, StoreError,
@@ -34,7 +34,10 @@ impl Counted {
         self.reads.fetch_add(1, Ordering::Relaxed);
     }
     fn counts(&self) -> (u64, u64) {
-        (self.reads.load(Ordering::Relaxed), self.writes.load(Ordering::Relaxed))
+        (
+            self.reads.load(Ordering::Relaxed),
+            self.writes.load(Ordering::Relaxed),
+        )
     }
 }
 
@@ -44,11 +47,21 @@ impl BoardStore for Counted {
         self.read();
         self.inner.get_balance(game, player_id).await
     }
-    async fn board_after(&self, b: &BoardRef, after: Option<&BoardKey>, limit: usize) -> Result<Vec<Standing>, StoreError> {
+    async fn board_after(
+        &self,
+        b: &BoardRef,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
         self.read();
         self.inner.board_after(b, after, limit).await
     }
-    async fn board_before(&self, b: &BoardRef, before: &BoardKey, limit: usize) -> Result<Vec<Standing>, StoreError> {
+    async fn board_before(
+        &self,
+        b: &BoardRef,
+        before: &BoardKey,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
         self.read();
         self.inner.board_before(b, before, limit).await
     }
@@ -82,7 +95,8 @@ impl ItemStore for Counted {
         self.inner.put_item_if(key, body, expected).await
     }
     async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
-        self.writes.fetch_add(items.len().div_ceil(25) as u64, Ordering::Relaxed);
+        self.writes
+            .fetch_add(items.len().div_ceil(25) as u64, Ordering::Relaxed);
         self.inner.put_items(items).await
     }
 }
@@ -100,7 +114,9 @@ impl PeriodStore for Counted {
 }
 
 fn now() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z").expect("instant").to_utc()
+    DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
+        .expect("instant")
+        .to_utc()
 }
 
 async fn run(players: u64) {
@@ -110,16 +126,24 @@ async fn run(players: u64) {
         writes: AtomicU64::new(0),
     };
     let started = Instant::now();
-    store.inner.load_balances(Game::Seega, standings(players)).expect("load");
+    store
+        .inner
+        .load_balances(Game::Seega, standings(players))
+        .expect("load");
     let loaded = started.elapsed();
     let board = BoardRef::all_time("seega");
     let started = Instant::now();
     let (r0, w0) = store.counts();
-    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None).await.expect("snapshot");
+    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None)
+        .await
+        .expect("snapshot");
     let took = started.elapsed();
     let (r1, w1) = store.counts();
     let cache = SnapshotCache::default();
-    snapshot_reads::top_page(&store, &cache, &board, 50, None).await.expect("warm").expect("snapshot");
+    snapshot_reads::top_page(&store, &cache, &board, 50, None)
+        .await
+        .expect("warm")
+        .expect("snapshot");
     let mut rank_reads = Vec::new();
     for probe in [0, players / 2, players - 1] {
         let (before, _) = store.counts();
@@ -150,11 +174,16 @@ async fn run_dynamodb(players: u64) {
     let board = BoardRef::all_time("seega");
     let before = store.usage();
     let started = Instant::now();
-    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None).await.expect("snapshot");
+    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None)
+        .await
+        .expect("snapshot");
     let took = started.elapsed();
     let d = store.usage().since(&before);
     let cache = SnapshotCache::default();
-    snapshot_reads::top_page(&store, &cache, &board, 50, None).await.expect("warm").expect("snapshot");
+    snapshot_reads::top_page(&store, &cache, &board, 50, None)
+        .await
+        .expect("warm")
+        .expect("snapshot");
     let mut rank_reads = Vec::new();
     for probe in [0, players / 2, players - 1] {
         let before = store.usage();
@@ -177,7 +206,10 @@ async fn run_dynamodb(players: u64) {
 
 #[tokio::main]
 async fn main() {
-    let big: u64 = std::env::var("PODIUM_SCALE_PLAYERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let big: u64 = std::env::var("PODIUM_SCALE_PLAYERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
     println!("| store | players | load | pages | snapshot wall time | read requests | write requests per page | (rank, reads) for own rank, warm cache |");
     println!("|---|---|---|---|---|---|---|---|");
     run(1_000).await;

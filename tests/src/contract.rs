@@ -692,26 +692,56 @@ fn weekly() -> &'static BoardDef {
 /// GM-2 / MJ-20: points land in the period of the event's instant (ISO week-year),
 /// once per source; an ended week is frozen and readable by its id (LB-5).
 pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
-    let w01 = period_boards::credit(&store, weekly(), "p1", 10, utc("2025-12-30T12:00:00Z"), "b-1")
-        .await
-        .expect("credit");
-    let w53 = period_boards::credit(&store, weekly(), "p1", 5, utc("2027-01-02T12:00:00Z"), "b-2")
-        .await
-        .expect("credit");
-    let again = period_boards::credit(&store, weekly(), "p1", 5, utc("2027-01-02T12:00:00Z"), "b-2")
-        .await
-        .expect("dup");
-    let period_of = |c: &Credited| match c {
-        Credited::Added { period, .. } | Credited::Duplicate { period } => period.id.clone(),
-    };
+    let w01 = period_boards::credit(
+        &store,
+        weekly(),
+        "p1",
+        10,
+        utc("2025-12-30T12:00:00Z"),
+        now(),
+        "b-1",
+    )
+    .await
+    .expect("credit");
+    let w53 = period_boards::credit(
+        &store,
+        weekly(),
+        "p1",
+        5,
+        utc("2027-01-02T12:00:00Z"),
+        now(),
+        "b-2",
+    )
+    .await
+    .expect("credit");
+    let again = period_boards::credit(
+        &store,
+        weekly(),
+        "p1",
+        5,
+        utc("2027-01-02T12:00:00Z"),
+        now(),
+        "b-2",
+    )
+    .await
+    .expect("dup");
+    let period_of = |c: &Credited| c.period().id.clone();
     assert_eq!(
         (period_of(&w01), period_of(&w53)),
         ("2026-W01".to_string(), "2026-W53".to_string())
     );
     assert!(matches!(again, Credited::Duplicate { .. }));
-    period_boards::credit(&store, weekly(), "p2", 7, utc("2027-01-03T21:59:59.999Z"), "b-3")
-        .await
-        .expect("credit");
+    period_boards::credit(
+        &store,
+        weekly(),
+        "p2",
+        7,
+        utc("2027-01-03T21:59:59.999Z"),
+        now(),
+        "b-3",
+    )
+    .await
+    .expect("credit");
     let w53_ref = BoardRef::new("mahjong-weekly", "2026-W53");
     assert_eq!(
         store
@@ -753,9 +783,17 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
         .collect();
     assert_eq!(top, [("p2".to_string(), 7, 1), ("p1".to_string(), 5, 2)]);
     // A late credit for W53 changes the live period board, never the frozen snapshot.
-    period_boards::credit(&store, weekly(), "p1", 50, utc("2027-01-03T10:00:00Z"), "b-late")
-        .await
-        .expect("late");
+    period_boards::credit(
+        &store,
+        weekly(),
+        "p1",
+        50,
+        utc("2027-01-03T10:00:00Z"),
+        now(),
+        "b-late",
+    )
+    .await
+    .expect("late");
     let again = period_boards::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
         .await
         .expect("freeze")
@@ -771,12 +809,28 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
 /// GM-2: a Europe/Bucharest weekly board with cutoff 2027-03-28T21:00:00Z (the day
 /// summer time starts): 20:59:59.999Z counts for 2027-W12, 21:00:00.000Z for 2027-W13.
 pub async fn bucharest_week_cutoff<S: Store>(store: S) {
-    let last = period_boards::credit(&store, weekly(), "p1", 3, utc("2027-03-28T20:59:59.999Z"), "x-1")
-        .await
-        .expect("credit");
-    let first = period_boards::credit(&store, weekly(), "p1", 4, utc("2027-03-28T21:00:00.000Z"), "x-2")
-        .await
-        .expect("credit");
+    let last = period_boards::credit(
+        &store,
+        weekly(),
+        "p1",
+        3,
+        utc("2027-03-28T20:59:59.999Z"),
+        now(),
+        "x-1",
+    )
+    .await
+    .expect("credit");
+    let first = period_boards::credit(
+        &store,
+        weekly(),
+        "p1",
+        4,
+        utc("2027-03-28T21:00:00.000Z"),
+        now(),
+        "x-2",
+    )
+    .await
+    .expect("credit");
     match (last, first) {
         (Credited::Added { period: a, .. }, Credited::Added { period: b, .. }) => {
             assert_eq!((a.id.as_str(), b.id.as_str()), ("2027-W12", "2027-W13"));
@@ -803,7 +857,16 @@ pub async fn concurrent_credits_all_count<S: Store + 'static>(store: S) {
         let store = Arc::clone(&store);
         tokio::spawn(async move {
             let at = utc("2026-11-30T12:00:00Z");
-            period_boards::credit(store.as_ref(), weekly(), "p1", i + 1, at, &format!("s-{i}")).await
+            period_boards::credit(
+                store.as_ref(),
+                weekly(),
+                "p1",
+                i + 1,
+                at,
+                now(),
+                &format!("s-{i}"),
+            )
+            .await
         })
     });
     for t in join_all(tasks).await {
@@ -814,6 +877,54 @@ pub async fn concurrent_credits_all_count<S: Store + 'static>(store: S) {
         .await
         .expect("read");
     assert_eq!(entry.map(|e| e.points), Some(55));
+}
+
+/// MJ-20: AMR sums the last 365 local days; the day that leaves the window comes off
+/// every player once, however often the maintenance runs; a late point for a day
+/// outside the window does not count.
+pub async fn amr_window_moves<S: Store>(store: S) {
+    let amr = board_def("mahjong-amr").expect("amr");
+    let amr_ref = BoardRef::all_time("mahjong-amr");
+    let d = utc("2026-12-01T10:00:00Z");
+    let next = utc("2026-12-02T10:00:00Z");
+    for (player, points, at, source) in [("p1", 10, d, "q-1"), ("p2", 4, d, "q-2"), ("p1", 6, next, "q-3")] {
+        let credited = period_boards::credit_all(&store, Game::MahjongRivals, player, points, at, at, source)
+            .await
+            .expect("credit");
+        assert_eq!(credited.len(), 3);
+    }
+    let value = |p: &'static str| {
+        let (store, amr_ref) = (&store, &amr_ref);
+        async move {
+            store
+                .period_entry(amr_ref, p)
+                .await
+                .expect("read")
+                .map(|e| e.points)
+        }
+    };
+    assert_eq!((value("p1").await, value("p2").await), (Some(16), Some(4)));
+    // The day before 2026-12-01 leaves: nothing of ours changes.
+    let (day, changed) = period_boards::expire_window(&store, amr, utc("2027-11-30T10:00:00Z"))
+        .await
+        .expect("expire")
+        .expect("rolling");
+    assert_eq!((day.to_string(), changed), ("2026-11-30".to_string(), 0));
+    // Bucharest midnight of 2027-12-01 (22:00Z the day before): 2026-12-01 leaves.
+    let midnight = utc("2027-11-30T22:00:30Z");
+    for expected in [2, 0] {
+        let (day, changed) = period_boards::expire_window(&store, amr, midnight)
+            .await
+            .expect("expire")
+            .expect("rolling");
+        assert_eq!((day.to_string(), changed), ("2026-12-01".to_string(), expected));
+    }
+    assert_eq!((value("p1").await, value("p2").await), (Some(6), Some(0)));
+    let late = period_boards::credit(&store, amr, "p1", 100, d, midnight, "q-late")
+        .await
+        .expect("late");
+    assert!(matches!(late, Credited::OutsideWindow { .. }));
+    assert_eq!(value("p1").await, Some(6));
 }
 
 /// Declares one `#[tokio::test]` per contract case for a store made by `$make`.
@@ -842,6 +953,7 @@ macro_rules! contract_tests {
             period_credits_land_in_the_event_period,
             bucharest_week_cutoff,
             concurrent_credits_all_count,
+            amr_window_moves,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

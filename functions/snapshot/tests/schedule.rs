@@ -21,6 +21,7 @@ async fn a_retried_refresh_tick_writes_nothing() {
         boards,
         [
             ("seega", "all"),
+            ("mahjong-amr", "all"),
             ("mahjong-weekly", "2026-W49"),
             ("mahjong-daily", "2026-11-30")
         ]
@@ -40,7 +41,7 @@ async fn the_freeze_tick_freezes_ended_periods() {
     let at = chrono::DateTime::parse_from_rfc3339("2027-01-02T12:00:00Z")
         .expect("instant")
         .to_utc();
-    period_boards::credit(&store, weekly, "p1", 20, at, "bonus-1")
+    period_boards::credit(&store, weekly, "p1", 20, at, at, "bonus-1")
         .await
         .expect("credit");
     let runs = handle(&store, event("freeze.json")).await.expect("freeze");

@@ -39,29 +39,44 @@ pub struct BoardDef {
     pub game: Game,
     pub period: PeriodKind,
     pub zone: Tz,
+    /// For a rolling board (MJ-20's AMR): the local days it sums, today included.
+    pub window_days: Option<u32>,
 }
 
 /// The boards podium serves.
-pub const BOARDS: [BoardDef; 3] = [
+pub const BOARDS: [BoardDef; 4] = [
     BoardDef {
         id: "seega",
         game: Game::Seega,
         period: PeriodKind::AllTime,
         zone: Tz::UTC,
+        window_days: None,
+    },
+    BoardDef {
+        id: "mahjong-amr",
+        game: Game::MahjongRivals,
+        period: PeriodKind::AllTime,
+        zone: Tz::Europe__Bucharest,
+        window_days: Some(AMR_WINDOW_DAYS),
     },
     BoardDef {
         id: "mahjong-weekly",
         game: Game::MahjongRivals,
         period: PeriodKind::Weekly,
         zone: Tz::Europe__Bucharest,
+        window_days: None,
     },
     BoardDef {
         id: "mahjong-daily",
         game: Game::MahjongRivals,
         period: PeriodKind::Daily,
         zone: Tz::Europe__Bucharest,
+        window_days: None,
     },
 ];
+
+/// MJ-20: AMR sums the last 365 local days, today included.
+pub const AMR_WINDOW_DAYS: u32 = 365;
 
 /// The board named `id`, if podium serves it.
 pub fn board_def(id: &str) -> Option<&'static BoardDef> {
@@ -74,6 +89,28 @@ impl BoardDef {
         Period::containing(self.period, self.zone, instant)
     }
 
+    /// For a rolling board: whether an event at `event` still counts at `now` (its local
+    /// date is one of the window's days, today − (window − 1) … today; MJ-20).
+    /// Always true for other boards.
+    pub fn counts_at(&self, event: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+        match self.window_days {
+            None => true,
+            Some(days) => {
+                let today = crate::period::local_date(self.zone, now);
+                let day = crate::period::local_date(self.zone, event);
+                let first = today - chrono::Days::new(u64::from(days.saturating_sub(1)));
+                first <= day && day <= today
+            }
+        }
+    }
+
+    /// For a rolling board: the local date that leaves the window when `now`'s local
+    /// day begins (today − window), whose points must be taken off (MJ-20).
+    pub fn expiring_day(&self, now: DateTime<Utc>) -> Option<chrono::NaiveDate> {
+        let days = self.window_days?;
+        Some(crate::period::local_date(self.zone, now) - chrono::Days::new(u64::from(days)))
+    }
+
     /// This board in `period`.
     pub fn in_period(&self, period: &Period) -> BoardRef {
         BoardRef::new(self.id, period.id.clone())
@@ -83,6 +120,26 @@ impl BoardDef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// MJ-20: the AMR window is the local dates today − 364 … today (Bucharest).
+    #[test]
+    fn amr_window() {
+        let amr = board_def("mahjong-amr").unwrap();
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let now = t("2027-11-30T10:00:00Z");
+        assert!(amr.counts_at(t("2027-11-30T09:00:00Z"), now));
+        assert!(amr.counts_at(t("2026-12-01T00:30:00+02:00"), now), "today − 364");
+        assert!(!amr.counts_at(t("2026-11-30T23:30:00+02:00"), now), "today − 365");
+        // 2026-11-30T22:30Z is already 2026-12-01 in Bucharest.
+        assert!(amr.counts_at(t("2026-11-30T22:30:00Z"), now));
+        assert_eq!(
+            amr.expiring_day(now).map(|d| d.to_string()),
+            Some("2026-11-30".into())
+        );
+        assert!(board_def("seega")
+            .unwrap()
+            .counts_at(t("2000-01-01T00:00:00Z"), now));
+    }
 
     #[test]
     fn registry() {

@@ -267,12 +267,28 @@ mod tests {
         let cache = SnapshotCache::default();
         let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
-        crate::period_boards::credit(&store, weekly, "alice", 30, at("2027-01-02T12:00:00Z"), "b1")
-            .await
-            .unwrap();
-        crate::period_boards::credit(&store, weekly, "bob", 10, at("2027-01-02T13:00:00Z"), "b2")
-            .await
-            .unwrap();
+        crate::period_boards::credit(
+            &store,
+            weekly,
+            "alice",
+            30,
+            at("2027-01-02T12:00:00Z"),
+            at("2027-01-05T00:00:00Z"),
+            "b1",
+        )
+        .await
+        .unwrap();
+        crate::period_boards::credit(
+            &store,
+            weekly,
+            "bob",
+            10,
+            at("2027-01-02T13:00:00Z"),
+            at("2027-01-05T00:00:00Z"),
+            "b2",
+        )
+        .await
+        .unwrap();
         crate::period_boards::freeze_ended(&store, weekly, at("2027-01-05T00:00:00Z"))
             .await
             .unwrap();

@@ -3,11 +3,13 @@
 
 use std::time::Duration;
 
+use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
-use podium_rules::board::BoardDef;
-use podium_rules::period::Period;
+use podium_rules::board::{BoardDef, BoardRef, BOARDS};
+use podium_rules::game::Game;
+use podium_rules::period::{Period, PeriodKind};
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_store::{BoardStore, Credit, CreditOutcome, ItemStore, PeriodStore};
+use podium_store::{BoardKey, BoardStore, Credit, CreditOutcome, ItemStore, PeriodStore};
 
 use crate::error::ServiceError;
 use crate::snapshot::{self, RunReport};
@@ -25,16 +27,31 @@ pub enum Credited {
     Added { period: Period, value_after: i64 },
     /// This source was credited before: nothing changed.
     Duplicate { period: Period },
+    /// The event is outside the board's rolling window at `now` (MJ-20): not counted.
+    OutsideWindow { period: Period },
+}
+
+impl Credited {
+    /// The period the points were for.
+    pub fn period(&self) -> &Period {
+        match self {
+            Credited::Added { period, .. }
+            | Credited::Duplicate { period }
+            | Credited::OutsideWindow { period } => period,
+        }
+    }
 }
 
 /// Credits `points` (≥ 0) earned at `at` to `player_id` on `board`, in the period
-/// that contains `at` in the board's zone (MJ-20), exactly once per `source_id`.
+/// that contains `at` in the board's zone (MJ-20), exactly once per `source_id`; on a
+/// rolling board only while `at` is inside its window at `now`.
 pub async fn credit<S: PeriodStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     player_id: &str,
     points: i64,
     at: DateTime<Utc>,
+    now: DateTime<Utc>,
     source_id: &str,
 ) -> Result<Credited, ServiceError> {
     if points < 0 {
@@ -44,25 +61,60 @@ pub async fn credit<S: PeriodStore + ?Sized>(
         });
     }
     let period = board.period_at(at);
+    if !board.counts_at(at, now) {
+        return Ok(Credited::OutsideWindow { period });
+    }
     let target = board.in_period(&period);
+    match apply(store, &target, player_id, points, at, source_id).await? {
+        Some(value_after) => Ok(Credited::Added { period, value_after }),
+        None => Ok(Credited::Duplicate { period }),
+    }
+}
+
+/// Credits points a player of `game` earned at `at` to every board of that game
+/// (MJ-20: AMR, weekly, daily), each exactly once per `source_id`.
+pub async fn credit_all<S: PeriodStore + ?Sized>(
+    store: &S,
+    game: Game,
+    player_id: &str,
+    points: i64,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+    source_id: &str,
+) -> Result<Vec<(&'static str, Credited)>, ServiceError> {
+    let mut out = Vec::new();
+    for board in BOARDS.iter().filter(|b| b.game == game) {
+        out.push((
+            board.id,
+            credit(store, board, player_id, points, at, now, source_id).await?,
+        ));
+    }
+    Ok(out)
+}
+
+/// Adds `delta` (of either sign; a value never goes below 0) to the entry, once per
+/// `source_id`. `Some(value after)`, or `None` when the source was applied before.
+async fn apply<S: PeriodStore + ?Sized>(
+    store: &S,
+    target: &BoardRef,
+    player_id: &str,
+    delta: i64,
+    at: DateTime<Utc>,
+    source_id: &str,
+) -> Result<Option<i64>, ServiceError> {
     for attempt in 0..MAX_ATTEMPTS {
-        let current = store.period_entry(&target, player_id).await?;
+        let current = store.period_entry(target, player_id).await?;
         let (value, version) = current.map_or((0, 0), |b| (b.points, b.version));
         let c = Credit {
             player_id: player_id.to_string(),
-            points,
-            value_after: value.saturating_add(points),
+            points: delta,
+            value_after: value.saturating_add(delta).max(0),
             at_ms: at.timestamp_millis(),
             source_id: source_id.to_string(),
         };
-        match store.credit(&target, &c, version).await? {
-            CreditOutcome::Credited => {
-                return Ok(Credited::Added {
-                    period,
-                    value_after: c.value_after,
-                })
-            }
-            CreditOutcome::Duplicate => return Ok(Credited::Duplicate { period }),
+        match store.credit(target, &c, version).await? {
+            CreditOutcome::Credited => return Ok(Some(c.value_after)),
+            CreditOutcome::Duplicate => return Ok(None),
             CreditOutcome::Contended => {
                 tokio::time::sleep(Duration::from_millis(u64::from(attempt.min(8)) * 5)).await;
             }
@@ -71,6 +123,54 @@ pub async fn credit<S: PeriodStore + ?Sized>(
     Err(ServiceError::Contended {
         attempts: MAX_ATTEMPTS,
     })
+}
+
+/// Entries one read of the expiring day's board asks for.
+const EXPIRY_FETCH: usize = 1_000;
+
+/// MJ-20's daily window maintenance for a rolling board: takes the points of the day
+/// that has just left the window (today − 365, from the game's daily board) off every
+/// player who had some, exactly once per player and day, so a retried run finishes the
+/// work without taking anything twice. Returns the expired day and how many entries
+/// this call changed; `None` for a board without a window.
+pub async fn expire_window<S: BoardStore + PeriodStore + ?Sized>(
+    store: &S,
+    board: &BoardDef,
+    now: DateTime<Utc>,
+) -> Result<Option<(NaiveDate, u64)>, ServiceError> {
+    let Some(day) = board.expiring_day(now) else {
+        return Ok(None);
+    };
+    let daily = BOARDS
+        .iter()
+        .find(|d| d.game == board.game && d.period == PeriodKind::Daily)
+        .ok_or_else(|| ServiceError::NotFound(format!("a daily board for {}", board.id)))?;
+    let day_ref = BoardRef::new(daily.id, day.format("%Y-%m-%d").to_string());
+    let target = board.in_period(&board.period_at(now));
+    let source = format!("expire-{day}");
+    let mut after = None;
+    let mut changed = 0;
+    loop {
+        let rows = store.board_after(&day_ref, after.as_ref(), EXPIRY_FETCH).await?;
+        for row in &rows {
+            if apply(store, &target, &row.player_id, -row.value, now, &source)
+                .await?
+                .is_some()
+            {
+                changed += 1;
+            }
+        }
+        match rows.last() {
+            Some(last) if rows.len() == EXPIRY_FETCH => {
+                after = Some(BoardKey {
+                    value: last.value,
+                    reached_at_ms: last.reached_at_ms,
+                    player_id: last.player_id.clone(),
+                })
+            }
+            _ => return Ok(Some((day, changed))),
+        }
+    }
 }
 
 /// Freezes the period of `board` that ended last before `now` (LB-5): its final

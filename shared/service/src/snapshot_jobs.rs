@@ -3,7 +3,8 @@
 //! - `refresh` (every 5 minutes): materialises the ranked pages of every live board:
 //!   the all-time boards and the current period of each period board.
 //! - `freeze` (just after local midnight in the boards' zone): freezes each period
-//!   board's period that has ended into its final snapshot.
+//!   board's period that has ended into its final snapshot, and moves each rolling
+//!   board's window (MJ-20).
 //!
 //! The schedule passes its scheduled time, which names the refresh snapshot and is
 //! the freeze's clock: a retried invocation resumes the same work instead of starting
@@ -16,7 +17,7 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::BOARDS;
 use podium_rules::period::PeriodKind;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_store::{BoardStore, ItemStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore};
 use serde::{Deserialize, Serialize};
 
 /// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`.
@@ -51,7 +52,7 @@ pub struct BoardRun {
 
 /// Runs one tick over every board. Errors are transient (store, contention): the
 /// schedule's retry resumes the same snapshots.
-pub async fn handle<S: BoardStore + ItemStore + ?Sized>(
+pub async fn handle<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     run: ScheduledRun,
 ) -> Result<Vec<BoardRun>, ServiceError> {
@@ -71,6 +72,15 @@ pub async fn handle<S: BoardStore + ItemStore + ?Sized>(
                 )
                 .await?;
                 (period, report)
+            }
+            Job::Freeze if def.window_days.is_some() => {
+                // MJ-20: the day that left the rolling window comes off it.
+                if let Some((day, changed)) =
+                    period_boards::expire_window(store, def, run.scheduled_time).await?
+                {
+                    tracing::info!(board = def.id, %day, changed, "rolling window moved");
+                }
+                continue;
             }
             Job::Freeze if def.period == PeriodKind::AllTime => continue,
             Job::Freeze => match period_boards::freeze_ended(store, def, run.scheduled_time).await? {

@@ -299,7 +299,9 @@ impl DynamoStore {
                         .item("board_key", s(key.encode()))
                         .build()
                         .map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
-                    Ok(aws_sdk_dynamodb::types::WriteRequest::builder().put_request(put).build())
+                    Ok(aws_sdk_dynamodb::types::WriteRequest::builder()
+                        .put_request(put)
+                        .build())
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
             while !requests.is_empty() {
@@ -309,7 +311,9 @@ impl DynamoStore {
                     .request_items(&self.table, requests)
                     .send()
                     .await
-                    .map_err(|e| StoreError::dynamo("BatchWriteItem", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+                    .map_err(|e| {
+                        StoreError::dynamo("BatchWriteItem", aws_sdk_dynamodb::error::DisplayErrorContext(e))
+                    })?;
                 requests = out
                     .unprocessed_items
                     .and_then(|mut m| m.remove(&self.table))

@@ -76,7 +76,11 @@ impl EmbeddedStore {
     /// Loads `game`'s all-time board in one write transaction: each standing becomes the
     /// player's balance (version 1) and board entry. For imports and benchmarks; it
     /// replaces nothing a player already has, so load into a fresh store.
-    pub fn load_balances(&self, game: Game, standings: impl IntoIterator<Item = Standing>) -> Result<u64, StoreError> {
+    pub fn load_balances(
+        &self,
+        game: Game,
+        standings: impl IntoIterator<Item = Standing>,
+    ) -> Result<u64, StoreError> {
         let board = BoardRef::all_time(game.id());
         let txn = self.db.begin_write()?;
         let mut n = 0u64;
