@@ -160,6 +160,70 @@ fn ledger_sk(e: &LedgerEntry) -> String {
     format!("LEDGER#{}#{}#{}", e.game.id(), e.source, e.source_id)
 }
 
+/// How a TransactWriteItems request ended.
+enum Transacted {
+    Committed,
+    /// The first item's condition failed (the idempotency record exists): nothing written.
+    FirstConditionFailed,
+    /// Another item's condition failed, or a conflict or throttling cancelled it: read again and retry.
+    Retry,
+}
+
+impl DynamoStore {
+    /// Sends one transaction; cancellations that a retry can cure are answers, the
+    /// rest (validation, size limits) are errors.
+    async fn transact(&self, items: Vec<TransactWriteItem>) -> Result<Transacted, StoreError> {
+        let out = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(Transacted::Committed)
+            }
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(t) => {
+                    self.usage.record_write(None);
+                    let codes: Vec<&str> = t
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code().unwrap_or("None"))
+                        .collect();
+                    let retryable = |c: &&str| {
+                        matches!(
+                            *c,
+                            "None"
+                                | "ConditionalCheckFailed"
+                                | "TransactionConflict"
+                                | "ThrottlingError"
+                                | "ProvisionedThroughputExceeded"
+                        )
+                    };
+                    if codes.first() == Some(&"ConditionalCheckFailed") {
+                        Ok(Transacted::FirstConditionFailed)
+                    } else if codes.iter().all(retryable) {
+                        Ok(Transacted::Retry)
+                    } else {
+                        Err(StoreError::dynamo(
+                            "TransactWriteItems",
+                            format!("cancelled: {codes:?}"),
+                        ))
+                    }
+                }
+                other => Err(StoreError::dynamo("TransactWriteItems", other)),
+            },
+            Err(e) => Err(StoreError::dynamo(
+                "TransactWriteItems",
+                aws_sdk_dynamodb::error::DisplayErrorContext(e),
+            )),
+        }
+    }
+}
+
 impl DynamoStore {
     /// A store on `table`, through `client` (configured by the caller, e.g. from
     /// `aws_config::load_defaults`; `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local).
@@ -518,54 +582,11 @@ impl ScoreStore for DynamoStore {
         for e in &c.ledger {
             items.push(TransactWriteItem::builder().put(self.ledger_put(e)?).build());
         }
-        let out = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        match out {
-            Ok(out) => {
-                self.usage.record_write(out.consumed_capacity());
-                Ok(CommitOutcome::Committed)
-            }
-            Err(SdkError::ServiceError(e)) => match e.err() {
-                TransactWriteItemsError::TransactionCanceledException(t) => {
-                    self.usage.record_write(None);
-                    let codes: Vec<&str> = t
-                        .cancellation_reasons()
-                        .iter()
-                        .map(|r| r.code().unwrap_or("None"))
-                        .collect();
-                    let retryable = |c: &&str| {
-                        matches!(
-                            *c,
-                            "None"
-                                | "ConditionalCheckFailed"
-                                | "TransactionConflict"
-                                | "ThrottlingError"
-                                | "ProvisionedThroughputExceeded"
-                        )
-                    };
-                    if codes.first() == Some(&"ConditionalCheckFailed") {
-                        Ok(CommitOutcome::MatchExists)
-                    } else if codes.iter().all(retryable) {
-                        Ok(CommitOutcome::Contended)
-                    } else {
-                        Err(StoreError::dynamo(
-                            "TransactWriteItems",
-                            format!("cancelled: {codes:?}"),
-                        ))
-                    }
-                }
-                other => Err(StoreError::dynamo("TransactWriteItems", other)),
-            },
-            Err(e) => Err(StoreError::dynamo(
-                "TransactWriteItems",
-                aws_sdk_dynamodb::error::DisplayErrorContext(e),
-            )),
-        }
+        Ok(match self.transact(items).await? {
+            Transacted::Committed => CommitOutcome::Committed,
+            Transacted::FirstConditionFailed => CommitOutcome::MatchExists,
+            Transacted::Retry => CommitOutcome::Contended,
+        })
     }
 }
 
@@ -699,44 +720,17 @@ impl PeriodStore for DynamoStore {
                 .condition_expression("version = :v")
                 .expression_attribute_values(":v", n(expected_version))
         };
-        let out = self
-            .client
-            .transact_write_items()
-            .transact_items(TransactWriteItem::builder().put(marker).build())
-            .transact_items(
-                TransactWriteItem::builder()
-                    .put(entry.build().map_err(build)?)
-                    .build(),
-            )
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        match out {
-            Ok(out) => {
-                self.usage.record_write(out.consumed_capacity());
-                Ok(CreditOutcome::Credited)
-            }
-            Err(SdkError::ServiceError(e)) => match e.err() {
-                TransactWriteItemsError::TransactionCanceledException(t) => {
-                    self.usage.record_write(None);
-                    let codes: Vec<&str> = t
-                        .cancellation_reasons()
-                        .iter()
-                        .map(|r| r.code().unwrap_or("None"))
-                        .collect();
-                    if codes.first() == Some(&"ConditionalCheckFailed") {
-                        Ok(CreditOutcome::Duplicate)
-                    } else {
-                        Ok(CreditOutcome::Contended)
-                    }
-                }
-                other => Err(StoreError::dynamo("TransactWriteItems", other)),
-            },
-            Err(e) => Err(StoreError::dynamo(
-                "TransactWriteItems",
-                aws_sdk_dynamodb::error::DisplayErrorContext(e),
-            )),
-        }
+        let items = vec![
+            TransactWriteItem::builder().put(marker).build(),
+            TransactWriteItem::builder()
+                .put(entry.build().map_err(build)?)
+                .build(),
+        ];
+        Ok(match self.transact(items).await? {
+            Transacted::Committed => CreditOutcome::Credited,
+            Transacted::FirstConditionFailed => CreditOutcome::Duplicate,
+            Transacted::Retry => CreditOutcome::Contended,
+        })
     }
 }
 
