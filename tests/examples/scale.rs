@@ -94,10 +94,14 @@ impl ItemStore for Counted {
         self.writes.fetch_add(1, Ordering::Relaxed);
         self.inner.put_item_if(key, body, expected).await
     }
-    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
         self.writes
             .fetch_add(items.len().div_ceil(25) as u64, Ordering::Relaxed);
-        self.inner.put_items(items).await
+        self.inner.put_items(items, expires_at).await
     }
 }
 

@@ -450,7 +450,7 @@ pub async fn item_writes_are_conditional<S: Store>(store: S) {
     let many: Vec<_> = (0..60)
         .map(|i| (ItemKey::new("T#2", format!("P#{i:03}")), vec![i as u8; 3000]))
         .collect();
-    store.put_items(&many).await.expect("batch");
+    store.put_items(&many, None).await.expect("batch");
     let last = store
         .get_item(&ItemKey::new("T#2", "P#059"), false)
         .await

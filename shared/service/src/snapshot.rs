@@ -26,6 +26,15 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::error::ServiceError;
 
+/// How long a refresh snapshot's pages are kept after its `as_of`: long enough for any
+/// walk that started on it; frozen (`final`) snapshots are kept for good.
+pub const REFRESH_RETENTION_SECS: i64 = 24 * 3600;
+
+/// The TTL of a snapshot's pages and index: none for a frozen period's `final`.
+fn expiry(id: &str, as_of: DateTime<Utc>) -> Option<i64> {
+    (id != crate::period_boards::FINAL).then(|| as_of.timestamp() + REFRESH_RETENTION_SECS)
+}
+
 /// Pages one batch write carries (DynamoDB's BatchWriteItem limit).
 pub const PAGES_PER_BATCH: usize = 25;
 
@@ -271,7 +280,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
         if batch.is_empty() {
             break;
         }
-        store.put_items(&batch).await?;
+        store.put_items(&batch, expiry(id, as_of)).await?;
         written_now += batch.len() as u32;
         if !store.put_item_if(&rkey, &encode(&next), version).await? {
             // Another run of the same id moved on: let it finish.
@@ -292,7 +301,9 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     let index = PageIndex {
         first_values: state.first_values.clone(),
     };
-    store.put_items(&[(index_key(board, id), encode(&index))]).await?;
+    store
+        .put_items(&[(index_key(board, id), encode(&index))], expiry(id, as_of))
+        .await?;
     if first_page.is_none() && state.pages_written > 0 {
         first_page = read_page(store, board, id, 0).await?;
     }

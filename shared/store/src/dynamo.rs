@@ -39,6 +39,9 @@ use crate::model::{
 use crate::model::{Item, ItemKey};
 use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
 
+/// The attribute DynamoDB's TTL deletes items by (seconds since the Unix epoch).
+pub const TTL_ATTRIBUTE: &str = "expires_at";
+
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
 
@@ -233,6 +236,11 @@ impl DynamoStore {
             table: table.into(),
             usage: Arc::new(Usage::default()),
         }
+    }
+
+    /// The SDK client and the table, for tools that need a raw request.
+    pub fn client_and_table(&self) -> (&Client, &str) {
+        (&self.client, &self.table)
     }
 
     /// Requests made and capacity consumed so far by this store and its clones.
@@ -793,7 +801,11 @@ impl ItemStore for DynamoStore {
         }
     }
 
-    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
         for chunk in items.chunks(BATCH_WRITE_MAX) {
             let mut requests = chunk
                 .iter()
@@ -802,9 +814,12 @@ impl ItemStore for DynamoStore {
                         .item("pk", s(&key.pk))
                         .item("sk", s(&key.sk))
                         .item("body", AttributeValue::B(body.clone().into()))
-                        .item("version", n(1))
-                        .build()
-                        .map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
+                        .item("version", n(1));
+                    let put = match expires_at {
+                        Some(t) => put.item(TTL_ATTRIBUTE, n(t)),
+                        None => put,
+                    };
+                    let put = put.build().map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
                     Ok(aws_sdk_dynamodb::types::WriteRequest::builder()
                         .put_request(put)
                         .build())

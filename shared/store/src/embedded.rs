@@ -433,7 +433,11 @@ impl ItemStore for EmbeddedStore {
         .await
     }
 
-    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError> {
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        _expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
         let items: Vec<(String, Vec<u8>)> = items.iter().map(|(k, b)| (blob_key(k), blob(1, b))).collect();
         self.blocking(move |db| {
             let txn = db.begin_write()?;

@@ -88,8 +88,14 @@ pub trait ItemStore: Send + Sync {
     /// (0: the item must not exist). `Ok(false)`: the condition failed, nothing written.
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError>;
 
-    /// Writes many items unconditionally (version 1), in as few requests as the store allows.
-    async fn put_items(&self, items: &[(ItemKey, Vec<u8>)]) -> Result<(), StoreError>;
+    /// Writes many items unconditionally (version 1), in as few requests as the store
+    /// allows. With `expires_at` (seconds since the Unix epoch, UTC) the store may delete
+    /// them after that instant (DynamoDB's TTL; the embedded store keeps them).
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError>;
 }
 
 /// Period boards (LB-1, MJ-20): values that only grow within a period, credited
