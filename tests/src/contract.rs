@@ -689,59 +689,26 @@ fn weekly() -> &'static BoardDef {
     board_def("mahjong-weekly").expect("registered")
 }
 
+/// Credits `points` earned at `at` (RFC 3339) to `player` on the weekly board.
+async fn credit_weekly<S: Store>(store: &S, player: &str, points: i64, at: &str, source: &str) -> Credited {
+    period_boards::credit(store, weekly(), player, points, utc(at), now(), source)
+        .await
+        .expect("credit")
+}
+
 /// GM-2 / MJ-20: points land in the period of the event's instant (ISO week-year),
 /// once per source; an ended week is frozen and readable by its id (LB-5).
 pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
-    let w01 = period_boards::credit(
-        &store,
-        weekly(),
-        "p1",
-        10,
-        utc("2025-12-30T12:00:00Z"),
-        now(),
-        "b-1",
-    )
-    .await
-    .expect("credit");
-    let w53 = period_boards::credit(
-        &store,
-        weekly(),
-        "p1",
-        5,
-        utc("2027-01-02T12:00:00Z"),
-        now(),
-        "b-2",
-    )
-    .await
-    .expect("credit");
-    let again = period_boards::credit(
-        &store,
-        weekly(),
-        "p1",
-        5,
-        utc("2027-01-02T12:00:00Z"),
-        now(),
-        "b-2",
-    )
-    .await
-    .expect("dup");
+    let w01 = credit_weekly(&store, "p1", 10, "2025-12-30T12:00:00Z", "b-1").await;
+    let w53 = credit_weekly(&store, "p1", 5, "2027-01-02T12:00:00Z", "b-2").await;
+    let again = credit_weekly(&store, "p1", 5, "2027-01-02T12:00:00Z", "b-2").await;
     let period_of = |c: &Credited| c.period().id.clone();
     assert_eq!(
         (period_of(&w01), period_of(&w53)),
         ("2026-W01".to_string(), "2026-W53".to_string())
     );
     assert!(matches!(again, Credited::Duplicate { .. }));
-    period_boards::credit(
-        &store,
-        weekly(),
-        "p2",
-        7,
-        utc("2027-01-03T21:59:59.999Z"),
-        now(),
-        "b-3",
-    )
-    .await
-    .expect("credit");
+    credit_weekly(&store, "p2", 7, "2027-01-03T21:59:59.999Z", "b-3").await;
     let w53_ref = BoardRef::new("mahjong-weekly", "2026-W53");
     assert_eq!(
         store
@@ -783,17 +750,7 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
         .collect();
     assert_eq!(top, [("p2".to_string(), 7, 1), ("p1".to_string(), 5, 2)]);
     // A late credit for W53 changes the live period board, never the frozen snapshot.
-    period_boards::credit(
-        &store,
-        weekly(),
-        "p1",
-        50,
-        utc("2027-01-03T10:00:00Z"),
-        now(),
-        "b-late",
-    )
-    .await
-    .expect("late");
+    credit_weekly(&store, "p1", 50, "2027-01-03T10:00:00Z", "b-late").await;
     let again = period_boards::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
         .await
         .expect("freeze")
@@ -809,28 +766,8 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
 /// GM-2: a Europe/Bucharest weekly board with cutoff 2027-03-28T21:00:00Z (the day
 /// summer time starts): 20:59:59.999Z counts for 2027-W12, 21:00:00.000Z for 2027-W13.
 pub async fn bucharest_week_cutoff<S: Store>(store: S) {
-    let last = period_boards::credit(
-        &store,
-        weekly(),
-        "p1",
-        3,
-        utc("2027-03-28T20:59:59.999Z"),
-        now(),
-        "x-1",
-    )
-    .await
-    .expect("credit");
-    let first = period_boards::credit(
-        &store,
-        weekly(),
-        "p1",
-        4,
-        utc("2027-03-28T21:00:00.000Z"),
-        now(),
-        "x-2",
-    )
-    .await
-    .expect("credit");
+    let last = credit_weekly(&store, "p1", 3, "2027-03-28T20:59:59.999Z", "x-1").await;
+    let first = credit_weekly(&store, "p1", 4, "2027-03-28T21:00:00.000Z", "x-2").await;
     match (last, first) {
         (Credited::Added { period: a, .. }, Credited::Added { period: b, .. }) => {
             assert_eq!((a.id.as_str(), b.id.as_str()), ("2027-W12", "2027-W13"));
