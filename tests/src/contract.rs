@@ -864,6 +864,25 @@ pub async fn amr_window_moves<S: Store>(store: S) {
     assert_eq!(value("p1").await, Some(6));
 }
 
+/// LB-2 / LB-4 from a snapshot: every player's around-me window lists the same players
+/// in the same order, with the same ranks, as the page walk (ties included).
+pub async fn snapshot_around_me_matches_the_pages<S: Store>(store: S) {
+    let expected = seed_players(&store, 37).await;
+    snapshot::run(&store, &seega_board(), "a", at(60), 5, None)
+        .await
+        .expect("run");
+    let cache = SnapshotCache::default();
+    for (i, (player, _)) in expected.iter().enumerate() {
+        let me = snapshot_reads::around_me(&store, &cache, &seega_board(), player, 2)
+            .await
+            .expect("around me")
+            .expect("a snapshot");
+        let got: Vec<_> = me.entries.iter().map(|e| (e.player_id.clone(), e.rank)).collect();
+        let window = expected[i.saturating_sub(2)..(i + 3).min(expected.len())].to_vec();
+        assert_eq!(got, window, "around {player}");
+    }
+}
+
 /// Declares one `#[tokio::test]` per contract case for a store made by `$make`.
 #[macro_export]
 macro_rules! contract_tests {
@@ -891,6 +910,7 @@ macro_rules! contract_tests {
             bucharest_week_cutoff,
             concurrent_credits_all_count,
             amr_window_moves,
+            snapshot_around_me_matches_the_pages,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

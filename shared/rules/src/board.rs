@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
 use crate::game::Game;
-use crate::period::{Period, PeriodKind};
+use crate::period::{Period, PeriodClock, PeriodKind};
 
 /// A board in one period: `seega` in `all`, `mahjong-weekly` in `2026-W49`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -111,6 +111,24 @@ impl BoardDef {
         Some(crate::period::local_date(self.zone, now) - chrono::Days::new(u64::from(days)))
     }
 
+    /// The LB-6 clock of `period` at `now`. A rolling board's window runs from the
+    /// local midnight that starts today − (window − 1) to the next local midnight,
+    /// when it moves (MJ-20).
+    pub fn clock(&self, period: &Period, now: DateTime<Utc>) -> PeriodClock {
+        let mut clock = period.clock();
+        // The board's next reset, also when `period` is a past one.
+        clock.next_reset = self.period_at(now).end;
+        if let Some(days) = self.window_days {
+            let today = crate::period::local_date(self.zone, now);
+            let first = today - chrono::Days::new(u64::from(days.saturating_sub(1)));
+            let end = crate::period::day_start(self.zone, today + chrono::Days::new(1));
+            clock.start = Some(crate::period::day_start(self.zone, first));
+            clock.end = Some(end);
+            clock.next_reset = Some(end);
+        }
+        clock
+    }
+
     /// This board in `period`.
     pub fn in_period(&self, period: &Period) -> BoardRef {
         BoardRef::new(self.id, period.id.clone())
@@ -139,6 +157,10 @@ mod tests {
         assert!(board_def("seega")
             .unwrap()
             .counts_at(t("2000-01-01T00:00:00Z"), now));
+        // LB-6: the window's bounds and its next move (Bucharest midnight, UTC+2 in winter).
+        let clock = amr.clock(&amr.period_at(now), now);
+        assert_eq!(clock.start, Some(t("2026-11-30T22:00:00Z")));
+        assert_eq!(clock.next_reset, Some(t("2027-11-30T22:00:00Z")));
     }
 
     #[test]

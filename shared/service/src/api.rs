@@ -165,7 +165,7 @@ fn board_in_period(
         })?,
         None => def.period_at(now),
     };
-    Ok((def.in_period(&period), period.clock()))
+    Ok((def.in_period(&period), def.clock(&period, now)))
 }
 
 /// Adds the LB-6 period clock to a board response.

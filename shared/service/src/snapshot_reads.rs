@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use podium_rules::board::BoardRef;
-use podium_rules::leaderboard::Standing;
+use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::snapshot::{rank_in_page, PageIndex, RankLookup, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardStore, ItemStore, PeriodStore};
 
@@ -196,36 +196,58 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             (rank_in_page(&pg, me.points), Some(pg))
         }
     };
-    // The caller stands after every strictly better entry: position rank − 1.
-    let at = rank - 1;
+    // Every strictly better entry comes before the caller (position rank − 1); among
+    // equal values LB-2's order decides, so read on until n entries follow the caller.
+    let my_key = me.board_key().into_standing();
     let n = n as u64;
-    let around = entries_between(
-        store,
-        board,
-        &published,
-        at.saturating_sub(n),
-        at + n + 1,
-        known.as_ref(),
-    )
-    .await?;
-    let (mut above, mut below) = (Vec::new(), Vec::new());
-    for (i, e) in around.into_iter().enumerate() {
-        if e.player_id == player_id {
-            continue; // the caller's own (older) snapshot entry
-        }
-        let pos = at.saturating_sub(n) + i as u64;
-        let (s, r) = standing(e);
-        if pos < at {
-            above.push(entry(board, s, r));
-        } else {
-            below.push(entry(board, s, r));
+    let start = (rank - 1).saturating_sub(n);
+    let size = u64::from(published.page_size.max(1));
+    let mut listed: Vec<(u64, SnapshotEntry)> = Vec::new();
+    let mut next = start;
+    loop {
+        let to = (next / size + 1) * size;
+        let got = entries_between(store, board, &published, next, to, known.as_ref()).await?;
+        listed.extend(got.into_iter().enumerate().map(|(i, e)| (next + i as u64, e)));
+        next = to;
+        let after_me = listed
+            .iter()
+            .filter(|(_, e)| {
+                e.player_id != player_id && listing_order(&my_key, &standing(e.clone()).0).is_lt()
+            })
+            .count() as u64;
+        if after_me >= n || next >= published.entries {
+            break;
         }
     }
-    let skip = above.len().saturating_sub(n as usize);
-    let mine = entry(board, me.board_key().into_standing(), rank);
-    let mut entries: Vec<_> = above.into_iter().skip(skip).collect();
-    entries.push(mine.clone());
-    entries.extend(below.into_iter().take(n as usize));
+    // The caller's own snapshot entry (an older value) gives way to the live one.
+    listed.retain(|(_, e)| e.player_id != player_id);
+    let at = listed.partition_point(|(_, e)| listing_order(&standing(e.clone()).0, &my_key).is_lt());
+    let shown_from = at.saturating_sub(n as usize);
+    let shown_to = (at + n as usize).min(listed.len());
+    // Ranks within the answer follow LB-2 from its first entry's snapshot rank, the
+    // caller counted where the live value puts them.
+    let mut rows: Vec<Standing> = listed[shown_from..at]
+        .iter()
+        .map(|(_, e)| standing(e.clone()).0)
+        .collect();
+    rows.push(my_key.clone());
+    rows.extend(listed[at..shown_to].iter().map(|(_, e)| standing(e.clone()).0));
+    let mut counter = match listed.get(shown_from).filter(|_| shown_from < at) {
+        Some((pos, first)) => RankCounter::resume(*pos, first.value, first.rank),
+        None => RankCounter::resume(rank - 1, me.points, rank),
+    };
+    let entries: Vec<_> = rows
+        .into_iter()
+        .map(|s| {
+            let r = counter.next(s.value);
+            entry(board, s, r)
+        })
+        .collect();
+    let mine = entries
+        .iter()
+        .find(|e| e.player_id == player_id)
+        .cloned()
+        .unwrap_or_else(|| entry(board, my_key, rank));
     Ok(Some(AroundMe {
         board: board.board.clone(),
         as_of: published.as_of,
