@@ -180,13 +180,3 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
         }
     }
 }
-
-impl Side {
-    /// `win` or `loss`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Win => "win",
-            Side::Loss => "loss",
-        }
-    }
-}
