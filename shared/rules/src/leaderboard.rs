@@ -4,7 +4,7 @@
 //! (1, 2, 2, 4): rank = 1 + the number of entries with a strictly better value.
 //! Among equals the listing order is fixed: who reached the value first, then player id.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 
 /// One player's place on a board: the value (points) and when it was reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,12 +16,19 @@ pub struct Standing {
     pub reached_at_ms: i64,
 }
 
+/// LB-2's listing order as a sortable key: value descending, then reached first, then
+/// player id.
+pub fn listing_key(value: i64, reached_at_ms: i64, player_id: &str) -> (Reverse<i64>, i64, &str) {
+    (Reverse(value), reached_at_ms, player_id)
+}
+
 /// LB-2's listing order: value descending, then reached first, then player id.
 pub fn listing_order(a: &Standing, b: &Standing) -> Ordering {
-    b.value
-        .cmp(&a.value)
-        .then(a.reached_at_ms.cmp(&b.reached_at_ms))
-        .then_with(|| a.player_id.cmp(&b.player_id))
+    listing_key(a.value, a.reached_at_ms, &a.player_id).cmp(&listing_key(
+        b.value,
+        b.reached_at_ms,
+        &b.player_id,
+    ))
 }
 
 /// Assigns LB-2 ranks to entries met in listing order, possibly starting mid-board

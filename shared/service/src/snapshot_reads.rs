@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use podium_rules::board::BoardRef;
-use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
+use podium_rules::leaderboard::{listing_key, RankCounter, Standing};
 use podium_rules::snapshot::{rank_in_page, PageIndex, RankLookup, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardStore, ItemStore, PeriodStore};
 
@@ -30,13 +30,20 @@ pub struct SnapshotCache {
 }
 
 impl SnapshotCache {
+    /// The cached entries; a panic elsewhere cannot leave a cache unusable.
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Published, PageIndex)>> {
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The current snapshot of `board` with its index, if there is one.
     pub async fn current<S: ItemStore + ?Sized>(
         &self,
         store: &S,
         board: &BoardRef,
     ) -> Result<Option<(Published, PageIndex)>, ServiceError> {
-        if let Some((at, p, i)) = self.slots.lock().map_err(|_| poisoned())?.get(&board.key()) {
+        if let Some((at, p, i)) = self.slots().get(&board.key()) {
             if at.elapsed() < CACHE_TTL {
                 return Ok(Some((p.clone(), i.clone())));
             }
@@ -45,16 +52,10 @@ impl SnapshotCache {
             return Ok(None);
         };
         let index = snapshot::read_index(store, board, &published.id).await?;
-        self.slots
-            .lock()
-            .map_err(|_| poisoned())?
+        self.slots()
             .insert(board.key(), (Instant::now(), published.clone(), index.clone()));
         Ok(Some((published, index)))
     }
-}
-
-fn poisoned() -> ServiceError {
-    ServiceError::Contended { attempts: 1 }
 }
 
 async fn page<S: ItemStore + ?Sized>(
@@ -101,6 +102,12 @@ async fn entries_between<S: ItemStore + ?Sized>(
         }
     }
     Ok(out)
+}
+
+/// True when `key` is listed before `e` (LB-2).
+fn before(key: &Standing, e: &SnapshotEntry) -> bool {
+    listing_key(key.value, key.reached_at_ms, &key.player_id)
+        < listing_key(e.value, e.reached_at_ms, &e.player_id)
 }
 
 fn standing(e: SnapshotEntry) -> (Standing, u64) {
@@ -211,9 +218,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         next = to;
         let after_me = listed
             .iter()
-            .filter(|(_, e)| {
-                e.player_id != player_id && listing_order(&my_key, &standing(e.clone()).0).is_lt()
-            })
+            .filter(|(_, e)| e.player_id != player_id && before(&my_key, e))
             .count() as u64;
         if after_me >= n || next >= published.entries {
             break;
@@ -221,7 +226,10 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     }
     // The caller's own snapshot entry (an older value) gives way to the live one.
     listed.retain(|(_, e)| e.player_id != player_id);
-    let at = listed.partition_point(|(_, e)| listing_order(&standing(e.clone()).0, &my_key).is_lt());
+    let at = listed.partition_point(|(_, e)| {
+        listing_key(e.value, e.reached_at_ms, &e.player_id)
+            < listing_key(my_key.value, my_key.reached_at_ms, &my_key.player_id)
+    });
     let shown_from = at.saturating_sub(n as usize);
     let shown_to = (at + n as usize).min(listed.len());
     // Ranks within the answer follow LB-2 from its first entry's snapshot rank, the

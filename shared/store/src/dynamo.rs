@@ -163,6 +163,50 @@ fn ledger_sk(e: &LedgerEntry) -> String {
     format!("LEDGER#{}#{}#{}", e.game.id(), e.source, e.source_id)
 }
 
+fn period_sk(board: &BoardRef) -> String {
+    format!("BOARD#{}", board.key())
+}
+
+/// A board entry (a Seega balance, or a value on a period board): its key, value,
+/// version and the attributes of the `board` GSI.
+fn entry_item(
+    sk: String,
+    board: &BoardRef,
+    player: &str,
+    value: i64,
+    version: u64,
+    reached_at_ms: i64,
+) -> HashMap<String, AttributeValue> {
+    let key = BoardKey {
+        value,
+        reached_at_ms,
+        player_id: player.to_string(),
+    };
+    HashMap::from([
+        ("pk".to_string(), s(player_pk(player))),
+        ("sk".to_string(), s(sk)),
+        ("points".to_string(), n(value)),
+        ("version".to_string(), n(version)),
+        ("reached_at_ms".to_string(), n(reached_at_ms)),
+        ("board_shard".to_string(), s(shard_id(board, board_shard(player)))),
+        ("board_key".to_string(), s(key.encode())),
+    ])
+}
+
+fn decode_entry(
+    item: &HashMap<String, AttributeValue>,
+    player: &str,
+    game: Game,
+) -> Result<Balance, StoreError> {
+    Ok(Balance {
+        player_id: player.to_string(),
+        game,
+        points: get_n(item, "points")?,
+        version: get_n(item, "version")?,
+        reached_at_ms: get_n(item, "reached_at_ms")?,
+    })
+}
+
 /// How a TransactWriteItems request ended.
 enum Transacted {
     Committed,
@@ -332,19 +376,10 @@ impl DynamoStore {
         player: &str,
         consistent: bool,
     ) -> Result<Option<Balance>, StoreError> {
-        let Some(item) = self
+        let item = self
             .get_item(player_pk(player), balance_sk(game), consistent)
-            .await?
-        else {
-            return Ok(None);
-        };
-        Ok(Some(Balance {
-            player_id: player.to_string(),
-            game,
-            points: get_n(&item, "points")?,
-            version: get_n(&item, "version")?,
-            reached_at_ms: get_n(&item, "reached_at_ms")?,
-        }))
+            .await?;
+        item.map(|item| decode_entry(&item, player, game)).transpose()
     }
 
     /// Loads `game`'s all-time board: each standing becomes the player's balance
@@ -356,19 +391,16 @@ impl DynamoStore {
             let mut requests = chunk
                 .iter()
                 .map(|st| {
-                    let key = BoardKey {
-                        value: st.value,
-                        reached_at_ms: st.reached_at_ms,
-                        player_id: st.player_id.clone(),
-                    };
+                    let item = entry_item(
+                        balance_sk(game),
+                        &board,
+                        &st.player_id,
+                        st.value,
+                        1,
+                        st.reached_at_ms,
+                    );
                     let put = aws_sdk_dynamodb::types::PutRequest::builder()
-                        .item("pk", s(player_pk(&st.player_id)))
-                        .item("sk", s(balance_sk(game)))
-                        .item("points", n(st.value))
-                        .item("version", n(1))
-                        .item("reached_at_ms", n(st.reached_at_ms))
-                        .item("board_shard", s(shard_id(&board, board_shard(&st.player_id))))
-                        .item("board_key", s(key.encode()))
+                        .set_item(Some(item))
                         .build()
                         .map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
                     Ok(aws_sdk_dynamodb::types::WriteRequest::builder()
@@ -405,37 +437,36 @@ impl DynamoStore {
         ]))
     }
 
-    fn balance_put(&self, game: Game, w: &BalanceWrite) -> Result<Put, StoreError> {
-        let key = BoardKey {
-            value: w.points,
-            reached_at_ms: w.reached_at_ms,
-            player_id: w.player_id.clone(),
-        };
-        let builder = Put::builder()
-            .table_name(&self.table)
-            .item("pk", s(player_pk(&w.player_id)))
-            .item("sk", s(balance_sk(game)))
-            .item("points", n(w.points))
-            .item("version", n(w.expected_version + 1))
-            .item("reached_at_ms", n(w.reached_at_ms))
-            .item(
-                "board_shard",
-                s(shard_id(
-                    &BoardRef::all_time(game.id()),
-                    board_shard(&w.player_id),
-                )),
-            )
-            .item("board_key", s(key.encode()));
-        let builder = if w.expected_version == 0 {
+    /// The Put of a board entry at `expected_version + 1`, if the stored version is still
+    /// `expected_version` (0: no entry yet).
+    fn entry_put(
+        &self,
+        item: HashMap<String, AttributeValue>,
+        expected_version: u64,
+    ) -> Result<Put, StoreError> {
+        let builder = Put::builder().table_name(&self.table).set_item(Some(item));
+        let builder = if expected_version == 0 {
             builder.condition_expression("attribute_not_exists(pk)")
         } else {
             builder
                 .condition_expression("version = :v")
-                .expression_attribute_values(":v", n(w.expected_version))
+                .expression_attribute_values(":v", n(expected_version))
         };
         builder
             .build()
             .map_err(|e| StoreError::dynamo("TransactWriteItems", e))
+    }
+
+    fn balance_put(&self, game: Game, w: &BalanceWrite) -> Result<Put, StoreError> {
+        let item = entry_item(
+            balance_sk(game),
+            &BoardRef::all_time(game.id()),
+            &w.player_id,
+            w.points,
+            w.expected_version + 1,
+            w.reached_at_ms,
+        );
+        self.entry_put(item, w.expected_version)
     }
 
     fn ledger_put(&self, e: &LedgerEntry) -> Result<Put, StoreError> {
@@ -679,18 +710,9 @@ impl BoardStore for DynamoStore {
 #[async_trait]
 impl PeriodStore for DynamoStore {
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        let Some(item) =
-            DynamoStore::get_item(self, player_pk(player_id), format!("BOARD#{}", board.key()), true).await?
-        else {
-            return Ok(None);
-        };
-        Ok(Some(Balance {
-            player_id: player_id.to_string(),
-            game: board_game(board),
-            points: get_n(&item, "points")?,
-            version: get_n(&item, "version")?,
-            reached_at_ms: get_n(&item, "reached_at_ms")?,
-        }))
+        let item = DynamoStore::get_item(self, player_pk(player_id), period_sk(board), true).await?;
+        item.map(|item| decode_entry(&item, player_id, board_game(board)))
+            .transpose()
     }
 
     async fn credit(
@@ -707,31 +729,18 @@ impl PeriodStore for DynamoStore {
             .condition_expression("attribute_not_exists(pk)")
             .build()
             .map_err(build)?;
-        let key = BoardKey {
-            value: c.value_after,
-            reached_at_ms: c.at_ms,
-            player_id: c.player_id.clone(),
-        };
-        let entry = Put::builder()
-            .table_name(&self.table)
-            .item("pk", s(player_pk(&c.player_id)))
-            .item("sk", s(format!("BOARD#{}", board.key())))
-            .item("points", n(c.value_after))
-            .item("version", n(expected_version + 1))
-            .item("reached_at_ms", n(c.at_ms))
-            .item("board_shard", s(shard_id(board, board_shard(&c.player_id))))
-            .item("board_key", s(key.encode()));
-        let entry = if expected_version == 0 {
-            entry.condition_expression("attribute_not_exists(pk)")
-        } else {
-            entry
-                .condition_expression("version = :v")
-                .expression_attribute_values(":v", n(expected_version))
-        };
+        let entry = entry_item(
+            period_sk(board),
+            board,
+            &c.player_id,
+            c.value_after,
+            expected_version + 1,
+            c.at_ms,
+        );
         let items = vec![
             TransactWriteItem::builder().put(marker).build(),
             TransactWriteItem::builder()
-                .put(entry.build().map_err(build)?)
+                .put(self.entry_put(entry, expected_version)?)
                 .build(),
         ];
         Ok(match self.transact(items).await? {

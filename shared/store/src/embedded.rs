@@ -154,11 +154,20 @@ fn read_balance(
     game: Game,
     player: &str,
 ) -> Result<Option<Balance>, StoreError> {
-    let key = balance_key(game, player);
-    let Some(v) = table.get(key.as_str())? else {
+    read_entry(table, &balance_key(game, player), player, game)
+}
+
+/// A board entry (a balance, or a value on a period board) stored under `key`.
+fn read_entry(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &str,
+    player: &str,
+    game: Game,
+) -> Result<Option<Balance>, StoreError> {
+    let Some(v) = table.get(key)? else {
         return Ok(None);
     };
-    let item: BalanceItem = decode(&key, v.value())?;
+    let item: BalanceItem = decode(key, v.value())?;
     Ok(Some(Balance {
         player_id: player.to_string(),
         game,
@@ -463,18 +472,7 @@ fn read_period(
     board: &BoardRef,
     player: &str,
 ) -> Result<Option<Balance>, StoreError> {
-    let key = period_key(board, player);
-    let Some(v) = table.get(key.as_str())? else {
-        return Ok(None);
-    };
-    let item: BalanceItem = decode(&key, v.value())?;
-    Ok(Some(Balance {
-        player_id: player.to_string(),
-        game: board_game(board),
-        points: item.points,
-        version: item.version,
-        reached_at_ms: item.reached_at_ms,
-    }))
+    read_entry(table, &period_key(board, player), player, board_game(board))
 }
 
 #[async_trait]
