@@ -141,3 +141,30 @@ async fn redelivered_batch_applies_once() {
     let b = store.get_balances(Game::Seega, &["p-7"]).await.expect("read");
     assert_eq!(b[0].points, 311);
 }
+
+/// A dead-letter queue that refuses every record.
+struct Unavailable;
+
+#[async_trait]
+impl DeadLetters for Unavailable {
+    async fn send(&self, _body: &str, _reason: &str) -> Result<(), FunctionError> {
+        Err(FunctionError::DeadLetter(
+            "AWS.SimpleQueueService.NonExistentQueue".into(),
+        ))
+    }
+}
+
+/// GM-5 with the dead-letter queue down: the refused record is not lost but left for
+/// SQS to redeliver (and, past maxReceiveCount, to redrive), and nothing is written.
+#[tokio::test]
+async fn refused_record_is_retried_when_the_dead_letter_queue_fails() {
+    let store = EmbeddedStore::in_memory().expect("store");
+    let response = handle(&store, &Unavailable, event("malformed-record.json"), now()).await;
+    let failed: Vec<_> = response
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.as_str())
+        .collect();
+    assert_eq!(failed, ["0f6c1d0e-6a4b-4f0e-9c1e-000000000001"]);
+    assert!(store.get_match("m-201").await.expect("read").is_none());
+}

@@ -328,4 +328,33 @@ mod tests {
         assert_eq!(bad.status, 400);
         assert!(bad.body["message"].as_str().unwrap().starts_with("period:"));
     }
+
+    /// A cursor of a snapshot that no longer exists is refused, naming the parameter;
+    /// negative points never reach a period board.
+    #[tokio::test]
+    async fn gone_snapshots_and_negative_credits_are_refused() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let cache = SnapshotCache::default();
+        let now = DateTime::parse_from_rfc3339("2027-01-05T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        let gone = SnapshotCursor {
+            b: "seega@all".into(),
+            s: "20200101T000000Z".into(),
+            o: 50,
+        };
+        let mut req = get("/v1/leaderboards/seega", Some("bob"));
+        req.query.insert("cursor".into(), gone.encode());
+        let answer = handle(&store, &cache, &req, now).await;
+        assert_eq!(answer.status, 400);
+        assert!(answer.body["message"].as_str().unwrap().starts_with("cursor:"));
+        let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
+        let err = crate::period_boards::credit(&store, weekly, "bob", -5, now, now, "s-1")
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, ServiceError::BadRequest { field: "points", .. }),
+            "{err:?}"
+        );
+    }
 }
