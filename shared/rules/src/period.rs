@@ -71,7 +71,20 @@ pub fn local_date(zone: Tz, instant: DateTime<Utc>) -> NaiveDate {
 }
 
 fn week_id(week: IsoWeek) -> String {
-    format!("{}-W{:02}", week.year(), week.week())
+    format!("{:04}-W{:02}", week.year(), week.week())
+}
+
+/// The years a period id may name (LB-5): podium's data starts in 2020, and ids
+/// are four-digit years.
+pub const PERIOD_YEARS: std::ops::RangeInclusive<i32> = 2020..=2099;
+
+/// True when `s` is exactly `pattern` with each `9` standing for one ASCII digit.
+fn shaped(s: &str, pattern: &str) -> bool {
+    s.len() == pattern.len()
+        && s.bytes().zip(pattern.bytes()).all(|(c, p)| match p {
+            b'9' => c.is_ascii_digit(),
+            p => c == p,
+        })
 }
 
 impl Period {
@@ -119,24 +132,40 @@ impl Period {
         }
     }
 
-    /// The period named `id` (`all`, `2026-11-30`, `2026-W53`). Errors name the
-    /// `period` parameter (LB-5): malformed ids and weeks a year does not have.
+    /// The period named `id` (LB-5): `all`, or exactly `YYYY-MM-DD` (a real date) or
+    /// `YYYY-Www` (a week the ISO year has), the year within [`PERIOD_YEARS`]. Every
+    /// other spelling (`999-W01`, `0999-W01`, `-001-W01`, `2026-W1`, `+2026-11-30`) is
+    /// refused, so a period has one id. Errors name the `period` parameter.
     pub fn parse(kind: PeriodKind, zone: Tz, id: &str) -> Result<Period, RuleError> {
         let bad = |what: &str| RuleError::new("period", "LB-5", what.to_string());
+        let year_ok = |y: i32| {
+            if PERIOD_YEARS.contains(&y) {
+                Ok(())
+            } else {
+                Err(bad(&format!(
+                    "years {} to {} only",
+                    PERIOD_YEARS.start(),
+                    PERIOD_YEARS.end()
+                )))
+            }
+        };
         match kind {
             PeriodKind::AllTime if id == "all" => Ok(Period::all_time(zone)),
             PeriodKind::AllTime => Err(bad("this board has the single period `all`")),
-            PeriodKind::Daily => NaiveDate::parse_from_str(id, "%Y-%m-%d")
-                .ok()
-                .filter(|d| d.format("%Y-%m-%d").to_string() == id)
-                .map(|d| Period::day(zone, d))
-                .ok_or_else(|| bad("a day is named like 2026-11-30")),
+            PeriodKind::Daily => {
+                let date = Some(id)
+                    .filter(|id| shaped(id, "9999-99-99"))
+                    .and_then(|id| NaiveDate::parse_from_str(id, "%Y-%m-%d").ok())
+                    .ok_or_else(|| bad("a day is named like 2026-11-30"))?;
+                year_ok(date.year())?;
+                Ok(Period::day(zone, date))
+            }
             PeriodKind::Weekly => {
-                let (year, week) = id
-                    .split_once("-W")
-                    .filter(|(y, w)| y.len() == 4 && w.len() == 2)
-                    .and_then(|(y, w)| Some((y.parse::<i32>().ok()?, w.parse::<u32>().ok()?)))
+                let (year, week) = Some(id)
+                    .filter(|id| shaped(id, "9999-W99"))
+                    .and_then(|id| Some((id[..4].parse::<i32>().ok()?, id[6..].parse::<u32>().ok()?)))
                     .ok_or_else(|| bad("a week is named like 2026-W49"))?;
+                year_ok(year)?;
                 let monday = NaiveDate::from_isoywd_opt(year, week, Weekday::Mon)
                     .ok_or_else(|| bad("that year has no such ISO week"))?;
                 Ok(Period::week(zone, monday.iso_week()))
@@ -249,9 +278,43 @@ mod tests {
         assert_eq!(p.id, "2026-11-30");
         assert_eq!(p.next().id, "2026-12-01");
         assert_eq!(p.previous().id, "2026-11-29");
-        for bad in ["2026-11-31", "2026-1-30", "yesterday", ""] {
+        for bad in [
+            "2026-11-31",
+            "2026-1-30",
+            "yesterday",
+            "",
+            "0999-01-01",
+            "999-01-01",
+            "+2026-11-30",
+            "2026-11-30 ",
+            "2019-12-31",
+            "2100-01-01",
+            "２０２６-11-30",
+        ] {
             let e = Period::parse(PeriodKind::Daily, UTC, bad).unwrap_err();
-            assert_eq!((e.field.as_str(), e.rule), ("period", "LB-5"));
+            assert_eq!((e.field.as_str(), e.rule), ("period", "LB-5"), "{bad}");
+        }
+        for bad in [
+            "0999-W01",
+            "999-W01",
+            "-001-W01",
+            "2026-W1",
+            "2026-W001",
+            "2026-w49",
+            "2026W49",
+            "2019-W01",
+            "2100-W01",
+            "+026-W49",
+            "2026-W00",
+            "2026-W54",
+            "2027-W53",
+            "2026-W+9",
+        ] {
+            let e = Period::parse(PeriodKind::Weekly, UTC, bad).unwrap_err();
+            assert_eq!((e.field.as_str(), e.rule), ("period", "LB-5"), "{bad}");
+        }
+        for good in ["2020-W01", "2026-W53", "2099-W52"] {
+            assert_eq!(Period::parse(PeriodKind::Weekly, UTC, good).unwrap().id, good);
         }
         assert_eq!(
             Period::parse(PeriodKind::AllTime, UTC, "all")
@@ -277,7 +340,9 @@ mod tests {
             let hours = (p.end.unwrap() - p.start.unwrap()).num_minutes() as f64 / 60.0;
             let (lo, hi) = if weekly { (167.0, 169.0) } else { (23.0, 25.0) };
             prop_assert!((lo..=hi).contains(&hours), "{p:?} lasts {hours} h");
-            prop_assert_eq!(Period::parse(kind, zone, &p.id).unwrap(), p);
+            if PERIOD_YEARS.contains(&p.id[..4].parse::<i32>().unwrap()) {
+                prop_assert_eq!(Period::parse(kind, zone, &p.id).unwrap(), p);
+            }
         }
     }
 }

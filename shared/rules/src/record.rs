@@ -25,8 +25,24 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::error::RuleError;
+use crate::error::{quoted, RuleError};
 use crate::game::Game;
+
+/// What record validation takes from configuration (GM-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordPolicy {
+    /// How far after the server's clock `ended_at` may lie, in milliseconds (≥ 0): the
+    /// game servers' clocks may run this much ahead of podium's.
+    pub max_clock_skew_ms: i64,
+}
+
+impl Default for RecordPolicy {
+    fn default() -> Self {
+        RecordPolicy {
+            max_clock_skew_ms: DEFAULT_MAX_CLOCK_SKEW_MS,
+        }
+    }
+}
 
 /// Stones each Seega player has (SG-1).
 pub const STONES_PER_PLAYER: u32 = 24;
@@ -34,8 +50,12 @@ pub const STONES_PER_PLAYER: u32 = 24;
 pub const MAX_MOVES: u32 = 10_000;
 /// The longest match accepted, in milliseconds (24 hours; GM-5 range).
 pub const MAX_DURATION_MS: i64 = 24 * 60 * 60 * 1000;
-/// How far after the server's clock a match may end (clock skew), in milliseconds.
-pub const MAX_CLOCK_SKEW_MS: i64 = 5 * 60 * 1000;
+/// How far after the server's clock a match may end by default (clock skew of the
+/// game servers), in milliseconds; see [`RecordPolicy`].
+pub const DEFAULT_MAX_CLOCK_SKEW_MS: i64 = 5 * 60 * 1000;
+/// The earliest instant a record may name, in seconds since the Unix epoch
+/// (2020-01-01T00:00:00Z): nothing older was ever played on the platform.
+pub const EARLIEST_INSTANT_SECS: i64 = 1_577_836_800;
 /// The longest id (match or player) accepted, in bytes.
 pub const MAX_ID_LEN: usize = 128;
 
@@ -135,32 +155,32 @@ impl MatchRecord {
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let message = e.into_inner().to_string();
-            // A missing field is reported at its parent; name the field itself.
-            let missing = message
-                .strip_prefix("missing field `")
-                .and_then(|rest| rest.split('`').next());
-            let field = match (path.as_str(), missing) {
-                (".", Some(name)) => name.to_string(),
-                (parent, Some(name)) => format!("{parent}.{name}"),
-                (".", None) => "record".to_string(),
-                (path, None) => path.to_string(),
-            };
-            RuleError::new(field, "GM-5", message)
+            shape_error(&path, &message)
         })
     }
 
-    /// Checks every field against the rules (GM-5, SG-1, SG-4) and returns the match in
-    /// its validated form; `now` is the server's clock (a match cannot end more than
-    /// [`MAX_CLOCK_SKEW_MS`] after it). Errors name the first offending field and the rule.
+    /// [`validate_with`](Self::validate_with) under the default [`RecordPolicy`].
     pub fn validate(&self, now: DateTime<Utc>) -> Result<ValidMatch, RuleError> {
+        self.validate_with(now, &RecordPolicy::default())
+    }
+
+    /// Checks every field against the rules (GM-5, SG-1, SG-4) and returns the match in
+    /// its validated form; `now` is the server's clock (UTC). Besides the games' rules:
+    /// `started_at` not before 2020-01-01T00:00:00Z, `ended_at` not before `started_at`,
+    /// at most 24 hours after it, and at most `policy.max_clock_skew_ms` after `now`.
+    /// Errors name the first offending field and the rule.
+    pub fn validate_with(&self, now: DateTime<Utc>, policy: &RecordPolicy) -> Result<ValidMatch, RuleError> {
         check_id("match_id", &self.match_id)?;
         let game = Game::from_id(&self.game)
-            .ok_or_else(|| RuleError::new("game", "GM-5", format!("unknown game `{}`", self.game)))?;
+            .ok_or_else(|| RuleError::new("game", "GM-5", format!("unknown game {}", quoted(&self.game))))?;
         if game != Game::Seega {
             return Err(RuleError::new(
                 "game",
                 "GM-5",
-                format!("matches of `{}` are not scored by this service yet", self.game),
+                format!(
+                    "matches of {} are not scored by this service yet",
+                    quoted(&self.game)
+                ),
             ));
         }
         if self.started_at < earliest_instant() {
@@ -177,8 +197,15 @@ impl MatchRecord {
         if duration > chrono::Duration::milliseconds(MAX_DURATION_MS) {
             return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
         }
-        if self.ended_at > now + chrono::Duration::milliseconds(MAX_CLOCK_SKEW_MS) {
-            return Err(RuleError::new("ended_at", "GM-5", "ends in the future"));
+        if self.ended_at > now + chrono::Duration::milliseconds(policy.max_clock_skew_ms.max(0)) {
+            return Err(RuleError::new(
+                "ended_at",
+                "GM-5",
+                format!(
+                    "ends more than {} s after the server's clock (allowed clock skew)",
+                    policy.max_clock_skew_ms.max(0) / 1000
+                ),
+            ));
         }
         let duration_ms = duration.num_milliseconds();
         let [a, b] = match self.players.as_slice() {
@@ -248,7 +275,7 @@ impl MatchRecord {
             return Err(RuleError::new(
                 "players[1].player_id",
                 "GM-5",
-                format!("player `{}` appears twice", a.player_id),
+                format!("player {} appears twice", quoted(&a.player_id)),
             ));
         }
         // Stones leave a hand only by being placed, so the total placed is fixed by the hands.
@@ -294,7 +321,7 @@ impl MatchRecord {
                     return Err(RuleError::new(
                         "outcome.winner",
                         "GM-5",
-                        format!("winner `{winner}` is not one of the match's players"),
+                        format!("winner {} is not one of the match's players", quoted(winner)),
                     ));
                 };
                 ValidOutcome::Win { winner, reason }
@@ -324,7 +351,49 @@ impl MatchRecord {
 
 /// The earliest instant a record may name: 2020-01-01T00:00:00Z.
 fn earliest_instant() -> DateTime<Utc> {
-    DateTime::from_timestamp(1_577_836_800, 0).unwrap_or_default()
+    DateTime::from_timestamp(EARLIEST_INSTANT_SECS, 0).unwrap_or_default()
+}
+
+/// The refusal for a JSON shape error at `path` (serde's path, `.` for the top).
+/// The field named is always one the schema knows: an unknown key is reported at its
+/// parent, its name only quoted (cut) in the message, so it never reaches a log as a
+/// field name (GM-5).
+fn shape_error(path: &str, message: &str) -> RuleError {
+    let parent = |path: &str| {
+        // serde_path_to_error puts an unknown key on the path: drop that last segment.
+        match path.rfind(['.', '[']) {
+            Some(0) | None => "record".to_string(),
+            Some(i) if path.as_bytes()[i] == b'[' => path[..i].to_string(),
+            Some(i) => path[..i].to_string(),
+        }
+    };
+    let named = |prefix: &str| {
+        message
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split('`').next())
+            .map(str::to_string)
+    };
+    if let Some(name) = named("missing field `") {
+        // A missing field is reported at its parent; name the field itself.
+        let field = match path {
+            "." => name,
+            parent => format!("{parent}.{name}"),
+        };
+        return RuleError::new(field, "GM-5", "missing field");
+    }
+    if let Some(name) = named("unknown field `") {
+        let field = if path == "." {
+            "record".to_string()
+        } else {
+            parent(path)
+        };
+        return RuleError::new(field, "GM-5", format!("unknown field {}", quoted(&name)));
+    }
+    let field = match path {
+        "." => "record".to_string(),
+        path => path.to_string(),
+    };
+    RuleError::new(field, "GM-5", message)
 }
 
 /// A record must be one JSON object whose `players` are objects and whose `outcome`
@@ -395,15 +464,16 @@ pub enum ValidOutcome {
     Draw,
 }
 
-/// True for a well-formed match or player id: 1–128 bytes of `A–Z a–z 0–9 . _ : - | @`
-/// (identity providers' subjects such as `auth0|5f7c…` included; no `#`, which keys
-/// use as a separator).
+/// True for a well-formed match or player id (GM-5): 1–128 characters of
+/// `A–Z a–z 0–9 . _ : - |`. `|` admits identity providers' subjects such as
+/// `auth0|5f7c…`; `@` is refused (an e-mail address is personal data, and `@` joins a
+/// board to its period in keys), as is `#` (the keys' separator).
 pub fn is_valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= MAX_ID_LEN
         && id
             .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-' | b'|' | b'@'))
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-' | b'|'))
 }
 
 fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
@@ -413,7 +483,7 @@ fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
         Err(RuleError::new(
             field,
             "GM-5",
-            format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-', '|', '@'"),
+            format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-', '|'"),
         ))
     }
 }
@@ -542,6 +612,12 @@ mod tests {
             ),
             (Box::new(|v| v["match_id"] = json!("")), "match_id", "GM-5"),
             (Box::new(|v| v["match_id"] = json!("m#1")), "match_id", "GM-5"),
+            (Box::new(|v| v["match_id"] = json!("m@1")), "match_id", "GM-5"),
+            (
+                Box::new(|v| v["players"][0]["player_id"] = json!("a@example.com")),
+                "players[0].player_id",
+                "GM-5",
+            ),
             (
                 Box::new(|v| v["players"][0]["player_id"] = json!("x".repeat(129))),
                 "players[0].player_id",
@@ -566,7 +642,7 @@ mod tests {
                 "players",
                 "GM-5",
             ),
-            (Box::new(|v| v["points"] = json!(9999)), "points", "GM-5"),
+            (Box::new(|v| v["points"] = json!(9999)), "record", "GM-5"),
             (
                 Box::new(|v| v["ended_at"] = json!("2026-11-30T10:05:60Z")),
                 "ended_at",
@@ -643,12 +719,71 @@ mod tests {
     }
 
     /// GM-1: a record cannot carry points; unknown fields are refused, not ignored.
+    /// GM-5: the refusal names the object that holds the unknown key, never the key
+    /// itself (it is input, and may be personal data or huge); the message quotes it cut.
     #[test]
     fn unknown_fields_are_refused() {
         let mut v = valid();
         v["players"][0]["points"] = json!(1_000_000);
-        assert_eq!(refusal(&v).1, "GM-5");
-        assert!(refusal(&v).0.starts_with("players[0]"));
+        assert_eq!(refusal(&v), ("players[0]".to_string(), "GM-5"));
+        let mut v = valid();
+        let key = format!("player_email_{}", "x".repeat(1_000_000));
+        v[key.as_str()] = json!(1);
+        let e = MatchRecord::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("record", "GM-5"));
+        assert!(e.to_string().len() < 120, "{e}");
+        let mut v = valid();
+        v["outcome"]["player_email_a"] = json!(1);
+        assert_eq!(refusal(&v), ("outcome".to_string(), "GM-5"));
+    }
+
+    /// GM-5: values quoted in a refusal are cut, so the field and rule lead and the
+    /// reason stays short whatever the input's size.
+    #[test]
+    fn quoted_values_are_cut() {
+        let mut v = valid();
+        v["game"] = json!("g".repeat(5_000));
+        let e = MatchRecord::from_json(v.to_string().as_bytes())
+            .unwrap()
+            .validate(test_now())
+            .unwrap_err();
+        assert!(e.to_string().starts_with("game (GM-5): unknown game `ggg"), "{e}");
+        assert!(e.to_string().len() < 100, "{e}");
+        let mut v = valid();
+        v["players"][0]["moves"] = json!("9".repeat(5_000));
+        let e = MatchRecord::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert_eq!(e.field, "players[0].moves");
+        assert!(e.to_string().len() <= 400, "{e}");
+    }
+
+    /// GM-5: `|` is accepted in ids (identity providers' subjects), `@` and `#` are not.
+    #[test]
+    fn id_character_set() {
+        assert!(is_valid_id("auth0|5f7c8ec7c33c6c004bbafe82"));
+        assert!(is_valid_id("google-oauth2:1234.5_6"));
+        assert!(!is_valid_id("a@example.com"));
+        assert!(!is_valid_id("seega@all"));
+        assert!(!is_valid_id("p#1"));
+        assert!(!is_valid_id(""));
+        assert!(!is_valid_id(&"p".repeat(129)));
+        assert!(is_valid_id(&"p".repeat(128)));
+    }
+
+    /// GM-5: the allowed clock skew of the game servers is configuration: a server 6
+    /// minutes fast is refused by default and accepted with a 10-minute allowance.
+    #[test]
+    fn clock_skew_is_a_policy() {
+        let mut v = valid();
+        v["started_at"] = json!("2027-01-01T00:01:00Z");
+        v["ended_at"] = json!("2027-01-01T00:06:00Z");
+        let r = MatchRecord::from_json(v.to_string().as_bytes()).unwrap();
+        let e = r.validate(test_now()).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("ended_at", "GM-5"));
+        assert!(e.message.contains("300 s"), "{e}");
+        let wide = RecordPolicy {
+            max_clock_skew_ms: 10 * 60 * 1000,
+        };
+        assert!(r.validate_with(test_now(), &wide).is_ok());
     }
 
     /// GM-3: the content hash ignores formatting and time-zone spelling, not content.
