@@ -14,6 +14,43 @@ pub enum CliError {
     Io(#[from] std::io::Error),
     #[error("the record was refused: {0}")]
     Refused(podium_service::ServiceError),
+    #[error(transparent)]
+    Config(#[from] podium_service::config::ConfigError),
+    /// DynamoDB did not answer, or has no table yet: what is missing and what to do.
+    #[error("{0}")]
+    StoreUnreachable(String),
+}
+
+impl CliError {
+    /// The error for a store failure at `endpoint`, saying what to do about it.
+    pub fn unreachable(endpoint: &str, e: podium_store::StoreError) -> Self {
+        use podium_store::StoreError;
+        match e {
+            StoreError::TableMissing { table } => CliError::StoreUnreachable(format!(
+                "DynamoDB at {endpoint} has no table `{table}`: `podium replay`, `podium serve` or \
+                 `podium snapshot` create it (set PODIUM_TABLE for another name)"
+            )),
+            StoreError::Unavailable { operation, .. } => CliError::StoreUnreachable(format!(
+                "DynamoDB at {endpoint} did not answer ({operation}) within the configured timeouts \
+                 (PODIUM_DYNAMODB_*_TIMEOUT_MS): is it running?"
+            )),
+            other => CliError::Store(other),
+        }
+    }
+
+    /// This error with store failures on DynamoDB explained (missing table, no answer).
+    pub fn explained(self) -> Self {
+        let podium_service::config::LocalStore::Dynamo { endpoint, .. } =
+            podium_service::config::local_store()
+        else {
+            return self;
+        };
+        match self {
+            CliError::Store(e) => CliError::unreachable(&endpoint, e),
+            CliError::Service(podium_service::ServiceError::Store(e)) => CliError::unreachable(&endpoint, e),
+            other => other,
+        }
+    }
 }
 
 impl CliError {

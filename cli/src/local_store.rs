@@ -24,10 +24,14 @@ pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {
         }
         LocalStore::Dynamo { endpoint, table } => {
             tracing::info!(%endpoint, %table, "DynamoDB store");
+            let timeouts = config::dynamodb_timeouts()?;
             let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-            let store = DynamoStore::from_sdk_config(&aws, table);
+            let store = DynamoStore::from_sdk_config(&aws, table, &timeouts);
             if create {
-                store.ensure_table().await?;
+                store
+                    .ensure_table()
+                    .await
+                    .map_err(|e| CliError::unreachable(&endpoint, e))?;
             }
             Ok(Arc::new(store))
         }

@@ -68,7 +68,7 @@ async fn main() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    if let Err(e) = run(Cli::parse()).await {
+    if let Err(e) = run(Cli::parse()).await.map_err(CliError::explained) {
         eprintln!("podium: {e}");
         std::process::exit(e.exit_code());
     }
@@ -76,9 +76,18 @@ async fn main() {
 
 async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Serve { port } => serve::serve(local_store::open(true).await?, port).await,
-        Command::Replay { file } => replay::replay(local_store::open(true).await?.as_ref(), &file).await,
-        Command::Score => replay::dry_run(local_store::open(false).await?.as_ref()).await,
+        Command::Serve { port } => {
+            let ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
+            serve::serve(local_store::open(true).await?, ctx, port).await
+        }
+        Command::Replay { file } => {
+            let policy = podium_service::config::record_policy()?;
+            replay::replay(local_store::open(true).await?.as_ref(), &file, &policy).await
+        }
+        Command::Score => {
+            let policy = podium_service::config::record_policy()?;
+            replay::dry_run(local_store::open(false).await?.as_ref(), &policy).await
+        }
         Command::Snapshot => {
             let store = local_store::open(true).await?;
             let now = chrono::Utc::now();

@@ -6,7 +6,7 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use podium_rules::record::MatchRecord;
+use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_rules::result::MatchStatus;
 use podium_service::score::{preview, score_match, Scored};
 use podium_service::ServiceError;
@@ -37,8 +37,10 @@ impl Summary {
     }
 }
 
-/// Scores every line of `file` in order and prints a summary.
-pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
+/// Scores every line of `file` in order and prints a summary. Stops at the first line
+/// the store cannot take while it does not answer (after retries): what was scored
+/// stays scored, and replaying the file again finishes the rest.
+pub async fn replay(store: &dyn Store, file: &Path, policy: &RecordPolicy) -> Result<(), CliError> {
     let open = || {
         std::fs::File::open(file).map_err(|source| CliError::File {
             path: file.display().to_string(),
@@ -65,10 +67,26 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
             continue;
         }
         summary.lines += 1;
-        tally(&mut summary, score_line(store, &line).await);
+        match score_line(store, &line, policy).await {
+            Err(e) if e.is_unavailable() => {
+                bar.finish_and_clear();
+                print_summary(&summary, file, started.elapsed());
+                eprintln!(
+                    "podium: stopped at line {}: the store is not answering; nothing of that line was \
+                     counted, and replaying the file again finishes it",
+                    n + 1
+                );
+                return Err(CliError::Service(e));
+            }
+            outcome => tally(&mut summary, outcome),
+        }
     }
     bar.finish_and_clear();
-    let elapsed = started.elapsed();
+    print_summary(&summary, file, started.elapsed());
+    Ok(())
+}
+
+fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     println!(
         "replayed {} records from {} in {:.2?}",
         summary.lines,
@@ -89,14 +107,13 @@ pub async fn replay(store: &dyn Store, file: &Path) -> Result<(), CliError> {
             summary.failed
         );
     }
-    Ok(())
 }
 
-async fn score_line(store: &dyn Store, line: &[u8]) -> Result<Scored, ServiceError> {
+async fn score_line(store: &dyn Store, line: &[u8], policy: &RecordPolicy) -> Result<Scored, ServiceError> {
     let record = MatchRecord::from_json(line)?;
     let mut attempt = 1;
     loop {
-        match score_match(store, &record, chrono::Utc::now()).await {
+        match score_match(store, &record, chrono::Utc::now(), policy).await {
             Err(e) if !e.is_permanent() && attempt < TRANSIENT_ATTEMPTS => attempt += 1,
             other => return other,
         }
@@ -124,12 +141,14 @@ fn tally(summary: &mut Summary, outcome: Result<Scored, ServiceError>) {
 
 /// `podium score`: one record from stdin, scored against the store's current
 /// balances, printed as JSON; nothing is written.
-pub async fn dry_run(store: &dyn Store) -> Result<(), CliError> {
+pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy) -> Result<(), CliError> {
     let mut input = Vec::new();
     std::io::stdin().lock().read_to_end(&mut input)?;
     let record = MatchRecord::from_json(&input).map_err(|e| CliError::Refused(e.into()))?;
     let now = chrono::Utc::now();
-    let valid = record.validate(now).map_err(|e| CliError::Refused(e.into()))?;
+    let valid = record
+        .validate_with(now, policy)
+        .map_err(|e| CliError::Refused(e.into()))?;
     if let Some(stored) = store.get_match(&valid.match_id).await? {
         if stored.content_hash != valid.content_hash {
             return Err(CliError::Refused(ServiceError::Conflict {
@@ -146,7 +165,7 @@ pub async fn dry_run(store: &dyn Store) -> Result<(), CliError> {
     ];
     let balances = store.get_balances(valid.game, &ids).await?;
     let result =
-        preview(&record, [balances[0].points, balances[1].points], now).map_err(CliError::Refused)?;
+        preview(&record, [balances[0].points, balances[1].points], now, policy).map_err(CliError::Refused)?;
     let out = json!({"dry_run": true, "already_scored": false, "result": result});
     println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     Ok(())

@@ -12,8 +12,7 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use podium_service::api::{self, ApiRequest};
-use podium_service::snapshot_reads::SnapshotCache;
+use podium_service::api::{self, ApiContext, ApiRequest};
 use podium_store::Store;
 
 use crate::error::CliError;
@@ -29,7 +28,7 @@ pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
 #[derive(Clone)]
 struct Shared {
     store: Arc<dyn Store>,
-    cache: Arc<SnapshotCache>,
+    ctx: Arc<ApiContext>,
 }
 
 async fn any_route(
@@ -45,16 +44,16 @@ async fn any_route(
         query,
         player: dev_identity(&headers),
     };
-    let answer = api::handle(shared.store.as_ref(), &shared.cache, &req, chrono::Utc::now()).await;
+    let answer = api::handle(shared.store.as_ref(), &shared.ctx, &req, chrono::Utc::now()).await;
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, Json(answer.body)).into_response()
 }
 
-/// Serves until interrupted.
-pub async fn serve(store: Arc<dyn Store>, port: u16) -> Result<(), CliError> {
+/// Serves until interrupted; `ctx` holds the cursor key (configuration).
+pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, port: u16) -> Result<(), CliError> {
     let shared = Shared {
         store,
-        cache: Arc::new(SnapshotCache::default()),
+        ctx: Arc::new(ctx),
     };
     let app = axum::Router::new().fallback(any_route).with_state(shared);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))

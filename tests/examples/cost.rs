@@ -1,25 +1,37 @@
 //! Measures what each operation costs on DynamoDB (requests and capacity units, as
 //! DynamoDB reports them with `ReturnConsumedCapacity: TOTAL`) on a board of
-//! `PLAYERS` players. Run with DynamoDB Local: `scripts/measure-cost`.
+//! `PLAYERS` players plus a tie group of `TIED` players at 0 points, through the
+//! same API code the functions run. Run with DynamoDB Local: `scripts/measure-cost`.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
+use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_service::boards::{around_me, match_result, profile, top_page};
-use podium_service::cursor::SnapshotCursor;
-use podium_service::score::score_match;
+use podium_service::api::{self, ApiContext, ApiRequest};
+use podium_service::cursor::CursorKey;
 use podium_service::snapshot;
-use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_store::dynamo::{DynamoStore, UsageSnapshot};
+use podium_tests::contract::score_match;
 use podium_tests::fixtures::{at, dynamodb, rout, seed_balance};
 
 /// Board size: `PODIUM_COST_PLAYERS` (default 1,000).
 fn players() -> usize {
-    std::env::var("PODIUM_COST_PLAYERS")
+    env_number("PODIUM_COST_PLAYERS", 1_000)
+}
+
+/// The tie group's size: `PODIUM_COST_TIED` (default 100,000).
+fn tied() -> usize {
+    env_number("PODIUM_COST_TIED", 100_000)
+}
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000)
+        .unwrap_or(default)
 }
 
 fn row(what: &str, before: UsageSnapshot, store: &DynamoStore) {
@@ -32,6 +44,27 @@ fn row(what: &str, before: UsageSnapshot, store: &DynamoStore) {
     );
 }
 
+fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
+    ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<HashMap<_, _>>(),
+        player: Some(player.into()),
+    }
+}
+
+/// Answers one request and prints its cost; the answer's body.
+async fn measure(store: &DynamoStore, ctx: &ApiContext, what: &str, req: ApiRequest) -> serde_json::Value {
+    let before = store.usage();
+    let answer = api::handle(store, ctx, &req, chrono::Utc::now()).await;
+    assert_eq!(answer.status, 200, "{what}: {}", answer.body);
+    row(what, before, store);
+    answer.body
+}
+
 #[tokio::main]
 async fn main() {
     let store = dynamodb().await;
@@ -41,16 +74,30 @@ async fn main() {
         seed_balance(
             &store,
             &format!("p-{i:05}"),
-            ((i * 7_919) % 5_000) as i64,
+            ((i * 7_919) % 5_000 + 1) as i64,
             1_000 + i as i64,
         )
         .await;
     }
-    eprintln!("seeded {n_players} players in {:.1?}", started.elapsed());
+    let n_tied = tied();
+    let group: Vec<Standing> = (0..n_tied)
+        .map(|i| Standing {
+            player_id: format!("t-{i:06}"),
+            value: 0,
+            reached_at_ms: 1_000_000 + i as i64,
+        })
+        .collect();
+    store.load_balances(Game::Seega, &group).await.expect("tie group");
+    eprintln!(
+        "seeded {n_players} players and a tie group of {n_tied} at 0 in {:.1?}",
+        started.elapsed()
+    );
     let now = at(0);
     let clock = podium_tests::fixtures::now();
+    let ctx = ApiContext::new(CursorKey::random());
+    let seega = "/v1/leaderboards/seega";
     println!(
-        "board of {n_players} players, {} shards\n",
+        "board of {n_players} players plus {n_tied} tied at 0, {} shards\n",
         podium_store::BOARD_SHARDS
     );
     println!("| operation | requests | read units | write units |");
@@ -80,62 +127,44 @@ async fn main() {
     score_match(&store, &void, clock).await.expect("void");
     row("score a void match", before, &store);
 
-    let before = store.usage();
-    let page = top_page(
+    // Live board (before the first snapshot); the tie group makes counts long.
+    let page = measure(
         &store,
-        &podium_rules::board::BoardRef::all_time("seega"),
-        50,
-        None,
-        now,
+        &ctx,
+        "GET /v1/leaderboards/seega (top 50, live)",
+        get(seega, &[], "p-00001"),
     )
-    .await
-    .expect("page");
-    row("GET /v1/leaderboards/seega (top 50)", before, &store);
-
-    let before = store.usage();
-    top_page(
+    .await;
+    let cursor = page["next_cursor"].as_str().unwrap_or_default().to_string();
+    measure(
         &store,
-        &podium_rules::board::BoardRef::all_time("seega"),
-        50,
-        page.next_cursor.as_deref(),
-        now,
+        &ctx,
+        "GET /v1/leaderboards/seega?cursor= (next 50, live)",
+        get(seega, &[("cursor", &cursor)], "p-00001"),
     )
-    .await
-    .expect("page 2");
-    row("GET /v1/leaderboards/seega?cursor= (next 50)", before, &store);
-
-    for probe in ["p-00000", "p-00500"] {
-        let before = store.usage();
-        let me = around_me(
-            &store,
-            &podium_rules::board::BoardRef::all_time("seega"),
-            probe,
-            5,
-            now,
-        )
-        .await
-        .expect("around me");
-        row(
-            &format!("GET /v1/leaderboards/seega/me (5 each side; rank {})", me.me.rank),
-            before,
-            &store,
-        );
-    }
-
-    let before = store.usage();
-    profile(&store, Game::Seega, "p-00001").await.expect("profile");
-    row("GET /v1/me", before, &store);
-
-    let before = store.usage();
-    match_result(&store, "p-00001", "m-cost").await.expect("result");
-    row("GET /v1/me/matches/{id}", before, &store);
+    .await;
+    measure(
+        &store,
+        &ctx,
+        "GET /v1/leaderboards/seega/me (live, 5 each side)",
+        get(&format!("{seega}/me"), &[], "p-00500"),
+    )
+    .await;
+    measure(&store, &ctx, "GET /v1/me", get("/v1/me", &[], "p-00001")).await;
+    measure(
+        &store,
+        &ctx,
+        "GET /v1/me/matches/{id}",
+        get("/v1/me/matches/m-cost", &[], "p-00001"),
+    )
+    .await;
 
     // Snapshots (LB-5): materialise, then serve from them.
     let before = store.usage();
     let started = Instant::now();
     let run = snapshot::run(
         &store,
-        &podium_rules::board::BoardRef::all_time("seega"),
+        &BoardRef::all_time("seega"),
         "cost",
         clock,
         PAGE_SIZE,
@@ -157,61 +186,71 @@ async fn main() {
         "| (write requests per materialised page: {:.3}) | | | |",
         d.write_requests as f64 / f64::from(run.pages_total.max(1))
     );
-    let cache = SnapshotCache::default();
-    let before = store.usage();
-    let page = snapshot_reads::top_page(
+    let page = measure(
         &store,
-        &cache,
-        &podium_rules::board::BoardRef::all_time("seega"),
-        50,
-        None,
+        &ctx,
+        "snapshot top 50, cold cache (pointer)",
+        get(seega, &[], "p-00001"),
     )
-    .await
-    .expect("page")
-    .expect("snap");
-    row("snapshot top 50, cold cache (pointer + index)", before, &store);
-    let cursor = page
-        .next_cursor
-        .as_deref()
-        .and_then(|c| SnapshotCursor::decode(c, "seega@all").ok().flatten());
-    let before = store.usage();
-    snapshot_reads::top_page(
+    .await;
+    measure(
         &store,
-        &cache,
-        &podium_rules::board::BoardRef::all_time("seega"),
-        50,
-        None,
+        &ctx,
+        "snapshot top 50, warm cache",
+        get(seega, &[], "p-00001"),
     )
-    .await
-    .expect("page");
-    row("snapshot top 50, warm cache", before, &store);
-    let before = store.usage();
-    snapshot_reads::top_page(
+    .await;
+    let cursor = page["next_cursor"].as_str().unwrap_or_default().to_string();
+    let page2 = measure(
         &store,
-        &cache,
-        &podium_rules::board::BoardRef::all_time("seega"),
-        50,
-        cursor.as_ref(),
+        &ctx,
+        "snapshot next 50 (cursor, crosses into page 2)",
+        get(seega, &[("cursor", &cursor)], "p-00001"),
     )
-    .await
-    .expect("page 2");
-    row("snapshot next 50 (cursor)", before, &store);
+    .await;
+    let cursor = page2["next_cursor"].as_str().unwrap_or_default().to_string();
+    measure(
+        &store,
+        &ctx,
+        "snapshot next 50 (cursor)",
+        get(seega, &[("cursor", &cursor)], "p-00001"),
+    )
+    .await;
     for probe in ["p-00000", "p-00500"] {
-        let before = store.usage();
-        let me = snapshot_reads::around_me(
+        let body = measure(
             &store,
-            &cache,
-            &podium_rules::board::BoardRef::all_time("seega"),
-            probe,
-            5,
+            &ctx,
+            &format!("snapshot around-me {probe}, 5 each side"),
+            get(&format!("{seega}/me"), &[], probe),
         )
-        .await
-        .expect("me")
-        .expect("snap");
-        row(
-            &format!("snapshot around-me, warm cache (rank {})", me.me.rank),
-            before,
-            &store,
-        );
+        .await;
+        eprintln!("{probe}: rank {}", body["me"]["rank"]);
     }
+    let group_name = |i: usize| format!("t-{i:06}");
+    for (label, i) in [
+        ("first", 0),
+        ("middle", n_tied / 2),
+        ("last", n_tied.saturating_sub(1)),
+    ] {
+        let body = measure(
+            &store,
+            &ctx,
+            &format!("snapshot around-me, {label} of the {n_tied}-player tie group, 25 each side"),
+            get(&format!("{seega}/me"), &[("neighbours", "25")], &group_name(i)),
+        )
+        .await;
+        let shown = body["entries"].as_array().map_or(0, Vec::len);
+        assert!((26..=51).contains(&shown), "{label}: {shown}");
+    }
+    // The caller lost points after the snapshot: their older entry is found and set aside.
+    score_match(&store, &rout("m-cost-after", "p-00000", "p-00500", now), clock)
+        .await
+        .expect("scored");
+    measure(
+        &store,
+        &ctx,
+        "snapshot around-me after the caller lost since the snapshot",
+        get(&format!("{seega}/me"), &[], "p-00500"),
+    )
+    .await;
 }

@@ -14,12 +14,14 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::PAGE_SIZE;
+use podium_service::cursor::CursorKey;
 use podium_service::snapshot;
 use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::synthetic::standings;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::{
-    Balance, BoardKey, BoardStore, Credit, CreditOutcome, Item, ItemKey, ItemStore, PeriodStore, StoreError,
+    Balance, BoardKey, BoardStore, Credit, CreditOutcome, Item, ItemKey, ItemStore, PeriodStore,
+    SortKeyRange, StoreError,
 };
 
 /// The embedded store, counting requests as DynamoDB would bill them.
@@ -103,6 +105,24 @@ impl ItemStore for Counted {
             .fetch_add(items.len().div_ceil(25) as u64, Ordering::Relaxed);
         self.inner.put_items(items, expires_at).await
     }
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        self.read();
+        self.inner
+            .query_items(pk, range, forward, limit, consistent)
+            .await
+    }
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        self.writes
+            .fetch_add(keys.len().div_ceil(25) as u64, Ordering::Relaxed);
+        self.inner.delete_items(keys).await
+    }
 }
 
 #[async_trait]
@@ -144,14 +164,15 @@ async fn run(players: u64) {
     let took = started.elapsed();
     let (r1, w1) = store.counts();
     let cache = SnapshotCache::default();
-    snapshot_reads::top_page(&store, &cache, &board, 50, None)
+    let key = CursorKey::random();
+    snapshot_reads::top_page(&store, &cache, &key, &board, 50, None, Utc::now())
         .await
         .expect("warm")
         .expect("snapshot");
     let mut rank_reads = Vec::new();
     for probe in [0, players / 2, players - 1] {
         let (before, _) = store.counts();
-        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0)
+        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0, Utc::now())
             .await
             .expect("rank")
             .expect("snapshot");
@@ -184,14 +205,15 @@ async fn run_dynamodb(players: u64) {
     let took = started.elapsed();
     let d = store.usage().since(&before);
     let cache = SnapshotCache::default();
-    snapshot_reads::top_page(&store, &cache, &board, 50, None)
+    let key = CursorKey::random();
+    snapshot_reads::top_page(&store, &cache, &key, &board, 50, None, Utc::now())
         .await
         .expect("warm")
         .expect("snapshot");
     let mut rank_reads = Vec::new();
     for probe in [0, players / 2, players - 1] {
         let before = store.usage();
-        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0)
+        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0, Utc::now())
             .await
             .expect("rank")
             .expect("snapshot");

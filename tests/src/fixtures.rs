@@ -94,6 +94,7 @@ pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, point
     let when = DateTime::from_timestamp_millis(reached_at_ms).unwrap_or_default();
     let commit = MatchCommit {
         content_hash: seed_id.clone(),
+        attempt: format!("seed-{:016x}", rand::random::<u64>()),
         result: MatchResult {
             match_id: seed_id.clone(),
             game: Game::Seega,
@@ -107,6 +108,7 @@ pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, point
             expected_version: current[0].version,
             points,
             reached_at_ms,
+            history: current[0].history_after(points, reached_at_ms, Utc::now().timestamp_millis()),
         }],
         ledger: vec![LedgerEntry {
             player_id: player.into(),
@@ -158,7 +160,7 @@ pub async fn dynamodb() -> DynamoStore {
         std::process::id(),
         TABLES.fetch_add(1, Ordering::Relaxed)
     );
-    let store = DynamoStore::from_sdk_config(&config, table);
+    let store = DynamoStore::from_sdk_config(&config, table, &podium_store::dynamo::Timeouts::default());
     store
         .ensure_table()
         .await

@@ -9,7 +9,7 @@
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
-use podium_rules::record::MatchRecord;
+use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_service::score::{score_match, Scored};
 use podium_service::ServiceError;
 use podium_store::ScoreStore;
@@ -30,18 +30,20 @@ pub enum RecordOutcome {
     Retry,
 }
 
-/// Handles one batch at the server clock `now`; the response lists the records SQS must redeliver.
+/// Handles one batch at the server clock `now` under `policy`; the response lists
+/// the records SQS must redeliver.
 pub async fn handle<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     event: SqsEvent,
     now: DateTime<Utc>,
+    policy: &RecordPolicy,
 ) -> SqsBatchResponse {
     let outcomes = join_all(
         event
             .records
             .iter()
-            .map(|m| handle_record(store, dead_letters, m, now)),
+            .map(|m| handle_record(store, dead_letters, m, now, policy)),
     )
     .await;
     let mut response = SqsBatchResponse::default();
@@ -61,11 +63,12 @@ pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
     dead_letters: &D,
     message: &SqsMessage,
     now: DateTime<Utc>,
+    policy: &RecordPolicy,
 ) -> RecordOutcome {
     let message_id = message.message_id.as_deref().unwrap_or("");
     let body = message.body.as_deref().unwrap_or("");
     let result = match MatchRecord::from_json(body.as_bytes()) {
-        Ok(record) => score_match(store, &record, now)
+        Ok(record) => score_match(store, &record, now, policy)
             .await
             .map(|s| (s, record.match_id)),
         Err(e) => Err(ServiceError::Invalid(e)),
@@ -80,10 +83,11 @@ pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
             RecordOutcome::Duplicate
         }
         Err(e) if e.is_permanent() => {
-            // The full reason (it may quote ids from the record) travels with the record
-            // to the dead-letter queue, cut to fit SQS's limits; the log gets only the
-            // field and rule, so no player data reaches the logs.
-            let reason: String = e.to_string().chars().take(MAX_REASON_CHARS).collect();
+            // The reason (`field (rule): message`, quoting input only cut short)
+            // travels with the record to the dead-letter queue, cut to fit SQS's limits
+            // with field and rule first; the log gets only the field and rule, so no
+            // player data reaches the logs.
+            let reason = podium_rules::error::cut(&e.to_string(), MAX_REASON_CHARS);
             let logged = e.log_reason();
             match dead_letters.send(body, &reason).await {
                 Ok(()) => {

@@ -50,7 +50,7 @@ struct Throttled {
 impl ResultStore for Throttled {
     async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
         if match_id == self.failing_match {
-            return Err(StoreError::Dynamo {
+            return Err(StoreError::Unavailable {
                 operation: "GetItem",
                 message: "ProvisionedThroughputExceededException".into(),
             });
@@ -77,7 +77,14 @@ async fn middle_record_transient_failure_reports_only_it() {
         failing_match: "m-flaky",
     };
     let dead = Collected::default();
-    let response = handle(&store, &dead, event("batch-middle-transient.json"), now()).await;
+    let response = handle(
+        &store,
+        &dead,
+        event("batch-middle-transient.json"),
+        now(),
+        &Default::default(),
+    )
+    .await;
     let failed: Vec<_> = response
         .batch_item_failures
         .iter()
@@ -105,7 +112,14 @@ async fn middle_record_transient_failure_reports_only_it() {
 async fn malformed_then_valid_on_a_warm_function() {
     let store = EmbeddedStore::in_memory().expect("store");
     let dead = Collected::default();
-    let first = handle(&store, &dead, event("malformed-record.json"), now()).await;
+    let first = handle(
+        &store,
+        &dead,
+        event("malformed-record.json"),
+        now(),
+        &Default::default(),
+    )
+    .await;
     assert!(first.batch_item_failures.is_empty(), "never retried");
     {
         let letters = dead.0.lock().expect("lock");
@@ -122,7 +136,14 @@ async fn malformed_then_valid_on_a_warm_function() {
         store.get_match("m-201").await.expect("read").is_none(),
         "nothing written"
     );
-    let second = handle(&store, &dead, event("valid-record.json"), now()).await;
+    let second = handle(
+        &store,
+        &dead,
+        event("valid-record.json"),
+        now(),
+        &Default::default(),
+    )
+    .await;
     assert!(second.batch_item_failures.is_empty());
     let stored = store.get_match("m-202").await.expect("read").expect("scored");
     assert_eq!(stored.result.players[0].points, 311);
@@ -135,7 +156,14 @@ async fn redelivered_batch_applies_once() {
     let store = EmbeddedStore::in_memory().expect("store");
     let dead = Collected::default();
     for _ in 0..2 {
-        let r = handle(&store, &dead, event("valid-record.json"), now()).await;
+        let r = handle(
+            &store,
+            &dead,
+            event("valid-record.json"),
+            now(),
+            &Default::default(),
+        )
+        .await;
         assert!(r.batch_item_failures.is_empty());
     }
     let b = store.get_balances(Game::Seega, &["p-7"]).await.expect("read");
@@ -159,7 +187,14 @@ impl DeadLetters for Unavailable {
 #[tokio::test]
 async fn refused_record_is_retried_when_the_dead_letter_queue_fails() {
     let store = EmbeddedStore::in_memory().expect("store");
-    let response = handle(&store, &Unavailable, event("malformed-record.json"), now()).await;
+    let response = handle(
+        &store,
+        &Unavailable,
+        event("malformed-record.json"),
+        now(),
+        &Default::default(),
+    )
+    .await;
     let failed: Vec<_> = response
         .batch_item_failures
         .iter()

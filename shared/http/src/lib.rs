@@ -9,8 +9,7 @@ use std::collections::HashMap;
 
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
-use podium_service::api::{self, ApiRequest, ApiResponse};
-use podium_service::snapshot_reads::SnapshotCache;
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
@@ -58,23 +57,26 @@ pub fn to_response(r: ApiResponse) -> Response<Body> {
 /// Handles one request: parse, call the core, map the answer.
 pub async fn handle<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
-    cache: &SnapshotCache,
+    ctx: &ApiContext,
     req: Request,
 ) -> Response<Body> {
     let api_req = to_api_request(&req);
-    to_response(api::handle(store, cache, &api_req, chrono::Utc::now()).await)
+    to_response(api::handle(store, ctx, &api_req, chrono::Utc::now()).await)
 }
 
-/// A whole HTTP function's start-up: tracing, configuration (`PODIUM_TABLE`), one
-/// SDK client and store, then the runtime loop. Each HTTP function's `main` calls it.
+/// A whole HTTP function's start-up: tracing, configuration (`PODIUM_TABLE`,
+/// `PODIUM_CURSOR_KEY`, the DynamoDB timeouts), one SDK client and store, then the
+/// runtime loop. Each HTTP function's `main` calls it.
 pub async fn run_function() -> Result<(), lambda_http::Error> {
+    use podium_service::config;
     lambda_http::tracing::init_default_subscriber();
-    let table = podium_service::config::table_name()?;
+    let table = config::table_name()?;
+    let timeouts = config::dynamodb_timeouts()?;
+    let ctx = &ApiContext::new(config::cursor_key()?);
     let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-    let store = &podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table);
-    let cache = &SnapshotCache::default();
+    let store = &podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
     lambda_http::run(lambda_http::service_fn(move |req: Request| async move {
-        Ok::<_, lambda_http::Error>(handle(store, cache, req).await)
+        Ok::<_, lambda_http::Error>(handle(store, ctx, req).await)
     }))
     .await
 }

@@ -4,7 +4,8 @@
 use lambda_http::{Body, Request};
 use podium_rules::game::Game;
 use podium_rules::result::{MatchResult, MatchStatus};
-use podium_service::snapshot_reads::SnapshotCache;
+use podium_service::api::ApiContext;
+use podium_service::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore};
 use serde_json::Value;
@@ -27,6 +28,7 @@ async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
     for (i, (player, points)) in balances.iter().enumerate() {
         let commit = MatchCommit {
             content_hash: format!("seed-{i}"),
+            attempt: "seed".into(),
             result: MatchResult {
                 match_id: format!("seed-{i}"),
                 game: Game::Seega,
@@ -40,6 +42,7 @@ async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
                 expected_version: 0,
                 points: *points,
                 reached_at_ms: 1_000 + i as i64,
+                history: Default::default(),
             }],
             ledger: Vec::new(),
         };
@@ -58,7 +61,7 @@ async fn identity_comes_from_the_verified_jwt_only() {
     let req = request("around-me-jwt.json");
     assert_eq!(podium_http::verified_player(&req).as_deref(), Some("alice"));
     let store = store_with(&[("mallory", 900), ("alice", 500), ("bob", 100)]).await;
-    let resp = podium_http::handle(&store, &SnapshotCache::default(), req).await;
+    let resp = podium_http::handle(&store, &ApiContext::new(CursorKey::random()), req).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "application/json");
     let v = body(resp.body());
@@ -79,7 +82,7 @@ async fn no_verified_identity_is_401() {
     let store = store_with(&[]).await;
     let resp = podium_http::handle(
         &store,
-        &SnapshotCache::default(),
+        &ApiContext::new(CursorKey::random()),
         request("profile-no-authorizer.json"),
     )
     .await;
@@ -91,7 +94,12 @@ async fn no_verified_identity_is_401() {
 #[tokio::test]
 async fn top_page_and_bad_limit() {
     let store = store_with(&[("a", 500), ("b", 400), ("c", 300)]).await;
-    let resp = podium_http::handle(&store, &SnapshotCache::default(), request("top-page-jwt.json")).await;
+    let resp = podium_http::handle(
+        &store,
+        &ApiContext::new(CursorKey::random()),
+        request("top-page-jwt.json"),
+    )
+    .await;
     assert_eq!(resp.status(), 200);
     let v = body(resp.body());
     assert_eq!(v["entries"].as_array().expect("entries").len(), 2);
@@ -99,7 +107,7 @@ async fn top_page_and_bad_limit() {
     assert_eq!(v["entries"][0]["value_shown"], "500");
     let resp = podium_http::handle(
         &store,
-        &SnapshotCache::default(),
+        &ApiContext::new(CursorKey::random()),
         request("top-page-bad-limit.json"),
     )
     .await;

@@ -5,6 +5,7 @@ pub mod board;
 pub mod display;
 pub mod error;
 pub mod game;
+pub mod history;
 pub mod leaderboard;
 pub mod period;
 pub mod record;

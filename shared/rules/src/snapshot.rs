@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::leaderboard::{listing_key, Standing};
+
 /// Entries per materialised page.
 pub const PAGE_SIZE: u32 = 100;
 
@@ -28,57 +30,105 @@ pub struct SnapshotPage {
     pub entries: Vec<SnapshotEntry>,
 }
 
-/// The value of each page's first entry, in page order (non-increasing).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct PageIndex {
-    pub first_values: Vec<i64>,
-}
-
-/// Where the rank of a value is found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RankLookup {
-    /// No entry is strictly better: rank 1, nothing to read.
-    Top,
-    /// Read this page and call [`rank_in_page`].
-    Page(u32),
-}
-
-impl PageIndex {
-    /// The one page that decides the LB-2 rank of `value` (1 + entries strictly
-    /// better): every page before it holds only better values, every page after it none.
-    pub fn lookup(&self, value: i64) -> RankLookup {
-        // Pages whose first value is strictly better come first.
-        let better_pages = self.first_values.partition_point(|&first| first > value);
-        match better_pages {
-            0 => RankLookup::Top,
-            k => RankLookup::Page((k - 1) as u32),
-        }
+/// The LB-2 rank `value` has against a snapshot (1 + the entries strictly better),
+/// given `page`: the last page whose first value is strictly better than `value`
+/// (`None` when no page is). Every page before it holds only better values and
+/// every page after it none, so this one page decides (LB-7).
+pub fn rank_against(page: Option<&SnapshotPage>, value: i64) -> u64 {
+    match page {
+        None => 1,
+        Some(p) => p.first_position + p.entries.iter().filter(|e| e.value > value).count() as u64 + 1,
     }
 }
 
-/// The LB-2 rank `value` has against a snapshot, given the page [`PageIndex::lookup`] named.
-pub fn rank_in_page(page: &SnapshotPage, value: i64) -> u64 {
-    page.first_position + page.entries.iter().filter(|e| e.value > value).count() as u64 + 1
+/// The caller's standing among a snapshot's entries (LB-4): their live value ranked
+/// against everybody else's snapshot value, with the neighbours' ranks as they stand
+/// once the caller's own older snapshot entry is set aside and the live one counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Around {
+    /// The caller's LB-2 rank: 1 + the other players whose snapshot value is strictly
+    /// better than the caller's live value.
+    pub my_rank: u64,
+    /// Up to `n` players listed just above the caller, the caller, up to `n` below,
+    /// in LB-2 listing order, each with its rank.
+    pub entries: Vec<(Standing, u64)>,
+}
+
+/// Places the caller among a snapshot's entries (LB-2, LB-4).
+///
+/// - `pages`: consecutive pages of the snapshot that hold every entry listed within
+///   `n + 1` places of the caller's live key (the caller's own entries are skipped);
+/// - `me`: the caller's live standing;
+/// - `better`: how many snapshot entries have a value strictly better than `me.value`
+///   ([`rank_against`] − 1), the caller's own older entry included if it is better;
+/// - `stale_value`: the value of the caller's own entry in the snapshot, if it has one.
+///
+/// A neighbour's rank is its snapshot rank, one less if the caller's older entry was
+/// strictly better than it, one more if the caller's live value is.
+pub fn around(
+    pages: &[SnapshotPage],
+    me: &Standing,
+    better: u64,
+    stale_value: Option<i64>,
+    n: usize,
+) -> Around {
+    let stale_better = |v: i64| u64::from(stale_value.is_some_and(|s| s > v));
+    let others: Vec<&SnapshotEntry> = pages
+        .iter()
+        .flat_map(|p| p.entries.iter())
+        .filter(|e| e.player_id != me.player_id)
+        .collect();
+    let mine = listing_key(me.value, me.reached_at_ms, &me.player_id);
+    let at = others.partition_point(|e| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine);
+    let ranked = |e: &SnapshotEntry| {
+        let rank = e.rank - stale_better(e.value) + u64::from(me.value > e.value);
+        (
+            Standing {
+                player_id: e.player_id.clone(),
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+            },
+            rank,
+        )
+    };
+    let my_rank = better - stale_better(me.value) + 1;
+    let mut entries: Vec<(Standing, u64)> = others[at.saturating_sub(n)..at]
+        .iter()
+        .map(|e| ranked(e))
+        .collect();
+    entries.push((me.clone(), my_rank));
+    entries.extend(others[at..(at + n).min(others.len())].iter().map(|e| ranked(e)));
+    Around { my_rank, entries }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::leaderboard::{listing_order, RankCounter};
     use proptest::prelude::*;
 
-    fn pages(values: &[i64], size: usize) -> (Vec<SnapshotPage>, PageIndex) {
-        let mut counter = crate::leaderboard::RankCounter::top();
-        let entries: Vec<SnapshotEntry> = values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| SnapshotEntry {
-                rank: counter.next(*v),
-                player_id: format!("p{i}"),
-                value: *v,
-                reached_at_ms: 0,
+    fn s(p: &str, v: i64, t: i64) -> Standing {
+        Standing {
+            player_id: p.into(),
+            value: v,
+            reached_at_ms: t,
+        }
+    }
+
+    /// A board cut into pages of `size`, ranked by LB-2.
+    fn paged(mut board: Vec<Standing>, size: usize) -> Vec<SnapshotPage> {
+        board.sort_by(listing_order);
+        let mut counter = RankCounter::top();
+        let entries: Vec<SnapshotEntry> = board
+            .into_iter()
+            .map(|st| SnapshotEntry {
+                rank: counter.next(st.value),
+                player_id: st.player_id,
+                value: st.value,
+                reached_at_ms: st.reached_at_ms,
             })
             .collect();
-        let pages: Vec<SnapshotPage> = entries
+        entries
             .chunks(size)
             .enumerate()
             .map(|(n, c)| SnapshotPage {
@@ -86,42 +136,104 @@ mod tests {
                 first_position: (n * size) as u64,
                 entries: c.to_vec(),
             })
-            .collect();
-        let index = PageIndex {
-            first_values: pages.iter().map(|p| p.entries[0].value).collect(),
-        };
-        (pages, index)
+            .collect()
     }
 
-    fn rank(pages: &[SnapshotPage], index: &PageIndex, v: i64) -> u64 {
-        match index.lookup(v) {
-            RankLookup::Top => 1,
-            RankLookup::Page(n) => rank_in_page(&pages[n as usize], v),
+    fn rank(pages: &[SnapshotPage], v: i64) -> u64 {
+        rank_against(pages.iter().rev().find(|p| p.entries[0].value > v), v)
+    }
+
+    /// LB-2: 500, 400, 400, 400, 300 in pages of 2.
+    #[test]
+    fn ranks_by_one_page() {
+        let p = paged(
+            [500, 400, 400, 400, 300]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| s(&format!("p{i}"), *v, i as i64))
+                .collect(),
+            2,
+        );
+        assert_eq!(
+            [600, 500, 450, 400, 350, 300, 0].map(|v| rank(&p, v)),
+            [1, 1, 2, 2, 5, 5, 6]
+        );
+    }
+
+    /// LB-2, LB-4 (review case): p-11 had 263 and p-d 0 when the snapshot was taken;
+    /// p-11 has 140 now. p-11 is 1st, p-d 2nd: the older 263 counts for nobody.
+    #[test]
+    fn the_callers_older_entry_is_nobody_better() {
+        let pages = paged(vec![s("p-11", 263, 1), s("p-d", 0, 1)], 100);
+        let me = s("p-11", 140, 9);
+        let a = around(&pages, &me, rank(&pages, 140) - 1, Some(263), 5);
+        assert_eq!(a.my_rank, 1);
+        assert_eq!(a.entries, vec![(me, 1), (s("p-d", 0, 1), 2)]);
+    }
+
+    fn brute(board: &[Standing], me: &Standing, n: usize) -> Around {
+        let mut view: Vec<Standing> = board
+            .iter()
+            .filter(|e| e.player_id != me.player_id)
+            .cloned()
+            .collect();
+        view.push(me.clone());
+        view.sort_by(listing_order);
+        let ranks: Vec<u64> = view
+            .iter()
+            .map(|e| 1 + view.iter().filter(|o| o.value > e.value).count() as u64)
+            .collect();
+        let at = view.iter().position(|e| e.player_id == me.player_id).unwrap();
+        let from = at.saturating_sub(n);
+        let to = (at + n + 1).min(view.len());
+        Around {
+            my_rank: ranks[at],
+            entries: (from..to).map(|i| (view[i].clone(), ranks[i])).collect(),
         }
     }
 
-    /// LB-2 via the index: 500, 400, 400, 400, 300 in pages of 2.
-    #[test]
-    fn ranks_through_the_index() {
-        let (p, i) = pages(&[500, 400, 400, 400, 300], 2);
-        assert_eq!(rank(&p, &i, 600), 1);
-        assert_eq!(rank(&p, &i, 500), 1);
-        assert_eq!(rank(&p, &i, 450), 2);
-        assert_eq!(rank(&p, &i, 400), 2);
-        assert_eq!(rank(&p, &i, 350), 5);
-        assert_eq!(rank(&p, &i, 300), 5);
-        assert_eq!(rank(&p, &i, 0), 6);
-        assert_eq!(PageIndex::default().lookup(5), RankLookup::Top);
-    }
-
     proptest! {
+        /// LB-2, LB-4: from the pages around the caller's live key, one rank page, and
+        /// the caller's older snapshot value, the answer equals ranking the whole
+        /// board with the caller's entry replaced by the live one.
+        #[test]
+        fn around_equals_the_whole_board(
+            values in proptest::collection::vec((0i64..8, 0i64..4), 1..80),
+            size in 1usize..9,
+            n in 0usize..6,
+            who in any::<prop::sample::Index>(),
+            in_snapshot in any::<bool>(),
+            live in (0i64..9, 0i64..5),
+        ) {
+            let board: Vec<Standing> = values.iter().enumerate().map(|(i, (v, t))| s(&format!("p{i:02}"), *v, *t)).collect();
+            let me_id = board[who.index(board.len())].player_id.clone();
+            let snap_board: Vec<Standing> = board.iter().filter(|e| in_snapshot || e.player_id != me_id).cloned().collect();
+            if snap_board.is_empty() { return Ok(()); }
+            let pages = paged(snap_board.clone(), size);
+            let stale = snap_board.iter().find(|e| e.player_id == me_id).map(|e| e.value);
+            let me = s(&me_id, live.0, live.1);
+            // What a reader reads: the pages holding positions q − n − 1 … q + n around
+            // the live key (q: entries listed before it).
+            let all: Vec<&SnapshotEntry> = pages.iter().flat_map(|p| &p.entries).collect();
+            let mine = listing_key(me.value, me.reached_at_ms, &me.player_id);
+            let q = all.iter().filter(|e| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine).count() as u64;
+            let lo = q.saturating_sub(n as u64 + 1);
+            let hi = q + n as u64 + 1;
+            let read: Vec<SnapshotPage> = pages.iter().filter(|p| {
+                let end = p.first_position + p.entries.len() as u64;
+                p.first_position < hi && end > lo
+            }).cloned().collect();
+            let got = around(&read, &me, rank(&pages, me.value) - 1, stale, n);
+            prop_assert_eq!(got, brute(&snap_board, &me, n));
+        }
+
         /// LB-7: one page read gives the exact LB-2 rank of any value.
         #[test]
         fn one_page_decides_the_rank(mut values in proptest::collection::vec(0i64..50, 1..300), size in 1usize..12, probe in -1i64..52) {
             values.sort_by(|a, b| b.cmp(a));
-            let (p, i) = pages(&values, size);
+            let pages = paged(values.iter().enumerate().map(|(i, v)| s(&format!("p{i}"), *v, 0)).collect(), size);
             let better = values.iter().filter(|v| **v > probe).count() as u64;
-            prop_assert_eq!(rank(&p, &i, probe), better + 1);
+            prop_assert_eq!(rank(&pages, probe), better + 1);
         }
     }
 }

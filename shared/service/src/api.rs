@@ -19,14 +19,30 @@ use percent_encoding::percent_decode_str;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodClock};
-use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore, StoreError};
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
-use crate::cursor::SnapshotCursor;
+use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
 use crate::snapshot_reads::{self, SnapshotCache};
+
+/// What every request of one process shares: the snapshot pointer cache and the
+/// key that signs and checks page cursors.
+pub struct ApiContext {
+    pub cache: SnapshotCache,
+    pub cursors: CursorKey,
+}
+
+impl ApiContext {
+    pub fn new(cursors: CursorKey) -> Self {
+        ApiContext {
+            cache: SnapshotCache::default(),
+            cursors,
+        }
+    }
+}
 
 /// A request as the API sees it.
 #[derive(Debug, Clone, Default)]
@@ -51,11 +67,11 @@ pub struct ApiResponse {
 /// live board; `now` is the read instant reported as `as_of` for live reads.
 pub async fn handle<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
-    cache: &SnapshotCache,
+    ctx: &ApiContext,
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> ApiResponse {
-    match route(store, cache, req, now).await {
+    match route(store, ctx, req, now).await {
         Ok(body) => ApiResponse { status: 200, body },
         Err(e) => error_response(&e),
     }
@@ -70,6 +86,14 @@ pub fn error_response(e: &ServiceError) -> ApiResponse {
         ServiceError::MethodNotAllowed => (405, e.to_string()),
         ServiceError::Conflict { .. } => (409, e.to_string()),
         ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
+        ServiceError::Store(err @ StoreError::Unavailable { .. }) => {
+            tracing::warn!(error = %err, "store unavailable");
+            (503, "the store is not answering; try again shortly".to_string())
+        }
+        ServiceError::Store(err @ StoreError::OutOfLimits(_)) => {
+            tracing::warn!(error = %err, "request outside the store's limits");
+            (400, "a parameter is outside what the store accepts".to_string())
+        }
         ServiceError::Store(err) => {
             tracing::error!(error = %err, "store failure");
             (500, "internal error".to_string())
@@ -87,7 +111,7 @@ fn to_json<T: Serialize>(v: T) -> Value {
 
 async fn route<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
-    cache: &SnapshotCache,
+    ctx: &ApiContext,
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> Result<Value, ServiceError> {
@@ -119,26 +143,35 @@ async fn route<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
         ["v1", "leaderboards", board] => {
             let (board, clock) = board_in_period(req, board, now)?;
             let limit = int_param(req, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
-            let cursor = req.query.get("cursor").map(String::as_str);
-            let snapshot_cursor = match cursor {
-                Some(c) => SnapshotCursor::decode(c, &board.key())?,
+            let cursor = match req.query.get("cursor") {
+                Some(c) => Some(ctx.cursors.open(&board, c)?),
                 None => None,
             };
-            // The current snapshot when there is one (LB-5); the live board before the first.
-            if cursor.is_none() || snapshot_cursor.is_some() {
-                if let Some(page) =
-                    snapshot_reads::top_page(store, cache, &board, limit, snapshot_cursor.as_ref()).await?
+            // The current snapshot when there is one (LB-5), or the snapshot a cursor
+            // pins; the live board before the first snapshot.
+            let live = matches!(cursor, Some(Cursor::Live { .. }));
+            if !live {
+                if let Some(page) = snapshot_reads::top_page(
+                    store,
+                    &ctx.cache,
+                    &ctx.cursors,
+                    &board,
+                    limit,
+                    cursor.clone(),
+                    now,
+                )
+                .await?
                 {
                     return Ok(with_clock(to_json(page), &clock));
                 }
             }
-            let page = boards::top_page(store, &board, limit, cursor, now).await?;
+            let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
             Ok(with_clock(to_json(page), &clock))
         }
         ["v1", "leaderboards", board, "me"] => {
             let (board, clock) = board_in_period(req, board, now)?;
             let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
-            if let Some(me) = snapshot_reads::around_me(store, cache, &board, player, n).await? {
+            if let Some(me) = snapshot_reads::around_me(store, &ctx.cache, &board, player, n, now).await? {
                 return Ok(with_clock(to_json(me), &clock));
             }
             let me = boards::around_me(store, &board, player, n, now).await?;
@@ -213,7 +246,7 @@ mod tests {
     #[tokio::test]
     async fn routes_decode_ids_and_refuse_other_methods() {
         let store = EmbeddedStore::in_memory().unwrap();
-        let cache = SnapshotCache::default();
+        let cache = ApiContext::new(CursorKey::random());
         let record = serde_json::json!({
             "match_id": "m:colon.1", "game": "seega",
             "started_at": "2026-11-30T10:00:00Z", "ended_at": "2026-11-30T10:05:00Z",
@@ -226,7 +259,9 @@ mod tests {
         let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
             .unwrap()
             .to_utc();
-        crate::score::score_match(&store, &record, now).await.unwrap();
+        crate::score::score_match(&store, &record, now, &Default::default())
+            .await
+            .unwrap();
         let ok = handle(
             &store,
             &cache,
@@ -264,7 +299,7 @@ mod tests {
     #[tokio::test]
     async fn past_periods_by_id_with_their_clock() {
         let store = EmbeddedStore::in_memory().unwrap();
-        let cache = SnapshotCache::default();
+        let cache = ApiContext::new(CursorKey::random());
         let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
         let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
         crate::period_boards::credit(
@@ -334,17 +369,23 @@ mod tests {
     #[tokio::test]
     async fn gone_snapshots_and_negative_credits_are_refused() {
         let store = EmbeddedStore::in_memory().unwrap();
-        let cache = SnapshotCache::default();
+        let cache = ApiContext::new(CursorKey::random());
         let now = DateTime::parse_from_rfc3339("2027-01-05T00:00:00Z")
             .unwrap()
             .to_utc();
-        let gone = SnapshotCursor {
-            b: "seega@all".into(),
-            s: "20200101T000000Z".into(),
-            o: 50,
+        let gone = Cursor::Snapshot {
+            snapshot: "20200101T000000Z".into(),
+            page: podium_store::BoardKey::first_of_value(10).encode(),
+            offset: 50,
+            page_size: 100,
+            entries: 500,
+            as_of_ms: 0,
         };
         let mut req = get("/v1/leaderboards/seega", Some("bob"));
-        req.query.insert("cursor".into(), gone.encode());
+        req.query.insert(
+            "cursor".into(),
+            cache.cursors.issue(&BoardRef::all_time("seega"), gone),
+        );
         let answer = handle(&store, &cache, &req, now).await;
         assert_eq!(answer.status, 400);
         assert!(answer.body["message"].as_str().unwrap().starts_with("cursor:"));

@@ -17,7 +17,7 @@ use podium_rules::seega_rank::rank_for;
 use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, ResultStore};
 use serde::Serialize;
 
-use crate::cursor::Cursor;
+use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
 
 /// Default and largest page size (LB-3).
@@ -123,19 +123,36 @@ pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
     }
 }
 
-/// A page of `limit` (1 … 100) entries from the top, or after `cursor` (LB-3).
+/// A page of `limit` (1 … 100) entries of the live board from the top, or after
+/// `cursor` (a [`Cursor::Live`] this API issued, LB-3), before the board's first snapshot.
 pub async fn top_page<S: BoardStore + ?Sized>(
     store: &S,
+    key: &CursorKey,
     board_ref: &BoardRef,
     limit: usize,
-    cursor: Option<&str>,
+    cursor: Option<Cursor>,
     now: DateTime<Utc>,
 ) -> Result<Page, ServiceError> {
     let board = board_ref.board.as_str();
     let (after, mut counter) = match cursor {
-        Some(c) => {
-            let (k, counter) = Cursor::decode(c, &board_ref.key())?;
-            (Some(k), counter)
+        Some(Cursor::Live {
+            after,
+            position,
+            value,
+            rank,
+        }) => {
+            // Signed by this API, so a well-formed key; decoded all the same.
+            let k = BoardKey::decode(&after).ok_or_else(|| ServiceError::BadRequest {
+                field: "cursor",
+                message: "not a cursor this API issued for this board and period".into(),
+            })?;
+            (Some(k), RankCounter::resume(position, value, rank))
+        }
+        Some(Cursor::Snapshot { .. }) => {
+            return Err(ServiceError::BadRequest {
+                field: "cursor",
+                message: "that snapshot is gone; start again from the top".into(),
+            })
         }
         None => (None, RankCounter::top()),
     };
@@ -155,16 +172,15 @@ pub async fn top_page<S: BoardStore + ?Sized>(
         })
         .collect();
     let next_cursor = match (more, last_key, counter.last()) {
-        (true, Some(k), Some((v, r))) => Some(
-            Cursor {
-                b: board_ref.key(),
-                k: k.encode(),
-                p: counter.position(),
-                v,
-                r,
-            }
-            .encode(),
-        ),
+        (true, Some(k), Some((value, rank))) => Some(key.issue(
+            board_ref,
+            Cursor::Live {
+                after: k.encode(),
+                position: counter.position(),
+                value,
+                rank,
+            },
+        )),
         _ => None,
     };
     Ok(Page {

@@ -1,30 +1,59 @@
 //! Configuration, read once at start-up from the environment, failing fast.
 //!
-//! | variable | used by | meaning |
-//! |---|---|---|
-//! | `PODIUM_TABLE` | Lambda functions; `podium` with DynamoDB | the DynamoDB table name |
-//! | `AWS_ENDPOINT_URL_DYNAMODB` | `podium` | when set, `podium` uses DynamoDB there instead of the embedded store (the SDK reads it too) |
-//! | `PODIUM_DATA` | `podium` | the embedded store's file (default `podium-data/podium.redb`) |
-//! | `DEAD_LETTER_QUEUE_URL` | `score-match` | where records that can never succeed go, with their reason |
+//! | variable | used by | meaning | default |
+//! |---|---|---|---|
+//! | `PODIUM_TABLE` | Lambda functions; `podium` with DynamoDB | the DynamoDB table name | (required; `podium`: `podium`) |
+//! | `PODIUM_CURSOR_KEY` | HTTP functions; `podium serve` | the secret (≥ 32 characters) that signs page cursors (LB-3) | (required; `podium`: a random key per process) |
+//! | `PODIUM_MAX_CLOCK_SKEW_SECS` | score-match; `podium` | how far after podium's clock a match may end (game servers' clock skew) | 300 |
+//! | `PODIUM_DYNAMODB_CONNECT_TIMEOUT_MS` | everything on DynamoDB | connecting to DynamoDB | 1000 |
+//! | `PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS` | everything on DynamoDB | one attempt of a request | 1500 |
+//! | `PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS` | everything on DynamoDB | a request with its retries | 4000 |
+//! | `PODIUM_DYNAMODB_MAX_ATTEMPTS` | everything on DynamoDB | attempts per request | 3 |
+//! | `AWS_ENDPOINT_URL_DYNAMODB` | `podium` | when set, `podium` uses DynamoDB there instead of the embedded store (the SDK reads it too) | unset |
+//! | `PODIUM_DATA` | `podium` | the embedded store's file | `podium-data/podium.redb` |
+//! | `DEAD_LETTER_QUEUE_URL` | `score-match` | where records that can never succeed go, with their reason | (required) |
 
 use std::path::PathBuf;
+use std::time::Duration;
 
+use podium_rules::record::RecordPolicy;
+use podium_store::dynamo::Timeouts;
 use thiserror::Error;
+
+use crate::cursor::CursorKey;
 
 /// A setting that is missing or malformed.
 #[derive(Debug, Error)]
 #[error("configuration: {name} {problem}")]
 pub struct ConfigError {
     pub name: &'static str,
-    pub problem: &'static str,
+    pub problem: String,
+}
+
+fn var(name: &'static str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 fn required(name: &'static str) -> Result<String, ConfigError> {
-    match std::env::var(name) {
-        Ok(v) if !v.trim().is_empty() => Ok(v),
+    var(name).ok_or(ConfigError {
+        name,
+        problem: "is not set".into(),
+    })
+}
+
+fn number(
+    name: &'static str,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, ConfigError> {
+    let Some(raw) = var(name) else {
+        return Ok(default);
+    };
+    match raw.trim().parse::<u64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
         _ => Err(ConfigError {
             name,
-            problem: "is not set",
+            problem: format!("must be a whole number from {} to {}", range.start(), range.end()),
         }),
     }
 }
@@ -37,6 +66,52 @@ pub fn table_name() -> Result<String, ConfigError> {
 /// The dead-letter queue's URL (`DEAD_LETTER_QUEUE_URL`).
 pub fn dead_letter_queue_url() -> Result<String, ConfigError> {
     required("DEAD_LETTER_QUEUE_URL")
+}
+
+/// Timeouts of every DynamoDB request (`PODIUM_DYNAMODB_*`; defaults: [`Timeouts::default`]).
+pub fn dynamodb_timeouts() -> Result<Timeouts, ConfigError> {
+    let d = Timeouts::default();
+    let ms = |name, default: Duration| {
+        number(name, default.as_millis() as u64, 1..=120_000).map(Duration::from_millis)
+    };
+    Ok(Timeouts {
+        connect: ms("PODIUM_DYNAMODB_CONNECT_TIMEOUT_MS", d.connect)?,
+        attempt: ms("PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS", d.attempt)?,
+        operation: ms("PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS", d.operation)?,
+        max_attempts: number("PODIUM_DYNAMODB_MAX_ATTEMPTS", u64::from(d.max_attempts), 1..=10)? as u32,
+    })
+}
+
+/// What record validation allows (`PODIUM_MAX_CLOCK_SKEW_SECS`, default 300 s).
+pub fn record_policy() -> Result<RecordPolicy, ConfigError> {
+    let secs = number(
+        "PODIUM_MAX_CLOCK_SKEW_SECS",
+        (RecordPolicy::default().max_clock_skew_ms / 1000) as u64,
+        0..=86_400,
+    )?;
+    Ok(RecordPolicy {
+        max_clock_skew_ms: secs as i64 * 1000,
+    })
+}
+
+/// The key that signs page cursors (`PODIUM_CURSOR_KEY`, at least 32 characters):
+/// required where several processes must accept each other's cursors (the HTTP
+/// functions).
+pub fn cursor_key() -> Result<CursorKey, ConfigError> {
+    let raw = required("PODIUM_CURSOR_KEY")?;
+    CursorKey::new(raw.as_bytes()).ok_or(ConfigError {
+        name: "PODIUM_CURSOR_KEY",
+        problem: format!("must be at least {} characters", CursorKey::MIN_LEN),
+    })
+}
+
+/// The cursor key for one local process: `PODIUM_CURSOR_KEY` when set, else a
+/// random key (cursors then last as long as the process).
+pub fn local_cursor_key() -> Result<CursorKey, ConfigError> {
+    match var("PODIUM_CURSOR_KEY") {
+        Some(_) => cursor_key(),
+        None => Ok(CursorKey::random()),
+    }
 }
 
 /// Which store the local binary uses.
@@ -52,12 +127,12 @@ pub enum LocalStore {
 /// (table `PODIUM_TABLE`, default `podium`), else the embedded store at `PODIUM_DATA`
 /// (default `podium-data/podium.redb`).
 pub fn local_store() -> LocalStore {
-    match std::env::var("AWS_ENDPOINT_URL_DYNAMODB") {
-        Ok(endpoint) if !endpoint.trim().is_empty() => LocalStore::Dynamo {
+    match var("AWS_ENDPOINT_URL_DYNAMODB") {
+        Some(endpoint) => LocalStore::Dynamo {
             endpoint,
-            table: required("PODIUM_TABLE").unwrap_or_else(|_| "podium".to_string()),
+            table: var("PODIUM_TABLE").unwrap_or_else(|| "podium".to_string()),
         },
-        _ => LocalStore::Embedded(
+        None => LocalStore::Embedded(
             std::env::var_os("PODIUM_DATA")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("podium-data/podium.redb")),

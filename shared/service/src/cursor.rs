@@ -1,89 +1,223 @@
-//! The opaque page cursor (LB-3): where the last page stopped and the LB-2 rank
-//! state there, so the next page needs no count.
+//! Page cursors (LB-3): opaque to the app and integrity-checked. A cursor is the
+//! position where a page stopped, signed with HMAC-SHA-256 under a key from
+//! configuration ([`CursorKey`]) and bound to its board and period; the server
+//! takes nothing from a cursor it did not issue for that board and period, so no
+//! rank ever depends on a number the client sent.
+//!
+//! Wire form: unpadded base64url of the JSON payload followed by the first 16 bytes
+//! of its HMAC. Clients must treat it as an opaque string.
+
+use std::sync::Arc;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use podium_rules::leaderboard::RankCounter;
-use podium_store::BoardKey;
+use hmac::{Hmac, KeyInit, Mac};
+use podium_rules::board::BoardRef;
 use serde::{Deserialize, Serialize};
+use sha2::Sha256;
 
 use crate::error::ServiceError;
 
+/// Bytes of the HMAC kept in a cursor.
+const TAG_BYTES: usize = 16;
+
+/// The longest cursor accepted, in characters (issued ones are far shorter).
+pub const MAX_CURSOR_CHARS: usize = 1_024;
+
+/// Where a page stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t", deny_unknown_fields)]
+pub enum Cursor {
+    /// In snapshot `snapshot`: the entry at `offset` of the page whose first entry's
+    /// encoded board key is `page`; an offset of `page_size` starts the next page.
+    /// The snapshot's page size, entry count and `as_of` (ms, UTC) travel along, so a
+    /// walk on an older snapshot needs nothing else.
+    #[serde(rename = "s")]
+    Snapshot {
+        #[serde(rename = "s")]
+        snapshot: String,
+        #[serde(rename = "k")]
+        page: String,
+        #[serde(rename = "o")]
+        offset: u64,
+        #[serde(rename = "n")]
+        page_size: u64,
+        #[serde(rename = "e")]
+        entries: u64,
+        #[serde(rename = "a")]
+        as_of_ms: i64,
+    },
+    /// On the live board (no snapshot yet): after the entry with board key `after`
+    /// (encoded), `position` entries listed so far, the last with `value` at `rank`.
+    #[serde(rename = "l")]
+    Live {
+        #[serde(rename = "k")]
+        after: String,
+        #[serde(rename = "p")]
+        position: u64,
+        #[serde(rename = "v")]
+        value: i64,
+        #[serde(rename = "r")]
+        rank: u64,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Cursor {
-    /// Board id the cursor belongs to.
-    pub b: String,
-    /// Encoded board key of the last entry listed.
-    pub k: String,
-    /// Entries listed so far.
-    pub p: u64,
-    /// The last entry's value and rank.
-    pub v: i64,
-    pub r: u64,
+struct Signed {
+    /// The board and period (`seega@all`).
+    b: String,
+    c: Cursor,
 }
 
-/// A cursor into a snapshot: the snapshot id and the offset of the next entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SnapshotCursor {
-    /// Board id.
-    pub b: String,
-    /// Snapshot id.
-    pub s: String,
-    /// Entries before the next page.
-    pub o: u64,
-}
+/// The secret that signs cursors. Cheap to clone.
+#[derive(Clone)]
+pub struct CursorKey(Arc<[u8]>);
 
-impl SnapshotCursor {
-    pub fn encode(&self) -> String {
-        URL_SAFE_NO_PAD.encode(serde_json::to_vec(self).unwrap_or_default())
-    }
-
-    /// Parses a snapshot cursor for `board`; `None` when `s` is no snapshot cursor
-    /// (it may be a live one), an error when it is one of another board.
-    pub fn decode(s: &str, board: &str) -> Result<Option<Self>, ServiceError> {
-        let Some(c) = URL_SAFE_NO_PAD
-            .decode(s)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<SnapshotCursor>(&b).ok())
-        else {
-            return Ok(None);
-        };
-        if c.b != board {
-            return Err(ServiceError::BadRequest {
-                field: "cursor",
-                message: "cursor belongs to another board".into(),
-            });
-        }
-        Ok(Some(c))
+impl std::fmt::Debug for CursorKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CursorKey(…)")
     }
 }
 
-impl Cursor {
-    pub fn encode(&self) -> String {
-        URL_SAFE_NO_PAD.encode(serde_json::to_vec(self).unwrap_or_default())
+fn bad(message: &str) -> ServiceError {
+    ServiceError::BadRequest {
+        field: "cursor",
+        message: message.to_string(),
+    }
+}
+
+impl CursorKey {
+    /// The shortest key accepted, in bytes.
+    pub const MIN_LEN: usize = 32;
+
+    /// A key from configuration; `None` when shorter than [`Self::MIN_LEN`].
+    pub fn new(secret: &[u8]) -> Option<Self> {
+        (secret.len() >= Self::MIN_LEN).then(|| CursorKey(secret.into()))
     }
 
-    /// Parses a cursor for `board`; errors name the `cursor` parameter.
-    pub fn decode(s: &str, board: &str) -> Result<(BoardKey, RankCounter), ServiceError> {
-        let bad = |message: &str| ServiceError::BadRequest {
-            field: "cursor",
-            message: message.to_string(),
-        };
-        let bytes = URL_SAFE_NO_PAD
-            .decode(s)
-            .map_err(|_| bad("not a cursor of this API"))?;
-        let c: Cursor = serde_json::from_slice(&bytes).map_err(|_| bad("not a cursor of this API"))?;
-        if c.b != board {
-            return Err(bad("cursor belongs to another board"));
+    /// A random key (one process's cursors).
+    pub fn random() -> Self {
+        let bytes: [u8; 32] = rand::random();
+        CursorKey(bytes.as_slice().into())
+    }
+
+    fn mac(&self, payload: &[u8]) -> Hmac<Sha256> {
+        // HMAC takes keys of any length.
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).unwrap_or_else(|_| unreachable!());
+        mac.update(payload);
+        mac
+    }
+
+    /// The cursor string for `cursor` on `board` (in its period).
+    pub fn issue(&self, board: &BoardRef, cursor: Cursor) -> String {
+        let payload = serde_json::to_vec(&Signed {
+            b: board.key(),
+            c: cursor,
+        })
+        .unwrap_or_default();
+        let tag = self.mac(&payload).finalize().into_bytes();
+        let mut raw = payload;
+        raw.extend_from_slice(&tag[..TAG_BYTES]);
+        URL_SAFE_NO_PAD.encode(raw)
+    }
+
+    /// The cursor in `token`, if this key issued it for `board` (in its period).
+    /// Anything else is a 400 naming `cursor`.
+    pub fn open(&self, board: &BoardRef, token: &str) -> Result<Cursor, ServiceError> {
+        let foreign = "not a cursor this API issued for this board and period";
+        if token.is_empty() || token.len() > MAX_CURSOR_CHARS {
+            return Err(bad(foreign));
         }
-        let key = BoardKey::decode(&c.k)
-            .filter(|k| podium_rules::record::is_valid_id(&k.player_id))
-            .ok_or_else(|| bad("not a cursor of this API"))?;
-        if c.r == 0 || c.r > c.p {
-            return Err(bad("not a cursor of this API"));
+        let raw = URL_SAFE_NO_PAD.decode(token).map_err(|_| bad(foreign))?;
+        if raw.len() <= TAG_BYTES {
+            return Err(bad(foreign));
         }
-        Ok((key, RankCounter::resume(c.p, c.v, c.r)))
+        let (payload, tag) = raw.split_at(raw.len() - TAG_BYTES);
+        self.mac(payload)
+            .verify_truncated_left(tag)
+            .map_err(|_| bad(foreign))?;
+        let signed: Signed = serde_json::from_slice(payload).map_err(|_| bad(foreign))?;
+        if signed.b != board.key() {
+            return Err(bad("this cursor belongs to another board or period"));
+        }
+        Ok(signed.c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> CursorKey {
+        CursorKey::new(b"0123456789abcdef0123456789abcdef").unwrap()
+    }
+
+    fn live() -> Cursor {
+        Cursor::Live {
+            after: "k".into(),
+            position: 3,
+            value: 311,
+            rank: 1,
+        }
+    }
+
+    fn refused(r: Result<Cursor, ServiceError>) -> bool {
+        matches!(r, Err(ServiceError::BadRequest { field: "cursor", .. }))
+    }
+
+    /// LB-3: a cursor opens only with its key, on its board and period, unaltered.
+    #[test]
+    fn cursors_are_bound_and_signed() {
+        let board = BoardRef::all_time("seega");
+        let token = key().issue(&board, live());
+        assert_eq!(key().open(&board, &token).unwrap(), live());
+        assert!(refused(key().open(&BoardRef::all_time("mahjong-amr"), &token)));
+        assert!(refused(key().open(
+            &BoardRef::new("mahjong-weekly", "2026-W48"),
+            &key().issue(&BoardRef::new("mahjong-weekly", "2026-W49"), live())
+        )));
+        let other = CursorKey::new(b"another key, another key, another").unwrap();
+        assert!(refused(other.open(&board, &token)));
+        // Every single-character change of the token is refused.
+        let chars: Vec<char> = token.chars().collect();
+        for i in 0..chars.len() {
+            for c in ['A', 'b', '0', '-', '_'] {
+                if chars[i] == c {
+                    continue;
+                }
+                let mut t = chars.clone();
+                t[i] = c;
+                let t: String = t.into_iter().collect();
+                if let Ok(opened) = key().open(&board, &t) {
+                    // Only a change in the unused low bits of the last character decodes to the same bytes.
+                    assert_eq!(opened, live(), "{t}");
+                }
+            }
+        }
+        for t in [
+            "",
+            "x",
+            "eyJ0IjoibCJ9",
+            &"A".repeat(5_000),
+            &token[..token.len() - 2],
+        ] {
+            assert!(refused(key().open(&board, t)), "{t}");
+        }
+    }
+
+    /// LB-3 (review case): the rank state of an unsigned cursor, edited, is refused.
+    #[test]
+    fn unsigned_rank_state_is_refused() {
+        let board = BoardRef::all_time("seega");
+        let forged = serde_json::json!({"b": "seega@all", "c": {"t": "l", "k": "k", "p": 100, "v": 1_000_000, "r": 100}});
+        let forged = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&forged).unwrap());
+        assert!(refused(key().open(&board, &forged)));
+        let mut raw = URL_SAFE_NO_PAD.decode(key().issue(&board, live())).unwrap();
+        let text = String::from_utf8_lossy(&raw[..raw.len() - TAG_BYTES]).replace("\"p\":3", "\"p\":9");
+        let tag = raw.split_off(raw.len() - TAG_BYTES);
+        let mut edited = text.into_bytes();
+        edited.extend(tag);
+        assert!(refused(key().open(&board, &URL_SAFE_NO_PAD.encode(edited))));
     }
 }

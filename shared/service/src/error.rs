@@ -8,11 +8,12 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ServiceError {
-    /// The input breaks a rule (GM-5): permanent; retrying cannot help.
-    #[error("invalid: {0}")]
+    /// The input breaks a rule (GM-5): permanent; retrying cannot help. Displays as
+    /// `field (rule): message`.
+    #[error(transparent)]
     Invalid(#[from] RuleError),
     /// The same match id was scored before with different content (GM-3): permanent.
-    #[error("conflict: match `{match_id}` was already scored with different content")]
+    #[error("match_id (GM-3): match `{match_id}` was already scored with different content")]
     Conflict { match_id: String },
     /// A query parameter is malformed (HTTP 400).
     #[error("{field}: {message}")]
@@ -49,6 +50,12 @@ impl ServiceError {
         matches!(self, ServiceError::Invalid(_) | ServiceError::Conflict { .. })
     }
 
+    /// True when the store did not answer (timeouts, throttling, its own failures):
+    /// retrying later may succeed.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, ServiceError::Store(e) if e.is_transient())
+    }
+
     /// A stable machine-readable name, for responses and metrics.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -59,6 +66,8 @@ impl ServiceError {
             ServiceError::MethodNotAllowed => "method_not_allowed",
             ServiceError::NotFound(_) => "not_found",
             ServiceError::Contended { .. } => "contended",
+            ServiceError::Store(StoreError::Unavailable { .. }) => "unavailable",
+            ServiceError::Store(StoreError::OutOfLimits(_)) => "bad_request",
             ServiceError::Store(_) => "store",
         }
     }

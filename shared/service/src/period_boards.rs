@@ -9,7 +9,9 @@ use podium_rules::board::{BoardDef, BoardRef, BOARDS};
 use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_store::{BoardKey, BoardStore, Credit, CreditOutcome, ItemStore, PeriodStore};
+use podium_store::{
+    board_game, Balance, BoardKey, BoardStore, Credit, CreditOutcome, ItemStore, PeriodStore,
+};
 
 use crate::error::ServiceError;
 use crate::snapshot::{self, RunReport};
@@ -102,16 +104,23 @@ async fn apply<S: PeriodStore + ?Sized>(
     at: DateTime<Utc>,
     source_id: &str,
 ) -> Result<Option<i64>, ServiceError> {
+    let caller = format!("{:016x}", rand::random::<u64>());
     for attempt in 0..MAX_ATTEMPTS {
-        let current = store.period_entry(target, player_id).await?;
-        let (value, version) = current.map_or((0, 0), |b| (b.points, b.version));
+        let current = store
+            .period_entry(target, player_id)
+            .await?
+            .unwrap_or_else(|| Balance::absent(board_game(target), player_id));
+        let value_after = current.points.saturating_add(delta).max(0);
         let c = Credit {
             player_id: player_id.to_string(),
             points: delta,
-            value_after: value.saturating_add(delta).max(0),
+            value_after,
             at_ms: at.timestamp_millis(),
             source_id: source_id.to_string(),
+            history: current.history_after(value_after, at.timestamp_millis(), Utc::now().timestamp_millis()),
+            attempt: caller.clone(),
         };
+        let version = current.version;
         match store.credit(target, &c, version).await? {
             CreditOutcome::Credited => return Ok(Some(c.value_after)),
             CreditOutcome::Duplicate => return Ok(None),

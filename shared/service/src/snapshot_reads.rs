@@ -1,189 +1,211 @@
-//! Serving boards from their current snapshot (LB-5, LB-7): any page in one read
-//! (two when a page of the request straddles two stored pages), the caller's rank
-//! with their live value and one page read.
+//! Serving boards from their current snapshot (LB-3, LB-4, LB-5, LB-7): any page in
+//! one read, the caller's rank and neighbours in a few, whatever the board's size
+//! and however large its tie groups.
 //!
-//! The current snapshot's pointer and page index are cached per process for
-//! [`CACHE_TTL`]: a warm function reads them once in that time, so a player's own
-//! rank costs 2 reads (balance, page) whatever the board's size.
+//! The current snapshot's pointer (with page 0) is cached per process for
+//! [`CACHE_TTL`]. Around-me reads the caller's live entry, the page that holds the
+//! caller's live key (one Query on the pages' sort keys), at most one neighbouring
+//! page when the neighbours cross a page boundary, the page that decides the rank of
+//! the caller's value when it is not among those, and, when the caller changed since
+//! the snapshot and their older entry lies on another page above, that page: 2 to 5
+//! reads.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_rules::leaderboard::{listing_key, RankCounter, Standing};
-use podium_rules::snapshot::{rank_in_page, PageIndex, RankLookup, SnapshotEntry, SnapshotPage};
-use podium_store::{BoardStore, ItemStore, PeriodStore};
+use podium_rules::leaderboard::listing_key;
+use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
+use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore, SortKeyRange};
 
 use crate::boards::{board_value, entry, AroundMe, Page};
-use crate::cursor::SnapshotCursor;
+use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
-use crate::snapshot::{self, Published};
+use crate::snapshot::{self, first_key, page_sk, Published};
 
-/// How long a process trusts its copy of the current snapshot's pointer and index.
+/// How long a process trusts its copy of the current snapshot's pointer.
 pub const CACHE_TTL: Duration = Duration::from_secs(30);
 
-/// The current snapshot's pointer and page index, cached for [`CACHE_TTL`].
+/// The current snapshot's pointer of each board, cached for [`CACHE_TTL`].
 #[derive(Default)]
 pub struct SnapshotCache {
-    slots: Mutex<HashMap<String, (Instant, Published, PageIndex)>>,
+    slots: Mutex<HashMap<String, (Instant, Arc<Published>)>>,
 }
 
 impl SnapshotCache {
     /// The cached entries; a panic elsewhere cannot leave a cache unusable.
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Published, PageIndex)>> {
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Arc<Published>)>> {
         self.slots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The current snapshot of `board` with its index, if there is one.
+    /// The current snapshot of `board`, if there is one.
     pub async fn current<S: ItemStore + ?Sized>(
         &self,
         store: &S,
         board: &BoardRef,
-    ) -> Result<Option<(Published, PageIndex)>, ServiceError> {
-        if let Some((at, p, i)) = self.slots().get(&board.key()) {
+    ) -> Result<Option<Arc<Published>>, ServiceError> {
+        if let Some((at, p)) = self.slots().get(&board.key()) {
             if at.elapsed() < CACHE_TTL {
-                return Ok(Some((p.clone(), i.clone())));
+                return Ok(Some(Arc::clone(p)));
             }
         }
         let Some(published) = snapshot::current(store, board).await? else {
             return Ok(None);
         };
-        let index = snapshot::read_index(store, board, &published.id).await?;
+        let published = Arc::new(published);
         self.slots()
-            .insert(board.key(), (Instant::now(), published.clone(), index.clone()));
-        Ok(Some((published, index)))
+            .insert(board.key(), (Instant::now(), Arc::clone(&published)));
+        Ok(Some(published))
     }
 }
 
-async fn page<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    p: &Published,
-    n: u32,
-) -> Result<SnapshotPage, ServiceError> {
-    if n == 0 {
-        if let Some(first) = &p.first_page {
-            return Ok(first.clone());
-        }
+fn gone() -> ServiceError {
+    ServiceError::BadRequest {
+        field: "cursor",
+        message: "that snapshot is gone; start again from the top".into(),
     }
-    snapshot::read_page(store, board, &p.id, n)
-        .await?
-        .ok_or_else(|| ServiceError::NotFound("snapshot page".into()))
 }
 
-/// Entries at positions `from .. to` of the snapshot, reading only the pages that hold them.
-async fn entries_between<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    p: &Published,
-    from: u64,
-    to: u64,
-    known: Option<&SnapshotPage>,
-) -> Result<Vec<SnapshotEntry>, ServiceError> {
-    let to = to.min(p.entries);
-    if from >= to {
-        return Ok(Vec::new());
+/// Which snapshot a walk reads and what a cursor into it must carry.
+struct Walk<'a> {
+    board: &'a BoardRef,
+    id: String,
+    as_of: DateTime<Utc>,
+    page_size: u64,
+    entries: u64,
+    consistent: bool,
+}
+
+impl Walk<'_> {
+    /// The cursor at offset `offset` (may equal the page's length) of `page`.
+    fn cursor(&self, key: &CursorKey, page: &SnapshotPage, offset: u64) -> String {
+        key.issue(
+            self.board,
+            Cursor::Snapshot {
+                snapshot: self.id.clone(),
+                page: first_key(page),
+                offset,
+                page_size: self.page_size,
+                entries: self.entries,
+                as_of_ms: self.as_of.timestamp_millis(),
+            },
+        )
     }
-    let size = u64::from(p.page_size.max(1));
-    let mut out = Vec::new();
-    for n in (from / size)..=((to - 1) / size) {
-        let pg = match known {
-            Some(k) if u64::from(k.number) == n => k.clone(),
-            _ => page(store, board, p, n as u32).await?,
-        };
-        for (i, e) in pg.entries.into_iter().enumerate() {
-            let pos = pg.first_position + i as u64;
-            if (from..to).contains(&pos) {
-                out.push(e);
-            }
-        }
-    }
-    Ok(out)
 }
 
-/// True when `key` is listed before `e` (LB-2).
-fn before(key: &Standing, e: &SnapshotEntry) -> bool {
-    listing_key(key.value, key.reached_at_ms, &key.player_id)
-        < listing_key(e.value, e.reached_at_ms, &e.player_id)
-}
-
-fn standing(e: SnapshotEntry) -> (Standing, u64) {
-    (
-        Standing {
-            player_id: e.player_id,
-            value: e.value,
-            reached_at_ms: e.reached_at_ms,
-        },
-        e.rank,
-    )
-}
-
-/// A page of the current snapshot: from the top, or at a snapshot cursor. `None` when
-/// the board has no snapshot yet (the caller then reads the live board).
+/// A page of the current snapshot from the top, or of the snapshot a cursor pins
+/// (`cursor` must be a [`Cursor::Snapshot`] of this board). `None` when there is no
+/// cursor and the board has no snapshot yet (the caller then reads the live board).
 pub async fn top_page<S: ItemStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
+    key: &CursorKey,
     board: &BoardRef,
     limit: usize,
-    cursor: Option<&SnapshotCursor>,
+    cursor: Option<Cursor>,
+    now: DateTime<Utc>,
 ) -> Result<Option<Page>, ServiceError> {
-    let published = match cursor {
-        // A cursor pins its snapshot, so a walk stays in one snapshot (LB-3).
-        Some(c) => match cache.current(store, board).await? {
-            Some((p, _)) if p.id == c.s => p,
-            _ => match snapshot::run_state(store, board, &c.s).await? {
-                Some(run) if run.complete => Published {
-                    id: run.id,
-                    as_of: run.as_of,
-                    page_size: run.page_size,
-                    pages: run.pages_written,
-                    entries: run.position,
-                    first_page: None,
-                },
-                _ => {
-                    return Err(ServiceError::BadRequest {
-                        field: "cursor",
-                        message: "that snapshot is gone; start again from the top".into(),
-                    })
+    let limit = limit as u64;
+    let (walk, start_pages, start_offset) = match cursor {
+        None => {
+            let Some(p) = cache.current(store, board).await? else {
+                return Ok(None);
+            };
+            let walk = Walk {
+                board,
+                id: p.id.clone(),
+                as_of: p.as_of,
+                page_size: u64::from(p.page_size.max(1)),
+                entries: p.entries,
+                consistent: p.fresh(now.timestamp_millis()),
+            };
+            let mut first: Vec<SnapshotPage> = p.first_page.iter().cloned().collect();
+            // Pages smaller than the request: read on after page 0.
+            if let Some(page0) = p.first_page.as_ref() {
+                let short = limit.saturating_sub(page0.entries.len() as u64);
+                if short > 0 && p.pages > 1 {
+                    let wanted = short.div_ceil(walk.page_size) as usize;
+                    let range = SortKeyRange::After(page_sk(&first_key(page0)));
+                    first.extend(
+                        snapshot::pages(store, board, &walk.id, range, true, wanted, walk.consistent).await?,
+                    );
                 }
-            },
-        },
-        None => match cache.current(store, board).await? {
-            Some((p, _)) => p,
-            None => return Ok(None),
-        },
-    };
-    let from = cursor.map_or(0, |c| c.o);
-    let to = from + limit as u64;
-    let entries = entries_between(store, board, &published, from, to, None)
-        .await?
-        .into_iter()
-        .map(|e| {
-            let (s, rank) = standing(e);
-            entry(board, s, rank)
-        })
-        .collect();
-    let next_cursor = (to < published.entries).then(|| {
-        SnapshotCursor {
-            b: board.key(),
-            s: published.id.clone(),
-            o: to,
+            }
+            (walk, first, 0)
         }
-        .encode()
+        Some(Cursor::Snapshot {
+            snapshot,
+            page,
+            offset,
+            page_size,
+            entries,
+            as_of_ms,
+        }) => {
+            let walk = Walk {
+                board,
+                id: snapshot,
+                as_of: DateTime::from_timestamp_millis(as_of_ms).unwrap_or_default(),
+                page_size: page_size.max(1),
+                entries,
+                consistent: false,
+            };
+            // A cursor at the end of its page starts the next one.
+            let (range, offset) = if offset >= walk.page_size {
+                (SortKeyRange::After(page_sk(&page)), offset - walk.page_size)
+            } else {
+                (SortKeyRange::AtOrAfter(page_sk(&page)), offset)
+            };
+            let wanted = (offset + limit).div_ceil(walk.page_size) as usize;
+            let found = snapshot::pages(store, board, &walk.id, range.clone(), true, wanted, false).await?;
+            match (&range, found.first()) {
+                (SortKeyRange::AtOrAfter(_), Some(first)) if first_key(first) == page => {}
+                (SortKeyRange::After(_), Some(_)) => {}
+                _ => return Err(gone()),
+            }
+            (walk, found, offset)
+        }
+        Some(Cursor::Live { .. }) => return Ok(None),
+    };
+    let mut entries = Vec::new();
+    // The last page listed from, and the offset after its last entry listed.
+    let mut stop: Option<(&SnapshotPage, u64)> = None;
+    let listed = start_pages.iter().enumerate().flat_map(|(i, pg)| {
+        let skip = if i == 0 { start_offset as usize } else { 0 };
+        pg.entries
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .map(move |(j, e)| (pg, j, e))
     });
+    for (pg, j, e) in listed.take(limit as usize) {
+        entries.push(entry(
+            board,
+            podium_rules::leaderboard::Standing {
+                player_id: e.player_id.clone(),
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+            },
+            e.rank,
+        ));
+        stop = Some((pg, j as u64 + 1));
+    }
+    let next_cursor = stop
+        .filter(|(pg, after)| pg.first_position + after < walk.entries)
+        .map(|(pg, after)| walk.cursor(key, pg, after));
     Ok(Some(Page {
         board: board.board.clone(),
-        as_of: published.as_of,
-        snapshot: Some(published.id),
+        as_of: walk.as_of,
+        snapshot: Some(walk.id.clone()),
         entries,
         next_cursor,
     }))
 }
 
-/// The caller's LB-2 rank for their live balance against the current snapshot, with
+/// The caller's LB-2 rank for their live value against the current snapshot, with
 /// up to `n` snapshot neighbours each side (LB-4). `None` when there is no snapshot yet.
 pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
@@ -191,76 +213,195 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     board: &BoardRef,
     player_id: &str,
     n: usize,
+    now: DateTime<Utc>,
 ) -> Result<Option<AroundMe>, ServiceError> {
-    let Some((published, index)) = cache.current(store, board).await? else {
+    let Some(p) = cache.current(store, board).await? else {
         return Ok(None);
     };
     let me = board_value(store, board, player_id).await?;
-    let (rank, known) = match index.lookup(me.points) {
-        RankLookup::Top => (1, None),
-        RankLookup::Page(k) => {
-            let pg = page(store, board, &published, k).await?;
-            (rank_in_page(&pg, me.points), Some(pg))
-        }
+    let consistent = p.fresh(now.timestamp_millis());
+    let my_key = me.board_key();
+    let mine = listing_key(my_key.value, my_key.reached_at_ms, &my_key.player_id);
+    let before_me = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine;
+    let id = p.id.as_str();
+    let mut read: BTreeMap<u32, SnapshotPage> = BTreeMap::new();
+    let page0 = p.first_page.as_ref();
+    // The page that holds the caller's live key (page 0 when it comes before every page).
+    let holding = match page0 {
+        Some(first) if p.pages == 1 => Some(first.clone()),
+        _ => snapshot::page_holding(store, board, id, &my_key, consistent)
+            .await?
+            .or_else(|| page0.cloned()),
     };
-    // Every strictly better entry comes before the caller (position rank − 1); among
-    // equal values LB-2's order decides, so read on until n entries follow the caller.
-    let my_key = me.board_key().into_standing();
-    let n = n as u64;
-    let start = (rank - 1).saturating_sub(n);
-    let size = u64::from(published.page_size.max(1));
-    let mut listed: Vec<(u64, SnapshotEntry)> = Vec::new();
-    let mut next = start;
+    let Some(holding) = holding else {
+        // An empty snapshot: the caller alone.
+        let mine = entry(board, my_key.into_standing(), 1);
+        return Ok(Some(AroundMe {
+            board: board.board.clone(),
+            as_of: p.as_of,
+            snapshot: Some(p.id.clone()),
+            me: mine.clone(),
+            entries: vec![mine],
+        }));
+    };
+    // q: snapshot entries listed before the live key; read every page of q − n − 1 … q + n.
+    let q = holding.first_position + holding.entries.iter().filter(|e| before_me(e)).count() as u64;
+    let lo = q.saturating_sub(n as u64 + 1);
+    let hi = q + n as u64 + 1;
+    read.insert(holding.number, holding);
     loop {
-        let to = (next / size + 1) * size;
-        let got = entries_between(store, board, &published, next, to, known.as_ref()).await?;
-        listed.extend(got.into_iter().enumerate().map(|(i, e)| (next + i as u64, e)));
-        next = to;
-        let after_me = listed
-            .iter()
-            .filter(|(_, e)| e.player_id != player_id && before(&my_key, e))
-            .count() as u64;
-        if after_me >= n || next >= published.entries {
-            break;
+        let first = read.values().next().cloned();
+        match first {
+            Some(f) if f.first_position > lo && f.number > 0 => {
+                let Some(prev) = neighbour(store, board, &p, &f, false, consistent).await? else {
+                    break;
+                };
+                read.insert(prev.number, prev);
+            }
+            _ => break,
         }
     }
-    // The caller's own snapshot entry (an older value) gives way to the live one.
-    listed.retain(|(_, e)| e.player_id != player_id);
-    let at = listed.partition_point(|(_, e)| {
-        listing_key(e.value, e.reached_at_ms, &e.player_id)
-            < listing_key(my_key.value, my_key.reached_at_ms, &my_key.player_id)
-    });
-    let shown_from = at.saturating_sub(n as usize);
-    let shown_to = (at + n as usize).min(listed.len());
-    // Ranks within the answer follow LB-2 from its first entry's snapshot rank, the
-    // caller counted where the live value puts them.
-    let mut rows: Vec<Standing> = listed[shown_from..at]
-        .iter()
-        .map(|(_, e)| standing(e.clone()).0)
-        .collect();
-    rows.push(my_key.clone());
-    rows.extend(listed[at..shown_to].iter().map(|(_, e)| standing(e.clone()).0));
-    let mut counter = match listed.get(shown_from).filter(|_| shown_from < at) {
-        Some((pos, first)) => RankCounter::resume(*pos, first.value, first.rank),
-        None => RankCounter::resume(rank - 1, me.points, rank),
+    loop {
+        let last = read.values().next_back().cloned();
+        match last {
+            Some(l) if l.first_position + (l.entries.len() as u64) < hi && l.number + 1 < p.pages => {
+                let Some(next) = neighbour(store, board, &p, &l, true, consistent).await? else {
+                    break;
+                };
+                read.insert(next.number, next);
+            }
+            _ => break,
+        }
+    }
+    // The page that decides the rank of the caller's value: the last read page whose
+    // first value is strictly better (pages after it start after the caller's key),
+    // else one before every read page.
+    let decided = read
+        .values()
+        .rev()
+        .find(|pg| pg.entries.first().is_some_and(|e| e.value > me.points))
+        .cloned();
+    let deciding = match decided {
+        Some(pg) => Some(pg),
+        None => {
+            let first = read.values().next().map(|pg| pg.number).unwrap_or(0);
+            if first == 0 {
+                None
+            } else {
+                snapshot::page_deciding(store, board, id, me.points, consistent).await?
+            }
+        }
     };
-    let entries: Vec<_> = rows
-        .into_iter()
-        .map(|s| {
-            let r = counter.next(s.value);
-            entry(board, s, r)
-        })
-        .collect();
-    let mine = entries
+    let better = rank_against(deciding.as_ref(), me.points) - 1;
+    let pages: Vec<SnapshotPage> = read.into_values().collect();
+    let stale = match pages
         .iter()
+        .flat_map(|pg| &pg.entries)
         .find(|e| e.player_id == player_id)
-        .cloned()
-        .unwrap_or_else(|| entry(board, my_key, rank));
+    {
+        Some(e) => Some(e.value),
+        None => match own_entry_above(store, board, &p, &pages, &me, consistent).await? {
+            Found::Entry(v) => Some(v),
+            Found::Absent => None,
+            Found::Unknown => {
+                // The caller changed more often than their history keeps since this
+                // snapshot read the board: answer exactly from the live board.
+                tracing::warn!(board = %board.key(), "around-me: history too short for the snapshot; live board read");
+                return Ok(None);
+            }
+        },
+    };
+    let standing = my_key.clone().into_standing();
+    let placed = around(&pages, &standing, better, stale, n);
+    let entries: Vec<_> = placed
+        .entries
+        .into_iter()
+        .map(|(s, rank)| entry(board, s, rank))
+        .collect();
     Ok(Some(AroundMe {
         board: board.board.clone(),
-        as_of: published.as_of,
-        snapshot: Some(published.id),
-        me: mine,
+        as_of: p.as_of,
+        snapshot: Some(p.id.clone()),
+        me: entry(board, standing, placed.my_rank),
         entries,
     }))
+}
+
+/// A page next to `page`, from the pointer's page 0 when that is the one.
+async fn neighbour<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    p: &Published,
+    page: &SnapshotPage,
+    after: bool,
+    consistent: bool,
+) -> Result<Option<SnapshotPage>, ServiceError> {
+    if !after && page.number == 1 {
+        if let Some(first) = &p.first_page {
+            return Ok(Some(first.clone()));
+        }
+    }
+    snapshot::neighbour_page(store, board, &p.id, page, after, consistent).await
+}
+
+/// Whether the caller has an entry in the snapshot above the pages read.
+enum Found {
+    /// Yes, with this value.
+    Entry(i64),
+    /// No (or only below the pages read, where it changes nothing shown).
+    Absent,
+    /// The caller's history no longer reaches back to the snapshot.
+    Unknown,
+}
+
+/// Looks for the caller's own older entry among the snapshot pages listed before
+/// `pages`, trying the keys the caller's history says the snapshot may hold, most
+/// likely first (usually one read, none when the caller did not change since).
+async fn own_entry_above<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    p: &Published,
+    pages: &[SnapshotPage],
+    me: &podium_store::Balance,
+    consistent: bool,
+) -> Result<Found, ServiceError> {
+    let Some(first_read) = pages.first() else {
+        return Ok(Found::Absent);
+    };
+    let Some(top) = first_read.entries.first() else {
+        return Ok(Found::Absent);
+    };
+    if first_read.number == 0 {
+        return Ok(Found::Absent);
+    }
+    let top = listing_key(top.value, top.reached_at_ms, &top.player_id);
+    let candidates = me
+        .history
+        .snapshot_candidates(me.held(), p.read_from_ms, p.read_to_ms);
+    for held in &candidates.keys {
+        let key = BoardKey {
+            value: held.value,
+            reached_at_ms: held.reached_at_ms,
+            player_id: me.player_id.clone(),
+        };
+        if listing_key(key.value, key.reached_at_ms, &key.player_id) >= top {
+            continue; // among or after the pages read: not found there, so not in the snapshot there
+        }
+        let page = match &p.first_page {
+            Some(first) if p.pages == 1 => Some(first.clone()),
+            _ => snapshot::page_holding(store, board, &p.id, &key, consistent).await?,
+        };
+        if page.is_some_and(|pg| {
+            pg.entries.iter().any(|e| {
+                e.player_id == me.player_id && e.value == held.value && e.reached_at_ms == held.reached_at_ms
+            })
+        }) {
+            return Ok(Found::Entry(held.value));
+        }
+    }
+    Ok(if candidates.exhaustive {
+        Found::Absent
+    } else {
+        Found::Unknown
+    })
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
+use podium_rules::history::KeyHistory;
 use podium_rules::leaderboard::Standing;
 use podium_rules::result::{LedgerEntry, MatchResult};
 use redb::backends::InMemoryBackend;
@@ -16,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
 use crate::model::{board_game, Credit, CreditOutcome};
+use crate::model::{check_key, Item, ItemKey, SortKeyRange};
 use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
-use crate::model::{Item, ItemKey};
 use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
 
 /// Items by key: `match/{id}`, `balance/{game}/{player}`, `ledger/{player}/{game}/{source}/{id}`.
@@ -38,11 +39,15 @@ struct BalanceItem {
     points: i64,
     version: u64,
     reached_at_ms: i64,
+    #[serde(default)]
+    history: KeyHistory,
 }
 
 #[derive(Serialize, Deserialize)]
 struct MatchItem {
     content_hash: String,
+    #[serde(default)]
+    attempt: Option<String>,
     result: MatchResult,
 }
 
@@ -92,6 +97,7 @@ impl EmbeddedStore {
                     points: s.value,
                     version: 1,
                     reached_at_ms: s.reached_at_ms,
+                    history: KeyHistory::default(),
                 };
                 items.insert(balance_key(game, &s.player_id).as_str(), encode(&item).as_slice())?;
                 let key = BoardKey {
@@ -174,6 +180,7 @@ fn read_entry(
         points: item.points,
         version: item.version,
         reached_at_ms: item.reached_at_ms,
+        history: item.history,
     }))
 }
 
@@ -196,6 +203,7 @@ fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, S
     }
     let stored = MatchItem {
         content_hash: c.content_hash.clone(),
+        attempt: Some(c.attempt.clone()),
         result: c.result.clone(),
     };
     items.insert(mkey.as_str(), encode(&stored).as_slice())?;
@@ -208,6 +216,7 @@ fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, S
             points: w.points,
             version: w.expected_version + 1,
             reached_at_ms: w.reached_at_ms,
+            history: w.history.clone(),
         };
         items.insert(balance_key(game, &w.player_id).as_str(), encode(&item).as_slice())?;
         let key = BoardKey {
@@ -242,6 +251,7 @@ impl ResultStore for EmbeddedStore {
             let item: MatchItem = decode(&key, v.value())?;
             Ok(Some(StoredMatch {
                 content_hash: item.content_hash,
+                attempt: item.attempt,
                 result: item.result,
             }))
         })
@@ -406,6 +416,7 @@ fn blob(version: u64, body: &[u8]) -> Vec<u8> {
 #[async_trait]
 impl ItemStore for EmbeddedStore {
     async fn get_item(&self, key: &ItemKey, _consistent: bool) -> Result<Option<Item>, StoreError> {
+        check_key(&key.pk, &key.sk)?;
         let key = blob_key(key);
         self.blocking(move |db| {
             let txn = db.begin_read()?;
@@ -416,6 +427,7 @@ impl ItemStore for EmbeddedStore {
     }
 
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
         let key = blob_key(key);
         let body = body.to_vec();
         self.blocking(move |db| {
@@ -447,6 +459,9 @@ impl ItemStore for EmbeddedStore {
         items: &[(ItemKey, Vec<u8>)],
         _expires_at: Option<i64>,
     ) -> Result<(), StoreError> {
+        for (k, _) in items {
+            check_key(&k.pk, &k.sk)?;
+        }
         let items: Vec<(String, Vec<u8>)> = items.iter().map(|(k, b)| (blob_key(k), blob(1, b))).collect();
         self.blocking(move |db| {
             let txn = db.begin_write()?;
@@ -454,6 +469,82 @@ impl ItemStore for EmbeddedStore {
                 let mut blobs = txn.open_table(BLOBS)?;
                 for (k, raw) in &items {
                     blobs.insert(k.as_str(), raw.as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        _consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        check_key(pk, range.bound().unwrap_or("-"))?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let prefix = format!("{pk}\u{0}");
+        let end = format!("{pk}\u{1}");
+        let full = |sk: &str| format!("{prefix}{sk}");
+        use std::ops::Bound::{Excluded, Included};
+        let (lo, hi) = match range {
+            SortKeyRange::All => (Included(prefix.clone()), Excluded(end)),
+            SortKeyRange::Before(sk) => (Included(prefix.clone()), Excluded(full(sk))),
+            SortKeyRange::AtOrBefore(sk) => (Included(prefix.clone()), Included(full(sk))),
+            SortKeyRange::After(sk) => (Excluded(full(sk)), Excluded(end)),
+            SortKeyRange::AtOrAfter(sk) => (Included(full(sk)), Excluded(end)),
+        };
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let blobs = txn.open_table(BLOBS)?;
+            let bounds = (lo.as_ref().map(String::as_str), hi.as_ref().map(String::as_str));
+            let range = blobs.range::<&str>(bounds)?;
+            let mut out = Vec::new();
+            let mut push = |entry: Result<
+                (redb::AccessGuard<'_, &str>, redb::AccessGuard<'_, &[u8]>),
+                redb::StorageError,
+            >|
+             -> Result<bool, StoreError> {
+                let (k, v) = entry?;
+                let sk = k.value()[prefix.len()..].to_string();
+                out.push((sk, read_blob(v.value())));
+                Ok(out.len() < limit)
+            };
+            if forward {
+                for entry in range {
+                    if !push(entry)? {
+                        break;
+                    }
+                }
+            } else {
+                for entry in range.rev() {
+                    if !push(entry)? {
+                        break;
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        for k in keys {
+            check_key(&k.pk, &k.sk)?;
+        }
+        let keys: Vec<String> = keys.iter().map(blob_key).collect();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            {
+                let mut blobs = txn.open_table(BLOBS)?;
+                for k in &keys {
+                    blobs.remove(k.as_str())?;
                 }
             }
             txn.commit()?;
@@ -510,6 +601,7 @@ impl PeriodStore for EmbeddedStore {
                         points: c.value_after,
                         version: expected_version + 1,
                         reached_at_ms: c.at_ms,
+                        history: c.history.clone(),
                     };
                     items.insert(
                         period_key(&board, &c.player_id).as_str(),

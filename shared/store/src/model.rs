@@ -2,6 +2,7 @@
 //! a scored match asks for.
 
 use podium_rules::game::Game;
+use podium_rules::history::{HeldKey, KeyHistory};
 use podium_rules::leaderboard::Standing;
 use podium_rules::result::{LedgerEntry, MatchResult};
 
@@ -27,6 +28,8 @@ pub struct Balance {
     /// When the player reached `points`: milliseconds since the Unix epoch (UTC), the
     /// instant of the event that set it (LB-2 tie order).
     pub reached_at_ms: i64,
+    /// The entry's recent keys by server clock (LB-4: which one a snapshot holds).
+    pub history: KeyHistory,
 }
 
 impl Balance {
@@ -38,6 +41,32 @@ impl Balance {
             points: 0,
             version: 0,
             reached_at_ms: 0,
+            history: KeyHistory::default(),
+        }
+    }
+
+    /// The key this entry holds now.
+    pub fn held(&self) -> HeldKey {
+        HeldKey {
+            value: self.points,
+            reached_at_ms: self.reached_at_ms,
+        }
+    }
+
+    /// The history after this entry is set to `points` reached at `reached_at_ms` by a
+    /// write at `now_ms` (server clock): a new entry's, or this one's plus the key replaced.
+    pub fn history_after(&self, points: i64, reached_at_ms: i64, now_ms: i64) -> KeyHistory {
+        if self.version == 0 {
+            KeyHistory::created(now_ms)
+        } else {
+            self.history.after_write(
+                self.held(),
+                HeldKey {
+                    value: points,
+                    reached_at_ms,
+                },
+                now_ms,
+            )
         }
     }
 
@@ -55,6 +84,9 @@ impl Balance {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredMatch {
     pub content_hash: String,
+    /// The attempt that wrote it (see [`MatchCommit::attempt`]); `None` for results
+    /// written before attempts were recorded.
+    pub attempt: Option<String>,
     pub result: MatchResult,
 }
 
@@ -69,6 +101,8 @@ pub struct BalanceWrite {
     pub points: i64,
     /// When it was reached (ms since the Unix epoch, UTC).
     pub reached_at_ms: i64,
+    /// The entry's history after this write ([`Balance::history_after`]).
+    pub history: KeyHistory,
 }
 
 /// Everything one match writes, in one atomic step (GM-3, GM-4): the result (only if
@@ -77,6 +111,10 @@ pub struct BalanceWrite {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchCommit {
     pub content_hash: String,
+    /// Who is writing: a random id per scoring call, stored with the result, so that a
+    /// call whose reply was lost recognises its own write (GM-3) and a duplicate
+    /// delivery never mistakes another call's write for its own.
+    pub attempt: String,
     pub result: MatchResult,
     pub balances: Vec<BalanceWrite>,
     pub ledger: Vec<LedgerEntry>,
@@ -111,6 +149,10 @@ pub struct Credit {
     pub at_ms: i64,
     /// What earned them (match id, bonus claim id…): the idempotency key on this board.
     pub source_id: String,
+    /// The entry's history after this credit ([`Balance::history_after`]).
+    pub history: KeyHistory,
+    /// Who is writing: a random id per crediting call (see [`MatchCommit::attempt`]).
+    pub attempt: String,
 }
 
 /// How a [`Credit`] ended.
@@ -136,6 +178,57 @@ impl ItemKey {
         ItemKey {
             pk: pk.into(),
             sk: sk.into(),
+        }
+    }
+}
+
+/// Which sort keys of one partition a [`crate::ItemStore::query_items`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortKeyRange {
+    /// Every item of the partition.
+    All,
+    /// Sort keys strictly before this one.
+    Before(String),
+    /// Sort keys up to and including this one.
+    AtOrBefore(String),
+    /// Sort keys strictly after this one.
+    After(String),
+    /// Sort keys from this one on.
+    AtOrAfter(String),
+}
+
+/// DynamoDB's limits on key attributes (bytes): a partition key of 1–2,048, a sort
+/// key of 1–1,024. Both stores refuse other keys before any request
+/// ([`StoreError::OutOfLimits`]), so that both answer alike.
+pub const MAX_PARTITION_KEY_BYTES: usize = 2_048;
+pub const MAX_SORT_KEY_BYTES: usize = 1_024;
+
+/// Checks a key against [`MAX_PARTITION_KEY_BYTES`] and [`MAX_SORT_KEY_BYTES`].
+pub fn check_key(pk: &str, sk: &str) -> Result<(), crate::StoreError> {
+    if pk.is_empty() || pk.len() > MAX_PARTITION_KEY_BYTES {
+        return Err(crate::StoreError::OutOfLimits(format!(
+            "partition key of {} bytes (1 to {MAX_PARTITION_KEY_BYTES})",
+            pk.len()
+        )));
+    }
+    if sk.is_empty() || sk.len() > MAX_SORT_KEY_BYTES {
+        return Err(crate::StoreError::OutOfLimits(format!(
+            "sort key of {} bytes (1 to {MAX_SORT_KEY_BYTES})",
+            sk.len()
+        )));
+    }
+    Ok(())
+}
+
+impl SortKeyRange {
+    /// The sort key this range is bounded by, if any.
+    pub fn bound(&self) -> Option<&str> {
+        match self {
+            SortKeyRange::All => None,
+            SortKeyRange::Before(s)
+            | SortKeyRange::AtOrBefore(s)
+            | SortKeyRange::After(s)
+            | SortKeyRange::AtOrAfter(s) => Some(s),
         }
     }
 }

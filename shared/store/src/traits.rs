@@ -9,7 +9,8 @@ use podium_rules::result::LedgerEntry;
 
 use crate::error::StoreError;
 use crate::model::{
-    Balance, BoardKey, CommitOutcome, Credit, CreditOutcome, Item, ItemKey, MatchCommit, StoredMatch,
+    Balance, BoardKey, CommitOutcome, Credit, CreditOutcome, Item, ItemKey, MatchCommit, SortKeyRange,
+    StoredMatch,
 };
 
 /// Reads stored match results.
@@ -27,6 +28,12 @@ pub trait ScoreStore: ResultStore {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError>;
 
     /// Writes a match's whole effect atomically, or nothing (see [`MatchCommit`]).
+    ///
+    /// Sending the same commit again (same attempt, same content) after a reply was
+    /// lost is safe: it answers [`CommitOutcome::Committed`] when the store recognises
+    /// the repeat (DynamoDB, within its idempotency window), else
+    /// [`CommitOutcome::MatchExists`], and never writes twice. An
+    /// [`StoreError::Unavailable`] on a commit leaves its outcome unknown.
     async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError>;
 }
 
@@ -36,7 +43,8 @@ pub trait BoardStore: Send + Sync {
     /// One player's balance, if they have one (eventually consistent is fine).
     async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError>;
 
-    /// Up to `limit` entries after `after` (from the top when `None`), in LB-2 listing order.
+    /// Up to `limit` entries after `after` (from the top when `None`), in LB-2 listing
+    /// order; `limit` 0 reads nothing.
     async fn board_after(
         &self,
         board: &BoardRef,
@@ -44,7 +52,8 @@ pub trait BoardStore: Send + Sync {
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError>;
 
-    /// Up to `limit` entries before `before`, nearest first (listing order reversed).
+    /// Up to `limit` entries before `before`, nearest first (listing order reversed);
+    /// `limit` 0 reads nothing.
     async fn board_before(
         &self,
         board: &BoardRef,
@@ -87,6 +96,21 @@ pub trait ItemStore: Send + Sync {
     /// Writes `body` at version `expected + 1` if the stored version is `expected`
     /// (0: the item must not exist). `Ok(false)`: the condition failed, nothing written.
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError>;
+
+    /// Up to `limit` items of partition `pk` whose sort keys are in `range`, with
+    /// their sort keys, in sort-key order (`forward`) or reversed; `limit` 0 reads
+    /// nothing. Eventually consistent unless `consistent`.
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError>;
+
+    /// Deletes these items (those that exist), in as few requests as the store allows.
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError>;
 
     /// Writes many items unconditionally (version 1), in as few requests as the store
     /// allows. With `expires_at` (seconds since the Unix epoch, UTC) the store may delete

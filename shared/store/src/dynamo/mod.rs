@@ -2,17 +2,28 @@
 //!
 //! | item | partition key `pk` | sort key `sk` | other attributes |
 //! |---|---|---|---|
-//! | match result | `MATCH#{match id}` | `RESULT` | `content_hash`, `result` (JSON) |
-//! | balance | `PLAYER#{player id}` | `BALANCE#{game}` | `points`, `version`, `reached_at_ms`, `board_shard`, `board_key` |
+//! | match result | `MATCH#{match id}` | `RESULT` | `content_hash`, `attempt`, `result` (JSON) |
+//! | balance | `PLAYER#{player id}` | `BALANCE#{game}` | `points`, `version`, `reached_at_ms`, `hist`, `board_shard`, `board_key` |
+//! | period entry | `PLAYER#{player id}` | `BOARD#{board}@{period}` | as a balance |
+//! | credit marker | `CREDIT#{board}@{period}#{source id}` | `PLAYER#{player id}` | — |
 //! | ledger entry | `PLAYER#{player id}` | `LEDGER#{game}#{source}#{source id}` | `entry` (JSON), `at_ms`, `applied` |
+//! | opaque item | any | any | `body` (binary), `version`, `expires_at` (TTL) |
 //!
-//! GSI `board`: partition key `board_shard` (`{board}@{period}#{00 … 31}`, e.g. `seega@all#07`; [`BOARD_SHARDS`]),
-//! sort key `board_key` ([`BoardKey::encode`]), keys only. A board page merges one
-//! Query a shard. Every request asks for `ReturnConsumedCapacity` and adds it to
-//! [`Usage`].
+//! GSI `board`: partition key `board_shard` (`{board}@{period}#{00 … 31}`, e.g.
+//! `seega@all#07`; [`BOARD_SHARDS`]), sort key `board_key` ([`BoardKey::encode`]),
+//! keys only. A board page merges one Query a shard. `hist` is the entry's recent
+//! keys ([`KeyHistory::encode`](podium_rules::history::KeyHistory::encode)).
+//!
+//! Every request asks for `ReturnConsumedCapacity` and adds it to [`Usage`]. Every
+//! argument is checked against DynamoDB's limits before a request is sent (a limit
+//! of 0 reads nothing; keys over the size limits are [`StoreError::OutOfLimits`]),
+//! so no input reaches DynamoDB's validation. Requests time out ([`Timeouts`]).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+mod client;
+mod errors;
+mod items;
+mod usage;
+
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -20,24 +31,31 @@ use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex,
-    KeySchemaElement, KeyType, Projection, ProjectionType, Put, ReturnConsumedCapacity, ScalarAttributeType,
-    Select, TransactWriteItem,
+    AttributeDefinition, AttributeValue, BillingMode, DeleteRequest, GlobalSecondaryIndex, KeySchemaElement,
+    KeyType, Projection, ProjectionType, Put, PutRequest, ReturnConsumedCapacity, ScalarAttributeType,
+    Select, TransactWriteItem, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
+use podium_rules::history::KeyHistory;
 use podium_rules::leaderboard::{listing_order, Standing};
 use podium_rules::result::{LedgerEntry, MatchResult};
 
+pub use client::{client, Timeouts};
+pub use usage::{Usage, UsageSnapshot};
+
 use crate::error::StoreError;
-use crate::model::{board_game, Credit, CreditOutcome};
 use crate::model::{
-    board_shard, Balance, BalanceWrite, BoardKey, CommitOutcome, MatchCommit, StoredMatch, BOARD_SHARDS,
+    board_game, check_key, Balance, BalanceWrite, BoardKey, CommitOutcome, Credit, CreditOutcome, Item,
+    ItemKey, MatchCommit, SortKeyRange, StoredMatch, BOARD_SHARDS,
 };
-use crate::model::{Item, ItemKey};
 use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
+use items::{
+    balance_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_sk, match_pk, n, period_sk, player_pk,
+    s, shard_id, EntryValues,
+};
 
 /// The attribute DynamoDB's TTL deletes items by (seconds since the Unix epoch).
 pub const TTL_ATTRIBUTE: &str = "expires_at";
@@ -45,71 +63,12 @@ pub const TTL_ATTRIBUTE: &str = "expires_at";
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
 
-/// Requests made and capacity consumed, as DynamoDB reported it
-/// (`ReturnConsumedCapacity: TOTAL`). Units are thousandths of a capacity unit.
-#[derive(Debug, Default)]
-pub struct Usage {
-    requests: AtomicU64,
-    write_requests: AtomicU64,
-    read_milli_units: AtomicU64,
-    write_milli_units: AtomicU64,
-}
+/// Items a BatchWriteItem request takes at most.
+const BATCH_WRITE_MAX: usize = 25;
 
-/// A copy of [`Usage`]'s counters at one moment.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UsageSnapshot {
-    /// Requests of every kind.
-    pub requests: u64,
-    /// Of which write requests (PutItem, TransactWriteItems, BatchWriteItem).
-    pub write_requests: u64,
-    /// Read capacity units × 1000.
-    pub read_milli_units: u64,
-    /// Write capacity units × 1000.
-    pub write_milli_units: u64,
-}
-
-impl UsageSnapshot {
-    /// The difference `self − earlier`.
-    pub fn since(&self, earlier: &UsageSnapshot) -> UsageSnapshot {
-        UsageSnapshot {
-            requests: self.requests - earlier.requests,
-            write_requests: self.write_requests - earlier.write_requests,
-            read_milli_units: self.read_milli_units - earlier.read_milli_units,
-            write_milli_units: self.write_milli_units - earlier.write_milli_units,
-        }
-    }
-}
-
-impl Usage {
-    fn record_read<'a>(&self, consumed: impl IntoIterator<Item = &'a ConsumedCapacity>) {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        for c in consumed {
-            let units = c.read_capacity_units().or(c.capacity_units()).unwrap_or(0.0);
-            self.read_milli_units
-                .fetch_add((units * 1000.0).round() as u64, Ordering::Relaxed);
-        }
-    }
-
-    fn record_write<'a>(&self, consumed: impl IntoIterator<Item = &'a ConsumedCapacity>) {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        self.write_requests.fetch_add(1, Ordering::Relaxed);
-        for c in consumed {
-            let units = c.write_capacity_units().or(c.capacity_units()).unwrap_or(0.0);
-            self.write_milli_units
-                .fetch_add((units * 1000.0).round() as u64, Ordering::Relaxed);
-        }
-    }
-
-    /// The counters now.
-    pub fn snapshot(&self) -> UsageSnapshot {
-        UsageSnapshot {
-            requests: self.requests.load(Ordering::Relaxed),
-            write_requests: self.write_requests.load(Ordering::Relaxed),
-            read_milli_units: self.read_milli_units.load(Ordering::Relaxed),
-            write_milli_units: self.write_milli_units.load(Ordering::Relaxed),
-        }
-    }
-}
+/// The most items one Query asks for (DynamoDB's `Limit` is an `i32`; a page of a
+/// Query ends at 1 MB whatever the limit).
+const QUERY_LIMIT_MAX: usize = 10_000;
 
 /// The DynamoDB store. Cheap to clone; clones share the client and the usage counters.
 #[derive(Clone)]
@@ -119,111 +78,62 @@ pub struct DynamoStore {
     usage: Arc<Usage>,
 }
 
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: impl ToString) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
-fn get_s<'a>(item: &'a HashMap<String, AttributeValue>, name: &str) -> Result<&'a str, StoreError> {
-    match item.get(name) {
-        Some(AttributeValue::S(v)) => Ok(v),
-        _ => Err(StoreError::corrupt(name, "missing string attribute")),
-    }
-}
-
-fn get_n<T: std::str::FromStr>(item: &HashMap<String, AttributeValue>, name: &str) -> Result<T, StoreError> {
-    match item.get(name) {
-        Some(AttributeValue::N(v)) => v
-            .parse()
-            .map_err(|_| StoreError::corrupt(name, "not a number in range")),
-        _ => Err(StoreError::corrupt(name, "missing number attribute")),
-    }
-}
-
-fn match_pk(id: &str) -> String {
-    format!("MATCH#{id}")
-}
-
-fn player_pk(id: &str) -> String {
-    format!("PLAYER#{id}")
-}
-
-fn balance_sk(game: Game) -> String {
-    format!("BALANCE#{}", game.id())
-}
-
-fn shard_id(board: &BoardRef, shard: u32) -> String {
-    format!("{}#{shard:02}", board.key())
-}
-
-fn ledger_sk(e: &LedgerEntry) -> String {
-    format!("LEDGER#{}#{}#{}", e.game.id(), e.source, e.source_id)
-}
-
-fn period_sk(board: &BoardRef) -> String {
-    format!("BOARD#{}", board.key())
-}
-
-/// A board entry (a Seega balance, or a value on a period board): its key, value,
-/// version and the attributes of the `board` GSI.
-fn entry_item(
-    sk: String,
-    board: &BoardRef,
-    player: &str,
-    value: i64,
-    version: u64,
-    reached_at_ms: i64,
-) -> HashMap<String, AttributeValue> {
-    let key = BoardKey {
-        value,
-        reached_at_ms,
-        player_id: player.to_string(),
-    };
-    HashMap::from([
-        ("pk".to_string(), s(player_pk(player))),
-        ("sk".to_string(), s(sk)),
-        ("points".to_string(), n(value)),
-        ("version".to_string(), n(version)),
-        ("reached_at_ms".to_string(), n(reached_at_ms)),
-        ("board_shard".to_string(), s(shard_id(board, board_shard(player)))),
-        ("board_key".to_string(), s(key.encode())),
-    ])
-}
-
-fn decode_entry(
-    item: &HashMap<String, AttributeValue>,
-    player: &str,
-    game: Game,
-) -> Result<Balance, StoreError> {
-    Ok(Balance {
-        player_id: player.to_string(),
-        game,
-        points: get_n(item, "points")?,
-        version: get_n(item, "version")?,
-        reached_at_ms: get_n(item, "reached_at_ms")?,
-    })
-}
-
 /// How a TransactWriteItems request ended.
 enum Transacted {
     Committed,
-    /// The first item's condition failed (the idempotency record exists): nothing written.
+    /// The first item's condition failed (the idempotency record exists), or its
+    /// request token was used with other content: nothing written.
     FirstConditionFailed,
     /// Another item's condition failed, or a conflict or throttling cancelled it: read again and retry.
     Retry,
 }
 
 impl DynamoStore {
-    /// Sends one transaction; cancellations that a retry can cure are answers, the
-    /// rest (validation, size limits) are errors.
-    async fn transact(&self, items: Vec<TransactWriteItem>) -> Result<Transacted, StoreError> {
+    /// A store on `table`, through `client` (see [`client()`] for one with timeouts).
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoStore {
+            client,
+            table: table.into(),
+            usage: Arc::new(Usage::default()),
+        }
+    }
+
+    /// A store on `table` from an SDK configuration loaded once at start-up (region,
+    /// credentials, and `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local), with `timeouts`.
+    pub fn from_sdk_config(
+        config: &aws_config::SdkConfig,
+        table: impl Into<String>,
+        timeouts: &Timeouts,
+    ) -> Self {
+        DynamoStore::new(client(config, timeouts), table)
+    }
+
+    /// The SDK client and the table, for tools that need a raw request.
+    pub fn client_and_table(&self) -> (&Client, &str) {
+        (&self.client, &self.table)
+    }
+
+    /// Requests made and capacity consumed so far by this store and its clones.
+    pub fn usage(&self) -> UsageSnapshot {
+        self.usage.snapshot()
+    }
+
+    fn fail<E, R>(&self, operation: &'static str, err: SdkError<E, R>) -> StoreError
+    where
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug,
+    {
+        errors::classify(operation, &self.table, err)
+    }
+
+    /// Sends one transaction with `token` as its ClientRequestToken; cancellations
+    /// are classified by their per-item reasons.
+    async fn transact(&self, items: Vec<TransactWriteItem>, token: &str) -> Result<Transacted, StoreError> {
         let out = self
             .client
             .transact_write_items()
             .set_transact_items(Some(items))
+            .client_request_token(token)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await;
@@ -255,59 +165,39 @@ impl DynamoStore {
                     } else if codes.iter().all(retryable) {
                         Ok(Transacted::Retry)
                     } else {
-                        Err(StoreError::dynamo(
-                            "TransactWriteItems",
-                            format!("cancelled: {codes:?}"),
-                        ))
+                        Err(StoreError::Rejected {
+                            operation: "TransactWriteItems",
+                            message: format!("cancelled: {codes:?}"),
+                        })
                     }
                 }
-                other => Err(StoreError::dynamo("TransactWriteItems", other)),
+                TransactWriteItemsError::IdempotentParameterMismatchException(_) => {
+                    self.usage.record_write(None);
+                    Ok(Transacted::FirstConditionFailed)
+                }
+                _ => Err(self.fail("TransactWriteItems", SdkError::ServiceError(e))),
             },
-            Err(e) => Err(StoreError::dynamo(
-                "TransactWriteItems",
-                aws_sdk_dynamodb::error::DisplayErrorContext(e),
-            )),
+            Err(e) => Err(self.fail("TransactWriteItems", e)),
         }
-    }
-}
-
-impl DynamoStore {
-    /// A store on `table`, through `client` (configured by the caller, e.g. from
-    /// `aws_config::load_defaults`; `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local).
-    pub fn new(client: Client, table: impl Into<String>) -> Self {
-        DynamoStore {
-            client,
-            table: table.into(),
-            usage: Arc::new(Usage::default()),
-        }
-    }
-
-    /// The SDK client and the table, for tools that need a raw request.
-    pub fn client_and_table(&self) -> (&Client, &str) {
-        (&self.client, &self.table)
-    }
-
-    /// Requests made and capacity consumed so far by this store and its clones.
-    pub fn usage(&self) -> UsageSnapshot {
-        self.usage.snapshot()
     }
 
     /// Creates the table and its GSI (on-demand) if it does not exist: for DynamoDB
     /// Local and tests. Production tables come from `template.yaml`.
     pub async fn ensure_table(&self) -> Result<(), StoreError> {
+        let build = |e| errors::build("CreateTable", e);
         let attr = |name: &str| {
             AttributeDefinition::builder()
                 .attribute_name(name)
                 .attribute_type(ScalarAttributeType::S)
                 .build()
-                .map_err(|e| StoreError::dynamo("CreateTable", e))
+                .map_err(build)
         };
         let key = |name: &str, kind: KeyType| {
             KeySchemaElement::builder()
                 .attribute_name(name)
                 .key_type(kind)
                 .build()
-                .map_err(|e| StoreError::dynamo("CreateTable", e))
+                .map_err(build)
         };
         let gsi = GlobalSecondaryIndex::builder()
             .index_name(BOARD_INDEX)
@@ -319,7 +209,7 @@ impl DynamoStore {
                     .build(),
             )
             .build()
-            .map_err(|e| StoreError::dynamo("CreateTable", e))?;
+            .map_err(build)?;
         let result = self
             .client
             .create_table()
@@ -342,19 +232,17 @@ impl DynamoStore {
             {
                 Ok(())
             }
-            Err(e) => Err(StoreError::dynamo(
-                "CreateTable",
-                aws_sdk_dynamodb::error::DisplayErrorContext(e),
-            )),
+            Err(e) => Err(self.fail("CreateTable", e)),
         }
     }
 
-    async fn get_item(
+    async fn get_raw(
         &self,
         pk: String,
         sk: String,
         consistent: bool,
-    ) -> Result<Option<HashMap<String, AttributeValue>>, StoreError> {
+    ) -> Result<Option<items::Item>, StoreError> {
+        check_key(&pk, &sk)?;
         let out = self
             .client
             .get_item()
@@ -365,7 +253,7 @@ impl DynamoStore {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
-            .map_err(|e| StoreError::dynamo("GetItem", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+            .map_err(|e| self.fail("GetItem", e))?;
         self.usage.record_read(out.consumed_capacity());
         Ok(out.item)
     }
@@ -377,9 +265,48 @@ impl DynamoStore {
         consistent: bool,
     ) -> Result<Option<Balance>, StoreError> {
         let item = self
-            .get_item(player_pk(player), balance_sk(game), consistent)
+            .get_raw(player_pk(player), balance_sk(game), consistent)
             .await?;
         item.map(|item| decode_entry(&item, player, game)).transpose()
+    }
+
+    /// Sends `requests` in BatchWriteItem requests of 25, sending unprocessed items
+    /// (throttling) again with a growing pause.
+    async fn batch_write(&self, requests: Vec<WriteRequest>) -> Result<(), StoreError> {
+        let mut chunks: Vec<Vec<WriteRequest>> = Vec::new();
+        let mut rest = requests;
+        while !rest.is_empty() {
+            let tail = rest.split_off(rest.len().min(BATCH_WRITE_MAX));
+            chunks.push(std::mem::replace(&mut rest, tail));
+        }
+        for mut pending in chunks {
+            for attempt in 0u32.. {
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, pending)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .await
+                    .map_err(|e| self.fail("BatchWriteItem", e))?;
+                self.usage.record_write(out.consumed_capacity());
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut m| m.remove(&self.table))
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+                if attempt >= 10 {
+                    return Err(StoreError::Unavailable {
+                        operation: "BatchWriteItem",
+                        message: "items still unprocessed after 10 attempts".into(),
+                    });
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
+            }
+        }
+        Ok(())
     }
 
     /// Loads `game`'s all-time board: each standing becomes the player's balance
@@ -387,63 +314,46 @@ impl DynamoStore {
     /// fresh table; it checks nothing a player already has.
     pub async fn load_balances(&self, game: Game, standings: &[Standing]) -> Result<u64, StoreError> {
         let board = BoardRef::all_time(game.id());
-        for chunk in standings.chunks(BATCH_WRITE_MAX) {
-            let mut requests = chunk
-                .iter()
-                .map(|st| {
-                    let item = entry_item(
-                        balance_sk(game),
-                        &board,
-                        &st.player_id,
-                        st.value,
-                        1,
-                        st.reached_at_ms,
-                    );
-                    let put = aws_sdk_dynamodb::types::PutRequest::builder()
-                        .set_item(Some(item))
-                        .build()
-                        .map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
-                    Ok(aws_sdk_dynamodb::types::WriteRequest::builder()
-                        .put_request(put)
-                        .build())
-                })
-                .collect::<Result<Vec<_>, StoreError>>()?;
-            while !requests.is_empty() {
-                let out = self
-                    .client
-                    .batch_write_item()
-                    .request_items(&self.table, requests)
-                    .send()
-                    .await
-                    .map_err(|e| {
-                        StoreError::dynamo("BatchWriteItem", aws_sdk_dynamodb::error::DisplayErrorContext(e))
-                    })?;
-                requests = out
-                    .unprocessed_items
-                    .and_then(|mut m| m.remove(&self.table))
-                    .unwrap_or_default();
-            }
-        }
+        let history = KeyHistory::default();
+        let requests = standings
+            .iter()
+            .map(|st| {
+                let item = entry_item(
+                    balance_sk(game),
+                    &board,
+                    &st.player_id,
+                    EntryValues {
+                        value: st.value,
+                        version: 1,
+                        reached_at_ms: st.reached_at_ms,
+                        history: &history,
+                    },
+                );
+                let put = PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map_err(|e| errors::build("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().put_request(put).build())
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.batch_write(requests).await?;
         Ok(standings.len() as u64)
     }
 
-    fn match_item(&self, c: &MatchCommit) -> Result<HashMap<String, AttributeValue>, StoreError> {
+    fn match_item(&self, c: &MatchCommit) -> Result<items::Item, StoreError> {
         let result = serde_json::to_string(&c.result).map_err(|e| StoreError::corrupt("result", e))?;
-        Ok(HashMap::from([
+        Ok(items::Item::from([
             ("pk".to_string(), s(match_pk(&c.result.match_id))),
             ("sk".to_string(), s("RESULT")),
             ("content_hash".to_string(), s(&c.content_hash)),
+            ("attempt".to_string(), s(&c.attempt)),
             ("result".to_string(), s(result)),
         ]))
     }
 
     /// The Put of a board entry at `expected_version + 1`, if the stored version is still
     /// `expected_version` (0: no entry yet).
-    fn entry_put(
-        &self,
-        item: HashMap<String, AttributeValue>,
-        expected_version: u64,
-    ) -> Result<Put, StoreError> {
+    fn entry_put(&self, item: items::Item, expected_version: u64) -> Result<Put, StoreError> {
         let builder = Put::builder().table_name(&self.table).set_item(Some(item));
         let builder = if expected_version == 0 {
             builder.condition_expression("attribute_not_exists(pk)")
@@ -454,7 +364,7 @@ impl DynamoStore {
         };
         builder
             .build()
-            .map_err(|e| StoreError::dynamo("TransactWriteItems", e))
+            .map_err(|e| errors::build("TransactWriteItems", e))
     }
 
     fn balance_put(&self, game: Game, w: &BalanceWrite) -> Result<Put, StoreError> {
@@ -462,9 +372,12 @@ impl DynamoStore {
             balance_sk(game),
             &BoardRef::all_time(game.id()),
             &w.player_id,
-            w.points,
-            w.expected_version + 1,
-            w.reached_at_ms,
+            EntryValues {
+                value: w.points,
+                version: w.expected_version + 1,
+                reached_at_ms: w.reached_at_ms,
+                history: &w.history,
+            },
         );
         self.entry_put(item, w.expected_version)
     }
@@ -480,7 +393,7 @@ impl DynamoStore {
             .item("applied", n(e.applied))
             .condition_expression("attribute_not_exists(pk)")
             .build()
-            .map_err(|err| StoreError::dynamo("TransactWriteItems", err))
+            .map_err(|err| errors::build("TransactWriteItems", err))
     }
 
     /// One Query of one shard of the board GSI.
@@ -492,6 +405,9 @@ impl DynamoStore {
         forward: bool,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let mut q = self
             .client
             .query()
@@ -499,18 +415,17 @@ impl DynamoStore {
             .index_name(BOARD_INDEX)
             .expression_attribute_values(":s", s(shard_id(board, shard)))
             .scan_index_forward(forward)
-            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+            .limit(limit.min(QUERY_LIMIT_MAX) as i32)
             .return_consumed_capacity(ReturnConsumedCapacity::Total);
         q = match condition {
-            Some((op, key)) => q
-                .key_condition_expression(format!("board_shard = :s AND board_key {op} :k"))
-                .expression_attribute_values(":k", s(key)),
+            Some((op, key)) => {
+                check_key(&shard_id(board, shard), &key)?;
+                q.key_condition_expression(format!("board_shard = :s AND board_key {op} :k"))
+                    .expression_attribute_values(":k", s(key))
+            }
             None => q.key_condition_expression("board_shard = :s"),
         };
-        let out = q
-            .send()
-            .await
-            .map_err(|e| StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+        let out = q.send().await.map_err(|e| self.fail("Query", e))?;
         self.usage.record_read(out.consumed_capacity());
         out.items()
             .iter()
@@ -531,6 +446,9 @@ impl DynamoStore {
         forward: bool,
         limit: usize,
     ) -> Result<Vec<Standing>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let queries =
             (0..BOARD_SHARDS).map(|shard| self.query_shard(board, shard, condition.clone(), forward, limit));
         let mut all: Vec<Standing> = try_join_all(queries).await?.into_iter().flatten().collect();
@@ -543,16 +461,31 @@ impl DynamoStore {
     }
 }
 
+/// The ClientRequestToken of a transaction (1–36 characters): 36 hex digits of
+/// SHA-256 over its parts (idempotency key, content hash, attempt…), so a resend of
+/// the same transaction is recognised by DynamoDB and any other one is not.
+pub fn request_token(parts: &[&str]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for p in parts {
+        h.update(p.len().to_be_bytes());
+        h.update(p.as_bytes());
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    hex[..36].to_string()
+}
+
 #[async_trait]
 impl ResultStore for DynamoStore {
     async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
-        let Some(item) = self.get_item(match_pk(match_id), "RESULT".into(), true).await? else {
+        let Some(item) = self.get_raw(match_pk(match_id), "RESULT".into(), true).await? else {
             return Ok(None);
         };
         let result: MatchResult = serde_json::from_str(get_s(&item, "result")?)
             .map_err(|e| StoreError::corrupt(match_pk(match_id), e))?;
         Ok(Some(StoredMatch {
             content_hash: get_s(&item, "content_hash")?.to_string(),
+            attempt: get_s(&item, "attempt").ok().map(str::to_string),
             result,
         }))
     }
@@ -573,6 +506,21 @@ impl ScoreStore for DynamoStore {
 
     async fn commit_match(&self, c: &MatchCommit) -> Result<CommitOutcome, StoreError> {
         let game = c.result.game;
+        check_key(&match_pk(&c.result.match_id), "RESULT")?;
+        let versions: Vec<String> = c
+            .balances
+            .iter()
+            .map(|w| format!("{}={}", w.player_id, w.expected_version))
+            .collect();
+        let versions = versions.join(",");
+        let token = request_token(&[
+            &self.table,
+            "match",
+            &c.result.match_id,
+            &c.content_hash,
+            &c.attempt,
+            &versions,
+        ]);
         if c.balances.is_empty() && c.ledger.is_empty() {
             // A void match: the result alone, one conditional write.
             let out = self
@@ -595,12 +543,10 @@ impl ScoreStore for DynamoStore {
                     self.usage.record_write(None);
                     Ok(CommitOutcome::MatchExists)
                 }
-                Err(e) => Err(StoreError::dynamo(
-                    "PutItem",
-                    aws_sdk_dynamodb::error::DisplayErrorContext(e),
-                )),
+                Err(e) => Err(self.fail("PutItem", e)),
             };
         }
+        let build = |e| errors::build("TransactWriteItems", e);
         let mut items = vec![TransactWriteItem::builder()
             .put(
                 Put::builder()
@@ -608,7 +554,7 @@ impl ScoreStore for DynamoStore {
                     .set_item(Some(self.match_item(c)?))
                     .condition_expression("attribute_not_exists(pk)")
                     .build()
-                    .map_err(|e| StoreError::dynamo("TransactWriteItems", e))?,
+                    .map_err(build)?,
             )
             .build()];
         for w in &c.balances {
@@ -621,7 +567,7 @@ impl ScoreStore for DynamoStore {
         for e in &c.ledger {
             items.push(TransactWriteItem::builder().put(self.ledger_put(e)?).build());
         }
-        Ok(match self.transact(items).await? {
+        Ok(match self.transact(items, &token).await? {
             Transacted::Committed => CommitOutcome::Committed,
             Transacted::FirstConditionFailed => CommitOutcome::MatchExists,
             Transacted::Retry => CommitOutcome::Contended,
@@ -672,6 +618,7 @@ impl BoardStore for DynamoStore {
 
     async fn count_before(&self, board: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
         let encoded = key.encode();
+        check_key(&shard_id(board, 0), &encoded)?;
         let counts = (0..BOARD_SHARDS).map(|shard| {
             let encoded = encoded.clone();
             async move {
@@ -691,9 +638,7 @@ impl BoardStore for DynamoStore {
                         .return_consumed_capacity(ReturnConsumedCapacity::Total)
                         .send()
                         .await
-                        .map_err(|e| {
-                            StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e))
-                        })?;
+                        .map_err(|e| self.fail("Query", e))?;
                     self.usage.record_read(out.consumed_capacity());
                     total += u64::try_from(out.count()).unwrap_or(0);
                     match out.last_evaluated_key {
@@ -710,7 +655,7 @@ impl BoardStore for DynamoStore {
 #[async_trait]
 impl PeriodStore for DynamoStore {
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        let item = DynamoStore::get_item(self, player_pk(player_id), period_sk(board), true).await?;
+        let item = self.get_raw(player_pk(player_id), period_sk(board), true).await?;
         item.map(|item| decode_entry(&item, player_id, board_game(board)))
             .transpose()
     }
@@ -721,21 +666,25 @@ impl PeriodStore for DynamoStore {
         c: &Credit,
         expected_version: u64,
     ) -> Result<CreditOutcome, StoreError> {
-        let build = |e: aws_sdk_dynamodb::error::BuildError| StoreError::dynamo("TransactWriteItems", e);
+        let marker_pk = format!("CREDIT#{}#{}", board.key(), c.source_id);
+        check_key(&marker_pk, &player_pk(&c.player_id))?;
         let marker = Put::builder()
             .table_name(&self.table)
-            .item("pk", s(format!("CREDIT#{}#{}", board.key(), c.source_id)))
+            .item("pk", s(&marker_pk))
             .item("sk", s(player_pk(&c.player_id)))
             .condition_expression("attribute_not_exists(pk)")
             .build()
-            .map_err(build)?;
+            .map_err(|e| errors::build("TransactWriteItems", e))?;
         let entry = entry_item(
             period_sk(board),
             board,
             &c.player_id,
-            c.value_after,
-            expected_version + 1,
-            c.at_ms,
+            EntryValues {
+                value: c.value_after,
+                version: expected_version + 1,
+                reached_at_ms: c.at_ms,
+                history: &c.history,
+            },
         );
         let items = vec![
             TransactWriteItem::builder().put(marker).build(),
@@ -743,7 +692,16 @@ impl PeriodStore for DynamoStore {
                 .put(self.entry_put(entry, expected_version)?)
                 .build(),
         ];
-        Ok(match self.transact(items).await? {
+        let token = request_token(&[
+            &self.table,
+            "credit",
+            &board.key(),
+            &c.source_id,
+            &c.player_id,
+            &c.attempt,
+            &expected_version.to_string(),
+        ]);
+        Ok(match self.transact(items, &token).await? {
             Transacted::Committed => CreditOutcome::Credited,
             Transacted::FirstConditionFailed => CreditOutcome::Duplicate,
             Transacted::Retry => CreditOutcome::Contended,
@@ -751,32 +709,25 @@ impl PeriodStore for DynamoStore {
     }
 }
 
-/// Items a BatchWriteItem request takes at most.
-const BATCH_WRITE_MAX: usize = 25;
+fn decode_item(pk: &str, sk: &str, item: &items::Item) -> Result<Item, StoreError> {
+    let body = get_b(item, "body").map_err(|_| StoreError::corrupt(format!("{pk}/{sk}"), "missing body"))?;
+    Ok(Item {
+        body: body.to_vec(),
+        version: get_n(item, "version")?,
+    })
+}
 
 #[async_trait]
 impl ItemStore for DynamoStore {
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
-        let Some(item) = DynamoStore::get_item(self, key.pk.clone(), key.sk.clone(), consistent).await?
-        else {
+        let Some(item) = self.get_raw(key.pk.clone(), key.sk.clone(), consistent).await? else {
             return Ok(None);
         };
-        let body = match item.get("body") {
-            Some(AttributeValue::B(b)) => b.as_ref().to_vec(),
-            _ => {
-                return Err(StoreError::corrupt(
-                    format!("{}/{}", key.pk, key.sk),
-                    "missing body",
-                ))
-            }
-        };
-        Ok(Some(Item {
-            body,
-            version: get_n(&item, "version")?,
-        }))
+        decode_item(&key.pk, &key.sk, &item).map(Some)
     }
 
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
         let put = self
             .client
             .put_item()
@@ -803,11 +754,68 @@ impl ItemStore for DynamoStore {
                 self.usage.record_write(None);
                 Ok(false)
             }
-            Err(e) => Err(StoreError::dynamo(
-                "PutItem",
-                aws_sdk_dynamodb::error::DisplayErrorContext(e),
-            )),
+            Err(e) => Err(self.fail("PutItem", e)),
         }
+    }
+
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        check_key(pk, range.bound().unwrap_or("-"))?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let q = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .expression_attribute_values(":p", s(pk))
+            .scan_index_forward(forward)
+            .consistent_read(consistent)
+            .limit(limit.min(QUERY_LIMIT_MAX) as i32)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let (q, op) = match range {
+            SortKeyRange::All => (q, None),
+            SortKeyRange::Before(sk) => (q.expression_attribute_values(":s", s(sk)), Some("<")),
+            SortKeyRange::AtOrBefore(sk) => (q.expression_attribute_values(":s", s(sk)), Some("<=")),
+            SortKeyRange::After(sk) => (q.expression_attribute_values(":s", s(sk)), Some(">")),
+            SortKeyRange::AtOrAfter(sk) => (q.expression_attribute_values(":s", s(sk)), Some(">=")),
+        };
+        let q = match op {
+            Some(op) => q.key_condition_expression(format!("pk = :p AND sk {op} :s")),
+            None => q.key_condition_expression("pk = :p"),
+        };
+        let out = q.send().await.map_err(|e| self.fail("Query", e))?;
+        self.usage.record_read(out.consumed_capacity());
+        out.items()
+            .iter()
+            .map(|item| {
+                let sk = get_s(item, "sk")?.to_string();
+                let decoded = decode_item(pk, &sk, item)?;
+                Ok((sk, decoded))
+            })
+            .collect()
+    }
+
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        let requests = keys
+            .iter()
+            .map(|k| {
+                check_key(&k.pk, &k.sk)?;
+                let delete = DeleteRequest::builder()
+                    .key("pk", s(&k.pk))
+                    .key("sk", s(&k.sk))
+                    .build()
+                    .map_err(|e| errors::build("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().delete_request(delete).build())
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.batch_write(requests).await
     }
 
     async fn put_items(
@@ -815,61 +823,31 @@ impl ItemStore for DynamoStore {
         items: &[(ItemKey, Vec<u8>)],
         expires_at: Option<i64>,
     ) -> Result<(), StoreError> {
-        for chunk in items.chunks(BATCH_WRITE_MAX) {
-            let mut requests = chunk
-                .iter()
-                .map(|(key, body)| {
-                    let put = aws_sdk_dynamodb::types::PutRequest::builder()
-                        .item("pk", s(&key.pk))
-                        .item("sk", s(&key.sk))
-                        .item("body", AttributeValue::B(body.clone().into()))
-                        .item("version", n(1));
-                    let put = match expires_at {
-                        Some(t) => put.item(TTL_ATTRIBUTE, n(t)),
-                        None => put,
-                    };
-                    let put = put.build().map_err(|e| StoreError::dynamo("BatchWriteItem", e))?;
-                    Ok(aws_sdk_dynamodb::types::WriteRequest::builder()
-                        .put_request(put)
-                        .build())
-                })
-                .collect::<Result<Vec<_>, StoreError>>()?;
-            // Unprocessed items (throttling) are sent again with a growing pause.
-            for attempt in 0u32.. {
-                let out = self
-                    .client
-                    .batch_write_item()
-                    .request_items(&self.table, requests)
-                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                    .send()
-                    .await
-                    .map_err(|e| {
-                        StoreError::dynamo("BatchWriteItem", aws_sdk_dynamodb::error::DisplayErrorContext(e))
-                    })?;
-                self.usage.record_write(out.consumed_capacity());
-                requests = out
-                    .unprocessed_items
-                    .and_then(|mut m| m.remove(&self.table))
-                    .unwrap_or_default();
-                if requests.is_empty() {
-                    break;
-                }
-                if attempt >= 10 {
-                    return Err(StoreError::dynamo(
-                        "BatchWriteItem",
-                        "items still unprocessed after 10 attempts",
-                    ));
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
-            }
-        }
-        Ok(())
+        let requests = items
+            .iter()
+            .map(|(key, body)| {
+                check_key(&key.pk, &key.sk)?;
+                let put = PutRequest::builder()
+                    .item("pk", s(&key.pk))
+                    .item("sk", s(&key.sk))
+                    .item("body", AttributeValue::B(body.clone().into()))
+                    .item("version", n(1));
+                let put = match expires_at {
+                    Some(t) => put.item(TTL_ATTRIBUTE, n(t)),
+                    None => put,
+                };
+                let put = put.build().map_err(|e| errors::build("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().put_request(put).build())
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.batch_write(requests).await
     }
 }
 
 #[async_trait]
 impl LedgerStore for DynamoStore {
     async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        check_key(&player_pk(player_id), "LEDGER#")?;
         let mut out = Vec::new();
         let mut start = None;
         loop {
@@ -885,7 +863,7 @@ impl LedgerStore for DynamoStore {
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await
-                .map_err(|e| StoreError::dynamo("Query", aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+                .map_err(|e| self.fail("Query", e))?;
             self.usage.record_read(page.consumed_capacity());
             for item in page.items() {
                 let raw = get_s(item, "entry")?;
@@ -901,10 +879,18 @@ impl LedgerStore for DynamoStore {
     }
 }
 
-impl DynamoStore {
-    /// A store on `table` from an SDK configuration loaded once at start-up (region,
-    /// credentials, and `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
-    pub fn from_sdk_config(config: &aws_config::SdkConfig, table: impl Into<String>) -> Self {
-        DynamoStore::new(Client::new(config), table)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_tokens_are_36_hex_digits_and_differ_by_part() {
+        let a = request_token(&["match", "m-1", "abc", "x"]);
+        assert_eq!(a.len(), 36);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(a, request_token(&["match", "m-1", "abc", "x"]));
+        assert_ne!(a, request_token(&["match", "m-1", "abc", "y"]));
+        // Parts are length-prefixed: moving a boundary changes the token.
+        assert_ne!(request_token(&["ab", "c"]), request_token(&["a", "bc"]));
     }
 }
