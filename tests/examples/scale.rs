@@ -5,10 +5,8 @@
 //! costs on each board; with DynamoDB Local (`scripts/bench-scale`) the same at 1,000
 //! and `PODIUM_SCALE_DYNAMODB_PLAYERS` (default 100,000) players there.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
@@ -19,123 +17,7 @@ use podium_service::snapshot;
 use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::synthetic::standings;
 use podium_store::embedded::EmbeddedStore;
-use podium_store::{
-    Balance, BoardKey, BoardStore, Credit, CreditOutcome, Item, ItemKey, ItemStore, PeriodStore,
-    SortKeyRange, StoreError,
-};
-
-/// The embedded store, counting requests as DynamoDB would bill them.
-struct Counted {
-    inner: EmbeddedStore,
-    reads: AtomicU64,
-    writes: AtomicU64,
-}
-
-impl Counted {
-    fn read(&self) {
-        self.reads.fetch_add(1, Ordering::Relaxed);
-    }
-    fn counts(&self) -> (u64, u64) {
-        (
-            self.reads.load(Ordering::Relaxed),
-            self.writes.load(Ordering::Relaxed),
-        )
-    }
-}
-
-#[async_trait]
-impl BoardStore for Counted {
-    async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        self.read();
-        self.inner.get_balance(game, player_id).await
-    }
-    async fn board_after(
-        &self,
-        b: &BoardRef,
-        after: Option<&BoardKey>,
-        limit: usize,
-    ) -> Result<Vec<Standing>, StoreError> {
-        self.read();
-        self.inner.board_after(b, after, limit).await
-    }
-    async fn board_before(
-        &self,
-        b: &BoardRef,
-        before: &BoardKey,
-        limit: usize,
-    ) -> Result<Vec<Standing>, StoreError> {
-        self.read();
-        self.inner.board_before(b, before, limit).await
-    }
-    fn board_shards(&self) -> u32 {
-        self.inner.board_shards()
-    }
-    async fn shard_after(
-        &self,
-        b: &BoardRef,
-        shard: u32,
-        after: Option<&BoardKey>,
-        limit: usize,
-    ) -> Result<Vec<Standing>, StoreError> {
-        self.read();
-        self.inner.shard_after(b, shard, after, limit).await
-    }
-    async fn count_before(&self, b: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
-        self.read();
-        self.inner.count_before(b, key).await
-    }
-}
-
-#[async_trait]
-impl ItemStore for Counted {
-    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
-        self.read();
-        self.inner.get_item(key, consistent).await
-    }
-    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
-        self.writes.fetch_add(1, Ordering::Relaxed);
-        self.inner.put_item_if(key, body, expected).await
-    }
-    async fn put_items(
-        &self,
-        items: &[(ItemKey, Vec<u8>)],
-        expires_at: Option<i64>,
-    ) -> Result<(), StoreError> {
-        self.writes
-            .fetch_add(items.len().div_ceil(25) as u64, Ordering::Relaxed);
-        self.inner.put_items(items, expires_at).await
-    }
-    async fn query_items(
-        &self,
-        pk: &str,
-        range: &SortKeyRange,
-        forward: bool,
-        limit: usize,
-        consistent: bool,
-    ) -> Result<Vec<(String, Item)>, StoreError> {
-        self.read();
-        self.inner
-            .query_items(pk, range, forward, limit, consistent)
-            .await
-    }
-    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
-        self.writes
-            .fetch_add(keys.len().div_ceil(25) as u64, Ordering::Relaxed);
-        self.inner.delete_items(keys).await
-    }
-}
-
-#[async_trait]
-impl PeriodStore for Counted {
-    async fn period_entry(&self, b: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        self.read();
-        self.inner.period_entry(b, player_id).await
-    }
-    async fn credit(&self, b: &BoardRef, c: &Credit, v: u64) -> Result<CreditOutcome, StoreError> {
-        self.writes.fetch_add(1, Ordering::Relaxed);
-        self.inner.credit(b, c, v).await
-    }
-}
+use podium_tests::counting::Counted;
 
 fn now() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
@@ -144,11 +26,7 @@ fn now() -> DateTime<Utc> {
 }
 
 async fn run(players: u64) {
-    let store = Counted {
-        inner: EmbeddedStore::in_memory().expect("store"),
-        reads: AtomicU64::new(0),
-        writes: AtomicU64::new(0),
-    };
+    let store = Counted::new(EmbeddedStore::in_memory().expect("store"));
     let started = Instant::now();
     store
         .inner

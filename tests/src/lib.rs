@@ -2,4 +2,6 @@
 //! store contract suite that both stores must pass ([`contract`]).
 
 pub mod contract;
+pub mod counting;
 pub mod fixtures;
+pub mod review;

@@ -2,6 +2,7 @@
 //! tests fail, never skip, without it).
 
 podium_tests::contract_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::review_tests!(podium_tests::fixtures::dynamodb);
 
 /// Refresh snapshots' pages carry the TTL attribute (a day after `as_of`); a frozen
 /// period's `final` pages never expire.

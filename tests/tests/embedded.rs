@@ -1,3 +1,4 @@
 //! The store contract suite on the embedded store.
 
 podium_tests::contract_tests!(podium_tests::fixtures::embedded);
+podium_tests::review_tests!(podium_tests::fixtures::embedded);

@@ -1,0 +1,168 @@
+//! A store that counts the requests it passes on, as DynamoDB would bill them (one
+//! read per Get or Query, one write per write request, one BatchWriteItem per 25
+//! items), so both stores' request counts can be asserted alike.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use async_trait::async_trait;
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+use podium_rules::result::LedgerEntry;
+use podium_store::{
+    Balance, BoardKey, BoardStore, CommitOutcome, Credit, CreditOutcome, Item, ItemKey, ItemStore,
+    LedgerStore, MatchCommit, PeriodStore, ResultStore, ScoreStore, SortKeyRange, StoreError, StoredMatch,
+};
+
+/// `inner`, counting requests.
+pub struct Counted<S> {
+    pub inner: S,
+    reads: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl<S> Counted<S> {
+    pub fn new(inner: S) -> Self {
+        Counted {
+            inner,
+            reads: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+        }
+    }
+
+    fn read(&self) {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn write(&self, n: u64) {
+        self.writes.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// (reads, writes) so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.reads.load(Ordering::Relaxed),
+            self.writes.load(Ordering::Relaxed),
+        )
+    }
+}
+
+#[async_trait]
+impl<S: ResultStore> ResultStore for Counted<S> {
+    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
+        self.read();
+        self.inner.get_match(match_id).await
+    }
+}
+
+#[async_trait]
+impl<S: ScoreStore> ScoreStore for Counted<S> {
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
+        self.reads.fetch_add(players.len() as u64, Ordering::Relaxed);
+        self.inner.get_balances(game, players).await
+    }
+    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+        self.write(1);
+        self.inner.commit_match(commit).await
+    }
+}
+
+#[async_trait]
+impl<S: BoardStore> BoardStore for Counted<S> {
+    async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.read();
+        self.inner.get_balance(game, player_id).await
+    }
+    async fn board_after(
+        &self,
+        b: &BoardRef,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.read();
+        self.inner.board_after(b, after, limit).await
+    }
+    async fn board_before(
+        &self,
+        b: &BoardRef,
+        before: &BoardKey,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.read();
+        self.inner.board_before(b, before, limit).await
+    }
+    fn board_shards(&self) -> u32 {
+        self.inner.board_shards()
+    }
+    async fn shard_after(
+        &self,
+        b: &BoardRef,
+        shard: u32,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.read();
+        self.inner.shard_after(b, shard, after, limit).await
+    }
+    async fn count_before(&self, b: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
+        self.read();
+        self.inner.count_before(b, key).await
+    }
+}
+
+#[async_trait]
+impl<S: LedgerStore> LedgerStore for Counted<S> {
+    async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        self.read();
+        self.inner.ledger_entries(game, player_id).await
+    }
+}
+
+#[async_trait]
+impl<S: ItemStore> ItemStore for Counted<S> {
+    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
+        self.read();
+        self.inner.get_item(key, consistent).await
+    }
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        self.write(1);
+        self.inner.put_item_if(key, body, expected).await
+    }
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        self.read();
+        self.inner
+            .query_items(pk, range, forward, limit, consistent)
+            .await
+    }
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        self.write(keys.len().div_ceil(25) as u64);
+        self.inner.delete_items(keys).await
+    }
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.write(items.len().div_ceil(25) as u64);
+        self.inner.put_items(items, expires_at).await
+    }
+}
+
+#[async_trait]
+impl<S: PeriodStore> PeriodStore for Counted<S> {
+    async fn period_entry(&self, b: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.read();
+        self.inner.period_entry(b, player_id).await
+    }
+    async fn credit(&self, b: &BoardRef, c: &Credit, v: u64) -> Result<CreditOutcome, StoreError> {
+        self.write(1);
+        self.inner.credit(b, c, v).await
+    }
+}

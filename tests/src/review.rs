@@ -1,0 +1,517 @@
+//! Regression cases of the review findings, run on both stores through the HTTP API's
+//! code: forged cursors (LB-3), the caller's older snapshot entry (LB-2, LB-4),
+//! around-me in tie groups (LB-7), and every parameter checked before the store sees
+//! it (GM-5).
+
+use std::collections::HashMap;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use podium_rules::board::BoardRef;
+use podium_rules::leaderboard::{listing_order, Standing};
+use podium_rules::snapshot::SnapshotEntry;
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::snapshot;
+use podium_store::{SortKeyRange, Store};
+use serde_json::Value;
+
+use crate::contract::{cursor_key, score_match};
+use crate::counting::Counted;
+use crate::fixtures::{at, now, record, rout, seed_balance};
+
+fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
+    ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<HashMap<_, _>>(),
+        player: Some(player.into()),
+    }
+}
+
+async fn call<S: Store + ?Sized>(store: &S, ctx: &ApiContext, req: ApiRequest) -> ApiResponse {
+    api::handle(store, ctx, &req, chrono::Utc::now()).await
+}
+
+fn ranks(body: &Value) -> Vec<(String, u64)> {
+    body["entries"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    (
+                        e["player_id"].as_str().unwrap_or_default().to_string(),
+                        e["rank"].as_u64().unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn refused_naming(answer: &ApiResponse, field: &str) -> bool {
+    answer.status == 400
+        && answer.body["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with(&format!("{field}:")))
+}
+
+/// Review case 1 (LB-3): 5 winners at 311 and 5 losers at 0, no snapshot. The walk
+/// in pages of 3 ranks 1, 1, 1 | 1, 1, 6 | 6, 6, 6 | 6; a cursor with its rank state
+/// edited, re-signed with another key, moved to another board or period, or made up,
+/// is a 400 naming `cursor`.
+pub async fn forged_cursors_are_refused<S: Store + 'static>(store: S) {
+    for i in 0..5 {
+        score_match(
+            &store,
+            &rout(&format!("b08-{i}"), &format!("p-t{i}"), &format!("p-l{i}"), at(i)),
+            now(),
+        )
+        .await
+        .expect("scored");
+    }
+    let ctx = ApiContext::new(cursor_key());
+    let seega = "/v1/leaderboards/seega";
+    let mut walked = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut first_cursor = None;
+    loop {
+        let mut q = vec![("limit", "3")];
+        if let Some(c) = &cursor {
+            q.push(("cursor", c.as_str()));
+        }
+        let page = call(&store, &ctx, get(seega, &q, "p-t0")).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        walked.push(ranks(&page.body).into_iter().map(|(_, r)| r).collect::<Vec<_>>());
+        match page.body["next_cursor"].as_str() {
+            Some(c) => {
+                first_cursor.get_or_insert_with(|| c.to_string());
+                cursor = Some(c.to_string());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(walked, [vec![1, 1, 1], vec![1, 1, 6], vec![6, 6, 6], vec![6]]);
+    let issued = first_cursor.expect("a second page");
+    // Edit the rank state of the issued cursor in every way the review tried.
+    let raw = URL_SAFE_NO_PAD.decode(&issued).expect("base64url");
+    let (payload, tag) = raw.split_at(raw.len() - 16);
+    let mut forged = Vec::new();
+    for (field, value) in [("p", 100), ("r", 100), ("v", 1_000_000), ("p", 0), ("r", 0)] {
+        let mut json: Value = serde_json::from_slice(payload).expect("json");
+        json["c"][field] = Value::from(value);
+        let body = serde_json::to_vec(&json).expect("json");
+        forged.push(URL_SAFE_NO_PAD.encode([body.as_slice(), tag].concat()));
+        forged.push(URL_SAFE_NO_PAD.encode(&body));
+        forged.push(URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json["c"]).expect("json")));
+    }
+    let other_key =
+        podium_service::cursor::CursorKey::new(b"a key the API never had, 32 bytes!!").expect("key");
+    let opened = cursor_key()
+        .open(&BoardRef::all_time("seega"), &issued)
+        .expect("issued");
+    forged.push(other_key.issue(&BoardRef::all_time("seega"), opened.clone()));
+    forged.push(cursor_key().issue(&BoardRef::all_time("mahjong-amr"), opened.clone()));
+    forged.push(cursor_key().issue(&BoardRef::new("seega", "2026-W49"), opened));
+    forged.extend(
+        [
+            "",
+            "x",
+            "eyJiIjoic2VlZ2FAYWxsIn0",
+            "%%%",
+            &"A".repeat(2_000),
+            &issued[..issued.len() - 1],
+        ]
+        .map(str::to_string),
+    );
+    for f in &forged {
+        let answer = call(&store, &ctx, get(seega, &[("limit", "3"), ("cursor", f)], "p-t0")).await;
+        assert!(
+            refused_naming(&answer, "cursor"),
+            "{f}: {} {}",
+            answer.status,
+            answer.body
+        );
+    }
+    // A cursor of one period is refused on another.
+    let weekly = "/v1/leaderboards/mahjong-weekly";
+    let other_period = cursor_key().issue(
+        &BoardRef::new("mahjong-weekly", "2026-W48"),
+        podium_service::cursor::Cursor::Live {
+            after: podium_store::BoardKey::first_of_value(5).encode(),
+            position: 1,
+            value: 5,
+            rank: 1,
+        },
+    );
+    let answer = call(
+        &store,
+        &ctx,
+        get(
+            weekly,
+            &[("period", "2026-W49"), ("cursor", &other_period)],
+            "p-t0",
+        ),
+    )
+    .await;
+    assert!(refused_naming(&answer, "cursor"), "{}", answer.body);
+    // The same holds for snapshot cursors.
+    snapshot::run(&store, &BoardRef::all_time("seega"), "f", at(60), 2, None)
+        .await
+        .expect("snapshot");
+    let ctx = ApiContext::new(cursor_key());
+    let page = call(&store, &ctx, get(seega, &[("limit", "3")], "p-t0")).await;
+    let issued = page.body["next_cursor"].as_str().expect("cursor").to_string();
+    let raw = URL_SAFE_NO_PAD.decode(&issued).expect("base64url");
+    let (payload, tag) = raw.split_at(raw.len() - 16);
+    for (field, value) in [("o", 0), ("e", 1_000), ("n", 1)] {
+        let mut json: Value = serde_json::from_slice(payload).expect("json");
+        json["c"][field] = Value::from(value);
+        let body = serde_json::to_vec(&json).expect("json");
+        let f = URL_SAFE_NO_PAD.encode([body.as_slice(), tag].concat());
+        let answer = call(&store, &ctx, get(seega, &[("cursor", &f)], "p-t0")).await;
+        assert!(refused_naming(&answer, "cursor"), "{field}: {}", answer.body);
+    }
+    let next = call(
+        &store,
+        &ctx,
+        get(seega, &[("limit", "3"), ("cursor", &issued)], "p-t0"),
+    )
+    .await;
+    assert_eq!(
+        ranks(&next.body).into_iter().map(|(_, r)| r).collect::<Vec<_>>(),
+        [1, 1, 6]
+    );
+}
+
+/// The snapshot's entries in listing order.
+async fn snapshot_entries<S: Store + ?Sized>(store: &S, id: &str) -> Vec<SnapshotEntry> {
+    snapshot::pages(
+        store,
+        &BoardRef::all_time("seega"),
+        id,
+        SortKeyRange::All,
+        true,
+        10_000,
+        true,
+    )
+    .await
+    .expect("pages")
+    .into_iter()
+    .flat_map(|p| p.entries)
+    .collect()
+}
+
+/// What around-me must answer: every other player's snapshot entry and the caller's
+/// live one, ranked by LB-2, `n` each side of the caller.
+fn expected_window(entries: &[SnapshotEntry], me: &Standing, n: usize) -> (u64, Vec<(String, u64)>) {
+    let mut view: Vec<Standing> = entries
+        .iter()
+        .filter(|e| e.player_id != me.player_id)
+        .map(|e| Standing {
+            player_id: e.player_id.clone(),
+            value: e.value,
+            reached_at_ms: e.reached_at_ms,
+        })
+        .collect();
+    view.push(me.clone());
+    view.sort_by(listing_order);
+    let rank = |v: i64| 1 + view.iter().filter(|o| o.value > v).count() as u64;
+    let at = view.iter().position(|e| e.player_id == me.player_id).expect("me");
+    let window = view[at.saturating_sub(n)..(at + n + 1).min(view.len())]
+        .iter()
+        .map(|e| (e.player_id.clone(), rank(e.value)))
+        .collect();
+    (rank(me.value), window)
+}
+
+async fn check_every_window<S: Store + ?Sized>(
+    store: &S,
+    ctx: &ApiContext,
+    id: &str,
+    players: &[String],
+    n: usize,
+) {
+    let entries = snapshot_entries(store, id).await;
+    let n_text = n.to_string();
+    for p in players {
+        let live = store
+            .get_balance(podium_rules::game::Game::Seega, p)
+            .await
+            .expect("read")
+            .expect("balance");
+        let me = Standing {
+            player_id: p.clone(),
+            value: live.points,
+            reached_at_ms: live.reached_at_ms,
+        };
+        let answer = call(
+            store,
+            ctx,
+            get("/v1/leaderboards/seega/me", &[("neighbours", &n_text)], p),
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert_eq!(answer.body["snapshot"], id);
+        let (rank, window) = expected_window(&entries, &me, n);
+        assert_eq!(answer.body["me"]["rank"].as_u64(), Some(rank), "{p}");
+        assert_eq!(ranks(&answer.body), window, "around {p}");
+    }
+}
+
+/// Review case 2 (LB-2, LB-4): p-11 beats p-d (263 and 0); snapshot; p-11 then loses
+/// (−123 → 140): p-11 is 1st and p-d 2nd. Then, on a board of 40 in pages of 3, every
+/// player's window after wins and losses since the snapshot (their older entry above,
+/// below, inside or outside the window, in another page or the same) equals the
+/// snapshot ranked with the caller's live value in place of their older one.
+pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + 'static>(store: S) {
+    let ctx = ApiContext::new(cursor_key());
+    score_match(
+        &store,
+        &record("b12-m4", "p-11", "p-d", 16, 8, 300, 20, 20, at(0)),
+        now(),
+    )
+    .await
+    .expect("m4");
+    snapshot::run(&store, &BoardRef::all_time("seega"), "s2", at(30), 100, None)
+        .await
+        .expect("snapshot");
+    score_match(
+        &store,
+        &record("b12-m5", "p-c", "p-11", 24, 0, 300, 1_000, 20, at(35)),
+        now(),
+    )
+    .await
+    .expect("m5");
+    let answer = call(
+        &store,
+        &ctx,
+        get("/v1/leaderboards/seega/me", &[("neighbours", "5")], "p-11"),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.body["me"]["rank"], 1);
+    assert_eq!(answer.body["me"]["value"], 140);
+    assert_eq!(
+        ranks(&answer.body),
+        [("p-11".to_string(), 1), ("p-d".to_string(), 2)]
+    );
+
+    // The general case: a board in small pages, and moves after the snapshot.
+    let players: Vec<String> = (0..40).map(|i| format!("g{i:02}")).collect();
+    for (i, p) in players.iter().enumerate() {
+        seed_balance(
+            &store,
+            p,
+            ((i * 37) % 11) as i64 * 100,
+            5_000 + (i as i64 * 13) % 7,
+        )
+        .await;
+    }
+    snapshot::run(&store, &BoardRef::all_time("seega"), "s3", at(40), 3, None)
+        .await
+        .expect("snapshot");
+    // Wins and losses after it, some players moving twice (two older keys).
+    for (m, (w, l)) in [
+        (0, 39),
+        (5, 12),
+        (12, 5),
+        (20, 21),
+        (30, 2),
+        (2, 30),
+        (7, 8),
+        (8, 7),
+        (33, 3),
+    ]
+    .iter()
+    .enumerate()
+    {
+        score_match(
+            &store,
+            &record(
+                &format!("g-m{m}"),
+                &players[*w],
+                &players[*l],
+                24,
+                0,
+                300,
+                20,
+                20,
+                at(41 + m as i64),
+            ),
+            now(),
+        )
+        .await
+        .expect("scored");
+    }
+    let ctx = ApiContext::new(cursor_key());
+    for n in [0, 1, 2, 5] {
+        check_every_window(&store, &ctx, "s3", &players, n).await;
+    }
+}
+
+/// Review case 3 (LB-7): 300 players tied at 311 and 300 at 0, snapshot pages of 10
+/// (each group spans 30 pages): the caller's rank and 5 neighbours each side cost at
+/// most 5 reads for the first, middle and last of either group, the same for a caller
+/// who moved since the snapshot, and every window is right.
+pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + 'static>(store: S) {
+    let counted = Counted::new(store);
+    let mut players = Vec::new();
+    for i in 0..600i64 {
+        let p = format!("t{i:03}");
+        let value = if i < 300 { 311 } else { 0 };
+        seed_balance(&counted, &p, value, 10_000 + i).await;
+        players.push(p);
+    }
+    snapshot::run(&counted, &BoardRef::all_time("seega"), "ties", at(60), 10, None)
+        .await
+        .expect("snapshot");
+    // t150 (middle of the 311 group) loses after the snapshot: its older entry sits
+    // 15 pages above its live one.
+    score_match(&counted, &rout("ties-m1", "t450", "t150", at(61)), now())
+        .await
+        .expect("scored");
+    let ctx = ApiContext::new(cursor_key());
+    let probes = ["t000", "t150", "t299", "t300", "t450", "t599"];
+    // Warm the pointer cache.
+    call(&counted, &ctx, get("/v1/leaderboards/seega", &[], "t000")).await;
+    for p in probes {
+        let (before, _) = counted.counts();
+        let answer = call(
+            &counted,
+            &ctx,
+            get("/v1/leaderboards/seega/me", &[("neighbours", "5")], p),
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let reads = counted.counts().0 - before;
+        assert!(reads <= 5, "{p}: {reads} reads");
+    }
+    check_every_window(&counted, &ctx, "ties", &probes.map(str::to_string), 5).await;
+    let _ = players;
+}
+
+/// Review case 4 (GM-5): every parameter in range answers 200 on the live board and on
+/// a snapshot (neighbours 0 … 25, limit 1 … 100; the caller alone with neighbours=0),
+/// and every parameter out of range or malformed is a 400 naming it, never a 5xx.
+pub async fn parameters_are_checked_before_the_store<S: Store + 'static>(store: S) {
+    let ctx = ApiContext::new(cursor_key());
+    score_match(&store, &rout("b08-0", "p-t3", "p-l3", at(0)), now())
+        .await
+        .expect("scored");
+    for snapshot_taken in [false, true] {
+        if snapshot_taken {
+            snapshot::run(&store, &BoardRef::all_time("seega"), "params", at(60), 100, None)
+                .await
+                .expect("snapshot");
+        }
+        let alone = call(
+            &store,
+            &ctx,
+            get("/v1/leaderboards/seega/me", &[("neighbours", "0")], "p-l3"),
+        )
+        .await;
+        assert_eq!(alone.status, 200, "{}", alone.body);
+        assert_eq!(ranks(&alone.body), [("p-l3".to_string(), 2)]);
+        for n in ["0", "1", "24", "25"] {
+            let a = call(
+                &store,
+                &ctx,
+                get("/v1/leaderboards/seega/me", &[("neighbours", n)], "p-l3"),
+            )
+            .await;
+            assert_eq!(a.status, 200, "neighbours={n}: {}", a.body);
+        }
+        for limit in ["1", "2", "99", "100"] {
+            let a = call(
+                &store,
+                &ctx,
+                get("/v1/leaderboards/seega", &[("limit", limit)], "p-l3"),
+            )
+            .await;
+            assert_eq!(a.status, 200, "limit={limit}: {}", a.body);
+        }
+        for (field, value) in [
+            ("limit", "0"),
+            ("limit", "101"),
+            ("limit", "-1"),
+            ("limit", ""),
+            ("limit", "1e2"),
+            ("limit", "18446744073709551616"),
+            ("neighbours", "26"),
+            ("neighbours", "-1"),
+            ("neighbours", "0x1"),
+        ] {
+            let path = if field == "limit" {
+                "/v1/leaderboards/seega"
+            } else {
+                "/v1/leaderboards/seega/me"
+            };
+            let a = call(&store, &ctx, get(path, &[(field, value)], "p-l3")).await;
+            assert!(
+                refused_naming(&a, field),
+                "{field}={value}: {} {}",
+                a.status,
+                a.body
+            );
+        }
+        // Review case 7: period ids have one canonical spelling.
+        for period in [
+            "0999-W01",
+            "-001-W01",
+            "999-W01",
+            "2026-W1",
+            "2026-w49",
+            "2100-W01",
+            "2026-02-30",
+            "all ",
+        ] {
+            for path in [
+                "/v1/leaderboards/mahjong-weekly",
+                "/v1/leaderboards/mahjong-daily",
+                "/v1/leaderboards/seega/me",
+            ] {
+                let a = call(&store, &ctx, get(path, &[("period", period)], "p-l3")).await;
+                assert!(refused_naming(&a, "period"), "{path}?period={period}: {}", a.body);
+            }
+        }
+        // Paths and identities no store key can hold are answered without a read.
+        let long = "m".repeat(5_000);
+        for path in [
+            format!("/v1/me/matches/{long}"),
+            "/v1/me/matches/a%23b".to_string(),
+            format!("/v1/leaderboards/{long}"),
+            "/v1/leaderboards/seega%40all".to_string(),
+        ] {
+            let a = call(&store, &ctx, get(&path, &[], "p-l3")).await;
+            assert_eq!(a.status, 404, "{path}: {}", a.body);
+        }
+        for who in [long.as_str(), "a@example.com", "p#1", ""] {
+            let a = call(&store, &ctx, get("/v1/me", &[], who)).await;
+            assert_eq!(a.status, 401, "{who}: {}", a.body);
+        }
+    }
+}
+
+/// Declares one `#[tokio::test]` per review case for a store made by `$make`.
+#[macro_export]
+macro_rules! review_tests {
+    ($make:path) => {
+        $crate::review_tests!(@cases $make;
+            forged_cursors_are_refused,
+            around_me_sets_the_callers_older_entry_aside,
+            around_me_reads_stay_few_in_tie_groups,
+            parameters_are_checked_before_the_store,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::review::$case($make().await).await;
+            }
+        )*
+    };
+}
