@@ -15,24 +15,72 @@ fn data_dir(name: &str) -> PathBuf {
 }
 
 fn podium(dir: &PathBuf, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podium"))
-        .args(args)
+    podium_with(dir, args, stdin, &[])
+}
+
+/// `podium ARGS` in `dir` with extra environment `env`, killed (and the test failed)
+/// if it runs longer than a minute.
+fn podium_with(dir: &PathBuf, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_podium"));
+    cmd.args(args)
         .current_dir(dir)
         .env("PODIUM_DATA", dir.join("podium.redb"))
         .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env_remove("PODIUM_TABLE")
+        .env_remove("PODIUM_MAX_CLOCK_SKEW_SECS")
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("podium runs");
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("podium runs");
     child
         .stdin
         .take()
         .expect("stdin")
         .write_all(stdin)
         .expect("write");
-    child.wait_with_output().expect("podium exits")
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(out) => out.expect("podium exits"),
+        Err(_) => panic!("podium {args:?} ran over a minute"),
+    }
+}
+
+/// The environment for DynamoDB at `endpoint` with short timeouts.
+fn on_dynamodb(endpoint: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint.to_string()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_ACCESS_KEY_ID", "local".into()),
+        ("AWS_SECRET_ACCESS_KEY", "local".into()),
+        ("PODIUM_DYNAMODB_CONNECT_TIMEOUT_MS", "300".into()),
+        ("PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS", "300".into()),
+        ("PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS", "800".into()),
+        ("PODIUM_DYNAMODB_MAX_ATTEMPTS", "2".into()),
+    ]
+}
+
+fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+/// An endpoint that accepts connections and never answers.
+fn stalled_endpoint() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    format!("http://{addr}")
 }
 
 fn seed_record(winner_captured: u32, loser_captured: u32) -> Value {
@@ -159,4 +207,77 @@ fn generate_then_replay_is_exactly_once() {
         count(&first, "scored") + count(&first, "void") + count(&first, "duplicates"),
         "first: {first}\nsecond: {second}"
     );
+}
+
+/// Review case 5: with DynamoDB accepting connections and never answering, `replay`
+/// and `score` fail within the configured timeouts, saying so, instead of hanging.
+#[test]
+fn a_stalled_dynamodb_fails_within_the_timeouts() {
+    let dir = data_dir("stalled");
+    let line = seed_record(24, 0).to_string();
+    std::fs::write(dir.join("one.jsonl"), format!("{line}\n")).expect("write");
+    let env = on_dynamodb(&stalled_endpoint());
+    for (args, input) in [(vec!["replay", "one.jsonl"], Vec::new()), (vec!["score"], line.clone().into_bytes())] {
+        let started = std::time::Instant::now();
+        let out = podium_with(&dir, &args, &input, &refs(&env));
+        let took = started.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("did not answer"), "{args:?}: {stderr}");
+        assert!(took < std::time::Duration::from_secs(15), "{args:?} took {took:?}");
+    }
+}
+
+/// Review case 10: `podium score` on DynamoDB with no table says what is missing and
+/// how to create it (DynamoDB Local, started by scripts/test).
+#[test]
+fn score_on_dynamodb_without_a_table_says_what_to_do() {
+    let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
+        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
+    });
+    let dir = data_dir("no-table");
+    let mut env = on_dynamodb(&endpoint);
+    env.push(("PODIUM_TABLE", format!("no-such-table-{}", std::process::id())));
+    let out = podium_with(&dir, &["score"], seed_record(24, 0).to_string().as_bytes(), &refs(&env));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("has no table `no-such-table-"), "{stderr}");
+    assert!(stderr.contains("create it"), "{stderr}");
+    assert!(!stderr.contains("ResourceNotFoundException"), "{stderr}");
+}
+
+/// Review case 9: an unknown key of a megabyte is refused in one short line naming
+/// the object that holds it, not the key.
+#[test]
+fn a_huge_unknown_key_is_refused_briefly() {
+    let dir = data_dir("huge-key");
+    let mut record = seed_record(24, 0);
+    record[format!("player_email_{}", "x".repeat(1 << 20))] = json!(1);
+    let out = podium(&dir, &["score"], record.to_string().as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.len() < 1_000, "{} bytes of stderr", stderr.len());
+    assert!(stderr.contains("record (GM-5): unknown field `player_email_"), "{stderr}");
+}
+
+/// Review case 8: the game servers' allowed clock skew is configuration: a match
+/// ending 6 minutes after podium's clock is refused by default, accepted at 600 s.
+#[test]
+fn clock_skew_is_configuration() {
+    let dir = data_dir("skew");
+    let ended = chrono::Utc::now() + chrono::Duration::minutes(6);
+    let mut record = seed_record(24, 0);
+    record["started_at"] = json!((ended - chrono::Duration::minutes(5)).to_rfc3339());
+    record["ended_at"] = json!(ended.to_rfc3339());
+    let input = record.to_string();
+    let out = podium(&dir, &["score"], input.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("ended_at (GM-5)"), "{stderr}");
+    let out = podium_with(&dir, &["score"], input.as_bytes(), &[("PODIUM_MAX_CLOCK_SKEW_SECS", "600")]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = podium_with(&dir, &["score"], input.as_bytes(), &[("PODIUM_MAX_CLOCK_SKEW_SECS", "ten")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("PODIUM_MAX_CLOCK_SKEW_SECS"), "{stderr}");
 }

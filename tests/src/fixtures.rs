@@ -167,3 +167,44 @@ pub async fn dynamodb() -> DynamoStore {
         .expect("create table on DynamoDB Local");
     store
 }
+
+/// An endpoint that accepts connections and never answers (a stalled store):
+/// `http://127.0.0.1:PORT`. The listener lives as long as the test process.
+pub fn stalled_endpoint() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            match conn {
+                Ok(stream) => held.push(stream),
+                Err(_) => return,
+            }
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// A DynamoDB store at `endpoint` with short timeouts (connect 300 ms, attempt
+/// 300 ms, operation 800 ms, 2 attempts).
+pub async fn dynamodb_at(endpoint: &str, table: &str) -> DynamoStore {
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "local",
+            "local",
+            None,
+            None,
+            "dynamodb-local",
+        ))
+        .load()
+        .await;
+    let timeouts = podium_store::dynamo::Timeouts {
+        connect: std::time::Duration::from_millis(300),
+        attempt: std::time::Duration::from_millis(300),
+        operation: std::time::Duration::from_millis(800),
+        max_attempts: 2,
+    };
+    DynamoStore::from_sdk_config(&config, table, &timeouts)
+}

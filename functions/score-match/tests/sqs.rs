@@ -203,3 +203,41 @@ async fn refused_record_is_retried_when_the_dead_letter_queue_fails() {
     assert_eq!(failed, ["0f6c1d0e-6a4b-4f0e-9c1e-000000000001"]);
     assert!(store.get_match("m-201").await.expect("read").is_none());
 }
+
+/// The valid record's event with its body changed by `edit`.
+fn edited(edit: impl Fn(&mut serde_json::Value)) -> SqsEvent {
+    let mut e = event("valid-record.json");
+    let body = e.records[0].body.take().expect("body");
+    let mut record: serde_json::Value = serde_json::from_str(&body).expect("json");
+    edit(&mut record);
+    e.records[0].body = Some(record.to_string());
+    e
+}
+
+/// Review case 9 (GM-5): dead-letter reasons lead with field and rule and quote input
+/// cut short, whatever the input's size; an unknown key is named by its parent.
+#[tokio::test]
+async fn dead_letter_reasons_lead_with_field_and_rule() {
+    let store = EmbeddedStore::in_memory().expect("store");
+    let cases: Vec<(SqsEvent, &str)> = vec![
+        (edited(|r| r["game"] = serde_json::json!("g".repeat(5_000))), "game (GM-5): unknown game `ggg"),
+        (
+            edited(|r| r[format!("player_email_{}", "x".repeat(100_000))] = serde_json::json!(1)),
+            "record (GM-5): unknown field `player_email_",
+        ),
+        (
+            edited(|r| r["players"][0]["stones_on_board"] = serde_json::json!("9".repeat(5_000))),
+            "players[0].stones_on_board (GM-5): ",
+        ),
+    ];
+    for (event, start) in cases {
+        let dead = Collected::default();
+        let r = handle(&store, &dead, event, now(), &Default::default()).await;
+        assert!(r.batch_item_failures.is_empty());
+        let letters = dead.0.lock().expect("lock");
+        let reason = &letters[0].1;
+        assert!(reason.starts_with(start), "{reason}");
+        assert!(reason.chars().count() <= score_match::handler::MAX_REASON_CHARS, "{reason}");
+        assert!(reason.len() < 600, "{} bytes", reason.len());
+    }
+}

@@ -13,7 +13,7 @@ pub enum ServiceError {
     #[error(transparent)]
     Invalid(#[from] RuleError),
     /// The same match id was scored before with different content (GM-3): permanent.
-    #[error("match_id (GM-3): match `{match_id}` was already scored with different content")]
+    #[error("match_id (GM-3): conflict: match `{match_id}` was already scored with different content")]
     Conflict { match_id: String },
     /// A query parameter is malformed (HTTP 400).
     #[error("{field}: {message}")]
