@@ -25,8 +25,10 @@ install() {
 start() {
   local port="$1"
   install
-  java -Djava.library.path="$emulator/DynamoDBLocal_lib" -jar "$emulator/DynamoDBLocal.jar" \
-    -inMemory -disableTelemetry -port "$port" >"$dir/dynamodb-local-$port.log" 2>&1 &
+  # Run from its own folder: DynamoDB Local writes its metadata file to the working
+  # directory, which must not be the work tree.
+  (cd "$dir" && exec java -Djava.library.path="$emulator/DynamoDBLocal_lib" -jar "$emulator/DynamoDBLocal.jar" \
+    -inMemory -disableTelemetry -port "$port" >"$dir/dynamodb-local-$port.log" 2>&1) &
   local pid=$!
   # Ready when the port answers an HTTP request.
   for _ in $(seq 1 120); do

@@ -32,3 +32,71 @@ fn schedule_zones_are_iana_and_cover_every_period_board() {
     }
     assert!(text.contains(r#""job": "freeze""#));
 }
+
+/// The resource blocks of the template: (logical id, its lines).
+fn resources(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("Resources:") {
+            inside = true;
+            continue;
+        }
+        if inside && !line.starts_with(' ') && !line.trim().is_empty() {
+            inside = false;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some(id) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ') && !l.starts_with('#')) {
+            out.push((id.trim_end_matches(':').to_string(), Vec::new()));
+        } else if let Some((_, lines)) = out.last_mut() {
+            lines.push(line.trim().to_string());
+        }
+    }
+    out
+}
+
+/// Least privilege for logs: no function gets the managed AWSLambdaBasicExecutionRole
+/// (logs on every group, `*`); each has an explicit role that may write only to the
+/// log group its function logs to.
+#[test]
+fn each_function_logs_only_to_its_own_group() {
+    let text = template();
+    assert!(!text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| l.contains("AWSLambdaBasicExecutionRole")));
+    let all = resources(&text);
+    let functions: Vec<_> = all
+        .iter()
+        .filter(|(_, l)| l.iter().any(|l| l == "Type: AWS::Serverless::Function"))
+        .collect();
+    assert!(functions.len() >= 4);
+    for (id, lines) in functions {
+        assert!(
+            !lines.iter().any(|l| l == "Policies:"),
+            "{id}: inline Policies make SAM attach AWSLambdaBasicExecutionRole"
+        );
+        let role = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("Role: !GetAtt "))
+            .and_then(|r| r.strip_suffix(".Arn"))
+            .unwrap_or_else(|| panic!("{id} has no explicit role"));
+        let group = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("LogGroup: !Ref "))
+            .unwrap_or_else(|| panic!("{id} names no log group"));
+        let (_, role_lines) = all
+            .iter()
+            .find(|(r, _)| r == role)
+            .unwrap_or_else(|| panic!("role {role}"));
+        let logs: Vec<&String> = role_lines
+            .iter()
+            .filter(|l| l.starts_with("Resource:"))
+            .filter(|l| l.contains("LogGroup"))
+            .collect();
+        assert_eq!(logs, [&format!("Resource: !GetAtt {group}.Arn")], "{id}: {role_lines:?}");
+        assert!(!role_lines.iter().any(|l| l.contains("logs:*") || l.contains("arn:aws:logs:*")));
+    }
+}
