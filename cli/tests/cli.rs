@@ -1,4 +1,4 @@
-//! The `podium` binary as a user runs it: `score` on the seed page's examples,
+//! The `podium` binary as a user runs it: `score` on the rules page's examples,
 //! `generate` + `replay` on the embedded store.
 
 use std::io::Write;
@@ -98,7 +98,7 @@ fn seed_record(winner_captured: u32, loser_captured: u32) -> Value {
     })
 }
 
-/// SG-8: the seed page's examples through `podium score` (a dry run: nothing written).
+/// SG-8: the rules page's examples through `podium score` (a dry run: nothing written).
 #[test]
 fn score_dry_runs_the_seed_examples() {
     let dir = data_dir("score");

@@ -186,6 +186,8 @@ async fn main() {
         "| (write requests per materialised page: {:.3}) | | | |",
         d.write_requests as f64 / f64::from(run.pages_total.max(1))
     );
+    // Past its first seconds a snapshot's pages are read eventually consistent.
+    tokio::time::sleep(std::time::Duration::from_millis(snapshot::FRESH_MS as u64 + 500)).await;
     let page = measure(
         &store,
         &ctx,

@@ -53,7 +53,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The seed page's table (DISP-1 … DISP-3) and the SPEC's extra examples.
+    /// The operator's table (DISP-1 … DISP-3) and the extra examples of docs/rules/README.md.
     #[test]
     fn seed_table() {
         for (points, shown) in [

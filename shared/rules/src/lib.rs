@@ -1,5 +1,5 @@
 //! podium's rules: pure functions over plain types. No I/O, no async, no AWS types;
-//! the clock is always a parameter. Rule ids refer to `SPEC.md` (SG-*, DISP-*, LB-*, GM-*).
+//! the clock is always a parameter. Rule ids (SG-*, DISP-*, LB-*, GM-*) refer to the rules pages in `docs/rules/`.
 
 pub mod board;
 pub mod display;

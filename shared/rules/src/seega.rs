@@ -145,7 +145,7 @@ mod tests {
         }
     }
 
-    /// SG-8: the seed page's examples (5 minutes, 20 moves each).
+    /// SG-8: the rules page's examples (5 minutes, 20 moves each).
     #[test]
     fn seed_examples() {
         for (wc, lc, w, l) in [

@@ -7,7 +7,7 @@ use serde::Serialize;
 pub struct Rank {
     /// Stable id, e.g. `warrant_officer`.
     pub id: &'static str,
-    /// The rank's name in Arabic, as the seed page writes it.
+    /// The rank's name in Arabic, as the operator's rules page writes it.
     pub name_ar: &'static str,
     /// The rank's name in English.
     pub name_en: &'static str,
