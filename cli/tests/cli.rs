@@ -52,18 +52,26 @@ fn podium_with(dir: &PathBuf, args: &[&str], stdin: &[u8], env: &[(&str, &str)])
     }
 }
 
-/// The environment for DynamoDB at `endpoint` with short timeouts.
+/// The environment for DynamoDB at `endpoint` (default timeouts).
 fn on_dynamodb(endpoint: &str) -> Vec<(&'static str, String)> {
     vec![
         ("AWS_ENDPOINT_URL_DYNAMODB", endpoint.to_string()),
         ("AWS_REGION", "us-east-1".into()),
         ("AWS_ACCESS_KEY_ID", "local".into()),
         ("AWS_SECRET_ACCESS_KEY", "local".into()),
+    ]
+}
+
+/// The environment for DynamoDB at `endpoint` with short timeouts.
+fn on_dynamodb_impatient(endpoint: &str) -> Vec<(&'static str, String)> {
+    let mut env = on_dynamodb(endpoint);
+    env.extend([
         ("PODIUM_DYNAMODB_CONNECT_TIMEOUT_MS", "300".into()),
         ("PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS", "300".into()),
         ("PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS", "800".into()),
         ("PODIUM_DYNAMODB_MAX_ATTEMPTS", "2".into()),
-    ]
+    ]);
+    env
 }
 
 fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
@@ -216,7 +224,7 @@ fn a_stalled_dynamodb_fails_within_the_timeouts() {
     let dir = data_dir("stalled");
     let line = seed_record(24, 0).to_string();
     std::fs::write(dir.join("one.jsonl"), format!("{line}\n")).expect("write");
-    let env = on_dynamodb(&stalled_endpoint());
+    let env = on_dynamodb_impatient(&stalled_endpoint());
     for (args, input) in [(vec!["replay", "one.jsonl"], Vec::new()), (vec!["score"], line.clone().into_bytes())] {
         let started = std::time::Instant::now();
         let out = podium_with(&dir, &args, &input, &refs(&env));
