@@ -7,7 +7,7 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use podium_rules::record::{MatchRecord, RecordPolicy};
-use podium_rules::result::MatchStatus;
+use podium_rules::seega::result::MatchStatus;
 use podium_service::score::{preview, score_match, Scored};
 use podium_service::ServiceError;
 use podium_store::Store;
@@ -149,13 +149,14 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy) -> Result<(), Cli
     let valid = record
         .validate_with(now, policy)
         .map_err(|e| CliError::Refused(e.into()))?;
-    if let Some(stored) = store.get_match(&valid.match_id).await? {
-        if stored.content_hash != valid.content_hash {
+    if let Some((content_hash, result)) = podium_service::score::stored_match(store, &valid.match_id).await? {
+        if content_hash != valid.content_hash {
             return Err(CliError::Refused(ServiceError::Conflict {
-                match_id: valid.match_id,
+                field: "match_id",
+                id: valid.match_id,
             }));
         }
-        let out = json!({"dry_run": true, "already_scored": true, "result": stored.result});
+        let out = json!({"dry_run": true, "already_scored": true, "result": result});
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return Ok(());
     }

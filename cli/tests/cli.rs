@@ -225,14 +225,20 @@ fn a_stalled_dynamodb_fails_within_the_timeouts() {
     let line = seed_record(24, 0).to_string();
     std::fs::write(dir.join("one.jsonl"), format!("{line}\n")).expect("write");
     let env = on_dynamodb_impatient(&stalled_endpoint());
-    for (args, input) in [(vec!["replay", "one.jsonl"], Vec::new()), (vec!["score"], line.clone().into_bytes())] {
+    for (args, input) in [
+        (vec!["replay", "one.jsonl"], Vec::new()),
+        (vec!["score"], line.clone().into_bytes()),
+    ] {
         let started = std::time::Instant::now();
         let out = podium_with(&dir, &args, &input, &refs(&env));
         let took = started.elapsed();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(stderr.contains("did not answer"), "{args:?}: {stderr}");
-        assert!(took < std::time::Duration::from_secs(15), "{args:?} took {took:?}");
+        assert!(
+            took < std::time::Duration::from_secs(15),
+            "{args:?} took {took:?}"
+        );
     }
 }
 
@@ -246,7 +252,12 @@ fn score_on_dynamodb_without_a_table_says_what_to_do() {
     let dir = data_dir("no-table");
     let mut env = on_dynamodb(&endpoint);
     env.push(("PODIUM_TABLE", format!("no-such-table-{}", std::process::id())));
-    let out = podium_with(&dir, &["score"], seed_record(24, 0).to_string().as_bytes(), &refs(&env));
+    let out = podium_with(
+        &dir,
+        &["score"],
+        seed_record(24, 0).to_string().as_bytes(),
+        &refs(&env),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("has no table `no-such-table-"), "{stderr}");
@@ -265,7 +276,10 @@ fn a_huge_unknown_key_is_refused_briefly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.len() < 1_000, "{} bytes of stderr", stderr.len());
-    assert!(stderr.contains("record (GM-5): unknown field `player_email_"), "{stderr}");
+    assert!(
+        stderr.contains("record (GM-5): unknown field `player_email_"),
+        "{stderr}"
+    );
 }
 
 /// Review case 8: the game servers' allowed clock skew is configuration: a match
@@ -282,9 +296,24 @@ fn clock_skew_is_configuration() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("ended_at (GM-5)"), "{stderr}");
-    let out = podium_with(&dir, &["score"], input.as_bytes(), &[("PODIUM_MAX_CLOCK_SKEW_SECS", "600")]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = podium_with(&dir, &["score"], input.as_bytes(), &[("PODIUM_MAX_CLOCK_SKEW_SECS", "ten")]);
+    let out = podium_with(
+        &dir,
+        &["score"],
+        input.as_bytes(),
+        &[("PODIUM_MAX_CLOCK_SKEW_SECS", "600")],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = podium_with(
+        &dir,
+        &["score"],
+        input.as_bytes(),
+        &[("PODIUM_MAX_CLOCK_SKEW_SECS", "ten")],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("PODIUM_MAX_CLOCK_SKEW_SECS"), "{stderr}");

@@ -3,7 +3,6 @@
 //! through the same service code the functions use.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use futures::future::join_all;
@@ -11,7 +10,7 @@ use podium_rules::board::{board_def, BoardDef, BoardRef};
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::record::{MatchRecord, RecordPolicy};
-use podium_rules::result::{MatchResult, MatchStatus};
+use podium_rules::seega::result::{MatchResult, MatchStatus};
 use podium_rules::snapshot::{rank_against, SnapshotPage};
 use podium_service::boards::{around_me, match_result, profile, Page};
 use podium_service::cursor::CursorKey;
@@ -20,10 +19,7 @@ use podium_service::score::Scored;
 use podium_service::snapshot;
 use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::ServiceError;
-use podium_store::{
-    Balance, BoardKey, CommitOutcome, ItemKey, MatchCommit, ResultStore, ScoreStore, SortKeyRange, Store,
-    StoreError, StoredMatch,
-};
+use podium_store::{BoardKey, ItemKey, SettleStore, SortKeyRange, Store};
 
 use crate::fixtures::{at, close_loss, now, record, rout, seed_balance};
 
@@ -35,7 +31,7 @@ pub fn cursor_key() -> CursorKey {
 }
 
 /// Scores one record under the default policy.
-pub async fn score_match<S: ScoreStore + ?Sized>(
+pub async fn score_match<S: SettleStore + ?Sized>(
     store: &S,
     record: &MatchRecord,
     now: chrono::DateTime<chrono::Utc>,
@@ -135,45 +131,11 @@ pub async fn concurrent_duplicates_apply_once<S: Store + 'static>(store: S) {
     assert_ledger_matches_balance(store.as_ref(), "alice").await;
 }
 
-/// A store whose first commit succeeds but whose reply is lost (a timeout after
-/// DynamoDB applied the transaction).
-struct LoseFirstReply<S> {
-    inner: S,
-    lost: AtomicBool,
-}
-
-#[async_trait::async_trait]
-impl<S: Store> ResultStore for LoseFirstReply<S> {
-    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
-        self.inner.get_match(match_id).await
-    }
-}
-
-#[async_trait::async_trait]
-impl<S: Store> ScoreStore for LoseFirstReply<S> {
-    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
-        self.inner.get_balances(game, players).await
-    }
-    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
-        let outcome = self.inner.commit_match(commit).await?;
-        if !self.lost.swap(true, Ordering::SeqCst) {
-            return Err(StoreError::Unavailable {
-                operation: "TransactWriteItems",
-                message: "timed out waiting for the reply".into(),
-            });
-        }
-        Ok(outcome)
-    }
-}
-
 /// GM-3 (review case 6): a commit whose reply was lost is sent again unchanged and
 /// reported as applied by this call (not as a duplicate); a later delivery is the
 /// duplicate; the balance is not doubled.
 pub async fn lost_reply_retry_does_not_double<S: Store>(store: S) {
-    let flaky = LoseFirstReply {
-        inner: store,
-        lost: AtomicBool::new(false),
-    };
+    let flaky = crate::faults::Faulty::new(store).losing_replies(1);
     let r = rout("m-lost", "alice", "bob", at(0));
     let first = score_match(&flaky, &r, now()).await.expect("applied");
     assert!(
@@ -299,7 +261,10 @@ pub async fn invalid_record_writes_nothing<S: Store>(store: S) {
         ServiceError::Invalid(e) => assert_eq!((e.field.as_str(), e.rule), ("players[1].player_id", "GM-5")),
         other => panic!("{other:?}"),
     }
-    assert!(store.get_match("m-bad").await.expect("read").is_none());
+    assert!(podium_service::score::stored_match(&store, "m-bad")
+        .await
+        .expect("read")
+        .is_none());
     assert!(store.get_balance(SEEGA, "alice").await.expect("read").is_none());
 }
 

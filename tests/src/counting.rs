@@ -8,10 +8,10 @@ use async_trait::async_trait;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
-use podium_rules::result::LedgerEntry;
+use podium_rules::settlement::LedgerEntry;
 use podium_store::{
-    Balance, BoardKey, BoardStore, CommitOutcome, Credit, CreditOutcome, Item, ItemKey, ItemStore,
-    LedgerStore, MatchCommit, PeriodStore, ResultStore, ScoreStore, SortKeyRange, StoreError, StoredMatch,
+    Balance, BoardKey, BoardStore, Claim, Commit, CommitOutcome, Item, ItemKey, ItemStore, LedgerStore,
+    PeriodStore, SettleStore, SortKeyRange, SourceKey, SourceStore, State, StoreError, StoredSource,
 };
 
 /// `inner`, counting requests.
@@ -48,22 +48,40 @@ impl<S> Counted<S> {
 }
 
 #[async_trait]
-impl<S: ResultStore> ResultStore for Counted<S> {
-    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
+impl<S: SourceStore> SourceStore for Counted<S> {
+    async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
         self.read();
-        self.inner.get_match(match_id).await
+        self.inner.get_source(key).await
     }
 }
 
 #[async_trait]
-impl<S: ScoreStore> ScoreStore for Counted<S> {
+impl<S: SettleStore> SettleStore for Counted<S> {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
         self.reads.fetch_add(players.len() as u64, Ordering::Relaxed);
         self.inner.get_balances(game, players).await
     }
-    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+    async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.read();
+        self.inner.get_entry(board, player_id).await
+    }
+    async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
+        self.read();
+        self.inner.get_state(player_id, name).await
+    }
+    async fn get_claim(
+        &self,
+        player_id: &str,
+        game: Game,
+        kind: &str,
+        day: &str,
+    ) -> Result<Option<Claim>, StoreError> {
+        self.read();
+        self.inner.get_claim(player_id, game, kind, day).await
+    }
+    async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
         self.write(1);
-        self.inner.commit_match(commit).await
+        self.inner.commit(commit).await
     }
 }
 
@@ -160,9 +178,5 @@ impl<S: PeriodStore> PeriodStore for Counted<S> {
     async fn period_entry(&self, b: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
         self.read();
         self.inner.period_entry(b, player_id).await
-    }
-    async fn credit(&self, b: &BoardRef, c: &Credit, v: u64) -> Result<CreditOutcome, StoreError> {
-        self.write(1);
-        self.inner.credit(b, c, v).await
     }
 }

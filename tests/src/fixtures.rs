@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use podium_rules::game::Game;
 use podium_rules::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
-use podium_rules::result::{LedgerEntry, MatchResult, MatchStatus};
+use podium_rules::settlement::LedgerEntry;
 use podium_store::dynamo::DynamoStore;
 use podium_store::embedded::EmbeddedStore;
-use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore};
+use podium_store::{BalanceWrite, Commit, CommitOutcome, SettleStore, SourceKey};
 
 /// The variable that points the DynamoDB tests at DynamoDB Local. `scripts/test`
 /// starts DynamoDB Local and sets it; without it the DynamoDB tests fail (never skip).
@@ -83,36 +83,44 @@ static SEEDS: AtomicU64 = AtomicU64::new(0);
 
 /// Sets `player`'s Seega balance to `points`, reached at `reached_at_ms`, through the
 /// store's own atomic commit (a ledger entry of source `seed` keeps GM-4 true).
-pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, points: i64, reached_at_ms: i64) {
+pub async fn seed_balance<S: SettleStore + ?Sized>(store: &S, player: &str, points: i64, reached_at_ms: i64) {
+    seed_game_balance(store, Game::Seega, player, points, reached_at_ms).await
+}
+
+/// Sets `player`'s balance on `game` to `points`, as [`seed_balance`] does.
+pub async fn seed_game_balance<S: SettleStore + ?Sized>(
+    store: &S,
+    game: Game,
+    player: &str,
+    points: i64,
+    reached_at_ms: i64,
+) {
     let n = SEEDS.fetch_add(1, Ordering::Relaxed);
-    let current = store
-        .get_balances(Game::Seega, &[player])
-        .await
-        .expect("read balance");
+    let current = store.get_balances(game, &[player]).await.expect("read balance");
     let before = current[0].points;
-    let seed_id = format!("seed-{player}-{n}");
+    let seed_id = format!("seed-{player}-{n}-{:08x}", rand::random::<u32>());
     let when = DateTime::from_timestamp_millis(reached_at_ms).unwrap_or_default();
-    let commit = MatchCommit {
+    let commit = Commit {
+        source: SourceKey::new("seed", seed_id.clone()),
         content_hash: seed_id.clone(),
         attempt: format!("seed-{:016x}", rand::random::<u64>()),
-        result: MatchResult {
-            match_id: seed_id.clone(),
-            game: Game::Seega,
-            ended_at: when,
-            status: MatchStatus::Void,
-            void_reason: None,
-            players: Vec::new(),
-        },
+        plan: 0,
+        result: "{}".into(),
+        claims: Vec::new(),
         balances: vec![BalanceWrite {
             player_id: player.into(),
+            game,
             expected_version: current[0].version,
             points,
             reached_at_ms,
             history: current[0].history_after(points, reached_at_ms, Utc::now().timestamp_millis()),
+            must_exist: false,
         }],
+        entries: Vec::new(),
+        states: Vec::new(),
         ledger: vec![LedgerEntry {
             player_id: player.into(),
-            game: Game::Seega,
+            game,
             source: "seed".into(),
             source_id: seed_id,
             at: when,
@@ -122,7 +130,7 @@ pub async fn seed_balance<S: ScoreStore + ?Sized>(store: &S, player: &str, point
         }],
     };
     assert_eq!(
-        store.commit_match(&commit).await.expect("seed"),
+        store.commit(&commit).await.expect("seed"),
         CommitOutcome::Committed
     );
 }

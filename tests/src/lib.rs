@@ -3,5 +3,6 @@
 
 pub mod contract;
 pub mod counting;
+pub mod faults;
 pub mod fixtures;
 pub mod review;

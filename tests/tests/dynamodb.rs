@@ -49,20 +49,19 @@ async fn refresh_pages_expire_final_pages_do_not() {
 #[tokio::test]
 async fn a_resent_commit_is_the_original_success() {
     use podium_service::score::Scored;
-    use podium_store::{CommitOutcome, LedgerStore, MatchCommit, ScoreStore};
+    use podium_store::{CommitOutcome, LedgerStore, SettleStore};
 
     let store = podium_tests::fixtures::dynamodb().await;
     podium_tests::fixtures::seed_balance(&store, "alice", 100, 1_000).await;
-    // Plan a commit as the scorer does, then send it twice.
     let r = podium_tests::fixtures::rout("m-token", "alice", "bob", podium_tests::fixtures::at(0));
-    let capture = Capture::new(&store);
+    let capture = podium_tests::faults::Faulty::new(store.clone());
     let scored = podium_tests::contract::score_match(&capture, &r, podium_tests::fixtures::now())
         .await
         .expect("scored");
     assert!(matches!(scored, Scored::Applied(_)));
-    let commit: MatchCommit = capture.last().expect("a commit was sent");
+    let commit = capture.last_commit().expect("a commit was sent");
     assert_eq!(
-        store.commit_match(&commit).await.expect("resend"),
+        store.commit(&commit).await.expect("resend"),
         CommitOutcome::Committed
     );
     assert_eq!(
@@ -79,50 +78,4 @@ async fn a_resent_commit_is_the_original_success() {
         .await
         .expect("read");
     assert_eq!(b[0].points, 411, "applied once");
-}
-
-/// Passes through to a store and keeps the last commit sent.
-struct Capture<'a> {
-    inner: &'a podium_store::dynamo::DynamoStore,
-    last: std::sync::Mutex<Option<podium_store::MatchCommit>>,
-}
-
-impl<'a> Capture<'a> {
-    fn new(inner: &'a podium_store::dynamo::DynamoStore) -> Self {
-        Capture {
-            inner,
-            last: std::sync::Mutex::new(None),
-        }
-    }
-    fn last(&self) -> Option<podium_store::MatchCommit> {
-        self.last.lock().expect("lock").clone()
-    }
-}
-
-#[async_trait::async_trait]
-impl podium_store::ResultStore for Capture<'_> {
-    async fn get_match(
-        &self,
-        id: &str,
-    ) -> Result<Option<podium_store::StoredMatch>, podium_store::StoreError> {
-        self.inner.get_match(id).await
-    }
-}
-
-#[async_trait::async_trait]
-impl podium_store::ScoreStore for Capture<'_> {
-    async fn get_balances(
-        &self,
-        game: podium_rules::game::Game,
-        players: &[&str],
-    ) -> Result<Vec<podium_store::Balance>, podium_store::StoreError> {
-        self.inner.get_balances(game, players).await
-    }
-    async fn commit_match(
-        &self,
-        commit: &podium_store::MatchCommit,
-    ) -> Result<podium_store::CommitOutcome, podium_store::StoreError> {
-        *self.last.lock().expect("lock") = Some(commit.clone());
-        self.inner.commit_match(commit).await
-    }
 }

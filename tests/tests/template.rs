@@ -48,7 +48,10 @@ fn resources(text: &str) -> Vec<(String, Vec<String>)> {
         if !inside {
             continue;
         }
-        if let Some(id) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ') && !l.starts_with('#')) {
+        if let Some(id) = line
+            .strip_prefix("  ")
+            .filter(|l| !l.starts_with(' ') && !l.starts_with('#'))
+        {
             out.push((id.trim_end_matches(':').to_string(), Vec::new()));
         } else if let Some((_, lines)) = out.last_mut() {
             lines.push(line.trim().to_string());
@@ -96,7 +99,13 @@ fn each_function_logs_only_to_its_own_group() {
             .filter(|l| l.starts_with("Resource:"))
             .filter(|l| l.contains("LogGroup"))
             .collect();
-        assert_eq!(logs, [&format!("Resource: !GetAtt {group}.Arn")], "{id}: {role_lines:?}");
-        assert!(!role_lines.iter().any(|l| l.contains("logs:*") || l.contains("arn:aws:logs:*")));
+        assert_eq!(
+            logs,
+            [&format!("Resource: !GetAtt {group}.Arn")],
+            "{id}: {role_lines:?}"
+        );
+        assert!(!role_lines
+            .iter()
+            .any(|l| l.contains("logs:*") || l.contains("arn:aws:logs:*")));
     }
 }

@@ -12,7 +12,7 @@ use futures::future::join_all;
 use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_service::score::{score_match, Scored};
 use podium_service::ServiceError;
-use podium_store::ScoreStore;
+use podium_store::SettleStore;
 
 use crate::dead_letter::DeadLetters;
 
@@ -32,7 +32,7 @@ pub enum RecordOutcome {
 
 /// Handles one batch at the server clock `now` under `policy`; the response lists
 /// the records SQS must redeliver.
-pub async fn handle<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
+pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     event: SqsEvent,
@@ -58,7 +58,7 @@ pub async fn handle<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
 }
 
 /// Handles one record.
-pub async fn handle_record<S: ScoreStore + ?Sized, D: DeadLetters + ?Sized>(
+pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     message: &SqsMessage,

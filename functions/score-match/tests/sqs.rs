@@ -5,8 +5,10 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use aws_lambda_events::event::sqs::SqsEvent;
 use podium_rules::game::Game;
+use podium_service::score::stored_match;
 use podium_store::embedded::EmbeddedStore;
-use podium_store::{Balance, CommitOutcome, MatchCommit, ResultStore, ScoreStore, StoreError, StoredMatch};
+use podium_store::SettleStore;
+use podium_tests::faults::Faulty;
 use score_match::dead_letter::DeadLetters;
 use score_match::error::FunctionError;
 use score_match::handler::handle;
@@ -39,43 +41,10 @@ impl DeadLetters for Collected {
     }
 }
 
-/// The embedded store, except that reads of one match id fail as a throttled
-/// DynamoDB would (a transient failure).
-struct Throttled {
-    inner: EmbeddedStore,
-    failing_match: &'static str,
-}
-
-#[async_trait]
-impl ResultStore for Throttled {
-    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
-        if match_id == self.failing_match {
-            return Err(StoreError::Unavailable {
-                operation: "GetItem",
-                message: "ProvisionedThroughputExceededException".into(),
-            });
-        }
-        self.inner.get_match(match_id).await
-    }
-}
-
-#[async_trait]
-impl ScoreStore for Throttled {
-    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
-        self.inner.get_balances(game, players).await
-    }
-    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
-        self.inner.commit_match(commit).await
-    }
-}
-
 /// An SQS batch whose middle record fails transiently reports only that record.
 #[tokio::test]
 async fn middle_record_transient_failure_reports_only_it() {
-    let store = Throttled {
-        inner: EmbeddedStore::in_memory().expect("store"),
-        failing_match: "m-flaky",
-    };
+    let store = Faulty::new(EmbeddedStore::in_memory().expect("store")).failing_source("m-flaky");
     let dead = Collected::default();
     let response = handle(
         &store,
@@ -95,9 +64,12 @@ async fn middle_record_transient_failure_reports_only_it() {
         dead.0.lock().expect("lock").is_empty(),
         "a transient failure is not dead-lettered"
     );
-    assert!(store.inner.get_match("m-101").await.expect("read").is_some());
-    assert!(store.inner.get_match("m-103").await.expect("read").is_some());
-    assert!(store.inner.get_match("m-flaky").await.expect("read").is_none());
+    assert!(stored_match(&store.inner, "m-101").await.expect("read").is_some());
+    assert!(stored_match(&store.inner, "m-103").await.expect("read").is_some());
+    assert!(stored_match(&store.inner, "m-flaky")
+        .await
+        .expect("read")
+        .is_none());
     // The response serialises as Lambda expects it.
     let json = serde_json::to_value(&response).expect("json");
     assert_eq!(
@@ -133,7 +105,7 @@ async fn malformed_then_valid_on_a_warm_function() {
         assert!(letters[0].0.contains("\"m-201\""), "the original body is kept");
     }
     assert!(
-        store.get_match("m-201").await.expect("read").is_none(),
+        stored_match(&store, "m-201").await.expect("read").is_none(),
         "nothing written"
     );
     let second = handle(
@@ -145,8 +117,11 @@ async fn malformed_then_valid_on_a_warm_function() {
     )
     .await;
     assert!(second.batch_item_failures.is_empty());
-    let stored = store.get_match("m-202").await.expect("read").expect("scored");
-    assert_eq!(stored.result.players[0].points, 311);
+    let stored = stored_match(&store, "m-202")
+        .await
+        .expect("read")
+        .expect("scored");
+    assert_eq!(stored.1.players[0].points, 311);
     assert_eq!(dead.0.lock().expect("lock").len(), 1);
 }
 
@@ -201,7 +176,7 @@ async fn refused_record_is_retried_when_the_dead_letter_queue_fails() {
         .map(|f| f.item_identifier.as_str())
         .collect();
     assert_eq!(failed, ["0f6c1d0e-6a4b-4f0e-9c1e-000000000001"]);
-    assert!(store.get_match("m-201").await.expect("read").is_none());
+    assert!(stored_match(&store, "m-201").await.expect("read").is_none());
 }
 
 /// The valid record's event with its body changed by `edit`.
@@ -220,7 +195,10 @@ fn edited(edit: impl Fn(&mut serde_json::Value)) -> SqsEvent {
 async fn dead_letter_reasons_lead_with_field_and_rule() {
     let store = EmbeddedStore::in_memory().expect("store");
     let cases: Vec<(SqsEvent, &str)> = vec![
-        (edited(|r| r["game"] = serde_json::json!("g".repeat(5_000))), "game (GM-5): unknown game `ggg"),
+        (
+            edited(|r| r["game"] = serde_json::json!("g".repeat(5_000))),
+            "game (GM-5): unknown game `ggg",
+        ),
         (
             edited(|r| r[format!("player_email_{}", "x".repeat(100_000))] = serde_json::json!(1)),
             "record (GM-5): unknown field `player_email_",
@@ -237,7 +215,10 @@ async fn dead_letter_reasons_lead_with_field_and_rule() {
         let letters = dead.0.lock().expect("lock");
         let reason = &letters[0].1;
         assert!(reason.starts_with(start), "{reason}");
-        assert!(reason.chars().count() <= score_match::handler::MAX_REASON_CHARS, "{reason}");
+        assert!(
+            reason.chars().count() <= score_match::handler::MAX_REASON_CHARS,
+            "{reason}"
+        );
         assert!(reason.len() < 600, "{} bytes", reason.len());
     }
 }

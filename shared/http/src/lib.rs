@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore, SourceStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
 pub fn verified_player(req: &Request) -> Option<String> {
@@ -55,7 +55,7 @@ pub fn to_response(r: ApiResponse) -> Response<Body> {
 }
 
 /// Handles one request: parse, call the core, map the answer.
-pub async fn handle<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: Request,

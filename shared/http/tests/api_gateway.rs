@@ -2,12 +2,10 @@
 //! authorizer, over the embedded store.
 
 use lambda_http::{Body, Request};
-use podium_rules::game::Game;
-use podium_rules::result::{MatchResult, MatchStatus};
 use podium_service::api::ApiContext;
 use podium_service::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
-use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore};
+use podium_tests::fixtures::seed_balance;
 use serde_json::Value;
 
 fn request(name: &str) -> Request {
@@ -26,30 +24,7 @@ fn body(b: &Body) -> Value {
 async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
     let store = EmbeddedStore::in_memory().expect("store");
     for (i, (player, points)) in balances.iter().enumerate() {
-        let commit = MatchCommit {
-            content_hash: format!("seed-{i}"),
-            attempt: "seed".into(),
-            result: MatchResult {
-                match_id: format!("seed-{i}"),
-                game: Game::Seega,
-                ended_at: chrono::DateTime::from_timestamp_millis(1_000).expect("instant"),
-                status: MatchStatus::Void,
-                void_reason: None,
-                players: Vec::new(),
-            },
-            balances: vec![BalanceWrite {
-                player_id: player.to_string(),
-                expected_version: 0,
-                points: *points,
-                reached_at_ms: 1_000 + i as i64,
-                history: Default::default(),
-            }],
-            ledger: Vec::new(),
-        };
-        assert_eq!(
-            store.commit_match(&commit).await.expect("seed"),
-            CommitOutcome::Committed
-        );
+        seed_balance(&store, player, *points, 1_000 + i as i64).await;
     }
     store
 }

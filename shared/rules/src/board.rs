@@ -78,6 +78,30 @@ pub const BOARDS: [BoardDef; 4] = [
 /// MJ-20: AMR sums the last 365 local days, today included.
 pub const AMR_WINDOW_DAYS: u32 = 365;
 
+/// The credits `points` earned by `player_id` on `game` at `at` make on the game's
+/// period boards (MJ-20, MJ-21): one per board in the period of the event's local
+/// date, a rolling board only while `at` is inside its window at `now`. A game's
+/// balance board (`seega`) is its balance itself and gets none.
+pub fn credits_for(
+    game: Game,
+    player_id: &str,
+    points: i64,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Vec<crate::settlement::BoardCredit> {
+    BOARDS
+        .iter()
+        .filter(|b| b.game == game && b.id != game.id() && b.counts_at(at, now))
+        .map(|b| crate::settlement::BoardCredit {
+            board: b.id,
+            period: b.period_at(at).id,
+            player_id: player_id.to_string(),
+            points,
+            at,
+        })
+        .collect()
+}
+
 /// The board named `id`, if podium serves it.
 pub fn board_def(id: &str) -> Option<&'static BoardDef> {
     BOARDS.iter().find(|b| b.id == id)
@@ -161,6 +185,33 @@ mod tests {
         let clock = amr.clock(&amr.period_at(now), now);
         assert_eq!(clock.start, Some(t("2026-11-30T22:00:00Z")));
         assert_eq!(clock.next_reset, Some(t("2027-11-30T22:00:00Z")));
+    }
+
+    /// GM-2: every board counts in its game's zone.
+    #[test]
+    fn boards_count_in_their_games_zone() {
+        for b in &BOARDS {
+            assert_eq!(b.zone, b.game.zone(), "{}", b.id);
+        }
+    }
+
+    /// MJ-20, MJ-21: Mahjong points credit the AMR, the week and the day of their
+    /// local date; Seega's board is its balance.
+    #[test]
+    fn credits_go_to_the_games_period_boards() {
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let at = t("2027-05-10T22:30:00Z"); // 2027-05-11 01:30 in Bucharest
+        let c = credits_for(Game::MahjongRivals, "p", 20, at, at);
+        let got: Vec<_> = c.iter().map(|c| (c.board, c.period.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("mahjong-amr", "all"),
+                ("mahjong-weekly", "2027-W19"),
+                ("mahjong-daily", "2027-05-11")
+            ]
+        );
+        assert!(credits_for(Game::Seega, "p", 40, at, at).is_empty());
     }
 
     #[test]

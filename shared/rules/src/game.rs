@@ -23,6 +23,20 @@ impl Game {
         }
     }
 
+    /// The IANA zone whose local days and weeks the game counts in (GM-2): Mahjong
+    /// Rivals on Romanian time, the others on UTC.
+    pub fn zone(self) -> chrono_tz::Tz {
+        match self {
+            Game::MahjongRivals => chrono_tz::Tz::Europe__Bucharest,
+            Game::Seega | Game::DotsAndBoxes | Game::Minesweeper => chrono_tz::Tz::UTC,
+        }
+    }
+
+    /// The game's local date of an instant (GM-2).
+    pub fn local_date(self, instant: chrono::DateTime<chrono::Utc>) -> chrono::NaiveDate {
+        crate::period::local_date(self.zone(), instant)
+    }
+
     /// The game for a wire id, if known.
     pub fn from_id(id: &str) -> Option<Game> {
         [

@@ -7,11 +7,12 @@ pub mod error;
 pub mod game;
 pub mod history;
 pub mod leaderboard;
+pub mod mahjong;
 pub mod period;
 pub mod record;
-pub mod result;
+pub mod reward;
 pub mod seega;
-pub mod seega_rank;
+pub mod settlement;
 pub mod snapshot;
 
 pub use error::RuleError;

@@ -7,7 +7,7 @@
 //! | `GET /v1/leaderboards/{board}?limit=1..100&cursor=C` | a [`Page`](crate::boards::Page) (LB-3) |
 //! | `GET /v1/leaderboards/{board}/me?neighbours=0..25` | [`AroundMe`](crate::boards::AroundMe) (LB-4) |
 //! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
-//! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::result::MatchResult) |
+//! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::seega::result::MatchResult) |
 //!
 //! Errors answer `{"error": KIND, "message": TEXT}` with 400, 401, 404, 405, 409 or
 //! 500/503; a store failure's detail goes to the log, never to the body.
@@ -19,7 +19,7 @@ use percent_encoding::percent_decode_str;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodClock};
-use podium_store::{BoardStore, ItemStore, PeriodStore, ResultStore, StoreError};
+use podium_store::{BoardStore, ItemStore, PeriodStore, SourceStore, StoreError};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -65,7 +65,7 @@ pub struct ApiResponse {
 
 /// Answers one request from the current snapshot when the board has one, else the
 /// live board; `now` is the read instant reported as `as_of` for live reads.
-pub async fn handle<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
@@ -109,7 +109,7 @@ fn to_json<T: Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-async fn route<S: BoardStore + ResultStore + ItemStore + PeriodStore + ?Sized>(
+async fn route<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,

@@ -12,9 +12,9 @@ use podium_rules::board::{board_def, BoardDef, BoardRef};
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{RankCounter, Standing};
-use podium_rules::result::MatchResult;
-use podium_rules::seega_rank::rank_for;
-use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, ResultStore};
+use podium_rules::seega::rank::rank_for;
+use podium_rules::seega::result::MatchResult;
+use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, SourceStore};
 use serde::Serialize;
 
 use crate::cursor::{Cursor, CursorKey};
@@ -277,7 +277,7 @@ pub async fn profile<S: BoardStore + ?Sized>(
 
 /// A finished match's result, for one of its two players only; anyone else gets
 /// [`ServiceError::NotFound`], as if the match did not exist.
-pub async fn match_result<S: ResultStore + ?Sized>(
+pub async fn match_result<S: SourceStore + ?Sized>(
     store: &S,
     player_id: &str,
     match_id: &str,
@@ -286,9 +286,11 @@ pub async fn match_result<S: ResultStore + ?Sized>(
     if !podium_rules::record::is_valid_id(match_id) {
         return Err(not_found());
     }
-    let stored = store.get_match(match_id).await?.ok_or_else(not_found)?;
-    if stored.result.players.iter().any(|p| p.player_id == player_id) {
-        Ok(stored.result)
+    let (_, result) = crate::score::stored_match(store, match_id)
+        .await?
+        .ok_or_else(not_found)?;
+    if result.players.iter().any(|p| p.player_id == player_id) {
+        Ok(result)
     } else {
         Err(not_found())
     }

@@ -12,9 +12,10 @@ pub enum ServiceError {
     /// `field (rule): message`.
     #[error(transparent)]
     Invalid(#[from] RuleError),
-    /// The same match id was scored before with different content (GM-3): permanent.
-    #[error("match_id (GM-3): conflict: match `{match_id}` was already scored with different content")]
-    Conflict { match_id: String },
+    /// The same source id (match id, transaction id) was settled before with
+    /// different content (GM-3): permanent.
+    #[error("{field} (GM-3): conflict: `{id}` was already settled with different content")]
+    Conflict { field: &'static str, id: String },
     /// A query parameter is malformed (HTTP 400).
     #[error("{field}: {message}")]
     BadRequest { field: &'static str, message: String },

@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod error;
 pub mod period_boards;
 pub mod score;
+pub mod settle;
 pub mod snapshot;
 pub mod snapshot_jobs;
 pub mod snapshot_reads;

@@ -1,32 +1,27 @@
 //! Period boards (LB-1, LB-5, MJ-20): points credited in the period of the event's own
 //! instant, and each period frozen into a final snapshot once it is over.
 
-use std::time::Duration;
-
 use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
 use podium_rules::board::{BoardDef, BoardRef, BOARDS};
 use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodKind};
+use podium_rules::settlement::{BoardCredit, Planned, Settlement};
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_store::{
-    board_game, Balance, BoardKey, BoardStore, Credit, CreditOutcome, ItemStore, PeriodStore,
-};
+use podium_store::{BoardKey, BoardStore, ItemStore, SettleStore, SourceKey};
 
 use crate::error::ServiceError;
+use crate::settle::{settle, ReadState, Reads, Settled, Source};
 use crate::snapshot::{self, RunReport};
 
 /// The snapshot id of a period's frozen board.
 pub const FINAL: &str = "final";
 
-/// How often a credit is retried while other credits move the same entry.
-pub const MAX_ATTEMPTS: u32 = 25;
-
 /// How a credit ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credited {
-    /// Added; the player's value in that period is now `value_after`.
-    Added { period: Period, value_after: i64 },
+    /// Added to the player's value in that period.
+    Added { period: Period },
     /// This source was credited before: nothing changed.
     Duplicate { period: Period },
     /// The event is outside the board's rolling window at `now` (MJ-20): not counted.
@@ -37,17 +32,71 @@ impl Credited {
     /// The period the points were for.
     pub fn period(&self) -> &Period {
         match self {
-            Credited::Added { period, .. }
+            Credited::Added { period }
             | Credited::Duplicate { period }
             | Credited::OutsideWindow { period } => period,
         }
     }
 }
 
+/// A credit of `points` (of either sign; a value never goes below 0) to one player's
+/// entry on a board in one period, as a settlement of its own: exactly once per
+/// (board, period, source id, player).
+struct BoardCreditSource<'a> {
+    target: &'a BoardRef,
+    player_id: &'a str,
+    points: i64,
+    at: DateTime<Utc>,
+    source_id: &'a str,
+}
+
+impl Source for BoardCreditSource<'_> {
+    type Result = serde_json::Value;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(
+            "credit",
+            format!("{}:{}:{}", self.target.key(), self.source_id, self.player_id),
+        )
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&format!("{}|{}", self.points, self.at.timestamp_millis()))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::default()
+    }
+
+    fn plan(&self, _read: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        let board = podium_rules::board::board_def(&self.target.board)
+            .ok_or_else(|| ServiceError::NotFound(format!("board {}", self.target.board)))?;
+        let mut s = Settlement::result_only(serde_json::json!({"period": self.target.period}));
+        s.credits.push(BoardCredit {
+            board: board.id,
+            period: self.target.period.clone(),
+            player_id: self.player_id.to_string(),
+            points: self.points,
+            at: self.at,
+        });
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "source_id"
+    }
+}
+
+/// SHA-256 (hex) of `s`.
+pub(crate) fn hex_sha256(s: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(s.as_bytes()))
+}
+
 /// Credits `points` (≥ 0) earned at `at` to `player_id` on `board`, in the period
 /// that contains `at` in the board's zone (MJ-20), exactly once per `source_id`; on a
 /// rolling board only while `at` is inside its window at `now`.
-pub async fn credit<S: PeriodStore + ?Sized>(
+pub async fn credit<S: SettleStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     player_id: &str,
@@ -67,15 +116,16 @@ pub async fn credit<S: PeriodStore + ?Sized>(
         return Ok(Credited::OutsideWindow { period });
     }
     let target = board.in_period(&period);
-    match apply(store, &target, player_id, points, at, source_id).await? {
-        Some(value_after) => Ok(Credited::Added { period, value_after }),
-        None => Ok(Credited::Duplicate { period }),
+    if apply(store, &target, player_id, points, at, source_id).await? {
+        Ok(Credited::Added { period })
+    } else {
+        Ok(Credited::Duplicate { period })
     }
 }
 
-/// Credits points a player of `game` earned at `at` to every board of that game
-/// (MJ-20: AMR, weekly, daily), each exactly once per `source_id`.
-pub async fn credit_all<S: PeriodStore + ?Sized>(
+/// Credits points a player of `game` earned at `at` to every period board of that
+/// game (MJ-20: AMR, weekly, daily), each exactly once per `source_id`.
+pub async fn credit_all<S: SettleStore + ?Sized>(
     store: &S,
     game: Game,
     player_id: &str,
@@ -85,7 +135,7 @@ pub async fn credit_all<S: PeriodStore + ?Sized>(
     source_id: &str,
 ) -> Result<Vec<(&'static str, Credited)>, ServiceError> {
     let mut out = Vec::new();
-    for board in BOARDS.iter().filter(|b| b.game == game) {
+    for board in BOARDS.iter().filter(|b| b.game == game && b.id != game.id()) {
         out.push((
             board.id,
             credit(store, board, player_id, points, at, now, source_id).await?,
@@ -94,44 +144,24 @@ pub async fn credit_all<S: PeriodStore + ?Sized>(
     Ok(out)
 }
 
-/// Adds `delta` (of either sign; a value never goes below 0) to the entry, once per
-/// `source_id`. `Some(value after)`, or `None` when the source was applied before.
-async fn apply<S: PeriodStore + ?Sized>(
+/// Adds `delta` (of either sign) to the entry, once per `source_id`; false when the
+/// source was applied before.
+async fn apply<S: SettleStore + ?Sized>(
     store: &S,
     target: &BoardRef,
     player_id: &str,
     delta: i64,
     at: DateTime<Utc>,
     source_id: &str,
-) -> Result<Option<i64>, ServiceError> {
-    let caller = format!("{:016x}", rand::random::<u64>());
-    for attempt in 0..MAX_ATTEMPTS {
-        let current = store
-            .period_entry(target, player_id)
-            .await?
-            .unwrap_or_else(|| Balance::absent(board_game(target), player_id));
-        let value_after = current.points.saturating_add(delta).max(0);
-        let c = Credit {
-            player_id: player_id.to_string(),
-            points: delta,
-            value_after,
-            at_ms: at.timestamp_millis(),
-            source_id: source_id.to_string(),
-            history: current.history_after(value_after, at.timestamp_millis(), Utc::now().timestamp_millis()),
-            attempt: caller.clone(),
-        };
-        let version = current.version;
-        match store.credit(target, &c, version).await? {
-            CreditOutcome::Credited => return Ok(Some(c.value_after)),
-            CreditOutcome::Duplicate => return Ok(None),
-            CreditOutcome::Contended => {
-                tokio::time::sleep(Duration::from_millis(u64::from(attempt.min(8)) * 5)).await;
-            }
-        }
-    }
-    Err(ServiceError::Contended {
-        attempts: MAX_ATTEMPTS,
-    })
+) -> Result<bool, ServiceError> {
+    let source = BoardCreditSource {
+        target,
+        player_id,
+        points: delta,
+        at,
+        source_id,
+    };
+    Ok(matches!(settle(store, &source).await?, Settled::Applied(_)))
 }
 
 /// Entries one read of the expiring day's board asks for.
@@ -142,7 +172,7 @@ const EXPIRY_FETCH: usize = 1_000;
 /// player who had some, exactly once per player and day, so a retried run finishes the
 /// work without taking anything twice. Returns the expired day and how many entries
 /// this call changed; `None` for a board without a window.
-pub async fn expire_window<S: BoardStore + PeriodStore + ?Sized>(
+pub async fn expire_window<S: BoardStore + SettleStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     now: DateTime<Utc>,
@@ -162,10 +192,7 @@ pub async fn expire_window<S: BoardStore + PeriodStore + ?Sized>(
     loop {
         let rows = store.board_after(&day_ref, after.as_ref(), EXPIRY_FETCH).await?;
         for row in &rows {
-            if apply(store, &target, &row.player_id, -row.value, now, &source)
-                .await?
-                .is_some()
-            {
+            if apply(store, &target, &row.player_id, -row.value, now, &source).await? {
                 changed += 1;
             }
         }

@@ -1,37 +1,21 @@
-//! Scoring a finished match exactly once (GM-3, GM-4, SG-7).
-//!
-//! 1. Validate the record (GM-5) and score it (SG-1 … SG-6).
-//! 2. If a result is stored for the match id: the same content hash returns it (a
-//!    retry or duplicate delivery); another hash is a conflict.
-//! 3. Read both balances (strongly consistent), apply the floor (SG-7), and commit
-//!    the result, both balances (conditional on their versions) and both ledger
-//!    entries in one atomic write.
-//! 4. If the commit finds the match already stored, go to 2; if a balance moved
-//!    (another match of the same player), wait a little and go to 2 again.
-//!
-//! A commit whose reply is lost (a timeout after DynamoDB applied it) is sent again
-//! unchanged: DynamoDB recognises the repeat by its ClientRequestToken and answers
-//! success. Each call writes its own attempt id with the result, so a call that finds
-//! its own write (the resend came too late) still reports the match as applied by it,
-//! and a duplicate delivery never does.
-
-use std::time::Duration;
+//! Scoring a finished match exactly once (GM-3, GM-4, SG-7): the record is
+//! validated (GM-5) and scored (SG-1 … SG-6), then settled against both players'
+//! balances through the one commit path ([`crate::settle`]): the result, both
+//! balances and both ledger entries in one atomic write, keyed by the match id.
 
 use chrono::{DateTime, Utc};
 
 use podium_rules::record::{MatchRecord, RecordPolicy, ValidMatch};
-use podium_rules::result::{settle, MatchResult};
+use podium_rules::seega::result::{settle as settle_match, MatchResult};
 use podium_rules::seega::{score, Scoring};
-use podium_store::{BalanceWrite, CommitOutcome, MatchCommit, ScoreStore, StoredMatch};
-use rand::Rng;
+use podium_rules::settlement::Planned;
+use podium_store::{SettleStore, SourceKey, SourceStore};
 
 use crate::error::ServiceError;
+use crate::settle::{settle, ReadState, Reads, Settled, Source};
 
-/// How often a commit is retried while other matches move the same balances.
-pub const MAX_ATTEMPTS: u32 = 25;
-
-/// How often one commit is sent while its outcome is unknown (store unavailable).
-pub const MAX_SENDS: u32 = 3;
+/// The source kind of matches.
+pub const MATCH: &str = "match";
 
 /// How scoring a record ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,13 +35,56 @@ impl Scored {
     }
 }
 
+/// A validated, scored match as a source of points.
+struct MatchSource {
+    m: ValidMatch,
+    scoring: Scoring,
+}
+
+impl Source for MatchSource {
+    type Result = MatchResult;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(MATCH, self.m.match_id.clone())
+    }
+
+    fn content_hash(&self) -> String {
+        self.m.content_hash.clone()
+    }
+
+    fn reads(&self) -> Reads {
+        let balances = match self.scoring {
+            Scoring::Void(_) => Vec::new(),
+            Scoring::Decided(_) => self
+                .m
+                .players
+                .iter()
+                .map(|p| (self.m.game, p.player_id.clone(), false))
+                .collect(),
+        };
+        Reads {
+            balances,
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<MatchResult>, ServiceError> {
+        let before = [0, 1].map(|i| read.balance(self.m.game, &self.m.players[i].player_id).points);
+        Ok(Planned::Write(settle_match(&self.m, &self.scoring, before)))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "match_id"
+    }
+}
+
 /// Validates (against the server clock `now`, under `policy`), scores and applies
 /// one record exactly once.
 ///
 /// Errors: [`ServiceError::Invalid`] (names field and rule; nothing written),
 /// [`ServiceError::Conflict`] (same id, other content; nothing written), and the
 /// transient [`ServiceError::Store`] / [`ServiceError::Contended`].
-pub async fn score_match<S: ScoreStore + ?Sized>(
+pub async fn score_match<S: SettleStore + ?Sized>(
     store: &S,
     record: &MatchRecord,
     now: DateTime<Utc>,
@@ -65,40 +92,24 @@ pub async fn score_match<S: ScoreStore + ?Sized>(
 ) -> Result<Scored, ServiceError> {
     let m = record.validate_with(now, policy)?;
     let scoring = score(&m);
-    let attempt = format!("{:016x}", rand::random::<u64>());
-    for n in 0..MAX_ATTEMPTS {
-        if let Some(stored) = store.get_match(&m.match_id).await? {
-            return same_or_conflict(stored, &m, &attempt);
-        }
-        let commit = plan(store, &m, &scoring, &attempt).await?;
-        match send(store, &commit).await? {
-            CommitOutcome::Committed => return Ok(Scored::Applied(commit.result)),
-            CommitOutcome::MatchExists => continue,
-            CommitOutcome::Contended => backoff(n).await,
-        }
+    match settle(store, &MatchSource { m, scoring }).await? {
+        Settled::Applied(r) | Settled::Nothing(r) => Ok(Scored::Applied(r)),
+        Settled::Duplicate(r) => Ok(Scored::Duplicate(r)),
     }
-    Err(ServiceError::Contended {
-        attempts: MAX_ATTEMPTS,
-    })
 }
 
-/// Sends `commit`, and sends it again unchanged while its outcome is unknown.
-async fn send<S: ScoreStore + ?Sized>(
+/// The stored result of match `match_id`, if it was scored.
+pub async fn stored_match<S: SourceStore + ?Sized>(
     store: &S,
-    commit: &MatchCommit,
-) -> Result<CommitOutcome, ServiceError> {
-    let mut sent = 0;
-    loop {
-        sent += 1;
-        match store.commit_match(commit).await {
-            Ok(outcome) => return Ok(outcome),
-            Err(e) if e.is_transient() && sent < MAX_SENDS => {
-                tracing::warn!(error = %e, "commit outcome unknown; sending it again");
-                backoff(sent).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    match_id: &str,
+) -> Result<Option<(String, MatchResult)>, ServiceError> {
+    let Some(stored) = store.get_source(&SourceKey::new(MATCH, match_id)).await? else {
+        return Ok(None);
+    };
+    let result = serde_json::from_str(&stored.result).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::corrupt(format!("match {match_id}"), e))
+    })?;
+    Ok(Some((stored.content_hash, result)))
 }
 
 /// Dry run: the result a record would have against the given balances (points, in
@@ -110,77 +121,5 @@ pub fn preview(
     policy: &RecordPolicy,
 ) -> Result<MatchResult, ServiceError> {
     let m = record.validate_with(now, policy)?;
-    Ok(settle(&m, &score(&m), balances).result)
-}
-
-fn same_or_conflict(stored: StoredMatch, m: &ValidMatch, attempt: &str) -> Result<Scored, ServiceError> {
-    if stored.content_hash != m.content_hash {
-        return Err(ServiceError::Conflict {
-            match_id: m.match_id.clone(),
-        });
-    }
-    if stored.attempt.as_deref() == Some(attempt) {
-        // This call's own write, whose reply was lost.
-        Ok(Scored::Applied(stored.result))
-    } else {
-        Ok(Scored::Duplicate(stored.result))
-    }
-}
-
-async fn plan<S: ScoreStore + ?Sized>(
-    store: &S,
-    m: &ValidMatch,
-    scoring: &Scoring,
-    attempt: &str,
-) -> Result<MatchCommit, ServiceError> {
-    if let Scoring::Void(_) = scoring {
-        let s = settle(m, scoring, [0, 0]);
-        return Ok(MatchCommit {
-            content_hash: m.content_hash.clone(),
-            attempt: attempt.to_string(),
-            result: s.result,
-            balances: Vec::new(),
-            ledger: Vec::new(),
-        });
-    }
-    let ids = [m.players[0].player_id.as_str(), m.players[1].player_id.as_str()];
-    let current = store.get_balances(m.game, &ids).await?;
-    let before = [current[0].points, current[1].points];
-    let s = settle(m, scoring, before);
-    let ended_ms = m.ended_at.timestamp_millis();
-    let clock_ms = Utc::now().timestamp_millis();
-    let balances = s
-        .balances
-        .iter()
-        .zip(&current)
-        .map(|(change, cur)| {
-            // LB-2: the value was reached when it changed; an unchanged value keeps its instant.
-            let reached_at_ms = if cur.version > 0 && change.after == cur.points {
-                cur.reached_at_ms
-            } else {
-                ended_ms
-            };
-            BalanceWrite {
-                player_id: change.player_id.clone(),
-                expected_version: cur.version,
-                points: change.after,
-                reached_at_ms,
-                history: cur.history_after(change.after, reached_at_ms, clock_ms),
-            }
-        })
-        .collect();
-    Ok(MatchCommit {
-        content_hash: m.content_hash.clone(),
-        attempt: attempt.to_string(),
-        result: s.result,
-        balances,
-        ledger: s.ledger,
-    })
-}
-
-/// Full jitter, growing with the attempt: 0 … min(5 ms × 2^attempt, 200 ms).
-async fn backoff(attempt: u32) {
-    let cap_ms = (5u64 << attempt.min(6)).min(200);
-    let ms = rand::rng().random_range(0..=cap_ms);
-    tokio::time::sleep(Duration::from_millis(ms)).await;
+    Ok(settle_match(&m, &score(&m), balances).result)
 }

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::BOARDS;
 use podium_rules::period::PeriodKind;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_store::{BoardStore, ItemStore, PeriodStore};
+use podium_store::{BoardStore, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
 /// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`.
@@ -52,7 +52,7 @@ pub struct BoardRun {
 
 /// Runs one tick over every board. Errors are transient (store, contention): the
 /// schedule's retry resumes the same snapshots.
-pub async fn handle<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     run: ScheduledRun,
 ) -> Result<Vec<BoardRun>, ServiceError> {

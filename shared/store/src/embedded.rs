@@ -10,18 +10,19 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::history::KeyHistory;
 use podium_rules::leaderboard::Standing;
-use podium_rules::result::{LedgerEntry, MatchResult};
+use podium_rules::settlement::LedgerEntry;
 use redb::backends::InMemoryBackend;
 use redb::{ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
+use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
-use crate::model::{board_game, Credit, CreditOutcome};
-use crate::model::{check_key, Item, ItemKey, SortKeyRange};
-use crate::model::{Balance, BoardKey, CommitOutcome, MatchCommit, StoredMatch};
-use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
+use crate::model::{balance_board, board_game, check_key, Balance, BoardKey, Item, ItemKey, SortKeyRange};
+use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore};
 
-/// Items by key: `match/{id}`, `balance/{game}/{player}`, `ledger/{player}/{game}/{source}/{id}`.
+/// Items by key: `source/{kind}/{id}`, `balance/{game}/{player}`,
+/// `period/{board}@{period}/{player}`, `claim/{player}/{game}/{kind}/{day}`,
+/// `state/{player}/{name}`, `ledger/{player}/{game}/{source}/{id}`.
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
 const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
@@ -44,11 +45,16 @@ struct BalanceItem {
 }
 
 #[derive(Serialize, Deserialize)]
-struct MatchItem {
+struct SourceItem {
     content_hash: String,
-    #[serde(default)]
     attempt: Option<String>,
-    result: MatchResult,
+    result: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StateItem {
+    version: u64,
+    body: String,
 }
 
 impl EmbeddedStore {
@@ -126,8 +132,16 @@ impl EmbeddedStore {
     }
 }
 
-fn match_key(id: &str) -> String {
-    format!("match/{id}")
+fn source_key(key: &SourceKey) -> String {
+    format!("source/{}/{}", key.kind, key.id)
+}
+
+fn claim_key(player: &str, game: Game, kind: &str, day: &str) -> String {
+    format!("claim/{player}/{}/{kind}/{day}", game.id())
+}
+
+fn state_key(player: &str, name: &str) -> String {
+    format!("state/{player}/{name}")
 }
 
 fn balance_key(game: Game, player: &str) -> String {
@@ -184,72 +198,153 @@ fn read_entry(
     }))
 }
 
-fn commit_in(txn: &WriteTransaction, c: &MatchCommit) -> Result<CommitOutcome, StoreError> {
-    let game = c.result.game;
-    let board_ref = BoardRef::all_time(game.id());
-    let mut items = txn.open_table(ITEMS)?;
-    let mkey = match_key(&c.result.match_id);
-    if items.get(mkey.as_str())?.is_some() {
-        return Ok(CommitOutcome::MatchExists);
+/// Replaces the board entry `old` (if any) of `board` by `new` in the board table.
+fn move_entry(
+    board_table: &mut redb::Table<'_, &'static str, ()>,
+    board: &BoardRef,
+    old: Option<BoardKey>,
+    new: BoardKey,
+) -> Result<(), StoreError> {
+    if let Some(old) = old {
+        board_table.remove(board_entry(board, &old).as_str())?;
     }
-    let mut old_keys = Vec::new();
+    board_table.insert(board_entry(board, &new).as_str(), ())?;
+    Ok(())
+}
+
+/// Checks every condition of `c`, then writes it whole (the caller commits the
+/// transaction only on [`CommitOutcome::Committed`]).
+fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreError> {
+    let mut items = txn.open_table(ITEMS)?;
+    let skey = source_key(&c.source);
+    if items.get(skey.as_str())?.is_some() {
+        return Ok(CommitOutcome::SourceExists);
+    }
+    for (i, claim) in c.claims.iter().enumerate() {
+        let key = claim_key(&claim.player_id, claim.game, &claim.kind, &claim.day);
+        if items.get(key.as_str())?.is_some() {
+            return Ok(CommitOutcome::ClaimTaken(i));
+        }
+    }
+    let mut old_balances = Vec::new();
     for w in &c.balances {
-        let current = read_balance(&items, game, &w.player_id)?;
+        let current = read_balance(&items, w.game, &w.player_id)?;
         let version = current.as_ref().map_or(0, |b| b.version);
+        if version != w.expected_version || (w.must_exist && current.is_none()) {
+            return Ok(CommitOutcome::Contended);
+        }
+        old_balances.push(current.map(|b| b.board_key()));
+    }
+    let mut old_entries = Vec::new();
+    for w in &c.entries {
+        let current = read_period(&items, &w.board, &w.player_id)?;
+        if current.as_ref().map_or(0, |b| b.version) != w.expected_version {
+            return Ok(CommitOutcome::Contended);
+        }
+        old_entries.push(current.map(|b| b.board_key()));
+    }
+    for w in &c.states {
+        let key = state_key(&w.player_id, &w.name);
+        let version = match items.get(key.as_str())? {
+            Some(v) => decode::<StateItem>(&key, v.value())?.version,
+            None => 0,
+        };
         if version != w.expected_version {
             return Ok(CommitOutcome::Contended);
         }
-        old_keys.extend(current.map(|b| b.board_key()));
     }
-    let stored = MatchItem {
+    for e in &c.ledger {
+        if items.get(ledger_key(e).as_str())?.is_some() {
+            return Ok(CommitOutcome::SourceExists);
+        }
+    }
+    // Every condition holds: write it all.
+    let stored = SourceItem {
         content_hash: c.content_hash.clone(),
         attempt: Some(c.attempt.clone()),
         result: c.result.clone(),
     };
-    items.insert(mkey.as_str(), encode(&stored).as_slice())?;
-    let mut board = txn.open_table(BOARD)?;
-    for k in &old_keys {
-        board.remove(board_entry(&board_ref, k).as_str())?;
+    items.insert(skey.as_str(), encode(&stored).as_slice())?;
+    for claim in &c.claims {
+        let key = claim_key(&claim.player_id, claim.game, &claim.kind, &claim.day);
+        items.insert(key.as_str(), claim.body.as_bytes())?;
     }
-    for w in &c.balances {
+    let mut board_table = txn.open_table(BOARD)?;
+    for (w, old) in c.balances.iter().zip(old_balances) {
         let item = BalanceItem {
             points: w.points,
             version: w.expected_version + 1,
             reached_at_ms: w.reached_at_ms,
             history: w.history.clone(),
         };
-        items.insert(balance_key(game, &w.player_id).as_str(), encode(&item).as_slice())?;
-        let key = BoardKey {
-            value: w.points,
+        items.insert(
+            balance_key(w.game, &w.player_id).as_str(),
+            encode(&item).as_slice(),
+        )?;
+        if let Some(board) = balance_board(w.game) {
+            let new = BoardKey {
+                value: w.points,
+                reached_at_ms: w.reached_at_ms,
+                player_id: w.player_id.clone(),
+            };
+            move_entry(&mut board_table, &board, old, new)?;
+        }
+    }
+    for (w, old) in c.entries.iter().zip(old_entries) {
+        let item = BalanceItem {
+            points: w.value,
+            version: w.expected_version + 1,
+            reached_at_ms: w.reached_at_ms,
+            history: w.history.clone(),
+        };
+        items.insert(
+            period_key(&w.board, &w.player_id).as_str(),
+            encode(&item).as_slice(),
+        )?;
+        let new = BoardKey {
+            value: w.value,
             reached_at_ms: w.reached_at_ms,
             player_id: w.player_id.clone(),
         };
-        board.insert(board_entry(&board_ref, &key).as_str(), ())?;
+        move_entry(&mut board_table, &w.board, old, new)?;
+    }
+    for w in &c.states {
+        let item = StateItem {
+            version: w.expected_version + 1,
+            body: w.body.clone(),
+        };
+        items.insert(
+            state_key(&w.player_id, &w.name).as_str(),
+            encode(&item).as_slice(),
+        )?;
     }
     for e in &c.ledger {
-        let key = format!(
-            "{}{}/{}",
-            ledger_prefix(e.game, &e.player_id),
-            e.source,
-            e.source_id
-        );
-        items.insert(key.as_str(), encode(e).as_slice())?;
+        items.insert(ledger_key(e).as_str(), encode(e).as_slice())?;
     }
     Ok(CommitOutcome::Committed)
 }
 
+fn ledger_key(e: &LedgerEntry) -> String {
+    format!(
+        "{}{}/{}",
+        ledger_prefix(e.game, &e.player_id),
+        e.source,
+        e.source_id
+    )
+}
+
 #[async_trait]
-impl ResultStore for EmbeddedStore {
-    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
-        let key = match_key(match_id);
+impl SourceStore for EmbeddedStore {
+    async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
+        let key = source_key(key);
         self.blocking(move |db| {
             let txn = db.begin_read()?;
             let items = txn.open_table(ITEMS)?;
             let Some(v) = items.get(key.as_str())? else {
                 return Ok(None);
             };
-            let item: MatchItem = decode(&key, v.value())?;
-            Ok(Some(StoredMatch {
+            let item: SourceItem = decode(&key, v.value())?;
+            Ok(Some(StoredSource {
                 content_hash: item.content_hash,
                 attempt: item.attempt,
                 result: item.result,
@@ -260,7 +355,7 @@ impl ResultStore for EmbeddedStore {
 }
 
 #[async_trait]
-impl ScoreStore for EmbeddedStore {
+impl SettleStore for EmbeddedStore {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
         let players: Vec<String> = players.iter().map(|p| p.to_string()).collect();
         self.blocking(move |db| {
@@ -274,7 +369,46 @@ impl ScoreStore for EmbeddedStore {
         .await
     }
 
-    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError> {
+    async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.period_entry(board, player_id).await
+    }
+
+    async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
+        let key = state_key(player_id, name);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            let Some(v) = items.get(key.as_str())? else {
+                return Ok(None);
+            };
+            let item: StateItem = decode(&key, v.value())?;
+            Ok(Some(State {
+                body: item.body,
+                version: item.version,
+            }))
+        })
+        .await
+    }
+
+    async fn get_claim(
+        &self,
+        player_id: &str,
+        game: Game,
+        kind: &str,
+        day: &str,
+    ) -> Result<Option<Claim>, StoreError> {
+        let key = claim_key(player_id, game, kind, day);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let items = txn.open_table(ITEMS)?;
+            Ok(items.get(key.as_str())?.map(|v| Claim {
+                body: String::from_utf8_lossy(v.value()).into_owned(),
+            }))
+        })
+        .await
+    }
+
+    async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
         let commit = commit.clone();
         self.blocking(move |db| {
             let txn = db.begin_write()?;
@@ -574,58 +708,6 @@ impl PeriodStore for EmbeddedStore {
             let txn = db.begin_read()?;
             let items = txn.open_table(ITEMS)?;
             read_period(&items, &board, &player)
-        })
-        .await
-    }
-
-    async fn credit(
-        &self,
-        board: &BoardRef,
-        c: &Credit,
-        expected_version: u64,
-    ) -> Result<CreditOutcome, StoreError> {
-        let (board, c) = (board.clone(), c.clone());
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            let outcome = {
-                let mut items = txn.open_table(ITEMS)?;
-                let marker = format!("credit/{}/{}/{}", board.key(), c.source_id, c.player_id);
-                let current = read_period(&items, &board, &c.player_id)?;
-                if items.get(marker.as_str())?.is_some() {
-                    CreditOutcome::Duplicate
-                } else if current.as_ref().map_or(0, |b| b.version) != expected_version {
-                    CreditOutcome::Contended
-                } else {
-                    items.insert(marker.as_str(), b"".as_slice())?;
-                    let item = BalanceItem {
-                        points: c.value_after,
-                        version: expected_version + 1,
-                        reached_at_ms: c.at_ms,
-                        history: c.history.clone(),
-                    };
-                    items.insert(
-                        period_key(&board, &c.player_id).as_str(),
-                        encode(&item).as_slice(),
-                    )?;
-                    let mut entries = txn.open_table(BOARD)?;
-                    if let Some(old) = current {
-                        entries.remove(board_entry(&board, &old.board_key()).as_str())?;
-                    }
-                    let key = BoardKey {
-                        value: c.value_after,
-                        reached_at_ms: c.at_ms,
-                        player_id: c.player_id.clone(),
-                    };
-                    entries.insert(board_entry(&board, &key).as_str(), ())?;
-                    CreditOutcome::Credited
-                }
-            };
-            if outcome == CreditOutcome::Credited {
-                txn.commit()?;
-            } else {
-                txn.abort()?;
-            }
-            Ok(outcome)
         })
         .await
     }

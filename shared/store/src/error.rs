@@ -38,7 +38,8 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn corrupt(key: impl Into<String>, err: impl std::fmt::Display) -> Self {
+    /// A corrupt-item error for `key`.
+    pub fn corrupt(key: impl Into<String>, err: impl std::fmt::Display) -> Self {
         StoreError::Corrupt {
             key: key.into(),
             message: err.to_string(),

@@ -1,10 +1,9 @@
-//! What the store keeps: balances, match results, board keys, and the atomic write
-//! a scored match asks for.
+//! What the store keeps: balances and board entries, board keys, and opaque items
+//! (the atomic write of a settlement is in [`crate::commit`]).
 
 use podium_rules::game::Game;
 use podium_rules::history::{HeldKey, KeyHistory};
 use podium_rules::leaderboard::Standing;
-use podium_rules::result::{LedgerEntry, MatchResult};
 
 /// Partition-key shards a board is spread over (LB-7).
 ///
@@ -80,89 +79,15 @@ impl Balance {
     }
 }
 
-/// A match result as stored, with the content hash of the record that produced it (GM-3).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredMatch {
-    pub content_hash: String,
-    /// The attempt that wrote it (see [`MatchCommit::attempt`]); `None` for results
-    /// written before attempts were recorded.
-    pub attempt: Option<String>,
-    pub result: MatchResult,
-}
-
-/// One balance write of a [`MatchCommit`]: set `points` if the stored version is
-/// still `expected_version`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BalanceWrite {
-    pub player_id: String,
-    /// The version read before computing `points` (0: no item yet).
-    pub expected_version: u64,
-    /// The new balance (points, ≥ 0).
-    pub points: i64,
-    /// When it was reached (ms since the Unix epoch, UTC).
-    pub reached_at_ms: i64,
-    /// The entry's history after this write ([`Balance::history_after`]).
-    pub history: KeyHistory,
-}
-
-/// Everything one match writes, in one atomic step (GM-3, GM-4): the result (only if
-/// none is stored for the match id), the balances (only if unchanged since read),
-/// and the ledger entries.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MatchCommit {
-    pub content_hash: String,
-    /// Who is writing: a random id per scoring call, stored with the result, so that a
-    /// call whose reply was lost recognises its own write (GM-3) and a duplicate
-    /// delivery never mistakes another call's write for its own.
-    pub attempt: String,
-    pub result: MatchResult,
-    pub balances: Vec<BalanceWrite>,
-    pub ledger: Vec<LedgerEntry>,
-}
-
-/// How a [`MatchCommit`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommitOutcome {
-    /// Everything was written.
-    Committed,
-    /// A result for this match id is already stored; nothing was written.
-    MatchExists,
-    /// A balance moved since it was read, or another transaction held an item;
-    /// nothing was written. Read again and retry.
-    Contended,
+/// The all-time board a game's balances are listed on (LB-1: `seega`), if it has one;
+/// a game whose boards are period boards keeps balances off any board.
+pub fn balance_board(game: Game) -> Option<podium_rules::board::BoardRef> {
+    podium_rules::board::board_def(game.id()).map(|d| podium_rules::board::BoardRef::all_time(d.id))
 }
 
 /// The game that feeds a board (LB-1); Seega for a board podium does not know.
 pub fn board_game(board: &podium_rules::board::BoardRef) -> Game {
     podium_rules::board::board_def(&board.board).map_or(Game::Seega, |d| d.game)
-}
-
-/// Points credited to a period board (MJ-20), once per source.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Credit {
-    pub player_id: String,
-    /// Points added (≥ 0).
-    pub points: i64,
-    /// The new value (the old one plus `points`).
-    pub value_after: i64,
-    /// When the event that earned them happened (ms since the Unix epoch, UTC).
-    pub at_ms: i64,
-    /// What earned them (match id, bonus claim id…): the idempotency key on this board.
-    pub source_id: String,
-    /// The entry's history after this credit ([`Balance::history_after`]).
-    pub history: KeyHistory,
-    /// Who is writing: a random id per crediting call (see [`MatchCommit::attempt`]).
-    pub attempt: String,
-}
-
-/// How a [`Credit`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CreditOutcome {
-    Credited,
-    /// This source was credited to this player on this board before: nothing written.
-    Duplicate,
-    /// The entry moved since it was read: read again and retry.
-    Contended,
 }
 
 /// The key of an [`Item`]: a partition key and a sort key (no `#` restrictions

@@ -5,36 +5,50 @@ use async_trait::async_trait;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
-use podium_rules::result::LedgerEntry;
+use podium_rules::settlement::LedgerEntry;
 
+use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
-use crate::model::{
-    Balance, BoardKey, CommitOutcome, Credit, CreditOutcome, Item, ItemKey, MatchCommit, SortKeyRange,
-    StoredMatch,
-};
+use crate::model::{Balance, BoardKey, Item, ItemKey, SortKeyRange};
 
-/// Reads stored match results.
+/// Reads settled sources (match results, granted rewards).
 #[async_trait]
-pub trait ResultStore: Send + Sync {
-    /// The stored result for a match id, if any (strongly consistent).
-    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError>;
+pub trait SourceStore: Send + Sync {
+    /// What the source's first commit stored, if any (strongly consistent).
+    async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError>;
 }
 
-/// What scoring a match needs besides reading results.
+/// What settling a source needs besides reading sources: the state it plans from
+/// (all reads strongly consistent) and the one atomic commit (GM-3, GM-4).
 #[async_trait]
-pub trait ScoreStore: ResultStore {
-    /// The players' current balances, strongly consistent, in the order asked; a
-    /// player with none gets [`Balance::absent`].
+pub trait SettleStore: SourceStore {
+    /// The players' current balances on `game`, in the order asked; a player with
+    /// none gets [`Balance::absent`].
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError>;
 
-    /// Writes a match's whole effect atomically, or nothing (see [`MatchCommit`]).
+    /// A player's entry on a period board, if any.
+    async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError>;
+
+    /// A player's state item `name`, if any.
+    async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError>;
+
+    /// A player's claim of `kind` on `game` for `day` (`YYYY-MM-DD`), if any.
+    async fn get_claim(
+        &self,
+        player_id: &str,
+        game: Game,
+        kind: &str,
+        day: &str,
+    ) -> Result<Option<Claim>, StoreError>;
+
+    /// Writes a settlement whole, or nothing (see [`Commit`]).
     ///
-    /// Sending the same commit again (same attempt, same content) after a reply was
-    /// lost is safe: it answers [`CommitOutcome::Committed`] when the store recognises
-    /// the repeat (DynamoDB, within its idempotency window), else
-    /// [`CommitOutcome::MatchExists`], and never writes twice. An
+    /// Sending the same commit again (same attempt and plan) after a reply was lost
+    /// is safe: it answers [`CommitOutcome::Committed`] when the store recognises the
+    /// repeat (DynamoDB, within its idempotency window), else
+    /// [`CommitOutcome::SourceExists`], and never writes twice. An
     /// [`StoreError::Unavailable`] on a commit leaves its outcome unknown.
-    async fn commit_match(&self, commit: &MatchCommit) -> Result<CommitOutcome, StoreError>;
+    async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError>;
 }
 
 /// Reads boards and balances.
@@ -82,7 +96,7 @@ pub trait BoardStore: Send + Sync {
 /// Reads a player's ledger (GM-4).
 #[async_trait]
 pub trait LedgerStore: Send + Sync {
-    /// Every ledger entry of `player_id` on `game`, in source-id order (strongly consistent).
+    /// Every ledger entry of `player_id` on `game`, in source order (strongly consistent).
     async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
 }
 
@@ -122,24 +136,13 @@ pub trait ItemStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
-/// Period boards (LB-1, MJ-20): values that only grow within a period, credited
-/// once per source.
+/// Period boards (LB-1, MJ-20): a player's value in one period.
 #[async_trait]
 pub trait PeriodStore: Send + Sync {
-    /// A player's entry on `board` (a board in one period), if any.
+    /// A player's entry on `board` (a board in one period), if any (strongly consistent).
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError>;
-
-    /// Adds `points` to the player's value on `board`, reached at `at_ms`, in one
-    /// atomic step with a marker for `source_id`, if that source has not been credited
-    /// to this player on this board and the entry is still at `expected_version`.
-    async fn credit(
-        &self,
-        board: &BoardRef,
-        credit: &Credit,
-        expected_version: u64,
-    ) -> Result<CreditOutcome, StoreError>;
 }
 
 /// Every capability: what the local binary and the contract tests use.
-pub trait Store: ScoreStore + BoardStore + LedgerStore + ItemStore + PeriodStore {}
-impl<T: ScoreStore + BoardStore + LedgerStore + ItemStore + PeriodStore> Store for T {}
+pub trait Store: SettleStore + BoardStore + LedgerStore + ItemStore + PeriodStore {}
+impl<T: SettleStore + BoardStore + LedgerStore + ItemStore + PeriodStore> Store for T {}

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::history::KeyHistory;
-use podium_rules::result::LedgerEntry;
+use podium_rules::settlement::LedgerEntry;
 
 use crate::error::StoreError;
 use crate::model::{board_shard, Balance, BoardKey};
@@ -45,8 +45,16 @@ pub(crate) fn get_b<'a>(item: &'a Item, name: &str) -> Result<&'a [u8], StoreErr
     }
 }
 
-pub(crate) fn match_pk(id: &str) -> String {
-    format!("MATCH#{id}")
+pub(crate) fn source_pk(key: &crate::commit::SourceKey) -> String {
+    format!("SOURCE#{}#{}", key.kind, key.id)
+}
+
+pub(crate) fn claim_sk(game: Game, kind: &str, day: &str) -> String {
+    format!("CLAIM#{}#{kind}#{day}", game.id())
+}
+
+pub(crate) fn state_sk(name: &str) -> String {
+    format!("STATE#{name}")
 }
 
 pub(crate) fn player_pk(id: &str) -> String {
@@ -77,24 +85,28 @@ pub(crate) struct EntryValues<'a> {
     pub history: &'a KeyHistory,
 }
 
-/// A board entry item under `sk` of the player's partition, with the attributes of
-/// the `board` GSI (`board_shard`, `board_key`) and the key history (`hist`).
-pub(crate) fn entry_item(sk: String, board: &BoardRef, player: &str, v: EntryValues<'_>) -> Item {
-    let key = BoardKey {
-        value: v.value,
-        reached_at_ms: v.reached_at_ms,
-        player_id: player.to_string(),
-    };
-    HashMap::from([
+/// A board entry item under `sk` of the player's partition, with the key history
+/// (`hist`) and, when it is listed on `board`, the attributes of the `board` GSI
+/// (`board_shard`, `board_key`).
+pub(crate) fn entry_item(sk: String, board: Option<&BoardRef>, player: &str, v: EntryValues<'_>) -> Item {
+    let mut item = HashMap::from([
         ("pk".to_string(), s(player_pk(player))),
         ("sk".to_string(), s(sk)),
         ("points".to_string(), n(v.value)),
         ("version".to_string(), n(v.version)),
         ("reached_at_ms".to_string(), n(v.reached_at_ms)),
         ("hist".to_string(), s(v.history.encode())),
-        ("board_shard".to_string(), s(shard_id(board, board_shard(player)))),
-        ("board_key".to_string(), s(key.encode())),
-    ])
+    ]);
+    if let Some(board) = board {
+        let key = BoardKey {
+            value: v.value,
+            reached_at_ms: v.reached_at_ms,
+            player_id: player.to_string(),
+        };
+        item.insert("board_shard".to_string(), s(shard_id(board, board_shard(player))));
+        item.insert("board_key".to_string(), s(key.encode()));
+    }
+    item
 }
 
 /// The board entry stored in `item` (entries written before histories were kept

@@ -2,10 +2,11 @@
 //!
 //! | item | partition key `pk` | sort key `sk` | other attributes |
 //! |---|---|---|---|
-//! | match result | `MATCH#{match id}` | `RESULT` | `content_hash`, `attempt`, `result` (JSON) |
-//! | balance | `PLAYER#{player id}` | `BALANCE#{game}` | `points`, `version`, `reached_at_ms`, `hist`, `board_shard`, `board_key` |
-//! | period entry | `PLAYER#{player id}` | `BOARD#{board}@{period}` | as a balance |
-//! | credit marker | `CREDIT#{board}@{period}#{source id}` | `PLAYER#{player id}` | — |
+//! | source record | `SOURCE#{kind}#{id}` | `RESULT` | `content_hash`, `attempt`, `result` (JSON) |
+//! | balance | `PLAYER#{player id}` | `BALANCE#{game}` | `points`, `version`, `reached_at_ms`, `hist`; `board_shard`, `board_key` on a game with a balance board |
+//! | period entry | `PLAYER#{player id}` | `BOARD#{board}@{period}` | as a balance, with `board_shard`, `board_key` |
+//! | claim | `PLAYER#{player id}` | `CLAIM#{game}#{kind}#{day}` | `body` (JSON) |
+//! | state | `PLAYER#{player id}` | `STATE#{name}` | `body` (JSON), `version` |
 //! | ledger entry | `PLAYER#{player id}` | `LEDGER#{game}#{source}#{source id}` | `entry` (JSON), `at_ms`, `applied` |
 //! | opaque item | any | any | `body` (binary), `version`, `expires_at` (TTL) |
 //!
@@ -41,20 +42,20 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::history::KeyHistory;
 use podium_rules::leaderboard::{listing_order, Standing};
-use podium_rules::result::{LedgerEntry, MatchResult};
+use podium_rules::settlement::LedgerEntry;
 
 pub use client::{client, Timeouts};
 pub use usage::{Usage, UsageSnapshot};
 
+use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{
-    board_game, check_key, Balance, BalanceWrite, BoardKey, CommitOutcome, Credit, CreditOutcome, Item,
-    ItemKey, MatchCommit, SortKeyRange, StoredMatch, BOARD_SHARDS,
+    balance_board, board_game, check_key, Balance, BoardKey, Item, ItemKey, SortKeyRange, BOARD_SHARDS,
 };
-use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, ResultStore, ScoreStore};
+use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore};
 use items::{
-    balance_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_sk, match_pk, n, period_sk, player_pk,
-    s, shard_id, EntryValues,
+    balance_sk, claim_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_sk, n, period_sk, player_pk,
+    s, shard_id, source_pk, state_sk, EntryValues,
 };
 
 /// The attribute DynamoDB's TTL deletes items by (seconds since the Unix epoch).
@@ -66,6 +67,9 @@ pub const BOARD_INDEX: &str = "board";
 /// Items a BatchWriteItem request takes at most.
 const BATCH_WRITE_MAX: usize = 25;
 
+/// Items a TransactWriteItems request takes at most.
+const MAX_TRANSACTION_ITEMS: usize = 100;
+
 /// The most items one Query asks for (DynamoDB's `Limit` is an `i32`; a page of a
 /// Query ends at 1 MB whatever the limit).
 const QUERY_LIMIT_MAX: usize = 10_000;
@@ -76,16 +80,6 @@ pub struct DynamoStore {
     client: Client,
     table: String,
     usage: Arc<Usage>,
-}
-
-/// How a TransactWriteItems request ended.
-enum Transacted {
-    Committed,
-    /// The first item's condition failed (the idempotency record exists), or its
-    /// request token was used with other content: nothing written.
-    FirstConditionFailed,
-    /// Another item's condition failed, or a conflict or throttling cancelled it: read again and retry.
-    Retry,
 }
 
 impl DynamoStore {
@@ -126,9 +120,14 @@ impl DynamoStore {
         errors::classify(operation, &self.table, err)
     }
 
-    /// Sends one transaction with `token` as its ClientRequestToken; cancellations
-    /// are classified by their per-item reasons.
-    async fn transact(&self, items: Vec<TransactWriteItem>, token: &str) -> Result<Transacted, StoreError> {
+    /// Sends `commit`'s items as one transaction with `token` as its
+    /// ClientRequestToken; cancellations are classified by their per-item reasons.
+    async fn transact(
+        &self,
+        commit: &Commit,
+        items: Vec<TransactWriteItem>,
+        token: &str,
+    ) -> Result<CommitOutcome, StoreError> {
         let out = self
             .client
             .transact_write_items()
@@ -140,7 +139,7 @@ impl DynamoStore {
         match out {
             Ok(out) => {
                 self.usage.record_write(out.consumed_capacity());
-                Ok(Transacted::Committed)
+                Ok(CommitOutcome::Committed)
             }
             Err(SdkError::ServiceError(e)) => match e.err() {
                 TransactWriteItemsError::TransactionCanceledException(t) => {
@@ -150,30 +149,15 @@ impl DynamoStore {
                         .iter()
                         .map(|r| r.code().unwrap_or("None"))
                         .collect();
-                    let retryable = |c: &&str| {
-                        matches!(
-                            *c,
-                            "None"
-                                | "ConditionalCheckFailed"
-                                | "TransactionConflict"
-                                | "ThrottlingError"
-                                | "ProvisionedThroughputExceeded"
-                        )
-                    };
-                    if codes.first() == Some(&"ConditionalCheckFailed") {
-                        Ok(Transacted::FirstConditionFailed)
-                    } else if codes.iter().all(retryable) {
-                        Ok(Transacted::Retry)
-                    } else {
-                        Err(StoreError::Rejected {
-                            operation: "TransactWriteItems",
-                            message: format!("cancelled: {codes:?}"),
-                        })
-                    }
+                    outcome_of_cancellation(commit, &codes).map_err(|message| StoreError::Rejected {
+                        operation: "TransactWriteItems",
+                        message,
+                    })
                 }
+                // The token was used for other content: another call's commit.
                 TransactWriteItemsError::IdempotentParameterMismatchException(_) => {
                     self.usage.record_write(None);
-                    Ok(Transacted::FirstConditionFailed)
+                    Ok(CommitOutcome::SourceExists)
                 }
                 _ => Err(self.fail("TransactWriteItems", SdkError::ServiceError(e))),
             },
@@ -320,7 +304,7 @@ impl DynamoStore {
             .map(|st| {
                 let item = entry_item(
                     balance_sk(game),
-                    &board,
+                    Some(&board),
                     &st.player_id,
                     EntryValues {
                         value: st.value,
@@ -340,22 +324,96 @@ impl DynamoStore {
         Ok(standings.len() as u64)
     }
 
-    fn match_item(&self, c: &MatchCommit) -> Result<items::Item, StoreError> {
-        let result = serde_json::to_string(&c.result).map_err(|e| StoreError::corrupt("result", e))?;
-        Ok(items::Item::from([
-            ("pk".to_string(), s(match_pk(&c.result.match_id))),
+    fn source_item(&self, c: &Commit) -> items::Item {
+        items::Item::from([
+            ("pk".to_string(), s(source_pk(&c.source))),
             ("sk".to_string(), s("RESULT")),
             ("content_hash".to_string(), s(&c.content_hash)),
             ("attempt".to_string(), s(&c.attempt)),
-            ("result".to_string(), s(result)),
-        ]))
+            ("result".to_string(), s(&c.result)),
+        ])
     }
 
-    /// The Put of a board entry at `expected_version + 1`, if the stored version is still
-    /// `expected_version` (0: no entry yet).
-    fn entry_put(&self, item: items::Item, expected_version: u64) -> Result<Put, StoreError> {
+    /// The transaction items of `c`, in the commit's order.
+    fn commit_items(&self, c: &Commit) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let build = |e| errors::build("TransactWriteItems", e);
+        let put = |p: Put| TransactWriteItem::builder().put(p).build();
+        let create_only = |item: items::Item| {
+            Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(pk)")
+                .build()
+                .map_err(build)
+        };
+        let mut out = vec![put(create_only(self.source_item(c))?)];
+        for claim in &c.claims {
+            let sk = claim_sk(claim.game, &claim.kind, &claim.day);
+            check_key(&player_pk(&claim.player_id), &sk)?;
+            out.push(put(create_only(items::Item::from([
+                ("pk".to_string(), s(player_pk(&claim.player_id))),
+                ("sk".to_string(), s(sk)),
+                ("body".to_string(), s(&claim.body)),
+            ]))?));
+        }
+        for w in &c.balances {
+            let item = entry_item(
+                balance_sk(w.game),
+                balance_board(w.game).as_ref(),
+                &w.player_id,
+                EntryValues {
+                    value: w.points,
+                    version: w.expected_version + 1,
+                    reached_at_ms: w.reached_at_ms,
+                    history: &w.history,
+                },
+            );
+            out.push(put(self.entry_put(item, w.expected_version, w.must_exist)?));
+        }
+        for w in &c.entries {
+            let item = entry_item(
+                period_sk(&w.board),
+                Some(&w.board),
+                &w.player_id,
+                EntryValues {
+                    value: w.value,
+                    version: w.expected_version + 1,
+                    reached_at_ms: w.reached_at_ms,
+                    history: &w.history,
+                },
+            );
+            out.push(put(self.entry_put(item, w.expected_version, false)?));
+        }
+        for w in &c.states {
+            let sk = state_sk(&w.name);
+            check_key(&player_pk(&w.player_id), &sk)?;
+            let item = items::Item::from([
+                ("pk".to_string(), s(player_pk(&w.player_id))),
+                ("sk".to_string(), s(sk)),
+                ("body".to_string(), s(&w.body)),
+                ("version".to_string(), n(w.expected_version + 1)),
+            ]);
+            out.push(put(self.entry_put(item, w.expected_version, false)?));
+        }
+        for e in &c.ledger {
+            out.push(put(self.ledger_put(e)?));
+        }
+        Ok(out)
+    }
+
+    /// The Put of a versioned item at `expected_version + 1`, if the stored version is
+    /// still `expected_version` (0: no item yet; with `must_exist`, 0 always fails).
+    fn entry_put(
+        &self,
+        item: items::Item,
+        expected_version: u64,
+        must_exist: bool,
+    ) -> Result<Put, StoreError> {
         let builder = Put::builder().table_name(&self.table).set_item(Some(item));
-        let builder = if expected_version == 0 {
+        let builder = if expected_version == 0 && must_exist {
+            // A balance that must exist was read absent: let the transaction fail on it.
+            builder.condition_expression("attribute_exists(pk) AND attribute_not_exists(pk)")
+        } else if expected_version == 0 {
             builder.condition_expression("attribute_not_exists(pk)")
         } else {
             builder
@@ -365,21 +423,6 @@ impl DynamoStore {
         builder
             .build()
             .map_err(|e| errors::build("TransactWriteItems", e))
-    }
-
-    fn balance_put(&self, game: Game, w: &BalanceWrite) -> Result<Put, StoreError> {
-        let item = entry_item(
-            balance_sk(game),
-            &BoardRef::all_time(game.id()),
-            &w.player_id,
-            EntryValues {
-                value: w.points,
-                version: w.expected_version + 1,
-                reached_at_ms: w.reached_at_ms,
-                history: &w.history,
-            },
-        );
-        self.entry_put(item, w.expected_version)
     }
 
     fn ledger_put(&self, e: &LedgerEntry) -> Result<Put, StoreError> {
@@ -476,23 +519,21 @@ pub fn request_token(parts: &[&str]) -> String {
 }
 
 #[async_trait]
-impl ResultStore for DynamoStore {
-    async fn get_match(&self, match_id: &str) -> Result<Option<StoredMatch>, StoreError> {
-        let Some(item) = self.get_raw(match_pk(match_id), "RESULT".into(), true).await? else {
+impl SourceStore for DynamoStore {
+    async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
+        let Some(item) = self.get_raw(source_pk(key), "RESULT".into(), true).await? else {
             return Ok(None);
         };
-        let result: MatchResult = serde_json::from_str(get_s(&item, "result")?)
-            .map_err(|e| StoreError::corrupt(match_pk(match_id), e))?;
-        Ok(Some(StoredMatch {
+        Ok(Some(StoredSource {
             content_hash: get_s(&item, "content_hash")?.to_string(),
             attempt: get_s(&item, "attempt").ok().map(str::to_string),
-            result,
+            result: get_s(&item, "result")?.to_string(),
         }))
     }
 }
 
 #[async_trait]
-impl ScoreStore for DynamoStore {
+impl SettleStore for DynamoStore {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
         let reads = players.iter().map(|p| async move {
             Ok::<_, StoreError>(
@@ -504,30 +545,53 @@ impl ScoreStore for DynamoStore {
         try_join_all(reads).await
     }
 
-    async fn commit_match(&self, c: &MatchCommit) -> Result<CommitOutcome, StoreError> {
-        let game = c.result.game;
-        check_key(&match_pk(&c.result.match_id), "RESULT")?;
-        let versions: Vec<String> = c
-            .balances
-            .iter()
-            .map(|w| format!("{}={}", w.player_id, w.expected_version))
-            .collect();
-        let versions = versions.join(",");
-        let token = request_token(&[
-            &self.table,
-            "match",
-            &c.result.match_id,
-            &c.content_hash,
-            &c.attempt,
-            &versions,
-        ]);
-        if c.balances.is_empty() && c.ledger.is_empty() {
-            // A void match: the result alone, one conditional write.
+    async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.period_entry(board, player_id).await
+    }
+
+    async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
+        let Some(item) = self.get_raw(player_pk(player_id), state_sk(name), true).await? else {
+            return Ok(None);
+        };
+        Ok(Some(State {
+            body: get_s(&item, "body")?.to_string(),
+            version: get_n(&item, "version")?,
+        }))
+    }
+
+    async fn get_claim(
+        &self,
+        player_id: &str,
+        game: Game,
+        kind: &str,
+        day: &str,
+    ) -> Result<Option<Claim>, StoreError> {
+        let item = self
+            .get_raw(player_pk(player_id), claim_sk(game, kind, day), true)
+            .await?;
+        item.map(|item| {
+            Ok(Claim {
+                body: get_s(&item, "body")?.to_string(),
+            })
+        })
+        .transpose()
+    }
+
+    async fn commit(&self, c: &Commit) -> Result<CommitOutcome, StoreError> {
+        check_key(&source_pk(&c.source), "RESULT")?;
+        if c.items() > MAX_TRANSACTION_ITEMS {
+            return Err(StoreError::OutOfLimits(format!(
+                "{} items in one transaction (at most {MAX_TRANSACTION_ITEMS})",
+                c.items()
+            )));
+        }
+        if c.items() == 1 {
+            // The source record alone (a void match): one conditional write.
             let out = self
                 .client
                 .put_item()
                 .table_name(&self.table)
-                .set_item(Some(self.match_item(c)?))
+                .set_item(Some(self.source_item(c)))
                 .condition_expression("attribute_not_exists(pk)")
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
@@ -541,37 +605,21 @@ impl ScoreStore for DynamoStore {
                     if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
                 {
                     self.usage.record_write(None);
-                    Ok(CommitOutcome::MatchExists)
+                    Ok(CommitOutcome::SourceExists)
                 }
                 Err(e) => Err(self.fail("PutItem", e)),
             };
         }
-        let build = |e| errors::build("TransactWriteItems", e);
-        let mut items = vec![TransactWriteItem::builder()
-            .put(
-                Put::builder()
-                    .table_name(&self.table)
-                    .set_item(Some(self.match_item(c)?))
-                    .condition_expression("attribute_not_exists(pk)")
-                    .build()
-                    .map_err(build)?,
-            )
-            .build()];
-        for w in &c.balances {
-            items.push(
-                TransactWriteItem::builder()
-                    .put(self.balance_put(game, w)?)
-                    .build(),
-            );
-        }
-        for e in &c.ledger {
-            items.push(TransactWriteItem::builder().put(self.ledger_put(e)?).build());
-        }
-        Ok(match self.transact(items, &token).await? {
-            Transacted::Committed => CommitOutcome::Committed,
-            Transacted::FirstConditionFailed => CommitOutcome::MatchExists,
-            Transacted::Retry => CommitOutcome::Contended,
-        })
+        let token = request_token(&[
+            &self.table,
+            &c.source.kind,
+            &c.source.id,
+            &c.content_hash,
+            &c.attempt,
+            &c.plan.to_string(),
+        ]);
+        let items = self.commit_items(c)?;
+        self.transact(c, items, &token).await
     }
 }
 
@@ -658,54 +706,6 @@ impl PeriodStore for DynamoStore {
         let item = self.get_raw(player_pk(player_id), period_sk(board), true).await?;
         item.map(|item| decode_entry(&item, player_id, board_game(board)))
             .transpose()
-    }
-
-    async fn credit(
-        &self,
-        board: &BoardRef,
-        c: &Credit,
-        expected_version: u64,
-    ) -> Result<CreditOutcome, StoreError> {
-        let marker_pk = format!("CREDIT#{}#{}", board.key(), c.source_id);
-        check_key(&marker_pk, &player_pk(&c.player_id))?;
-        let marker = Put::builder()
-            .table_name(&self.table)
-            .item("pk", s(&marker_pk))
-            .item("sk", s(player_pk(&c.player_id)))
-            .condition_expression("attribute_not_exists(pk)")
-            .build()
-            .map_err(|e| errors::build("TransactWriteItems", e))?;
-        let entry = entry_item(
-            period_sk(board),
-            board,
-            &c.player_id,
-            EntryValues {
-                value: c.value_after,
-                version: expected_version + 1,
-                reached_at_ms: c.at_ms,
-                history: &c.history,
-            },
-        );
-        let items = vec![
-            TransactWriteItem::builder().put(marker).build(),
-            TransactWriteItem::builder()
-                .put(self.entry_put(entry, expected_version)?)
-                .build(),
-        ];
-        let token = request_token(&[
-            &self.table,
-            "credit",
-            &board.key(),
-            &c.source_id,
-            &c.player_id,
-            &c.attempt,
-            &expected_version.to_string(),
-        ]);
-        Ok(match self.transact(items, &token).await? {
-            Transacted::Committed => CreditOutcome::Credited,
-            Transacted::FirstConditionFailed => CreditOutcome::Duplicate,
-            Transacted::Retry => CreditOutcome::Contended,
-        })
     }
 }
 

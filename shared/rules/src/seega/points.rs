@@ -94,11 +94,7 @@ pub fn captured_lost(m: &ValidMatch, i: usize) -> (u32, u32) {
     )
 }
 
-/// The delta actually applied to a balance (SG-7): `max(delta, −balance)`, so the
-/// balance never goes below zero. `balance` is in points and is ≥ 0.
-pub fn apply_floor(balance: i64, delta: i64) -> i64 {
-    delta.max(-balance.max(0))
-}
+pub use crate::settlement::apply_floor;
 
 #[cfg(test)]
 mod tests {

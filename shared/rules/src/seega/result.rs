@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::display::{format_delta, format_points};
 use crate::game::Game;
 use crate::record::ValidMatch;
-use crate::seega::{apply_floor, captured_lost, Scoring, Side, VoidReason};
+use crate::seega::{captured_lost, Scoring, Side, VoidReason};
+use crate::settlement::{balance_change, Settlement};
 
 /// A match's settled result, stored once per match id and returned to every
 /// later delivery of the same record (GM-3).
@@ -58,84 +59,50 @@ pub struct PlayerResult {
     pub balance_shown: Option<String>,
 }
 
-/// One change of points (GM-4). A balance equals the sum of its entries' `applied`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LedgerEntry {
-    pub player_id: String,
-    pub game: Game,
-    /// What earned the points: `match` here (later: `ad`, `bonus`, `prize`).
-    pub source: String,
-    /// The source's id (the match id); unique per (player, game, source).
-    pub source_id: String,
-    /// When the points were earned (UTC).
-    pub at: DateTime<Utc>,
-    /// The delta before the floor.
-    pub nominal: i64,
-    /// The delta applied (SG-7).
-    pub applied: i64,
-    /// The balance after this entry.
-    pub balance_after: i64,
-}
-
-/// A player's balance change that a settled match asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BalanceChange {
-    pub player_id: String,
-    /// The balance the change was computed from (points).
-    pub before: i64,
-    /// The balance after it (points, ≥ 0).
-    pub after: i64,
-}
-
-/// What a match writes, all at once: its result, and for a scored match both
-/// balance changes and both ledger entries.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settlement {
-    pub result: MatchResult,
-    pub balances: Vec<BalanceChange>,
-    pub ledger: Vec<LedgerEntry>,
-}
-
 /// Settles a scored match against the two players' current balances (points, in the
 /// record's player order), applying SG-7's floor to each.
-pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> Settlement {
+pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> Settlement<MatchResult> {
     match scoring {
-        Scoring::Void(reason) => Settlement {
-            result: MatchResult {
-                match_id: m.match_id.clone(),
-                game: m.game,
-                ended_at: m.ended_at,
-                status: MatchStatus::Void,
-                void_reason: Some(*reason),
-                players: m
-                    .players
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| PlayerResult {
-                        player_id: p.player_id.clone(),
-                        side: None,
-                        captured: captured_lost(m, i).0,
-                        lost: captured_lost(m, i).1,
-                        moves: p.moves,
-                        minutes: m.duration_ms / 60_000,
-                        points: 0,
-                        applied: 0,
-                        balance_after: None,
-                        points_shown: format_delta(0),
-                        balance_shown: None,
-                    })
-                    .collect(),
-            },
-            balances: Vec::new(),
-            ledger: Vec::new(),
-        },
+        Scoring::Void(reason) => Settlement::result_only(MatchResult {
+            match_id: m.match_id.clone(),
+            game: m.game,
+            ended_at: m.ended_at,
+            status: MatchStatus::Void,
+            void_reason: Some(*reason),
+            players: m
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| PlayerResult {
+                    player_id: p.player_id.clone(),
+                    side: None,
+                    captured: captured_lost(m, i).0,
+                    lost: captured_lost(m, i).1,
+                    moves: p.moves,
+                    minutes: m.duration_ms / 60_000,
+                    points: 0,
+                    applied: 0,
+                    balance_after: None,
+                    points_shown: format_delta(0),
+                    balance_shown: None,
+                })
+                .collect(),
+        }),
         Scoring::Decided(scores) => {
             let mut players = Vec::with_capacity(2);
             let mut balances = Vec::with_capacity(2);
             let mut ledger = Vec::with_capacity(2);
             for (s, before) in scores.iter().zip(balances_before) {
-                let applied = apply_floor(before, s.points);
-                let after = before.saturating_add(applied);
+                let (change, entry) = balance_change(
+                    &s.player_id,
+                    m.game,
+                    before,
+                    s.points,
+                    "match",
+                    &m.match_id,
+                    m.ended_at,
+                );
+                let (applied, after) = (entry.applied, change.after);
                 players.push(PlayerResult {
                     player_id: s.player_id.clone(),
                     side: Some(s.side),
@@ -149,21 +116,8 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                     points_shown: format_delta(s.points),
                     balance_shown: Some(format_points(after)),
                 });
-                balances.push(BalanceChange {
-                    player_id: s.player_id.clone(),
-                    before,
-                    after,
-                });
-                ledger.push(LedgerEntry {
-                    player_id: s.player_id.clone(),
-                    game: m.game,
-                    source: "match".to_string(),
-                    source_id: m.match_id.clone(),
-                    at: m.ended_at,
-                    nominal: s.points,
-                    applied,
-                    balance_after: after,
-                });
+                balances.push(change);
+                ledger.push(entry);
             }
             Settlement {
                 result: MatchResult {
@@ -176,6 +130,9 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 },
                 balances,
                 ledger,
+                credits: Vec::new(),
+                claims: Vec::new(),
+                states: Vec::new(),
             }
         }
     }

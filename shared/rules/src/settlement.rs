@@ -1,0 +1,164 @@
+//! Settlements (GM-3, GM-4): what one source of points changes, computed by the
+//! rules from what was read, and committed by the store in one atomic write. Every
+//! source (a match, an ad reward, a daily bonus, a period-board credit) becomes one.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::game::Game;
+
+/// One change of points (GM-4). A balance equals the sum of its entries' `applied`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    pub player_id: String,
+    pub game: Game,
+    /// What earned the points: `match`, `ad`, `bonus`, …
+    pub source: String,
+    /// The source's id (the match id, the ad network's transaction id, …); unique per
+    /// (player, game, source).
+    pub source_id: String,
+    /// When the points were earned (UTC): the event's instant.
+    pub at: DateTime<Utc>,
+    /// The delta before the floor (points).
+    pub nominal: i64,
+    /// The delta applied (points; SG-7).
+    pub applied: i64,
+    /// The balance after this entry (points).
+    pub balance_after: i64,
+}
+
+/// A player's balance change (points) that a settlement asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceChange {
+    pub player_id: String,
+    pub game: Game,
+    /// The balance the change was computed from (points).
+    pub before: i64,
+    /// The balance after it (points, ≥ 0).
+    pub after: i64,
+    /// When the event that changed it happened (UTC; LB-2's "reached first").
+    pub at: DateTime<Utc>,
+}
+
+/// Points credited to one period board (MJ-20, MJ-21): `points` (of either sign; a
+/// value never goes below 0) to `player_id` on `board` in `period`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardCredit {
+    /// The board's id (LB-1), e.g. `mahjong-weekly`.
+    pub board: &'static str,
+    /// The period's id, e.g. `2026-W49`.
+    pub period: String,
+    pub player_id: String,
+    pub points: i64,
+    /// When the event that earned them happened (UTC).
+    pub at: DateTime<Utc>,
+}
+
+/// A date-keyed once-a-day claim (SG-10, MJ-18, MJ-19): `kind` of `game` by
+/// `player_id` on the local date `day` of the game's zone (GM-2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimMark {
+    pub player_id: String,
+    pub game: Game,
+    pub kind: &'static str,
+    pub day: NaiveDate,
+    /// What the claim records (shown when the day is claimed again).
+    pub body: serde_json::Value,
+}
+
+/// A player's state item written by the settlement (a streak, an inventory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateChange {
+    pub player_id: String,
+    /// Which state, e.g. `mahjong-rivals/bonus-streak`.
+    pub name: String,
+    pub body: serde_json::Value,
+}
+
+/// Everything one source changes, and the result its callers see (GM-3: every
+/// repeat of the source gets this result back).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settlement<R> {
+    pub result: R,
+    pub balances: Vec<BalanceChange>,
+    pub ledger: Vec<LedgerEntry>,
+    pub credits: Vec<BoardCredit>,
+    pub claims: Vec<ClaimMark>,
+    pub states: Vec<StateChange>,
+}
+
+/// What the rules plan for a source: a settlement to commit, or an answer that
+/// writes nothing (a reward already paid that day, nothing to double).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Planned<R> {
+    Write(Settlement<R>),
+    Nothing(R),
+}
+
+impl<R> Settlement<R> {
+    /// A settlement that writes nothing but its result (a void match).
+    pub fn result_only(result: R) -> Self {
+        Settlement {
+            result,
+            balances: Vec::new(),
+            ledger: Vec::new(),
+            credits: Vec::new(),
+            claims: Vec::new(),
+            states: Vec::new(),
+        }
+    }
+}
+
+/// The delta actually applied to a balance (SG-7, GM-4): `max(delta, −balance)`, so
+/// the balance never goes below zero. `balance` is in points and is ≥ 0.
+pub fn apply_floor(balance: i64, delta: i64) -> i64 {
+    delta.max(-balance.max(0))
+}
+
+/// A change of `player_id`'s balance on `game` by `nominal` points (floor applied,
+/// SG-7) from `before`, with its ledger entry (GM-4) for `source`/`source_id` at `at`.
+pub fn balance_change(
+    player_id: &str,
+    game: Game,
+    before: i64,
+    nominal: i64,
+    source: &str,
+    source_id: &str,
+    at: DateTime<Utc>,
+) -> (BalanceChange, LedgerEntry) {
+    let applied = apply_floor(before, nominal);
+    let after = before.saturating_add(applied);
+    (
+        BalanceChange {
+            player_id: player_id.to_string(),
+            game,
+            before,
+            after,
+            at,
+        },
+        LedgerEntry {
+            player_id: player_id.to_string(),
+            game,
+            source: source.to_string(),
+            source_id: source_id.to_string(),
+            at,
+            nominal,
+            applied,
+            balance_after: after,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SG-7: 50 − 123 applies −50; GM-4: the entry says so.
+    #[test]
+    fn floor_in_the_ledger() {
+        let (c, e) = balance_change("p", Game::Seega, 50, -123, "match", "m-1", DateTime::UNIX_EPOCH);
+        assert_eq!((c.before, c.after), (50, 0));
+        assert_eq!((e.nominal, e.applied, e.balance_after), (-123, -50, 0));
+        assert_eq!(apply_floor(10, 40), 40);
+    }
+}

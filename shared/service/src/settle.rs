@@ -1,0 +1,351 @@
+//! Settling a source of points exactly once (GM-3, GM-4): the one commit path every
+//! source takes (a match, an ad reward, a daily bonus, a period-board credit).
+//!
+//! 1. If the source's record is stored: the same content hash returns its result (a
+//!    retry or duplicate delivery; this call's own write whose reply was lost counts
+//!    as applied by it); another hash is a conflict.
+//! 2. Read what the rules plan from (balances, states, claims; strongly consistent),
+//!    let the rules plan the settlement (or an answer that writes nothing), read the
+//!    period-board entries it credits, and commit it whole.
+//! 3. A commit whose outcome is unknown (the store did not answer) is sent again
+//!    unchanged: DynamoDB recognises the repeat by its ClientRequestToken. If the
+//!    source was settled meanwhile, or a claim taken, go to 1 (the next plan sees the
+//!    claim); if something read moved, wait a little and go to 1.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::Utc;
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::settlement::{Planned, Settlement};
+use podium_store::{
+    Balance, BalanceWrite, Claim, ClaimWrite, Commit, CommitOutcome, EntryWrite, SettleStore, SourceKey,
+    State, StateWrite, StoredSource,
+};
+use rand::Rng;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::ServiceError;
+
+/// How often a settlement is planned again while others move what it read.
+pub const MAX_ATTEMPTS: u32 = 25;
+
+/// How often one commit is sent while its outcome is unknown (store unavailable).
+pub const MAX_SENDS: u32 = 3;
+
+/// What a settlement reads before the rules plan it.
+#[derive(Debug, Clone, Default)]
+pub struct Reads {
+    /// Balances: (game, player, must the player have one already).
+    pub balances: Vec<(Game, String, bool)>,
+    /// State items: (player, name).
+    pub states: Vec<(String, String)>,
+    /// Claims: (player, game, kind, day `YYYY-MM-DD`).
+    pub claims: Vec<(String, Game, String, String)>,
+    /// Other sources' records (the day's bonus a doubling doubles).
+    pub sources: Vec<SourceKey>,
+}
+
+/// What was read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadState {
+    balances: HashMap<(Game, String), Balance>,
+    states: HashMap<(String, String), Option<State>>,
+    claims: HashMap<(String, Game, String, String), Option<Claim>>,
+    sources: HashMap<SourceKey, Option<StoredSource>>,
+}
+
+impl ReadState {
+    /// The balance read for `player` on `game` ([`Balance::absent`] if none).
+    pub fn balance(&self, game: Game, player: &str) -> Balance {
+        self.balances
+            .get(&(game, player.to_string()))
+            .cloned()
+            .unwrap_or_else(|| Balance::absent(game, player))
+    }
+
+    /// The state item read, if it exists.
+    pub fn state(&self, player: &str, name: &str) -> Option<&State> {
+        self.states
+            .get(&(player.to_string(), name.to_string()))
+            .and_then(Option::as_ref)
+    }
+
+    /// The claim read, if it exists.
+    pub fn claim(&self, player: &str, game: Game, kind: &str, day: &str) -> Option<&Claim> {
+        self.claims
+            .get(&(player.to_string(), game, kind.to_string(), day.to_string()))
+            .and_then(Option::as_ref)
+    }
+
+    /// Another source's stored record, if it exists.
+    pub fn source(&self, key: &SourceKey) -> Option<&StoredSource> {
+        self.sources.get(key).and_then(Option::as_ref)
+    }
+}
+
+/// A source of points the engine settles.
+pub trait Source {
+    /// The result its callers see, stored with its first settlement (GM-3).
+    type Result: Serialize + DeserializeOwned;
+
+    /// The idempotency key.
+    fn key(&self) -> SourceKey;
+
+    /// SHA-256 (hex) of its canonical content.
+    fn content_hash(&self) -> String;
+
+    /// What to read before planning.
+    fn reads(&self) -> Reads;
+
+    /// Plans the settlement from what was read (the rules), or refuses (GM-5).
+    fn plan(&self, read: &ReadState) -> Result<Planned<Self::Result>, ServiceError>;
+
+    /// The field that names the source's id in a conflict (`match_id`, `transaction_id`).
+    fn id_field(&self) -> &'static str;
+}
+
+/// How settling ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled<R> {
+    /// This call committed it.
+    Applied(R),
+    /// It was committed before with the same content; this is its first result.
+    Duplicate(R),
+    /// The rules planned nothing to write (a reward already paid that day).
+    Nothing(R),
+}
+
+impl<R> Settled<R> {
+    /// The result, however it came.
+    pub fn result(&self) -> &R {
+        match self {
+            Settled::Applied(r) | Settled::Duplicate(r) | Settled::Nothing(r) => r,
+        }
+    }
+
+    /// The result, however it came.
+    pub fn into_result(self) -> R {
+        match self {
+            Settled::Applied(r) | Settled::Duplicate(r) | Settled::Nothing(r) => r,
+        }
+    }
+}
+
+/// Settles `source` exactly once. Errors: [`ServiceError::Invalid`] (a refusal;
+/// nothing written), [`ServiceError::Conflict`] (same key, other content), and the
+/// transient [`ServiceError::Store`] / [`ServiceError::Contended`].
+pub async fn settle<S: SettleStore + ?Sized, X: Source>(
+    store: &S,
+    source: &X,
+) -> Result<Settled<X::Result>, ServiceError> {
+    let key = source.key();
+    let hash = source.content_hash();
+    let attempt = format!("{:016x}", rand::random::<u64>());
+    for plan_no in 0..MAX_ATTEMPTS {
+        if let Some(stored) = store.get_source(&key).await? {
+            return stored_result(source, &hash, &attempt, stored);
+        }
+        let read = read(store, &source.reads()).await?;
+        let settlement = match source.plan(&read)? {
+            Planned::Nothing(r) => return Ok(Settled::Nothing(r)),
+            Planned::Write(s) => s,
+        };
+        let commit = to_commit(
+            store,
+            &key,
+            &hash,
+            &attempt,
+            plan_no,
+            &read,
+            &source.reads(),
+            settlement,
+        )
+        .await?;
+        match send(store, &commit.0).await? {
+            CommitOutcome::Committed => return Ok(Settled::Applied(commit.1)),
+            CommitOutcome::SourceExists | CommitOutcome::ClaimTaken(_) => continue,
+            CommitOutcome::Contended => backoff(plan_no).await,
+        }
+    }
+    Err(ServiceError::Contended {
+        attempts: MAX_ATTEMPTS,
+    })
+}
+
+fn stored_result<X: Source>(
+    source: &X,
+    hash: &str,
+    attempt: &str,
+    stored: StoredSource,
+) -> Result<Settled<X::Result>, ServiceError> {
+    if stored.content_hash != hash {
+        return Err(ServiceError::Conflict {
+            field: source.id_field(),
+            id: source.key().id,
+        });
+    }
+    let result = serde_json::from_str(&stored.result).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::Corrupt {
+            key: format!("{}/{}", source.key().kind, source.key().id),
+            message: e.to_string(),
+        })
+    })?;
+    if stored.attempt.as_deref() == Some(attempt) {
+        // This call's own write, whose reply was lost.
+        Ok(Settled::Applied(result))
+    } else {
+        Ok(Settled::Duplicate(result))
+    }
+}
+
+async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadState, ServiceError> {
+    let mut out = ReadState::default();
+    for (game, player, _) in &reads.balances {
+        let b = store.get_balances(*game, &[player.as_str()]).await?;
+        if let Some(b) = b.into_iter().next() {
+            out.balances.insert((*game, player.clone()), b);
+        }
+    }
+    for (player, name) in &reads.states {
+        let s = store.get_state(player, name).await?;
+        out.states.insert((player.clone(), name.clone()), s);
+    }
+    for (player, game, kind, day) in &reads.claims {
+        let c = store.get_claim(player, *game, kind, day).await?;
+        out.claims
+            .insert((player.clone(), *game, kind.clone(), day.clone()), c);
+    }
+    for key in &reads.sources {
+        let s = store.get_source(key).await?;
+        out.sources.insert(key.clone(), s);
+    }
+    Ok(out)
+}
+
+/// The store's commit for a planned settlement: every write at the version read.
+#[allow(clippy::too_many_arguments)]
+async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
+    store: &S,
+    key: &SourceKey,
+    hash: &str,
+    attempt: &str,
+    plan_no: u32,
+    read: &ReadState,
+    reads: &Reads,
+    s: Settlement<R>,
+) -> Result<(Commit, R), ServiceError> {
+    let clock_ms = Utc::now().timestamp_millis();
+    let balances = s
+        .balances
+        .iter()
+        .map(|change| {
+            let cur = read.balance(change.game, &change.player_id);
+            // LB-2: the value was reached when it changed; an unchanged value keeps its instant.
+            let reached_at_ms = if cur.version > 0 && change.after == cur.points {
+                cur.reached_at_ms
+            } else {
+                change.at.timestamp_millis()
+            };
+            let must_exist = reads
+                .balances
+                .iter()
+                .any(|(g, p, must)| *must && *g == change.game && *p == change.player_id);
+            BalanceWrite {
+                player_id: change.player_id.clone(),
+                game: change.game,
+                expected_version: cur.version,
+                points: change.after,
+                reached_at_ms,
+                history: cur.history_after(change.after, reached_at_ms, clock_ms),
+                must_exist,
+            }
+        })
+        .collect();
+    let mut entries = Vec::with_capacity(s.credits.len());
+    for c in &s.credits {
+        let board = BoardRef::new(c.board, c.period.clone());
+        let cur = store
+            .get_entry(&board, &c.player_id)
+            .await?
+            .unwrap_or_else(|| Balance::absent(podium_store::board_game(&board), &c.player_id));
+        let value = cur.points.saturating_add(c.points).max(0);
+        let reached_at_ms = if cur.version > 0 && value == cur.points {
+            cur.reached_at_ms
+        } else {
+            c.at.timestamp_millis()
+        };
+        let history = cur.history_after(value, reached_at_ms, clock_ms);
+        entries.push(EntryWrite {
+            board,
+            player_id: c.player_id.clone(),
+            expected_version: cur.version,
+            value,
+            reached_at_ms,
+            history,
+        });
+    }
+    let claims = s
+        .claims
+        .iter()
+        .map(|c| ClaimWrite {
+            player_id: c.player_id.clone(),
+            game: c.game,
+            kind: c.kind.to_string(),
+            day: c.day.to_string(),
+            body: c.body.to_string(),
+        })
+        .collect();
+    let states = s
+        .states
+        .iter()
+        .map(|st| StateWrite {
+            player_id: st.player_id.clone(),
+            name: st.name.clone(),
+            expected_version: read.state(&st.player_id, &st.name).map_or(0, |x| x.version),
+            body: st.body.to_string(),
+        })
+        .collect();
+    let result = serde_json::to_string(&s.result)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("result", e)))?;
+    Ok((
+        Commit {
+            source: key.clone(),
+            content_hash: hash.to_string(),
+            attempt: attempt.to_string(),
+            plan: plan_no,
+            result,
+            claims,
+            balances,
+            entries,
+            states,
+            ledger: s.ledger,
+        },
+        s.result,
+    ))
+}
+
+/// Sends `commit`, and sends it again unchanged while its outcome is unknown.
+async fn send<S: SettleStore + ?Sized>(store: &S, commit: &Commit) -> Result<CommitOutcome, ServiceError> {
+    let mut sent = 0;
+    loop {
+        sent += 1;
+        match store.commit(commit).await {
+            Ok(outcome) => return Ok(outcome),
+            Err(e) if e.is_transient() && sent < MAX_SENDS => {
+                tracing::warn!(error = %e, "commit outcome unknown; sending it again");
+                backoff(sent).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Full jitter, growing with the attempt: 0 … min(5 ms × 2^attempt, 200 ms).
+pub(crate) async fn backoff(attempt: u32) {
+    let cap_ms = (5u64 << attempt.min(6)).min(200);
+    let ms = rand::rng().random_range(0..=cap_ms);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}

@@ -1,0 +1,313 @@
+//! The one atomic write every source of points ends in (GM-3, GM-4): a *commit* of
+//! a settlement. Matches, ad rewards, daily bonuses and period-board credits all
+//! commit through it; a store writes a commit whole (one DynamoDB
+//! `TransactWriteItems`, one redb write transaction) or not at all.
+//!
+//! A commit holds, in this order (the order of the transaction's items):
+//! 1. the source record: the idempotency key (source kind and id), the content hash,
+//!    the attempt and the result document, written only if none exists;
+//! 2. claims: date-keyed once-a-day markers, written only if none exists;
+//! 3. balances: each written only at the version read (and, when `must_exist`, only
+//!    over an existing balance);
+//! 4. board entries (period boards), each at the version read;
+//! 5. state items (a streak, an inventory), each at the version read;
+//! 6. ledger entries (GM-4), one per balance change.
+
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::history::KeyHistory;
+use podium_rules::settlement::LedgerEntry;
+
+/// The idempotency key of a settlement: what kind of source, and its id
+/// (`match`/`m-123`, `admob`/`{transaction id}`, `bonus`/`{player}:{day}`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SourceKey {
+    pub kind: String,
+    pub id: String,
+}
+
+impl SourceKey {
+    pub fn new(kind: impl Into<String>, id: impl Into<String>) -> Self {
+        SourceKey {
+            kind: kind.into(),
+            id: id.into(),
+        }
+    }
+}
+
+/// A settled source as stored: what the first commit wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSource {
+    pub content_hash: String,
+    /// The attempt that wrote it (see [`Commit::attempt`]); `None` when unknown.
+    pub attempt: Option<String>,
+    /// The result document (JSON).
+    pub result: String,
+}
+
+/// One balance write: set `points` if the stored version is still `expected_version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceWrite {
+    pub player_id: String,
+    pub game: Game,
+    /// The version read before computing `points` (0: no balance yet).
+    pub expected_version: u64,
+    /// The new balance (points, ≥ 0).
+    pub points: i64,
+    /// When it was reached (ms since the Unix epoch, UTC; LB-2).
+    pub reached_at_ms: i64,
+    /// The entry's history after this write ([`crate::Balance::history_after`]).
+    pub history: KeyHistory,
+    /// Only over an existing balance (a known player): otherwise the commit fails on it.
+    pub must_exist: bool,
+}
+
+/// One board-entry write on a period board (MJ-20): set `value` if the stored
+/// version is still `expected_version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryWrite {
+    pub board: BoardRef,
+    pub player_id: String,
+    pub expected_version: u64,
+    /// The new value (points, ≥ 0).
+    pub value: i64,
+    pub reached_at_ms: i64,
+    pub history: KeyHistory,
+}
+
+/// A date-keyed once-a-day marker: `kind` of `game` claimed by `player_id` on `day`
+/// (`YYYY-MM-DD`, the game's local date, GM-2). Written only if none exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimWrite {
+    pub player_id: String,
+    pub game: Game,
+    pub kind: String,
+    pub day: String,
+    /// What the claim holds (JSON): the source and what it granted.
+    pub body: String,
+}
+
+/// A stored claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub body: String,
+}
+
+/// A player's state item (a streak, an inventory), written at the version read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateWrite {
+    pub player_id: String,
+    /// Which state: `mahjong-rivals/bonus-streak`, `mahjong-rivals/jokers`.
+    pub name: String,
+    pub expected_version: u64,
+    /// The new body (JSON).
+    pub body: String,
+}
+
+/// A stored state item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct State {
+    pub body: String,
+    pub version: u64,
+}
+
+/// Everything one settlement writes, atomically (see the module notes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    pub source: SourceKey,
+    /// SHA-256 (hex) of the source's canonical content (GM-3).
+    pub content_hash: String,
+    /// Who is writing: a random id per settling call, stored with the result, so a
+    /// call whose reply was lost recognises its own write and a duplicate delivery
+    /// never mistakes another call's write for its own.
+    pub attempt: String,
+    /// Distinguishes the commits one call sends after re-reading (0, 1, …): the same
+    /// commit sent again keeps it, so the store recognises the repeat.
+    pub plan: u32,
+    /// The result document (JSON), returned to every repeat.
+    pub result: String,
+    pub claims: Vec<ClaimWrite>,
+    pub balances: Vec<BalanceWrite>,
+    pub entries: Vec<EntryWrite>,
+    pub states: Vec<StateWrite>,
+    pub ledger: Vec<LedgerEntry>,
+}
+
+impl Commit {
+    /// Items this commit writes (DynamoDB takes at most 100 in one transaction).
+    pub fn items(&self) -> usize {
+        1 + self.claims.len()
+            + self.balances.len()
+            + self.entries.len()
+            + self.states.len()
+            + self.ledger.len()
+    }
+
+    /// What the item at `index` of the commit's order is.
+    pub fn role(&self, index: usize) -> Role {
+        let bounds = [
+            (1, Role::Source),
+            (self.claims.len(), Role::Claim),
+            (self.balances.len(), Role::Balance),
+            (self.entries.len(), Role::Entry),
+            (self.states.len(), Role::State),
+            (self.ledger.len(), Role::Ledger),
+        ];
+        let mut start = 0;
+        for (len, role) in bounds {
+            if index < start + len {
+                return role;
+            }
+            start += len;
+        }
+        Role::Ledger
+    }
+}
+
+/// What one item of a commit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Source,
+    Claim,
+    Balance,
+    Entry,
+    State,
+    Ledger,
+}
+
+/// How a [`Commit`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// Everything was written.
+    Committed,
+    /// A source record with this key exists: nothing was written (read it).
+    SourceExists,
+    /// This claim (index into `claims`) was taken before: nothing was written.
+    ClaimTaken(usize),
+    /// A balance, entry or state moved since it was read (or a balance that must
+    /// exist does not), or another transaction held an item: nothing was written.
+    /// Read again and retry.
+    Contended,
+}
+
+/// Cancellation reasons of a transaction, one per item in the commit's order, as
+/// DynamoDB reports them (`None`, `ConditionalCheckFailed`, `TransactionConflict`,
+/// `ThrottlingError`, …): the outcome they mean, `Err` with the reasons when they
+/// mean a defect (validation, item size). Never decided by message text.
+pub fn outcome_of_cancellation(commit: &Commit, reasons: &[&str]) -> Result<CommitOutcome, String> {
+    // The source record and the claims decide first: a repeat, or a claim taken.
+    for (i, code) in reasons.iter().enumerate() {
+        match (*code, commit.role(i)) {
+            ("ConditionalCheckFailed", Role::Source | Role::Ledger) => {
+                return Ok(CommitOutcome::SourceExists)
+            }
+            ("ConditionalCheckFailed", Role::Claim) => return Ok(CommitOutcome::ClaimTaken(i - 1)),
+            (
+                "None"
+                | "ConditionalCheckFailed"
+                | "TransactionConflict"
+                | "ThrottlingError"
+                | "ProvisionedThroughputExceeded",
+                _,
+            ) => {}
+            _ => return Err(format!("cancelled: {reasons:?}")),
+        }
+    }
+    // A balance, entry or state moved, or another transaction held an item.
+    Ok(CommitOutcome::Contended)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(claims: usize, balances: usize, ledger: usize) -> Commit {
+        Commit {
+            source: SourceKey::new("admob", "t-1"),
+            content_hash: "h".into(),
+            attempt: "a".into(),
+            plan: 0,
+            result: "{}".into(),
+            claims: (0..claims)
+                .map(|_| ClaimWrite {
+                    player_id: "p".into(),
+                    game: Game::Seega,
+                    kind: "daily-ad".into(),
+                    day: "2027-05-10".into(),
+                    body: "{}".into(),
+                })
+                .collect(),
+            balances: (0..balances)
+                .map(|_| BalanceWrite {
+                    player_id: "p".into(),
+                    game: Game::Seega,
+                    expected_version: 1,
+                    points: 50,
+                    reached_at_ms: 0,
+                    history: KeyHistory::default(),
+                    must_exist: true,
+                })
+                .collect(),
+            entries: Vec::new(),
+            states: Vec::new(),
+            ledger: (0..ledger)
+                .map(|_| LedgerEntry {
+                    player_id: "p".into(),
+                    game: Game::Seega,
+                    source: "admob".into(),
+                    source_id: "t-1".into(),
+                    at: chrono::DateTime::UNIX_EPOCH,
+                    nominal: 40,
+                    applied: 40,
+                    balance_after: 50,
+                })
+                .collect(),
+        }
+    }
+
+    /// SG-10 / GM-3: cancellations are read by their per-item reasons.
+    #[test]
+    fn cancellation_reasons_by_item() {
+        let c = commit(1, 1, 1);
+        assert_eq!(c.items(), 4);
+        assert_eq!(
+            [0, 1, 2, 3].map(|i| c.role(i)),
+            [Role::Source, Role::Claim, Role::Balance, Role::Ledger]
+        );
+        let outcome = |r: &[&str]| outcome_of_cancellation(&c, r);
+        // A retry of a commit that went through: the source record is there.
+        assert_eq!(
+            outcome(&[
+                "ConditionalCheckFailed",
+                "ConditionalCheckFailed",
+                "ConditionalCheckFailed",
+                "None"
+            ]),
+            Ok(CommitOutcome::SourceExists)
+        );
+        // Another callback already took today's claim.
+        assert_eq!(
+            outcome(&["None", "ConditionalCheckFailed", "None", "None"]),
+            Ok(CommitOutcome::ClaimTaken(0))
+        );
+        // The balance moved, or the player is unknown: read again.
+        assert_eq!(
+            outcome(&["None", "None", "ConditionalCheckFailed", "None"]),
+            Ok(CommitOutcome::Contended)
+        );
+        assert_eq!(
+            outcome(&["None", "TransactionConflict", "None", "None"]),
+            Ok(CommitOutcome::Contended)
+        );
+        assert!(outcome(&["None", "ValidationError", "None", "None"]).is_err());
+        // Without a separate source item the claim leads (the order of the review case).
+        let c = Commit {
+            claims: Vec::new(),
+            ..commit(0, 1, 1)
+        };
+        assert_eq!(
+            outcome_of_cancellation(&c, &["ConditionalCheckFailed", "None", "None"]),
+            Ok(CommitOutcome::SourceExists)
+        );
+    }
+}

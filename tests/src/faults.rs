@@ -1,0 +1,197 @@
+//! A store that injects faults into another one, for tests: replies lost after a
+//! commit was applied (a timeout after DynamoDB committed), source reads failing as a
+//! throttled DynamoDB would, and the last commit kept for a resend.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
+use podium_rules::settlement::LedgerEntry;
+use podium_store::{
+    Balance, BoardKey, BoardStore, Claim, Commit, CommitOutcome, Item, ItemKey, ItemStore, LedgerStore,
+    PeriodStore, SettleStore, SortKeyRange, SourceKey, SourceStore, State, StoreError, StoredSource,
+};
+
+/// `inner`, with faults.
+pub struct Faulty<S> {
+    pub inner: S,
+    lose_replies: AtomicU32,
+    failing_source: Option<String>,
+    last_commit: Mutex<Option<Commit>>,
+}
+
+fn unavailable(operation: &'static str, message: &str) -> StoreError {
+    StoreError::Unavailable {
+        operation,
+        message: message.into(),
+    }
+}
+
+impl<S> Faulty<S> {
+    /// No faults yet.
+    pub fn new(inner: S) -> Self {
+        Faulty {
+            inner,
+            lose_replies: AtomicU32::new(0),
+            failing_source: None,
+            last_commit: Mutex::new(None),
+        }
+    }
+
+    /// The next `n` commits are applied but their replies lost.
+    pub fn losing_replies(self, n: u32) -> Self {
+        self.lose_replies.store(n, Ordering::SeqCst);
+        self
+    }
+
+    /// Reads of the source with this id fail as throttled.
+    pub fn failing_source(mut self, id: &str) -> Self {
+        self.failing_source = Some(id.to_string());
+        self
+    }
+
+    /// The last commit sent through.
+    pub fn last_commit(&self) -> Option<Commit> {
+        self.last_commit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait]
+impl<S: SourceStore> SourceStore for Faulty<S> {
+    async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
+        if self.failing_source.as_deref() == Some(key.id.as_str()) {
+            return Err(unavailable("GetItem", "ProvisionedThroughputExceededException"));
+        }
+        self.inner.get_source(key).await
+    }
+}
+
+#[async_trait]
+impl<S: SettleStore> SettleStore for Faulty<S> {
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
+        self.inner.get_balances(game, players).await
+    }
+    async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.inner.get_entry(board, player_id).await
+    }
+    async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
+        self.inner.get_state(player_id, name).await
+    }
+    async fn get_claim(
+        &self,
+        player_id: &str,
+        game: Game,
+        kind: &str,
+        day: &str,
+    ) -> Result<Option<Claim>, StoreError> {
+        self.inner.get_claim(player_id, game, kind, day).await
+    }
+    async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
+        *self
+            .last_commit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(commit.clone());
+        let outcome = self.inner.commit(commit).await?;
+        let lose = self
+            .lose_replies
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if lose {
+            return Err(unavailable(
+                "TransactWriteItems",
+                "timed out waiting for the reply",
+            ));
+        }
+        Ok(outcome)
+    }
+}
+
+#[async_trait]
+impl<S: BoardStore> BoardStore for Faulty<S> {
+    async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.inner.get_balance(game, player_id).await
+    }
+    async fn board_after(
+        &self,
+        b: &BoardRef,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.inner.board_after(b, after, limit).await
+    }
+    async fn board_before(
+        &self,
+        b: &BoardRef,
+        before: &BoardKey,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.inner.board_before(b, before, limit).await
+    }
+    fn board_shards(&self) -> u32 {
+        self.inner.board_shards()
+    }
+    async fn shard_after(
+        &self,
+        b: &BoardRef,
+        shard: u32,
+        after: Option<&BoardKey>,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        self.inner.shard_after(b, shard, after, limit).await
+    }
+    async fn count_before(&self, b: &BoardRef, key: &BoardKey) -> Result<u64, StoreError> {
+        self.inner.count_before(b, key).await
+    }
+}
+
+#[async_trait]
+impl<S: LedgerStore> LedgerStore for Faulty<S> {
+    async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
+        self.inner.ledger_entries(game, player_id).await
+    }
+}
+
+#[async_trait]
+impl<S: ItemStore> ItemStore for Faulty<S> {
+    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
+        self.inner.get_item(key, consistent).await
+    }
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        self.inner.put_item_if(key, body, expected).await
+    }
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        self.inner
+            .query_items(pk, range, forward, limit, consistent)
+            .await
+    }
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        self.inner.delete_items(keys).await
+    }
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.inner.put_items(items, expires_at).await
+    }
+}
+
+#[async_trait]
+impl<S: PeriodStore> PeriodStore for Faulty<S> {
+    async fn period_entry(&self, b: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.inner.period_entry(b, player_id).await
+    }
+}
