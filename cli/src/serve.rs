@@ -42,11 +42,15 @@ async fn any_route(
         method: method.as_str().to_string(),
         path: uri.path().to_string(),
         query,
+        raw_query: uri.query().map(str::to_string),
         player: dev_identity(&headers),
     };
     let answer = api::handle(shared.store.as_ref(), &shared.ctx, &req, chrono::Utc::now()).await;
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, Json(answer.body)).into_response()
+    match answer.text {
+        Some(text) => (status, text).into_response(),
+        None => (status, Json(answer.body)).into_response(),
+    }
 }
 
 /// Serves until interrupted; `ctx` holds the cursor key (configuration).

@@ -6,3 +6,4 @@ pub mod counting;
 pub mod faults;
 pub mod fixtures;
 pub mod review;
+pub mod rewards;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_store::{BoardStore, ItemStore, PeriodStore, SourceStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
 pub fn verified_player(req: &Request) -> Option<String> {
@@ -38,24 +38,30 @@ pub fn to_api_request(req: &Request) -> ApiRequest {
         method: req.method().as_str().to_string(),
         path: req.raw_http_path().to_string(),
         query,
+        // lambda_http keeps API Gateway's rawQueryString as the URI's query.
+        raw_query: req.uri().query().map(str::to_string),
         player: verified_player(req),
     }
 }
 
-/// The Lambda HTTP response for an API answer (JSON body).
+/// The Lambda HTTP response for an API answer (JSON body, or plain text).
 pub fn to_response(r: ApiResponse) -> Response<Body> {
-    let mut response = Response::new(Body::Text(r.body.to_string()));
+    let (body, content_type) = match r.text {
+        Some(text) => (text, "text/plain; charset=utf-8"),
+        None => (r.body.to_string(), "application/json"),
+    };
+    let mut response = Response::new(Body::Text(body));
     *response.status_mut() = lambda_http::http::StatusCode::from_u16(r.status)
         .unwrap_or(lambda_http::http::StatusCode::INTERNAL_SERVER_ERROR);
     response.headers_mut().insert(
         lambda_http::http::header::CONTENT_TYPE,
-        lambda_http::http::HeaderValue::from_static("application/json"),
+        lambda_http::http::HeaderValue::from_static(content_type),
     );
     response
 }
 
 /// Handles one request: parse, call the core, map the answer.
-pub async fn handle<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: Request,

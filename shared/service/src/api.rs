@@ -8,9 +8,12 @@
 //! | `GET /v1/leaderboards/{board}/me?neighbours=0..25` | [`AroundMe`](crate::boards::AroundMe) (LB-4) |
 //! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
 //! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::seega::result::MatchResult) |
+//! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::rewards::BonusAnswer) (MJ-18) |
+//! | `GET /v1/ad-callbacks/admob?…` | an AdMob SSV callback (no JWT: its signature authenticates it), [`AdAnswer`](crate::rewards::AdAnswer) (SG-10, MJ-19) |
+//! | `GET /v1/ad-callbacks/unity-ads?…` | a Unity Ads S2S callback (HMAC-MD5), answered `1` |
 //!
-//! Errors answer `{"error": KIND, "message": TEXT}` with 400, 401, 404, 405, 409 or
-//! 500/503; a store failure's detail goes to the log, never to the body.
+//! Errors answer `{"error": KIND, "message": TEXT}` with 400, 401, 403, 404, 405, 409
+//! or 500/503; a store failure's detail goes to the log, never to the body.
 
 use std::collections::HashMap;
 
@@ -19,20 +22,23 @@ use percent_encoding::percent_decode_str;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodClock};
-use podium_store::{BoardStore, ItemStore, PeriodStore, SourceStore, StoreError};
+use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore, StoreError};
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
+use crate::rewards::{self, Ads};
 use crate::snapshot_reads::{self, SnapshotCache};
 
-/// What every request of one process shares: the snapshot pointer cache and the
-/// key that signs and checks page cursors.
+/// What every request of one process shares: the snapshot pointer cache, the key
+/// that signs and checks page cursors, and (where ad callbacks are answered) the
+/// verifier keys and the ad-unit catalogue.
 pub struct ApiContext {
     pub cache: SnapshotCache,
     pub cursors: CursorKey,
+    pub ads: Option<Ads>,
 }
 
 impl ApiContext {
@@ -40,7 +46,14 @@ impl ApiContext {
         ApiContext {
             cache: SnapshotCache::default(),
             cursors,
+            ads: None,
         }
+    }
+
+    /// This context, answering ad callbacks with `ads`.
+    pub fn with_ads(mut self, ads: Ads) -> Self {
+        self.ads = Some(ads);
+        self
     }
 }
 
@@ -52,27 +65,47 @@ pub struct ApiRequest {
     pub path: String,
     /// Query parameters (first value of each).
     pub query: HashMap<String, String>,
+    /// The query string exactly as received (API Gateway's `rawQueryString`), for
+    /// callbacks whose signature covers it.
+    pub raw_query: Option<String>,
     /// The verified JWT's `sub`; `None` when no verified identity came with the request.
     pub player: Option<String>,
 }
 
-/// A response: status and JSON body.
+/// A response: status and JSON body, or a plain-text body when `text` is set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiResponse {
     pub status: u16,
     pub body: Value,
+    /// A plain-text body instead of `body` (Unity Ads expects `1`).
+    pub text: Option<String>,
+}
+
+/// What a route answers.
+enum Reply {
+    Json(Value),
+    Text(String),
 }
 
 /// Answers one request from the current snapshot when the board has one, else the
 /// live board; `now` is the read instant reported as `as_of` for live reads.
-pub async fn handle<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> ApiResponse {
     match route(store, ctx, req, now).await {
-        Ok(body) => ApiResponse { status: 200, body },
+        Ok(Reply::Json(body)) => ApiResponse {
+            status: 200,
+            body,
+            text: None,
+        },
+        Ok(Reply::Text(text)) => ApiResponse {
+            status: 200,
+            body: Value::Null,
+            text: Some(text),
+        },
         Err(e) => error_response(&e),
     }
 }
@@ -82,8 +115,9 @@ pub fn error_response(e: &ServiceError) -> ApiResponse {
     let (status, message) = match e {
         ServiceError::BadRequest { .. } | ServiceError::Invalid(_) => (400, e.to_string()),
         ServiceError::Unauthenticated => (401, e.to_string()),
+        ServiceError::Forbidden(_) => (403, e.to_string()),
         ServiceError::NotFound(_) => (404, e.to_string()),
-        ServiceError::MethodNotAllowed => (405, e.to_string()),
+        ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
         ServiceError::Conflict { .. } => (409, e.to_string()),
         ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
         ServiceError::Store(err @ StoreError::Unavailable { .. }) => {
@@ -102,6 +136,7 @@ pub fn error_response(e: &ServiceError) -> ApiResponse {
     ApiResponse {
         status,
         body: json!({"error": e.kind(), "message": message}),
+        text: None,
     }
 }
 
@@ -109,12 +144,45 @@ fn to_json<T: Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-async fn route<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
+/// The routes, with the method each takes.
+enum Route<'a> {
+    Board(&'a str),
+    BoardMe(&'a str),
+    Me,
+    MyMatch(&'a str),
+    DailyBonus,
+    AdmobCallback,
+    UnityCallback,
+}
+
+impl Route<'_> {
+    fn method(&self) -> &'static str {
+        match self {
+            Route::DailyBonus => "POST",
+            _ => "GET",
+        }
+    }
+}
+
+fn route_of<'a>(segments: &[&'a str]) -> Option<Route<'a>> {
+    Some(match segments {
+        ["v1", "leaderboards", board] => Route::Board(board),
+        ["v1", "leaderboards", board, "me"] => Route::BoardMe(board),
+        ["v1", "me"] => Route::Me,
+        ["v1", "me", "matches", id] => Route::MyMatch(id),
+        ["v1", "games", "mahjong", "daily-bonus"] => Route::DailyBonus,
+        ["v1", "ad-callbacks", "admob"] => Route::AdmobCallback,
+        ["v1", "ad-callbacks", "unity-ads"] => Route::UnityCallback,
+        _ => return None,
+    })
+}
+
+async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
     now: DateTime<Utc>,
-) -> Result<Value, ServiceError> {
+) -> Result<Reply, ServiceError> {
     let decoded: Vec<String> = req
         .path
         .trim_matches('/')
@@ -122,25 +190,35 @@ async fn route<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
         .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
         .collect();
     let segments: Vec<&str> = decoded.iter().map(String::as_str).collect();
-    let known = matches!(
-        segments.as_slice(),
-        ["v1", "leaderboards", _]
-            | ["v1", "leaderboards", _, "me"]
-            | ["v1", "me"]
-            | ["v1", "me", "matches", _]
-    );
-    if !known {
+    let Some(route) = route_of(&segments) else {
         return Err(ServiceError::NotFound(format!("route {}", req.path)));
+    };
+    if req.method != route.method() {
+        return Err(ServiceError::MethodNotAllowed {
+            allowed: route.method(),
+        });
     }
-    if req.method != "GET" {
-        return Err(ServiceError::MethodNotAllowed);
-    }
-    let player = req.player.as_deref().ok_or(ServiceError::Unauthenticated)?;
-    if !podium_rules::record::is_valid_id(player) {
-        return Err(ServiceError::Unauthenticated);
-    }
-    match segments.as_slice() {
-        ["v1", "leaderboards", board] => {
+    // Ad callbacks authenticate themselves by their signature.
+    let ads = || {
+        ctx.ads
+            .as_ref()
+            .ok_or_else(|| ServiceError::NotFound("ad callbacks are not answered here".into()))
+    };
+    let raw_query = req.raw_query.as_deref().unwrap_or("");
+    let caller = || {
+        req.player
+            .as_deref()
+            .filter(|p| podium_rules::record::is_valid_id(p))
+            .ok_or(ServiceError::Unauthenticated)
+    };
+    let json = match route {
+        Route::AdmobCallback => to_json(rewards::admob_callback(store, ads()?, raw_query, now).await?),
+        Route::UnityCallback => {
+            rewards::unity_callback(store, ads()?, raw_query, now).await?;
+            return Ok(Reply::Text(podium_ads::unity::SUCCESS_BODY.to_string()));
+        }
+        Route::Board(board) => {
+            caller()?;
             let (board, clock) = board_in_period(req, board, now)?;
             let limit = int_param(req, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
             let cursor = match req.query.get("cursor") {
@@ -162,25 +240,29 @@ async fn route<S: BoardStore + SourceStore + ItemStore + PeriodStore + ?Sized>(
                 )
                 .await?
                 {
-                    return Ok(with_clock(to_json(page), &clock));
+                    return Ok(Reply::Json(with_clock(to_json(page), &clock)));
                 }
             }
             let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
-            Ok(with_clock(to_json(page), &clock))
+            with_clock(to_json(page), &clock)
         }
-        ["v1", "leaderboards", board, "me"] => {
+        Route::BoardMe(board) => {
+            let player = caller()?;
             let (board, clock) = board_in_period(req, board, now)?;
             let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
-            if let Some(me) = snapshot_reads::around_me(store, &ctx.cache, &board, player, n, now).await? {
-                return Ok(with_clock(to_json(me), &clock));
+            match snapshot_reads::around_me(store, &ctx.cache, &board, player, n, now).await? {
+                Some(me) => with_clock(to_json(me), &clock),
+                None => with_clock(
+                    to_json(boards::around_me(store, &board, player, n, now).await?),
+                    &clock,
+                ),
             }
-            let me = boards::around_me(store, &board, player, n, now).await?;
-            Ok(with_clock(to_json(me), &clock))
         }
-        ["v1", "me"] => Ok(to_json(boards::profile(store, Game::Seega, player).await?)),
-        ["v1", "me", "matches", id] => Ok(to_json(boards::match_result(store, player, id).await?)),
-        _ => Err(ServiceError::NotFound(format!("route {}", req.path))),
-    }
+        Route::Me => to_json(boards::profile(store, Game::Seega, caller()?).await?),
+        Route::MyMatch(id) => to_json(boards::match_result(store, caller()?, id).await?),
+        Route::DailyBonus => to_json(rewards::claim_daily_bonus(store, caller()?, now).await?),
+    };
+    Ok(Reply::Json(json))
 }
 
 /// The board named in the path, in the period of the `period` parameter (LB-5; the
@@ -240,6 +322,7 @@ mod tests {
             path: path.into(),
             query: HashMap::new(),
             player: player.map(str::to_string),
+            raw_query: None,
         }
     }
 

@@ -12,11 +12,20 @@
 //! | `AWS_ENDPOINT_URL_DYNAMODB` | `podium` | when set, `podium` uses DynamoDB there instead of the embedded store (the SDK reads it too) | unset |
 //! | `PODIUM_DATA` | `podium` | the embedded store's file | `podium-data/podium.redb` |
 //! | `DEAD_LETTER_QUEUE_URL` | `score-match` | where records that can never succeed go, with their reason | (required) |
+//! | `PODIUM_AD_CATALOGUE` | `ad-reward`; `podium serve` | the ad units podium pays for (JSON, or `@file`; see `podium_ads::catalogue`) | (required by `ad-reward`; `podium serve` answers no ad callbacks without it) |
+//! | `PODIUM_AD_MAX_AGE_SECS` | `ad-reward`; `podium serve` | the oldest ad view paid (SG-10) | 86400 |
+//! | `PODIUM_AD_MAX_AHEAD_SECS` | `ad-reward`; `podium serve` | how far after podium's clock an ad view's timestamp may lie | 300 |
+//! | `PODIUM_ADMOB_KEYS_URL` | `ad-reward` | where AdMob's verifier keys are published | `https://www.gstatic.com/admob/reward/verifier-keys.json` |
+//! | `PODIUM_ADMOB_KEYS_FILE` | `podium serve` (and `ad-reward`, instead of the URL) | a verifier-keys JSON file | unset |
+//! | `PODIUM_UNITY_ADS_SECRET` | `ad-reward`; `podium serve` | Unity Ads' S2S secret; unset: Unity callbacks are not answered | unset |
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use podium_ads::catalogue::Catalogue;
+use podium_ads::keys::KeySet;
 use podium_rules::record::RecordPolicy;
+use podium_rules::reward::AdPolicy;
 use podium_store::dynamo::Timeouts;
 use thiserror::Error;
 
@@ -112,6 +121,87 @@ pub fn local_cursor_key() -> Result<CursorKey, ConfigError> {
         Some(_) => cursor_key(),
         None => Ok(CursorKey::random()),
     }
+}
+
+/// Where AdMob publishes its verifier keys.
+pub const ADMOB_KEYS_URL: &str = "https://www.gstatic.com/admob/reward/verifier-keys.json";
+
+/// Reads a setting's text, or the file it names with a leading `@`.
+fn text_or_file(name: &'static str, value: String) -> Result<String, ConfigError> {
+    match value.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path.trim()).map_err(|e| ConfigError {
+            name,
+            problem: format!("names a file that cannot be read: {e}"),
+        }),
+        None => Ok(value),
+    }
+}
+
+/// The ad units podium pays for (`PODIUM_AD_CATALOGUE`), `None` when unset.
+pub fn ad_catalogue() -> Result<Option<Catalogue>, ConfigError> {
+    let Some(raw) = var("PODIUM_AD_CATALOGUE") else {
+        return Ok(None);
+    };
+    let text = text_or_file("PODIUM_AD_CATALOGUE", raw)?;
+    Catalogue::from_json(&text)
+        .map(Some)
+        .map_err(|problem| ConfigError {
+            name: "PODIUM_AD_CATALOGUE",
+            problem,
+        })
+}
+
+/// How old or how far ahead an ad view may be (`PODIUM_AD_MAX_AGE_SECS`,
+/// `PODIUM_AD_MAX_AHEAD_SECS`).
+pub fn ad_policy() -> Result<AdPolicy, ConfigError> {
+    let d = AdPolicy::default();
+    Ok(AdPolicy {
+        max_age_secs: number("PODIUM_AD_MAX_AGE_SECS", d.max_age_secs as u64, 60..=7 * 86_400)? as i64,
+        max_ahead_secs: number("PODIUM_AD_MAX_AHEAD_SECS", d.max_ahead_secs as u64, 0..=3_600)? as i64,
+    })
+}
+
+/// AdMob's verifier keys from the file `PODIUM_ADMOB_KEYS_FILE` names, if set.
+pub fn admob_keys_file() -> Result<Option<KeySet>, ConfigError> {
+    let Some(path) = var("PODIUM_ADMOB_KEYS_FILE") else {
+        return Ok(None);
+    };
+    let bytes = std::fs::read(path.trim()).map_err(|e| ConfigError {
+        name: "PODIUM_ADMOB_KEYS_FILE",
+        problem: format!("cannot be read: {e}"),
+    })?;
+    KeySet::from_json(&bytes).map(Some).map_err(|e| ConfigError {
+        name: "PODIUM_ADMOB_KEYS_FILE",
+        problem: e.to_string(),
+    })
+}
+
+/// Where to fetch AdMob's verifier keys (`PODIUM_ADMOB_KEYS_URL`).
+pub fn admob_keys_url() -> String {
+    var("PODIUM_ADMOB_KEYS_URL").unwrap_or_else(|| ADMOB_KEYS_URL.to_string())
+}
+
+/// Unity Ads' S2S secret (`PODIUM_UNITY_ADS_SECRET`), if set.
+pub fn unity_ads_secret() -> Option<std::sync::Arc<[u8]>> {
+    var("PODIUM_UNITY_ADS_SECRET").map(|s| s.trim().as_bytes().into())
+}
+
+/// What `podium serve` needs to answer ad callbacks: `None` without a catalogue; with
+/// one, AdMob's keys come from `PODIUM_ADMOB_KEYS_FILE` (required then).
+pub fn local_ads() -> Result<Option<crate::rewards::Ads>, ConfigError> {
+    let Some(catalogue) = ad_catalogue()? else {
+        return Ok(None);
+    };
+    let keys = admob_keys_file()?.ok_or(ConfigError {
+        name: "PODIUM_ADMOB_KEYS_FILE",
+        problem: "is not set (PODIUM_AD_CATALOGUE is: name a verifier-keys file)".into(),
+    })?;
+    Ok(Some(crate::rewards::Ads {
+        admob_keys: std::sync::Arc::new(crate::rewards::StaticKeys(keys)),
+        catalogue,
+        policy: ad_policy()?,
+        unity_secret: unity_ads_secret(),
+    }))
 }
 
 /// Which store the local binary uses.

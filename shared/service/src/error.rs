@@ -19,12 +19,16 @@ pub enum ServiceError {
     /// A query parameter is malformed (HTTP 400).
     #[error("{field}: {message}")]
     BadRequest { field: &'static str, message: String },
+    /// The request's own authentication failed: a signature that does not verify, an
+    /// unknown key, an ad unit not podium's (HTTP 403).
+    #[error("forbidden: {0}")]
+    Forbidden(String),
     /// No verified identity on the request (HTTP 401).
     #[error("unauthenticated: no verified player identity")]
     Unauthenticated,
     /// The route exists but not for this HTTP method (HTTP 405).
-    #[error("method not allowed: only GET is served")]
-    MethodNotAllowed,
+    #[error("method not allowed: this route takes {allowed}")]
+    MethodNotAllowed { allowed: &'static str },
     /// Nothing to show the caller (HTTP 404).
     #[error("not found: {0}")]
     NotFound(String),
@@ -64,7 +68,8 @@ impl ServiceError {
             ServiceError::Conflict { .. } => "conflict",
             ServiceError::BadRequest { .. } => "bad_request",
             ServiceError::Unauthenticated => "unauthenticated",
-            ServiceError::MethodNotAllowed => "method_not_allowed",
+            ServiceError::Forbidden(_) => "forbidden",
+            ServiceError::MethodNotAllowed { .. } => "method_not_allowed",
             ServiceError::NotFound(_) => "not_found",
             ServiceError::Contended { .. } => "contended",
             ServiceError::Store(StoreError::Unavailable { .. }) => "unavailable",

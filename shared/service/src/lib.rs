@@ -8,6 +8,7 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod period_boards;
+pub mod rewards;
 pub mod score;
 pub mod settle;
 pub mod snapshot;

@@ -150,7 +150,14 @@ pub async fn settle<S: SettleStore + ?Sized, X: Source>(
         }
         let read = read(store, &source.reads()).await?;
         let settlement = match source.plan(&read)? {
-            Planned::Nothing(r) => return Ok(Settled::Nothing(r)),
+            Planned::Nothing(r) => {
+                // What the plan saw (a claim taken) may be this very source, settled
+                // by a concurrent delivery since the record was looked up.
+                if let Some(stored) = store.get_source(&key).await? {
+                    return stored_result(source, &hash, &attempt, stored);
+                }
+                return Ok(Settled::Nothing(r));
+            }
             Planned::Write(s) => s,
         };
         let commit = to_commit(

@@ -1,0 +1,53 @@
+//! The handler: the API Gateway HTTP API event (payload 2.0) to the API's request,
+//! the raw query string taken as received (`rawQueryString`: the AdMob signature
+//! covers exactly it), and the API's answer back.
+
+use aws_lambda_events::apigw::{ApiGatewayV2httpRequest, ApiGatewayV2httpResponse};
+use aws_lambda_events::encodings::Body;
+use aws_lambda_events::http::{HeaderMap, HeaderValue};
+use chrono::{DateTime, Utc};
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_store::Store;
+
+/// The API's view of the event: method, path and the raw query; no caller identity
+/// (the callback routes have no authorizer).
+pub fn to_api_request(event: &ApiGatewayV2httpRequest) -> ApiRequest {
+    ApiRequest {
+        method: event.request_context.http.method.as_str().to_string(),
+        path: event.raw_path.clone().unwrap_or_default(),
+        query: Default::default(),
+        raw_query: event.raw_query_string.clone(),
+        player: None,
+    }
+}
+
+/// The HTTP API response for an answer: JSON, or the plain text Unity Ads expects.
+pub fn to_response(r: ApiResponse) -> ApiGatewayV2httpResponse {
+    let (body, content_type) = match r.text {
+        Some(text) => (text, "text/plain; charset=utf-8"),
+        None => (r.body.to_string(), "application/json"),
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static(content_type));
+    let mut response = ApiGatewayV2httpResponse::default();
+    response.status_code = i64::from(r.status);
+    response.headers = headers;
+    response.body = Some(Body::Text(body));
+    response
+}
+
+/// Handles one callback at the server clock `now`.
+pub async fn handle<S: Store + ?Sized>(
+    store: &S,
+    ctx: &ApiContext,
+    event: ApiGatewayV2httpRequest,
+    now: DateTime<Utc>,
+) -> ApiGatewayV2httpResponse {
+    let req = to_api_request(&event);
+    let answer = api::handle(store, ctx, &req, now).await;
+    if answer.status >= 400 {
+        // Field and kind only: the query holds player ids.
+        tracing::warn!(status = answer.status, error = %answer.body["error"], "callback refused");
+    }
+    to_response(answer)
+}
