@@ -1,5 +1,6 @@
 //! `podium`: the whole backend on one machine. See `podium --help`.
 
+mod ads;
 mod error;
 mod generate;
 mod local_store;
@@ -45,6 +46,34 @@ enum Command {
         #[arg(long)]
         players: u64,
     },
+    /// Development: write a verifier key pair of your own into DIR (private key and
+    /// verifier-keys JSON, key id 1) for `podium serve`'s ad callbacks.
+    AdKeys {
+        /// The folder to write into.
+        dir: PathBuf,
+    },
+    /// Development: print an AdMob-style rewarded-ad callback query, signed now with a
+    /// private key (base64 PKCS#8 DER), to send to `podium serve`.
+    AdCallback {
+        /// The private key file (`podium ad-keys`, or the published Tink test key).
+        #[arg(long)]
+        private_key: PathBuf,
+        /// The key id the verifier keys list it under.
+        #[arg(long, default_value_t = 1)]
+        key_id: u64,
+        /// The ad unit (the catalogue says what it pays).
+        #[arg(long)]
+        ad_unit: String,
+        /// The player (`user_id`).
+        #[arg(long)]
+        user: String,
+        /// The transaction id (default: a random one).
+        #[arg(long)]
+        transaction_id: Option<String>,
+        /// When the ad was watched, ms since the Unix epoch (default: now).
+        #[arg(long)]
+        timestamp_ms: Option<i64>,
+    },
     /// Write realistic Seega match records (JSON lines) to stdout.
     Generate {
         /// Matches to generate (before duplicates, retries and malformed records are added).
@@ -77,9 +106,28 @@ async fn main() {
 async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Serve { port } => {
-            let ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
+            let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
+            if let Some(ads) = podium_service::config::local_ads()? {
+                ctx = ctx.with_ads(ads);
+            }
             serve::serve(local_store::open(true).await?, ctx, port).await
         }
+        Command::AdKeys { dir } => ads::keys(&dir),
+        Command::AdCallback {
+            private_key,
+            key_id,
+            ad_unit,
+            user,
+            transaction_id,
+            timestamp_ms,
+        } => ads::callback(&ads::Callback {
+            private_key: &private_key,
+            key_id,
+            ad_unit: &ad_unit,
+            user: &user,
+            transaction_id: transaction_id.as_deref(),
+            timestamp_ms,
+        }),
         Command::Replay { file } => {
             let policy = podium_service::config::record_policy()?;
             replay::replay(local_store::open(true).await?.as_ref(), &file, &policy).await

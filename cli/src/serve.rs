@@ -59,6 +59,7 @@ pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, port: u16) -> Result<
         store,
         ctx: Arc::new(ctx),
     };
+    let answers_ads = shared.ctx.ads.is_some();
     let app = axum::Router::new().fallback(any_route).with_state(shared);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
@@ -68,6 +69,9 @@ pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, port: u16) -> Result<
         })?;
     let addr = listener.local_addr()?;
     eprintln!("podium serving on http://{addr}");
+    if answers_ads {
+        eprintln!("answering ad callbacks (PODIUM_AD_CATALOGUE, PODIUM_ADMOB_KEYS_FILE)");
+    }
     eprintln!(
         "DEVELOPMENT ONLY: the caller is whoever 'Authorization: Dev <player-id>' names, unverified. \
          Deployed, API Gateway's JWT authorizer verifies the token and its 'sub' is the player."

@@ -318,3 +318,131 @@ fn clock_skew_is_configuration() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("PODIUM_MAX_CLOCK_SKEW_SECS"), "{stderr}");
 }
+
+/// One HTTP/1.1 request to 127.0.0.1:`port`; the status and the body.
+fn http(port: u16, method: &str, path: &str, auth: Option<&str>) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let auth = auth
+        .map(|a| format!("Authorization: {a}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).expect("read");
+    let status = reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = reply
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// SG-10 / MJ-18 as the README walks them: a key pair of one's own, a signed callback
+/// granting +40 through `podium serve`, the same day's second callback granting
+/// nothing, and the Mahjong daily bonus claimed once.
+#[test]
+fn rewards_walk_through() {
+    let dir = data_dir("rewards");
+    let out = podium(&dir, &["ad-keys", "keys"], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The player needs a Seega balance first: one match.
+    let line = seed_record(24, 0).to_string();
+    std::fs::write(dir.join("one.jsonl"), format!("{line}\n")).expect("write");
+    assert_eq!(podium(&dir, &["replay", "one.jsonl"], b"").status.code(), Some(0));
+    let catalogue =
+        r#"{"units": {"admob:5224354917": {"reward": "daily_points", "game": "seega", "points": 40}}}"#;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let keys = dir.join("keys/verifier-keys.json");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(["serve", "--port", &port.to_string()])
+        .current_dir(&dir)
+        .env("PODIUM_DATA", dir.join("podium.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env("PODIUM_AD_CATALOGUE", catalogue)
+        .env("PODIUM_ADMOB_KEYS_FILE", &keys)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve");
+    let ready = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(ready, "podium serve did not start");
+    let sign = |txn: &str| {
+        let out = podium(
+            &dir,
+            &[
+                "ad-callback",
+                "--private-key",
+                "keys/private-key.pkcs8.b64",
+                "--ad-unit",
+                "5224354917",
+                "--user",
+                "winner",
+                "--transaction-id",
+                txn,
+            ],
+            b"",
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let first = http(
+        port,
+        "GET",
+        &format!("/v1/ad-callbacks/admob?{}", sign("t-1")),
+        None,
+    );
+    let second = http(
+        port,
+        "GET",
+        &format!("/v1/ad-callbacks/admob?{}", sign("t-2")),
+        None,
+    );
+    let forged = http(
+        port,
+        "GET",
+        &format!(
+            "/v1/ad-callbacks/admob?{}",
+            sign("t-3").replace("winner", "loser")
+        ),
+        None,
+    );
+    let bonus = http(port, "POST", "/v1/games/mahjong/daily-bonus", Some("Dev winner"));
+    let bonus_again = http(port, "POST", "/v1/games/mahjong/daily-bonus", Some("Dev winner"));
+    let me = http(port, "GET", "/v1/me", Some("Dev winner"));
+    let _ = server.kill();
+    let _ = server.wait();
+    let json = |s: &str| serde_json::from_str::<Value>(s).unwrap_or(Value::Null);
+    assert_eq!(first.0, 200, "{}", first.1);
+    assert_eq!(
+        (json(&first.1)["status"].clone(), json(&first.1)["points"].clone()),
+        (json!("granted"), json!(40))
+    );
+    assert_eq!(json(&second.1)["status"], "already_granted_today", "{}", second.1);
+    assert_eq!(forged.0, 403, "{}", forged.1);
+    assert_eq!(
+        (bonus.0, json(&bonus.1)["points"].clone()),
+        (200, json!(10)),
+        "{}",
+        bonus.1
+    );
+    assert_eq!(json(&bonus_again.1)["claimed_now"], false);
+    assert_eq!(json(&me.1)["balance"], 311 + 40, "{}", me.1);
+}

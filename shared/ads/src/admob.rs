@@ -70,6 +70,20 @@ pub fn split(raw: &str) -> Result<SignedCallback<'_>, AdError> {
     })
 }
 
+/// Signs `raw_params` (a raw query, as a network would send it) with `key`, the way
+/// AdMob does: the query followed by `&signature=…&key_id=<key_id>`, the signature over
+/// its percent-decoding. For local development and tests (a key pair of one's own, or
+/// a published test key), never for production keys.
+pub fn sign(key: &p256::ecdsa::SigningKey, raw_params: &str, key_id: u64) -> Result<String, AdError> {
+    use p256::ecdsa::signature::Signer;
+    let content = query::percent_decode(raw_params)?;
+    let signature: Signature = key.sign(&content);
+    Ok(format!(
+        "{raw_params}&signature={}&key_id={key_id}",
+        URL_SAFE_NO_PAD.encode(signature.to_der().as_bytes())
+    ))
+}
+
 /// Verifies `callback` with the key its `key_id` names.
 pub fn verify(callback: &SignedCallback<'_>, keys: &KeySet) -> Result<(), AdError> {
     let key = keys
@@ -116,15 +130,9 @@ pub(crate) mod tests {
     use p256::ecdsa::signature::Signer;
     use p256::ecdsa::SigningKey;
 
-    /// A callback query signed at test time with `key` (id 7): `params` joined
-    /// raw, then `&signature=…&key_id=7` over its decoding.
+    /// A callback query signed at test time with `key` (id 7).
     pub fn signed(key: &SigningKey, raw_params: &str) -> String {
-        let content = query::percent_decode(raw_params).unwrap();
-        let sig: Signature = key.sign(&content);
-        format!(
-            "{raw_params}&signature={}&key_id=7",
-            URL_SAFE_NO_PAD.encode(sig.to_der().as_bytes())
-        )
+        sign(key, raw_params, 7).unwrap()
     }
 
     pub fn key() -> SigningKey {
