@@ -256,4 +256,41 @@ async fn main() {
         get(&format!("{seega}/me"), &[], "p-00500"),
     )
     .await;
+
+    // Rewards (SG-10, MJ-18): an ad grant, its duplicate, a second ad the same day,
+    // and the daily bonus.
+    let rewards = podium_tests::rewards::ctx();
+    let now = chrono::Utc::now();
+    let ad = |txn: &str| {
+        let mut req = get("/v1/ad-callbacks/admob", &[], "p-00001");
+        req.player = None;
+        req.raw_query = Some(podium_tests::rewards::admob("1111", txn, "p-00001", now));
+        req
+    };
+    let grant = ad("cost-1");
+    measure(&store, &rewards, "ad callback: grant (+40, SG-10)", grant.clone()).await;
+    measure(
+        &store,
+        &rewards,
+        "ad callback: the same callback again (duplicate)",
+        grant,
+    )
+    .await;
+    measure(
+        &store,
+        &rewards,
+        "ad callback: another one the same day (already granted)",
+        ad("cost-2"),
+    )
+    .await;
+    let mut claim = get("/v1/games/mahjong/daily-bonus", &[], "p-00001");
+    claim.method = "POST".into();
+    measure(
+        &store,
+        &rewards,
+        "daily bonus: claim (MJ-18, 3 boards)",
+        claim.clone(),
+    )
+    .await;
+    measure(&store, &rewards, "daily bonus: claimed again the same day", claim).await;
 }

@@ -21,6 +21,9 @@ pub struct Faulty<S> {
     lose_replies: AtomicU32,
     failing_source: Option<String>,
     last_commit: Mutex<Option<Commit>>,
+    /// Cancellation reasons the next commit after a lost reply is answered with.
+    resend_reasons: Option<Vec<&'static str>>,
+    lost_one: std::sync::atomic::AtomicBool,
 }
 
 fn unavailable(operation: &'static str, message: &str) -> StoreError {
@@ -38,7 +41,17 @@ impl<S> Faulty<S> {
             lose_replies: AtomicU32::new(0),
             failing_source: None,
             last_commit: Mutex::new(None),
+            resend_reasons: None,
+            lost_one: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// The first commit sent after a lost reply is cancelled with these per-item
+    /// reasons (as DynamoDB would answer a retry outside its idempotency window),
+    /// without reaching the store.
+    pub fn cancelling_the_resend(mut self, reasons: &[&'static str]) -> Self {
+        self.resend_reasons = Some(reasons.to_vec());
+        self
     }
 
     /// The next `n` commits are applied but their replies lost.
@@ -97,12 +110,23 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
             .last_commit
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(commit.clone());
+        if let Some(reasons) = &self.resend_reasons {
+            if self.lost_one.swap(false, Ordering::SeqCst) {
+                return podium_store::outcome_of_cancellation(commit, reasons).map_err(|message| {
+                    StoreError::Rejected {
+                        operation: "TransactWriteItems",
+                        message,
+                    }
+                });
+            }
+        }
         let outcome = self.inner.commit(commit).await?;
         let lose = self
             .lose_replies
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok();
         if lose {
+            self.lost_one.store(true, Ordering::SeqCst);
             return Err(unavailable(
                 "TransactWriteItems",
                 "timed out waiting for the reply",

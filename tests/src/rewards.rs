@@ -301,6 +301,29 @@ pub async fn a_lost_reply_gets_the_first_result<S: Store + 'static>(store: S) {
         (50.into(), true.into())
     );
     assert_eq!(balance(&flaky.inner, Game::Seega, "p-l").await, 50);
+    // The resend cancelled with reasons [ConditionalCheckFailed on the claim, None, …]
+    // (as outside DynamoDB's idempotency window): still the first result.
+    for reasons in [
+        &["None", "ConditionalCheckFailed", "None", "None"][..],
+        &[
+            "ConditionalCheckFailed",
+            "ConditionalCheckFailed",
+            "ConditionalCheckFailed",
+            "None",
+        ][..],
+    ] {
+        let store = crate::faults::Faulty::new(crate::fixtures::embedded().await)
+            .losing_replies(1)
+            .cancelling_the_resend(reasons);
+        seed_balance(&store.inner, "p-l", 10, 1_000).await;
+        let a = send(&store, &ctx, &raw, now).await;
+        assert_eq!(a.status, 200, "{reasons:?}: {}", a.body);
+        assert_eq!(
+            (a.body["status"].clone(), a.body["balance_after"].clone()),
+            ("granted".into(), 50.into())
+        );
+        assert_eq!(balance(&store.inner, Game::Seega, "p-l").await, 50, "{reasons:?}");
+    }
 }
 
 /// MJ-18 through the API: days 1 … 12 in a row (10, 20, … 100, 100, 100; one Joker on
