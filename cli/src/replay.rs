@@ -8,14 +8,14 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_rules::seega::result::MatchStatus;
-use podium_service::score::{preview, score_match, Scored};
+use podium_service::score::{preview, score_delivery, Scored};
 use podium_service::ServiceError;
 use podium_store::Store;
 use serde_json::json;
 
 use crate::error::CliError;
 
-/// Transient failures (store, contention) are retried this often before a line counts as failed.
+/// Contention (other writers on the same balances) is retried this often before a line counts as failed.
 const TRANSIENT_ATTEMPTS: u32 = 5;
 
 /// What a replay did, line by line.
@@ -109,12 +109,16 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     }
 }
 
+/// Scores one line, retrying while other writers contend; a store that does not
+/// answer ends it at once (the store's own timeouts and retries already ran). Every
+/// retry is the same delivery, so a write whose reply was lost counts as scored.
 async fn score_line(store: &dyn Store, line: &[u8], policy: &RecordPolicy) -> Result<Scored, ServiceError> {
     let record = MatchRecord::from_json(line)?;
+    let delivery = format!("replay:{:016x}", rand::random::<u64>());
     let mut attempt = 1;
     loop {
-        match score_match(store, &record, chrono::Utc::now(), policy).await {
-            Err(e) if !e.is_permanent() && attempt < TRANSIENT_ATTEMPTS => attempt += 1,
+        match score_delivery(store, &record, chrono::Utc::now(), policy, &delivery).await {
+            Err(ServiceError::Contended { .. }) if attempt < TRANSIENT_ATTEMPTS => attempt += 1,
             other => return other,
         }
     }

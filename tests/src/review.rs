@@ -496,6 +496,189 @@ pub async fn parameters_are_checked_before_the_store<S: Store + 'static>(store: 
     }
 }
 
+/// Review (second round) F1, F2: a player whose history was cut (more than 8 changes)
+/// and who wins once after a snapshot, or who changed several times just before it,
+/// is still answered from the snapshot, right, in a few reads.
+pub async fn around_me_after_many_changes_stays_on_the_snapshot<S: Store + 'static>(store: S) {
+    let counted = Counted::new(store);
+    let players: Vec<String> = (0..60).map(|i| format!("m{i:02}")).collect();
+    for (i, p) in players.iter().enumerate() {
+        seed_balance(&counted, p, 1_000 + (i as i64 % 7) * 100, 2_000 + i as i64).await;
+    }
+    // m00 and m01 change twelve times before the snapshot (their histories are cut).
+    for round in 0..12 {
+        for p in ["m00", "m01"] {
+            seed_balance(&counted, p, 1_000 + round * 10, 3_000 + round).await;
+        }
+    }
+    snapshot::run(&counted, &BoardRef::all_time("seega"), "many", at(60), 5, None)
+        .await
+        .expect("snapshot");
+    // m00 wins (moves up, pages away); m01 loses (moves down).
+    score_match(&counted, &rout("many-1", "m00", "m30", at(61)), now())
+        .await
+        .expect("scored");
+    score_match(&counted, &rout("many-2", "m40", "m01", at(62)), now())
+        .await
+        .expect("scored");
+    let ctx = ApiContext::new(cursor_key());
+    call(&counted, &ctx, get("/v1/leaderboards/seega", &[], "m00")).await;
+    for p in ["m00", "m01", "m30", "m40"] {
+        let (before, _) = counted.counts();
+        let answer = call(
+            &counted,
+            &ctx,
+            get("/v1/leaderboards/seega/me", &[("neighbours", "2")], p),
+        )
+        .await;
+        let reads = counted.counts().0 - before;
+        assert_eq!(
+            answer.body["snapshot"], "many",
+            "{p} answered from the snapshot: {}",
+            answer.body
+        );
+        assert!(reads <= 5, "{p}: {reads} reads");
+    }
+    check_every_window(&counted, &ctx, "many", &players, 2).await;
+}
+
+/// Review (second round) F3: a run resumed after the board moved lists nobody twice
+/// (a player met again is kept where first met) and its walk meets each listed
+/// player once; around-me stays right for the movers.
+pub async fn a_resumed_run_lists_nobody_twice<S: Store + 'static>(store: S) {
+    let players: Vec<String> = (0..30).map(|i| format!("r{i:02}")).collect();
+    for (i, p) in players.iter().enumerate() {
+        seed_balance(&store, p, 3_000 - i as i64 * 100, 1_000 + i as i64).await;
+    }
+    let board = BoardRef::all_time("seega");
+    let first = snapshot::run(&store, &board, "resumed", at(60), 5, Some(2))
+        .await
+        .expect("two pages");
+    assert!(!first.complete);
+    // r02 (already listed) drops to the bottom; r25 (not listed yet) rises to the top.
+    seed_balance(&store, "r02", 50, 5_000).await;
+    seed_balance(&store, "r25", 2_950, 5_001).await;
+    snapshot::run(&store, &board, "resumed", at(60), 5, None)
+        .await
+        .expect("resumed");
+    let entries = snapshot_entries(&store, "resumed").await;
+    let mut ids: Vec<&str> = entries.iter().map(|e| e.player_id.as_str()).collect();
+    ids.sort_unstable();
+    let before = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), before, "nobody twice");
+    // Ranks follow the listed values (LB-2).
+    for w in entries.windows(2) {
+        assert!(w[0].value >= w[1].value);
+        assert!(
+            w[1].rank
+                == if w[0].value == w[1].value {
+                    w[0].rank
+                } else {
+                    1 + entries
+                        .iter()
+                        .position(|e| e.player_id == w[1].player_id)
+                        .unwrap() as u64
+                }
+        );
+    }
+    let ctx = ApiContext::new(cursor_key());
+    let mut walked = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut q = vec![("limit", "7")];
+        if let Some(c) = &cursor {
+            q.push(("cursor", c.as_str()));
+        }
+        let page = call(&store, &ctx, get("/v1/leaderboards/seega", &q, "r00")).await;
+        walked.extend(ranks(&page.body).into_iter().map(|(p, _)| p));
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(walked.len(), entries.len());
+    check_every_window(&store, &ctx, "resumed", &players, 2).await;
+}
+
+/// Review (second round) F8: a cursor whose next page expired in between is refused
+/// (the snapshot is gone), never a page further on.
+pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
+    for i in 0..20 {
+        seed_balance(&store, &format!("c{i:02}"), 2_000 - i * 10, 1_000 + i).await;
+    }
+    let board = BoardRef::all_time("seega");
+    snapshot::run(&store, &board, "gap", at(60), 5, None)
+        .await
+        .expect("snapshot");
+    let ctx = ApiContext::new(cursor_key());
+    let page = call(
+        &store,
+        &ctx,
+        get("/v1/leaderboards/seega", &[("limit", "5")], "c00"),
+    )
+    .await;
+    let cursor = page.body["next_cursor"].as_str().expect("cursor").to_string();
+    // Page 1 (positions 5 … 9) disappears, as a TTL would take it.
+    let pages = snapshot::pages(&store, &board, "gap", SortKeyRange::All, true, 10, true)
+        .await
+        .expect("pages");
+    let second = &pages[1];
+    let sk = snapshot::page_sk(&snapshot::first_key(second));
+    store
+        .delete_items(&[podium_store::ItemKey::new("SNAP#seega@all#gap", sk)])
+        .await
+        .expect("delete");
+    let next = call(
+        &store,
+        &ctx,
+        get(
+            "/v1/leaderboards/seega",
+            &[("limit", "5"), ("cursor", &cursor)],
+            "c00",
+        ),
+    )
+    .await;
+    assert!(refused_naming(&next, "cursor"), "{} {}", next.status, next.body);
+    // A longer page that would span the gap stops before it.
+    let page = call(
+        &store,
+        &ctx,
+        get("/v1/leaderboards/seega", &[("limit", "12")], "c00"),
+    )
+    .await;
+    assert_eq!(ranks(&page.body).len(), 5, "{}", page.body);
+}
+
+/// Review (second round) F4: both sends of a commit lose their reply; the delivery's
+/// retry (the same SQS message, the same replayed line) finds its own write and
+/// counts it as applied, not as a duplicate; another delivery is the duplicate.
+pub async fn a_delivery_retried_after_lost_replies_is_applied<S: Store + 'static>(store: S) {
+    use podium_service::score::{score_delivery, Scored};
+    let flaky = crate::faults::Faulty::new(store).losing_replies(2);
+    let r = rout("lost-twice", "alice", "bob", at(0));
+    let policy = Default::default();
+    let first = score_delivery(&flaky, &r, now(), &policy, "sqs:m-1").await;
+    assert!(matches!(&first, Err(e) if e.is_unavailable()), "{first:?}");
+    let retry = score_delivery(&flaky, &r, now(), &policy, "sqs:m-1")
+        .await
+        .expect("retry");
+    assert!(matches!(retry, Scored::Applied(_)), "{retry:?}");
+    let other = score_delivery(&flaky, &r, now(), &policy, "sqs:m-2")
+        .await
+        .expect("other");
+    assert!(matches!(other, Scored::Duplicate(_)), "{other:?}");
+    assert_eq!(
+        flaky
+            .inner
+            .get_balances(podium_rules::game::Game::Seega, &["alice"])
+            .await
+            .expect("read")[0]
+            .points,
+        311
+    );
+}
+
 /// Declares one `#[tokio::test]` per review case for a store made by `$make`.
 #[macro_export]
 macro_rules! review_tests {
@@ -505,6 +688,10 @@ macro_rules! review_tests {
             around_me_sets_the_callers_older_entry_aside,
             around_me_reads_stay_few_in_tie_groups,
             parameters_are_checked_before_the_store,
+            around_me_after_many_changes_stays_on_the_snapshot,
+            a_resumed_run_lists_nobody_twice,
+            a_cursor_never_skips_a_page,
+            a_delivery_retried_after_lost_replies_is_applied,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -7,7 +7,4 @@ pub enum FunctionError {
     /// Configuration missing or malformed at start-up.
     #[error(transparent)]
     Config(#[from] podium_service::config::ConfigError),
-    /// The HTTPS client could not be built.
-    #[error("https client: {0}")]
-    Http(String),
 }

@@ -26,21 +26,32 @@ pub trait Fetch: Send + Sync {
     async fn fetch(&self) -> Result<Vec<u8>, String>;
 }
 
-/// An HTTPS GET of the verifier-keys URL, with timeouts.
+/// An HTTPS GET of the verifier-keys URL, with timeouts. The client (and the root
+/// certificates it loads) is built on the first fetch, not at start-up.
 pub struct HttpFetch {
-    client: reqwest::Client,
+    client: tokio::sync::OnceCell<reqwest::Client>,
     url: String,
 }
 
 impl HttpFetch {
     /// A fetcher of `url` (connect 2 s, whole request 5 s).
-    pub fn new(url: String) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(2))
-            .timeout(Duration::from_secs(5))
-            .build()
-            .map_err(|e| e.to_string())?;
-        Ok(HttpFetch { client, url })
+    pub fn new(url: String) -> Self {
+        HttpFetch {
+            client: tokio::sync::OnceCell::new(),
+            url,
+        }
+    }
+
+    async fn client(&self) -> Result<&reqwest::Client, String> {
+        self.client
+            .get_or_try_init(|| async {
+                reqwest::Client::builder()
+                    .connect_timeout(Duration::from_secs(2))
+                    .timeout(Duration::from_secs(5))
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
+            .await
     }
 }
 
@@ -48,7 +59,8 @@ impl HttpFetch {
 impl Fetch for HttpFetch {
     async fn fetch(&self) -> Result<Vec<u8>, String> {
         let response = self
-            .client
+            .client()
+            .await?
             .get(&self.url)
             .send()
             .await

@@ -24,9 +24,7 @@ async fn main() -> Result<(), Error> {
         }))?;
     let admob_keys: Arc<dyn AdmobKeys> = match config::admob_keys_file().map_err(FunctionError::from)? {
         Some(keys) => Arc::new(StaticKeys(keys)),
-        None => Arc::new(FetchedKeys::new(
-            HttpFetch::new(config::admob_keys_url()).map_err(FunctionError::Http)?,
-        )),
+        None => Arc::new(FetchedKeys::new(HttpFetch::new(config::admob_keys_url()))),
     };
     let ads = Ads {
         admob_keys,

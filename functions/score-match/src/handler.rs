@@ -10,7 +10,7 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use podium_rules::record::{MatchRecord, RecordPolicy};
-use podium_service::score::{score_match, Scored};
+use podium_service::score::{score_delivery, Scored};
 use podium_service::ServiceError;
 use podium_store::SettleStore;
 
@@ -68,7 +68,8 @@ pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     let message_id = message.message_id.as_deref().unwrap_or("");
     let body = message.body.as_deref().unwrap_or("");
     let result = match MatchRecord::from_json(body.as_bytes()) {
-        Ok(record) => score_match(store, &record, now, policy)
+        // A redelivered message keeps its id: a retry after a lost reply counts as applied.
+        Ok(record) => score_delivery(store, &record, now, policy, &format!("sqs:{message_id}"))
             .await
             .map(|s| (s, record.match_id)),
         Err(e) => Err(ServiceError::Invalid(e)),

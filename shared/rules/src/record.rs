@@ -153,9 +153,9 @@ impl MatchRecord {
         check_shape(bytes)?;
         let de = &mut serde_json::Deserializer::from_slice(bytes);
         serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
+            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
             let message = e.into_inner().to_string();
-            shape_error(&path, &message)
+            shape_error(&segments, &message)
         })
     }
 
@@ -354,19 +354,31 @@ fn earliest_instant() -> DateTime<Utc> {
     DateTime::from_timestamp(EARLIEST_INSTANT_SECS, 0).unwrap_or_default()
 }
 
-/// The refusal for a JSON shape error at `path` (serde's path, `.` for the top).
-/// The field named is always one the schema knows: an unknown key is reported at its
-/// parent, its name only quoted (cut) in the message, so it never reaches a log as a
-/// field name (GM-5).
-fn shape_error(path: &str, message: &str) -> RuleError {
-    let parent = |path: &str| {
-        // serde_path_to_error puts an unknown key on the path: drop that last segment.
-        match path.rfind(['.', '[']) {
-            Some(0) | None => "record".to_string(),
-            Some(i) if path.as_bytes()[i] == b'[' => path[..i].to_string(),
-            Some(i) => path[..i].to_string(),
+/// The JSON path of `segments` as a field name (`players[1].moves`; `record` for the
+/// top), or `None` when a segment is not a plain name of the schema.
+fn field_of(segments: &[serde_path_to_error::Segment]) -> Option<String> {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for s in segments {
+        match s {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } if key.bytes().all(|c| c.is_ascii_lowercase() || c == b'_') => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            _ => return None,
         }
-    };
+    }
+    Some(if out.is_empty() { "record".to_string() } else { out })
+}
+
+/// The refusal for a JSON shape error at the path `segments`. The field named is always
+/// one the schema knows: an unknown key is reported at its parent, its name only quoted
+/// (cut) in the message, so it never reaches a log as a field name; input quoted in
+/// serde's message is cut too (GM-5).
+fn shape_error(segments: &[serde_path_to_error::Segment], message: &str) -> RuleError {
     let named = |prefix: &str| {
         message
             .strip_prefix(prefix)
@@ -375,25 +387,48 @@ fn shape_error(path: &str, message: &str) -> RuleError {
     };
     if let Some(name) = named("missing field `") {
         // A missing field is reported at its parent; name the field itself.
-        let field = match path {
-            "." => name,
-            parent => format!("{parent}.{name}"),
+        let field = match field_of(segments).as_deref() {
+            None => "record".to_string(),
+            Some("record") => name,
+            Some(parent) => format!("{parent}.{name}"),
         };
         return RuleError::new(field, "GM-5", "missing field");
     }
     if let Some(name) = named("unknown field `") {
-        let field = if path == "." {
-            "record".to_string()
-        } else {
-            parent(path)
-        };
+        // serde_path_to_error puts the unknown key on the path: its parent is the field.
+        let parent = &segments[..segments.len().saturating_sub(1)];
+        let field = field_of(parent).unwrap_or_else(|| "record".to_string());
         return RuleError::new(field, "GM-5", format!("unknown field {}", quoted(&name)));
     }
-    let field = match path {
-        "." => "record".to_string(),
-        path => path.to_string(),
-    };
-    RuleError::new(field, "GM-5", message)
+    let field = field_of(segments).unwrap_or_else(|| "record".to_string());
+    RuleError::new(field, "GM-5", cut_quotes(message))
+}
+
+/// `message` with every span between `"…"` or `` `…` `` cut like [`quoted`] cuts input.
+fn cut_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(400));
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let q = rest.as_bytes()[open] as char;
+        out.push_str(&rest[..=open]);
+        let after = &rest[open + 1..];
+        match after.find(q) {
+            Some(close) => {
+                out.push_str(&crate::error::cut(
+                    &after[..close],
+                    crate::error::MAX_QUOTED_CHARS,
+                ));
+                out.push(q);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&crate::error::cut(after, crate::error::MAX_QUOTED_CHARS));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A record must be one JSON object whose `players` are objects and whose `outcome`
@@ -737,6 +772,31 @@ mod tests {
         assert_eq!(refusal(&v), ("outcome".to_string(), "GM-5"));
     }
 
+    /// GM-5 (review): an unknown key holding `.` or odd bytes never becomes the field.
+    #[test]
+    fn unknown_keys_with_dots_are_named_by_their_parent() {
+        for (key, parent) in [
+            ("alice@example.com.x", "record"),
+            ("x.y", "record"),
+            ("\\u0000\\u001b[31m", "record"),
+        ] {
+            let text = valid().to_string().replacen('{', &format!("{{\"{key}\":1,"), 1);
+            let e = MatchRecord::from_json(text.as_bytes()).unwrap_err();
+            assert_eq!((e.field.as_str(), e.rule), (parent, "GM-5"), "{key}");
+        }
+        let mut v = valid();
+        v["players"][0]["secret.x"] = json!(1);
+        assert_eq!(refusal(&v).0, "players[0]");
+        v = valid();
+        v["outcome"]["zz.yy"] = json!(1);
+        assert_eq!(refusal(&v).0, "outcome");
+        let long = format!("{}.x", "B".repeat(3_000));
+        let text = valid().to_string().replacen('{', &format!("{{\"{long}\":1,"), 1);
+        let e = MatchRecord::from_json(text.as_bytes()).unwrap_err();
+        assert_eq!(e.field, "record");
+        assert!(e.to_string().len() < 120, "{e}");
+    }
+
     /// GM-5: values quoted in a refusal are cut, so the field and rule lead and the
     /// reason stays short whatever the input's size.
     #[test]
@@ -753,7 +813,12 @@ mod tests {
         v["players"][0]["moves"] = json!("9".repeat(5_000));
         let e = MatchRecord::from_json(v.to_string().as_bytes()).unwrap_err();
         assert_eq!(e.field, "players[0].moves");
-        assert!(e.to_string().len() <= 400, "{e}");
+        assert!(e.to_string().len() <= 150, "{e}");
+        v = valid();
+        v["outcome"]["reason"] = json!("r".repeat(5_000));
+        let e = MatchRecord::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert_eq!(e.field, "outcome.reason");
+        assert!(e.to_string().len() <= 200, "{e}");
     }
 
     /// GM-5: `|` is accepted in ids (identity providers' subjects), `@` and `#` are not.

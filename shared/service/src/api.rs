@@ -63,7 +63,7 @@ pub struct ApiRequest {
     pub method: String,
     /// The path without stage prefix, e.g. `/v1/leaderboards/seega`.
     pub path: String,
-    /// Query parameters (first value of each).
+    /// Query parameters (the last value of a name given twice).
     pub query: HashMap<String, String>,
     /// The query string exactly as received (API Gateway's `rawQueryString`), for
     /// callbacks whose signature covers it.
@@ -460,6 +460,7 @@ mod tests {
             snapshot: "20200101T000000Z".into(),
             page: podium_store::BoardKey::first_of_value(10).encode(),
             offset: 50,
+            position: 50,
             page_size: 100,
             entries: 500,
             as_of_ms: 0,

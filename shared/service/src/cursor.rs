@@ -40,6 +40,9 @@ pub enum Cursor {
         page: String,
         #[serde(rename = "o")]
         offset: u64,
+        /// Entries of the snapshot before the next one (its 0-based position).
+        #[serde(rename = "p")]
+        position: u64,
         #[serde(rename = "n")]
         page_size: u64,
         #[serde(rename = "e")]

@@ -12,7 +12,7 @@ use podium_rules::settlement::Planned;
 use podium_store::{SettleStore, SourceKey, SourceStore};
 
 use crate::error::ServiceError;
-use crate::settle::{settle, ReadState, Reads, Settled, Source};
+use crate::settle::{settle_as, ReadState, Reads, Settled, Source};
 
 /// The source kind of matches.
 pub const MATCH: &str = "match";
@@ -90,9 +90,24 @@ pub async fn score_match<S: SettleStore + ?Sized>(
     now: DateTime<Utc>,
     policy: &RecordPolicy,
 ) -> Result<Scored, ServiceError> {
+    let delivery = format!("{:016x}", rand::random::<u64>());
+    score_delivery(store, record, now, policy, &delivery).await
+}
+
+/// [`score_match`] for one delivery of the record, identified by `delivery` (an SQS
+/// message id, a replayed line): every retry of the same delivery passes the same id,
+/// so a retry that finds the delivery's own write (its reply lost) reports the match
+/// as applied, not as a duplicate.
+pub async fn score_delivery<S: SettleStore + ?Sized>(
+    store: &S,
+    record: &MatchRecord,
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+    delivery: &str,
+) -> Result<Scored, ServiceError> {
     let m = record.validate_with(now, policy)?;
     let scoring = score(&m);
-    match settle(store, &MatchSource { m, scoring }).await? {
+    match settle_as(store, &MatchSource { m, scoring }, delivery).await? {
         Settled::Applied(r) | Settled::Nothing(r) => Ok(Scored::Applied(r)),
         Settled::Duplicate(r) => Ok(Scored::Duplicate(r)),
     }

@@ -32,8 +32,10 @@ use crate::error::ServiceError;
 /// How often a settlement is planned again while others move what it read.
 pub const MAX_ATTEMPTS: u32 = 25;
 
-/// How often one commit is sent while its outcome is unknown (store unavailable).
-pub const MAX_SENDS: u32 = 3;
+/// How often one commit is sent while its outcome is unknown (store unavailable): a
+/// resend is what recognises a lost reply, and each send is bounded by the store's
+/// operation timeout.
+pub const MAX_SENDS: u32 = 2;
 
 /// What a settlement reads before the rules plan it.
 #[derive(Debug, Clone, Default)]
@@ -141,12 +143,23 @@ pub async fn settle<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     source: &X,
 ) -> Result<Settled<X::Result>, ServiceError> {
+    settle_as(store, source, &format!("{:016x}", rand::random::<u64>())).await
+}
+
+/// [`settle`], writing as `attempt`: the id of this delivery of the source (an SQS
+/// message id, a replayed line), the same on every retry of that delivery, so a retry
+/// that finds the delivery's own write, whose reply was lost, counts it as applied.
+/// Different deliveries must have different ids.
+pub async fn settle_as<S: SettleStore + ?Sized, X: Source>(
+    store: &S,
+    source: &X,
+    attempt: &str,
+) -> Result<Settled<X::Result>, ServiceError> {
     let key = source.key();
     let hash = source.content_hash();
-    let attempt = format!("{:016x}", rand::random::<u64>());
     for plan_no in 0..MAX_ATTEMPTS {
         if let Some(stored) = store.get_source(&key).await? {
-            return stored_result(source, &hash, &attempt, stored);
+            return stored_result(source, &hash, attempt, stored);
         }
         let read = read(store, &source.reads()).await?;
         let settlement = match source.plan(&read)? {
@@ -154,7 +167,7 @@ pub async fn settle<S: SettleStore + ?Sized, X: Source>(
                 // What the plan saw (a claim taken) may be this very source, settled
                 // by a concurrent delivery since the record was looked up.
                 if let Some(stored) = store.get_source(&key).await? {
-                    return stored_result(source, &hash, &attempt, stored);
+                    return stored_result(source, &hash, attempt, stored);
                 }
                 return Ok(Settled::Nothing(r));
             }
@@ -164,7 +177,7 @@ pub async fn settle<S: SettleStore + ?Sized, X: Source>(
             store,
             &key,
             &hash,
-            &attempt,
+            attempt,
             plan_no,
             &read,
             &source.reads(),

@@ -261,6 +261,29 @@ fn now_ms() -> i64 {
     Utc::now().timestamp_millis()
 }
 
+/// The players the pages of snapshot `id` written so far list (a resumed run must not
+/// list them again).
+async fn listed_players<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<std::collections::HashSet<String>, ServiceError> {
+    let pk = pages_pk(board, id);
+    let mut seen = std::collections::HashSet::new();
+    let mut range = SortKeyRange::All;
+    loop {
+        let found = store.query_items(&pk, &range, true, 100, true).await?;
+        let Some((last, _)) = found.last() else {
+            return Ok(seen);
+        };
+        range = SortKeyRange::After(last.clone());
+        for (sk, item) in &found {
+            let page: SnapshotPage = decode(sk, &item.body)?;
+            seen.extend(page.entries.into_iter().map(|e| e.player_id));
+        }
+    }
+}
+
 /// Deletes the pages of snapshot `id` after sort key `after` (all when `None`):
 /// what a run that died wrote after its last saved progress.
 async fn delete_unsaved_pages<S: ItemStore + ?Sized>(
@@ -353,6 +376,9 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     };
     let mut budget = page_budget.unwrap_or(u32::MAX);
     let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
+    // The board moves while it is read: a player met twice (their value changed and
+    // they moved past the reading) is listed once, where first met.
+    let mut seen = listed_players(store, board, id).await?;
     let mut stream = BoardStream::new(store, board, resume_after);
     let mut written_now = 0;
     let mut first_page = None;
@@ -364,7 +390,14 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
         let mut batch = Vec::new();
         let mut next = state.clone();
         while batch.len() < PAGES_PER_BATCH && budget > 0 {
-            let rows = stream.take(next.page_size as usize).await?;
+            let mut rows = Vec::with_capacity(next.page_size as usize);
+            while rows.len() < next.page_size as usize {
+                let more = stream.take(next.page_size as usize - rows.len()).await?;
+                if more.is_empty() {
+                    break;
+                }
+                rows.extend(more.into_iter().filter(|s| seen.insert(s.player_id.clone())));
+            }
             if rows.is_empty() {
                 exhausted = true;
                 break;

@@ -89,6 +89,7 @@ impl Walk<'_> {
                 snapshot: self.id.clone(),
                 page: first_key(page),
                 offset,
+                position: page.first_position + offset,
                 page_size: self.page_size,
                 entries: self.entries,
                 as_of_ms: self.as_of.timestamp_millis(),
@@ -141,6 +142,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             snapshot,
             page,
             offset,
+            position,
             page_size,
             entries,
             as_of_ms,
@@ -161,15 +163,29 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             };
             let wanted = (offset + limit).div_ceil(walk.page_size) as usize;
             let found = snapshot::pages(store, board, &walk.id, range.clone(), true, wanted, false).await?;
+            // The pages found must be the cursor's: a page expired or deleted in between
+            // would shift the walk.
             match (&range, found.first()) {
                 (SortKeyRange::AtOrAfter(_), Some(first)) if first_key(first) == page => {}
                 (SortKeyRange::After(_), Some(_)) => {}
                 _ => return Err(gone()),
             }
+            if found.first().map(|f| f.first_position + offset) != Some(position) {
+                return Err(gone());
+            }
             (walk, found, offset)
         }
         Some(Cursor::Live { .. }) => return Ok(None),
     };
+    // Only consecutive pages: a gap (a page expired in between) ends this page early,
+    // and the cursor then says the snapshot is gone.
+    let mut start_pages = start_pages;
+    if let Some(gap) = start_pages
+        .windows(2)
+        .position(|w| w[0].first_position + w[0].entries.len() as u64 != w[1].first_position)
+    {
+        start_pages.truncate(gap + 1);
+    }
     let mut entries = Vec::new();
     // The last page listed from, and the offset after its last entry listed.
     let mut stop: Option<(&SnapshotPage, u64)> = None;
@@ -378,18 +394,40 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
     let candidates = me
         .history
         .snapshot_candidates(me.held(), p.read_from_ms, p.read_to_ms);
+    // Pages read while looking, so that candidates on one page cost one read.
+    let mut looked: Vec<SnapshotPage> = p.first_page.iter().cloned().collect();
+    let mut reads = 0;
     for held in &candidates.keys {
-        let key = BoardKey {
-            value: held.value,
-            reached_at_ms: held.reached_at_ms,
-            player_id: me.player_id.clone(),
-        };
-        if listing_key(key.value, key.reached_at_ms, &key.player_id) >= top {
+        let mine = listing_key(held.value, held.reached_at_ms, &me.player_id);
+        if mine >= top {
             continue; // among or after the pages read: not found there, so not in the snapshot there
         }
-        let page = match &p.first_page {
-            Some(first) if p.pages == 1 => Some(first.clone()),
-            _ => snapshot::page_holding(store, board, &p.id, &key, consistent).await?,
+        let holds = |pg: &SnapshotPage| {
+            let first = pg
+                .entries
+                .first()
+                .map(|e| listing_key(e.value, e.reached_at_ms, &e.player_id));
+            let last = pg
+                .entries
+                .last()
+                .map(|e| listing_key(e.value, e.reached_at_ms, &e.player_id));
+            let next_first = first.is_some_and(|f| f <= mine) && last.is_some_and(|l| mine <= l);
+            next_first || (pg.number + 1 == p.pages && first.is_some_and(|f| f <= mine))
+        };
+        let page = match looked.iter().find(|pg| holds(pg)) {
+            Some(pg) => Some(pg.clone()),
+            None if reads < MAX_LOOKUPS => {
+                reads += 1;
+                let key = BoardKey {
+                    value: held.value,
+                    reached_at_ms: held.reached_at_ms,
+                    player_id: me.player_id.clone(),
+                };
+                let found = snapshot::page_holding(store, board, &p.id, &key, consistent).await?;
+                looked.extend(found.clone());
+                found
+            }
+            None => return Ok(Found::Unknown),
         };
         if page.is_some_and(|pg| {
             pg.entries.iter().any(|e| {
@@ -405,3 +443,7 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
         Found::Unknown
     })
 }
+
+/// The most pages one around-me reads looking for the caller's older entry; the
+/// likeliest key is tried first, so one is the rule.
+const MAX_LOOKUPS: u32 = 2;
