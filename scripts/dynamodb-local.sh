@@ -25,6 +25,11 @@ install() {
 start() {
   local port="$1"
   install
+  # Refuse a busy port: another server answering there would pass the readiness check.
+  if ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null; then
+    echo "port $port is in use: pick another" >&2
+    exit 1
+  fi
   # Run from its own folder: DynamoDB Local writes its metadata file to the working
   # directory, which must not be the work tree.
   (cd "$dir" && exec java -Djava.library.path="$emulator/DynamoDBLocal_lib" -jar "$emulator/DynamoDBLocal.jar" \
@@ -32,7 +37,7 @@ start() {
   local pid=$!
   # Ready when the port answers an HTTP request.
   for _ in $(seq 1 120); do
-    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "$pid"; return 0; fi
+    if curl -s -o /dev/null "http://127.0.0.1:$port/" && kill -0 "$pid" 2>/dev/null; then echo "$pid"; return 0; fi
     kill -0 "$pid" 2>/dev/null || { cat "$dir/dynamodb-local-$port.log" >&2; exit 1; }
     sleep 0.5
   done

@@ -47,10 +47,17 @@ async fn any_route(
     };
     let answer = api::handle(shared.store.as_ref(), &shared.ctx, &req, chrono::Utc::now()).await;
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    match answer.text {
+    let mut response = match answer.text {
         Some(text) => (status, text).into_response(),
         None => (status, Json(answer.body)).into_response(),
+    };
+    if let Some(allow) = answer.allow {
+        response.headers_mut().insert(
+            axum::http::header::ALLOW,
+            axum::http::HeaderValue::from_static(allow),
+        );
     }
+    response
 }
 
 /// Serves until interrupted; `ctx` holds the cursor key (configuration).

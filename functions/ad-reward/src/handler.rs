@@ -29,6 +29,9 @@ pub fn to_response(r: ApiResponse) -> ApiGatewayV2httpResponse {
     };
     let mut headers = HeaderMap::new();
     headers.insert("content-type", HeaderValue::from_static(content_type));
+    if let Some(allow) = r.allow {
+        headers.insert("allow", HeaderValue::from_static(allow));
+    }
     let mut response = ApiGatewayV2httpResponse::default();
     response.status_code = i64::from(r.status);
     response.headers = headers;

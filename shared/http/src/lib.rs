@@ -57,6 +57,12 @@ pub fn to_response(r: ApiResponse) -> Response<Body> {
         lambda_http::http::header::CONTENT_TYPE,
         lambda_http::http::HeaderValue::from_static(content_type),
     );
+    if let Some(allow) = r.allow {
+        response.headers_mut().insert(
+            lambda_http::http::header::ALLOW,
+            lambda_http::http::HeaderValue::from_static(allow),
+        );
+    }
     response
 }
 

@@ -149,6 +149,7 @@ impl BoardDef {
             clock.start = Some(crate::period::day_start(self.zone, first));
             clock.end = Some(end);
             clock.next_reset = Some(end);
+            clock.window_days = Some(days);
         }
         clock
     }

@@ -49,6 +49,10 @@ pub struct PeriodClock {
     pub end: Option<DateTime<Utc>>,
     /// When this board next resets (= `end`); `None` for all-time.
     pub next_reset: Option<DateTime<Utc>>,
+    /// For a rolling board (MJ-20's AMR, kind `all_time` with one period): the local days
+    /// its window sums, today included; `start`/`end` are then the window's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_days: Option<u32>,
 }
 
 /// The UTC instant a local date starts in `zone` (see the module notes on gaps and folds).
@@ -156,7 +160,13 @@ impl Period {
                 let date = Some(id)
                     .filter(|id| shaped(id, "9999-99-99"))
                     .and_then(|id| NaiveDate::parse_from_str(id, "%Y-%m-%d").ok())
-                    .ok_or_else(|| bad("a day is named like 2026-11-30"))?;
+                    .ok_or_else(|| {
+                        if shaped(id, "9999-99-99") {
+                            bad("no such date")
+                        } else {
+                            bad("a day is named like 2026-11-30")
+                        }
+                    })?;
                 year_ok(date.year())?;
                 Ok(Period::day(zone, date))
             }
@@ -210,6 +220,7 @@ impl Period {
             start: self.start,
             end: self.end,
             next_reset: self.end,
+            window_days: None,
         }
     }
 }

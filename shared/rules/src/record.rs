@@ -401,6 +401,11 @@ fn shape_error(segments: &[serde_path_to_error::Segment], message: &str) -> Rule
         return RuleError::new(field, "GM-5", format!("unknown field {}", quoted(&name)));
     }
     let field = field_of(segments).unwrap_or_else(|| "record".to_string());
+    // serde's position ("at line 1 column 87") says nothing to a caller who sent one line.
+    let message = match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    };
     RuleError::new(field, "GM-5", cut_quotes(message))
 }
 

@@ -79,6 +79,8 @@ pub struct ApiResponse {
     pub body: Value,
     /// A plain-text body instead of `body` (Unity Ads expects `1`).
     pub text: Option<String>,
+    /// The `Allow` header of a 405: the method the route takes.
+    pub allow: Option<&'static str>,
 }
 
 /// What a route answers.
@@ -100,11 +102,13 @@ pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Siz
             status: 200,
             body,
             text: None,
+            allow: None,
         },
         Ok(Reply::Text(text)) => ApiResponse {
             status: 200,
             body: Value::Null,
             text: Some(text),
+            allow: None,
         },
         Err(e) => error_response(&e),
     }
@@ -137,6 +141,10 @@ pub fn error_response(e: &ServiceError) -> ApiResponse {
         status,
         body: json!({"error": e.kind(), "message": message}),
         text: None,
+        allow: match e {
+            ServiceError::MethodNotAllowed { allowed } => Some(allowed),
+            _ => None,
+        },
     }
 }
 
@@ -301,7 +309,7 @@ fn int_param(
     match req.query.get(field) {
         None => Ok(default),
         Some(raw) => match raw.parse::<usize>() {
-            Ok(v) if (min..=max).contains(&v) => Ok(v),
+            Ok(v) if (min..=max).contains(&v) && raw.bytes().all(|c| c.is_ascii_digit()) => Ok(v),
             _ => Err(ServiceError::BadRequest {
                 field,
                 message: format!("must be a whole number from {min} to {max}"),

@@ -107,17 +107,24 @@ pub fn record_policy() -> Result<RecordPolicy, ConfigError> {
 /// required where several processes must accept each other's cursors (the HTTP
 /// functions).
 pub fn cursor_key() -> Result<CursorKey, ConfigError> {
-    let raw = required("PODIUM_CURSOR_KEY")?;
-    CursorKey::new(raw.as_bytes()).ok_or(ConfigError {
+    let raw = std::env::var("PODIUM_CURSOR_KEY").map_err(|_| ConfigError {
         name: "PODIUM_CURSOR_KEY",
-        problem: format!("must be at least {} characters", CursorKey::MIN_LEN),
+        problem: "is not set".into(),
+    })?;
+    CursorKey::new(raw.trim().as_bytes()).ok_or(ConfigError {
+        name: "PODIUM_CURSOR_KEY",
+        problem: format!(
+            "must be at least {} bytes (spaces around it not counted)",
+            CursorKey::MIN_LEN
+        ),
     })
 }
 
-/// The cursor key for one local process: `PODIUM_CURSOR_KEY` when set, else a
-/// random key (cursors then last as long as the process).
+/// The cursor key for one local process: `PODIUM_CURSOR_KEY` when set (even to
+/// something unusable, which fails), else a random key (cursors then last as long as
+/// the process).
 pub fn local_cursor_key() -> Result<CursorKey, ConfigError> {
-    match var("PODIUM_CURSOR_KEY") {
+    match std::env::var_os("PODIUM_CURSOR_KEY") {
         Some(_) => cursor_key(),
         None => Ok(CursorKey::random()),
     }

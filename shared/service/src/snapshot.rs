@@ -323,6 +323,8 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     page_budget: Option<u32>,
 ) -> Result<RunReport, ServiceError> {
     let page_size = page_size.max(1);
+    // Milliseconds, as cursors carry it: one `as_of` on every page of a walk.
+    let as_of = DateTime::from_timestamp_millis(as_of.timestamp_millis()).unwrap_or(as_of);
     let rkey = run_key(board, id);
     let owner = format!("{:016x}", rand::random::<u64>());
     let lease = |owner: &str| {
