@@ -160,6 +160,11 @@ async fn main() {
     )
     .await;
 
+    // A player whose key history is cut (more than 8 changes) before the snapshot.
+    for round in 0..10 {
+        seed_balance(&store, "p-00900", 2_000 + round * 5, 5_000 + round).await;
+    }
+
     // Snapshots (LB-5): materialise, then serve from them.
     let before = store.usage();
     let started = Instant::now();
@@ -256,6 +261,18 @@ async fn main() {
         get(&format!("{seega}/me"), &[], "p-00500"),
     )
     .await;
+    // The player with a cut history climbs: still answered from the snapshot.
+    score_match(&store, &rout("m-cost-climb", "p-00900", "p-00600", now), clock)
+        .await
+        .expect("scored");
+    let body = measure(
+        &store,
+        &ctx,
+        "snapshot around-me after the caller (9+ changes) climbed since the snapshot",
+        get(&format!("{seega}/me"), &[], "p-00900"),
+    )
+    .await;
+    assert_eq!(body["snapshot"], "cost", "answered from the snapshot");
 
     // Rewards (SG-10, MJ-18): an ad grant, its duplicate, a second ad the same day,
     // and the daily bonus.
