@@ -2,7 +2,6 @@
 
 mod ads;
 mod error;
-mod generate;
 mod local_store;
 mod replay;
 mod serve;
@@ -174,6 +173,11 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             matches,
             players,
             seed,
-        } => generate::generate(matches, players, seed, &mut std::io::stdout().lock()),
+        } => Ok(podium_service::generate::generate(
+            matches,
+            players,
+            seed,
+            &mut std::io::stdout().lock(),
+        )?),
     }
 }

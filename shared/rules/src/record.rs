@@ -28,6 +28,9 @@ use sha2::{Digest, Sha256};
 use crate::error::{quoted, RuleError};
 use crate::game::Game;
 
+mod canonical;
+mod instant;
+
 /// What record validation takes from configuration (GM-5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordPolicy {
@@ -69,16 +72,18 @@ pub struct MatchRecord {
     /// Game id, e.g. `seega` (LB-1 names).
     pub game: String,
     /// When the match started (RFC 3339, UTC on the wire).
-    #[serde(with = "rfc3339")]
+    #[serde(with = "instant")]
     pub started_at: DateTime<Utc>,
     /// When the match ended (RFC 3339); the instant the result is dated by.
-    #[serde(with = "rfc3339")]
+    #[serde(with = "instant")]
     pub ended_at: DateTime<Utc>,
     /// Exactly two players.
+    #[serde(deserialize_with = "objects::seq_of_objects")]
     pub players: Vec<PlayerRecord>,
     /// Stones placed on the board in total by both players (SG-5).
     pub stones_placed: u32,
     /// How the match ended.
+    #[serde(deserialize_with = "objects::object")]
     pub outcome: Outcome,
 }
 
@@ -150,13 +155,30 @@ impl MatchRecord {
     /// Parses one record from JSON. A shape error names the JSON path of the
     /// offending field (GM-5).
     pub fn from_json(bytes: &[u8]) -> Result<Self, RuleError> {
-        check_shape(bytes)?;
-        let de = &mut serde_json::Deserializer::from_slice(bytes);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
-            let message = e.into_inner().to_string();
-            shape_error(&segments, &message)
-        })
+        // UTF-8 is checked once for the whole line (serde_json's slice reader checks
+        // each string again). The common case parses once, without tracking paths; a
+        // refused record is parsed again with path tracking, to name its field.
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Err(RuleError::new("record", "GM-5", "not UTF-8 text"));
+        };
+        if let Ok(objects::Object(record)) = serde_json::from_str::<objects::Object<MatchRecord>>(text) {
+            return Ok(record);
+        }
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            return Err(RuleError::new(
+                "record",
+                "GM-5",
+                format!("not one JSON value: {e}"),
+            ));
+        }
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize::<_, objects::Object<MatchRecord>>(de)
+            .map(|objects::Object(record)| record)
+            .map_err(|e| {
+                let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
+                let message = e.into_inner().to_string();
+                shape_error(&segments, &message)
+            })
     }
 
     /// [`validate_with`](Self::validate_with) under the default [`RecordPolicy`].
@@ -343,8 +365,8 @@ impl MatchRecord {
     /// SHA-256 (hex) of the record's canonical JSON: equal for two deliveries of the
     /// same content however it was formatted, different when any field differs (GM-3).
     pub fn content_hash(&self) -> String {
-        // Serialising a typed record cannot fail: no maps with non-string keys.
-        let canonical = serde_json::to_vec(self).unwrap_or_default();
+        let mut canonical = Vec::with_capacity(512);
+        canonical::write(self, &mut canonical);
         hex::encode(Sha256::digest(&canonical))
     }
 }
@@ -436,48 +458,58 @@ fn cut_quotes(message: &str) -> String {
     out
 }
 
-/// A record must be one JSON object whose `players` are objects and whose `outcome`
-/// is an object, with nothing after it (GM-5): arrays in place of objects are refused.
-fn check_shape(bytes: &[u8]) -> Result<(), RuleError> {
-    let v: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| RuleError::new("record", "GM-5", format!("not one JSON value: {e}")))?;
-    let not_object = |field: String| RuleError::new(field, "GM-5", "must be a JSON object");
-    if !v.is_object() {
-        return Err(not_object("record".into()));
-    }
-    if let Some(players) = v.get("players").and_then(|p| p.as_array()) {
-        if let Some(i) = players.iter().position(|p| !p.is_object()) {
-            return Err(not_object(format!("players[{i}]")));
+/// JSON objects only where the record has objects (GM-5): serde would otherwise
+/// take a struct from an array of its fields' values.
+mod objects {
+    use serde::de::value::MapAccessDeserializer;
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use std::marker::PhantomData;
+
+    /// A `T` read from a JSON object only.
+    pub struct Object<T>(pub T);
+
+    struct ObjectVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(MapAccessDeserializer::new(map))
         }
     }
-    if v.get("outcome").is_some_and(|o| !o.is_object()) {
-        return Err(not_object("outcome".into()));
-    }
-    Ok(())
-}
 
-/// Strict RFC 3339 timestamps (`2026-11-30T10:00:00Z`, `...+02:00`), no leap seconds.
-mod rfc3339 {
-    use chrono::{DateTime, SecondsFormat, Timelike, Utc};
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-        let raw = String::deserialize(d)?;
-        let strict = raw.len() >= 20
-            && raw.as_bytes()[10] == b'T'
-            && (raw.ends_with('Z') || raw.as_bytes()[raw.len() - 3] == b':');
-        let t = DateTime::parse_from_rfc3339(&raw)
-            .ok()
-            .filter(|_| strict)
-            .ok_or_else(|| serde::de::Error::custom("not an RFC 3339 timestamp like 2026-11-30T10:00:00Z"))?;
-        if t.nanosecond() >= 1_000_000_000 {
-            return Err(serde::de::Error::custom("leap seconds are not accepted"));
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(ObjectVisitor(PhantomData)).map(Object)
         }
-        Ok(t.with_timezone(&Utc))
+    }
+
+    /// A field holding an object.
+    pub fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+        Object::<T>::deserialize(d).map(|o| o.0)
+    }
+
+    struct SeqVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for SeqVisitor<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON array of objects")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(2).min(16));
+            while let Some(Object(x)) = seq.next_element::<Object<T>>()? {
+                out.push(x);
+            }
+            Ok(out)
+        }
+    }
+
+    /// A field holding an array of objects.
+    pub fn seq_of_objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+        d.deserialize_seq(SeqVisitor(PhantomData))
     }
 }
 

@@ -7,6 +7,7 @@ pub mod boards;
 pub mod config;
 pub mod cursor;
 pub mod error;
+pub mod generate;
 pub mod period_boards;
 pub mod rewards;
 pub mod score;

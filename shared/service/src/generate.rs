@@ -17,11 +17,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-use crate::error::CliError;
-
 /// Writes `matches` matches among `players` players (plus duplicates, late retries
 /// and malformed lines) to `out`.
-pub fn generate(matches: usize, players: usize, seed: u64, out: &mut impl Write) -> Result<(), CliError> {
+pub fn generate(matches: usize, players: usize, seed: u64, out: &mut impl Write) -> std::io::Result<()> {
     let players = players.max(2);
     let mut rng = StdRng::seed_from_u64(seed);
     let skill: Vec<f64> = (0..players).map(|_| rng.random_range(0.0..1.0)).collect();
