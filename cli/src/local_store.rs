@@ -25,7 +25,7 @@ pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {
         LocalStore::Dynamo { endpoint, table } => {
             tracing::info!(%endpoint, %table, "DynamoDB store");
             let timeouts = config::dynamodb_timeouts()?;
-            let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+            let aws = podium_store::aws::local_sdk_config().await;
             let store = DynamoStore::from_sdk_config(&aws, table, &timeouts);
             if create {
                 store

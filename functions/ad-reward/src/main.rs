@@ -34,7 +34,7 @@ async fn main() -> Result<(), Error> {
     };
     // This function serves no board: its cursor key signs nothing.
     let ctx = &ApiContext::new(CursorKey::random()).with_ads(ads);
-    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let aws = podium_store::aws::lambda_sdk_config().await;
     let store = &DynamoStore::from_sdk_config(&aws, table, &timeouts);
     run(service_fn(
         move |event: LambdaEvent<ApiGatewayV2httpRequest>| async move {

@@ -13,15 +13,26 @@ pub trait DeadLetters: Send + Sync {
     async fn send(&self, body: &str, reason: &str) -> Result<(), FunctionError>;
 }
 
-/// The SQS dead-letter queue.
+/// The SQS dead-letter queue. Its SDK client is built on the first refused record,
+/// not at start-up: most invocations never send one (cold start).
 pub struct SqsDeadLetters {
-    client: aws_sdk_sqs::Client,
+    sdk: aws_config::SdkConfig,
+    client: std::sync::OnceLock<aws_sdk_sqs::Client>,
     queue_url: String,
 }
 
 impl SqsDeadLetters {
-    pub fn new(client: aws_sdk_sqs::Client, queue_url: String) -> Self {
-        SqsDeadLetters { client, queue_url }
+    /// The queue at `queue_url`, reached with `sdk`'s region, credentials and HTTPS client.
+    pub fn new(sdk: aws_config::SdkConfig, queue_url: String) -> Self {
+        SqsDeadLetters {
+            sdk,
+            client: std::sync::OnceLock::new(),
+            queue_url,
+        }
+    }
+
+    fn client(&self) -> &aws_sdk_sqs::Client {
+        self.client.get_or_init(|| aws_sdk_sqs::Client::new(&self.sdk))
     }
 }
 
@@ -33,7 +44,7 @@ impl DeadLetters for SqsDeadLetters {
             .string_value(reason)
             .build()
             .map_err(|e| FunctionError::DeadLetter(e.to_string()))?;
-        self.client
+        self.client()
             .send_message()
             .queue_url(&self.queue_url)
             .message_body(body)

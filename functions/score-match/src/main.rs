@@ -12,9 +12,9 @@ async fn main() -> Result<(), Error> {
     let dlq_url = config::dead_letter_queue_url().map_err(FunctionError::from)?;
     let timeouts = config::dynamodb_timeouts().map_err(FunctionError::from)?;
     let policy = &config::record_policy().map_err(FunctionError::from)?;
-    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let aws = podium_store::aws::lambda_sdk_config().await;
     let store = DynamoStore::from_sdk_config(&aws, table, &timeouts);
-    let dead_letters = SqsDeadLetters::new(aws_sdk_sqs::Client::new(&aws), dlq_url);
+    let dead_letters = SqsDeadLetters::new(aws, dlq_url);
     let (store, dead_letters) = (&store, &dead_letters);
     run(service_fn(move |event: LambdaEvent<_>| async move {
         Ok::<_, Error>(handler::handle(store, dead_letters, event.payload, chrono::Utc::now(), policy).await)

@@ -8,7 +8,7 @@ async fn main() -> Result<(), Error> {
     tracing::init_default_subscriber();
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
-    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let aws = podium_store::aws::lambda_sdk_config().await;
     let store = &DynamoStore::from_sdk_config(&aws, table, &timeouts);
     run(service_fn(move |event: LambdaEvent<ScheduledRun>| async move {
         Ok::<_, Error>(handle(store, event.payload).await?)

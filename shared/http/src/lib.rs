@@ -85,7 +85,7 @@ pub async fn run_function() -> Result<(), lambda_http::Error> {
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
     let ctx = &ApiContext::new(config::cursor_key()?);
-    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let aws = podium_store::aws::lambda_sdk_config().await;
     let store = &podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
     lambda_http::run(lambda_http::service_fn(move |req: Request| async move {
         Ok::<_, lambda_http::Error>(handle(store, ctx, req).await)

@@ -2,6 +2,7 @@
 //! implementations, DynamoDB ([`dynamo::DynamoStore`], production) and the embedded
 //! in-process store ([`embedded::EmbeddedStore`], the local default).
 
+pub mod aws;
 pub mod commit;
 pub mod dynamo;
 pub mod embedded;

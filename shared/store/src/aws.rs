@@ -1,0 +1,96 @@
+//! The AWS SDK configuration every function and tool shares: one HTTPS client for
+//! all SDK clients of a process, whose connectors (and with them the TLS root
+//! certificates) are built at the first request rather than at start-up.
+//!
+//! In Lambda, [`lambda_sdk_config`] takes the region and the credentials from the
+//! environment Lambda sets (`AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+//! `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) instead of walking the SDK's default
+//! chains, which build further clients (STS, SSO) and their connectors at start-up.
+//! Elsewhere, [`local_sdk_config`] keeps the default chains (profiles, IMDS, …).
+
+use std::sync::OnceLock;
+
+use aws_config::environment::{EnvironmentVariableCredentialsProvider, EnvironmentVariableRegionProvider};
+use aws_config::{BehaviorVersion, SdkConfig};
+use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::runtime_components::{RuntimeComponents, RuntimeComponentsBuilder};
+use aws_smithy_types::config_bag::ConfigBag;
+
+/// The SDK configuration of a Lambda function: region and credentials from Lambda's
+/// environment variables, the process's one [`https_client`]. Endpoint overrides
+/// (`AWS_ENDPOINT_URL_DYNAMODB`, …) are still honoured.
+pub async fn lambda_sdk_config() -> SdkConfig {
+    aws_config::defaults(BehaviorVersion::latest())
+        .region(EnvironmentVariableRegionProvider::new())
+        .credentials_provider(EnvironmentVariableCredentialsProvider::new())
+        .http_client(https_client())
+        .load()
+        .await
+}
+
+/// The SDK configuration of a tool or test run outside Lambda: the SDK's default
+/// region and credential chains, the process's one [`https_client`].
+pub async fn local_sdk_config() -> SdkConfig {
+    aws_config::defaults(BehaviorVersion::latest())
+        .http_client(https_client())
+        .load()
+        .await
+}
+
+/// The process's HTTPS client (hyper 1, rustls with aws-lc, the machine's root
+/// certificates), shared by every SDK client so that one connection pool and one set
+/// of connectors serve them all. Connectors are built on first use. Its pooled
+/// connections belong to the Tokio runtime that opened them: a process that runs
+/// several runtimes one after another (a test binary) gives each its own client.
+pub fn https_client() -> SharedHttpClient {
+    static CLIENT: OnceLock<SharedHttpClient> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            SharedHttpClient::new(OnFirstRequest(
+                aws_smithy_http_client::Builder::new()
+                    .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
+                    .build_https(),
+            ))
+        })
+        .clone()
+}
+
+/// An HTTP client that builds nothing when an SDK client is constructed. The SDK's
+/// hyper client builds a throw-away connector in `validate_base_client_config`, so that
+/// a misconfigured TLS setup fails at construction: that loads and parses every root
+/// certificate once per SDK client before the function can take its first event. Here
+/// the connector for each timeout setting is built (and cached by the inner client)
+/// when the first request needs it.
+#[derive(Debug)]
+struct OnFirstRequest(SharedHttpClient);
+
+impl HttpClient for OnFirstRequest {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        self.0.http_connector(settings, components)
+    }
+
+    fn validate_base_client_config(
+        &self,
+        _: &RuntimeComponentsBuilder,
+        _: &ConfigBag,
+    ) -> Result<(), BoxError> {
+        Ok(())
+    }
+
+    fn validate_final_config(&self, components: &RuntimeComponents, cfg: &ConfigBag) -> Result<(), BoxError> {
+        self.0.validate_final_config(components, cfg)
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.0.connector_metadata()
+    }
+}
