@@ -11,7 +11,6 @@ use std::sync::Arc;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use podium_service::api::{self, ApiContext, ApiRequest};
 use podium_store::Store;
 
@@ -45,12 +44,17 @@ async fn any_route(
         raw_query: uri.query().map(str::to_string),
         player: dev_identity(&headers),
     };
-    let answer = api::handle(shared.store.as_ref(), &shared.ctx, &req, chrono::Utc::now()).await;
+    let answer = api::respond(shared.store.as_ref(), &shared.ctx, &req, chrono::Utc::now()).await;
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = match answer.text {
-        Some(text) => (status, text).into_response(),
-        None => (status, Json(answer.body)).into_response(),
-    };
+    let mut response = (
+        status,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static(answer.content_type),
+        )],
+        answer.body,
+    )
+        .into_response();
     if let Some(allow) = answer.allow {
         response.headers_mut().insert(
             axum::http::header::ALLOW,

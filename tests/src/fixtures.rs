@@ -153,6 +153,7 @@ pub async fn dynamodb() -> DynamoStore {
     });
     let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
         .endpoint_url(endpoint)
+        .http_client(podium_store::aws::new_https_client())
         .region(aws_config::Region::new("us-east-1"))
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
             "local",
@@ -198,6 +199,7 @@ pub fn stalled_endpoint() -> String {
 pub async fn dynamodb_at(endpoint: &str, table: &str) -> DynamoStore {
     let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
         .endpoint_url(endpoint)
+        .http_client(podium_store::aws::new_https_client())
         .region(aws_config::Region::new("us-east-1"))
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
             "local",

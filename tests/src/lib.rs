@@ -5,5 +5,6 @@ pub mod contract;
 pub mod counting;
 pub mod faults;
 pub mod fixtures;
+pub mod performance;
 pub mod review;
 pub mod rewards;

@@ -2,4 +2,5 @@
 
 podium_tests::contract_tests!(podium_tests::fixtures::embedded);
 podium_tests::review_tests!(podium_tests::fixtures::embedded);
+podium_tests::performance_tests!(podium_tests::fixtures::embedded);
 podium_tests::rewards_tests!(podium_tests::fixtures::embedded);

@@ -6,7 +6,7 @@ use aws_lambda_events::apigw::{ApiGatewayV2httpRequest, ApiGatewayV2httpResponse
 use aws_lambda_events::encodings::Body;
 use aws_lambda_events::http::{HeaderMap, HeaderValue};
 use chrono::{DateTime, Utc};
-use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::api::{self, ApiContext, ApiRequest, Rendered};
 use podium_store::Store;
 
 /// The API's view of the event: method, path and the raw query; no caller identity
@@ -22,11 +22,9 @@ pub fn to_api_request(event: &ApiGatewayV2httpRequest) -> ApiRequest {
 }
 
 /// The HTTP API response for an answer: JSON, or the plain text Unity Ads expects.
-pub fn to_response(r: ApiResponse) -> ApiGatewayV2httpResponse {
-    let (body, content_type) = match r.text {
-        Some(text) => (text, "text/plain; charset=utf-8"),
-        None => (r.body.to_string(), "application/json"),
-    };
+pub fn to_response(r: Rendered) -> ApiGatewayV2httpResponse {
+    let body = String::from_utf8_lossy(&r.body).into_owned();
+    let content_type = r.content_type;
     let mut headers = HeaderMap::new();
     headers.insert("content-type", HeaderValue::from_static(content_type));
     if let Some(allow) = r.allow {
@@ -47,10 +45,14 @@ pub async fn handle<S: Store + ?Sized>(
     now: DateTime<Utc>,
 ) -> ApiGatewayV2httpResponse {
     let req = to_api_request(&event);
-    let answer = api::handle(store, ctx, &req, now).await;
+    let answer = api::respond(store, ctx, &req, now).await;
     if answer.status >= 400 {
-        // Field and kind only: the query holds player ids.
-        tracing::warn!(status = answer.status, error = %answer.body["error"], "callback refused");
+        // Status and kind only: the query holds player ids.
+        let kind = serde_json::from_slice::<serde_json::Value>(&answer.body)
+            .ok()
+            .and_then(|v| v["error"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        tracing::warn!(status = answer.status, error = %kind, "callback refused");
     }
     to_response(answer)
 }

@@ -45,6 +45,9 @@ impl HttpFetch {
     async fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
             .get_or_try_init(|| async {
+                // ring, as for the SDK's client (no aws-lc in the process); a provider
+                // installed earlier stays.
+                let _ = rustls::crypto::ring::default_provider().install_default();
                 reqwest::Client::builder()
                     .connect_timeout(Duration::from_secs(2))
                     .timeout(Duration::from_secs(5))

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
-use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::api::{self, ApiContext, ApiRequest, Rendered};
 use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
@@ -45,17 +45,18 @@ pub fn to_api_request(req: &Request) -> ApiRequest {
 }
 
 /// The Lambda HTTP response for an API answer (JSON body, or plain text).
-pub fn to_response(r: ApiResponse) -> Response<Body> {
-    let (body, content_type) = match r.text {
-        Some(text) => (text, "text/plain; charset=utf-8"),
-        None => (r.body.to_string(), "application/json"),
+pub fn to_response(r: Rendered) -> Response<Body> {
+    // The API's bodies are UTF-8 (JSON or its plain-text answers).
+    let body = match String::from_utf8(r.body.to_vec()) {
+        Ok(text) => Body::Text(text),
+        Err(e) => Body::Binary(e.into_bytes()),
     };
-    let mut response = Response::new(Body::Text(body));
+    let mut response = Response::new(body);
     *response.status_mut() = lambda_http::http::StatusCode::from_u16(r.status)
         .unwrap_or(lambda_http::http::StatusCode::INTERNAL_SERVER_ERROR);
     response.headers_mut().insert(
         lambda_http::http::header::CONTENT_TYPE,
-        lambda_http::http::HeaderValue::from_static(content_type),
+        lambda_http::http::HeaderValue::from_static(r.content_type),
     );
     if let Some(allow) = r.allow {
         response.headers_mut().insert(
@@ -73,7 +74,7 @@ pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Siz
     req: Request,
 ) -> Response<Body> {
     let api_req = to_api_request(&req);
-    to_response(api::handle(store, ctx, &api_req, chrono::Utc::now()).await)
+    to_response(api::respond(store, ctx, &api_req, chrono::Utc::now()).await)
 }
 
 /// A whole HTTP function's start-up: tracing, configuration (`PODIUM_TABLE`,

@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use percent_encoding::percent_decode_str;
 use podium_rules::board::BoardRef;
@@ -24,19 +25,22 @@ use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodClock};
 use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore, StoreError};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
+use crate::rendered::RenderedPages;
 use crate::rewards::{self, Ads};
 use crate::snapshot_reads::{self, SnapshotCache};
 
-/// What every request of one process shares: the snapshot pointer cache, the key
-/// that signs and checks page cursors, and (where ad callbacks are answered) the
-/// verifier keys and the ad-unit catalogue.
+/// What every request of one process shares: the snapshot pointer cache, the top
+/// pages rendered from the current snapshots, the key that signs and checks page
+/// cursors, and (where ad callbacks are answered) the verifier keys and the ad-unit
+/// catalogue.
 pub struct ApiContext {
     pub cache: SnapshotCache,
+    pub pages: RenderedPages,
     pub cursors: CursorKey,
     pub ads: Option<Ads>,
 }
@@ -45,6 +49,7 @@ impl ApiContext {
     pub fn new(cursors: CursorKey) -> Self {
         ApiContext {
             cache: SnapshotCache::default(),
+            pages: RenderedPages::default(),
             cursors,
             ads: None,
         }
@@ -72,7 +77,24 @@ pub struct ApiRequest {
     pub player: Option<String>,
 }
 
-/// A response: status and JSON body, or a plain-text body when `text` is set.
+/// An answer ready to send: status, content type and the body's bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub status: u16,
+    /// `application/json`, or `text/plain; charset=utf-8` for Unity Ads' `1`.
+    pub content_type: &'static str,
+    pub body: Bytes,
+    /// The `Allow` header of a 405: the method the route takes.
+    pub allow: Option<&'static str>,
+}
+
+/// The JSON content type.
+pub const JSON: &str = "application/json";
+/// The plain-text content type.
+pub const TEXT: &str = "text/plain; charset=utf-8";
+
+/// An answer read back as JSON, for tests and tools: status and JSON body, or a
+/// plain-text body when `text` is set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiResponse {
     pub status: u16,
@@ -83,39 +105,75 @@ pub struct ApiResponse {
     pub allow: Option<&'static str>,
 }
 
-/// What a route answers.
+impl From<Rendered> for ApiResponse {
+    fn from(r: Rendered) -> Self {
+        let (body, text) = if r.content_type == JSON {
+            (serde_json::from_slice(&r.body).unwrap_or(Value::Null), None)
+        } else {
+            (Value::Null, Some(String::from_utf8_lossy(&r.body).into_owned()))
+        };
+        ApiResponse {
+            status: r.status,
+            body,
+            text,
+            allow: r.allow,
+        }
+    }
+}
+
+/// What a route answers: a JSON body already serialised, or plain text.
 enum Reply {
-    Json(Value),
+    Json(Bytes),
     Text(String),
+}
+
+/// `v` serialised straight to JSON bytes (no intermediate `Value`).
+fn json_bytes<T: Serialize + ?Sized>(v: &T) -> Bytes {
+    // Serialising the API's own types cannot fail (no maps with non-string keys).
+    serde_json::to_vec(v).map(Bytes::from).unwrap_or_default()
+}
+
+fn json<T: Serialize + ?Sized>(v: &T) -> Reply {
+    Reply::Json(json_bytes(v))
 }
 
 /// Answers one request from the current snapshot when the board has one, else the
 /// live board; `now` is the read instant reported as `as_of` for live reads.
-pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn respond<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
     now: DateTime<Utc>,
-) -> ApiResponse {
+) -> Rendered {
     match route(store, ctx, req, now).await {
-        Ok(Reply::Json(body)) => ApiResponse {
+        Ok(Reply::Json(body)) => Rendered {
             status: 200,
+            content_type: JSON,
             body,
-            text: None,
             allow: None,
         },
-        Ok(Reply::Text(text)) => ApiResponse {
+        Ok(Reply::Text(text)) => Rendered {
             status: 200,
-            body: Value::Null,
-            text: Some(text),
+            content_type: TEXT,
+            body: Bytes::from(text),
             allow: None,
         },
         Err(e) => error_response(&e),
     }
 }
 
+/// [`respond`], its answer read back as JSON (tests and tools).
+pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    ctx: &ApiContext,
+    req: &ApiRequest,
+    now: DateTime<Utc>,
+) -> ApiResponse {
+    respond(store, ctx, req, now).await.into()
+}
+
 /// The response for an error: status by kind; the message only for the caller's own mistakes.
-pub fn error_response(e: &ServiceError) -> ApiResponse {
+pub fn error_response(e: &ServiceError) -> Rendered {
     let (status, message) = match e {
         ServiceError::BadRequest { .. } | ServiceError::Invalid(_) => (400, e.to_string()),
         ServiceError::Unauthenticated => (401, e.to_string()),
@@ -137,19 +195,23 @@ pub fn error_response(e: &ServiceError) -> ApiResponse {
             (500, "internal error".to_string())
         }
     };
-    ApiResponse {
+    #[derive(Serialize)]
+    struct Refusal<'a> {
+        error: &'a str,
+        message: &'a str,
+    }
+    Rendered {
         status,
-        body: json!({"error": e.kind(), "message": message}),
-        text: None,
+        content_type: JSON,
+        body: json_bytes(&Refusal {
+            error: e.kind(),
+            message: &message,
+        }),
         allow: match e {
             ServiceError::MethodNotAllowed { allowed } => Some(allowed),
             _ => None,
         },
     }
-}
-
-fn to_json<T: Serialize>(v: T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 /// The routes, with the method each takes.
@@ -219,8 +281,8 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
             .filter(|p| podium_rules::record::is_valid_id(p))
             .ok_or(ServiceError::Unauthenticated)
     };
-    let json = match route {
-        Route::AdmobCallback => to_json(rewards::admob_callback(store, ads()?, raw_query, now).await?),
+    Ok(match route {
+        Route::AdmobCallback => json(&rewards::admob_callback(store, ads()?, raw_query, now).await?),
         Route::UnityCallback => {
             rewards::unity_callback(store, ads()?, raw_query, now).await?;
             return Ok(Reply::Text(podium_ads::unity::SUCCESS_BODY.to_string()));
@@ -233,10 +295,19 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
                 Some(c) => Some(ctx.cursors.open(&board, c)?),
                 None => None,
             };
-            // The current snapshot when there is one (LB-5), or the snapshot a cursor
-            // pins; the live board before the first snapshot.
+            // The top of the current snapshot, rendered once per snapshot (LB-5).
+            if cursor.is_none() {
+                if let Some(current) = ctx.cache.current(store, &board).await? {
+                    if let Some(body) = ctx.pages.get(&board, &current.id, limit, &clock) {
+                        return Ok(Reply::Json(body));
+                    }
+                }
+            }
+            // The current snapshot when there is one, or the snapshot a cursor pins;
+            // the live board before the first snapshot.
             let live = matches!(cursor, Some(Cursor::Live { .. }));
             if !live {
+                let top = cursor.is_none();
                 if let Some(page) = snapshot_reads::top_page(
                     store,
                     &ctx.cache,
@@ -248,29 +319,39 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
                 )
                 .await?
                 {
-                    return Ok(Reply::Json(with_clock(to_json(page), &clock)));
+                    let body = json_bytes(&Clocked {
+                        body: &page,
+                        period: &clock,
+                    });
+                    if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
+                        ctx.pages.put(&board, snapshot, limit, &clock, body.clone());
+                    }
+                    return Ok(Reply::Json(body));
                 }
             }
             let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
-            with_clock(to_json(page), &clock)
+            json(&Clocked {
+                body: &page,
+                period: &clock,
+            })
         }
         Route::BoardMe(board) => {
             let player = caller()?;
             let (board, clock) = board_in_period(req, board, now)?;
             let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
-            match snapshot_reads::around_me(store, &ctx.cache, &board, player, n, now).await? {
-                Some(me) => with_clock(to_json(me), &clock),
-                None => with_clock(
-                    to_json(boards::around_me(store, &board, player, n, now).await?),
-                    &clock,
-                ),
-            }
+            let me = match snapshot_reads::around_me(store, &ctx.cache, &board, player, n, now).await? {
+                Some(me) => me,
+                None => boards::around_me(store, &board, player, n, now).await?,
+            };
+            json(&Clocked {
+                body: &me,
+                period: &clock,
+            })
         }
-        Route::Me => to_json(boards::profile(store, Game::Seega, caller()?).await?),
-        Route::MyMatch(id) => to_json(boards::match_result(store, caller()?, id).await?),
-        Route::DailyBonus => to_json(rewards::claim_daily_bonus(store, caller()?, now).await?),
-    };
-    Ok(Reply::Json(json))
+        Route::Me => json(&boards::profile(store, Game::Seega, caller()?).await?),
+        Route::MyMatch(id) => json(&boards::match_result(store, caller()?, id).await?),
+        Route::DailyBonus => json(&rewards::claim_daily_bonus(store, caller()?, now).await?),
+    })
 }
 
 /// The board named in the path, in the period of the `period` parameter (LB-5; the
@@ -291,12 +372,12 @@ fn board_in_period(
     Ok((def.in_period(&period), def.clock(&period, now)))
 }
 
-/// Adds the LB-6 period clock to a board response.
-fn with_clock(mut body: Value, clock: &PeriodClock) -> Value {
-    if let Some(o) = body.as_object_mut() {
-        o.insert("period".into(), to_json(clock));
-    }
-    body
+/// A board response with its LB-6 period clock as `period`.
+#[derive(Serialize)]
+struct Clocked<'a, T: Serialize> {
+    #[serde(flatten)]
+    body: &'a T,
+    period: &'a PeriodClock,
 }
 
 fn int_param(

@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod error;
 pub mod generate;
 pub mod period_boards;
+pub mod rendered;
 pub mod rewards;
 pub mod score;
 pub mod settle;

@@ -42,6 +42,12 @@ impl SnapshotCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Forgets every cached pointer: the next read of each board reads its pointer
+    /// again (after a snapshot published by hand, and in tests).
+    pub fn forget(&self) {
+        self.slots().clear();
+    }
+
     /// The current snapshot of `board`, if there is one.
     pub async fn current<S: ItemStore + ?Sized>(
         &self,

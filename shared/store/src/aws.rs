@@ -42,22 +42,23 @@ pub async fn local_sdk_config() -> SdkConfig {
         .await
 }
 
-/// The process's HTTPS client (hyper 1, rustls with aws-lc, the machine's root
-/// certificates), shared by every SDK client so that one connection pool and one set
-/// of connectors serve them all. Connectors are built on first use. Its pooled
+/// The process's HTTPS client ([`new_https_client`]), shared by every SDK client so
+/// that one connection pool and one set of connectors serve them all. Its pooled
 /// connections belong to the Tokio runtime that opened them: a process that runs
 /// several runtimes one after another (a test binary) gives each its own client.
 pub fn https_client() -> SharedHttpClient {
     static CLIENT: OnceLock<SharedHttpClient> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            SharedHttpClient::new(OnFirstRequest(
-                aws_smithy_http_client::Builder::new()
-                    .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
-                    .build_https(),
-            ))
-        })
-        .clone()
+    CLIENT.get_or_init(new_https_client).clone()
+}
+
+/// A new HTTPS client: hyper 1, rustls with ring, the machine's root certificates;
+/// connectors (and with them the root certificates) are built on the first request.
+pub fn new_https_client() -> SharedHttpClient {
+    SharedHttpClient::new(OnFirstRequest(
+        aws_smithy_http_client::Builder::new()
+            .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
+            .build_https(),
+    ))
 }
 
 /// An HTTP client that builds nothing when an SDK client is constructed. The SDK's
