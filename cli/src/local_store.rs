@@ -10,6 +10,24 @@ use podium_store::Store;
 
 use crate::error::CliError;
 
+/// The configured store, with the embedded one by its own type (for what only it
+/// offers, such as batches).
+pub enum Opened {
+    Embedded(Arc<EmbeddedStore>),
+    Other(Arc<dyn Store>),
+}
+
+/// [`open`], keeping the embedded store's type.
+pub async fn open_target(create: bool) -> Result<Opened, CliError> {
+    match config::local_store() {
+        LocalStore::Embedded(path) if create || path.exists() => {
+            tracing::info!(path = %path.display(), "embedded store");
+            Ok(Opened::Embedded(Arc::new(EmbeddedStore::open(&path)?)))
+        }
+        _ => Ok(Opened::Other(open(create).await?)),
+    }
+}
+
 /// Opens the configured store; on DynamoDB, creates the table if it is missing and
 /// `create` is set (a dry run reads only).
 pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {

@@ -34,6 +34,11 @@ enum Command {
     Replay {
         /// The file: one match record per line.
         file: PathBuf,
+        /// DynamoDB only: records settled at once (records of the same player or match
+        /// id still go one at a time, in file order); 1 replays strictly line by line.
+        /// The embedded store settles in file order, many records to a transaction.
+        #[arg(long, default_value_t = replay::IN_FLIGHT, value_parser = clap::value_parser!(u16).range(1..=4096))]
+        in_flight: u16,
     },
     /// Dry run: read one match record on stdin, print its result as JSON; writes nothing.
     Score,
@@ -127,9 +132,21 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             transaction_id: transaction_id.as_deref(),
             timestamp_ms,
         }),
-        Command::Replay { file } => {
+        Command::Replay { file, in_flight } => {
             let policy = podium_service::config::record_policy()?;
-            replay::replay(local_store::open(true).await?.as_ref(), &file, &policy).await
+            match local_store::open_target(true).await? {
+                local_store::Opened::Embedded(store) => {
+                    replay::replay(replay::Target::Batched(&store), &file, &policy).await
+                }
+                local_store::Opened::Other(store) => {
+                    let in_flight = usize::from(in_flight);
+                    let target = replay::Target::Concurrent {
+                        store: store.as_ref(),
+                        in_flight,
+                    };
+                    replay::replay(target, &file, &policy).await
+                }
+            }
         }
         Command::Score => {
             let policy = podium_service::config::record_policy()?;

@@ -3,14 +3,18 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use podium_rules::error::RuleError;
 use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_rules::seega::result::MatchStatus;
-use podium_service::score::{preview, score_delivery, Scored};
+use podium_service::keyed::run_keyed;
+use podium_service::score::{ordering_keys, preview, score_delivery, Scored};
 use podium_service::ServiceError;
-use podium_store::Store;
+use podium_store::embedded::EmbeddedStore;
+use podium_store::{SettleStore, Store};
 use serde_json::json;
 
 use crate::error::CliError;
@@ -37,10 +41,34 @@ impl Summary {
     }
 }
 
-/// Scores every line of `file` in order and prints a summary. Stops at the first line
-/// the store cannot take while it does not answer (after retries): what was scored
-/// stays scored, and replaying the file again finishes the rest.
-pub async fn replay(store: &dyn Store, file: &Path, policy: &RecordPolicy) -> Result<(), CliError> {
+/// Records settled at once on DynamoDB: enough to keep it busy.
+pub const IN_FLIGHT: u16 = 64;
+
+/// Records the embedded store settles in one write transaction (one sync to disk).
+pub const BATCH: usize = 1000;
+
+/// Where a replay writes, and how.
+pub enum Target<'a> {
+    /// Up to `in_flight` records settled at once, each committed on its own (DynamoDB).
+    Concurrent { store: &'a dyn Store, in_flight: usize },
+    /// Records settled one after another in file order, [`BATCH`] to a write
+    /// transaction (the embedded store's group commit).
+    Batched(&'a EmbeddedStore),
+}
+
+/// One non-blank line: its number (from 1), its ordering keys, and the parsed record.
+type Line = (usize, Vec<String>, Result<MatchRecord, RuleError>);
+
+/// Scores every line of `file` and prints a summary; the outcome is the one of a
+/// line-by-line replay in file order:
+/// - [`Target::Concurrent`]: records that share a player or a match id are settled
+///   one after the other in file order, others at the same time;
+/// - [`Target::Batched`]: in file order, [`BATCH`] records to a write transaction,
+///   each reported only once its transaction is durable.
+///
+/// Stops at the first line the store cannot take (after retries): what was reported
+/// scored stays scored, and replaying the file again finishes the rest.
+pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> Result<(), CliError> {
     let open = || {
         std::fs::File::open(file).map_err(|source| CliError::File {
             path: file.display().to_string(),
@@ -57,33 +85,116 @@ pub async fn replay(store: &dyn Store, file: &Path, policy: &RecordPolicy) -> Re
     );
     let started = std::time::Instant::now();
     let mut summary = Summary::default();
-    for (n, line) in std::io::BufReader::new(open()?).split(b'\n').enumerate() {
-        let mut line = line?;
-        if n == 0 && line.starts_with(b"\xEF\xBB\xBF") {
-            line.drain(..3); // a UTF-8 byte order mark
-        }
-        bar.inc(1);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        summary.lines += 1;
-        match score_line(store, &line, policy).await {
-            Err(e) if e.is_unavailable() => {
-                bar.finish_and_clear();
-                print_summary(&summary, file, started.elapsed());
-                eprintln!(
-                    "podium: stopped at line {}: the store is not answering; nothing of that line was \
-                     counted, and replaying the file again finishes it",
-                    n + 1
-                );
-                return Err(CliError::Service(e));
+    let mut read_error = None;
+    let lines = std::io::BufReader::new(open()?)
+        .split(b'\n')
+        .enumerate()
+        .map_while(|(n, line)| match line {
+            Ok(line) => Some((n, line)),
+            Err(e) => {
+                read_error = Some(e);
+                None
             }
-            outcome => tally(&mut summary, outcome),
+        })
+        .filter_map(|(n, mut line)| {
+            bar.inc(1);
+            if n == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+                line.drain(..3); // a UTF-8 byte order mark
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return None;
+            }
+            let record = MatchRecord::from_json(&line);
+            let keys = record.as_ref().map(ordering_keys).unwrap_or_default();
+            Some((n + 1, keys, record))
+        });
+    let stopped = match target {
+        Target::Concurrent { store, in_flight } => {
+            replay_concurrent(store, lines, in_flight, policy, &mut summary).await
         }
-    }
+        Target::Batched(store) => replay_batched(store, lines, policy, &mut summary).await,
+    };
     bar.finish_and_clear();
     print_summary(&summary, file, started.elapsed());
+    if let Some((line, e)) = stopped {
+        eprintln!(
+            "podium: stopped at line {line}: the store is not answering; nothing of that line was \
+             counted, and replaying the file again finishes it and any line after it"
+        );
+        return Err(CliError::Service(e));
+    }
+    if let Some(e) = read_error {
+        return Err(e.into());
+    }
     Ok(())
+}
+
+/// The first line (by number) the store could not take, and why.
+type Stopped = Option<(usize, ServiceError)>;
+
+async fn replay_concurrent(
+    store: &dyn Store,
+    lines: impl Iterator<Item = Line>,
+    in_flight: usize,
+    policy: &RecordPolicy,
+    summary: &mut Summary,
+) -> Stopped {
+    let mut stopped: Stopped = None;
+    run_keyed(
+        lines.map(|(n, keys, record)| (keys, (n, record))),
+        in_flight,
+        |(n, record)| async move { (n, score_line(store, record, policy).await) },
+        |_, (n, outcome)| match outcome {
+            Err(e) if e.is_unavailable() => {
+                if stopped.as_ref().is_none_or(|(at, _)| n < *at) {
+                    stopped = Some((n, e));
+                }
+                ControlFlow::Break(())
+            }
+            outcome => {
+                summary.lines += 1;
+                tally(summary, outcome);
+                ControlFlow::Continue(())
+            }
+        },
+    )
+    .await;
+    stopped
+}
+
+async fn replay_batched(
+    store: &EmbeddedStore,
+    mut lines: impl Iterator<Item = Line>,
+    policy: &RecordPolicy,
+    summary: &mut Summary,
+) -> Stopped {
+    loop {
+        let chunk: Vec<Line> = lines.by_ref().take(BATCH).collect();
+        let first = match chunk.first() {
+            Some((n, _, _)) => *n,
+            None => return None, // the whole file went through
+        };
+        let batch = match store.begin_batch() {
+            Ok(batch) => batch,
+            Err(e) => return Some((first, e.into())),
+        };
+        let mut outcomes = Vec::with_capacity(chunk.len());
+        for (n, _, record) in chunk {
+            let outcome = score_line(&batch, record, policy).await;
+            if let Err(ServiceError::Store(e)) = outcome {
+                // The transaction may hold part of this line: drop the whole batch.
+                return Some((first.min(n), ServiceError::Store(e)));
+            }
+            outcomes.push(outcome);
+        }
+        if let Err(e) = batch.finish() {
+            return Some((first, e.into()));
+        }
+        for outcome in outcomes {
+            summary.lines += 1;
+            tally(summary, outcome);
+        }
+    }
 }
 
 fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
@@ -109,11 +220,15 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     }
 }
 
-/// Scores one line, retrying while other writers contend; a store that does not
+/// Scores one record, retrying while other writers contend; a store that does not
 /// answer ends it at once (the store's own timeouts and retries already ran). Every
 /// retry is the same delivery, so a write whose reply was lost counts as scored.
-async fn score_line(store: &dyn Store, line: &[u8], policy: &RecordPolicy) -> Result<Scored, ServiceError> {
-    let record = MatchRecord::from_json(line)?;
+async fn score_line<S: SettleStore + ?Sized>(
+    store: &S,
+    record: Result<MatchRecord, RuleError>,
+    policy: &RecordPolicy,
+) -> Result<Scored, ServiceError> {
+    let record = record?;
     let delivery = format!("replay:{:016x}", rand::random::<u64>());
     let mut attempt = 1;
     loop {

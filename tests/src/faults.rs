@@ -60,7 +60,7 @@ impl<S> Faulty<S> {
         self
     }
 
-    /// Reads of the source with this id fail as throttled.
+    /// Reads and commits of the source with this id fail as throttled (nothing written).
     pub fn failing_source(mut self, id: &str) -> Self {
         self.failing_source = Some(id.to_string());
         self
@@ -106,6 +106,12 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
         self.inner.get_claim(player_id, game, kind, day).await
     }
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
+        if self.failing_source.as_deref() == Some(commit.source.id.as_str()) {
+            return Err(unavailable(
+                "TransactWriteItems",
+                "ProvisionedThroughputExceededException",
+            ));
+        }
         *self
             .last_commit
             .lock()

@@ -4,3 +4,29 @@ podium_tests::contract_tests!(podium_tests::fixtures::embedded);
 podium_tests::review_tests!(podium_tests::fixtures::embedded);
 podium_tests::performance_tests!(podium_tests::fixtures::embedded);
 podium_tests::rewards_tests!(podium_tests::fixtures::embedded);
+
+/// GM-3: a replay's group commit on the embedded store (records settled one after
+/// another inside shared write transactions, 100 to a batch) ends with the outcome of
+/// every line and every balance exactly as a line-by-line replay; a batch dropped
+/// before it finishes writes nothing.
+#[tokio::test]
+async fn batched_settlement_equals_line_by_line() {
+    use podium_store::embedded::EmbeddedStore;
+    use podium_tests::performance::{generated_lines, line_by_line};
+
+    let lines = generated_lines();
+    let reference = EmbeddedStore::in_memory().expect("store");
+    let expected = line_by_line(&reference, &lines).await;
+
+    let store = EmbeddedStore::in_memory().expect("store");
+    let dropped = store.begin_batch().expect("batch");
+    let _ = line_by_line(&dropped, &lines[..50]).await;
+    drop(dropped);
+    let mut got = Vec::new();
+    for chunk in lines.chunks(100) {
+        let batch = store.begin_batch().expect("batch");
+        got.extend(line_by_line(&batch, chunk).await);
+        batch.finish().expect("durable");
+    }
+    assert_eq!(got, expected, "nothing of the dropped batch was written");
+}

@@ -1,4 +1,6 @@
 //! The SQS batch handler: parse each record, score it through the core, map errors.
+//! A batch's records settle concurrently, but records that share a player or a match
+//! id settle one after another, in delivery order.
 //!
 //! - scored or duplicate (GM-3): done;
 //! - refused (GM-5) or conflicting (GM-3): sent to the dead-letter queue with its
@@ -6,11 +8,15 @@
 //! - transient (store, contention, or the dead-letter queue itself failing): reported
 //!   in `batchItemFailures`, so SQS redelivers that record alone.
 
+use std::ops::ControlFlow;
+
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::{DateTime, Utc};
-use futures::future::join_all;
+
+use podium_rules::error::RuleError;
 use podium_rules::record::{MatchRecord, RecordPolicy};
-use podium_service::score::{score_delivery, Scored};
+use podium_service::keyed::run_keyed;
+use podium_service::score::{ordering_keys, score_delivery, Scored};
 use podium_service::ServiceError;
 use podium_store::SettleStore;
 
@@ -39,11 +45,23 @@ pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     now: DateTime<Utc>,
     policy: &RecordPolicy,
 ) -> SqsBatchResponse {
-    let outcomes = join_all(
-        event
-            .records
-            .iter()
-            .map(|m| handle_record(store, dead_letters, m, now, policy)),
+    // Records of the batch settle at once, except that records sharing a player or a
+    // match id settle one after another in delivery order (no contention between them).
+    let jobs = event.records.iter().map(|m| {
+        let body = m.body.as_deref().unwrap_or("");
+        let record = MatchRecord::from_json(body.as_bytes());
+        let keys = record.as_ref().map(ordering_keys).unwrap_or_default();
+        (keys, (m, record))
+    });
+    let mut outcomes = vec![RecordOutcome::Retry; event.records.len()];
+    run_keyed(
+        jobs,
+        event.records.len(),
+        |(m, record)| handle_record(store, dead_letters, m, record, now, policy),
+        |i, outcome| {
+            outcomes[i] = outcome;
+            ControlFlow::Continue(())
+        },
     )
     .await;
     let mut response = SqsBatchResponse::default();
@@ -57,17 +75,18 @@ pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     response
 }
 
-/// Handles one record.
+/// Handles one record, parsed from `message`'s body.
 pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     message: &SqsMessage,
+    record: Result<MatchRecord, RuleError>,
     now: DateTime<Utc>,
     policy: &RecordPolicy,
 ) -> RecordOutcome {
     let message_id = message.message_id.as_deref().unwrap_or("");
     let body = message.body.as_deref().unwrap_or("");
-    let result = match MatchRecord::from_json(body.as_bytes()) {
+    let result = match record {
         // A redelivered message keeps its id: a retry after a lost reply counts as applied.
         Ok(record) => score_delivery(store, &record, now, policy, &format!("sqs:{message_id}"))
             .await

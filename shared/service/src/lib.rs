@@ -8,6 +8,7 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod generate;
+pub mod keyed;
 pub mod period_boards;
 pub mod rendered;
 pub mod rewards;

@@ -1,16 +1,19 @@
 //! Settling a source of points exactly once (GM-3, GM-4): the one commit path every
 //! source takes (a match, an ad reward, a daily bonus, a period-board credit).
 //!
-//! 1. If the source's record is stored: the same content hash returns its result (a
-//!    retry or duplicate delivery; this call's own write whose reply was lost counts
-//!    as applied by it); another hash is a conflict.
-//! 2. Read what the rules plan from (balances, states, claims; strongly consistent),
-//!    let the rules plan the settlement (or an answer that writes nothing), read the
-//!    period-board entries it credits, and commit it whole.
+//! 1. Read what the rules plan from (balances, one read per game; states, claims;
+//!    strongly consistent), let the rules plan the settlement (or an answer that
+//!    writes nothing), read the period-board entries it credits, and commit it whole.
+//!    The source's record is not looked up first: the commit's condition that it must
+//!    not exist catches a repeat.
+//! 2. If the commit finds the source's record stored (or the plan wrote nothing, or
+//!    refused), the stored record decides: the same content hash returns its first
+//!    result (a retry or duplicate delivery; this call's own write whose reply was lost
+//!    counts as applied by it); another hash is a conflict. Nothing is written.
 //! 3. A commit whose outcome is unknown (the store did not answer) is sent again
-//!    unchanged: DynamoDB recognises the repeat by its ClientRequestToken. If the
-//!    source was settled meanwhile, or a claim taken, go to 1 (the next plan sees the
-//!    claim); if something read moved, wait a little and go to 1.
+//!    unchanged: DynamoDB recognises the repeat by its ClientRequestToken. If a claim
+//!    was taken meanwhile, go to 1 (the next plan sees the claim); if something read
+//!    moved, wait a little and go to 1.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -158,20 +161,26 @@ pub async fn settle_as<S: SettleStore + ?Sized, X: Source>(
     let key = source.key();
     let hash = source.content_hash();
     for plan_no in 0..MAX_ATTEMPTS {
-        if let Some(stored) = store.get_source(&key).await? {
-            return stored_result(source, &hash, attempt, stored);
-        }
+        // No look-up of the source before planning: the commit's own condition (the
+        // source record must not exist) catches a repeat, and only then is the stored
+        // record read. A first delivery, the common case, pays no read for it.
         let read = read(store, &source.reads()).await?;
-        let settlement = match source.plan(&read)? {
-            Planned::Nothing(r) => {
-                // What the plan saw (a claim taken) may be this very source, settled
-                // by a concurrent delivery since the record was looked up.
-                if let Some(stored) = store.get_source(&key).await? {
-                    return stored_result(source, &hash, attempt, stored);
-                }
-                return Ok(Settled::Nothing(r));
+        let settlement = match source.plan(&read) {
+            Ok(Planned::Write(s)) => s,
+            // What the plan saw (a claim taken, a state moved) may be this very source,
+            // settled by an earlier or concurrent delivery: its stored result wins.
+            Ok(Planned::Nothing(r)) => {
+                return match store.get_source(&key).await? {
+                    Some(stored) => stored_result(source, &hash, attempt, stored),
+                    None => Ok(Settled::Nothing(r)),
+                };
             }
-            Planned::Write(s) => s,
+            Err(refusal) => {
+                return match store.get_source(&key).await? {
+                    Some(stored) => stored_result(source, &hash, attempt, stored),
+                    None => Err(refusal),
+                };
+            }
         };
         let commit = to_commit(
             store,
@@ -186,7 +195,13 @@ pub async fn settle_as<S: SettleStore + ?Sized, X: Source>(
         .await?;
         match send(store, &commit.0).await? {
             CommitOutcome::Committed => return Ok(Settled::Applied(commit.1)),
-            CommitOutcome::SourceExists | CommitOutcome::ClaimTaken(_) => continue,
+            CommitOutcome::SourceExists => {
+                if let Some(stored) = store.get_source(&key).await? {
+                    return stored_result(source, &hash, attempt, stored);
+                }
+                // A ledger entry of this source exists without its record: plan again.
+            }
+            CommitOutcome::ClaimTaken(_) => {}
             CommitOutcome::Contended => backoff(plan_no).await,
         }
     }
@@ -223,10 +238,22 @@ fn stored_result<X: Source>(
 
 async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadState, ServiceError> {
     let mut out = ReadState::default();
-    for (game, player, _) in &reads.balances {
-        let b = store.get_balances(*game, &[player.as_str()]).await?;
-        if let Some(b) = b.into_iter().next() {
-            out.balances.insert((*game, player.clone()), b);
+    // One read per game for all its players (one BatchGetItem on DynamoDB).
+    let mut games: Vec<Game> = Vec::new();
+    for (game, _, _) in &reads.balances {
+        if !games.contains(game) {
+            games.push(*game);
+        }
+    }
+    for game in games {
+        let players: Vec<&str> = reads
+            .balances
+            .iter()
+            .filter(|(g, _, _)| *g == game)
+            .map(|(_, p, _)| p.as_str())
+            .collect();
+        for b in store.get_balances(game, &players).await? {
+            out.balances.insert((game, b.player_id.clone()), b);
         }
     }
     for (player, name) in &reads.states {

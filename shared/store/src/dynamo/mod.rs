@@ -33,8 +33,8 @@ use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, DeleteRequest, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, Projection, ProjectionType, Put, PutRequest, ReturnConsumedCapacity, ScalarAttributeType,
-    Select, TransactWriteItem, WriteRequest,
+    KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest, ReturnConsumedCapacity,
+    ScalarAttributeType, Select, TransactWriteItem, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
@@ -63,6 +63,9 @@ pub const TTL_ATTRIBUTE: &str = "expires_at";
 
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
+
+/// Keys a BatchGetItem request takes at most.
+const BATCH_GET_MAX: usize = 100;
 
 /// Items a BatchWriteItem request takes at most.
 const BATCH_WRITE_MAX: usize = 25;
@@ -534,15 +537,71 @@ impl SourceStore for DynamoStore {
 
 #[async_trait]
 impl SettleStore for DynamoStore {
+    /// One strongly consistent BatchGetItem for up to 100 players (one GetItem for
+    /// one), sending unprocessed keys again with a growing pause.
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
-        let reads = players.iter().map(|p| async move {
-            Ok::<_, StoreError>(
-                self.balance(game, p, true)
-                    .await?
-                    .unwrap_or_else(|| Balance::absent(game, p)),
-            )
-        });
-        try_join_all(reads).await
+        if players.len() <= 1 || players.len() > BATCH_GET_MAX {
+            let reads = players.iter().map(|p| async move {
+                Ok::<_, StoreError>(
+                    self.balance(game, p, true)
+                        .await?
+                        .unwrap_or_else(|| Balance::absent(game, p)),
+                )
+            });
+            return try_join_all(reads).await;
+        }
+        let sk = balance_sk(game);
+        let mut keys = Vec::with_capacity(players.len());
+        for p in players {
+            let pk = player_pk(p);
+            check_key(&pk, &sk)?;
+            let key = items::Item::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk.clone()))]);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        let mut found: std::collections::HashMap<String, Balance> = std::collections::HashMap::new();
+        let mut pending = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(true)
+            .build()
+            .map_err(|e| errors::build("BatchGetItem", e))?;
+        for attempt in 0u32.. {
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, pending)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| self.fail("BatchGetItem", e))?;
+            self.usage.record_read(out.consumed_capacity());
+            for item in out
+                .responses
+                .and_then(|mut r| r.remove(&self.table))
+                .unwrap_or_default()
+            {
+                let pk = get_s(&item, "pk")?;
+                let player = pk.strip_prefix("PLAYER#").unwrap_or(pk).to_string();
+                let balance = decode_entry(&item, &player, game)?;
+                found.insert(player, balance);
+            }
+            match out.unprocessed_keys.and_then(|mut m| m.remove(&self.table)) {
+                Some(rest) if !rest.keys().is_empty() => pending = rest,
+                _ => break,
+            }
+            if attempt >= 10 {
+                return Err(StoreError::Unavailable {
+                    operation: "BatchGetItem",
+                    message: "keys still unprocessed after 10 attempts".into(),
+                });
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
+        }
+        Ok(players
+            .iter()
+            .map(|p| found.get(*p).cloned().unwrap_or_else(|| Balance::absent(game, p)))
+            .collect())
     }
 
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {

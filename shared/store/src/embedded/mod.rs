@@ -1,6 +1,13 @@
 //! The embedded in-process store: one `redb` database file (or memory), the local
-//! default. Every write of a match is one redb write transaction, so it is atomic
-//! and serialised with every other write, across threads and processes.
+//! default. Every settlement is written inside one redb write transaction, so it is
+//! atomic and serialised with every other write, across threads and processes;
+//! settlements committed concurrently share a transaction and its sync to disk
+//! ([`group_commit`]).
+
+mod batch;
+mod group_commit;
+
+pub use batch::EmbeddedBatch;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -33,6 +40,7 @@ const BLOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("blobs");
 #[derive(Clone)]
 pub struct EmbeddedStore {
     db: Arc<Database>,
+    commits: group_commit::GroupCommit,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -81,7 +89,10 @@ impl EmbeddedStore {
         txn.open_table(BOARD)?;
         txn.open_table(BLOBS)?;
         txn.commit()?;
-        Ok(EmbeddedStore { db: Arc::new(db) })
+        Ok(EmbeddedStore {
+            db: Arc::new(db),
+            commits: group_commit::GroupCommit::default(),
+        })
     }
 
     /// Loads `game`'s all-time board in one write transaction: each standing becomes the
@@ -119,7 +130,7 @@ impl EmbeddedStore {
         Ok(n)
     }
 
-    /// Runs blocking database work off the async runtime's worker threads.
+    /// Runs blocking database work (scans, writes) off the async runtime's worker threads.
     async fn blocking<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -212,8 +223,8 @@ fn move_entry(
     Ok(())
 }
 
-/// Checks every condition of `c`, then writes it whole (the caller commits the
-/// transaction only on [`CommitOutcome::Committed`]).
+/// Checks every condition of `c`, then writes it whole; on any other outcome it has
+/// written nothing, so the transaction may go on with other commits.
 fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreError> {
     let mut items = txn.open_table(ITEMS)?;
     let skey = source_key(&c.source);
@@ -333,40 +344,79 @@ fn ledger_key(e: &LedgerEntry) -> String {
     )
 }
 
+fn read_source(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    key: &SourceKey,
+) -> Result<Option<StoredSource>, StoreError> {
+    let key = source_key(key);
+    let Some(v) = table.get(key.as_str())? else {
+        return Ok(None);
+    };
+    let item: SourceItem = decode(&key, v.value())?;
+    Ok(Some(StoredSource {
+        content_hash: item.content_hash,
+        attempt: item.attempt,
+        result: item.result,
+    }))
+}
+
+fn read_balances(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    game: Game,
+    players: &[&str],
+) -> Result<Vec<Balance>, StoreError> {
+    players
+        .iter()
+        .map(|p| Ok(read_balance(table, game, p)?.unwrap_or_else(|| Balance::absent(game, p))))
+        .collect()
+}
+
+fn read_state(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    player_id: &str,
+    name: &str,
+) -> Result<Option<State>, StoreError> {
+    let key = state_key(player_id, name);
+    let Some(v) = table.get(key.as_str())? else {
+        return Ok(None);
+    };
+    let item: StateItem = decode(&key, v.value())?;
+    Ok(Some(State {
+        body: item.body,
+        version: item.version,
+    }))
+}
+
+fn read_claim(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    player_id: &str,
+    game: Game,
+    kind: &str,
+    day: &str,
+) -> Result<Option<Claim>, StoreError> {
+    let key = claim_key(player_id, game, kind, day);
+    Ok(table.get(key.as_str())?.map(|v| Claim {
+        body: String::from_utf8_lossy(v.value()).into_owned(),
+    }))
+}
+
+// Point reads (a few items by key) run in place: a redb read transaction never waits
+// for writers, and a handful of cached pages costs less than handing the work to
+// another thread and back.
+
 #[async_trait]
 impl SourceStore for EmbeddedStore {
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
-        let key = source_key(key);
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let items = txn.open_table(ITEMS)?;
-            let Some(v) = items.get(key.as_str())? else {
-                return Ok(None);
-            };
-            let item: SourceItem = decode(&key, v.value())?;
-            Ok(Some(StoredSource {
-                content_hash: item.content_hash,
-                attempt: item.attempt,
-                result: item.result,
-            }))
-        })
-        .await
+        let txn = self.db.begin_read()?;
+        read_source(&txn.open_table(ITEMS)?, key)
     }
 }
 
 #[async_trait]
 impl SettleStore for EmbeddedStore {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
-        let players: Vec<String> = players.iter().map(|p| p.to_string()).collect();
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let items = txn.open_table(ITEMS)?;
-            players
-                .iter()
-                .map(|p| Ok(read_balance(&items, game, p)?.unwrap_or_else(|| Balance::absent(game, p))))
-                .collect()
-        })
-        .await
+        let txn = self.db.begin_read()?;
+        read_balances(&txn.open_table(ITEMS)?, game, players)
     }
 
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
@@ -374,20 +424,8 @@ impl SettleStore for EmbeddedStore {
     }
 
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
-        let key = state_key(player_id, name);
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let items = txn.open_table(ITEMS)?;
-            let Some(v) = items.get(key.as_str())? else {
-                return Ok(None);
-            };
-            let item: StateItem = decode(&key, v.value())?;
-            Ok(Some(State {
-                body: item.body,
-                version: item.version,
-            }))
-        })
-        .await
+        let txn = self.db.begin_read()?;
+        read_state(&txn.open_table(ITEMS)?, player_id, name)
     }
 
     async fn get_claim(
@@ -397,43 +435,22 @@ impl SettleStore for EmbeddedStore {
         kind: &str,
         day: &str,
     ) -> Result<Option<Claim>, StoreError> {
-        let key = claim_key(player_id, game, kind, day);
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let items = txn.open_table(ITEMS)?;
-            Ok(items.get(key.as_str())?.map(|v| Claim {
-                body: String::from_utf8_lossy(v.value()).into_owned(),
-            }))
-        })
-        .await
+        let txn = self.db.begin_read()?;
+        read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day)
     }
 
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
-        let commit = commit.clone();
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            let outcome = commit_in(&txn, &commit)?;
-            if outcome == CommitOutcome::Committed {
-                txn.commit()?;
-            } else {
-                txn.abort()?;
-            }
-            Ok(outcome)
-        })
-        .await
+        self.commits
+            .commit(Arc::clone(&self.db), commit.clone(), commit_in)
+            .await
     }
 }
 
 #[async_trait]
 impl BoardStore for EmbeddedStore {
     async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        let player = player_id.to_string();
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let items = txn.open_table(ITEMS)?;
-            read_balance(&items, game, &player)
-        })
-        .await
+        let txn = self.db.begin_read()?;
+        read_balance(&txn.open_table(ITEMS)?, game, player_id)
     }
 
     async fn board_after(
@@ -703,13 +720,8 @@ fn read_period(
 #[async_trait]
 impl PeriodStore for EmbeddedStore {
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        let (board, player) = (board.clone(), player_id.to_string());
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let items = txn.open_table(ITEMS)?;
-            read_period(&items, &board, &player)
-        })
-        .await
+        let txn = self.db.begin_read()?;
+        read_period(&txn.open_table(ITEMS)?, board, player_id)
     }
 }
 

@@ -1,0 +1,127 @@
+//! Group commit for the embedded store: commits that arrive while a write
+//! transaction is being made durable wait, then go together into the next one, so
+//! many settlements share one redb transaction and one sync to disk.
+//!
+//! Each commit is checked and written in arrival order inside the shared transaction,
+//! so it sees every earlier commit of its batch exactly as if they had run one after
+//! another: a commit whose condition fails writes nothing and the others go on. Its
+//! outcome is answered only after the transaction is durable. If the transaction
+//! itself fails, every commit of the batch gets the error and nothing of the batch
+//! is written (a store error, which callers treat as an unknown outcome and resend).
+
+use std::sync::{Arc, Mutex};
+
+use redb::Database;
+use tokio::sync::oneshot;
+
+use crate::commit::{Commit, CommitOutcome};
+use crate::error::StoreError;
+
+/// Commits one write transaction takes at most: bounds the wait of the last one.
+pub const MAX_BATCH: usize = 256;
+
+type Reply = oneshot::Sender<Result<CommitOutcome, StoreError>>;
+
+#[derive(Default)]
+struct Queue {
+    waiting: Vec<(Commit, Reply)>,
+    /// A blocking thread is draining the queue.
+    leader: bool,
+}
+
+/// The queue of commits waiting for the next write transaction. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct GroupCommit {
+    queue: Arc<Mutex<Queue>>,
+}
+
+impl GroupCommit {
+    /// Commits `commit` with whichever others are waiting, answering once the
+    /// transaction that holds it is durable. `apply` checks and writes one commit
+    /// inside the transaction (writing nothing unless it answers `Committed`).
+    pub async fn commit(
+        &self,
+        db: Arc<Database>,
+        commit: Commit,
+        apply: fn(&redb::WriteTransaction, &Commit) -> Result<CommitOutcome, StoreError>,
+    ) -> Result<CommitOutcome, StoreError> {
+        let (tx, rx) = oneshot::channel();
+        let lead = {
+            let mut q = self.queue.lock().map_err(|_| poisoned())?;
+            q.waiting.push((commit, tx));
+            !std::mem::replace(&mut q.leader, true)
+        };
+        if lead {
+            let queue = Arc::clone(&self.queue);
+            tokio::task::spawn_blocking(move || drain(&queue, &db, apply));
+        }
+        rx.await
+            .map_err(|_| StoreError::Embedded("the commit's write transaction was dropped".into()))?
+    }
+}
+
+fn poisoned() -> StoreError {
+    StoreError::Embedded("the commit queue was poisoned by a panic".into())
+}
+
+/// Takes batches off the queue until it is empty, each in one write transaction.
+fn drain(
+    queue: &Mutex<Queue>,
+    db: &Database,
+    apply: fn(&redb::WriteTransaction, &Commit) -> Result<CommitOutcome, StoreError>,
+) {
+    /// Hands leadership back if a batch panics, so later commits are not left waiting.
+    struct Guard<'a>(&'a Mutex<Queue>);
+    impl Drop for Guard<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                if let Ok(mut q) = self.0.lock() {
+                    q.leader = false;
+                    q.waiting.clear();
+                }
+            }
+        }
+    }
+    let _guard = Guard(queue);
+    loop {
+        let batch: Vec<(Commit, Reply)> = {
+            let Ok(mut q) = queue.lock() else { return };
+            if q.waiting.is_empty() {
+                q.leader = false;
+                return;
+            }
+            let take = q.waiting.len().min(MAX_BATCH);
+            q.waiting.drain(..take).collect()
+        };
+        match run_batch(db, &batch, apply) {
+            Ok(outcomes) => {
+                for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = reply.send(Ok(outcome));
+                }
+            }
+            Err(e) => {
+                for (_, reply) in batch {
+                    let _ = reply.send(Err(StoreError::Embedded(e.to_string())));
+                }
+            }
+        }
+    }
+}
+
+fn run_batch(
+    db: &Database,
+    batch: &[(Commit, Reply)],
+    apply: fn(&redb::WriteTransaction, &Commit) -> Result<CommitOutcome, StoreError>,
+) -> Result<Vec<CommitOutcome>, StoreError> {
+    let txn = db.begin_write()?;
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for (commit, _) in batch {
+        outcomes.push(apply(&txn, commit)?);
+    }
+    if outcomes.contains(&CommitOutcome::Committed) {
+        txn.commit()?;
+    } else {
+        txn.abort()?;
+    }
+    Ok(outcomes)
+}
