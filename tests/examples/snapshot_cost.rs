@@ -17,7 +17,7 @@ use chrono::{DateTime, Duration, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_service::snapshot;
+use podium_service::snapshot::{self, Paging};
 use podium_service::synthetic::standings;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::SettleStore;
@@ -45,9 +45,9 @@ fn start() -> DateTime<Utc> {
         .to_utc()
 }
 
-fn line(what: &str, bill: &Bill, pages: u32) {
+fn line(what: &str, bill: &Bill, pages: u32, bodies: u32) {
     println!(
-        "{what}: {} write units, {} items written ({} body bytes, {:.0} per item), {} read requests, {} pages",
+        "{what}: {} write units, {} items written ({} body bytes, {:.0} per item), {} read requests, {} pages, {bodies} page bodies written",
         bill.write_units,
         bill.items_written,
         bill.body_bytes,
@@ -71,10 +71,16 @@ async fn main() {
         .expect("load");
     println!("{players} players loaded in {:.1?}", started.elapsed());
     let board = BoardRef::all_time("seega");
+    // As the refresh job cuts pages; `PODIUM_COST_PAGING=fixed` for fixed-size pages.
+    let paging = match std::env::var("PODIUM_COST_PAGING").as_deref() {
+        Ok("fixed") => Paging::fixed(PAGE_SIZE),
+        _ => Paging::content_defined(PAGE_SIZE),
+    };
+    println!("paging: {paging:?}");
     let mut at = start();
     let before = store.bill();
     let started = Instant::now();
-    let first = snapshot::run(&store, &board, &snapshot::id_for(at), at, PAGE_SIZE, None)
+    let first = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None)
         .await
         .expect("snapshot");
     let full = store.bill().since(&before);
@@ -82,6 +88,7 @@ async fn main() {
         &format!("first snapshot ({:.1?})", started.elapsed()),
         &full,
         first.pages_total,
+        first.bodies_written,
     );
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
     let mut refreshes = Vec::new();
@@ -100,7 +107,7 @@ async fn main() {
         }
         let before = store.bill();
         let started = Instant::now();
-        let report = snapshot::run(&store, &board, &snapshot::id_for(at), at, PAGE_SIZE, None)
+        let report = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None)
             .await
             .expect("refresh");
         let bill = store.bill().since(&before);
@@ -111,6 +118,7 @@ async fn main() {
             ),
             &bill,
             report.pages_total,
+            report.bodies_written,
         );
         refreshes.push(bill.write_units);
     }

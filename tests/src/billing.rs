@@ -43,10 +43,13 @@ impl Bill {
     }
 }
 
+/// The bill so far and the size of every item written through the store, by key.
+type Ledger = (Bill, HashMap<(String, String), u64>);
+
 /// `inner`, billing its item writes as DynamoDB would.
 pub struct Billed<S> {
     pub inner: S,
-    state: Mutex<(Bill, HashMap<(String, String), u64>)>,
+    state: Mutex<Ledger>,
 }
 
 /// DynamoDB's size of a number attribute's value: about one byte per two significant

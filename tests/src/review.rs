@@ -624,9 +624,8 @@ pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
         .await
         .expect("pages");
     let second = &pages[1];
-    let sk = snapshot::page_sk(&snapshot::first_key(second));
     store
-        .delete_items(&[podium_store::ItemKey::new("SNAP#seega@all#gap", sk)])
+        .delete_items(&[snapshot::body_key_of(&board, second)])
         .await
         .expect("delete");
     let next = call(
