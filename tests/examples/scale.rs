@@ -1,5 +1,6 @@
 //! The snapshot path at scale on the embedded store: a board of `PODIUM_SCALE_PLAYERS`
-//! players (default 1,000,000) and one of 1,000, each snapshotted; prints the snapshot
+//! players (default 1,000,000) and one of 1,000, each snapshotted as the refresh job
+//! does (content-defined pages); prints the snapshot
 //! wall time, the write requests per materialised page (counted as DynamoDB would
 //! count them: one BatchWriteItem per 25 items), and the reads a player's own rank
 //! costs on each board; with DynamoDB Local (`scripts/bench-scale`) the same at 1,000
@@ -13,7 +14,7 @@ use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::cursor::CursorKey;
-use podium_service::snapshot;
+use podium_service::snapshot::{self, Paging};
 use podium_service::snapshot_reads::{self, SnapshotCache};
 use podium_service::synthetic::standings;
 use podium_store::embedded::EmbeddedStore;
@@ -36,9 +37,16 @@ async fn run(players: u64) {
     let board = BoardRef::all_time("seega");
     let started = Instant::now();
     let (r0, w0) = store.counts();
-    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None)
-        .await
-        .expect("snapshot");
+    let report = snapshot::run_paged(
+        &store,
+        &board,
+        "bench",
+        now(),
+        Paging::content_defined(PAGE_SIZE),
+        None,
+    )
+    .await
+    .expect("snapshot");
     let took = started.elapsed();
     let (r1, w1) = store.counts();
     let cache = SnapshotCache::default();
@@ -77,9 +85,16 @@ async fn run_dynamodb(players: u64) {
     let board = BoardRef::all_time("seega");
     let before = store.usage();
     let started = Instant::now();
-    let report = snapshot::run(&store, &board, "bench", now(), PAGE_SIZE, None)
-        .await
-        .expect("snapshot");
+    let report = snapshot::run_paged(
+        &store,
+        &board,
+        "bench",
+        now(),
+        Paging::content_defined(PAGE_SIZE),
+        None,
+    )
+    .await
+    .expect("snapshot");
     let took = started.elapsed();
     let d = store.usage().since(&before);
     let cache = SnapshotCache::default();

@@ -590,7 +590,19 @@ pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
             .expect("read")
             .expect("balance")
             .points;
-        let page = snapshot::page_deciding(&store, &seega_board(), "w", value, false)
+        // Through the directory read by Query, and through the pointer's chunk 0.
+        let board = seega_board();
+        let page = snapshot::Directory::pinned(&store, &board, "w", None, false)
+            .page_deciding(value)
+            .await
+            .expect("read");
+        assert_eq!(rank_against(page.as_ref(), value), *rank, "{player}");
+        let current = snapshot::current(&store, &board)
+            .await
+            .expect("read")
+            .expect("published");
+        let page = snapshot::Directory::new(&store, &board, &current, false)
+            .page_deciding(value)
             .await
             .expect("read");
         assert_eq!(rank_against(page.as_ref(), value), *rank, "{player}");

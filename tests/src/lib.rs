@@ -1,6 +1,7 @@
 //! Cross-crate test support: record builders, a DynamoDB Local fixture, and the
 //! store contract suite that both stores must pass ([`contract`]).
 
+pub mod billing;
 pub mod contract;
 pub mod counting;
 pub mod faults;

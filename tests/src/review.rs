@@ -624,9 +624,8 @@ pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
         .await
         .expect("pages");
     let second = &pages[1];
-    let sk = snapshot::page_sk(&snapshot::first_key(second));
     store
-        .delete_items(&[podium_store::ItemKey::new("SNAP#seega@all#gap", sk)])
+        .delete_items(&[snapshot::body_key_of(&board, second)])
         .await
         .expect("delete");
     let next = call(
@@ -648,6 +647,85 @@ pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
     )
     .await;
     assert_eq!(ranks(&page.body).len(), 5, "{}", page.body);
+}
+
+/// Issue 8 (LB-2, LB-3, LB-4, LB-5): content-defined pages are shared between
+/// snapshots. A refresh after a few balance changes writes only the bodies of the
+/// pages those players left and entered; the walk, the ranks and every window stay
+/// exact on the shared pages; every body a directory lists outlives it; a frozen
+/// snapshot reuses only bodies kept for good, and a refresh after it reuses those.
+pub async fn content_defined_pages_are_shared<S: Store + 'static>(store: S) {
+    use snapshot::{Directory, Paging, REFRESH_RETENTION_SECS};
+    let players: Vec<String> = (0..120).map(|i| format!("q{i:03}")).collect();
+    for (i, p) in players.iter().enumerate() {
+        // Pairs of equal values: ties across page boundaries.
+        seed_balance(&store, p, 9_000 - (i as i64 / 2) * 50, 1_000 + i as i64).await;
+    }
+    let board = BoardRef::all_time("seega");
+    let paging = Paging::content_defined(6);
+    let first = snapshot::run_paged(&store, &board, "c1", at(60), paging, None)
+        .await
+        .expect("first");
+    assert!(first.complete && first.pages_total > 5, "{first:?}");
+    assert_eq!(first.bodies_written, first.pages_total, "nothing to share yet");
+    // Three small moves (within a few places) since the first snapshot.
+    for (p, delta) in [("q010", 60), ("q051", -70), ("q100", 120)] {
+        let live = store
+            .get_balance(podium_rules::game::Game::Seega, p)
+            .await
+            .expect("read")
+            .expect("balance");
+        seed_balance(&store, p, live.points + delta, 5_000).await;
+    }
+    let second = snapshot::run_paged(&store, &board, "c2", at(65), paging, None)
+        .await
+        .expect("second");
+    assert!(
+        second.bodies_written <= 9 && second.bodies_written < second.pages_total / 2,
+        "{second:?}"
+    );
+    let entries = snapshot_entries(&store, "c2").await;
+    assert_eq!(entries.len(), players.len());
+    for (i, e) in entries.iter().enumerate() {
+        let better = entries.iter().filter(|o| o.value > e.value).count() as u64;
+        assert_eq!(e.rank, better + 1, "{i}: {e:?}");
+    }
+    // A walk with cursors meets every player once, in listing order.
+    let ctx = ApiContext::new(cursor_key());
+    let mut walked = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut q = vec![("limit", "7")];
+        if let Some(c) = &cursor {
+            q.push(("cursor", c.as_str()));
+        }
+        let page = call(&store, &ctx, get("/v1/leaderboards/seega", &q, "q000")).await;
+        walked.extend(ranks(&page.body));
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    let listed: Vec<(String, u64)> = entries.iter().map(|e| (e.player_id.clone(), e.rank)).collect();
+    assert_eq!(walked, listed);
+    check_every_window(&store, &ctx, "c2", &players, 2).await;
+    // Every body c2 lists outlives c2's directory.
+    let mut dir = Directory::pinned(&store, &board, "c2", None, true);
+    let kept_until = at(65).timestamp() + REFRESH_RETENTION_SECS;
+    for n in 0..second.pages_total {
+        let e = dir.listed(n).await.expect("read").expect("listed");
+        assert!(e.expires_at.is_some_and(|x| x >= kept_until), "{n}: {e:?}");
+    }
+    // A frozen snapshot keeps its pages for good: it shares none with refreshes…
+    let frozen = snapshot::run_paged(&store, &board, "final", at(70), paging, None)
+        .await
+        .expect("final");
+    assert_eq!(frozen.bodies_written, frozen.pages_total);
+    // …and a refresh after it shares all of its pages.
+    let after = snapshot::run_paged(&store, &board, "c3", at(75), paging, None)
+        .await
+        .expect("third");
+    assert_eq!((after.bodies_written, after.pages_total), (0, frozen.pages_total));
 }
 
 /// Review (second round) F4: both sends of a commit lose their reply; the delivery's
@@ -691,6 +769,7 @@ macro_rules! review_tests {
             around_me_after_many_changes_stays_on_the_snapshot,
             a_resumed_run_lists_nobody_twice,
             a_cursor_never_skips_a_page,
+            content_defined_pages_are_shared,
             a_delivery_retried_after_lost_replies_is_applied,
         );
     };

@@ -15,6 +15,7 @@ pub mod rewards;
 pub mod score;
 pub mod settle;
 pub mod snapshot;
+pub mod snapshot_codec;
 pub mod snapshot_jobs;
 pub mod snapshot_reads;
 pub mod synthetic;

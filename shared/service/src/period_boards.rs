@@ -221,6 +221,14 @@ pub async fn freeze_ended<S: BoardStore + ItemStore + ?Sized>(
     let Some(end) = ended.end.filter(|e| *e <= now) else {
         return Ok(None);
     };
-    let report = snapshot::run(store, &board.in_period(&ended), FINAL, end, PAGE_SIZE, None).await?;
+    let report = snapshot::run_paged(
+        store,
+        &board.in_period(&ended),
+        FINAL,
+        end,
+        snapshot::Paging::content_defined(PAGE_SIZE),
+        None,
+    )
+    .await?;
     Ok(Some((ended, report)))
 }

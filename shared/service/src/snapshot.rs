@@ -1,40 +1,69 @@
 //! Snapshots of a live board (LB-5): the `snapshot` job materialises the board as
 //! ranked pages, resumably; readers then serve any page, and any player's rank, with
-//! one read (LB-7).
+//! a constant number of reads (LB-7).
 //!
 //! Items (all through [`ItemStore`]), for board `B` in period `P`:
 //!
-//! | item | partition key | sort key | body (JSON) |
+//! | item | partition key | sort key | body |
 //! |---|---|---|---|
-//! | run state | `SNAP#B@P` | `RUN#{id}` | [`RunState`]: progress and lease, so a retried run resumes |
-//! | page | `SNAP#B@P#{id}` | `PAGE#{first entry's board key}` | [`SnapshotPage`] |
-//! | current snapshot | `SNAP#B@P` | `CURRENT` | [`Published`], with page 0 inline |
+//! | run state | `SNAP#B@P` | `RUN#{id}` | [`RunState`] (JSON, constant size): progress and lease, so a retried run resumes |
+//! | directory chunk | `SNAP#B@P#{id}` | `DIR#{its first page's first board key}` | up to [`CHUNK_PAGES`] [`DirEntry`]s, compact binary ([`crate::snapshot_codec`]) |
+//! | page body | `SNAP#B@P#PAGE#{page id}` | `P` | a page's entries without ranks, compact binary |
+//! | current snapshot | `SNAP#B@P` | `CURRENT` | [`Published`] (JSON), with page 0 and directory chunk 0 inline |
 //!
-//! A page's sort key is its first entry's [`BoardKey::encode`], so pages sort in
-//! listing order and one Query finds the page that holds any board key, or the one
-//! that decides any value's rank: no page index is kept.
+//! Page bodies are shared between snapshots (issue 8): a page's id is a hash of its
+//! body, and a run writes only the bodies the previous snapshot did not already
+//! store. A page holds no rank or position (one player moving near the top would
+//! change every page below); each snapshot's directory lists, per page in listing
+//! order, its first entry's [`BoardKey::encode`], its id, the entries before it and
+//! its first entry's LB-2 rank, from which every entry's rank follows. With
+//! [`Paging::content_defined`] a page ends after an entry whose player id hashes to a
+//! target (or at the page's maximum size), so boundaries do not move when one entry
+//! moves: a balance change rewrites the page it leaves and the page it enters.
+//!
+//! Expiry: a refresh snapshot's directory expires [`REFRESH_RETENTION_SECS`] after
+//! its `as_of`; a page body written by a refresh expires [`PAGE_RETENTION_SECS`]
+//! after that refresh's `as_of`, and its expiry is recorded in each directory that
+//! lists it. A run reuses a stored body only if it outlives the new snapshot
+//! (expiry ≥ its `as_of` + [`REFRESH_RETENTION_SECS`]), else writes it again with a
+//! fresh expiry: so no body expires while a directory that lists it is kept, and each
+//! unchanged body is rewritten about once a day. A frozen (`final`) snapshot keeps its
+//! directory and bodies for good, and reuses only bodies kept for good.
+//!
+//! Directory chunks are sorted by their first page's key, so one Query finds the
+//! chunk that lists the page holding any board key, or the page that decides any
+//! value's rank; then one read fetches that page.
 //!
 //! A run holds a lease on its run state (taken and renewed with conditional writes)
 //! while it writes: a second run of the same id backs off until the lease lapses.
-//! It writes pages in batches (one BatchWriteItem of up to 25), then saves its
-//! progress conditionally on the run state's version. A run that resumes a dead one
-//! first deletes the pages written after the last saved progress, then goes on from
-//! there. A complete run is never redone, and the current pointer only moves to a
-//! newer `as_of`. Each run records the server-clock window in which it read the
-//! board, which tells readers which of a player's recent keys it holds.
+//! It writes one directory chunk at a time (the new page bodies it lists first, in
+//! batches of 25, then the chunk), then saves its progress conditionally on the run
+//! state's version. A run that resumes a dead one first deletes the chunks written
+//! after the last saved progress, then goes on from there (bodies written without a
+//! chunk are harmless: they expire). A complete run is never redone, and the current
+//! pointer only moves to a newer `as_of`. Each run records the server-clock window in
+//! which it read the board, which tells readers which of a player's recent keys it
+//! holds.
+
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
-use podium_rules::snapshot::{SnapshotEntry, SnapshotPage};
-use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange};
+use podium_rules::snapshot::SnapshotPage;
+use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, StoreError};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::error::ServiceError;
+use crate::snapshot_codec::{decode_body, decode_chunk, encode_body, page_id, ranked};
 
-/// How long a refresh snapshot's pages are kept after its `as_of`: long enough for any
-/// walk that started on it; frozen (`final`) snapshots are kept for good.
+/// How long a refresh snapshot's directory is kept after its `as_of`: long enough
+/// for any walk that started on it; frozen (`final`) snapshots are kept for good.
 pub const REFRESH_RETENTION_SECS: i64 = 24 * 3600;
+
+/// How long a page body a refresh writes is kept after that refresh's `as_of`: twice
+/// a snapshot's retention, so later snapshots reuse it for a day before writing it again.
+pub const PAGE_RETENTION_SECS: i64 = 2 * REFRESH_RETENTION_SECS;
 
 /// How long a run's lease lasts after its last progress (ms): longer than the
 /// snapshot function's timeout (300 s), so a live run is never taken over.
@@ -47,12 +76,113 @@ pub const FRESH_MS: i64 = 5_000;
 /// Pages one batch write carries (DynamoDB's BatchWriteItem limit).
 pub const PAGES_PER_BATCH: usize = 25;
 
-/// The sort-key prefix of pages.
+/// Pages one directory chunk lists; a run saves its progress once per chunk.
+pub const CHUNK_PAGES: usize = 200;
+
+/// The pointer's layout written by this code: pages shared between snapshots, found
+/// through a directory. A pointer of another layout is not read (see [`current`]).
+pub const LAYOUT: u32 = 2;
+
+/// The sort-key prefix of directory chunks.
+const DIR_PREFIX: &str = "DIR#";
+
+/// The sort-key prefix of page keys as [`pages`] takes ranges of them.
 const PAGE_PREFIX: &str = "PAGE#";
 
-/// The TTL of a snapshot's pages: none for a frozen period's `final`.
+/// The TTL of a snapshot's directory: none for a frozen period's `final`.
 fn expiry(id: &str, as_of: DateTime<Utc>) -> Option<i64> {
     (id != crate::period_boards::FINAL).then(|| as_of.timestamp() + REFRESH_RETENTION_SECS)
+}
+
+/// The TTL a page body written now gets: none for a frozen period's `final`.
+fn body_expiry(id: &str, as_of: DateTime<Utc>) -> Option<i64> {
+    (id != crate::period_boards::FINAL).then(|| as_of.timestamp() + PAGE_RETENTION_SECS)
+}
+
+/// Whether a body stored until `stored` (`None`: for good) outlives a directory kept
+/// until `needed`.
+fn outlives(stored: Option<i64>, needed: Option<i64>) -> bool {
+    match (stored, needed) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(s), Some(n)) => s >= n,
+    }
+}
+
+/// Where pages end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paging {
+    /// A page ends after an entry whose player-id hash is 0 modulo `target` (0: never),
+    /// so pages hold `target` entries on average.
+    pub target: u32,
+    /// And after `max` entries at most.
+    pub max: u32,
+}
+
+impl Paging {
+    /// Pages of exactly `size` entries (the last one fewer): boundaries move whenever
+    /// an entry above them moves, so refreshes share few pages.
+    pub fn fixed(size: u32) -> Self {
+        Paging {
+            target: 0,
+            max: size.max(1),
+        }
+    }
+
+    /// Content-defined pages of `target` entries on average and at most 4 × `target`:
+    /// a boundary is an entry (by its player id), so it stays where it is when other
+    /// entries move.
+    pub fn content_defined(target: u32) -> Self {
+        let target = target.max(1);
+        Paging {
+            target,
+            max: target.saturating_mul(4),
+        }
+    }
+
+    /// Whether a page of `len` entries ends after `player_id`'s entry.
+    fn ends_after(&self, player_id: &str, len: usize) -> bool {
+        len >= self.max as usize
+            || (self.target > 0 && cut_hash(player_id).is_multiple_of(u64::from(self.target)))
+    }
+}
+
+/// A stable 64-bit hash of a player id for page boundaries: FNV-1a, then SplitMix64's
+/// finaliser (so it is unrelated to the board shard, which is FNV-1a alone).
+fn cut_hash(player_id: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in player_id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// One page as a snapshot's directory lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirEntry {
+    /// The page's first entry's [`BoardKey::encode`].
+    #[serde(rename = "k")]
+    pub key: String,
+    /// The page body's id: the first 16 bytes of its SHA-256, hex.
+    #[serde(rename = "p")]
+    pub page: String,
+    /// Entries listed before the page (its first entry's 0-based position).
+    #[serde(rename = "n")]
+    pub position: u64,
+    /// The LB-2 rank of its first entry.
+    #[serde(rename = "r")]
+    pub rank: u64,
+    /// Entries on the page.
+    #[serde(rename = "l")]
+    pub len: u32,
+    /// When the stored body may expire (seconds since the Unix epoch; `None`: never).
+    #[serde(rename = "x")]
+    pub expires_at: Option<i64>,
 }
 
 /// Who holds a run, and until when (server clock, ms).
@@ -62,20 +192,24 @@ pub struct Lease {
     pub until_ms: i64,
 }
 
-/// Progress of one snapshot run.
+/// Progress of one snapshot run: constant size, whatever the board's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunState {
     pub id: String,
     pub as_of: DateTime<Utc>,
+    /// The pages' maximum size ([`Paging::max`]).
     pub page_size: u32,
+    /// [`Paging::target`] (0: fixed-size pages).
+    #[serde(default)]
+    pub page_target: u32,
     pub pages_written: u32,
     /// Entries written so far.
     pub position: u64,
     /// The last written entry's encoded board key, value and rank.
     pub last: Option<(String, i64, u64)>,
-    /// The sort key of the last page saved.
+    /// The sort key of the last directory chunk saved.
     #[serde(default)]
-    pub last_page: Option<String>,
+    pub last_chunk: Option<String>,
     pub complete: bool,
     #[serde(default)]
     pub lease: Option<Lease>,
@@ -86,16 +220,33 @@ pub struct RunState {
     pub read_to_ms: Option<i64>,
 }
 
+impl RunState {
+    fn paging(&self) -> Paging {
+        Paging {
+            target: self.page_target,
+            max: self.page_size.max(1),
+        }
+    }
+}
+
 /// The board's current snapshot, as readers find it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Published {
+    /// [`LAYOUT`] for pointers written by this code (absent: an older layout).
+    #[serde(default)]
+    pub layout: u32,
     pub id: String,
     pub as_of: DateTime<Utc>,
+    /// The pages' maximum size.
     pub page_size: u32,
     pub pages: u32,
     pub entries: u64,
     /// Page 0, so the top page costs no extra read.
     pub first_page: Option<SnapshotPage>,
+    /// Directory chunk 0 (the first [`CHUNK_PAGES`] pages), so reads near the top and
+    /// on small boards need no directory read.
+    #[serde(default)]
+    pub directory: Vec<DirEntry>,
     /// Server clock (ms) of the window in which the run read the board.
     #[serde(default)]
     pub read_from_ms: i64,
@@ -117,8 +268,10 @@ impl Published {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunReport {
     pub id: String,
-    /// Pages this call wrote.
+    /// Pages this call listed.
     pub pages_written: u32,
+    /// Of which page bodies it stored (the others were stored already).
+    pub bodies_written: u32,
     /// Pages of the snapshot when complete (else so far).
     pub pages_total: u32,
     pub complete: bool,
@@ -169,34 +322,27 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
         BoardStream { store, board, shards }
     }
 
-    /// The next `n` entries (fewer at the end of the board).
-    async fn take(&mut self, n: usize) -> Result<Vec<Standing>, ServiceError> {
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            for (i, shard) in self.shards.iter_mut().enumerate() {
-                if shard.buffered.is_empty() && !shard.done {
-                    let rows = self
-                        .store
-                        .shard_after(self.board, i as u32, shard.last.as_ref(), SHARD_FETCH)
-                        .await?;
-                    shard.done = rows.len() < SHARD_FETCH;
-                    shard.last = rows.last().map(key_of);
-                    shard.buffered.extend(rows);
-                }
-            }
-            let best = self
-                .shards
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| s.buffered.front().map(|f| (i, f)))
-                .min_by(|a, b| listing_order(a.1, b.1))
-                .map(|(i, _)| i);
-            match best.and_then(|i| self.shards[i].buffered.pop_front()) {
-                Some(next) => out.push(next),
-                None => break,
+    /// The next entry (`None` at the end of the board).
+    async fn next(&mut self) -> Result<Option<Standing>, ServiceError> {
+        for (i, shard) in self.shards.iter_mut().enumerate() {
+            if shard.buffered.is_empty() && !shard.done {
+                let rows = self
+                    .store
+                    .shard_after(self.board, i as u32, shard.last.as_ref(), SHARD_FETCH)
+                    .await?;
+                shard.done = rows.len() < SHARD_FETCH;
+                shard.last = rows.last().map(key_of);
+                shard.buffered.extend(rows);
             }
         }
-        Ok(out)
+        let best = self
+            .shards
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.buffered.front().map(|f| (i, f)))
+            .min_by(|a, b| listing_order(a.1, b.1))
+            .map(|(i, _)| i);
+        Ok(best.and_then(|i| self.shards[i].buffered.pop_front()))
     }
 }
 
@@ -208,36 +354,53 @@ fn run_key(board: &BoardRef, id: &str) -> ItemKey {
     ItemKey::new(scope(board), format!("RUN#{id}"))
 }
 
-/// The partition that holds snapshot `id`'s pages.
-fn pages_pk(board: &BoardRef, id: &str) -> String {
+/// The partition that holds snapshot `id`'s directory.
+fn dir_pk(board: &BoardRef, id: &str) -> String {
     format!("{}#{id}", scope(board))
 }
 
-/// The sort key of the page whose first entry has board key `encoded`.
+fn chunk_sk(first_key: &str) -> String {
+    format!("{DIR_PREFIX}{first_key}")
+}
+
+/// The item that stores the body of page `page` (a [`DirEntry::page`]) of `board`.
+pub fn body_key(board: &BoardRef, page: &str) -> ItemKey {
+    ItemKey::new(format!("{}#PAGE#{page}", scope(board)), "P")
+}
+
+/// The item that stores the body of `page` (the id follows from its entries).
+pub fn body_key_of(board: &BoardRef, page: &SnapshotPage) -> ItemKey {
+    let standings: Vec<Standing> = page
+        .entries
+        .iter()
+        .map(|e| Standing {
+            player_id: e.player_id.clone(),
+            value: e.value,
+            reached_at_ms: e.reached_at_ms,
+        })
+        .collect();
+    body_key(board, &page_id(&encode_body(&standings)))
+}
+
+/// The key of the page whose first entry has board key `encoded`, as [`pages`] takes
+/// ranges of them.
 pub fn page_sk(encoded: &str) -> String {
     format!("{PAGE_PREFIX}{encoded}")
 }
 
-/// The sort key of `page` (by its first entry).
-fn sk_of(page: &SnapshotPage) -> String {
+/// The encoded first key of `page` (what cursors carry and the directory lists).
+pub fn first_key(page: &SnapshotPage) -> String {
     page.entries
         .first()
         .map(|e| {
-            page_sk(
-                &BoardKey {
-                    value: e.value,
-                    reached_at_ms: e.reached_at_ms,
-                    player_id: e.player_id.clone(),
-                }
-                .encode(),
-            )
+            BoardKey {
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+                player_id: e.player_id.clone(),
+            }
+            .encode()
         })
-        .unwrap_or_else(|| PAGE_PREFIX.to_string())
-}
-
-/// The encoded first key of `page` (what cursors carry).
-pub fn first_key(page: &SnapshotPage) -> String {
-    sk_of(page)[PAGE_PREFIX.len()..].to_string()
+        .unwrap_or_default()
 }
 
 fn current_key(board: &BoardRef) -> ItemKey {
@@ -245,12 +408,7 @@ fn current_key(board: &BoardRef) -> ItemKey {
 }
 
 fn decode<T: DeserializeOwned>(what: &str, body: &[u8]) -> Result<T, ServiceError> {
-    serde_json::from_slice(body).map_err(|e| {
-        ServiceError::Store(podium_store::StoreError::Corrupt {
-            key: what.to_string(),
-            message: e.to_string(),
-        })
-    })
+    serde_json::from_slice(body).map_err(|e| ServiceError::Store(StoreError::corrupt(what, e)))
 }
 
 fn encode<T: Serialize>(v: &T) -> Vec<u8> {
@@ -261,38 +419,116 @@ fn now_ms() -> i64 {
     Utc::now().timestamp_millis()
 }
 
-/// The players the pages of snapshot `id` written so far list (a resumed run must not
-/// list them again).
-async fn listed_players<S: ItemStore + ?Sized>(
+/// Every directory chunk of snapshot `id`, in order, as (sort key, first page number, entries).
+async fn all_chunks<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
-) -> Result<std::collections::HashSet<String>, ServiceError> {
-    let pk = pages_pk(board, id);
-    let mut seen = std::collections::HashSet::new();
+    consistent: bool,
+) -> Result<Vec<(String, u32, Vec<DirEntry>)>, ServiceError> {
+    let pk = dir_pk(board, id);
+    let mut out = Vec::new();
     let mut range = SortKeyRange::All;
     loop {
-        let found = store.query_items(&pk, &range, true, 100, true).await?;
+        let found = store.query_items(&pk, &range, true, 100, consistent).await?;
         let Some((last, _)) = found.last() else {
-            return Ok(seen);
+            return Ok(out);
         };
         range = SortKeyRange::After(last.clone());
-        for (sk, item) in &found {
-            let page: SnapshotPage = decode(sk, &item.body)?;
-            seen.extend(page.entries.into_iter().map(|e| e.player_id));
+        for (sk, item) in found {
+            let (first, entries) = decode_chunk(&sk, &item.body)?;
+            out.push((sk, first, entries));
         }
     }
 }
 
-/// Deletes the pages of snapshot `id` after sort key `after` (all when `None`):
-/// what a run that died wrote after its last saved progress.
-async fn delete_unsaved_pages<S: ItemStore + ?Sized>(
+/// Reads and ranks the body of the page `entry` lists as page `number`; `None` when
+/// it is gone (expired).
+async fn load_page<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    number: u32,
+    entry: &DirEntry,
+    consistent: bool,
+) -> Result<Option<SnapshotPage>, ServiceError> {
+    let key = body_key(board, &entry.page);
+    let Some(item) = store.get_item(&key, consistent).await? else {
+        return Ok(None);
+    };
+    let standings = decode_body(&key.pk, &item.body)?;
+    if standings.len() != entry.len as usize {
+        return Err(StoreError::corrupt(
+            key.pk,
+            format!(
+                "{} entries where the directory lists {}",
+                standings.len(),
+                entry.len
+            ),
+        )
+        .into());
+    }
+    Ok(Some(SnapshotPage {
+        number,
+        first_position: entry.position,
+        entries: ranked(entry.position, entry.rank, standings),
+    }))
+}
+
+/// The players the pages of snapshot `id` saved so far list (a resumed run must not
+/// list them again), and the bodies those pages use with their expiry.
+async fn listed_so_far<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<(HashSet<String>, HashMap<String, Option<i64>>), ServiceError> {
+    let mut seen = HashSet::new();
+    let mut bodies = HashMap::new();
+    for (_, first, entries) in all_chunks(store, board, id, true).await? {
+        for (i, e) in entries.iter().enumerate() {
+            let page = load_page(store, board, first + i as u32, e, true)
+                .await?
+                .ok_or_else(|| {
+                    StoreError::corrupt(body_key(board, &e.page).pk, "a listed page is missing")
+                })?;
+            seen.extend(page.entries.into_iter().map(|e| e.player_id));
+            bodies.insert(e.page.clone(), e.expires_at);
+        }
+    }
+    Ok((seen, bodies))
+}
+
+/// The page bodies the current snapshot (other than `id`) lists, with their expiry:
+/// what a new run may reuse instead of writing.
+async fn stored_bodies<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<HashMap<String, Option<i64>>, ServiceError> {
+    let key = current_key(board);
+    let Some(item) = store.get_item(&key, true).await? else {
+        return Ok(HashMap::new());
+    };
+    let p: Published = decode(&key.sk, &item.body)?;
+    if p.layout != LAYOUT || p.id == id {
+        return Ok(HashMap::new());
+    }
+    Ok(all_chunks(store, board, &p.id, true)
+        .await?
+        .into_iter()
+        .flat_map(|(_, _, entries)| entries)
+        .map(|e| (e.page, e.expires_at))
+        .collect())
+}
+
+/// Deletes the directory chunks of snapshot `id` after sort key `after` (all when
+/// `None`): what a run that died wrote after its last saved progress.
+async fn delete_unsaved_chunks<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
     after: Option<&str>,
 ) -> Result<(), ServiceError> {
-    let pk = pages_pk(board, id);
+    let pk = dir_pk(board, id);
     let range = match after {
         Some(sk) => SortKeyRange::After(sk.to_string()),
         None => SortKeyRange::All,
@@ -310,10 +546,8 @@ async fn delete_unsaved_pages<S: ItemStore + ?Sized>(
     }
 }
 
-/// Runs (or resumes) snapshot `id` of `board` at `as_of`, writing at most
-/// `page_budget` pages in this call (`None`: to the end). Safe to call again with the
-/// same id after a timeout or crash; a completed snapshot is left as it is; while
-/// another call holds the run, [`ServiceError::Contended`].
+/// Runs (or resumes) snapshot `id` of `board` at `as_of` in pages of `page_size`
+/// entries ([`Paging::fixed`]); see [`run_paged`].
 pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -322,7 +556,23 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     page_size: u32,
     page_budget: Option<u32>,
 ) -> Result<RunReport, ServiceError> {
-    let page_size = page_size.max(1);
+    run_paged(store, board, id, as_of, Paging::fixed(page_size), page_budget).await
+}
+
+/// Runs (or resumes) snapshot `id` of `board` at `as_of`, cutting pages by `paging`
+/// (a resumed run keeps the paging it started with) and listing at most
+/// `page_budget` pages in this call (`None`: to the end). Writes only the page bodies
+/// the current snapshot does not already store (for long enough). Safe to call again
+/// with the same id after a timeout or crash; a completed snapshot is left as it is;
+/// while another call holds the run, [`ServiceError::Contended`].
+pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    as_of: DateTime<Utc>,
+    paging: Paging,
+    page_budget: Option<u32>,
+) -> Result<RunReport, ServiceError> {
     // Milliseconds, as cursors carry it: one `as_of` on every page of a walk.
     let as_of = DateTime::from_timestamp_millis(as_of.timestamp_millis()).unwrap_or(as_of);
     let rkey = run_key(board, id);
@@ -339,11 +589,12 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
             let fresh = RunState {
                 id: id.to_string(),
                 as_of,
-                page_size,
+                page_size: paging.max.max(1),
+                page_target: paging.target,
                 pages_written: 0,
                 position: 0,
                 last: None,
-                last_page: None,
+                last_chunk: None,
                 complete: false,
                 lease: lease(&owner),
                 read_from_ms: None,
@@ -360,6 +611,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
                 return Ok(RunReport {
                     id: id.to_string(),
                     pages_written: 0,
+                    bodies_written: 0,
                     pages_total: state.pages_written,
                     complete: true,
                     already_complete: true,
@@ -372,84 +624,113 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
             if !store.put_item_if(&rkey, &encode(&state), item.version).await? {
                 return Err(contended());
             }
-            delete_unsaved_pages(store, board, id, state.last_page.as_deref()).await?;
+            delete_unsaved_chunks(store, board, id, state.last_chunk.as_deref()).await?;
             (state, item.version + 1)
         }
     };
+    let paging = state.paging();
+    let needed = expiry(id, as_of);
+    let fresh_expiry = body_expiry(id, as_of);
     let mut budget = page_budget.unwrap_or(u32::MAX);
     let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
     // The board moves while it is read: a player met twice (their value changed and
     // they moved past the reading) is listed once, where first met.
-    let mut seen = listed_players(store, board, id).await?;
+    let (mut seen, mut stored) = if state.last_chunk.is_some() {
+        listed_so_far(store, board, id).await?
+    } else {
+        Default::default()
+    };
+    stored.extend(stored_bodies(store, board, id).await?);
     let mut stream = BoardStream::new(store, board, resume_after);
-    let mut written_now = 0;
+    let (mut written_now, mut bodies_now) = (0, 0);
     let mut first_page = None;
+    let mut first_chunk = None;
     let mut exhausted = false;
     if state.read_from_ms.is_none() {
         state.read_from_ms = Some(now_ms());
     }
     while budget > 0 && !exhausted {
-        let mut batch = Vec::new();
         let mut next = state.clone();
-        while batch.len() < PAGES_PER_BATCH && budget > 0 {
-            let mut rows = Vec::with_capacity(next.page_size as usize);
-            while rows.len() < next.page_size as usize {
-                let more = stream.take(next.page_size as usize - rows.len()).await?;
-                if more.is_empty() {
+        let mut listed: Vec<DirEntry> = Vec::new();
+        let mut bodies: Vec<(ItemKey, Vec<u8>)> = Vec::new();
+        while listed.len() < CHUNK_PAGES && budget > 0 {
+            let mut rows: Vec<Standing> = Vec::new();
+            loop {
+                let Some(s) = stream.next().await? else {
+                    exhausted = true;
+                    break;
+                };
+                if !seen.insert(s.player_id.clone()) {
+                    continue;
+                }
+                let ends = paging.ends_after(&s.player_id, rows.len() + 1);
+                rows.push(s);
+                if ends {
                     break;
                 }
-                rows.extend(more.into_iter().filter(|s| seen.insert(s.player_id.clone())));
             }
-            if rows.is_empty() {
-                exhausted = true;
+            let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
                 break;
-            }
+            };
             let mut counter = match &next.last {
                 Some((_, v, r)) => RankCounter::resume(next.position, *v, *r),
                 None => RankCounter::top(),
             };
-            let entries: Vec<SnapshotEntry> = rows
-                .into_iter()
-                .map(|s| SnapshotEntry {
-                    rank: counter.next(s.value),
-                    player_id: s.player_id,
-                    value: s.value,
-                    reached_at_ms: s.reached_at_ms,
-                })
-                .collect();
-            let page = SnapshotPage {
-                number: next.pages_written,
-                first_position: next.position,
-                entries,
+            let first_rank = counter.next(first.value);
+            let last_rank = rows.iter().skip(1).fold(first_rank, |_, s| counter.next(s.value));
+            let body = encode_body(&rows);
+            let page = page_id(&body);
+            let expires_at = match stored.get(&page) {
+                Some(e) if outlives(*e, needed) => *e,
+                _ => {
+                    bodies.push((body_key(board, &page), body));
+                    stored.insert(page.clone(), fresh_expiry);
+                    fresh_expiry
+                }
             };
-            next.last = page.entries.last().map(|e| {
-                let key = BoardKey {
-                    value: e.value,
-                    reached_at_ms: e.reached_at_ms,
-                    player_id: e.player_id.clone(),
-                };
-                (key.encode(), e.value, e.rank)
-            });
-            next.position += page.entries.len() as u64;
-            let sk = sk_of(&page);
-            next.last_page = Some(sk.clone());
-            let full = page.entries.len() == next.page_size as usize;
-            if page.number == 0 {
-                first_page = Some(page.clone());
+            let entry = DirEntry {
+                key: key_of(first).encode(),
+                page,
+                position: next.position,
+                rank: first_rank,
+                len: rows.len() as u32,
+                expires_at,
+            };
+            next.last = Some((key_of(last).encode(), last.value, last_rank));
+            if next.pages_written == 0 {
+                first_page = Some(SnapshotPage {
+                    number: 0,
+                    first_position: 0,
+                    entries: ranked(0, first_rank, rows),
+                });
             }
-            batch.push((ItemKey::new(pages_pk(board, id), sk), encode(&page)));
+            next.position += u64::from(entry.len);
             next.pages_written += 1;
+            listed.push(entry);
             budget -= 1;
-            if !full {
-                exhausted = true;
+            if exhausted {
                 break;
             }
         }
-        if batch.is_empty() {
+        let Some(head) = listed.first() else {
             break;
+        };
+        let sk = chunk_sk(&head.key);
+        let first_number = next.pages_written - listed.len() as u32;
+        // Bodies first, then the chunk that lists them, then the progress that counts it.
+        if !bodies.is_empty() {
+            store.put_items(&bodies, fresh_expiry).await?;
         }
-        store.put_items(&batch, expiry(id, as_of)).await?;
-        written_now += batch.len() as u32;
+        let chunk = crate::snapshot_codec::encode_chunk(first_number, &listed);
+        store
+            .put_items(&[(ItemKey::new(dir_pk(board, id), sk.clone()), chunk)], needed)
+            .await?;
+        written_now += listed.len() as u32;
+        bodies_now += bodies.len() as u32;
+        if first_number == 0 {
+            first_chunk = Some(listed);
+        }
+        next.last_chunk = Some(sk);
         next.read_to_ms = Some(now_ms());
         next.lease = lease(&owner);
         if !store.put_item_if(&rkey, &encode(&next), version).await? {
@@ -468,19 +749,26 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
         return Ok(RunReport {
             id: id.to_string(),
             pages_written: written_now,
+            bodies_written: bodies_now,
             pages_total: state.pages_written,
             complete: false,
             already_complete: false,
         });
     }
-    if first_page.is_none() && state.pages_written > 0 {
-        first_page = store
-            .query_items(&pages_pk(board, id), &SortKeyRange::All, true, 1, true)
+    if first_chunk.is_none() && state.pages_written > 0 {
+        let pk = dir_pk(board, id);
+        if let Some((sk, item)) = store
+            .query_items(&pk, &SortKeyRange::All, true, 1, true)
             .await?
             .into_iter()
             .next()
-            .map(|(sk, item)| decode(&sk, &item.body))
-            .transpose()?;
+        {
+            let (_, entries) = decode_chunk(&sk, &item.body)?;
+            if let Some(e) = entries.first() {
+                first_page = load_page(store, board, 0, e, true).await?;
+            }
+            first_chunk = Some(entries);
+        }
     }
     let mut done = state.clone();
     done.complete = true;
@@ -493,12 +781,14 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
         store,
         board,
         Published {
+            layout: LAYOUT,
             id: id.to_string(),
             as_of: state.as_of,
             page_size: state.page_size,
             pages: state.pages_written,
             entries: state.position,
             first_page,
+            directory: first_chunk.unwrap_or_default(),
             read_from_ms: done.read_from_ms.unwrap_or_default(),
             read_to_ms: done.read_to_ms.unwrap_or_default(),
             published_at_ms: 0,
@@ -508,6 +798,7 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     Ok(RunReport {
         id: id.to_string(),
         pages_written: written_now,
+        bodies_written: bodies_now,
         pages_total: state.pages_written,
         complete: true,
         already_complete: false,
@@ -526,7 +817,7 @@ async fn publish<S: ItemStore + ?Sized>(
             Some(item) => (Some(decode::<Published>(&key.sk, &item.body)?), item.version),
             None => (None, 0),
         };
-        if current.is_some_and(|c| c.as_of >= snapshot.as_of) {
+        if current.is_some_and(|c| c.layout == LAYOUT && c.as_of >= snapshot.as_of) {
             return Ok(());
         }
         snapshot.published_at_ms = now_ms();
@@ -537,79 +828,20 @@ async fn publish<S: ItemStore + ?Sized>(
     Err(ServiceError::Contended { attempts: 10 })
 }
 
-/// The board's current snapshot, if any (one read).
+/// The board's current snapshot, if any (one read). A pointer of an older layout
+/// counts as none: readers then read the live board until the next refresh.
 pub async fn current<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
 ) -> Result<Option<Published>, ServiceError> {
     let key = current_key(board);
     match store.get_item(&key, false).await? {
-        Some(item) => Ok(Some(decode(&key.sk, &item.body)?)),
+        Some(item) => {
+            let p: Published = decode(&key.sk, &item.body)?;
+            Ok((p.layout == LAYOUT).then_some(p))
+        }
         None => Ok(None),
     }
-}
-
-/// Up to `limit` pages of snapshot `id` in `range` of page sort keys (see
-/// [`page_sk`]), nearest first in the direction `forward` (one read).
-pub async fn pages<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    id: &str,
-    range: SortKeyRange,
-    forward: bool,
-    limit: usize,
-    consistent: bool,
-) -> Result<Vec<SnapshotPage>, ServiceError> {
-    store
-        .query_items(&pages_pk(board, id), &range, forward, limit, consistent)
-        .await?
-        .into_iter()
-        .map(|(sk, item)| decode(&sk, &item.body))
-        .collect()
-}
-
-/// The page of snapshot `id` that holds board key `key`, or would hold it: the last
-/// page whose first key is at or before it (`None`: it lies before every page). One read.
-pub async fn page_holding<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    id: &str,
-    key: &BoardKey,
-    consistent: bool,
-) -> Result<Option<SnapshotPage>, ServiceError> {
-    let range = SortKeyRange::AtOrBefore(page_sk(&key.encode()));
-    Ok(pages(store, board, id, range, false, 1, consistent).await?.pop())
-}
-
-/// The page of snapshot `id` that decides the LB-2 rank of `value`: the last page
-/// whose first value is strictly better (`None`: no entry is). One read.
-pub async fn page_deciding<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    id: &str,
-    value: i64,
-    consistent: bool,
-) -> Result<Option<SnapshotPage>, ServiceError> {
-    let range = SortKeyRange::Before(page_sk(&BoardKey::first_of_value(value).encode()));
-    Ok(pages(store, board, id, range, false, 1, consistent).await?.pop())
-}
-
-/// The page right before or right after `page` in snapshot `id`, if any. One read.
-pub async fn neighbour_page<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    id: &str,
-    page: &SnapshotPage,
-    after: bool,
-    consistent: bool,
-) -> Result<Option<SnapshotPage>, ServiceError> {
-    let sk = sk_of(page);
-    let range = if after {
-        SortKeyRange::After(sk)
-    } else {
-        SortKeyRange::Before(sk)
-    };
-    Ok(pages(store, board, id, range, after, 1, consistent).await?.pop())
 }
 
 /// The run state of snapshot `id`, if it was ever started.
@@ -622,5 +854,261 @@ pub async fn run_state<S: ItemStore + ?Sized>(
     match store.get_item(&key, true).await? {
         Some(item) => Ok(Some(decode(&key.sk, &item.body)?)),
         None => Ok(None),
+    }
+}
+
+/// Up to `limit` pages of snapshot `id` whose [`page_sk`] is in `range`, nearest
+/// first in the direction `forward`, read through its whole directory (for tests
+/// and tools; readers use [`Directory`]). A page whose body is gone is left out.
+pub async fn pages<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    range: SortKeyRange,
+    forward: bool,
+    limit: usize,
+    consistent: bool,
+) -> Result<Vec<SnapshotPage>, ServiceError> {
+    let mut listed: Vec<(u32, DirEntry)> = all_chunks(store, board, id, consistent)
+        .await?
+        .into_iter()
+        .flat_map(|(_, first, entries)| {
+            entries
+                .into_iter()
+                .enumerate()
+                .map(move |(i, e)| (first + i as u32, e))
+        })
+        .filter(|(_, e)| in_range(&range, &page_sk(&e.key)))
+        .collect();
+    if !forward {
+        listed.reverse();
+    }
+    let mut out = Vec::new();
+    for (number, e) in listed.into_iter().take(limit) {
+        out.extend(load_page(store, board, number, &e, consistent).await?);
+    }
+    Ok(out)
+}
+
+/// Whether sort key `sk` is in `range`.
+fn in_range(range: &SortKeyRange, sk: &str) -> bool {
+    match range {
+        SortKeyRange::All => true,
+        SortKeyRange::Before(k) => sk < k.as_str(),
+        SortKeyRange::AtOrBefore(k) => sk <= k.as_str(),
+        SortKeyRange::After(k) => sk > k.as_str(),
+        SortKeyRange::AtOrAfter(k) => sk >= k.as_str(),
+    }
+}
+
+/// One directory chunk a [`Directory`] has read: the pages `first ..` it lists.
+struct Chunk {
+    first: u32,
+    entries: Vec<DirEntry>,
+}
+
+/// The directory of one snapshot as one request reads it: chunk 0 from the pointer,
+/// other chunks read when needed (one Query each) and kept for the request, page
+/// bodies one read each (page 0 from the pointer).
+pub struct Directory<'a, S: ?Sized> {
+    store: &'a S,
+    board: &'a BoardRef,
+    id: String,
+    pages: u32,
+    consistent: bool,
+    first_page: Option<SnapshotPage>,
+    chunks: Vec<Chunk>,
+}
+
+impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
+    /// The directory of the snapshot `p` points to, read strongly consistent when `consistent`.
+    pub fn new(store: &'a S, board: &'a BoardRef, p: &Published, consistent: bool) -> Self {
+        Directory {
+            store,
+            board,
+            id: p.id.clone(),
+            pages: p.pages,
+            consistent,
+            first_page: p.first_page.clone(),
+            chunks: vec![Chunk {
+                first: 0,
+                entries: p.directory.clone(),
+            }],
+        }
+    }
+
+    /// The directory of snapshot `id` (of `pages` pages) with nothing read yet, as a
+    /// cursor names it.
+    pub fn pinned(store: &'a S, board: &'a BoardRef, id: &str, pages: Option<u32>, consistent: bool) -> Self {
+        Directory {
+            store,
+            board,
+            id: id.to_string(),
+            pages: pages.unwrap_or(u32::MAX),
+            consistent,
+            first_page: None,
+            chunks: Vec::new(),
+        }
+    }
+
+    /// The entry of page `number` if a chunk read holds it.
+    fn known(&self, number: u32) -> Option<&DirEntry> {
+        self.chunks.iter().find_map(|c| {
+            number
+                .checked_sub(c.first)
+                .and_then(|i| c.entries.get(i as usize))
+        })
+    }
+
+    /// Reads the chunk `range` finds nearest first (`forward` or back), keeps it and
+    /// returns its first page number.
+    async fn read_chunk(&mut self, range: SortKeyRange, forward: bool) -> Result<Option<u32>, ServiceError> {
+        let found = self
+            .store
+            .query_items(&dir_pk(self.board, &self.id), &range, forward, 1, self.consistent)
+            .await?;
+        let Some((sk, item)) = found.into_iter().next() else {
+            return Ok(None);
+        };
+        let (first, entries) = decode_chunk(&sk, &item.body)?;
+        if entries
+            .last()
+            .is_some_and(|_| first.checked_add(entries.len() as u32).is_none())
+        {
+            return Err(StoreError::corrupt(sk, "page numbers overflow").into());
+        }
+        if !self.chunks.iter().any(|c| c.first == first) {
+            self.chunks.push(Chunk { first, entries });
+        }
+        Ok(Some(first))
+    }
+
+    /// The number of the last page whose first key is before `key` (at or before when
+    /// `inclusive`): from the chunks read when they tell, else after one Query.
+    async fn last_before(&mut self, key: &str, inclusive: bool) -> Result<Option<u32>, ServiceError> {
+        let before = |k: &str| if inclusive { k <= key } else { k < key };
+        for c in &self.chunks {
+            let n = c.entries.partition_point(|e| before(&e.key));
+            if n == 0 {
+                continue;
+            }
+            let number = c.first + n as u32 - 1;
+            // Known when a later page of this chunk, or the next chunk's first, is after `key`.
+            let next = number + 1;
+            let decided = n < c.entries.len()
+                || next >= self.pages
+                || self.known(next).is_some_and(|e| !before(&e.key));
+            if decided {
+                return Ok(Some(number));
+            }
+        }
+        let target = chunk_sk(key);
+        let range = if inclusive {
+            SortKeyRange::AtOrBefore(target)
+        } else {
+            SortKeyRange::Before(target)
+        };
+        let Some(first) = self.read_chunk(range, false).await? else {
+            return Ok(None);
+        };
+        let c = self.chunks.iter().find(|c| c.first == first);
+        Ok(c.and_then(|c| {
+            let n = c.entries.partition_point(|e| before(&e.key));
+            (n > 0).then(|| c.first + n as u32 - 1)
+        }))
+    }
+
+    /// The directory entry of page `number`, reading the chunk after or before a
+    /// chunk read when needed (`None`: no such page).
+    async fn entry(&mut self, number: u32) -> Result<Option<DirEntry>, ServiceError> {
+        if number >= self.pages {
+            return Ok(None);
+        }
+        if let Some(e) = self.known(number) {
+            return Ok(Some(e.clone()));
+        }
+        // The nearest chunk read before or after it.
+        let below = self
+            .chunks
+            .iter()
+            .filter(|c| c.first <= number)
+            .max_by_key(|c| c.first)
+            .and_then(|c| c.entries.first().map(|e| chunk_sk(&e.key)));
+        let above = self
+            .chunks
+            .iter()
+            .filter(|c| c.first > number)
+            .min_by_key(|c| c.first)
+            .and_then(|c| c.entries.first().map(|e| chunk_sk(&e.key)));
+        match (below, above) {
+            (Some(sk), _) => self.read_chunk(SortKeyRange::After(sk), true).await?,
+            (None, Some(sk)) => self.read_chunk(SortKeyRange::Before(sk), false).await?,
+            (None, None) => self.read_chunk(SortKeyRange::All, true).await?,
+        };
+        Ok(self.known(number).cloned())
+    }
+
+    /// Page `number`, `None` when there is no such page or its body is gone.
+    pub async fn page(&mut self, number: u32) -> Result<Option<SnapshotPage>, ServiceError> {
+        if number == 0 {
+            if let Some(p) = &self.first_page {
+                return Ok(Some(p.clone()));
+            }
+        }
+        let Some(e) = self.entry(number).await? else {
+            return Ok(None);
+        };
+        load_page(self.store, self.board, number, &e, self.consistent).await
+    }
+
+    /// The page that holds board key `key`, or would hold it: the last page whose
+    /// first key is at or before it (`None`: it lies before every page).
+    pub async fn page_holding(&mut self, key: &BoardKey) -> Result<Option<SnapshotPage>, ServiceError> {
+        match self.last_before(&key.encode(), true).await? {
+            Some(n) => self.page(n).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The page that decides the LB-2 rank of `value`: the last page whose first
+    /// value is strictly better (`None`: no entry is).
+    pub async fn page_deciding(&mut self, value: i64) -> Result<Option<SnapshotPage>, ServiceError> {
+        match self
+            .last_before(&BoardKey::first_of_value(value).encode(), false)
+            .await?
+        {
+            Some(n) => self.page(n).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The page right before or right after `page`, if any.
+    pub async fn neighbour(
+        &mut self,
+        page: &SnapshotPage,
+        after: bool,
+    ) -> Result<Option<SnapshotPage>, ServiceError> {
+        let number = if after {
+            page.number.checked_add(1)
+        } else {
+            page.number.checked_sub(1)
+        };
+        match number {
+            Some(n) => self.page(n).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The number of the page whose first key is exactly `key` (what a cursor names).
+    pub async fn number_of(&mut self, key: &str) -> Result<Option<u32>, ServiceError> {
+        let Some(n) = self.last_before(key, true).await? else {
+            return Ok(None);
+        };
+        Ok(self.entry(n).await?.filter(|e| e.key == key).map(|_| n))
+    }
+
+    /// The directory entry of page `number` (`None`: no such page).
+    pub async fn listed(&mut self, number: u32) -> Result<Option<DirEntry>, ServiceError> {
+        self.entry(number).await
     }
 }

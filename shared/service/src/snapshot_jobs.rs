@@ -1,6 +1,8 @@
 //! Scheduled snapshot jobs (LB-5), what the `snapshot` function and `podium snapshot` run.
 //!
-//! - `refresh` (every 5 minutes): materialises the ranked pages of every live board:
+//! - `refresh` (every 5 minutes): materialises the ranked pages of every live board
+//!   (content-defined pages, only those that changed written:
+//!   [`snapshot::Paging::content_defined`]):
 //!   the all-time boards and the current period of each period board.
 //! - `freeze` (just after local midnight in the boards' zone): freezes each period
 //!   board's period that has ended into its final snapshot, and moves each rolling
@@ -12,7 +14,7 @@
 
 use crate::error::ServiceError;
 use crate::period_boards;
-use crate::snapshot;
+use crate::snapshot::{self, Paging};
 use chrono::{DateTime, Utc};
 use podium_rules::board::BOARDS;
 use podium_rules::period::PeriodKind;
@@ -45,6 +47,8 @@ pub struct BoardRun {
     pub period: String,
     pub snapshot: String,
     pub pages_written: u32,
+    /// Of which page bodies stored (the others were shared with the snapshot before).
+    pub bodies_written: u32,
     pub pages_total: u32,
     pub complete: bool,
     pub already_complete: bool,
@@ -62,12 +66,12 @@ pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             Job::Refresh => {
                 let period = def.period_at(run.scheduled_time);
                 let id = snapshot::id_for(run.scheduled_time);
-                let report = snapshot::run(
+                let report = snapshot::run_paged(
                     store,
                     &def.in_period(&period),
                     &id,
                     run.scheduled_time,
-                    PAGE_SIZE,
+                    Paging::content_defined(PAGE_SIZE),
                     None,
                 )
                 .await?;
@@ -93,6 +97,7 @@ pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             period = %period.id,
             snapshot = %report.id,
             pages_written = report.pages_written,
+            bodies_written = report.bodies_written,
             complete = report.complete,
             "snapshot run"
         );
@@ -101,6 +106,7 @@ pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             period: period.id,
             snapshot: report.id,
             pages_written: report.pages_written,
+            bodies_written: report.bodies_written,
             pages_total: report.pages_total,
             complete: report.complete,
             already_complete: report.already_complete,

@@ -18,12 +18,12 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::listing_key;
 use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
-use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore, SortKeyRange};
+use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore};
 
 use crate::boards::{board_value, entry, AroundMe, Page};
 use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
-use crate::snapshot::{self, first_key, page_sk, Published};
+use crate::snapshot::{self, first_key, Directory, Published};
 
 /// How long a process trusts its copy of the current snapshot's pointer.
 pub const CACHE_TTL: Duration = Duration::from_secs(30);
@@ -117,7 +117,8 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     now: DateTime<Utc>,
 ) -> Result<Option<Page>, ServiceError> {
     let limit = limit as u64;
-    let (walk, start_pages, start_offset) = match cursor {
+    let pinned = cursor.is_some();
+    let (walk, mut dir, start, start_offset) = match cursor {
         None => {
             let Some(p) = cache.current(store, board).await? else {
                 return Ok(None);
@@ -130,19 +131,8 @@ pub async fn top_page<S: ItemStore + ?Sized>(
                 entries: p.entries,
                 consistent: p.fresh(now.timestamp_millis()),
             };
-            let mut first: Vec<SnapshotPage> = p.first_page.iter().cloned().collect();
-            // Pages smaller than the request: read on after page 0.
-            if let Some(page0) = p.first_page.as_ref() {
-                let short = limit.saturating_sub(page0.entries.len() as u64);
-                if short > 0 && p.pages > 1 {
-                    let wanted = short.div_ceil(walk.page_size) as usize;
-                    let range = SortKeyRange::After(page_sk(&first_key(page0)));
-                    first.extend(
-                        snapshot::pages(store, board, &walk.id, range, true, wanted, walk.consistent).await?,
-                    );
-                }
-            }
-            (walk, first, 0)
+            let dir = Directory::new(store, board, &p, walk.consistent);
+            (walk, dir, 0, 0)
         }
         Some(Cursor::Snapshot {
             snapshot,
@@ -161,36 +151,44 @@ pub async fn top_page<S: ItemStore + ?Sized>(
                 entries,
                 consistent: false,
             };
-            // A cursor at the end of its page starts the next one.
-            let (range, offset) = if offset >= walk.page_size {
-                (SortKeyRange::After(page_sk(&page)), offset - walk.page_size)
-            } else {
-                (SortKeyRange::AtOrAfter(page_sk(&page)), offset)
+            // The cursor's page must still be listed where the cursor saw it: a
+            // directory expired in between would shift the walk.
+            let mut dir = Directory::pinned(store, board, &walk.id, None, false);
+            let Some(mut number) = dir.number_of(&page).await? else {
+                return Err(gone());
             };
-            let wanted = (offset + limit).div_ceil(walk.page_size) as usize;
-            let found = snapshot::pages(store, board, &walk.id, range.clone(), true, wanted, false).await?;
-            // The pages found must be the cursor's: a page expired or deleted in between
-            // would shift the walk.
-            match (&range, found.first()) {
-                (SortKeyRange::AtOrAfter(_), Some(first)) if first_key(first) == page => {}
-                (SortKeyRange::After(_), Some(_)) => {}
-                _ => return Err(gone()),
-            }
-            if found.first().map(|f| f.first_position + offset) != Some(position) {
+            let Some(mut listed) = dir.listed(number).await? else {
+                return Err(gone());
+            };
+            if listed.position + offset != position {
                 return Err(gone());
             }
-            (walk, found, offset)
+            // A cursor at the end of its page starts the next one.
+            let mut offset = offset;
+            while offset >= u64::from(listed.len) {
+                offset -= u64::from(listed.len);
+                number += 1;
+                listed = dir.listed(number).await?.ok_or_else(gone)?;
+            }
+            (walk, dir, number, offset)
         }
         Some(Cursor::Live { .. }) => return Ok(None),
     };
-    // Only consecutive pages: a gap (a page expired in between) ends this page early,
-    // and the cursor then says the snapshot is gone.
-    let mut start_pages = start_pages;
-    if let Some(gap) = start_pages
-        .windows(2)
-        .position(|w| w[0].first_position + w[0].entries.len() as u64 != w[1].first_position)
-    {
-        start_pages.truncate(gap + 1);
+    // Consecutive pages until the request is covered: a page whose body is gone (a
+    // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.
+    let mut start_pages: Vec<SnapshotPage> = Vec::new();
+    let mut covered = 0u64;
+    let mut number = start;
+    while covered < start_offset + limit {
+        let Some(page) = dir.page(number).await? else {
+            break;
+        };
+        covered += page.entries.len() as u64;
+        start_pages.push(page);
+        number += 1;
+    }
+    if pinned && start_pages.is_empty() {
+        return Err(gone());
     }
     let mut entries = Vec::new();
     // The last page listed from, and the offset after its last entry listed.
@@ -245,15 +243,13 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let my_key = me.board_key();
     let mine = listing_key(my_key.value, my_key.reached_at_ms, &my_key.player_id);
     let before_me = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine;
-    let id = p.id.as_str();
+    let mut dir = Directory::new(store, board, &p, consistent);
     let mut read: BTreeMap<u32, SnapshotPage> = BTreeMap::new();
     let page0 = p.first_page.as_ref();
     // The page that holds the caller's live key (page 0 when it comes before every page).
     let holding = match page0 {
         Some(first) if p.pages == 1 => Some(first.clone()),
-        _ => snapshot::page_holding(store, board, id, &my_key, consistent)
-            .await?
-            .or_else(|| page0.cloned()),
+        _ => dir.page_holding(&my_key).await?.or_else(|| page0.cloned()),
     };
     let Some(holding) = holding else {
         // An empty snapshot: the caller alone.
@@ -275,7 +271,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         let first = read.values().next().cloned();
         match first {
             Some(f) if f.first_position > lo && f.number > 0 => {
-                let Some(prev) = neighbour(store, board, &p, &f, false, consistent).await? else {
+                let Some(prev) = dir.neighbour(&f, false).await? else {
                     break;
                 };
                 read.insert(prev.number, prev);
@@ -287,7 +283,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         let last = read.values().next_back().cloned();
         match last {
             Some(l) if l.first_position + (l.entries.len() as u64) < hi && l.number + 1 < p.pages => {
-                let Some(next) = neighbour(store, board, &p, &l, true, consistent).await? else {
+                let Some(next) = dir.neighbour(&l, true).await? else {
                     break;
                 };
                 read.insert(next.number, next);
@@ -310,7 +306,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             if first == 0 {
                 None
             } else {
-                snapshot::page_deciding(store, board, id, me.points, consistent).await?
+                dir.page_deciding(me.points).await?
             }
         }
     };
@@ -322,7 +318,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         .find(|e| e.player_id == player_id)
     {
         Some(e) => Some(e.value),
-        None => match own_entry_above(store, board, &p, &pages, &me, consistent).await? {
+        None => match own_entry_above(&mut dir, &p, &pages, &me).await? {
             Found::Entry(v) => Some(v),
             Found::Absent => None,
             Found::Unknown => {
@@ -349,23 +345,6 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     }))
 }
 
-/// A page next to `page`, from the pointer's page 0 when that is the one.
-async fn neighbour<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    p: &Published,
-    page: &SnapshotPage,
-    after: bool,
-    consistent: bool,
-) -> Result<Option<SnapshotPage>, ServiceError> {
-    if !after && page.number == 1 {
-        if let Some(first) = &p.first_page {
-            return Ok(Some(first.clone()));
-        }
-    }
-    snapshot::neighbour_page(store, board, &p.id, page, after, consistent).await
-}
-
 /// Whether the caller has an entry in the snapshot above the pages read.
 enum Found {
     /// Yes, with this value.
@@ -380,12 +359,10 @@ enum Found {
 /// `pages`, trying the keys the caller's history says the snapshot may hold, most
 /// likely first (usually one read, none when the caller did not change since).
 async fn own_entry_above<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
+    dir: &mut Directory<'_, S>,
     p: &Published,
     pages: &[SnapshotPage],
     me: &podium_store::Balance,
-    consistent: bool,
 ) -> Result<Found, ServiceError> {
     let Some(first_read) = pages.first() else {
         return Ok(Found::Absent);
@@ -429,7 +406,7 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
                     reached_at_ms: held.reached_at_ms,
                     player_id: me.player_id.clone(),
                 };
-                let found = snapshot::page_holding(store, board, &p.id, &key, consistent).await?;
+                let found = dir.page_holding(&key).await?;
                 looked.extend(found.clone());
                 found
             }
