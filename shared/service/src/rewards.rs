@@ -146,6 +146,10 @@ impl Source for AdGrant {
     fn id_field(&self) -> &'static str {
         "transaction_id"
     }
+
+    fn repeats_are_common(&self) -> bool {
+        true
+    }
 }
 
 /// The answer to an ad callback.
@@ -263,6 +267,10 @@ impl Source for BonusClaim<'_> {
 
     fn id_field(&self) -> &'static str {
         "day"
+    }
+
+    fn repeats_are_common(&self) -> bool {
+        true
     }
 }
 

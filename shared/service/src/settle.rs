@@ -4,8 +4,9 @@
 //! 1. Read what the rules plan from (balances, one read per game; states, claims;
 //!    strongly consistent), let the rules plan the settlement (or an answer that
 //!    writes nothing), read the period-board entries it credits, and commit it whole.
-//!    The source's record is not looked up first: the commit's condition that it must
-//!    not exist catches a repeat.
+//!    The source's record is looked up first only for sources whose repeats are
+//!    common ([`Source::repeats_are_common`]: ad callbacks, bonus claims); for others
+//!    the commit's condition that it must not exist catches a repeat.
 //! 2. If the commit finds the source's record stored (or the plan wrote nothing, or
 //!    refused), the stored record decides: the same content hash returns its first
 //!    result (a retry or duplicate delivery; this call's own write whose reply was lost
@@ -110,6 +111,15 @@ pub trait Source {
 
     /// The field that names the source's id in a conflict (`match_id`, `transaction_id`).
     fn id_field(&self) -> &'static str;
+
+    /// Whether repeats are common enough that the stored record is read before
+    /// planning (a player tapping "claim" twice, an ad network redelivering): a repeat
+    /// then costs one read instead of the plan's reads and a failed commit. By default
+    /// (a match, whose repeats are rare retries) the commit's condition alone catches
+    /// a repeat, and a first delivery pays no read for it.
+    fn repeats_are_common(&self) -> bool {
+        false
+    }
 }
 
 /// How settling ended.
@@ -161,9 +171,14 @@ pub async fn settle_as<S: SettleStore + ?Sized, X: Source>(
     let key = source.key();
     let hash = source.content_hash();
     for plan_no in 0..MAX_ATTEMPTS {
-        // No look-up of the source before planning: the commit's own condition (the
-        // source record must not exist) catches a repeat, and only then is the stored
-        // record read. A first delivery, the common case, pays no read for it.
+        // Unless repeats are common, no look-up of the source before planning: the
+        // commit's own condition (the source record must not exist) catches a repeat,
+        // and only then is the stored record read.
+        if source.repeats_are_common() || plan_no > 0 {
+            if let Some(stored) = store.get_source(&key).await? {
+                return stored_result(source, &hash, attempt, stored);
+            }
+        }
         let read = read(store, &source.reads()).await?;
         let settlement = match source.plan(&read) {
             Ok(Planned::Write(s)) => s,
