@@ -1,5 +1,5 @@
-//! What refreshing a large board's snapshot costs in DynamoDB write units (issue 8,
-//! goal 5: at most 2,000,000 write units a day for a 1,000,000-player board refreshed
+//! What refreshing a large board's snapshot costs in DynamoDB write units (the goal:
+//! at most 2,000,000 write units a day for a 1,000,000-player board refreshed
 //! every 5 minutes with 1,000 balance changes per tick).
 //!
 //! On the embedded store (redb in memory), billed as DynamoDB on-demand would bill

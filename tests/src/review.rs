@@ -649,7 +649,7 @@ pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
     assert_eq!(ranks(&page.body).len(), 5, "{}", page.body);
 }
 
-/// Issue 8 (LB-2, LB-3, LB-4, LB-5): content-defined pages are shared between
+/// LB-2, LB-3, LB-4, LB-5: content-defined pages are shared between
 /// snapshots. A refresh after a few balance changes writes only the bodies of the
 /// pages those players left and entered; the walk, the ranks and every window stay
 /// exact on the shared pages; every body a directory lists outlives it; a frozen

@@ -11,7 +11,7 @@
 //! | page body | `SNAP#B@P#PAGE#{page id}` | `P` | a page's entries without ranks, compact binary |
 //! | current snapshot | `SNAP#B@P` | `CURRENT` | [`Published`] (JSON), with page 0 and directory chunk 0 inline |
 //!
-//! Page bodies are shared between snapshots (issue 8): a page's id is a hash of its
+//! Page bodies are shared between snapshots: a page's id is a hash of its
 //! body, and a run writes only the bodies the previous snapshot did not already
 //! store. A page holds no rank or position (one player moving near the top would
 //! change every page below); each snapshot's directory lists, per page in listing

@@ -1,5 +1,5 @@
-//! The compact binary encodings of snapshot page bodies and directory chunks
-//! (issue 8): each entry's player id,
+//! The compact binary encodings of snapshot page bodies and directory chunks:
+//! each entry's player id,
 //! value and reached-at instant with no field names, numbers as LEB128 varints, the
 //! value and instant as zigzag deltas from the entry before; ranks are not stored
 //! but derived from the page's first rank, which the directory holds (LB-2: equal
