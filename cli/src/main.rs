@@ -162,8 +162,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 };
                 for b in snapshot_jobs::handle(store.as_ref(), run).await? {
                     println!(
-                        "{:?} {}@{}: snapshot {}, {} pages ({} written now), complete: {}",
-                        job, b.board, b.period, b.snapshot, b.pages_total, b.pages_written, b.complete
+                        "{:?} {}@{}: snapshot {}, {} pages ({} page bodies written now, the others shared), complete: {}",
+                        job, b.board, b.period, b.snapshot, b.pages_total, b.bodies_written, b.complete
                     );
                 }
             }

@@ -97,11 +97,11 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
             }
         })
         .filter_map(|(n, mut line)| {
-            bar.inc(1);
             if n == 0 && line.starts_with(b"\xEF\xBB\xBF") {
                 line.drain(..3); // a UTF-8 byte order mark
             }
             if line.iter().all(u8::is_ascii_whitespace) {
+                bar.inc(1);
                 return None;
             }
             let record = MatchRecord::from_json(&line);
@@ -110,9 +110,9 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
         });
     let stopped = match target {
         Target::Concurrent { store, in_flight } => {
-            replay_concurrent(store, lines, in_flight, policy, &mut summary).await
+            replay_concurrent(store, lines, in_flight, policy, &mut summary, &bar).await
         }
-        Target::Batched(store) => replay_batched(store, lines, policy, &mut summary).await,
+        Target::Batched(store) => replay_batched(store, lines, policy, &mut summary, &bar).await,
     };
     bar.finish_and_clear();
     print_summary(&summary, file, started.elapsed());
@@ -138,6 +138,7 @@ async fn replay_concurrent(
     in_flight: usize,
     policy: &RecordPolicy,
     summary: &mut Summary,
+    bar: &ProgressBar,
 ) -> Stopped {
     let mut stopped: Stopped = None;
     run_keyed(
@@ -152,6 +153,7 @@ async fn replay_concurrent(
                 ControlFlow::Break(())
             }
             outcome => {
+                bar.inc(1);
                 summary.lines += 1;
                 tally(summary, outcome);
                 ControlFlow::Continue(())
@@ -167,6 +169,7 @@ async fn replay_batched(
     mut lines: impl Iterator<Item = Line>,
     policy: &RecordPolicy,
     summary: &mut Summary,
+    bar: &ProgressBar,
 ) -> Stopped {
     loop {
         let chunk: Vec<Line> = lines.by_ref().take(BATCH).collect();
@@ -190,6 +193,7 @@ async fn replay_batched(
         if let Err(e) = batch.finish() {
             return Some((first, e.into()));
         }
+        bar.inc(outcomes.len() as u64);
         for outcome in outcomes {
             summary.lines += 1;
             tally(summary, outcome);
