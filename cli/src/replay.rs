@@ -66,8 +66,9 @@ type Line = (usize, Vec<String>, Result<MatchRecord, RuleError>);
 /// - [`Target::Batched`]: in file order, [`BATCH`] records to a write transaction,
 ///   each reported only once its transaction is durable.
 ///
-/// Stops at the first line the store cannot take (after retries): what was reported
-/// scored stays scored, and replaying the file again finishes the rest.
+/// Stops at the first line that cannot be settled (the store not answering after
+/// retries, or failing): what was reported scored stays scored, no later line of the
+/// same players was settled before it, and replaying the file again finishes the rest.
 pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> Result<(), CliError> {
     let open = || {
         std::fs::File::open(file).map_err(|source| CliError::File {
@@ -76,8 +77,14 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
         })
     };
     // Lines as bytes: a line that is not UTF-8 is a refused record, not the end of the replay.
-    let total = std::io::BufReader::new(open()?).split(b'\n').count() as u64;
-    let bar = ProgressBar::new(total).with_style(
+    // The length is counted in a first pass only over a regular file (a pipe is read once).
+    let regular = std::fs::metadata(file).map(|m| m.is_file()).unwrap_or(false);
+    let total = if regular {
+        Some(std::io::BufReader::new(open()?).split(b'\n').count() as u64)
+    } else {
+        None
+    };
+    let bar = ProgressBar::with_draw_target(total, indicatif::ProgressDrawTarget::stderr()).with_style(
         ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} eta {eta}",
         )
@@ -117,9 +124,14 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
     bar.finish_and_clear();
     print_summary(&summary, file, started.elapsed());
     if let Some((line, e)) = stopped {
+        let why = if e.is_unavailable() {
+            "the store is not answering".to_string()
+        } else {
+            format!("it could not be settled ({e})")
+        };
         eprintln!(
-            "podium: stopped at line {line}: the store is not answering; nothing of that line was \
-             counted, and replaying the file again finishes it and any line after it"
+            "podium: stopped at line {line}: {why}; nothing of that line was counted, and \
+             replaying the file again finishes it and any line after it"
         );
         return Err(CliError::Service(e));
     }
@@ -146,7 +158,9 @@ async fn replay_concurrent(
         in_flight,
         |(n, record)| async move { (n, score_line(store, record, policy).await) },
         |_, (n, outcome)| match outcome {
-            Err(e) if e.is_unavailable() => {
+            // A line that could not be settled stops the replay: later lines of its
+            // players must not be settled before it.
+            Err(e) if !e.is_permanent() => {
                 if stopped.as_ref().is_none_or(|(at, _)| n < *at) {
                     stopped = Some((n, e));
                 }
@@ -183,12 +197,11 @@ async fn replay_batched(
         };
         let mut outcomes = Vec::with_capacity(chunk.len());
         for (n, _, record) in chunk {
-            let outcome = score_line(&batch, record, policy).await;
-            if let Err(ServiceError::Store(e)) = outcome {
+            match score_line(&batch, record, policy).await {
                 // The transaction may hold part of this line: drop the whole batch.
-                return Some((first.min(n), ServiceError::Store(e)));
+                Err(e) if !e.is_permanent() => return Some((first.min(n), e)),
+                outcome => outcomes.push(outcome),
             }
-            outcomes.push(outcome);
         }
         if let Err(e) = batch.finish() {
             return Some((first, e.into()));

@@ -144,6 +144,18 @@ fn score_writes_nothing_and_refuses_conflicts() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("conflict"));
 }
 
+/// A replay reads a pipe too (read once: no first pass to count its lines).
+#[test]
+fn replay_reads_a_pipe() {
+    let dir = data_dir("pipe");
+    let input = format!("{}\n{}\n", seed_record(24, 0), seed_record(16, 8));
+    let out = podium(&dir, &["replay", "/dev/stdin"], input.as_bytes());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("replayed 2 records"), "{text}");
+    assert!(text.contains("scored      2"), "{text}");
+}
+
 /// GM-5: a line that is not UTF-8 is one refused record; the replay goes on.
 #[test]
 fn replay_survives_bad_bytes() {

@@ -54,6 +54,11 @@ impl<'a> Reader<'a> {
         Reader { buf, at: 0, what }
     }
 
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.at)
+    }
+
     /// A corrupt-item error for this item.
     pub fn corrupt(&self, message: impl std::fmt::Display) -> StoreError {
         StoreError::corrupt(self.what, format!("{message} (at byte {})", self.at))
@@ -126,7 +131,8 @@ pub fn read_standings(r: &mut Reader<'_>) -> Result<Vec<Standing>, StoreError> {
     if n > MAX_ENTRIES {
         return Err(r.corrupt(format!("{n} entries")));
     }
-    let mut out = Vec::with_capacity(n as usize);
+    // A corrupt count must not reserve more than the rest could hold (≥ 3 bytes an entry).
+    let mut out = Vec::with_capacity((n as usize).min(r.remaining() / 3));
     let (mut value, mut at) = (0i64, 0i64);
     for _ in 0..n {
         let player_id = r.string()?;
@@ -235,7 +241,8 @@ pub fn decode_chunk(what: &str, body: &[u8]) -> Result<(u32, Vec<DirEntry>), Sto
     if n > MAX_ENTRIES {
         return Err(r.corrupt(format!("{n} pages")));
     }
-    let mut out = Vec::with_capacity(n as usize);
+    // A corrupt count must not reserve more than the body could hold (≥ 20 bytes an entry).
+    let mut out = Vec::with_capacity((n as usize).min(body.len() / 20));
     let mut position = 0u64;
     for _ in 0..n {
         let key = r.string()?;
@@ -244,8 +251,9 @@ pub fn decode_chunk(what: &str, body: &[u8]) -> Result<(u32, Vec<DirEntry>), Sto
             .checked_add(r.varint()?)
             .ok_or_else(|| r.corrupt("position"))?;
         let below = r.varint()?;
-        let rank = (position + 1)
-            .checked_sub(below)
+        let rank = position
+            .checked_add(1)
+            .and_then(|p| p.checked_sub(below))
             .filter(|r| *r >= 1)
             .ok_or_else(|| r.corrupt("rank"))?;
         let len = u32::try_from(r.varint()?).map_err(|_| r.corrupt("page length"))?;

@@ -5,9 +5,10 @@
 //! Each commit is checked and written in arrival order inside the shared transaction,
 //! so it sees every earlier commit of its batch exactly as if they had run one after
 //! another: a commit whose condition fails writes nothing and the others go on. Its
-//! outcome is answered only after the transaction is durable. If the transaction
-//! itself fails, every commit of the batch gets the error and nothing of the batch
-//! is written (a store error, which callers treat as an unknown outcome and resend).
+//! outcome is answered only after the transaction is durable. If the shared
+//! transaction fails, nothing of it was written, and each of its commits is run again
+//! in a transaction of its own: a commit that fails (a corrupt item, a full disk)
+//! gets its error alone.
 
 use std::sync::{Arc, Mutex};
 
@@ -47,7 +48,10 @@ impl GroupCommit {
     ) -> Result<CommitOutcome, StoreError> {
         let (tx, rx) = oneshot::channel();
         let lead = {
-            let mut q = self.queue.lock().map_err(|_| poisoned())?;
+            let mut q = self
+                .queue
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             q.waiting.push((commit, tx));
             !std::mem::replace(&mut q.leader, true)
         };
@@ -58,10 +62,6 @@ impl GroupCommit {
         rx.await
             .map_err(|_| StoreError::Embedded("the commit's write transaction was dropped".into()))?
     }
-}
-
-fn poisoned() -> StoreError {
-    StoreError::Embedded("the commit queue was poisoned by a panic".into())
 }
 
 /// Takes batches off the queue until it is empty, each in one write transaction.
@@ -75,17 +75,16 @@ fn drain(
     impl Drop for Guard<'_> {
         fn drop(&mut self) {
             if std::thread::panicking() {
-                if let Ok(mut q) = self.0.lock() {
-                    q.leader = false;
-                    q.waiting.clear();
-                }
+                let mut q = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                q.leader = false;
+                q.waiting.clear();
             }
         }
     }
     let _guard = Guard(queue);
     loop {
         let batch: Vec<(Commit, Reply)> = {
-            let Ok(mut q) = queue.lock() else { return };
+            let mut q = queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if q.waiting.is_empty() {
                 q.leader = false;
                 return;
@@ -99,9 +98,23 @@ fn drain(
                     let _ = reply.send(Ok(outcome));
                 }
             }
-            Err(e) => {
-                for (_, reply) in batch {
-                    let _ = reply.send(Err(StoreError::Embedded(e.to_string())));
+            Err(e) if batch.len() == 1 => {
+                if let Some((_, reply)) = batch.into_iter().next() {
+                    let _ = reply.send(Err(e));
+                }
+            }
+            Err(_) => {
+                // Nothing of the batch was written: each commit goes again in its own
+                // transaction, so one that fails (a corrupt item, a full disk) fails
+                // alone and the others are unaffected.
+                for one in batch {
+                    let single = [one];
+                    let outcome = run_batch(db, &single, apply).and_then(|mut o| {
+                        o.pop()
+                            .ok_or_else(|| StoreError::Embedded("a commit without an outcome".into()))
+                    });
+                    let [(_, reply)] = single;
+                    let _ = reply.send(outcome);
                 }
             }
         }
@@ -124,4 +137,76 @@ fn run_batch(
         txn.abort()?;
     }
     Ok(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commit::SourceKey;
+    use crate::embedded::{commit_in, EmbeddedStore};
+    use crate::traits::SourceStore;
+
+    fn commit(id: &str) -> Commit {
+        Commit {
+            source: SourceKey::new("match", id),
+            content_hash: "h".into(),
+            attempt: "a".into(),
+            plan: 0,
+            result: "{}".into(),
+            claims: Vec::new(),
+            balances: Vec::new(),
+            entries: Vec::new(),
+            states: Vec::new(),
+            ledger: Vec::new(),
+        }
+    }
+
+    /// Writes like [`commit_in`], but fails (after writing) for the source `bad`.
+    fn failing_for_bad(txn: &redb::WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreError> {
+        let outcome = commit_in(txn, c)?;
+        if c.source.id == "bad" {
+            return Err(StoreError::Embedded("disk full".into()));
+        }
+        Ok(outcome)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_failing_commit_fails_alone_and_the_others_of_its_batch_are_durable() {
+        let store = EmbeddedStore::in_memory().expect("store");
+        let group = GroupCommit::default();
+        let ids: Vec<String> = (0..40)
+            .map(|i| {
+                if i == 20 {
+                    "bad".to_string()
+                } else {
+                    format!("m-{i}")
+                }
+            })
+            .collect();
+        let calls = ids.iter().map(|id| {
+            let (group, db, c) = (group.clone(), Arc::clone(&store.db), commit(id));
+            tokio::spawn(async move { group.commit(db, c, failing_for_bad).await })
+        });
+        let outcomes = futures::future::join_all(calls).await;
+        for (id, outcome) in ids.iter().zip(outcomes) {
+            let outcome = outcome.expect("task");
+            let stored = store
+                .get_source(&SourceKey::new("match", id))
+                .await
+                .expect("read");
+            if id == "bad" {
+                assert!(outcome.is_err(), "{outcome:?}");
+                assert!(stored.is_none(), "the failed commit wrote nothing");
+            } else {
+                assert_eq!(outcome.expect("committed"), CommitOutcome::Committed, "{id}");
+                assert!(stored.is_some(), "{id} is durable");
+            }
+        }
+        // The same id again is caught by its condition, inside a group as alone.
+        let again = group
+            .commit(Arc::clone(&store.db), commit("m-1"), commit_in)
+            .await
+            .expect("outcome");
+        assert_eq!(again, CommitOutcome::SourceExists);
+    }
 }
