@@ -23,8 +23,7 @@ pub const DOUBLING_KIND: &str = "bonus-doubling";
 /// The state item holding a player's streak.
 pub const STREAK_STATE: &str = "mahjong-rivals/bonus-streak";
 
-/// The state item holding a player's Joker inventory (MJ-6).
-pub const JOKERS_STATE: &str = "mahjong-rivals/jokers";
+pub use super::jokers::{Jokers, JOKERS_STATE};
 
 /// The most one day's bonus gives (MJ-18: day 10 and later).
 pub const MAX_BONUS: i64 = 100;
@@ -34,12 +33,6 @@ pub const MAX_BONUS: i64 = 100;
 pub struct Streak {
     pub last_day: Option<NaiveDate>,
     pub length: u32,
-}
-
-/// A player's Joker inventory (MJ-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Jokers {
-    pub count: u32,
 }
 
 /// Points of day `n` (≥ 1) of a streak (MJ-18): 10, 20, … 100, then 100.

@@ -1,5 +1,9 @@
-//! Mahjong Rivals (MJ-1 … MJ-21, `docs/rules/mahjong.md`). Today: the daily bonus
-//! and its doubling (MJ-18, MJ-19); its points count on the AMR, weekly and daily
-//! boards (MJ-20, MJ-21).
+//! Mahjong Rivals (MJ-1 … MJ-21, `docs/rules/mahjong.md`): Single Player levels and
+//! their bonuses (MJ-1 … MJ-5), Jokers (MJ-6), Quick Match (MJ-7, MJ-8), and the daily
+//! bonus with its doubling (MJ-18, MJ-19); their points count on the AMR, weekly and
+//! daily boards (MJ-20, MJ-21).
 
 pub mod daily_bonus;
+pub mod jokers;
+pub mod levels;
+pub mod quick_match;

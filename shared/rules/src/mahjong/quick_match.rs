@@ -1,0 +1,137 @@
+//! Quick Match (MJ-7, MJ-8): only the winner gets points.
+//!
+//! Players are ordered by completion first (a completed board beats any score), then
+//! by score. The single best player gets 20 with a completed board, else 15; losers
+//! get 0, and so do players tied for first (nobody wins). If every player's score is
+//! 0, nobody gets points.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RuleError;
+
+/// Points of a winner with a completed board (MJ-7).
+pub const COMPLETED_WIN_POINTS: i64 = 20;
+
+/// Points of a winner without one (MJ-7).
+pub const WIN_POINTS: i64 = 15;
+
+/// Players in a Quick Match.
+pub const PLAYERS: std::ops::RangeInclusive<usize> = 2..=4;
+
+/// One player's end of a Quick Match, as the game server reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuickMatchPlayer {
+    pub player_id: String,
+    /// The player cleared the board.
+    pub completed: bool,
+    /// The round score (≥ 0).
+    pub score: i64,
+}
+
+/// The winner (index into the players) and their points, or `None` when nobody wins
+/// (MJ-7, MJ-8). Refuses 1 or more than 4 players, a negative score, or a player
+/// twice, naming the field (GM-5).
+pub fn winner(players: &[QuickMatchPlayer]) -> Result<Option<(usize, i64)>, RuleError> {
+    if !PLAYERS.contains(&players.len()) {
+        return Err(RuleError::new(
+            "players",
+            "MJ-7",
+            format!("a Quick Match has 2 to 4 players, not {}", players.len()),
+        ));
+    }
+    for (i, p) in players.iter().enumerate() {
+        if p.score < 0 {
+            return Err(RuleError::new(
+                format!("players[{i}].score"),
+                "MJ-7",
+                "a score is 0 or more",
+            ));
+        }
+        if players[..i].iter().any(|q| q.player_id == p.player_id) {
+            return Err(RuleError::new(
+                format!("players[{i}].player_id"),
+                "GM-5",
+                "a player appears once",
+            ));
+        }
+    }
+    if players.iter().all(|p| p.score == 0) {
+        return Ok(None); // MJ-8
+    }
+    let key = |p: &QuickMatchPlayer| (p.completed, p.score);
+    let best = players.iter().map(key).max();
+    let mut leaders = players.iter().enumerate().filter(|(_, p)| Some(key(p)) == best);
+    match (leaders.next(), leaders.next()) {
+        (Some((i, p)), None) => Ok(Some((
+            i,
+            if p.completed {
+                COMPLETED_WIN_POINTS
+            } else {
+                WIN_POINTS
+            },
+        ))),
+        _ => Ok(None), // tied for first: nobody wins (MJ-7)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(id: &str, completed: bool, score: i64) -> QuickMatchPlayer {
+        QuickMatchPlayer {
+            player_id: id.into(),
+            completed,
+            score,
+        }
+    }
+
+    #[test]
+    fn mj_7_a_completed_winner_gets_20_an_uncompleted_one_15() {
+        assert_eq!(
+            winner(&[p("a", true, 900), p("b", false, 700)]),
+            Ok(Some((0, 20)))
+        );
+        assert_eq!(
+            winner(&[p("a", false, 300), p("b", false, 700)]),
+            Ok(Some((1, 15)))
+        );
+    }
+
+    #[test]
+    fn mj_7_completion_beats_a_higher_score() {
+        let players = [p("a", false, 5_000), p("b", true, 1_200), p("c", false, 0)];
+        assert_eq!(winner(&players), Ok(Some((1, 20))));
+    }
+
+    #[test]
+    fn mj_7_tied_first_places_get_nothing() {
+        let players = [p("a", false, 800), p("b", false, 800), p("c", false, 100)];
+        assert_eq!(winner(&players), Ok(None));
+        let players = [p("a", true, 800), p("b", true, 800)];
+        assert_eq!(winner(&players), Ok(None));
+    }
+
+    #[test]
+    fn mj_8_all_scores_zero_gives_nobody_anything() {
+        let players = [
+            p("a", false, 0),
+            p("b", false, 0),
+            p("c", false, 0),
+            p("d", false, 0),
+        ];
+        assert_eq!(winner(&players), Ok(None));
+    }
+
+    #[test]
+    fn mj_7_two_to_four_players_with_scores_of_zero_or_more() {
+        let e = winner(&[p("a", true, 1)]).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("players", "MJ-7"));
+        let five: Vec<_> = (0..5).map(|i| p(&format!("p{i}"), false, i)).collect();
+        assert_eq!(winner(&five).unwrap_err().field, "players");
+        let e = winner(&[p("a", false, 3), p("b", false, -1)]).unwrap_err();
+        assert_eq!(e.field, "players[1].score");
+        let e = winner(&[p("a", false, 3), p("a", false, 1)]).unwrap_err();
+        assert_eq!(e.field, "players[1].player_id");
+    }
+}
