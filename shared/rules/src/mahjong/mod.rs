@@ -3,6 +3,7 @@
 //! bonus with its doubling (MJ-18, MJ-19); their points count on the AMR, weekly and
 //! daily boards (MJ-20, MJ-21).
 
+pub mod completion;
 pub mod daily_bonus;
 pub mod jokers;
 pub mod levels;

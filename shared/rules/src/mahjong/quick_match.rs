@@ -5,9 +5,79 @@
 //! get 0, and so do players tied for first (nobody wins). If every player's score is
 //! 0, nobody gets points.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RuleError;
+use crate::game::Game;
+use crate::settlement::{balance_change, Planned, Settlement};
+
+/// The game of Quick Match.
+pub const GAME: Game = Game::MahjongRivals;
+
+/// The ledger source of Quick Match points.
+pub const SOURCE: &str = "quick-match";
+
+/// A finished Quick Match, as the game server reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuickMatch {
+    /// The game server's id for the match: the idempotency key (GM-3).
+    pub match_id: String,
+    /// When it ended (UTC): the instant its points are dated by (MJ-20).
+    pub ended_at: DateTime<Utc>,
+    pub players: Vec<QuickMatchPlayer>,
+}
+
+/// The answer to a Quick Match, stored with it (GM-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuickMatchResult {
+    pub match_id: String,
+    /// The winner, if anybody won (MJ-7, MJ-8).
+    pub winner: Option<String>,
+    /// The winner's points: 20, 15, or 0 when nobody won.
+    pub points: i64,
+    /// The winner's Mahjong Rivals balance afterwards (points).
+    pub balance_after: Option<i64>,
+}
+
+/// Plans a Quick Match at server clock `now`, given each player's Mahjong Rivals
+/// balance (points, in the players' order): the winner's points, ledger entry and
+/// the credits of MJ-20; with no winner, only the match's record (so a repeat is
+/// still recognised, GM-3). Refuses what [`winner`] refuses, and an empty match id.
+pub fn plan(
+    m: &QuickMatch,
+    balances: &[i64],
+    now: DateTime<Utc>,
+) -> Result<Planned<QuickMatchResult>, RuleError> {
+    if m.match_id.is_empty() {
+        return Err(RuleError::new("match_id", "GM-3", "an id is required"));
+    }
+    let Some((i, points)) = winner(&m.players)? else {
+        return Ok(Planned::Write(Settlement::result_only(QuickMatchResult {
+            match_id: m.match_id.clone(),
+            winner: None,
+            points: 0,
+            balance_after: None,
+        })));
+    };
+    let player = &m.players[i].player_id;
+    let before = balances.get(i).copied().unwrap_or(0);
+    let (change, entry) = balance_change(player, GAME, before, points, SOURCE, &m.match_id, m.ended_at);
+    let result = QuickMatchResult {
+        match_id: m.match_id.clone(),
+        winner: Some(player.clone()),
+        points,
+        balance_after: Some(change.after),
+    };
+    Ok(Planned::Write(Settlement {
+        result,
+        balances: vec![change],
+        ledger: vec![entry],
+        credits: crate::board::credits_for(GAME, player, points, m.ended_at, now),
+        claims: Vec::new(),
+        states: Vec::new(),
+    }))
+}
 
 /// Points of a winner with a completed board (MJ-7).
 pub const COMPLETED_WIN_POINTS: i64 = 20;
@@ -133,5 +203,42 @@ mod tests {
         assert_eq!(e.field, "players[1].score");
         let e = winner(&[p("a", false, 3), p("a", false, 1)]).unwrap_err();
         assert_eq!(e.field, "players[1].player_id");
+    }
+
+    #[test]
+    fn mj_7_mj_21_the_winner_is_credited_on_the_three_boards_and_nobody_else() {
+        let at = DateTime::parse_from_rfc3339("2027-03-01T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let m = QuickMatch {
+            match_id: "qm-1".into(),
+            ended_at: at,
+            players: vec![p("a", false, 900), p("b", true, 400), p("c", false, 0)],
+        };
+        let Ok(Planned::Write(s)) = plan(&m, &[5, 7, 0], at) else {
+            panic!("planned");
+        };
+        assert_eq!(s.result.winner.as_deref(), Some("b"));
+        assert_eq!((s.result.points, s.result.balance_after), (20, Some(27)));
+        assert_eq!(s.balances.len(), 1);
+        assert_eq!(s.credits.len(), 3);
+        assert!(s.credits.iter().all(|c| c.player_id == "b" && c.points == 20));
+    }
+
+    #[test]
+    fn mj_8_no_winner_writes_only_the_record() {
+        let at = DateTime::parse_from_rfc3339("2027-03-01T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let m = QuickMatch {
+            match_id: "qm-2".into(),
+            ended_at: at,
+            players: vec![p("a", false, 0), p("b", false, 0)],
+        };
+        let Ok(Planned::Write(s)) = plan(&m, &[5, 7], at) else {
+            panic!("planned");
+        };
+        assert_eq!((s.result.winner, s.result.points), (None, 0));
+        assert!(s.balances.is_empty() && s.ledger.is_empty() && s.credits.is_empty());
     }
 }
