@@ -50,7 +50,7 @@ pub fn check_level(field: &str, level: u32) -> Result<u32, RuleError> {
 
 /// Whether a level is HARD: levels divisible by 10 (MJ-1).
 pub fn is_hard(level: u32) -> bool {
-    level % 10 == 0
+    level.is_multiple_of(10)
 }
 
 /// Whether a level exists only in Single Player: 10,001 … 11,000 (MJ-1).
