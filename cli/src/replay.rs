@@ -9,9 +9,9 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use podium_rules::error::RuleError;
 use podium_rules::record::{MatchRecord, RecordPolicy};
-use podium_rules::seega::result::MatchStatus;
+use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::keyed::run_keyed;
-use podium_service::score::{ordering_keys, preview, score_delivery, Scored};
+use podium_service::score::preview;
 use podium_service::ServiceError;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::{SettleStore, Store};
@@ -57,7 +57,7 @@ pub enum Target<'a> {
 }
 
 /// One non-blank line: its number (from 1), its ordering keys, and the parsed record.
-type Line = (usize, Vec<String>, Result<MatchRecord, RuleError>);
+type Line = (usize, Vec<String>, Result<Incoming, RuleError>);
 
 /// Scores every line of `file` and prints a summary; the outcome is the one of a
 /// line-by-line replay in file order:
@@ -111,8 +111,8 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
                 bar.inc(1);
                 return None;
             }
-            let record = MatchRecord::from_json(&line);
-            let keys = record.as_ref().map(ordering_keys).unwrap_or_default();
+            let record = Incoming::from_json(&line, chrono::Utc::now(), policy);
+            let keys = record.as_ref().map(Incoming::ordering_keys).unwrap_or_default();
             Some((n + 1, keys, record))
         });
     let stopped = match target {
@@ -242,25 +242,25 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
 /// retry is the same delivery, so a write whose reply was lost counts as scored.
 async fn score_line<S: SettleStore + ?Sized>(
     store: &S,
-    record: Result<MatchRecord, RuleError>,
+    record: Result<Incoming, RuleError>,
     policy: &RecordPolicy,
-) -> Result<Scored, ServiceError> {
+) -> Result<Outcome, ServiceError> {
     let record = record?;
     let delivery = format!("replay:{:016x}", rand::random::<u64>());
     let mut attempt = 1;
     loop {
-        match score_delivery(store, &record, chrono::Utc::now(), policy, &delivery).await {
+        match settle_incoming(store, &record, chrono::Utc::now(), policy, &delivery).await {
             Err(ServiceError::Contended { .. }) if attempt < TRANSIENT_ATTEMPTS => attempt += 1,
             other => return other,
         }
     }
 }
 
-fn tally(summary: &mut Summary, outcome: Result<Scored, ServiceError>) {
+fn tally(summary: &mut Summary, outcome: Result<Outcome, ServiceError>) {
     match outcome {
-        Ok(Scored::Applied(r)) if r.status == MatchStatus::Void => summary.void += 1,
-        Ok(Scored::Applied(_)) => summary.scored += 1,
-        Ok(Scored::Duplicate(_)) => summary.duplicates += 1,
+        Ok(Outcome::Void) => summary.void += 1,
+        Ok(Outcome::Applied) => summary.scored += 1,
+        Ok(Outcome::Duplicate) => summary.duplicates += 1,
         Err(ServiceError::Conflict { .. }) => summary.conflicts += 1,
         Err(ServiceError::Invalid(e)) => {
             *summary

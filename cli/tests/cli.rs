@@ -156,6 +156,25 @@ fn replay_reads_a_pipe() {
     assert!(text.contains("scored      2"), "{text}");
 }
 
+/// MJ-7: a Mahjong Quick Match line (`"kind": "quick-match"`) is scored by the same
+/// replay as Seega matches, and exactly once.
+#[test]
+fn replay_scores_quick_matches_among_seega_matches() {
+    let dir = data_dir("quick-match");
+    let quick = json!({"match_id": "qm-1", "game": "mahjong-rivals", "kind": "quick-match",
+        "ended_at": "2026-11-01T10:00:00Z",
+        "players": [{"player_id": "p-1", "completed": true, "score": 900},
+                    {"player_id": "p-2", "completed": false, "score": 300}]});
+    let file = format!("{}\n{quick}\n", seed_record(24, 0));
+    std::fs::write(dir.join("mixed.jsonl"), &file).expect("write");
+    for scored in ["scored      2", "duplicates  2"] {
+        let out = podium(&dir, &["replay", "mixed.jsonl"], b"");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(scored), "{text}");
+    }
+}
+
 /// GM-5: a line that is not UTF-8 is one refused record; the replay goes on.
 #[test]
 fn replay_survives_bad_bytes() {

@@ -6,6 +6,7 @@ pub mod contract;
 pub mod counting;
 pub mod faults;
 pub mod fixtures;
+pub mod mahjong;
 pub mod performance;
 pub mod review;
 pub mod rewards;

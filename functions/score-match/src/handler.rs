@@ -14,9 +14,9 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use chrono::{DateTime, Utc};
 
 use podium_rules::error::RuleError;
-use podium_rules::record::{MatchRecord, RecordPolicy};
+use podium_rules::record::RecordPolicy;
+use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::keyed::run_keyed;
-use podium_service::score::{ordering_keys, score_delivery, Scored};
 use podium_service::ServiceError;
 use podium_store::SettleStore;
 
@@ -49,8 +49,8 @@ pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     // match id settle one after another in delivery order (no contention between them).
     let jobs = event.records.iter().map(|m| {
         let body = m.body.as_deref().unwrap_or("");
-        let record = MatchRecord::from_json(body.as_bytes());
-        let keys = record.as_ref().map(ordering_keys).unwrap_or_default();
+        let record = Incoming::from_json(body.as_bytes(), now, policy);
+        let keys = record.as_ref().map(Incoming::ordering_keys).unwrap_or_default();
         (keys, (m, record))
     });
     let mut outcomes = vec![RecordOutcome::Retry; event.records.len()];
@@ -80,7 +80,7 @@ pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     message: &SqsMessage,
-    record: Result<MatchRecord, RuleError>,
+    record: Result<Incoming, RuleError>,
     now: DateTime<Utc>,
     policy: &RecordPolicy,
 ) -> RecordOutcome {
@@ -88,17 +88,17 @@ pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     let body = message.body.as_deref().unwrap_or("");
     let result = match record {
         // A redelivered message keeps its id: a retry after a lost reply counts as applied.
-        Ok(record) => score_delivery(store, &record, now, policy, &format!("sqs:{message_id}"))
+        Ok(record) => settle_incoming(store, &record, now, policy, &format!("sqs:{message_id}"))
             .await
-            .map(|s| (s, record.match_id)),
+            .map(|outcome| (outcome, record.match_id().to_string())),
         Err(e) => Err(ServiceError::Invalid(e)),
     };
     match result {
-        Ok((Scored::Applied(_), match_id)) => {
+        Ok((Outcome::Applied | Outcome::Void, match_id)) => {
             tracing::info!(message_id, match_id, "match applied");
             RecordOutcome::Applied
         }
-        Ok((Scored::Duplicate(_), match_id)) => {
+        Ok((Outcome::Duplicate, match_id)) => {
             tracing::info!(message_id, match_id, "duplicate delivery, first result kept");
             RecordOutcome::Duplicate
         }

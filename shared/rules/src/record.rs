@@ -400,7 +400,7 @@ fn field_of(segments: &[serde_path_to_error::Segment]) -> Option<String> {
 /// one the schema knows: an unknown key is reported at its parent, its name only quoted
 /// (cut) in the message, so it never reaches a log as a field name; input quoted in
 /// serde's message is cut too (GM-5).
-fn shape_error(segments: &[serde_path_to_error::Segment], message: &str) -> RuleError {
+pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &str) -> RuleError {
     let named = |prefix: &str| {
         message
             .strip_prefix(prefix)
@@ -548,7 +548,7 @@ pub fn is_valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-' | b'|'))
 }
 
-fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
+pub(crate) fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
     if is_valid_id(id) {
         Ok(())
     } else {

@@ -40,6 +40,58 @@ pub struct QuickMatchResult {
     pub balance_after: Option<i64>,
 }
 
+/// The `kind` of a Quick Match record (with `game` `mahjong-rivals`).
+pub const KIND: &str = "quick-match";
+
+/// A Quick Match record line, as the game server sends it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickMatchLine {
+    match_id: String,
+    game: String,
+    kind: String,
+    ended_at: DateTime<Utc>,
+    players: Vec<QuickMatchPlayer>,
+}
+
+impl QuickMatch {
+    /// Parses and checks one Quick Match record (GM-5): `game` `mahjong-rivals`,
+    /// `kind` `quick-match`, ids, 2–4 distinct players with scores of 0 or more
+    /// (MJ-7), `ended_at` not after `now` + `max_skew_ms`. Errors name the field.
+    pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<QuickMatch, RuleError> {
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let line: QuickMatchLine = serde_path_to_error::deserialize(de).map_err(|e| {
+            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
+            crate::record::shape_error(&segments, &e.into_inner().to_string())
+        })?;
+        if line.game != GAME.id() {
+            return Err(RuleError::new(
+                "game",
+                "GM-5",
+                "a Quick Match is a mahjong-rivals record",
+            ));
+        }
+        if line.kind != KIND {
+            return Err(RuleError::new("kind", "GM-5", "not a Quick Match"));
+        }
+        crate::record::check_id("match_id", &line.match_id)?;
+        for (i, p) in line.players.iter().enumerate() {
+            crate::record::check_id(&format!("players[{i}].player_id"), &p.player_id)?;
+        }
+        if line.ended_at > now + chrono::Duration::milliseconds(max_skew_ms) {
+            return Err(RuleError::new("ended_at", "GM-5", "in the future"));
+        }
+        winner(&line.players)?;
+        Ok(QuickMatch {
+            match_id: line.match_id,
+            ended_at: line.ended_at,
+            players: line.players,
+        })
+    }
+}
+
 /// Plans a Quick Match at server clock `now`, given each player's Mahjong Rivals
 /// balance (points, in the players' order): the winner's points, ledger entry and
 /// the credits of MJ-20; with no winner, only the match's record (so a repeat is
@@ -90,6 +142,7 @@ pub const PLAYERS: std::ops::RangeInclusive<usize> = 2..=4;
 
 /// One player's end of a Quick Match, as the game server reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QuickMatchPlayer {
     pub player_id: String,
     /// The player cleared the board.
@@ -240,5 +293,35 @@ mod tests {
         };
         assert_eq!((s.result.winner, s.result.points), (None, 0));
         assert!(s.balances.is_empty() && s.ledger.is_empty() && s.credits.is_empty());
+    }
+
+    #[test]
+    fn gm_5_a_quick_match_record_is_checked_field_by_field() {
+        let now = DateTime::parse_from_rfc3339("2027-03-01T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let line = |players: &str, extra: &str| {
+            format!(
+                r#"{{"match_id":"qm-1","game":"mahjong-rivals","kind":"quick-match","ended_at":"2027-03-01T09:59:00Z","players":{players}{extra}}}"#
+            )
+        };
+        let two = r#"[{"player_id":"a","completed":true,"score":900},{"player_id":"b","completed":false,"score":0}]"#;
+        let m = QuickMatch::from_json(line(two, "").as_bytes(), now, 300_000).expect("valid");
+        assert_eq!(m.players.len(), 2);
+        let refused = |text: String| QuickMatch::from_json(text.as_bytes(), now, 300_000).unwrap_err();
+        assert_eq!(refused(line(two, r#","extra":1"#)).field, "record");
+        assert_eq!(
+            refused(line(r#"[{"player_id":"a","completed":true,"score":1}]"#, "")).field,
+            "players"
+        );
+        assert_eq!(
+            refused(line(r#"[{"player_id":"a","completed":true,"score":1},{"player_id":"b","completed":"no","score":1}]"#, "")).field,
+            "players[1].completed"
+        );
+        assert_eq!(refused(line(two, "").replace("09:59", "10:06")).field, "ended_at");
+        assert_eq!(
+            refused(line(two, "").replace("quick-match", "level")).field,
+            "kind"
+        );
     }
 }

@@ -1,0 +1,117 @@
+//! The records game servers send through the match queue, told apart by `game` and
+//! `kind`: a Seega match (no `kind`), a Mahjong Rivals Quick Match
+//! (`"kind": "quick-match"`). One entry point parses and settles any of them, for the
+//! score-match function and `podium replay`.
+
+use chrono::{DateTime, Utc};
+use podium_rules::error::RuleError;
+use podium_rules::mahjong::quick_match::{self, QuickMatch};
+use podium_rules::record::{MatchRecord, RecordPolicy};
+use podium_rules::seega::result::MatchStatus;
+use serde::Deserialize;
+
+use crate::error::ServiceError;
+use crate::score::{score_delivery, Scored};
+use crate::settle::Settled;
+
+/// One record from the queue.
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    Seega(MatchRecord),
+    QuickMatch(QuickMatch),
+}
+
+/// How settling a record ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// This call applied it (points moved, or nobody won).
+    Applied,
+    /// This call recorded a void Seega match (no points).
+    Void,
+    /// It was applied before with the same content.
+    Duplicate,
+}
+
+/// The fields that route a record.
+#[derive(Deserialize)]
+struct Route<'a> {
+    #[serde(borrow, default)]
+    game: Option<&'a str>,
+    #[serde(borrow, default)]
+    kind: Option<&'a str>,
+}
+
+impl Incoming {
+    /// Parses one record (GM-5); `now` and `policy` bound a Quick Match's instant.
+    /// A line without a top-level `kind` is a Seega match, parsed in one pass.
+    pub fn from_json(bytes: &[u8], now: DateTime<Utc>, policy: &RecordPolicy) -> Result<Incoming, RuleError> {
+        // Only a line that mentions "kind" pays for routing.
+        if bytes.windows(6).any(|w| w == b"\"kind\"") {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                if let Ok(Route {
+                    game,
+                    kind: Some(kind),
+                }) = serde_json::from_str::<Route>(text)
+                {
+                    return match (game, kind) {
+                        (Some("mahjong-rivals"), quick_match::KIND) => {
+                            QuickMatch::from_json(bytes, now, policy.max_clock_skew_ms)
+                                .map(Incoming::QuickMatch)
+                        }
+                        _ => Err(RuleError::new(
+                            "kind",
+                            "GM-5",
+                            "not a record kind this service scores",
+                        )),
+                    };
+                }
+            }
+        }
+        MatchRecord::from_json(bytes).map(Incoming::Seega)
+    }
+
+    /// The match id.
+    pub fn match_id(&self) -> &str {
+        match self {
+            Incoming::Seega(r) => &r.match_id,
+            Incoming::QuickMatch(m) => &m.match_id,
+        }
+    }
+
+    /// The keys that order its settlement against others' in
+    /// [`run_keyed`](crate::keyed::run_keyed): its match id and each player.
+    pub fn ordering_keys(&self) -> Vec<String> {
+        match self {
+            Incoming::Seega(r) => crate::score::ordering_keys(r),
+            Incoming::QuickMatch(m) => {
+                let mut keys = vec![format!("match\u{0}{}", m.match_id)];
+                keys.extend(m.players.iter().map(|p| format!("player\u{0}{}", p.player_id)));
+                keys
+            }
+        }
+    }
+}
+
+/// Validates and settles one record exactly once as delivery `delivery` at server
+/// clock `now`. Errors as [`score_delivery`]'s.
+pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
+    store: &S,
+    record: &Incoming,
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+    delivery: &str,
+) -> Result<Outcome, ServiceError> {
+    match record {
+        Incoming::Seega(r) => Ok(match score_delivery(store, r, now, policy, delivery).await? {
+            Scored::Applied(r) if r.status == MatchStatus::Void => Outcome::Void,
+            Scored::Applied(_) => Outcome::Applied,
+            Scored::Duplicate(_) => Outcome::Duplicate,
+        }),
+        Incoming::QuickMatch(m) => Ok(
+            match crate::mahjong::settle_quick_match(store, m, now, delivery).await? {
+                Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
+                Settled::Duplicate(_) => Outcome::Duplicate,
+            },
+        ),
+    }
+}
