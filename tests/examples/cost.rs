@@ -128,6 +128,30 @@ async fn main() {
     score_match(&store, &void, clock).await.expect("void");
     row("score a void match", before, &store);
 
+    // A Mahjong Quick Match (MJ-7, MJ-20): the winner's balance, ledger and 3 boards.
+    let quick = |id: &str| {
+        serde_json::json!({"match_id": id, "game": "mahjong-rivals", "kind": "quick-match",
+            "ended_at": now.to_rfc3339(), "players": [
+                {"player_id": "qm-a", "completed": true, "score": 900},
+                {"player_id": "qm-b", "completed": false, "score": 300}]})
+        .to_string()
+    };
+    let policy = podium_rules::record::RecordPolicy::default();
+    for (id, what) in [
+        ("qm-1", "Quick Match (winner's first points, 3 boards)"),
+        ("qm-1", "the same Quick Match again (duplicate)"),
+        ("qm-2", "Quick Match (winner already on the boards)"),
+    ] {
+        let record = podium_service::incoming::Incoming::from_json(quick(id).as_bytes(), clock, &policy)
+            .expect("a Quick Match");
+        let before = store.usage();
+        let delivery = format!("cost-{:016x}", rand::random::<u64>());
+        podium_service::incoming::settle_incoming(&store, &record, clock, &policy, &delivery)
+            .await
+            .expect("settled");
+        row(what, before, &store);
+    }
+
     // Live board (before the first snapshot); the tie group makes counts long.
     let page = measure(
         &store,
