@@ -86,7 +86,8 @@ enum Command {
         /// Distinct players.
         #[arg(long, default_value_t = 1_000)]
         players: usize,
-        /// Random seed: the same seed gives the same file.
+        /// Random seed: the same seed gives the same file; match ids carry it
+        /// (`sg-42-0000000`), so files of other seeds add new matches.
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },

@@ -31,7 +31,7 @@ pub fn generate(matches: usize, players: usize, seed: u64, out: &mut impl Write)
     let mut late: Vec<(usize, String)> = Vec::new();
     for i in 0..matches {
         let at = start + Duration::milliseconds(span_ms * i as i64 / matches.max(1) as i64);
-        let record = one_match(&mut rng, &skill, i, at);
+        let record = one_match(&mut rng, &skill, seed, i, at);
         let line = serde_json::to_string(&record).unwrap_or_default();
         writeln!(out, "{line}")?;
         let roll: f64 = rng.random_range(0.0..1.0);
@@ -61,7 +61,7 @@ pub fn generate(matches: usize, players: usize, seed: u64, out: &mut impl Write)
     Ok(())
 }
 
-fn one_match(rng: &mut StdRng, skill: &[f64], i: usize, ended: DateTime<Utc>) -> MatchRecord {
+fn one_match(rng: &mut StdRng, skill: &[f64], seed: u64, i: usize, ended: DateTime<Utc>) -> MatchRecord {
     let n = skill.len();
     let a = rng.random_range(0..n);
     let b = (a + rng.random_range(1..n)) % n;
@@ -134,7 +134,7 @@ fn one_match(rng: &mut StdRng, skill: &[f64], i: usize, ended: DateTime<Utc>) ->
         vec![l_rec, w_rec]
     };
     MatchRecord {
-        match_id: format!("sg-{i:07}"),
+        match_id: format!("sg-{seed}-{i:07}"),
         game: "seega".into(),
         started_at: started,
         ended_at: ended,
