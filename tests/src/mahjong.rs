@@ -1,11 +1,13 @@
-//! Mahjong Rivals records through the queue's entry point on both stores (MJ-7, MJ-8,
+//! Mahjong Rivals records through the queue's entry point on both stores (MJ-1 … MJ-8,
 //! MJ-20, MJ-21, GM-3): a Quick Match's winner is paid once, on the balance and the
 //! AMR, weekly and daily boards of the match's Bucharest date; a repeat changes
-//! nothing; other content under the same id is a conflict.
+//! nothing; other content under the same id is a conflict; level completions earn
+//! their bonuses by their place on the level's time ranking.
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
+use podium_rules::mahjong::completion;
 use podium_rules::record::RecordPolicy;
 use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::ServiceError;
@@ -129,12 +131,113 @@ pub async fn quick_match_without_a_winner_pays_nobody<S: Store + 'static>(store:
     }
 }
 
+fn completion(id: &str, player: &str, level: u32, time_ms: u64, at: &str, jokers: u32) -> Vec<u8> {
+    serde_json::json!({
+        "completion_id": id, "game": "mahjong-rivals", "kind": "level-completion",
+        "player_id": player, "level": level, "time_ms": time_ms, "completed_at": at,
+        "jokers_used": jokers,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+async fn balance<S: Store + ?Sized>(store: &S, player: &str) -> i64 {
+    store
+        .get_balance(Game::MahjongRivals, player)
+        .await
+        .expect("read")
+        .map_or(0, |b| b.points)
+}
+
+/// MJ-2 … MJ-5: a first completion placing 4th earns 15, a replay placing 1st +10
+/// more, then no time bonus ever again; a time equal to the fastest shares 1st; the
+/// account's own earlier best does not count against it; the level's time ranking
+/// holds each account's best time, fastest first (LB-1, LB-2).
+pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
+    let now = t("2027-03-01T12:00:00Z");
+    let at = "2027-03-01T11:00:00Z";
+    let mut n = 0;
+    let mut done = |player: &str, time_ms: u64| {
+        n += 1;
+        completion(&format!("c-{n}"), player, 420, time_ms, at, 0)
+    };
+    // Three others: 50 s, 60 s, 70 s (their first completions: 20, 15, 15).
+    for (p, time_ms, points) in [("o1", 50_000, 20), ("o2", 60_000, 15), ("o3", 70_000, 15)] {
+        settle(&store, &done(p, time_ms), now).await.expect("settled");
+        assert_eq!(balance(&store, p).await, points, "{p}");
+    }
+    // A's first completion places 4th: 10 + 5.
+    settle(&store, &done("a", 80_000), now).await.expect("settled");
+    assert_eq!(balance(&store, "a").await, 15);
+    // A replay equal to the fastest shares 1st: +10 (no second +10 for completion).
+    settle(&store, &done("a", 50_000), now).await.expect("settled");
+    assert_eq!(balance(&store, "a").await, 25);
+    // After the +10, nothing more on this level, however fast.
+    settle(&store, &done("a", 10_000), now).await.expect("settled");
+    assert_eq!(balance(&store, "a").await, 25);
+    // The ranking holds A's best time, first.
+    let top = store
+        .board_after(&completion::level_board(420), None, 2)
+        .await
+        .expect("ranking");
+    assert_eq!(top[0].player_id, "a");
+    assert_eq!(completion::time_of(top[0].value), 10_000);
+    // o1's replay at 40 s is slower than A's 10 s: 2nd place, and o1 had no +5 yet.
+    settle(&store, &done("o1", 40_000), now).await.expect("settled");
+    assert_eq!(
+        balance(&store, "o1").await,
+        20,
+        "o1 had the +10 already: no time bonus"
+    );
+    // o2's replay at 30 s: 2nd (A faster; o2's own 60 s does not count): +5 was given, so 0.
+    settle(&store, &done("o2", 30_000), now).await.expect("settled");
+    assert_eq!(balance(&store, "o2").await, 15);
+    // Every counted point is on the three boards (MJ-21).
+    assert_eq!(value(&store, "mahjong-amr", "all", "a").await, 25);
+    assert_eq!(value(&store, "mahjong-daily", "2027-03-01", "a").await, 25);
+}
+
+/// MJ-3: among eleven accounts the 11th-fastest completion gets no time bonus;
+/// MJ-1, MJ-6: a level outside 1 … 11,000 and Jokers not held are refused, naming
+/// the field, and write nothing.
+pub async fn the_eleventh_fastest_gets_no_time_bonus<S: Store + 'static>(store: S) {
+    let now = t("2027-03-01T12:00:00Z");
+    let at = "2027-03-01T11:00:00Z";
+    for i in 0..10u64 {
+        let line = completion(&format!("e-{i}"), &format!("p{i}"), 7, 10_000 + i * 1_000, at, 0);
+        settle(&store, &line, now).await.expect("settled");
+    }
+    settle(&store, &completion("e-10", "p10", 7, 30_000, at, 0), now)
+        .await
+        .expect("settled");
+    assert_eq!(
+        balance(&store, "p10").await,
+        10,
+        "11th: the first completion only"
+    );
+    assert_eq!(balance(&store, "p9").await, 15, "10th: +5");
+    for (line, field, rule) in [
+        (completion("e-x", "q", 0, 1_000, at, 0), "level", "MJ-1"),
+        (completion("e-y", "q", 11_001, 1_000, at, 0), "level", "MJ-1"),
+        (completion("e-z", "q", 7, 1_000, at, 3), "jokers_used", "MJ-6"),
+        (completion("e-w", "q", 7, 1_000, at, 1), "jokers_used", "MJ-6"),
+    ] {
+        match settle(&store, &line, now).await {
+            Err(ServiceError::Invalid(e)) => assert_eq!((e.field.as_str(), e.rule), (field, rule)),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(balance(&store, "q").await, 0, "refused completions wrote nothing");
+}
+
 #[macro_export]
 macro_rules! mahjong_tests {
     ($make:path) => {
         $crate::mahjong_tests!(@cases $make;
             quick_match_winner_paid_once_on_three_boards,
             quick_match_without_a_winner_pays_nobody,
+            level_completions_earn_by_place,
+            the_eleventh_fastest_gets_no_time_bonus,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -93,7 +93,7 @@ pub fn credits_for(
         .iter()
         .filter(|b| b.game == game && b.id != game.id() && b.counts_at(at, now))
         .map(|b| crate::settlement::BoardCredit {
-            board: b.id,
+            board: b.id.to_string(),
             period: b.period_at(at).id,
             player_id: player_id.to_string(),
             points,
@@ -203,7 +203,7 @@ mod tests {
         let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
         let at = t("2027-05-10T22:30:00Z"); // 2027-05-11 01:30 in Bucharest
         let c = credits_for(Game::MahjongRivals, "p", 20, at, at);
-        let got: Vec<_> = c.iter().map(|c| (c.board, c.period.as_str())).collect();
+        let got: Vec<_> = c.iter().map(|c| (c.board.as_str(), c.period.as_str())).collect();
         assert_eq!(
             got,
             [

@@ -45,7 +45,7 @@ pub struct BalanceChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardCredit {
     /// The board's id (LB-1), e.g. `mahjong-weekly`.
-    pub board: &'static str,
+    pub board: String,
     /// The period's id, e.g. `2026-W49`.
     pub period: String,
     pub player_id: String,

@@ -1,10 +1,11 @@
 //! The records game servers send through the match queue, told apart by `game` and
 //! `kind`: a Seega match (no `kind`), a Mahjong Rivals Quick Match
-//! (`"kind": "quick-match"`). One entry point parses and settles any of them, for the
+//! (`"kind": "quick-match"`) or level completion (`"kind": "level-completion"`). One entry point parses and settles any of them, for the
 //! score-match function and `podium replay`.
 
 use chrono::{DateTime, Utc};
 use podium_rules::error::RuleError;
+use podium_rules::mahjong::completion::{self, LevelCompletion};
 use podium_rules::mahjong::quick_match::{self, QuickMatch};
 use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_rules::seega::result::MatchStatus;
@@ -19,6 +20,7 @@ use crate::settle::Settled;
 pub enum Incoming {
     Seega(MatchRecord),
     QuickMatch(QuickMatch),
+    LevelCompletion(LevelCompletion),
 }
 
 /// How settling a record ended.
@@ -58,6 +60,10 @@ impl Incoming {
                             QuickMatch::from_json(bytes, now, policy.max_clock_skew_ms)
                                 .map(Incoming::QuickMatch)
                         }
+                        (Some("mahjong-rivals"), completion::KIND) => {
+                            LevelCompletion::from_json(bytes, now, policy.max_clock_skew_ms)
+                                .map(Incoming::LevelCompletion)
+                        }
                         _ => Err(RuleError::new(
                             "kind",
                             "GM-5",
@@ -75,6 +81,7 @@ impl Incoming {
         match self {
             Incoming::Seega(r) => &r.match_id,
             Incoming::QuickMatch(m) => &m.match_id,
+            Incoming::LevelCompletion(c) => &c.completion_id,
         }
     }
 
@@ -88,6 +95,13 @@ impl Incoming {
                 keys.extend(m.players.iter().map(|p| format!("player\u{0}{}", p.player_id)));
                 keys
             }
+            // Completions of one level order against each other: each one's place
+            // depends on the others' best times (MJ-3).
+            Incoming::LevelCompletion(c) => vec![
+                format!("match\u{0}{}", c.completion_id),
+                format!("player\u{0}{}", c.player_id),
+                format!("level\u{0}{}", c.level),
+            ],
         }
     }
 }
@@ -109,6 +123,12 @@ pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
         }),
         Incoming::QuickMatch(m) => Ok(
             match crate::mahjong::settle_quick_match(store, m, now, delivery).await? {
+                Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
+                Settled::Duplicate(_) => Outcome::Duplicate,
+            },
+        ),
+        Incoming::LevelCompletion(c) => Ok(
+            match crate::mahjong::settle_completion(store, c, now, delivery).await? {
                 Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
                 Settled::Duplicate(_) => Outcome::Duplicate,
             },

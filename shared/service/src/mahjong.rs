@@ -1,8 +1,12 @@
 //! Mahjong Rivals sources of points settled exactly once through the one commit path
-//! ([`crate::settle`]): a Quick Match (MJ-7, MJ-8), its winner's points credited to
-//! the AMR, weekly and daily boards in the same settlement (MJ-20, MJ-21).
+//! ([`crate::settle`]): a Quick Match (MJ-7, MJ-8) and a Single Player level
+//! completion (MJ-2 … MJ-6), their points credited to the AMR, weekly and daily
+//! boards in the same settlement (MJ-20, MJ-21).
 
 use chrono::{DateTime, Utc};
+use podium_rules::mahjong::completion::{self, CompletionResult, CompletionState, LevelCompletion};
+use podium_rules::mahjong::jokers::{Jokers, JOKERS_STATE};
+use podium_rules::mahjong::levels::{LevelState, PLACES_THAT_PAY};
 use podium_rules::mahjong::quick_match::{self, QuickMatch, QuickMatchResult};
 use podium_rules::settlement::Planned;
 use podium_store::{SettleStore, SourceKey};
@@ -67,4 +71,87 @@ pub async fn settle_quick_match<S: SettleStore + ?Sized>(
     delivery: &str,
 ) -> Result<Settled<QuickMatchResult>, ServiceError> {
     settle_as(store, &QuickMatchSource { m, now }, delivery).await
+}
+
+/// A level completion as a source of points, planned at the server clock `now`.
+struct CompletionSource<'a> {
+    c: &'a LevelCompletion,
+    now: DateTime<Utc>,
+}
+
+/// A state item's body, or its default when the account has none.
+fn state_or_default<T: serde::de::DeserializeOwned + Default>(
+    read: &ReadState,
+    player: &str,
+    name: &str,
+) -> Result<T, ServiceError> {
+    match read.state(player, name) {
+        None => Ok(T::default()),
+        Some(state) => serde_json::from_str(&state.body).map_err(|e| {
+            ServiceError::Store(podium_store::StoreError::corrupt(format!("{player}/{name}"), e))
+        }),
+    }
+}
+
+impl Source for CompletionSource<'_> {
+    type Result = CompletionResult;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(completion::KIND, self.c.completion_id.clone())
+    }
+
+    /// SHA-256 of the record's canonical JSON (its fields in declaration order).
+    fn content_hash(&self) -> String {
+        hex_sha256(&serde_json::to_string(self.c).unwrap_or_default())
+    }
+
+    fn reads(&self) -> Reads {
+        let player = self.c.player_id.clone();
+        Reads {
+            balances: vec![(completion::GAME, player.clone(), false)],
+            states: vec![
+                (player.clone(), completion::level_state_name(self.c.level)),
+                (player, JOKERS_STATE.to_string()),
+            ],
+            // The fastest 11: enough to know whether 0, 1–9 or 10+ others are faster,
+            // whatever the ranking's size (MJ-3).
+            tops: vec![(
+                completion::level_board(self.c.level),
+                PLACES_THAT_PAY as usize + 1,
+            )],
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<CompletionResult>, ServiceError> {
+        let player = &self.c.player_id;
+        let state = CompletionState {
+            level: state_or_default::<LevelState>(read, player, &completion::level_state_name(self.c.level))?,
+            jokers: state_or_default::<Jokers>(read, player, JOKERS_STATE)?,
+            balance: read.balance(completion::GAME, player).points,
+            faster_others: completion::faster_others(
+                read.top(&completion::level_board(self.c.level)),
+                player,
+                self.c.time_ms,
+            ),
+        };
+        Ok(completion::plan(self.c, &state, self.now)?)
+    }
+
+    fn id_field(&self) -> &'static str {
+        "completion_id"
+    }
+}
+
+/// Settles a parsed level completion exactly once as delivery `delivery` at server
+/// clock `now`. Errors: [`ServiceError::Invalid`] (MJ-6: Jokers not held),
+/// [`ServiceError::Conflict`] (same completion id, other content), and the transient
+/// [`ServiceError::Store`] / [`ServiceError::Contended`].
+pub async fn settle_completion<S: SettleStore + ?Sized>(
+    store: &S,
+    c: &LevelCompletion,
+    now: DateTime<Utc>,
+    delivery: &str,
+) -> Result<Settled<CompletionResult>, ServiceError> {
+    settle_as(store, &CompletionSource { c, now }, delivery).await
 }

@@ -73,7 +73,7 @@ impl Source for BoardCreditSource<'_> {
             .ok_or_else(|| ServiceError::NotFound(format!("board {}", self.target.board)))?;
         let mut s = Settlement::result_only(serde_json::json!({"period": self.target.period}));
         s.credits.push(BoardCredit {
-            board: board.id,
+            board: board.id.to_string(),
             period: self.target.period.clone(),
             player_id: self.player_id.to_string(),
             points: self.points,

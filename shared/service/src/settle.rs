@@ -22,6 +22,7 @@ use std::time::Duration;
 use chrono::Utc;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
+use podium_rules::leaderboard::Standing;
 use podium_rules::settlement::{Planned, Settlement};
 use podium_store::{
     Balance, BalanceWrite, Claim, ClaimWrite, Commit, CommitOutcome, EntryWrite, SettleStore, SourceKey,
@@ -52,6 +53,8 @@ pub struct Reads {
     pub claims: Vec<(String, Game, String, String)>,
     /// Other sources' records (the day's bonus a doubling doubles).
     pub sources: Vec<SourceKey>,
+    /// The first entries of boards: (board, how many) (a level's fastest times, MJ-3).
+    pub tops: Vec<(BoardRef, usize)>,
 }
 
 /// What was read.
@@ -61,6 +64,7 @@ pub struct ReadState {
     states: HashMap<(String, String), Option<State>>,
     claims: HashMap<(String, Game, String, String), Option<Claim>>,
     sources: HashMap<SourceKey, Option<StoredSource>>,
+    tops: HashMap<BoardRef, Vec<Standing>>,
 }
 
 impl ReadState {
@@ -84,6 +88,11 @@ impl ReadState {
         self.claims
             .get(&(player.to_string(), game, kind.to_string(), day.to_string()))
             .and_then(Option::as_ref)
+    }
+
+    /// The first entries read of `board`, best first (none if it was not read).
+    pub fn top(&self, board: &BoardRef) -> &[Standing] {
+        self.tops.get(board).map_or(&[], Vec::as_slice)
     }
 
     /// Another source's stored record, if it exists.
@@ -284,6 +293,10 @@ async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadS
         let s = store.get_source(key).await?;
         out.sources.insert(key.clone(), s);
     }
+    for (board, limit) in &reads.tops {
+        let top = store.board_top(board, *limit).await?;
+        out.tops.insert(board.clone(), top);
+    }
     Ok(out)
 }
 
@@ -328,7 +341,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
         .collect();
     let mut entries = Vec::with_capacity(s.credits.len());
     for c in &s.credits {
-        let board = BoardRef::new(c.board, c.period.clone());
+        let board = BoardRef::new(c.board.clone(), c.period.clone());
         let cur = store
             .get_entry(&board, &c.player_id)
             .await?

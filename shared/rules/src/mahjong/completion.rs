@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::jokers::{Jokers, JOKERS_STATE};
 use super::levels::{self, LevelState, Place};
+use crate::board::BoardRef;
 use crate::error::RuleError;
 use crate::game::Game;
 use crate::settlement::{balance_change, Planned, Settlement, StateChange};
@@ -21,6 +22,45 @@ pub const GAME: Game = Game::MahjongRivals;
 
 /// The ledger source of a completion's points.
 pub const SOURCE: &str = "level";
+
+/// The `kind` of a level completion record (with `game` `mahjong-rivals`).
+pub const KIND: &str = "level-completion";
+
+/// Completion times are under 24 hours (ms); a level's time ranking stores
+/// `TIME_CEILING_MS − best time`, so that higher values are faster (LB-2 ordering,
+/// reversed: faster first, equal times share a place, then who reached it first).
+pub const TIME_CEILING_MS: u64 = 86_400_000;
+
+/// The prefix of the per-level time ranking boards: `mahjong-level-420`.
+pub const LEVEL_BOARD_PREFIX: &str = "mahjong-level-";
+
+/// The time ranking of `level` (LB-1): one all-time board per level.
+pub fn level_board(level: u32) -> BoardRef {
+    BoardRef::all_time(format!("{LEVEL_BOARD_PREFIX}{level}"))
+}
+
+/// The value a best time of `time_ms` has on a level's time ranking.
+pub fn ranking_value(time_ms: u64) -> i64 {
+    i64::try_from(TIME_CEILING_MS.saturating_sub(time_ms)).unwrap_or(0)
+}
+
+/// The best time (ms) a value on a level's time ranking stands for.
+pub fn time_of(value: i64) -> u64 {
+    TIME_CEILING_MS.saturating_sub(u64::try_from(value).unwrap_or(0))
+}
+
+/// How many accounts other than `player_id` in `top` (a level ranking's first
+/// entries, best first) have a best time strictly faster than `time_ms`, capped at
+/// [`levels::PLACES_THAT_PAY`] (MJ-3). `top` must hold at least
+/// `PLACES_THAT_PAY + 1` entries when the ranking has that many.
+pub fn faster_others(top: &[crate::leaderboard::Standing], player_id: &str, time_ms: u64) -> u32 {
+    let value = ranking_value(time_ms);
+    let n = top
+        .iter()
+        .filter(|s| s.player_id != player_id && s.value > value)
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX).min(levels::PLACES_THAT_PAY)
+}
 
 /// The state item of an account's standing on `level`: its best time and bonuses.
 pub fn level_state_name(level: u32) -> String {
@@ -75,6 +115,64 @@ pub struct CompletionResult {
     pub balance_after: i64,
 }
 
+/// A level completion record line, as the game server sends it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompletionLine {
+    completion_id: String,
+    game: String,
+    kind: String,
+    player_id: String,
+    level: u32,
+    time_ms: u64,
+    completed_at: DateTime<Utc>,
+    jokers_used: u32,
+}
+
+impl LevelCompletion {
+    /// Parses and checks one level completion record (GM-5): `game`
+    /// `mahjong-rivals`, `kind` `level-completion`, ids, the fields of [`validate`],
+    /// `completed_at` not after `now` + `max_skew_ms`. Errors name the field.
+    pub fn from_json(
+        bytes: &[u8],
+        now: DateTime<Utc>,
+        max_skew_ms: i64,
+    ) -> Result<LevelCompletion, RuleError> {
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let line: CompletionLine = serde_path_to_error::deserialize(de).map_err(|e| {
+            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
+            crate::record::shape_error(&segments, &e.into_inner().to_string())
+        })?;
+        if line.game != GAME.id() {
+            return Err(RuleError::new(
+                "game",
+                "GM-5",
+                "a level completion is a mahjong-rivals record",
+            ));
+        }
+        if line.kind != KIND {
+            return Err(RuleError::new("kind", "GM-5", "not a level completion"));
+        }
+        crate::record::check_id("completion_id", &line.completion_id)?;
+        crate::record::check_id("player_id", &line.player_id)?;
+        if line.completed_at > now + chrono::Duration::milliseconds(max_skew_ms) {
+            return Err(RuleError::new("completed_at", "GM-5", "in the future"));
+        }
+        let c = LevelCompletion {
+            completion_id: line.completion_id,
+            player_id: line.player_id,
+            level: line.level,
+            time_ms: line.time_ms,
+            at: line.completed_at,
+            jokers_used: line.jokers_used,
+        };
+        validate(&c)?;
+        Ok(c)
+    }
+}
+
 /// Checks a completion's own fields (GM-5): the level (MJ-1), a positive time, at
 /// most 2 Jokers (MJ-6), non-empty ids.
 pub fn validate(c: &LevelCompletion) -> Result<(), RuleError> {
@@ -85,8 +183,12 @@ pub fn validate(c: &LevelCompletion) -> Result<(), RuleError> {
         return Err(RuleError::new("player_id", "GM-5", "an account id is required"));
     }
     levels::check_level("level", c.level)?;
-    if c.time_ms == 0 {
-        return Err(RuleError::new("time_ms", "MJ-3", "a completion takes some time"));
+    if c.time_ms == 0 || c.time_ms >= TIME_CEILING_MS {
+        return Err(RuleError::new(
+            "time_ms",
+            "MJ-3",
+            "a completion takes more than 0 ms and less than 24 hours",
+        ));
     }
     Jokers { count: u32::MAX }.spend("jokers_used", c.jokers_used)?;
     Ok(())
@@ -123,6 +225,18 @@ pub fn plan(
         settlement.balances.push(change);
         settlement.ledger.push(entry);
         settlement.credits = crate::board::credits_for(GAME, &c.player_id, points, c.at, now);
+    }
+    if let Some(best) = earned.after.best_ms.filter(|b| Some(*b) != state.level.best_ms) {
+        // The account's best time moved: its entry on the level's ranking moves by
+        // the difference (the first completion enters it).
+        let points = ranking_value(best) - state.level.best_ms.map_or(0, ranking_value);
+        settlement.credits.push(crate::settlement::BoardCredit {
+            board: level_board(c.level).board,
+            period: level_board(c.level).period,
+            player_id: c.player_id.clone(),
+            points,
+            at: c.at,
+        });
     }
     if earned.after != state.level {
         settlement.states.push(StateChange {
@@ -193,9 +307,19 @@ mod tests {
         assert_eq!(s.result.balance_after, 20);
         assert_eq!(s.ledger.len(), 1);
         assert_eq!(s.ledger[0].applied, 20);
-        let boards: Vec<&str> = s.credits.iter().map(|c| c.board).collect();
-        assert_eq!(boards.len(), 3, "{boards:?}");
-        assert!(s.credits.iter().all(|c| c.points == 20));
+        let boards: Vec<&str> = s.credits.iter().map(|c| c.board.as_str()).collect();
+        assert_eq!(boards.len(), 4, "{boards:?}");
+        let ranking = s
+            .credits
+            .iter()
+            .find(|c| c.board == "mahjong-level-7")
+            .expect("ranking");
+        assert_eq!(time_of(ranking.points), 61_000, "enters the level's time ranking");
+        assert!(s
+            .credits
+            .iter()
+            .filter(|c| c.board != "mahjong-level-7")
+            .all(|c| c.points == 20));
         assert_eq!(s.states.len(), 1, "the level state, no Jokers spent");
     }
 
@@ -272,8 +396,67 @@ mod tests {
             &state,
             t("2027-03-01T10:00:01Z"),
         ));
-        assert!(s.balances.is_empty() && s.ledger.is_empty() && s.credits.is_empty());
+        assert!(s.balances.is_empty() && s.ledger.is_empty());
+        // Only the time ranking moves, by the 5 s gained.
+        assert_eq!(s.credits.len(), 1);
+        assert_eq!(
+            (s.credits[0].board.as_str(), s.credits[0].points),
+            ("mahjong-level-7", 5_000)
+        );
         assert_eq!(s.result.best_ms, 45_000);
         assert_eq!(s.result.balance_after, 40);
+    }
+
+    #[test]
+    fn mj_3_faster_others_counts_strictly_faster_other_accounts_up_to_ten() {
+        use crate::leaderboard::Standing;
+        let top: Vec<Standing> = [("me", 40_000), ("b", 50_000), ("c", 60_000), ("d", 60_000)]
+            .iter()
+            .map(|(p, t)| Standing {
+                player_id: p.to_string(),
+                value: ranking_value(*t),
+                reached_at_ms: 0,
+            })
+            .collect();
+        assert_eq!(
+            faster_others(&top, "me", 50_000),
+            0,
+            "equal shares 1st; own best not counted"
+        );
+        assert_eq!(faster_others(&top, "me", 55_000), 1);
+        assert_eq!(
+            faster_others(&top, "x", 45_000),
+            1,
+            "another account's 40 s counts"
+        );
+        let many: Vec<Standing> = (0..20)
+            .map(|i| Standing {
+                player_id: format!("p{i}"),
+                value: ranking_value(1_000 + i),
+                reached_at_ms: 0,
+            })
+            .collect();
+        assert_eq!(faster_others(&many, "me", 99_000), 10);
+    }
+
+    #[test]
+    fn gm_5_a_completion_record_is_checked_field_by_field() {
+        let now = t("2027-03-01T10:00:00Z");
+        let line = r#"{"completion_id":"c-1","game":"mahjong-rivals","kind":"level-completion","player_id":"a","level":420,"time_ms":61000,"completed_at":"2027-03-01T09:59:00Z","jokers_used":1}"#;
+        let c = LevelCompletion::from_json(line.as_bytes(), now, 300_000).expect("valid");
+        assert_eq!((c.level, c.time_ms, c.jokers_used), (420, 61_000, 1));
+        let refused = |text: String| LevelCompletion::from_json(text.as_bytes(), now, 300_000).unwrap_err();
+        assert_eq!(refused(line.replace("420", "0")).field, "level");
+        assert_eq!(refused(line.replace("420", "11001")).rule, "MJ-1");
+        assert_eq!(
+            refused(line.replace(r#""jokers_used":1"#, r#""jokers_used":3"#)).field,
+            "jokers_used"
+        );
+        assert_eq!(refused(line.replace("61000", "0")).field, "time_ms");
+        assert_eq!(refused(line.replace("09:59", "10:06")).field, "completed_at");
+        assert_eq!(
+            refused(line.replace(r#","jokers_used":1"#, "")).field,
+            "jokers_used"
+        );
     }
 }

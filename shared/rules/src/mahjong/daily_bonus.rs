@@ -207,7 +207,11 @@ mod tests {
         };
         assert_eq!(s.result.day.to_string(), "2027-05-11");
         assert_eq!(s.result.next_claim_at, t("2027-05-11T21:00:00Z"));
-        let periods: Vec<_> = s.credits.iter().map(|c| (c.board, c.period.as_str())).collect();
+        let periods: Vec<_> = s
+            .credits
+            .iter()
+            .map(|c| (c.board.as_str(), c.period.as_str()))
+            .collect();
         assert_eq!(
             periods,
             [
