@@ -137,6 +137,49 @@ async fn main() {
         .to_string()
     };
     let policy = podium_rules::record::RecordPolicy::default();
+    // Level completions (MJ-2 … MJ-5): the place is read from the level ranking's
+    // fastest 11 only, so it costs the same at 10 and at 1,000 accounts.
+    let completion = |id: &str, player: &str, level: u32, time_ms: u64| {
+        let line = serde_json::json!({"completion_id": id, "game": "mahjong-rivals",
+            "kind": "level-completion", "player_id": player, "level": level,
+            "time_ms": time_ms, "completed_at": now.to_rfc3339(), "jokers_used": 0})
+        .to_string();
+        podium_service::incoming::Incoming::from_json(line.as_bytes(), clock, &policy).expect("a completion")
+    };
+    for (level, accounts) in [(1u32, 10u64), (2, 1_000)] {
+        for i in 0..accounts {
+            let c = completion(
+                &format!("seed-{level}-{i}"),
+                &format!("lv-{i}"),
+                level,
+                60_000 + i,
+            );
+            let delivery = format!("seed-{level}-{i}");
+            podium_service::incoming::settle_incoming(&store, &c, clock, &policy, &delivery)
+                .await
+                .expect("seeded");
+        }
+        let steps = [
+            ("first", 90_000, "first completion placing below 10th"),
+            ("replay-5", 60_005, "replay placing 2nd-10th (+5)"),
+            ("replay-10", 1_000, "replay placing 1st (+10)"),
+            ("replay-0", 900, "replay after the +10 (best time only)"),
+        ];
+        for (step, time_ms, what) in steps {
+            let c = completion(&format!("cost-{level}-{step}"), "lv-me", level, time_ms);
+            let before = store.usage();
+            let delivery = format!("cost-{level}-{step}");
+            podium_service::incoming::settle_incoming(&store, &c, clock, &policy, &delivery)
+                .await
+                .expect("settled");
+            row(
+                &format!("level completion, {accounts} accounts on the level: {what}"),
+                before,
+                &store,
+            );
+        }
+    }
+
     for (id, what) in [
         ("qm-1", "Quick Match (winner's first points, 3 boards)"),
         ("qm-1", "the same Quick Match again (duplicate)"),
