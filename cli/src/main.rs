@@ -22,6 +22,13 @@ struct Cli {
     command: Command,
 }
 
+/// The games `podium generate` writes records for.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum GenerateGame {
+    Seega,
+    Mahjong,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Serve every HTTP route on 127.0.0.1 (development identity stand-in, see README).
@@ -78,8 +85,12 @@ enum Command {
         #[arg(long)]
         timestamp_ms: Option<i64>,
     },
-    /// Write realistic Seega match records (JSON lines) to stdout.
+    /// Write realistic match records (JSON lines) to stdout: Seega matches, or Mahjong
+    /// Rivals level completions and Quick Matches.
     Generate {
+        /// Which game's records.
+        #[arg(long, value_enum, default_value_t = GenerateGame::Seega)]
+        game: GenerateGame,
         /// Matches to generate (before duplicates, retries and malformed records are added).
         #[arg(long, default_value_t = 10_000)]
         matches: usize,
@@ -188,14 +199,19 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::Generate {
+            game,
             matches,
             players,
             seed,
-        } => Ok(podium_service::generate::generate(
-            matches,
-            players,
-            seed,
-            &mut std::io::stdout().lock(),
-        )?),
+        } => {
+            let out = &mut std::io::stdout().lock();
+            match game {
+                GenerateGame::Seega => podium_service::generate::generate(matches, players, seed, out)?,
+                GenerateGame::Mahjong => {
+                    podium_service::generate_mahjong::generate(matches, players, seed, out)?
+                }
+            }
+            Ok(())
+        }
     }
 }

@@ -207,13 +207,31 @@ fn score_refuses_with_field_and_rule() {
     );
 }
 
-/// The walk-through: generate, replay twice (the second replay changes nothing).
+/// The walk-through: generate, replay twice (the second replay changes nothing), for
+/// Seega matches and for Mahjong Rivals completions and Quick Matches (GM-3).
 #[test]
 fn generate_then_replay_is_exactly_once() {
-    let dir = data_dir("replay");
+    for game in ["seega", "mahjong"] {
+        generate_then_replay_once(game);
+    }
+}
+
+/// [`generate_then_replay_is_exactly_once`] for one game's generated records.
+fn generate_then_replay_once(game: &str) {
+    let dir = data_dir(&format!("replay-{game}"));
     let out = podium(
         &dir,
-        &["generate", "--matches", "300", "--players", "40", "--seed", "7"],
+        &[
+            "generate",
+            "--game",
+            game,
+            "--matches",
+            "300",
+            "--players",
+            "40",
+            "--seed",
+            "7",
+        ],
         b"",
     );
     assert!(out.status.success());

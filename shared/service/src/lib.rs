@@ -8,6 +8,7 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod generate;
+pub mod generate_mahjong;
 pub mod incoming;
 pub mod keyed;
 pub mod mahjong;

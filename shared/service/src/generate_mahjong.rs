@@ -1,0 +1,95 @@
+//! `podium generate --game mahjong`: realistic Mahjong Rivals records, as JSON lines.
+//!
+//! Accounts have a hidden skill: stronger ones finish levels faster and win Quick
+//! Matches more often. Records run over the days before 2026-11-30. Mixed in:
+//! - ~70 % level completions (MJ-2 … MJ-5) on levels 1 … 60, so that many accounts
+//!   share a level and compete for its 10 paying places, with replays for a better
+//!   time; ~1 % report a Joker the account does not hold (refused, MJ-6);
+//! - ~30 % Quick Matches of 2 to 4 accounts (MJ-7), some without a winner (ties, all
+//!   zero: MJ-8);
+//! - ~3 % duplicate deliveries, ~0.5 % malformed records (GM-5), a few conflicting
+//!   re-uses of an id (GM-3).
+
+use std::io::Write;
+
+use chrono::{Duration, TimeZone, Utc};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+/// Writes `records` records among `players` accounts (plus duplicates, conflicts and
+/// malformed lines) to `out`; ids carry `seed`.
+pub fn generate(records: usize, players: usize, seed: u64, out: &mut impl Write) -> std::io::Result<()> {
+    let players = players.max(4);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let skill: Vec<f64> = (0..players).map(|_| rng.random_range(0.0..1.0)).collect();
+    let start = Utc
+        .with_ymd_and_hms(2026, 11, 1, 0, 0, 0)
+        .single()
+        .unwrap_or_default();
+    let span_ms = 28 * 24 * 3600 * 1000i64;
+    for i in 0..records {
+        let at = start + Duration::milliseconds(span_ms * i as i64 / records.max(1) as i64);
+        let at = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let mut record = if rng.random_range(0.0..1.0) < 0.7 {
+            let p = rng.random_range(0..players);
+            let level = rng.random_range(1..=60u32);
+            // 30 s for the best, up to 5 minutes for the weakest, with some luck.
+            let time_ms = (30_000.0 + 270_000.0 * (1.0 - skill[p]) * rng.random_range(0.6..1.4)) as u64;
+            let jokers = u32::from(rng.random_range(0.0..1.0) < 0.01);
+            json!({"completion_id": format!("lc-{seed}-{i:07}"), "game": "mahjong-rivals",
+                "kind": "level-completion", "player_id": player_id(p), "level": level,
+                "time_ms": time_ms, "completed_at": at, "jokers_used": jokers})
+        } else {
+            let n = rng.random_range(2..=4usize);
+            let mut seats: Vec<usize> = Vec::with_capacity(n);
+            while seats.len() < n {
+                let p = rng.random_range(0..players);
+                if !seats.contains(&p) {
+                    seats.push(p);
+                }
+            }
+            let all_zero = rng.random_range(0.0..1.0) < 0.02;
+            let seats: Vec<Value> = seats
+                .iter()
+                .map(|&p| {
+                    let completed = !all_zero && rng.random_range(0.0..1.0) < 0.2 + 0.6 * skill[p];
+                    let score = if all_zero {
+                        0
+                    } else {
+                        (rng.random_range(0..20) * 100) as i64
+                    };
+                    json!({"player_id": player_id(p), "completed": completed, "score": score})
+                })
+                .collect();
+            json!({"match_id": format!("qm-{seed}-{i:07}"), "game": "mahjong-rivals",
+                "kind": "quick-match", "ended_at": at, "players": seats})
+        };
+        writeln!(out, "{record}")?;
+        let roll: f64 = rng.random_range(0.0..1.0);
+        if roll < 0.03 {
+            writeln!(out, "{record}")?;
+        } else if roll < 0.035 {
+            if let Some(o) = record.as_object_mut() {
+                o.remove(if o.contains_key("level") {
+                    "level"
+                } else {
+                    "players"
+                });
+            }
+            writeln!(out, "{record}")?;
+        } else if roll < 0.037 {
+            if let Some(t) = record.get("time_ms").and_then(Value::as_u64) {
+                record["time_ms"] = json!(t + 1);
+            } else {
+                record["ended_at"] = json!("2026-11-01T00:00:00Z");
+            }
+            writeln!(out, "{record}")?;
+        }
+    }
+    Ok(())
+}
+
+fn player_id(i: usize) -> String {
+    format!("m-{i:05}")
+}
