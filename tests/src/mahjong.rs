@@ -9,6 +9,7 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::mahjong::completion;
 use podium_rules::record::RecordPolicy;
+use podium_service::api::{self, ApiContext, ApiRequest};
 use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::ServiceError;
 use podium_store::Store;
@@ -195,6 +196,65 @@ pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
     // Every counted point is on the three boards (MJ-21).
     assert_eq!(value(&store, "mahjong-amr", "all", "a").await, 25);
     assert_eq!(value(&store, "mahjong-daily", "2027-03-01", "a").await, 25);
+    // The level's time ranking over HTTP: fastest first, times shown, the caller's place.
+    let ctx = ApiContext::new(crate::contract::cursor_key());
+    let get = |path: &str, query: &[(&str, &str)]| ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        player: Some("o3".into()),
+        raw_query: None,
+    };
+    let page = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/mahjong-level-420", &[("limit", "5")]),
+        now,
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let entries = page.body["entries"].as_array().expect("entries").clone();
+    let shown: Vec<(&str, &str, u64)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or(""),
+                e["value_shown"].as_str().unwrap_or(""),
+                e["rank"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("a", "0:10.000", 1),
+            ("o2", "0:30.000", 2),
+            ("o1", "0:40.000", 3),
+            ("o3", "1:10.000", 4)
+        ]
+    );
+    let me = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/mahjong-level-420/me", &[("neighbours", "1")]),
+        now,
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["me"]["rank"], 4, "{}", me.body);
+    for missing in ["mahjong-level-0", "mahjong-level-11001", "mahjong-level-0420"] {
+        let r = api::handle(
+            &store,
+            &ctx,
+            &get(&format!("/v1/leaderboards/{missing}"), &[]),
+            now,
+        )
+        .await;
+        assert_eq!(r.status, 404, "{missing}");
+    }
 }
 
 /// MJ-3: among eleven accounts the 11th-fastest completion gets no time bonus;

@@ -102,9 +102,32 @@ pub fn credits_for(
         .collect()
 }
 
-/// The board named `id`, if podium serves it.
+/// The family of Mahjong Rivals level time rankings (MJ-3): one all-time board per
+/// level, `mahjong-level-1` … `mahjong-level-11000`, fastest first. Not in
+/// [`BOARDS`]: no job walks 11,000 boards; they are read live.
+pub const MAHJONG_LEVEL: BoardDef = BoardDef {
+    id: "mahjong-level",
+    game: Game::MahjongRivals,
+    period: PeriodKind::AllTime,
+    zone: Tz::Europe__Bucharest,
+    window_days: None,
+};
+
+/// The board named `id`, if podium serves it: one of [`BOARDS`], or a level's time
+/// ranking (`mahjong-level-420`: [`MAHJONG_LEVEL`]).
 pub fn board_def(id: &str) -> Option<&'static BoardDef> {
-    BOARDS.iter().find(|b| b.id == id)
+    BOARDS.iter().find(|b| b.id == id).or_else(|| {
+        let n = id.strip_prefix("mahjong-level-")?;
+        let level: u32 = n.parse().ok()?;
+        (n == level.to_string() && crate::mahjong::levels::check_level("board", level).is_ok())
+            .then_some(&MAHJONG_LEVEL)
+    })
+}
+
+/// Whether `board` is a level's time ranking, whose values are
+/// [`crate::mahjong::completion::ranking_value`]s of best times.
+pub fn is_level_ranking(board: &str) -> bool {
+    board_def(board).is_some_and(|d| d.id == MAHJONG_LEVEL.id)
 }
 
 impl BoardDef {
@@ -224,5 +247,24 @@ mod tests {
         );
         assert!(board_def("chess").is_none());
         assert_eq!(BoardRef::all_time("seega").key(), "seega@all");
+    }
+
+    /// MJ-1, MJ-3: every level has its time ranking; nothing else answers to the prefix.
+    #[test]
+    fn level_rankings_are_boards() {
+        for id in ["mahjong-level-1", "mahjong-level-420", "mahjong-level-11000"] {
+            assert_eq!(board_def(id).map(|d| d.id), Some("mahjong-level"), "{id}");
+            assert!(is_level_ranking(id));
+        }
+        for id in [
+            "mahjong-level-0",
+            "mahjong-level-11001",
+            "mahjong-level-042",
+            "mahjong-level-",
+            "mahjong-level-x",
+        ] {
+            assert!(board_def(id).is_none(), "{id}");
+        }
+        assert!(!is_level_ranking("mahjong-weekly"));
     }
 }

@@ -124,3 +124,26 @@ mod tests {
         }
     }
 }
+
+/// A duration in milliseconds as shown on a level's time ranking: `m:ss.mmm`
+/// (`1:01.000`; hours, when any, as `h:mm:ss.mmm`).
+pub fn format_time_ms(ms: u64) -> String {
+    let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1_000 % 60, ms % 1_000);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}.{milli:03}")
+    } else {
+        format!("{m}:{s:02}.{milli:03}")
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::format_time_ms;
+
+    #[test]
+    fn times_show_as_minutes_seconds_and_milliseconds() {
+        assert_eq!(format_time_ms(61_000), "1:01.000");
+        assert_eq!(format_time_ms(999), "0:00.999");
+        assert_eq!(format_time_ms(3_723_004), "1:02:03.004");
+    }
+}

@@ -369,7 +369,8 @@ fn board_in_period(
         })?,
         None => def.period_at(now),
     };
-    Ok((def.in_period(&period), def.clock(&period, now)))
+    // The requested name: a family's board (a level's time ranking) is named by it.
+    Ok((BoardRef::new(board, period.id.clone()), def.clock(&period, now)))
 }
 
 /// A board response with its LB-6 period clock as `period`.

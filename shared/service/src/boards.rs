@@ -33,9 +33,9 @@ pub struct Entry {
     /// LB-2 rank: 1 + the number of players with a strictly higher value.
     pub rank: u64,
     pub player_id: String,
-    /// Points.
+    /// Points; on a level's time ranking, the best time in milliseconds.
     pub value: i64,
-    /// `value` as shown (DISP-1 … DISP-3).
+    /// `value` as shown (DISP-1 … DISP-3; a time as `m:ss.mmm`).
     pub value_shown: String,
     /// SG-12 rank id and badge (the Seega board only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,11 +113,21 @@ fn is_seega(board: &BoardRef) -> bool {
 
 pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
     let seega = is_seega(board).then(|| rank_for(s.value));
+    // A level's time ranking shows the best time (ms), fastest first (MJ-3).
+    let (value, value_shown) = if podium_rules::board::is_level_ranking(&board.board) {
+        let ms = podium_rules::mahjong::completion::time_of(s.value);
+        (
+            i64::try_from(ms).unwrap_or(i64::MAX),
+            podium_rules::display::format_time_ms(ms),
+        )
+    } else {
+        (s.value, format_points(s.value))
+    };
     Entry {
         rank,
-        value_shown: format_points(s.value),
+        value_shown,
         player_id: s.player_id,
-        value: s.value,
+        value,
         rank_id: seega.map(|r| r.id),
         badge: seega.map(|r| r.badge),
     }
