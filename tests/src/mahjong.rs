@@ -93,6 +93,44 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + 'static>(st
         .await
         .expect("ledger");
     assert_eq!(ledger.len(), 1, "one ledger entry (GM-4)");
+    // The caller's Mahjong profile: points, Jokers, and 1st place on each board now.
+    let ctx = ApiContext::new(crate::contract::cursor_key());
+    for (player, points, rank) in [("ana", 20, Some(1)), ("bo", 0, None)] {
+        let req = ApiRequest {
+            method: "GET".into(),
+            path: "/v1/me/mahjong-rivals".into(),
+            query: Default::default(),
+            player: Some(player.into()),
+            raw_query: None,
+        };
+        let profile = api::handle(&store, &ctx, &req, now).await;
+        assert_eq!(profile.status, 200, "{}", profile.body);
+        assert_eq!(profile.body["points"], points, "{}", profile.body);
+        assert_eq!(profile.body["jokers"], 0);
+        let boards = profile.body["boards"].as_array().expect("boards").clone();
+        let periods: Vec<(&str, &str)> = boards
+            .iter()
+            .map(|b| {
+                (
+                    b["board"].as_str().unwrap_or(""),
+                    b["period"].as_str().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            periods,
+            [
+                ("mahjong-amr", "all"),
+                ("mahjong-weekly", "2027-W29"),
+                ("mahjong-daily", "2027-07-19")
+            ]
+        );
+        assert!(
+            boards.iter().all(|b| b["rank"].as_u64() == rank),
+            "{}",
+            profile.body
+        );
+    }
 }
 
 /// MJ-7, MJ-8: tied first places and an all-zero match pay nobody, but are recorded

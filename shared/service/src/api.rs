@@ -7,6 +7,7 @@
 //! | `GET /v1/leaderboards/{board}?limit=1..100&cursor=C` | a [`Page`](crate::boards::Page) (LB-3) |
 //! | `GET /v1/leaderboards/{board}/me?neighbours=0..25` | [`AroundMe`](crate::boards::AroundMe) (LB-4) |
 //! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
+//! | `GET /v1/me/mahjong-rivals` | the caller's Mahjong Rivals [`MahjongProfile`](crate::rewards::MahjongProfile): points, Jokers, place on each board (MJ-6, MJ-20) |
 //! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::seega::result::MatchResult) |
 //! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::rewards::BonusAnswer) (MJ-18) |
 //! | `GET /v1/ad-callbacks/admob?…` | an AdMob SSV callback (no JWT: its signature authenticates it), [`AdAnswer`](crate::rewards::AdAnswer) (SG-10, MJ-19) |
@@ -219,6 +220,7 @@ enum Route<'a> {
     Board(&'a str),
     BoardMe(&'a str),
     Me,
+    MahjongMe,
     MyMatch(&'a str),
     DailyBonus,
     AdmobCallback,
@@ -239,6 +241,7 @@ fn route_of<'a>(segments: &[&'a str]) -> Option<Route<'a>> {
         ["v1", "leaderboards", board] => Route::Board(board),
         ["v1", "leaderboards", board, "me"] => Route::BoardMe(board),
         ["v1", "me"] => Route::Me,
+        ["v1", "me", "mahjong-rivals"] => Route::MahjongMe,
         ["v1", "me", "matches", id] => Route::MyMatch(id),
         ["v1", "games", "mahjong", "daily-bonus"] => Route::DailyBonus,
         ["v1", "ad-callbacks", "admob"] => Route::AdmobCallback,
@@ -349,6 +352,29 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
             })
         }
         Route::Me => json(&boards::profile(store, Game::Seega, caller()?).await?),
+        Route::MahjongMe => {
+            let player = caller()?;
+            let mut places = Vec::new();
+            for def in podium_rules::board::BOARDS
+                .iter()
+                .filter(|b| b.game == Game::MahjongRivals)
+            {
+                let board = def.in_period(&def.period_at(now));
+                let me = match snapshot_reads::around_me(store, &ctx.cache, &board, player, 0, now).await {
+                    Ok(Some(me)) => Some(me),
+                    Ok(None) | Err(ServiceError::NotFound(_)) => {
+                        match boards::around_me(store, &board, player, 0, now).await {
+                            Ok(me) => Some(me),
+                            Err(ServiceError::NotFound(_)) => None,
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    Err(e) => return Err(e),
+                };
+                places.push(boards::BoardPlace::new(&board, me.map(|m| m.me)));
+            }
+            json(&rewards::mahjong_profile(store, player, places).await?)
+        }
         Route::MyMatch(id) => json(&boards::match_result(store, caller()?, id).await?),
         Route::DailyBonus => json(&rewards::claim_daily_bonus(store, caller()?, now).await?),
     })

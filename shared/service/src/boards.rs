@@ -265,6 +265,31 @@ async fn futures_join<A, B, C, D>(
     Ok((a?, b?, c?, d?))
 }
 
+/// The caller's place on one board in its current period: absent when they have no
+/// entry there yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoardPlace {
+    pub board: String,
+    pub period: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    pub value: i64,
+    pub value_shown: String,
+}
+
+impl BoardPlace {
+    /// The place of the caller's entry `me` (if any) on `board`.
+    pub fn new(board: &BoardRef, me: Option<Entry>) -> Self {
+        BoardPlace {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            rank: me.as_ref().map(|e| e.rank),
+            value: me.as_ref().map_or(0, |e| e.value),
+            value_shown: me.map_or_else(|| format_points(0), |e| e.value_shown),
+        }
+    }
+}
+
 /// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read.
 pub async fn profile<S: BoardStore + ?Sized>(
     store: &S,

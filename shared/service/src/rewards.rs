@@ -308,3 +308,44 @@ pub async fn claim_daily_bonus<S: SettleStore + ?Sized>(
         claimed_now,
     })
 }
+
+/// The caller's Mahjong Rivals profile (`GET /v1/me/mahjong-rivals`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MahjongProfile {
+    pub player_id: String,
+    /// Mahjong Rivals account points (MJ-21).
+    pub points: i64,
+    pub points_shown: String,
+    /// Jokers held (MJ-6).
+    pub jokers: u32,
+    /// Their place on `mahjong-amr`, `mahjong-weekly` and `mahjong-daily` now (MJ-20).
+    pub boards: Vec<crate::boards::BoardPlace>,
+}
+
+/// The caller's Mahjong Rivals points, Jokers and `places` (2 reads besides them).
+pub async fn mahjong_profile<S: SettleStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    places: Vec<crate::boards::BoardPlace>,
+) -> Result<MahjongProfile, ServiceError> {
+    let points = store
+        .get_balances(daily_bonus::GAME, &[player_id])
+        .await?
+        .first()
+        .map_or(0, |b| b.points);
+    let jokers = match store.get_state(player_id, daily_bonus::JOKERS_STATE).await? {
+        None => 0,
+        Some(state) => {
+            serde_json::from_str::<Jokers>(&state.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player_id, e)))?
+                .count
+        }
+    };
+    Ok(MahjongProfile {
+        player_id: player_id.to_string(),
+        points,
+        points_shown: podium_rules::display::format_points(points),
+        jokers,
+        boards: places,
+    })
+}
