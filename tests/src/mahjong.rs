@@ -234,6 +234,15 @@ pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
     // Every counted point is on the three boards (MJ-21).
     assert_eq!(value(&store, "mahjong-amr", "all", "a").await, 25);
     assert_eq!(value(&store, "mahjong-daily", "2027-03-01", "a").await, 25);
+    // The level's fastest times, read strongly consistent by every completion (MJ-3).
+    let fastest = store
+        .get_state(&completion::fastest_owner(420), completion::FASTEST_STATE)
+        .await
+        .expect("read")
+        .expect("kept");
+    let fastest: completion::Fastest = serde_json::from_str(&fastest.body).expect("fastest");
+    assert_eq!(fastest.times[0], ("a".to_string(), 10_000));
+    assert_eq!(fastest.times.len(), 4);
     // The level's time ranking over HTTP: fastest first, times shown, the caller's place.
     let ctx = ApiContext::new(crate::contract::cursor_key());
     let get = |path: &str, query: &[(&str, &str)]| ApiRequest {
@@ -328,6 +337,66 @@ pub async fn the_eleventh_fastest_gets_no_time_bonus<S: Store + 'static>(store: 
     assert_eq!(balance(&store, "q").await, 0, "refused completions wrote nothing");
 }
 
+/// MJ-3, GM-3: eight first completions of one level settled at the same time are
+/// placed as if one after another: each account's points are those of some serial
+/// order (+10 for whoever was fastest so far when settled, else +5), never two
+/// placings against a ranking that misses the other.
+pub async fn concurrent_completions_of_a_level_are_placed_in_some_order<S: Store + 'static>(store: S) {
+    let now = t("2027-03-01T12:00:00Z");
+    let store = std::sync::Arc::new(store);
+    let lines: Vec<(String, Vec<u8>)> = (0..8u64)
+        .map(|i| {
+            let p = format!("k{i}");
+            let line = completion(
+                &format!("k-{i}"),
+                &p,
+                9,
+                60_000 + 1_000 * i,
+                "2027-03-01T11:00:00Z",
+                0,
+            );
+            (p, line)
+        })
+        .collect();
+    let runs = lines.iter().map(|(_, line)| {
+        let (store, line) = (std::sync::Arc::clone(&store), line.clone());
+        tokio::spawn(async move { settle(store.as_ref(), &line, now).await })
+    });
+    for r in futures::future::join_all(runs).await {
+        assert_eq!(r.expect("task").expect("settled"), Outcome::Applied);
+    }
+    let mut got = Vec::new();
+    for (p, _) in &lines {
+        got.push(balance(store.as_ref(), p).await);
+    }
+    // Some order of the eight must give exactly these points.
+    let times: Vec<u64> = (0..8).map(|i| 60_000 + 1_000 * i).collect();
+    let mut order: Vec<usize> = (0..8).collect();
+    let mut found = false;
+    permute(&mut order, 0, &mut |o| {
+        let mut best = u64::MAX;
+        let mut points = [0i64; 8];
+        for &i in o {
+            points[i] = if times[i] < best { 20 } else { 15 };
+            best = best.min(times[i]);
+        }
+        found |= points.as_slice() == got.as_slice();
+    });
+    assert!(found, "no serial order gives {got:?}");
+}
+
+fn permute(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == v.len() {
+        f(v);
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, f);
+        v.swap(k, i);
+    }
+}
+
 #[macro_export]
 macro_rules! mahjong_tests {
     ($make:path) => {
@@ -336,6 +405,7 @@ macro_rules! mahjong_tests {
             quick_match_without_a_winner_pays_nobody,
             level_completions_earn_by_place,
             the_eleventh_fastest_gets_no_time_bonus,
+            concurrent_completions_of_a_level_are_placed_in_some_order,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use podium_rules::mahjong::completion::{self, CompletionResult, CompletionState, LevelCompletion};
 use podium_rules::mahjong::jokers::{Jokers, JOKERS_STATE};
-use podium_rules::mahjong::levels::{LevelState, PLACES_THAT_PAY};
+use podium_rules::mahjong::levels::LevelState;
 use podium_rules::mahjong::quick_match::{self, QuickMatch, QuickMatchResult};
 use podium_rules::settlement::Planned;
 use podium_store::{SettleStore, SourceKey};
@@ -112,13 +112,12 @@ impl Source for CompletionSource<'_> {
             states: vec![
                 (player.clone(), completion::level_state_name(self.c.level)),
                 (player, JOKERS_STATE.to_string()),
+                // The level's fastest 11: the place, whatever the ranking's size (MJ-3).
+                (
+                    completion::fastest_owner(self.c.level),
+                    completion::FASTEST_STATE.to_string(),
+                ),
             ],
-            // The fastest 11: enough to know whether 0, 1–9 or 10+ others are faster,
-            // whatever the ranking's size (MJ-3).
-            tops: vec![(
-                completion::level_board(self.c.level),
-                PLACES_THAT_PAY as usize + 1,
-            )],
             ..Reads::default()
         }
     }
@@ -129,11 +128,11 @@ impl Source for CompletionSource<'_> {
             level: state_or_default::<LevelState>(read, player, &completion::level_state_name(self.c.level))?,
             jokers: state_or_default::<Jokers>(read, player, JOKERS_STATE)?,
             balance: read.balance(completion::GAME, player).points,
-            faster_others: completion::faster_others(
-                read.top(&completion::level_board(self.c.level)),
-                player,
-                self.c.time_ms,
-            ),
+            fastest: state_or_default(
+                read,
+                &completion::fastest_owner(self.c.level),
+                completion::FASTEST_STATE,
+            )?,
         };
         Ok(completion::plan(self.c, &state, self.now)?)
     }

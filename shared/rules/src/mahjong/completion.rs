@@ -49,17 +49,51 @@ pub fn time_of(value: i64) -> u64 {
     TIME_CEILING_MS.saturating_sub(u64::try_from(value).unwrap_or(0))
 }
 
-/// How many accounts other than `player_id` in `top` (a level ranking's first
-/// entries, best first) have a best time strictly faster than `time_ms`, capped at
-/// [`levels::PLACES_THAT_PAY`] (MJ-3). `top` must hold at least
-/// `PLACES_THAT_PAY + 1` entries when the ranking has that many.
-pub fn faster_others(top: &[crate::leaderboard::Standing], player_id: &str, time_ms: u64) -> u32 {
-    let value = ranking_value(time_ms);
-    let n = top
-        .iter()
-        .filter(|s| s.player_id != player_id && s.value > value)
-        .count();
-    u32::try_from(n).unwrap_or(u32::MAX).min(levels::PLACES_THAT_PAY)
+/// The state item that holds a level's fastest best times ([`Fastest`]), under the
+/// owner [`fastest_owner`].
+pub const FASTEST_STATE: &str = "mahjong-rivals/fastest";
+
+/// The owner of a level's [`Fastest`] item: `@mahjong-level-420` (`@` is refused in
+/// account ids, so it names no account).
+pub fn fastest_owner(level: u32) -> String {
+    format!("@{LEVEL_BOARD_PREFIX}{level}")
+}
+
+/// A level's fastest best times: what the place of a completion depends on (MJ-3),
+/// kept in one versioned item that every completion whose place or time matters
+/// reads strongly consistent and writes in its own settlement, so two completions of
+/// one level can never both be placed against a ranking without the other.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Fastest {
+    /// (account, best time in ms), fastest first, at most `PLACES_THAT_PAY + 1`.
+    pub times: Vec<(String, u64)>,
+}
+
+impl Fastest {
+    /// How many accounts other than `player_id` have a best time strictly faster
+    /// than `time_ms`, capped at [`levels::PLACES_THAT_PAY`] (MJ-3).
+    pub fn faster_others(&self, player_id: &str, time_ms: u64) -> u32 {
+        let n = self
+            .times
+            .iter()
+            .filter(|(p, t)| p != player_id && *t < time_ms)
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX).min(levels::PLACES_THAT_PAY)
+    }
+
+    /// The list with `player_id`'s best time set to `best_ms` (only ever faster).
+    pub fn with(&self, player_id: &str, best_ms: u64) -> Fastest {
+        let mut times: Vec<(String, u64)> = self
+            .times
+            .iter()
+            .filter(|(p, _)| p != player_id)
+            .cloned()
+            .collect();
+        let at = times.partition_point(|(_, t)| *t <= best_ms);
+        times.insert(at, (player_id.to_string(), best_ms));
+        times.truncate(levels::PLACES_THAT_PAY as usize + 1);
+        Fastest { times }
+    }
 }
 
 /// The state item of an account's standing on `level`: its best time and bonuses.
@@ -84,16 +118,15 @@ pub struct LevelCompletion {
 }
 
 /// What a completion plans from (read strongly consistent before planning).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CompletionState {
     /// The account's standing on the level.
     pub level: LevelState,
     pub jokers: Jokers,
     /// The account's Mahjong Rivals balance (points).
     pub balance: i64,
-    /// Other accounts whose best time on the level is strictly faster than this
-    /// completion's, counted up to [`levels::PLACES_THAT_PAY`] (MJ-3).
-    pub faster_others: u32,
+    /// The level's fastest best times (MJ-3).
+    pub fastest: Fastest,
 }
 
 /// The answer to a completion, stored with it (GM-3).
@@ -203,11 +236,8 @@ pub fn plan(
     now: DateTime<Utc>,
 ) -> Result<Planned<CompletionResult>, RuleError> {
     let jokers = state.jokers.spend("jokers_used", c.jokers_used)?;
-    let earned = levels::complete(
-        &state.level,
-        c.time_ms,
-        Place::from_faster_others(state.faster_others),
-    );
+    let place = Place::from_faster_others(state.fastest.faster_others(&c.player_id, c.time_ms));
+    let earned = levels::complete(&state.level, c.time_ms, place);
     let points = earned.total();
     let mut settlement = Settlement::result_only(());
     let mut balance_after = state.balance;
@@ -225,6 +255,19 @@ pub fn plan(
         settlement.balances.push(change);
         settlement.ledger.push(entry);
         settlement.credits = crate::board::credits_for(GAME, &c.player_id, points, c.at, now);
+    }
+    // The fastest times are written whenever they change or the place paid off: a
+    // concurrent completion of the level then fails its condition and is placed again.
+    let fastest = match earned.after.best_ms {
+        Some(best) => state.fastest.with(&c.player_id, best),
+        None => state.fastest.clone(),
+    };
+    if fastest != state.fastest || place != Place::Below {
+        settlement.states.push(StateChange {
+            player_id: fastest_owner(c.level),
+            name: FASTEST_STATE.to_string(),
+            body: serde_json::json!(fastest),
+        });
     }
     if let Some(best) = earned.after.best_ms.filter(|b| Some(*b) != state.level.best_ms) {
         // The account's best time moved: its entry on the level's ranking moves by
@@ -320,7 +363,13 @@ mod tests {
             .iter()
             .filter(|c| c.board != "mahjong-level-7")
             .all(|c| c.points == 20));
-        assert_eq!(s.states.len(), 1, "the level state, no Jokers spent");
+        let names: Vec<&str> = s.states.iter().map(|st| st.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["mahjong-rivals/fastest", "mahjong-rivals/level/7"],
+            "the level's fastest times and the account's level state; no Jokers spent"
+        );
+        assert_eq!(s.states[0].player_id, "@mahjong-level-7");
     }
 
     #[test]
@@ -343,7 +392,9 @@ mod tests {
     fn mj_6_jokers_are_spent_and_refused_beyond_the_inventory() {
         let state = CompletionState {
             jokers: Jokers { count: 1 },
-            faster_others: 10,
+            fastest: Fastest {
+                times: (0..10).map(|i| (format!("f{i}"), 1_000 + i)).collect(),
+            },
             ..Default::default()
         };
         let e = plan(
@@ -409,34 +460,28 @@ mod tests {
 
     #[test]
     fn mj_3_faster_others_counts_strictly_faster_other_accounts_up_to_ten() {
-        use crate::leaderboard::Standing;
-        let top: Vec<Standing> = [("me", 40_000), ("b", 50_000), ("c", 60_000), ("d", 60_000)]
-            .iter()
-            .map(|(p, t)| Standing {
-                player_id: p.to_string(),
-                value: ranking_value(*t),
-                reached_at_ms: 0,
-            })
-            .collect();
+        let fastest = Fastest::default()
+            .with("me", 40_000)
+            .with("b", 50_000)
+            .with("c", 60_000)
+            .with("d", 60_000);
         assert_eq!(
-            faster_others(&top, "me", 50_000),
+            fastest.faster_others("me", 50_000),
             0,
             "equal shares 1st; own best not counted"
         );
-        assert_eq!(faster_others(&top, "me", 55_000), 1);
+        assert_eq!(fastest.faster_others("me", 55_000), 1);
         assert_eq!(
-            faster_others(&top, "x", 45_000),
+            fastest.faster_others("x", 45_000),
             1,
             "another account's 40 s counts"
         );
-        let many: Vec<Standing> = (0..20)
-            .map(|i| Standing {
-                player_id: format!("p{i}"),
-                value: ranking_value(1_000 + i),
-                reached_at_ms: 0,
-            })
-            .collect();
-        assert_eq!(faster_others(&many, "me", 99_000), 10);
+        let many = (0..20u64).fold(Fastest::default(), |f, i| f.with(&format!("p{i}"), 1_000 + i));
+        assert_eq!(many.times.len(), 11, "only the fastest 11 are kept");
+        assert_eq!(many.faster_others("me", 99_000), 10);
+        // A best time only moves up; the list stays sorted.
+        let moved = many.with("p19", 500);
+        assert_eq!(moved.times[0], ("p19".to_string(), 500));
     }
 
     #[test]
