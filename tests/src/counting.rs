@@ -65,14 +65,6 @@ impl<S: SettleStore> SettleStore for Counted<S> {
         self.read();
         self.inner.get_entry(board, player_id).await
     }
-    async fn board_top(
-        &self,
-        board: &BoardRef,
-        limit: usize,
-    ) -> Result<Vec<podium_rules::leaderboard::Standing>, StoreError> {
-        self.read();
-        self.inner.board_top(board, limit).await
-    }
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
         self.read();
         self.inner.get_state(player_id, name).await

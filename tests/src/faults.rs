@@ -93,13 +93,6 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
         self.inner.get_entry(board, player_id).await
     }
-    async fn board_top(
-        &self,
-        board: &BoardRef,
-        limit: usize,
-    ) -> Result<Vec<podium_rules::leaderboard::Standing>, StoreError> {
-        self.inner.board_top(board, limit).await
-    }
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
         self.inner.get_state(player_id, name).await
     }

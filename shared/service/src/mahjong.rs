@@ -13,6 +13,7 @@ use podium_store::{SettleStore, SourceKey};
 
 use crate::error::ServiceError;
 use crate::period_boards::hex_sha256;
+use crate::rewards::state_body;
 use crate::settle::{settle_as, ReadState, Reads, Settled, Source};
 
 /// A Quick Match as a source of points, planned at the server clock `now`.
@@ -79,20 +80,6 @@ struct CompletionSource<'a> {
     now: DateTime<Utc>,
 }
 
-/// A state item's body, or its default when the account has none.
-fn state_or_default<T: serde::de::DeserializeOwned + Default>(
-    read: &ReadState,
-    player: &str,
-    name: &str,
-) -> Result<T, ServiceError> {
-    match read.state(player, name) {
-        None => Ok(T::default()),
-        Some(state) => serde_json::from_str(&state.body).map_err(|e| {
-            ServiceError::Store(podium_store::StoreError::corrupt(format!("{player}/{name}"), e))
-        }),
-    }
-}
-
 impl Source for CompletionSource<'_> {
     type Result = CompletionResult;
 
@@ -125,10 +112,10 @@ impl Source for CompletionSource<'_> {
     fn plan(&self, read: &ReadState) -> Result<Planned<CompletionResult>, ServiceError> {
         let player = &self.c.player_id;
         let state = CompletionState {
-            level: state_or_default::<LevelState>(read, player, &completion::level_state_name(self.c.level))?,
-            jokers: state_or_default::<Jokers>(read, player, JOKERS_STATE)?,
+            level: state_body::<LevelState>(read, player, &completion::level_state_name(self.c.level))?,
+            jokers: state_body::<Jokers>(read, player, JOKERS_STATE)?,
             balance: read.balance(completion::GAME, player).points,
-            fastest: state_or_default(
+            fastest: state_body(
                 read,
                 &completion::fastest_owner(self.c.level),
                 completion::FASTEST_STATE,

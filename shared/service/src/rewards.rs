@@ -274,7 +274,8 @@ impl Source for BonusClaim<'_> {
     }
 }
 
-fn state_body<T: Default + serde::de::DeserializeOwned>(
+/// A state item's body read for a settlement, or its default when there is none.
+pub(crate) fn state_body<T: Default + serde::de::DeserializeOwned>(
     read: &ReadState,
     player: &str,
     name: &str,

@@ -22,7 +22,6 @@ use std::time::Duration;
 use chrono::Utc;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
-use podium_rules::leaderboard::Standing;
 use podium_rules::settlement::{Planned, Settlement};
 use podium_store::{
     Balance, BalanceWrite, Claim, ClaimWrite, Commit, CommitOutcome, EntryWrite, SettleStore, SourceKey,
@@ -53,8 +52,6 @@ pub struct Reads {
     pub claims: Vec<(String, Game, String, String)>,
     /// Other sources' records (the day's bonus a doubling doubles).
     pub sources: Vec<SourceKey>,
-    /// The first entries of boards: (board, how many) (a level's fastest times, MJ-3).
-    pub tops: Vec<(BoardRef, usize)>,
 }
 
 /// What was read.
@@ -64,7 +61,6 @@ pub struct ReadState {
     states: HashMap<(String, String), Option<State>>,
     claims: HashMap<(String, Game, String, String), Option<Claim>>,
     sources: HashMap<SourceKey, Option<StoredSource>>,
-    tops: HashMap<BoardRef, Vec<Standing>>,
 }
 
 impl ReadState {
@@ -88,11 +84,6 @@ impl ReadState {
         self.claims
             .get(&(player.to_string(), game, kind.to_string(), day.to_string()))
             .and_then(Option::as_ref)
-    }
-
-    /// The first entries read of `board`, best first (none if it was not read).
-    pub fn top(&self, board: &BoardRef) -> &[Standing] {
-        self.tops.get(board).map_or(&[], Vec::as_slice)
     }
 
     /// Another source's stored record, if it exists.
@@ -292,10 +283,6 @@ async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadS
     for key in &reads.sources {
         let s = store.get_source(key).await?;
         out.sources.insert(key.clone(), s);
-    }
-    for (board, limit) in &reads.tops {
-        let top = store.board_top(board, *limit).await?;
-        out.tops.insert(board.clone(), top);
     }
     Ok(out)
 }

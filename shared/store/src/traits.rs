@@ -41,10 +41,6 @@ pub trait SettleStore: SourceStore {
         day: &str,
     ) -> Result<Option<Claim>, StoreError>;
 
-    /// The first `limit` entries of `board` in LB-2 listing order (a level's time
-    /// ranking's fastest, MJ-3): one bounded read whatever the board's size.
-    async fn board_top(&self, board: &BoardRef, limit: usize) -> Result<Vec<Standing>, StoreError>;
-
     /// Writes a settlement whole, or nothing (see [`Commit`]).
     ///
     /// Sending the same commit again (same attempt and plan) after a reply was lost

@@ -171,28 +171,11 @@ impl LevelCompletion {
         now: DateTime<Utc>,
         max_skew_ms: i64,
     ) -> Result<LevelCompletion, RuleError> {
-        let text =
-            std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let line: CompletionLine = serde_path_to_error::deserialize(de).map_err(|e| {
-            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
-            crate::record::shape_error(&segments, &e.into_inner().to_string())
-        })?;
-        if line.game != GAME.id() {
-            return Err(RuleError::new(
-                "game",
-                "GM-5",
-                "a level completion is a mahjong-rivals record",
-            ));
-        }
-        if line.kind != KIND {
-            return Err(RuleError::new("kind", "GM-5", "not a level completion"));
-        }
+        let line: CompletionLine = super::records::parse_line(bytes)?;
+        super::records::check_route(&line.game, &line.kind, KIND, "a level completion")?;
         crate::record::check_id("completion_id", &line.completion_id)?;
         crate::record::check_id("player_id", &line.player_id)?;
-        if line.completed_at > now + chrono::Duration::milliseconds(max_skew_ms) {
-            return Err(RuleError::new("completed_at", "GM-5", "in the future"));
-        }
+        super::records::check_not_ahead("completed_at", line.completed_at, now, max_skew_ms)?;
         let c = LevelCompletion {
             completion_id: line.completion_id,
             player_id: line.player_id,

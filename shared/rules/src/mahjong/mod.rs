@@ -8,3 +8,4 @@ pub mod daily_bonus;
 pub mod jokers;
 pub mod levels;
 pub mod quick_match;
+pub mod records;

@@ -59,30 +59,13 @@ impl QuickMatch {
     /// `kind` `quick-match`, ids, 2–4 distinct players with scores of 0 or more
     /// (MJ-7), `ended_at` not after `now` + `max_skew_ms`. Errors name the field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<QuickMatch, RuleError> {
-        let text =
-            std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let line: QuickMatchLine = serde_path_to_error::deserialize(de).map_err(|e| {
-            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
-            crate::record::shape_error(&segments, &e.into_inner().to_string())
-        })?;
-        if line.game != GAME.id() {
-            return Err(RuleError::new(
-                "game",
-                "GM-5",
-                "a Quick Match is a mahjong-rivals record",
-            ));
-        }
-        if line.kind != KIND {
-            return Err(RuleError::new("kind", "GM-5", "not a Quick Match"));
-        }
+        let line: QuickMatchLine = super::records::parse_line(bytes)?;
+        super::records::check_route(&line.game, &line.kind, KIND, "a Quick Match")?;
         crate::record::check_id("match_id", &line.match_id)?;
         for (i, p) in line.players.iter().enumerate() {
             crate::record::check_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
-        if line.ended_at > now + chrono::Duration::milliseconds(max_skew_ms) {
-            return Err(RuleError::new("ended_at", "GM-5", "in the future"));
-        }
+        super::records::check_not_ahead("ended_at", line.ended_at, now, max_skew_ms)?;
         winner(&line.players)?;
         Ok(QuickMatch {
             match_id: line.match_id,

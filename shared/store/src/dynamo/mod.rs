@@ -608,10 +608,6 @@ impl SettleStore for DynamoStore {
         self.period_entry(board, player_id).await
     }
 
-    async fn board_top(&self, board: &BoardRef, limit: usize) -> Result<Vec<Standing>, StoreError> {
-        self.board_after(board, None, limit).await
-    }
-
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
         let Some(item) = self.get_raw(player_pk(player_id), state_sk(name), true).await? else {
             return Ok(None);

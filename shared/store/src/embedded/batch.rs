@@ -14,12 +14,10 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
-use podium_rules::leaderboard::Standing;
 use redb::WriteTransaction;
 
 use super::{
-    commit_in, read_balances, read_claim, read_period, read_source, read_state, read_top, EmbeddedStore,
-    BOARD, ITEMS,
+    commit_in, read_balances, read_claim, read_period, read_source, read_state, EmbeddedStore, ITEMS,
 };
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
@@ -80,10 +78,6 @@ impl SettleStore for EmbeddedBatch {
 
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
         self.with(|txn| read_state(&txn.open_table(ITEMS)?, player_id, name))
-    }
-
-    async fn board_top(&self, board: &BoardRef, limit: usize) -> Result<Vec<Standing>, StoreError> {
-        self.with(|txn| read_top(&txn.open_table(BOARD)?, board, limit))
     }
 
     async fn get_claim(

@@ -371,27 +371,6 @@ fn read_balances(
         .collect()
 }
 
-/// The first `limit` entries of `board` in listing order.
-fn read_top(
-    table: &impl ReadableTable<&'static str, ()>,
-    board: &BoardRef,
-    limit: usize,
-) -> Result<Vec<Standing>, StoreError> {
-    let prefix = board_prefix(board);
-    let end = format!("{prefix}\u{10FFFF}");
-    let mut out = Vec::with_capacity(limit);
-    for entry in table.range::<&str>(prefix.as_str()..end.as_str())?.take(limit) {
-        let (k, _) = entry?;
-        let raw = k.value();
-        let key = raw
-            .strip_prefix(prefix.as_str())
-            .and_then(BoardKey::decode)
-            .ok_or_else(|| StoreError::corrupt(raw, "not a board key"))?;
-        out.push(key.into_standing());
-    }
-    Ok(out)
-}
-
 fn read_state(
     table: &impl ReadableTable<&'static str, &'static [u8]>,
     player_id: &str,
@@ -442,11 +421,6 @@ impl SettleStore for EmbeddedStore {
 
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
         self.period_entry(board, player_id).await
-    }
-
-    async fn board_top(&self, board: &BoardRef, limit: usize) -> Result<Vec<Standing>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_top(&txn.open_table(BOARD)?, board, limit)
     }
 
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
