@@ -91,17 +91,15 @@ impl Incoming {
         match self {
             Incoming::Seega(r) => crate::score::ordering_keys(r),
             Incoming::QuickMatch(m) => {
-                let mut keys = vec![format!("match\u{0}{}", m.match_id)];
-                keys.extend(m.players.iter().map(|p| format!("player\u{0}{}", p.player_id)));
-                keys
+                crate::keyed::record_keys(&m.match_id, m.players.iter().map(|p| p.player_id.as_str()))
             }
             // Completions of one level order against each other: each one's place
             // depends on the others' best times (MJ-3).
-            Incoming::LevelCompletion(c) => vec![
-                format!("match\u{0}{}", c.completion_id),
-                format!("player\u{0}{}", c.player_id),
-                format!("level\u{0}{}", c.level),
-            ],
+            Incoming::LevelCompletion(c) => {
+                let mut keys = crate::keyed::record_keys(&c.completion_id, [c.player_id.as_str()]);
+                keys.push(format!("level\u{0}{}", c.level));
+                keys
+            }
         }
     }
 }

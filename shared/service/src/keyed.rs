@@ -10,6 +10,14 @@ use std::ops::ControlFlow;
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
 
+/// The ordering keys of a record: its id (a repeat after its first delivery) and
+/// each player (balances move in the order records are given).
+pub fn record_keys<'a>(id: &str, players: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut keys = vec![format!("match\u{0}{id}")];
+    keys.extend(players.into_iter().map(|p| format!("player\u{0}{p}")));
+    keys
+}
+
 /// How many jobs may wait, per running one, for their keys to be free.
 const LOOKAHEAD: usize = 4;
 

@@ -117,15 +117,10 @@ pub async fn score_delivery<S: SettleStore + ?Sized>(
 /// [`run_keyed`](crate::keyed::run_keyed): its match id (a repeat after its first
 /// delivery) and each player (balances move in the order the matches are given).
 pub fn ordering_keys(record: &MatchRecord) -> Vec<String> {
-    let mut keys = Vec::with_capacity(1 + record.players.len());
-    keys.push(format!("match\u{0}{}", record.match_id));
-    keys.extend(
-        record
-            .players
-            .iter()
-            .map(|p| format!("player\u{0}{}", p.player_id)),
-    );
-    keys
+    crate::keyed::record_keys(
+        &record.match_id,
+        record.players.iter().map(|p| p.player_id.as_str()),
+    )
 }
 
 /// The stored result of match `match_id`, if it was scored.
