@@ -186,6 +186,10 @@ impl<S: ItemStore> ItemStore for Billed<S> {
             .query_items(pk, range, forward, limit, consistent)
             .await
     }
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        self.written(key, None, 0);
+        self.inner.delete_item_if(key, expected).await
+    }
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
         for k in keys {
             self.written(k, None, 0);

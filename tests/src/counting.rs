@@ -159,6 +159,10 @@ impl<S: ItemStore> ItemStore for Counted<S> {
             .query_items(pk, range, forward, limit, consistent)
             .await
     }
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        self.write(1);
+        self.inner.delete_item_if(key, expected).await
+    }
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
         self.write(keys.len().div_ceil(25) as u64);
         self.inner.delete_items(keys).await

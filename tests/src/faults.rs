@@ -207,6 +207,9 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
             .query_items(pk, range, forward, limit, consistent)
             .await
     }
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        self.inner.delete_item_if(key, expected).await
+    }
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
         self.inner.delete_items(keys).await
     }

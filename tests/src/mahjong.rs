@@ -385,6 +385,127 @@ pub async fn concurrent_completions_of_a_level_are_placed_in_some_order<S: Store
     assert!(found, "no serial order gives {got:?}");
 }
 
+/// The level rankings refreshed by the refresh job on this store, in order.
+async fn refreshed_levels<S: Store + ?Sized>(store: &S, tick: &str) -> Vec<String> {
+    use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+    let run = ScheduledRun {
+        job: Job::Refresh,
+        scheduled_time: t(tick),
+    };
+    let runs = handle(store, run).await.expect("refresh tick");
+    assert!(runs.iter().all(|r| r.complete), "{runs:?}");
+    let mut levels: Vec<String> = runs
+        .into_iter()
+        .filter(|r| r.board.starts_with("mahjong-level-"))
+        .map(|r| r.board)
+        .collect();
+    levels.sort();
+    levels
+}
+
+/// Ages every change mark as if its change was committed an hour ago (server clock).
+async fn age_marks<S: Store + ?Sized>(store: &S) {
+    use podium_service::changes::{changed, mark_key, Mark};
+    for c in changed(store, usize::MAX).await.expect("marks") {
+        let old = Mark {
+            at_ms: Utc::now().timestamp_millis() - 3_600_000,
+        };
+        let body = serde_json::to_vec(&old).expect("mark");
+        assert!(store
+            .put_item_if(&mark_key(&c.board), &body, c.version)
+            .await
+            .expect("age mark"));
+    }
+}
+
+/// LB-5, MJ-3: the refresh job snapshots a level's time ranking only after its
+/// entries changed: none before any completion, the two changed levels after, none
+/// on the next tick; a change committed while a snapshot is read (or too close to
+/// it to be sure the snapshot holds it) keeps the level marked for the next tick.
+/// The level's page is then served from its snapshot.
+pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + 'static>(store: S) {
+    use podium_service::changes::{changed, clear};
+    let now = t("2027-03-01T12:00:00Z");
+    let at = "2027-03-01T11:00:00Z";
+    assert!(refreshed_levels(&store, "2027-03-01T12:00:00Z").await.is_empty());
+    for (id, player, level, ms) in [
+        ("r-1", "a", 7, 50_000),
+        ("r-2", "b", 7, 40_000),
+        ("r-3", "a", 9, 30_000),
+    ] {
+        settle(&store, &completion(id, player, level, ms, at, 0), now)
+            .await
+            .expect("settled");
+    }
+    // A Quick Match changes no level ranking.
+    settle(
+        &store,
+        &quick_match("qm-r", at, &[("a", true, 5), ("b", false, 1)]),
+        now,
+    )
+    .await
+    .expect("settled");
+    let marked: Vec<String> = changed(&store, 100)
+        .await
+        .expect("marks")
+        .into_iter()
+        .map(|c| c.board.key())
+        .collect();
+    assert_eq!(marked.len(), 2, "{marked:?}");
+    age_marks(&store).await;
+    assert_eq!(
+        refreshed_levels(&store, "2027-03-01T12:05:00Z").await,
+        ["mahjong-level-7", "mahjong-level-9"]
+    );
+    assert!(changed(&store, 100).await.expect("marks").is_empty());
+    assert!(refreshed_levels(&store, "2027-03-01T12:10:00Z").await.is_empty());
+    // A change just now: refreshed, and kept marked (the snapshot may predate it).
+    settle(&store, &completion("r-4", "c", 7, 20_000, at, 0), now)
+        .await
+        .expect("settled");
+    assert_eq!(
+        refreshed_levels(&store, "2027-03-01T12:15:00Z").await,
+        ["mahjong-level-7"]
+    );
+    let kept = changed(&store, 100).await.expect("marks");
+    assert_eq!(kept.len(), 1);
+    // A change committed after the job read the mark: its delete finds a newer version.
+    settle(&store, &completion("r-5", "d", 7, 25_000, at, 0), now)
+        .await
+        .expect("settled");
+    assert!(!clear(&store, &kept[0], i64::MAX).await.expect("clear"));
+    age_marks(&store).await;
+    assert_eq!(
+        refreshed_levels(&store, "2027-03-01T12:20:00Z").await,
+        ["mahjong-level-7"]
+    );
+    assert!(changed(&store, 100).await.expect("marks").is_empty());
+    // The page now comes from the level's snapshot, with every change in it.
+    let ctx = ApiContext::new(crate::contract::cursor_key());
+    let page = api::handle(
+        &store,
+        &ctx,
+        &ApiRequest {
+            method: "GET".into(),
+            path: "/v1/leaderboards/mahjong-level-7".into(),
+            query: Default::default(),
+            player: Some("a".into()),
+            raw_query: None,
+        },
+        t("2027-03-01T12:21:00Z"),
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_eq!(page.body["snapshot"], "20270301T122000Z", "{}", page.body);
+    let order: Vec<&str> = page.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["player_id"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(order, ["c", "d", "b", "a"]);
+}
+
 fn permute(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
     if k == v.len() {
         f(v);
@@ -406,6 +527,7 @@ macro_rules! mahjong_tests {
             level_completions_earn_by_place,
             the_eleventh_fastest_gets_no_time_bonus,
             concurrent_completions_of_a_level_are_placed_in_some_order,
+            level_rankings_are_refreshed_only_when_changed,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -16,7 +16,10 @@ fn event(name: &str) -> ScheduledRun {
 async fn a_retried_refresh_tick_writes_nothing() {
     let store = EmbeddedStore::in_memory().expect("store");
     let first = handle(&store, event("scheduled-run.json")).await.expect("run");
-    let boards: Vec<_> = first.iter().map(|r| (r.board, r.period.as_str())).collect();
+    let boards: Vec<_> = first
+        .iter()
+        .map(|r| (r.board.as_str(), r.period.as_str()))
+        .collect();
     assert_eq!(
         boards,
         [
@@ -47,7 +50,14 @@ async fn the_freeze_tick_freezes_ended_periods() {
     let runs = handle(&store, event("freeze.json")).await.expect("freeze");
     let frozen: Vec<_> = runs
         .iter()
-        .map(|r| (r.board, r.period.as_str(), r.snapshot.as_str(), r.complete))
+        .map(|r| {
+            (
+                r.board.as_str(),
+                r.period.as_str(),
+                r.snapshot.as_str(),
+                r.complete,
+            )
+        })
         .collect();
     assert_eq!(
         frozen,

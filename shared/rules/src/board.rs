@@ -32,7 +32,66 @@ impl BoardRef {
     }
 }
 
-/// One board of LB-1: which game feeds it, how it is cut in time, and in which zone (GM-2).
+/// Which way a board lists its values (LB-2).
+///
+/// Every board is stored, paged and ranked one way, higher stored values first; a
+/// board of lower-is-better values (times, MJ-3) stores `ceiling − value`, so the
+/// same machinery lists it fastest first, equal values sharing a rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Higher values first (points).
+    HigherFirst,
+    /// Lower values first; values are 0 … `ceiling`.
+    LowerFirst { ceiling: i64 },
+}
+
+impl Order {
+    /// The stored value of `value` (what the board's entries hold and sort by).
+    pub fn stored(self, value: i64) -> i64 {
+        match self {
+            Order::HigherFirst => value,
+            Order::LowerFirst { ceiling } => ceiling.saturating_sub(value.clamp(0, ceiling)),
+        }
+    }
+
+    /// The value a stored value stands for (the inverse of [`Order::stored`]).
+    pub fn value_of(self, stored: i64) -> i64 {
+        self.stored(stored)
+    }
+}
+
+/// What a board's values count, and so how they are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Points, shown as DISP-1 … DISP-3 say (`1.2K`).
+    Points,
+    /// A duration in milliseconds, shown `m:ss.mmm` (MJ-3's best times).
+    Milliseconds,
+}
+
+impl Unit {
+    /// `value` as the app shows it.
+    pub fn show(self, value: i64) -> String {
+        match self {
+            Unit::Points => crate::display::format_points(value),
+            Unit::Milliseconds => crate::display::format_time_ms(u64::try_from(value).unwrap_or(0)),
+        }
+    }
+}
+
+/// When the refresh job snapshots a board (LB-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refresh {
+    /// On every tick: a board that changes all the time (the few boards of [`BOARDS`]).
+    EveryTick,
+    /// Only after its entries changed: every commit that writes one of its entries
+    /// marks it, and the tick refreshes the marked boards only (11,000 level rankings,
+    /// most of them quiet).
+    WhenChanged,
+}
+
+/// One board of LB-1: which game feeds it, how it is cut in time, in which zone
+/// (GM-2), which way it lists values and when its snapshots are refreshed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BoardDef {
     pub id: &'static str,
@@ -41,6 +100,9 @@ pub struct BoardDef {
     pub zone: Tz,
     /// For a rolling board (MJ-20's AMR): the local days it sums, today included.
     pub window_days: Option<u32>,
+    pub order: Order,
+    pub unit: Unit,
+    pub refresh: Refresh,
 }
 
 /// The boards podium serves.
@@ -51,6 +113,9 @@ pub const BOARDS: [BoardDef; 4] = [
         period: PeriodKind::AllTime,
         zone: Tz::UTC,
         window_days: None,
+        order: Order::HigherFirst,
+        unit: Unit::Points,
+        refresh: Refresh::EveryTick,
     },
     BoardDef {
         id: "mahjong-amr",
@@ -58,6 +123,9 @@ pub const BOARDS: [BoardDef; 4] = [
         period: PeriodKind::AllTime,
         zone: Tz::Europe__Bucharest,
         window_days: Some(AMR_WINDOW_DAYS),
+        order: Order::HigherFirst,
+        unit: Unit::Points,
+        refresh: Refresh::EveryTick,
     },
     BoardDef {
         id: "mahjong-weekly",
@@ -65,6 +133,9 @@ pub const BOARDS: [BoardDef; 4] = [
         period: PeriodKind::Weekly,
         zone: Tz::Europe__Bucharest,
         window_days: None,
+        order: Order::HigherFirst,
+        unit: Unit::Points,
+        refresh: Refresh::EveryTick,
     },
     BoardDef {
         id: "mahjong-daily",
@@ -72,6 +143,9 @@ pub const BOARDS: [BoardDef; 4] = [
         period: PeriodKind::Daily,
         zone: Tz::Europe__Bucharest,
         window_days: None,
+        order: Order::HigherFirst,
+        unit: Unit::Points,
+        refresh: Refresh::EveryTick,
     },
 ];
 
@@ -103,14 +177,20 @@ pub fn credits_for(
 }
 
 /// The family of Mahjong Rivals level time rankings (MJ-3): one all-time board per
-/// level, `mahjong-level-1` … `mahjong-level-11000`, fastest first. Not in
-/// [`BOARDS`]: no job walks 11,000 boards; they are read live.
+/// level, `mahjong-level-1` … `mahjong-level-11000`, of best times in milliseconds
+/// under 24 hours, fastest first. Not in [`BOARDS`]: their snapshots are refreshed
+/// only when their entries changed ([`Refresh::WhenChanged`]).
 pub const MAHJONG_LEVEL: BoardDef = BoardDef {
     id: "mahjong-level",
     game: Game::MahjongRivals,
     period: PeriodKind::AllTime,
     zone: Tz::Europe__Bucharest,
     window_days: None,
+    order: Order::LowerFirst {
+        ceiling: crate::mahjong::completion::TIME_CEILING_MS as i64,
+    },
+    unit: Unit::Milliseconds,
+    refresh: Refresh::WhenChanged,
 };
 
 /// The board named `id`, if podium serves it: one of [`BOARDS`], or a level's time
@@ -122,12 +202,6 @@ pub fn board_def(id: &str) -> Option<&'static BoardDef> {
         (n == level.to_string() && crate::mahjong::levels::check_level("board", level).is_ok())
             .then_some(&MAHJONG_LEVEL)
     })
-}
-
-/// Whether `board` is a level's time ranking, whose values are
-/// [`crate::mahjong::completion::ranking_value`]s of best times.
-pub fn is_level_ranking(board: &str) -> bool {
-    board_def(board).is_some_and(|d| d.id == MAHJONG_LEVEL.id)
 }
 
 impl BoardDef {
@@ -173,6 +247,7 @@ impl BoardDef {
             clock.end = Some(end);
             clock.next_reset = Some(end);
             clock.window_days = Some(days);
+            clock.kind = crate::period::ClockKind::Rolling;
         }
         clock
     }
@@ -209,6 +284,7 @@ mod tests {
         let clock = amr.clock(&amr.period_at(now), now);
         assert_eq!(clock.start, Some(t("2026-11-30T22:00:00Z")));
         assert_eq!(clock.next_reset, Some(t("2027-11-30T22:00:00Z")));
+        assert_eq!(clock.kind, crate::period::ClockKind::Rolling);
     }
 
     /// GM-2: every board counts in its game's zone.
@@ -254,7 +330,6 @@ mod tests {
     fn level_rankings_are_boards() {
         for id in ["mahjong-level-1", "mahjong-level-420", "mahjong-level-11000"] {
             assert_eq!(board_def(id).map(|d| d.id), Some("mahjong-level"), "{id}");
-            assert!(is_level_ranking(id));
         }
         for id in [
             "mahjong-level-0",
@@ -265,6 +340,29 @@ mod tests {
         ] {
             assert!(board_def(id).is_none(), "{id}");
         }
-        assert!(!is_level_ranking("mahjong-weekly"));
+    }
+
+    /// LB-2, MJ-3: a level's time ranking lists lower times first through the one
+    /// higher-first machinery: faster stores higher, equal times store equal, and the
+    /// stored value gives the time back.
+    #[test]
+    fn lower_first_boards_store_values_reversed() {
+        let order = MAHJONG_LEVEL.order;
+        assert!(order.stored(61_000) > order.stored(61_001));
+        assert_eq!(order.stored(61_000), order.stored(61_000));
+        for ms in [0, 1, 61_000, 86_399_999, 86_400_000] {
+            assert_eq!(order.value_of(order.stored(ms)), ms);
+        }
+        assert_eq!(MAHJONG_LEVEL.unit.show(61_000), "1:01.000");
+        assert_eq!(Order::HigherFirst.stored(1234), 1234);
+        assert_eq!(Unit::Points.show(1234), "1.2K");
+    }
+
+    /// LB-5: the level rankings are refreshed when they change; the few live boards
+    /// every tick.
+    #[test]
+    fn refresh_policy() {
+        assert!(BOARDS.iter().all(|b| b.refresh == Refresh::EveryTick));
+        assert_eq!(MAHJONG_LEVEL.refresh, Refresh::WhenChanged);
     }
 }

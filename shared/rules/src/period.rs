@@ -24,6 +24,27 @@ pub enum PeriodKind {
     Weekly,
 }
 
+/// How a board's clock runs, as the app is told (LB-6): a period kind, or a rolling
+/// window (MJ-20's AMR: one period, whose window moves every local midnight).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    AllTime,
+    Daily,
+    Weekly,
+    Rolling,
+}
+
+impl From<PeriodKind> for ClockKind {
+    fn from(kind: PeriodKind) -> Self {
+        match kind {
+            PeriodKind::AllTime => ClockKind::AllTime,
+            PeriodKind::Daily => ClockKind::Daily,
+            PeriodKind::Weekly => ClockKind::Weekly,
+        }
+    }
+}
+
 /// One period of a board, in a zone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Period {
@@ -42,15 +63,15 @@ pub struct Period {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PeriodClock {
     pub period: String,
-    pub kind: PeriodKind,
+    pub kind: ClockKind,
     /// IANA zone name, e.g. `Europe/Bucharest`.
     pub zone: String,
     pub start: Option<DateTime<Utc>>,
     pub end: Option<DateTime<Utc>>,
     /// When this board next resets (= `end`); `None` for all-time.
     pub next_reset: Option<DateTime<Utc>>,
-    /// For a rolling board (MJ-20's AMR, kind `all_time` with one period): the local days
-    /// its window sums, today included; `start`/`end` are then the window's.
+    /// For a rolling board (MJ-20's AMR, kind `rolling`, one period `all`): the local
+    /// days its window sums, today included; `start`/`end` are then the window's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_days: Option<u32>,
 }
@@ -215,7 +236,7 @@ impl Period {
     pub fn clock(&self) -> PeriodClock {
         PeriodClock {
             period: self.id.clone(),
-            kind: self.kind,
+            kind: self.kind.into(),
             zone: self.zone.name().to_string(),
             start: self.start,
             end: self.end,

@@ -111,17 +111,16 @@ fn is_seega(board: &BoardRef) -> bool {
     board.board == Game::Seega.id()
 }
 
+/// One line of `board` from a stored standing: its value in the board's order and
+/// unit (a level's time ranking: the best time in ms, shown `m:ss.mmm`; MJ-3).
 pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
     let seega = is_seega(board).then(|| rank_for(s.value));
-    // A level's time ranking shows the best time (ms), fastest first (MJ-3).
-    let (value, value_shown) = if podium_rules::board::is_level_ranking(&board.board) {
-        let ms = podium_rules::mahjong::completion::time_of(s.value);
-        (
-            i64::try_from(ms).unwrap_or(i64::MAX),
-            podium_rules::display::format_time_ms(ms),
-        )
-    } else {
-        (s.value, format_points(s.value))
+    let (value, value_shown) = match board_def(&board.board) {
+        Some(def) => {
+            let value = def.order.value_of(s.value);
+            (value, def.unit.show(value))
+        }
+        None => (s.value, format_points(s.value)),
     };
     Entry {
         rank,

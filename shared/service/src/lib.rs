@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod boards;
+pub mod changes;
 pub mod config;
 pub mod cursor;
 pub mod error;

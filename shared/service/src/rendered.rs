@@ -90,12 +90,12 @@ impl RenderedPages {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use podium_rules::period::PeriodKind;
+    use podium_rules::period::ClockKind;
 
     fn clock(period: &str) -> PeriodClock {
         PeriodClock {
             period: period.into(),
-            kind: PeriodKind::Weekly,
+            kind: ClockKind::Weekly,
             zone: "UTC".into(),
             start: None,
             end: None,

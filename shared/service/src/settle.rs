@@ -349,6 +349,15 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             history,
         });
     }
+    // LB-5: a board refreshed only when changed learns of it in the same transaction.
+    let mut marks: Vec<podium_store::MarkWrite> = Vec::new();
+    for e in &entries {
+        if let Some(m) = crate::changes::mark_for(&e.board, clock_ms) {
+            if !marks.iter().any(|x| x.key == m.key) {
+                marks.push(m);
+            }
+        }
+    }
     let claims = s
         .claims
         .iter()
@@ -384,6 +393,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             entries,
             states,
             ledger: s.ledger,
+            marks,
         },
         s.result,
     ))

@@ -277,6 +277,8 @@ pub struct RunReport {
     pub complete: bool,
     /// The run had completed before this call: nothing was written.
     pub already_complete: bool,
+    /// Server clock (ms, UTC) when the run started reading the board.
+    pub read_from_ms: Option<i64>,
 }
 
 /// The snapshot id for an instant (a schedule's tick): `20261130T020500Z`.
@@ -615,6 +617,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                     pages_total: state.pages_written,
                     complete: true,
                     already_complete: true,
+                    read_from_ms: state.read_from_ms,
                 });
             }
             if state.lease.as_ref().is_some_and(|l| l.until_ms > now_ms()) {
@@ -753,6 +756,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             pages_total: state.pages_written,
             complete: false,
             already_complete: false,
+            read_from_ms: state.read_from_ms,
         });
     }
     if first_chunk.is_none() && state.pages_written > 0 {
@@ -802,6 +806,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         pages_total: state.pages_written,
         complete: true,
         already_complete: false,
+        read_from_ms: done.read_from_ms,
     })
 }
 

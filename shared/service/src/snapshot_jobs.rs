@@ -2,8 +2,10 @@
 //!
 //! - `refresh` (every 5 minutes): materialises the ranked pages of every live board
 //!   (content-defined pages, only those that changed written:
-//!   [`snapshot::Paging::content_defined`]):
-//!   the all-time boards and the current period of each period board.
+//!   [`snapshot::Paging::content_defined`]): the all-time boards and the current
+//!   period of each period board of [`BOARDS`], then the boards refreshed only when
+//!   changed (the level time rankings) that changed since their last snapshot
+//!   ([`crate::changes`]): a quiet level costs nothing.
 //! - `freeze` (just after local midnight in the boards' zone): freezes each period
 //!   board's period that has ended into its final snapshot, and moves each rolling
 //!   board's window (MJ-20).
@@ -12,11 +14,13 @@
 //! the freeze's clock: a retried invocation resumes the same work instead of starting
 //! another, and finished work is never redone.
 
+use crate::changes;
 use crate::error::ServiceError;
 use crate::period_boards;
-use crate::snapshot::{self, Paging};
+use crate::snapshot::{self, Paging, RunReport};
 use chrono::{DateTime, Utc};
-use podium_rules::board::BOARDS;
+use futures::stream::{self, StreamExt};
+use podium_rules::board::{BoardRef, Refresh, BOARDS};
 use podium_rules::period::PeriodKind;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemStore, SettleStore};
@@ -43,7 +47,7 @@ pub enum Job {
 /// One board's outcome, as the function's response (for the schedule's logs).
 #[derive(Debug, Clone, Serialize)]
 pub struct BoardRun {
-    pub board: &'static str,
+    pub board: String,
     pub period: String,
     pub snapshot: String,
     pub pages_written: u32,
@@ -54,63 +58,102 @@ pub struct BoardRun {
     pub already_complete: bool,
 }
 
-/// Runs one tick over every board. Errors are transient (store, contention): the
-/// schedule's retry resumes the same snapshots.
-pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
-    store: &S,
-    run: ScheduledRun,
-) -> Result<Vec<BoardRun>, ServiceError> {
-    let mut out = Vec::new();
-    for def in &BOARDS {
-        let (period, report) = match run.job {
-            Job::Refresh => {
-                let period = def.period_at(run.scheduled_time);
-                let id = snapshot::id_for(run.scheduled_time);
-                let report = snapshot::run_paged(
-                    store,
-                    &def.in_period(&period),
-                    &id,
-                    run.scheduled_time,
-                    Paging::content_defined(PAGE_SIZE),
-                    None,
-                )
-                .await?;
-                (period, report)
-            }
-            Job::Freeze if def.window_days.is_some() => {
-                // MJ-20: the day that left the rolling window comes off it.
-                if let Some((day, changed)) =
-                    period_boards::expire_window(store, def, run.scheduled_time).await?
-                {
-                    tracing::info!(board = def.id, %day, changed, "rolling window moved");
-                }
-                continue;
-            }
-            Job::Freeze if def.period == PeriodKind::AllTime => continue,
-            Job::Freeze => match period_boards::freeze_ended(store, def, run.scheduled_time).await? {
-                Some(done) => done,
-                None => continue,
-            },
-        };
+impl BoardRun {
+    fn new(board: &BoardRef, report: RunReport) -> Self {
         tracing::info!(
-            board = def.id,
-            period = %period.id,
+            board = %board.board,
+            period = %board.period,
             snapshot = %report.id,
             pages_written = report.pages_written,
             bodies_written = report.bodies_written,
             complete = report.complete,
             "snapshot run"
         );
-        out.push(BoardRun {
-            board: def.id,
-            period: period.id,
+        BoardRun {
+            board: board.board.clone(),
+            period: board.period.clone(),
             snapshot: report.id,
             pages_written: report.pages_written,
             bodies_written: report.bodies_written,
             pages_total: report.pages_total,
             complete: report.complete,
             already_complete: report.already_complete,
-        });
+        }
+    }
+}
+
+/// Boards refreshed [`Refresh::WhenChanged`] one tick snapshots at most (the least
+/// recently changed first; the others keep their marks for the next tick).
+pub const CHANGED_PER_TICK: usize = 2_000;
+
+/// Changed boards one tick snapshots at a time.
+pub const CHANGED_IN_FLIGHT: usize = 8;
+
+/// Runs one tick over every board. Errors are transient (store, contention): the
+/// schedule's retry resumes the same snapshots.
+pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    run: ScheduledRun,
+) -> Result<Vec<BoardRun>, ServiceError> {
+    match run.job {
+        Job::Refresh => refresh(store, run.scheduled_time).await,
+        Job::Freeze => freeze(store, run.scheduled_time).await,
+    }
+}
+
+/// LB-5: snapshots every board refreshed on every tick (the current period of each),
+/// then the boards marked changed since their last snapshot ([`crate::changes`]).
+async fn refresh<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    at: DateTime<Utc>,
+) -> Result<Vec<BoardRun>, ServiceError> {
+    let id = snapshot::id_for(at);
+    let paging = Paging::content_defined(PAGE_SIZE);
+    let mut out = Vec::new();
+    for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
+        let board = def.in_period(&def.period_at(at));
+        let report = snapshot::run_paged(store, &board, &id, at, paging, None).await?;
+        out.push(BoardRun::new(&board, report));
+    }
+    let changed = changes::changed(store, CHANGED_PER_TICK).await?;
+    let runs = stream::iter(changed)
+        .map(|c| {
+            let id = &id;
+            async move {
+                let report = snapshot::run_paged(store, &c.board, id, at, paging, None).await?;
+                if report.complete {
+                    if let Some(from) = report.read_from_ms {
+                        changes::clear(store, &c, from).await?;
+                    }
+                }
+                Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
+            }
+        })
+        .buffer_unordered(CHANGED_IN_FLIGHT);
+    let mut runs = std::pin::pin!(runs);
+    while let Some(r) = runs.next().await {
+        out.push(r?);
+    }
+    Ok(out)
+}
+
+/// Freezes each period board's ended period, and moves each rolling board's window.
+async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    at: DateTime<Utc>,
+) -> Result<Vec<BoardRun>, ServiceError> {
+    let mut out = Vec::new();
+    for def in &BOARDS {
+        if def.window_days.is_some() {
+            // MJ-20: the day that left the rolling window comes off it.
+            if let Some((day, changed)) = period_boards::expire_window(store, def, at).await? {
+                tracing::info!(board = def.id, %day, changed, "rolling window moved");
+            }
+        } else if def.period != PeriodKind::AllTime {
+            if let Some((period, report)) = period_boards::freeze_ended(store, def, at).await? {
+                out.push(BoardRun::new(&def.in_period(&period), report));
+            }
+        }
     }
     Ok(out)
 }

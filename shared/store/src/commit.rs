@@ -11,7 +11,10 @@
 //!    over an existing balance);
 //! 4. board entries (period boards), each at the version read;
 //! 5. state items (a streak, an inventory), each at the version read;
-//! 6. ledger entries (GM-4), one per balance change.
+//! 6. ledger entries (GM-4), one per balance change;
+//! 7. change marks: items written whatever they hold, their version raised by one
+//!    (a board changed since its last snapshot: the refresh job reads them, and deletes
+//!    each at the version it read).
 
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
@@ -111,6 +114,15 @@ pub struct State {
     pub version: u64,
 }
 
+/// A change mark: an [`crate::ItemStore`] item set to `body` whatever it held, its
+/// version raised by one, so that whoever read it can delete it only if no commit
+/// marked it again since ([`crate::ItemStore::delete_item_if`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkWrite {
+    pub key: crate::ItemKey,
+    pub body: Vec<u8>,
+}
+
 /// Everything one settlement writes, atomically (see the module notes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commit {
@@ -131,6 +143,7 @@ pub struct Commit {
     pub entries: Vec<EntryWrite>,
     pub states: Vec<StateWrite>,
     pub ledger: Vec<LedgerEntry>,
+    pub marks: Vec<MarkWrite>,
 }
 
 impl Commit {
@@ -141,6 +154,7 @@ impl Commit {
             + self.entries.len()
             + self.states.len()
             + self.ledger.len()
+            + self.marks.len()
     }
 
     /// What the item at `index` of the commit's order is.
@@ -152,6 +166,7 @@ impl Commit {
             (self.entries.len(), Role::Entry),
             (self.states.len(), Role::State),
             (self.ledger.len(), Role::Ledger),
+            (self.marks.len(), Role::Mark),
         ];
         let mut start = 0;
         for (len, role) in bounds {
@@ -160,7 +175,7 @@ impl Commit {
             }
             start += len;
         }
-        Role::Ledger
+        Role::Mark
     }
 }
 
@@ -173,6 +188,7 @@ pub enum Role {
     Entry,
     State,
     Ledger,
+    Mark,
 }
 
 /// How a [`Commit`] ended.
@@ -262,6 +278,7 @@ mod tests {
                     balance_after: 50,
                 })
                 .collect(),
+            marks: Vec::new(),
         }
     }
 

@@ -123,6 +123,10 @@ pub trait ItemStore: Send + Sync {
         consistent: bool,
     ) -> Result<Vec<(String, Item)>, StoreError>;
 
+    /// Deletes the item if its stored version is still `expected` (a change mark read at
+    /// that version). `Ok(false)`: it is absent or was written since; nothing deleted.
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError>;
+
     /// Deletes these items (those that exist), in as few requests as the store allows.
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError>;
 

@@ -26,9 +26,9 @@ pub const SOURCE: &str = "level";
 /// The `kind` of a level completion record (with `game` `mahjong-rivals`).
 pub const KIND: &str = "level-completion";
 
-/// Completion times are under 24 hours (ms); a level's time ranking stores
-/// `TIME_CEILING_MS − best time`, so that higher values are faster (LB-2 ordering,
-/// reversed: faster first, equal times share a place, then who reached it first).
+/// Completion times are under 24 hours (ms): the ceiling of a level's time ranking
+/// ([`crate::board::MAHJONG_LEVEL`], [`crate::board::Order::LowerFirst`]), which
+/// lists faster first, equal times sharing a place, then who reached it first.
 pub const TIME_CEILING_MS: u64 = 86_400_000;
 
 /// The prefix of the per-level time ranking boards: `mahjong-level-420`.
@@ -39,14 +39,17 @@ pub fn level_board(level: u32) -> BoardRef {
     BoardRef::all_time(format!("{LEVEL_BOARD_PREFIX}{level}"))
 }
 
-/// The value a best time of `time_ms` has on a level's time ranking.
+/// The stored value a best time of `time_ms` has on a level's time ranking (its
+/// registry order, [`crate::board::Order::stored`]).
 pub fn ranking_value(time_ms: u64) -> i64 {
-    i64::try_from(TIME_CEILING_MS.saturating_sub(time_ms)).unwrap_or(0)
+    crate::board::MAHJONG_LEVEL
+        .order
+        .stored(i64::try_from(time_ms).unwrap_or(i64::MAX))
 }
 
-/// The best time (ms) a value on a level's time ranking stands for.
+/// The best time (ms) a stored value on a level's time ranking stands for.
 pub fn time_of(value: i64) -> u64 {
-    TIME_CEILING_MS.saturating_sub(u64::try_from(value).unwrap_or(0))
+    u64::try_from(crate::board::MAHJONG_LEVEL.order.value_of(value)).unwrap_or(0)
 }
 
 /// The state item that holds a level's fastest best times ([`Fastest`]), under the

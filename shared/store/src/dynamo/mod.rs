@@ -29,12 +29,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, DeleteRequest, GlobalSecondaryIndex, KeySchemaElement,
     KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest, ReturnConsumedCapacity,
-    ScalarAttributeType, Select, TransactWriteItem, WriteRequest,
+    ScalarAttributeType, Select, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
@@ -400,6 +401,20 @@ impl DynamoStore {
         }
         for e in &c.ledger {
             out.push(put(self.ledger_put(e)?));
+        }
+        for m in &c.marks {
+            check_key(&m.key.pk, &m.key.sk)?;
+            let update = Update::builder()
+                .table_name(&self.table)
+                .key("pk", s(&m.key.pk))
+                .key("sk", s(&m.key.sk))
+                .update_expression("SET body = :b, version = if_not_exists(version, :zero) + :one")
+                .expression_attribute_values(":b", AttributeValue::B(m.body.clone().into()))
+                .expression_attribute_values(":zero", n(0))
+                .expression_attribute_values(":one", n(1))
+                .build()
+                .map_err(build)?;
+            out.push(TransactWriteItem::builder().update(update).build());
         }
         Ok(out)
     }
@@ -859,6 +874,34 @@ impl ItemStore for DynamoStore {
                 Ok((sk, decoded))
             })
             .collect()
+    }
+
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .key("pk", s(&key.pk))
+            .key("sk", s(&key.sk))
+            .condition_expression("version = :v")
+            .expression_attribute_values(":v", n(expected))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), DeleteItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(self.fail("DeleteItem", e)),
+        }
     }
 
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {

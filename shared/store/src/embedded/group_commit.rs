@@ -157,6 +157,7 @@ mod tests {
             balances: Vec::new(),
             entries: Vec::new(),
             states: Vec::new(),
+            marks: Vec::new(),
             ledger: Vec::new(),
         }
     }

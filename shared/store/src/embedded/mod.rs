@@ -332,6 +332,17 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
     for e in &c.ledger {
         items.insert(ledger_key(e).as_str(), encode(e).as_slice())?;
     }
+    if !c.marks.is_empty() {
+        let mut blobs = txn.open_table(BLOBS)?;
+        for m in &c.marks {
+            check_key(&m.key.pk, &m.key.sk)?;
+            let key = blob_key(&m.key);
+            let version = blobs
+                .get(key.as_str())?
+                .map_or(0, |v| read_blob(v.value()).version);
+            blobs.insert(key.as_str(), blob(version + 1, &m.body).as_slice())?;
+        }
+    }
     Ok(CommitOutcome::Committed)
 }
 
@@ -681,6 +692,31 @@ impl ItemStore for EmbeddedStore {
                 }
             }
             Ok(out)
+        })
+        .await
+    }
+
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let key = blob_key(key);
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let deleted = {
+                let mut blobs = txn.open_table(BLOBS)?;
+                let current = blobs.get(key.as_str())?.map(|v| read_blob(v.value()).version);
+                if current == Some(expected) {
+                    blobs.remove(key.as_str())?;
+                    true
+                } else {
+                    false
+                }
+            };
+            if deleted {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(deleted)
         })
         .await
     }
