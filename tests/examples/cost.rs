@@ -9,6 +9,7 @@ use std::time::Instant;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
+use podium_rules::mahjong::completion;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::api::{self, ApiContext, ApiRequest};
 use podium_service::cursor::CursorKey;
@@ -21,6 +22,14 @@ use podium_tests::fixtures::{at, dynamodb, rout, seed_balance};
 fn players() -> usize {
     env_number("PODIUM_COST_PLAYERS", 1_000)
 }
+
+/// Accounts on the second measured level: `PODIUM_COST_LEVEL_ACCOUNTS` (default 100,000).
+fn level_accounts() -> usize {
+    env_number("PODIUM_COST_LEVEL_ACCOUNTS", 100_000)
+}
+
+/// Accounts a level's fastest-times item holds (MJ-3: places 1 … 10, and the 11th).
+const PLACES: u64 = 11;
 
 /// The tie group's size: `PODIUM_COST_TIED` (default 100,000).
 fn tied() -> usize {
@@ -138,7 +147,7 @@ async fn main() {
     };
     let policy = podium_rules::record::RecordPolicy::default();
     // Level completions (MJ-2 … MJ-5): the place is read from the level ranking's
-    // fastest 11 only, so it costs the same at 10 and at 1,000 accounts.
+    // fastest 11 only, so it costs the same at 10 and at 100,000 accounts.
     let completion = |id: &str, player: &str, level: u32, time_ms: u64| {
         let line = serde_json::json!({"completion_id": id, "game": "mahjong-rivals",
             "kind": "level-completion", "player_id": player, "level": level,
@@ -146,8 +155,21 @@ async fn main() {
         .to_string();
         podium_service::incoming::Incoming::from_json(line.as_bytes(), clock, &policy).expect("a completion")
     };
-    for (level, accounts) in [(1u32, 10u64), (2, 1_000)] {
-        for i in 0..accounts {
+    for (level, accounts) in [(1u32, 10u64), (2, level_accounts() as u64)] {
+        // The 11 fastest complete for real (they make the level's fastest times); the
+        // others' best times are loaded onto the ranking directly, slower than those.
+        let loaded: Vec<Standing> = (PLACES..accounts)
+            .map(|i| Standing {
+                player_id: format!("lv-{i}"),
+                value: completion::ranking_value(60_000 + i),
+                reached_at_ms: clock.timestamp_millis(),
+            })
+            .collect();
+        store
+            .load_entries(&completion::level_board(level), &loaded)
+            .await
+            .expect("level ranking");
+        for i in 0..accounts.min(PLACES) {
             let c = completion(
                 &format!("seed-{level}-{i}"),
                 &format!("lv-{i}"),
@@ -178,6 +200,42 @@ async fn main() {
                 &store,
             );
         }
+    }
+
+    // LB-5: the refresh tick finds the changed level rankings from their marks, and
+    // snapshots only those.
+    let before = store.usage();
+    let changed = podium_service::changes::changed(&store, usize::MAX)
+        .await
+        .expect("marks");
+    row(
+        &format!(
+            "refresh tick: list change marks ({} levels marked)",
+            changed.len()
+        ),
+        before,
+        &store,
+    );
+    for c in &changed {
+        let before = store.usage();
+        let report = snapshot::run_paged(
+            &store,
+            &c.board,
+            &snapshot::id_for(clock),
+            clock,
+            snapshot::Paging::content_defined(PAGE_SIZE),
+            None,
+        )
+        .await
+        .expect("level snapshot");
+        row(
+            &format!(
+                "refresh tick: snapshot {} ({} pages, first snapshot)",
+                c.board.board, report.pages_total
+            ),
+            before,
+            &store,
+        );
     }
 
     for (id, what) in [

@@ -301,14 +301,24 @@ impl DynamoStore {
     /// (version 1), written 25 to a BatchWriteItem. For imports and benchmarks into a
     /// fresh table; it checks nothing a player already has.
     pub async fn load_balances(&self, game: Game, standings: &[Standing]) -> Result<u64, StoreError> {
-        let board = BoardRef::all_time(game.id());
+        self.load(balance_sk(game), &BoardRef::all_time(game.id()), standings)
+            .await
+    }
+
+    /// Writes entries of a period board (version 1, empty histories) unconditionally,
+    /// 25 to a BatchWriteItem: for seeding measurements, like [`Self::load_balances`].
+    pub async fn load_entries(&self, board: &BoardRef, standings: &[Standing]) -> Result<u64, StoreError> {
+        self.load(period_sk(board), board, standings).await
+    }
+
+    async fn load(&self, sk: String, board: &BoardRef, standings: &[Standing]) -> Result<u64, StoreError> {
         let history = KeyHistory::default();
         let requests = standings
             .iter()
             .map(|st| {
                 let item = entry_item(
-                    balance_sk(game),
-                    Some(&board),
+                    sk.clone(),
+                    Some(board),
                     &st.player_id,
                     EntryValues {
                         value: st.value,
