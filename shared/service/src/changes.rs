@@ -1,21 +1,27 @@
 //! Which boards changed since their last snapshot (LB-5): the change marks of boards
 //! refreshed [`Refresh::WhenChanged`] (the 11,000 level time rankings, MJ-3).
 //!
-//! Every commit that writes an entry of such a board also writes the board's mark, in
-//! the same transaction ([`podium_store::MarkWrite`]: its version rises by one).
-//! The refresh job lists the marks ([`changed`]), snapshots those boards, then
+//! Every commit that writes an entry of such a board also raises one of the board's
+//! marks, in the same transaction ([`podium_store::MarkWrite`]: its version rises by
+//! one). The refresh job lists the marks ([`changed`]), snapshots those boards, then
 //! deletes each mark at the version it read ([`clear`]), and only when its snapshot
-//! surely holds the change (read from the board more than
-//! [`CLOCK_MARGIN_MS`] after it): a change committed meanwhile keeps the mark, so the
-//! next tick refreshes the board again; nothing is lost, and a quiet board costs
-//! nothing.
+//! surely holds the change (read from the board more than [`CLOCK_MARGIN_MS`] after
+//! it): a change committed meanwhile keeps its mark, so the next tick refreshes the
+//! board again; nothing is lost, and a quiet board costs nothing.
 //!
 //! | item | partition key | sort key | body |
 //! |---|---|---|---|
-//! | change mark | `CHANGED#{shard}` | the board's storage name (`mahjong-level-420@all`) | [`Mark`] (JSON) |
+//! | change mark | `CHANGED#{shard}` | the board's storage name and a slot (`mahjong-level-420@all#3`) | [`Mark`] (JSON) |
 //!
-//! The marks are spread over [`MARK_SHARDS`] partitions by the board's name, so a
-//! tick reads them with that many Queries, whatever the number of boards.
+//! A board has [`MARK_SPREAD`] marks, one per slot; a commit raises the slot of the
+//! player whose entry it writes. Two transactions that write the same item conflict
+//! on DynamoDB, so one mark per board would make every completion of a busy level
+//! wait for the others; spread, two players of one level meet on a mark one time in
+//! [`MARK_SPREAD`]. The marks are spread over [`MARK_SHARDS`] partitions by their
+//! sort key, so a tick reads them all with that many Queries, whatever the number of
+//! boards, and a busy level's marks are not all in one partition.
+
+use std::collections::BTreeMap;
 
 use futures::future::try_join_all;
 use podium_rules::board::{board_def, BoardRef, Refresh};
@@ -28,52 +34,84 @@ use crate::error::ServiceError;
 /// Partitions the change marks are spread over.
 pub const MARK_SHARDS: u32 = 8;
 
+/// Marks per board (slots by the player's id).
+pub const MARK_SPREAD: u32 = 16;
+
 /// Marks one Query asks for.
 const MARKS_PER_QUERY: usize = 1_000;
 
 /// A change mark's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
-    /// Server clock (ms, UTC) of the last commit that changed the board.
+    /// Server clock (ms, UTC) of the last commit that raised this mark.
     pub at_ms: i64,
 }
 
-/// A board with a change mark, as the refresh job finds it.
+/// One mark as read: where it is, what it says, and its version then.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Changed {
-    pub board: BoardRef,
+pub struct ReadMark {
+    pub key: ItemKey,
     pub mark: Mark,
-    /// The mark's version when read: [`clear`] deletes it only at this version.
+    /// [`clear`] deletes the mark only at this version.
     pub version: u64,
 }
 
-/// The mark item of `board`.
-pub fn mark_key(board: &BoardRef) -> ItemKey {
-    let name = board.key();
-    ItemKey::new(format!("CHANGED#{}", shard(&name)), name)
+/// A board with change marks, as the refresh job finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changed {
+    pub board: BoardRef,
+    /// Its raised marks, each with the version read.
+    pub marks: Vec<ReadMark>,
 }
 
-/// The mark a commit that writes an entry of `board` at `now_ms` (server clock)
-/// writes with it; `None` for a board refreshed on every tick.
-pub fn mark_for(board: &BoardRef, now_ms: i64) -> Option<MarkWrite> {
+impl Changed {
+    /// When the board last changed (server clock, ms UTC).
+    pub fn last_ms(&self) -> i64 {
+        self.marks.iter().map(|m| m.mark.at_ms).max().unwrap_or(0)
+    }
+}
+
+/// The mark of `board` that a commit writing `player_id`'s entry raises.
+pub fn mark_key(board: &BoardRef, player_id: &str) -> ItemKey {
+    let sk = format!("{}#{}", board.key(), fnv(player_id) % u64::from(MARK_SPREAD));
+    ItemKey::new(format!("CHANGED#{}", fnv(&sk) % u64::from(MARK_SHARDS)), sk)
+}
+
+/// The mark a commit that writes `player_id`'s entry of `board` at `now_ms` (server
+/// clock) writes with it; `None` for a board refreshed on every tick.
+pub fn mark_for(board: &BoardRef, player_id: &str, now_ms: i64) -> Option<MarkWrite> {
     let def = board_def(&board.board)?;
     (def.refresh == Refresh::WhenChanged).then(|| MarkWrite {
-        key: mark_key(board),
+        key: mark_key(board, player_id),
         body: serde_json::to_vec(&Mark { at_ms: now_ms }).unwrap_or_default(),
     })
 }
 
-/// Every board with a change mark, least recently changed first, at most `limit`.
+/// Every board with raised marks, least recently changed first, at most `limit`.
 /// [`MARK_SHARDS`] Queries (more only past [`MARKS_PER_QUERY`] marks in a shard).
 pub async fn changed<S: ItemStore + ?Sized>(store: &S, limit: usize) -> Result<Vec<Changed>, ServiceError> {
     let shards = (0..MARK_SHARDS).map(|s| shard_marks(store, s));
-    let mut all: Vec<Changed> = try_join_all(shards).await?.into_iter().flatten().collect();
-    all.sort_by_key(|c| c.mark.at_ms);
+    let mut by_board: BTreeMap<String, Changed> = BTreeMap::new();
+    for (board, mark) in try_join_all(shards).await?.into_iter().flatten() {
+        by_board
+            .entry(board.key())
+            .or_insert_with(|| Changed {
+                board,
+                marks: Vec::new(),
+            })
+            .marks
+            .push(mark);
+    }
+    let mut all: Vec<Changed> = by_board.into_values().collect();
+    all.sort_by_key(Changed::last_ms);
     all.truncate(limit);
     Ok(all)
 }
 
-async fn shard_marks<S: ItemStore + ?Sized>(store: &S, shard: u32) -> Result<Vec<Changed>, ServiceError> {
+async fn shard_marks<S: ItemStore + ?Sized>(
+    store: &S,
+    shard: u32,
+) -> Result<Vec<(BoardRef, ReadMark)>, ServiceError> {
     let pk = format!("CHANGED#{shard}");
     let mut out = Vec::new();
     let mut range = SortKeyRange::All;
@@ -84,18 +122,25 @@ async fn shard_marks<S: ItemStore + ?Sized>(store: &S, shard: u32) -> Result<Vec
         let full = items.len() == MARKS_PER_QUERY;
         for (sk, item) in items {
             range = SortKeyRange::After(sk.clone());
-            let Some((name, period)) = sk.split_once('@') else {
+            let board = sk
+                .rsplit_once('#')
+                .and_then(|(name, _)| name.split_once('@'))
+                .map(|(board, period)| BoardRef::new(board, period));
+            let Some(board) = board else {
                 tracing::warn!(mark = %sk, "change mark of no board; skipped");
                 continue;
             };
             let mark: Mark = serde_json::from_slice(&item.body).map_err(|e| {
                 ServiceError::Store(podium_store::StoreError::corrupt(format!("{pk}/{sk}"), e))
             })?;
-            out.push(Changed {
-                board: BoardRef::new(name, period),
-                mark,
-                version: item.version,
-            });
+            out.push((
+                board,
+                ReadMark {
+                    key: ItemKey::new(pk.clone(), sk),
+                    mark,
+                    version: item.version,
+                },
+            ));
         }
         if !full {
             return Ok(out);
@@ -104,46 +149,51 @@ async fn shard_marks<S: ItemStore + ?Sized>(store: &S, shard: u32) -> Result<Vec
 }
 
 /// After a complete snapshot of `c.board` that started reading the board at
-/// `read_from_ms` (server clock): deletes the mark if that snapshot surely holds its
-/// change and no commit marked the board since. Returns whether it did.
+/// `read_from_ms` (server clock): deletes each of its marks whose change the
+/// snapshot surely holds and that no commit raised since. Returns how many it deleted.
 pub async fn clear<S: ItemStore + ?Sized>(
     store: &S,
     c: &Changed,
     read_from_ms: i64,
-) -> Result<bool, ServiceError> {
-    if c.mark.at_ms >= read_from_ms - CLOCK_MARGIN_MS {
-        return Ok(false);
+) -> Result<usize, ServiceError> {
+    let mut deleted = 0;
+    for m in &c.marks {
+        if m.mark.at_ms < read_from_ms - CLOCK_MARGIN_MS && store.delete_item_if(&m.key, m.version).await? {
+            deleted += 1;
+        }
     }
-    Ok(store.delete_item_if(&mark_key(&c.board), c.version).await?)
+    Ok(deleted)
 }
 
-/// The mark shard of a board's storage name: FNV-1a, stable across releases.
-fn shard(name: &str) -> u32 {
+/// FNV-1a of a string: stable across processes and releases.
+fn fnv(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.bytes() {
+    for b in s.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    (h % u64::from(MARK_SHARDS)) as u32
+    h
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// LB-5: only boards refreshed when changed are marked, under one key per board.
+    /// LB-5: only boards refreshed when changed are marked; a board's marks are
+    /// spread by player over [`MARK_SPREAD`] slots, and the slots over the shards.
     #[test]
     fn marks_only_boards_refreshed_when_changed() {
         let level = BoardRef::all_time("mahjong-level-420");
-        let m = mark_for(&level, 1_000).expect("a level ranking is marked");
-        assert_eq!(m.key, mark_key(&level));
-        assert_eq!(m.key.sk, "mahjong-level-420@all");
+        let m = mark_for(&level, "ana", 1_000).expect("a level ranking is marked");
+        assert_eq!(m.key, mark_key(&level, "ana"));
+        assert!(m.key.sk.starts_with("mahjong-level-420@all#"), "{}", m.key.sk);
         assert!(m.key.pk.starts_with("CHANGED#"));
-        assert!(mark_for(&BoardRef::all_time("mahjong-amr"), 1_000).is_none());
-        assert!(mark_for(&BoardRef::new("mahjong-weekly", "2027-W29"), 1_000).is_none());
-        let spread: std::collections::HashSet<_> = (1..=200)
-            .map(|l| mark_key(&BoardRef::all_time(format!("mahjong-level-{l}"))).pk)
-            .collect();
-        assert_eq!(spread.len(), MARK_SHARDS as usize);
+        assert!(mark_for(&BoardRef::all_time("mahjong-amr"), "ana", 1_000).is_none());
+        assert!(mark_for(&BoardRef::new("mahjong-weekly", "2027-W29"), "ana", 1_000).is_none());
+        let slots: std::collections::HashSet<_> =
+            (0..1_000).map(|p| mark_key(&level, &format!("p-{p}"))).collect();
+        assert_eq!(slots.len(), MARK_SPREAD as usize);
+        let shards: std::collections::HashSet<_> = slots.iter().map(|k| k.pk.clone()).collect();
+        assert_eq!(shards.len(), MARK_SHARDS as usize);
     }
 }

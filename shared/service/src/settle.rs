@@ -352,7 +352,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     // LB-5: a board refreshed only when changed learns of it in the same transaction.
     let mut marks: Vec<podium_store::MarkWrite> = Vec::new();
     for e in &entries {
-        if let Some(m) = crate::changes::mark_for(&e.board, clock_ms) {
+        if let Some(m) = crate::changes::mark_for(&e.board, &e.player_id, clock_ms) {
             if !marks.iter().any(|x| x.key == m.key) {
                 marks.push(m);
             }
