@@ -385,6 +385,87 @@ pub async fn concurrent_completions_of_a_level_are_placed_in_some_order<S: Store
     assert!(found, "no serial order gives {got:?}");
 }
 
+/// An Arena record whose players' round scores are `scores[player][round]` (plain
+/// pairs 10 s apart, 100 each), and `jokers[player]` Jokers used in round 1.
+fn arena_line(id: &str, players: [&str; 4], scores: [[u64; 3]; 4], jokers: [u32; 4]) -> Vec<u8> {
+    let rounds: Vec<serde_json::Value> = (0..3)
+        .map(|r| {
+            let logs: Vec<serde_json::Value> = players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let events: Vec<serde_json::Value> = (1..=scores[i][r] / 100)
+                        .map(|k| serde_json::json!({"type": "pair", "at_ms": k * 10_000}))
+                        .collect();
+                    let used = if r == 0 { jokers[i] } else { 0 };
+                    serde_json::json!({"player_id": p, "events": events, "jokers_used": used})
+                })
+                .collect();
+            serde_json::json!({"logs": logs})
+        })
+        .collect();
+    serde_json::json!({
+        "arena_id": id, "game": "mahjong-rivals", "kind": "arena",
+        "ended_at": "2027-07-18T21:30:00Z", "players": players, "rounds": rounds,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// MJ-11, MJ-20, MJ-21, GM-3: an Arena with two tied first ([500, 500, 300, 100])
+/// pays 60, 60, 20 and 0 once, on the balances and the boards of the Bucharest date
+/// (19 July); a repeat is a duplicate; other content under its id is a conflict.
+/// MJ-6: Jokers its rounds used are spent; using Jokers not held refuses the whole
+/// Arena, naming the round's log, and writes nothing.
+pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + 'static>(store: S) {
+    let now = t("2027-07-18T21:31:00Z");
+    let players = ["ar-a", "ar-b", "ar-c", "ar-d"];
+    let scores = [[200, 200, 100], [100, 300, 100], [100, 100, 100], [0, 100, 0]];
+    // ar-b holds no Jokers: an Arena where ar-b used one is refused, nothing written.
+    let bad = arena_line("arena-0", players, scores, [0, 1, 0, 0]);
+    match settle(&store, &bad, now).await {
+        Err(ServiceError::Invalid(e)) => {
+            assert_eq!(
+                (e.field.as_str(), e.rule),
+                ("rounds[0].logs[1].jokers_used", "MJ-6")
+            )
+        }
+        other => panic!("expected MJ-6, got {other:?}"),
+    }
+    assert_eq!(balance(&store, "ar-a").await, 0);
+    let line = arena_line("arena-1", players, scores, [0; 4]);
+    assert_eq!(
+        settle(&store, &line, now).await.expect("settled"),
+        Outcome::Applied
+    );
+    assert_eq!(
+        settle(&store, &line, now).await.expect("settled"),
+        Outcome::Duplicate
+    );
+    for (p, prize) in [("ar-a", 60), ("ar-b", 60), ("ar-c", 20), ("ar-d", 0)] {
+        assert_eq!(balance(&store, p).await, prize, "{p}");
+        assert_eq!(
+            value(&store, "mahjong-daily", "2027-07-19", p).await,
+            prize,
+            "{p}"
+        );
+        assert_eq!(value(&store, "mahjong-weekly", "2027-W29", p).await, prize, "{p}");
+        assert_eq!(value(&store, "mahjong-amr", "all", p).await, prize, "{p}");
+    }
+    let ledger = store
+        .ledger_entries(Game::MahjongRivals, "ar-a")
+        .await
+        .expect("ledger");
+    assert_eq!(ledger.len(), 1);
+    assert_eq!((ledger[0].source.as_str(), ledger[0].applied), ("arena", 60));
+    let other = arena_line("arena-1", players, [[500, 0, 0], [0; 3], [0; 3], [0; 3]], [0; 4]);
+    assert!(matches!(
+        settle(&store, &other, now).await,
+        Err(ServiceError::Conflict { .. })
+    ));
+    assert_eq!(balance(&store, "ar-a").await, 60);
+}
+
 /// The level rankings refreshed by the refresh job on this store, in order.
 async fn refreshed_levels<S: Store + ?Sized>(store: &S, tick: &str) -> Vec<String> {
     use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
@@ -532,6 +613,7 @@ macro_rules! mahjong_tests {
             the_eleventh_fastest_gets_no_time_bonus,
             concurrent_completions_of_a_level_are_placed_in_some_order,
             level_rankings_are_refreshed_only_when_changed,
+            arena_prizes_paid_once_with_ties_shared,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

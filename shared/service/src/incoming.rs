@@ -1,10 +1,12 @@
 //! The records game servers send through the match queue, told apart by `game` and
 //! `kind`: a Seega match (no `kind`), a Mahjong Rivals Quick Match
-//! (`"kind": "quick-match"`) or level completion (`"kind": "level-completion"`). One entry point parses and settles any of them, for the
-//! score-match function and `podium replay`.
+//! (`"kind": "quick-match"`), level completion (`"kind": "level-completion"`) or
+//! Arena (`"kind": "arena"`). One entry point parses and settles any of them, for
+//! the score-match function and `podium replay`.
 
 use chrono::{DateTime, Utc};
 use podium_rules::error::RuleError;
+use podium_rules::mahjong::arena::{self, Arena};
 use podium_rules::mahjong::completion::{self, LevelCompletion};
 use podium_rules::mahjong::quick_match::{self, QuickMatch};
 use podium_rules::record::{MatchRecord, RecordPolicy};
@@ -21,6 +23,7 @@ pub enum Incoming {
     Seega(MatchRecord),
     QuickMatch(QuickMatch),
     LevelCompletion(LevelCompletion),
+    Arena(Arena),
 }
 
 /// How settling a record ended.
@@ -64,6 +67,9 @@ impl Incoming {
                             LevelCompletion::from_json(bytes, now, policy.max_clock_skew_ms)
                                 .map(Incoming::LevelCompletion)
                         }
+                        (Some("mahjong-rivals"), arena::KIND) => {
+                            Arena::from_json(bytes, now, policy.max_clock_skew_ms).map(Incoming::Arena)
+                        }
                         _ => Err(RuleError::new(
                             "kind",
                             "GM-5",
@@ -82,6 +88,7 @@ impl Incoming {
             Incoming::Seega(r) => &r.match_id,
             Incoming::QuickMatch(m) => &m.match_id,
             Incoming::LevelCompletion(c) => &c.completion_id,
+            Incoming::Arena(a) => &a.arena_id,
         }
     }
 
@@ -99,6 +106,9 @@ impl Incoming {
                 let mut keys = crate::keyed::record_keys(&c.completion_id, [c.player_id.as_str()]);
                 keys.push(format!("level\u{0}{}", c.level));
                 keys
+            }
+            Incoming::Arena(a) => {
+                crate::keyed::record_keys(&a.arena_id, a.players.iter().map(String::as_str))
             }
         }
     }
@@ -127,6 +137,12 @@ pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
         ),
         Incoming::LevelCompletion(c) => Ok(
             match crate::mahjong::settle_completion(store, c, now, delivery).await? {
+                Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
+                Settled::Duplicate(_) => Outcome::Duplicate,
+            },
+        ),
+        Incoming::Arena(a) => Ok(
+            match crate::mahjong::settle_arena(store, a, now, delivery).await? {
                 Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
                 Settled::Duplicate(_) => Outcome::Duplicate,
             },

@@ -1,9 +1,10 @@
 //! Mahjong Rivals sources of points settled exactly once through the one commit path
-//! ([`crate::settle`]): a Quick Match (MJ-7, MJ-8) and a Single Player level
-//! completion (MJ-2 … MJ-6), their points credited to the AMR, weekly and daily
-//! boards in the same settlement (MJ-20, MJ-21).
+//! ([`crate::settle`]): a Quick Match (MJ-7, MJ-8), a Single Player level completion
+//! (MJ-2 … MJ-6) and an Arena (MJ-11), their points credited to the AMR, weekly and
+//! daily boards in the same settlement (MJ-20, MJ-21).
 
 use chrono::{DateTime, Utc};
+use podium_rules::mahjong::arena::{self, Arena, ArenaAccounts, ArenaResult};
 use podium_rules::mahjong::completion::{self, CompletionResult, CompletionState, LevelCompletion};
 use podium_rules::mahjong::jokers::{Jokers, JOKERS_STATE};
 use podium_rules::mahjong::levels::LevelState;
@@ -140,4 +141,75 @@ pub async fn settle_completion<S: SettleStore + ?Sized>(
     delivery: &str,
 ) -> Result<Settled<CompletionResult>, ServiceError> {
     settle_as(store, &CompletionSource { c, now }, delivery).await
+}
+
+/// An Arena as a source of points, planned at the server clock `now`.
+struct ArenaSource<'a> {
+    a: &'a Arena,
+    now: DateTime<Utc>,
+}
+
+impl Source for ArenaSource<'_> {
+    type Result = ArenaResult;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(arena::KIND, self.a.arena_id.clone())
+    }
+
+    /// SHA-256 of the record's canonical JSON (its fields in declaration order).
+    fn content_hash(&self) -> String {
+        hex_sha256(&serde_json::to_string(self.a).unwrap_or_default())
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            balances: self
+                .a
+                .players
+                .iter()
+                .map(|p| (arena::GAME, p.clone(), false))
+                .collect(),
+            states: self
+                .a
+                .players
+                .iter()
+                .filter(|p| {
+                    self.a
+                        .rounds
+                        .iter()
+                        .flat_map(|r| r.logs.iter())
+                        .any(|l| &l.player_id == *p && l.jokers_used > 0)
+                })
+                .map(|p| (p.clone(), JOKERS_STATE.to_string()))
+                .collect(),
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<ArenaResult>, ServiceError> {
+        let mut accounts = ArenaAccounts::default();
+        for p in &self.a.players {
+            accounts.balances.push(read.balance(arena::GAME, p).points);
+            accounts.jokers.push(state_body::<Jokers>(read, p, JOKERS_STATE)?);
+        }
+        Ok(arena::plan(self.a, &accounts, self.now)?)
+    }
+
+    fn id_field(&self) -> &'static str {
+        "arena_id"
+    }
+}
+
+/// Settles a parsed Arena exactly once as delivery `delivery` at server clock `now`:
+/// its prizes paid (MJ-11) and Jokers spent (MJ-6) in one commit. Errors:
+/// [`ServiceError::Invalid`] (MJ-6: Jokers not held), [`ServiceError::Conflict`]
+/// (same Arena id, other content), and the transient [`ServiceError::Store`] /
+/// [`ServiceError::Contended`].
+pub async fn settle_arena<S: SettleStore + ?Sized>(
+    store: &S,
+    a: &Arena,
+    now: DateTime<Utc>,
+    delivery: &str,
+) -> Result<Settled<ArenaResult>, ServiceError> {
+    settle_as(store, &ArenaSource { a, now }, delivery).await
 }
