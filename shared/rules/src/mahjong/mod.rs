@@ -13,3 +13,4 @@ pub mod places;
 pub mod quick_match;
 pub mod records;
 pub mod round;
+pub mod tournament;
