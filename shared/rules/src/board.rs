@@ -193,10 +193,29 @@ pub const MAHJONG_LEVEL: BoardDef = BoardDef {
     refresh: Refresh::WhenChanged,
 };
 
-/// The board named `id`, if podium serves it: one of [`BOARDS`], or a level's time
-/// ranking (`mahjong-level-420`: [`MAHJONG_LEVEL`]).
+/// The family of Mahjong Rivals tournament standings (MJ-16): one all-time board per
+/// tournament, `mahjong-tournament-{tournament id}`, of total TP, highest first; an
+/// entry's instant is its registration, so LB-2's order is MJ-16's final order.
+/// Refreshed when changed, like the level rankings.
+pub const MAHJONG_TOURNAMENT: BoardDef = BoardDef {
+    id: "mahjong-tournament",
+    game: Game::MahjongRivals,
+    period: PeriodKind::AllTime,
+    zone: Tz::Europe__Bucharest,
+    window_days: None,
+    order: Order::HigherFirst,
+    unit: Unit::Points,
+    refresh: Refresh::WhenChanged,
+};
+
+/// The board named `id`, if podium serves it: one of [`BOARDS`], a level's time
+/// ranking (`mahjong-level-420`: [`MAHJONG_LEVEL`]), or a tournament's standings
+/// (`mahjong-tournament-spring-cup`: [`MAHJONG_TOURNAMENT`]).
 pub fn board_def(id: &str) -> Option<&'static BoardDef> {
     BOARDS.iter().find(|b| b.id == id).or_else(|| {
+        if let Some(t) = id.strip_prefix("mahjong-tournament-") {
+            return crate::record::is_valid_id(t).then_some(&MAHJONG_TOURNAMENT);
+        }
         let n = id.strip_prefix("mahjong-level-")?;
         let level: u32 = n.parse().ok()?;
         (n == level.to_string() && crate::mahjong::levels::check_level("board", level).is_ok())

@@ -14,3 +14,4 @@ pub mod quick_match;
 pub mod records;
 pub mod round;
 pub mod tournament;
+pub mod tournament_play;
