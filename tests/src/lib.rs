@@ -10,3 +10,4 @@ pub mod mahjong;
 pub mod performance;
 pub mod review;
 pub mod rewards;
+pub mod tournaments;

@@ -31,3 +31,4 @@ async fn batched_settlement_equals_line_by_line() {
     assert_eq!(got, expected, "nothing of the dropped batch was written");
 }
 podium_tests::mahjong_tests!(podium_tests::fixtures::embedded);
+podium_tests::tournament_tests!(podium_tests::fixtures::embedded);

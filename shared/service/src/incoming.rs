@@ -1,14 +1,16 @@
 //! The records game servers send through the match queue, told apart by `game` and
 //! `kind`: a Seega match (no `kind`), a Mahjong Rivals Quick Match
-//! (`"kind": "quick-match"`), level completion (`"kind": "level-completion"`) or
-//! Arena (`"kind": "arena"`). One entry point parses and settles any of them, for
-//! the score-match function and `podium replay`.
+//! (`"kind": "quick-match"`), level completion (`"kind": "level-completion"`), Arena
+//! (`"kind": "arena"`), tournament registration (`"kind": "tournament-registration"`)
+//! or table result (`"kind": "tournament-table"`). One entry point parses and settles
+//! any of them, for the score-match function and `podium replay`.
 
 use chrono::{DateTime, Utc};
 use podium_rules::error::RuleError;
 use podium_rules::mahjong::arena::{self, Arena};
 use podium_rules::mahjong::completion::{self, LevelCompletion};
 use podium_rules::mahjong::quick_match::{self, QuickMatch};
+use podium_rules::mahjong::tournament_play::{self as tournament, Registration, Table};
 use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_rules::seega::result::MatchStatus;
 use serde::Deserialize;
@@ -24,6 +26,8 @@ pub enum Incoming {
     QuickMatch(QuickMatch),
     LevelCompletion(LevelCompletion),
     Arena(Arena),
+    Registration(Registration),
+    Table(Table),
 }
 
 /// How settling a record ended.
@@ -67,6 +71,13 @@ impl Incoming {
                             LevelCompletion::from_json(bytes, now, policy.max_clock_skew_ms)
                                 .map(Incoming::LevelCompletion)
                         }
+                        (Some("mahjong-rivals"), tournament::KIND_REGISTRATION) => {
+                            Registration::from_json(bytes, now, policy.max_clock_skew_ms)
+                                .map(Incoming::Registration)
+                        }
+                        (Some("mahjong-rivals"), tournament::KIND_TABLE) => {
+                            Table::from_json(bytes, now, policy.max_clock_skew_ms).map(Incoming::Table)
+                        }
                         (Some("mahjong-rivals"), arena::KIND) => {
                             Arena::from_json(bytes, now, policy.max_clock_skew_ms).map(Incoming::Arena)
                         }
@@ -89,6 +100,8 @@ impl Incoming {
             Incoming::QuickMatch(m) => &m.match_id,
             Incoming::LevelCompletion(c) => &c.completion_id,
             Incoming::Arena(a) => &a.arena_id,
+            Incoming::Registration(r) => &r.tournament_id,
+            Incoming::Table(t) => &t.table_id,
         }
     }
 
@@ -110,6 +123,10 @@ impl Incoming {
             Incoming::Arena(a) => {
                 crate::keyed::record_keys(&a.arena_id, a.players.iter().map(String::as_str))
             }
+            Incoming::Registration(r) => crate::keyed::record_keys(&r.id(), [r.player_id.as_str()]),
+            Incoming::Table(t) => {
+                crate::keyed::record_keys(&t.table_id, t.players.iter().map(|p| p.player_id.as_str()))
+            }
         }
     }
 }
@@ -129,23 +146,28 @@ pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
             Scored::Applied(_) => Outcome::Applied,
             Scored::Duplicate(_) => Outcome::Duplicate,
         }),
-        Incoming::QuickMatch(m) => Ok(
-            match crate::mahjong::settle_quick_match(store, m, now, delivery).await? {
-                Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
-                Settled::Duplicate(_) => Outcome::Duplicate,
-            },
-        ),
-        Incoming::LevelCompletion(c) => Ok(
-            match crate::mahjong::settle_completion(store, c, now, delivery).await? {
-                Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
-                Settled::Duplicate(_) => Outcome::Duplicate,
-            },
-        ),
-        Incoming::Arena(a) => Ok(
-            match crate::mahjong::settle_arena(store, a, now, delivery).await? {
-                Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
-                Settled::Duplicate(_) => Outcome::Duplicate,
-            },
-        ),
+        Incoming::QuickMatch(m) => Ok(outcome(
+            crate::mahjong::settle_quick_match(store, m, now, delivery).await?,
+        )),
+        Incoming::LevelCompletion(c) => Ok(outcome(
+            crate::mahjong::settle_completion(store, c, now, delivery).await?,
+        )),
+        Incoming::Arena(a) => Ok(outcome(
+            crate::mahjong::settle_arena(store, a, now, delivery).await?,
+        )),
+        Incoming::Registration(r) => Ok(outcome(
+            crate::tournaments::settle_registration(store, r, delivery).await?,
+        )),
+        Incoming::Table(t) => Ok(outcome(
+            crate::tournaments::settle_table(store, t, delivery).await?,
+        )),
+    }
+}
+
+/// A settlement's outcome as the queue counts it.
+fn outcome<R>(s: Settled<R>) -> Outcome {
+    match s {
+        Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
+        Settled::Duplicate(_) => Outcome::Duplicate,
     }
 }

@@ -23,5 +23,6 @@ pub mod snapshot_codec;
 pub mod snapshot_jobs;
 pub mod snapshot_reads;
 pub mod synthetic;
+pub mod tournaments;
 
 pub use error::ServiceError;

@@ -6,6 +6,8 @@
 //!   period of each period board of [`BOARDS`], then the boards refreshed only when
 //!   changed (the level time rankings) that changed since their last snapshot
 //!   ([`crate::changes`]): a quiet level costs nothing.
+//! - `refresh` also moves the tournaments along first ([`crate::tournaments::tick`]):
+//!   starts or cancels them, closes them, fixes their winners, pays their prizes.
 //! - `freeze` (just after local midnight in the boards' zone): freezes each period
 //!   board's period that has ended into its final snapshot, and moves each rolling
 //!   board's window (MJ-20).
@@ -96,7 +98,15 @@ pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     run: ScheduledRun,
 ) -> Result<Vec<BoardRun>, ServiceError> {
     match run.job {
-        Job::Refresh => refresh(store, run.scheduled_time).await,
+        Job::Refresh => {
+            // Tournaments move first, so a final standing is snapshotted in the same tick.
+            for t in crate::tournaments::tick(store, run.scheduled_time).await? {
+                if !t.steps.is_empty() || t.prizes_paid > 0 {
+                    tracing::info!(tournament = %t.tournament_id, steps = ?t.steps, prizes_paid = t.prizes_paid, done = t.done, "tournament moved");
+                }
+            }
+            refresh(store, run.scheduled_time).await
+        }
         Job::Freeze => freeze(store, run.scheduled_time).await,
     }
 }
