@@ -85,6 +85,14 @@ enum Command {
         #[arg(long)]
         timestamp_ms: Option<i64>,
     },
+    /// Operator: configure a Mahjong Rivals tournament from a JSON file (MJ-12), once
+    /// per id (the same file again changes nothing; other settings under the id are
+    /// refused). The scheduled tick (`podium snapshot`) starts, closes and pays it.
+    Tournament {
+        /// The tournament: `{"tournament_id", "starts_at", "ends_at", "min_players",
+        /// "multiplier", "prizes": [...], "champions"}`.
+        file: PathBuf,
+    },
     /// Write realistic match records (JSON lines) to stdout: Seega matches, or Mahjong
     /// Rivals level completions and Quick Matches.
     Generate {
@@ -196,6 +204,37 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 podium_service::synthetic::standings(players),
             )?;
             println!("loaded {n} players into {}", path.display());
+            Ok(())
+        }
+        Command::Tournament { file } => {
+            let text = std::fs::read(&file).map_err(|source| CliError::File {
+                path: file.display().to_string(),
+                source,
+            })?;
+            let t: podium_rules::mahjong::tournament::Tournament = serde_json::from_slice(&text)
+                .map_err(|e| CliError::Io(std::io::Error::other(format!("{}: {e}", file.display()))))?;
+            let store = local_store::open(true).await?;
+            let delivery = format!("operator-{:016x}", rand::random::<u64>());
+            let settled = podium_service::tournaments::configure(store.as_ref(), &t, &delivery)
+                .await
+                .map_err(|e| match e {
+                    e @ (podium_service::ServiceError::Invalid(_)
+                    | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
+                    other => CliError::Service(other),
+                })?;
+            let (word, state) = match settled {
+                podium_service::settle::Settled::Duplicate(s) => ("already configured", s),
+                podium_service::settle::Settled::Applied(s) | podium_service::settle::Settled::Nothing(s) => {
+                    ("configured", s)
+                }
+            };
+            println!(
+                "tournament {} {word}: {} … {}, standings on /v1/leaderboards/mahjong-tournament-{}",
+                state.tournament.tournament_id,
+                state.tournament.starts_at,
+                state.tournament.ends_at,
+                state.tournament.tournament_id
+            );
             Ok(())
         }
         Command::Generate {

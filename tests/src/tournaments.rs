@@ -243,6 +243,43 @@ pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + 'static>(store
     let trophies: Trophies = serde_json::from_str(&trophies.body).expect("trophies");
     assert_eq!(trophies.trophies.len(), 1);
     assert_eq!(trophies.trophies[0].trophy, Trophy::Cup);
+    // Over HTTP: the standings board in MJ-16's order (LB-2 ranks: equal TP share
+    // one), and the winner's trophy on their Mahjong profile.
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let get = |path: &str| podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: Default::default(),
+        player: Some("b".into()),
+        raw_query: None,
+    };
+    let page = podium_service::api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/mahjong-tournament-cup-1"),
+        paying,
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let rows: Vec<(String, u64)> = page.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or("").to_string(),
+                e["rank"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("b".into(), 1), ("a".into(), 1), ("c".into(), 3), ("d".into(), 4)]
+    );
+    let me = podium_service::api::handle(&store, &ctx, &get("/v1/me/mahjong-rivals"), paying).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["trophies"][0]["trophy"], "cup", "{}", me.body);
+    assert_eq!(me.body["points"], 100);
 }
 
 /// MJ-17: a Champions Tournament refuses an account with 199 prize points this week

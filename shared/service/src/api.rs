@@ -7,7 +7,7 @@
 //! | `GET /v1/leaderboards/{board}?limit=1..100&cursor=C` | a [`Page`](crate::boards::Page) (LB-3) |
 //! | `GET /v1/leaderboards/{board}/me?neighbours=0..25` | [`AroundMe`](crate::boards::AroundMe) (LB-4) |
 //! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
-//! | `GET /v1/me/mahjong-rivals` | the caller's Mahjong Rivals [`MahjongProfile`](crate::rewards::MahjongProfile): points, Jokers, place on each board (MJ-6, MJ-20) |
+//! | `GET /v1/me/mahjong-rivals` | the caller's Mahjong Rivals [`MahjongProfile`](crate::rewards::MahjongProfile): points, Jokers, trophies, place on each board (MJ-6, MJ-17, MJ-20) |
 //! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::seega::result::MatchResult) |
 //! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::rewards::BonusAnswer) (MJ-18) |
 //! | `GET /v1/ad-callbacks/admob?…` | an AdMob SSV callback (no JWT: its signature authenticates it), [`AdAnswer`](crate::rewards::AdAnswer) (SG-10, MJ-19) |

@@ -321,9 +321,12 @@ pub struct MahjongProfile {
     pub jokers: u32,
     /// Their place on `mahjong-amr`, `mahjong-weekly` and `mahjong-daily` now (MJ-20).
     pub boards: Vec<crate::boards::BoardPlace>,
+    /// Tournaments won, each with its cup or, for the Champions Tournament, its
+    /// replica trophy (MJ-17).
+    pub trophies: Vec<podium_rules::mahjong::tournament_play::TrophyWon>,
 }
 
-/// The caller's Mahjong Rivals points, Jokers and `places` (2 reads besides them).
+/// The caller's Mahjong Rivals points, Jokers, trophies and `places` (3 reads besides them).
 pub async fn mahjong_profile<S: SettleStore + ?Sized>(
     store: &S,
     player_id: &str,
@@ -342,11 +345,21 @@ pub async fn mahjong_profile<S: SettleStore + ?Sized>(
                 .count
         }
     };
+    use podium_rules::mahjong::tournament_play::{Trophies, TROPHIES_STATE};
+    let trophies = match store.get_state(player_id, TROPHIES_STATE).await? {
+        None => Vec::new(),
+        Some(state) => {
+            serde_json::from_str::<Trophies>(&state.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player_id, e)))?
+                .trophies
+        }
+    };
     Ok(MahjongProfile {
         player_id: player_id.to_string(),
         points,
         points_shown: podium_rules::display::format_points(points),
         jokers,
         boards: places,
+        trophies,
     })
 }
