@@ -109,6 +109,10 @@ enum Command {
         /// (`sg-42-0000000`), so files of other seeds add new matches.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Mahjong only: the records cover the 28 days up to this instant (RFC 3339;
+        /// default: now), which their ids carry too.
+        #[arg(long)]
+        end: Option<chrono::DateTime<chrono::Utc>>,
     },
 }
 
@@ -242,12 +246,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             matches,
             players,
             seed,
+            end,
         } => {
             let out = &mut std::io::stdout().lock();
             match game {
                 GenerateGame::Seega => podium_service::generate::generate(matches, players, seed, out)?,
                 GenerateGame::Mahjong => {
-                    podium_service::generate_mahjong::generate(matches, players, seed, out)?
+                    let end = end.unwrap_or_else(chrono::Utc::now);
+                    podium_service::generate_mahjong::generate(matches, players, seed, end, out)?
                 }
             }
             Ok(())

@@ -1,43 +1,54 @@
 //! `podium generate --game mahjong`: realistic Mahjong Rivals records, as JSON lines.
 //!
 //! Accounts have a hidden skill: stronger ones finish levels faster and win Quick
-//! Matches more often. Records run over the days before 2026-11-30. Mixed in:
+//! Matches and Arenas more often. Records run over the 28 days up to `end` (so the
+//! current week's and day's boards have some), and their ids carry the seed and `end`
+//! (`lc-42-20261130T1405-0000001`): a file generated later adds new records. Mixed in:
 //! - ~70 % level completions (MJ-2 … MJ-5) on levels 1 … 60, so that many accounts
 //!   share a level and compete for its 10 paying places, with replays for a better
 //!   time; ~1 % report a Joker the account does not hold (refused, MJ-6);
-//! - ~30 % Quick Matches of 2 to 4 accounts (MJ-7), some without a winner (ties, all
+//! - ~25 % Quick Matches of 2 to 4 accounts (MJ-7), some without a winner (ties, all
 //!   zero: MJ-8);
+//! - ~5 % Arenas of 4 accounts and 3 rounds of pair logs (MJ-9 … MJ-11);
 //! - ~3 % duplicate deliveries, ~0.5 % malformed records (GM-5), a few conflicting
 //!   re-uses of an id (GM-3).
 
 use std::io::Write;
 
-use chrono::{Duration, TimeZone, Utc};
+use chrono::{DateTime, Duration, Utc};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
 /// Writes `records` records among `players` accounts (plus duplicates, conflicts and
-/// malformed lines) to `out`; ids carry `seed`.
-pub fn generate(records: usize, players: usize, seed: u64, out: &mut impl Write) -> std::io::Result<()> {
+/// malformed lines) to `out`, dated over the 28 days up to `end`; ids carry `seed`
+/// and `end` (to the minute).
+pub fn generate(
+    records: usize,
+    players: usize,
+    seed: u64,
+    end: DateTime<Utc>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let players = players.max(4);
     let mut rng = StdRng::seed_from_u64(seed);
     let skill: Vec<f64> = (0..players).map(|_| rng.random_range(0.0..1.0)).collect();
-    let start = Utc
-        .with_ymd_and_hms(2026, 11, 1, 0, 0, 0)
-        .single()
-        .unwrap_or_default();
     let span_ms = 28 * 24 * 3600 * 1000i64;
+    let start = end - Duration::milliseconds(span_ms);
+    let tag = format!("{seed}-{}", end.format("%Y%m%dT%H%M"));
     for i in 0..records {
-        let at = start + Duration::milliseconds(span_ms * i as i64 / records.max(1) as i64);
+        let at = start + Duration::milliseconds(span_ms * (i as i64 + 1) / records.max(1) as i64);
         let at = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let mut record = if rng.random_range(0.0..1.0) < 0.7 {
+        let kind: f64 = rng.random_range(0.0..1.0);
+        let mut record = if kind < 0.05 {
+            arena(&mut rng, &skill, &format!("ar-{tag}-{i:07}"), &at)
+        } else if kind < 0.75 {
             let p = rng.random_range(0..players);
             let level = rng.random_range(1..=60u32);
             // 30 s for the best, up to 5 minutes for the weakest, with some luck.
             let time_ms = (30_000.0 + 270_000.0 * (1.0 - skill[p]) * rng.random_range(0.6..1.4)) as u64;
             let jokers = u32::from(rng.random_range(0.0..1.0) < 0.01);
-            json!({"completion_id": format!("lc-{seed}-{i:07}"), "game": "mahjong-rivals",
+            json!({"completion_id": format!("lc-{tag}-{i:07}"), "game": "mahjong-rivals",
                 "kind": "level-completion", "player_id": player_id(p), "level": level,
                 "time_ms": time_ms, "completed_at": at, "jokers_used": jokers})
         } else {
@@ -62,7 +73,7 @@ pub fn generate(records: usize, players: usize, seed: u64, out: &mut impl Write)
                     json!({"player_id": player_id(p), "completed": completed, "score": score})
                 })
                 .collect();
-            json!({"match_id": format!("qm-{seed}-{i:07}"), "game": "mahjong-rivals",
+            json!({"match_id": format!("qm-{tag}-{i:07}"), "game": "mahjong-rivals",
                 "kind": "quick-match", "ended_at": at, "players": seats})
         };
         writeln!(out, "{record}")?;
@@ -83,12 +94,47 @@ pub fn generate(records: usize, players: usize, seed: u64, out: &mut impl Write)
             if let Some(t) = record.get("time_ms").and_then(Value::as_u64) {
                 record["time_ms"] = json!(t + 1);
             } else {
-                record["ended_at"] = json!("2026-11-01T00:00:00Z");
+                record["ended_at"] = json!(start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
             }
             writeln!(out, "{record}")?;
         }
     }
     Ok(())
+}
+
+/// An Arena of 4 distinct accounts: in each round every account pairs tiles every 2 to
+/// 12 s (stronger ones faster and longer), for at most 4 minutes (MJ-9 … MJ-11).
+fn arena(rng: &mut StdRng, skill: &[f64], id: &str, at: &str) -> Value {
+    let mut seats: Vec<usize> = Vec::with_capacity(4);
+    while seats.len() < 4 {
+        let p = rng.random_range(0..skill.len());
+        if !seats.contains(&p) {
+            seats.push(p);
+        }
+    }
+    let rounds: Vec<Value> = (0..3)
+        .map(|_| {
+            let logs: Vec<Value> = seats
+                .iter()
+                .map(|&p| {
+                    let mut t = 0u64;
+                    let mut events = Vec::new();
+                    while t < 200_000 {
+                        t += (2_000.0 + 10_000.0 * (1.0 - skill[p]) * rng.random_range(0.5..1.0)) as u64;
+                        if rng.random_range(0.0..1.0) < 0.05 {
+                            events.push(json!({"type": "blocked", "at_ms": t - 500}));
+                        }
+                        events.push(json!({"type": "pair", "at_ms": t, "decisive": rng.random_range(0.0..1.0) < 0.03}));
+                    }
+                    json!({"player_id": player_id(p), "events": events})
+                })
+                .collect();
+            json!({"logs": logs})
+        })
+        .collect();
+    let players: Vec<String> = seats.iter().map(|&p| player_id(p)).collect();
+    json!({"arena_id": id, "game": "mahjong-rivals", "kind": "arena", "ended_at": at,
+        "players": players, "rounds": rounds})
 }
 
 fn player_id(i: usize) -> String {
