@@ -881,6 +881,71 @@ pub async fn amr_window_moves<S: Store>(store: S) {
     assert_eq!(value("p1").await, Some(6));
 }
 
+/// MJ-20: a point dated just past local midnight by a game server's clock counts on
+/// the AMR (from its day on) and leaves with its day, taking nothing else; a window
+/// maintenance missed for days (an outage) takes every missed day off on its next run.
+pub async fn amr_window_counts_early_points_and_catches_up<S: Store>(store: S) {
+    let amr = board_def("mahjong-amr").expect("amr");
+    let amr_ref = BoardRef::all_time("mahjong-amr");
+    let credit =
+        |player: &'static str, points: i64, at: &'static str, now: &'static str, source: &'static str| {
+            let store = &store;
+            async move {
+                period_boards::credit_all(
+                    store,
+                    Game::MahjongRivals,
+                    player,
+                    points,
+                    utc(at),
+                    utc(now),
+                    source,
+                )
+                .await
+                .expect("credit")
+            }
+        };
+    let value = |p: &'static str| {
+        let (store, amr_ref) = (&store, &amr_ref);
+        async move {
+            store
+                .period_entry(amr_ref, p)
+                .await
+                .expect("read")
+                .map_or(0, |e| e.points)
+        }
+    };
+    // 00:01 on 21 December in Bucharest, sent at 23:58 on the 20th: it counts.
+    let early = credit("s-1", 20, "2026-12-20T22:01:00Z", "2026-12-20T21:58:00Z", "e-1").await;
+    assert_eq!(early.len(), 3);
+    assert!(
+        early.iter().all(|(_, c)| matches!(c, Credited::Added { .. })),
+        "{early:?}"
+    );
+    credit("s-1", 20, "2027-06-01T10:00:00Z", "2027-06-01T10:01:00Z", "e-2").await;
+    for (day, source) in [
+        ("2026-12-01T10:00:00Z", "q-1"),
+        ("2026-12-02T10:00:00Z", "q-2"),
+        ("2026-12-03T10:00:00Z", "q-3"),
+    ] {
+        credit("q-1", 10, day, day, source).await;
+    }
+    assert_eq!((value("s-1").await, value("q-1").await), (40, 30));
+    // The first maintenance runs only when 2026-12-03 leaves: the two days before go too.
+    let (day, changed) = period_boards::expire_window(&store, amr, utc("2027-12-03T10:00:00Z"))
+        .await
+        .expect("expire")
+        .expect("rolling");
+    assert_eq!((day.to_string(), changed), ("2026-12-03".to_string(), 3));
+    assert_eq!(value("q-1").await, 0);
+    // 2026-12-21 leaves: only its 20 go; June's stay.
+    let (day, changed) = period_boards::expire_window(&store, amr, utc("2027-12-21T10:00:00Z"))
+        .await
+        .expect("expire")
+        .expect("rolling");
+    assert_eq!((day.to_string(), changed), ("2026-12-21".to_string(), 1));
+    assert_eq!(value("s-1").await, 20);
+}
+
 /// LB-2 / LB-4 from a snapshot: every player's around-me window lists the same players
 /// in the same order, with the same ranks, as the page walk (ties included).
 pub async fn snapshot_around_me_matches_the_pages<S: Store>(store: S) {
@@ -927,6 +992,7 @@ macro_rules! contract_tests {
             bucharest_week_cutoff,
             concurrent_credits_all_count,
             amr_window_moves,
+            amr_window_counts_early_points_and_catches_up,
             snapshot_around_me_matches_the_pages,
         );
     };

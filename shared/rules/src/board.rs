@@ -229,8 +229,10 @@ impl BoardDef {
         Period::containing(self.period, self.zone, instant)
     }
 
-    /// For a rolling board: whether an event at `event` still counts at `now` (its local
-    /// date is one of the window's days, today − (window − 1) … today; MJ-20).
+    /// For a rolling board: whether an event at `event` still counts at `now`: its
+    /// local date has not left the window (it is today − (window − 1) or later; MJ-20).
+    /// An event dated ahead of `now` (a game server's clock skew past local midnight)
+    /// counts too: it is in the window from its day on, and leaves it with that day.
     /// Always true for other boards.
     pub fn counts_at(&self, event: DateTime<Utc>, now: DateTime<Utc>) -> bool {
         match self.window_days {
@@ -238,8 +240,7 @@ impl BoardDef {
             Some(days) => {
                 let today = crate::period::local_date(self.zone, now);
                 let day = crate::period::local_date(self.zone, event);
-                let first = today - chrono::Days::new(u64::from(days.saturating_sub(1)));
-                first <= day && day <= today
+                today - chrono::Days::new(u64::from(days.saturating_sub(1))) <= day
             }
         }
     }
@@ -292,6 +293,8 @@ mod tests {
         assert!(!amr.counts_at(t("2026-11-30T23:30:00+02:00"), now), "today − 365");
         // 2026-11-30T22:30Z is already 2026-12-01 in Bucharest.
         assert!(amr.counts_at(t("2026-11-30T22:30:00Z"), now));
+        // Dated just past local midnight by a clock running ahead: it counts (tomorrow).
+        assert!(amr.counts_at(t("2027-11-30T22:01:00Z"), t("2027-11-30T21:58:00Z")));
         assert_eq!(
             amr.expiring_day(now).map(|d| d.to_string()),
             Some("2026-11-30".into())

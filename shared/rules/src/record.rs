@@ -29,7 +29,7 @@ use crate::error::{quoted, RuleError};
 use crate::game::Game;
 
 mod canonical;
-mod instant;
+pub(crate) mod instant;
 
 /// What record validation takes from configuration (GM-5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -167,19 +167,68 @@ async fn apply<S: SettleStore + ?Sized>(
 /// Entries one read of the expiring day's board asks for.
 const EXPIRY_FETCH: usize = 1_000;
 
-/// MJ-20's daily window maintenance for a rolling board: takes the points of the day
-/// that has just left the window (today − 365, from the game's daily board) off every
-/// player who had some, exactly once per player and day, so a retried run finishes the
-/// work without taking anything twice. Returns the expired day and how many entries
-/// this call changed; `None` for a board without a window.
-pub async fn expire_window<S: BoardStore + SettleStore + ?Sized>(
+/// How many days back the window maintenance looks on its first run (after that it
+/// goes on from the last day it finished): more than a record may be late
+/// ([`podium_rules::mahjong::records::MAX_RECORD_AGE_DAYS`]).
+pub const EXPIRY_CATCH_UP_DAYS: u64 = 31;
+
+/// The last local day whose points the rolling window maintenance has taken off.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct ExpiredThrough {
+    day: NaiveDate,
+}
+
+/// MJ-20's daily window maintenance for a rolling board: takes the points of every
+/// day that has left the window (up to today − 365, from the game's daily board) and
+/// was not taken off yet off every player who had some, exactly once per player and
+/// day, so a retried run finishes the work without taking anything twice, and a run
+/// missed for a day (an outage) is made up by the next. It keeps the last day done in
+/// an item (`WINDOW#{board}` / `EXPIRED`, written at the version read). Returns the
+/// last expired day and how many entries this call changed; `None` for a board
+/// without a window.
+pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     now: DateTime<Utc>,
 ) -> Result<Option<(NaiveDate, u64)>, ServiceError> {
-    let Some(day) = board.expiring_day(now) else {
+    let Some(last) = board.expiring_day(now) else {
         return Ok(None);
     };
+    let mark = podium_store::ItemKey::new(format!("WINDOW#{}", board.id), "EXPIRED");
+    let (done, mut version) = match store.get_item(&mark, true).await? {
+        Some(item) => {
+            let through: ExpiredThrough = serde_json::from_slice(&item.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("WINDOW", e)))?;
+            (Some(through.day), item.version)
+        }
+        None => (None, 0),
+    };
+    let first = match done {
+        Some(d) => d + chrono::Days::new(1),
+        None => last - chrono::Days::new(EXPIRY_CATCH_UP_DAYS),
+    };
+    let mut changed = 0;
+    let mut day = first;
+    while day <= last {
+        changed += expire_day(store, board, day, now).await?;
+        let body = serde_json::to_vec(&ExpiredThrough { day }).unwrap_or_default();
+        if !store.put_item_if(&mark, &body, version).await? {
+            // Another run moved the window meanwhile: it goes on from where it is.
+            return Err(ServiceError::Contended { attempts: 1 });
+        }
+        version += 1;
+        day = day + chrono::Days::new(1);
+    }
+    Ok(Some((last, changed)))
+}
+
+/// Takes the points of `day` off the rolling board, once per player.
+async fn expire_day<S: BoardStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardDef,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<u64, ServiceError> {
     let daily = BOARDS
         .iter()
         .find(|d| d.game == board.game && d.period == PeriodKind::Daily)
@@ -204,7 +253,7 @@ pub async fn expire_window<S: BoardStore + SettleStore + ?Sized>(
                     player_id: last.player_id.clone(),
                 })
             }
-            _ => return Ok(Some((day, changed))),
+            _ => return Ok(changed),
         }
     }
 }

@@ -74,6 +74,7 @@ struct ArenaLine {
     arena_id: String,
     game: String,
     kind: String,
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     ended_at: DateTime<Utc>,
     players: Vec<String>,
     rounds: Vec<Round>,

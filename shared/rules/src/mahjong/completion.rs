@@ -161,6 +161,7 @@ struct CompletionLine {
     player_id: String,
     level: u32,
     time_ms: u64,
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     completed_at: DateTime<Utc>,
     jokers_used: u32,
 }

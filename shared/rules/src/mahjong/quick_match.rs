@@ -50,6 +50,7 @@ struct QuickMatchLine {
     match_id: String,
     game: String,
     kind: String,
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     ended_at: DateTime<Utc>,
     players: Vec<QuickMatchPlayer>,
 }

@@ -34,15 +34,74 @@ pub(crate) fn check_route(game: &str, kind: &str, want_kind: &str, what: &str) -
     Ok(())
 }
 
-/// Refuses an instant in `field` more than `max_skew_ms` after the server clock `now`.
+/// How old a Mahjong Rivals record may be when it arrives (days): late deliveries
+/// and retries, far inside the AMR's 365 days (MJ-20), so a record never credits a
+/// day that has already left the window.
+pub const MAX_RECORD_AGE_DAYS: i64 = 30;
+
+/// Refuses an instant in `field` more than `max_skew_ms` after the server clock `now`,
+/// more than [`MAX_RECORD_AGE_DAYS`] before it, or before 2020 (GM-5).
 pub(crate) fn check_not_ahead(
     field: &str,
     at: DateTime<Utc>,
     now: DateTime<Utc>,
     max_skew_ms: i64,
 ) -> Result<(), RuleError> {
-    if at > now + chrono::Duration::milliseconds(max_skew_ms) {
-        return Err(RuleError::new(field, "GM-5", "in the future"));
+    if at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
+        return Err(RuleError::new(
+            field,
+            "GM-5",
+            format!(
+                "more than {} s after the server's clock (allowed clock skew)",
+                max_skew_ms.max(0) / 1000
+            ),
+        ));
+    }
+    if at < now - chrono::Duration::days(MAX_RECORD_AGE_DAYS)
+        || at.timestamp() < crate::record::EARLIEST_INSTANT_SECS
+    {
+        return Err(RuleError::new(
+            field,
+            "GM-5",
+            format!("more than {MAX_RECORD_AGE_DAYS} days before the server's clock"),
+        ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mahjong::quick_match::QuickMatch;
+
+    fn line(ended_at: &str) -> Vec<u8> {
+        format!(
+            r#"{{"match_id":"qm-1","game":"mahjong-rivals","kind":"quick-match","ended_at":"{ended_at}","players":[{{"player_id":"a","completed":true,"score":1}},{{"player_id":"b","completed":false,"score":0}}]}}"#
+        )
+        .into_bytes()
+    }
+
+    /// GM-5: Mahjong instants are strict RFC 3339, not older than 30 days (so never of
+    /// a day the AMR has let go, MJ-20), not before 2020, not ahead beyond the skew.
+    #[test]
+    fn gm_5_mahjong_instants_are_strict_and_recent() {
+        let now = DateTime::parse_from_rfc3339("2027-07-18T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        let parse = |at: &str| QuickMatch::from_json(&line(at), now, 300_000).map_err(|e| (e.field, e.rule));
+        assert!(parse("2027-07-18T11:00:00Z").is_ok());
+        assert!(parse("2027-06-19T12:00:00Z").is_ok(), "29 days late");
+        for bad in [
+            "2027-06-17T12:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "2027-07-18T12:05:01Z",
+            "2027-07-18 11:00:00Z",
+            "2027-07-18t11:00:00z",
+            "+2027-07-18T11:00:00Z",
+            "2016-12-31T23:59:60Z",
+        ] {
+            assert_eq!(parse(bad), Err(("ended_at".to_string(), "GM-5")), "{bad}");
+        }
+    }
 }

@@ -64,8 +64,10 @@ pub const MAX_PRIZES: usize = 100;
 pub struct Tournament {
     pub tournament_id: String,
     /// When play starts (UTC); registrations close then.
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     pub starts_at: DateTime<Utc>,
     /// When play ends (UTC): no table result after it counts.
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     pub ends_at: DateTime<Utc>,
     /// Registered players needed at the start, else cancelled (MJ-12, MJ-17).
     pub min_players: u32,

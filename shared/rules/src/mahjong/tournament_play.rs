@@ -153,6 +153,7 @@ struct RegistrationLine {
     kind: String,
     tournament_id: String,
     player_id: String,
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     registered_at: DateTime<Utc>,
 }
 
@@ -253,6 +254,7 @@ struct TableLine {
     game: String,
     kind: String,
     tournament_id: String,
+    #[serde(deserialize_with = "crate::record::instant::deserialize")]
     ended_at: DateTime<Utc>,
     players: Vec<TablePlayer>,
 }
