@@ -41,56 +41,76 @@ pub enum Outcome {
     Duplicate,
 }
 
-/// The fields that route a record.
+/// The fields that route a record (any JSON value: a wrong type is refused by name).
 #[derive(Deserialize)]
-struct Route<'a> {
-    #[serde(borrow, default)]
-    game: Option<&'a str>,
-    #[serde(borrow, default)]
-    kind: Option<&'a str>,
+struct Route {
+    #[serde(default)]
+    game: Option<serde_json::Value>,
+    #[serde(default)]
+    kind: Option<serde_json::Value>,
 }
 
 impl Incoming {
-    /// Parses one record (GM-5); `now` and `policy` bound a Quick Match's instant.
-    /// A line without a top-level `kind` is a Seega match, parsed in one pass.
+    /// Parses one record (GM-5); `now` and `policy` bound a Mahjong record's instant.
+    /// A line without a top-level `kind` is a Seega match, parsed in one pass; a line
+    /// with one is a Mahjong Rivals record of that kind, and a `kind` or `game` that
+    /// is not one podium scores is refused naming that field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, policy: &RecordPolicy) -> Result<Incoming, RuleError> {
         // Only a line that mentions "kind" pays for routing.
         if bytes.windows(6).any(|w| w == b"\"kind\"") {
             if let Ok(text) = std::str::from_utf8(bytes) {
-                if let Ok(Route {
-                    game,
-                    kind: Some(kind),
-                }) = serde_json::from_str::<Route>(text)
-                {
-                    return match (game, kind) {
-                        (Some("mahjong-rivals"), quick_match::KIND) => {
-                            QuickMatch::from_json(bytes, now, policy.max_clock_skew_ms)
-                                .map(Incoming::QuickMatch)
+                match serde_json::from_str::<Route>(text) {
+                    Ok(Route {
+                        game,
+                        kind: Some(kind),
+                    }) => return Self::mahjong(bytes, game, kind, now, policy.max_clock_skew_ms),
+                    Ok(Route { kind: None, .. }) => {}
+                    Err(e) => {
+                        for field in ["kind", "game"] {
+                            if e.to_string().contains(&format!("duplicate field `{field}`")) {
+                                return Err(RuleError::new(field, "GM-5", "appears twice"));
+                            }
                         }
-                        (Some("mahjong-rivals"), completion::KIND) => {
-                            LevelCompletion::from_json(bytes, now, policy.max_clock_skew_ms)
-                                .map(Incoming::LevelCompletion)
-                        }
-                        (Some("mahjong-rivals"), tournament::KIND_REGISTRATION) => {
-                            Registration::from_json(bytes, now, policy.max_clock_skew_ms)
-                                .map(Incoming::Registration)
-                        }
-                        (Some("mahjong-rivals"), tournament::KIND_TABLE) => {
-                            Table::from_json(bytes, now, policy.max_clock_skew_ms).map(Incoming::Table)
-                        }
-                        (Some("mahjong-rivals"), arena::KIND) => {
-                            Arena::from_json(bytes, now, policy.max_clock_skew_ms).map(Incoming::Arena)
-                        }
-                        _ => Err(RuleError::new(
-                            "kind",
-                            "GM-5",
-                            "not a record kind this service scores",
-                        )),
-                    };
+                    }
                 }
             }
         }
         MatchRecord::from_json(bytes).map(Incoming::Seega)
+    }
+
+    fn mahjong(
+        bytes: &[u8],
+        game: Option<serde_json::Value>,
+        kind: serde_json::Value,
+        now: DateTime<Utc>,
+        skew_ms: i64,
+    ) -> Result<Incoming, RuleError> {
+        let Some(kind) = kind.as_str() else {
+            return Err(RuleError::new("kind", "GM-5", "a kind is a string"));
+        };
+        if game.as_ref().and_then(serde_json::Value::as_str) != Some("mahjong-rivals") {
+            return Err(RuleError::new(
+                "game",
+                "GM-5",
+                "a record with a kind is a mahjong-rivals record",
+            ));
+        }
+        match kind {
+            quick_match::KIND => QuickMatch::from_json(bytes, now, skew_ms).map(Incoming::QuickMatch),
+            completion::KIND => {
+                LevelCompletion::from_json(bytes, now, skew_ms).map(Incoming::LevelCompletion)
+            }
+            tournament::KIND_REGISTRATION => {
+                Registration::from_json(bytes, now, skew_ms).map(Incoming::Registration)
+            }
+            tournament::KIND_TABLE => Table::from_json(bytes, now, skew_ms).map(Incoming::Table),
+            arena::KIND => Arena::from_json(bytes, now, skew_ms).map(Incoming::Arena),
+            _ => Err(RuleError::new(
+                "kind",
+                "GM-5",
+                "not a record kind this service scores",
+            )),
+        }
     }
 
     /// The match id.
@@ -169,5 +189,56 @@ fn outcome<R>(s: Settled<R>) -> Outcome {
     match s {
         Settled::Applied(_) | Settled::Nothing(_) => Outcome::Applied,
         Settled::Duplicate(_) => Outcome::Duplicate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(line: &str) -> (String, &'static str) {
+        let now = DateTime::parse_from_rfc3339("2027-07-18T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        match Incoming::from_json(line.as_bytes(), now, &RecordPolicy::default()) {
+            Err(e) => (e.field, e.rule),
+            Ok(r) => panic!("accepted {r:?}"),
+        }
+    }
+
+    /// GM-5: a record with a `kind` is routed by it; a wrong `kind` or `game` is
+    /// refused naming that field, not passed on to the Seega parser.
+    #[test]
+    fn gm_5_routing_refusals_name_kind_or_game() {
+        let body = r#""completion_id":"c-1","player_id":"p","level":1,"time_ms":1000,"completed_at":"2027-07-18T11:00:00Z","jokers_used":0"#;
+        assert_eq!(
+            refusal(&format!(r#"{{{body},"kind":"level-completion"}}"#)).0,
+            "game"
+        );
+        assert_eq!(
+            refusal(&format!(r#"{{{body},"game":"seega","kind":"level-completion"}}"#)).0,
+            "game"
+        );
+        assert_eq!(
+            refusal(&format!(r#"{{{body},"game":"mahjong-rivals","kind":5}}"#)).0,
+            "kind"
+        );
+        assert_eq!(
+            refusal(&format!(
+                r#"{{{body},"game":"mahjong-rivals","kind":"level-completion","kind":"x"}}"#
+            ))
+            .0,
+            "kind"
+        );
+        assert_eq!(
+            refusal(&format!(r#"{{{body},"game":"mahjong-rivals","kind":"duel"}}"#)).0,
+            "kind"
+        );
+        // An escaped spelling of the right value is the right value.
+        let ok = format!(r#"{{{body},"game":"mahjong\u002drivals","kind":"level-completion"}}"#);
+        let now = DateTime::parse_from_rfc3339("2027-07-18T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        assert!(Incoming::from_json(ok.as_bytes(), now, &RecordPolicy::default()).is_ok());
     }
 }
