@@ -140,7 +140,7 @@ async fn main() {
     // A Mahjong Quick Match (MJ-7, MJ-20): the winner's balance, ledger and 3 boards.
     let quick = |id: &str| {
         serde_json::json!({"match_id": id, "game": "mahjong-rivals", "kind": "quick-match",
-            "ended_at": now.to_rfc3339(), "players": [
+            "ended_at": clock.to_rfc3339(), "players": [
                 {"player_id": "qm-a", "completed": true, "score": 900},
                 {"player_id": "qm-b", "completed": false, "score": 300}]})
         .to_string()
@@ -151,7 +151,7 @@ async fn main() {
     let completion = |id: &str, player: &str, level: u32, time_ms: u64| {
         let line = serde_json::json!({"completion_id": id, "game": "mahjong-rivals",
             "kind": "level-completion", "player_id": player, "level": level,
-            "time_ms": time_ms, "completed_at": now.to_rfc3339(), "jokers_used": 0})
+            "time_ms": time_ms, "completed_at": clock.to_rfc3339(), "jokers_used": 0})
         .to_string();
         podium_service::incoming::Incoming::from_json(line.as_bytes(), clock, &policy).expect("a completion")
     };
@@ -252,6 +252,117 @@ async fn main() {
             .expect("settled");
         row(what, before, &store);
     }
+
+    // An Arena (MJ-11): 4 players, 3 rounds of 20 pairs each; prizes to 3 of them.
+    let arena = {
+        let players = ["ar-a", "ar-b", "ar-c", "ar-d"];
+        let rounds: Vec<serde_json::Value> = (0..3)
+            .map(|_| {
+                let logs: Vec<serde_json::Value> = players
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let events: Vec<serde_json::Value> = (1..=(20 - 3 * i as u64))
+                            .map(|k| serde_json::json!({"type": "pair", "at_ms": k * 9_000}))
+                            .collect();
+                        serde_json::json!({"player_id": p, "events": events})
+                    })
+                    .collect();
+                serde_json::json!({"logs": logs})
+            })
+            .collect();
+        serde_json::json!({"arena_id": "ar-cost", "game": "mahjong-rivals", "kind": "arena",
+            "ended_at": clock.to_rfc3339(), "players": players, "rounds": rounds})
+        .to_string()
+    };
+    for what in [
+        "Arena (3 prizes, 3 boards each)",
+        "the same Arena again (duplicate)",
+    ] {
+        let record = podium_service::incoming::Incoming::from_json(arena.as_bytes(), clock, &policy)
+            .expect("an Arena");
+        let before = store.usage();
+        let delivery = format!("cost-{:016x}", rand::random::<u64>());
+        podium_service::incoming::settle_incoming(&store, &record, clock, &policy, &delivery)
+            .await
+            .expect("settled");
+        row(what, before, &store);
+    }
+
+    // A tournament of 100 players with 10 prizes (MJ-12 … MJ-16), paid by the tick.
+    let starts = clock + chrono::Duration::hours(1);
+    let tour = podium_rules::mahjong::tournament::Tournament {
+        tournament_id: "cost-cup".into(),
+        starts_at: starts,
+        ends_at: starts + chrono::Duration::hours(1),
+        min_players: 16,
+        multiplier: 2,
+        prizes: vec![500, 300, 200, 100, 80, 60, 50, 40, 30, 20],
+        champions: false,
+    };
+    let before = store.usage();
+    podium_service::tournaments::configure(&store, &tour, "cost")
+        .await
+        .expect("configured");
+    row("tournament: configure", before, &store);
+    let before = store.usage();
+    for i in 0..100 {
+        let line = serde_json::json!({"game": "mahjong-rivals", "kind": "tournament-registration",
+            "tournament_id": "cost-cup", "player_id": format!("tp-{i:03}"),
+            "registered_at": (clock + chrono::Duration::seconds(i)).to_rfc3339()})
+        .to_string();
+        let r = podium_service::incoming::Incoming::from_json(
+            line.as_bytes(),
+            clock + chrono::Duration::minutes(5),
+            &policy,
+        )
+        .expect("registration");
+        podium_service::incoming::settle_incoming(&store, &r, clock, &policy, &format!("reg-{i}"))
+            .await
+            .expect("registered");
+    }
+    row("tournament: 100 registrations (total)", before, &store);
+    let tick = |at: chrono::DateTime<chrono::Utc>| {
+        let store = &store;
+        async move { podium_service::tournaments::tick(store, at).await.expect("tick") }
+    };
+    let before = store.usage();
+    tick(starts + chrono::Duration::minutes(2)).await;
+    row("tournament tick: start (count 100 registrations)", before, &store);
+    let before = store.usage();
+    for t in 0..25 {
+        let players: Vec<serde_json::Value> = (0..4)
+            .map(|k| serde_json::json!({"player_id": format!("tp-{:03}", t * 4 + k), "completed": k == 0, "score": 100 * (4 - k) + t}))
+            .collect();
+        let line = serde_json::json!({"game": "mahjong-rivals", "kind": "tournament-table", "table_id": format!("cost-t-{t}"),
+            "tournament_id": "cost-cup", "ended_at": (starts + chrono::Duration::minutes(30)).to_rfc3339(), "players": players})
+        .to_string();
+        let at = starts + chrono::Duration::minutes(31);
+        let r = podium_service::incoming::Incoming::from_json(line.as_bytes(), at, &policy).expect("table");
+        podium_service::incoming::settle_incoming(&store, &r, at, &policy, &format!("tb-{t}"))
+            .await
+            .expect("table");
+    }
+    row("tournament: 25 tables of 4 (total)", before, &store);
+    let end = tour.ends_at;
+    let before = store.usage();
+    tick(end + chrono::Duration::minutes(2)).await;
+    row("tournament tick: close", before, &store);
+    let before = store.usage();
+    let report = tick(end + chrono::Duration::minutes(7)).await;
+    assert_eq!(report.iter().map(|r| r.prizes_paid).sum::<u32>(), 10);
+    row(
+        "tournament tick: fix the 10 winners and pay 10 prizes",
+        before,
+        &store,
+    );
+    let before = store.usage();
+    tick(end + chrono::Duration::minutes(12)).await;
+    row(
+        "tournament tick: nothing left (the tournament left the index)",
+        before,
+        &store,
+    );
 
     // Live board (before the first snapshot); the tie group makes counts long.
     let page = measure(

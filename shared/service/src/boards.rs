@@ -89,9 +89,8 @@ pub struct Profile {
 
 /// The board of LB-1 named `board`; [`ServiceError::NotFound`] for any other.
 pub fn board_named(board: &str) -> Result<&'static BoardDef, ServiceError> {
-    board_def(board).ok_or_else(|| {
-        ServiceError::NotFound(format!("board {}", podium_rules::error::quoted(board)))
-    })
+    board_def(board)
+        .ok_or_else(|| ServiceError::NotFound(format!("board {}", podium_rules::error::quoted(board))))
 }
 
 /// A player's current value on `board`: the Seega balance, or their points in the
