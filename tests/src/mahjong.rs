@@ -464,6 +464,19 @@ pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + 'static>(store: 
         Err(ServiceError::Conflict { .. })
     ));
     assert_eq!(balance(&store, "ar-a").await, 60);
+    // Over HTTP, for its players only.
+    let ctx = ApiContext::new(crate::contract::cursor_key());
+    let get = |player: &str| ApiRequest {
+        method: "GET".into(),
+        path: "/v1/me/arenas/arena-1".into(),
+        query: Default::default(),
+        player: Some(player.into()),
+        raw_query: None,
+    };
+    let mine = api::handle(&store, &ctx, &get("ar-c"), now).await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert_eq!(mine.body["standings"][2]["prize"], 20, "{}", mine.body);
+    assert_eq!(api::handle(&store, &ctx, &get("ar-x"), now).await.status, 404);
 }
 
 /// The level rankings refreshed by the refresh job on this store, in order.

@@ -280,6 +280,16 @@ pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + 'static>(store
     assert_eq!(me.status, 200, "{}", me.body);
     assert_eq!(me.body["trophies"][0]["trophy"], "cup", "{}", me.body);
     assert_eq!(me.body["points"], 100);
+    let cup = podium_service::api::handle(&store, &ctx, &get("/v1/tournaments/cup-1"), paying).await;
+    assert_eq!(cup.status, 200, "{}", cup.body);
+    assert_eq!(cup.body["status"], "final", "{}", cup.body);
+    assert_eq!(cup.body["winners"][1]["player_id"], "a");
+    let mine = podium_service::api::handle(&store, &ctx, &get("/v1/me/tournament-tables/tb-1"), paying).await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert_eq!(mine.body["tp"][1], serde_json::json!(["b", 66]));
+    let other =
+        podium_service::api::handle(&store, &ctx, &get("/v1/me/tournament-tables/tb-2"), paying).await;
+    assert_eq!(other.status, 404, "b did not play tb-2");
 }
 
 /// MJ-17: a Champions Tournament refuses an account with 199 prize points this week

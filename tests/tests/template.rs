@@ -109,3 +109,17 @@ fn each_function_logs_only_to_its_own_group() {
             .any(|l| l.contains("logs:*") || l.contains("arn:aws:logs:*")));
     }
 }
+
+/// Every route the API answers is routed to a function by API Gateway (a route the
+/// app calls must not be missing from the deployment).
+#[test]
+fn every_api_route_is_deployed() {
+    let text = template();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    for (method, path) in podium_service::api::ROUTES {
+        let found = lines
+            .windows(2)
+            .any(|w| w[0] == format!("Method: {method}") && w[1] == format!("Path: {path}"));
+        assert!(found, "{method} {path} is not in template.yaml");
+    }
+}

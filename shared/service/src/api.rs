@@ -7,6 +7,9 @@
 //! | `GET /v1/leaderboards/{board}?limit=1..100&cursor=C` | a [`Page`](crate::boards::Page) (LB-3) |
 //! | `GET /v1/leaderboards/{board}/me?neighbours=0..25` | [`AroundMe`](crate::boards::AroundMe) (LB-4) |
 //! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
+//! | `GET /v1/me/arenas/{arena_id}` | an Arena's result for one of its players (MJ-11) |
+//! | `GET /v1/me/tournament-tables/{table_id}` | a tournament table's TP for one of its players (MJ-13 … MJ-15) |
+//! | `GET /v1/tournaments/{tournament_id}` | a tournament's settings and status; once final, its winners (MJ-16) |
 //! | `GET /v1/me/mahjong-rivals` | the caller's Mahjong Rivals [`MahjongProfile`](crate::rewards::MahjongProfile): points, Jokers, trophies, place on each board (MJ-6, MJ-17, MJ-20) |
 //! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchResult`](podium_rules::seega::result::MatchResult) |
 //! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::rewards::BonusAnswer) (MJ-18) |
@@ -222,6 +225,9 @@ enum Route<'a> {
     Me,
     MahjongMe,
     MyMatch(&'a str),
+    MyArena(&'a str),
+    MyTable(&'a str),
+    Tournament(&'a str),
     DailyBonus,
     AdmobCallback,
     UnityCallback,
@@ -236,6 +242,22 @@ impl Route<'_> {
     }
 }
 
+/// Every route this API answers, as API Gateway names it (method, path with
+/// `{parameters}`): what `template.yaml` must route to a function.
+pub const ROUTES: [(&str, &str); 11] = [
+    ("GET", "/v1/leaderboards/{board}"),
+    ("GET", "/v1/leaderboards/{board}/me"),
+    ("GET", "/v1/me"),
+    ("GET", "/v1/me/mahjong-rivals"),
+    ("GET", "/v1/me/matches/{match_id}"),
+    ("GET", "/v1/me/arenas/{arena_id}"),
+    ("GET", "/v1/me/tournament-tables/{table_id}"),
+    ("GET", "/v1/tournaments/{tournament_id}"),
+    ("POST", "/v1/games/mahjong/daily-bonus"),
+    ("GET", "/v1/ad-callbacks/admob"),
+    ("GET", "/v1/ad-callbacks/unity-ads"),
+];
+
 fn route_of<'a>(segments: &[&'a str]) -> Option<Route<'a>> {
     Some(match segments {
         ["v1", "leaderboards", board] => Route::Board(board),
@@ -243,6 +265,9 @@ fn route_of<'a>(segments: &[&'a str]) -> Option<Route<'a>> {
         ["v1", "me"] => Route::Me,
         ["v1", "me", "mahjong-rivals"] => Route::MahjongMe,
         ["v1", "me", "matches", id] => Route::MyMatch(id),
+        ["v1", "me", "arenas", id] => Route::MyArena(id),
+        ["v1", "me", "tournament-tables", id] => Route::MyTable(id),
+        ["v1", "tournaments", id] => Route::Tournament(id),
         ["v1", "games", "mahjong", "daily-bonus"] => Route::DailyBonus,
         ["v1", "ad-callbacks", "admob"] => Route::AdmobCallback,
         ["v1", "ad-callbacks", "unity-ads"] => Route::UnityCallback,
@@ -376,6 +401,12 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
             json(&rewards::mahjong_profile(store, player, places).await?)
         }
         Route::MyMatch(id) => json(&boards::match_result(store, caller()?, id).await?),
+        Route::MyArena(id) => json(&crate::tournaments::arena_result(store, caller()?, id).await?),
+        Route::MyTable(id) => json(&crate::tournaments::table_result(store, caller()?, id).await?),
+        Route::Tournament(id) => {
+            caller()?;
+            json(&crate::tournaments::tournament(store, id).await?)
+        }
         Route::DailyBonus => json(&rewards::claim_daily_bonus(store, caller()?, now).await?),
     })
 }
@@ -597,5 +628,19 @@ mod tests {
             matches!(err, ServiceError::BadRequest { field: "points", .. }),
             "{err:?}"
         );
+    }
+
+    /// Every route of [`ROUTES`] is answered, with its method.
+    #[test]
+    fn every_listed_route_resolves() {
+        for (method, path) in ROUTES {
+            let segments: Vec<&str> = path
+                .trim_matches('/')
+                .split('/')
+                .map(|s| if s.starts_with('{') { "x" } else { s })
+                .collect();
+            let route = route_of(&segments).unwrap_or_else(|| panic!("{path} is not routed"));
+            assert_eq!(route.method(), method, "{path}");
+        }
     }
 }

@@ -430,3 +430,82 @@ fn after_every_entry() -> BoardKey {
         player_id: "~".into(),
     }
 }
+
+/// A settled source's result document, if it was settled.
+async fn stored<S: SettleStore + ?Sized, T: DeserializeOwned>(
+    store: &S,
+    key: &SourceKey,
+) -> Result<Option<T>, ServiceError> {
+    let Some(found) = store.get_source(key).await? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&found.result).map(Some).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::corrupt(
+            format!("{}/{}", key.kind, key.id),
+            e,
+        ))
+    })
+}
+
+/// An Arena's result (MJ-11), for one of its players only; anyone else gets
+/// [`ServiceError::NotFound`], as if it did not exist.
+pub async fn arena_result<S: SettleStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    arena_id: &str,
+) -> Result<podium_rules::mahjong::arena::ArenaResult, ServiceError> {
+    use podium_rules::mahjong::arena;
+    let not_found = || ServiceError::NotFound("no such Arena of yours".into());
+    if !podium_rules::record::is_valid_id(arena_id) {
+        return Err(not_found());
+    }
+    let result: arena::ArenaResult = stored(store, &SourceKey::new(arena::KIND, arena_id))
+        .await?
+        .ok_or_else(not_found)?;
+    if result.standings.iter().any(|s| s.player_id == player_id) {
+        Ok(result)
+    } else {
+        Err(not_found())
+    }
+}
+
+/// A tournament table's TP (MJ-13 … MJ-15), for one of its players only.
+pub async fn table_result<S: SettleStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    table_id: &str,
+) -> Result<TableResult, ServiceError> {
+    let not_found = || ServiceError::NotFound("no such table of yours".into());
+    if !podium_rules::record::is_valid_id(table_id) {
+        return Err(not_found());
+    }
+    let result: TableResult = stored(store, &SourceKey::new(play::KIND_TABLE, table_id))
+        .await?
+        .ok_or_else(not_found)?;
+    if result.tp.iter().any(|(p, _)| p == player_id) {
+        Ok(result)
+    } else {
+        Err(not_found())
+    }
+}
+
+/// A tournament: its settings and where it stands (open, running, cancelled,
+/// closing, or final with its winners, MJ-16). [`ServiceError::NotFound`] for an
+/// unknown id. One read.
+pub async fn tournament<S: SettleStore + ?Sized>(
+    store: &S,
+    tournament_id: &str,
+) -> Result<TournamentState, ServiceError> {
+    let not_found = || ServiceError::NotFound("no such tournament".into());
+    if !podium_rules::record::is_valid_id(tournament_id) {
+        return Err(not_found());
+    }
+    let (owner, name) = tournament_read(tournament_id);
+    let state = store.get_state(&owner, &name).await?.ok_or_else(not_found)?;
+    serde_json::from_str(&state.body).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::corrupt(
+            format!("tournament {tournament_id}"),
+            e,
+        ))
+    })
+}
