@@ -113,6 +113,11 @@ enum Command {
         /// default: now), which their ids carry too.
         #[arg(long)]
         end: Option<chrono::DateTime<chrono::Utc>>,
+        /// Mahjong only: also a small tournament three days before the end: its
+        /// settings go to this file (for `podium tournament FILE`, before the replay),
+        /// its registrations and tables to the records.
+        #[arg(long)]
+        tournament: Option<PathBuf>,
     },
 }
 
@@ -247,12 +252,24 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             players,
             seed,
             end,
+            tournament,
         } => {
             let out = &mut std::io::stdout().lock();
             match game {
                 GenerateGame::Seega => podium_service::generate::generate(matches, players, seed, out)?,
                 GenerateGame::Mahjong => {
-                    let end = end.unwrap_or_else(chrono::Utc::now);
+                    let end = end.unwrap_or_else(|| {
+                        let now = chrono::Utc::now();
+                        chrono::DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now)
+                    });
+                    if let Some(path) = tournament {
+                        let t = podium_service::generate_mahjong::tournament(players, seed, end, out)?;
+                        let text = serde_json::to_string_pretty(&t).unwrap_or_default();
+                        std::fs::write(&path, text).map_err(|source| CliError::File {
+                            path: path.display().to_string(),
+                            source,
+                        })?;
+                    }
                     podium_service::generate_mahjong::generate(matches, players, seed, end, out)?
                 }
             }

@@ -216,6 +216,49 @@ fn generate_then_replay_is_exactly_once() {
     }
 }
 
+/// MJ-12 … MJ-16: a generated tournament: the operator configures it from the file
+/// `generate --tournament` wrote, then its registrations and tables replay with none
+/// refused; the tick snapshots its standings.
+#[test]
+fn a_generated_tournament_replays_cleanly() {
+    let dir = data_dir("tournament");
+    let out = podium(
+        &dir,
+        &[
+            "generate",
+            "--game",
+            "mahjong",
+            "--matches",
+            "50",
+            "--players",
+            "30",
+            "--tournament",
+            "t.json",
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("m.jsonl"), &out.stdout).expect("write");
+    let configured = podium(&dir, &["tournament", "t.json"], b"");
+    assert!(
+        configured.status.success(),
+        "{}",
+        String::from_utf8_lossy(&configured.stderr)
+    );
+    let again = podium(&dir, &["tournament", "t.json"], b"");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already configured"));
+    let replay = podium(&dir, &["replay", "m.jsonl"], b"");
+    let text = String::from_utf8_lossy(&replay.stdout).to_string();
+    assert!(
+        !text.contains("tournament_id") && !text.contains("registered_at") && !text.contains("MJ-12"),
+        "{text}"
+    );
+    // The tick: the standings board is snapshotted (it changed).
+    let tick = podium(&dir, &["snapshot"], b"");
+    let shown = String::from_utf8_lossy(&tick.stdout).to_string();
+    assert!(shown.contains("Refresh mahjong-tournament-cup-42-"), "{shown}");
+}
+
 /// [`generate_then_replay_is_exactly_once`] for one game's generated records.
 fn generate_then_replay_once(game: &str) {
     let dir = data_dir(&format!("replay-{game}"));

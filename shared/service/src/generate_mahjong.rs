@@ -137,6 +137,73 @@ fn arena(rng: &mut StdRng, skill: &[f64], id: &str, at: &str) -> Value {
         "players": players, "rounds": rounds})
 }
 
+/// A small tournament three days before `end` (MJ-12 … MJ-16): its settings, for the
+/// operator's `podium tournament`, and its records for the queue: 12 accounts
+/// registering in the hour before its start, then 3 rounds of 3 tables of 4.
+pub fn tournament(
+    players: usize,
+    seed: u64,
+    end: DateTime<Utc>,
+    out: &mut impl Write,
+) -> std::io::Result<podium_rules::mahjong::tournament::Tournament> {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x7011);
+    let players = players.max(12);
+    let skill: Vec<f64> = (0..players).map(|_| rng.random_range(0.0..1.0)).collect();
+    let tag = format!("{seed}-{}", end.format("%Y%m%dT%H%M"));
+    let starts = end - Duration::days(3);
+    let t = podium_rules::mahjong::tournament::Tournament {
+        tournament_id: format!("cup-{tag}"),
+        starts_at: starts,
+        ends_at: starts + Duration::hours(1),
+        min_players: 8,
+        multiplier: 2,
+        prizes: vec![100, 50, 25],
+        champions: false,
+    };
+    let secs = |d: DateTime<Utc>| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let mut entrants: Vec<usize> = Vec::with_capacity(12);
+    while entrants.len() < 12 {
+        let p = rng.random_range(0..players);
+        if !entrants.contains(&p) {
+            entrants.push(p);
+        }
+    }
+    for (i, &p) in entrants.iter().enumerate() {
+        let at = starts - Duration::minutes(60 - 4 * i as i64);
+        writeln!(
+            out,
+            "{}",
+            json!({"game": "mahjong-rivals", "kind": "tournament-registration", "tournament_id": t.tournament_id,
+                "player_id": player_id(p), "registered_at": secs(at)})
+        )?;
+    }
+    for round in 0..3 {
+        // Seats by a permutation of the entrants (steps coprime with 12): other tables
+        // every round.
+        let step = [1, 5, 7][round];
+        let seats: Vec<usize> = (0..12).map(|i| entrants[(i * step + round) % 12]).collect();
+        for (table, four) in seats.chunks(4).enumerate() {
+            let rows: Vec<Value> = four
+                .iter()
+                .map(|&p| {
+                    let completed = rng.random_range(0.0..1.0) < 0.2 + 0.6 * skill[p];
+                    let score = (rng.random_range(0..20) * 100) as i64;
+                    json!({"player_id": player_id(p), "completed": completed, "score": score})
+                })
+                .collect();
+            let at = starts + Duration::minutes(15 * (round as i64 + 1));
+            writeln!(
+                out,
+                "{}",
+                json!({"game": "mahjong-rivals", "kind": "tournament-table",
+                    "table_id": format!("{}-r{round}-t{table}", t.tournament_id), "tournament_id": t.tournament_id,
+                    "ended_at": secs(at), "players": rows})
+            )?;
+        }
+    }
+    Ok(t)
+}
+
 fn player_id(i: usize) -> String {
     format!("m-{i:05}")
 }
