@@ -112,14 +112,8 @@ pub fn validate(a: &Arena) -> Result<(), RuleError> {
     }
     for (i, p) in a.players.iter().enumerate() {
         crate::record::check_id(&format!("players[{i}]"), p)?;
-        if a.players[..i].contains(p) {
-            return Err(RuleError::new(
-                format!("players[{i}]"),
-                "GM-5",
-                "a player appears once",
-            ));
-        }
     }
+    super::records::check_once(a.players.iter().map(String::as_str), |i| format!("players[{i}]"))?;
     if a.rounds.len() != ROUNDS {
         return Err(RuleError::new(
             "rounds",

@@ -154,14 +154,10 @@ pub fn winner(players: &[QuickMatchPlayer]) -> Result<Option<(usize, i64)>, Rule
                 "a score is 0 or more",
             ));
         }
-        if players[..i].iter().any(|q| q.player_id == p.player_id) {
-            return Err(RuleError::new(
-                format!("players[{i}].player_id"),
-                "GM-5",
-                "a player appears once",
-            ));
-        }
     }
+    super::records::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
+        format!("players[{i}].player_id")
+    })?;
     if players.iter().all(|p| p.score == 0) {
         return Ok(None); // MJ-8
     }

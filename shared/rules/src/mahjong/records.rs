@@ -34,6 +34,22 @@ pub(crate) fn check_route(game: &str, kind: &str, want_kind: &str, what: &str) -
     Ok(())
 }
 
+/// Refuses an account that appears twice among `ids` (GM-5), naming the second one's
+/// field: `field(i)` is the field of the `i`-th id (`players[1].player_id`).
+pub(crate) fn check_once<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    field: impl Fn(usize) -> String,
+) -> Result<(), RuleError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, id) in ids.into_iter().enumerate() {
+        if seen.contains(&id) {
+            return Err(RuleError::new(field(i), "GM-5", "a player appears once"));
+        }
+        seen.push(id);
+    }
+    Ok(())
+}
+
 /// How old a Mahjong Rivals record may be when it arrives (days): late deliveries
 /// and retries, far inside the AMR's 365 days (MJ-20), so a record never credits a
 /// day that has already left the window.

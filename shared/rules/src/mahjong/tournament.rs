@@ -151,15 +151,9 @@ pub fn table_tp(players: &[TablePlayer], multiplier: u32) -> Result<Vec<i64>, Ru
             format!("a table has 2 to 4 players, not {}", players.len()),
         ));
     }
-    for (i, p) in players.iter().enumerate() {
-        if players[..i].iter().any(|q| q.player_id == p.player_id) {
-            return Err(RuleError::new(
-                format!("players[{i}].player_id"),
-                "GM-5",
-                "a player appears once",
-            ));
-        }
-    }
+    super::records::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
+        format!("players[{i}].player_id")
+    })?;
     if players.iter().all(|p| p.score == 0) {
         return Ok(vec![0; players.len()]); // MJ-14
     }
