@@ -38,6 +38,9 @@ use crate::settle::{settle_as, ReadState, Reads, Settled, Source};
 /// The partition of the tournaments' index items.
 const INDEX_PK: &str = "TOURNAMENTS";
 
+/// Index items one Query reads; the tick pages through them all.
+const INDEX_PAGE: usize = 500;
+
 /// After its start, how long a tournament waits before counting its registrations:
 /// registrations sent before the start may still be in flight.
 pub const START_WAIT: Duration = Duration::seconds(60);
@@ -313,14 +316,21 @@ pub async fn tick<S: SettleStore + BoardStore + ItemStore + ?Sized>(
     store: &S,
     now: DateTime<Utc>,
 ) -> Result<Vec<TickReport>, ServiceError> {
-    let ids = store
-        .query_items(INDEX_PK, &SortKeyRange::All, true, 1_000, true)
-        .await?;
     let mut out = Vec::new();
-    for (id, _) in ids {
-        out.push(advance(store, &id, now).await?);
+    let mut range = SortKeyRange::All;
+    loop {
+        let ids = store
+            .query_items(INDEX_PK, &range, true, INDEX_PAGE, true)
+            .await?;
+        let full = ids.len() == INDEX_PAGE;
+        for (id, _) in ids {
+            out.push(advance(store, &id, now).await?);
+            range = SortKeyRange::After(id);
+        }
+        if !full {
+            return Ok(out);
+        }
     }
-    Ok(out)
 }
 
 async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(

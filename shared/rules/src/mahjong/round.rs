@@ -167,6 +167,13 @@ pub fn check(
         ));
     }
     let end = end_ms(round, deadline_ms);
+    if let Some(solved) = round.solved_at_ms.filter(|s| *s > end) {
+        return Err(RuleError::new(
+            format!("{field}.solved_at_ms"),
+            "MJ-10",
+            format!("at {solved} ms, after the round ended at {end} ms"),
+        ));
+    }
     for (i, log) in round.logs.iter().enumerate() {
         let at = |j: usize| format!("{field}.logs[{i}].events[{j}]");
         if log.jokers_used > MAX_JOKERS_PER_ROUND {
@@ -179,6 +186,14 @@ pub fn check(
         for (j, e) in log.events.iter().enumerate() {
             if j > 0 && e.at_ms() < log.events[j - 1].at_ms() {
                 return Err(RuleError::new(at(j), "GM-5", "events are out of order"));
+            }
+            let paired_before = log.events[..j]
+                .iter()
+                .rev()
+                .find(|p| matches!(p, RoundEvent::Pair { .. }))
+                .map(RoundEvent::at_ms);
+            if matches!(e, RoundEvent::Pair { .. }) && paired_before == Some(e.at_ms()) {
+                return Err(RuleError::new(at(j), "GM-5", "two pairs at one instant"));
             }
             if e.at_ms() > end {
                 return Err(RuleError::new(
@@ -300,6 +315,23 @@ mod tests {
             check(&past, &["a"], Some(200_000), "r").is_err(),
             "the tournament ended at 200 s"
         );
+    }
+
+    /// MJ-10, GM-5: a solve after the round ended (past 5 minutes, or after 20 s
+    /// without pairs), and two pairs of one player at one instant, are refused.
+    #[test]
+    fn mj_10_a_solve_after_the_end_and_simultaneous_pairs_are_refused() {
+        let r = round(Some(1_000_000), vec![("a", vec![pair(10)])]);
+        assert_eq!(check(&r, &["a"], None, "r").unwrap_err().field, "r.solved_at_ms");
+        let r = round(Some(45), vec![("a", vec![pair(10)])]);
+        assert_eq!(
+            check(&r, &["a"], None, "r").unwrap_err().rule,
+            "MJ-10",
+            "idle end at 30 s"
+        );
+        let r = round(None, vec![("a", vec![pair(10), blocked(10), pair(10)])]);
+        let e = check(&r, &["a"], None, "r").unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("r.logs[0].events[2]", "GM-5"));
     }
 
     /// GM-5, MJ-6: out-of-order logs, missing players and a third Joker are refused.

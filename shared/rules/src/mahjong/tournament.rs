@@ -58,6 +58,9 @@ pub const CHAMPIONS_MIN_PLAYERS: u32 = 16;
 /// Places a prize list pays at most.
 pub const MAX_PRIZES: usize = 100;
 
+/// The largest prize one place may pay (points).
+pub const MAX_PRIZE_POINTS: i64 = 1_000_000;
+
 /// A tournament as the operator configures it (MJ-12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,9 +86,17 @@ pub struct Tournament {
 impl Tournament {
     /// Checks the operator's settings, naming the field: an id, `ends_at` after
     /// `starts_at`, at least 2 players (16 for Champions, MJ-17), a multiplier of
-    /// ×1 … ×6 (MJ-15), at most [`MAX_PRIZES`] prizes of 0 points or more.
+    /// ×1 … ×6 (MJ-15), at most [`MAX_PRIZES`] prizes of 0 … [`MAX_PRIZE_POINTS`] points,
+    /// a start not before 2020.
     pub fn validate(&self) -> Result<(), RuleError> {
         crate::record::check_id("tournament_id", &self.tournament_id)?;
+        if self.starts_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
+            return Err(RuleError::new(
+                "starts_at",
+                "MJ-12",
+                "before 2020-01-01T00:00:00Z",
+            ));
+        }
         if self.ends_at <= self.starts_at {
             return Err(RuleError::new(
                 "ends_at",
@@ -111,11 +122,15 @@ impl Tournament {
                 format!("at most {MAX_PRIZES} prizes"),
             ));
         }
-        if let Some(i) = self.prizes.iter().position(|p| *p < 0) {
+        if let Some(i) = self
+            .prizes
+            .iter()
+            .position(|p| !(0..=MAX_PRIZE_POINTS).contains(p))
+        {
             return Err(RuleError::new(
                 format!("prizes[{i}]"),
                 "MJ-16",
-                "a prize is 0 points or more",
+                format!("a prize is 0 to {MAX_PRIZE_POINTS} points"),
             ));
         }
         Ok(())
@@ -328,6 +343,16 @@ mod tests {
             ..t.clone()
         };
         assert_eq!(bad.validate().unwrap_err().rule, "MJ-17");
+        let bad = Tournament {
+            prizes: vec![i64::MAX],
+            ..t.clone()
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "prizes[0]");
+        let bad = Tournament {
+            starts_at: DateTime::from_timestamp(0, 0).unwrap(),
+            ..t.clone()
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "starts_at");
         let bad = Tournament {
             multiplier: 7,
             ..t.clone()

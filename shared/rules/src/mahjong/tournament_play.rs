@@ -177,9 +177,10 @@ impl Registration {
         })
     }
 
-    /// Its idempotency key's id: one registration per account and tournament.
+    /// Its idempotency key's id: one registration per account and tournament
+    /// (`/` occurs in no id, so no two pairs give the same key).
     pub fn id(&self) -> String {
-        format!("{}:{}", self.tournament_id, self.player_id)
+        format!("{}/{}", self.tournament_id, self.player_id)
     }
 }
 
@@ -193,6 +194,18 @@ pub fn plan_registration(
     week_prizes: WeekPrizes,
 ) -> Result<Planned<Registered>, RuleError> {
     let t = open(state, "tournament_id")?;
+    if let Some(TournamentState {
+        status: Status::Running { .. },
+        ..
+    }) = state
+    {
+        // Its registrations were counted at the start (MJ-12, MJ-17): none after.
+        return Err(RuleError::new(
+            "tournament_id",
+            "MJ-12",
+            "the tournament has started: registrations are closed",
+        ));
+    }
     if r.registered_at >= t.starts_at {
         return Err(RuleError::new(
             "registered_at",
@@ -493,6 +506,37 @@ mod tests {
                 .rule,
             "MJ-16"
         );
+    }
+
+    /// MJ-12: once the tournament has started (its registrations counted), a
+    /// registration claiming an earlier instant is refused all the same; registration
+    /// keys of ids with `:` do not collide.
+    #[test]
+    fn mj_12_no_registration_once_running() {
+        let running = TournamentState {
+            status: Status::Running { registered: 2 },
+            ..state(false)
+        };
+        let e = plan_registration(
+            &reg("2027-07-14T17:00:00Z"),
+            Some(&running),
+            WeekPrizes::default(),
+        )
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("tournament_id", "MJ-12"));
+        let key = |t: &str, p: &str| {
+            Registration {
+                tournament_id: t.into(),
+                player_id: p.into(),
+                registered_at: t_("2027-07-14T17:00:00Z"),
+            }
+            .id()
+        };
+        assert_ne!(key("a", "b:c"), key("a:b", "c"));
+    }
+
+    fn t_(s: &str) -> DateTime<Utc> {
+        t(s)
     }
 
     /// MJ-17: 199 prize points this week refuse a Champions registration; 200 admit.
