@@ -3,12 +3,14 @@
 
 pub mod board;
 pub mod display;
+pub mod dots_and_boxes;
 pub mod error;
 pub mod game;
 pub mod history;
 pub mod leaderboard;
 pub mod mahjong;
 pub mod period;
+pub mod rating;
 pub mod record;
 pub mod reward;
 pub mod seega;
