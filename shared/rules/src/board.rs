@@ -67,6 +67,8 @@ pub enum Unit {
     Points,
     /// A duration in milliseconds, shown `m:ss.mmm` (MJ-3's best times).
     Milliseconds,
+    /// An Elo rating, shown whole (`1516`; DB-6, MS-8).
+    Rating,
 }
 
 impl Unit {
@@ -75,6 +77,7 @@ impl Unit {
         match self {
             Unit::Points => crate::display::format_points(value),
             Unit::Milliseconds => crate::display::format_time_ms(u64::try_from(value).unwrap_or(0)),
+            Unit::Rating => value.to_string(),
         }
     }
 }
@@ -106,7 +109,7 @@ pub struct BoardDef {
 }
 
 /// The boards podium serves.
-pub const BOARDS: [BoardDef; 4] = [
+pub const BOARDS: [BoardDef; 5] = [
     BoardDef {
         id: "seega",
         game: Game::Seega,
@@ -115,6 +118,16 @@ pub const BOARDS: [BoardDef; 4] = [
         window_days: None,
         order: Order::HigherFirst,
         unit: Unit::Points,
+        refresh: Refresh::EveryTick,
+    },
+    BoardDef {
+        id: "dots-and-boxes",
+        game: Game::DotsAndBoxes,
+        period: PeriodKind::AllTime,
+        zone: Tz::UTC,
+        window_days: None,
+        order: Order::HigherFirst,
+        unit: Unit::Rating,
         refresh: Refresh::EveryTick,
     },
     BoardDef {

@@ -100,8 +100,12 @@ pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
     board: &BoardRef,
     player_id: &str,
 ) -> Result<Balance, ServiceError> {
-    let found = if is_seega(board) {
-        store.get_balance(Game::Seega, player_id).await?
+    // A game's balance board (`seega`, `dots-and-boxes`) is its balances.
+    let balance_game = board_def(&board.board)
+        .filter(|d| d.id == d.game.id())
+        .map(|d| d.game);
+    let found = if let Some(game) = balance_game {
+        store.get_balance(game, player_id).await?
     } else {
         store.period_entry(board, player_id).await?
     };

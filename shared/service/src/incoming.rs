@@ -28,6 +28,7 @@ pub enum Incoming {
     Arena(Arena),
     Registration(Registration),
     Table(Table),
+    DotsAndBoxes(podium_rules::dots_and_boxes::record::DotsMatch),
 }
 
 /// How settling a record ended.
@@ -56,6 +57,21 @@ impl Incoming {
     /// with one is a Mahjong Rivals record of that kind, and a `kind` or `game` that
     /// is not one podium scores is refused naming that field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, policy: &RecordPolicy) -> Result<Incoming, RuleError> {
+        // A Dots and Boxes match is told apart by its game (it has no kind).
+        if bytes.windows(16).any(|w| w == b"\"dots-and-boxes\"") {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                if let Ok(Route {
+                    game: Some(g),
+                    kind: None,
+                }) = serde_json::from_str::<Route>(text)
+                {
+                    if g.as_str() == Some("dots-and-boxes") {
+                        return podium_rules::dots_and_boxes::record::DotsMatch::from_json(bytes)
+                            .map(Incoming::DotsAndBoxes);
+                    }
+                }
+            }
+        }
         // Only a line that mentions "kind" pays for routing.
         if bytes.windows(6).any(|w| w == b"\"kind\"") {
             if let Ok(text) = std::str::from_utf8(bytes) {
@@ -122,6 +138,7 @@ impl Incoming {
             Incoming::Arena(a) => &a.arena_id,
             Incoming::Registration(r) => &r.tournament_id,
             Incoming::Table(t) => &t.table_id,
+            Incoming::DotsAndBoxes(m) => &m.match_id,
         }
     }
 
@@ -144,6 +161,9 @@ impl Incoming {
                 crate::keyed::record_keys(&a.arena_id, a.players.iter().map(String::as_str))
             }
             Incoming::Registration(r) => crate::keyed::record_keys(&r.id(), [r.player_id.as_str()]),
+            Incoming::DotsAndBoxes(m) => {
+                crate::keyed::record_keys(&m.match_id, m.players.iter().map(|s| s.player_id.as_str()))
+            }
             Incoming::Table(t) => {
                 crate::keyed::record_keys(&t.table_id, t.players.iter().map(|p| p.player_id.as_str()))
             }
@@ -180,6 +200,9 @@ pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
         )),
         Incoming::Table(t) => Ok(outcome(
             crate::tournaments::settle_table(store, t, delivery).await?,
+        )),
+        Incoming::DotsAndBoxes(m) => Ok(outcome(
+            crate::dots_and_boxes::settle_match(store, m, now, policy.max_clock_skew_ms, delivery).await?,
         )),
     }
 }

@@ -3,4 +3,5 @@
 //! result ([`replay`]).
 
 pub mod board;
+pub mod record;
 pub mod replay;

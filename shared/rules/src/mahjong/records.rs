@@ -9,7 +9,7 @@ use crate::error::RuleError;
 use crate::game::Game;
 
 /// Parses one record line into `T`; a shape error names the JSON path of the field.
-pub(crate) fn parse_line<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RuleError> {
+pub fn parse_line<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RuleError> {
     let text = std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
@@ -36,7 +36,7 @@ pub(crate) fn check_route(game: &str, kind: &str, want_kind: &str, what: &str) -
 
 /// Refuses an account that appears twice among `ids` (GM-5), naming the second one's
 /// field: `field(i)` is the field of the `i`-th id (`players[1].player_id`).
-pub(crate) fn check_once<'a>(
+pub fn check_once<'a>(
     ids: impl IntoIterator<Item = &'a str>,
     field: impl Fn(usize) -> String,
 ) -> Result<(), RuleError> {

@@ -1,0 +1,298 @@
+//! A finished Dots and Boxes match as the game server reports it, checked by replay
+//! (DB-4), and its settlement: both players' Elo ratings when both are human (DB-6),
+//! else only the match's record.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::board::Board;
+use super::replay::{self, Move, Outcome};
+use crate::error::RuleError;
+use crate::game::Game;
+use crate::rating::{self, Score};
+use crate::settlement::{balance_change, Planned, Settlement};
+
+/// The game.
+pub const GAME: Game = Game::DotsAndBoxes;
+
+/// The ledger source of rating changes.
+pub const SOURCE: &str = "dots-and-boxes";
+
+/// One seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seat {
+    pub player_id: String,
+    /// A person (rated), not the CPU (DB-6).
+    pub human: bool,
+}
+
+/// The result the game server claims (DB-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claimed {
+    /// The winner's id; `null` for a draw.
+    pub winner: Option<String>,
+    /// Who resigned, if anybody (DB-3: they lose whatever the boxes).
+    #[serde(default)]
+    pub resigned: Option<String>,
+}
+
+/// A Dots and Boxes match record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DotsMatch {
+    pub match_id: String,
+    pub game: String,
+    #[serde(with = "crate::record::instant")]
+    pub started_at: DateTime<Utc>,
+    /// The instant the result is dated by.
+    #[serde(with = "crate::record::instant")]
+    pub ended_at: DateTime<Utc>,
+    #[serde(default)]
+    pub board: Board,
+    /// Exactly two; `moves[].player` indexes them.
+    pub players: Vec<Seat>,
+    /// Every line, in order, by whom (DB-4; the CPU's lines for a player who left are
+    /// theirs, DB-5).
+    pub moves: Vec<Move>,
+    pub result: Claimed,
+}
+
+/// The answer to a match, stored with it (GM-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DotsResult {
+    pub match_id: String,
+    /// Per player, in the record's order.
+    pub players: Vec<DotsPlayer>,
+    /// `win` or `draw`, as replayed.
+    pub outcome: Outcome,
+    /// Whether the ratings changed (both players human, DB-6).
+    pub rated: bool,
+}
+
+/// One player's end of a match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DotsPlayer {
+    pub player_id: String,
+    /// Boxes taken (DB-3).
+    pub boxes: u32,
+    pub rating_before: Option<i64>,
+    pub rating_after: Option<i64>,
+}
+
+impl DotsMatch {
+    /// Parses a record line (GM-5), naming the field of a shape error.
+    pub fn from_json(bytes: &[u8]) -> Result<DotsMatch, RuleError> {
+        crate::mahjong::records::parse_line(bytes)
+    }
+
+    /// Checks the record (GM-5, DB-1 … DB-4) and replays it: ids, two distinct
+    /// players, instants (not before 2020, ending after starting, at most
+    /// `max_skew_ms` after `now`), then the moves; the claimed result must be the
+    /// replay's. Returns the replayed boxes and outcome. Errors name the first
+    /// offending field or move.
+    pub fn check(&self, now: DateTime<Utc>, max_skew_ms: i64) -> Result<([u32; 2], Outcome), RuleError> {
+        crate::record::check_id("match_id", &self.match_id)?;
+        if self.game != GAME.id() {
+            return Err(RuleError::new("game", "GM-5", "not a dots-and-boxes record"));
+        }
+        if self.players.len() != 2 {
+            return Err(RuleError::new("players", "DB-1", "a match has two players"));
+        }
+        for (i, s) in self.players.iter().enumerate() {
+            crate::record::check_id(&format!("players[{i}].player_id"), &s.player_id)?;
+        }
+        crate::mahjong::records::check_once(self.players.iter().map(|s| s.player_id.as_str()), |i| {
+            format!("players[{i}].player_id")
+        })?;
+        if self.started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
+            return Err(RuleError::new(
+                "started_at",
+                "GM-5",
+                "before 2020-01-01T00:00:00Z",
+            ));
+        }
+        if self.ended_at < self.started_at {
+            return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
+        }
+        if self.ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
+            return Err(RuleError::new(
+                "ended_at",
+                "GM-5",
+                "after the server's clock (allowed clock skew)",
+            ));
+        }
+        let replayed = replay::replay(&self.board, &self.moves)?;
+        let index = |id: &Option<String>, field: &str| -> Result<Option<u8>, RuleError> {
+            match id {
+                None => Ok(None),
+                Some(id) => self
+                    .players
+                    .iter()
+                    .position(|s| &s.player_id == id)
+                    .map(|i| Some(i as u8))
+                    .ok_or_else(|| RuleError::new(field, "GM-5", "not one of the two players")),
+            }
+        };
+        let resigned = index(&self.result.resigned, "result.resigned")?;
+        let Some(outcome) = replay::outcome(&replayed, resigned) else {
+            return Err(RuleError::new(
+                "moves",
+                "DB-3",
+                "the game did not end: boxes are left and nobody resigned",
+            ));
+        };
+        let claimed = match index(&self.result.winner, "result.winner")? {
+            Some(p) => Outcome::Win(p),
+            None => Outcome::Draw,
+        };
+        if claimed != outcome {
+            return Err(RuleError::new(
+                "result",
+                "DB-4",
+                format!(
+                    "the moves give {} ({} boxes to {})",
+                    match outcome {
+                        Outcome::Win(p) => format!("a win for {}", self.players[p as usize].player_id),
+                        Outcome::Draw => "a draw".to_string(),
+                    },
+                    replayed.boxes[0],
+                    replayed.boxes[1]
+                ),
+            ));
+        }
+        Ok((replayed.boxes, outcome))
+    }
+}
+
+/// Plans a checked match: with two humans, both ratings (DB-6; `ratings` are the
+/// stored ones, `None` for an account not rated yet: [`rating::START`]) and their
+/// ledger entries; otherwise the record only.
+pub fn plan(
+    m: &DotsMatch,
+    boxes: [u32; 2],
+    outcome: Outcome,
+    ratings: [Option<i64>; 2],
+) -> Planned<DotsResult> {
+    let rated = m.players.iter().all(|s| s.human);
+    let mut result = DotsResult {
+        match_id: m.match_id.clone(),
+        players: m
+            .players
+            .iter()
+            .zip(boxes)
+            .map(|(s, b)| DotsPlayer {
+                player_id: s.player_id.clone(),
+                boxes: b,
+                rating_before: None,
+                rating_after: None,
+            })
+            .collect(),
+        outcome,
+        rated,
+    };
+    if !rated {
+        return Planned::Write(Settlement::result_only(result));
+    }
+    let before = ratings.map(|r| r.unwrap_or(rating::START));
+    let score = match outcome {
+        Outcome::Win(0) => Score::Win,
+        Outcome::Win(_) => Score::Loss,
+        Outcome::Draw => Score::Draw,
+    };
+    let (a, b) = rating::rated(before[0], before[1], score);
+    let mut s = Settlement::result_only(result.clone());
+    for (i, after) in [a, b].into_iter().enumerate() {
+        let (change, entry) = balance_change(
+            &m.players[i].player_id,
+            GAME,
+            before[i],
+            after - before[i],
+            SOURCE,
+            &m.match_id,
+            m.ended_at,
+        );
+        result.players[i].rating_before = Some(before[i]);
+        result.players[i].rating_after = Some(change.after);
+        s.balances.push(change);
+        s.ledger.push(entry);
+    }
+    s.result = result;
+    Planned::Write(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(moves: Vec<Move>, winner: Option<&str>, resigned: Option<&str>, humans: bool) -> DotsMatch {
+        DotsMatch {
+            match_id: "db-1".into(),
+            game: "dots-and-boxes".into(),
+            started_at: DateTime::parse_from_rfc3339("2027-01-01T10:00:00Z")
+                .unwrap()
+                .to_utc(),
+            ended_at: DateTime::parse_from_rfc3339("2027-01-01T10:10:00Z")
+                .unwrap()
+                .to_utc(),
+            board: Board { width: 3, height: 3 },
+            players: vec![
+                Seat {
+                    player_id: "a".into(),
+                    human: true,
+                },
+                Seat {
+                    player_id: "b".into(),
+                    human: humans,
+                },
+            ],
+            moves,
+            result: Claimed {
+                winner: winner.map(String::from),
+                resigned: resigned.map(String::from),
+            },
+        }
+    }
+
+    fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2027-01-01T10:11:00Z")
+            .unwrap()
+            .to_utc()
+    }
+
+    /// DB-3, DB-4: a resignation loses whatever the boxes; a claimed result the moves
+    /// contradict is refused naming `result`; an unfinished game without one too.
+    #[test]
+    fn db_4_the_claimed_result_must_be_the_replays() {
+        let moves = vec![Move { player: 0, line: 0 }, Move { player: 1, line: 1 }];
+        let m = record(moves.clone(), Some("a"), Some("b"), true);
+        assert_eq!(m.check(now(), 0).map(|(_, o)| o), Ok(Outcome::Win(0)));
+        let cheat = record(moves.clone(), Some("b"), Some("b"), true);
+        let e = cheat.check(now(), 0).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("result", "DB-4"));
+        let unfinished = record(moves, Some("a"), None, true);
+        assert_eq!(unfinished.check(now(), 0).unwrap_err().rule, "DB-3");
+    }
+
+    /// DB-6: two humans are rated (1500 beats 1500 → 1516 / 1484, ledger entries);
+    /// a game against the CPU is recorded, not rated.
+    #[test]
+    fn db_6_only_two_humans_are_rated() {
+        let m = record(vec![Move { player: 0, line: 0 }], Some("a"), Some("b"), true);
+        let Planned::Write(s) = plan(&m, [0, 0], Outcome::Win(0), [None, None]) else {
+            panic!("planned")
+        };
+        assert_eq!(
+            s.balances.iter().map(|b| b.after).collect::<Vec<_>>(),
+            [1516, 1484]
+        );
+        assert_eq!(s.ledger[1].applied, -16);
+        assert_eq!(s.result.players[0].rating_before, Some(1500));
+        let cpu = record(vec![Move { player: 0, line: 0 }], Some("a"), Some("b"), false);
+        let Planned::Write(s) = plan(&cpu, [0, 0], Outcome::Win(0), [Some(1600), None]) else {
+            panic!("planned")
+        };
+        assert!(s.balances.is_empty() && !s.result.rated);
+    }
+}

@@ -1,0 +1,132 @@
+//! Dots and Boxes on both stores (DB-1 … DB-6, GM-3): a match is replayed, its
+//! claimed result checked, and both Elo ratings written once, onto the
+//! `dots-and-boxes` board; a record the moves contradict is refused and writes
+//! nothing; a game against the CPU is recorded but not rated.
+
+use chrono::{DateTime, Utc};
+use podium_rules::dots_and_boxes::board::Board;
+use podium_rules::dots_and_boxes::replay::{self, Move, Outcome};
+use podium_rules::game::Game;
+use podium_rules::record::RecordPolicy;
+use podium_service::incoming::{settle_incoming, Incoming, Outcome as Settled};
+use podium_service::ServiceError;
+use podium_store::Store;
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
+}
+
+/// Every line of `board` in numbering order, the turn passing as DB-2 says.
+fn full_game(board: &Board) -> Vec<Move> {
+    let mut moves: Vec<Move> = Vec::new();
+    let mut player = 0;
+    for line in 0..board.lines() {
+        moves.push(Move { player, line });
+        let r = replay::replay(board, &moves).expect("legal");
+        player = r.to_move.unwrap_or(player);
+    }
+    moves
+}
+
+fn line(id: &str, players: [(&str, bool); 2], moves: &[Move], winner: Option<&str>) -> Vec<u8> {
+    serde_json::json!({
+        "match_id": id, "game": "dots-and-boxes",
+        "started_at": "2027-01-01T10:00:00Z", "ended_at": "2027-01-01T10:09:00Z",
+        "board": {"width": 3, "height": 3},
+        "players": players.iter().map(|(p, h)| serde_json::json!({"player_id": p, "human": h})).collect::<Vec<_>>(),
+        "moves": moves, "result": {"winner": winner},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+async fn send<S: Store + ?Sized>(store: &S, bytes: &[u8]) -> Result<Settled, ServiceError> {
+    let now = t("2027-01-01T10:10:00Z");
+    let policy = RecordPolicy::default();
+    let record = Incoming::from_json(bytes, now, &policy)?;
+    settle_incoming(
+        store,
+        &record,
+        now,
+        &policy,
+        &format!("d-{:016x}", rand::random::<u64>()),
+    )
+    .await
+}
+
+async fn rating<S: Store + ?Sized>(store: &S, player: &str) -> Option<i64> {
+    store
+        .get_balance(Game::DotsAndBoxes, player)
+        .await
+        .expect("read")
+        .map(|b| b.points)
+}
+
+/// DB-4, DB-6, GM-3: a complete 3 × 3 game replayed: the winner by the moves goes
+/// 1500 → 1516, the loser 1500 → 1484, once; the board lists them; a record claiming
+/// the other winner is refused naming `result` and changes nothing; a game against
+/// the CPU is recorded, not rated.
+pub async fn a_replayed_match_rates_both_players_once<S: Store + 'static>(store: S) {
+    let board = Board { width: 3, height: 3 };
+    let moves = full_game(&board);
+    let r = replay::replay(&board, &moves).expect("legal");
+    let (winner, loser) = match replay::outcome(&r, None) {
+        Some(Outcome::Win(0)) => ("da", "db"),
+        Some(Outcome::Win(_)) => ("db", "da"),
+        other => panic!("this game has a winner, not {other:?}"),
+    };
+    let cheat = line("dab-0", [("da", true), ("db", true)], &moves, Some(loser));
+    match send(&store, &cheat).await {
+        Err(ServiceError::Invalid(e)) => assert_eq!((e.field.as_str(), e.rule), ("result", "DB-4")),
+        other => panic!("expected DB-4, got {other:?}"),
+    }
+    assert_eq!(rating(&store, "da").await, None);
+    let honest = line("dab-1", [("da", true), ("db", true)], &moves, Some(winner));
+    assert_eq!(send(&store, &honest).await.expect("settled"), Settled::Applied);
+    assert_eq!(send(&store, &honest).await.expect("again"), Settled::Duplicate);
+    assert_eq!(rating(&store, winner).await, Some(1516));
+    assert_eq!(rating(&store, loser).await, Some(1484));
+    let top = store
+        .board_after(
+            &podium_rules::board::BoardRef::all_time("dots-and-boxes"),
+            None,
+            5,
+        )
+        .await
+        .expect("board");
+    assert_eq!(
+        top.iter()
+            .map(|s| (s.player_id.as_str(), s.value))
+            .collect::<Vec<_>>(),
+        [(winner, 1516), (loser, 1484)]
+    );
+    let ledger = store
+        .ledger_entries(Game::DotsAndBoxes, winner)
+        .await
+        .expect("ledger");
+    assert_eq!(
+        (ledger.len(), ledger[0].applied, ledger[0].balance_after),
+        (1, 16, 1516)
+    );
+    // Against the CPU: recorded (a repeat is a duplicate), not rated.
+    let cpu = line(
+        "dab-2",
+        [("da", true), ("cpu", false)],
+        &moves,
+        Some(if winner == "da" { "da" } else { "cpu" }),
+    );
+    assert_eq!(send(&store, &cpu).await.expect("settled"), Settled::Applied);
+    assert_eq!(send(&store, &cpu).await.expect("again"), Settled::Duplicate);
+    assert_eq!(rating(&store, winner).await, Some(1516));
+    assert_eq!(rating(&store, "cpu").await, None);
+}
+
+#[macro_export]
+macro_rules! dots_and_boxes_tests {
+    ($make:path) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_replayed_match_rates_both_players_once() {
+            $crate::dots_and_boxes::a_replayed_match_rates_both_players_once($make().await).await;
+        }
+    };
+}
