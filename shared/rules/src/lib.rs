@@ -9,6 +9,7 @@ pub mod game;
 pub mod history;
 pub mod leaderboard;
 pub mod mahjong;
+pub mod minesweeper;
 pub mod period;
 pub mod rating;
 pub mod record;
