@@ -121,12 +121,70 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + 'static>(store:
     assert_eq!(rating(&store, "cpu").await, None);
 }
 
+/// A duel on a grid whose 40 mines are rows 20 … 23: A reveals a zero at 0:12
+/// (flooding rows 0 … 19), B a mine at 0:20 and a zero at 0:30.
+fn duel(id: &str, winner: &str, kind: &str) -> Vec<u8> {
+    let mines: Vec<serde_json::Value> = (0..40)
+        .map(|k| serde_json::json!({"row": 20 + k / 10, "col": k % 10}))
+        .collect();
+    serde_json::json!({
+        "match_id": id, "game": "minesweeper",
+        "started_at": "2027-01-01T10:00:00Z", "ended_at": "2027-01-01T10:05:00Z",
+        "mines": mines, "start": [{"row": 0, "col": 0}],
+        "players": [
+            {"player_id": "ma", "human": true, "actions": [{"at_ms": 12000, "type": "reveal", "row": 5, "col": 5}]},
+            {"player_id": "mb", "human": true, "actions": [
+                {"at_ms": 20000, "type": "reveal", "row": 20, "col": 0},
+                {"at_ms": 30000, "type": "reveal", "row": 3, "col": 3}]}
+        ],
+        "result": {"winner": winner, "kind": kind},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// MS-3, MS-6 … MS-8, GM-3: a duel replayed: A (1,990) beats B (1,890) on points;
+/// both ratings move once (1516 / 1484) onto the `minesweeper` board; a record
+/// claiming the other winner, or another kind of win, is refused naming `result`.
+pub async fn a_replayed_duel_rates_both_players_once<S: Store + 'static>(store: S) {
+    for (winner, kind) in [("mb", "points"), ("ma", "perfect")] {
+        match send(&store, &duel("ms-0", winner, kind)).await {
+            Err(ServiceError::Invalid(e)) => assert_eq!((e.field.as_str(), e.rule), ("result", "MS-8")),
+            other => panic!("expected MS-8, got {other:?}"),
+        }
+    }
+    let honest = duel("ms-1", "ma", "points");
+    assert_eq!(send(&store, &honest).await.expect("settled"), Settled::Applied);
+    assert_eq!(send(&store, &honest).await.expect("again"), Settled::Duplicate);
+    let rating = |p: &'static str| {
+        let store = &store;
+        async move {
+            store
+                .get_balance(Game::Minesweeper, p)
+                .await
+                .expect("read")
+                .map(|b| b.points)
+        }
+    };
+    assert_eq!((rating("ma").await, rating("mb").await), (Some(1516), Some(1484)));
+    let top = store
+        .board_after(&podium_rules::board::BoardRef::all_time("minesweeper"), None, 5)
+        .await
+        .expect("board");
+    assert_eq!(top.len(), 2);
+    assert_eq!(top[0].player_id, "ma");
+}
+
 #[macro_export]
 macro_rules! dots_and_boxes_tests {
     ($make:path) => {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn a_replayed_match_rates_both_players_once() {
             $crate::dots_and_boxes::a_replayed_match_rates_both_players_once($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_replayed_duel_rates_both_players_once() {
+            $crate::dots_and_boxes::a_replayed_duel_rates_both_players_once($make().await).await;
         }
     };
 }

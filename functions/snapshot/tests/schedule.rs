@@ -25,6 +25,7 @@ async fn a_retried_refresh_tick_writes_nothing() {
         [
             ("seega", "all"),
             ("dots-and-boxes", "all"),
+            ("minesweeper", "all"),
             ("mahjong-amr", "all"),
             ("mahjong-weekly", "2026-W49"),
             ("mahjong-daily", "2026-11-30")

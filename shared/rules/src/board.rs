@@ -109,7 +109,7 @@ pub struct BoardDef {
 }
 
 /// The boards podium serves.
-pub const BOARDS: [BoardDef; 5] = [
+pub const BOARDS: [BoardDef; 6] = [
     BoardDef {
         id: "seega",
         game: Game::Seega,
@@ -123,6 +123,16 @@ pub const BOARDS: [BoardDef; 5] = [
     BoardDef {
         id: "dots-and-boxes",
         game: Game::DotsAndBoxes,
+        period: PeriodKind::AllTime,
+        zone: Tz::UTC,
+        window_days: None,
+        order: Order::HigherFirst,
+        unit: Unit::Rating,
+        refresh: Refresh::EveryTick,
+    },
+    BoardDef {
+        id: "minesweeper",
+        game: Game::Minesweeper,
         period: PeriodKind::AllTime,
         zone: Tz::UTC,
         window_days: None,

@@ -40,6 +40,42 @@ pub fn rated(a: i64, b: i64, result: Score) -> (i64, i64) {
     (ra.rating.round() as i64, rb.rating.round() as i64)
 }
 
+/// The rating changes of a rated game (DB-6, MS-8) as balance changes of `game`
+/// with their ledger entries (`source`, `match_id`, dated `at`): ratings before (a
+/// player not rated yet starts at [`START`]) and after, for both players in order.
+pub fn changes(
+    game: crate::game::Game,
+    source: &str,
+    match_id: &str,
+    at: chrono::DateTime<chrono::Utc>,
+    players: [&str; 2],
+    ratings: [Option<i64>; 2],
+    score: Score,
+) -> Vec<(
+    i64,
+    crate::settlement::BalanceChange,
+    crate::settlement::LedgerEntry,
+)> {
+    let before = ratings.map(|r| r.unwrap_or(START));
+    let (a, b) = rated(before[0], before[1], score);
+    [a, b]
+        .into_iter()
+        .enumerate()
+        .map(|(i, after)| {
+            let (change, entry) = crate::settlement::balance_change(
+                players[i],
+                game,
+                before[i],
+                after - before[i],
+                source,
+                match_id,
+                at,
+            );
+            (before[i], change, entry)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

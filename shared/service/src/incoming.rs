@@ -29,6 +29,7 @@ pub enum Incoming {
     Registration(Registration),
     Table(Table),
     DotsAndBoxes(podium_rules::dots_and_boxes::record::DotsMatch),
+    Minesweeper(podium_rules::minesweeper::record::Duel),
 }
 
 /// How settling a record ended.
@@ -57,17 +58,27 @@ impl Incoming {
     /// with one is a Mahjong Rivals record of that kind, and a `kind` or `game` that
     /// is not one podium scores is refused naming that field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, policy: &RecordPolicy) -> Result<Incoming, RuleError> {
-        // A Dots and Boxes match is told apart by its game (it has no kind).
-        if bytes.windows(16).any(|w| w == b"\"dots-and-boxes\"") {
+        // A Dots and Boxes match or a Minesweeper duel is told apart by its game (it
+        // has no kind).
+        if bytes.windows(16).any(|w| w == b"\"dots-and-boxes\"")
+            || bytes.windows(13).any(|w| w == b"\"minesweeper\"")
+        {
             if let Ok(text) = std::str::from_utf8(bytes) {
                 if let Ok(Route {
                     game: Some(g),
                     kind: None,
                 }) = serde_json::from_str::<Route>(text)
                 {
-                    if g.as_str() == Some("dots-and-boxes") {
-                        return podium_rules::dots_and_boxes::record::DotsMatch::from_json(bytes)
-                            .map(Incoming::DotsAndBoxes);
+                    match g.as_str() {
+                        Some("dots-and-boxes") => {
+                            return podium_rules::dots_and_boxes::record::DotsMatch::from_json(bytes)
+                                .map(Incoming::DotsAndBoxes)
+                        }
+                        Some("minesweeper") => {
+                            return podium_rules::minesweeper::record::Duel::from_json(bytes)
+                                .map(Incoming::Minesweeper)
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -139,6 +150,7 @@ impl Incoming {
             Incoming::Registration(r) => &r.tournament_id,
             Incoming::Table(t) => &t.table_id,
             Incoming::DotsAndBoxes(m) => &m.match_id,
+            Incoming::Minesweeper(d) => &d.match_id,
         }
     }
 
@@ -163,6 +175,9 @@ impl Incoming {
             Incoming::Registration(r) => crate::keyed::record_keys(&r.id(), [r.player_id.as_str()]),
             Incoming::DotsAndBoxes(m) => {
                 crate::keyed::record_keys(&m.match_id, m.players.iter().map(|s| s.player_id.as_str()))
+            }
+            Incoming::Minesweeper(d) => {
+                crate::keyed::record_keys(&d.match_id, d.players.iter().map(|p| p.player_id.as_str()))
             }
             Incoming::Table(t) => {
                 crate::keyed::record_keys(&t.table_id, t.players.iter().map(|p| p.player_id.as_str()))
@@ -202,7 +217,10 @@ pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
             crate::tournaments::settle_table(store, t, delivery).await?,
         )),
         Incoming::DotsAndBoxes(m) => Ok(outcome(
-            crate::dots_and_boxes::settle_match(store, m, now, policy.max_clock_skew_ms, delivery).await?,
+            crate::replayed::settle_match(store, m, now, policy.max_clock_skew_ms, delivery).await?,
+        )),
+        Incoming::Minesweeper(d) => Ok(outcome(
+            crate::replayed::settle_duel(store, d, now, policy.max_clock_skew_ms, delivery).await?,
         )),
     }
 }

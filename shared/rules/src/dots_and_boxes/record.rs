@@ -10,7 +10,7 @@ use super::replay::{self, Move, Outcome};
 use crate::error::RuleError;
 use crate::game::Game;
 use crate::rating::{self, Score};
-use crate::settlement::{balance_change, Planned, Settlement};
+use crate::settlement::{Planned, Settlement};
 
 /// The game.
 pub const GAME: Game = Game::DotsAndBoxes;
@@ -195,25 +195,19 @@ pub fn plan(
     if !rated {
         return Planned::Write(Settlement::result_only(result));
     }
-    let before = ratings.map(|r| r.unwrap_or(rating::START));
     let score = match outcome {
         Outcome::Win(0) => Score::Win,
         Outcome::Win(_) => Score::Loss,
         Outcome::Draw => Score::Draw,
     };
-    let (a, b) = rating::rated(before[0], before[1], score);
+    let ids = [m.players[0].player_id.as_str(), m.players[1].player_id.as_str()];
     let mut s = Settlement::result_only(result.clone());
-    for (i, after) in [a, b].into_iter().enumerate() {
-        let (change, entry) = balance_change(
-            &m.players[i].player_id,
-            GAME,
-            before[i],
-            after - before[i],
-            SOURCE,
-            &m.match_id,
-            m.ended_at,
-        );
-        result.players[i].rating_before = Some(before[i]);
+    for (i, (before, change, entry)) in
+        rating::changes(GAME, SOURCE, &m.match_id, m.ended_at, ids, ratings, score)
+            .into_iter()
+            .enumerate()
+    {
+        result.players[i].rating_before = Some(before);
         result.players[i].rating_after = Some(change.after);
         s.balances.push(change);
         s.ledger.push(entry);

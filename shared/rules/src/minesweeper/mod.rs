@@ -3,4 +3,5 @@
 //! lives, the winner and the kind of win ([`replay`]).
 
 pub mod grid;
+pub mod record;
 pub mod replay;

@@ -1,0 +1,236 @@
+//! A finished Minesweeper duel as the game server reports it, checked by replay
+//! (MS-8), and its settlement: both players' Elo ratings when both are human (MS-8's
+//! Decision, as DB-6), else only the match's record.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::grid::{Grid, Tile};
+use super::replay::{self, Action, Decided, WinKind};
+use crate::error::RuleError;
+use crate::game::Game;
+use crate::rating::{self, Score};
+use crate::settlement::{Planned, Settlement};
+
+/// The game.
+pub const GAME: Game = Game::Minesweeper;
+
+/// The ledger source of rating changes.
+pub const SOURCE: &str = "minesweeper";
+
+/// One player and their actions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Duelist {
+    pub player_id: String,
+    /// A person (rated), not the CPU.
+    pub human: bool,
+    /// In the order they were made.
+    pub actions: Vec<Action>,
+}
+
+/// The result the game server claims (MS-6, MS-7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claimed {
+    /// The winner's id; `null` for a draw.
+    pub winner: Option<String>,
+    /// The kind of win; `null` for a draw.
+    pub kind: Option<WinKind>,
+}
+
+/// A Minesweeper duel record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Duel {
+    pub match_id: String,
+    pub game: String,
+    #[serde(with = "crate::record::instant")]
+    pub started_at: DateTime<Utc>,
+    #[serde(with = "crate::record::instant")]
+    pub ended_at: DateTime<Utc>,
+    /// The 40 mines (MS-1).
+    pub mines: Vec<Tile>,
+    /// The starting area, revealed for both and scoring nothing (MS-1, MS-3).
+    pub start: Vec<Tile>,
+    /// Exactly two.
+    pub players: Vec<Duelist>,
+    pub result: Claimed,
+}
+
+/// One player's end of a duel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DuelPlayer {
+    pub player_id: String,
+    pub score: i64,
+    pub lives: u32,
+    pub rating_before: Option<i64>,
+    pub rating_after: Option<i64>,
+}
+
+/// The answer to a duel, stored with it (GM-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DuelResult {
+    pub match_id: String,
+    pub players: Vec<DuelPlayer>,
+    pub decided: Decided,
+    pub rated: bool,
+}
+
+impl Duel {
+    /// Parses a record line (GM-5), naming the field of a shape error.
+    pub fn from_json(bytes: &[u8]) -> Result<Duel, RuleError> {
+        crate::mahjong::records::parse_line(bytes)
+    }
+
+    /// Checks the record (GM-5, MS-1, MS-8) and replays it; the claimed winner and
+    /// kind must be the replay's. Returns each player's score and lives, and the
+    /// decision. Errors name the first offending field or action.
+    pub fn check(
+        &self,
+        now: DateTime<Utc>,
+        max_skew_ms: i64,
+    ) -> Result<([(i64, u32); 2], Decided), RuleError> {
+        crate::record::check_id("match_id", &self.match_id)?;
+        if self.game != GAME.id() {
+            return Err(RuleError::new("game", "GM-5", "not a minesweeper record"));
+        }
+        if self.players.len() != 2 {
+            return Err(RuleError::new("players", "MS-1", "a duel has two players"));
+        }
+        for (i, d) in self.players.iter().enumerate() {
+            crate::record::check_id(&format!("players[{i}].player_id"), &d.player_id)?;
+        }
+        crate::mahjong::records::check_once(self.players.iter().map(|d| d.player_id.as_str()), |i| {
+            format!("players[{i}].player_id")
+        })?;
+        if self.started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
+            return Err(RuleError::new(
+                "started_at",
+                "GM-5",
+                "before 2020-01-01T00:00:00Z",
+            ));
+        }
+        if self.ended_at < self.started_at {
+            return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
+        }
+        if self.ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
+            return Err(RuleError::new(
+                "ended_at",
+                "GM-5",
+                "after the server's clock (allowed clock skew)",
+            ));
+        }
+        let grid = Grid::new(&self.mines, "mines")?;
+        let mut start = Vec::with_capacity(self.start.len());
+        for (k, t) in self.start.iter().enumerate() {
+            match t.index() {
+                Some(i) if !grid.is_mine(i) && !start.contains(&i) => start.push(i),
+                _ => {
+                    return Err(RuleError::new(
+                        format!("start[{k}]"),
+                        "MS-1",
+                        "a safe tile of the grid, once",
+                    ))
+                }
+            }
+        }
+        let (players, decided) = replay::decide(
+            &grid,
+            &start,
+            [&self.players[0].actions, &self.players[1].actions],
+        )?;
+        let claimed = match (&self.result.winner, self.result.kind) {
+            (None, None) => Some(Decided::Draw),
+            (Some(w), Some(kind)) => {
+                self.players
+                    .iter()
+                    .position(|d| &d.player_id == w)
+                    .map(|p| Decided::Win {
+                        player: p as u8,
+                        kind,
+                    })
+            }
+            _ => None,
+        };
+        if claimed != Some(decided) {
+            return Err(RuleError::new(
+                "result",
+                "MS-8",
+                format!(
+                    "the actions give {} (scores {} and {})",
+                    match decided {
+                        Decided::Win { player, kind } => format!(
+                            "a {} win for {}",
+                            serde_json::to_value(kind)
+                                .ok()
+                                .and_then(|v| v.as_str().map(String::from))
+                                .unwrap_or_default(),
+                            self.players[player as usize].player_id
+                        ),
+                        Decided::Draw => "a draw".to_string(),
+                    },
+                    players[0].score,
+                    players[1].score
+                ),
+            ));
+        }
+        Ok((
+            [
+                (players[0].score, players[0].lives),
+                (players[1].score, players[1].lives),
+            ],
+            decided,
+        ))
+    }
+}
+
+/// Plans a checked duel: with two humans, both ratings (MS-8; `ratings` as stored,
+/// `None` for an account not rated yet) and their ledger entries; otherwise the record.
+pub fn plan(
+    d: &Duel,
+    ended: [(i64, u32); 2],
+    decided: Decided,
+    ratings: [Option<i64>; 2],
+) -> Planned<DuelResult> {
+    let rated = d.players.iter().all(|p| p.human);
+    let mut result = DuelResult {
+        match_id: d.match_id.clone(),
+        players: d
+            .players
+            .iter()
+            .zip(ended)
+            .map(|(p, (score, lives))| DuelPlayer {
+                player_id: p.player_id.clone(),
+                score,
+                lives,
+                rating_before: None,
+                rating_after: None,
+            })
+            .collect(),
+        decided,
+        rated,
+    };
+    if !rated {
+        return Planned::Write(Settlement::result_only(result));
+    }
+    let score = match decided {
+        Decided::Win { player: 0, .. } => Score::Win,
+        Decided::Win { .. } => Score::Loss,
+        Decided::Draw => Score::Draw,
+    };
+    let ids = [d.players[0].player_id.as_str(), d.players[1].player_id.as_str()];
+    let mut s = Settlement::result_only(result.clone());
+    for (i, (before, change, entry)) in
+        rating::changes(GAME, SOURCE, &d.match_id, d.ended_at, ids, ratings, score)
+            .into_iter()
+            .enumerate()
+    {
+        result.players[i].rating_before = Some(before);
+        result.players[i].rating_after = Some(change.after);
+        s.balances.push(change);
+        s.ledger.push(entry);
+    }
+    s.result = result;
+    Planned::Write(s)
+}
