@@ -398,7 +398,11 @@ pub async fn match_result_for_its_players_only<S: Store>(store: S) {
     score_match(&store, &rout("m-r", "alice", "bob", at(0)), now())
         .await
         .expect("scored");
-    let r = match_result(&store, "alice", "m-r").await.expect("alice sees it");
+    let podium_service::boards::MatchView::Seega(r) =
+        match_result(&store, "alice", "m-r").await.expect("alice sees it")
+    else {
+        panic!("a Seega match")
+    };
     assert_eq!(r.players[0].points_shown, "+311");
     assert_eq!(r.players[1].points_shown, "\u{2212}123");
     assert!(match_result(&store, "bob", "m-r").await.is_ok());

@@ -119,6 +119,16 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + 'static>(store:
     assert_eq!(send(&store, &cpu).await.expect("again"), Settled::Duplicate);
     assert_eq!(rating(&store, winner).await, Some(1516));
     assert_eq!(rating(&store, "cpu").await, None);
+    let view = podium_service::boards::match_result(&store, winner, "dab-1")
+        .await
+        .expect("view");
+    let podium_service::boards::MatchView::DotsAndBoxes(v) = view else {
+        panic!("a Dots and Boxes match")
+    };
+    assert_eq!(v.players.iter().map(|p| p.boxes).sum::<u32>(), 9);
+    assert!(podium_service::boards::match_result(&store, "zz", "dab-1")
+        .await
+        .is_err());
 }
 
 /// A duel on a grid whose 40 mines are rows 20 … 23: A reveals a zero at 0:12
@@ -173,6 +183,28 @@ pub async fn a_replayed_duel_rates_both_players_once<S: Store + 'static>(store: 
         .expect("board");
     assert_eq!(top.len(), 2);
     assert_eq!(top[0].player_id, "ma");
+    // The result, for its players only (MS-7: the kind of win, ratings before and after).
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let get = |player: &str| podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: "/v1/me/matches/ms-1".into(),
+        query: Default::default(),
+        player: Some(player.into()),
+        raw_query: None,
+    };
+    let now = t("2027-01-01T10:10:00Z");
+    let mine = podium_service::api::handle(&store, &ctx, &get("mb"), now).await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert_eq!(mine.body["game"], "minesweeper");
+    assert_eq!(mine.body["decided"]["win"]["kind"], "points", "{}", mine.body);
+    assert_eq!(mine.body["players"][1]["rating_after"], 1484);
+    assert_eq!(mine.body["players"][1]["lives"], 2);
+    assert_eq!(
+        podium_service::api::handle(&store, &ctx, &get("zz"), now)
+            .await
+            .status,
+        404
+    );
 }
 
 #[macro_export]

@@ -314,23 +314,56 @@ pub async fn profile<S: BoardStore + ?Sized>(
     })
 }
 
+/// A finished match's result as its players see it: a Seega match, a Dots and Boxes
+/// match (boxes, ratings before and after) or a Minesweeper duel (scores, lives, the
+/// kind of win, ratings), each with its `game`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum MatchView {
+    Seega(MatchResult),
+    DotsAndBoxes(podium_rules::dots_and_boxes::record::DotsResult),
+    Minesweeper(podium_rules::minesweeper::record::DuelResult),
+}
+
 /// A finished match's result, for one of its two players only; anyone else gets
-/// [`ServiceError::NotFound`], as if the match did not exist.
+/// [`ServiceError::NotFound`], as if the match did not exist. One read for a Seega
+/// match, up to three for the others (each game keeps its own match ids).
 pub async fn match_result<S: SourceStore + ?Sized>(
     store: &S,
     player_id: &str,
     match_id: &str,
-) -> Result<MatchResult, ServiceError> {
+) -> Result<MatchView, ServiceError> {
     let not_found = || ServiceError::NotFound("no such match of yours".to_string());
     if !podium_rules::record::is_valid_id(match_id) {
         return Err(not_found());
     }
-    let (_, result) = crate::score::stored_match(store, match_id)
-        .await?
-        .ok_or_else(not_found)?;
-    if result.players.iter().any(|p| p.player_id == player_id) {
-        Ok(result)
-    } else {
-        Err(not_found())
+    if let Some((_, result)) = crate::score::stored_match(store, match_id).await? {
+        if result.players.iter().any(|p| p.player_id == player_id) {
+            return Ok(MatchView::Seega(result));
+        }
+        return Err(not_found());
     }
+    let read = |game: Game| async move {
+        let key = podium_store::SourceKey::new(game.id(), match_id);
+        store.get_source(&key).await.map(|s| s.map(|s| s.result))
+    };
+    if let Some(text) = read(Game::DotsAndBoxes).await? {
+        let r: podium_rules::dots_and_boxes::record::DotsResult =
+            serde_json::from_str(&text).map_err(|e| {
+                ServiceError::Store(podium_store::StoreError::corrupt(format!("match {match_id}"), e))
+            })?;
+        if r.players.iter().any(|p| p.player_id == player_id) {
+            return Ok(MatchView::DotsAndBoxes(r));
+        }
+        return Err(not_found());
+    }
+    if let Some(text) = read(Game::Minesweeper).await? {
+        let r: podium_rules::minesweeper::record::DuelResult = serde_json::from_str(&text).map_err(|e| {
+            ServiceError::Store(podium_store::StoreError::corrupt(format!("match {match_id}"), e))
+        })?;
+        if r.players.iter().any(|p| p.player_id == player_id) {
+            return Ok(MatchView::Minesweeper(r));
+        }
+    }
+    Err(not_found())
 }

@@ -32,7 +32,7 @@ impl<M: Serialize, R: Serialize + DeserializeOwned> Source for RatedSource<'_, M
     type Result = R;
 
     fn key(&self) -> SourceKey {
-        SourceKey::new("match", self.match_id)
+        SourceKey::new(self.game.id(), self.match_id)
     }
 
     /// SHA-256 of the record's canonical JSON (its fields in declaration order).

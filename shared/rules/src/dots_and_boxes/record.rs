@@ -63,6 +63,8 @@ pub struct DotsMatch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DotsResult {
     pub match_id: String,
+    /// `dots-and-boxes`.
+    pub game: Game,
     /// Per player, in the record's order.
     pub players: Vec<DotsPlayer>,
     /// `win` or `draw`, as replayed.
@@ -178,6 +180,7 @@ pub fn plan(
     let rated = m.players.iter().all(|s| s.human);
     let mut result = DotsResult {
         match_id: m.match_id.clone(),
+        game: GAME,
         players: m
             .players
             .iter()

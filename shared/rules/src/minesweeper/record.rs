@@ -72,6 +72,8 @@ pub struct DuelPlayer {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DuelResult {
     pub match_id: String,
+    /// `minesweeper`.
+    pub game: Game,
     pub players: Vec<DuelPlayer>,
     pub decided: Decided,
     pub rated: bool,
@@ -196,6 +198,7 @@ pub fn plan(
     let rated = d.players.iter().all(|p| p.human);
     let mut result = DuelResult {
         match_id: d.match_id.clone(),
+        game: GAME,
         players: d
             .players
             .iter()
