@@ -23,10 +23,12 @@ struct Cli {
 }
 
 /// The games `podium generate` writes records for.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum GenerateGame {
     Seega,
     Mahjong,
+    DotsAndBoxes,
+    Minesweeper,
 }
 
 #[derive(Subcommand)]
@@ -257,6 +259,18 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let out = &mut std::io::stdout().lock();
             match game {
                 GenerateGame::Seega => podium_service::generate::generate(matches, players, seed, out)?,
+                GenerateGame::DotsAndBoxes | GenerateGame::Minesweeper => {
+                    let which = if game == GenerateGame::Minesweeper {
+                        podium_service::generate_replayed::Replayed::Minesweeper
+                    } else {
+                        podium_service::generate_replayed::Replayed::DotsAndBoxes
+                    };
+                    let end = end.unwrap_or_else(|| {
+                        let now = chrono::Utc::now();
+                        chrono::DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now)
+                    });
+                    podium_service::generate_replayed::generate(which, matches, players, seed, end, out)?
+                }
                 GenerateGame::Mahjong => {
                     let end = end.unwrap_or_else(|| {
                         let now = chrono::Utc::now();

@@ -208,10 +208,11 @@ fn score_refuses_with_field_and_rule() {
 }
 
 /// The walk-through: generate, replay twice (the second replay changes nothing), for
-/// Seega matches and for Mahjong Rivals completions and Quick Matches (GM-3).
+/// Seega matches, Mahjong Rivals records, Dots and Boxes matches and Minesweeper
+/// duels (GM-3).
 #[test]
 fn generate_then_replay_is_exactly_once() {
-    for game in ["seega", "mahjong"] {
+    for game in ["seega", "mahjong", "dots-and-boxes", "minesweeper"] {
         generate_then_replay_once(game);
     }
 }

@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod error;
 pub mod generate;
 pub mod generate_mahjong;
+pub mod generate_replayed;
 pub mod incoming;
 pub mod keyed;
 pub mod mahjong;
