@@ -208,6 +208,22 @@ mod tests {
         );
     }
 
+    /// DB-5, DB-7: lines the CPU drew for a player who left are listed as theirs and
+    /// count as theirs; either player may draw first (the table may swap the first
+    /// player on a rematch), and only the final list of lines is replayed.
+    #[test]
+    fn db_5_db_7_lines_are_the_players_whoever_drew_first() {
+        let board = Board::default();
+        let order: Vec<u32> = (0..board.lines()).collect();
+        let from_1 = play(&board, &order, 1);
+        assert_eq!(from_1[0].player, 1);
+        let r = replay(&board, &from_1).expect("player 1 may draw first");
+        let from_0 = play(&board, &order, 0);
+        let s = replay(&board, &from_0).expect("legal");
+        // The same lines with the seats swapped: the boxes swap too.
+        assert_eq!(r.boxes, [s.boxes[1], s.boxes[0]]);
+    }
+
     proptest! {
         /// DB-1 … DB-4: random legal games end with every box shared out, and replay
         /// the same twice.
