@@ -222,3 +222,63 @@ async fn dead_letter_reasons_lead_with_field_and_rule() {
         assert!(reason.len() < 600, "{} bytes", reason.len());
     }
 }
+
+/// DB-4, MS-8 on the Lambda path: a generated Dots and Boxes match and Minesweeper
+/// duel in an SQS batch are replayed and rated, once; a cheating copy (the other
+/// player claims the win) goes to the dead-letter queue naming `result`.
+#[tokio::test]
+async fn replayed_games_through_the_queue() {
+    use podium_service::generate_replayed::{generate, Replayed};
+    let store = EmbeddedStore::in_memory().expect("store");
+    for (game, rule) in [(Replayed::DotsAndBoxes, "DB-4"), (Replayed::Minesweeper, "MS-8")] {
+        let mut out = Vec::new();
+        generate(game, 40, 10, 3, now() - chrono::Duration::minutes(1), &mut out).expect("generate");
+        let text = String::from_utf8(out).expect("utf-8");
+        // A rated record whose claim holds, and a cheating copy under another id.
+        let honest = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+            .find(|r| {
+                r["players"][1]["human"] == serde_json::json!(true)
+                    && r["result"]["winner"].is_string()
+                    && podium_service::incoming::Incoming::from_json(
+                        r.to_string().as_bytes(),
+                        now(),
+                        &Default::default(),
+                    )
+                    .is_ok()
+            })
+            .expect("a rated record");
+        let mut cheat = honest.clone();
+        cheat["match_id"] = serde_json::json!(format!("{}-x", honest["match_id"].as_str().unwrap_or("")));
+        let loser = if honest["result"]["winner"] == honest["players"][0]["player_id"] {
+            1
+        } else {
+            0
+        };
+        cheat["result"]["winner"] = honest["players"][loser]["player_id"].clone();
+        let mut e = event("valid-record.json");
+        let mut second = e.records[0].clone();
+        e.records[0].body = Some(honest.to_string());
+        second.body = Some(cheat.to_string());
+        second.message_id = Some("cheat".into());
+        e.records.push(second);
+        let dead = Collected::default();
+        let r = handle(&store, &dead, e, now(), &Default::default()).await;
+        assert!(r.batch_item_failures.is_empty());
+        let letters = dead.0.lock().expect("lock");
+        assert_eq!(letters.len(), 1, "{letters:?}");
+        assert!(
+            letters[0].1.starts_with(&format!("result ({rule})")),
+            "{letters:?}"
+        );
+        let g = if game == Replayed::DotsAndBoxes {
+            Game::DotsAndBoxes
+        } else {
+            Game::Minesweeper
+        };
+        let winner = honest["result"]["winner"].as_str().unwrap_or("");
+        let rating = store.get_balances(g, &[winner]).await.expect("read")[0].points;
+        assert!(rating > 1500, "{winner}: {rating}");
+    }
+}
