@@ -266,7 +266,7 @@ async fn replayed_games_through_the_queue() {
         let dead = Collected::default();
         let r = handle(&store, &dead, e, now(), &Default::default()).await;
         assert!(r.batch_item_failures.is_empty());
-        let letters = dead.0.lock().expect("lock");
+        let letters = dead.0.lock().expect("lock").clone();
         assert_eq!(letters.len(), 1, "{letters:?}");
         assert!(
             letters[0].1.starts_with(&format!("result ({rule})")),
