@@ -129,6 +129,24 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + 'static>(store:
     assert!(podium_service::boards::match_result(&store, "zz", "dab-1")
         .await
         .is_err());
+    // Another game's match under the same id: each player sees the match they played.
+    assert_eq!(
+        send(&store, &duel("dab-1", "ma", "points"))
+            .await
+            .expect("settled"),
+        Settled::Applied
+    );
+    let theirs = podium_service::boards::match_result(&store, "ma", "dab-1")
+        .await
+        .expect("view");
+    assert!(matches!(
+        theirs,
+        podium_service::boards::MatchView::Minesweeper(_)
+    ));
+    let mine = podium_service::boards::match_result(&store, winner, "dab-1")
+        .await
+        .expect("view");
+    assert!(matches!(mine, podium_service::boards::MatchView::DotsAndBoxes(_)));
 }
 
 /// A duel on a grid whose 40 mines are rows 20 … 23: A reveals a zero at 0:12

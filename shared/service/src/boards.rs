@@ -337,30 +337,27 @@ pub async fn match_result<S: SourceStore + ?Sized>(
     if !podium_rules::record::is_valid_id(match_id) {
         return Err(not_found());
     }
+    // Each game keeps its own match ids: the caller's match is the one they played.
     if let Some((_, result)) = crate::score::stored_match(store, match_id).await? {
         if result.players.iter().any(|p| p.player_id == player_id) {
             return Ok(MatchView::Seega(result));
         }
-        return Err(not_found());
     }
     let read = |game: Game| async move {
         let key = podium_store::SourceKey::new(game.id(), match_id);
         store.get_source(&key).await.map(|s| s.map(|s| s.result))
     };
+    let corrupt = |e| ServiceError::Store(podium_store::StoreError::corrupt(format!("match {match_id}"), e));
     if let Some(text) = read(Game::DotsAndBoxes).await? {
         let r: podium_rules::dots_and_boxes::record::DotsResult =
-            serde_json::from_str(&text).map_err(|e| {
-                ServiceError::Store(podium_store::StoreError::corrupt(format!("match {match_id}"), e))
-            })?;
+            serde_json::from_str(&text).map_err(corrupt)?;
         if r.players.iter().any(|p| p.player_id == player_id) {
             return Ok(MatchView::DotsAndBoxes(r));
         }
-        return Err(not_found());
     }
     if let Some(text) = read(Game::Minesweeper).await? {
-        let r: podium_rules::minesweeper::record::DuelResult = serde_json::from_str(&text).map_err(|e| {
-            ServiceError::Store(podium_store::StoreError::corrupt(format!("match {match_id}"), e))
-        })?;
+        let r: podium_rules::minesweeper::record::DuelResult =
+            serde_json::from_str(&text).map_err(corrupt)?;
         if r.players.iter().any(|p| p.player_id == player_id) {
             return Ok(MatchView::Minesweeper(r));
         }

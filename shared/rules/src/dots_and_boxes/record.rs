@@ -118,6 +118,9 @@ impl DotsMatch {
         if self.ended_at < self.started_at {
             return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
         }
+        if self.ended_at - self.started_at > chrono::Duration::milliseconds(crate::record::MAX_DURATION_MS) {
+            return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
+        }
         if self.ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
             return Err(RuleError::new(
                 "ended_at",
@@ -138,6 +141,13 @@ impl DotsMatch {
             }
         };
         let resigned = index(&self.result.resigned, "result.resigned")?;
+        if resigned.is_some() && replayed.complete {
+            return Err(RuleError::new(
+                "result.resigned",
+                "DB-3",
+                "every box was taken: the game was over before anybody resigned",
+            ));
+        }
         let Some(outcome) = replay::outcome(&replayed, resigned) else {
             return Err(RuleError::new(
                 "moves",
@@ -270,6 +280,28 @@ mod tests {
         assert_eq!((e.field.as_str(), e.rule), ("result", "DB-4"));
         let unfinished = record(moves, Some("a"), None, true);
         assert_eq!(unfinished.check(now(), 0).unwrap_err().rule, "DB-3");
+    }
+
+    /// DB-3, GM-5: a resignation after every box was taken is refused; so is a match
+    /// longer than 24 hours.
+    #[test]
+    fn db_3_no_resignation_after_the_last_box() {
+        let board = Board { width: 3, height: 3 };
+        let mut moves = Vec::new();
+        let mut player = 0;
+        for line in 0..board.lines() {
+            moves.push(Move { player, line });
+            player = replay::replay(&board, &moves)
+                .expect("legal")
+                .to_move
+                .unwrap_or(player);
+        }
+        let done = record(moves, Some("a"), Some("b"), true);
+        let e = done.check(now(), 0).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("result.resigned", "DB-3"));
+        let mut long = record(vec![Move { player: 0, line: 0 }], Some("a"), Some("b"), true);
+        long.started_at = long.ended_at - chrono::Duration::hours(25);
+        assert_eq!(long.check(now(), 0).unwrap_err().field, "ended_at");
     }
 
     /// DB-6: two humans are rated (1500 beats 1500 → 1516 / 1484, ledger entries);

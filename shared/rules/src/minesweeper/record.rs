@@ -116,6 +116,9 @@ impl Duel {
         if self.ended_at < self.started_at {
             return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
         }
+        if self.ended_at - self.started_at > chrono::Duration::milliseconds(crate::record::MAX_DURATION_MS) {
+            return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
+        }
         if self.ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
             return Err(RuleError::new(
                 "ended_at",

@@ -69,9 +69,9 @@ pub struct PlayerReplay {
     pub last_change_ms: u64,
     /// When the player stopped (no lives, or every safe tile open), if they did.
     pub stopped_ms: Option<u64>,
-    /// Each score change: (ms, score after).
+    /// Each score change: (ms, score after, index of the action).
     #[serde(skip)]
-    pub timeline: Vec<(u64, i64)>,
+    pub timeline: Vec<(u64, i64, usize)>,
 }
 
 /// One player's actions replayed alone (MS-2 … MS-4, MS-8's per-player checks).
@@ -167,7 +167,7 @@ pub fn replay_player(
         }
         if p.score != before {
             p.last_change_ms = a.at_ms;
-            p.timeline.push((a.at_ms, p.score));
+            p.timeline.push((a.at_ms, p.score, k));
         }
         p.cleared = safe_open >= safe_total;
         if p.lives == 0 || p.cleared {
@@ -206,35 +206,47 @@ pub enum Decided {
 fn score_at(p: &PlayerReplay, t: u64) -> i64 {
     p.timeline
         .iter()
-        .take_while(|(at, _)| *at <= t)
+        .take_while(|(at, _, _)| *at <= t)
         .last()
-        .map_or(0, |(_, s)| *s)
+        .map_or(0, |(_, s, _)| *s)
 }
 
 /// When the match ended (MS-5): the first of 5 minutes, both players stopped, and a
 /// stopped player overtaken (the other's score above theirs).
 pub fn end_ms(players: &[PlayerReplay; 2]) -> u64 {
+    ending(players).0
+}
+
+/// [`end_ms`], and when a stopped player was overtaken by an action, that player and
+/// action's index: the overtaker's last action (later ones at the same millisecond
+/// come after the end too).
+fn ending(players: &[PlayerReplay; 2]) -> (u64, Option<(usize, usize)>) {
     let mut end = MATCH_MS;
+    let mut by = None;
     if let (Some(a), Some(b)) = (players[0].stopped_ms, players[1].stopped_ms) {
         end = end.min(a.max(b));
     }
     for (s, o) in [(0, 1), (1, 0)] {
         if let Some(stop) = players[s].stopped_ms {
             let stood = players[s].score;
-            if let Some((t, _)) = players[o]
+            if let Some((t, _, k)) = players[o]
                 .timeline
                 .iter()
-                .find(|(t, sc)| *t >= stop && *sc > stood)
+                .find(|(t, sc, _)| *t >= stop && *sc > stood)
             {
-                end = end.min(*t);
+                if *t < end {
+                    end = *t;
+                    by = Some((o, *k));
+                }
             }
             // Overtaken already when the player stopped.
-            if score_at(&players[o], stop) > stood {
-                end = end.min(stop);
+            if score_at(&players[o], stop) > stood && stop < end {
+                end = stop;
+                by = None;
             }
         }
     }
-    end
+    (end, by)
 }
 
 /// Replays both players (`start`: the shared starting area) and decides the match
@@ -249,9 +261,14 @@ pub fn decide(
         replay_player(grid, start, actions[0], "players[0].actions")?,
         replay_player(grid, start, actions[1], "players[1].actions")?,
     ];
-    let end = end_ms(&players);
+    let (end, by) = ending(&players);
     for (p, acts) in actions.iter().enumerate() {
-        if let Some(k) = acts.iter().position(|a| a.at_ms > end) {
+        let last = by.filter(|(o, _)| *o == p).map(|(_, k)| k);
+        if let Some(k) = acts
+            .iter()
+            .enumerate()
+            .position(|(k, a)| a.at_ms > end || last.is_some_and(|l| k > l))
+        {
             return Err(RuleError::new(
                 format!("players[{p}].actions[{k}]"),
                 "MS-5",
@@ -452,6 +469,17 @@ mod tests {
         );
         let y_same = [act(1, Act::Reveal, 2, 0)];
         assert_eq!(decide(&g, &[], [&x, &y_same]).expect("legal").1, Decided::Draw);
+        // B overtakes the stopped A at 10 s: B's later actions at that same
+        // millisecond come after the end too.
+        let a_high = [
+            act(1, Act::Reveal, 6, 5),
+            act(6, Act::Reveal, 0, 1),
+            act(7, Act::Reveal, 1, 0),
+            act(8, Act::Reveal, 15, 0),
+        ];
+        let b_over = [act(10, Act::Reveal, 6, 5), act(10, Act::Reveal, 15, 5)];
+        let e = decide(&g, &[], [&a_high, &b_over]).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("players[1].actions[1]", "MS-5"));
         // An action after the match ended (at 8 s, when A stopped behind B).
         let late = [act(5, Act::Reveal, 14, 0), act(20, Act::Reveal, 14, 2)];
         let e = decide(&g, &[], [&a_dies, &late]).unwrap_err();
