@@ -30,6 +30,7 @@ use crate::game::Game;
 
 mod canonical;
 pub(crate) mod instant;
+pub mod lines;
 
 /// What record validation takes from configuration (GM-5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -86,7 +86,7 @@ pub struct DotsPlayer {
 impl DotsMatch {
     /// Parses a record line (GM-5), naming the field of a shape error.
     pub fn from_json(bytes: &[u8]) -> Result<DotsMatch, RuleError> {
-        crate::mahjong::records::parse_line(bytes)
+        crate::record::lines::parse_line(bytes)
     }
 
     /// Checks the record (GM-5, DB-1 … DB-4) and replays it: ids, two distinct
@@ -105,7 +105,7 @@ impl DotsMatch {
         for (i, s) in self.players.iter().enumerate() {
             crate::record::check_id(&format!("players[{i}].player_id"), &s.player_id)?;
         }
-        crate::mahjong::records::check_once(self.players.iter().map(|s| s.player_id.as_str()), |i| {
+        crate::record::lines::check_once(self.players.iter().map(|s| s.player_id.as_str()), |i| {
             format!("players[{i}].player_id")
         })?;
         if self.started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {

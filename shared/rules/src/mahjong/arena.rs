@@ -86,7 +86,7 @@ impl Arena {
     /// ([`round::check`]: MJ-6, MJ-10), `ended_at` not after `now` + `max_skew_ms`.
     /// Errors name the field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<Arena, RuleError> {
-        let line: ArenaLine = super::records::parse_line(bytes)?;
+        let line: ArenaLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "an Arena")?;
         crate::record::check_id("arena_id", &line.arena_id)?;
         super::records::check_not_ahead("ended_at", line.ended_at, now, max_skew_ms)?;
@@ -113,7 +113,7 @@ pub fn validate(a: &Arena) -> Result<(), RuleError> {
     for (i, p) in a.players.iter().enumerate() {
         crate::record::check_id(&format!("players[{i}]"), p)?;
     }
-    super::records::check_once(a.players.iter().map(String::as_str), |i| format!("players[{i}]"))?;
+    crate::record::lines::check_once(a.players.iter().map(String::as_str), |i| format!("players[{i}]"))?;
     if a.rounds.len() != ROUNDS {
         return Err(RuleError::new(
             "rounds",

@@ -175,7 +175,7 @@ impl LevelCompletion {
         now: DateTime<Utc>,
         max_skew_ms: i64,
     ) -> Result<LevelCompletion, RuleError> {
-        let line: CompletionLine = super::records::parse_line(bytes)?;
+        let line: CompletionLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a level completion")?;
         crate::record::check_id("completion_id", &line.completion_id)?;
         crate::record::check_id("player_id", &line.player_id)?;

@@ -60,7 +60,7 @@ impl QuickMatch {
     /// `kind` `quick-match`, ids, 2–4 distinct players with scores of 0 or more
     /// (MJ-7), `ended_at` not after `now` + `max_skew_ms`. Errors name the field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<QuickMatch, RuleError> {
-        let line: QuickMatchLine = super::records::parse_line(bytes)?;
+        let line: QuickMatchLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a Quick Match")?;
         crate::record::check_id("match_id", &line.match_id)?;
         for (i, p) in line.players.iter().enumerate() {
@@ -155,7 +155,7 @@ pub fn winner(players: &[QuickMatchPlayer]) -> Result<Option<(usize, i64)>, Rule
             ));
         }
     }
-    super::records::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
+    crate::record::lines::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
         format!("players[{i}].player_id")
     })?;
     if players.iter().all(|p| p.score == 0) {

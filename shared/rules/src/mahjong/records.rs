@@ -1,22 +1,11 @@
-//! What every Mahjong Rivals record line shares (GM-5): one path-tracked parse whose
-//! errors name the field, its `game` and `kind`, and an instant not ahead of the
-//! server clock by more than the allowed skew.
+//! What every Mahjong Rivals record line shares (GM-5): its `game` and `kind`, and an
+//! instant not ahead of the server clock by more than the allowed skew nor older than
+//! [`MAX_RECORD_AGE_DAYS`]. The parse itself is [`crate::record::lines`].
 
 use chrono::{DateTime, Utc};
-use serde::de::DeserializeOwned;
 
 use crate::error::RuleError;
 use crate::game::Game;
-
-/// Parses one record line into `T`; a shape error names the JSON path of the field.
-pub fn parse_line<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RuleError> {
-    let text = std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
-        crate::record::shape_error(&segments, &e.into_inner().to_string())
-    })
-}
 
 /// Refuses a line whose `game` is not Mahjong Rivals or whose `kind` is not `kind`;
 /// `what` names the record in the message (`a Quick Match`).
@@ -30,22 +19,6 @@ pub(crate) fn check_route(game: &str, kind: &str, want_kind: &str, what: &str) -
     }
     if kind != want_kind {
         return Err(RuleError::new("kind", "GM-5", format!("not {what}")));
-    }
-    Ok(())
-}
-
-/// Refuses an account that appears twice among `ids` (GM-5), naming the second one's
-/// field: `field(i)` is the field of the `i`-th id (`players[1].player_id`).
-pub fn check_once<'a>(
-    ids: impl IntoIterator<Item = &'a str>,
-    field: impl Fn(usize) -> String,
-) -> Result<(), RuleError> {
-    let mut seen: Vec<&str> = Vec::new();
-    for (i, id) in ids.into_iter().enumerate() {
-        if seen.contains(&id) {
-            return Err(RuleError::new(field(i), "GM-5", "a player appears once"));
-        }
-        seen.push(id);
     }
     Ok(())
 }

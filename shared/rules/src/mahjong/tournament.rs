@@ -166,7 +166,7 @@ pub fn table_tp(players: &[TablePlayer], multiplier: u32) -> Result<Vec<i64>, Ru
             format!("a table has 2 to 4 players, not {}", players.len()),
         ));
     }
-    super::records::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
+    crate::record::lines::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
         format!("players[{i}].player_id")
     })?;
     if players.iter().all(|p| p.score == 0) {

@@ -160,7 +160,7 @@ struct RegistrationLine {
 impl Registration {
     /// Parses and checks a registration record (GM-5), naming the field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<Registration, RuleError> {
-        let line: RegistrationLine = super::records::parse_line(bytes)?;
+        let line: RegistrationLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(
             &line.game,
             &line.kind,
@@ -276,7 +276,7 @@ impl Table {
     /// Parses and checks a table result record (GM-5; MJ-12: 2–4 distinct players),
     /// naming the field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<Table, RuleError> {
-        let line: TableLine = super::records::parse_line(bytes)?;
+        let line: TableLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND_TABLE, "a tournament table")?;
         crate::record::check_id("table_id", &line.table_id)?;
         crate::record::check_id("tournament_id", &line.tournament_id)?;

@@ -82,7 +82,7 @@ pub struct DuelResult {
 impl Duel {
     /// Parses a record line (GM-5), naming the field of a shape error.
     pub fn from_json(bytes: &[u8]) -> Result<Duel, RuleError> {
-        crate::mahjong::records::parse_line(bytes)
+        crate::record::lines::parse_line(bytes)
     }
 
     /// Checks the record (GM-5, MS-1, MS-8) and replays it; the claimed winner and
@@ -103,7 +103,7 @@ impl Duel {
         for (i, d) in self.players.iter().enumerate() {
             crate::record::check_id(&format!("players[{i}].player_id"), &d.player_id)?;
         }
-        crate::mahjong::records::check_once(self.players.iter().map(|d| d.player_id.as_str()), |i| {
+        crate::record::lines::check_once(self.players.iter().map(|d| d.player_id.as_str()), |i| {
             format!("players[{i}].player_id")
         })?;
         if self.started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
