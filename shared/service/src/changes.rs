@@ -38,7 +38,7 @@ pub const MARK_SHARDS: u32 = 8;
 pub const MARK_SPREAD: u32 = 16;
 
 /// Marks one Query asks for.
-const MARKS_PER_QUERY: usize = 1_000;
+pub const MARKS_PER_QUERY: usize = 1_000;
 
 /// A change mark's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -124,7 +124,7 @@ pub enum SortKeyRange {
 
 /// DynamoDB's limits on key attributes (bytes): a partition key of 1–2,048, a sort
 /// key of 1–1,024. Both stores refuse other keys before any request
-/// ([`StoreError::OutOfLimits`]), so that both answer alike.
+/// ([`crate::StoreError::OutOfLimits`]), so that both answer alike.
 pub const MAX_PARTITION_KEY_BYTES: usize = 2_048;
 pub const MAX_SORT_KEY_BYTES: usize = 1_024;
 

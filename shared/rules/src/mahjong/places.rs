@@ -5,7 +5,7 @@
 /// For results already ordered best first, where `tied(a, b)` says two adjacent
 /// results are equal: each player's share of `prizes` (the prize of place 1, 2, …;
 /// places past the list get 0). Players tied over places `i … j` each get
-/// ⌊(prizes[i] + … + prizes[j]) ÷ (j − i + 1)⌋ (MJ-11's Decision, MJ-15). Integer
+/// ⌊(`prizes[i]` + … + `prizes[j]`) ÷ (j − i + 1)⌋ (MJ-11's Decision, MJ-15). Integer
 /// points; the rounding never pays more than the places' total.
 pub fn shares<T>(ordered: &[T], tied: impl Fn(&T, &T) -> bool, prizes: &[i64]) -> Vec<i64> {
     let mut out = Vec::with_capacity(ordered.len());

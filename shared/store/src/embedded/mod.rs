@@ -2,7 +2,7 @@
 //! default. Every settlement is written inside one redb write transaction, so it is
 //! atomic and serialised with every other write, across threads and processes;
 //! settlements committed concurrently share a transaction and its sync to disk
-//! ([`group_commit`]).
+//! (`group_commit`).
 
 mod batch;
 mod group_commit;
