@@ -189,7 +189,7 @@ fn minesweeper(rng: &mut StdRng, skill: &[f64], seats: [usize; 2], id: &str, end
         logs.push(actions);
     }
     // Cut what comes after the match's end (a stopped player overtaken, MS-5).
-    let (replays, decided) = loop {
+    let (_, decided) = loop {
         match duel::decide(&grid, &[start_tile], [&logs[0], &logs[1]]) {
             Ok(done) => break done,
             Err(_) => {
@@ -204,7 +204,6 @@ fn minesweeper(rng: &mut StdRng, skill: &[f64], seats: [usize; 2], id: &str, end
             }
         }
     };
-    let _ = replays;
     let (winner, kind) = match decided {
         Decided::Win { player, kind } => (Some(player_id(seats[player as usize])), Some(kind)),
         Decided::Draw => (None, None),

@@ -413,22 +413,19 @@ async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
             tournament: t,
             status,
         };
-        let step = if matches!(to.status, Status::Cancelled { .. }) {
+        // The report names a cancellation; its idempotency key is the start's.
+        let shown = if matches!(to.status, Status::Cancelled { .. }) {
             "cancelled"
         } else {
             step
         };
-        let source = StatusSource {
-            id,
-            step: if step == "cancelled" { "start" } else { step },
-            to,
-        };
+        let source = StatusSource { id, step, to };
         match settle_as(store, &source, &delivery).await {
             // Another tick took this step with what it read: go on from the stored state.
             Ok(_) | Err(ServiceError::Conflict { .. }) => {}
             Err(e) => return Err(e),
         }
-        report.steps.push(step);
+        report.steps.push(shown);
     }
 }
 

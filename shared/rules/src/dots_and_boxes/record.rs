@@ -95,39 +95,18 @@ impl DotsMatch {
     /// replay's. Returns the replayed boxes and outcome. Errors name the first
     /// offending field or move.
     pub fn check(&self, now: DateTime<Utc>, max_skew_ms: i64) -> Result<([u32; 2], Outcome), RuleError> {
-        crate::record::check_id("match_id", &self.match_id)?;
-        if self.game != GAME.id() {
-            return Err(RuleError::new("game", "GM-5", "not a dots-and-boxes record"));
-        }
-        if self.players.len() != 2 {
-            return Err(RuleError::new("players", "DB-1", "a match has two players"));
-        }
-        for (i, s) in self.players.iter().enumerate() {
-            crate::record::check_id(&format!("players[{i}].player_id"), &s.player_id)?;
-        }
-        crate::record::lines::check_once(self.players.iter().map(|s| s.player_id.as_str()), |i| {
-            format!("players[{i}].player_id")
-        })?;
-        if self.started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
-            return Err(RuleError::new(
-                "started_at",
-                "GM-5",
-                "before 2020-01-01T00:00:00Z",
-            ));
-        }
-        if self.ended_at < self.started_at {
-            return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
-        }
-        if self.ended_at - self.started_at > chrono::Duration::milliseconds(crate::record::MAX_DURATION_MS) {
-            return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
-        }
-        if self.ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
-            return Err(RuleError::new(
-                "ended_at",
-                "GM-5",
-                "after the server's clock (allowed clock skew)",
-            ));
-        }
+        let players: Vec<&str> = self.players.iter().map(|p| p.player_id.as_str()).collect();
+        crate::record::lines::check_match_envelope(
+            &self.match_id,
+            &self.game,
+            GAME,
+            &players,
+            "DB-1",
+            self.started_at,
+            self.ended_at,
+            now,
+            max_skew_ms,
+        )?;
         let replayed = replay::replay(&self.board, &self.moves)?;
         let index = |id: &Option<String>, field: &str| -> Result<Option<u8>, RuleError> {
             match id {

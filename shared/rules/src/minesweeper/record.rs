@@ -93,39 +93,18 @@ impl Duel {
         now: DateTime<Utc>,
         max_skew_ms: i64,
     ) -> Result<([(i64, u32); 2], Decided), RuleError> {
-        crate::record::check_id("match_id", &self.match_id)?;
-        if self.game != GAME.id() {
-            return Err(RuleError::new("game", "GM-5", "not a minesweeper record"));
-        }
-        if self.players.len() != 2 {
-            return Err(RuleError::new("players", "MS-1", "a duel has two players"));
-        }
-        for (i, d) in self.players.iter().enumerate() {
-            crate::record::check_id(&format!("players[{i}].player_id"), &d.player_id)?;
-        }
-        crate::record::lines::check_once(self.players.iter().map(|d| d.player_id.as_str()), |i| {
-            format!("players[{i}].player_id")
-        })?;
-        if self.started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
-            return Err(RuleError::new(
-                "started_at",
-                "GM-5",
-                "before 2020-01-01T00:00:00Z",
-            ));
-        }
-        if self.ended_at < self.started_at {
-            return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
-        }
-        if self.ended_at - self.started_at > chrono::Duration::milliseconds(crate::record::MAX_DURATION_MS) {
-            return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
-        }
-        if self.ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
-            return Err(RuleError::new(
-                "ended_at",
-                "GM-5",
-                "after the server's clock (allowed clock skew)",
-            ));
-        }
+        let players: Vec<&str> = self.players.iter().map(|p| p.player_id.as_str()).collect();
+        crate::record::lines::check_match_envelope(
+            &self.match_id,
+            &self.game,
+            GAME,
+            &players,
+            "MS-1",
+            self.started_at,
+            self.ended_at,
+            now,
+            max_skew_ms,
+        )?;
         let grid = Grid::new(&self.mines, "mines")?;
         let mut start = Vec::with_capacity(self.start.len());
         for (k, t) in self.start.iter().enumerate() {

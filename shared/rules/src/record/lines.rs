@@ -31,3 +31,120 @@ pub fn check_once<'a>(
     }
     Ok(())
 }
+
+/// The envelope every two-player match record shares (GM-5): its `match_id`, its
+/// `game` (`want`), exactly two distinct valid `players` (`rule`: the game's rule for
+/// two players, DB-1 or MS-1), `started_at` not before 2020, and `ended_at` after it,
+/// at most 24 hours later and at most `max_skew_ms` after the server clock `now`.
+/// Errors name the field.
+#[allow(clippy::too_many_arguments)]
+pub fn check_match_envelope(
+    match_id: &str,
+    game: &str,
+    want: crate::game::Game,
+    players: &[&str],
+    rule: &'static str,
+    started_at: chrono::DateTime<chrono::Utc>,
+    ended_at: chrono::DateTime<chrono::Utc>,
+    now: chrono::DateTime<chrono::Utc>,
+    max_skew_ms: i64,
+) -> Result<(), RuleError> {
+    crate::record::check_id("match_id", match_id)?;
+    if game != want.id() {
+        return Err(RuleError::new(
+            "game",
+            "GM-5",
+            format!("not a {} record", want.id()),
+        ));
+    }
+    if players.len() != 2 {
+        return Err(RuleError::new("players", rule, "a match has two players"));
+    }
+    for (i, p) in players.iter().enumerate() {
+        crate::record::check_id(&format!("players[{i}].player_id"), p)?;
+    }
+    check_once(players.iter().copied(), |i| format!("players[{i}].player_id"))?;
+    if started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
+        return Err(RuleError::new(
+            "started_at",
+            "GM-5",
+            "before 2020-01-01T00:00:00Z",
+        ));
+    }
+    if ended_at < started_at {
+        return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
+    }
+    if ended_at - started_at > chrono::Duration::milliseconds(crate::record::MAX_DURATION_MS) {
+        return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
+    }
+    if ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
+        return Err(RuleError::new(
+            "ended_at",
+            "GM-5",
+            "after the server's clock (allowed clock skew)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    /// GM-5, DB-1, MS-1: the two-player envelope refuses, naming the field: another
+    /// game, other than two players, a player twice, a start before 2020, an end
+    /// before the start, more than 24 hours, or an end past the clock's skew.
+    #[test]
+    fn gm_5_two_player_envelope() {
+        let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let (start, end, now) = (
+            t("2027-01-01T10:00:00Z"),
+            t("2027-01-01T10:05:00Z"),
+            t("2027-01-01T10:06:00Z"),
+        );
+        let check = |game: &str, players: &[&str], start, end| {
+            check_match_envelope(
+                "m-1",
+                game,
+                Game::Minesweeper,
+                players,
+                "MS-1",
+                start,
+                end,
+                now,
+                0,
+            )
+            .map_err(|e| (e.field, e.rule))
+        };
+        assert_eq!(check("minesweeper", &["a", "b"], start, end), Ok(()));
+        assert_eq!(
+            check("seega", &["a", "b"], start, end),
+            Err(("game".into(), "GM-5"))
+        );
+        assert_eq!(
+            check("minesweeper", &["a"], start, end),
+            Err(("players".into(), "MS-1"))
+        );
+        assert_eq!(
+            check("minesweeper", &["a", "a"], start, end),
+            Err(("players[1].player_id".into(), "GM-5"))
+        );
+        assert_eq!(
+            check("minesweeper", &["a", "b"], t("2019-12-31T23:00:00Z"), end),
+            Err(("started_at".into(), "GM-5"))
+        );
+        assert_eq!(
+            check("minesweeper", &["a", "b"], end, start),
+            Err(("ended_at".into(), "GM-5"))
+        );
+        assert_eq!(
+            check("minesweeper", &["a", "b"], t("2026-12-31T09:00:00Z"), end),
+            Err(("ended_at".into(), "GM-5"))
+        );
+        assert_eq!(
+            check("minesweeper", &["a", "b"], start, t("2027-01-01T10:07:00Z")),
+            Err(("ended_at".into(), "GM-5"))
+        );
+    }
+}
