@@ -5,13 +5,11 @@
 //! authorizer, so the caller names itself with `Authorization: Dev <player-id>`,
 //! unverified. The server binds to loopback only and says so at start-up.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use podium_service::api::{self, ApiContext, ApiRequest};
+use axum::extract::Request;
+use axum::http::HeaderMap;
+use podium_service::api::{self, ApiContext, AppState, Identity};
 use podium_store::Store;
 
 use crate::error::CliError;
@@ -23,55 +21,24 @@ pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
     podium_rules::record::is_valid_id(player).then(|| player.to_string())
 }
 
-/// What every request of the local server shares.
-#[derive(Clone)]
-struct Shared {
-    store: Arc<dyn Store>,
-    ctx: Arc<ApiContext>,
-}
-
-async fn any_route(
-    State(shared): State<Shared>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    Query(query): Query<HashMap<String, String>>,
-) -> Response {
-    let req = ApiRequest {
-        method: method.as_str().to_string(),
-        path: uri.path().to_string(),
-        query,
-        raw_query: uri.query().map(str::to_string),
-        player: dev_identity(&headers),
-    };
-    let answer = api::respond(shared.store.as_ref(), &shared.ctx, &req, chrono::Utc::now()).await;
-    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = (
-        status,
-        [(
-            axum::http::header::CONTENT_TYPE,
-            axum::http::HeaderValue::from_static(answer.content_type),
-        )],
-        answer.body,
-    )
-        .into_response();
-    if let Some(allow) = answer.allow {
-        response.headers_mut().insert(
-            axum::http::header::ALLOW,
-            axum::http::HeaderValue::from_static(allow),
-        );
-    }
-    response
+/// The router, each request's identity taken from the development header.
+pub fn app(store: Arc<dyn Store>, ctx: ApiContext) -> axum::Router {
+    api::router(AppState::new(store, ctx)).layer(axum::middleware::map_request(
+        |mut req: Request| async move {
+            let identity = Identity {
+                player: dev_identity(req.headers()),
+                operator: None,
+            };
+            req.extensions_mut().insert(identity);
+            req
+        },
+    ))
 }
 
 /// Serves until interrupted; `ctx` holds the cursor key (configuration).
 pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, port: u16) -> Result<(), CliError> {
-    let shared = Shared {
-        store,
-        ctx: Arc::new(ctx),
-    };
-    let answers_ads = shared.ctx.ads.is_some();
-    let app = axum::Router::new().fallback(any_route).with_state(shared);
+    let answers_ads = ctx.ads.is_some();
+    let app = app(store, ctx);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|source| CliError::File {

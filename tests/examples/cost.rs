@@ -63,6 +63,7 @@ fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
             .collect::<HashMap<_, _>>(),
         player: Some(player.into()),
         raw_query: None,
+        operator: None,
     }
 }
 

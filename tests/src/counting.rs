@@ -3,6 +3,7 @@
 //! items), so both stores' request counts can be asserted alike.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use podium_rules::board::BoardRef;
@@ -14,19 +15,20 @@ use podium_store::{
     PeriodStore, SettleStore, SortKeyRange, SourceKey, SourceStore, State, StoreError, StoredSource,
 };
 
-/// `inner`, counting requests.
+/// `inner`, counting requests (clones share the counts).
+#[derive(Clone)]
 pub struct Counted<S> {
     pub inner: S,
-    reads: AtomicU64,
-    writes: AtomicU64,
+    reads: Arc<AtomicU64>,
+    writes: Arc<AtomicU64>,
 }
 
 impl<S> Counted<S> {
     pub fn new(inner: S) -> Self {
         Counted {
             inner,
-            reads: AtomicU64::new(0),
-            writes: AtomicU64::new(0),
+            reads: Arc::default(),
+            writes: Arc::default(),
         }
     }
 

@@ -66,7 +66,7 @@ async fn rating<S: Store + ?Sized>(store: &S, player: &str) -> Option<i64> {
 /// 1500 → 1516, the loser 1500 → 1484, once; the board lists them; a record claiming
 /// the other winner is refused naming `result` and changes nothing; a game against
 /// the CPU is recorded, not rated.
-pub async fn a_replayed_match_rates_both_players_once<S: Store + 'static>(store: S) {
+pub async fn a_replayed_match_rates_both_players_once<S: Store + Clone + 'static>(store: S) {
     let board = Board { width: 3, height: 3 };
     let moves = full_game(&board);
     let r = replay::replay(&board, &moves).expect("legal");
@@ -174,7 +174,7 @@ fn duel(id: &str, winner: &str, kind: &str) -> Vec<u8> {
 /// MS-3, MS-6 … MS-8, GM-3: a duel replayed: A (1,990) beats B (1,890) on points;
 /// both ratings move once (1516 / 1484) onto the `minesweeper` board; a record
 /// claiming the other winner, or another kind of win, is refused naming `result`.
-pub async fn a_replayed_duel_rates_both_players_once<S: Store + 'static>(store: S) {
+pub async fn a_replayed_duel_rates_both_players_once<S: Store + Clone + 'static>(store: S) {
     for (winner, kind) in [("mb", "points"), ("ma", "perfect")] {
         match send(&store, &duel("ms-0", winner, kind)).await {
             Err(ServiceError::Invalid(e)) => assert_eq!((e.field.as_str(), e.rule), ("result", "MS-8")),
@@ -209,6 +209,7 @@ pub async fn a_replayed_duel_rates_both_players_once<S: Store + 'static>(store: 
         query: Default::default(),
         player: Some(player.into()),
         raw_query: None,
+        operator: None,
     };
     let now = t("2027-01-01T10:10:00Z");
     let mine = podium_service::api::handle(&store, &ctx, &get("mb"), now).await;

@@ -3,7 +3,7 @@
 //! throttled DynamoDB would, and the last commit kept for a resend.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use podium_rules::board::BoardRef;
@@ -15,15 +15,16 @@ use podium_store::{
     PeriodStore, SettleStore, SortKeyRange, SourceKey, SourceStore, State, StoreError, StoredSource,
 };
 
-/// `inner`, with faults.
+/// `inner`, with faults (clones share their fault state).
+#[derive(Clone)]
 pub struct Faulty<S> {
     pub inner: S,
-    lose_replies: AtomicU32,
+    lose_replies: Arc<AtomicU32>,
     failing_source: Option<String>,
-    last_commit: Mutex<Option<Commit>>,
+    last_commit: Arc<Mutex<Option<Commit>>>,
     /// Cancellation reasons the next commit after a lost reply is answered with.
     resend_reasons: Option<Vec<&'static str>>,
-    lost_one: std::sync::atomic::AtomicBool,
+    lost_one: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn unavailable(operation: &'static str, message: &str) -> StoreError {
@@ -38,11 +39,11 @@ impl<S> Faulty<S> {
     pub fn new(inner: S) -> Self {
         Faulty {
             inner,
-            lose_replies: AtomicU32::new(0),
+            lose_replies: Arc::default(),
             failing_source: None,
-            last_commit: Mutex::new(None),
+            last_commit: Arc::default(),
             resend_reasons: None,
-            lost_one: std::sync::atomic::AtomicBool::new(false),
+            lost_one: Arc::default(),
         }
     }
 

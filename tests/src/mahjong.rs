@@ -54,7 +54,7 @@ async fn value<S: Store + ?Sized>(store: &S, board: &str, period: &str, player: 
 /// MJ-7, MJ-20: the completed winner gets 20 on the balance and on the three boards
 /// in the periods of 19 July 2027 (00:30 in Bucharest), not the UTC date; a repeat
 /// is a duplicate that changes nothing (GM-3); other content is a conflict.
-pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + 'static>(store: S) {
+pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-07-18T21:31:00Z");
     let line = quick_match(
         "qm-1",
@@ -102,6 +102,7 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + 'static>(st
             query: Default::default(),
             player: Some(player.into()),
             raw_query: None,
+            operator: None,
         };
         let profile = api::handle(&store, &ctx, &req, now).await;
         assert_eq!(profile.status, 200, "{}", profile.body);
@@ -135,7 +136,7 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + 'static>(st
 
 /// MJ-7, MJ-8: tied first places and an all-zero match pay nobody, but are recorded
 /// (a repeat is a duplicate); a bad record is refused naming its field (GM-5).
-pub async fn quick_match_without_a_winner_pays_nobody<S: Store + 'static>(store: S) {
+pub async fn quick_match_without_a_winner_pays_nobody<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-03-01T12:00:00Z");
     let tied = quick_match(
         "qm-t",
@@ -192,7 +193,7 @@ async fn balance<S: Store + ?Sized>(store: &S, player: &str) -> i64 {
 /// more, then no time bonus ever again; a time equal to the fastest shares 1st; the
 /// account's own earlier best does not count against it; the level's time ranking
 /// holds each account's best time, fastest first (LB-1, LB-2).
-pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
+pub async fn level_completions_earn_by_place<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-03-01T12:00:00Z");
     let at = "2027-03-01T11:00:00Z";
     let mut n = 0;
@@ -254,6 +255,7 @@ pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
             .collect(),
         player: Some("o3".into()),
         raw_query: None,
+        operator: None,
     };
     let page = api::handle(
         &store,
@@ -307,7 +309,7 @@ pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
 /// MJ-3: among eleven accounts the 11th-fastest completion gets no time bonus;
 /// MJ-1, MJ-6: a level outside 1 … 11,000 and Jokers not held are refused, naming
 /// the field, and write nothing.
-pub async fn the_eleventh_fastest_gets_no_time_bonus<S: Store + 'static>(store: S) {
+pub async fn the_eleventh_fastest_gets_no_time_bonus<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-03-01T12:00:00Z");
     let at = "2027-03-01T11:00:00Z";
     for i in 0..10u64 {
@@ -341,7 +343,9 @@ pub async fn the_eleventh_fastest_gets_no_time_bonus<S: Store + 'static>(store: 
 /// placed as if one after another: each account's points are those of some serial
 /// order (+10 for whoever was fastest so far when settled, else +5), never two
 /// placings against a ranking that misses the other.
-pub async fn concurrent_completions_of_a_level_are_placed_in_some_order<S: Store + 'static>(store: S) {
+pub async fn concurrent_completions_of_a_level_are_placed_in_some_order<S: Store + Clone + 'static>(
+    store: S,
+) {
     let now = t("2027-03-01T12:00:00Z");
     let store = std::sync::Arc::new(store);
     let lines: Vec<(String, Vec<u8>)> = (0..8u64)
@@ -417,7 +421,7 @@ fn arena_line(id: &str, players: [&str; 4], scores: [[u64; 3]; 4], jokers: [u32;
 /// (19 July); a repeat is a duplicate; other content under its id is a conflict.
 /// MJ-6: Jokers its rounds used are spent; using Jokers not held refuses the whole
 /// Arena, naming the round's log, and writes nothing.
-pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + 'static>(store: S) {
+pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-07-18T21:31:00Z");
     let players = ["ar-a", "ar-b", "ar-c", "ar-d"];
     let scores = [[200, 200, 100], [100, 300, 100], [100, 100, 100], [0, 100, 0]];
@@ -472,6 +476,7 @@ pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + 'static>(store: 
         query: Default::default(),
         player: Some(player.into()),
         raw_query: None,
+        operator: None,
     };
     let mine = api::handle(&store, &ctx, &get("ar-c"), now).await;
     assert_eq!(mine.status, 200, "{}", mine.body);
@@ -519,7 +524,7 @@ async fn age_marks<S: Store + ?Sized>(store: &S) {
 /// on the next tick; a change committed while a snapshot is read (or too close to
 /// it to be sure the snapshot holds it) keeps the level marked for the next tick.
 /// The level's page is then served from its snapshot.
-pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + 'static>(store: S) {
+pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + Clone + 'static>(store: S) {
     use podium_service::changes::{changed, clear};
     let now = t("2027-03-01T12:00:00Z");
     let at = "2027-03-01T11:00:00Z";
@@ -589,6 +594,7 @@ pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + 'static>(
             query: Default::default(),
             player: Some("a".into()),
             raw_query: None,
+            operator: None,
         },
         t("2027-03-01T12:21:00Z"),
     )

@@ -28,10 +28,11 @@ fn top(limit: &str) -> ApiRequest {
         query: HashMap::from([("limit".to_string(), limit.to_string())]),
         player: Some("reader".into()),
         raw_query: None,
+        operator: None,
     }
 }
 
-async fn call<S: Store + ?Sized>(store: &S, ctx: &ApiContext, req: &ApiRequest) -> ApiResponse {
+async fn call<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, req: &ApiRequest) -> ApiResponse {
     let answer = api::handle(store, ctx, req, chrono::Utc::now()).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     answer
@@ -40,7 +41,7 @@ async fn call<S: Store + ?Sized>(store: &S, ctx: &ApiContext, req: &ApiRequest) 
 /// LB-5: the top page of a snapshot is rendered once per (board, period, snapshot,
 /// limit); later requests are served from it without a store request and equal a
 /// fresh render; another limit is its own page; a new snapshot replaces them.
-pub async fn top_pages_are_rendered_once_per_snapshot<S: Store + 'static>(store: S) {
+pub async fn top_pages_are_rendered_once_per_snapshot<S: Store + Clone + 'static>(store: S) {
     let counted = Counted::new(store);
     for i in 0..30i64 {
         seed_balance(&counted, &format!("r{i:02}"), 10 * i, 1_000 + i).await;
@@ -136,7 +137,7 @@ pub async fn line_by_line<S: SettleStore + ?Sized>(store: &S, lines: &[Vec<u8>])
 /// GM-3, LB-2: a replay that settles up to 32 records at once, keeping the file order
 /// of records that share a player or a match id ([`run_keyed`]), ends with the outcome
 /// of every line, and every balance, exactly as a line-by-line replay on a fresh store.
-pub async fn concurrent_settlement_equals_line_by_line<S: Store + 'static>(store: S) {
+pub async fn concurrent_settlement_equals_line_by_line<S: Store + Clone + 'static>(store: S) {
     let lines = generated_lines();
     let reference = podium_store::embedded::EmbeddedStore::in_memory().expect("store");
     let expected = line_by_line(&reference, &lines).await;

@@ -29,10 +29,11 @@ fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
             .collect::<HashMap<_, _>>(),
         player: Some(player.into()),
         raw_query: None,
+        operator: None,
     }
 }
 
-async fn call<S: Store + ?Sized>(store: &S, ctx: &ApiContext, req: ApiRequest) -> ApiResponse {
+async fn call<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, req: ApiRequest) -> ApiResponse {
     api::handle(store, ctx, &req, chrono::Utc::now()).await
 }
 
@@ -63,7 +64,7 @@ fn refused_naming(answer: &ApiResponse, field: &str) -> bool {
 /// in pages of 3 ranks 1, 1, 1 | 1, 1, 6 | 6, 6, 6 | 6; a cursor with its rank state
 /// edited, re-signed with another key, moved to another board or period, or made up,
 /// is a 400 naming `cursor`.
-pub async fn forged_cursors_are_refused<S: Store + 'static>(store: S) {
+pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
     for i in 0..5 {
         score_match(
             &store,
@@ -228,7 +229,7 @@ fn expected_window(entries: &[SnapshotEntry], me: &Standing, n: usize) -> (u64, 
     (rank(me.value), window)
 }
 
-async fn check_every_window<S: Store + ?Sized>(
+async fn check_every_window<S: Store + Clone + 'static>(
     store: &S,
     ctx: &ApiContext,
     id: &str,
@@ -267,7 +268,7 @@ async fn check_every_window<S: Store + ?Sized>(
 /// player's window after wins and losses since the snapshot (their older entry above,
 /// below, inside or outside the window, in another page or the same) equals the
 /// snapshot ranked with the caller's live value in place of their older one.
-pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + 'static>(store: S) {
+pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + Clone + 'static>(store: S) {
     let ctx = ApiContext::new(cursor_key());
     score_match(
         &store,
@@ -357,7 +358,7 @@ pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + 'static>(st
 /// (each group spans 30 pages): the caller's rank and 5 neighbours each side cost at
 /// most 5 reads for the first, middle and last of either group, the same for a caller
 /// who moved since the snapshot, and every window is right.
-pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + 'static>(store: S) {
+pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + Clone + 'static>(store: S) {
     let counted = Counted::new(store);
     let mut players = Vec::new();
     for i in 0..600i64 {
@@ -397,7 +398,7 @@ pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + 'static>(store: S
 /// Review case 4 (GM-5): every parameter in range answers 200 on the live board and on
 /// a snapshot (neighbours 0 … 25, limit 1 … 100; the caller alone with neighbours=0),
 /// and every parameter out of range or malformed is a 400 naming it, never a 5xx.
-pub async fn parameters_are_checked_before_the_store<S: Store + 'static>(store: S) {
+pub async fn parameters_are_checked_before_the_store<S: Store + Clone + 'static>(store: S) {
     let ctx = ApiContext::new(cursor_key());
     score_match(&store, &rout("b08-0", "p-t3", "p-l3", at(0)), now())
         .await
@@ -499,7 +500,7 @@ pub async fn parameters_are_checked_before_the_store<S: Store + 'static>(store: 
 /// Review (second round) F1, F2: a player whose history was cut (more than 8 changes)
 /// and who wins once after a snapshot, or who changed several times just before it,
 /// is still answered from the snapshot, right, in a few reads.
-pub async fn around_me_after_many_changes_stays_on_the_snapshot<S: Store + 'static>(store: S) {
+pub async fn around_me_after_many_changes_stays_on_the_snapshot<S: Store + Clone + 'static>(store: S) {
     let counted = Counted::new(store);
     let players: Vec<String> = (0..60).map(|i| format!("m{i:02}")).collect();
     for (i, p) in players.iter().enumerate() {
@@ -545,7 +546,7 @@ pub async fn around_me_after_many_changes_stays_on_the_snapshot<S: Store + 'stat
 /// Review (second round) F3: a run resumed after the board moved lists nobody twice
 /// (a player met again is kept where first met) and its walk meets each listed
 /// player once; around-me stays right for the movers.
-pub async fn a_resumed_run_lists_nobody_twice<S: Store + 'static>(store: S) {
+pub async fn a_resumed_run_lists_nobody_twice<S: Store + Clone + 'static>(store: S) {
     let players: Vec<String> = (0..30).map(|i| format!("r{i:02}")).collect();
     for (i, p) in players.iter().enumerate() {
         seed_balance(&store, p, 3_000 - i as i64 * 100, 1_000 + i as i64).await;
@@ -603,7 +604,7 @@ pub async fn a_resumed_run_lists_nobody_twice<S: Store + 'static>(store: S) {
 
 /// Review (second round) F8: a cursor whose next page expired in between is refused
 /// (the snapshot is gone), never a page further on.
-pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
+pub async fn a_cursor_never_skips_a_page<S: Store + Clone + 'static>(store: S) {
     for i in 0..20 {
         seed_balance(&store, &format!("c{i:02}"), 2_000 - i * 10, 1_000 + i).await;
     }
@@ -654,7 +655,7 @@ pub async fn a_cursor_never_skips_a_page<S: Store + 'static>(store: S) {
 /// pages those players left and entered; the walk, the ranks and every window stay
 /// exact on the shared pages; every body a directory lists outlives it; a frozen
 /// snapshot reuses only bodies kept for good, and a refresh after it reuses those.
-pub async fn content_defined_pages_are_shared<S: Store + 'static>(store: S) {
+pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store: S) {
     use snapshot::{Directory, Paging, REFRESH_RETENTION_SECS};
     let players: Vec<String> = (0..120).map(|i| format!("q{i:03}")).collect();
     for (i, p) in players.iter().enumerate() {
@@ -731,7 +732,7 @@ pub async fn content_defined_pages_are_shared<S: Store + 'static>(store: S) {
 /// Review (second round) F4: both sends of a commit lose their reply; the delivery's
 /// retry (the same SQS message, the same replayed line) finds its own write and
 /// counts it as applied, not as a duplicate; another delivery is the duplicate.
-pub async fn a_delivery_retried_after_lost_replies_is_applied<S: Store + 'static>(store: S) {
+pub async fn a_delivery_retried_after_lost_replies_is_applied<S: Store + Clone + 'static>(store: S) {
     use podium_service::score::{score_delivery, Scored};
     let flaky = crate::faults::Faulty::new(store).losing_replies(2);
     let r = rout("lost-twice", "alice", "bob", at(0));

@@ -74,14 +74,20 @@ fn callback(path: &str, raw_query: &str) -> ApiRequest {
         query: Default::default(),
         raw_query: Some(raw_query.into()),
         player: None,
+        operator: None,
     }
 }
 
-async fn send<S: Store + ?Sized>(store: &S, ctx: &ApiContext, raw: &str, now: DateTime<Utc>) -> ApiResponse {
+async fn send<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    raw: &str,
+    now: DateTime<Utc>,
+) -> ApiResponse {
     api::handle(store, ctx, &callback("/v1/ad-callbacks/admob", raw), now).await
 }
 
-async fn claim<S: Store + ?Sized>(
+async fn claim<S: Store + Clone + 'static>(
     store: &S,
     ctx: &ApiContext,
     player: &str,
@@ -93,6 +99,7 @@ async fn claim<S: Store + ?Sized>(
         query: Default::default(),
         raw_query: None,
         player: Some(player.into()),
+        operator: None,
     };
     api::handle(store, ctx, &req, now).await
 }
@@ -120,7 +127,7 @@ async fn ledger_agrees<S: Store + ?Sized>(store: &S, game: Game, player: &str) -
 /// SG-10 / GM-3: 50 concurrent callbacks with distinct transaction ids for one player
 /// and day → one grant; one callback delivered 10 times → one grant, ten 200s; the
 /// same callback again the next day → nothing more.
-pub async fn ad_reward_once_a_day_exactly_once<S: Store + 'static>(store: S) {
+pub async fn ad_reward_once_a_day_exactly_once<S: Store + Clone + 'static>(store: S) {
     let store = Arc::new(store);
     let ctx = Arc::new(ctx());
     seed_balance(store.as_ref(), "p-ad", 10, 1_000).await;
@@ -196,7 +203,7 @@ pub async fn ad_reward_once_a_day_exactly_once<S: Store + 'static>(store: S) {
 /// SG-10: tampered parameters, an unknown key, bad and missing signatures, a parameter
 /// after `key_id`, a foreign ad unit → 403 and nothing written; a player podium does
 /// not know → 400 naming `user_id`.
-pub async fn forged_ad_callbacks_write_nothing<S: Store + 'static>(store: S) {
+pub async fn forged_ad_callbacks_write_nothing<S: Store + Clone + 'static>(store: S) {
     let ctx = ctx();
     seed_balance(&store, "p-f", 10, 1_000).await;
     let now = t("2027-05-10T12:00:00Z");
@@ -279,7 +286,7 @@ pub async fn forged_ad_callbacks_write_nothing<S: Store + 'static>(store: S) {
 
 /// GM-3 (SG-10's lost reply): the first attempt commits (10 → 50) but its reply is
 /// lost; the answer is the first result (granted, 50), not an error and not 90.
-pub async fn a_lost_reply_gets_the_first_result<S: Store + 'static>(store: S) {
+pub async fn a_lost_reply_gets_the_first_result<S: Store + Clone + 'static>(store: S) {
     let ctx = ctx();
     let flaky = crate::faults::Faulty::new(store).losing_replies(1);
     seed_balance(&flaky.inner, "p-l", 10, 1_000).await;
@@ -329,7 +336,7 @@ pub async fn a_lost_reply_gets_the_first_result<S: Store + 'static>(store: S) {
 /// MJ-18 through the API: days 1 … 12 in a row (10, 20, … 100, 100, 100; one Joker on
 /// day 10), a second claim the same day answers the first, a missed day restarts at
 /// 10; the points land on the AMR, weekly and daily boards of the claim's local date.
-pub async fn daily_bonus_streak<S: Store + 'static>(store: S) {
+pub async fn daily_bonus_streak<S: Store + Clone + 'static>(store: S) {
     let ctx = ctx();
     let mut points = Vec::new();
     for d in 1..=12 {
@@ -398,7 +405,7 @@ pub async fn daily_bonus_streak<S: Store + 'static>(store: S) {
 /// SG-10 / MJ-19 / GM-2: one callback signed 2027-05-10T22:30Z pays Seega for
 /// 2027-05-10 (UTC); a doubling unit doubles the bonus claimed on 2027-05-11
 /// (Bucharest, 01:30 local), and before that claim grants nothing and says why.
-pub async fn reward_days_follow_each_games_zone<S: Store + 'static>(store: S) {
+pub async fn reward_days_follow_each_games_zone<S: Store + Clone + 'static>(store: S) {
     let ctx = ctx();
     let at = t("2027-05-10T22:30:00Z");
     seed_balance(&store, "p-z", 0, 1_000).await;

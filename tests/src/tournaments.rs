@@ -80,7 +80,7 @@ async fn status<S: Store + ?Sized>(store: &S, tid: &str) -> Status {
 /// earlier registration (MJ-16); an all-zero table gives no TP (MJ-14); a late
 /// registration and a table after the end are refused; the tick run twice, and a tick
 /// that died after paying the 1st prize run again, pay every prize exactly once.
-pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + 'static>(store: S) {
+pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-07-14T17:00:00Z");
     configure(&store, &cup("cup-1", 2, false), "op-1")
         .await
@@ -252,6 +252,7 @@ pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + 'static>(store
         query: Default::default(),
         player: Some("b".into()),
         raw_query: None,
+        operator: None,
     };
     let page = podium_service::api::handle(
         &store,
@@ -295,7 +296,9 @@ pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + 'static>(store
 /// MJ-17: a Champions Tournament refuses an account with 199 prize points this week
 /// and admits one with 200; with 15 registered at its start it is cancelled and
 /// nobody is paid.
-pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Store + 'static>(store: S) {
+pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Store + Clone + 'static>(
+    store: S,
+) {
     let now = t("2027-07-14T17:00:00Z");
     // Prize points this week come from an earlier tournament's prizes: pay 199 and 200.
     let mut earlier = cup("weekly-1", 2, false);

@@ -21,6 +21,7 @@ fn get(path: &str) -> ApiRequest {
         query: Default::default(),
         player: Some("p-1".into()),
         raw_query: None,
+        operator: None,
     }
 }
 

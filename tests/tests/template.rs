@@ -116,7 +116,7 @@ fn each_function_logs_only_to_its_own_group() {
 fn every_api_route_is_deployed() {
     let text = template();
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    for (method, path) in podium_service::api::ROUTES {
+    for (method, path) in podium_service::api::routes() {
         let found = lines
             .windows(2)
             .any(|w| w[0] == format!("Method: {method}") && w[1] == format!("Path: {path}"));

@@ -4,5 +4,4 @@
 //! ad unit in the catalogue is paid once a day (SG-10, MJ-19).
 
 pub mod error;
-pub mod handler;
 pub mod keys;

@@ -1,95 +1,71 @@
-//! Adapts API Gateway HTTP API requests (payload format 2.0, JWT authorizer) to
-//! [`podium_service::api`], and its answers back.
+//! Runs [`podium_service::api::router`] behind API Gateway (HTTP API, payload format
+//! 2.0, JWT authorizer) through `lambda_http`, which hands the router each request
+//! as an `http::Request` with API Gateway's request context among its extensions.
 //!
-//! The caller's identity is the `sub` claim that API Gateway's JWT authorizer has
-//! verified (`requestContext.authorizer.jwt.claims.sub`, GM-1); headers, paths,
+//! The caller's identity is what API Gateway's JWT authorizer has verified
+//! (`requestContext.authorizer.jwt.claims`): the player is the `sub` claim (GM-1); an
+//! operator is a `sub` whose `scope` claim holds [`OPERATOR_SCOPE`]. Headers, paths,
 //! query strings and bodies are never read for it.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
+use axum::extract::Request;
 use lambda_http::request::RequestContext;
-use lambda_http::{Body, Request, RequestExt, Response};
-use podium_service::api::{self, ApiContext, ApiRequest, Rendered};
-use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
+use podium_service::api::{self, ApiContext, AppState, Identity};
 
-/// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
-pub fn verified_player(req: &Request) -> Option<String> {
-    match req.request_context_ref()? {
-        RequestContext::ApiGatewayV2(ctx) => ctx
-            .authorizer
-            .as_ref()?
-            .jwt
-            .as_ref()?
-            .claims
-            .get("sub")
-            .filter(|s| !s.is_empty())
-            .cloned(),
-        _ => None,
-    }
-}
+/// The OAuth scope that makes a verified caller an operator (support staff).
+pub const OPERATOR_SCOPE: &str = "podium/operator";
 
-/// The API's view of a Lambda HTTP request.
-pub fn to_api_request(req: &Request) -> ApiRequest {
-    let query: HashMap<String, String> = req
-        .query_string_parameters_ref()
-        .map(|q| q.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
-        .unwrap_or_default();
-    ApiRequest {
-        method: req.method().as_str().to_string(),
-        path: req.raw_http_path().to_string(),
-        query,
-        // lambda_http keeps API Gateway's rawQueryString as the URI's query.
-        raw_query: req.uri().query().map(str::to_string),
-        player: verified_player(req),
-    }
-}
-
-/// The Lambda HTTP response for an API answer (JSON body, or plain text).
-pub fn to_response(r: Rendered) -> Response<Body> {
-    // The API's bodies are UTF-8 (JSON or its plain-text answers).
-    let body = match String::from_utf8(r.body.to_vec()) {
-        Ok(text) => Body::Text(text),
-        Err(e) => Body::Binary(e.into_bytes()),
+/// The identity API Gateway's JWT authorizer verified on this request, if any.
+pub fn verified_identity<B>(req: &lambda_http::http::Request<B>) -> Identity {
+    let Some(RequestContext::ApiGatewayV2(ctx)) = req.extensions().get::<RequestContext>() else {
+        return Identity::default();
     };
-    let mut response = Response::new(body);
-    *response.status_mut() = lambda_http::http::StatusCode::from_u16(r.status)
-        .unwrap_or(lambda_http::http::StatusCode::INTERNAL_SERVER_ERROR);
-    response.headers_mut().insert(
-        lambda_http::http::header::CONTENT_TYPE,
-        lambda_http::http::HeaderValue::from_static(r.content_type),
-    );
-    if let Some(allow) = r.allow {
-        response.headers_mut().insert(
-            lambda_http::http::header::ALLOW,
-            lambda_http::http::HeaderValue::from_static(allow),
-        );
+    let Some(claims) = ctx
+        .authorizer
+        .as_ref()
+        .and_then(|a| a.jwt.as_ref())
+        .map(|jwt| &jwt.claims)
+    else {
+        return Identity::default();
+    };
+    let sub = claims.get("sub").filter(|s| !s.is_empty()).cloned();
+    let operator = claims
+        .get("scope")
+        .is_some_and(|scopes| scopes.split_whitespace().any(|s| s == OPERATOR_SCOPE))
+        .then(|| sub.clone())
+        .flatten();
+    Identity {
+        player: sub,
+        operator,
     }
-    response
 }
 
-/// Handles one request: parse, call the core, map the answer.
-pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
-    store: &S,
-    ctx: &ApiContext,
-    req: Request,
-) -> Response<Body> {
-    let api_req = to_api_request(&req);
-    to_response(api::respond(store, ctx, &api_req, chrono::Utc::now()).await)
+/// The router with the verified identity put on every request.
+pub fn app(state: AppState) -> axum::Router {
+    api::router(state).layer(axum::middleware::map_request(|mut req: Request| async move {
+        let identity = verified_identity(&req);
+        req.extensions_mut().insert(identity);
+        req
+    }))
 }
 
 /// A whole HTTP function's start-up: tracing, configuration (`PODIUM_TABLE`,
 /// `PODIUM_CURSOR_KEY`, the DynamoDB timeouts), one SDK client and store, then the
-/// runtime loop. Each HTTP function's `main` calls it.
+/// runtime loop over the router. Each HTTP function's `main` calls it.
 pub async fn run_function() -> Result<(), lambda_http::Error> {
-    use podium_service::config;
     lambda_http::tracing::init_default_subscriber();
+    let ctx = ApiContext::new(podium_service::config::cursor_key()?);
+    run_with(ctx).await
+}
+
+/// [`run_function`] after tracing is set up, with a context of the caller's (the
+/// ad-callback function adds its verifier keys and ad-unit catalogue).
+pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
+    use podium_service::config;
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
-    let ctx = &ApiContext::new(config::cursor_key()?);
     let aws = podium_store::aws::lambda_sdk_config().await;
-    let store = &podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
-    lambda_http::run(lambda_http::service_fn(move |req: Request| async move {
-        Ok::<_, lambda_http::Error>(handle(store, ctx, req).await)
-    }))
-    .await
+    let store = podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
+    lambda_http::run(app(AppState::new(Arc::new(store), ctx))).await
 }

@@ -1,12 +1,14 @@
 //! The HTTP adapter on real API Gateway HTTP API (payload 2.0) events with a JWT
 //! authorizer, over the embedded store.
 
-use lambda_http::{Body, Request};
-use podium_service::api::ApiContext;
+use std::sync::Arc;
+
+use lambda_http::Request;
+use podium_service::api::{self, ApiContext, ApiResponse, AppState};
 use podium_service::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
 use podium_tests::fixtures::seed_balance;
-use serde_json::Value;
+use tower::ServiceExt;
 
 fn request(name: &str) -> Request {
     let path = format!("{}/tests/events/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -14,11 +16,11 @@ fn request(name: &str) -> Request {
     lambda_http::request::from_str(&text).expect("an API Gateway v2 event")
 }
 
-fn body(b: &Body) -> Value {
-    match b {
-        Body::Text(t) => serde_json::from_str(t).expect("json"),
-        other => panic!("not text: {other:?}"),
-    }
+/// The request through the deployed router (identity from the authorizer's claims).
+async fn send(store: &EmbeddedStore, req: Request) -> ApiResponse {
+    let state = AppState::new(Arc::new(store.clone()), ApiContext::new(CursorKey::random()));
+    let Ok(response) = podium_http::app(state).oneshot(req).await;
+    api::read_back(response).await
 }
 
 async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
@@ -34,12 +36,15 @@ async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
 #[tokio::test]
 async fn identity_comes_from_the_verified_jwt_only() {
     let req = request("around-me-jwt.json");
-    assert_eq!(podium_http::verified_player(&req).as_deref(), Some("alice"));
+    assert_eq!(
+        podium_http::verified_identity(&req).player.as_deref(),
+        Some("alice")
+    );
+    assert_eq!(podium_http::verified_identity(&req).operator, None);
     let store = store_with(&[("mallory", 900), ("alice", 500), ("bob", 100)]).await;
-    let resp = podium_http::handle(&store, &ApiContext::new(CursorKey::random()), req).await;
-    assert_eq!(resp.status(), 200);
-    assert_eq!(resp.headers()["content-type"], "application/json");
-    let v = body(resp.body());
+    let resp = send(&store, req).await;
+    assert_eq!(resp.status, 200);
+    let v = resp.body.clone();
     assert_eq!(v["me"]["player_id"], "alice");
     assert_eq!(v["me"]["rank"], 2);
     let around: Vec<_> = v["entries"]
@@ -55,39 +60,24 @@ async fn identity_comes_from_the_verified_jwt_only() {
 #[tokio::test]
 async fn no_verified_identity_is_401() {
     let store = store_with(&[]).await;
-    let resp = podium_http::handle(
-        &store,
-        &ApiContext::new(CursorKey::random()),
-        request("profile-no-authorizer.json"),
-    )
-    .await;
-    assert_eq!(resp.status(), 401);
-    assert_eq!(body(resp.body())["error"], "unauthenticated");
+    let resp = send(&store, request("profile-no-authorizer.json")).await;
+    assert_eq!(resp.status, 401);
+    assert_eq!(resp.body["error"], "unauthenticated");
 }
 
 /// LB-3 over the adapter: a top page with a cursor; a bad limit names the field.
 #[tokio::test]
 async fn top_page_and_bad_limit() {
     let store = store_with(&[("a", 500), ("b", 400), ("c", 300)]).await;
-    let resp = podium_http::handle(
-        &store,
-        &ApiContext::new(CursorKey::random()),
-        request("top-page-jwt.json"),
-    )
-    .await;
-    assert_eq!(resp.status(), 200);
-    let v = body(resp.body());
+    let resp = send(&store, request("top-page-jwt.json")).await;
+    assert_eq!(resp.status, 200);
+    let v = resp.body.clone();
     assert_eq!(v["entries"].as_array().expect("entries").len(), 2);
     assert!(v["next_cursor"].is_string());
     assert_eq!(v["entries"][0]["value_shown"], "500");
-    let resp = podium_http::handle(
-        &store,
-        &ApiContext::new(CursorKey::random()),
-        request("top-page-bad-limit.json"),
-    )
-    .await;
-    assert_eq!(resp.status(), 400);
-    assert!(body(resp.body())["message"]
+    let resp = send(&store, request("top-page-bad-limit.json")).await;
+    assert_eq!(resp.status, 400);
+    assert!(resp.body["message"]
         .as_str()
         .expect("message")
         .starts_with("limit:"));

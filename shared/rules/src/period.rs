@@ -27,6 +27,7 @@ pub enum PeriodKind {
 /// How a board's clock runs, as the app is told (LB-6): a period kind, or a rolling
 /// window (MJ-20's AMR: one period, whose window moves every local midnight).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
     AllTime,
@@ -61,6 +62,7 @@ pub struct Period {
 
 /// The LB-6 period clock: what a board response says about its period.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PeriodClock {
     pub period: String,
     pub kind: ClockKind,

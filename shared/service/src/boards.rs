@@ -28,7 +28,7 @@ pub const DEFAULT_NEIGHBOURS: usize = 5;
 pub const MAX_NEIGHBOURS: usize = 25;
 
 /// One line of a board (LB-3).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Entry {
     /// LB-2 rank: 1 + the number of players with a strictly higher value.
     pub rank: u64,
@@ -45,7 +45,7 @@ pub struct Entry {
 }
 
 /// A page of a board.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Page {
     pub board: String,
     /// The instant the ranks are of: the snapshot's, or for the live board the read instant (UTC).
@@ -59,7 +59,7 @@ pub struct Page {
 }
 
 /// The caller's entry with neighbours (LB-4).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct AroundMe {
     pub board: String,
     pub as_of: DateTime<Utc>,
@@ -74,9 +74,10 @@ pub struct AroundMe {
 }
 
 /// The caller's Seega profile (SG-12).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Profile {
     pub player_id: String,
+    #[schema(value_type = String, example = "seega")]
     pub game: Game,
     /// Points (0 for a player who has not finished a match).
     pub balance: i64,
@@ -271,7 +272,7 @@ async fn futures_join<A, B, C, D>(
 
 /// The caller's place on one board in its current period: absent when they have no
 /// entry there yet.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct BoardPlace {
     pub board: String,
     pub period: String,

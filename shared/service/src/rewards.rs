@@ -311,7 +311,7 @@ pub async fn claim_daily_bonus<S: SettleStore + ?Sized>(
 }
 
 /// The caller's Mahjong Rivals profile (`GET /v1/me/mahjong-rivals`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct MahjongProfile {
     pub player_id: String,
     /// Mahjong Rivals account points (MJ-21).
@@ -323,6 +323,7 @@ pub struct MahjongProfile {
     pub boards: Vec<crate::boards::BoardPlace>,
     /// Tournaments won, each with its cup or, for the Champions Tournament, its
     /// replica trophy (MJ-17).
+    #[schema(value_type = Vec<Object>)]
     pub trophies: Vec<podium_rules::mahjong::tournament_play::TrophyWon>,
 }
 

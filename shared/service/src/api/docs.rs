@@ -1,0 +1,201 @@
+//! The OpenAPI 3.1 description, generated from the handlers' annotations: the routes
+//! registered here are both the router's and the document's, so no route can be
+//! served undocumented.
+
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use serde::Serialize;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, RefOr, Response, ResponseBuilder};
+use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::ErrorBody;
+use super::routes::*;
+use super::AppState;
+use crate::boards::{AroundMe, Page};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "podium",
+        description = "The leaderboard and rewards API of the casual games platform: ranked pages of every board and period, the caller's own standing, profiles, match results, Mahjong Rivals' Arenas and tournaments, the daily bonus and rewarded-ad callbacks. Deployed behind API Gateway with a JWT authorizer; the caller is the token's `sub`. Values are integer points, or milliseconds on a level's time ranking; instants are UTC (RFC 3339).",
+        license(name = "Apache-2.0", identifier = "Apache-2.0")
+    ),
+    components(schemas(ErrorBody)),
+    tags(
+        (name = "leaderboards", description = "Ranked pages and the caller's standing (LB-1 … LB-7)"),
+        (name = "players", description = "The caller's profiles and match results"),
+        (name = "mahjong", description = "Mahjong Rivals: Arenas, tournaments, the daily bonus"),
+        (name = "ad callbacks", description = "Rewarded-ad callbacks, authenticated by their signatures"),
+        (name = "meta", description = "This description"),
+    )
+)]
+struct ApiDoc;
+
+/// Every route with its handler and its operation.
+pub(super) fn api_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(board_page))
+        .routes(routes!(board_me))
+        .routes(routes!(me))
+        .routes(routes!(mahjong_me))
+        .routes(routes!(my_match))
+        .routes(routes!(my_arena))
+        .routes(routes!(my_table))
+        .routes(routes!(tournament))
+        .routes(routes!(daily_bonus))
+        .routes(routes!(admob_callback))
+        .routes(routes!(unity_callback))
+        .routes(routes!(openapi_document))
+}
+
+/// The OpenAPI 3.1 document of every route.
+pub fn openapi() -> Document {
+    let mut doc = api_router().split_for_parts().1;
+    Refusals.modify(&mut doc);
+    doc
+}
+
+/// [`openapi`] as JSON, rendered once per process.
+pub fn openapi_json() -> Bytes {
+    static JSON: OnceLock<Bytes> = OnceLock::new();
+    JSON.get_or_init(|| {
+        let doc = openapi();
+        Bytes::from(doc.to_pretty_json().unwrap_or_default())
+    })
+    .clone()
+}
+
+/// Every route as API Gateway names it (method in capitals, path with
+/// `{parameters}`): what `template.yaml` must route to a function.
+pub fn routes() -> Vec<(String, String)> {
+    let doc = openapi();
+    let mut out = Vec::new();
+    for (path, item) in &doc.paths.paths {
+        let methods = [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("DELETE", &item.delete),
+            ("PATCH", &item.patch),
+        ];
+        for (method, op) in methods {
+            if op.is_some() {
+                out.push((method.to_string(), path.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// A board page as answered: [`Page`] and its LB-6 period clock.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub(super) struct LeaderboardPage {
+    #[serde(flatten)]
+    page: Page,
+    period: podium_rules::period::PeriodClock,
+}
+
+/// An around-me answer: [`AroundMe`] and its LB-6 period clock.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub(super) struct LeaderboardAroundMe {
+    #[serde(flatten)]
+    around: AroundMe,
+    period: podium_rules::period::PeriodClock,
+}
+
+/// Adds the refusals every operation can answer, and the JWT scheme.
+struct Refusals;
+
+fn refusal(description: &str, kind: &str, message: &str) -> RefOr<Response> {
+    RefOr::T(
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                        "ErrorBody",
+                    ))))
+                    .example(Some(serde_json::json!({"error": kind, "message": message})))
+                    .build(),
+            )
+            .build(),
+    )
+}
+
+impl Modify for Refusals {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "jwt",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "Deployed: a JWT that API Gateway's authorizer verifies; the caller is its `sub`. \
+                         Locally (`podium serve`, development only): `Authorization: Dev <player-id>`, unverified.",
+                    ))
+                    .build(),
+            ),
+        );
+        for item in doc.paths.paths.values_mut() {
+            for op in [&mut item.get, &mut item.post].into_iter().flatten() {
+                add_refusals(op);
+            }
+        }
+    }
+}
+
+fn add_refusals(op: &mut Operation) {
+    let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+    let mut add = |status: &str, r: RefOr<Response>| {
+        op.responses.responses.entry(status.to_string()).or_insert(r);
+    };
+    add(
+        "400",
+        refusal(
+            "A parameter is malformed: the message names it (and the rule broken)",
+            "bad_request",
+            "limit: must be a whole number from 1 to 100",
+        ),
+    );
+    if secured {
+        add(
+            "401",
+            refusal(
+                "No verified caller on the request",
+                "unauthenticated",
+                "unauthenticated: no verified player identity",
+            ),
+        );
+    }
+    add(
+        "404",
+        refusal("Nothing there", "not_found", "not found: route \"/v1/nothing\""),
+    );
+    add(
+        "405",
+        refusal(
+            "The route takes another method (see `Allow`)",
+            "method_not_allowed",
+            "method not allowed: \"PUT\" is not a method of this route (see the Allow header)",
+        ),
+    );
+    add("500", refusal("The server failed", "store", "internal error"));
+    add(
+        "503",
+        refusal(
+            "The store is not answering or too busy; retry later",
+            "unavailable",
+            "the store is not answering; try again shortly",
+        ),
+    );
+}

@@ -1,0 +1,92 @@
+//! Refusals as HTTP answers: status by [`ServiceError`] kind, body [`ErrorBody`].
+
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use podium_store::StoreError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::ServiceError;
+
+/// Every refusal's body.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"error": "bad_request", "message": "limit: must be a whole number from 1 to 100"}))]
+pub struct ErrorBody {
+    /// A stable machine-readable kind: `bad_request`, `invalid`, `unauthenticated`,
+    /// `forbidden`, `not_found`, `method_not_allowed`, `conflict`, `contended`,
+    /// `unavailable` or `store`.
+    pub error: String,
+    /// What was wrong, naming the parameter or field (and rule) for the caller's own
+    /// mistakes; a generic text for the server's.
+    pub message: String,
+}
+
+/// A [`ServiceError`] on its way to the caller.
+#[derive(Debug)]
+pub struct ApiError(pub ServiceError);
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
+        ApiError(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let e = &self.0;
+        let (status, message) = match e {
+            ServiceError::BadRequest { .. } | ServiceError::Invalid(_) => (400, e.to_string()),
+            ServiceError::Unauthenticated => (401, e.to_string()),
+            ServiceError::Forbidden(_) => (403, e.to_string()),
+            ServiceError::NotFound(_) => (404, e.to_string()),
+            ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
+            ServiceError::Conflict { .. } => (409, e.to_string()),
+            ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
+            ServiceError::Store(err @ StoreError::Unavailable { .. }) => {
+                tracing::warn!(error = %err, "store unavailable");
+                (503, "the store is not answering; try again shortly".to_string())
+            }
+            ServiceError::Store(err @ StoreError::OutOfLimits(_)) => {
+                tracing::warn!(error = %err, "request outside the store's limits");
+                (400, "a parameter is outside what the store accepts".to_string())
+            }
+            ServiceError::Store(err) => {
+                tracing::error!(error = %err, "store failure");
+                (500, "internal error".to_string())
+            }
+        };
+        let body = ErrorBody {
+            error: e.kind().to_string(),
+            message,
+        };
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (status, axum::Json(body)).into_response();
+        if let ServiceError::MethodNotAllowed { allowed } = e {
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static(allowed));
+        }
+        response
+    }
+}
+
+/// The fallback: no route has this path.
+pub(super) async fn unknown_route(uri: Uri) -> ApiError {
+    // The path is the caller's own: quoted and cut, never echoed whole.
+    ApiError(ServiceError::NotFound(format!(
+        "route {}",
+        podium_rules::error::quoted(uri.path())
+    )))
+}
+
+/// The route exists but not for this method. axum sets the `Allow` header.
+pub(super) async fn method_not_allowed(method: Method) -> Response {
+    let body = ErrorBody {
+        error: "method_not_allowed".into(),
+        message: format!(
+            "method not allowed: {} is not a method of this route (see the Allow header)",
+            podium_rules::error::quoted(method.as_str())
+        ),
+    };
+    (StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
+}

@@ -1,0 +1,99 @@
+//! Request parts as the handlers take them: the verified caller, a path parameter and
+//! the query parameters, each refusal an [`ApiError`] naming what was wrong.
+
+use axum::extract::{FromRequestParts, Path, Query};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+use crate::error::ServiceError;
+
+/// Who is calling, as the layer in front of the router verified it and put it on the
+/// request's extensions: deployed, API Gateway's JWT authorizer (`sub`, and the
+/// operator scope for support staff); locally, the development header. A request
+/// without it has no identity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// The player the caller is (GM-1).
+    pub player: Option<String>,
+    /// The operator (support staff) the caller is, when verified as one.
+    pub operator: Option<String>,
+}
+
+/// The verified player making the request; 401 without one (GM-1).
+pub struct Caller(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Identity>()
+            .and_then(|i| i.player.as_deref())
+            .filter(|p| podium_rules::record::is_valid_id(p))
+            .map(|p| Caller(p.to_string()))
+            .ok_or(ApiError(ServiceError::Unauthenticated))
+    }
+}
+
+/// The route's one path parameter, percent-decoded; 400 naming `path` when it is not
+/// UTF-8.
+pub struct PathId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(id)| PathId(id))
+            .map_err(|e| {
+                ApiError(ServiceError::BadRequest {
+                    field: "path",
+                    message: e.body_text(),
+                })
+            })
+    }
+}
+
+/// The query parameters as `T`; 400 naming `query` when the query string does not
+/// decode (a parameter given twice, bad percent-encoding).
+pub struct Params<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(q)| Params(q))
+            .map_err(|e| {
+                ApiError(ServiceError::BadRequest {
+                    field: "query",
+                    message: e.body_text(),
+                })
+            })
+    }
+}
+
+/// A whole-number parameter in `min ..= max`, `default` when absent; 400 naming it
+/// otherwise.
+pub fn int_param(
+    raw: Option<&str>,
+    field: &'static str,
+    default: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ServiceError> {
+    match raw {
+        None => Ok(default),
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(v) if (min..=max).contains(&v) && raw.bytes().all(|c| c.is_ascii_digit()) => Ok(v),
+            _ => Err(ServiceError::BadRequest {
+                field,
+                message: format!("must be a whole number from {min} to {max}"),
+            }),
+        },
+    }
+}

@@ -1,0 +1,670 @@
+//! One handler per route: take the request's parts, call the core, map the answer.
+//! Each is annotated with its OpenAPI operation ([`super::docs`] collects them).
+
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::period::{Period, PeriodClock};
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
+
+use super::error::{ApiError, ErrorBody};
+use super::extract::{int_param, Caller, Params, PathId};
+use super::AppState;
+use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
+use crate::cursor::Cursor;
+use crate::error::ServiceError;
+use crate::rewards::{self, Ads};
+use crate::snapshot_reads;
+
+/// The JSON content type.
+pub const JSON: &str = "application/json";
+/// The plain-text content type (Unity Ads' `1`).
+pub const TEXT: &str = "text/plain; charset=utf-8";
+
+type Answer = Result<Response, ApiError>;
+
+/// A JSON body already serialised.
+struct JsonBytes(Bytes);
+
+impl IntoResponse for JsonBytes {
+    fn into_response(self) -> Response {
+        ([(header::CONTENT_TYPE, HeaderValue::from_static(JSON))], self.0).into_response()
+    }
+}
+
+/// `v` serialised straight to JSON bytes (no intermediate `Value`).
+fn json_bytes<T: Serialize + ?Sized>(v: &T) -> Bytes {
+    // Serialising the API's own types cannot fail (no maps with non-string keys).
+    serde_json::to_vec(v).map(Bytes::from).unwrap_or_default()
+}
+
+fn json<T: Serialize + ?Sized>(v: &T) -> Answer {
+    Ok(JsonBytes(json_bytes(v)).into_response())
+}
+
+/// The query of a board page (LB-3, LB-5).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// Entries per page, 1 … 100 (default 50).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 10)]
+    limit: Option<String>,
+    /// The `next_cursor` of the previous page: opaque and signed; a cursor of another
+    /// board, period or server key is refused.
+    #[param(value_type = Option<String>)]
+    cursor: Option<String>,
+    /// A period id of the board's kind (`all`, `2026-11-30`, `2026-W49`); the current
+    /// period by default. A past period is read from its frozen snapshot (LB-5).
+    #[param(value_type = Option<String>, example = "all")]
+    period: Option<String>,
+}
+
+/// The query of an around-me read (LB-4).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AroundQuery {
+    /// Entries each side of the caller, 0 … 25 (default 5).
+    #[param(value_type = Option<u32>, minimum = 0, maximum = 25, example = 2)]
+    neighbours: Option<String>,
+    /// A period id of the board's kind; the current period by default.
+    #[param(value_type = Option<String>, example = "all")]
+    period: Option<String>,
+}
+
+/// A board response with its LB-6 period clock as `period`.
+#[derive(Serialize)]
+struct Clocked<'a, T: Serialize> {
+    #[serde(flatten)]
+    body: &'a T,
+    period: &'a PeriodClock,
+}
+
+/// The board named in the path, in `period` (LB-5; the current period by default),
+/// with its LB-6 clock.
+fn board_in_period(
+    board: &str,
+    period: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(BoardRef, PeriodClock), ServiceError> {
+    let def = boards::board_named(board)?;
+    let period = match period {
+        Some(id) => Period::parse(def.period, def.zone, id).map_err(|e| ServiceError::BadRequest {
+            field: "period",
+            message: e.message,
+        })?,
+        None => def.period_at(now),
+    };
+    // The requested name: a family's board (a level's time ranking) is named by it.
+    Ok((BoardRef::new(board, period.id.clone()), def.clock(&period, now)))
+}
+
+/// A ranked page of a board (LB-3): from the current snapshot when the board has one
+/// (its top pages rendered once per snapshot), the snapshot a cursor pins, or the
+/// live board before the first snapshot.
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboards/{board}",
+    tag = "leaderboards",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 (`seega`, `dots-and-boxes`, `minesweeper`, `mahjong-amr`, `mahjong-weekly`, `mahjong-daily`) or of a family (`mahjong-level-N`, `mahjong-tournament-{id}`)", example = "seega"),
+        PageQuery
+    ),
+    responses(
+        (status = 200, description = "A page of the board, best first, with the period clock (LB-3, LB-6)", body = super::docs::LeaderboardPage),
+        (status = 404, description = "No such board", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: board \"chess\""})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn board_page(
+    State(state): State<AppState>,
+    Caller(_): Caller,
+    PathId(board): PathId,
+    Params(q): Params<PageQuery>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let limit = int_param(q.limit.as_deref(), "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
+    let cursor = match q.cursor.as_deref() {
+        Some(c) => Some(ctx.cursors.open(&board, c)?),
+        None => None,
+    };
+    // The top of the current snapshot, rendered once per snapshot (LB-5).
+    if cursor.is_none() {
+        if let Some(current) = ctx.cache.current(store, &board).await? {
+            if let Some(body) = ctx.pages.get(&board, &current.id, limit, &clock) {
+                return Ok(JsonBytes(body).into_response());
+            }
+        }
+    }
+    // The current snapshot when there is one, or the snapshot a cursor pins; the live
+    // board before the first snapshot.
+    if !matches!(cursor, Some(Cursor::Live { .. })) {
+        let top = cursor.is_none();
+        if let Some(page) = snapshot_reads::top_page(
+            store,
+            &ctx.cache,
+            &ctx.cursors,
+            &board,
+            limit,
+            cursor.clone(),
+            now,
+        )
+        .await?
+        {
+            let body = json_bytes(&Clocked {
+                body: &page,
+                period: &clock,
+            });
+            if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
+                ctx.pages.put(&board, snapshot, limit, &clock, body.clone());
+            }
+            return Ok(JsonBytes(body).into_response());
+        }
+    }
+    let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
+    json(&Clocked {
+        body: &page,
+        period: &clock,
+    })
+}
+
+/// The caller's own entry with neighbours (LB-4).
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboards/{board}/me",
+    tag = "leaderboards",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 or of a family", example = "seega"),
+        AroundQuery
+    ),
+    responses(
+        (status = 200, description = "The caller's entry and up to N entries each side (LB-4)", body = super::docs::LeaderboardAroundMe),
+        (status = 404, description = "No such board, or the caller has no entry on it", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: no entry of yours on this board"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn board_me(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(board): PathId,
+    Params(q): Params<AroundQuery>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let n = int_param(
+        q.neighbours.as_deref(),
+        "neighbours",
+        DEFAULT_NEIGHBOURS,
+        0,
+        MAX_NEIGHBOURS,
+    )?;
+    let me = match snapshot_reads::around_me(store, &ctx.cache, &board, &player, n, now).await? {
+        Some(me) => me,
+        None => boards::around_me(store, &board, &player, n, now).await?,
+    };
+    json(&Clocked {
+        body: &me,
+        period: &clock,
+    })
+}
+
+/// The caller's Seega profile: balance and SG-12 rank.
+#[utoipa::path(
+    get,
+    path = "/v1/me",
+    tag = "players",
+    responses((status = 200, description = "The caller's Seega balance and SG-12 rank", body = boards::Profile)),
+    security(("jwt" = []))
+)]
+pub(super) async fn me(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    json(&boards::profile(state.store.as_ref(), Game::Seega, &player).await?)
+}
+
+/// The caller's Mahjong Rivals profile: points, Jokers, trophies and their place on
+/// each Mahjong board now (MJ-6, MJ-17, MJ-20).
+#[utoipa::path(
+    get,
+    path = "/v1/me/mahjong-rivals",
+    tag = "players",
+    responses((status = 200, description = "Points, Jokers, trophies and places (MJ-6, MJ-17, MJ-20)", body = rewards::MahjongProfile)),
+    security(("jwt" = []))
+)]
+pub(super) async fn mahjong_me(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let mut places = Vec::new();
+    for def in podium_rules::board::BOARDS
+        .iter()
+        .filter(|b| b.game == Game::MahjongRivals)
+    {
+        let board = def.in_period(&def.period_at(now));
+        let me = match snapshot_reads::around_me(store, &ctx.cache, &board, &player, 0, now).await {
+            Ok(Some(me)) => Some(me),
+            Ok(None) | Err(ServiceError::NotFound(_)) => {
+                match boards::around_me(store, &board, &player, 0, now).await {
+                    Ok(me) => Some(me),
+                    Err(ServiceError::NotFound(_)) => None,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        };
+        places.push(boards::BoardPlace::new(&board, me.map(|m| m.me)));
+    }
+    json(&rewards::mahjong_profile(store, &player, places).await?)
+}
+
+/// One of the caller's finished matches (Seega, Dots and Boxes or Minesweeper).
+#[utoipa::path(
+    get,
+    path = "/v1/me/matches/{match_id}",
+    tag = "players",
+    params(("match_id" = String, Path, description = "The match id the game server sent", example = "m-000042")),
+    responses(
+        (status = 200, description = "The match's result document, by game (`game` says which): Seega's points and captures (SG-1 … SG-9), Dots and Boxes' boxes and ratings, Minesweeper's scores, lives and ratings",
+            body = serde_json::Value,
+            example = json!({"match_id": "m-000042", "game": "seega", "outcome": "win", "players": [{"player_id": "alice", "points": 311, "points_shown": "+311"}, {"player_id": "bob", "points": -120, "points_shown": "-120"}]})),
+        (status = 404, description = "No such match of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn my_match(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&boards::match_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// An Arena's result, for one of its players (MJ-11).
+#[utoipa::path(
+    get,
+    path = "/v1/me/arenas/{arena_id}",
+    tag = "mahjong",
+    params(("arena_id" = String, Path, description = "The Arena's id", example = "ar-1")),
+    responses(
+        (status = 200, description = "The Arena's rounds, standings and prizes (MJ-11)", body = serde_json::Value,
+            example = json!({"arena_id": "ar-1", "standings": [{"player_id": "alice", "place": 1, "prize": 60}]})),
+        (status = 404, description = "No such Arena of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn my_arena(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::tournaments::arena_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// A tournament table's TP, for one of its players (MJ-13 … MJ-15).
+#[utoipa::path(
+    get,
+    path = "/v1/me/tournament-tables/{table_id}",
+    tag = "mahjong",
+    params(("table_id" = String, Path, description = "The table's id", example = "tb-1")),
+    responses(
+        (status = 200, description = "The table's TP by player (MJ-13 … MJ-15)", body = serde_json::Value,
+            example = json!({"table_id": "tb-1", "tournament_id": "cup-1", "tp": [["alice", 90], ["bob", 21]]})),
+        (status = 404, description = "No such table of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn my_table(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::tournaments::table_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// A tournament's settings and status; once final, its winners (MJ-12 … MJ-17).
+#[utoipa::path(
+    get,
+    path = "/v1/tournaments/{tournament_id}",
+    tag = "mahjong",
+    params(("tournament_id" = String, Path, description = "The tournament's id", example = "cup-1")),
+    responses(
+        (status = 200, description = "Settings, status (`scheduled`, `running`, `cancelled`, `closed`, `final`) and winners (MJ-16)", body = serde_json::Value,
+            example = json!({"tournament_id": "cup-1", "status": "final", "winners": [{"place": 1, "player_id": "alice"}]})),
+        (status = 404, description = "No such tournament", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn tournament(
+    State(state): State<AppState>,
+    Caller(_): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::tournaments::tournament(state.store.as_ref(), &id).await?)
+}
+
+/// The caller's claim of today's Mahjong Rivals bonus (MJ-18), once per Bucharest day.
+#[utoipa::path(
+    post,
+    path = "/v1/games/mahjong/daily-bonus",
+    tag = "mahjong",
+    responses(
+        (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = serde_json::Value,
+            example = json!({"day": "2026-11-30", "streak": 3, "points": 30, "jokers": 0, "claimed_now": true})),
+        (status = 409, description = "A conflicting claim", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn daily_bonus(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    json(&rewards::claim_daily_bonus(state.store.as_ref(), &player, (state.clock)()).await?)
+}
+
+/// The ad callbacks' configuration, or 404 where they are not answered.
+fn ads(state: &AppState) -> Result<&Ads, ApiError> {
+    state.ctx.ads.as_deref().ok_or_else(|| {
+        ApiError(ServiceError::NotFound(
+            "ad callbacks are not answered here".into(),
+        ))
+    })
+}
+
+/// The parameters of an AdMob SSV callback: the signature covers the query string
+/// exactly as sent, up to `&signature=`.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct AdmobQuery {
+    ad_network: Option<String>,
+    /// The ad unit: one of podium's rewarded units (SG-10, MJ-19).
+    ad_unit: Option<String>,
+    custom_data: Option<String>,
+    reward_amount: Option<String>,
+    reward_item: Option<String>,
+    /// Milliseconds since the Unix epoch (UTC).
+    timestamp: Option<String>,
+    transaction_id: Option<String>,
+    /// The player (the app sets it as the SSV user id).
+    user_id: Option<String>,
+    /// ECDSA P-256 signature, URL-safe base64.
+    signature: Option<String>,
+    key_id: Option<String>,
+}
+
+/// An AdMob server-side verification callback: verified, then paid once per
+/// transaction (GM-3, SG-10, MJ-19). No JWT: the signature authenticates it.
+#[utoipa::path(
+    get,
+    path = "/v1/ad-callbacks/admob",
+    tag = "ad callbacks",
+    params(AdmobQuery),
+    responses(
+        (status = 200, description = "Paid, or the earlier answer of the same transaction (`duplicate`)", body = serde_json::Value,
+            example = json!({"player_id": "alice", "points": 50, "duplicate": false})),
+        (status = 403, description = "The signature does not verify, the key is unknown, or the ad unit is not podium's", body = ErrorBody),
+        (status = 409, description = "The transaction id was paid with other content (GM-3)", body = ErrorBody),
+    )
+)]
+pub(super) async fn admob_callback(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer {
+    let ads = ads(&state)?;
+    let now = (state.clock)();
+    json(&rewards::admob_callback(state.store.as_ref(), ads, raw.as_deref().unwrap_or(""), now).await?)
+}
+
+/// A Unity Ads server-to-server callback (HMAC-MD5): answered `1` when paid or paid
+/// before (GM-3, SG-10, MJ-19). No JWT: the signature authenticates it.
+#[utoipa::path(
+    get,
+    path = "/v1/ad-callbacks/unity-ads",
+    tag = "ad callbacks",
+    params(
+        ("sid" = Option<String>, Query, description = "The player"),
+        ("oid" = Option<String>, Query, description = "The order (transaction) id"),
+        ("productid" = Option<String>, Query, description = "The ad unit"),
+        ("hmac" = Option<String>, Query, description = "HMAC-MD5 of the other parameters, hex"),
+    ),
+    responses(
+        (status = 200, description = "Paid, or paid before", body = String, content_type = "text/plain", example = "1"),
+        (status = 403, description = "The signature does not verify", body = ErrorBody),
+        (status = 409, description = "The order id was paid with other content (GM-3)", body = ErrorBody),
+    )
+)]
+pub(super) async fn unity_callback(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer {
+    let ads = ads(&state)?;
+    let now = (state.clock)();
+    rewards::unity_callback(state.store.as_ref(), ads, raw.as_deref().unwrap_or(""), now).await?;
+    Ok((
+        [(header::CONTENT_TYPE, HeaderValue::from_static(TEXT))],
+        podium_ads::unity::SUCCESS_BODY,
+    )
+        .into_response())
+}
+
+/// This API's OpenAPI 3.1 description.
+#[utoipa::path(
+    get,
+    path = "/v1/openapi.json",
+    tag = "meta",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = serde_json::Value))
+)]
+pub(super) async fn openapi_document() -> Response {
+    JsonBytes(super::docs::openapi_json()).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{handle, ApiContext, ApiRequest};
+    use crate::cursor::CursorKey;
+    use podium_rules::record::MatchRecord;
+    use podium_store::embedded::EmbeddedStore;
+    use std::collections::HashMap;
+
+    fn get(path: &str, player: Option<&str>) -> ApiRequest {
+        ApiRequest {
+            method: "GET".into(),
+            path: path.into(),
+            query: HashMap::new(),
+            player: player.map(str::to_string),
+            raw_query: None,
+            operator: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn routes_decode_ids_and_refuse_other_methods() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let cache = ApiContext::new(CursorKey::random());
+        let record = serde_json::json!({
+            "match_id": "m:colon.1", "game": "seega",
+            "started_at": "2026-11-30T10:00:00Z", "ended_at": "2026-11-30T10:05:00Z",
+            "players": [
+                {"player_id": "auth0|alice", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+                {"player_id": "bob", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}],
+            "stones_placed": 48, "outcome": {"result": "win", "winner": "auth0|alice", "reason": "completed"}
+        });
+        let record = MatchRecord::from_json(record.to_string().as_bytes()).unwrap();
+        let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        crate::score::score_match(&store, &record, now, &Default::default())
+            .await
+            .unwrap();
+        let ok = handle(
+            &store,
+            &cache,
+            &get("/v1/me/matches/m%3Acolon.1", Some("auth0|alice")),
+            now,
+        )
+        .await;
+        assert_eq!(ok.status, 200, "{:?}", ok.body);
+        assert_eq!(ok.body["players"][0]["points_shown"], "+311");
+        let mut post = get("/v1/me", Some("bob"));
+        post.method = "POST".into();
+        assert_eq!(handle(&store, &cache, &post, now).await.status, 405);
+        assert_eq!(
+            handle(&store, &cache, &get("/v1/nothing", Some("bob")), now)
+                .await
+                .status,
+            404
+        );
+        assert_eq!(
+            handle(&store, &cache, &get("/v1/me", Some("bad id!")), now)
+                .await
+                .status,
+            401
+        );
+        assert_eq!(
+            handle(&store, &cache, &get("/v1/leaderboards/chess", Some("bob")), now)
+                .await
+                .status,
+            404
+        );
+    }
+
+    /// LB-5 / LB-6: a past period is readable by its id from its frozen snapshot, and
+    /// every board response carries its period clock.
+    #[tokio::test]
+    async fn past_periods_by_id_with_their_clock() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let cache = ApiContext::new(CursorKey::random());
+        let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        crate::period_boards::credit(
+            &store,
+            weekly,
+            "alice",
+            30,
+            at("2027-01-02T12:00:00Z"),
+            at("2027-01-05T00:00:00Z"),
+            "b1",
+        )
+        .await
+        .unwrap();
+        crate::period_boards::credit(
+            &store,
+            weekly,
+            "bob",
+            10,
+            at("2027-01-02T13:00:00Z"),
+            at("2027-01-05T00:00:00Z"),
+            "b2",
+        )
+        .await
+        .unwrap();
+        crate::period_boards::freeze_ended(&store, weekly, at("2027-01-05T00:00:00Z"))
+            .await
+            .unwrap();
+        let now = at("2027-01-05T00:00:00Z");
+        let mut req = get("/v1/leaderboards/mahjong-weekly", Some("bob"));
+        req.query.insert("period".into(), "2026-W53".into());
+        let page = handle(&store, &cache, &req, now).await;
+        assert_eq!(page.status, 200, "{:?}", page.body);
+        assert_eq!(page.body["snapshot"], "final");
+        assert_eq!(page.body["entries"][0]["player_id"], "alice");
+        assert!(
+            page.body["entries"][0].get("badge").is_none(),
+            "badges are Seega's"
+        );
+        assert_eq!(page.body["period"]["period"], "2026-W53");
+        assert_eq!(page.body["period"]["zone"], "Europe/Bucharest");
+        assert_eq!(page.body["period"]["end"], "2027-01-03T22:00:00Z");
+        req.path = "/v1/leaderboards/mahjong-weekly/me".into();
+        let me = handle(&store, &cache, &req, now).await;
+        assert_eq!(
+            (me.body["me"]["rank"].as_u64(), me.body["snapshot"].as_str()),
+            (Some(2), Some("final"))
+        );
+        // The current week: nothing yet, the live board, and its clock.
+        let current = handle(
+            &store,
+            &cache,
+            &get("/v1/leaderboards/mahjong-weekly", Some("bob")),
+            now,
+        )
+        .await;
+        assert_eq!(current.body["period"]["period"], "2027-W01");
+        assert_eq!(current.body["entries"].as_array().map(Vec::len), Some(0));
+        req.path = "/v1/leaderboards/mahjong-weekly".into();
+        req.query.insert("period".into(), "2026-W54".into());
+        let bad = handle(&store, &cache, &req, now).await;
+        assert_eq!(bad.status, 400);
+        assert!(bad.body["message"].as_str().unwrap().starts_with("period:"));
+    }
+
+    /// A cursor of a snapshot that no longer exists is refused, naming the parameter;
+    /// negative points never reach a period board.
+    #[tokio::test]
+    async fn gone_snapshots_and_negative_credits_are_refused() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let cache = ApiContext::new(CursorKey::random());
+        let now = DateTime::parse_from_rfc3339("2027-01-05T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        let gone = Cursor::Snapshot {
+            snapshot: "20200101T000000Z".into(),
+            page: podium_store::BoardKey::first_of_value(10).encode(),
+            offset: 50,
+            position: 50,
+            page_size: 100,
+            entries: 500,
+            as_of_ms: 0,
+        };
+        let mut req = get("/v1/leaderboards/seega", Some("bob"));
+        req.query.insert(
+            "cursor".into(),
+            cache.cursors.issue(&BoardRef::all_time("seega"), gone),
+        );
+        let answer = handle(&store, &cache, &req, now).await;
+        assert_eq!(answer.status, 400);
+        assert!(answer.body["message"].as_str().unwrap().starts_with("cursor:"));
+        let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
+        let err = crate::period_boards::credit(&store, weekly, "bob", -5, now, now, "s-1")
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, ServiceError::BadRequest { field: "points", .. }),
+            "{err:?}"
+        );
+    }
+
+    /// Every documented route is routed with its method; another method is 405 with
+    /// `Allow`, and an unknown path is 404, each with the error body.
+    #[tokio::test]
+    async fn every_documented_route_is_routed() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let ctx = ApiContext::new(CursorKey::random());
+        let now = Utc::now();
+        let routes = crate::api::routes();
+        assert!(routes.len() >= 12, "{routes:?}");
+        for (method, path) in &routes {
+            let path = path.replace("{board}", "seega").replace(['{', '}'], "");
+            let mut req = get(&path, Some("bob"));
+            req.method = method.clone();
+            let answer = handle(&store, &ctx, &req, now).await;
+            let unrouted = answer.body["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("not found: route"));
+            assert!(!unrouted && answer.status != 405, "{method} {path}: {answer:?}");
+            req.method = if method == "GET" {
+                "PUT".into()
+            } else {
+                "GET".into()
+            };
+            let other = handle(&store, &ctx, &req, now).await;
+            assert_eq!(other.status, 405, "{path}");
+            assert_eq!(other.body["error"], "method_not_allowed");
+            assert!(
+                other
+                    .allow
+                    .as_deref()
+                    .is_some_and(|a| a.contains(method.as_str())),
+                "{other:?}"
+            );
+        }
+    }
+}
