@@ -17,6 +17,7 @@ use podium_rules::error::RuleError;
 use podium_rules::record::RecordPolicy;
 use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::keyed::run_keyed;
+use podium_service::telemetry;
 use podium_service::ServiceError;
 use podium_store::SettleStore;
 
@@ -86,6 +87,7 @@ pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
 ) -> RecordOutcome {
     let message_id = message.message_id.as_deref().unwrap_or("");
     let body = message.body.as_deref().unwrap_or("");
+    let kind = record.as_ref().map_or("unparsed", Incoming::kind);
     let result = match record {
         // A redelivered message keeps its id: a retry after a lost reply counts as applied.
         Ok(record) => settle_incoming(store, &record, now, policy, &format!("sqs:{message_id}"))
@@ -93,6 +95,14 @@ pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
             .map(|outcome| (outcome, record.match_id().to_string())),
         Err(e) => Err(ServiceError::Invalid(e)),
     };
+    match &result {
+        Ok((Outcome::Applied, _)) => telemetry::record(kind, "applied"),
+        Ok((Outcome::Void, _)) => telemetry::record(kind, "void"),
+        Ok((Outcome::Duplicate, _)) => telemetry::record(kind, "duplicate"),
+        Err(ServiceError::Invalid(e)) => telemetry::record_refused(kind, e.rule),
+        Err(ServiceError::Conflict { .. }) => telemetry::record(kind, "conflict"),
+        Err(_) => telemetry::record(kind, "retry"),
+    }
     match result {
         Ok((Outcome::Applied | Outcome::Void, match_id)) => {
             tracing::info!(message_id, match_id, "match applied");

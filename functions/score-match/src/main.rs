@@ -1,4 +1,4 @@
-use lambda_runtime::{run, service_fn, tracing, Error, LambdaEvent};
+use lambda_runtime::{service_fn, tracing, Error, LambdaEvent};
 use podium_service::config;
 use podium_store::dynamo::DynamoStore;
 use score_match::dead_letter::SqsDeadLetters;
@@ -16,8 +16,16 @@ async fn main() -> Result<(), Error> {
     let store = DynamoStore::from_sdk_config(&aws, table, &timeouts);
     let dead_letters = SqsDeadLetters::new(aws, dlq_url);
     let (store, dead_letters) = (&store, &dead_letters);
-    run(service_fn(move |event: LambdaEvent<_>| async move {
-        Ok::<_, Error>(handler::handle(store, dead_letters, event.payload, chrono::Utc::now(), policy).await)
-    }))
+    let metrics = podium_http::emf::collector()?;
+    metrics_cloudwatch_embedded::lambda::service::run(
+        metrics,
+        service_fn(move |event: LambdaEvent<_>| async move {
+            let started = std::time::Instant::now();
+            let answer =
+                handler::handle(store, dead_letters, event.payload, chrono::Utc::now(), policy).await;
+            podium_service::telemetry::invocation(started.elapsed());
+            Ok::<_, Error>(answer)
+        }),
+    )
     .await
 }

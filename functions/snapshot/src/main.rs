@@ -1,4 +1,4 @@
-use lambda_runtime::{run, service_fn, tracing, Error, LambdaEvent};
+use lambda_runtime::{service_fn, tracing, Error, LambdaEvent};
 use podium_service::config;
 use podium_store::dynamo::DynamoStore;
 use snapshot::{handle, ScheduledRun};
@@ -10,8 +10,15 @@ async fn main() -> Result<(), Error> {
     let timeouts = config::dynamodb_timeouts()?;
     let aws = podium_store::aws::lambda_sdk_config().await;
     let store = &DynamoStore::from_sdk_config(&aws, table, &timeouts);
-    run(service_fn(move |event: LambdaEvent<ScheduledRun>| async move {
-        Ok::<_, Error>(handle(store, event.payload).await?)
-    }))
+    let metrics = podium_http::emf::collector()?;
+    metrics_cloudwatch_embedded::lambda::service::run(
+        metrics,
+        service_fn(move |event: LambdaEvent<ScheduledRun>| async move {
+            let started = std::time::Instant::now();
+            let answer = handle(store, event.payload).await;
+            podium_service::telemetry::invocation(started.elapsed());
+            Ok::<_, Error>(answer?)
+        }),
+    )
     .await
 }

@@ -1,4 +1,5 @@
-//! Runs [`podium_service::api::router`] behind API Gateway (HTTP API, payload format
+//! The Lambda adapters: metrics in CloudWatch's Embedded Metric Format for every
+//! function ([`emf`]), and [`podium_service::api::router`] behind API Gateway (HTTP API, payload format
 //! 2.0, JWT authorizer) through `lambda_http`, which hands the router each request
 //! as an `http::Request` with API Gateway's request context among its extensions.
 //!
@@ -12,6 +13,8 @@ use std::sync::Arc;
 use axum::extract::Request;
 use lambda_http::request::RequestContext;
 use podium_service::api::{self, ApiContext, AppState, Identity};
+
+pub mod emf;
 
 /// The OAuth scope that makes a verified caller an operator (support staff).
 pub const OPERATOR_SCOPE: &str = "podium/operator";
@@ -67,5 +70,7 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
     let timeouts = config::dynamodb_timeouts()?;
     let aws = podium_store::aws::lambda_sdk_config().await;
     let store = podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
-    lambda_http::run(app(AppState::new(Arc::new(store), ctx))).await
+    let metrics = emf::collector()?;
+    metrics_cloudwatch_embedded::lambda::service::run_http(metrics, app(AppState::new(Arc::new(store), ctx)))
+        .await
 }

@@ -68,6 +68,12 @@ fn number(
 }
 
 /// The DynamoDB table name (`PODIUM_TABLE`).
+/// The Lambda function's name (`AWS_LAMBDA_FUNCTION_NAME`, set by Lambda): the
+/// `Function` dimension of its metrics; `podium` elsewhere.
+pub fn function_name() -> String {
+    std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "podium".to_string())
+}
+
 pub fn table_name() -> Result<String, ConfigError> {
     required("PODIUM_TABLE")
 }

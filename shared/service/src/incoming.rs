@@ -140,6 +140,20 @@ impl Incoming {
         }
     }
 
+    /// The record's kind, as metrics name it: its game, or its Mahjong record kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Incoming::Seega(_) => "seega",
+            Incoming::QuickMatch(_) => "quick-match",
+            Incoming::LevelCompletion(_) => "level-completion",
+            Incoming::Arena(_) => "arena",
+            Incoming::Registration(_) => "tournament-registration",
+            Incoming::Table(_) => "tournament-table",
+            Incoming::DotsAndBoxes(_) => "dots-and-boxes",
+            Incoming::Minesweeper(_) => "minesweeper",
+        }
+    }
+
     /// The match id.
     pub fn match_id(&self) -> &str {
         match self {

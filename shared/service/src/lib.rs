@@ -25,6 +25,7 @@ pub mod snapshot_codec;
 pub mod snapshot_jobs;
 pub mod snapshot_reads;
 pub mod synthetic;
+pub mod telemetry;
 pub mod tournaments;
 
 pub use error::ServiceError;

@@ -168,6 +168,16 @@ pub async fn settle_as<S: SettleStore + ?Sized, X: Source>(
     source: &X,
     attempt: &str,
 ) -> Result<Settled<X::Result>, ServiceError> {
+    let settled = settle_once(store, source, attempt).await;
+    crate::telemetry::settlement(&source.key().kind, &settled);
+    settled
+}
+
+async fn settle_once<S: SettleStore + ?Sized, X: Source>(
+    store: &S,
+    source: &X,
+    attempt: &str,
+) -> Result<Settled<X::Result>, ServiceError> {
     let key = source.key();
     let hash = source.content_hash();
     for plan_no in 0..MAX_ATTEMPTS {

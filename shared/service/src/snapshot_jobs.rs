@@ -71,6 +71,7 @@ impl BoardRun {
             complete = report.complete,
             "snapshot run"
         );
+        crate::telemetry::snapshot_run(report.pages_written, report.complete);
         BoardRun {
             board: board.board.clone(),
             period: board.period.clone(),

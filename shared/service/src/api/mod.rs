@@ -116,7 +116,20 @@ pub fn router(state: AppState) -> axum::Router {
         .clone()
         .fallback(error::unknown_route)
         .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(axum::middleware::from_fn(measured))
         .with_state(state)
+}
+
+/// Records each answer's route template, status class and latency ([`crate::telemetry`]).
+async fn measured(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let started = std::time::Instant::now();
+    let response = next.run(req).await;
+    crate::telemetry::response(&route, response.status().as_u16(), started.elapsed());
+    response
 }
 
 /// A request as tests and tools describe it, sent through [`router`] by [`handle`].
