@@ -208,6 +208,7 @@ pub async fn a_replayed_duel_rates_both_players_once<S: Store + 'static>(store: 
         path: "/v1/me/matches/ms-1".into(),
         query: Default::default(),
         player: Some(player.into()),
+        operator: None,
         raw_query: None,
     };
     let now = t("2027-01-01T10:10:00Z");

@@ -101,6 +101,7 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + 'static>(st
             path: "/v1/me/mahjong-rivals".into(),
             query: Default::default(),
             player: Some(player.into()),
+            operator: None,
             raw_query: None,
         };
         let profile = api::handle(&store, &ctx, &req, now).await;
@@ -253,6 +254,7 @@ pub async fn level_completions_earn_by_place<S: Store + 'static>(store: S) {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         player: Some("o3".into()),
+        operator: None,
         raw_query: None,
     };
     let page = api::handle(
@@ -471,6 +473,7 @@ pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + 'static>(store: 
         path: "/v1/me/arenas/arena-1".into(),
         query: Default::default(),
         player: Some(player.into()),
+        operator: None,
         raw_query: None,
     };
     let mine = api::handle(&store, &ctx, &get("ar-c"), now).await;
@@ -588,6 +591,7 @@ pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + 'static>(
             path: "/v1/leaderboards/mahjong-level-7".into(),
             query: Default::default(),
             player: Some("a".into()),
+            operator: None,
             raw_query: None,
         },
         t("2027-03-01T12:21:00Z"),

@@ -27,6 +27,7 @@ fn top(limit: &str) -> ApiRequest {
         path: "/v1/leaderboards/seega".into(),
         query: HashMap::from([("limit".to_string(), limit.to_string())]),
         player: Some("reader".into()),
+        operator: None,
         raw_query: None,
     }
 }

@@ -74,6 +74,7 @@ fn callback(path: &str, raw_query: &str) -> ApiRequest {
         query: Default::default(),
         raw_query: Some(raw_query.into()),
         player: None,
+        operator: None,
     }
 }
 
@@ -93,6 +94,7 @@ async fn claim<S: Store + ?Sized>(
         query: Default::default(),
         raw_query: None,
         player: Some(player.into()),
+        operator: None,
     };
     api::handle(store, ctx, &req, now).await
 }

@@ -251,6 +251,7 @@ pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + 'static>(store
         path: path.into(),
         query: Default::default(),
         player: Some("b".into()),
+        operator: None,
         raw_query: None,
     };
     let page = podium_service::api::handle(

@@ -20,6 +20,7 @@ fn get(path: &str) -> ApiRequest {
         path: path.into(),
         query: Default::default(),
         player: Some("p-1".into()),
+        operator: None,
         raw_query: None,
     }
 }

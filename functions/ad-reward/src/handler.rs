@@ -18,6 +18,7 @@ pub fn to_api_request(event: &ApiGatewayV2httpRequest) -> ApiRequest {
         query: Default::default(),
         raw_query: event.raw_query_string.clone(),
         player: None,
+        operator: None,
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use podium_service::api::{self, ApiContext, ApiRequest, Rendered};
-use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
+use podium_store::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore};
 
 /// The verified JWT `sub`, if API Gateway's JWT authorizer put one on the request.
 pub fn verified_player(req: &Request) -> Option<String> {
@@ -41,6 +41,9 @@ pub fn to_api_request(req: &Request) -> ApiRequest {
         // lambda_http keeps API Gateway's rawQueryString as the URI's query.
         raw_query: req.uri().query().map(str::to_string),
         player: verified_player(req),
+        // Operator routes: the JWT's `sub` with the operator scope or group (not built
+        // yet; see podium_service::operator).
+        operator: None,
     }
 }
 
@@ -68,7 +71,7 @@ pub fn to_response(r: Rendered) -> Response<Body> {
 }
 
 /// Handles one request: parse, call the core, map the answer.
-pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + LedgerStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: Request,

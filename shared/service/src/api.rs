@@ -15,6 +15,8 @@
 //! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::rewards::BonusAnswer) (MJ-18) |
 //! | `GET /v1/ad-callbacks/admob?…` | an AdMob SSV callback (no JWT: its signature authenticates it), [`AdAnswer`](crate::rewards::AdAnswer) (SG-10, MJ-19) |
 //! | `GET /v1/ad-callbacks/unity-ads?…` | a Unity Ads S2S callback (HMAC-MD5), answered `1` |
+//! | `GET /v1/operator/players/{player_id}` | support's [`PlayerOverview`](crate::operator::PlayerOverview) (operators only) |
+//! | `GET /v1/operator/leaderboards/{board}?period=P&limit=&cursor=C` | the same page as `/v1/leaderboards/{board}`, for operators ([`board_page`]) |
 //!
 //! Errors answer `{"error": KIND, "message": TEXT}` with 400, 401, 403, 404, 405, 409
 //! or 500/503; a store failure's detail goes to the log, never to the body.
@@ -27,7 +29,7 @@ use percent_encoding::percent_decode_str;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::period::{Period, PeriodClock};
-use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore, StoreError};
+use podium_store::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, StoreError};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -79,6 +81,11 @@ pub struct ApiRequest {
     pub raw_query: Option<String>,
     /// The verified JWT's `sub`; `None` when no verified identity came with the request.
     pub player: Option<String>,
+    /// The verified operator (support staff) identity, for the `/v1/operator/…` routes;
+    /// `None` for players and anonymous callers. Deployed: the JWT's `sub` when its
+    /// claims carry the operator scope or group; locally `Authorization: Operator <name>`
+    /// (see [`crate::operator`]).
+    pub operator: Option<String>,
 }
 
 /// An answer ready to send: status, content type and the body's bytes.
@@ -143,7 +150,7 @@ fn json<T: Serialize + ?Sized>(v: &T) -> Reply {
 
 /// Answers one request from the current snapshot when the board has one, else the
 /// live board; `now` is the read instant reported as `as_of` for live reads.
-pub async fn respond<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn respond<S: BoardStore + SettleStore + ItemStore + PeriodStore + LedgerStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
@@ -167,7 +174,7 @@ pub async fn respond<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Si
 }
 
 /// [`respond`], its answer read back as JSON (tests and tools).
-pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
+pub async fn handle<S: BoardStore + SettleStore + ItemStore + PeriodStore + LedgerStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
@@ -231,6 +238,8 @@ enum Route<'a> {
     DailyBonus,
     AdmobCallback,
     UnityCallback,
+    OperatorPlayer(&'a str),
+    OperatorBoard(&'a str),
 }
 
 impl Route<'_> {
@@ -244,7 +253,7 @@ impl Route<'_> {
 
 /// Every route this API answers, as API Gateway names it (method, path with
 /// `{parameters}`): what `template.yaml` must route to a function.
-pub const ROUTES: [(&str, &str); 11] = [
+pub const ROUTES: [(&str, &str); 13] = [
     ("GET", "/v1/leaderboards/{board}"),
     ("GET", "/v1/leaderboards/{board}/me"),
     ("GET", "/v1/me"),
@@ -256,6 +265,8 @@ pub const ROUTES: [(&str, &str); 11] = [
     ("POST", "/v1/games/mahjong/daily-bonus"),
     ("GET", "/v1/ad-callbacks/admob"),
     ("GET", "/v1/ad-callbacks/unity-ads"),
+    ("GET", "/v1/operator/players/{player_id}"),
+    ("GET", "/v1/operator/leaderboards/{board}"),
 ];
 
 fn route_of<'a>(segments: &[&'a str]) -> Option<Route<'a>> {
@@ -271,11 +282,13 @@ fn route_of<'a>(segments: &[&'a str]) -> Option<Route<'a>> {
         ["v1", "games", "mahjong", "daily-bonus"] => Route::DailyBonus,
         ["v1", "ad-callbacks", "admob"] => Route::AdmobCallback,
         ["v1", "ad-callbacks", "unity-ads"] => Route::UnityCallback,
+        ["v1", "operator", "players", id] => Route::OperatorPlayer(id),
+        ["v1", "operator", "leaderboards", board] => Route::OperatorBoard(board),
         _ => return None,
     })
 }
 
-async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
+async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + LedgerStore + ?Sized>(
     store: &S,
     ctx: &ApiContext,
     req: &ApiRequest,
@@ -317,56 +330,24 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
         }
         Route::Board(board) => {
             caller()?;
-            let (board, clock) = board_in_period(req, board, now)?;
-            let limit = int_param(req, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
-            let cursor = match req.query.get("cursor") {
-                Some(c) => Some(ctx.cursors.open(&board, c)?),
-                None => None,
-            };
-            // The top of the current snapshot, rendered once per snapshot (LB-5).
-            if cursor.is_none() {
-                if let Some(current) = ctx.cache.current(store, &board).await? {
-                    if let Some(body) = ctx.pages.get(&board, &current.id, limit, &clock) {
-                        return Ok(Reply::Json(body));
-                    }
-                }
-            }
-            // The current snapshot when there is one, or the snapshot a cursor pins;
-            // the live board before the first snapshot.
-            let live = matches!(cursor, Some(Cursor::Live { .. }));
-            if !live {
-                let top = cursor.is_none();
-                if let Some(page) = snapshot_reads::top_page(
-                    store,
-                    &ctx.cache,
-                    &ctx.cursors,
-                    &board,
-                    limit,
-                    cursor.clone(),
-                    now,
-                )
-                .await?
-                {
-                    let body = json_bytes(&Clocked {
-                        body: &page,
-                        period: &clock,
-                    });
-                    if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
-                        ctx.pages.put(&board, snapshot, limit, &clock, body.clone());
-                    }
-                    return Ok(Reply::Json(body));
-                }
-            }
-            let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
-            json(&Clocked {
-                body: &page,
-                period: &clock,
-            })
+            return board_page(store, ctx, board, &req.query, now)
+                .await
+                .map(Reply::Json);
+        }
+        Route::OperatorBoard(board) => {
+            crate::operator::require_operator(req.operator.as_deref(), req.player.as_deref())?;
+            return board_page(store, ctx, board, &req.query, now)
+                .await
+                .map(Reply::Json);
+        }
+        Route::OperatorPlayer(id) => {
+            crate::operator::require_operator(req.operator.as_deref(), req.player.as_deref())?;
+            json(&crate::operator::player_overview(store, &ctx.cache, id, now).await?)
         }
         Route::BoardMe(board) => {
             let player = caller()?;
-            let (board, clock) = board_in_period(req, board, now)?;
-            let n = int_param(req, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
+            let (board, clock) = board_in_period(&req.query, board, now)?;
+            let n = int_param(&req.query, "neighbours", DEFAULT_NEIGHBOURS, 0, MAX_NEIGHBOURS)?;
             let me = match snapshot_reads::around_me(store, &ctx.cache, &board, player, n, now).await? {
                 Some(me) => me,
                 None => boards::around_me(store, &board, player, n, now).await?,
@@ -411,15 +392,74 @@ async fn route<S: BoardStore + SettleStore + ItemStore + PeriodStore + ?Sized>(
     })
 }
 
+/// A page of `board` (`GET /v1/leaderboards/{board}` and the operator's
+/// `GET /v1/operator/leaderboards/{board}`), its JSON body: the top of the current
+/// snapshot (rendered once per snapshot), the snapshot a cursor pins, or the live
+/// board before the first snapshot (LB-3, LB-5). `query` holds `period`, `limit`
+/// (1 … 100, default 50) and `cursor`, each checked before any read.
+pub async fn board_page<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    ctx: &ApiContext,
+    board: &str,
+    query: &HashMap<String, String>,
+    now: DateTime<Utc>,
+) -> Result<Bytes, ServiceError> {
+    let (board, clock) = board_in_period(query, board, now)?;
+    let limit = int_param(query, "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
+    let cursor = match query.get("cursor") {
+        Some(c) => Some(ctx.cursors.open(&board, c)?),
+        None => None,
+    };
+    // The top of the current snapshot, rendered once per snapshot (LB-5).
+    if cursor.is_none() {
+        if let Some(current) = ctx.cache.current(store, &board).await? {
+            if let Some(body) = ctx.pages.get(&board, &current.id, limit, &clock) {
+                return Ok(body);
+            }
+        }
+    }
+    // The current snapshot when there is one, or the snapshot a cursor pins;
+    // the live board before the first snapshot.
+    let live = matches!(cursor, Some(Cursor::Live { .. }));
+    if !live {
+        let top = cursor.is_none();
+        if let Some(page) = snapshot_reads::top_page(
+            store,
+            &ctx.cache,
+            &ctx.cursors,
+            &board,
+            limit,
+            cursor.clone(),
+            now,
+        )
+        .await?
+        {
+            let body = json_bytes(&Clocked {
+                body: &page,
+                period: &clock,
+            });
+            if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
+                ctx.pages.put(&board, snapshot, limit, &clock, body.clone());
+            }
+            return Ok(body);
+        }
+    }
+    let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
+    Ok(json_bytes(&Clocked {
+        body: &page,
+        period: &clock,
+    }))
+}
+
 /// The board named in the path, in the period of the `period` parameter (LB-5; the
 /// current period by default), with its LB-6 clock.
 fn board_in_period(
-    req: &ApiRequest,
+    query: &HashMap<String, String>,
     board: &str,
     now: DateTime<Utc>,
 ) -> Result<(BoardRef, PeriodClock), ServiceError> {
     let def = boards::board_named(board)?;
-    let period = match req.query.get("period") {
+    let period = match query.get("period") {
         Some(id) => Period::parse(def.period, def.zone, id).map_err(|e| ServiceError::BadRequest {
             field: "period",
             message: e.message,
@@ -439,13 +479,13 @@ struct Clocked<'a, T: Serialize> {
 }
 
 fn int_param(
-    req: &ApiRequest,
+    query: &HashMap<String, String>,
     field: &'static str,
     default: usize,
     min: usize,
     max: usize,
 ) -> Result<usize, ServiceError> {
-    match req.query.get(field) {
+    match query.get(field) {
         None => Ok(default),
         Some(raw) => match raw.parse::<usize>() {
             Ok(v) if (min..=max).contains(&v) && raw.bytes().all(|c| c.is_ascii_digit()) => Ok(v),
@@ -469,6 +509,7 @@ mod tests {
             path: path.into(),
             query: HashMap::new(),
             player: player.map(str::to_string),
+            operator: None,
             raw_query: None,
         }
     }
