@@ -152,7 +152,11 @@
       if (p.boxes !== undefined) return p.player_id + ": " + p.boxes + " boxes, " + p.rating_before + "→" + p.rating_after;
       if (p.score !== undefined) return p.player_id + ": score " + p.score + ", " + p.rating_before + "→" + p.rating_after;
       const side = p.side || "void";
-      const pts = p.points_shown !== undefined ? " " + p.points_shown : "";
+      let pts = p.points_shown !== undefined ? " " + p.points_shown : "";
+      // The floor (SG-7) cut the loss: say what was applied.
+      if (typeof p.applied === "number" && typeof p.points === "number" && p.applied !== p.points) {
+        pts += " (applied " + signed(p.applied) + ")";
+      }
       const after = p.balance_after !== undefined ? " → " + p.balance_after : "";
       return p.player_id + ": " + side + pts + after;
     });
@@ -204,11 +208,20 @@
         width: 2,
         spanGaps: true,
         paths: uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : undefined,
-        points: { size: 5 },
+        points: { show: true, size: 7 },
       });
     });
     const width = Math.max(320, Math.min(box.clientWidth || 900, 1100));
-    chart = new uPlot({ width: width, height: 260, series: series, scales: { x: { time: true } }, axes: [{}, { label: "balance" }] }, data, box);
+    const opts = {
+      width: width,
+      height: 260,
+      series: series,
+      scales: { x: { time: true } },
+      axes: [{}, { label: "balance" }],
+    };
+    // Instants in UTC, as everywhere else on the page.
+    if (typeof uPlot.tzDate === "function") opts.tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC");
+    chart = new uPlot(opts, data, box);
   }
 
   // ---------------------------------------------------------------- boards

@@ -150,6 +150,8 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(len(first), 1)
         self.assertEqual(cells(first[0])[5:], [MINUS + "123", "0", "0"])
         self.assertEqual(first[0].find_element(By.CSS_SELECTOR, ".floored").text, "0")
+        played = {cells(r)[0]: cells(r)[4] for r in self.rows("matches")}
+        self.assertIn("bob: loss " + MINUS + "123 (applied 0) → 0", played["c-m1"])
 
         self.look_up("nobody")
         self.wait.until(lambda d: "404" in d.find_element(By.ID, "status").text)
