@@ -164,6 +164,16 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(self.driver.title, "podium support console")
         self.assertFalse(self.driver.find_elements(By.CSS_SELECTOR, "#status img, main img"))
 
+    def test_3b_without_the_chart_library_the_chart_area_says_how_to_install_it(self):
+        self.open_console()
+        self.driver.execute_script("window.uPlot = undefined")
+        self.look_up("alice")
+        self.wait_for_player("alice")
+        chart = self.driver.find_element(By.ID, "chart")
+        self.assertIn("scripts/console-assets", chart.text)
+        self.assertFalse(chart.find_elements(By.CSS_SELECTOR, "canvas"))
+        self.assertEqual(len(self.rows("ledger")), 4, "the rest of the page works")
+
     def test_4_board_pages_with_ranks_and_next_page(self):
         self.open_console()
         d = self.driver
