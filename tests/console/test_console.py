@@ -18,6 +18,7 @@ import tempfile
 import unittest
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -57,7 +58,8 @@ class ConsoleTest(unittest.TestCase):
     def setUpClass(cls):
         cls.profile = tempfile.TemporaryDirectory(prefix="podium-console-chromium-")
         cls.driver = make_driver(cls.profile.name)
-        cls.wait = WebDriverWait(cls.driver, 15)
+        # A table re-rendered while a condition reads it: read it again.
+        cls.wait = WebDriverWait(cls.driver, 15, ignored_exceptions=(StaleElementReferenceException,))
 
     @classmethod
     def tearDownClass(cls):
