@@ -4,11 +4,20 @@
 //! verifies the token and the functions read its `sub`. Locally there is no
 //! authorizer, so the caller names itself with `Authorization: Dev <player-id>`,
 //! unverified. The server binds to loopback only and says so at start-up.
+//! Likewise `Authorization: Operator <name>` names a support operator for the
+//! `/v1/operator/…` routes (deployed: the JWT's `podium/operator` scope).
+//!
+//! It also serves the support console: `GET /console` (the page, its script and
+//! style, compiled in) and `/console/vendor/<file>`, the charting library installed by
+//! `scripts/console-assets`, read from `PODIUM_CONSOLE_ASSETS` (default
+//! `console/vendor` under the current directory).
 
 use std::sync::Arc;
 
-use axum::extract::Request;
-use axum::http::HeaderMap;
+use axum::extract::{Path, Request};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use podium_service::api::{self, ApiContext, AppState, Identity};
 use podium_store::Store;
 
@@ -21,18 +30,112 @@ pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
     podium_rules::record::is_valid_id(player).then(|| player.to_string())
 }
 
+/// The development operator identity: `Authorization: Operator <name>`, unverified.
+pub fn dev_operator(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let name = value.strip_prefix("Operator ")?.trim();
+    podium_rules::record::is_valid_id(name).then(|| name.to_string())
+}
+
+/// The console's own files, compiled into the binary (no build step).
+const CONSOLE_HTML: &str = include_str!("../../console/index.html");
+const CONSOLE_JS: &str = include_str!("../../console/console.js");
+const CONSOLE_CSS: &str = include_str!("../../console/console.css");
+
+/// The variable naming the directory of the console's third-party assets.
+pub const CONSOLE_ASSETS_VAR: &str = "PODIUM_CONSOLE_ASSETS";
+
+/// A console asset with its content type; the page may run only its own scripts.
+fn asset(content_type: &'static str, body: impl Into<axum::body::Body>) -> Response {
+    use axum::http::{header, HeaderValue};
+    let mut response = Response::new(body.into());
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+             img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        ),
+    );
+    response
+}
+
+async fn console_page() -> Response {
+    asset("text/html; charset=utf-8", CONSOLE_HTML)
+}
+
+async fn console_js() -> Response {
+    asset("text/javascript; charset=utf-8", CONSOLE_JS)
+}
+
+async fn console_css() -> Response {
+    asset("text/css; charset=utf-8", CONSOLE_CSS)
+}
+
+/// The content type of a vendored asset by its name; `None` for any other file.
+fn vendor_type(file: &str) -> Option<&'static str> {
+    let plain = !file.is_empty()
+        && !file.starts_with('.')
+        && file
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
+    if !plain {
+        return None;
+    }
+    if file.ends_with(".js") {
+        Some("text/javascript; charset=utf-8")
+    } else if file.ends_with(".css") {
+        Some("text/css; charset=utf-8")
+    } else {
+        None
+    }
+}
+
+/// `/console/vendor/<file>`: a `.js` or `.css` file of the assets directory, else 404.
+async fn console_vendor(Path(file): Path<String>) -> Response {
+    let not_found = || {
+        (
+            StatusCode::NOT_FOUND,
+            "not installed: run scripts/console-assets\n",
+        )
+            .into_response()
+    };
+    let Some(content_type) = vendor_type(&file) else {
+        return not_found();
+    };
+    let dir = std::env::var_os(CONSOLE_ASSETS_VAR)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("console/vendor"));
+    match tokio::fs::read(dir.join(&file)).await {
+        Ok(bytes) => asset(content_type, bytes),
+        Err(_) => not_found(),
+    }
+}
+
 /// The router, each request's identity taken from the development header.
 pub fn app(store: Arc<dyn Store>, ctx: ApiContext) -> axum::Router {
-    api::router(AppState::new(store, ctx)).layer(axum::middleware::map_request(
-        |mut req: Request| async move {
+    let console = axum::Router::new()
+        .route("/console", get(console_page))
+        .route("/console/", get(console_page))
+        .route("/console/console.js", get(console_js))
+        .route("/console/console.css", get(console_css))
+        .route("/console/vendor/{file}", get(console_vendor));
+    api::router(AppState::new(store, ctx))
+        .merge(console)
+        .layer(axum::middleware::map_request(|mut req: Request| async move {
             let identity = Identity {
                 player: dev_identity(req.headers()),
-                operator: None,
+                operator: dev_operator(req.headers()),
             };
             req.extensions_mut().insert(identity);
             req
-        },
-    ))
+        }))
 }
 
 /// Serves until interrupted; `ctx` holds the cursor key (configuration).
@@ -54,6 +157,9 @@ pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, port: u16) -> Result<
         "DEVELOPMENT ONLY: the caller is whoever 'Authorization: Dev <player-id>' names, unverified. \
          Deployed, API Gateway's JWT authorizer verifies the token and its 'sub' is the player."
     );
+    eprintln!(
+        "support console: http://{addr}/console ('Authorization: Operator <name>', unverified, for /v1/operator/...)"
+    );
     axum::serve(listener, app).await?;
     Ok(())
 }
@@ -74,5 +180,26 @@ mod tests {
         assert_eq!(dev_identity(&h), None);
         h.insert("authorization", "Dev bad id!".parse().unwrap());
         assert_eq!(dev_identity(&h), None);
+    }
+    #[test]
+    fn operators_name_themselves_with_the_operator_scheme() {
+        let mut h = HeaderMap::new();
+        assert_eq!(dev_operator(&h), None);
+        h.insert("authorization", "Dev p-0001".parse().unwrap());
+        assert_eq!(dev_operator(&h), None);
+        h.insert("authorization", "Operator support".parse().unwrap());
+        assert_eq!(dev_operator(&h).as_deref(), Some("support"));
+        assert_eq!(dev_identity(&h), None, "an operator is no player");
+        h.insert("authorization", "Operator <b>".parse().unwrap());
+        assert_eq!(dev_operator(&h), None);
+    }
+
+    #[test]
+    fn only_plain_js_and_css_names_are_vendor_assets() {
+        assert!(vendor_type("uPlot.iife.min.js").is_some());
+        assert!(vendor_type("uPlot.min.css").is_some());
+        for bad in ["", ".env", "../secret.js", "a/b.js", "x.html", "x.js.map"] {
+            assert_eq!(vendor_type(bad), None, "{bad}");
+        }
     }
 }

@@ -62,8 +62,8 @@ fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect::<HashMap<_, _>>(),
         player: Some(player.into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     }
 }
 

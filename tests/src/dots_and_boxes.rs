@@ -208,8 +208,8 @@ pub async fn a_replayed_duel_rates_both_players_once<S: Store + Clone + 'static>
         path: "/v1/me/matches/ms-1".into(),
         query: Default::default(),
         player: Some(player.into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     };
     let now = t("2027-01-01T10:10:00Z");
     let mine = podium_service::api::handle(&store, &ctx, &get("mb"), now).await;

@@ -8,6 +8,7 @@ pub mod dots_and_boxes;
 pub mod faults;
 pub mod fixtures;
 pub mod mahjong;
+pub mod operator;
 pub mod performance;
 pub mod review;
 pub mod rewards;

@@ -101,8 +101,8 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + Clone + 'st
             path: "/v1/me/mahjong-rivals".into(),
             query: Default::default(),
             player: Some(player.into()),
-            raw_query: None,
             operator: None,
+            raw_query: None,
         };
         let profile = api::handle(&store, &ctx, &req, now).await;
         assert_eq!(profile.status, 200, "{}", profile.body);
@@ -254,8 +254,8 @@ pub async fn level_completions_earn_by_place<S: Store + Clone + 'static>(store: 
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         player: Some("o3".into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     };
     let page = api::handle(
         &store,
@@ -475,8 +475,8 @@ pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + Clone + 'static>
         path: "/v1/me/arenas/arena-1".into(),
         query: Default::default(),
         player: Some(player.into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     };
     let mine = api::handle(&store, &ctx, &get("ar-c"), now).await;
     assert_eq!(mine.status, 200, "{}", mine.body);
@@ -593,8 +593,8 @@ pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + Clone + '
             path: "/v1/leaderboards/mahjong-level-7".into(),
             query: Default::default(),
             player: Some("a".into()),
-            raw_query: None,
             operator: None,
+            raw_query: None,
         },
         t("2027-03-01T12:21:00Z"),
     )

@@ -27,8 +27,8 @@ fn top(limit: &str) -> ApiRequest {
         path: "/v1/leaderboards/seega".into(),
         query: HashMap::from([("limit".to_string(), limit.to_string())]),
         player: Some("reader".into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     }
 }
 

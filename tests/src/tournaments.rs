@@ -251,8 +251,8 @@ pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + Clone + 'stati
         path: path.into(),
         query: Default::default(),
         player: Some("b".into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     };
     let page = podium_service::api::handle(
         &store,

@@ -20,8 +20,8 @@ fn get(path: &str) -> ApiRequest {
         path: path.into(),
         query: Default::default(),
         player: Some("p-1".into()),
-        raw_query: None,
         operator: None,
+        raw_query: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod generate_replayed;
 pub mod incoming;
 pub mod keyed;
 pub mod mahjong;
+pub mod operator;
 pub mod period_boards;
 pub mod rendered;
 pub mod replayed;

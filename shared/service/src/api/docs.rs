@@ -31,6 +31,7 @@ use crate::boards::{AroundMe, Page};
         (name = "players", description = "The caller's profiles and match results"),
         (name = "mahjong", description = "Mahjong Rivals: Arenas, tournaments, the daily bonus"),
         (name = "ad callbacks", description = "Rewarded-ad callbacks, authenticated by their signatures"),
+        (name = "operators", description = "Support staff: a player's overview and any board (JWT with the `podium/operator` scope)"),
         (name = "meta", description = "This description"),
     )
 )]
@@ -50,6 +51,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(daily_bonus))
         .routes(routes!(admob_callback))
         .routes(routes!(unity_callback))
+        .routes(routes!(operator_player))
+        .routes(routes!(operator_board))
         .routes(routes!(openapi_document))
 }
 
@@ -141,7 +144,8 @@ impl Modify for Refusals {
                     .bearer_format("JWT")
                     .description(Some(
                         "Deployed: a JWT that API Gateway's authorizer verifies; the caller is its `sub`. \
-                         Locally (`podium serve`, development only): `Authorization: Dev <player-id>`, unverified.",
+                         Operator routes need the `podium/operator` scope. Locally (`podium serve`, development only): \
+                         `Authorization: Dev <player-id>`, or `Authorization: Operator <name>`, unverified.",
                     ))
                     .build(),
             ),

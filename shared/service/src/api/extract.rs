@@ -37,6 +37,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     }
 }
 
+/// The verified operator (support staff) making the request: 401 without any
+/// identity, 403 for a player who is no operator.
+pub struct OperatorCaller(#[allow(dead_code)] pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for OperatorCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let identity = parts.extensions.get::<Identity>().cloned().unwrap_or_default();
+        crate::operator::require_operator(identity.operator.as_deref(), identity.player.as_deref())
+            .map(|name| OperatorCaller(name.to_string()))
+            .map_err(ApiError)
+    }
+}
+
 /// The route's one path parameter, percent-decoded; 400 naming `path` when it is not
 /// UTF-8.
 pub struct PathId(pub String);

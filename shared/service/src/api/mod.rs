@@ -16,6 +16,8 @@
 //! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::rewards::BonusAnswer) (MJ-18) |
 //! | `GET /v1/ad-callbacks/admob?…` | an AdMob SSV callback (its signature authenticates it) (SG-10, MJ-19) |
 //! | `GET /v1/ad-callbacks/unity-ads?…` | a Unity Ads S2S callback (HMAC-MD5), answered `1` |
+//! | `GET /v1/operator/players/{player_id}` | support's [`PlayerOverview`](crate::operator::PlayerOverview) (operators only) |
+//! | `GET /v1/operator/leaderboards/{board}?limit&cursor&period` | any board's page, as players see it (operators only) |
 //! | `GET /v1/openapi.json` | this API's OpenAPI 3.1 description |
 //!
 //! The caller is an [`Identity`] that the layer in front of the router puts on the

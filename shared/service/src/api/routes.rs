@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{int_param, Caller, Params, PathId};
+use super::extract::{int_param, Caller, OperatorCaller, Params, PathId};
 use super::AppState;
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::cursor::Cursor;
@@ -127,9 +127,14 @@ pub(super) async fn board_page(
     PathId(board): PathId,
     Params(q): Params<PageQuery>,
 ) -> Answer {
+    Ok(JsonBytes(page_body(&state, &board, &q).await?).into_response())
+}
+
+/// The JSON body of a page of `board` (players' and operators' routes alike).
+async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes, ServiceError> {
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
-    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let (board, clock) = board_in_period(board, q.period.as_deref(), now)?;
     let limit = int_param(q.limit.as_deref(), "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
     let cursor = match q.cursor.as_deref() {
         Some(c) => Some(ctx.cursors.open(&board, c)?),
@@ -139,7 +144,7 @@ pub(super) async fn board_page(
     if cursor.is_none() {
         if let Some(current) = ctx.cache.current(store, &board).await? {
             if let Some(body) = ctx.pages.get(&board, &current.id, limit, &clock) {
-                return Ok(JsonBytes(body).into_response());
+                return Ok(body);
             }
         }
     }
@@ -165,14 +170,14 @@ pub(super) async fn board_page(
             if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
                 ctx.pages.put(&board, snapshot, limit, &clock, body.clone());
             }
-            return Ok(JsonBytes(body).into_response());
+            return Ok(body);
         }
     }
     let page = boards::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
-    json(&Clocked {
+    Ok(json_bytes(&Clocked {
         body: &page,
         period: &clock,
-    })
+    }))
 }
 
 /// The caller's own entry with neighbours (LB-4).
@@ -442,6 +447,56 @@ pub(super) async fn unity_callback(State(state): State<AppState>, RawQuery(raw):
         podium_ads::unity::SUCCESS_BODY,
     )
         .into_response())
+}
+
+/// Support's view of one player: balance per game with rank and badge, the ledger
+/// (nominal vs applied delta, balance after), the balance over time, their place on
+/// every board now, and their recent match results. Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/players/{player_id}",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    responses(
+        (status = 200, description = "The player's overview", body = crate::operator::PlayerOverview),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody,
+            example = json!({"error": "forbidden", "message": "forbidden: operator routes need an operator identity, not a player's"})),
+        (status = 404, description = "No such player (no balance and no ledger entry on any game)", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(super) async fn operator_player(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(id): PathId,
+) -> Answer {
+    let now = (state.clock)();
+    json(&crate::operator::player_overview(state.store.as_ref(), &state.ctx.cache, &id, now).await?)
+}
+
+/// A page of any board and period, as players see it (LB-3, LB-5). Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/leaderboards/{board}",
+    tag = "operators",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 or of a family", example = "seega"),
+        PageQuery
+    ),
+    responses(
+        (status = 200, description = "A page of the board with its period clock", body = super::docs::LeaderboardPage),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such board", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(super) async fn operator_board(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(board): PathId,
+    Params(q): Params<PageQuery>,
+) -> Answer {
+    Ok(JsonBytes(page_body(&state, &board, &q).await?).into_response())
 }
 
 /// This API's OpenAPI 3.1 description.

@@ -1,0 +1,297 @@
+// podium support console: plain script, no build step. It reads the operator routes
+// (GET /v1/operator/players/{id}, GET /v1/operator/leaderboards/{board}) with the
+// development header `Authorization: Operator <name>`.
+//
+// Every value from the API (player ids, match ids, sources) is attacker-controlled:
+// it reaches the page only through textContent / createTextNode, never innerHTML.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+
+  /** A new element with text (as text, never markup) and optional class. */
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  /** A table row of plain-text cells; a cell may also be a ready Node. */
+  function row(cells) {
+    const tr = document.createElement("tr");
+    for (const c of cells) {
+      const td = document.createElement("td");
+      if (c instanceof Node) td.appendChild(c);
+      else td.textContent = c === undefined || c === null ? "" : String(c);
+      tr.appendChild(td);
+    }
+    return tr;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function status(text, isError) {
+    const s = $("status");
+    s.textContent = text || "";
+    s.className = isError ? "error" : "";
+  }
+
+  /** Points as DISP shows them: thousands separated, a minus sign U+2212. */
+  function signed(n) {
+    if (typeof n !== "number") return "";
+    const abs = Math.abs(n).toLocaleString("en-US");
+    return n > 0 ? "+" + abs : n < 0 ? "\u2212" + abs : "0";
+  }
+
+  function instant(iso) {
+    return typeof iso === "string" ? iso.replace("T", " ").replace(/(\.\d+)?Z$/, "") : "";
+  }
+
+  /** GET `path` as the operator named on the page; the JSON body, or throws its message. */
+  async function get(path) {
+    const name = $("operator").value.trim() || "support";
+    const res = await fetch(path, { headers: { Authorization: "Operator " + name } });
+    let body = null;
+    try {
+      body = await res.json();
+    } catch (_) {
+      body = null;
+    }
+    if (!res.ok) {
+      const kind = body && body.error ? body.error : "HTTP " + res.status;
+      const message = body && body.message ? body.message : res.statusText;
+      throw new Error(res.status + " " + kind + ": " + message);
+    }
+    return body;
+  }
+
+  // ---------------------------------------------------------------- player
+
+  let chart = null;
+
+  async function lookUp(id) {
+    id = (id || "").trim();
+    if (!id) return;
+    $("player-id").value = id;
+    status("Looking up " + id + " …");
+    try {
+      const o = await get("/v1/operator/players/" + encodeURIComponent(id));
+      showPlayer(o);
+      status("");
+    } catch (e) {
+      $("player").hidden = true;
+      status(e.message, true);
+    }
+  }
+
+  function showPlayer(o) {
+    $("player").hidden = false;
+    $("player-title").textContent = o.player_id + " · as of " + instant(o.as_of) + " UTC";
+
+    const games = $("games").tBodies[0];
+    clear(games);
+    for (const g of o.games) {
+      const r = g.rank;
+      const tr = row([
+        g.game,
+        g.balance === null ? "no account" : g.balance_shown,
+        r ? r.rank_name_en + " (" + r.rank_id + ")" : "",
+        r ? r.badge : "",
+        g.ledger.length,
+      ]);
+      tr.dataset.game = g.game;
+      if (g.balance === null) tr.className = "muted";
+      games.appendChild(tr);
+    }
+
+    const places = $("places").tBodies[0];
+    clear(places);
+    for (const p of o.boards) {
+      const tr = row([p.board, p.period, p.rank === undefined ? "no entry" : p.rank, p.value_shown]);
+      tr.dataset.board = p.board;
+      places.appendChild(tr);
+    }
+
+    const ledger = $("ledger").tBodies[0];
+    clear(ledger);
+    const all = [];
+    for (const g of o.games) for (const e of g.ledger) all.push(Object.assign({ game: g.game }, e));
+    all.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+    for (const e of all) {
+      const applied = el("span", signed(e.applied), e.floored ? "floored" : "");
+      if (e.floored) applied.title = "cut by the floor at zero (SG-7)";
+      const tr = row([
+        instant(e.at),
+        e.game,
+        e.source,
+        e.source_id,
+        e.rule,
+        signed(e.nominal),
+        applied,
+        e.balance_after.toLocaleString("en-US"),
+      ]);
+      tr.dataset.source = e.source_id;
+      ledger.appendChild(tr);
+    }
+    if (all.length === 0) ledger.appendChild(row(["no ledger entries"]));
+
+    const matches = $("matches").tBodies[0];
+    clear(matches);
+    for (const m of o.matches) matches.appendChild(matchRow(m));
+    if (o.matches.length === 0) matches.appendChild(row(["no matches"]));
+
+    drawChart(o);
+  }
+
+  /** One match result (Seega, Dots and Boxes or Minesweeper) as a row. */
+  function matchRow(m) {
+    const players = (m.players || []).map((p) => {
+      if (p.boxes !== undefined) return p.player_id + ": " + p.boxes + " boxes, " + p.rating_before + "→" + p.rating_after;
+      if (p.score !== undefined) return p.player_id + ": score " + p.score + ", " + p.rating_before + "→" + p.rating_after;
+      const side = p.side || "void";
+      let pts = p.points_shown !== undefined ? " " + p.points_shown : "";
+      // The floor (SG-7) cut the loss: say what was applied.
+      if (typeof p.applied === "number" && typeof p.points === "number" && p.applied !== p.points) {
+        pts += " (applied " + signed(p.applied) + ")";
+      }
+      const after = p.balance_after !== undefined ? " → " + p.balance_after : "";
+      return p.player_id + ": " + side + pts + after;
+    });
+    let outcome = "";
+    if (m.status) outcome = m.status + (m.void_reason ? " (" + m.void_reason + ")" : "");
+    else if (m.outcome !== undefined) {
+      outcome = m.outcome === "draw" ? "draw" : "win: " + ((m.players || [])[m.outcome.win] || {}).player_id;
+    } else if (m.decided !== undefined) {
+      outcome = m.decided === "draw" ? "draw" : "win: " + ((m.players || [])[m.decided.win.player] || {}).player_id + " (" + m.decided.win.kind + ")";
+    }
+    if (m.rated === false) outcome += " · not rated";
+    return row([m.match_id, m.game, instant(m.ended_at), outcome, players.join(" · ")]);
+  }
+
+  /** The balance over time, one stepped line per game with entries (uPlot, if installed). */
+  function drawChart(o) {
+    const box = $("chart");
+    if (chart) {
+      chart.destroy();
+      chart = null;
+    }
+    clear(box);
+    const games = o.games.filter((g) => g.series.length > 0);
+    if (games.length === 0) {
+      box.appendChild(el("p", "No ledger entries: nothing to chart.", "muted"));
+      return;
+    }
+    if (typeof window.uPlot !== "function") {
+      const p = el("p", "The chart library is not installed: run ", "muted");
+      p.appendChild(el("code", "scripts/console-assets"));
+      p.appendChild(document.createTextNode(" and reload (podium serve reads it from PODIUM_CONSOLE_ASSETS, default console/vendor)."));
+      box.appendChild(p);
+      return;
+    }
+    // One x axis (seconds): every instant of every game; each series holds its
+    // balance at its own instants and is stepped across the others.
+    const xs = Array.from(new Set(games.flatMap((g) => g.series.map((p) => p.at_ms / 1000)))).sort((a, b) => a - b);
+    const index = new Map(xs.map((x, i) => [x, i]));
+    const colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
+    const data = [xs];
+    const series = [{}];
+    games.forEach((g, i) => {
+      const ys = new Array(xs.length).fill(null);
+      for (const p of g.series) ys[index.get(p.at_ms / 1000)] = p.balance;
+      data.push(ys);
+      series.push({
+        label: g.game,
+        stroke: colours[i % colours.length],
+        width: 2,
+        spanGaps: true,
+        paths: uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        points: { show: true, size: 7 },
+      });
+    });
+    const width = Math.max(320, Math.min(box.clientWidth || 900, 1100));
+    const opts = {
+      width: width,
+      height: 260,
+      series: series,
+      scales: { x: { time: true } },
+      axes: [{}, { label: "balance" }],
+    };
+    // Instants in UTC, as everywhere else on the page.
+    if (typeof uPlot.tzDate === "function") opts.tzDate = (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC");
+    chart = new uPlot(opts, data, box);
+  }
+
+  // ---------------------------------------------------------------- boards
+
+  let nextCursor = null;
+  let current = null; // {board, period, limit}
+
+  function boardName() {
+    const picked = $("board-select").value;
+    return picked !== "" ? picked : $("board-other").value.trim();
+  }
+
+  async function loadBoard(cursor) {
+    const board = cursor ? current.board : boardName();
+    if (!board) return status("Name a board", true);
+    const period = cursor ? current.period : $("period").value.trim();
+    const limit = cursor ? current.limit : $("limit").value;
+    const q = new URLSearchParams({ limit: limit });
+    if (period) q.set("period", period);
+    if (cursor) q.set("cursor", cursor);
+    status("Reading " + board + " …");
+    try {
+      const page = await get("/v1/operator/leaderboards/" + encodeURIComponent(board) + "?" + q.toString());
+      current = { board: board, period: period, limit: limit };
+      showPage(page, !!cursor);
+      status("");
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
+  function showPage(page, more) {
+    const tbody = $("board-entries").tBodies[0];
+    clear(tbody);
+    for (const e of page.entries) {
+      const link = el("a", e.player_id);
+      link.href = "#";
+      link.addEventListener("click", (ev) => {
+        ev.preventDefault();
+        lookUp(e.player_id);
+        window.scrollTo(0, 0);
+      });
+      tbody.appendChild(row([e.rank, link, e.value_shown, e.badge || ""]));
+    }
+    if (page.entries.length === 0) tbody.appendChild(row(["no entries"]));
+    const p = page.period || {};
+    $("board-info").textContent =
+      page.board + " · period " + (p.period || "") + " (" + (p.kind || "") + ", " + (p.zone || "") + ")" +
+      " · " + (page.snapshot ? "snapshot " + page.snapshot : "live board") + " · as of " + instant(page.as_of) + " UTC" +
+      (more ? " · a following page" : "");
+    nextCursor = page.next_cursor || null;
+    $("next-page").disabled = !nextCursor;
+  }
+
+  // ---------------------------------------------------------------- wiring
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("lookup-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      lookUp($("player-id").value);
+    });
+    $("board-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      loadBoard(null);
+    });
+    $("next-page").addEventListener("click", () => {
+      if (nextCursor) loadBoard(nextCursor);
+    });
+    $("board-select").addEventListener("change", () => {
+      $("board-other-label").hidden = $("board-select").value !== "";
+    });
+  });
+})();

@@ -1,0 +1,213 @@
+"""The support console in a real headless Chromium (Selenium), against `podium serve`
+on a store seeded with tests/console/seed.jsonl (run by scripts/console-test).
+
+Environment: PODIUM_CONSOLE_URL (the server's base URL), PODIUM_CONSOLE_ARTIFACTS
+(where the screenshot goes), CHROMIUM (default /usr/bin/chromium), CHROMEDRIVER
+(default /usr/bin/chromedriver).
+
+Expected values follow from the seed (Seega points SG-1 … SG-9 with the floor SG-7,
+ranks SG-12, Quick Match points MJ-8):
+  alice: c-m1 +311 → 311, c-m3 +252 → 563, c-m4 −76 → 487; Quick Match c-qm1 +20 → 20
+  bob:   c-m1 −123 cut to 0 by the floor (SG-7), c-m2 +276 → 276, c-m6 +253 → 529
+  seega board: 1 bob 529, 2 alice 487, 3 carol 244, 4 dave 0
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BASE = os.environ.get("PODIUM_CONSOLE_URL", "http://127.0.0.1:8080").rstrip("/")
+ARTIFACTS = os.environ.get("PODIUM_CONSOLE_ARTIFACTS", "target/console-artifacts")
+MINUS = "\u2212"
+
+
+def make_driver(profile_dir):
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for arg in [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1900",
+        f"--user-data-dir={profile_dir}",
+    ]:
+        options.add_argument(arg)
+    service = Service(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(service=service, options=options)
+
+
+def cells(table_row):
+    return [td.text for td in table_row.find_elements(By.TAG_NAME, "td")]
+
+
+class ConsoleTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.profile = tempfile.TemporaryDirectory(prefix="podium-console-chromium-")
+        cls.driver = make_driver(cls.profile.name)
+        # A table re-rendered while a condition reads it: read it again.
+        cls.wait = WebDriverWait(cls.driver, 15, ignored_exceptions=(StaleElementReferenceException,))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.profile.cleanup()
+
+    def open_console(self):
+        self.driver.get(BASE + "/console")
+        self.wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+    def rows(self, table_id):
+        return self.driver.find_elements(By.CSS_SELECTOR, f"#{table_id} tbody tr")
+
+    def look_up(self, player):
+        d = self.driver
+        box = d.find_element(By.ID, "player-id")
+        box.clear()
+        box.send_keys(player)
+        d.find_element(By.ID, "lookup").click()
+
+    def wait_for_player(self, player):
+        self.wait.until(
+            lambda d: d.find_element(By.ID, "player").is_displayed()
+            and d.find_element(By.ID, "player-title").text.startswith(player + " ")
+        )
+
+    def test_1_page_loads_with_its_chart_library(self):
+        self.open_console()
+        d = self.driver
+        self.assertEqual(d.title, "podium support console")
+        self.assertEqual(d.find_element(By.ID, "operator").get_attribute("value"), "support")
+        self.assertEqual(d.execute_script("return typeof window.uPlot"), "function")
+
+    def test_2_player_lookup_shows_balances_ledger_places_matches_and_chart(self):
+        self.open_console()
+        self.look_up("alice")
+        self.wait_for_player("alice")
+        games = {r.get_attribute("data-game"): cells(r) for r in self.rows("games")}
+        self.assertEqual(games["seega"], ["seega", "487", "Member (member)", "1 star", "3"])
+        self.assertEqual(games["mahjong-rivals"], ["mahjong-rivals", "20", "", "", "1"])
+        self.assertEqual(games["dots-and-boxes"][1], "no account")
+
+        ledger = [cells(r) for r in self.rows("ledger")]
+        self.assertEqual(
+            ledger,
+            [
+                ["2026-11-05 21:30:00", "mahjong-rivals", "quick-match", "c-qm1", "MJ-8", "+20", "+20", "20"],
+                ["2026-11-05 10:20:00", "seega", "match", "c-m4", "SG-8", MINUS + "76", MINUS + "76", "487"],
+                ["2026-11-04 10:12:00", "seega", "match", "c-m3", "SG-8", "+252", "+252", "563"],
+                ["2026-11-02 10:05:00", "seega", "match", "c-m1", "SG-8", "+311", "+311", "311"],
+            ],
+        )
+
+        places = {r.get_attribute("data-board"): cells(r) for r in self.rows("places")}
+        self.assertEqual(places["seega"], ["seega", "all", "2", "487"])
+        self.assertEqual(places["dots-and-boxes"][2], "no entry")
+        self.assertEqual(
+            set(places), {"seega", "dots-and-boxes", "minesweeper", "mahjong-amr", "mahjong-weekly", "mahjong-daily"}
+        )
+
+        matches = [cells(r) for r in self.rows("matches")]
+        self.assertEqual([m[0] for m in matches], ["c-m4", "c-m3", "c-m1"])
+        self.assertIn("alice: loss " + MINUS + "76 → 487", matches[0][4])
+
+        charts = self.driver.find_elements(By.CSS_SELECTOR, "#chart canvas, #chart svg")
+        self.assertTrue(charts, "the balance chart is drawn")
+        self.assertGreater(charts[0].size["width"], 200)
+        legend = self.driver.find_element(By.ID, "chart").text
+        self.assertIn("seega", legend)
+        self.assertIn("mahjong-rivals", legend)
+
+        # The whole board beside the player, for the screenshot: every rank.
+        self.driver.find_element(By.ID, "load-board").click()
+        self.wait.until(lambda d: len(self.rows("board-entries")) == 4)
+        self.assertEqual(
+            [cells(r)[:3] for r in self.rows("board-entries")],
+            [["1", "bob", "529"], ["2", "alice", "487"], ["3", "carol", "244"], ["4", "dave", "0"]],
+        )
+
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        path = os.path.join(ARTIFACTS, "console.png")
+        self.assertTrue(self.driver.save_screenshot(path), path)
+        print(f"screenshot: {path}", file=sys.stderr)
+
+    def test_3_floor_is_shown_and_unknown_players_are_reported(self):
+        self.open_console()
+        self.look_up("bob")
+        self.wait_for_player("bob")
+        first = [r for r in self.rows("ledger") if r.get_attribute("data-source") == "c-m1"]
+        self.assertEqual(len(first), 1)
+        self.assertEqual(cells(first[0])[5:], [MINUS + "123", "0", "0"])
+        self.assertEqual(first[0].find_element(By.CSS_SELECTOR, ".floored").text, "0")
+        played = {cells(r)[0]: cells(r)[4] for r in self.rows("matches")}
+        self.assertIn("bob: loss " + MINUS + "123 (applied 0) → 0", played["c-m1"])
+
+        self.look_up("nobody")
+        self.wait.until(lambda d: "404" in d.find_element(By.ID, "status").text)
+        self.assertIn("not_found", self.driver.find_element(By.ID, "status").text)
+        self.assertFalse(self.driver.find_element(By.ID, "player").is_displayed())
+
+        # Markup in an id stays text: nothing is parsed, nothing runs.
+        self.look_up('<img src=x onerror="document.title=1">')
+        self.wait.until(lambda d: "404" in d.find_element(By.ID, "status").text)
+        self.assertEqual(self.driver.title, "podium support console")
+        self.assertFalse(self.driver.find_elements(By.CSS_SELECTOR, "#status img, main img"))
+
+    def test_3b_without_the_chart_library_the_chart_area_says_how_to_install_it(self):
+        self.open_console()
+        self.driver.execute_script("window.uPlot = undefined")
+        self.look_up("alice")
+        self.wait_for_player("alice")
+        chart = self.driver.find_element(By.ID, "chart")
+        self.assertIn("scripts/console-assets", chart.text)
+        self.assertFalse(chart.find_elements(By.CSS_SELECTOR, "canvas"))
+        self.assertEqual(len(self.rows("ledger")), 4, "the rest of the page works")
+
+    def test_4_board_pages_with_ranks_and_next_page(self):
+        self.open_console()
+        d = self.driver
+        Select(d.find_element(By.ID, "board-select")).select_by_visible_text("seega")
+        Select(d.find_element(By.ID, "limit")).select_by_visible_text("10")
+        d.execute_script("document.getElementById('limit').add(new Option('2', '2', true, true))")
+        d.find_element(By.ID, "load-board").click()
+        self.wait.until(lambda d: len(self.rows("board-entries")) == 2 and cells(self.rows("board-entries")[0])[0] == "1")
+        page = [cells(r) for r in self.rows("board-entries")]
+        self.assertEqual(page, [["1", "bob", "529", "1 star"], ["2", "alice", "487", "1 star"]])
+        self.assertIn("period all", d.find_element(By.ID, "board-info").text)
+        nxt = d.find_element(By.ID, "next-page")
+        self.assertTrue(nxt.is_enabled())
+        nxt.click()
+        self.wait.until(lambda d: cells(self.rows("board-entries")[0])[0] == "3")
+        page = [cells(r) for r in self.rows("board-entries")]
+        self.assertEqual(page, [["3", "carol", "244", "1 star"], ["4", "dave", "0", "1 star"]])
+        self.assertFalse(d.find_element(By.ID, "next-page").is_enabled(), "the last page")
+        # A player on the page opens their overview.
+        d.find_element(By.LINK_TEXT, "carol").click()
+        self.wait_for_player("carol")
+
+    def test_5_operator_header_is_required(self):
+        self.open_console()
+        d = self.driver
+        # A name the API refuses (not a valid id): 401, reported on the page.
+        op = d.find_element(By.ID, "operator")
+        op.clear()
+        op.send_keys("bad name!")
+        self.look_up("alice")
+        self.wait.until(lambda d: "401" in d.find_element(By.ID, "status").text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
