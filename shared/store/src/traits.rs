@@ -41,6 +41,11 @@ pub trait SettleStore: SourceStore {
         day: &str,
     ) -> Result<Option<Claim>, StoreError>;
 
+    /// Whether `player_id` was deleted (GM-6): their tombstone
+    /// ([`crate::tombstone_key`]) exists (strongly consistent). Commits check it
+    /// themselves; this read only lets a refusal name GM-6.
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError>;
+
     /// Writes a settlement whole, or nothing (see [`Commit`]).
     ///
     /// Sending the same commit again (same attempt and plan) after a reply was lost

@@ -33,9 +33,9 @@ use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, DeleteRequest, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest, ReturnConsumedCapacity,
-    ScalarAttributeType, Select, TransactWriteItem, Update, WriteRequest,
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, DeleteRequest, GlobalSecondaryIndex,
+    KeySchemaElement, KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest,
+    ReturnConsumedCapacity, ScalarAttributeType, Select, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
@@ -51,7 +51,8 @@ pub use usage::{Usage, UsageSnapshot};
 use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{
-    balance_board, board_game, check_key, Balance, BoardKey, Item, ItemKey, SortKeyRange, BOARD_SHARDS,
+    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, SortKeyRange,
+    BOARD_SHARDS,
 };
 use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore};
 use items::{
@@ -426,6 +427,19 @@ impl DynamoStore {
                 .map_err(build)?;
             out.push(TransactWriteItem::builder().update(update).build());
         }
+        // GM-6: no write for a player whose deletion has begun.
+        for player in c.players() {
+            let key = tombstone_key(player);
+            check_key(&key.pk, &key.sk)?;
+            let check = ConditionCheck::builder()
+                .table_name(&self.table)
+                .key("pk", s(key.pk))
+                .key("sk", s(key.sk))
+                .condition_expression("attribute_not_exists(pk)")
+                .build()
+                .map_err(build)?;
+            out.push(TransactWriteItem::builder().condition_check(check).build());
+        }
         Ok(out)
     }
 
@@ -659,6 +673,11 @@ impl SettleStore for DynamoStore {
             })
         })
         .transpose()
+    }
+
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        let key = tombstone_key(player_id);
+        Ok(self.get_raw(key.pk, key.sk, true).await?.is_some())
     }
 
     async fn commit(&self, c: &Commit) -> Result<CommitOutcome, StoreError> {

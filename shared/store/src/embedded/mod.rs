@@ -24,7 +24,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
-use crate::model::{balance_board, board_game, check_key, Balance, BoardKey, Item, ItemKey, SortKeyRange};
+use crate::model::{
+    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, SortKeyRange,
+};
 use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore};
 
 /// Items by key: `source/{kind}/{id}`, `balance/{game}/{player}`,
@@ -235,6 +237,16 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
         let key = claim_key(&claim.player_id, claim.game, &claim.kind, &claim.day);
         if items.get(key.as_str())?.is_some() {
             return Ok(CommitOutcome::ClaimTaken(i));
+        }
+    }
+    // GM-6: no write for a player whose deletion has begun (DynamoDB's guards).
+    let players = c.players();
+    if !players.is_empty() {
+        let blobs = txn.open_table(BLOBS)?;
+        for player in players {
+            if blobs.get(blob_key(&tombstone_key(player)).as_str())?.is_some() {
+                return Ok(CommitOutcome::PlayerDeleted(player.to_string()));
+            }
         }
     }
     let mut old_balances = Vec::new();
@@ -448,6 +460,10 @@ impl SettleStore for EmbeddedStore {
     ) -> Result<Option<Claim>, StoreError> {
         let txn = self.db.begin_read()?;
         read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day)
+    }
+
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        Ok(self.get_item(&tombstone_key(player_id), true).await?.is_some())
     }
 
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
