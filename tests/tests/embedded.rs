@@ -33,3 +33,4 @@ async fn batched_settlement_equals_line_by_line() {
 podium_tests::mahjong_tests!(podium_tests::fixtures::embedded);
 podium_tests::tournament_tests!(podium_tests::fixtures::embedded);
 podium_tests::dots_and_boxes_tests!(podium_tests::fixtures::embedded);
+podium_tests::deletion_tests!(podium_tests::fixtures::embedded);
