@@ -445,6 +445,65 @@ pub async fn gm6_interrupted_deletion_resumes<S: Store + ErasureStore + 'static>
     assert!(!ids(&page).contains(&"bob".to_string()), "{}", page.body);
 }
 
+/// GM-6 under a race: matches naming the player commit while the deletion runs. Each
+/// is either applied before the tombstone (and then erased with the rest) or refused
+/// naming GM-6; afterwards the player is on no live board and the store keeps nothing
+/// under them, and every other ledger still sums to its balance.
+pub async fn gm6_records_racing_the_deletion_leave_nothing<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    for p in ["bob", "o-0", "o-1", "o-2", "o-3"] {
+        seed_balance(&store, p, 5_000, 1_000).await;
+    }
+    let at = t("2027-07-19T05:00:00Z");
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let other = format!("o-{}", i % 4);
+            let (w, l) = if i % 2 == 0 {
+                ("bob", other.as_str())
+            } else {
+                (other.as_str(), "bob")
+            };
+            let r = rout(&format!("race-{i}"), w, l, at + chrono::Duration::seconds(i));
+            score_match(&store, &r, t(NOW)).await
+        }));
+    }
+    let deleting = {
+        let store = store.clone();
+        tokio::spawn(async move { delete_player(&store, "bob", t(NOW)).await })
+    };
+    let mut applied = 0;
+    for task in tasks {
+        match task.await.expect("task") {
+            Ok(_) => applied += 1,
+            Err(ServiceError::Invalid(e)) => assert_eq!(e.rule, "GM-6", "{e}"),
+            Err(e) => panic!("neither applied nor refused under GM-6: {e:?}"),
+        }
+    }
+    let report = deleting.await.expect("task").expect("deleted");
+    assert!(!report.already_deleted);
+    // Whatever the interleaving, bob is gone from the live board and the store.
+    let board = podium_rules::board::BoardRef::all_time("seega");
+    let listed = store.board_after(&board, None, 100).await.expect("board");
+    assert!(!listed.iter().any(|s| s.player_id == "bob"), "{listed:?}");
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    let holdings = store.holdings("bob").await.expect("holdings");
+    assert!(holdings.is_empty(), "{holdings:?} ({applied} applied)");
+    for p in ["o-0", "o-1", "o-2", "o-3"] {
+        let sum: i64 = store
+            .ledger_entries(Game::Seega, p)
+            .await
+            .expect("ledger")
+            .iter()
+            .map(|e| e.applied)
+            .sum();
+        let balance = store.get_balances(Game::Seega, &[p]).await.expect("balance")[0].points;
+        assert_eq!(sum, balance, "{p}");
+    }
+}
+
 #[macro_export]
 macro_rules! deletion_tests {
     ($make:path) => {
@@ -452,6 +511,7 @@ macro_rules! deletion_tests {
             gm6_deleted_player_absent_from_every_read,
             gm6_records_naming_a_deleted_player_are_refused,
             gm6_interrupted_deletion_resumes,
+            gm6_records_racing_the_deletion_leave_nothing,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
