@@ -218,6 +218,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     };
     if tomb.state == DELETED {
         report.already_deleted = true;
+        report.resumed = false;
         return Ok(report);
     }
     // 2. What the player holds; the boards and sources go into the tombstone first.

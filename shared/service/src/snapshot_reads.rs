@@ -293,8 +293,9 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     };
     // q: snapshot entries listed before the live key; read every page of q − n − 1 … q + n.
     let q = holding.first_position + holding.entries.iter().filter(|e| before_me(e)).count() as u64;
-    // Entries of deleted players (GM-6) are left out below: read that many more.
-    let slack = p.erased.len() as u64;
+    // Entries of deleted players (GM-6) are left out below: read a few more (at most
+    // n + 1 each side, so many deletions cannot make around-me read many pages).
+    let slack = (p.erased.len() as u64).min(n as u64 + 1);
     let lo = q.saturating_sub(n as u64 + 1 + slack);
     let hi = q + n as u64 + 1 + slack;
     read.insert(holding.number, holding);
