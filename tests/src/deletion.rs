@@ -317,9 +317,41 @@ pub async fn gm6_deleted_player_absent_from_every_read<S: Store + ErasureStore +
     // Deleting again: nothing to do.
     let again = delete_player(&store, "bob", t(NOW)).await.expect("idempotent");
     assert!(again.already_deleted, "{again:?}");
+    // A walk of the old snapshot, started before the next refresh: its pointer is
+    // replaced, and the new one still names bob as erased, so the rest of the old
+    // snapshot leaves him out too.
+    let first = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
+        t(NOW),
+    )
+    .await;
+    let pinned = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let old_snapshot = first.body["snapshot"].clone();
     // The next refresh re-ranks the boards without him.
     tick(&store, Job::Refresh, "2027-07-19T06:05:00Z").await;
     ctx.cache.forget();
+    let mut rest = ids(&first);
+    let mut cursor = Some(pinned);
+    while let Some(c) = cursor.take() {
+        let page = api::handle(
+            &store,
+            &ctx,
+            &get(
+                "/v1/leaderboards/seega",
+                "alice",
+                &[("limit", "1"), ("cursor", &c)],
+            ),
+            t(NOW),
+        )
+        .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert_eq!(page.body["snapshot"], old_snapshot, "{}", page.body);
+        rest.extend(ids(&page));
+        cursor = page.body["next_cursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(rest, expected, "the old snapshot, without bob");
     let page = api::handle(&store, &ctx, &get("/v1/leaderboards/seega", "alice", &[]), t(NOW)).await;
     assert!(!ids(&page).contains(&"bob".to_string()), "{}", page.body);
     let ranks: Vec<u64> = page.body["entries"]
