@@ -6,7 +6,7 @@ use std::sync::Arc;
 use podium_service::config::{self, LocalStore};
 use podium_store::dynamo::DynamoStore;
 use podium_store::embedded::EmbeddedStore;
-use podium_store::Store;
+use podium_store::{ErasureStore, Store};
 
 use crate::error::CliError;
 
@@ -52,6 +52,26 @@ pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {
                     .map_err(|e| CliError::unreachable(&endpoint, e))?;
             }
             Ok(Arc::new(store))
+        }
+    }
+}
+
+/// What deleting a player needs of a store (GM-6): every capability and erasure.
+pub trait Deletable: Store + ErasureStore {}
+impl<T: Store + ErasureStore> Deletable for T {}
+
+/// The configured store, for `podium delete-player` (on DynamoDB the table must exist).
+pub async fn open_deletable() -> Result<Arc<dyn Deletable>, CliError> {
+    match config::local_store() {
+        LocalStore::Embedded(path) => {
+            tracing::info!(path = %path.display(), "embedded store");
+            Ok(Arc::new(EmbeddedStore::open(&path)?))
+        }
+        LocalStore::Dynamo { endpoint, table } => {
+            tracing::info!(%endpoint, %table, "DynamoDB store");
+            let timeouts = config::dynamodb_timeouts()?;
+            let aws = podium_store::aws::local_sdk_config().await;
+            Ok(Arc::new(DynamoStore::from_sdk_config(&aws, table, &timeouts)))
         }
     }
 }

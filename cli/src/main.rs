@@ -95,6 +95,14 @@ enum Command {
         /// "multiplier", "prizes": [...], "champions"}`.
         file: PathBuf,
     },
+    /// Operator: delete a player (GM-6, account removal): off every board, snapshot and
+    /// period, their ledger and others' results anonymised, later records naming them
+    /// refused. Safe to run again: it finishes an interrupted deletion, and says so
+    /// when the player was deleted before (exit 0 either way).
+    DeletePlayer {
+        /// The player's id (the JWT `sub` the API knows them by).
+        player_id: String,
+    },
     /// Write realistic match records (JSON lines) to stdout: Seega matches, or Mahjong
     /// Rivals level completions and Quick Matches.
     Generate {
@@ -245,6 +253,46 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 state.tournament.starts_at,
                 state.tournament.ends_at,
                 state.tournament.tournament_id
+            );
+            Ok(())
+        }
+        Command::DeletePlayer { player_id } => {
+            let store = local_store::open_deletable().await?;
+            let r = podium_service::deletion::delete_player(store.as_ref(), &player_id, chrono::Utc::now())
+                .await
+                .map_err(|e| match e {
+                    e @ podium_service::ServiceError::BadRequest { .. } => CliError::Refused(e),
+                    other => CliError::Service(other),
+                })?;
+            if r.already_deleted {
+                println!(
+                    "{player_id} was already deleted (GM-6): nothing to do; shown as {}",
+                    r.pseudonym
+                );
+                return Ok(());
+            }
+            println!(
+                "deleted {player_id} (GM-6){}: {} balances and {} period-board entries removed, \
+                 {} ledger entries moved to {}, {} claims and {} state items removed, \
+                 {} results anonymised, left out of the snapshots of {} boards{}",
+                if r.resumed {
+                    ", finishing an earlier run"
+                } else {
+                    ""
+                },
+                r.balances,
+                r.entries,
+                r.ledger_entries,
+                r.pseudonym,
+                r.claims,
+                r.states,
+                r.results,
+                r.snapshots.len(),
+                if r.snapshots.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.snapshots.join(", "))
+                },
             );
             Ok(())
         }

@@ -539,3 +539,41 @@ fn rewards_walk_through() {
     assert_eq!(json(&bonus_again.1)["claimed_now"], false);
     assert_eq!(json(&me.1)["balance"], 311 + 40, "{}", me.1);
 }
+
+/// GM-6: `podium delete-player` removes a player and says what it removed; run again
+/// it says they were already deleted (exit 0 both times); a later record naming them
+/// is refused under GM-6.
+#[test]
+fn delete_player_removes_once_and_later_records_are_refused() {
+    let dir = data_dir("delete-player");
+    std::fs::write(dir.join("one.jsonl"), format!("{}\n", seed_record(24, 0))).expect("write");
+    assert!(podium(&dir, &["replay", "one.jsonl"], b"").status.success());
+    let out = podium(&dir, &["delete-player", "winner"], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("deleted winner (GM-6)"), "{text}");
+    assert!(text.contains("1 balances"), "{text}");
+    assert!(text.contains("1 results anonymised"), "{text}");
+    let again = podium(&dir, &["delete-player", "winner"], b"");
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(text.contains("already deleted"), "{text}");
+    let mut later = seed_record(16, 8);
+    later["match_id"] = json!("after-deletion");
+    std::fs::write(dir.join("later.jsonl"), format!("{later}\n")).expect("write");
+    let out = podium(&dir, &["replay", "later.jsonl"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refused     1"), "{text}");
+    assert!(text.contains("GM-6"), "{text}");
+    let bad = podium(&dir, &["delete-player", "not a valid id"], b"");
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

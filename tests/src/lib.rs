@@ -4,6 +4,7 @@
 pub mod billing;
 pub mod contract;
 pub mod counting;
+pub mod deletion;
 pub mod dots_and_boxes;
 pub mod faults;
 pub mod fixtures;

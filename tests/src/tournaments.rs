@@ -376,6 +376,7 @@ pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Sto
             }],
             ledger: Vec::new(),
             marks: Vec::new(),
+            named: Vec::new(),
         };
         store.commit(&seed).await.expect("seed");
         send(

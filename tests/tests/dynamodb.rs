@@ -9,6 +9,7 @@ podium_tests::mahjong_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::tournament_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::dots_and_boxes_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::operator_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::deletion_tests!(podium_tests::fixtures::dynamodb);
 
 /// Refresh snapshots' pages carry the TTL attribute (a day after `as_of`); a frozen
 /// period's `final` pages never expire.

@@ -34,3 +34,4 @@ podium_tests::mahjong_tests!(podium_tests::fixtures::embedded);
 podium_tests::tournament_tests!(podium_tests::fixtures::embedded);
 podium_tests::dots_and_boxes_tests!(podium_tests::fixtures::embedded);
 podium_tests::operator_tests!(podium_tests::fixtures::embedded);
+podium_tests::deletion_tests!(podium_tests::fixtures::embedded);

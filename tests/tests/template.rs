@@ -123,3 +123,42 @@ fn every_api_route_is_deployed() {
         assert!(found, "{method} {path} is not in template.yaml");
     }
 }
+
+/// Every function has alarms on its errors and its throttles, and the dead-letter
+/// queue's depth has one; every alarm notifies the alarm topic.
+#[test]
+fn every_function_and_the_dead_letter_queue_are_alarmed() {
+    let text = template();
+    let blocks = resources(&text);
+    let functions: Vec<&String> = blocks
+        .iter()
+        .filter(|(_, lines)| {
+            lines
+                .iter()
+                .any(|l| l.trim() == "Type: AWS::Serverless::Function")
+        })
+        .map(|(id, _)| id)
+        .collect();
+    assert!(functions.len() >= 8, "{functions:?}");
+    let alarm_on = |metric: &str, target: &str| {
+        blocks.iter().any(|(_, lines)| {
+            let has = |s: &str| lines.iter().any(|l| l.trim() == s);
+            has("Type: AWS::CloudWatch::Alarm")
+                && has(&format!("MetricName: {metric}"))
+                && has(target)
+                && has("- !Ref AlarmTopic")
+        })
+    };
+    for f in functions {
+        for metric in ["Errors", "Throttles"] {
+            assert!(
+                alarm_on(metric, &format!("Value: !Ref {f}")),
+                "no {metric} alarm on {f}"
+            );
+        }
+    }
+    assert!(alarm_on(
+        "ApproximateNumberOfMessagesVisible",
+        "Value: !GetAtt MatchesDeadLetterQueue.QueueName"
+    ));
+}

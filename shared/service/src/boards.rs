@@ -14,7 +14,7 @@ use podium_rules::game::Game;
 use podium_rules::leaderboard::{RankCounter, Standing};
 use podium_rules::seega::rank::rank_for;
 use podium_rules::seega::result::MatchResult;
-use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, SourceStore};
+use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, SettleStore, SourceStore};
 use serde::Serialize;
 
 use crate::cursor::{Cursor, CursorKey};
@@ -295,13 +295,19 @@ impl BoardPlace {
     }
 }
 
-/// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read.
-pub async fn profile<S: BoardStore + ?Sized>(
+/// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read; a
+/// second (the tombstone) when the caller has no balance: a deleted player
+/// (GM-6) gets [`ServiceError::NotFound`].
+pub async fn profile<S: BoardStore + SettleStore + ?Sized>(
     store: &S,
     game: Game,
     player_id: &str,
 ) -> Result<Profile, ServiceError> {
-    let balance = store.get_balance(game, player_id).await?.map_or(0, |b| b.points);
+    let balance = match store.get_balance(game, player_id).await? {
+        Some(b) => b.points,
+        None if store.is_deleted(player_id).await? => return Err(deleted_player()),
+        None => 0,
+    };
     let r = rank_for(balance);
     Ok(Profile {
         player_id: player_id.to_string(),
@@ -313,6 +319,11 @@ pub async fn profile<S: BoardStore + ?Sized>(
         rank_name_en: r.name_en,
         badge: r.badge,
     })
+}
+
+/// What a deleted player's own reads answer (GM-6): 404.
+pub fn deleted_player() -> ServiceError {
+    ServiceError::NotFound("no such player (account removed)".to_string())
 }
 
 /// A finished match's result as its players see it: a Seega match, a Dots and Boxes

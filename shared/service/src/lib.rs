@@ -7,6 +7,7 @@ pub mod boards;
 pub mod changes;
 pub mod config;
 pub mod cursor;
+pub mod deletion;
 pub mod error;
 pub mod generate;
 pub mod generate_mahjong;

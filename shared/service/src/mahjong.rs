@@ -47,6 +47,15 @@ impl Source for QuickMatchSource<'_> {
         }
     }
 
+    fn named_players(&self) -> Vec<String> {
+        self.m.players.iter().map(|p| p.player_id.clone()).collect()
+    }
+
+    fn player_field(&self, player_id: &str) -> String {
+        let i = self.m.players.iter().position(|p| p.player_id == player_id);
+        format!("players[{}].player_id", i.unwrap_or(0))
+    }
+
     fn plan(&self, read: &ReadState) -> Result<Planned<QuickMatchResult>, ServiceError> {
         let balances: Vec<i64> = self
             .m
@@ -159,6 +168,15 @@ impl Source for ArenaSource<'_> {
     /// SHA-256 of the record's canonical JSON (its fields in declaration order).
     fn content_hash(&self) -> String {
         hex_sha256(&serde_json::to_string(self.a).unwrap_or_default())
+    }
+
+    fn named_players(&self) -> Vec<String> {
+        self.a.players.clone()
+    }
+
+    fn player_field(&self, player_id: &str) -> String {
+        let i = self.a.players.iter().position(|p| p == player_id);
+        format!("players[{}]", i.unwrap_or(0))
     }
 
     fn reads(&self) -> Reads {

@@ -1,7 +1,10 @@
 //! Top pages of the current snapshots, rendered once (LB-3, LB-5): the JSON body of
 //! `GET /v1/leaderboards/{board}?limit=L` is the same for every caller until the
 //! board's current snapshot or its period changes, so each (board, period, snapshot,
-//! limit) is serialised once and its bytes are shared by every later request.
+//! limit) is serialised once and its bytes are shared by every later request. The
+//! snapshot is named by [`crate::snapshot::Published::render_key`]: its id, and its
+//! revision once a player deletion (GM-6) changed what it shows, so a body rendered
+//! before the deletion is not served after it.
 //!
 //! A slot per board and period holds the bodies of one snapshot: a newer snapshot
 //! (or a changed period clock) empties the slot. At most

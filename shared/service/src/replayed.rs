@@ -51,6 +51,15 @@ impl<M: Serialize, R: Serialize + DeserializeOwned> Source for RatedSource<'_, M
         }
     }
 
+    fn named_players(&self) -> Vec<String> {
+        self.players.iter().map(|p| p.to_string()).collect()
+    }
+
+    fn player_field(&self, player_id: &str) -> String {
+        let i = self.players.iter().position(|p| *p == player_id);
+        format!("players[{}].player_id", i.unwrap_or(0))
+    }
+
     fn plan(&self, read: &ReadState) -> Result<Planned<R>, ServiceError> {
         let rating = |p: &str| {
             let b = read.balance(self.game, p);

@@ -333,11 +333,12 @@ pub async fn mahjong_profile<S: SettleStore + ?Sized>(
     player_id: &str,
     places: Vec<crate::boards::BoardPlace>,
 ) -> Result<MahjongProfile, ServiceError> {
-    let points = store
-        .get_balances(daily_bonus::GAME, &[player_id])
-        .await?
-        .first()
-        .map_or(0, |b| b.points);
+    let balance = store.get_balances(daily_bonus::GAME, &[player_id]).await?;
+    let points = balance.first().map_or(0, |b| b.points);
+    // GM-6: a deleted player has no balance; their profile is gone (404).
+    if balance.first().is_none_or(|b| b.version == 0) && store.is_deleted(player_id).await? {
+        return Err(crate::boards::deleted_player());
+    }
     let jokers = match store.get_state(player_id, daily_bonus::JOKERS_STATE).await? {
         None => 0,
         Some(state) => {

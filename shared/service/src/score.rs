@@ -68,6 +68,16 @@ impl Source for MatchSource {
         }
     }
 
+    /// A void match writes no balance but names both players (GM-6).
+    fn named_players(&self) -> Vec<String> {
+        self.m.players.iter().map(|p| p.player_id.clone()).collect()
+    }
+
+    fn player_field(&self, player_id: &str) -> String {
+        let i = self.m.players.iter().position(|p| p.player_id == player_id);
+        format!("players[{}].player_id", i.unwrap_or(0))
+    }
+
     fn plan(&self, read: &ReadState) -> Result<Planned<MatchResult>, ServiceError> {
         let before = [0, 1].map(|i| read.balance(self.m.game, &self.m.players[i].player_id).points);
         Ok(Planned::Write(settle_match(&self.m, &self.scoring, before)))

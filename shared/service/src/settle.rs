@@ -120,6 +120,30 @@ pub trait Source {
     fn repeats_are_common(&self) -> bool {
         false
     }
+
+    /// Players the source names whatever it writes (a void match names both players
+    /// and writes neither's balance): the commit checks none of them is deleted (GM-6).
+    /// By default none beyond those whose items it writes.
+    fn named_players(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The field of the source that names `player_id` (`players[1].player_id`), for
+    /// the GM-6 refusal of a source naming a deleted player. By default `player_id`.
+    fn player_field(&self, player_id: &str) -> String {
+        let _ = player_id;
+        "player_id".to_string()
+    }
+}
+
+/// The refusal of a source that names a deleted player (GM-6): permanent, nothing
+/// written. The message does not quote the id.
+pub fn deleted_player_refusal(field: String) -> ServiceError {
+    ServiceError::Invalid(podium_rules::RuleError::new(
+        field,
+        "GM-6",
+        "names a deleted player (account removed); nothing was recorded",
+    ))
 }
 
 /// How settling ended.
@@ -150,7 +174,7 @@ impl<R> Settled<R> {
 }
 
 /// Settles `source` exactly once. Errors: [`ServiceError::Invalid`] (a refusal;
-/// nothing written), [`ServiceError::Conflict`] (same key, other content), and the
+/// nothing written; rule GM-6 when the source names a deleted player), [`ServiceError::Conflict`] (same key, other content), and the
 /// transient [`ServiceError::Store`] / [`ServiceError::Contended`].
 pub async fn settle<S: SettleStore + ?Sized, X: Source>(
     store: &S,
@@ -203,11 +227,16 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             Err(refusal) => {
                 return match store.get_source(&key).await? {
                     Some(stored) => stored_result(source, &hash, attempt, stored),
-                    None => Err(refusal),
+                    // A refusal because a player is gone (no balance) names GM-6 when
+                    // they were deleted.
+                    None => match deleted_among(store, source).await? {
+                        Some(player) => Err(deleted_player_refusal(source.player_field(&player))),
+                        None => Err(refusal),
+                    },
                 };
             }
         };
-        let commit = to_commit(
+        let mut commit = to_commit(
             store,
             &key,
             &hash,
@@ -218,6 +247,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             settlement,
         )
         .await?;
+        commit.0.named = source.named_players();
         match send(store, &commit.0).await? {
             CommitOutcome::Committed => return Ok(Settled::Applied(commit.1)),
             CommitOutcome::SourceExists => {
@@ -228,11 +258,42 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             }
             CommitOutcome::ClaimTaken(_) => {}
             CommitOutcome::Contended => backoff(plan_no).await,
+            // GM-6: the commit checked the player's tombstone; nothing was written.
+            CommitOutcome::PlayerDeleted(player) => {
+                return Err(deleted_player_refusal(source.player_field(&player)))
+            }
         }
     }
     Err(ServiceError::Contended {
         attempts: MAX_ATTEMPTS,
     })
+}
+
+/// The first player `source` names or reads who was deleted (GM-6), if any: read only
+/// when the rules refused, so that the refusal names GM-6 rather than a missing account.
+async fn deleted_among<S: SettleStore + ?Sized, X: Source>(
+    store: &S,
+    source: &X,
+) -> Result<Option<String>, ServiceError> {
+    let reads = source.reads();
+    let mut players: Vec<String> = source.named_players();
+    let read = reads
+        .balances
+        .iter()
+        .map(|(_, p, _)| p)
+        .chain(reads.states.iter().map(|(p, _)| p))
+        .chain(reads.claims.iter().map(|(p, _, _, _)| p));
+    for p in read {
+        if !players.contains(p) {
+            players.push(p.clone());
+        }
+    }
+    for p in players {
+        if store.is_deleted(&p).await? {
+            return Ok(Some(p));
+        }
+    }
+    Ok(None)
 }
 
 fn stored_result<X: Source>(
@@ -404,6 +465,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             states,
             ledger: s.ledger,
             marks,
+            named: Vec::new(),
         },
         s.result,
     ))

@@ -255,9 +255,52 @@ pub struct Published {
     /// Server clock (ms) when this pointer was written.
     #[serde(default)]
     pub published_at_ms: i64,
+    /// Players deleted since snapshots of this board were taken (GM-6): readers leave
+    /// their entries out of every snapshot of the board (this one, older ones a cursor
+    /// pins). Carried to the next pointer for [`REFRESH_RETENTION_SECS`] (while an older
+    /// snapshot may still be read); a frozen `final` pointer keeps them for good.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub erased: Vec<Erased>,
+    /// Raised by one by each erasure into this pointer, so that what was rendered
+    /// from it before is not served again ([`Published::render_key`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub revision: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A player left out of a board's snapshots (GM-6): not their id, but
+/// [`crate::deletion::id_hash`] of it, and when (server clock, ms).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Erased {
+    #[serde(rename = "h")]
+    pub hash: String,
+    #[serde(rename = "t")]
+    pub at_ms: i64,
 }
 
 impl Published {
+    /// Whether readers must leave `player_id`'s entries out (GM-6).
+    pub fn hides(&self, player_id: &str) -> bool {
+        !self.erased.is_empty() && {
+            let h = crate::deletion::id_hash(player_id);
+            self.erased.iter().any(|e| e.hash == h)
+        }
+    }
+
+    /// What rendered top pages of this pointer are kept under
+    /// ([`crate::rendered::RenderedPages`]): the snapshot id, and its revision once a
+    /// deletion changed what it shows.
+    pub fn render_key(&self) -> String {
+        if self.revision == 0 {
+            self.id.clone()
+        } else {
+            format!("{}~r{}", self.id, self.revision)
+        }
+    }
+
     /// Whether reads of its pages must be strongly consistent at `now_ms` ([`FRESH_MS`]).
     pub fn fresh(&self, now_ms: i64) -> bool {
         now_ms - self.published_at_ms < FRESH_MS
@@ -796,6 +839,8 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             read_from_ms: done.read_from_ms.unwrap_or_default(),
             read_to_ms: done.read_to_ms.unwrap_or_default(),
             published_at_ms: 0,
+            erased: Vec::new(),
+            revision: 0,
         },
     )
     .await?;
@@ -822,12 +867,53 @@ async fn publish<S: ItemStore + ?Sized>(
             Some(item) => (Some(decode::<Published>(&key.sk, &item.body)?), item.version),
             None => (None, 0),
         };
-        if current.is_some_and(|c| c.layout == LAYOUT && c.as_of >= snapshot.as_of) {
+        if current
+            .as_ref()
+            .is_some_and(|c| c.layout == LAYOUT && c.as_of >= snapshot.as_of)
+        {
             return Ok(());
         }
         snapshot.published_at_ms = now_ms();
+        // GM-6: erasures stay while a snapshot taken before them may still be read
+        // (its entries may predate the deletion, even this run's: it may have read the
+        // board before the player's entries were removed).
+        let keep_from = snapshot.published_at_ms - REFRESH_RETENTION_SECS * 1000;
+        snapshot.erased = current
+            .map(|c| c.erased.into_iter().filter(|e| e.at_ms >= keep_from).collect())
+            .unwrap_or_default();
         if store.put_item_if(&key, &encode(&snapshot), version).await? {
             return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// Leaves `player_id` out of every snapshot of `board` from now on (GM-6): records
+/// them in the current pointer's [`Published::erased`] and raises its revision
+/// (conditional on the pointer's version, retried). `Ok(false)`: the board has no
+/// snapshot. Safe to repeat: an erasure already recorded changes nothing.
+pub async fn erase_player<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    player_id: &str,
+) -> Result<bool, ServiceError> {
+    let key = current_key(board);
+    let hash = crate::deletion::id_hash(player_id);
+    for _ in 0..10 {
+        let Some(item) = store.get_item(&key, true).await? else {
+            return Ok(false);
+        };
+        let mut p: Published = decode(&key.sk, &item.body)?;
+        if p.erased.iter().any(|e| e.hash == hash) {
+            return Ok(true);
+        }
+        p.erased.push(Erased {
+            hash: hash.clone(),
+            at_ms: now_ms(),
+        });
+        p.revision = p.revision.saturating_add(1);
+        if store.put_item_if(&key, &encode(&p), item.version).await? {
+            return Ok(true);
         }
     }
     Err(ServiceError::Contended { attempts: 10 })

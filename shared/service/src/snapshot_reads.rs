@@ -118,9 +118,15 @@ pub async fn top_page<S: ItemStore + ?Sized>(
 ) -> Result<Option<Page>, ServiceError> {
     let limit = limit as u64;
     let pinned = cursor.is_some();
+    // The current pointer says who was deleted since (GM-6), also for a pinned walk.
+    let current = match cursor {
+        Some(Cursor::Live { .. }) => return Ok(None),
+        _ => cache.current(store, board).await?,
+    };
+    let hidden = |player_id: &str| current.as_ref().is_some_and(|p| p.hides(player_id));
     let (walk, mut dir, start, start_offset) = match cursor {
         None => {
-            let Some(p) = cache.current(store, board).await? else {
+            let Some(p) = current.clone() else {
                 return Ok(None);
             };
             let walk = Walk {
@@ -176,14 +182,25 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     };
     // Consecutive pages until the request is covered: a page whose body is gone (a
     // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.
+    // Entries of deleted players (GM-6) are skipped, not counted.
     let mut start_pages: Vec<SnapshotPage> = Vec::new();
     let mut covered = 0u64;
     let mut number = start;
-    while covered < start_offset + limit {
+    while covered < limit {
         let Some(page) = dir.page(number).await? else {
             break;
         };
-        covered += page.entries.len() as u64;
+        let skip = if start_pages.is_empty() {
+            start_offset as usize
+        } else {
+            0
+        };
+        covered += page
+            .entries
+            .iter()
+            .skip(skip)
+            .filter(|e| !hidden(&e.player_id))
+            .count() as u64;
         start_pages.push(page);
         number += 1;
     }
@@ -201,7 +218,13 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             .skip(skip)
             .map(move |(j, e)| (pg, j, e))
     });
-    for (pg, j, e) in listed.take(limit as usize) {
+    let mut listed = listed.filter(|(_, _, e)| !hidden(&e.player_id)).peekable();
+    let mut entries_left = limit as usize;
+    while entries_left > 0 {
+        let Some((pg, j, e)) = listed.next() else {
+            break;
+        };
+        entries_left -= 1;
         entries.push(entry(
             board,
             podium_rules::leaderboard::Standing {
@@ -213,8 +236,14 @@ pub async fn top_page<S: ItemStore + ?Sized>(
         ));
         stop = Some((pg, j as u64 + 1));
     }
+    // More to list: a shown entry after the stop among the pages read, or entries
+    // after the last page read.
+    let read_to = start_pages
+        .last()
+        .map_or(0, |pg| pg.first_position + pg.entries.len() as u64);
+    let more = listed.peek().is_some() || read_to < walk.entries;
     let next_cursor = stop
-        .filter(|(pg, after)| pg.first_position + after < walk.entries)
+        .filter(|(pg, after)| more && pg.first_position + after < walk.entries)
         .map(|(pg, after)| walk.cursor(key, pg, after));
     Ok(Some(Page {
         board: board.board.clone(),
@@ -264,8 +293,11 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     };
     // q: snapshot entries listed before the live key; read every page of q − n − 1 … q + n.
     let q = holding.first_position + holding.entries.iter().filter(|e| before_me(e)).count() as u64;
-    let lo = q.saturating_sub(n as u64 + 1);
-    let hi = q + n as u64 + 1;
+    // Entries of deleted players (GM-6) are left out below: read a few more (at most
+    // n + 1 each side, so many deletions cannot make around-me read many pages).
+    let slack = (p.erased.len() as u64).min(n as u64 + 1);
+    let lo = q.saturating_sub(n as u64 + 1 + slack);
+    let hi = q + n as u64 + 1 + slack;
     read.insert(holding.number, holding);
     loop {
         let first = read.values().next().cloned();
@@ -311,7 +343,14 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         }
     };
     let better = rank_against(deciding.as_ref(), me.points) - 1;
-    let pages: Vec<SnapshotPage> = read.into_values().collect();
+    // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
+    let pages: Vec<SnapshotPage> = read
+        .into_values()
+        .map(|mut pg| {
+            pg.entries.retain(|e| !p.hides(&e.player_id));
+            pg
+        })
+        .collect();
     let stale = match pages
         .iter()
         .flat_map(|pg| &pg.entries)

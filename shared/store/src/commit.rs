@@ -14,7 +14,13 @@
 //! 6. ledger entries (GM-4), one per balance change;
 //! 7. change marks: items written whatever they hold, their version raised by one
 //!    (a board changed since its last snapshot: the refresh job reads them, and deletes
-//!    each at the version it read).
+//!    each at the version it read);
+//! 8. guards (GM-6): for each player the commit writes anything of
+//!    ([`Commit::players`]), the condition that the player's deletion tombstone
+//!    ([`crate::tombstone_key`]) does not exist. A commit that races a deletion either
+//!    lands before the tombstone (and the deletion, which reads the player's items
+//!    after writing it, removes what it wrote) or fails with
+//!    [`CommitOutcome::PlayerDeleted`].
 
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
@@ -144,10 +150,14 @@ pub struct Commit {
     pub states: Vec<StateWrite>,
     pub ledger: Vec<LedgerEntry>,
     pub marks: Vec<MarkWrite>,
+    /// Players the source names though the commit writes nothing of theirs (a void
+    /// match): guarded like the players it writes (GM-6, [`Commit::players`]).
+    pub named: Vec<String>,
 }
 
 impl Commit {
-    /// Items this commit writes (DynamoDB takes at most 100 in one transaction).
+    /// Items this commit writes or checks (DynamoDB takes at most 100 in one
+    /// transaction), guards included.
     pub fn items(&self) -> usize {
         1 + self.claims.len()
             + self.balances.len()
@@ -155,6 +165,30 @@ impl Commit {
             + self.states.len()
             + self.ledger.len()
             + self.marks.len()
+            + self.players().len()
+    }
+
+    /// The players this commit writes anything of (claims, balances, entries, states,
+    /// ledger entries), then those it only names ([`Commit::named`]), each once, in
+    /// order of first appearance: the players whose deletion tombstone it checks is
+    /// absent (GM-6, a guard each).
+    pub fn players(&self) -> Vec<&str> {
+        let named = self
+            .claims
+            .iter()
+            .map(|c| c.player_id.as_str())
+            .chain(self.balances.iter().map(|b| b.player_id.as_str()))
+            .chain(self.entries.iter().map(|e| e.player_id.as_str()))
+            .chain(self.states.iter().map(|s| s.player_id.as_str()))
+            .chain(self.ledger.iter().map(|l| l.player_id.as_str()))
+            .chain(self.named.iter().map(String::as_str));
+        let mut out: Vec<&str> = Vec::new();
+        for p in named {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
     }
 
     /// What the item at `index` of the commit's order is.
@@ -175,7 +209,7 @@ impl Commit {
             }
             start += len;
         }
-        Role::Mark
+        Role::Guard(index - start)
     }
 }
 
@@ -189,6 +223,8 @@ pub enum Role {
     State,
     Ledger,
     Mark,
+    /// The guard of the n-th of [`Commit::players`] (GM-6).
+    Guard(usize),
 }
 
 /// How a [`Commit`] ended.
@@ -204,6 +240,9 @@ pub enum CommitOutcome {
     /// exist does not), or another transaction held an item: nothing was written.
     /// Read again and retry.
     Contended,
+    /// This player (one of [`Commit::players`]) was deleted (GM-6): their tombstone
+    /// exists. Nothing was written; the source must be refused.
+    PlayerDeleted(String),
 }
 
 /// Cancellation reasons of a transaction, one per item in the commit's order, as
@@ -218,6 +257,12 @@ pub fn outcome_of_cancellation(commit: &Commit, reasons: &[&str]) -> Result<Comm
                 return Ok(CommitOutcome::SourceExists)
             }
             ("ConditionalCheckFailed", Role::Claim) => return Ok(CommitOutcome::ClaimTaken(i - 1)),
+            ("ConditionalCheckFailed", Role::Guard(n)) => {
+                let player = commit.players().get(n).map(|p| p.to_string());
+                return player
+                    .map(CommitOutcome::PlayerDeleted)
+                    .ok_or_else(|| format!("cancelled: {reasons:?}"));
+            }
             (
                 "None"
                 | "ConditionalCheckFailed"
@@ -279,6 +324,7 @@ mod tests {
                 })
                 .collect(),
             marks: Vec::new(),
+            named: Vec::new(),
         }
     }
 
@@ -286,10 +332,17 @@ mod tests {
     #[test]
     fn cancellation_reasons_by_item() {
         let c = commit(1, 1, 1);
-        assert_eq!(c.items(), 4);
+        assert_eq!(c.players(), ["p"]);
+        assert_eq!(c.items(), 5);
         assert_eq!(
-            [0, 1, 2, 3].map(|i| c.role(i)),
-            [Role::Source, Role::Claim, Role::Balance, Role::Ledger]
+            [0, 1, 2, 3, 4].map(|i| c.role(i)),
+            [
+                Role::Source,
+                Role::Claim,
+                Role::Balance,
+                Role::Ledger,
+                Role::Guard(0)
+            ]
         );
         let outcome = |r: &[&str]| outcome_of_cancellation(&c, r);
         // A retry of a commit that went through: the source record is there.
@@ -317,6 +370,17 @@ mod tests {
             Ok(CommitOutcome::Contended)
         );
         assert!(outcome(&["None", "ValidationError", "None", "None"]).is_err());
+        // GM-6: the player's tombstone exists (the balance check fails with it).
+        assert_eq!(
+            outcome(&[
+                "None",
+                "None",
+                "ConditionalCheckFailed",
+                "None",
+                "ConditionalCheckFailed"
+            ]),
+            Ok(CommitOutcome::PlayerDeleted("p".into()))
+        );
         // Without a separate source item the claim leads (the order of the review case).
         let c = Commit {
             claims: Vec::new(),

@@ -90,6 +90,14 @@ pub fn board_game(board: &podium_rules::board::BoardRef) -> Game {
     podium_rules::board::board_def(&board.board).map_or(Game::Seega, |d| d.game)
 }
 
+/// The item that marks `player_id` deleted (GM-6): partition key
+/// `DELETED#{player id}`, sort key `TOMBSTONE`; its body is the deletion's progress
+/// (written by `podium_service::deletion`). Every [`crate::Commit`] checks it is absent
+/// for each player it writes anything of.
+pub fn tombstone_key(player_id: &str) -> ItemKey {
+    ItemKey::new(format!("DELETED#{player_id}"), "TOMBSTONE")
+}
+
 /// The key of an [`Item`]: a partition key and a sort key (no `#` restrictions
 /// beyond what the caller builds; both are plain strings).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -41,6 +41,11 @@ pub trait SettleStore: SourceStore {
         day: &str,
     ) -> Result<Option<Claim>, StoreError>;
 
+    /// Whether `player_id` was deleted (GM-6): their tombstone
+    /// ([`crate::tombstone_key`]) exists (strongly consistent). Commits check it
+    /// themselves; this read only lets a refusal name GM-6.
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError>;
+
     /// Writes a settlement whole, or nothing (see [`Commit`]).
     ///
     /// Sending the same commit again (same attempt and plan) after a reply was lost
@@ -145,6 +150,53 @@ pub trait ItemStore: Send + Sync {
 pub trait PeriodStore: Send + Sync {
     /// A player's entry on `board` (a board in one period), if any (strongly consistent).
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError>;
+}
+
+/// What the store keeps under one player (GM-6): what a deletion removes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Holdings {
+    /// Games the player has a balance on (listed on the game's all-time board, if any).
+    pub balances: Vec<Game>,
+    /// Period boards (a board in one period) the player has an entry on.
+    pub entries: Vec<BoardRef>,
+    /// Every ledger entry of the player, all games.
+    pub ledger: Vec<LedgerEntry>,
+    /// Once-a-day claims and state items (streaks, inventories) held.
+    pub claims: usize,
+    pub states: usize,
+}
+
+impl Holdings {
+    /// Whether the store keeps nothing under the player.
+    pub fn is_empty(&self) -> bool {
+        self.balances.is_empty()
+            && self.entries.is_empty()
+            && self.ledger.is_empty()
+            && self.claims == 0
+            && self.states == 0
+    }
+}
+
+/// Erasing a player (GM-6, account removal). Only `podium_service::deletion` calls it,
+/// after the player's tombstone is in place, so no commit writes under the player
+/// meanwhile. Not part of [`Store`]: only the deletion entry points need it.
+#[async_trait]
+pub trait ErasureStore: Send + Sync {
+    /// Everything the store keeps under `player_id` (strongly consistent). DynamoDB:
+    /// one Query of the player's partition (paged). Embedded: a scan of the period
+    /// entries (the local store only).
+    async fn holdings(&self, player_id: &str) -> Result<Holdings, StoreError>;
+
+    /// Removes the player's balances and period entries (so from every live board),
+    /// claims and state items, and moves each ledger entry to `pseudonym`: the entry
+    /// with `player_id` replaced by `pseudonym`, and any occurrence of the id in its
+    /// `source_id` too (a daily bonus's id names its player). Safe to repeat and to
+    /// resume: the moved copy is written before the original is deleted.
+    async fn erase_holdings(&self, player_id: &str, pseudonym: &str) -> Result<(), StoreError>;
+
+    /// Replaces the result document of a settled source (an anonymised copy), keeping
+    /// its content hash and attempt. `Ok(false)`: no such source is stored.
+    async fn replace_source_result(&self, key: &SourceKey, result: &str) -> Result<bool, StoreError>;
 }
 
 /// Every capability: what the local binary and the contract tests use.

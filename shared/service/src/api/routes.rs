@@ -140,12 +140,15 @@ async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes
         Some(c) => Some(ctx.cursors.open(&board, c)?),
         None => None,
     };
-    // The top of the current snapshot, rendered once per snapshot (LB-5).
+    // The top of the current snapshot, rendered once per snapshot and revision (LB-5;
+    // a deletion raises the revision, GM-6).
+    let mut render_key = None;
     if cursor.is_none() {
         if let Some(current) = ctx.cache.current(store, &board).await? {
-            if let Some(body) = ctx.pages.get(&board, &current.id, limit, &clock) {
+            if let Some(body) = ctx.pages.get(&board, &current.render_key(), limit, &clock) {
                 return Ok(body);
             }
+            render_key = Some((current.id.clone(), current.render_key()));
         }
     }
     // The current snapshot when there is one, or the snapshot a cursor pins; the live
@@ -168,7 +171,9 @@ async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes
                 period: &clock,
             });
             if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
-                ctx.pages.put(&board, snapshot, limit, &clock, body.clone());
+                if let Some((_, key)) = render_key.as_ref().filter(|(id, _)| id == snapshot) {
+                    ctx.pages.put(&board, key, limit, &clock, body.clone());
+                }
             }
             return Ok(body);
         }

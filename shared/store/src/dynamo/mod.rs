@@ -32,10 +32,11 @@ use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, DeleteRequest, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest, ReturnConsumedCapacity,
-    ScalarAttributeType, Select, TransactWriteItem, Update, WriteRequest,
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, DeleteRequest, GlobalSecondaryIndex,
+    KeySchemaElement, KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest,
+    ReturnConsumedCapacity, ScalarAttributeType, Select, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
@@ -51,9 +52,12 @@ pub use usage::{Usage, UsageSnapshot};
 use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{
-    balance_board, board_game, check_key, Balance, BoardKey, Item, ItemKey, SortKeyRange, BOARD_SHARDS,
+    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, SortKeyRange,
+    BOARD_SHARDS,
 };
-use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore};
+use crate::traits::{
+    BoardStore, ErasureStore, Holdings, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore,
+};
 use items::{
     balance_sk, claim_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_sk, n, period_sk, player_pk,
     s, shard_id, source_pk, state_sk, EntryValues,
@@ -426,6 +430,19 @@ impl DynamoStore {
                 .map_err(build)?;
             out.push(TransactWriteItem::builder().update(update).build());
         }
+        // GM-6: no write for a player whose deletion has begun.
+        for player in c.players() {
+            let key = tombstone_key(player);
+            check_key(&key.pk, &key.sk)?;
+            let check = ConditionCheck::builder()
+                .table_name(&self.table)
+                .key("pk", s(key.pk))
+                .key("sk", s(key.sk))
+                .condition_expression("attribute_not_exists(pk)")
+                .build()
+                .map_err(build)?;
+            out.push(TransactWriteItem::builder().condition_check(check).build());
+        }
         Ok(out)
     }
 
@@ -659,6 +676,11 @@ impl SettleStore for DynamoStore {
             })
         })
         .transpose()
+    }
+
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        let key = tombstone_key(player_id);
+        Ok(self.get_raw(key.pk, key.sk, true).await?.is_some())
     }
 
     async fn commit(&self, c: &Commit) -> Result<CommitOutcome, StoreError> {
@@ -987,6 +1009,139 @@ impl LedgerStore for DynamoStore {
                 Some(k) if !k.is_empty() => start = Some(k),
                 _ => return Ok(out),
             }
+        }
+    }
+}
+
+impl DynamoStore {
+    /// Every item of the player's partition `PLAYER#{id}` (strongly consistent, paged).
+    async fn player_partition(&self, player_id: &str) -> Result<Vec<items::Item>, StoreError> {
+        let pk = player_pk(player_id);
+        check_key(&pk, "-")?;
+        let mut out = Vec::new();
+        let mut start = None;
+        loop {
+            let page = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :p")
+                .expression_attribute_values(":p", s(pk.clone()))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| self.fail("Query", e))?;
+            self.usage.record_read(page.consumed_capacity());
+            out.extend(page.items().iter().cloned());
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => return Ok(out),
+            }
+        }
+    }
+}
+
+/// A ledger entry moved to `pseudonym` (GM-6): its player and any mention of the
+/// player's id in its source id replaced.
+pub(crate) fn pseudonymised(e: &LedgerEntry, player_id: &str, pseudonym: &str) -> LedgerEntry {
+    LedgerEntry {
+        player_id: pseudonym.to_string(),
+        source_id: e.source_id.replace(player_id, pseudonym),
+        ..e.clone()
+    }
+}
+
+#[async_trait]
+impl ErasureStore for DynamoStore {
+    async fn holdings(&self, player_id: &str) -> Result<Holdings, StoreError> {
+        let mut out = Holdings::default();
+        for item in self.player_partition(player_id).await? {
+            let sk = get_s(&item, "sk")?;
+            if let Some(game) = sk.strip_prefix("BALANCE#") {
+                let game = Game::from_id(game).ok_or_else(|| StoreError::corrupt(sk, "unknown game"))?;
+                out.balances.push(game);
+            } else if let Some(board) = sk.strip_prefix("BOARD#") {
+                let (board, period) = board
+                    .split_once('@')
+                    .ok_or_else(|| StoreError::corrupt(sk, "not a board key"))?;
+                out.entries.push(BoardRef::new(board, period));
+            } else if sk.starts_with("LEDGER#") {
+                let raw = get_s(&item, "entry")?;
+                out.ledger
+                    .push(serde_json::from_str(raw).map_err(|e| StoreError::corrupt(sk, e))?);
+            } else if sk.starts_with("CLAIM#") {
+                out.claims += 1;
+            } else if sk.starts_with("STATE#") {
+                out.states += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    /// BatchWriteItem puts of the moved ledger entries, then BatchWriteItem deletes of
+    /// every item of the player's partition (the GSI entries go with them).
+    async fn erase_holdings(&self, player_id: &str, pseudonym: &str) -> Result<(), StoreError> {
+        let items = self.player_partition(player_id).await?;
+        let mut puts = Vec::new();
+        let mut deletes = Vec::new();
+        for item in &items {
+            let sk = get_s(item, "sk")?;
+            if sk.starts_with("LEDGER#") {
+                let raw = get_s(item, "entry")?;
+                let e: LedgerEntry = serde_json::from_str(raw).map_err(|err| StoreError::corrupt(sk, err))?;
+                let moved = pseudonymised(&e, player_id, pseudonym);
+                let entry = serde_json::to_string(&moved).map_err(|err| StoreError::corrupt("entry", err))?;
+                check_key(&player_pk(pseudonym), &ledger_sk(&moved))?;
+                let put = PutRequest::builder()
+                    .item("pk", s(player_pk(pseudonym)))
+                    .item("sk", s(ledger_sk(&moved)))
+                    .item("entry", s(entry))
+                    .item("at_ms", n(moved.at.timestamp_millis()))
+                    .item("applied", n(moved.applied))
+                    .build()
+                    .map_err(|err| errors::build("BatchWriteItem", err))?;
+                puts.push(WriteRequest::builder().put_request(put).build());
+            }
+            let delete = DeleteRequest::builder()
+                .key("pk", s(player_pk(player_id)))
+                .key("sk", s(sk))
+                .build()
+                .map_err(|err| errors::build("BatchWriteItem", err))?;
+            deletes.push(WriteRequest::builder().delete_request(delete).build());
+        }
+        self.batch_write(puts).await?;
+        self.batch_write(deletes).await
+    }
+
+    async fn replace_source_result(&self, key: &SourceKey, result: &str) -> Result<bool, StoreError> {
+        check_key(&source_pk(key), "RESULT")?;
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key("pk", s(source_pk(key)))
+            .key("sk", s("RESULT"))
+            .update_expression("SET #r = :r")
+            .expression_attribute_names("#r", "result")
+            .expression_attribute_values(":r", s(result))
+            .condition_expression("attribute_exists(pk)")
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(self.fail("UpdateItem", e)),
         }
     }
 }

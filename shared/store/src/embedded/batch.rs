@@ -90,6 +90,17 @@ impl SettleStore for EmbeddedBatch {
         self.with(|txn| read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day))
     }
 
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        let key = crate::embedded::blob_key(&crate::model::tombstone_key(player_id));
+        self.with(|txn| {
+            use redb::ReadableTable;
+            Ok(txn
+                .open_table(crate::embedded::BLOBS)?
+                .get(key.as_str())?
+                .is_some())
+        })
+    }
+
     /// Checks and writes `commit` inside the batch's transaction; durable only with
     /// the batch.
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {

@@ -24,8 +24,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
-use crate::model::{balance_board, board_game, check_key, Balance, BoardKey, Item, ItemKey, SortKeyRange};
-use crate::traits::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore};
+use crate::model::{
+    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, SortKeyRange,
+};
+use crate::traits::{
+    BoardStore, ErasureStore, Holdings, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore,
+};
 
 /// Items by key: `source/{kind}/{id}`, `balance/{game}/{player}`,
 /// `period/{board}@{period}/{player}`, `claim/{player}/{game}/{kind}/{day}`,
@@ -235,6 +239,16 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
         let key = claim_key(&claim.player_id, claim.game, &claim.kind, &claim.day);
         if items.get(key.as_str())?.is_some() {
             return Ok(CommitOutcome::ClaimTaken(i));
+        }
+    }
+    // GM-6: no write for a player whose deletion has begun (DynamoDB's guards).
+    let players = c.players();
+    if !players.is_empty() {
+        let blobs = txn.open_table(BLOBS)?;
+        for player in players {
+            if blobs.get(blob_key(&tombstone_key(player)).as_str())?.is_some() {
+                return Ok(CommitOutcome::PlayerDeleted(player.to_string()));
+            }
         }
     }
     let mut old_balances = Vec::new();
@@ -448,6 +462,10 @@ impl SettleStore for EmbeddedStore {
     ) -> Result<Option<Claim>, StoreError> {
         let txn = self.db.begin_read()?;
         read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day)
+    }
+
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        Ok(self.get_item(&tombstone_key(player_id), true).await?.is_some())
     }
 
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
@@ -785,4 +803,135 @@ fn collect(
         out.push(key.into_standing());
     }
     Ok(out)
+}
+
+/// Every game, for the balances a player may hold.
+const GAMES: [Game; 4] = [
+    Game::Seega,
+    Game::DotsAndBoxes,
+    Game::Minesweeper,
+    Game::MahjongRivals,
+];
+
+/// What the store keeps under `player`, and the keys of their items (balances,
+/// period entries, claims, states, ledger entries). Period entries are found by a
+/// scan of every period entry (`period/{board}@{period}/{player}`): fine locally.
+fn player_items(
+    items: &impl ReadableTable<&'static str, &'static [u8]>,
+    player: &str,
+) -> Result<(Holdings, Vec<String>), StoreError> {
+    let mut out = Holdings::default();
+    let mut found: Vec<String> = Vec::new();
+    for game in GAMES {
+        let key = balance_key(game, player);
+        if items.get(key.as_str())?.is_some() {
+            out.balances.push(game);
+            found.push(key);
+        }
+    }
+    let suffix = format!("/{player}");
+    for entry in items.range::<&str>("period/".."period0")? {
+        let (k, _) = entry?;
+        let key = k.value();
+        let Some(board) = key
+            .strip_prefix("period/")
+            .and_then(|r| r.strip_suffix(suffix.as_str()))
+        else {
+            continue;
+        };
+        if board.contains('/') {
+            continue;
+        }
+        if let Some((board, period)) = board.split_once('@') {
+            out.entries.push(BoardRef::new(board, period));
+            found.push(key.to_string());
+        }
+    }
+    for (prefix, kind) in [("claim", 0), ("state", 1), ("ledger", 2)] {
+        let start = format!("{prefix}/{player}/");
+        let end = format!("{prefix}/{player}0");
+        for entry in items.range::<&str>(start.as_str()..end.as_str())? {
+            let (k, v) = entry?;
+            match kind {
+                0 => out.claims += 1,
+                1 => out.states += 1,
+                _ => out.ledger.push(decode(k.value(), v.value())?),
+            }
+            found.push(k.value().to_string());
+        }
+    }
+    Ok((out, found))
+}
+
+#[async_trait]
+impl ErasureStore for EmbeddedStore {
+    async fn holdings(&self, player_id: &str) -> Result<Holdings, StoreError> {
+        let player = player_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            Ok(player_items(&txn.open_table(ITEMS)?, &player)?.0)
+        })
+        .await
+    }
+
+    /// One write transaction: the moved ledger entries written, every item of the
+    /// player and their board entries removed.
+    async fn erase_holdings(&self, player_id: &str, pseudonym: &str) -> Result<(), StoreError> {
+        let (player, pseudonym) = (player_id.to_string(), pseudonym.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            {
+                let mut items = txn.open_table(ITEMS)?;
+                let mut board_table = txn.open_table(BOARD)?;
+                let (holdings, found) = player_items(&items, &player)?;
+                for e in &holdings.ledger {
+                    let moved = crate::dynamo::pseudonymised(e, &player, &pseudonym);
+                    items.insert(ledger_key(&moved).as_str(), encode(&moved).as_slice())?;
+                }
+                for game in &holdings.balances {
+                    if let (Some(board), Some(b)) =
+                        (balance_board(*game), read_balance(&items, *game, &player)?)
+                    {
+                        board_table.remove(board_entry(&board, &b.board_key()).as_str())?;
+                    }
+                }
+                for board in &holdings.entries {
+                    if let Some(b) = read_period(&items, board, &player)? {
+                        board_table.remove(board_entry(board, &b.board_key()).as_str())?;
+                    }
+                }
+                for key in found {
+                    items.remove(key.as_str())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn replace_source_result(&self, key: &SourceKey, result: &str) -> Result<bool, StoreError> {
+        let (skey, result) = (source_key(key), result.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let replaced = {
+                let mut items = txn.open_table(ITEMS)?;
+                let stored = match items.get(skey.as_str())? {
+                    Some(v) => Some(decode::<SourceItem>(&skey, v.value())?),
+                    None => None,
+                };
+                match stored {
+                    Some(mut stored) => {
+                        stored.result = result;
+                        items.insert(skey.as_str(), encode(&stored).as_slice())?;
+                        true
+                    }
+                    None => false,
+                }
+            };
+            txn.commit()?;
+            Ok(replaced)
+        })
+        .await
+    }
 }

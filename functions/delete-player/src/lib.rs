@@ -1,0 +1,27 @@
+//! `delete-player`: deletes a player (GM-6, account removal) when an operator invokes
+//! it with IAM (it has no events). Input `{"player_id": "..."}`; answer the
+//! [`DeletionReport`] as JSON (`already_deleted: true` when run again). The deletion
+//! itself lives in [`podium_service::deletion`]; an invocation that fails or times out
+//! is finished by invoking it again.
+
+pub use podium_service::deletion::DeletionReport;
+use podium_service::ServiceError;
+use podium_store::{ErasureStore, ItemStore, SettleStore};
+use serde::Deserialize;
+
+/// The function's input.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteRequest {
+    /// The player's id (the JWT `sub` the API knows them by).
+    pub player_id: String,
+}
+
+/// Deletes `request.player_id` now. Errors: [`ServiceError::BadRequest`] for an id
+/// that is not a player id; store failures (invoke again: it resumes).
+pub async fn handle<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    request: DeleteRequest,
+) -> Result<DeletionReport, ServiceError> {
+    podium_service::deletion::delete_player(store, &request.player_id, chrono::Utc::now()).await
+}

@@ -1,0 +1,17 @@
+use delete_player::{handle, DeleteRequest};
+use lambda_runtime::{run, service_fn, tracing, Error, LambdaEvent};
+use podium_service::config;
+use podium_store::dynamo::DynamoStore;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    tracing::init_default_subscriber();
+    let table = config::table_name()?;
+    let timeouts = config::dynamodb_timeouts()?;
+    let aws = podium_store::aws::lambda_sdk_config().await;
+    let store = &DynamoStore::from_sdk_config(&aws, table, &timeouts);
+    run(service_fn(move |event: LambdaEvent<DeleteRequest>| async move {
+        Ok::<_, Error>(handle(store, event.payload).await?)
+    }))
+    .await
+}

@@ -1,0 +1,354 @@
+//! Deleting a player (GM-6, account removal): "removes them from every board,
+//! snapshot and period, and anonymises their ledger; reads never show them again."
+//!
+//! [`delete_player`] runs these steps, each safe to repeat, so a run that stops midway
+//! is finished by running it again:
+//!
+//! 1. **Tombstone first.** The item `DELETED#{player}` / `TOMBSTONE`
+//!    ([`podium_store::tombstone_key`]) is written in state `deleting` (only if absent).
+//!    From then on every commit naming the player fails: each commit checks the
+//!    tombstone of every player it writes or names, in the same transaction
+//!    ([`podium_store::Commit::players`]), so a record racing the deletion either
+//!    committed before the tombstone (and step 2 sees what it wrote) or is refused
+//!    with `GM-6`, writing nothing.
+//! 2. **Inventory.** The player's holdings are read (strongly consistent): balances,
+//!    period entries (every board and period: all-time boards, Mahjong level rankings
+//!    `mahjong-level-N`, weekly, daily, tournament boards), ledger entries, claims and
+//!    state items. The boards they stand on and the sources their ledger names are
+//!    added to the tombstone (so a rerun still knows them once the entries are gone).
+//! 3. **Snapshots.** Each of those boards' current snapshot pointer (the current
+//!    snapshot, or a past period's frozen `final`) records the player's
+//!    [`id_hash`] as erased and raises its revision: every read of any snapshot of
+//!    the board (top pages, cursor walks pinned to an older snapshot, around-me)
+//!    leaves the player out, and top pages rendered before are not served again.
+//!    Ranks of the others stay as the snapshot has them (a gap where the player
+//!    stood) until the next refresh re-ranks the board; a frozen period keeps its
+//!    ranks (its prizes were paid by them). Processes that cached the pointer see the
+//!    erasure within [`crate::snapshot_reads::CACHE_TTL`] (30 s).
+//! 4. **Results.** Each stored source their ledger names (matches, Arenas, tables,
+//!    rewards) whose result document mentions the id gets the id replaced by the
+//!    [`pseudonym`]: the opponent's `GET /v1/me/matches/{id}` still shows the match,
+//!    with the pseudonym in place of the deleted id.
+//! 5. **Erasure.** The ledger moves to the pseudonym's partition (each entry with its
+//!    player replaced; the applied deltas kept, so totals stay auditable), and every
+//!    balance, period entry (off every live board), claim and state item of the player
+//!    is deleted.
+//! 6. The tombstone is set to state `deleted`.
+//!
+//! Afterwards the player's own reads answer 404 (`GET /v1/me`, around-me, Mahjong
+//! profile), and later records naming them are refused (`GM-6`). The tombstone stays
+//! (it holds no personal data beyond the id it is keyed by, which is what refuses
+//! later records).
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_store::{
+    balance_board, tombstone_key, ErasureStore, ItemStore, SettleStore, SourceKey, StoreError,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ServiceError;
+
+/// The first 16 hex digits of SHA-256 of a player id: what stands for a deleted
+/// player in snapshots ([`crate::snapshot::Erased`]) and in [`pseudonym`].
+pub fn id_hash(player_id: &str) -> String {
+    let mut h = crate::period_boards::hex_sha256(player_id);
+    h.truncate(16);
+    h
+}
+
+/// The stable pseudonym that replaces a deleted player's id in their ledger and in
+/// others' match results: `deleted-{first 16 hex digits of SHA-256(id)}`.
+pub fn pseudonym(player_id: &str) -> String {
+    format!("deleted-{}", id_hash(player_id))
+}
+
+/// A deletion's progress, the tombstone's body (JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tombstone {
+    /// `deleting` until every step is done, then `deleted`.
+    pub state: String,
+    /// When the deletion started (UTC).
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it finished.
+    #[serde(default)]
+    pub deleted_at: Option<DateTime<Utc>>,
+    /// Boards (`{board}@{period}`) the player stood on: their snapshots are erased.
+    #[serde(default)]
+    pub boards: Vec<String>,
+    /// Sources (`kind`, `id`) the player's ledger names: their results are anonymised.
+    #[serde(default)]
+    pub sources: Vec<(String, String)>,
+}
+
+/// The state of a finished deletion.
+pub const DELETED: &str = "deleted";
+/// The state of a deletion under way.
+pub const DELETING: &str = "deleting";
+
+/// What [`delete_player`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DeletionReport {
+    /// The pseudonym that now stands for the player.
+    pub pseudonym: String,
+    /// True when the player had been deleted before: nothing was done.
+    pub already_deleted: bool,
+    /// True when an earlier call had started this deletion (this call finished it).
+    pub resumed: bool,
+    /// Balances removed (one per game).
+    pub balances: usize,
+    /// Period-board entries removed.
+    pub entries: usize,
+    /// Ledger entries moved to the pseudonym.
+    pub ledger_entries: usize,
+    /// Claims and state items removed.
+    pub claims: usize,
+    pub states: usize,
+    /// Boards (`{board}@{period}`) whose current snapshot now leaves the player out.
+    pub snapshots: Vec<String>,
+    /// Stored results whose mention of the player was replaced by the pseudonym.
+    pub results: usize,
+}
+
+/// Sources a ledger entry may stand for: its own source name, and the kinds its
+/// game's records are stored under (a ledger names `match`, the Dots and Boxes
+/// record is stored under `dots-and-boxes`; a level's ledger names `level`, its
+/// record `level-completion`). Only results that mention the player are rewritten.
+fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
+    use podium_rules::mahjong::{completion, quick_match};
+    let mut kinds = vec![e.source.clone(), e.game.id().to_string()];
+    for k in [crate::score::MATCH, quick_match::KIND, completion::KIND] {
+        kinds.push(k.to_string());
+    }
+    kinds.dedup();
+    let mut out: Vec<String> = Vec::new();
+    for k in kinds {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Replaces every JSON string equal to `from` by `to`, and `from` inside strings that
+/// contain it as a `:`-separated part (ids such as `{player}:{day}`).
+fn replace_id(v: &mut serde_json::Value, from: &str, to: &str) -> bool {
+    match v {
+        serde_json::Value::String(s) => {
+            if s == from {
+                *s = to.to_string();
+                true
+            } else if s.split(':').any(|part| part == from) {
+                *s = s
+                    .split(':')
+                    .map(|part| if part == from { to } else { part })
+                    .collect::<Vec<_>>()
+                    .join(":");
+                true
+            } else {
+                false
+            }
+        }
+        // Every element is visited (no short circuit): each mention is replaced.
+        serde_json::Value::Array(a) => {
+            a.iter_mut()
+                .map(|x| replace_id(x, from, to))
+                .filter(|changed| *changed)
+                .count()
+                > 0
+        }
+        serde_json::Value::Object(o) => {
+            o.values_mut()
+                .map(|x| replace_id(x, from, to))
+                .filter(|changed| *changed)
+                .count()
+                > 0
+        }
+        _ => false,
+    }
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(StoreError::corrupt(what, e))
+}
+
+/// Deletes `player_id` (GM-6; see the module notes for the steps). Answers what was
+/// removed, or [`DeletionReport::already_deleted`] when an earlier call finished;
+/// an interrupted earlier call is finished ([`DeletionReport::resumed`]).
+///
+/// Errors: [`ServiceError::BadRequest`] (`player_id` is not a valid id), the
+/// transient [`ServiceError::Store`] and [`ServiceError::Contended`] (run it again:
+/// it resumes).
+pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<DeletionReport, ServiceError> {
+    if !podium_rules::record::is_valid_id(player_id) {
+        return Err(ServiceError::BadRequest {
+            field: "player_id",
+            message: "not a player id".into(),
+        });
+    }
+    let key = tombstone_key(player_id);
+    let mut report = DeletionReport {
+        pseudonym: pseudonym(player_id),
+        ..DeletionReport::default()
+    };
+    // 1. The tombstone, first: no commit naming the player lands after it.
+    let existed = store.get_item(&key, true).await?;
+    report.resumed = existed.is_some();
+    let (mut tomb, mut version) = match existed {
+        Some(item) => {
+            let t: Tombstone = serde_json::from_slice(&item.body).map_err(|e| corrupt(&key.pk, e))?;
+            (t, item.version)
+        }
+        None => {
+            let t = Tombstone {
+                state: DELETING.into(),
+                started_at: Some(now),
+                ..Tombstone::default()
+            };
+            let body = serde_json::to_vec(&t).map_err(|e| corrupt(&key.pk, e))?;
+            if !store.put_item_if(&key, &body, 0).await? {
+                return Err(ServiceError::Contended { attempts: 1 });
+            }
+            (t, 1)
+        }
+    };
+    if tomb.state == DELETED {
+        report.already_deleted = true;
+        report.resumed = false;
+        return Ok(report);
+    }
+    // 2. What the player holds; the boards and sources go into the tombstone first.
+    let holdings = store.holdings(player_id).await?;
+    let mut boards: Vec<BoardRef> = holdings
+        .balances
+        .iter()
+        .filter_map(|g| balance_board(*g))
+        .collect();
+    boards.extend(holdings.entries.iter().cloned());
+    let mut grew = false;
+    for b in &boards {
+        if !tomb.boards.contains(&b.key()) {
+            tomb.boards.push(b.key());
+            grew = true;
+        }
+    }
+    for e in &holdings.ledger {
+        for kind in candidate_kinds(e) {
+            let s = (kind, e.source_id.clone());
+            if !tomb.sources.contains(&s) {
+                tomb.sources.push(s);
+                grew = true;
+            }
+        }
+    }
+    if grew {
+        let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
+        if !store.put_item_if(&key, &body, version).await? {
+            return Err(ServiceError::Contended { attempts: 1 });
+        }
+        version += 1;
+    }
+    // 3. Every snapshot of those boards leaves the player out.
+    for b in &tomb.boards {
+        let Some((board, period)) = b.split_once('@') else {
+            continue;
+        };
+        if crate::snapshot::erase_player(store, &BoardRef::new(board, period), player_id).await? {
+            report.snapshots.push(b.clone());
+        }
+    }
+    // 4. Others' results no longer show the id.
+    for (kind, id) in &tomb.sources {
+        let skey = SourceKey::new(kind.clone(), id.clone());
+        let Some(stored) = store.get_source(&skey).await? else {
+            continue;
+        };
+        let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&stored.result) else {
+            continue;
+        };
+        if replace_id(&mut doc, player_id, &report.pseudonym) {
+            let text = serde_json::to_string(&doc).map_err(|e| corrupt(&stored.content_hash, e))?;
+            if store.replace_source_result(&skey, &text).await? {
+                report.results += 1;
+            }
+        }
+    }
+    // 5. The ledger to the pseudonym; balances, entries, claims and states gone.
+    store.erase_holdings(player_id, &report.pseudonym).await?;
+    report.balances = holdings.balances.len();
+    report.entries = holdings.entries.len();
+    report.ledger_entries = holdings.ledger.len();
+    report.claims = holdings.claims;
+    report.states = holdings.states;
+    // Boards refreshed only when changed (LB-5) learn of it: the next refresh re-ranks.
+    for b in &tomb.boards {
+        if let Some((board, period)) = b.split_once('@') {
+            let board = BoardRef::new(board, period);
+            if let Some(mark) = crate::changes::mark_for(&board, player_id, now.timestamp_millis()) {
+                raise_mark(store, &mark).await?;
+            }
+        }
+    }
+    // 6. Done.
+    tomb.state = DELETED.into();
+    tomb.deleted_at = Some(now);
+    let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
+    if !store.put_item_if(&key, &body, version).await? {
+        return Err(ServiceError::Contended { attempts: 1 });
+    }
+    Ok(report)
+}
+
+/// Raises a change mark by one version (as a commit does), retried on a race.
+async fn raise_mark<S: ItemStore + ?Sized>(
+    store: &S,
+    mark: &podium_store::MarkWrite,
+) -> Result<(), ServiceError> {
+    for _ in 0..10 {
+        let version = store.get_item(&mark.key, true).await?.map_or(0, |i| i.version);
+        if store.put_item_if(&mark.key, &mark.body, version).await? {
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// Whether `player_id` was deleted (or is being deleted): their tombstone exists (GM-6).
+pub async fn is_deleted<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<bool, ServiceError> {
+    Ok(store.is_deleted(player_id).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GM-6: the pseudonym is stable and carries no part of the id.
+    #[test]
+    fn pseudonyms_are_stable_hashes() {
+        assert_eq!(pseudonym("p-1"), pseudonym("p-1"));
+        assert_ne!(pseudonym("p-1"), pseudonym("p-2"));
+        assert!(pseudonym("p-1").starts_with("deleted-"));
+        assert_eq!(pseudonym("p-1").len(), "deleted-".len() + 16);
+        assert!(podium_rules::record::is_valid_id(&pseudonym("p-1")));
+    }
+
+    /// GM-6: results keep their shape; the id is replaced wherever it stands.
+    #[test]
+    fn ids_are_replaced_in_results() {
+        let mut v = serde_json::json!({
+            "match_id": "m-1",
+            "players": [{"player_id": "p-1", "points": 3}, {"player_id": "p-10"}],
+            "claim": "p-1:2027-05-10",
+        });
+        assert!(replace_id(&mut v, "p-1", "deleted-x"));
+        assert_eq!(v["players"][0]["player_id"], "deleted-x");
+        assert_eq!(v["players"][1]["player_id"], "p-10");
+        assert_eq!(v["claim"], "deleted-x:2027-05-10");
+        assert_eq!(v["match_id"], "m-1");
+        assert!(!replace_id(&mut v, "p-1", "deleted-x"));
+    }
+}

@@ -1,0 +1,560 @@
+//! Deleting a player (GM-6) on both stores: afterwards no read shows them (top pages
+//! of current and frozen snapshots, cursor walks, a neighbour's around-me, live
+//! boards), their own reads answer 404, their opponents' results stay correct under
+//! a pseudonym, every remaining ledger still sums to its balance, deleting again is
+//! idempotent, an interrupted deletion resumes, and later records naming them are
+//! refused naming GM-6, writing nothing.
+
+use chrono::{DateTime, Utc};
+use podium_rules::game::Game;
+use podium_rules::record::RecordPolicy;
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::deletion::{delete_player, pseudonym, Tombstone, DELETING};
+use podium_service::incoming::{settle_incoming, Incoming, Outcome};
+use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+use podium_service::ServiceError;
+use podium_store::{tombstone_key, ErasureStore, SourceKey, Store};
+
+use crate::contract::{cursor_key, score_match};
+use crate::fixtures::{rout, seed_balance};
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
+}
+
+fn quick_match(id: &str, ended_at: &str, winner: &str, loser: &str) -> Vec<u8> {
+    serde_json::json!({
+        "match_id": id, "game": "mahjong-rivals", "kind": "quick-match",
+        "ended_at": ended_at,
+        "players": [
+            {"player_id": winner, "completed": true, "score": 900},
+            {"player_id": loser, "completed": false, "score": 400},
+        ],
+    })
+    .to_string()
+    .into_bytes()
+}
+
+async fn settle<S: Store + ?Sized>(
+    store: &S,
+    line: &[u8],
+    now: DateTime<Utc>,
+) -> Result<Outcome, ServiceError> {
+    let policy = RecordPolicy::default();
+    let record = Incoming::from_json(line, now, &policy)?;
+    let delivery = format!("test-{:016x}", rand::random::<u64>());
+    settle_incoming(store, &record, now, &policy, &delivery).await
+}
+
+fn get(path: &str, player: &str, query: &[(&str, &str)]) -> ApiRequest {
+    ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        player: Some(player.into()),
+        raw_query: None,
+        operator: None,
+    }
+}
+
+fn ids(page: &ApiResponse) -> Vec<String> {
+    page.body["entries"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| e["player_id"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn tick<S: Store + ?Sized>(store: &S, job: Job, at: &str) {
+    let runs = handle(
+        store,
+        ScheduledRun {
+            job,
+            scheduled_time: t(at),
+        },
+    )
+    .await
+    .expect("snapshot tick");
+    assert!(runs.iter().all(|r| r.complete), "{runs:?}");
+}
+
+/// The players, their matches and snapshots: `bob` plays Seega (against alice,
+/// carol, dave) and Mahjong on 18 July (a daily period frozen since) and 19 July.
+const PLAYERS: [&str; 5] = ["alice", "bob", "carol", "dave", "erin"];
+const NOW: &str = "2027-07-19T06:00:00Z";
+
+async fn seed<S: Store + ?Sized>(store: &S) {
+    for (i, p) in PLAYERS.iter().enumerate() {
+        seed_balance(store, p, 1_000 + 100 * i as i64, 1_000).await;
+    }
+    for (id, w, l, at) in [
+        ("m-1", "alice", "bob", "2027-07-19T04:00:00Z"),
+        ("m-2", "bob", "carol", "2027-07-19T04:10:00Z"),
+        ("m-3", "dave", "bob", "2027-07-19T04:20:00Z"),
+        ("m-4", "erin", "carol", "2027-07-19T04:30:00Z"),
+    ] {
+        score_match(
+            store,
+            &rout(id, w, l, t(at)),
+            t(at) + chrono::Duration::minutes(1),
+        )
+        .await
+        .expect("scored");
+    }
+    // 18 July in Bucharest (UTC+3), then its daily period frozen, then 19 July.
+    for (id, at, w, l) in [
+        ("qm-1", "2027-07-18T18:00:00Z", "bob", "alice"),
+        ("qm-2", "2027-07-18T18:10:00Z", "carol", "dave"),
+        ("qm-3", "2027-07-18T18:20:00Z", "erin", "bob"),
+    ] {
+        let line = quick_match(id, at, w, l);
+        assert_eq!(
+            settle(store, &line, t(at) + chrono::Duration::minutes(1))
+                .await
+                .expect("settled"),
+            Outcome::Applied
+        );
+    }
+    tick(store, Job::Freeze, "2027-07-18T21:05:00Z").await;
+    for (id, at, w, l) in [
+        ("qm-4", "2027-07-19T05:00:00Z", "bob", "carol"),
+        ("qm-5", "2027-07-19T05:10:00Z", "alice", "erin"),
+    ] {
+        let line = quick_match(id, at, w, l);
+        assert_eq!(
+            settle(store, &line, t(at) + chrono::Duration::minutes(1))
+                .await
+                .expect("settled"),
+            Outcome::Applied
+        );
+    }
+    tick(store, Job::Refresh, "2027-07-19T05:30:00Z").await;
+}
+
+/// Every board read a player could appear on: (board, query).
+const BOARD_READS: [(&str, &[(&str, &str)]); 5] = [
+    ("seega", &[]),
+    ("mahjong-amr", &[]),
+    ("mahjong-weekly", &[]),
+    ("mahjong-daily", &[]),
+    ("mahjong-daily", &[("period", "2027-07-18")]),
+];
+
+/// Every entry of a board, walked one entry a page through the API's cursors.
+async fn walk<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    board: &str,
+    query: &[(&str, &str)],
+) -> Vec<String> {
+    let path = format!("/v1/leaderboards/{board}");
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..50 {
+        let mut q: Vec<(&str, &str)> = query.to_vec();
+        q.push(("limit", "1"));
+        if let Some(c) = cursor.as_deref() {
+            q.push(("cursor", c));
+        }
+        let page = api::handle(store, ctx, &get(&path, "alice", &q), t(NOW)).await;
+        assert_eq!(page.status, 200, "{board}: {}", page.body);
+        out.extend(ids(&page));
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => return out,
+        }
+    }
+    panic!("{board}: the walk does not end");
+}
+
+/// GM-6: after `bob` is deleted no read shows him (every board's top page from the
+/// current snapshot, a frozen past period's, cursor walks, alice's around-me), his
+/// own reads answer 404, alice still sees their match with a pseudonym in his place,
+/// every remaining ledger sums to its balance, and deleting again changes nothing.
+pub async fn gm6_deleted_player_absent_from_every_read<S: Store + ErasureStore + Clone + 'static>(store: S) {
+    seed(&store).await;
+    let ctx = ApiContext::new(cursor_key());
+    // Before: bob is on every board (and the top pages are rendered and kept).
+    for (board, query) in BOARD_READS {
+        let page = api::handle(
+            &store,
+            &ctx,
+            &get(&format!("/v1/leaderboards/{board}"), "alice", query),
+            t(NOW),
+        )
+        .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert!(
+            page.body["snapshot"].is_string(),
+            "{board} from a snapshot: {}",
+            page.body
+        );
+        assert!(
+            ids(&page).contains(&"bob".to_string()),
+            "{board} {query:?}: {}",
+            page.body
+        );
+    }
+    let walk_before = walk(&store, &ctx, "seega", &[]).await;
+    assert_eq!(walk_before.len(), PLAYERS.len());
+
+    let mut bob_had = Vec::new();
+    for game in [Game::Seega, Game::MahjongRivals] {
+        bob_had.push(store.get_balances(game, &["bob"]).await.expect("balance")[0].points);
+    }
+    let report = delete_player(&store, "bob", t(NOW)).await.expect("deleted");
+    assert!(!report.already_deleted && !report.resumed, "{report:?}");
+    assert_eq!(report.pseudonym, pseudonym("bob"));
+    assert_eq!(report.balances, 2, "Seega and Mahjong: {report:?}");
+    assert!(report.entries >= 5, "weekly ×2, daily ×2, AMR: {report:?}");
+    assert!(report.snapshots.len() >= 5, "{report:?}");
+    assert!(report.results >= 5, "m-1..m-3, qm-1, qm-3, qm-4: {report:?}");
+
+    // The pointer cache's TTL passes (other processes: within CACHE_TTL); the
+    // rendered top pages of the same snapshots must not be served again.
+    ctx.cache.forget();
+    for (board, query) in BOARD_READS {
+        let path = format!("/v1/leaderboards/{board}");
+        for limit in ["50", "2"] {
+            let mut q = query.to_vec();
+            q.push(("limit", limit));
+            let page = api::handle(&store, &ctx, &get(&path, "alice", &q), t(NOW)).await;
+            assert_eq!(page.status, 200, "{}", page.body);
+            assert!(
+                !ids(&page).contains(&"bob".to_string()),
+                "{board} {q:?}: {}",
+                page.body
+            );
+            assert!(!ids(&page).is_empty(), "{board} {q:?}: {}", page.body);
+        }
+        let walked = walk(&store, &ctx, board, query).await;
+        assert!(!walked.contains(&"bob".to_string()), "{board}: {walked:?}");
+        let mut unique = walked.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), walked.len(), "{board}: each once: {walked:?}");
+    }
+    let walked = walk(&store, &ctx, "seega", &[]).await;
+    let expected: Vec<String> = walk_before.into_iter().filter(|p| p != "bob").collect();
+    assert_eq!(walked, expected, "the others, in the snapshot's order");
+    // A neighbour's around-me, from the snapshot.
+    for (board, query) in BOARD_READS.iter().take(4) {
+        let me = api::handle(
+            &store,
+            &ctx,
+            &get(
+                &format!("/v1/leaderboards/{board}/me"),
+                "alice",
+                &[("neighbours", "5")]
+                    .iter()
+                    .chain(query.iter())
+                    .copied()
+                    .collect::<Vec<_>>(),
+            ),
+            t(NOW),
+        )
+        .await;
+        assert_eq!(me.status, 200, "{board}: {}", me.body);
+        assert!(!ids(&me).contains(&"bob".to_string()), "{board}: {}", me.body);
+        assert!(ids(&me).contains(&"alice".to_string()), "{board}: {}", me.body);
+    }
+    // bob's own reads: 404, not 5xx.
+    for (path, query) in [
+        ("/v1/me", &[][..]),
+        ("/v1/me/mahjong-rivals", &[][..]),
+        ("/v1/leaderboards/seega/me", &[][..]),
+        (
+            "/v1/leaderboards/mahjong-daily/me",
+            &[("period", "2027-07-18")][..],
+        ),
+        ("/v1/me/matches/m-1", &[][..]),
+    ] {
+        let r = api::handle(&store, &ctx, &get(path, "bob", query), t(NOW)).await;
+        assert_eq!(r.status, 404, "{path}: {}", r.body);
+    }
+    // alice's result of m-1 is unchanged but for bob's id.
+    let m = api::handle(&store, &ctx, &get("/v1/me/matches/m-1", "alice", &[]), t(NOW)).await;
+    assert_eq!(m.status, 200, "{}", m.body);
+    let text = m.body.to_string();
+    assert!(!text.contains("\"bob\""), "{text}");
+    assert_eq!(m.body["players"][0]["player_id"], "alice", "{text}");
+    assert_eq!(m.body["players"][0]["points_shown"], "+311", "{text}");
+    assert_eq!(m.body["players"][1]["player_id"], pseudonym("bob"), "{text}");
+    // Every remaining ledger sums to its balance (GM-4); bob's is the pseudonym's.
+    for p in PLAYERS.iter().filter(|p| **p != "bob") {
+        for game in [Game::Seega, Game::MahjongRivals] {
+            let sum: i64 = store
+                .ledger_entries(game, p)
+                .await
+                .expect("ledger")
+                .iter()
+                .map(|e| e.applied)
+                .sum();
+            let balance = store.get_balances(game, &[p]).await.expect("balance")[0].points;
+            assert_eq!(sum, balance, "{p} on {}", game.id());
+        }
+    }
+    for (game, had) in [Game::Seega, Game::MahjongRivals].into_iter().zip(bob_had) {
+        assert!(store
+            .ledger_entries(game, "bob")
+            .await
+            .expect("ledger")
+            .is_empty());
+        let moved = store
+            .ledger_entries(game, &pseudonym("bob"))
+            .await
+            .expect("ledger");
+        assert!(!moved.is_empty());
+        assert!(moved.iter().all(|e| e.player_id == pseudonym("bob")));
+        let sum: i64 = moved.iter().map(|e| e.applied).sum();
+        assert_eq!(sum, had, "the moved ledger still sums to what bob had");
+    }
+    // Deleting again: nothing to do.
+    let again = delete_player(&store, "bob", t(NOW)).await.expect("idempotent");
+    assert!(again.already_deleted, "{again:?}");
+    // A walk of the old snapshot, started before the next refresh: its pointer is
+    // replaced, and the new one still names bob as erased, so the rest of the old
+    // snapshot leaves him out too.
+    let first = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
+        t(NOW),
+    )
+    .await;
+    let pinned = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let old_snapshot = first.body["snapshot"].clone();
+    // The next refresh re-ranks the boards without him.
+    tick(&store, Job::Refresh, "2027-07-19T06:05:00Z").await;
+    ctx.cache.forget();
+    let mut rest = ids(&first);
+    let mut cursor = Some(pinned);
+    while let Some(c) = cursor.take() {
+        let page = api::handle(
+            &store,
+            &ctx,
+            &get(
+                "/v1/leaderboards/seega",
+                "alice",
+                &[("limit", "1"), ("cursor", &c)],
+            ),
+            t(NOW),
+        )
+        .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert_eq!(page.body["snapshot"], old_snapshot, "{}", page.body);
+        rest.extend(ids(&page));
+        cursor = page.body["next_cursor"].as_str().map(str::to_string);
+    }
+    assert_eq!(rest, expected, "the old snapshot, without bob");
+    let page = api::handle(&store, &ctx, &get("/v1/leaderboards/seega", "alice", &[]), t(NOW)).await;
+    assert!(!ids(&page).contains(&"bob".to_string()), "{}", page.body);
+    let ranks: Vec<u64> = page.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["rank"].as_u64())
+        .collect();
+    assert_eq!(ranks, (1..=4).collect::<Vec<u64>>(), "{}", page.body);
+}
+
+/// GM-6: records naming a deleted player are refused naming the field and GM-6, and
+/// write nothing (a Seega match, a void one, a Mahjong Quick Match, a daily bonus).
+pub async fn gm6_records_naming_a_deleted_player_are_refused<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    seed(&store).await;
+    delete_player(&store, "bob", t(NOW)).await.expect("deleted");
+    let alice_before = store.get_balances(Game::Seega, &["alice"]).await.expect("read")[0].clone();
+    let at = t("2027-07-19T05:50:00Z");
+    let refused = score_match(&store, &rout("m-9", "alice", "bob", at), t(NOW)).await;
+    match refused {
+        Err(ServiceError::Invalid(e)) => {
+            assert_eq!(
+                (e.field.as_str(), e.rule),
+                ("players[1].player_id", "GM-6"),
+                "{e}"
+            );
+        }
+        other => panic!("refused naming GM-6, got {other:?}"),
+    }
+    let refused = score_match(&store, &rout("m-10", "bob", "alice", at), t(NOW)).await;
+    assert!(
+        matches!(&refused, Err(ServiceError::Invalid(e)) if e.rule == "GM-6" && e.field == "players[0].player_id"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store
+            .get_source(&SourceKey::new("match", "m-9"))
+            .await
+            .expect("read"),
+        None
+    );
+    assert_eq!(
+        store.get_balances(Game::Seega, &["alice"]).await.expect("read")[0],
+        alice_before
+    );
+    assert!(store
+        .get_balance(Game::Seega, "bob")
+        .await
+        .expect("read")
+        .is_none());
+    // A Mahjong Quick Match through the queue's entry point.
+    let line = quick_match("qm-9", "2027-07-19T05:50:00Z", "carol", "bob");
+    let refused = settle(&store, &line, t(NOW)).await;
+    assert!(
+        matches!(&refused, Err(ServiceError::Invalid(e)) if e.rule == "GM-6" && e.field == "players[1].player_id"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store
+            .get_source(&SourceKey::new("quick-match", "qm-9"))
+            .await
+            .expect("read"),
+        None
+    );
+    // The daily bonus, through the API: 400 naming GM-6, nothing written.
+    let ctx = ApiContext::new(cursor_key());
+    let mut req = get("/v1/games/mahjong/daily-bonus", "bob", &[]);
+    req.method = "POST".into();
+    let r = api::handle(&store, &ctx, &req, t(NOW)).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body["message"].as_str().unwrap_or("").contains("GM-6"),
+        "{}",
+        r.body
+    );
+    assert!(store
+        .get_balance(Game::MahjongRivals, "bob")
+        .await
+        .expect("read")
+        .is_none());
+    let holdings = podium_store::ErasureStore::holdings(&store, "bob")
+        .await
+        .expect("holdings");
+    assert!(holdings.is_empty(), "{holdings:?}");
+}
+
+/// GM-6: a deletion interrupted after its tombstone (state `deleting`) already
+/// refuses new records, and running it again finishes it.
+pub async fn gm6_interrupted_deletion_resumes<S: Store + ErasureStore + Clone + 'static>(store: S) {
+    seed(&store).await;
+    let tomb = Tombstone {
+        state: DELETING.into(),
+        started_at: Some(t(NOW)),
+        ..Tombstone::default()
+    };
+    let body = serde_json::to_vec(&tomb).expect("json");
+    assert!(store
+        .put_item_if(&tombstone_key("bob"), &body, 0)
+        .await
+        .expect("tombstone"));
+    let before = store.get_balance(Game::Seega, "bob").await.expect("read");
+    let refused = score_match(
+        &store,
+        &rout("m-8", "bob", "carol", t("2027-07-19T05:50:00Z")),
+        t(NOW),
+    )
+    .await;
+    assert!(
+        matches!(&refused, Err(ServiceError::Invalid(e)) if e.rule == "GM-6"),
+        "{refused:?}"
+    );
+    assert_eq!(store.get_balance(Game::Seega, "bob").await.expect("read"), before);
+    let report = delete_player(&store, "bob", t(NOW)).await.expect("resumed");
+    assert!(report.resumed && !report.already_deleted, "{report:?}");
+    assert_eq!(report.balances, 2, "{report:?}");
+    assert!(store
+        .get_balance(Game::Seega, "bob")
+        .await
+        .expect("read")
+        .is_none());
+    let ctx = ApiContext::new(cursor_key());
+    let page = api::handle(&store, &ctx, &get("/v1/leaderboards/seega", "alice", &[]), t(NOW)).await;
+    assert!(!ids(&page).contains(&"bob".to_string()), "{}", page.body);
+}
+
+/// GM-6 under a race: matches naming the player commit while the deletion runs. Each
+/// is either applied before the tombstone (and then erased with the rest) or refused
+/// naming GM-6; afterwards the player is on no live board and the store keeps nothing
+/// under them, and every other ledger still sums to its balance.
+pub async fn gm6_records_racing_the_deletion_leave_nothing<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    for p in ["bob", "o-0", "o-1", "o-2", "o-3"] {
+        seed_balance(&store, p, 5_000, 1_000).await;
+    }
+    let at = t("2027-07-19T05:00:00Z");
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let other = format!("o-{}", i % 4);
+            let (w, l) = if i % 2 == 0 {
+                ("bob", other.as_str())
+            } else {
+                (other.as_str(), "bob")
+            };
+            let r = rout(&format!("race-{i}"), w, l, at + chrono::Duration::seconds(i));
+            score_match(&store, &r, t(NOW)).await
+        }));
+    }
+    let deleting = {
+        let store = store.clone();
+        tokio::spawn(async move { delete_player(&store, "bob", t(NOW)).await })
+    };
+    let mut applied = 0;
+    for task in tasks {
+        match task.await.expect("task") {
+            Ok(_) => applied += 1,
+            Err(ServiceError::Invalid(e)) => assert_eq!(e.rule, "GM-6", "{e}"),
+            Err(e) => panic!("neither applied nor refused under GM-6: {e:?}"),
+        }
+    }
+    let report = deleting.await.expect("task").expect("deleted");
+    assert!(!report.already_deleted);
+    // Whatever the interleaving, bob is gone from the live board and the store.
+    let board = podium_rules::board::BoardRef::all_time("seega");
+    let listed = store.board_after(&board, None, 100).await.expect("board");
+    assert!(!listed.iter().any(|s| s.player_id == "bob"), "{listed:?}");
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    let holdings = store.holdings("bob").await.expect("holdings");
+    assert!(holdings.is_empty(), "{holdings:?} ({applied} applied)");
+    for p in ["o-0", "o-1", "o-2", "o-3"] {
+        let sum: i64 = store
+            .ledger_entries(Game::Seega, p)
+            .await
+            .expect("ledger")
+            .iter()
+            .map(|e| e.applied)
+            .sum();
+        let balance = store.get_balances(Game::Seega, &[p]).await.expect("balance")[0].points;
+        assert_eq!(sum, balance, "{p}");
+    }
+}
+
+#[macro_export]
+macro_rules! deletion_tests {
+    ($make:path) => {
+        $crate::deletion_tests!(@cases $make;
+            gm6_deleted_player_absent_from_every_read,
+            gm6_records_naming_a_deleted_player_are_refused,
+            gm6_interrupted_deletion_resumes,
+            gm6_records_racing_the_deletion_leave_nothing,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::deletion::$case($make().await).await;
+            }
+        )*
+    };
+}
