@@ -50,10 +50,21 @@
     return typeof iso === "string" ? iso.replace("T", " ").replace(/(\.\d+)?Z$/, "") : "";
   }
 
-  /** GET `path` as the operator named on the page; the JSON body, or throws its message. */
+  /**
+   * The Authorization header: deployed, the operator's JWT (with the podium/operator
+   * scope) pasted as `Bearer <token>` or as the bare token; locally, an operator name
+   * sent as the development header `Operator <name>`.
+   */
+  function authorization() {
+    const value = $("operator").value.trim() || "support";
+    if (value.startsWith("Bearer ")) return value;
+    if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(value)) return "Bearer " + value;
+    return "Operator " + value;
+  }
+
+  /** GET `path` as the operator on the page; the JSON body, or throws its message. */
   async function get(path) {
-    const name = $("operator").value.trim() || "support";
-    const res = await fetch(path, { headers: { Authorization: "Operator " + name } });
+    const res = await fetch(path, { headers: { Authorization: authorization() } });
     let body = null;
     try {
       body = await res.json();

@@ -82,3 +82,42 @@ async fn top_page_and_bad_limit() {
         .expect("message")
         .starts_with("limit:"));
 }
+
+/// The around-me event, re-aimed at an operator route, with these JWT claims added.
+fn operator_request(scope: Option<&str>) -> Request {
+    let path = format!("{}/tests/events/around-me-jwt.json", env!("CARGO_MANIFEST_DIR"));
+    let mut event: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("json");
+    event["rawPath"] = "/v1/operator/players/bob".into();
+    event["requestContext"]["http"]["path"] = "/v1/operator/players/bob".into();
+    event["routeKey"] = "GET /v1/operator/players/{player_id}".into();
+    event["rawQueryString"] = "".into();
+    if let Some(scope) = scope {
+        event["requestContext"]["authorizer"]["jwt"]["claims"]["scope"] = scope.into();
+    }
+    lambda_http::request::from_str(&event.to_string()).expect("an API Gateway v2 event")
+}
+
+/// An operator is a verified `sub` whose `scope` claim holds `podium/operator`; a
+/// player without it is refused the operator routes (403), whatever else it holds.
+#[tokio::test]
+async fn operators_need_the_operator_scope_in_the_verified_claims() {
+    let store = store_with(&[("bob", 100)]).await;
+    let with = operator_request(Some("openid podium/operator"));
+    assert_eq!(
+        podium_http::verified_identity(&with).operator.as_deref(),
+        Some("alice")
+    );
+    let resp = send(&store, with).await;
+    assert_eq!(resp.status, 200, "{}", resp.body);
+    assert_eq!(resp.body["player_id"], "bob");
+    for scope in [
+        None,
+        Some("openid"),
+        Some("podium/operators"),
+        Some("podium/operator-x"),
+    ] {
+        let resp = send(&store, operator_request(scope)).await;
+        assert_eq!(resp.status, 403, "{scope:?}: {}", resp.body);
+    }
+}
