@@ -14,6 +14,9 @@ pub enum CliError {
     Io(#[from] std::io::Error),
     #[error("the record was refused: {0}")]
     Refused(podium_service::ServiceError),
+    /// An operator's request refused (a malformed or unknown player id); nothing done.
+    #[error("refused, nothing done: {0}")]
+    Declined(podium_service::ServiceError),
     #[error(transparent)]
     Config(#[from] podium_service::config::ConfigError),
     /// DynamoDB did not answer, or has no table yet: what is missing and what to do.
@@ -57,7 +60,7 @@ impl CliError {
     /// 2 for a refused record (the caller's input), 1 for everything else.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Refused(_) => 2,
+            CliError::Refused(_) | CliError::Declined(_) => 2,
             _ => 1,
         }
     }

@@ -102,6 +102,10 @@ enum Command {
     DeletePlayer {
         /// The player's id (the JWT `sub` the API knows them by).
         player_id: String,
+        /// Delete (block) the id even when nothing is stored under it (by default such
+        /// an id is refused, so that a mistyped id is not blocked for good).
+        #[arg(long)]
+        even_if_unknown: bool,
     },
     /// Write realistic match records (JSON lines) to stdout: Seega matches, or Mahjong
     /// Rivals level completions and Quick Matches.
@@ -256,14 +260,23 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             );
             Ok(())
         }
-        Command::DeletePlayer { player_id } => {
+        Command::DeletePlayer {
+            player_id,
+            even_if_unknown,
+        } => {
             let store = local_store::open_deletable().await?;
-            let r = podium_service::deletion::delete_player(store.as_ref(), &player_id, chrono::Utc::now())
-                .await
-                .map_err(|e| match e {
-                    e @ podium_service::ServiceError::BadRequest { .. } => CliError::Refused(e),
-                    other => CliError::Service(other),
-                })?;
+            let r = podium_service::deletion::delete_known_player(
+                store.as_ref(),
+                &player_id,
+                chrono::Utc::now(),
+                even_if_unknown,
+            )
+            .await
+            .map_err(|e| match e {
+                e @ (podium_service::ServiceError::BadRequest { .. }
+                | podium_service::ServiceError::NotFound(_)) => CliError::Declined(e),
+                other => CliError::Service(other),
+            })?;
             if r.already_deleted {
                 println!(
                     "{player_id} was already deleted (GM-6): nothing to do; shown as {}",

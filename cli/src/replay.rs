@@ -300,6 +300,14 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy) -> Result<(), Cli
         valid.players[0].player_id.as_str(),
         valid.players[1].player_id.as_str(),
     ];
+    // A deleted player's records are refused, as scoring would (GM-6).
+    for (i, id) in ids.iter().enumerate() {
+        if podium_service::deletion::is_deleted(store, id).await? {
+            return Err(CliError::Refused(podium_service::settle::deleted_player_refusal(
+                format!("players[{i}].player_id"),
+            )));
+        }
+    }
     let balances = store.get_balances(valid.game, &ids).await?;
     let result =
         preview(&record, [balances[0].points, balances[1].points], now, policy).map_err(CliError::Refused)?;

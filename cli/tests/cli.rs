@@ -569,6 +569,25 @@ fn delete_player_removes_once_and_later_records_are_refused() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("refused     1"), "{text}");
     assert!(text.contains("GM-6"), "{text}");
+    // The dry run refuses it too.
+    let dry = podium(&dir, &["score"], later.to_string().as_bytes());
+    assert_eq!(
+        dry.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&dry.stdout)
+    );
+    assert!(String::from_utf8_lossy(&dry.stderr).contains("GM-6"));
+    // An id with nothing stored is refused unless asked for: a typo blocks nobody.
+    let unknown = podium(&dir, &["delete-player", "nobody-here"], b"");
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no such player"));
+    let ahead = podium(&dir, &["delete-player", "--even-if-unknown", "nobody-here"], b"");
+    assert!(
+        ahead.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ahead.stderr)
+    );
     let bad = podium(&dir, &["delete-player", "not a valid id"], b"");
     assert_eq!(
         bad.status.code(),

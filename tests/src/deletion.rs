@@ -389,6 +389,13 @@ pub async fn gm6_records_naming_a_deleted_player_are_refused<S: Store + ErasureS
         matches!(&refused, Err(ServiceError::Invalid(e)) if e.rule == "GM-6" && e.field == "players[0].player_id"),
         "{refused:?}"
     );
+    // The pseudonym is no account either: nobody scores as it.
+    let alias = podium_service::deletion::pseudonym("bob");
+    let refused = score_match(&store, &rout("m-11", &alias, "alice", at), t(NOW)).await;
+    assert!(
+        matches!(&refused, Err(ServiceError::Invalid(e)) if e.rule == "GM-6" && e.field == "players[0].player_id"),
+        "{refused:?}"
+    );
     assert_eq!(
         store
             .get_source(&SourceKey::new("match", "m-9"))

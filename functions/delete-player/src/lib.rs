@@ -15,13 +15,24 @@ use serde::Deserialize;
 pub struct DeleteRequest {
     /// The player's id (the JWT `sub` the API knows them by).
     pub player_id: String,
+    /// Delete (block) the id even when nothing is stored under it; by default such an
+    /// id is refused as not found, nothing written (a mistyped id stays usable).
+    #[serde(default)]
+    pub even_if_unknown: bool,
 }
 
 /// Deletes `request.player_id` now. Errors: [`ServiceError::BadRequest`] for an id
-/// that is not a player id; store failures (invoke again: it resumes).
+/// that is not a player id; [`ServiceError::NotFound`] for an id with nothing stored
+/// (unless `even_if_unknown`); store failures (invoke again: it resumes).
 pub async fn handle<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store: &S,
     request: DeleteRequest,
 ) -> Result<DeletionReport, ServiceError> {
-    podium_service::deletion::delete_player(store, &request.player_id, chrono::Utc::now()).await
+    podium_service::deletion::delete_known_player(
+        store,
+        &request.player_id,
+        chrono::Utc::now(),
+        request.even_if_unknown,
+    )
+    .await
 }

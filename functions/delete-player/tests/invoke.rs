@@ -26,8 +26,30 @@ async fn deletes_once_and_says_so_again() {
     assert!(serde_json::from_str::<DeleteRequest>(r#"{"player": "p-1"}"#).is_err());
     let bad = DeleteRequest {
         player_id: "not an id".into(),
+        even_if_unknown: false,
     };
     assert!(handle(&store, bad).await.is_err());
+    // An id with nothing stored: refused as not found, nothing written, unless asked.
+    let unknown: DeleteRequest = serde_json::from_str(r#"{"player_id": "p-typo"}"#).expect("input");
+    let refused = handle(&store, unknown).await.expect_err("unknown");
+    assert!(
+        matches!(refused, podium_service::ServiceError::NotFound(_)),
+        "{refused:?}"
+    );
+    assert!(!podium_service::deletion::is_deleted(&store, "p-typo")
+        .await
+        .expect("read"));
+    let ahead: DeleteRequest =
+        serde_json::from_str(r#"{"player_id": "p-typo", "even_if_unknown": true}"#).expect("input");
+    assert!(
+        !handle(&store, ahead)
+            .await
+            .expect("blocked ahead")
+            .already_deleted
+    );
+    assert!(podium_service::deletion::is_deleted(&store, "p-typo")
+        .await
+        .expect("read"));
 }
 
 fn podium_rules_game() -> podium_rules::game::Game {

@@ -130,36 +130,68 @@ fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
     out
 }
 
-/// Replaces every JSON string equal to `from` by `to`, and `from` inside strings that
-/// contain it as a `:`-separated part (ids such as `{player}:{day}`).
+/// Keys whose string value is a player id in a stored result.
+const ID_KEYS: &[&str] = &["player_id", "winner", "resigned", "player", "user_id"];
+/// Keys whose array holds player ids, alone or first in a pair (`[id, value]`).
+const ID_LIST_KEYS: &[&str] = &["players", "times", "tp", "registered", "order"];
+
+/// Whether `key` names an id that may hold a player id as a `:`-separated part
+/// (`{player}:{day}`): `*_id` keys and `claim`, `source`, `id`. Timestamps, statuses
+/// and other values are never touched, whatever they hold.
+fn composite_key(key: &str) -> bool {
+    (key.ends_with("_id") && !ID_KEYS.contains(&key)) || matches!(key, "claim" | "source" | "id")
+}
+
+/// Replaces `from` by `to` where a stored result names a player: the values of
+/// [`ID_KEYS`], the elements (or pairs' first elements) of [`ID_LIST_KEYS`], and
+/// `:`-separated parts of [`composite_key`] values. Answers whether anything changed.
 fn replace_id(v: &mut serde_json::Value, from: &str, to: &str) -> bool {
+    replace_in(v, None, from, to)
+}
+
+fn replace_in(v: &mut serde_json::Value, key: Option<&str>, from: &str, to: &str) -> bool {
+    use serde_json::Value;
     match v {
-        serde_json::Value::String(s) => {
-            if s == from {
+        Value::String(s) => match key {
+            Some(k) if ID_KEYS.contains(&k) && s == from => {
                 *s = to.to_string();
                 true
-            } else if s.split(':').any(|part| part == from) {
+            }
+            Some(k) if composite_key(k) && s.split(':').any(|part| part == from) => {
                 *s = s
                     .split(':')
                     .map(|part| if part == from { to } else { part })
                     .collect::<Vec<_>>()
                     .join(":");
                 true
-            } else {
-                false
             }
-        }
-        // Every element is visited (no short circuit): each mention is replaced.
-        serde_json::Value::Array(a) => {
+            _ => false,
+        },
+        Value::Array(a) => {
+            let list = key.is_some_and(|k| ID_LIST_KEYS.contains(&k));
+            // Every element is visited (no short circuit): each mention is replaced.
             a.iter_mut()
-                .map(|x| replace_id(x, from, to))
+                .map(|x| match x {
+                    Value::String(s) if list && s == from => {
+                        *s = to.to_string();
+                        true
+                    }
+                    Value::Array(pair) if list => match pair.first_mut() {
+                        Some(Value::String(s)) if s == from => {
+                            *s = to.to_string();
+                            true
+                        }
+                        _ => false,
+                    },
+                    other => replace_in(other, None, from, to),
+                })
                 .filter(|changed| *changed)
                 .count()
                 > 0
         }
-        serde_json::Value::Object(o) => {
-            o.values_mut()
-                .map(|x| replace_id(x, from, to))
+        Value::Object(o) => {
+            o.iter_mut()
+                .map(|(k, x)| replace_in(x, Some(k.as_str()), from, to))
                 .filter(|changed| *changed)
                 .count()
                 > 0
@@ -293,7 +325,19 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
             }
         }
     }
-    // 6. Done.
+    // 6. The pseudonym is no account: its own tombstone refuses any record naming it
+    // (GM-6), so no one can score as it (an existing one is kept).
+    let alias = Tombstone {
+        state: DELETED.into(),
+        started_at: Some(now),
+        deleted_at: Some(now),
+        ..Tombstone::default()
+    };
+    let body = serde_json::to_vec(&alias).map_err(|e| corrupt(&key.pk, e))?;
+    store
+        .put_item_if(&tombstone_key(&report.pseudonym), &body, 0)
+        .await?;
+    // 7. Done.
     tomb.state = DELETED.into();
     tomb.deleted_at = Some(now);
     let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
@@ -315,6 +359,30 @@ async fn raise_mark<S: ItemStore + ?Sized>(
         }
     }
     Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// [`delete_player`], for an operator: unless `even_if_unknown`, an id under which
+/// nothing is stored and that was never deleted is refused with
+/// [`ServiceError::NotFound`] and nothing is written, so that a mistyped id does not
+/// block that id for good (GM-6). With `even_if_unknown`, the id is blocked ahead.
+pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: DateTime<Utc>,
+    even_if_unknown: bool,
+) -> Result<DeletionReport, ServiceError> {
+    if !even_if_unknown
+        && podium_rules::record::is_valid_id(player_id)
+        && store.get_item(&tombstone_key(player_id), true).await?.is_none()
+        && store.holdings(player_id).await?.is_empty()
+    {
+        return Err(ServiceError::NotFound(
+            "no such player: nothing is stored under this id and nothing was deleted \
+             (to block the id ahead, delete it even if unknown)"
+                .into(),
+        ));
+    }
+    delete_player(store, player_id, now).await
 }
 
 /// Whether `player_id` was deleted (or is being deleted): their tombstone exists (GM-6).
@@ -350,5 +418,36 @@ mod tests {
         assert_eq!(v["claim"], "deleted-x:2027-05-10");
         assert_eq!(v["match_id"], "m-1");
         assert!(!replace_id(&mut v, "p-1", "deleted-x"));
+    }
+
+    /// GM-6: an id that is also a word or a number of the result (`scored`, `win`,
+    /// `seega`, `00`) is replaced only where a player id stands: statuses, sides, games
+    /// and timestamps keep their values, so the result still reads back.
+    #[test]
+    fn only_player_id_fields_are_replaced() {
+        for id in ["scored", "win", "seega", "00"] {
+            let mut v = serde_json::json!({
+                "match_id": "sg-77", "game": "seega", "status": "scored",
+                "ended_at": "2026-11-30T10:00:00Z",
+                "outcome": {"result": "win", "winner": id},
+                "players": [{"player_id": id, "side": "win"}, {"player_id": "p-2", "side": "loss"}],
+                "tp": [[id, 90], ["p-2", 21]],
+            });
+            assert!(replace_id(&mut v, id, "deleted-x"), "{id}");
+            assert_eq!(v["players"][0]["player_id"], "deleted-x");
+            assert_eq!(v["outcome"]["winner"], "deleted-x");
+            assert_eq!(v["tp"][0][0], "deleted-x");
+            assert_eq!(
+                (&v["game"], &v["status"], &v["ended_at"], &v["players"][0]["side"]),
+                (
+                    &serde_json::json!("seega"),
+                    &serde_json::json!("scored"),
+                    &serde_json::json!("2026-11-30T10:00:00Z"),
+                    &serde_json::json!("win")
+                ),
+                "{id}"
+            );
+            assert_eq!(v["outcome"]["result"], "win");
+        }
     }
 }

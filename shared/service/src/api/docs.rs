@@ -159,7 +159,33 @@ impl Modify for Refusals {
 }
 
 fn add_refusals(op: &mut Operation) {
+    use utoipa::openapi::path::ParameterIn;
     let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+    let params: Vec<utoipa::openapi::path::Parameter> = op
+        .parameters
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| match p {
+            RefOr::T(p) => Some(p),
+            RefOr::Ref(_) => None,
+        })
+        .collect();
+    let named = |name: &str| params.iter().any(|p| p.name == name);
+    let path_param = params
+        .iter()
+        .find(|p| matches!(p.parameter_in, ParameterIn::Path))
+        .map(|p| p.name.clone());
+    // The example a caller of this operation most likely meets.
+    let bad_request = if named("limit") {
+        "limit: must be a whole number from 1 to 100".to_string()
+    } else if named("neighbours") {
+        "neighbours: must be a whole number from 0 to 25".to_string()
+    } else if let Some(name) = path_param {
+        format!("path: Invalid URL: Invalid UTF-8 in `{name}`")
+    } else {
+        "a parameter is outside what the store accepts".to_string()
+    };
     let mut add = |status: &str, r: RefOr<Response>| {
         op.responses.responses.entry(status.to_string()).or_insert(r);
     };
@@ -168,7 +194,7 @@ fn add_refusals(op: &mut Operation) {
         refusal(
             "A parameter is malformed: the message names it (and the rule broken)",
             "bad_request",
-            "limit: must be a whole number from 1 to 100",
+            &bad_request,
         ),
     );
     if secured {
@@ -183,14 +209,14 @@ fn add_refusals(op: &mut Operation) {
     }
     add(
         "404",
-        refusal("Nothing there", "not_found", "not found: route \"/v1/nothing\""),
+        refusal("Nothing there", "not_found", "not found: route `/v1/nothing`"),
     );
     add(
         "405",
         refusal(
             "The route takes another method (see `Allow`)",
             "method_not_allowed",
-            "method not allowed: \"PUT\" is not a method of this route (see the Allow header)",
+            "method not allowed: `PUT` is not a method of this route (see the Allow header)",
         ),
     );
     add("500", refusal("The server failed", "store", "internal error"));

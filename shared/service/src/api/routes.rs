@@ -115,7 +115,12 @@ fn board_in_period(
         PageQuery
     ),
     responses(
-        (status = 200, description = "A page of the board, best first, with the period clock (LB-3, LB-6)", body = super::docs::LeaderboardPage),
+        (status = 200, description = "A page of the board, best first, with the period clock (LB-3, LB-6)", body = super::docs::LeaderboardPage,
+            example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
+                "entries": [{"rank": 1, "player_id": "p-00007", "value": 2161, "value_shown": "2.1K", "rank_id": "member", "badge": "1 star"},
+                            {"rank": 2, "player_id": "p-00002", "value": 1550, "value_shown": "1.5K", "rank_id": "member", "badge": "1 star"}],
+                "next_cursor": "eyJiIjoic2VlZ2FAYWxsIi…",
+                "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
         (status = 404, description = "No such board", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: board \"chess\""})),
     ),
@@ -195,7 +200,13 @@ async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes
         AroundQuery
     ),
     responses(
-        (status = 200, description = "The caller's entry and up to N entries each side (LB-4)", body = super::docs::LeaderboardAroundMe),
+        (status = 200, description = "The caller's entry and up to N entries each side (LB-4)", body = super::docs::LeaderboardAroundMe,
+            example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
+                "me": {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
+                "entries": [{"rank": 8, "player_id": "p-00001", "value": 676, "value_shown": "676", "rank_id": "member", "badge": "1 star"},
+                            {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
+                            {"rank": 10, "player_id": "p-00009", "value": 252, "value_shown": "252", "rank_id": "member", "badge": "1 star"}],
+                "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
         (status = 404, description = "No such board, or the caller has no entry on it", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: no entry of yours on this board"})),
     ),
@@ -232,7 +243,12 @@ pub(super) async fn board_me(
     get,
     path = "/v1/me",
     tag = "players",
-    responses((status = 200, description = "The caller's Seega balance and SG-12 rank", body = boards::Profile)),
+    responses(
+        (status = 200, description = "The caller's Seega balance and SG-12 rank", body = boards::Profile,
+            example = json!({"player_id": "p-00003", "game": "seega", "balance": 253, "balance_shown": "253", "rank_id": "member",
+                "rank_name_ar": "عضو", "rank_name_en": "Member", "badge": "1 star"})),
+        (status = 404, description = "The caller's account was deleted (GM-6)", body = ErrorBody),
+    ),
     security(("jwt" = []))
 )]
 pub(super) async fn me(State(state): State<AppState>, Caller(player): Caller) -> Answer {
@@ -245,7 +261,15 @@ pub(super) async fn me(State(state): State<AppState>, Caller(player): Caller) ->
     get,
     path = "/v1/me/mahjong-rivals",
     tag = "players",
-    responses((status = 200, description = "Points, Jokers, trophies and places (MJ-6, MJ-17, MJ-20)", body = rewards::MahjongProfile)),
+    responses(
+        (status = 200, description = "Points, Jokers, trophies and places (MJ-6, MJ-17, MJ-20)", body = rewards::MahjongProfile,
+            example = json!({"player_id": "m-00001", "points": 96, "points_shown": "96", "jokers": 1,
+                "boards": [{"board": "mahjong-amr", "period": "all", "rank": 12, "value": 96, "value_shown": "96"},
+                           {"board": "mahjong-weekly", "period": "2026-W49", "rank": 3, "value": 24, "value_shown": "24"},
+                           {"board": "mahjong-daily", "period": "2026-11-30", "value": 0, "value_shown": "0"}],
+                "trophies": [{"tournament_id": "cup-1", "trophy": "cup"}]})),
+        (status = 404, description = "The caller's account was deleted (GM-6)", body = ErrorBody),
+    ),
     security(("jwt" = []))
 )]
 pub(super) async fn mahjong_me(State(state): State<AppState>, Caller(player): Caller) -> Answer {
@@ -366,6 +390,8 @@ pub(super) async fn tournament(
     responses(
         (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = serde_json::Value,
             example = json!({"day": "2026-11-30", "streak": 3, "points": 30, "jokers": 0, "claimed_now": true})),
+        (status = 400, description = "The caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "player_id (GM-6): names a deleted player (account removed); nothing was recorded"})),
         (status = 409, description = "A conflicting claim", body = ErrorBody),
     ),
     security(("jwt" = []))
@@ -463,7 +489,14 @@ pub(super) async fn unity_callback(State(state): State<AppState>, RawQuery(raw):
     tag = "operators",
     params(("player_id" = String, Path, description = "The player's id", example = "alice")),
     responses(
-        (status = 200, description = "The player's overview", body = crate::operator::PlayerOverview),
+        (status = 200, description = "The player's overview", body = crate::operator::PlayerOverview,
+            example = json!({"player_id": "p-00003", "as_of": "2026-11-30T17:18:05.187Z",
+                "games": [{"game": "seega", "balance": 253, "balance_shown": "253",
+                    "rank": {"rank_id": "member", "rank_name_en": "Member", "rank_name_ar": "عضو", "badge": "1 star"},
+                    "ledger": [{"source": "match", "source_id": "sg-42-0000004", "rule": "SG-8", "nominal": -19, "applied": 0, "floored": true, "balance_after": 0, "at": "2026-11-03T07:40:48Z"}],
+                    "series": [{"at": "2026-11-03T07:40:48Z", "at_ms": 1793691648000i64, "balance": 0}]}],
+                "boards": [{"board": "seega", "period": "all", "rank": 9, "value": 253, "value_shown": "253"}],
+                "matches": []})),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody,
             example = json!({"error": "forbidden", "message": "forbidden: operator routes need an operator identity, not a player's"})),
         (status = 404, description = "No such player (no balance and no ledger entry on any game)", body = ErrorBody),
