@@ -275,6 +275,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             .map_err(|e| match e {
                 e @ (podium_service::ServiceError::BadRequest { .. }
                 | podium_service::ServiceError::NotFound(_)) => CliError::Declined(e),
+                // Another deletion of the same player wrote the tombstone meanwhile.
+                podium_service::ServiceError::Contended { .. } => {
+                    CliError::Declined(podium_service::ServiceError::BadRequest {
+                        field: "player_id",
+                        message: "another deletion of this player is under way; run this again to finish it"
+                            .into(),
+                    })
+                }
                 other => CliError::Service(other),
             })?;
             if r.already_deleted {
