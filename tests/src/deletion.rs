@@ -546,6 +546,35 @@ pub async fn gm6_records_racing_the_deletion_leave_nothing<S: Store + ErasureSto
     }
 }
 
+/// GM-6: a deletion while a board has no snapshot yet (its first run may have read
+/// the player's entries already) is kept for the board's first snapshot: the page it
+/// publishes leaves the player out.
+pub async fn gm6_erasure_before_the_first_snapshot_is_kept<S: Store + Clone + 'static>(store: S) {
+    for (i, p) in ["ann", "ben", "cat"].iter().enumerate() {
+        seed_balance(&store, p, 300 - 100 * i as i64, 1_000 + i as i64).await;
+    }
+    let board = podium_rules::board::BoardRef::all_time("seega");
+    // The run has read "ben" before the deletion removed the entry: modelled by
+    // erasing before the run, with the entry still on the board.
+    let marked = podium_service::snapshot::erase_player(&store, &board, "ben")
+        .await
+        .expect("erase");
+    assert!(!marked, "no pointer to mark yet");
+    podium_service::snapshot::run(&store, &board, "first", t(NOW), 10, None)
+        .await
+        .expect("snapshot");
+    let ctx = ApiContext::new(cursor_key());
+    let page = api::handle(&store, &ctx, &get("/v1/leaderboards/seega", "ann", &[]), t(NOW)).await;
+    assert_eq!(page.body["snapshot"], "first", "{}", page.body);
+    let shown: Vec<&str> = page.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["player_id"].as_str())
+        .collect();
+    assert_eq!(shown, ["ann", "cat"], "{}", page.body);
+}
+
 #[macro_export]
 macro_rules! deletion_tests {
     ($make:path) => {
@@ -554,6 +583,7 @@ macro_rules! deletion_tests {
             gm6_records_naming_a_deleted_player_are_refused,
             gm6_interrupted_deletion_resumes,
             gm6_records_racing_the_deletion_leave_nothing,
+            gm6_erasure_before_the_first_snapshot_is_kept,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -452,6 +452,24 @@ fn current_key(board: &BoardRef) -> ItemKey {
     ItemKey::new(scope(board), "CURRENT")
 }
 
+/// Players erased from a board before it had any snapshot pointer (GM-6): the first
+/// pointer published takes them over ([`publish`]).
+fn pending_erasures_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(scope(board), "ERASED")
+}
+
+/// The erasures recorded before the board's first pointer (none when absent).
+async fn pending_erasures<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<(Vec<Erased>, u64), ServiceError> {
+    let key = pending_erasures_key(board);
+    match store.get_item(&key, true).await? {
+        Some(item) => Ok((decode(&key.sk, &item.body)?, item.version)),
+        None => Ok((Vec::new(), 0)),
+    }
+}
+
 fn decode<T: DeserializeOwned>(what: &str, body: &[u8]) -> Result<T, ServiceError> {
     serde_json::from_slice(body).map_err(|e| ServiceError::Store(StoreError::corrupt(what, e)))
 }
@@ -878,10 +896,22 @@ async fn publish<S: ItemStore + ?Sized>(
         // (its entries may predate the deletion, even this run's: it may have read the
         // board before the player's entries were removed).
         let keep_from = snapshot.published_at_ms - REFRESH_RETENTION_SECS * 1000;
-        snapshot.erased = current
-            .map(|c| c.erased.into_iter().filter(|e| e.at_ms >= keep_from).collect())
-            .unwrap_or_default();
+        let first = current.is_none();
+        snapshot.erased = match current {
+            Some(c) => c.erased.into_iter().filter(|e| e.at_ms >= keep_from).collect(),
+            // The board's first pointer: players deleted before it existed.
+            None => pending_erasures(store, board).await?.0,
+        };
         if store.put_item_if(&key, &encode(&snapshot), version).await? {
+            if first {
+                // A deletion may have recorded its erasure after the read above and
+                // found no pointer yet: carry over any that the pointer lacks.
+                for e in pending_erasures(store, board).await?.0 {
+                    if !snapshot.erased.iter().any(|x| x.hash == e.hash) {
+                        erase_hash(store, board, &e.hash).await?;
+                    }
+                }
+            }
             return Ok(());
         }
     }
@@ -897,11 +927,39 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
     board: &BoardRef,
     player_id: &str,
 ) -> Result<bool, ServiceError> {
+    erase_hash(store, board, &crate::deletion::id_hash(player_id)).await
+}
+
+/// [`erase_player`] by the id's hash. A board without a pointer yet records the
+/// erasure for its first one (a snapshot run may be under way, having read the
+/// player's entries before they were removed); answers whether a pointer was marked.
+async fn erase_hash<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    hash: &str,
+) -> Result<bool, ServiceError> {
     let key = current_key(board);
-    let hash = crate::deletion::id_hash(player_id);
+    let hash = hash.to_string();
     for _ in 0..10 {
         let Some(item) = store.get_item(&key, true).await? else {
-            return Ok(false);
+            let (mut pending, version) = pending_erasures(store, board).await?;
+            if !pending.iter().any(|e| e.hash == hash) {
+                pending.push(Erased {
+                    hash: hash.clone(),
+                    at_ms: now_ms(),
+                });
+                if !store
+                    .put_item_if(&pending_erasures_key(board), &encode(&pending), version)
+                    .await?
+                {
+                    continue;
+                }
+            }
+            // Published meanwhile? Then mark the pointer too (the loop goes on).
+            if store.get_item(&key, true).await?.is_none() {
+                return Ok(false);
+            }
+            continue;
         };
         let mut p: Published = decode(&key.sk, &item.body)?;
         if p.erased.iter().any(|e| e.hash == hash) {
