@@ -157,6 +157,15 @@ fn every_function_and_the_dead_letter_queue_are_alarmed() {
             );
         }
     }
+    // podium's own metric: settlements that gave up or failed, on every settling function.
+    for f in [
+        "ScoreMatchFunction",
+        "AdRewardFunction",
+        "DailyBonusFunction",
+        "SnapshotFunction",
+    ] {
+        assert!(alarm_on("SettlementsFailed", &format!("Value: !Ref {f}")), "{f}");
+    }
     assert!(alarm_on(
         "ApproximateNumberOfMessagesVisible",
         "Value: !GetAtt MatchesDeadLetterQueue.QueueName"

@@ -10,6 +10,7 @@
 //! | `RecordsRefused` | count | `Kind`, `Rule` | refused records by the rule they break (GM-5) |
 //! | `Settlements` | count | `Source`, `Outcome` | every settlement (matches, ad grants, daily bonuses, prizes): `applied`, `duplicate`, `nothing` (e.g. already granted today), `conflict`, `refused`, `contended`, `failed` |
 //! | `SettlementsRefused` | count | `Source`, `Rule` | refusals by rule (SG-10, MJ-18, MJ-19 …) |
+//! | `SettlementsFailed` | count | — | settlements that gave up (`contended`) or failed (the store): alarmed |
 //! | `SnapshotPagesWritten` | count | — | snapshot pages written (LB-5) |
 //! | `SnapshotRuns` | count | `Outcome` | snapshot runs: `complete`, or `partial` (resumed by the next tick) |
 //! | `HandlerLatency` | milliseconds | `Route` (HTTP) or none | time to answer one request or invocation |
@@ -38,6 +39,7 @@ pub fn describe() {
         "RecordsRefused",
         "Settlements",
         "SettlementsRefused",
+        "SettlementsFailed",
         "SnapshotPagesWritten",
         "SnapshotRuns",
         "Responses",
@@ -73,6 +75,10 @@ pub fn settlement<R>(source: &str, result: &Result<Settled<R>, ServiceError>) {
         Err(_) => "failed",
     };
     metrics::counter!("Settlements", "Source" => source.to_string(), "Outcome" => outcome).increment(1);
+    if matches!(outcome, "contended" | "failed") {
+        // One series per function, for an alarm (any source).
+        metrics::counter!("SettlementsFailed").increment(1);
+    }
 }
 
 /// A snapshot run wrote `pages` pages and finished (`complete`) or stopped to resume.
