@@ -28,9 +28,13 @@ pub async fn open_target(create: bool) -> Result<Opened, CliError> {
     }
 }
 
+/// Every capability the local binary uses: the store's and erasing a player (GM-6).
+pub trait Local: Store + ErasureStore {}
+impl<T: Store + ErasureStore> Local for T {}
+
 /// Opens the configured store; on DynamoDB, creates the table if it is missing and
 /// `create` is set (a dry run reads only).
-pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {
+pub async fn open(create: bool) -> Result<Arc<dyn Local>, CliError> {
     match config::local_store() {
         LocalStore::Embedded(path) if !create && !path.exists() => {
             // A dry run with no data yet: an empty store, and no file left behind.
@@ -52,26 +56,6 @@ pub async fn open(create: bool) -> Result<Arc<dyn Store>, CliError> {
                     .map_err(|e| CliError::unreachable(&endpoint, e))?;
             }
             Ok(Arc::new(store))
-        }
-    }
-}
-
-/// What deleting a player needs of a store (GM-6): every capability and erasure.
-pub trait Deletable: Store + ErasureStore {}
-impl<T: Store + ErasureStore> Deletable for T {}
-
-/// The configured store, for `podium delete-player` (on DynamoDB the table must exist).
-pub async fn open_deletable() -> Result<Arc<dyn Deletable>, CliError> {
-    match config::local_store() {
-        LocalStore::Embedded(path) => {
-            tracing::info!(path = %path.display(), "embedded store");
-            Ok(Arc::new(EmbeddedStore::open(&path)?))
-        }
-        LocalStore::Dynamo { endpoint, table } => {
-            tracing::info!(%endpoint, %table, "DynamoDB store");
-            let timeouts = config::dynamodb_timeouts()?;
-            let aws = podium_store::aws::local_sdk_config().await;
-            Ok(Arc::new(DynamoStore::from_sdk_config(&aws, table, &timeouts)))
         }
     }
 }

@@ -264,7 +264,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             player_id,
             even_if_unknown,
         } => {
-            let store = local_store::open_deletable().await?;
+            let store = local_store::open(true).await?;
             let r = podium_service::deletion::delete_known_player(
                 store.as_ref(),
                 &player_id,

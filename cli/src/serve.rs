@@ -23,18 +23,21 @@ use podium_store::Store;
 
 use crate::error::CliError;
 
+/// The id after `scheme` in the `Authorization` header, if it is a valid id (unverified).
+fn dev_header(headers: &HeaderMap, scheme: &str) -> Option<String> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let id = value.strip_prefix(scheme)?.trim();
+    podium_rules::record::is_valid_id(id).then(|| id.to_string())
+}
+
 /// The development identity: `Authorization: Dev <player-id>`, unverified.
 pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
-    let player = value.strip_prefix("Dev ")?.trim();
-    podium_rules::record::is_valid_id(player).then(|| player.to_string())
+    dev_header(headers, "Dev ")
 }
 
 /// The development operator identity: `Authorization: Operator <name>`, unverified.
 pub fn dev_operator(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
-    let name = value.strip_prefix("Operator ")?.trim();
-    podium_rules::record::is_valid_id(name).then(|| name.to_string())
+    dev_header(headers, "Operator ")
 }
 
 /// The console's own files, compiled into the binary (no build step).

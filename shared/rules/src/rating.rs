@@ -40,10 +40,12 @@ pub fn rated(a: i64, b: i64, result: Score) -> (i64, i64) {
     (ra.rating.round() as i64, rb.rating.round() as i64)
 }
 
-/// The rating changes of a rated game (DB-6, MS-8) as balance changes of `game`
-/// with their ledger entries (`source`, `match_id`, dated `at`): ratings before (a
-/// player not rated yet starts at [`START`]) and after, for both players in order.
-pub fn changes(
+/// The settlement of a rated game (DB-6, MS-8): `result` with both players'
+/// ratings changed by `score` as balance changes of `game`, each with its ledger entry
+/// (`source`, `match_id`, dated `at`). A player not rated yet starts at [`START`].
+/// `record(result, i, before, after)` writes player `i`'s ratings into the result.
+#[allow(clippy::too_many_arguments)]
+pub fn settlement<R: Clone>(
     game: crate::game::Game,
     source: &str,
     match_id: &str,
@@ -51,29 +53,28 @@ pub fn changes(
     players: [&str; 2],
     ratings: [Option<i64>; 2],
     score: Score,
-) -> Vec<(
-    i64,
-    crate::settlement::BalanceChange,
-    crate::settlement::LedgerEntry,
-)> {
+    mut result: R,
+    mut record: impl FnMut(&mut R, usize, i64, i64),
+) -> crate::settlement::Settlement<R> {
     let before = ratings.map(|r| r.unwrap_or(START));
     let (a, b) = rated(before[0], before[1], score);
-    [a, b]
-        .into_iter()
-        .enumerate()
-        .map(|(i, after)| {
-            let (change, entry) = crate::settlement::balance_change(
-                players[i],
-                game,
-                before[i],
-                after - before[i],
-                source,
-                match_id,
-                at,
-            );
-            (before[i], change, entry)
-        })
-        .collect()
+    let mut s = crate::settlement::Settlement::result_only(result.clone());
+    for (i, after) in [a, b].into_iter().enumerate() {
+        let (change, entry) = crate::settlement::balance_change(
+            players[i],
+            game,
+            before[i],
+            after - before[i],
+            source,
+            match_id,
+            at,
+        );
+        record(&mut result, i, before[i], change.after);
+        s.balances.push(change);
+        s.ledger.push(entry);
+    }
+    s.result = result;
+    s
 }
 
 #[cfg(test)]

@@ -167,7 +167,7 @@ pub fn plan(
     ratings: [Option<i64>; 2],
 ) -> Planned<DotsResult> {
     let rated = m.players.iter().all(|s| s.human);
-    let mut result = DotsResult {
+    let result = DotsResult {
         match_id: m.match_id.clone(),
         game: GAME,
         players: m
@@ -193,19 +193,20 @@ pub fn plan(
         Outcome::Draw => Score::Draw,
     };
     let ids = [m.players[0].player_id.as_str(), m.players[1].player_id.as_str()];
-    let mut s = Settlement::result_only(result.clone());
-    for (i, (before, change, entry)) in
-        rating::changes(GAME, SOURCE, &m.match_id, m.ended_at, ids, ratings, score)
-            .into_iter()
-            .enumerate()
-    {
-        result.players[i].rating_before = Some(before);
-        result.players[i].rating_after = Some(change.after);
-        s.balances.push(change);
-        s.ledger.push(entry);
-    }
-    s.result = result;
-    Planned::Write(s)
+    Planned::Write(rating::settlement(
+        GAME,
+        SOURCE,
+        &m.match_id,
+        m.ended_at,
+        ids,
+        ratings,
+        score,
+        result,
+        |r, i, before, after| {
+            r.players[i].rating_before = Some(before);
+            r.players[i].rating_after = Some(after);
+        },
+    ))
 }
 
 #[cfg(test)]

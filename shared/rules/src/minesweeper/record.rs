@@ -178,7 +178,7 @@ pub fn plan(
     ratings: [Option<i64>; 2],
 ) -> Planned<DuelResult> {
     let rated = d.players.iter().all(|p| p.human);
-    let mut result = DuelResult {
+    let result = DuelResult {
         match_id: d.match_id.clone(),
         game: GAME,
         players: d
@@ -205,17 +205,18 @@ pub fn plan(
         Decided::Draw => Score::Draw,
     };
     let ids = [d.players[0].player_id.as_str(), d.players[1].player_id.as_str()];
-    let mut s = Settlement::result_only(result.clone());
-    for (i, (before, change, entry)) in
-        rating::changes(GAME, SOURCE, &d.match_id, d.ended_at, ids, ratings, score)
-            .into_iter()
-            .enumerate()
-    {
-        result.players[i].rating_before = Some(before);
-        result.players[i].rating_after = Some(change.after);
-        s.balances.push(change);
-        s.ledger.push(entry);
-    }
-    s.result = result;
-    Planned::Write(s)
+    Planned::Write(rating::settlement(
+        GAME,
+        SOURCE,
+        &d.match_id,
+        d.ended_at,
+        ids,
+        ratings,
+        score,
+        result,
+        |r, i, before, after| {
+            r.players[i].rating_before = Some(before);
+            r.players[i].rating_after = Some(after);
+        },
+    ))
 }
