@@ -297,7 +297,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                  {} ledger entries moved to {}, {} claims and {} state items removed, \
                  {} results anonymised, left out of the snapshots of {} boards{}",
                 if r.resumed {
-                    ", finishing an earlier run"
+                    ", finishing an earlier run (the counts are this run's; the earlier run did the rest)"
                 } else {
                     ""
                 },
