@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use podium_rules::game::Game;
 use podium_rules::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
@@ -144,18 +145,22 @@ pub async fn embedded() -> EmbeddedStore {
 
 static TABLES: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh table on DynamoDB Local (one per test). Panics, failing the test, when
-/// DynamoDB Local is not configured: these tests never skip.
-pub async fn dynamodb() -> DynamoStore {
-    let endpoint = std::env::var(DYNAMODB_ENDPOINT_VAR).unwrap_or_else(|_| {
+/// The DynamoDB Local endpoint of this test run (from [`DYNAMODB_ENDPOINT_VAR`]).
+/// Panics, failing the test, when it is not set: these tests never skip.
+pub fn dynamodb_endpoint() -> String {
+    std::env::var(DYNAMODB_ENDPOINT_VAR).unwrap_or_else(|_| {
         panic!(
             "{DYNAMODB_ENDPOINT_VAR} is not set: the DynamoDB tests run against DynamoDB Local, \
              which scripts/test installs and starts (run `scripts/test`)"
         )
-    });
-    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+    })
+}
+
+/// The SDK configuration for DynamoDB Local at `endpoint`, its requests sent by `http`.
+pub async fn local_config(endpoint: &str, http: SharedHttpClient) -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
         .endpoint_url(endpoint)
-        .http_client(podium_store::aws::new_https_client())
+        .http_client(http)
         .region(aws_config::Region::new("us-east-1"))
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
             "local",
@@ -165,7 +170,13 @@ pub async fn dynamodb() -> DynamoStore {
             "dynamodb-local",
         ))
         .load()
-        .await;
+        .await
+}
+
+/// A fresh table on DynamoDB Local (one per test). Panics, failing the test, when
+/// DynamoDB Local is not configured: these tests never skip.
+pub async fn dynamodb() -> DynamoStore {
+    let config = local_config(&dynamodb_endpoint(), podium_store::aws::new_https_client()).await;
     let table = format!(
         "podium-test-{}-{}",
         std::process::id(),
@@ -177,6 +188,21 @@ pub async fn dynamodb() -> DynamoStore {
         .await
         .expect("create table on DynamoDB Local");
     store
+}
+
+/// A fresh table on DynamoDB Local, created over a clean connection, and a store on
+/// it whose every request goes through `http` (a fault layer), with the default
+/// timeouts and `sdk_attempts` attempts per request (the default is 3; 1 hands every
+/// fault to podium's own retries).
+pub async fn dynamodb_through(http: SharedHttpClient, sdk_attempts: u32) -> DynamoStore {
+    let clean = dynamodb().await;
+    let (_, table) = clean.client_and_table();
+    let config = local_config(&dynamodb_endpoint(), http).await;
+    let timeouts = podium_store::dynamo::Timeouts {
+        max_attempts: sdk_attempts,
+        ..Default::default()
+    };
+    DynamoStore::from_sdk_config(&config, table, &timeouts)
 }
 
 /// An endpoint that accepts connections and never answers (a stalled store):
@@ -199,19 +225,7 @@ pub fn stalled_endpoint() -> String {
 /// A DynamoDB store at `endpoint` with short timeouts (connect 300 ms, attempt
 /// 300 ms, operation 800 ms, 2 attempts).
 pub async fn dynamodb_at(endpoint: &str, table: &str) -> DynamoStore {
-    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .endpoint_url(endpoint)
-        .http_client(podium_store::aws::new_https_client())
-        .region(aws_config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "local",
-            "local",
-            None,
-            None,
-            "dynamodb-local",
-        ))
-        .load()
-        .await;
+    let config = local_config(endpoint, podium_store::aws::new_https_client()).await;
     let timeouts = podium_store::dynamo::Timeouts {
         connect: std::time::Duration::from_millis(300),
         attempt: std::time::Duration::from_millis(300),

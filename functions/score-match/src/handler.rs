@@ -46,6 +46,26 @@ pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     now: DateTime<Utc>,
     policy: &RecordPolicy,
 ) -> SqsBatchResponse {
+    let outcomes = handle_outcomes(store, dead_letters, &event, now, policy).await;
+    let mut response = SqsBatchResponse::default();
+    for (message, outcome) in event.records.iter().zip(outcomes) {
+        if outcome == RecordOutcome::Retry {
+            let mut failure = BatchItemFailure::default();
+            failure.item_identifier = message.message_id.clone().unwrap_or_default();
+            response.batch_item_failures.push(failure);
+        }
+    }
+    response
+}
+
+/// [`handle`], answering what became of each record of the batch, in the batch's order.
+pub async fn handle_outcomes<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
+    store: &S,
+    dead_letters: &D,
+    event: &SqsEvent,
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+) -> Vec<RecordOutcome> {
     // Records of the batch settle at once, except that records sharing a player or a
     // match id settle one after another in delivery order (no contention between them).
     let jobs = event.records.iter().map(|m| {
@@ -65,15 +85,7 @@ pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
         },
     )
     .await;
-    let mut response = SqsBatchResponse::default();
-    for (message, outcome) in event.records.iter().zip(outcomes) {
-        if outcome == RecordOutcome::Retry {
-            let mut failure = BatchItemFailure::default();
-            failure.item_identifier = message.message_id.clone().unwrap_or_default();
-            response.batch_item_failures.push(failure);
-        }
-    }
-    response
+    outcomes
 }
 
 /// Handles one record, parsed from `message`'s body.

@@ -1,0 +1,321 @@
+//! Fault injection on the DynamoDB wire: an HTTP client for the AWS SDK that wraps
+//! the real one and, by a seeded schedule, answers a request as DynamoDB does when it
+//! throttles, loses the reply of a request it applied, drops the connection, or
+//! cancels a transaction for a conflict. Everything above it (the SDK's retries,
+//! podium's store, service and handlers) runs unchanged against DynamoDB Local.
+//!
+//! Fault kinds ([`Fault`]):
+//! - `Throttling` / `ProvisionedThroughputExceeded`: a 400 with DynamoDB's error
+//!   type, the request never sent (the SDK retries it with backoff);
+//! - `LostReply`: the request is sent and applied, then its reply is thrown away and
+//!   the caller sees a timeout (the case exactly-once exists for);
+//! - `Dropped`: the connection fails before the request is sent (an I/O error);
+//! - `TransactionConflict`: a `TransactWriteItems` cancelled with reason
+//!   `TransactionConflict` on its first item, the request never sent;
+//! - `TransactionInProgress`: a `TransactWriteItems` refused with
+//!   `TransactionInProgressException`, the request never sent.
+//!
+//! The schedule: each request draws from one seeded generator (`rate_per_mille` of
+//! requests get a fault, the kind drawn uniformly from the schedule's kinds). Under
+//! concurrency, which request gets which fault depends on arrival order; the counts
+//! ([`FaultCounts`]) say what was injected.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
+    SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::body::SdkBody;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// One kind of injected fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fault {
+    Throttling,
+    ProvisionedThroughputExceeded,
+    LostReply,
+    Dropped,
+    TransactionConflict,
+    TransactionInProgress,
+}
+
+impl Fault {
+    /// Every kind, in a fixed order.
+    pub const ALL: [Fault; 6] = [
+        Fault::Throttling,
+        Fault::ProvisionedThroughputExceeded,
+        Fault::LostReply,
+        Fault::Dropped,
+        Fault::TransactionConflict,
+        Fault::TransactionInProgress,
+    ];
+
+    /// The kind's name, as the reports print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Throttling => "throttling",
+            Fault::ProvisionedThroughputExceeded => "provisioned-throughput-exceeded",
+            Fault::LostReply => "lost-reply",
+            Fault::Dropped => "dropped-connection",
+            Fault::TransactionConflict => "transaction-conflict",
+            Fault::TransactionInProgress => "transaction-in-progress",
+        }
+    }
+
+    /// Whether this kind applies to an operation (`x-amz-target`'s operation name).
+    fn applies_to(self, operation: &str) -> bool {
+        match self {
+            Fault::TransactionConflict | Fault::TransactionInProgress => operation == "TransactWriteItems",
+            _ => true,
+        }
+    }
+
+    fn index(self) -> usize {
+        Fault::ALL.iter().position(|f| *f == self).unwrap_or(0)
+    }
+}
+
+/// A seeded fault schedule.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    pub seed: u64,
+    /// Faults per 1,000 requests (of the operations a kind applies to).
+    pub rate_per_mille: u32,
+    /// The kinds drawn from, uniformly.
+    pub kinds: Vec<Fault>,
+}
+
+/// What the layer saw and did (counts since it was made).
+#[derive(Debug, Default)]
+pub struct FaultCounts {
+    requests: AtomicU64,
+    injected: [AtomicU64; 6],
+}
+
+impl FaultCounts {
+    /// Requests that reached the layer (SDK attempts, retries included).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Faults of `kind` injected.
+    pub fn injected(&self, kind: Fault) -> u64 {
+        self.injected[kind.index()].load(Ordering::Relaxed)
+    }
+
+    /// Faults injected, all kinds.
+    pub fn total(&self) -> u64 {
+        Fault::ALL.iter().map(|k| self.injected(*k)).sum()
+    }
+
+    /// `kind=count` for every kind injected at least once.
+    pub fn summary(&self) -> String {
+        Fault::ALL
+            .iter()
+            .filter(|k| self.injected(**k) > 0)
+            .map(|k| format!("{}={}", k.name(), self.injected(*k)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+struct State {
+    rng: Mutex<StdRng>,
+    schedule: Schedule,
+    enabled: AtomicBool,
+    counts: Arc<FaultCounts>,
+}
+
+impl State {
+    /// The fault for the next request of `operation`, if the schedule draws one.
+    fn draw(&self, operation: &str) -> Option<Fault> {
+        self.counts.requests.fetch_add(1, Ordering::Relaxed);
+        if !self.enabled.load(Ordering::Relaxed) || self.schedule.kinds.is_empty() {
+            return None;
+        }
+        let (roll, pick) = {
+            let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
+            (
+                rng.random_range(0..1_000u32),
+                rng.random_range(0..self.schedule.kinds.len()),
+            )
+        };
+        let kind = self.schedule.kinds[pick];
+        if roll >= self.schedule.rate_per_mille || !kind.applies_to(operation) {
+            return None;
+        }
+        self.counts.injected[kind.index()].fetch_add(1, Ordering::Relaxed);
+        Some(kind)
+    }
+}
+
+/// The SDK's HTTP client with faults: pass it to `aws_config`'s `http_client`.
+#[derive(Clone)]
+pub struct FaultyHttp {
+    inner: SharedHttpClient,
+    state: Arc<State>,
+}
+
+impl fmt::Debug for FaultyHttp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FaultyHttp")
+            .field("schedule", &self.state.schedule)
+            .finish()
+    }
+}
+
+impl FaultyHttp {
+    /// `inner` with faults drawn by `schedule` (enabled from the start).
+    pub fn new(inner: SharedHttpClient, schedule: Schedule) -> Self {
+        FaultyHttp {
+            inner,
+            state: Arc::new(State {
+                rng: Mutex::new(StdRng::seed_from_u64(schedule.seed)),
+                schedule,
+                enabled: AtomicBool::new(true),
+                counts: Arc::default(),
+            }),
+        }
+    }
+
+    /// Turns injection on or off (setup and final reads run without faults).
+    pub fn set_enabled(&self, on: bool) {
+        self.state.enabled.store(on, Ordering::Relaxed);
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> Arc<FaultCounts> {
+        self.state.counts.clone()
+    }
+
+    /// As the SDK takes it.
+    pub fn shared(&self) -> SharedHttpClient {
+        SharedHttpClient::new(self.clone())
+    }
+}
+
+impl HttpClient for FaultyHttp {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        SharedHttpConnector::new(FaultyConnector {
+            inner: self.inner.http_connector(settings, components),
+            state: self.state.clone(),
+        })
+    }
+}
+
+struct FaultyConnector {
+    inner: SharedHttpConnector,
+    state: Arc<State>,
+}
+
+impl fmt::Debug for FaultyConnector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FaultyConnector")
+    }
+}
+
+/// The operation of a DynamoDB request (`x-amz-target: DynamoDB_20120810.PutItem`).
+fn operation(request: &HttpRequest) -> String {
+    request
+        .headers()
+        .get("x-amz-target")
+        .and_then(|t| t.rsplit('.').next())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// DynamoDB's error answer: HTTP 400 with the awsJson 1.0 error body.
+fn error_response(error_type: &str, message: &str, extra: Option<(&str, serde_json::Value)>) -> HttpResponse {
+    let mut body = serde_json::json!({
+        "__type": format!("com.amazonaws.dynamodb.v20120810#{error_type}"),
+        "message": message,
+    });
+    if let Some((k, v)) = extra {
+        body[k] = v;
+    }
+    let mut response = HttpResponse::new(
+        400u16
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("400 is a status code")),
+        SdkBody::from(body.to_string()),
+    );
+    response
+        .headers_mut()
+        .insert("content-type", "application/x-amz-json-1.0");
+    response
+}
+
+/// The number of items of a `TransactWriteItems` request body.
+fn transaction_items(request: &HttpRequest) -> usize {
+    request
+        .body()
+        .bytes()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        .and_then(|v| v.get("TransactItems").and_then(|i| i.as_array()).map(Vec::len))
+        .unwrap_or(1)
+}
+
+impl HttpConnector for FaultyConnector {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let op = operation(&request);
+        match self.state.draw(&op) {
+            None => self.inner.call(request),
+            Some(Fault::Throttling) => HttpConnectorFuture::ready(Ok(error_response(
+                "ThrottlingException",
+                "injected: rate of requests exceeds the allowed throughput",
+                None,
+            ))),
+            Some(Fault::ProvisionedThroughputExceeded) => HttpConnectorFuture::ready(Ok(error_response(
+                "ProvisionedThroughputExceededException",
+                "injected: the level of configured provisioned throughput for the table was exceeded",
+                None,
+            ))),
+            Some(Fault::TransactionConflict) => {
+                let n = transaction_items(&request);
+                let mut reasons = vec![serde_json::json!({"Code": "None"}); n];
+                reasons[0] = serde_json::json!({
+                    "Code": "TransactionConflict",
+                    "Message": "injected: transaction is ongoing for the item",
+                });
+                let codes = std::iter::once("TransactionConflict")
+                    .chain(std::iter::repeat_n("None", n - 1))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                HttpConnectorFuture::ready(Ok(error_response(
+                    "TransactionCanceledException",
+                    &format!("Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]"),
+                    Some(("CancellationReasons", serde_json::Value::Array(reasons))),
+                )))
+            }
+            Some(Fault::TransactionInProgress) => HttpConnectorFuture::ready(Ok(error_response(
+                "TransactionInProgressException",
+                "injected: the transaction with the given request token is already in progress",
+                None,
+            ))),
+            Some(Fault::Dropped) => HttpConnectorFuture::ready(Err(ConnectorError::io(
+                "injected: connection reset before the request was sent".into(),
+            ))),
+            Some(Fault::LostReply) => {
+                let sent = self.inner.call(request);
+                HttpConnectorFuture::new(async move {
+                    // DynamoDB receives and applies the request; its reply never arrives.
+                    let _applied = sent.await;
+                    Err(ConnectorError::timeout(
+                        "injected: reply lost after DynamoDB received the request".into(),
+                    ))
+                })
+            }
+        }
+    }
+}
