@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::error::ServiceError;
 use crate::period_boards::hex_sha256;
-use crate::settle::{settle, ReadState, Reads, Settled, Source};
+use crate::settle::{settle, settle_as, ReadState, Reads, Settled, Source};
 
 /// The source kind of ad rewards.
 pub const AD: &str = "ad";
@@ -157,7 +157,10 @@ impl Source for AdGrant {
 pub struct AdAnswer {
     #[serde(flatten)]
     pub result: AdResult,
-    /// True when this callback was answered before (a retry or a duplicate).
+    /// True when this callback's payment was answered before (a retry or a
+    /// duplicate). A callback that pays nothing (`already_granted_today`,
+    /// `nothing_to_double`) writes nothing, so its repeats are answered alike but
+    /// also with `false`.
     pub duplicate: bool,
 }
 
@@ -297,12 +300,20 @@ pub struct BonusAnswer {
 }
 
 /// Claims `player`'s daily bonus for today (Europe/Bucharest) at `now`, once (MJ-18).
+/// `idempotency_key`: the app's id of this claim, the same on each of its retries, so
+/// that a retry after a lost answer is answered as the claim it repeats (`claimed_now`
+/// true when that claim paid); without one, every call is a claim of its own.
 pub async fn claim_daily_bonus<S: SettleStore + ?Sized>(
     store: &S,
     player: &str,
     now: DateTime<Utc>,
+    idempotency_key: Option<&str>,
 ) -> Result<BonusAnswer, ServiceError> {
-    let settled = settle(store, &BonusClaim { player, now }).await?;
+    let claim = BonusClaim { player, now };
+    let settled = match idempotency_key {
+        Some(key) => settle_as(store, &claim, &format!("app:{key}")).await?,
+        None => settle(store, &claim).await?,
+    };
     let claimed_now = matches!(settled, Settled::Applied(_));
     Ok(BonusAnswer {
         result: settled.into_result(),

@@ -170,6 +170,18 @@ pub async fn handle<S: Store + Clone + 'static>(
     req: &ApiRequest,
     now: DateTime<Utc>,
 ) -> ApiResponse {
+    handle_with_headers(store, ctx, req, &[], now).await
+}
+
+/// [`handle`], with request `headers` (name, value); a header that is not valid
+/// HTTP answers 400.
+pub async fn handle_with_headers<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    req: &ApiRequest,
+    headers: &[(&str, &str)],
+    now: DateTime<Utc>,
+) -> ApiResponse {
     let state = AppState::new(Arc::new(store.clone()), ctx.clone()).at(now);
     let query = match &req.raw_query {
         Some(raw) => raw.clone(),
@@ -188,10 +200,13 @@ pub async fn handle<S: Store + Clone + 'static>(
     } else {
         format!("{}?{query}", req.path)
     };
-    let built = axum::http::Request::builder()
+    let mut builder = axum::http::Request::builder()
         .method(req.method.as_str())
-        .uri(uri)
-        .body(Body::empty());
+        .uri(uri);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let built = builder.body(Body::empty());
     let mut http_req = match built {
         Ok(r) => r,
         Err(e) => {

@@ -2,7 +2,7 @@
 //! Each is annotated with its OpenAPI operation ([`super::docs`] collects them).
 
 use axum::extract::{RawQuery, State};
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -394,10 +394,51 @@ pub(super) async fn tournament(
             example = json!({"error": "invalid", "message": "player_id (GM-6): names a deleted player (account removed); nothing was recorded"})),
         (status = 409, description = "A conflicting claim", body = ErrorBody),
     ),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "The app's id of this claim, the same on every retry of it (1 to 64 of `A-Z a-z 0-9 - _`): a retry after a lost answer or a 5xx is answered as the claim it repeats (`claimed_now` true when that claim paid)", example = "5f0c2a1e-claim-1"),
+    ),
     security(("jwt" = []))
 )]
-pub(super) async fn daily_bonus(State(state): State<AppState>, Caller(player): Caller) -> Answer {
-    json(&rewards::claim_daily_bonus(state.store.as_ref(), &player, (state.clock)()).await?)
+pub(super) async fn daily_bonus(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    headers: HeaderMap,
+) -> Answer {
+    let key = idempotency_key(&headers)?;
+    json(&rewards::claim_daily_bonus(state.store.as_ref(), &player, (state.clock)(), key).await?)
+}
+
+/// The longest `Idempotency-Key`, in characters.
+pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 64;
+
+/// The request's `Idempotency-Key` header, if any. Errors: 400 naming the header when
+/// it is repeated, empty, longer than [`MAX_IDEMPOTENCY_KEY_CHARS`] or has characters
+/// other than `A-Z a-z 0-9 - _`.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ServiceError> {
+    let mut values = headers.get_all("idempotency-key").iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let bad = |message: &str| ServiceError::BadRequest {
+        field: "Idempotency-Key",
+        message: message.to_string(),
+    };
+    if values.next().is_some() {
+        return Err(bad("given more than once"));
+    }
+    let key = value
+        .to_str()
+        .map_err(|_| bad("must be 1 to 64 of A-Z a-z 0-9 - _"))?;
+    let ok = !key.is_empty()
+        && key.len() <= MAX_IDEMPOTENCY_KEY_CHARS
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(Some(key))
+    } else {
+        Err(bad("must be 1 to 64 of A-Z a-z 0-9 - _"))
+    }
 }
 
 /// The ad callbacks' configuration, or 404 where they are not answered.
