@@ -271,9 +271,11 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Method, URI, headers (name, value bytes), body and verified player.
+type RawRequest = (String, String, Vec<(String, Vec<u8>)>, Vec<u8>, Option<String>);
+
 /// A request with arbitrary headers and body, mostly to the POST route.
-fn request_with_headers(
-) -> impl Strategy<Value = (String, String, Vec<(String, Vec<u8>)>, Vec<u8>, Option<String>)> {
+fn request_with_headers() -> impl Strategy<Value = RawRequest> {
     (
         prop::sample::select(vec![
             "POST", "POST", "POST", "GET", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH",
