@@ -238,13 +238,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .map_err(|e| CliError::Io(std::io::Error::other(format!("{}: {e}", file.display()))))?;
             let store = local_store::open(true).await?;
             let delivery = format!("operator-{:016x}", rand::random::<u64>());
-            let settled = podium_service::tournaments::configure(store.as_ref(), &t, &delivery)
-                .await
-                .map_err(|e| match e {
-                    e @ (podium_service::ServiceError::Invalid(_)
-                    | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
-                    other => CliError::Service(other),
-                })?;
+            let settled =
+                podium_service::tournaments::configure(store.as_ref(), &t, &delivery, chrono::Utc::now())
+                    .await
+                    .map_err(|e| match e {
+                        e @ (podium_service::ServiceError::Invalid(_)
+                        | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
+                        other => CliError::Service(other),
+                    })?;
             let (word, state) = match settled {
                 podium_service::settle::Settled::Duplicate(s) => ("already configured", s),
                 podium_service::settle::Settled::Applied(s) | podium_service::settle::Settled::Nothing(s) => {

@@ -226,6 +226,7 @@ async fn main() {
             clock,
             snapshot::Paging::content_defined(PAGE_SIZE),
             None,
+            clock,
         )
         .await
         .expect("level snapshot");
@@ -302,7 +303,7 @@ async fn main() {
         champions: false,
     };
     let before = store.usage();
-    podium_service::tournaments::configure(&store, &tour, "cost")
+    podium_service::tournaments::configure(&store, &tour, "cost", chrono::Utc::now())
         .await
         .expect("configured");
     row("tournament: configure", before, &store);
@@ -412,6 +413,7 @@ async fn main() {
         clock,
         PAGE_SIZE,
         None,
+        clock,
     )
     .await
     .expect("snapshot");

@@ -44,6 +44,7 @@ async fn run(players: u64) {
         now(),
         Paging::content_defined(PAGE_SIZE),
         None,
+        now(),
     )
     .await
     .expect("snapshot");
@@ -92,6 +93,7 @@ async fn run_dynamodb(players: u64) {
         now(),
         Paging::content_defined(PAGE_SIZE),
         None,
+        now(),
     )
     .await
     .expect("snapshot");

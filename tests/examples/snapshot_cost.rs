@@ -84,7 +84,7 @@ async fn check_on_dynamodb(players: u64, changes: u64, delta: i64, paging: Pagin
             }
         }
         let (billed, reported) = (store.bill(), store.inner.usage());
-        snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None)
+        snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None, at)
             .await
             .expect("snapshot");
         println!(
@@ -123,7 +123,7 @@ async fn main() {
     let mut at = start();
     let before = store.bill();
     let started = Instant::now();
-    let first = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None)
+    let first = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None, at)
         .await
         .expect("snapshot");
     let full = store.bill().since(&before);
@@ -150,7 +150,7 @@ async fn main() {
         }
         let before = store.bill();
         let started = Instant::now();
-        let report = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None)
+        let report = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None, at)
             .await
             .expect("refresh");
         let bill = store.bill().since(&before);

@@ -508,7 +508,7 @@ async fn seed_players<S: Store>(store: &S, n: i64) -> Vec<(String, u64)> {
 pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     seed_players(&store, 10).await;
     let as_of = at(60);
-    let first = snapshot::run(&store, &seega_board(), "s1", as_of, 2, Some(3))
+    let first = snapshot::run(&store, &seega_board(), "s1", as_of, 2, Some(3), as_of)
         .await
         .expect("first run");
     assert_eq!((first.pages_written, first.complete), (3, false));
@@ -519,7 +519,7 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
             .is_none(),
         "not published yet"
     );
-    let second = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None)
+    let second = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None, as_of)
         .await
         .expect("retry");
     assert_eq!(
@@ -530,7 +530,7 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     score_match(&store, &rout("m-late", "w01", "w02", at(61)), now())
         .await
         .expect("scored");
-    let third = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None)
+    let third = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None, as_of)
         .await
         .expect("again");
     assert!(third.already_complete && third.pages_written == 0);
@@ -556,10 +556,10 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
             .complete
     );
     // An older run finishing later does not replace the newer current snapshot.
-    snapshot::run(&store, &seega_board(), "s2", at(120), 2, None)
+    snapshot::run(&store, &seega_board(), "s2", at(120), 2, None, at(120))
         .await
         .expect("newer");
-    snapshot::run(&store, &seega_board(), "s0", at(30), 2, None)
+    snapshot::run(&store, &seega_board(), "s0", at(30), 2, None, at(30))
         .await
         .expect("older");
     assert_eq!(
@@ -576,7 +576,7 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
 /// LB-2 ranks (ties across page boundaries), and one page read ranks any value.
 pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    let report = snapshot::run(&store, &seega_board(), "w", at(60), 5, None)
+    let report = snapshot::run(&store, &seega_board(), "w", at(60), 5, None, at(60))
         .await
         .expect("run");
     assert_eq!(report.pages_total, 8);
@@ -621,7 +621,7 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
         let store = Arc::clone(&store);
         tokio::spawn(async move {
             for _ in 0..500 {
-                match snapshot::run(store.as_ref(), &seega_board(), "c", at(60), 2, Some(2)).await {
+                match snapshot::run(store.as_ref(), &seega_board(), "c", at(60), 2, Some(2), at(60)).await {
                     Ok(r) if r.complete => return,
                     Ok(_) => continue,
                     // The other run holds the lease: back off a little.
@@ -656,7 +656,7 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
 /// live value against it.
 pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    snapshot::run(&store, &seega_board(), "p", at(60), 100, None)
+    snapshot::run(&store, &seega_board(), "p", at(60), 100, None, at(60))
         .await
         .expect("run");
     let cache = SnapshotCache::default();
@@ -954,7 +954,7 @@ pub async fn amr_window_counts_early_points_and_catches_up<S: Store>(store: S) {
 /// in the same order, with the same ranks, as the page walk (ties included).
 pub async fn snapshot_around_me_matches_the_pages<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    snapshot::run(&store, &seega_board(), "a", at(60), 5, None)
+    snapshot::run(&store, &seega_board(), "a", at(60), 5, None, at(60))
         .await
         .expect("run");
     let cache = SnapshotCache::default();

@@ -556,11 +556,11 @@ pub async fn gm6_erasure_before_the_first_snapshot_is_kept<S: Store + Clone + 's
     let board = podium_rules::board::BoardRef::all_time("seega");
     // The run has read "ben" before the deletion removed the entry: modelled by
     // erasing before the run, with the entry still on the board.
-    let marked = podium_service::snapshot::erase_player(&store, &board, "ben")
+    let marked = podium_service::snapshot::erase_player(&store, &board, "ben", t(NOW))
         .await
         .expect("erase");
     assert!(!marked, "no pointer to mark yet");
-    podium_service::snapshot::run(&store, &board, "first", t(NOW), 10, None)
+    podium_service::snapshot::run(&store, &board, "first", t(NOW), 10, None, t(NOW))
         .await
         .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());

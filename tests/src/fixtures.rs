@@ -1,6 +1,6 @@
 //! Builders and stores for tests.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -20,6 +20,15 @@ pub fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0)
         .single()
         .unwrap_or_default()
+}
+
+static TICKS: AtomicI64 = AtomicI64::new(0);
+
+/// A server clock for tests that interleave writes and snapshot runs: [`now`] plus
+/// one millisecond more on every call (process-wide), so that what a test does later
+/// is dated later, as on a real server.
+pub fn tick() -> DateTime<Utc> {
+    now() + Duration::milliseconds(1 + TICKS.fetch_add(1, Ordering::Relaxed))
 }
 
 /// 2026-11-30T10:00:00Z plus `minutes`.
@@ -114,7 +123,7 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
             expected_version: current[0].version,
             points,
             reached_at_ms,
-            history: current[0].history_after(points, reached_at_ms, Utc::now().timestamp_millis()),
+            history: current[0].history_after(points, reached_at_ms, tick().timestamp_millis()),
             must_exist: false,
         }],
         entries: Vec::new(),

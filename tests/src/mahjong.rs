@@ -507,8 +507,9 @@ async fn age_marks<S: Store + ?Sized>(store: &S) {
     use podium_service::changes::{changed, Mark};
     for c in changed(store, usize::MAX).await.expect("marks") {
         for m in c.marks {
+            // An hour before the test's first tick (12:00): older than any tick's read.
             let old = Mark {
-                at_ms: Utc::now().timestamp_millis() - 3_600_000,
+                at_ms: t("2027-03-01T11:00:00Z").timestamp_millis(),
             };
             let body = serde_json::to_vec(&old).expect("mark");
             assert!(store
@@ -560,8 +561,10 @@ pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + Clone + '
     );
     assert!(changed(&store, 100).await.expect("marks").is_empty());
     assert!(refreshed_levels(&store, "2027-03-01T12:10:00Z").await.is_empty());
-    // A change just now: refreshed, and kept marked (the snapshot may predate it).
-    settle(&store, &completion("r-4", "c", 7, 20_000, at, 0), now)
+    // A change just now (at the tick's instant): refreshed, and kept marked (the
+    // snapshot may predate it).
+    let tick = t("2027-03-01T12:15:00Z");
+    settle(&store, &completion("r-4", "c", 7, 20_000, at, 0), tick)
         .await
         .expect("settled");
     assert_eq!(
@@ -573,7 +576,7 @@ pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + Clone + '
     assert_eq!(kept[0].marks.len(), 1);
     // A change committed after the job read the mark (the same account, so the same
     // mark): its delete finds a newer version.
-    settle(&store, &completion("r-5", "c", 7, 15_000, at, 0), now)
+    settle(&store, &completion("r-5", "c", 7, 15_000, at, 0), tick)
         .await
         .expect("settled");
     assert_eq!(clear(&store, &kept[0], i64::MAX).await.expect("clear"), 0);

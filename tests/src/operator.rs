@@ -133,9 +133,17 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
     assert_eq!(seega_place(&bob), Some(1));
 
     // From a snapshot, the same places.
-    snapshot::run(&store, &BoardRef::all_time("seega"), "op", at(60), 100, None)
-        .await
-        .expect("snapshot");
+    snapshot::run(
+        &store,
+        &BoardRef::all_time("seega"),
+        "op",
+        at(60),
+        100,
+        None,
+        at(60),
+    )
+    .await
+    .expect("snapshot");
     let cache = SnapshotCache::default();
     let alice = operator::player_overview(&store, &cache, "o-alice", now())
         .await

@@ -47,7 +47,7 @@ pub async fn top_pages_are_rendered_once_per_snapshot<S: Store + Clone + 'static
         seed_balance(&counted, &format!("r{i:02}"), 10 * i, 1_000 + i).await;
     }
     let board = BoardRef::all_time("seega");
-    snapshot::run(&counted, &board, "first", at(60), 7, None)
+    snapshot::run(&counted, &board, "first", at(60), 7, None, at(60))
         .await
         .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());
@@ -71,7 +71,7 @@ pub async fn top_pages_are_rendered_once_per_snapshot<S: Store + Clone + 'static
     score_match(&counted, &rout("perf-m1", "r00", "r01", at(61)), now())
         .await
         .expect("scored");
-    snapshot::run(&counted, &board, "second", at(62), 7, None)
+    snapshot::run(&counted, &board, "second", at(62), 7, None, at(62))
         .await
         .expect("snapshot");
     ctx.cache.forget();

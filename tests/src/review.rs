@@ -34,7 +34,7 @@ fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
 }
 
 async fn call<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, req: ApiRequest) -> ApiResponse {
-    api::handle(store, ctx, &req, chrono::Utc::now()).await
+    api::handle(store, ctx, &req, crate::fixtures::tick()).await
 }
 
 fn ranks(body: &Value) -> Vec<(String, u64)> {
@@ -69,7 +69,7 @@ pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
         score_match(
             &store,
             &rout(&format!("b08-{i}"), &format!("p-t{i}"), &format!("p-l{i}"), at(i)),
-            now(),
+            crate::fixtures::tick(),
         )
         .await
         .expect("scored");
@@ -160,9 +160,17 @@ pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
     .await;
     assert!(refused_naming(&answer, "cursor"), "{}", answer.body);
     // The same holds for snapshot cursors.
-    snapshot::run(&store, &BoardRef::all_time("seega"), "f", at(60), 2, None)
-        .await
-        .expect("snapshot");
+    snapshot::run(
+        &store,
+        &BoardRef::all_time("seega"),
+        "f",
+        at(60),
+        2,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());
     let page = call(&store, &ctx, get(seega, &[("limit", "3")], "p-t0")).await;
     let issued = page.body["next_cursor"].as_str().expect("cursor").to_string();
@@ -273,17 +281,25 @@ pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + Clone + 'st
     score_match(
         &store,
         &record("b12-m4", "p-11", "p-d", 16, 8, 300, 20, 20, at(0)),
-        now(),
+        crate::fixtures::tick(),
     )
     .await
     .expect("m4");
-    snapshot::run(&store, &BoardRef::all_time("seega"), "s2", at(30), 100, None)
-        .await
-        .expect("snapshot");
+    snapshot::run(
+        &store,
+        &BoardRef::all_time("seega"),
+        "s2",
+        at(30),
+        100,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("snapshot");
     score_match(
         &store,
         &record("b12-m5", "p-c", "p-11", 24, 0, 300, 1_000, 20, at(35)),
-        now(),
+        crate::fixtures::tick(),
     )
     .await
     .expect("m5");
@@ -312,9 +328,17 @@ pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + Clone + 'st
         )
         .await;
     }
-    snapshot::run(&store, &BoardRef::all_time("seega"), "s3", at(40), 3, None)
-        .await
-        .expect("snapshot");
+    snapshot::run(
+        &store,
+        &BoardRef::all_time("seega"),
+        "s3",
+        at(40),
+        3,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("snapshot");
     // Wins and losses after it, some players moving twice (two older keys).
     for (m, (w, l)) in [
         (0, 39),
@@ -343,7 +367,7 @@ pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + Clone + 'st
                 20,
                 at(41 + m as i64),
             ),
-            now(),
+            crate::fixtures::tick(),
         )
         .await
         .expect("scored");
@@ -367,14 +391,26 @@ pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + Clone + 'static>(
         seed_balance(&counted, &p, value, 10_000 + i).await;
         players.push(p);
     }
-    snapshot::run(&counted, &BoardRef::all_time("seega"), "ties", at(60), 10, None)
-        .await
-        .expect("snapshot");
+    snapshot::run(
+        &counted,
+        &BoardRef::all_time("seega"),
+        "ties",
+        at(60),
+        10,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("snapshot");
     // t150 (middle of the 311 group) loses after the snapshot: its older entry sits
     // 15 pages above its live one.
-    score_match(&counted, &rout("ties-m1", "t450", "t150", at(61)), now())
-        .await
-        .expect("scored");
+    score_match(
+        &counted,
+        &rout("ties-m1", "t450", "t150", at(61)),
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("scored");
     let ctx = ApiContext::new(cursor_key());
     let probes = ["t000", "t150", "t299", "t300", "t450", "t599"];
     // Warm the pointer cache.
@@ -400,14 +436,26 @@ pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + Clone + 'static>(
 /// and every parameter out of range or malformed is a 400 naming it, never a 5xx.
 pub async fn parameters_are_checked_before_the_store<S: Store + Clone + 'static>(store: S) {
     let ctx = ApiContext::new(cursor_key());
-    score_match(&store, &rout("b08-0", "p-t3", "p-l3", at(0)), now())
-        .await
-        .expect("scored");
+    score_match(
+        &store,
+        &rout("b08-0", "p-t3", "p-l3", at(0)),
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("scored");
     for snapshot_taken in [false, true] {
         if snapshot_taken {
-            snapshot::run(&store, &BoardRef::all_time("seega"), "params", at(60), 100, None)
-                .await
-                .expect("snapshot");
+            snapshot::run(
+                &store,
+                &BoardRef::all_time("seega"),
+                "params",
+                at(60),
+                100,
+                None,
+                crate::fixtures::tick(),
+            )
+            .await
+            .expect("snapshot");
         }
         let alone = call(
             &store,
@@ -512,16 +560,32 @@ pub async fn around_me_after_many_changes_stays_on_the_snapshot<S: Store + Clone
             seed_balance(&counted, p, 1_000 + round * 10, 3_000 + round).await;
         }
     }
-    snapshot::run(&counted, &BoardRef::all_time("seega"), "many", at(60), 5, None)
-        .await
-        .expect("snapshot");
+    snapshot::run(
+        &counted,
+        &BoardRef::all_time("seega"),
+        "many",
+        at(60),
+        5,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("snapshot");
     // m00 wins (moves up, pages away); m01 loses (moves down).
-    score_match(&counted, &rout("many-1", "m00", "m30", at(61)), now())
-        .await
-        .expect("scored");
-    score_match(&counted, &rout("many-2", "m40", "m01", at(62)), now())
-        .await
-        .expect("scored");
+    score_match(
+        &counted,
+        &rout("many-1", "m00", "m30", at(61)),
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("scored");
+    score_match(
+        &counted,
+        &rout("many-2", "m40", "m01", at(62)),
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("scored");
     let ctx = ApiContext::new(cursor_key());
     call(&counted, &ctx, get("/v1/leaderboards/seega", &[], "m00")).await;
     for p in ["m00", "m01", "m30", "m40"] {
@@ -552,16 +616,32 @@ pub async fn a_resumed_run_lists_nobody_twice<S: Store + Clone + 'static>(store:
         seed_balance(&store, p, 3_000 - i as i64 * 100, 1_000 + i as i64).await;
     }
     let board = BoardRef::all_time("seega");
-    let first = snapshot::run(&store, &board, "resumed", at(60), 5, Some(2))
-        .await
-        .expect("two pages");
+    let first = snapshot::run(
+        &store,
+        &board,
+        "resumed",
+        at(60),
+        5,
+        Some(2),
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("two pages");
     assert!(!first.complete);
     // r02 (already listed) drops to the bottom; r25 (not listed yet) rises to the top.
     seed_balance(&store, "r02", 50, 5_000).await;
     seed_balance(&store, "r25", 2_950, 5_001).await;
-    snapshot::run(&store, &board, "resumed", at(60), 5, None)
-        .await
-        .expect("resumed");
+    snapshot::run(
+        &store,
+        &board,
+        "resumed",
+        at(60),
+        5,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("resumed");
     let entries = snapshot_entries(&store, "resumed").await;
     let mut ids: Vec<&str> = entries.iter().map(|e| e.player_id.as_str()).collect();
     ids.sort_unstable();
@@ -609,7 +689,7 @@ pub async fn a_cursor_never_skips_a_page<S: Store + Clone + 'static>(store: S) {
         seed_balance(&store, &format!("c{i:02}"), 2_000 - i * 10, 1_000 + i).await;
     }
     let board = BoardRef::all_time("seega");
-    snapshot::run(&store, &board, "gap", at(60), 5, None)
+    snapshot::run(&store, &board, "gap", at(60), 5, None, crate::fixtures::tick())
         .await
         .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());
@@ -664,9 +744,17 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
     }
     let board = BoardRef::all_time("seega");
     let paging = Paging::content_defined(6);
-    let first = snapshot::run_paged(&store, &board, "c1", at(60), paging, None)
-        .await
-        .expect("first");
+    let first = snapshot::run_paged(
+        &store,
+        &board,
+        "c1",
+        at(60),
+        paging,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("first");
     assert!(first.complete && first.pages_total > 5, "{first:?}");
     assert_eq!(first.bodies_written, first.pages_total, "nothing to share yet");
     // Three small moves (within a few places) since the first snapshot.
@@ -678,9 +766,17 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
             .expect("balance");
         seed_balance(&store, p, live.points + delta, 5_000).await;
     }
-    let second = snapshot::run_paged(&store, &board, "c2", at(65), paging, None)
-        .await
-        .expect("second");
+    let second = snapshot::run_paged(
+        &store,
+        &board,
+        "c2",
+        at(65),
+        paging,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("second");
     assert!(
         second.bodies_written <= 9 && second.bodies_written < second.pages_total / 2,
         "{second:?}"
@@ -718,14 +814,30 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
         assert!(e.expires_at.is_some_and(|x| x >= kept_until), "{n}: {e:?}");
     }
     // A frozen snapshot keeps its pages for good: it shares none with refreshes…
-    let frozen = snapshot::run_paged(&store, &board, "final", at(70), paging, None)
-        .await
-        .expect("final");
+    let frozen = snapshot::run_paged(
+        &store,
+        &board,
+        "final",
+        at(70),
+        paging,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("final");
     assert_eq!(frozen.bodies_written, frozen.pages_total);
     // …and a refresh after it shares all of its pages.
-    let after = snapshot::run_paged(&store, &board, "c3", at(75), paging, None)
-        .await
-        .expect("third");
+    let after = snapshot::run_paged(
+        &store,
+        &board,
+        "c3",
+        at(75),
+        paging,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("third");
     assert_eq!((after.bodies_written, after.pages_total), (0, frozen.pages_total));
 }
 

@@ -82,15 +82,15 @@ async fn status<S: Store + ?Sized>(store: &S, tid: &str) -> Status {
 /// that died after paying the 1st prize run again, pay every prize exactly once.
 pub async fn a_tournament_pays_its_prizes_exactly_once<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-07-14T17:00:00Z");
-    configure(&store, &cup("cup-1", 2, false), "op-1")
+    configure(&store, &cup("cup-1", 2, false), "op-1", now)
         .await
         .expect("configured");
     // The same settings again: a duplicate; other settings: a conflict.
-    configure(&store, &cup("cup-1", 2, false), "op-2")
+    configure(&store, &cup("cup-1", 2, false), "op-2", now)
         .await
         .expect("again");
     assert!(matches!(
-        configure(&store, &cup("cup-1", 3, false), "op-3").await,
+        configure(&store, &cup("cup-1", 3, false), "op-3", now).await,
         Err(ServiceError::Conflict { .. })
     ));
     for (p, at) in [
@@ -305,7 +305,9 @@ pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Sto
     earlier.starts_at = t("2027-07-13T18:00:00Z");
     earlier.ends_at = t("2027-07-13T19:00:00Z");
     earlier.prizes = vec![200, 199];
-    configure(&store, &earlier, "op-1").await.expect("configured");
+    configure(&store, &earlier, "op-1", now)
+        .await
+        .expect("configured");
     let before = t("2027-07-13T17:00:00Z");
     send(
         &store,
@@ -339,7 +341,9 @@ pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Sto
     assert_eq!(balance(&store, "rich").await, 200);
     assert_eq!(balance(&store, "close").await, 199);
     let champions = cup("champions-1", 16, true);
-    configure(&store, &champions, "op-2").await.expect("configured");
+    configure(&store, &champions, "op-2", now)
+        .await
+        .expect("configured");
     let refused = send(
         &store,
         registration("champions-1", "close", "2027-07-14T16:00:00Z"),

@@ -23,10 +23,10 @@ async fn refresh_pages_expire_final_pages_do_not() {
     podium_tests::fixtures::seed_balance(&store, "p1", 10, 1_000).await;
     let board = BoardRef::all_time("seega");
     let as_of = podium_tests::fixtures::at(0);
-    snapshot::run(&store, &board, "refresh-1", as_of, 100, None)
+    snapshot::run(&store, &board, "refresh-1", as_of, 100, None, as_of)
         .await
         .expect("refresh");
-    snapshot::run(&store, &board, "final", as_of, 100, None)
+    snapshot::run(&store, &board, "final", as_of, 100, None, as_of)
         .await
         .expect("final");
     let (client, table) = store.client_and_table();

@@ -289,7 +289,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         let Some((board, period)) = b.split_once('@') else {
             continue;
         };
-        if crate::snapshot::erase_player(store, &BoardRef::new(board, period), player_id).await? {
+        if crate::snapshot::erase_player(store, &BoardRef::new(board, period), player_id, now).await? {
             report.snapshots.push(b.clone());
         }
     }

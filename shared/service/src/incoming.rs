@@ -225,10 +225,10 @@ pub async fn settle_incoming<S: podium_store::SettleStore + ?Sized>(
             crate::mahjong::settle_arena(store, a, now, delivery).await?,
         )),
         Incoming::Registration(r) => Ok(outcome(
-            crate::tournaments::settle_registration(store, r, delivery).await?,
+            crate::tournaments::settle_registration(store, r, delivery, now).await?,
         )),
         Incoming::Table(t) => Ok(outcome(
-            crate::tournaments::settle_table(store, t, delivery).await?,
+            crate::tournaments::settle_table(store, t, delivery, now).await?,
         )),
         Incoming::DotsAndBoxes(m) => Ok(outcome(
             crate::replayed::settle_match(store, m, now, policy.max_clock_skew_ms, delivery).await?,

@@ -81,7 +81,7 @@ pub async fn settle_quick_match<S: SettleStore + ?Sized>(
     now: DateTime<Utc>,
     delivery: &str,
 ) -> Result<Settled<QuickMatchResult>, ServiceError> {
-    settle_as(store, &QuickMatchSource { m, now }, delivery).await
+    settle_as(store, &QuickMatchSource { m, now }, delivery, now).await
 }
 
 /// A level completion as a source of points, planned at the server clock `now`.
@@ -149,7 +149,7 @@ pub async fn settle_completion<S: SettleStore + ?Sized>(
     now: DateTime<Utc>,
     delivery: &str,
 ) -> Result<Settled<CompletionResult>, ServiceError> {
-    settle_as(store, &CompletionSource { c, now }, delivery).await
+    settle_as(store, &CompletionSource { c, now }, delivery, now).await
 }
 
 /// An Arena as a source of points, planned at the server clock `now`.
@@ -229,5 +229,5 @@ pub async fn settle_arena<S: SettleStore + ?Sized>(
     now: DateTime<Utc>,
     delivery: &str,
 ) -> Result<Settled<ArenaResult>, ServiceError> {
-    settle_as(store, &ArenaSource { a, now }, delivery).await
+    settle_as(store, &ArenaSource { a, now }, delivery, now).await
 }

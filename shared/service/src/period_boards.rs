@@ -116,7 +116,7 @@ pub async fn credit<S: SettleStore + ?Sized>(
         return Ok(Credited::OutsideWindow { period });
     }
     let target = board.in_period(&period);
-    if apply(store, &target, player_id, points, at, source_id).await? {
+    if apply(store, &target, player_id, points, at, now, source_id).await? {
         Ok(Credited::Added { period })
     } else {
         Ok(Credited::Duplicate { period })
@@ -152,6 +152,7 @@ async fn apply<S: SettleStore + ?Sized>(
     player_id: &str,
     delta: i64,
     at: DateTime<Utc>,
+    now: DateTime<Utc>,
     source_id: &str,
 ) -> Result<bool, ServiceError> {
     let source = BoardCreditSource {
@@ -161,7 +162,7 @@ async fn apply<S: SettleStore + ?Sized>(
         at,
         source_id,
     };
-    Ok(matches!(settle(store, &source).await?, Settled::Applied(_)))
+    Ok(matches!(settle(store, &source, now).await?, Settled::Applied(_)))
 }
 
 /// Entries one read of the expiring day's board asks for.
@@ -241,7 +242,7 @@ async fn expire_day<S: BoardStore + SettleStore + ?Sized>(
     loop {
         let rows = store.board_after(&day_ref, after.as_ref(), EXPIRY_FETCH).await?;
         for row in &rows {
-            if apply(store, &target, &row.player_id, -row.value, now, &source).await? {
+            if apply(store, &target, &row.player_id, -row.value, now, now, &source).await? {
                 changed += 1;
             }
         }
@@ -277,6 +278,7 @@ pub async fn freeze_ended<S: BoardStore + ItemStore + ?Sized>(
         end,
         snapshot::Paging::content_defined(PAGE_SIZE),
         None,
+        now,
     )
     .await?;
     Ok(Some((ended, report)))

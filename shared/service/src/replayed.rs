@@ -91,7 +91,7 @@ pub async fn settle_match<S: SettleStore + ?Sized>(
         record: m,
         plan: Box::new(move |ratings| dots::plan(m, boxes, outcome, ratings)),
     };
-    settle_as(store, &source, delivery).await
+    settle_as(store, &source, delivery, now).await
 }
 
 /// Checks a Minesweeper duel by replay (MS-8) and settles it exactly once. Errors as
@@ -111,5 +111,5 @@ pub async fn settle_duel<S: SettleStore + ?Sized>(
         record: d,
         plan: Box::new(move |ratings| duel::plan(d, ended, decided, ratings)),
     };
-    settle_as(store, &source, delivery).await
+    settle_as(store, &source, delivery, now).await
 }

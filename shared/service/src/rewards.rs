@@ -181,7 +181,7 @@ async fn grant<S: SettleStore + ?Sized>(
         policy: ads.policy,
         now,
     };
-    let settled = settle(store, &source).await?;
+    let settled = settle(store, &source, now).await?;
     let duplicate = matches!(settled, Settled::Duplicate(_));
     Ok(AdAnswer {
         result: settled.into_result(),
@@ -311,8 +311,8 @@ pub async fn claim_daily_bonus<S: SettleStore + ?Sized>(
 ) -> Result<BonusAnswer, ServiceError> {
     let claim = BonusClaim { player, now };
     let settled = match idempotency_key {
-        Some(key) => settle_as(store, &claim, &format!("app:{key}")).await?,
-        None => settle(store, &claim).await?,
+        Some(key) => settle_as(store, &claim, &format!("app:{key}"), now).await?,
+        None => settle(store, &claim, now).await?,
     };
     let claimed_now = matches!(settled, Settled::Applied(_));
     Ok(BonusAnswer {

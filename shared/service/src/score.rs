@@ -117,7 +117,7 @@ pub async fn score_delivery<S: SettleStore + ?Sized>(
 ) -> Result<Scored, ServiceError> {
     let m = record.validate_with(now, policy)?;
     let scoring = score(&m);
-    match settle_as(store, &MatchSource { m, scoring }, delivery).await? {
+    match settle_as(store, &MatchSource { m, scoring }, delivery, now).await? {
         Settled::Applied(r) | Settled::Nothing(r) => Ok(Scored::Applied(r)),
         Settled::Duplicate(r) => Ok(Scored::Duplicate(r)),
     }

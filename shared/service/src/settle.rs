@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::settlement::{Planned, Settlement};
@@ -179,20 +179,23 @@ impl<R> Settled<R> {
 pub async fn settle<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     source: &X,
+    now: DateTime<Utc>,
 ) -> Result<Settled<X::Result>, ServiceError> {
-    settle_as(store, source, &format!("{:016x}", rand::random::<u64>())).await
+    settle_as(store, source, &format!("{:016x}", rand::random::<u64>()), now).await
 }
 
 /// [`settle`], writing as `attempt`: the id of this delivery of the source (an SQS
 /// message id, a replayed line), the same on every retry of that delivery, so a retry
 /// that finds the delivery's own write, whose reply was lost, counts it as applied.
-/// Different deliveries must have different ids.
+/// Different deliveries must have different ids. `now` is the server clock of the
+/// write (UTC), stamped on the entries' key history and change marks.
 pub async fn settle_as<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     source: &X,
     attempt: &str,
+    now: DateTime<Utc>,
 ) -> Result<Settled<X::Result>, ServiceError> {
-    let settled = settle_once(store, source, attempt).await;
+    let settled = settle_once(store, source, attempt, now.timestamp_millis()).await;
     crate::telemetry::settlement(&source.key().kind, &settled);
     settled
 }
@@ -201,6 +204,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     source: &X,
     attempt: &str,
+    now_ms: i64,
 ) -> Result<Settled<X::Result>, ServiceError> {
     let key = source.key();
     let hash = source.content_hash();
@@ -245,6 +249,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             &read,
             &source.reads(),
             settlement,
+            now_ms,
         )
         .await?;
         commit.0.named = source.named_players();
@@ -358,7 +363,8 @@ async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadS
     Ok(out)
 }
 
-/// The store's commit for a planned settlement: every write at the version read.
+/// The store's commit for a planned settlement: every write at the version read,
+/// stamped with the server clock `clock_ms` (milliseconds, UTC).
 #[allow(clippy::too_many_arguments)]
 async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     store: &S,
@@ -369,8 +375,8 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     read: &ReadState,
     reads: &Reads,
     s: Settlement<R>,
+    clock_ms: i64,
 ) -> Result<(Commit, R), ServiceError> {
-    let clock_ms = Utc::now().timestamp_millis();
     let balances = s
         .balances
         .iter()

@@ -478,8 +478,27 @@ fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
-fn now_ms() -> i64 {
-    Utc::now().timestamp_millis()
+/// A run's server clock: the injected instant the call started at (UTC), advanced
+/// by the monotonic time since, so that leases and read instants move with the run
+/// while the caller chooses the instant (no wall clock is read here).
+struct RunClock {
+    start_ms: i64,
+    started: std::time::Instant,
+}
+
+impl RunClock {
+    fn new(now: DateTime<Utc>) -> Self {
+        RunClock {
+            start_ms: now.timestamp_millis(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// The server clock now (milliseconds, UTC).
+    fn now_ms(&self) -> i64 {
+        self.start_ms
+            .saturating_add(i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX))
+    }
 }
 
 /// Every directory chunk of snapshot `id`, in order, as (sort key, first page number, entries).
@@ -618,8 +637,18 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
     as_of: DateTime<Utc>,
     page_size: u32,
     page_budget: Option<u32>,
+    now: DateTime<Utc>,
 ) -> Result<RunReport, ServiceError> {
-    run_paged(store, board, id, as_of, Paging::fixed(page_size), page_budget).await
+    run_paged(
+        store,
+        board,
+        id,
+        as_of,
+        Paging::fixed(page_size),
+        page_budget,
+        now,
+    )
+    .await
 }
 
 /// Runs (or resumes) snapshot `id` of `board` at `as_of`, cutting pages by `paging`
@@ -627,7 +656,10 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
 /// `page_budget` pages in this call (`None`: to the end). Writes only the page bodies
 /// the current snapshot does not already store (for long enough). Safe to call again
 /// with the same id after a timeout or crash; a completed snapshot is left as it is;
-/// while another call holds the run, [`ServiceError::Contended`].
+/// while another call holds the run, [`ServiceError::Contended`]. `now` is the server
+/// clock at the call (UTC): leases, the instants the board was read and the pointer's
+/// publication are dated from it.
+#[allow(clippy::too_many_arguments)]
 pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -635,7 +667,9 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     as_of: DateTime<Utc>,
     paging: Paging,
     page_budget: Option<u32>,
+    now: DateTime<Utc>,
 ) -> Result<RunReport, ServiceError> {
+    let clock = RunClock::new(now);
     // Milliseconds, as cursors carry it: one `as_of` on every page of a walk.
     let as_of = DateTime::from_timestamp_millis(as_of.timestamp_millis()).unwrap_or(as_of);
     let rkey = run_key(board, id);
@@ -643,7 +677,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     let lease = |owner: &str| {
         Some(Lease {
             owner: owner.to_string(),
-            until_ms: now_ms() + LEASE_MS,
+            until_ms: clock.now_ms() + LEASE_MS,
         })
     };
     let contended = || ServiceError::Contended { attempts: 1 };
@@ -681,7 +715,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                     read_from_ms: state.read_from_ms,
                 });
             }
-            if state.lease.as_ref().is_some_and(|l| l.until_ms > now_ms()) {
+            if state.lease.as_ref().is_some_and(|l| l.until_ms > clock.now_ms()) {
                 return Err(contended());
             }
             state.lease = lease(&owner);
@@ -711,7 +745,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     let mut first_chunk = None;
     let mut exhausted = false;
     if state.read_from_ms.is_none() {
-        state.read_from_ms = Some(now_ms());
+        state.read_from_ms = Some(clock.now_ms());
     }
     while budget > 0 && !exhausted {
         let mut next = state.clone();
@@ -795,7 +829,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             first_chunk = Some(listed);
         }
         next.last_chunk = Some(sk);
-        next.read_to_ms = Some(now_ms());
+        next.read_to_ms = Some(clock.now_ms());
         next.lease = lease(&owner);
         if !store.put_item_if(&rkey, &encode(&next), version).await? {
             // Another run of the same id took over: let it finish.
@@ -838,7 +872,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     let mut done = state.clone();
     done.complete = true;
     done.lease = None;
-    done.read_to_ms = Some(now_ms());
+    done.read_to_ms = Some(clock.now_ms());
     if !store.put_item_if(&rkey, &encode(&done), version).await? {
         return Err(contended());
     }
@@ -860,6 +894,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             erased: Vec::new(),
             revision: 0,
         },
+        &clock,
     )
     .await?;
     Ok(RunReport {
@@ -878,6 +913,7 @@ async fn publish<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     mut snapshot: Published,
+    clock: &RunClock,
 ) -> Result<(), ServiceError> {
     let key = current_key(board);
     for _ in 0..10 {
@@ -891,7 +927,7 @@ async fn publish<S: ItemStore + ?Sized>(
         {
             return Ok(());
         }
-        snapshot.published_at_ms = now_ms();
+        snapshot.published_at_ms = clock.now_ms();
         // GM-6: erasures stay while a snapshot taken before them may still be read
         // (its entries may predate the deletion, even this run's: it may have read the
         // board before the player's entries were removed).
@@ -908,7 +944,7 @@ async fn publish<S: ItemStore + ?Sized>(
                 // found no pointer yet: carry over any that the pointer lacks.
                 for e in pending_erasures(store, board).await?.0 {
                     if !snapshot.erased.iter().any(|x| x.hash == e.hash) {
-                        erase_hash(store, board, &e.hash).await?;
+                        erase_hash(store, board, &e.hash, clock.now_ms()).await?;
                     }
                 }
             }
@@ -926,17 +962,25 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     player_id: &str,
+    now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
-    erase_hash(store, board, &crate::deletion::id_hash(player_id)).await
+    erase_hash(
+        store,
+        board,
+        &crate::deletion::id_hash(player_id),
+        now.timestamp_millis(),
+    )
+    .await
 }
 
-/// [`erase_player`] by the id's hash. A board without a pointer yet records the
+/// [`erase_player`] by the id's hash, at the server clock `now_ms` (milliseconds, UTC). A board without a pointer yet records the
 /// erasure for its first one (a snapshot run may be under way, having read the
 /// player's entries before they were removed); answers whether a pointer was marked.
 async fn erase_hash<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     hash: &str,
+    now_ms: i64,
 ) -> Result<bool, ServiceError> {
     let key = current_key(board);
     let hash = hash.to_string();
@@ -946,7 +990,7 @@ async fn erase_hash<S: ItemStore + ?Sized>(
             if !pending.iter().any(|e| e.hash == hash) {
                 pending.push(Erased {
                     hash: hash.clone(),
-                    at_ms: now_ms(),
+                    at_ms: now_ms,
                 });
                 if !store
                     .put_item_if(&pending_erasures_key(board), &encode(&pending), version)
@@ -967,7 +1011,7 @@ async fn erase_hash<S: ItemStore + ?Sized>(
         }
         p.erased.push(Erased {
             hash: hash.clone(),
-            at_ms: now_ms(),
+            at_ms: now_ms,
         });
         p.revision = p.revision.saturating_add(1);
         if store.put_item_if(&key, &encode(&p), item.version).await? {

@@ -123,7 +123,7 @@ async fn refresh<S: BoardStore + ItemStore + ?Sized>(
     let mut out = Vec::new();
     for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
         let board = def.in_period(&def.period_at(at));
-        let report = snapshot::run_paged(store, &board, &id, at, paging, None).await?;
+        let report = snapshot::run_paged(store, &board, &id, at, paging, None, at).await?;
         out.push(BoardRun::new(&board, report));
     }
     let changed = changes::changed(store, CHANGED_PER_TICK).await?;
@@ -131,7 +131,7 @@ async fn refresh<S: BoardStore + ItemStore + ?Sized>(
         .map(|c| {
             let id = &id;
             async move {
-                let report = snapshot::run_paged(store, &c.board, id, at, paging, None).await?;
+                let report = snapshot::run_paged(store, &c.board, id, at, paging, None, at).await?;
                 if report.complete {
                     if let Some(from) = report.read_from_ms {
                         changes::clear(store, &c, from).await?;

@@ -109,8 +109,9 @@ pub async fn configure<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     t: &Tournament,
     delivery: &str,
+    now: DateTime<Utc>,
 ) -> Result<Settled<TournamentState>, ServiceError> {
-    let settled = settle_as(store, &ConfigSource(t), delivery).await?;
+    let settled = settle_as(store, &ConfigSource(t), delivery, now).await?;
     store
         .put_items(
             &[(ItemKey::new(INDEX_PK, t.tournament_id.clone()), b"{}".to_vec())],
@@ -166,8 +167,9 @@ pub async fn settle_registration<S: SettleStore + ?Sized>(
     store: &S,
     r: &Registration,
     delivery: &str,
+    now: DateTime<Utc>,
 ) -> Result<Settled<Registered>, ServiceError> {
-    settle_as(store, &RegistrationSource(r), delivery).await
+    settle_as(store, &RegistrationSource(r), delivery, now).await
 }
 
 struct TableSource<'a>(&'a Table);
@@ -216,8 +218,9 @@ pub async fn settle_table<S: SettleStore + ?Sized>(
     store: &S,
     t: &Table,
     delivery: &str,
+    now: DateTime<Utc>,
 ) -> Result<Settled<TableResult>, ServiceError> {
-    settle_as(store, &TableSource(t), delivery).await
+    settle_as(store, &TableSource(t), delivery, now).await
 }
 
 /// One status step of a tournament: from `from` (as read) to `to`.
@@ -393,7 +396,7 @@ async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
             }
             Status::Final { winners } => {
                 for w in winners {
-                    let paid = settle_as(store, &PrizeSource { t: &t, w, now }, &delivery).await?;
+                    let paid = settle_as(store, &PrizeSource { t: &t, w, now }, &delivery, now).await?;
                     if matches!(paid, Settled::Applied(_)) && w.prize > 0 {
                         report.prizes_paid += 1;
                     }
@@ -420,7 +423,7 @@ async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
             step
         };
         let source = StatusSource { id, step, to };
-        match settle_as(store, &source, &delivery).await {
+        match settle_as(store, &source, &delivery, now).await {
             // Another tick took this step with what it read: go on from the stored state.
             Ok(_) | Err(ServiceError::Conflict { .. }) => {}
             Err(e) => return Err(e),
