@@ -38,6 +38,11 @@ enum Command {
         /// Port on 127.0.0.1.
         #[arg(long, default_value_t = 8080)]
         port: u16,
+        /// Also replay this JSON-lines file of records into the same store while
+        /// serving (load runs: reads answered while writes go on); its summary is
+        /// printed when it ends.
+        #[arg(long, value_name = "FILE")]
+        replay: Option<PathBuf>,
     },
     /// Score a JSON-lines file of match records, in order, exactly as the score-match function does.
     Replay {
@@ -152,12 +157,26 @@ async fn main() {
 
 async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Serve { port } => {
+        Command::Serve { port, replay: file } => {
             let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
             if let Some(ads) = podium_service::config::local_ads()? {
                 ctx = ctx.with_ads(ads);
             }
-            serve::serve(local_store::open(true).await?, ctx, port).await
+            let store = local_store::open(true).await?;
+            if let Some(file) = file {
+                let policy = podium_service::config::record_policy()?;
+                let writer = store.clone();
+                tokio::spawn(async move {
+                    let target = replay::Target::Concurrent {
+                        store: writer.as_ref(),
+                        in_flight: usize::from(replay::IN_FLIGHT),
+                    };
+                    if let Err(e) = replay::replay(target, &file, &policy).await {
+                        eprintln!("podium serve --replay {}: stopped: {e}", file.display());
+                    }
+                });
+            }
+            serve::serve(store, ctx, port).await
         }
         Command::AdKeys { dir } => ads::keys(&dir),
         Command::AdCallback {

@@ -95,11 +95,11 @@ async fn deliver<S: Store + 'static>(
         in_flight: 0,
     }));
     let done = Arc::new(AtomicBool::new(false));
-    // One task: the handler's futures borrow across awaits in ways `tokio::spawn`
-    // cannot take; concurrency comes from the batches' I/O.
+    // The reader runs as a task of its own; the batches run in this task (the
+    // handler's futures borrow across awaits in ways `tokio::spawn` cannot take).
     let reader = {
         let (store, history, done) = (store.clone(), history.clone(), done.clone());
-        async move {
+        tokio::spawn(async move {
             let mut i = 0usize;
             while !done.load(Ordering::Relaxed) {
                 let player = format!("p-{:05}", i % players.max(1));
@@ -109,7 +109,7 @@ async fn deliver<S: Store + 'static>(
                 }
                 tokio::time::sleep(Duration::from_millis(2)).await;
             }
-        }
+        })
     };
     let workers: Vec<_> = (0..concurrency)
         .map(|_| {
@@ -165,14 +165,9 @@ async fn deliver<S: Store + 'static>(
             }
         })
         .collect();
-    let finished = {
-        let done = done.clone();
-        async move {
-            futures::future::join_all(workers).await;
-            done.store(true, Ordering::Relaxed);
-        }
-    };
-    futures::join!(finished, reader);
+    futures::future::join_all(workers).await;
+    done.store(true, Ordering::Relaxed);
+    reader.await.expect("reader");
     history
 }
 
@@ -309,5 +304,30 @@ async fn on_the_embedded_store_nothing_is_lost_or_doubled() {
     let models = model(&lines, now(), &RecordPolicy::default());
     if let Err(v) = check(&*store, &models, &history).await {
         panic!("{} violations:\n{}", v.len(), v.join("\n"));
+    }
+}
+
+/// The scoring soak: the handler takes the generated file in 20 concurrent batches
+/// against DynamoDB Local (no faults), history-checked. `PODIUM_SOAK_RECORDS` sizes
+/// it (the test command: 2,000 matches; BENCHMARKS.md: the long run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn scoring_soak_20_concurrent_batches_nothing_is_lost_or_doubled() {
+    let records = env_usize("PODIUM_SOAK_RECORDS", 2_000);
+    let players = (records / 25).clamp(10, 2_000);
+    let lines = Arc::new(generated(records, players, 18));
+    let store = Arc::new(podium_tests::fixtures::dynamodb().await);
+    let started = Instant::now();
+    let history = deliver(store.clone(), lines.clone(), 20, players).await;
+    let took = started.elapsed();
+    let models = model(&lines, now(), &RecordPolicy::default());
+    match check(&*store, &models, &history).await {
+        Ok(report) => eprintln!(
+            "soak: {} lines in 20 concurrent batches of {BATCH}, {} deliveries in {:.1} s ({:.0} lines/s); {report:?}",
+            lines.len(),
+            history.deliveries(),
+            took.as_secs_f64(),
+            lines.len() as f64 / took.as_secs_f64()
+        ),
+        Err(v) => panic!("{} violations:\n{}", v.len(), v.join("\n")),
     }
 }
