@@ -469,6 +469,37 @@ fn match_record_parser_never_panics_and_names_the_field() {
     });
 }
 
+/// Regression (found by the long run): a Mahjong, Dots and Boxes or Minesweeper
+/// record given as a JSON array was read by position (serde takes a struct from an
+/// array of its values), and its refusal named a position (`[1]`), not a field. Each
+/// kind's record is a JSON object only; an array is refused naming `record`.
+#[test]
+fn typed_record_given_as_an_array_is_refused_naming_record() {
+    let e = parse(br#"["dots-and-boxes",null]"#).expect_err("an array");
+    assert_eq!((e.field.as_str(), e.rule), ("record", "GM-5"), "{e}");
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in valid_lines() {
+        let Ok(incoming) = parse(line.as_bytes()) else {
+            continue;
+        };
+        let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let array = Value::Array(fields.into_iter().map(|(_, v)| v).collect()).to_string();
+        match parse(array.as_bytes()) {
+            Ok(read) => panic!("{} read from an array: {read:?}", incoming.kind()),
+            Err(e) => {
+                assert!(
+                    is_schema_path(&e.field) && !e.field.starts_with('['),
+                    "{e} for {array}"
+                );
+                kinds.insert(incoming.kind());
+            }
+        }
+    }
+    assert!(kinds.len() >= 5, "{kinds:?}");
+}
+
 /// The mutations reach the rules: the generators' valid lines are mostly accepted,
 /// and one change to a valid record is refused under many different fields, so the
 /// fuzzer tests the record's rules, not only the JSON reader.

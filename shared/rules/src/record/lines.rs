@@ -7,13 +7,17 @@ use serde::de::DeserializeOwned;
 use crate::error::RuleError;
 
 /// Parses one record line into `T`; a shape error names the JSON path of the field.
+/// The line must be a JSON object: serde would otherwise take the record from an
+/// array of its fields' values, and name a refusal by position (`[1]`).
 pub fn parse_line<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RuleError> {
     let text = std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
     let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
-        crate::record::shape_error(&segments, &e.into_inner().to_string())
-    })
+    serde_path_to_error::deserialize(de)
+        .map(|super::objects::Object(record)| record)
+        .map_err(|e| {
+            let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
+            crate::record::shape_error(&segments, &e.into_inner().to_string())
+        })
 }
 
 /// Refuses an account that appears twice among `ids` (GM-5), naming the second one's
