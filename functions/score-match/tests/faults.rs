@@ -12,7 +12,7 @@
 //! --release -p score-match --test faults` (BENCHMARKS.md).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,8 @@ use podium_rules::record::RecordPolicy;
 use podium_store::Store;
 use podium_tests::dynamodb_faults::{Fault, FaultyHttp, Schedule};
 use podium_tests::history::{check, model, Delivered, History, Report};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use score_match::dead_letter::DeadLetters;
 use score_match::error::FunctionError;
 use score_match::handler::{handle_outcomes, RecordOutcome};
@@ -83,13 +85,20 @@ struct Queue {
 
 /// Delivers `lines` to the handler over `store` with `concurrency` batches at once,
 /// redelivering what it leaves, while a reader reads balances; returns the history.
+/// `timeouts_per_mille` of the batches (seeded by `seed`) time out after the handler
+/// settled them: the function's answer never reaches SQS, which redelivers the whole
+/// batch. Returns the history and the number of such timeouts.
 async fn deliver<S: Store + 'static>(
     store: Arc<S>,
     lines: Arc<Vec<String>>,
     concurrency: usize,
     players: usize,
-) -> Arc<History> {
+    timeouts_per_mille: u32,
+    seed: u64,
+) -> (Arc<History>, u64) {
     let history = Arc::new(History::new(lines.len()));
+    let rng = Arc::new(Mutex::new(StdRng::seed_from_u64(seed ^ 0x7417)));
+    let timeouts = Arc::new(AtomicU64::new(0));
     let queue = Arc::new(Mutex::new(Queue {
         pending: (0..lines.len()).collect(),
         in_flight: 0,
@@ -115,6 +124,7 @@ async fn deliver<S: Store + 'static>(
         .map(|_| {
             let (store, lines, history, queue) =
                 (store.clone(), lines.clone(), history.clone(), queue.clone());
+            let (rng, timeouts) = (rng.clone(), timeouts.clone());
             async move {
                 let policy = RecordPolicy::default();
                 loop {
@@ -144,8 +154,15 @@ async fn deliver<S: Store + 'static>(
                         })
                         .collect();
                     let outcomes = handle_outcomes(&*store, &Accepted, &event, now(), &policy).await;
+                    // The function timed out after settling the batch: SQS saw no
+                    // answer and redelivers every record of it.
+                    let timed_out = rng.lock().expect("rng").random_range(0..1_000u32) < timeouts_per_mille;
+                    if timed_out {
+                        timeouts.fetch_add(1, Ordering::Relaxed);
+                    }
                     let mut again = Vec::new();
                     for (&i, outcome) in batch.iter().zip(outcomes) {
+                        let outcome = if timed_out { RecordOutcome::Retry } else { outcome };
                         let d = match outcome {
                             RecordOutcome::Applied => Delivered::Applied,
                             RecordOutcome::Duplicate => Delivered::Duplicate,
@@ -168,7 +185,8 @@ async fn deliver<S: Store + 'static>(
     futures::future::join_all(workers).await;
     done.store(true, Ordering::Relaxed);
     reader.await.expect("reader");
-    history
+    let timeouts = timeouts.load(Ordering::Relaxed);
+    (history, timeouts)
 }
 
 /// How a run's DynamoDB client retries.
@@ -190,7 +208,15 @@ impl Sdk {
 }
 
 /// One history-checked run on DynamoDB Local under `kinds` at `rate_per_mille`.
-async fn run_under(kinds: &[Fault], rate_per_mille: u32, records: usize, seed: u64, sdk: Sdk) -> Report {
+/// `function_timeouts` per 1,000 batches time out after settling (the whole batch redelivered).
+async fn run_under(
+    kinds: &[Fault],
+    rate_per_mille: u32,
+    function_timeouts: u32,
+    records: usize,
+    seed: u64,
+    sdk: Sdk,
+) -> Report {
     let players = (records / 25).clamp(10, 400);
     let lines = Arc::new(generated(records, players, seed));
     let http = FaultyHttp::new(
@@ -203,7 +229,8 @@ async fn run_under(kinds: &[Fault], rate_per_mille: u32, records: usize, seed: u
     );
     let store = Arc::new(podium_tests::fixtures::dynamodb_through(http.shared(), sdk.attempts()).await);
     let started = Instant::now();
-    let history = deliver(store.clone(), lines.clone(), 8, players).await;
+    let (history, timeouts) =
+        deliver(store.clone(), lines.clone(), 8, players, function_timeouts, seed).await;
     let took = started.elapsed();
     // The final state is read without faults.
     http.set_enabled(false);
@@ -214,7 +241,7 @@ async fn run_under(kinds: &[Fault], rate_per_mille: u32, records: usize, seed: u
     match result {
         Ok(report) => {
             eprintln!(
-                "faults {names:?} at {rate_per_mille}/1000, SDK attempts {}, seed {seed}: {} lines, {} deliveries, {} requests, {} faults ({}), in {:.1} s; {report:?}",
+                "faults {names:?} at {rate_per_mille}/1000, SDK attempts {}, function timeouts {timeouts} (at {function_timeouts}/1000 batches), seed {seed}: {} lines, {} deliveries, {} requests, {} faults ({}), in {:.1} s; {report:?}",
                 sdk.attempts(),
                 lines.len(),
                 history.deliveries(),
@@ -227,6 +254,7 @@ async fn run_under(kinds: &[Fault], rate_per_mille: u32, records: usize, seed: u
                 counts.total() > 0 || rate_per_mille == 0,
                 "the schedule injected no fault"
             );
+            assert!(timeouts > 0 || function_timeouts == 0, "no batch timed out");
             report
         }
         Err(violations) => panic!(
@@ -237,10 +265,17 @@ async fn run_under(kinds: &[Fault], rate_per_mille: u32, records: usize, seed: u
     }
 }
 
-async fn each_seed(kinds: &[Fault], rate: u32, records: usize, default_seed: u64, sdk: Sdk) {
+async fn each_seed(
+    kinds: &[Fault],
+    rate: u32,
+    function_timeouts: u32,
+    records: usize,
+    default_seed: u64,
+    sdk: Sdk,
+) {
     let records = env_usize("PODIUM_FAULT_RECORDS", records);
     for seed in seeds(default_seed) {
-        let report = run_under(kinds, rate, records, seed, sdk).await;
+        let report = run_under(kinds, rate, function_timeouts, records, seed, sdk).await;
         assert!(
             report.applied > 0 && report.refused > 0 && report.duplicates > 0,
             "{report:?}"
@@ -253,6 +288,7 @@ async fn under_throttling_nothing_is_lost_or_doubled() {
     each_seed(
         &[Fault::Throttling, Fault::ProvisionedThroughputExceeded],
         200,
+        0,
         1_000,
         11,
         Sdk::NoRetries,
@@ -262,12 +298,12 @@ async fn under_throttling_nothing_is_lost_or_doubled() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn under_lost_replies_nothing_is_lost_or_doubled() {
-    each_seed(&[Fault::LostReply], 150, 1_000, 12, Sdk::NoRetries).await;
+    each_seed(&[Fault::LostReply], 150, 0, 1_000, 12, Sdk::NoRetries).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn under_dropped_connections_nothing_is_lost_or_doubled() {
-    each_seed(&[Fault::Dropped], 150, 1_000, 13, Sdk::NoRetries).await;
+    each_seed(&[Fault::Dropped], 150, 0, 1_000, 13, Sdk::NoRetries).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -275,6 +311,7 @@ async fn under_transaction_conflicts_nothing_is_lost_or_doubled() {
     each_seed(
         &[Fault::TransactionConflict, Fault::TransactionInProgress],
         300,
+        0,
         1_000,
         14,
         Sdk::NoRetries,
@@ -282,14 +319,21 @@ async fn under_transaction_conflicts_nothing_is_lost_or_doubled() {
     .await;
 }
 
+/// The function times out after settling a batch (its answer lost; SQS redelivers
+/// the whole batch, records it applied included), 1 batch in 5.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn under_function_timeouts_after_commit_nothing_is_lost_or_doubled() {
+    each_seed(&[], 0, 200, 1_000, 19, Sdk::NoRetries).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn under_a_mix_of_faults_5000_records_nothing_is_lost_or_doubled() {
-    each_seed(&Fault::ALL, 120, 5_000, 15, Sdk::Deployed).await;
+    each_seed(&Fault::ALL, 120, 30, 5_000, 15, Sdk::Deployed).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn under_a_mix_of_faults_without_sdk_retries_nothing_is_lost_or_doubled() {
-    each_seed(&Fault::ALL, 100, 1_000, 17, Sdk::NoRetries).await;
+    each_seed(&Fault::ALL, 100, 30, 1_000, 17, Sdk::NoRetries).await;
 }
 
 /// The same history check on the embedded store (no wire to fault): concurrent
@@ -300,7 +344,7 @@ async fn on_the_embedded_store_nothing_is_lost_or_doubled() {
     let players = (records / 25).clamp(10, 400);
     let lines = Arc::new(generated(records, players, 16));
     let store = Arc::new(podium_tests::fixtures::embedded().await);
-    let history = deliver(store.clone(), lines.clone(), 8, players).await;
+    let (history, _) = deliver(store.clone(), lines.clone(), 8, players, 0, 16).await;
     let models = model(&lines, now(), &RecordPolicy::default());
     if let Err(v) = check(&*store, &models, &history).await {
         panic!("{} violations:\n{}", v.len(), v.join("\n"));
@@ -317,7 +361,7 @@ async fn scoring_soak_20_concurrent_batches_nothing_is_lost_or_doubled() {
     let lines = Arc::new(generated(records, players, 18));
     let store = Arc::new(podium_tests::fixtures::dynamodb().await);
     let started = Instant::now();
-    let history = deliver(store.clone(), lines.clone(), 20, players).await;
+    let (history, _) = deliver(store.clone(), lines.clone(), 20, players, 0, 18).await;
     let took = started.elapsed();
     let models = model(&lines, now(), &RecordPolicy::default());
     match check(&*store, &models, &history).await {
