@@ -2,6 +2,7 @@
 
 mod ads;
 mod error;
+mod lines;
 mod local_store;
 mod replay;
 mod serve;

@@ -2,7 +2,7 @@
 //! and store as the score-match function.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -18,6 +18,7 @@ use podium_store::{SettleStore, Store};
 use serde_json::json;
 
 use crate::error::CliError;
+use crate::lines::{self as bounded_lines, MAX_LINE_BYTES};
 
 /// Contention (other writers on the same balances) is retried this often before a line counts as failed.
 const TRANSIENT_ATTEMPTS: u32 = 5;
@@ -80,7 +81,7 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
     // The length is counted in a first pass only over a regular file (a pipe is read once).
     let regular = std::fs::metadata(file).map(|m| m.is_file()).unwrap_or(false);
     let total = if regular {
-        Some(std::io::BufReader::new(open()?).split(b'\n').count() as u64)
+        Some(crate::lines::bounded(std::io::BufReader::new(open()?), MAX_LINE_BYTES).count() as u64)
     } else {
         None
     };
@@ -93,8 +94,7 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
     let started = std::time::Instant::now();
     let mut summary = Summary::default();
     let mut read_error = None;
-    let lines = std::io::BufReader::new(open()?)
-        .split(b'\n')
+    let lines = crate::lines::bounded(std::io::BufReader::new(open()?), MAX_LINE_BYTES)
         .enumerate()
         .map_while(|(n, line)| match line {
             Ok(line) => Some((n, line)),
@@ -103,7 +103,19 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
                 None
             }
         })
-        .filter_map(|(n, mut line)| {
+        .filter_map(|(n, line)| {
+            let mut line = match line {
+                bounded_lines::Line::Text(line) => line,
+                // GM-5: refused whole, never held in memory.
+                bounded_lines::Line::TooLong(bytes) => {
+                    let refused = RuleError::new(
+                        "record",
+                        "GM-5",
+                        format!("a line of {bytes} bytes, longer than the {MAX_LINE_BYTES}-byte limit"),
+                    );
+                    return Some((n + 1, Vec::new(), Err(refused)));
+                }
+            };
             if n == 0 && line.starts_with(b"\xEF\xBB\xBF") {
                 line.drain(..3); // a UTF-8 byte order mark
             }
@@ -279,7 +291,21 @@ fn tally(summary: &mut Summary, outcome: Result<Outcome, ServiceError>) {
 /// balances, printed as JSON; nothing is written.
 pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy) -> Result<(), CliError> {
     let mut input = Vec::new();
-    std::io::stdin().lock().read_to_end(&mut input)?;
+    // At most one byte past the limit is read: a longer record is refused, not held.
+    std::io::stdin()
+        .lock()
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_to_end(&mut input)?;
+    if input.len() > MAX_LINE_BYTES {
+        return Err(CliError::Refused(
+            RuleError::new(
+                "record",
+                "GM-5",
+                format!("longer than the {MAX_LINE_BYTES}-byte limit"),
+            )
+            .into(),
+        ));
+    }
     let record = MatchRecord::from_json(&input).map_err(|e| CliError::Refused(e.into()))?;
     let now = chrono::Utc::now();
     let valid = record

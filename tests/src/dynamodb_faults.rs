@@ -16,7 +16,8 @@
 //!   `TransactionInProgressException`, the request never sent.
 //!
 //! The schedule: each request draws from one seeded generator (`rate_per_mille` of
-//! requests get a fault, the kind drawn uniformly from the schedule's kinds). Under
+//! requests get a fault, the kind drawn uniformly from the schedule's kinds that
+//! apply to the request's operation; a conflict names any one item). Under
 //! concurrency, which request gets which fault depends on arrival order; the counts
 //! ([`FaultCounts`]) say what was injected.
 
@@ -134,25 +135,39 @@ struct State {
 }
 
 impl State {
-    /// The fault for the next request of `operation`, if the schedule draws one.
-    fn draw(&self, operation: &str) -> Option<Fault> {
+    /// The fault for the next request of `operation`, if the schedule draws one, and
+    /// a number for the fault's own choices (which item a conflict names).
+    fn draw(&self, operation: &str) -> Option<(Fault, u32)> {
         self.counts.requests.fetch_add(1, Ordering::Relaxed);
-        if !self.enabled.load(Ordering::Relaxed) || self.schedule.kinds.is_empty() {
+        if !self.enabled.load(Ordering::Relaxed) {
             return None;
         }
-        let (roll, pick) = {
+        // Only the kinds that apply to this operation are drawn from, so reads see the
+        // schedule's rate of the kinds that apply to them.
+        let kinds: Vec<Fault> = self
+            .schedule
+            .kinds
+            .iter()
+            .copied()
+            .filter(|k| k.applies_to(operation))
+            .collect();
+        if kinds.is_empty() {
+            return None;
+        }
+        let (roll, pick, choice) = {
             let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
             (
                 rng.random_range(0..1_000u32),
-                rng.random_range(0..self.schedule.kinds.len()),
+                rng.random_range(0..kinds.len()),
+                rng.random::<u32>(),
             )
         };
-        let kind = self.schedule.kinds[pick];
-        if roll >= self.schedule.rate_per_mille || !kind.applies_to(operation) {
+        if roll >= self.schedule.rate_per_mille {
             return None;
         }
+        let kind = kinds[pick];
         self.counts.injected[kind.index()].fetch_add(1, Ordering::Relaxed);
-        Some(kind)
+        Some((kind, choice))
     }
 }
 
@@ -269,27 +284,31 @@ fn transaction_items(request: &HttpRequest) -> usize {
 impl HttpConnector for FaultyConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let op = operation(&request);
-        match self.state.draw(&op) {
-            None => self.inner.call(request),
-            Some(Fault::Throttling) => HttpConnectorFuture::ready(Ok(error_response(
+        let Some((fault, choice)) = self.state.draw(&op) else {
+            return self.inner.call(request);
+        };
+        match fault {
+            Fault::Throttling => HttpConnectorFuture::ready(Ok(error_response(
                 "ThrottlingException",
                 "injected: rate of requests exceeds the allowed throughput",
                 None,
             ))),
-            Some(Fault::ProvisionedThroughputExceeded) => HttpConnectorFuture::ready(Ok(error_response(
+            Fault::ProvisionedThroughputExceeded => HttpConnectorFuture::ready(Ok(error_response(
                 "ProvisionedThroughputExceededException",
                 "injected: the level of configured provisioned throughput for the table was exceeded",
                 None,
             ))),
-            Some(Fault::TransactionConflict) => {
-                let n = transaction_items(&request);
+            Fault::TransactionConflict => {
+                // The conflict names one item of the transaction, any of them.
+                let n = transaction_items(&request).max(1);
+                let at = choice as usize % n;
                 let mut reasons = vec![serde_json::json!({"Code": "None"}); n];
-                reasons[0] = serde_json::json!({
+                reasons[at] = serde_json::json!({
                     "Code": "TransactionConflict",
                     "Message": "injected: transaction is ongoing for the item",
                 });
-                let codes = std::iter::once("TransactionConflict")
-                    .chain(std::iter::repeat_n("None", n - 1))
+                let codes = (0..n)
+                    .map(|i| if i == at { "TransactionConflict" } else { "None" })
                     .collect::<Vec<_>>()
                     .join(", ");
                 HttpConnectorFuture::ready(Ok(error_response(
@@ -298,15 +317,15 @@ impl HttpConnector for FaultyConnector {
                     Some(("CancellationReasons", serde_json::Value::Array(reasons))),
                 )))
             }
-            Some(Fault::TransactionInProgress) => HttpConnectorFuture::ready(Ok(error_response(
+            Fault::TransactionInProgress => HttpConnectorFuture::ready(Ok(error_response(
                 "TransactionInProgressException",
                 "injected: the transaction with the given request token is already in progress",
                 None,
             ))),
-            Some(Fault::Dropped) => HttpConnectorFuture::ready(Err(ConnectorError::io(
+            Fault::Dropped => HttpConnectorFuture::ready(Err(ConnectorError::io(
                 "injected: connection reset before the request was sent".into(),
             ))),
-            Some(Fault::LostReply) => {
+            Fault::LostReply => {
                 let sent = self.inner.call(request);
                 HttpConnectorFuture::new(async move {
                     // DynamoDB receives and applies the request; its reply never arrives.

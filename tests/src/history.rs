@@ -6,7 +6,8 @@
 //! What is checked ([`check`]):
 //! 1. every delivery ended (applied, duplicate or refused); none is still retrying;
 //! 2. a line the rules refuse (GM-5) was refused with the rules' own reason, naming
-//!    field and rule, and nothing of it was stored;
+//!    field and rule, and nothing is stored under its match id (unless a valid line
+//!    has the same id);
 //! 3. per match id, the stored content is one the file sent; the deliveries of that
 //!    content are one `applied` and the rest `duplicate` (GM-3); deliveries of other
 //!    content under the same id were refused as conflicts (GM-3);
@@ -15,10 +16,18 @@
 //!    balance or scored twice differs from the model;
 //! 5. per player, the balance changes of the stored results form one chain from 0 to
 //!    the stored balance, each used once (a lost update leaves two changes from the
-//!    same balance, a doubled one an extra change: either breaks the chain); the
+//!    same balance, a doubled one an extra change: either breaks the chain, unless
+//!    their changes happen to cancel out); the
 //!    ledger holds exactly one entry per scored match of the player, equal to the
 //!    result's line, and sums to the balance (GM-4);
 //! 6. every balance read during the run is a balance the player's chain passes through.
+//!
+//! What it does not prove: that one order of all matches fits every player's chain
+//! at once (each player's chain is checked alone; the commit's conditions on both
+//! balances are what make the matches serial); a lost update whose changes cancel out
+//! (the final state then equals a serial one: nothing observable is wrong); the order
+//! of one reader's reads; a repeat of a void match or of one that applied 0 points on
+//! the same delivery (the source record's conditional write is what prevents it).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Mutex;
@@ -39,8 +48,9 @@ const MAX_REASON_CHARS: usize = 1_000;
 /// What the model says of one line of the file.
 #[derive(Debug, Clone)]
 pub enum LineModel {
-    /// The rules refuse it, with this reason (`field (rule): message`).
-    Refused(String),
+    /// The rules refuse it, with this reason (`field (rule): message`); the match id
+    /// it names, if it names one.
+    Refused(String, Option<String>),
     /// A valid Seega match.
     Valid(Box<ValidMatch>),
 }
@@ -50,11 +60,14 @@ pub fn model(lines: &[String], now: DateTime<Utc>, policy: &RecordPolicy) -> Vec
     lines
         .iter()
         .map(|line| {
+            let id = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v.get("match_id").and_then(|m| m.as_str()).map(str::to_string));
             let refused = |e: podium_rules::RuleError| {
-                LineModel::Refused(podium_rules::error::cut(
-                    &ServiceError::Invalid(e).to_string(),
-                    MAX_REASON_CHARS,
-                ))
+                LineModel::Refused(
+                    podium_rules::error::cut(&ServiceError::Invalid(e).to_string(), MAX_REASON_CHARS),
+                    id.clone(),
+                )
             };
             match Incoming::from_json(line.as_bytes(), now, policy) {
                 Err(e) => refused(e),
@@ -62,7 +75,7 @@ pub fn model(lines: &[String], now: DateTime<Utc>, policy: &RecordPolicy) -> Vec
                     Ok(m) => LineModel::Valid(Box::new(m)),
                     Err(e) => refused(e),
                 },
-                Ok(other) => LineModel::Refused(format!("not a Seega record: {}", other.kind())),
+                Ok(other) => LineModel::Refused(format!("not a Seega record: {}", other.kind()), id.clone()),
             }
         })
         .collect()
@@ -171,16 +184,30 @@ pub async fn check<S: Store + ?Sized>(
                 "line {i}: lost, still retrying after {} attempts",
                 attempts[i].len()
             )),
-            (LineModel::Refused(reason), Some(Delivered::Refused(got))) => {
+            (LineModel::Refused(reason, _), Some(Delivered::Refused(got))) => {
                 report.refused += 1;
                 if got != reason {
                     bad.push(format!("line {i}: refused as `{got}`, the rules say `{reason}`"));
                 }
             }
-            (LineModel::Refused(reason), Some(other)) => bad.push(format!(
+            (LineModel::Refused(reason, _), Some(other)) => bad.push(format!(
                 "line {i}: the rules refuse it (`{reason}`) but it ended {other:?}"
             )),
             (LineModel::Valid(v), _) => by_id.entry(v.match_id.as_str()).or_default().push(i),
+        }
+    }
+
+    // 2: a refused line under an id no valid line has: nothing stored under it.
+    for (i, m) in models.iter().enumerate() {
+        if let LineModel::Refused(_, Some(id)) = m {
+            if by_id.contains_key(id.as_str()) {
+                continue;
+            }
+            match store.get_source(&SourceKey::new(MATCH, id.as_str())).await {
+                Ok(None) => {}
+                Ok(Some(_)) => bad.push(format!("line {i}: refused, yet match {id} is stored")),
+                Err(e) => bad.push(format!("line {i}: read failed: {e}")),
+            }
         }
     }
 
@@ -203,7 +230,7 @@ pub async fn check<S: Store + ?Sized>(
         };
         let valid = |i: usize| match &models[i] {
             LineModel::Valid(v) => Some(v.as_ref()),
-            LineModel::Refused(_) => None,
+            LineModel::Refused(..) => None,
         };
         let Some(committed) = lines
             .iter()

@@ -255,6 +255,9 @@ async fn run_under(
                 "the schedule injected no fault"
             );
             assert!(timeouts > 0 || function_timeouts == 0, "no batch timed out");
+            for kind in kinds {
+                assert!(counts.injected(*kind) > 0, "no {} was injected", kind.name());
+            }
             report
         }
         Err(violations) => panic!(

@@ -301,8 +301,9 @@ pub struct BonusAnswer {
 
 /// Claims `player`'s daily bonus for today (Europe/Bucharest) at `now`, once (MJ-18).
 /// `idempotency_key`: the app's id of this claim, the same on each of its retries, so
-/// that a retry after a lost answer is answered as the claim it repeats (`claimed_now`
-/// true when that claim paid); without one, every call is a claim of its own.
+/// that a retry after a lost answer on the same Bucharest day is answered as the
+/// claim it repeats (`claimed_now` true when that claim paid); a retry after midnight
+/// claims the new day. Without one, every call is a claim of its own.
 pub async fn claim_daily_bonus<S: SettleStore + ?Sized>(
     store: &S,
     player: &str,

@@ -390,12 +390,12 @@ pub(super) async fn tournament(
     responses(
         (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = serde_json::Value,
             example = json!({"day": "2026-11-30", "streak": 3, "points": 30, "jokers": 0, "claimed_now": true})),
-        (status = 400, description = "The caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
+        (status = 400, description = "A malformed `Idempotency-Key` (named in the message), the caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
             example = json!({"error": "invalid", "message": "player_id (GM-6): names a deleted player (account removed); nothing was recorded"})),
         (status = 409, description = "A conflicting claim", body = ErrorBody),
     ),
     params(
-        ("Idempotency-Key" = Option<String>, Header, description = "The app's id of this claim, the same on every retry of it (1 to 64 of `A-Z a-z 0-9 - _`): a retry after a lost answer or a 5xx is answered as the claim it repeats (`claimed_now` true when that claim paid)", example = "5f0c2a1e-claim-1"),
+        ("Idempotency-Key" = Option<String>, Header, description = "The app's id of this claim, the same on every retry of it (1 to 64 of `A-Z a-z 0-9 - _`): a retry after a lost answer or a 5xx on the same Bucharest day is answered as the claim it repeats (`claimed_now` true when that claim paid); a retry after midnight is a claim of the new day. A malformed key is a 400 naming the header", example = "5f0c2a1e-claim-1", pattern = "^[A-Za-z0-9_-]{1,64}$", min_length = 1, max_length = 64),
     ),
     security(("jwt" = []))
 )]
