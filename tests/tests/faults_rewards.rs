@@ -142,7 +142,8 @@ async fn ad_rewards_and_daily_bonuses_under_a_mix_of_faults_are_paid_exactly_onc
         // Per transaction: both deliveries answered alike; of a paid one, one delivery is
         // the first answer and the other a duplicate.
         let mut by_txn: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-        let mut granted: BTreeMap<String, usize> = BTreeMap::new();
+        // Per player, the transactions answered `granted` (by either delivery).
+        let mut granted: BTreeMap<String, HashSet<String>> = BTreeMap::new();
         let mut claimed_now: BTreeMap<String, usize> = BTreeMap::new();
         for (p, raw, r, attempts) in &answers {
             retries += attempts - 1;
@@ -153,8 +154,8 @@ async fn ad_rewards_and_daily_bonuses_under_a_mix_of_faults_are_paid_exactly_onc
                         .as_str()
                         .expect("transaction_id")
                         .to_string();
-                    if r.body["status"] == "granted" && r.body["duplicate"] == false {
-                        *granted.entry(p.clone()).or_default() += 1;
+                    if r.body["status"] == "granted" {
+                        granted.entry(p.clone()).or_default().insert(txn.clone());
                     }
                     by_txn.entry(txn).or_default().push(r.body.clone());
                 }
@@ -191,17 +192,18 @@ async fn ad_rewards_and_daily_bonuses_under_a_mix_of_faults_are_paid_exactly_onc
                 bodies.windows(2).all(|w| strip(&w[0]) == strip(&w[1])),
                 "{txn}: deliveries answered differently: {bodies:?}"
             );
+            // At most one first answer: when the paying call's reply was lost (a 5xx
+            // to the network), its retry and the other delivery both find the grant
+            // stored and answer `duplicate: true`; the transaction id is the only key
+            // a callback has, so a retry cannot be told from a duplicate delivery.
             if bodies[0]["status"] == "granted" {
-                assert_eq!(
-                    bodies.iter().filter(|b| b["duplicate"] == false).count(),
-                    1,
-                    "{txn}: GM-3: one first answer: {bodies:?}"
-                );
+                let first = bodies.iter().filter(|b| b["duplicate"] == false).count();
+                assert!(first <= 1, "{txn}: GM-3: one first answer: {bodies:?}");
             }
         }
         for p in &players {
             assert_eq!(
-                granted.get(p).copied().unwrap_or(0),
+                granted.get(p).map_or(0, HashSet::len),
                 1,
                 "{p} day {day}: SG-10: one ad reward a day"
             );

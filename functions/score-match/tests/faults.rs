@@ -254,7 +254,9 @@ async fn run_under(
                 counts.total() > 0 || rate_per_mille == 0,
                 "the schedule injected no fault"
             );
-            assert!(timeouts > 0 || function_timeouts == 0, "no batch timed out");
+            // Only where the rate makes a timeout certain: a mix's 30 per 1,000 of
+            // about a hundred batches may draw none.
+            assert!(timeouts > 0 || function_timeouts < 100, "no batch timed out");
             for kind in kinds {
                 assert!(counts.injected(*kind) > 0, "no {} was injected", kind.name());
             }
@@ -279,10 +281,13 @@ async fn each_seed(
     let records = env_usize("PODIUM_FAULT_RECORDS", records);
     for seed in seeds(default_seed) {
         let report = run_under(kinds, rate, function_timeouts, records, seed, sdk).await;
-        assert!(
-            report.applied > 0 && report.refused > 0 && report.duplicates > 0,
-            "{report:?}"
-        );
+        // The default sizes' files hold refused and duplicate lines; a small
+        // PODIUM_FAULT_RECORDS may hold none.
+        assert!(report.applied > 0, "{report:?}");
+        let models = report.lines;
+        if models >= 1_000 {
+            assert!(report.refused > 0 && report.duplicates > 0, "{report:?}");
+        }
     }
 }
 

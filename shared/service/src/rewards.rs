@@ -158,9 +158,10 @@ pub struct AdAnswer {
     #[serde(flatten)]
     pub result: AdResult,
     /// True when this callback's payment was answered before (a retry or a
-    /// duplicate). A callback that pays nothing (`already_granted_today`,
-    /// `nothing_to_double`) writes nothing, so its repeats are answered alike but
-    /// also with `false`.
+    /// duplicate): also on the ad network's retry of a callback whose paying answer
+    /// was lost (a 5xx), since the transaction id is the callback's only key. A
+    /// callback that pays nothing (`already_granted_today`, `nothing_to_double`)
+    /// writes nothing, so its repeats are answered alike but also with `false`.
     pub duplicate: bool,
 }
 
