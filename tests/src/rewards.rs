@@ -67,7 +67,8 @@ pub fn admob(unit: &str, txn: &str, user: &str, at: DateTime<Utc>) -> String {
     )
 }
 
-fn callback(path: &str, raw_query: &str) -> ApiRequest {
+/// A signed ad callback's request to `path`, its query exactly `raw_query`.
+pub fn callback(path: &str, raw_query: &str) -> ApiRequest {
     ApiRequest {
         method: "GET".into(),
         path: path.into(),
@@ -93,15 +94,19 @@ async fn claim<S: Store + Clone + 'static>(
     player: &str,
     now: DateTime<Utc>,
 ) -> ApiResponse {
-    let req = ApiRequest {
+    api::handle(store, ctx, &bonus_claim(player), now).await
+}
+
+/// `player`'s claim of today's Mahjong Rivals bonus.
+pub fn bonus_claim(player: &str) -> ApiRequest {
+    ApiRequest {
         method: "POST".into(),
         path: "/v1/games/mahjong/daily-bonus".into(),
         query: Default::default(),
         raw_query: None,
         player: Some(player.into()),
         operator: None,
-    };
-    api::handle(store, ctx, &req, now).await
+    }
 }
 
 fn t(s: &str) -> DateTime<Utc> {

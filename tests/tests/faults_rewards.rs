@@ -60,25 +60,11 @@ async fn until_answered(
 }
 
 fn callback(raw: &str) -> ApiRequest {
-    ApiRequest {
-        method: "GET".into(),
-        path: "/v1/ad-callbacks/admob".into(),
-        query: Default::default(),
-        raw_query: Some(raw.into()),
-        player: None,
-        operator: None,
-    }
+    podium_tests::rewards::callback("/v1/ad-callbacks/admob", raw)
 }
 
 fn bonus(player: &str) -> ApiRequest {
-    ApiRequest {
-        method: "POST".into(),
-        path: "/v1/games/mahjong/daily-bonus".into(),
-        query: Default::default(),
-        raw_query: None,
-        player: Some(player.into()),
-        operator: None,
-    }
+    podium_tests::rewards::bonus_claim(player)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

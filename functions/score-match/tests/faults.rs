@@ -284,8 +284,7 @@ async fn each_seed(
         // The default sizes' files hold refused and duplicate lines; a small
         // PODIUM_FAULT_RECORDS may hold none.
         assert!(report.applied > 0, "{report:?}");
-        let models = report.lines;
-        if models >= 1_000 {
+        if report.lines >= 1_000 {
             assert!(report.refused > 0 && report.duplicates > 0, "{report:?}");
         }
     }

@@ -14,9 +14,7 @@
 //! `PROPTEST_CASES=1000000 cargo test --release -p podium-ads --test fuzz_callbacks
 //! -- --nocapture`, or `scripts/fuzz-long`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use p256::ecdsa::SigningKey;
@@ -25,38 +23,11 @@ use podium_ads::admob::{self, SignedCallback};
 use podium_ads::keys::KeySet;
 use podium_ads::{query, unity, AdError};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 
-/// Runs `test` on `cases` inputs from `strategy` (`PROPTEST_CASES` overrides
-/// `default_cases`) and prints how many ran and how long they took.
-fn fuzz<S: Strategy>(
-    name: &str,
-    default_cases: u32,
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) {
-    let mut config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = default_cases;
-    }
-    let ran = AtomicU64::new(0);
-    let started = Instant::now();
-    let result = TestRunner::new(config).run(&strategy, |input| {
-        ran.fetch_add(1, Ordering::Relaxed);
-        test(input)
-    });
-    eprintln!(
-        "fuzz {name}: {} cases in {:.1} s",
-        ran.load(Ordering::Relaxed),
-        started.elapsed().as_secs_f64()
-    );
-    if let Err(e) = result {
-        panic!("{name}: {e}");
-    }
-}
+#[path = "../../testing/fuzz.rs"]
+mod fuzz;
+use fuzz::fuzz;
 
 const KEY_ID: u64 = 7;
 

@@ -19,9 +19,7 @@
 //! debug build). The long run: `PROPTEST_CASES=1000000 cargo test --release -p
 //! podium-service --test fuzz_parsers -- --nocapture`, or `scripts/fuzz-long`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -35,39 +33,12 @@ use podium_service::generate_replayed::Replayed;
 use podium_service::incoming::Incoming;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{Map, Value};
 
-/// Runs `test` on `cases` inputs from `strategy` (`PROPTEST_CASES` overrides
-/// `default_cases`) and prints how many ran and how long they took.
-fn fuzz<S: Strategy>(
-    name: &str,
-    default_cases: u32,
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) {
-    let mut config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = default_cases;
-    }
-    let ran = AtomicU64::new(0);
-    let started = Instant::now();
-    let result = TestRunner::new(config).run(&strategy, |input| {
-        ran.fetch_add(1, Ordering::Relaxed);
-        test(input)
-    });
-    eprintln!(
-        "fuzz {name}: {} cases in {:.1} s",
-        ran.load(Ordering::Relaxed),
-        started.elapsed().as_secs_f64()
-    );
-    if let Err(e) = result {
-        panic!("{name}: {e}");
-    }
-}
+#[path = "../../testing/fuzz.rs"]
+mod fuzz;
+use fuzz::fuzz;
 
 // ---------------------------------------------------------------------------------
 // The match-record parser

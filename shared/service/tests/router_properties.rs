@@ -13,9 +13,7 @@
 //! router_properties -- --nocapture`, or `scripts/fuzz-long`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
 
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue};
@@ -23,39 +21,12 @@ use podium_service::api::{self, ApiContext, ApiRequest, AppState, Identity};
 use podium_service::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use tower::ServiceExt;
 
-/// Runs `test` on `cases` inputs from `strategy` (`PROPTEST_CASES` overrides
-/// `default_cases`) and prints how many ran and how long they took.
-fn fuzz<S: Strategy>(
-    name: &str,
-    default_cases: u32,
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) {
-    let mut config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = default_cases;
-    }
-    let ran = AtomicU64::new(0);
-    let started = Instant::now();
-    let result = TestRunner::new(config).run(&strategy, |input| {
-        ran.fetch_add(1, Ordering::Relaxed);
-        test(input)
-    });
-    eprintln!(
-        "fuzz {name}: {} cases in {:.1} s",
-        ran.load(Ordering::Relaxed),
-        started.elapsed().as_secs_f64()
-    );
-    if let Err(e) = result {
-        panic!("{name}: {e}");
-    }
-}
+#[path = "../../testing/fuzz.rs"]
+mod fuzz;
+use fuzz::fuzz;
 
 /// One runtime, store and context for every case (state builds up, as in a server).
 fn shared() -> &'static (tokio::runtime::Runtime, EmbeddedStore, ApiContext) {
