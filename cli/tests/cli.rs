@@ -618,3 +618,54 @@ fn delete_player_removes_once_and_later_records_are_refused() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+/// `serve --replay FILE`: the file's records are scored into the served store while
+/// it answers (the match readable through the API once replayed), the summary is
+/// printed, and a file it cannot read is reported on stderr while the server serves.
+#[test]
+fn serve_replays_a_file_while_it_serves() {
+    let dir = data_dir("serve-replay");
+    let lines = format!("{}\n{}\nnot json\n", seed_record(24, 0), seed_record(16, 8));
+    std::fs::write(dir.join("live.jsonl"), lines).expect("write");
+    for (file, expect_stored) in [("live.jsonl", true), ("missing.jsonl", false)] {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            l.local_addr().expect("addr").port()
+        };
+        let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
+            .args(["serve", "--port", &port.to_string(), "--replay", file])
+            .current_dir(&dir)
+            .env("PODIUM_DATA", dir.join(format!("{file}.redb")))
+            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("serve");
+        let ready = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        assert!(ready, "podium serve did not start");
+        let stored = (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            http(port, "GET", "/v1/me/matches/seed-16-8", Some("Dev winner")).0 == 200
+        });
+        assert_eq!(stored, expect_stored, "{file}");
+        // Still serving after the replay ended or failed.
+        assert_eq!(http(port, "GET", "/v1/openapi.json", None).0, 200, "{file}");
+        let _ = server.kill();
+        let out = server.wait_with_output().expect("output");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        if expect_stored {
+            assert!(
+                stdout.contains("scored      2") && stdout.contains("refused     1"),
+                "{stdout}"
+            );
+        } else {
+            assert!(stderr.contains("--replay missing.jsonl: stopped"), "{stderr}");
+        }
+    }
+}
