@@ -11,8 +11,9 @@ use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::settlement::LedgerEntry;
 use podium_store::{
-    Balance, BoardKey, BoardStore, Claim, Commit, CommitOutcome, Item, ItemKey, ItemStore, LedgerStore,
-    PeriodStore, SettleStore, SortKeyRange, SourceKey, SourceStore, State, StoreError, StoredSource,
+    Balance, BoardKey, BoardStore, Claim, Commit, CommitOutcome, Item, ItemKey, ItemStore, LedgerPosition,
+    LedgerStore, PeriodStore, SettleStore, SortKeyRange, SourceKey, SourceStore, State, StoreError,
+    StoredSource,
 };
 
 /// `inner`, counting requests (clones share the counts).
@@ -139,6 +140,16 @@ impl<S: LedgerStore> LedgerStore for Counted<S> {
     async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
         self.read();
         self.inner.ledger_entries(game, player_id).await
+    }
+    async fn ledger_page(
+        &self,
+        game: Game,
+        player_id: &str,
+        after: Option<&LedgerPosition>,
+        limit: usize,
+    ) -> Result<Vec<LedgerEntry>, StoreError> {
+        self.read();
+        self.inner.ledger_page(game, player_id, after, limit).await
     }
 }
 

@@ -139,6 +139,7 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
             nominal: points - before,
             applied: points - before,
             balance_after: points,
+            rule: String::new(),
         }],
     };
     assert_eq!(

@@ -13,6 +13,8 @@ pub mod history;
 pub mod mahjong;
 pub mod operator;
 pub mod performance;
+pub mod point_history;
 pub mod review;
 pub mod rewards;
+pub mod standing;
 pub mod tournaments;

@@ -19,7 +19,8 @@ use crate::contract::{cursor_key, score_match};
 use crate::counting::Counted;
 use crate::fixtures::{at, now, record, rout, seed_balance};
 
-fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
+/// A GET of `path` with `query` by the verified caller `player`.
+pub fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
     ApiRequest {
         method: "GET".into(),
         path: path.into(),

@@ -86,3 +86,5 @@ async fn a_resent_commit_is_the_original_success() {
         .expect("read");
     assert_eq!(b[0].points, 411, "applied once");
 }
+podium_tests::point_history_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::standing_tests!(podium_tests::fixtures::dynamodb);

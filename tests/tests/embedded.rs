@@ -35,3 +35,5 @@ podium_tests::tournament_tests!(podium_tests::fixtures::embedded);
 podium_tests::dots_and_boxes_tests!(podium_tests::fixtures::embedded);
 podium_tests::operator_tests!(podium_tests::fixtures::embedded);
 podium_tests::deletion_tests!(podium_tests::fixtures::embedded);
+podium_tests::point_history_tests!(podium_tests::fixtures::embedded);
+podium_tests::standing_tests!(podium_tests::fixtures::embedded);

@@ -17,5 +17,6 @@ pub mod reward;
 pub mod seega;
 pub mod settlement;
 pub mod snapshot;
+pub mod standing;
 
 pub use error::RuleError;

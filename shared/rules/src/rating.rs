@@ -65,8 +65,15 @@ pub fn settlement<R: Clone>(
             game,
             before[i],
             after - before[i],
-            source,
-            match_id,
+            crate::settlement::LedgerSource {
+                kind: source,
+                id: match_id,
+                rule: if game == crate::game::Game::Minesweeper {
+                    "MS-8"
+                } else {
+                    "DB-6"
+                },
+            },
             at,
         );
         record(&mut result, i, before[i], change.after);

@@ -204,7 +204,7 @@ pub fn plan(
     state: &AdState,
     now: DateTime<Utc>,
 ) -> Result<crate::settlement::Planned<AdResult>, RuleError> {
-    use crate::settlement::{balance_change, ClaimMark, Planned, Settlement};
+    use crate::settlement::{balance_change, ClaimMark, LedgerSource, Planned, Settlement};
     let game = reward.game();
     let day = view.day(game);
     let answer = |status, points, balance_after| AdResult {
@@ -239,8 +239,14 @@ pub fn plan(
         game,
         before,
         points,
-        "ad",
-        &format!("{}:{}", view.network.id(), view.transaction_id),
+        LedgerSource {
+            kind: "ad",
+            id: &format!("{}:{}", view.network.id(), view.transaction_id),
+            rule: match *reward {
+                AdReward::DailyPoints { .. } => "SG-10",
+                AdReward::BonusDoubling { .. } => "MJ-19",
+            },
+        },
         view.viewed_at,
     );
     let result = answer(AdStatus::Granted, points, Some(change.after));

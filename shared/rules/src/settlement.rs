@@ -25,6 +25,22 @@ pub struct LedgerEntry {
     pub applied: i64,
     /// The balance after this entry (points).
     pub balance_after: i64,
+    /// The rule that computed `nominal` (`SG-2`, `MJ-18`, …); empty on entries written
+    /// before entries carried it.
+    #[serde(default)]
+    pub rule: String,
+}
+
+/// What a ledger entry is for (GM-4): the source's kind and id, and the rule id that
+/// computed its delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LedgerSource<'a> {
+    /// `match`, `ad`, `bonus`, `level`, …
+    pub kind: &'a str,
+    /// The source's id (unique per player, game and kind).
+    pub id: &'a str,
+    /// The rule id, e.g. `SG-2` (a win) or `SG-3` (a loss).
+    pub rule: &'static str,
 }
 
 /// A player's balance change (points) that a settlement asks for.
@@ -116,14 +132,13 @@ pub fn apply_floor(balance: i64, delta: i64) -> i64 {
 }
 
 /// A change of `player_id`'s balance on `game` by `nominal` points (floor applied,
-/// SG-7) from `before`, with its ledger entry (GM-4) for `source`/`source_id` at `at`.
+/// SG-7) from `before`, with its ledger entry (GM-4) for `source` at `at`.
 pub fn balance_change(
     player_id: &str,
     game: Game,
     before: i64,
     nominal: i64,
-    source: &str,
-    source_id: &str,
+    source: LedgerSource<'_>,
     at: DateTime<Utc>,
 ) -> (BalanceChange, LedgerEntry) {
     let applied = apply_floor(before, nominal);
@@ -139,12 +154,13 @@ pub fn balance_change(
         LedgerEntry {
             player_id: player_id.to_string(),
             game,
-            source: source.to_string(),
-            source_id: source_id.to_string(),
+            source: source.kind.to_string(),
+            source_id: source.id.to_string(),
             at,
             nominal,
             applied,
             balance_after: after,
+            rule: source.rule.to_string(),
         },
     )
 }
@@ -156,7 +172,18 @@ mod tests {
     /// SG-7: 50 − 123 applies −50; GM-4: the entry says so.
     #[test]
     fn floor_in_the_ledger() {
-        let (c, e) = balance_change("p", Game::Seega, 50, -123, "match", "m-1", DateTime::UNIX_EPOCH);
+        let (c, e) = balance_change(
+            "p",
+            Game::Seega,
+            50,
+            -123,
+            LedgerSource {
+                kind: "match",
+                id: "m-1",
+                rule: "SG-3",
+            },
+            DateTime::UNIX_EPOCH,
+        );
         assert_eq!((c.before, c.after), (50, 0));
         assert_eq!((e.nominal, e.applied, e.balance_after), (-123, -50, 0));
         assert_eq!(apply_floor(10, 40), 40);

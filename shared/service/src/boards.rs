@@ -4,16 +4,18 @@
 //! Reads cost (DynamoDB; `S` = [`podium_store::BOARD_SHARDS`] = 32): a page is `S` Queries of at
 //! most `limit + 1` keys each; around-me is 1 GetItem, 2 counts of `S` Queries each
 //! (reading every key above the player: proportional to the rank, not constant) and
-//! 2 × `S` Queries for the neighbours; the profile is 1 GetItem; a match result is
+//! 2 × `S` Queries for the neighbours, and `S` Queries of one key each for the
+//! nearest better value (the standing's gap); the profile is 1 GetItem; a match result is
 //! 1 GetItem.
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::{board_def, BoardDef, BoardRef};
+use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Unit};
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{RankCounter, Standing};
 use podium_rules::seega::rank::rank_for;
 use podium_rules::seega::result::MatchResult;
+use podium_rules::standing::Relative;
 use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, SettleStore, SourceStore};
 use serde::Serialize;
 
@@ -71,6 +73,24 @@ pub struct AroundMe {
     /// Up to N entries listed just above the caller, then the caller, then up to N below,
     /// in listing order.
     pub entries: Vec<Entry>,
+    /// The caller against the whole board: rank of N, top X %, the next better value
+    /// and the top-100 cut-off, with the gaps to them.
+    pub standing: Relative,
+}
+
+/// The caller's [`Relative`] standing on `board` (stored values; see
+/// [`podium_rules::standing::relative`]).
+pub(crate) fn relative(
+    board: &BoardRef,
+    rank: u64,
+    of: Option<u64>,
+    mine: i64,
+    next_better: Option<i64>,
+    cutoff: Option<i64>,
+) -> Relative {
+    let (order, unit) =
+        board_def(&board.board).map_or((Order::HigherFirst, Unit::Points), |d| (d.order, d.unit));
+    podium_rules::standing::relative(order, unit, rank, of, mine, next_better, cutoff)
 }
 
 /// The caller's Seega profile (SG-12).
@@ -163,6 +183,7 @@ pub async fn top_page<S: BoardStore + ?Sized>(
             })?;
             (Some(k), RankCounter::resume(position, value, rank))
         }
+        Some(Cursor::Ledger { .. }) => return Err(crate::cursor::foreign()),
         Some(Cursor::Snapshot { .. }) => {
             return Err(ServiceError::BadRequest {
                 field: "cursor",
@@ -218,11 +239,13 @@ pub async fn around_me<S: BoardStore + PeriodStore + ?Sized>(
 ) -> Result<AroundMe, ServiceError> {
     let me = board_value(store, board, player_id).await?;
     let my_key = me.board_key();
-    let (position, better, above, below) = futures_join(
+    let first_of_mine = BoardKey::first_of_value(me.points);
+    let (position, better, above, below, nearest_better) = futures_join(
         store.count_before(board, &my_key),
-        store.count_before(board, &BoardKey::first_of_value(me.points)),
+        store.count_before(board, &first_of_mine),
         store.board_before(board, &my_key, n),
         store.board_after(board, Some(&my_key), n),
+        store.board_before(board, &first_of_mine, 1),
     )
     .await?;
     let my_rank = better + 1;
@@ -257,17 +280,27 @@ pub async fn around_me<S: BoardStore + PeriodStore + ?Sized>(
         snapshot: None,
         me: entry(board, my_key.into_standing(), my_rank),
         entries,
+        // A live board's size is not counted (LB-7): no rank of N, no cut-off.
+        standing: relative(
+            board,
+            my_rank,
+            None,
+            me.points,
+            nearest_better.first().map(|s| s.value),
+            None,
+        ),
     })
 }
 
-async fn futures_join<A, B, C, D>(
+async fn futures_join<A, B, C, D, E>(
     a: impl std::future::Future<Output = Result<A, podium_store::StoreError>>,
     b: impl std::future::Future<Output = Result<B, podium_store::StoreError>>,
     c: impl std::future::Future<Output = Result<C, podium_store::StoreError>>,
     d: impl std::future::Future<Output = Result<D, podium_store::StoreError>>,
-) -> Result<(A, B, C, D), ServiceError> {
-    let (a, b, c, d) = tokio::join!(a, b, c, d);
-    Ok((a?, b?, c?, d?))
+    e: impl std::future::Future<Output = Result<E, podium_store::StoreError>>,
+) -> Result<(A, B, C, D, E), ServiceError> {
+    let (a, b, c, d, e) = tokio::join!(a, b, c, d, e);
+    Ok((a?, b?, c?, d?, e?))
 }
 
 /// The caller's place on one board in its current period: absent when they have no
@@ -280,17 +313,23 @@ pub struct BoardPlace {
     pub rank: Option<u64>,
     pub value: i64,
     pub value_shown: String,
+    /// Rank of N, top X % and the gaps (as [`AroundMe::standing`]); absent with `rank`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standing: Option<Relative>,
 }
 
 impl BoardPlace {
-    /// The place of the caller's entry `me` (if any) on `board`.
-    pub fn new(board: &BoardRef, me: Option<Entry>) -> Self {
+    /// The place of the caller (`me`, if they have an entry) on `board`.
+    pub fn new(board: &BoardRef, me: Option<AroundMe>) -> Self {
         BoardPlace {
             board: board.board.clone(),
             period: board.period.clone(),
-            rank: me.as_ref().map(|e| e.rank),
-            value: me.as_ref().map_or(0, |e| e.value),
-            value_shown: me.map_or_else(|| format_points(0), |e| e.value_shown),
+            rank: me.as_ref().map(|m| m.me.rank),
+            value: me.as_ref().map_or(0, |m| m.me.value),
+            value_shown: me
+                .as_ref()
+                .map_or_else(|| format_points(0), |m| m.me.value_shown.clone()),
+            standing: me.map(|m| m.standing),
         }
     }
 }

@@ -63,6 +63,17 @@ pub enum Cursor {
         #[serde(rename = "r")]
         rank: u64,
     },
+    /// In a player's point history (GM-4): after the entry at `at_ms` (ms, UTC) of
+    /// `source`/`source_id`, newest first.
+    #[serde(rename = "h")]
+    Ledger {
+        #[serde(rename = "a")]
+        at_ms: i64,
+        #[serde(rename = "s")]
+        source: String,
+        #[serde(rename = "i")]
+        source_id: String,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -81,6 +92,12 @@ impl std::fmt::Debug for CursorKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("CursorKey(…)")
     }
+}
+
+/// The refusal of a cursor of another listing (a board's where a history's is
+/// expected, or the reverse): a 400 naming `cursor`.
+pub(crate) fn foreign() -> ServiceError {
+    bad("not a cursor this API issued for this listing")
 }
 
 fn bad(message: &str) -> ServiceError {
@@ -114,8 +131,14 @@ impl CursorKey {
 
     /// The cursor string for `cursor` on `board` (in its period).
     pub fn issue(&self, board: &BoardRef, cursor: Cursor) -> String {
+        self.issue_in(&board.key(), cursor)
+    }
+
+    /// The cursor string for `cursor` in `scope`: a board and period's key, or
+    /// another listing's (`ledger/{game}/{player}`).
+    pub fn issue_in(&self, scope: &str, cursor: Cursor) -> String {
         let payload = serde_json::to_vec(&Signed {
-            b: board.key(),
+            b: scope.to_string(),
             c: cursor,
         })
         .unwrap_or_default();
@@ -128,6 +151,11 @@ impl CursorKey {
     /// The cursor in `token`, if this key issued it for `board` (in its period).
     /// Anything else is a 400 naming `cursor`.
     pub fn open(&self, board: &BoardRef, token: &str) -> Result<Cursor, ServiceError> {
+        self.open_in(&board.key(), token)
+    }
+
+    /// The cursor in `token`, if this key issued it in `scope` ([`Self::issue_in`]).
+    pub fn open_in(&self, scope: &str, token: &str) -> Result<Cursor, ServiceError> {
         let foreign = "not a cursor this API issued for this board and period";
         if token.is_empty() || token.len() > MAX_CURSOR_CHARS {
             return Err(bad(foreign));
@@ -141,7 +169,7 @@ impl CursorKey {
             .verify_truncated_left(tag)
             .map_err(|_| bad(foreign))?;
         let signed: Signed = serde_json::from_slice(payload).map_err(|_| bad(foreign))?;
-        if signed.b != board.key() {
+        if signed.b != scope {
             return Err(bad("this cursor belongs to another board or period"));
         }
         Ok(signed.c)

@@ -17,6 +17,7 @@ pub mod keyed;
 pub mod mahjong;
 pub mod operator;
 pub mod period_boards;
+pub mod point_history;
 pub mod rendered;
 pub mod replayed;
 pub mod rewards;

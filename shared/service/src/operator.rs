@@ -23,7 +23,7 @@
 //! [`MAX_MATCHES`] match results (1 to 3 GetItems each).
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::{board_def, BoardRef, BOARDS};
+use podium_rules::board::{board_def, BOARDS};
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
 use podium_rules::seega::rank::rank_for;
@@ -31,7 +31,7 @@ use podium_rules::settlement::LedgerEntry;
 use podium_store::{BoardStore, ItemStore, LedgerStore, PeriodStore, SettleStore};
 use serde::Serialize;
 
-use crate::boards::{self, BoardPlace, Entry, MatchView};
+use crate::boards::{self, BoardPlace, MatchView};
 use crate::error::ServiceError;
 use crate::snapshot_reads::{self, SnapshotCache};
 
@@ -206,7 +206,7 @@ where
         let board = def.in_period(&def.period_at(now));
         boards.push(BoardPlace::new(
             &board,
-            place(store, cache, &board, player_id, now).await?,
+            snapshot_reads::place(store, cache, &board, player_id, now).await?,
         ));
     }
     // Most recent first; one id once (a match id is unique per game, and a player's
@@ -293,27 +293,6 @@ fn game_overview(game: Game, balance: Option<i64>, entries: Vec<LedgerEntry>) ->
         rank,
         ledger,
         series,
-    }
-}
-
-/// The player's entry on `board` ranked as `/v1/leaderboards/{board}/me` ranks it
-/// (against the current snapshot, else the live board); `None` without an entry.
-pub async fn place<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
-    store: &S,
-    cache: &SnapshotCache,
-    board: &BoardRef,
-    player_id: &str,
-    now: DateTime<Utc>,
-) -> Result<Option<Entry>, ServiceError> {
-    match snapshot_reads::around_me(store, cache, board, player_id, 0, now).await {
-        Ok(Some(me)) => return Ok(Some(me.me)),
-        Ok(None) | Err(ServiceError::NotFound(_)) => {}
-        Err(e) => return Err(e),
-    }
-    match boards::around_me(store, board, player_id, 0, now).await {
-        Ok(me) => Ok(Some(me.me)),
-        Err(ServiceError::NotFound(_)) => Ok(None),
-        Err(e) => Err(e),
     }
 }
 

@@ -51,6 +51,7 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::snapshot::SnapshotPage;
+use podium_rules::standing::TOP_CUTOFF;
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, StoreError};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -243,6 +244,11 @@ pub struct Published {
     pub entries: u64,
     /// Page 0, so the top page costs no extra read.
     pub first_page: Option<SnapshotPage>,
+    /// The stored value listed at position [`TOP_CUTOFF`] (the 100th entry), when the
+    /// snapshot has more entries than that: the top-100 cut-off every caller's
+    /// standing measures against, found once by the run (absent on older pointers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_cutoff: Option<i64>,
     /// Directory chunk 0 (the first [`CHUNK_PAGES`] pages), so reads near the top and
     /// on small boards need no directory read.
     #[serde(default)]
@@ -526,6 +532,38 @@ async fn all_chunks<S: ItemStore + ?Sized>(
 
 /// Reads and ranks the body of the page `entry` lists as page `number`; `None` when
 /// it is gone (expired).
+/// The stored value listed at 0-based `position`: on page 0, or on the page chunk 0
+/// of the directory lists it on (one read); `None` beyond chunk 0.
+async fn value_at<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    first_page: Option<&SnapshotPage>,
+    chunk0: Option<&[DirEntry]>,
+    position: u64,
+) -> Result<Option<i64>, ServiceError> {
+    let on = |pg: &SnapshotPage| {
+        position
+            .checked_sub(pg.first_position)
+            .and_then(|i| pg.entries.get(i as usize))
+            .map(|e| e.value)
+    };
+    if let Some(v) = first_page.and_then(on) {
+        return Ok(Some(v));
+    }
+    let holding = chunk0
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.position <= position && position < e.position + u64::from(e.len));
+    match holding {
+        Some((number, e)) => Ok(load_page(store, board, number as u32, e, true)
+            .await?
+            .as_ref()
+            .and_then(on)),
+        None => Ok(None),
+    }
+}
+
 async fn load_page<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -869,6 +907,19 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             first_chunk = Some(entries);
         }
     }
+    let top_cutoff = match state.position > TOP_CUTOFF {
+        true => {
+            value_at(
+                store,
+                board,
+                first_page.as_ref(),
+                first_chunk.as_deref(),
+                TOP_CUTOFF - 1,
+            )
+            .await?
+        }
+        false => None,
+    };
     let mut done = state.clone();
     done.complete = true;
     done.lease = None;
@@ -887,6 +938,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             pages: state.pages_written,
             entries: state.position,
             first_page,
+            top_cutoff,
             directory: first_chunk.unwrap_or_default(),
             read_from_ms: done.read_from_ms.unwrap_or_default(),
             read_to_ms: done.read_to_ms.unwrap_or_default(),

@@ -20,7 +20,7 @@ use podium_rules::leaderboard::listing_key;
 use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore};
 
-use crate::boards::{board_value, entry, AroundMe, Page};
+use crate::boards::{board_value, entry, relative, AroundMe, Page};
 use crate::cursor::{Cursor, CursorKey};
 use crate::error::ServiceError;
 use crate::snapshot::{self, first_key, Directory, Published};
@@ -179,6 +179,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             (walk, dir, number, offset)
         }
         Some(Cursor::Live { .. }) => return Ok(None),
+        Some(Cursor::Ledger { .. }) => return Err(crate::cursor::foreign()),
     };
     // Consecutive pages until the request is covered: a page whose body is gone (a
     // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.
@@ -289,6 +290,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             snapshot: Some(p.id.clone()),
             me: mine.clone(),
             entries: vec![mine],
+            standing: relative(board, 1, Some(p.entries + 1), me.points, None, None),
         }));
     };
     // q: snapshot entries listed before the live key; read every page of q − n − 1 … q + n.
@@ -343,6 +345,15 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         }
     };
     let better = rank_against(deciding.as_ref(), me.points) - 1;
+    // The nearest strictly better value is on the deciding page (every later page
+    // starts at or after the caller's value); the top-100 cut-off is in the pointer.
+    let next_better = deciding.as_ref().and_then(|pg| {
+        pg.entries
+            .iter()
+            .map(|e| e.value)
+            .filter(|&v| v > me.points)
+            .min()
+    });
     // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
     let pages: Vec<SnapshotPage> = read
         .into_values()
@@ -370,6 +381,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     };
     let standing = my_key.clone().into_standing();
     let placed = around(&pages, &standing, better, stale, n);
+    let of = p.entries + u64::from(stale.is_none());
     let entries: Vec<_> = placed
         .entries
         .into_iter()
@@ -381,7 +393,36 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         snapshot: Some(p.id.clone()),
         me: entry(board, standing, placed.my_rank),
         entries,
+        standing: relative(
+            board,
+            placed.my_rank,
+            Some(of),
+            me.points,
+            next_better,
+            p.top_cutoff,
+        ),
     }))
+}
+
+/// The caller's place on `board` with neighbours (LB-4): from its current snapshot, or
+/// the live board before the first snapshot; `None` when the caller has no entry there.
+pub async fn place<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    board: &BoardRef,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<AroundMe>, ServiceError> {
+    match around_me(store, cache, board, player_id, 0, now).await {
+        Ok(Some(me)) => return Ok(Some(me)),
+        Ok(None) | Err(ServiceError::NotFound(_)) => {}
+        Err(e) => return Err(e),
+    }
+    match crate::boards::around_me(store, board, player_id, 0, now).await {
+        Ok(me) => Ok(Some(me)),
+        Err(ServiceError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Whether the caller has an entry in the snapshot above the pages read.

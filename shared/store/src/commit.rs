@@ -321,6 +321,7 @@ mod tests {
                     nominal: 40,
                     applied: 40,
                     balance_after: 50,
+                    rule: "SG-10".into(),
                 })
                 .collect(),
             marks: Vec::new(),

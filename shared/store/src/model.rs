@@ -98,6 +98,39 @@ pub fn tombstone_key(player_id: &str) -> ItemKey {
     ItemKey::new(format!("DELETED#{player_id}"), "TOMBSTONE")
 }
 
+/// A ledger entry's place in a player's point history (GM-4): its instant
+/// (milliseconds since the Unix epoch, UTC), source kind and source id. History lists
+/// newest first: by instant, then source, then source id, all descending.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LedgerPosition {
+    pub at_ms: i64,
+    pub source: String,
+    pub source_id: String,
+}
+
+impl LedgerPosition {
+    /// The position of `entry`.
+    pub fn of(entry: &podium_rules::settlement::LedgerEntry) -> Self {
+        LedgerPosition {
+            at_ms: entry.at.timestamp_millis(),
+            source: entry.source.clone(),
+            source_id: entry.source_id.clone(),
+        }
+    }
+
+    /// This position as a key that sorts a player's entries of `game` by instant:
+    /// `{game}#{instant, ms, 15 digits}#{source}#{source id}` (both stores index it).
+    pub fn index_key(&self, game: Game) -> String {
+        format!(
+            "{}#{:015}#{}#{}",
+            game.id(),
+            self.at_ms.max(0),
+            self.source,
+            self.source_id
+        )
+    }
+}
+
 /// The key of an [`Item`]: a partition key and a sort key (no `#` restrictions
 /// beyond what the caller builds; both are plain strings).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

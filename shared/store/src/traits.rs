@@ -9,7 +9,7 @@ use podium_rules::settlement::LedgerEntry;
 
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
-use crate::model::{Balance, BoardKey, Item, ItemKey, SortKeyRange};
+use crate::model::{Balance, BoardKey, Item, ItemKey, LedgerPosition, SortKeyRange};
 
 /// Reads settled sources (match results, granted rewards).
 #[async_trait]
@@ -103,6 +103,17 @@ pub trait BoardStore: Send + Sync {
 pub trait LedgerStore: Send + Sync {
     /// Every ledger entry of `player_id` on `game`, in source order (strongly consistent).
     async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError>;
+
+    /// Up to `limit` ledger entries of `player_id` on `game`, newest first (see
+    /// [`LedgerPosition`]), after `after` (from the newest when `None`); `limit` 0
+    /// reads nothing. DynamoDB: one Query of the `ledger` GSI (eventually consistent).
+    async fn ledger_page(
+        &self,
+        game: Game,
+        player_id: &str,
+        after: Option<&LedgerPosition>,
+        limit: usize,
+    ) -> Result<Vec<LedgerEntry>, StoreError>;
 }
 
 /// Items that only podium's own jobs write (snapshot runs, pages, pointers): an opaque

@@ -13,7 +13,7 @@ use super::places::{places, shares};
 use super::round::{self, Round};
 use crate::error::RuleError;
 use crate::game::Game;
-use crate::settlement::{balance_change, Planned, Settlement, StateChange};
+use crate::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
 
 /// The game of the Arena.
 pub const GAME: Game = Game::MahjongRivals;
@@ -213,8 +213,11 @@ pub fn plan(
             GAME,
             before,
             row.prize,
-            KIND,
-            &a.arena_id,
+            LedgerSource {
+                kind: KIND,
+                id: &a.arena_id,
+                rule: "MJ-11",
+            },
             a.ended_at,
         );
         row.balance_after = Some(change.after);

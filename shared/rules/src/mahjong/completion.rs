@@ -15,7 +15,7 @@ use super::levels::{self, LevelState, Place};
 use crate::board::BoardRef;
 use crate::error::RuleError;
 use crate::game::Game;
-use crate::settlement::{balance_change, Planned, Settlement, StateChange};
+use crate::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
 
 /// The game of Single Player.
 pub const GAME: Game = Game::MahjongRivals;
@@ -234,8 +234,11 @@ pub fn plan(
             GAME,
             state.balance,
             points,
-            SOURCE,
-            &c.completion_id,
+            LedgerSource {
+                kind: SOURCE,
+                id: &c.completion_id,
+                rule: if earned.time_bonus > 0 { "MJ-3" } else { "MJ-2" },
+            },
             c.at,
         );
         balance_after = change.after;

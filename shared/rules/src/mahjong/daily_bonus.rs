@@ -12,7 +12,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
-use crate::settlement::{balance_change, Planned, Settlement, StateChange};
+use crate::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
 
 /// The game of the daily bonus.
 pub const GAME: Game = Game::MahjongRivals;
@@ -106,8 +106,11 @@ pub fn plan(player_id: &str, now: DateTime<Utc>, state: &BonusState) -> Planned<
         GAME,
         state.balance,
         points,
-        "bonus",
-        &claim_id(player_id, today),
+        LedgerSource {
+            kind: "bonus",
+            id: &claim_id(player_id, today),
+            rule: "MJ-18",
+        },
         now,
     );
     let result = BonusResult {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RuleError;
 use crate::game::Game;
-use crate::settlement::{balance_change, Planned, Settlement};
+use crate::settlement::{balance_change, LedgerSource, Planned, Settlement};
 
 /// The game of Quick Match.
 pub const GAME: Game = Game::MahjongRivals;
@@ -98,7 +98,18 @@ pub fn plan(
     };
     let player = &m.players[i].player_id;
     let before = balances.get(i).copied().unwrap_or(0);
-    let (change, entry) = balance_change(player, GAME, before, points, SOURCE, &m.match_id, m.ended_at);
+    let (change, entry) = balance_change(
+        player,
+        GAME,
+        before,
+        points,
+        LedgerSource {
+            kind: SOURCE,
+            id: &m.match_id,
+            rule: "MJ-7",
+        },
+        m.ended_at,
+    );
     let result = QuickMatchResult {
         match_id: m.match_id.clone(),
         winner: Some(player.clone()),

@@ -15,7 +15,7 @@ use super::tournament::{self, FinalStanding, TablePlayer, Tournament, Trophy};
 use crate::board::BoardRef;
 use crate::error::RuleError;
 use crate::game::Game;
-use crate::settlement::{balance_change, BoardCredit, Planned, Settlement, StateChange};
+use crate::settlement::{balance_change, BoardCredit, LedgerSource, Planned, Settlement, StateChange};
 
 /// The game of tournaments.
 pub const GAME: Game = Game::MahjongRivals;
@@ -401,7 +401,18 @@ pub fn plan_prize(
 ) -> Planned<PrizePaid> {
     let id = prize_id(&t.tournament_id, w.place);
     let at = t.ends_at;
-    let (change, entry) = balance_change(&w.player_id, GAME, account.balance, w.prize, KIND_PRIZE, &id, at);
+    let (change, entry) = balance_change(
+        &w.player_id,
+        GAME,
+        account.balance,
+        w.prize,
+        LedgerSource {
+            kind: KIND_PRIZE,
+            id: &id,
+            rule: "MJ-16",
+        },
+        at,
+    );
     let trophy = (w.place == 1).then(|| tournament::winners_trophy(t));
     let mut s = Settlement::result_only(PrizePaid {
         tournament_id: t.tournament_id.clone(),

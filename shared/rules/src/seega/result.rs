@@ -8,7 +8,7 @@ use crate::display::{format_delta, format_points};
 use crate::game::Game;
 use crate::record::ValidMatch;
 use crate::seega::{captured_lost, Scoring, Side, VoidReason};
-use crate::settlement::{balance_change, Settlement};
+use crate::settlement::{balance_change, LedgerSource, Settlement};
 
 /// A match's settled result, stored once per match id and returned to every
 /// later delivery of the same record (GM-3).
@@ -98,8 +98,14 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                     m.game,
                     before,
                     s.points,
-                    "match",
-                    &m.match_id,
+                    LedgerSource {
+                        kind: "match",
+                        id: &m.match_id,
+                        rule: match s.side {
+                            Side::Win => "SG-2",
+                            Side::Loss => "SG-3",
+                        },
+                    },
                     m.ended_at,
                 );
                 let (applied, after) = (entry.applied, change.after);

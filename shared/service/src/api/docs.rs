@@ -45,6 +45,7 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(me))
         .routes(routes!(mahjong_me))
         .routes(routes!(my_match))
+        .routes(routes!(my_ledger))
         .routes(routes!(my_arena))
         .routes(routes!(my_table))
         .routes(routes!(tournament))

@@ -18,6 +18,7 @@ use super::AppState;
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::cursor::Cursor;
 use crate::error::ServiceError;
+use crate::point_history;
 use crate::rewards::{self, Ads};
 use crate::snapshot_reads;
 
@@ -74,6 +75,22 @@ pub struct AroundQuery {
     /// A period id of the board's kind; the current period by default.
     #[param(value_type = Option<String>, example = "all")]
     period: Option<String>,
+}
+
+/// The query of a point-history page (GM-4).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HistoryQuery {
+    /// The game: `seega`, `dots-and-boxes`, `minesweeper` or `mahjong-rivals`.
+    #[param(value_type = String, example = "seega")]
+    game: Option<String>,
+    /// Entries per page, 1 … 100 (default 20).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 20)]
+    limit: Option<String>,
+    /// The `next_cursor` of the previous page: opaque and signed; a cursor of another
+    /// player, game or listing is refused.
+    #[param(value_type = Option<String>)]
+    cursor: Option<String>,
 }
 
 /// A board response with its LB-6 period clock as `period`.
@@ -281,18 +298,8 @@ pub(super) async fn mahjong_me(State(state): State<AppState>, Caller(player): Ca
         .filter(|b| b.game == Game::MahjongRivals)
     {
         let board = def.in_period(&def.period_at(now));
-        let me = match snapshot_reads::around_me(store, &ctx.cache, &board, &player, 0, now).await {
-            Ok(Some(me)) => Some(me),
-            Ok(None) | Err(ServiceError::NotFound(_)) => {
-                match boards::around_me(store, &board, &player, 0, now).await {
-                    Ok(me) => Some(me),
-                    Err(ServiceError::NotFound(_)) => None,
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            Err(e) => return Err(e.into()),
-        };
-        places.push(boards::BoardPlace::new(&board, me.map(|m| m.me)));
+        let me = snapshot_reads::place(store, &ctx.cache, &board, &player, now).await?;
+        places.push(boards::BoardPlace::new(&board, me));
     }
     json(&rewards::mahjong_profile(store, &player, places).await?)
 }
@@ -317,6 +324,52 @@ pub(super) async fn my_match(
     PathId(id): PathId,
 ) -> Answer {
     json(&boards::match_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// The caller's point history on one game, newest first (GM-4): why their points changed.
+#[utoipa::path(
+    get,
+    path = "/v1/me/ledger",
+    tag = "players",
+    params(HistoryQuery),
+    responses(
+        (status = 200, description = "A page of the caller's ledger entries, newest first (GM-4, SG-7, DISP)", body = point_history::HistoryPage,
+            example = json!({"game": "seega", "entries": [
+                {"source": "match", "source_id": "m-000042", "rule": "SG-3", "at": "2026-11-30T17:02:11Z",
+                 "nominal": -120, "applied": -80, "balance_after": 0, "nominal_shown": "−120", "applied_shown": "−80",
+                 "balance_after_shown": "0", "floored": true, "result": "/v1/me/matches/m-000042"},
+                {"source": "ad", "source_id": "admob:txn-7", "rule": "SG-10", "at": "2026-11-30T09:15:00Z",
+                 "nominal": 40, "applied": 40, "balance_after": 80, "nominal_shown": "+40", "applied_shown": "+40",
+                 "balance_after_shown": "80", "floored": false}],
+                "next_cursor": "eyJiIjoibGVkZ2VyL3NlZWdh…"})),
+        (status = 400, description = "A missing or unknown `game`, a `limit` out of range, or a cursor this API did not issue for this player and game", body = ErrorBody,
+            example = json!({"error": "bad_request", "message": "game: required: seega, dots-and-boxes, minesweeper or mahjong-rivals"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn my_ledger(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    Params(q): Params<HistoryQuery>,
+) -> Answer {
+    let game = point_history::game_param(q.game.as_deref())?;
+    let limit = int_param(
+        q.limit.as_deref(),
+        "limit",
+        point_history::DEFAULT_HISTORY_PAGE,
+        1,
+        point_history::MAX_HISTORY_PAGE,
+    )?;
+    let page = point_history::page(
+        state.store.as_ref(),
+        &state.ctx.cursors,
+        &player,
+        game,
+        q.cursor.as_deref(),
+        limit,
+    )
+    .await?;
+    json(&page)
 }
 
 /// An Arena's result, for one of its players (MJ-11).

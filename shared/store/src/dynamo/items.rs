@@ -10,7 +10,7 @@ use podium_rules::history::KeyHistory;
 use podium_rules::settlement::LedgerEntry;
 
 use crate::error::StoreError;
-use crate::model::{board_shard, Balance, BoardKey};
+use crate::model::{board_shard, Balance, BoardKey, LedgerPosition};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
@@ -75,6 +75,11 @@ pub(crate) fn shard_id(board: &BoardRef, shard: u32) -> String {
 
 pub(crate) fn ledger_sk(e: &LedgerEntry) -> String {
     format!("LEDGER#{}#{}#{}", e.game.id(), e.source, e.source_id)
+}
+
+/// The sort key of a ledger entry in the `ledger` GSI ([`LedgerPosition::index_key`]).
+pub(crate) fn ledger_at(game: Game, at: &LedgerPosition) -> String {
+    at.index_key(game)
 }
 
 /// What a board entry holds: value, version, when reached, and its key history.

@@ -7,12 +7,14 @@
 //! | period entry | `PLAYER#{player id}` | `BOARD#{board}@{period}` | as a balance, with `board_shard`, `board_key` |
 //! | claim | `PLAYER#{player id}` | `CLAIM#{game}#{kind}#{day}` | `body` (JSON) |
 //! | state | `PLAYER#{player id}` | `STATE#{name}` | `body` (JSON), `version` |
-//! | ledger entry | `PLAYER#{player id}` | `LEDGER#{game}#{source}#{source id}` | `entry` (JSON), `at_ms`, `applied` |
+//! | ledger entry | `PLAYER#{player id}` | `LEDGER#{game}#{source}#{source id}` | `entry` (JSON), `at_ms`, `applied`, `ledger_at` |
 //! | opaque item | any | any | `body` (binary), `version`, `expires_at` (TTL) |
 //!
 //! GSI `board`: partition key `board_shard` (`{board}@{period}#{00 … 31}`, e.g.
 //! `seega@all#07`; [`BOARD_SHARDS`]), sort key `board_key` ([`BoardKey::encode`]),
-//! keys only. A board page merges one Query a shard. `hist` is the entry's recent
+//! keys only. A board page merges one Query a shard. GSI `ledger` ([`LEDGER_INDEX`]):
+//! partition key `pk`, sort key `ledger_at` (`{game}#{instant ms, 15 digits}#{source}#{source id}`),
+//! projecting `entry`: a player's point history, newest first, one Query a page. `hist` is the entry's recent
 //! keys ([`KeyHistory::encode`](podium_rules::history::KeyHistory::encode)).
 //!
 //! Every request asks for `ReturnConsumedCapacity` and adds it to [`Usage`]. Every
@@ -52,15 +54,15 @@ pub use usage::{Usage, UsageSnapshot};
 use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{
-    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, SortKeyRange,
-    BOARD_SHARDS,
+    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, LedgerPosition,
+    SortKeyRange, BOARD_SHARDS,
 };
 use crate::traits::{
     BoardStore, ErasureStore, Holdings, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore,
 };
 use items::{
-    balance_sk, claim_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_sk, n, period_sk, player_pk,
-    s, shard_id, source_pk, state_sk, EntryValues,
+    balance_sk, claim_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_at, ledger_sk, n, period_sk,
+    player_pk, s, shard_id, source_pk, state_sk, EntryValues,
 };
 
 /// The attribute DynamoDB's TTL deletes items by (seconds since the Unix epoch).
@@ -68,6 +70,9 @@ pub const TTL_ATTRIBUTE: &str = "expires_at";
 
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
+/// The GSI that lists a player's ledger entries by instant (partition key `pk`, sort
+/// key `ledger_at`, projecting `entry`).
+pub const LEDGER_INDEX: &str = "ledger";
 
 /// Keys a BatchGetItem request takes at most.
 const BATCH_GET_MAX: usize = 100;
@@ -202,6 +207,18 @@ impl DynamoStore {
             )
             .build()
             .map_err(build)?;
+        let ledger = GlobalSecondaryIndex::builder()
+            .index_name(LEDGER_INDEX)
+            .key_schema(key("pk", KeyType::Hash)?)
+            .key_schema(key("ledger_at", KeyType::Range)?)
+            .projection(
+                Projection::builder()
+                    .projection_type(ProjectionType::Include)
+                    .non_key_attributes("entry")
+                    .build(),
+            )
+            .build()
+            .map_err(build)?;
         let result = self
             .client
             .create_table()
@@ -211,9 +228,11 @@ impl DynamoStore {
             .attribute_definitions(attr("sk")?)
             .attribute_definitions(attr("board_shard")?)
             .attribute_definitions(attr("board_key")?)
+            .attribute_definitions(attr("ledger_at")?)
             .key_schema(key("pk", KeyType::Hash)?)
             .key_schema(key("sk", KeyType::Range)?)
             .global_secondary_indexes(gsi)
+            .global_secondary_indexes(ledger)
             .send()
             .await;
         match result {
@@ -472,10 +491,13 @@ impl DynamoStore {
 
     fn ledger_put(&self, e: &LedgerEntry) -> Result<Put, StoreError> {
         let entry = serde_json::to_string(e).map_err(|err| StoreError::corrupt("entry", err))?;
+        let at = ledger_at(e.game, &LedgerPosition::of(e));
+        check_key(&player_pk(&e.player_id), &at)?;
         Put::builder()
             .table_name(&self.table)
             .item("pk", s(player_pk(&e.player_id)))
             .item("sk", s(ledger_sk(e)))
+            .item("ledger_at", s(at))
             .item("entry", s(entry))
             .item("at_ms", n(e.at.timestamp_millis()))
             .item("applied", n(e.applied))
@@ -1011,6 +1033,57 @@ impl LedgerStore for DynamoStore {
             }
         }
     }
+
+    async fn ledger_page(
+        &self,
+        game: Game,
+        player_id: &str,
+        after: Option<&LedgerPosition>,
+        limit: usize,
+    ) -> Result<Vec<LedgerEntry>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let pk = player_pk(player_id);
+        check_key(&pk, "LEDGER#")?;
+        let start = match after {
+            Some(at) => {
+                let sk = format!("LEDGER#{}#{}#{}", game.id(), at.source, at.source_id);
+                let index = ledger_at(game, at);
+                check_key(&pk, &sk)?;
+                check_key(&pk, &index)?;
+                Some(std::collections::HashMap::from([
+                    ("pk".to_string(), s(pk.clone())),
+                    ("sk".to_string(), s(sk)),
+                    ("ledger_at".to_string(), s(index)),
+                ]))
+            }
+            None => None,
+        };
+        let page = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(LEDGER_INDEX)
+            .key_condition_expression("pk = :p AND begins_with(ledger_at, :g)")
+            .expression_attribute_values(":p", s(pk.clone()))
+            .expression_attribute_values(":g", s(format!("{}#", game.id())))
+            .scan_index_forward(false)
+            .limit(limit.min(QUERY_LIMIT_MAX) as i32)
+            .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await
+            .map_err(|e| self.fail("Query", e))?;
+        self.usage.record_read(page.consumed_capacity());
+        page.items()
+            .iter()
+            .map(|item| {
+                let raw = get_s(item, "entry")?;
+                serde_json::from_str(raw).map_err(|e| StoreError::corrupt(pk.clone(), e))
+            })
+            .collect()
+    }
 }
 
 impl DynamoStore {
@@ -1094,9 +1167,12 @@ impl ErasureStore for DynamoStore {
                 let moved = pseudonymised(&e, player_id, pseudonym);
                 let entry = serde_json::to_string(&moved).map_err(|err| StoreError::corrupt("entry", err))?;
                 check_key(&player_pk(pseudonym), &ledger_sk(&moved))?;
+                let at = ledger_at(moved.game, &LedgerPosition::of(&moved));
+                check_key(&player_pk(pseudonym), &at)?;
                 let put = PutRequest::builder()
                     .item("pk", s(player_pk(pseudonym)))
                     .item("sk", s(ledger_sk(&moved)))
+                    .item("ledger_at", s(at))
                     .item("entry", s(entry))
                     .item("at_ms", n(moved.at.timestamp_millis()))
                     .item("applied", n(moved.applied))

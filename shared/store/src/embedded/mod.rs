@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{
-    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, SortKeyRange,
+    balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, LedgerPosition,
+    SortKeyRange,
 };
 use crate::traits::{
     BoardStore, ErasureStore, Holdings, ItemStore, LedgerStore, PeriodStore, SettleStore, SourceStore,
@@ -37,6 +38,8 @@ use crate::traits::{
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
 const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
+/// Ledger entries by instant: `{player}\u{0}{LedgerPosition::index_key}` → the entry.
+const LEDGER_BY_TIME: TableDefinition<&str, &[u8]> = TableDefinition::new("ledger_by_time");
 /// Opaque items of [`ItemStore`]: `{pk}\u{0}{sk}` → 8-byte big-endian version, then the body.
 const BLOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("blobs");
 
@@ -343,8 +346,13 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
             encode(&item).as_slice(),
         )?;
     }
-    for e in &c.ledger {
-        items.insert(ledger_key(e).as_str(), encode(e).as_slice())?;
+    if !c.ledger.is_empty() {
+        let mut by_time = txn.open_table(LEDGER_BY_TIME)?;
+        for e in &c.ledger {
+            let body = encode(e);
+            items.insert(ledger_key(e).as_str(), body.as_slice())?;
+            by_time.insert(ledger_time_key(e).as_str(), body.as_slice())?;
+        }
     }
     if !c.marks.is_empty() {
         let mut blobs = txn.open_table(BLOBS)?;
@@ -358,6 +366,10 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
         }
     }
     Ok(CommitOutcome::Committed)
+}
+
+fn ledger_time_key(e: &LedgerEntry) -> String {
+    format!("{}\u{0}{}", e.player_id, LedgerPosition::of(e).index_key(e.game))
 }
 
 fn ledger_key(e: &LedgerEntry) -> String {
@@ -564,6 +576,42 @@ impl LedgerStore for EmbeddedStore {
             let end = format!("{prefix}\u{10FFFF}");
             let mut out = Vec::new();
             for entry in items.range::<&str>(prefix.as_str()..end.as_str())? {
+                let (k, v) = entry?;
+                out.push(decode(k.value(), v.value())?);
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn ledger_page(
+        &self,
+        game: Game,
+        player_id: &str,
+        after: Option<&LedgerPosition>,
+        limit: usize,
+    ) -> Result<Vec<LedgerEntry>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let start = format!("{player_id}\u{0}{}#", game.id());
+        let end = match after {
+            Some(at) => format!("{player_id}\u{0}{}", at.index_key(game)),
+            None => format!("{player_id}\u{0}{}$", game.id()),
+        };
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let table = match txn.open_table(LEDGER_BY_TIME) {
+                Ok(t) => t,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(e.into()),
+            };
+            let mut out = Vec::new();
+            for entry in table
+                .range::<&str>(start.as_str()..end.as_str())?
+                .rev()
+                .take(limit)
+            {
                 let (k, v) = entry?;
                 out.push(decode(k.value(), v.value())?);
             }
@@ -884,9 +932,12 @@ impl ErasureStore for EmbeddedStore {
                 let mut items = txn.open_table(ITEMS)?;
                 let mut board_table = txn.open_table(BOARD)?;
                 let (holdings, found) = player_items(&items, &player)?;
+                let mut by_time = txn.open_table(LEDGER_BY_TIME)?;
                 for e in &holdings.ledger {
                     let moved = crate::dynamo::pseudonymised(e, &player, &pseudonym);
                     items.insert(ledger_key(&moved).as_str(), encode(&moved).as_slice())?;
+                    by_time.remove(ledger_time_key(e).as_str())?;
+                    by_time.insert(ledger_time_key(&moved).as_str(), encode(&moved).as_slice())?;
                 }
                 for game in &holdings.balances {
                     if let (Some(board), Some(b)) =

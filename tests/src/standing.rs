@@ -1,0 +1,165 @@
+//! Relative standing on both stores (LB-2, LB-4, LB-7): rank of N, top X %, the next
+//! better value and the top-100 cut-off on every answer about the caller, checked
+//! against the whole board ranked by hand; no extra read on a snapshot.
+
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_service::api::{self, ApiContext, ApiResponse};
+use podium_service::snapshot;
+use podium_store::{SettleStore, Store};
+use serde_json::Value;
+
+use crate::contract::cursor_key;
+use crate::counting::Counted;
+use crate::fixtures::{at, rout, seed_balance, tick};
+use crate::review::get;
+
+async fn me<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, player: &str) -> ApiResponse {
+    let answer = api::handle(
+        store,
+        ctx,
+        &get("/v1/leaderboards/seega/me", &[("neighbours", "1")], player),
+        tick(),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    answer
+}
+
+/// What the standing must say for a caller of value `mine` among `others` (everyone
+/// else's values), `of` entries counted.
+fn expected(others: &[i64], mine: i64, of: Option<u64>, cutoff: Option<i64>) -> Value {
+    let rank = 1 + others.iter().filter(|&&v| v > mine).count() as u64;
+    let mut s = serde_json::json!({"rank": rank});
+    if let Some(of) = of {
+        s["of"] = of.into();
+        s["top_percent"] = ((rank * 100).div_ceil(of)).clamp(1, 100).into();
+    }
+    if let Some(next) = others.iter().copied().filter(|&v| v > mine).min() {
+        s["next_better"] =
+            serde_json::json!({"value": next, "value_shown": next.to_string(), "gap": next - mine});
+    }
+    if let Some(c) = cutoff {
+        s["top_cutoff"] = serde_json::json!({"top": 100, "value": c, "value_shown": c.to_string(), "gap": (c - mine).max(0)});
+    }
+    s
+}
+
+/// LB-2, LB-4: on a snapshot of 250 players with many ties, every probe's standing is
+/// the board ranked by hand: rank of 250 (251 for a player newer than the snapshot),
+/// ⌈100 × rank ÷ N⌉ %, the nearest strictly better value (none for the leaders), and
+/// the value listed 100th with the gap to it (0 inside the top 100). Around-me reads
+/// no more than before the standing was added (at most 5, LB-7).
+pub async fn standing_on_a_snapshot_is_the_board_ranked_by_hand<S: Store + Clone + 'static>(store: S) {
+    let counted = Counted::new(store);
+    let mut values = Vec::new();
+    for i in 0..250i64 {
+        // 25 values, 10 players each: ties across page boundaries.
+        let value = 100 + (i * 7) % 25 * 10;
+        seed_balance(&counted, &format!("s{i:03}"), value, 1_000 + i).await;
+        values.push((format!("s{i:03}"), value));
+    }
+    snapshot::run(
+        &counted,
+        &BoardRef::all_time("seega"),
+        "standing",
+        at(60),
+        10,
+        None,
+        tick(),
+    )
+    .await
+    .expect("snapshot");
+    let mut sorted: Vec<i64> = values.iter().map(|(_, v)| *v).collect();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let cutoff = sorted[99];
+    let ctx = ApiContext::new(cursor_key());
+    let _warm = me(&counted, &ctx, "s000").await;
+    for (player, mine) in values
+        .iter()
+        .step_by(17)
+        .chain(values.iter().filter(|(_, v)| *v == sorted[0]).take(1))
+    {
+        let others: Vec<i64> = values
+            .iter()
+            .filter(|(p, _)| p != player)
+            .map(|(_, v)| *v)
+            .collect();
+        let (before, _) = counted.counts();
+        let answer = me(&counted, &ctx, player).await;
+        let reads = counted.counts().0 - before;
+        assert!(reads <= 5, "{player}: {reads} reads");
+        assert_eq!(
+            answer.body["standing"],
+            expected(&others, *mine, Some(250), Some(cutoff)),
+            "{player} at {mine}"
+        );
+        assert_eq!(answer.body["standing"]["rank"], answer.body["me"]["rank"]);
+    }
+    let leader = values.iter().find(|(_, v)| *v == sorted[0]).expect("a leader");
+    let top = me(&counted, &ctx, &leader.0).await;
+    assert!(
+        top.body["standing"].get("next_better").is_none(),
+        "nobody is better than a leader"
+    );
+    assert_eq!(top.body["standing"]["top_percent"], 1);
+    assert_eq!(top.body["standing"]["top_cutoff"]["gap"], 0);
+
+    // A player newer than the snapshot is ranked against it, and counted in N.
+    crate::contract::score_match(&counted, &rout("st-1", "newcomer", "s001", at(61)), tick())
+        .await
+        .expect("scored");
+    let live = counted
+        .get_balances(Game::Seega, &["newcomer", "s001"])
+        .await
+        .expect("read");
+    let others: Vec<i64> = values
+        .iter()
+        .filter(|(p, _)| p != "s001")
+        .map(|(_, v)| *v)
+        .collect();
+    let answer = me(&counted, &ctx, "newcomer").await;
+    assert_eq!(
+        answer.body["standing"],
+        expected(&others, live[0].points, Some(251), Some(cutoff))
+    );
+}
+
+/// LB-7: before a board's first snapshot, the standing gives the rank and the next
+/// better value (one more read), but no N, percentile or cut-off (counting a live
+/// board would read all of it).
+pub async fn standing_on_the_live_board_counts_nothing<S: Store + Clone + 'static>(store: S) {
+    let values = [("a", 900), ("b", 700), ("c", 700), ("d", 400), ("e", 0)];
+    for (i, (p, v)) in values.iter().enumerate() {
+        seed_balance(&store, p, *v, 1_000 + i as i64).await;
+    }
+    let ctx = ApiContext::new(cursor_key());
+    for (p, mine) in values {
+        let others: Vec<i64> = values.iter().filter(|(o, _)| *o != p).map(|(_, v)| *v).collect();
+        let answer = me(&store, &ctx, p).await;
+        assert!(answer.body.get("snapshot").is_none(), "the live board");
+        assert_eq!(
+            answer.body["standing"],
+            expected(&others, mine, None, None),
+            "{p}"
+        );
+    }
+}
+
+#[macro_export]
+macro_rules! standing_tests {
+    ($make:path) => {
+        $crate::standing_tests!(@cases $make;
+            standing_on_a_snapshot_is_the_board_ranked_by_hand,
+            standing_on_the_live_board_counts_nothing,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::standing::$case($make().await).await;
+            }
+        )*
+    };
+}
