@@ -217,13 +217,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Snapshot => {
             let store = local_store::open(true).await?;
+            let rewards = podium_service::config::period_rewards()?;
             let now = chrono::Utc::now();
             for job in [Job::Freeze, Job::Refresh] {
                 let run = ScheduledRun {
                     job,
                     scheduled_time: now,
                 };
-                for b in snapshot_jobs::handle(store.as_ref(), run).await? {
+                for b in snapshot_jobs::handle(store.as_ref(), run, &rewards).await? {
                     println!(
                         "{:?} {}@{}: snapshot {}, {} pages ({} page bodies written now, the others shared), complete: {}",
                         job, b.board, b.period, b.snapshot, b.pages_total, b.bodies_written, b.complete

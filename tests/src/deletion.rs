@@ -78,6 +78,7 @@ async fn tick<S: Store + ?Sized>(store: &S, job: Job, at: &str) {
             job,
             scheduled_time: t(at),
         },
+        &Default::default(),
     )
     .await
     .expect("snapshot tick");

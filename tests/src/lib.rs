@@ -13,6 +13,7 @@ pub mod history;
 pub mod mahjong;
 pub mod operator;
 pub mod performance;
+pub mod period_close;
 pub mod point_history;
 pub mod review;
 pub mod rewards;

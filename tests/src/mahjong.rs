@@ -491,7 +491,9 @@ async fn refreshed_levels<S: Store + ?Sized>(store: &S, tick: &str) -> Vec<Strin
         job: Job::Refresh,
         scheduled_time: t(tick),
     };
-    let runs = handle(store, run).await.expect("refresh tick");
+    let runs = handle(store, run, &Default::default())
+        .await
+        .expect("refresh tick");
     assert!(runs.iter().all(|r| r.complete), "{runs:?}");
     let mut levels: Vec<String> = runs
         .into_iter()

@@ -55,6 +55,8 @@ async fn a_stalled_store_fails_fast_and_transiently() {
         job: Job::Refresh,
         scheduled_time: at(5),
     };
-    assert!(snapshot_jobs::handle(&store, run).await.is_err());
+    assert!(snapshot_jobs::handle(&store, run, &Default::default())
+        .await
+        .is_err());
     assert!(started.elapsed() < BOUND, "{:?}", started.elapsed());
 }

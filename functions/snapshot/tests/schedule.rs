@@ -15,7 +15,9 @@ fn event(name: &str) -> ScheduledRun {
 #[tokio::test]
 async fn a_retried_refresh_tick_writes_nothing() {
     let store = EmbeddedStore::in_memory().expect("store");
-    let first = handle(&store, event("scheduled-run.json")).await.expect("run");
+    let first = handle(&store, event("scheduled-run.json"), &Default::default())
+        .await
+        .expect("run");
     let boards: Vec<_> = first
         .iter()
         .map(|r| (r.board.as_str(), r.period.as_str()))
@@ -34,7 +36,9 @@ async fn a_retried_refresh_tick_writes_nothing() {
     assert!(first
         .iter()
         .all(|r| r.snapshot == "20261130T020500Z" && r.complete && !r.already_complete));
-    let again = handle(&store, event("scheduled-run.json")).await.expect("retry");
+    let again = handle(&store, event("scheduled-run.json"), &Default::default())
+        .await
+        .expect("retry");
     assert!(again.iter().all(|r| r.already_complete && r.pages_written == 0));
 }
 
@@ -49,7 +53,9 @@ async fn the_freeze_tick_freezes_ended_periods() {
     period_boards::credit(&store, weekly, "p1", 20, at, at, "bonus-1")
         .await
         .expect("credit");
-    let runs = handle(&store, event("freeze.json")).await.expect("freeze");
+    let runs = handle(&store, event("freeze.json"), &Default::default())
+        .await
+        .expect("freeze");
     let frozen: Vec<_> = runs
         .iter()
         .map(|r| {

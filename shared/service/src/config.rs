@@ -18,12 +18,14 @@
 //! | `PODIUM_ADMOB_KEYS_URL` | `ad-reward` | where AdMob's verifier keys are published | `https://www.gstatic.com/admob/reward/verifier-keys.json` |
 //! | `PODIUM_ADMOB_KEYS_FILE` | `podium serve` (and `ad-reward`, instead of the URL) | a verifier-keys JSON file | unset |
 //! | `PODIUM_UNITY_ADS_SECRET` | `ad-reward`; `podium serve` | Unity Ads' S2S secret; unset: Unity callbacks are not answered | unset |
+//! | `PODIUM_PERIOD_REWARDS` | `snapshot`; `podium snapshot`, `podium serve` | reward tables of period boards, paid when a period closes (JSON by board id, or `@file`; see `podium_rules::period_reward`) | unset: no board sends period results |
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use podium_ads::catalogue::Catalogue;
 use podium_ads::keys::KeySet;
+use podium_rules::period_reward::RewardTables;
 use podium_rules::record::RecordPolicy;
 use podium_rules::reward::AdPolicy;
 use podium_store::dynamo::Timeouts;
@@ -162,6 +164,29 @@ pub fn ad_catalogue() -> Result<Option<Catalogue>, ConfigError> {
             name: "PODIUM_AD_CATALOGUE",
             problem,
         })
+}
+
+/// The period boards' reward tables (`PODIUM_PERIOD_REWARDS`: JSON, or `@file`),
+/// each checked ([`podium_rules::period_reward::RewardTable::check`]); none when unset.
+pub fn period_rewards() -> Result<RewardTables, ConfigError> {
+    let Some(raw) = var("PODIUM_PERIOD_REWARDS") else {
+        return Ok(RewardTables::new());
+    };
+    let text = text_or_file("PODIUM_PERIOD_REWARDS", raw)?;
+    parse_period_rewards(&text).map_err(|problem| ConfigError {
+        name: "PODIUM_PERIOD_REWARDS",
+        problem,
+    })
+}
+
+/// Reward tables from JSON (`{"mahjong-weekly": {"bands": […]}, …}`), each checked.
+pub fn parse_period_rewards(text: &str) -> Result<RewardTables, String> {
+    let tables: RewardTables =
+        serde_json::from_str(text).map_err(|e| format!("is not reward tables: {e}"))?;
+    for (board, table) in &tables {
+        table.check(board).map_err(|e| e.to_string())?;
+    }
+    Ok(tables)
 }
 
 /// How old or how far ahead an ad view may be (`PODIUM_AD_MAX_AGE_SECS`,

@@ -19,11 +19,13 @@
 use crate::changes;
 use crate::error::ServiceError;
 use crate::period_boards;
+use crate::period_close;
 use crate::snapshot::{self, Paging, RunReport};
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use podium_rules::board::{BoardRef, Refresh, BOARDS};
 use podium_rules::period::PeriodKind;
+use podium_rules::period_reward::RewardTables;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
@@ -97,6 +99,7 @@ pub const CHANGED_IN_FLIGHT: usize = 8;
 pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     run: ScheduledRun,
+    rewards: &RewardTables,
 ) -> Result<Vec<BoardRun>, ServiceError> {
     match run.job {
         Job::Refresh => {
@@ -108,7 +111,7 @@ pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             }
             refresh(store, run.scheduled_time).await
         }
-        Job::Freeze => freeze(store, run.scheduled_time).await,
+        Job::Freeze => freeze(store, run.scheduled_time, rewards).await,
     }
 }
 
@@ -149,9 +152,13 @@ async fn refresh<S: BoardStore + ItemStore + ?Sized>(
 }
 
 /// Freezes each period board's ended period, and moves each rolling board's window.
+/// A frozen period of a board with a reward table is then closed: its players sent
+/// their results and rewards ([`period_close::close`]; resumed by the next tick when
+/// this one fails part way).
 async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
+    rewards: &RewardTables,
 ) -> Result<Vec<BoardRun>, ServiceError> {
     let mut out = Vec::new();
     for def in &BOARDS {
@@ -162,7 +169,13 @@ async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             }
         } else if def.period != PeriodKind::AllTime {
             if let Some((period, report)) = period_boards::freeze_ended(store, def, at).await? {
-                out.push(BoardRun::new(&def.in_period(&period), report));
+                let board = def.in_period(&period);
+                if let (true, Some(table)) = (report.complete, rewards.get(def.id)) {
+                    if let Some(closed) = period_close::close(store, def, &board, Some(table), at).await? {
+                        tracing::info!(board = def.id, period = %period.id, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
+                    }
+                }
+                out.push(BoardRun::new(&board, report));
             }
         }
     }

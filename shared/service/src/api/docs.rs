@@ -46,6 +46,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(mahjong_me))
         .routes(routes!(my_match))
         .routes(routes!(my_ledger))
+        .routes(routes!(my_inbox))
+        .routes(routes!(claim_reward))
         .routes(routes!(my_arena))
         .routes(routes!(my_table))
         .routes(routes!(tournament))

@@ -18,6 +18,7 @@ use super::AppState;
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::cursor::Cursor;
 use crate::error::ServiceError;
+use crate::inbox;
 use crate::point_history;
 use crate::rewards::{self, Ads};
 use crate::snapshot_reads;
@@ -223,6 +224,9 @@ async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes
                 "entries": [{"rank": 8, "player_id": "p-00001", "value": 676, "value_shown": "676", "rank_id": "member", "badge": "1 star"},
                             {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
                             {"rank": 10, "player_id": "p-00009", "value": 252, "value_shown": "252", "rank_id": "member", "badge": "1 star"}],
+                "standing": {"rank": 9, "of": 1000, "top_percent": 1,
+                    "next_better": {"value": 676, "value_shown": "676", "gap": 423},
+                    "top_cutoff": {"top": 100, "value": 212, "value_shown": "212", "gap": 0}},
                 "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
         (status = 404, description = "No such board, or the caller has no entry on it", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: no entry of yours on this board"})),
@@ -370,6 +374,50 @@ pub(super) async fn my_ledger(
     )
     .await?;
     json(&page)
+}
+
+/// The caller's inbox, newest first: each closed period's result on the boards that
+/// send them, with the reward the board's table pays (LB-5).
+#[utoipa::path(
+    get,
+    path = "/v1/me/inbox",
+    tag = "players",
+    responses(
+        (status = 200, description = "The caller's messages, newest first, and how many hold a reward not claimed yet", body = inbox::InboxView,
+            example = json!({"player_id": "m-00001", "unclaimed": 1, "messages": [
+                {"id": "pr:mahjong-weekly:2026-W48", "kind": "period_result", "at": "2026-11-30T00:00:05Z",
+                 "board": "mahjong-weekly", "period": "2026-W48", "rank": 3, "of": 412, "top_percent": 1, "value": 980,
+                 "reward": {"points": 200, "game": "mahjong-rivals"}}]})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn my_inbox(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    json(&inbox::view(state.store.as_ref(), &player).await?)
+}
+
+/// Claims the reward of one of the caller's messages, exactly once (GM-3, LB-5): the
+/// points go to the game's balance with a ledger entry (`period-reward`); every repeat
+/// answers as the first claim.
+#[utoipa::path(
+    post,
+    path = "/v1/me/inbox/{message_id}/claim",
+    tag = "players",
+    params(("message_id" = String, Path, description = "A message's `id` from the inbox", example = "pr:mahjong-weekly:2026-W48")),
+    responses(
+        (status = 200, description = "The reward credited, and the balance after it; the same answer for every repeat", body = inbox::ClaimAnswer,
+            example = json!({"player_id": "m-00001", "message_id": "pr:mahjong-weekly:2026-W48", "points": 200,
+                "game": "mahjong-rivals", "balance_after": 1296, "claimed_at": "2026-11-30T08:12:00Z"})),
+        (status = 404, description = "No such message of the caller's, or it holds no reward", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: no reward to claim in that message of yours"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn claim_reward(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&inbox::claim(state.store.as_ref(), &player, &id, (state.clock)()).await?)
 }
 
 /// An Arena's result, for one of its players (MJ-11).

@@ -1,0 +1,259 @@
+//! A player's inbox: the messages podium sends them (a closed period's result with its
+//! reward), kept as one state item of the player's and changed only by settlements,
+//! so each message is written exactly once per cause and a reward is claimed once.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::game::Game;
+use crate::league::{CohortResult, LeagueDef, Movement};
+use crate::period_reward::PeriodResult;
+use crate::standing::top_percent;
+
+/// The state item that holds a player's inbox.
+pub const STATE: &str = "inbox";
+
+/// Messages an inbox keeps: beyond it, the oldest without an unclaimed reward go
+/// first (an unclaimed reward is never dropped).
+pub const MAX_MESSAGES: usize = 100;
+
+/// A player's inbox, oldest message first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inbox {
+    #[serde(default)]
+    pub messages: Vec<Message>,
+}
+
+/// What a message says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum MessageKind {
+    /// A period closed: the player's final rank, percentile and reward (LB-5).
+    PeriodResult,
+    /// A league's week closed: the player's rank in their cohort and whether they
+    /// were promoted or relegated ([`crate::league`]).
+    LeagueResult,
+}
+
+/// One message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Message {
+    /// Unique per cause: `pr:{board}:{period}` for a period's result.
+    pub id: String,
+    pub kind: MessageKind,
+    /// When it was sent (UTC).
+    pub at: DateTime<Utc>,
+    pub board: String,
+    pub period: String,
+    /// The final LB-2 rank, of `of` entries, top `top_percent` %.
+    pub rank: u64,
+    pub of: u64,
+    pub top_percent: u32,
+    /// The value the period ended with (points).
+    pub value: i64,
+    /// The reward, when the board's table pays one for this place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<Reward>,
+    /// A league result's cohort and movement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<LeagueOutcome>,
+}
+
+/// What a league's week did for the player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LeagueOutcome {
+    pub cohort: String,
+    pub movement: Movement,
+    pub tier_before: u32,
+    pub tier_after: u32,
+    /// The name of `tier_after`.
+    pub tier_name: String,
+}
+
+/// A reward waiting in a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Reward {
+    /// Points, credited to `game`'s balance when claimed.
+    pub points: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "mahjong-rivals"))]
+    pub game: Game,
+    /// When it was claimed (UTC); absent while it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_at: Option<DateTime<Utc>>,
+}
+
+/// The id of the message of `board`'s result in `period`.
+pub fn period_result_id(board: &str, period: &str) -> String {
+    format!("pr:{board}:{period}")
+}
+
+impl Message {
+    /// The message of a closed period's `result` on `board` of `game`, sent `at`.
+    pub fn period_result(
+        board: &str,
+        period: &str,
+        game: Game,
+        result: &PeriodResult,
+        at: DateTime<Utc>,
+    ) -> Self {
+        Message {
+            id: period_result_id(board, period),
+            kind: MessageKind::PeriodResult,
+            at,
+            board: board.to_string(),
+            period: period.to_string(),
+            rank: result.rank,
+            of: result.of,
+            top_percent: result.top_percent,
+            value: result.value,
+            reward: (result.reward > 0).then_some(Reward {
+                points: result.reward,
+                game,
+                claimed_at: None,
+            }),
+            league: None,
+        }
+    }
+
+    /// The message of `league`'s `week` closed: `result` in `cohort`, sent `at`. Its id
+    /// is `lr:{league}:{week}`.
+    pub fn league_result(
+        league: &LeagueDef,
+        week: &str,
+        cohort: &str,
+        result: &CohortResult,
+        at: DateTime<Utc>,
+    ) -> Self {
+        Message {
+            id: format!("lr:{}:{week}", league.id),
+            kind: MessageKind::LeagueResult,
+            at,
+            board: league.id.to_string(),
+            period: week.to_string(),
+            rank: result.rank,
+            of: result.of,
+            top_percent: top_percent(result.rank, result.of),
+            value: result.value,
+            reward: None,
+            league: Some(LeagueOutcome {
+                cohort: cohort.to_string(),
+                movement: result.movement,
+                tier_before: result.tier_before,
+                tier_after: result.tier_after,
+                tier_name: league
+                    .tiers
+                    .get(result.tier_after as usize)
+                    .copied()
+                    .unwrap_or("?")
+                    .to_string(),
+            }),
+        }
+    }
+
+    /// Whether it holds a reward not claimed yet.
+    pub fn unclaimed(&self) -> bool {
+        self.reward.as_ref().is_some_and(|r| r.claimed_at.is_none())
+    }
+}
+
+impl Inbox {
+    /// The message `id`, if kept.
+    pub fn get(&self, id: &str) -> Option<&Message> {
+        self.messages.iter().find(|m| m.id == id)
+    }
+
+    /// This inbox with `message` added (a message of the same id is left as it is),
+    /// trimmed to [`MAX_MESSAGES`].
+    pub fn with(mut self, message: Message) -> Self {
+        if self.get(&message.id).is_some() {
+            return self;
+        }
+        self.messages.push(message);
+        while self.messages.len() > MAX_MESSAGES {
+            match self.messages.iter().position(|m| !m.unclaimed()) {
+                Some(i) => {
+                    self.messages.remove(i);
+                }
+                None => break,
+            }
+        }
+        self
+    }
+
+    /// This inbox with message `id`'s reward claimed at `now`, and the reward; `None`
+    /// when there is no such message or it holds no unclaimed reward.
+    pub fn claimed(mut self, id: &str, now: DateTime<Utc>) -> Option<(Self, Reward)> {
+        let m = self.messages.iter_mut().find(|m| m.id == id && m.unclaimed())?;
+        let reward = m.reward.as_mut()?;
+        reward.claimed_at = Some(now);
+        let paid = reward.clone();
+        Some((self, paid))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(reward: i64) -> PeriodResult {
+        PeriodResult {
+            player_id: "p".into(),
+            rank: 3,
+            of: 40,
+            top_percent: 8,
+            value: 120,
+            reward,
+        }
+    }
+
+    #[test]
+    fn one_message_per_cause_and_a_reward_claimed_once() {
+        let at = DateTime::UNIX_EPOCH;
+        let m = Message::period_result(
+            "mahjong-weekly",
+            "2026-W48",
+            Game::MahjongRivals,
+            &result(100),
+            at,
+        );
+        let inbox = Inbox::default().with(m.clone()).with(m.clone());
+        assert_eq!(inbox.messages.len(), 1);
+        let (inbox, reward) = inbox.claimed(&m.id, at).expect("claimable");
+        assert_eq!(reward.points, 100);
+        assert!(inbox.clone().claimed(&m.id, at).is_none(), "claimed once");
+        assert!(inbox.claimed("pr:other:1", at).is_none());
+        let none = Message::period_result("mahjong-daily", "2026-11-30", Game::MahjongRivals, &result(0), at);
+        assert!(none.reward.is_none() && !none.unclaimed());
+    }
+
+    #[test]
+    fn trimming_never_drops_an_unclaimed_reward() {
+        let at = DateTime::UNIX_EPOCH;
+        let mut inbox = Inbox::default().with(Message::period_result(
+            "b",
+            "keep",
+            Game::MahjongRivals,
+            &result(5),
+            at,
+        ));
+        for i in 0..(MAX_MESSAGES + 20) {
+            inbox = inbox.with(Message::period_result(
+                "b",
+                &format!("p{i}"),
+                Game::MahjongRivals,
+                &result(0),
+                at,
+            ));
+        }
+        assert_eq!(inbox.messages.len(), MAX_MESSAGES);
+        assert!(inbox.get("pr:b:keep").is_some());
+        assert!(
+            inbox.get("pr:b:p0").is_none(),
+            "the oldest plain message went first"
+        );
+    }
+}

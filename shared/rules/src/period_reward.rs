@@ -1,0 +1,280 @@
+//! Period-close rewards (LB-5): a board may carry a reward table, paid once per
+//! (board, period, player) from the period's frozen snapshot. A table is a list of
+//! bands, checked in order, the first that holds a place paying it: a range of ranks
+//! (`{"ranks": [2, 10], "points": 100}`) or a percentile (`{"top_percent": 10,
+//! "points": 20}`: places whose ⌈100 × place ÷ N⌉ is at most 10, see
+//! [`crate::standing::top_percent`]).
+//!
+//! Ties: on Mahjong Rivals' boards, players with equal values share the rewards of the
+//! places they occupy, split equally and rounded down (as MJ-11 and MJ-15 split Arena
+//! prizes and TP). On other boards equal values share one rank (LB-2), and each is
+//! paid the reward of that rank.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::{BoardDef, Unit, BOARDS};
+use crate::error::RuleError;
+use crate::game::Game;
+use crate::period::PeriodKind;
+use crate::standing::top_percent;
+
+/// The largest reward of one band (points).
+pub const MAX_REWARD: i64 = 1_000_000;
+
+/// The rule id of period-close rewards in the ledger.
+pub const RULE: &str = "LB-5";
+
+/// One band of a reward table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Band {
+    /// Places `ranks[0]` … `ranks[1]` (1-based, inclusive).
+    Ranks { ranks: [u64; 2], points: i64 },
+    /// Places in the top `top_percent` % (1 … 100).
+    Percent { top_percent: u32, points: i64 },
+}
+
+impl Band {
+    fn points(&self) -> i64 {
+        match self {
+            Band::Ranks { points, .. } | Band::Percent { points, .. } => *points,
+        }
+    }
+
+    fn holds(&self, place: u64, of: u64) -> bool {
+        match self {
+            Band::Ranks {
+                ranks: [from, to], ..
+            } => (*from..=*to).contains(&place),
+            Band::Percent { top_percent: pct, .. } => top_percent(place, of) <= *pct,
+        }
+    }
+}
+
+/// A board's reward table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RewardTable {
+    pub bands: Vec<Band>,
+}
+
+impl RewardTable {
+    /// The reward (points) of 1-based `place` among `of` entries: the first band that holds it.
+    pub fn place_reward(&self, place: u64, of: u64) -> i64 {
+        self.bands
+            .iter()
+            .find(|b| b.holds(place, of))
+            .map_or(0, Band::points)
+    }
+
+    /// Checks the table of `board`. Errors name the band and what is wrong: a board
+    /// whose values are not points (a time ranking, a rating), a range that is empty
+    /// or starts at 0, a percentage outside 1 … 100, points outside 0 … [`MAX_REWARD`].
+    pub fn check(&self, board: &str) -> Result<(), RuleError> {
+        let field = |i: usize| format!("{board}.bands[{i}]");
+        if !closing_boards().any(|d| d.id == board) {
+            return Err(RuleError::new(
+                board,
+                RULE,
+                "rewards are paid when a period of points closes: on mahjong-weekly or mahjong-daily",
+            ));
+        }
+        if self.bands.is_empty() {
+            return Err(RuleError::new(
+                board,
+                RULE,
+                "a reward table needs at least one band",
+            ));
+        }
+        for (i, b) in self.bands.iter().enumerate() {
+            if !(0..=MAX_REWARD).contains(&b.points()) {
+                return Err(RuleError::new(
+                    field(i),
+                    RULE,
+                    format!("points must be 0 … {MAX_REWARD}"),
+                ));
+            }
+            match b {
+                Band::Ranks {
+                    ranks: [from, to], ..
+                } if *from == 0 || from > to => {
+                    return Err(RuleError::new(
+                        field(i),
+                        RULE,
+                        "ranks must be [first, last] with 1 ≤ first ≤ last",
+                    ))
+                }
+                Band::Percent { top_percent, .. } if !(1..=100).contains(top_percent) => {
+                    return Err(RuleError::new(field(i), RULE, "top_percent must be 1 … 100"))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The boards a reward table may be set on: period boards of points (their periods close).
+pub fn closing_boards() -> impl Iterator<Item = &'static BoardDef> {
+    BOARDS.iter().filter(|d| {
+        d.unit == Unit::Points
+            && d.window_days.is_none()
+            && matches!(d.period, PeriodKind::Daily | PeriodKind::Weekly)
+    })
+}
+
+/// The games whose balances period rewards are paid into (one per [`closing_boards`] game).
+pub fn paying_games() -> Vec<Game> {
+    closing_boards().fold(Vec::new(), |mut games, d| {
+        if !games.contains(&d.game) {
+            games.push(d.game);
+        }
+        games
+    })
+}
+
+/// Reward tables by board id.
+pub type RewardTables = BTreeMap<String, RewardTable>;
+
+/// One ranked player's result of a closed period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodResult {
+    pub player_id: String,
+    /// LB-2 rank.
+    pub rank: u64,
+    /// Entries ranked (the frozen snapshot's count).
+    pub of: u64,
+    /// ⌈100 × rank ÷ of⌉.
+    pub top_percent: u32,
+    /// The stored value the period ended with.
+    pub value: i64,
+    /// The reward (points; 0 for none).
+    pub reward: i64,
+}
+
+/// The results of one closed period from its frozen `entries` (player id and stored
+/// value, in LB-2 listing order, all of them): ranks, percentiles and rewards, ties
+/// split when `split_ties` (Mahjong Rivals, MJ-11/MJ-15) or paid by their shared rank.
+pub fn results(
+    table: Option<&RewardTable>,
+    split_ties: bool,
+    entries: &[(String, i64)],
+) -> Vec<PeriodResult> {
+    let of = entries.len() as u64;
+    let mut out = Vec::with_capacity(entries.len());
+    let mut start = 0;
+    while start < entries.len() {
+        let value = entries[start].1;
+        let end = entries[start..]
+            .iter()
+            .position(|(_, v)| *v != value)
+            .map_or(entries.len(), |n| start + n);
+        let rank = start as u64 + 1;
+        let places = rank..=end as u64;
+        let reward = match table {
+            None => 0,
+            Some(t) if split_ties => {
+                let total: i64 = places.map(|p| t.place_reward(p, of)).sum();
+                total / (end - start) as i64
+            }
+            Some(t) => t.place_reward(rank, of),
+        };
+        for (player, value) in &entries[start..end] {
+            out.push(PeriodResult {
+                player_id: player.clone(),
+                rank,
+                of,
+                top_percent: top_percent(rank, of),
+                value: *value,
+                reward,
+            });
+        }
+        start = end;
+    }
+    out
+}
+
+/// Whether `game`'s boards split tied rewards (MJ-11, MJ-15: Mahjong Rivals).
+pub fn splits_ties(game: Game) -> bool {
+    game == Game::MahjongRivals
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> RewardTable {
+        serde_json::from_str(
+            r#"{"bands": [{"ranks": [1, 1], "points": 500}, {"ranks": [2, 3], "points": 200},
+                          {"top_percent": 50, "points": 10}]}"#,
+        )
+        .expect("table")
+    }
+
+    fn entries(values: &[i64]) -> Vec<(String, i64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("p{i}"), *v))
+            .collect()
+    }
+
+    /// Bands in order; the first that holds a place pays it.
+    #[test]
+    fn lb_5_bands_by_rank_and_percentile() {
+        let t = table();
+        let paid: Vec<i64> = (1..=10).map(|p| t.place_reward(p, 10)).collect();
+        assert_eq!(paid, [500, 200, 200, 10, 10, 0, 0, 0, 0, 0]);
+        t.check("mahjong-weekly").expect("valid");
+    }
+
+    /// MJ-11/MJ-15 splitting on Mahjong boards: two tied for 1st share 500 + 200;
+    /// three tied for 3rd–5th share 200 + 10 + 10, rounded down.
+    #[test]
+    fn mj_15_ties_share_the_places_they_occupy() {
+        let r = results(
+            Some(&table()),
+            true,
+            &entries(&[90, 90, 70, 70, 70, 10, 9, 8, 7, 6]),
+        );
+        let rewards: Vec<(u64, i64)> = r.iter().map(|x| (x.rank, x.reward)).collect();
+        assert_eq!(rewards[..5], [(1, 350), (1, 350), (3, 73), (3, 73), (3, 73)]);
+        assert_eq!(rewards[5], (6, 0));
+        assert!(r.iter().all(|x| x.of == 10));
+    }
+
+    /// LB-2 on other boards: equal values share one rank and that rank's reward.
+    #[test]
+    fn lb_2_ties_share_a_rank_elsewhere() {
+        let r = results(Some(&table()), false, &entries(&[90, 90, 70, 70, 70, 10]));
+        let rewards: Vec<(u64, i64)> = r.iter().map(|x| (x.rank, x.reward)).collect();
+        assert_eq!(
+            rewards,
+            [(1, 500), (1, 500), (3, 200), (3, 200), (3, 200), (6, 0)]
+        );
+        assert_eq!(r[5].top_percent, 100);
+    }
+
+    #[test]
+    fn bad_tables_name_the_band() {
+        let bad = |json: &str, board: &str| {
+            serde_json::from_str::<RewardTable>(json)
+                .map_err(|e| e.to_string())
+                .and_then(|t| t.check(board).map_err(|e| e.to_string()))
+                .expect_err("refused")
+        };
+        let w = "mahjong-weekly";
+        assert!(bad(r#"{"bands": [{"ranks": [0, 3], "points": 1}]}"#, w).contains("mahjong-weekly.bands[0]"));
+        assert!(bad(r#"{"bands": [{"ranks": [3, 2], "points": 1}]}"#, w).contains("bands[0]"));
+        assert!(bad(r#"{"bands": [{"top_percent": 0, "points": 1}]}"#, w).contains("top_percent"));
+        assert!(bad(r#"{"bands": [{"ranks": [1, 1], "points": -5}]}"#, w).contains("points"));
+        for board in ["seega", "minesweeper", "mahjong-amr", "mahjong-level-3", "chess"] {
+            assert!(bad(r#"{"bands": [{"ranks": [1, 1], "points": 5}]}"#, board)
+                .contains("period of points closes"));
+        }
+        assert!(bad(r#"{"bands": []}"#, w).contains("at least one"));
+        assert!(bad(r#"{"bands": [{"ranks": [1, 1]}]}"#, w).contains("did not match"));
+    }
+}

@@ -1,0 +1,222 @@
+//! Closing a period (LB-5): once a period board's period is frozen, every player of its
+//! final snapshot gets a `period_result` message (final rank, of N, top X %) in their
+//! inbox, with the reward the board's table pays for their place
+//! ([`podium_rules::period_reward`]), collected later by a claim ([`crate::inbox`]).
+//!
+//! Each message is a settlement of its own (source `period-result`, idempotency key
+//! `{board}@{period}:{player}`) that writes the player's inbox state, so a message is
+//! sent exactly once whatever the retries, reruns or concurrent runs. The run is
+//! resumable: it records how many results it settled (chunks of [`CHUNK`]) and a rerun
+//! starts there; a finished run records it and is not redone.
+
+use chrono::{DateTime, Utc};
+use futures::stream::{self, StreamExt};
+use podium_rules::board::{BoardDef, BoardRef};
+use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::period_reward::{self, PeriodResult, RewardTable};
+use podium_rules::settlement::{Planned, Settlement, StateChange};
+use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ServiceError;
+use crate::period_boards::{hex_sha256, FINAL};
+use crate::rewards::state_body;
+use crate::settle::{settle_as, ReadState, Reads, Settled, Source};
+use crate::snapshot;
+
+/// The source kind of a period's result message.
+pub const KIND: &str = "period-result";
+
+/// Results settled between two progress records.
+pub const CHUNK: usize = 256;
+
+/// Results settled at a time.
+pub const IN_FLIGHT: usize = 16;
+
+/// One player's result of a closed period, as a settlement.
+struct ResultMessage<'a> {
+    board: &'a BoardRef,
+    def: &'a BoardDef,
+    result: &'a PeriodResult,
+    now: DateTime<Utc>,
+}
+
+impl Source for ResultMessage<'_> {
+    type Result = Message;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(KIND, format!("{}:{}", self.board.key(), self.result.player_id))
+    }
+
+    fn content_hash(&self) -> String {
+        let r = self.result;
+        hex_sha256(&format!(
+            "{}|{}|{}|{}|{}|{}",
+            self.board.key(),
+            r.player_id,
+            r.rank,
+            r.of,
+            r.value,
+            r.reward
+        ))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            states: vec![(self.result.player_id.clone(), inbox::STATE.to_string())],
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
+        let player = &self.result.player_id;
+        let inbox: Inbox = state_body(read, player, inbox::STATE)?;
+        let message = Message::period_result(
+            &self.board.board,
+            &self.board.period,
+            self.def.game,
+            self.result,
+            self.now,
+        );
+        let mut s = Settlement::result_only(message.clone());
+        s.states.push(StateChange {
+            player_id: player.clone(),
+            name: inbox::STATE.to_string(),
+            body: serde_json::to_value(inbox.with(message))
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+        });
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "player_id"
+    }
+}
+
+/// How far a close got (the progress item's body).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Progress {
+    /// Results settled, in listing order.
+    settled: usize,
+    done: bool,
+}
+
+fn progress_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(format!("CLOSE#{}", board.key()), "PROGRESS")
+}
+
+async fn read_progress<S: ItemStore + ?Sized>(
+    store: &S,
+    key: &ItemKey,
+) -> Result<(Progress, u64), ServiceError> {
+    match store.get_item(key, true).await? {
+        Some(item) => Ok((
+            serde_json::from_slice(&item.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&key.pk, e)))?,
+            item.version,
+        )),
+        None => Ok((Progress::default(), 0)),
+    }
+}
+
+/// What one call of [`close`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CloseReport {
+    pub board: String,
+    pub period: String,
+    /// Players ranked in the frozen snapshot.
+    pub ranked: usize,
+    /// Messages this call wrote (others were written before, or their player deleted).
+    pub sent: usize,
+    /// Of which with a reward, and the points offered (all of the period's, not only this call's).
+    pub rewarded: usize,
+    pub reward_points: i64,
+    /// Results skipped because the player was deleted (GM-6).
+    pub skipped: usize,
+    /// Whether the period is closed: every result settled.
+    pub done: bool,
+    /// Whether it was closed before this call.
+    pub already_done: bool,
+}
+
+/// Closes `board` (of `def`) in its period, if its final snapshot is complete: sends
+/// every ranked player their result, with `table`'s reward. Safe to run again and to
+/// run concurrently (each message is its own settlement); resumes where a failed run
+/// stopped. `Ok(None)`: the final snapshot is not complete yet.
+pub async fn close<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+    table: Option<&RewardTable>,
+    now: DateTime<Utc>,
+) -> Result<Option<CloseReport>, ServiceError> {
+    match snapshot::run_state(store, board, FINAL).await? {
+        Some(s) if s.complete => {}
+        _ => return Ok(None),
+    }
+    let key = progress_key(board);
+    let (mut progress, mut version) = read_progress(store, &key).await?;
+    let entries: Vec<(String, i64)> =
+        snapshot::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
+            .await?
+            .into_iter()
+            .flat_map(|p| p.entries)
+            .map(|e| (e.player_id, e.value))
+            .collect();
+    let results = period_reward::results(table, period_reward::splits_ties(def.game), &entries);
+    let mut report = CloseReport {
+        board: board.board.clone(),
+        period: board.period.clone(),
+        ranked: results.len(),
+        rewarded: results.iter().filter(|r| r.reward > 0).count(),
+        reward_points: results.iter().map(|r| r.reward).sum(),
+        already_done: progress.done,
+        done: progress.done,
+        ..CloseReport::default()
+    };
+    while !progress.done {
+        let start = progress.settled.min(results.len());
+        let end = (start + CHUNK).min(results.len());
+        let outcomes: Vec<Result<Option<bool>, ServiceError>> = stream::iter(&results[start..end])
+            .map(|result| async move {
+                let source = ResultMessage {
+                    board,
+                    def,
+                    result,
+                    now,
+                };
+                let attempt = format!("close:{}", source.key().id);
+                match settle_as(store, &source, &attempt, now).await {
+                    Ok(Settled::Applied(_)) => Ok(Some(true)),
+                    Ok(_) => Ok(Some(false)),
+                    // GM-6: a player deleted since the period closed gets nothing.
+                    Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })
+            .buffered(IN_FLIGHT)
+            .collect()
+            .await;
+        for o in outcomes {
+            match o? {
+                Some(true) => report.sent += 1,
+                Some(false) => {}
+                None => report.skipped += 1,
+            }
+        }
+        let next = Progress {
+            settled: end,
+            done: end >= results.len(),
+        };
+        let body = serde_json::to_vec(&next).unwrap_or_default();
+        if store.put_item_if(&key, &body, version).await? {
+            version += 1;
+            progress = next;
+        } else {
+            // Another run moved it on: go on from where it stands.
+            (progress, version) = read_progress(store, &key).await?;
+        }
+    }
+    report.done = true;
+    Ok(Some(report))
+}
