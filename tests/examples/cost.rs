@@ -549,4 +549,102 @@ async fn main() {
     )
     .await;
     measure(&store, &rewards, "daily bonus: claimed again the same day", claim).await;
+
+    // Issue 14: the point history, the league the bonus placed p-00001 in, a period
+    // closed with a reward table, its inbox and a claim.
+    measure(
+        &store,
+        &ctx,
+        "GET /v1/me/ledger?game=seega (20 entries)",
+        get("/v1/me/ledger", &[("game", "seega")], "p-00001"),
+    )
+    .await;
+    measure(
+        &store,
+        &ctx,
+        "GET /v1/leagues/mahjong-league/me (placed, cohort of 1)",
+        get("/v1/leagues/mahjong-league/me", &[], "p-00001"),
+    )
+    .await;
+    let weekly = podium_rules::board::board_def("mahjong-weekly").expect("registered");
+    let past = chrono::DateTime::parse_from_rfc3339("2026-11-25T12:00:00Z")
+        .expect("instant")
+        .to_utc();
+    for i in 0..10 {
+        let p = format!("wk-{i:02}");
+        let before = store.usage();
+        podium_service::period_boards::credit(&store, weekly, &p, 100 + i, past, past, &format!("wk-{i}"))
+            .await
+            .expect("credit");
+        if i == 0 {
+            row("Mahjong points on the weekly board, a player's first of the week (placed in a league cohort)", before, &store);
+        }
+    }
+    let before = store.usage();
+    podium_service::period_boards::credit(&store, weekly, "wk-00", 5, past, past, "wk-again")
+        .await
+        .expect("credit");
+    row(
+        "Mahjong points on the weekly board, later in the week",
+        before,
+        &store,
+    );
+    let freeze_at = chrono::DateTime::parse_from_rfc3339("2026-11-29T22:05:00Z")
+        .expect("instant")
+        .to_utc();
+    let (period, _) = podium_service::period_boards::freeze_ended(&store, weekly, freeze_at)
+        .await
+        .expect("freeze")
+        .expect("a weekly board");
+    let tables = podium_service::config::parse_period_rewards(
+        r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 3], "points": 100}]}}"#,
+    )
+    .expect("tables");
+    let board = weekly.in_period(&period);
+    let before = store.usage();
+    let closed =
+        podium_service::period_close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
+            .await
+            .expect("close")
+            .expect("frozen");
+    row(
+        &format!(
+            "period close: {} results, {} rewarded (total)",
+            closed.ranked, closed.rewarded
+        ),
+        before,
+        &store,
+    );
+    let before = store.usage();
+    podium_service::period_close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
+        .await
+        .expect("close again");
+    row("period close again (nothing to send)", before, &store);
+    let before = store.usage();
+    let week =
+        podium_service::leagues::close_week(&store, &podium_rules::league::LEAGUES[0], &period.id, freeze_at)
+            .await
+            .expect("league week");
+    row(
+        &format!("league week close: {} members (total)", week.placed),
+        before,
+        &store,
+    );
+    measure(
+        &store,
+        &ctx,
+        "GET /v1/me/inbox (2 messages)",
+        get("/v1/me/inbox", &[], "wk-09"),
+    )
+    .await;
+    let mut claim = get("/v1/me/inbox/pr:mahjong-weekly:2026-W48/claim", &[], "wk-09");
+    claim.method = "POST".into();
+    measure(
+        &store,
+        &ctx,
+        "POST /v1/me/inbox/{id}/claim (a reward)",
+        claim.clone(),
+    )
+    .await;
+    measure(&store, &ctx, "the same claim again", claim).await;
 }

@@ -10,6 +10,7 @@ pub mod dynamodb_faults;
 pub mod faults;
 pub mod fixtures;
 pub mod history;
+pub mod leagues;
 pub mod mahjong;
 pub mod operator;
 pub mod performance;

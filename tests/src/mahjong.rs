@@ -31,7 +31,7 @@ fn quick_match(id: &str, ended_at: &str, players: &[(&str, bool, i64)]) -> Vec<u
     .into_bytes()
 }
 
-async fn settle<S: Store + ?Sized>(
+pub async fn settle<S: Store + ?Sized>(
     store: &S,
     line: &[u8],
     now: DateTime<Utc>,
@@ -391,7 +391,7 @@ pub async fn concurrent_completions_of_a_level_are_placed_in_some_order<S: Store
 
 /// An Arena record whose players' round scores are `scores[player][round]` (plain
 /// pairs 10 s apart, 100 each), and `jokers[player]` Jokers used in round 1.
-fn arena_line(id: &str, players: [&str; 4], scores: [[u64; 3]; 4], jokers: [u32; 4]) -> Vec<u8> {
+pub fn arena_line(id: &str, players: [&str; 4], scores: [[u64; 3]; 4], jokers: [u32; 4]) -> Vec<u8> {
     let rounds: Vec<serde_json::Value> = (0..3)
         .map(|r| {
             let logs: Vec<serde_json::Value> = players

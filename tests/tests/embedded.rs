@@ -38,3 +38,4 @@ podium_tests::deletion_tests!(podium_tests::fixtures::embedded);
 podium_tests::point_history_tests!(podium_tests::fixtures::embedded);
 podium_tests::standing_tests!(podium_tests::fixtures::embedded);
 podium_tests::period_close_tests!(podium_tests::fixtures::embedded);
+podium_tests::league_tests!(podium_tests::fixtures::embedded);

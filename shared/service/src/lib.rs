@@ -15,6 +15,7 @@ pub mod generate_replayed;
 pub mod inbox;
 pub mod incoming;
 pub mod keyed;
+pub mod leagues;
 pub mod mahjong;
 pub mod operator;
 pub mod period_boards;

@@ -404,12 +404,20 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
         })
         .collect();
     let mut entries = Vec::with_capacity(s.credits.len());
+    // Players whose first points of a league's week these are, by board (leagues).
+    let mut first_of_week: Vec<(BoardRef, Vec<String>)> = Vec::new();
     for c in &s.credits {
         let board = BoardRef::new(c.board.clone(), c.period.clone());
         let cur = store
             .get_entry(&board, &c.player_id)
             .await?
             .unwrap_or_else(|| Balance::absent(podium_store::board_game(&board), &c.player_id));
+        if cur.version == 0 && podium_rules::league::league_of_board(&board.board).is_some() {
+            match first_of_week.iter_mut().find(|(b, _)| *b == board) {
+                Some((_, players)) => players.push(c.player_id.clone()),
+                None => first_of_week.push((board.clone(), vec![c.player_id.clone()])),
+            }
+        }
         let value = cur.points.saturating_add(c.points).max(0);
         let reached_at_ms = if cur.version > 0 && value == cur.points {
             cur.reached_at_ms
@@ -446,7 +454,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             body: c.body.to_string(),
         })
         .collect();
-    let states = s
+    let mut states: Vec<StateWrite> = s
         .states
         .iter()
         .map(|st| StateWrite {
@@ -456,6 +464,11 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             body: st.body.to_string(),
         })
         .collect();
+    // A player's first points of a league's week place them in a cohort, in this commit.
+    for (board, players) in &first_of_week {
+        let players: Vec<&str> = players.iter().map(String::as_str).collect();
+        states.extend(crate::leagues::placements(store, board, &players).await?);
+    }
     let result = serde_json::to_string(&s.result)
         .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("result", e)))?;
     Ok((

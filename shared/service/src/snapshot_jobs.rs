@@ -175,6 +175,12 @@ async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
                         tracing::info!(board = def.id, period = %period.id, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
                     }
                 }
+                // A league's week closes with its board's period (promotion, relegation).
+                if let (true, Some(league)) = (report.complete, podium_rules::league::league_of_board(def.id))
+                {
+                    let closed = crate::leagues::close_week(store, league, &period.id, at).await?;
+                    tracing::info!(league = league.id, week = %period.id, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
+                }
                 out.push(BoardRun::new(&board, report));
             }
         }

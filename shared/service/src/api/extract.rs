@@ -72,6 +72,26 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
+/// The route's two path parameters, percent-decoded; 400 naming `path` when either
+/// is not UTF-8.
+pub struct PathPair(pub String, pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathPair {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map(|Path((a, b))| PathPair(a, b))
+            .map_err(|e| {
+                ApiError(ServiceError::BadRequest {
+                    field: "path",
+                    message: e.body_text(),
+                })
+            })
+    }
+}
+
 /// The query parameters as `T`; 400 naming `query` when the query string does not
 /// decode (a parameter given twice, bad percent-encoding).
 pub struct Params<T>(pub T);

@@ -10,6 +10,8 @@
 //! | `GET /v1/me` | the caller's Seega [`Profile`](crate::boards::Profile) (SG-12) |
 //! | `GET /v1/me/mahjong-rivals` | the caller's [`MahjongProfile`](crate::rewards::MahjongProfile) (MJ-6, MJ-17, MJ-20) |
 //! | `GET /v1/me/matches/{match_id}` | the caller's [`MatchView`](crate::boards::MatchView) |
+//! | `GET /v1/leagues/{league}/me` | the caller's [`MyLeague`](crate::leagues::MyLeague): tier and cohort this week |
+//! | `GET /v1/leagues/{league}/cohorts/{cohort}?week=W` | a cohort's [`CohortView`](crate::leagues::CohortView) |
 //! | `GET /v1/me/inbox` | the caller's [`InboxView`](crate::inbox::InboxView): closed periods' results and rewards (LB-5) |
 //! | `POST /v1/me/inbox/{message_id}/claim` | the caller claims a message's reward, [`ClaimAnswer`](crate::inbox::ClaimAnswer) (GM-3) |
 //! | `GET /v1/me/ledger?game=G&limit=1..100&cursor=C` | a [`HistoryPage`](crate::point_history::HistoryPage) of the caller's ledger, newest first (GM-4) |
