@@ -12,6 +12,7 @@ pub mod fixtures;
 pub mod history;
 pub mod leagues;
 pub mod mahjong;
+pub mod messages;
 pub mod operator;
 pub mod performance;
 pub mod period_close;

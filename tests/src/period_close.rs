@@ -149,10 +149,44 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
     for r in runs {
         let r = r.expect("close").expect("frozen");
         assert_eq!(
-            (r.sent, r.ranked, r.rewarded, r.reward_points),
-            (0, 30, 6, 350 + 350 + 200 + 30)
+            (r.sent, r.done, r.already_done),
+            (0, true, true),
+            "closed before: one read"
         );
-        assert!(r.done && r.already_done);
+    }
+    // A fresh period (week 49, frozen without the job) closed twice at once: each
+    // result sent by one of the two, once.
+    for (i, p) in ["n0", "n1", "n2", "n3"].iter().enumerate() {
+        period_boards::credit(
+            &store,
+            weekly(),
+            p,
+            10 * (i as i64 + 1),
+            t("2026-12-02T12:00:00Z"),
+            t("2026-12-02T12:00:01Z"),
+            &format!("w49-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
+    let (w49, _) = period_boards::freeze_ended(&store, weekly(), t("2026-12-06T22:05:00Z"))
+        .await
+        .expect("freeze")
+        .expect("a weekly board");
+    let fresh = weekly().in_period(&w49);
+    let runs = join_all(
+        (0..2).map(|_| period_close::close(&store, weekly(), &fresh, table, t("2026-12-06T22:05:00Z"))),
+    )
+    .await;
+    let reports: Vec<_> = runs
+        .into_iter()
+        .map(|r| r.expect("close").expect("frozen"))
+        .collect();
+    let sent: usize = reports.iter().map(|r| r.sent).sum();
+    assert_eq!(sent, 5, "n0 … n3 and `late`: {reports:?}");
+    for p in ["n0", "n1", "n2", "n3", "late"] {
+        let messages = inbox(&store, p).await["messages"].clone();
+        assert_eq!(messages.as_array().map(Vec::len), Some(1), "{p}: {messages}");
     }
     for (p, _) in &players {
         assert_eq!(
@@ -216,6 +250,15 @@ pub async fn gm_3_a_reward_is_claimed_once<S: Store + Clone + 'static>(store: S)
         let refused = call(&store, &claim(player, message), "2026-11-30T08:00:00Z").await;
         assert_eq!(refused.status, 404, "{player} {message}: {}", refused.body);
     }
+    // Found by attack: a player whose id ends in `:pr` claimed "mahjong-weekly:2026-W48"
+    // and got m00's answer (the claim's key joined player and message with `:`).
+    let collide = call(
+        &store,
+        &claim("m00:pr", "mahjong-weekly:2026-W48"),
+        "2026-11-30T08:00:00Z",
+    )
+    .await;
+    assert_eq!(collide.status, 404, "{}", collide.body);
     // m01 claims its own; m00's claim did not touch it.
     let other = call(&store, &claim("m01", id), "2026-11-30T08:00:00Z").await;
     assert_eq!((other.status, other.body["points"].as_i64()), (200, Some(350)));

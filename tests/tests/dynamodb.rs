@@ -90,3 +90,4 @@ podium_tests::point_history_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::standing_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::period_close_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::league_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::messages_tests!(podium_tests::fixtures::dynamodb);

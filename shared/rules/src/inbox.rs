@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::Game;
 use crate::league::{CohortResult, LeagueDef, Movement};
 use crate::period_reward::PeriodResult;
+use crate::seega::rank::rank_for;
 use crate::standing::top_percent;
 
 /// The state item that holds a player's inbox.
@@ -34,6 +35,8 @@ pub enum MessageKind {
     /// A league's week closed: the player's rank in their cohort and whether they
     /// were promoted or relegated ([`crate::league`]).
     LeagueResult,
+    /// The player's balance reached a higher SG-12 rank (a new badge).
+    RankUp,
 }
 
 /// One message.
@@ -47,11 +50,14 @@ pub struct Message {
     pub at: DateTime<Utc>,
     pub board: String,
     pub period: String,
-    /// The final LB-2 rank, of `of` entries, top `top_percent` %.
-    pub rank: u64,
-    pub of: u64,
-    pub top_percent: u32,
-    /// The value the period ended with (points).
+    /// The final LB-2 rank, of `of` entries, top `top_percent` % (results only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_percent: Option<u32>,
+    /// The value the period ended with, or the balance reached (points).
     pub value: i64,
     /// The reward, when the board's table pays one for this place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +65,22 @@ pub struct Message {
     /// A league result's cohort and movement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<LeagueOutcome>,
+    /// A rank-up's new rank, and the rank left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_up: Option<RankUp>,
+}
+
+/// A new SG-12 rank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RankUp {
+    /// The rank reached: id, names and badge (SG-12).
+    pub rank_id: String,
+    pub name_en: String,
+    pub name_ar: String,
+    pub badge: String,
+    /// The rank left.
+    pub from_rank_id: String,
 }
 
 /// What a league's week did for the player.
@@ -106,9 +128,9 @@ impl Message {
             at,
             board: board.to_string(),
             period: period.to_string(),
-            rank: result.rank,
-            of: result.of,
-            top_percent: result.top_percent,
+            rank: Some(result.rank),
+            of: Some(result.of),
+            top_percent: Some(result.top_percent),
             value: result.value,
             reward: (result.reward > 0).then_some(Reward {
                 points: result.reward,
@@ -116,7 +138,41 @@ impl Message {
                 claimed_at: None,
             }),
             league: None,
+            rank_up: None,
         }
+    }
+
+    /// The message of a Seega balance moving from `before` to `after` points by the
+    /// source `source_kind`/`source_id` at `at`, when it reached a higher SG-12 rank:
+    /// id `ru:{source kind}:{source id}`, `board` `seega`, `value` the balance.
+    pub fn rank_up(
+        source_kind: &str,
+        source_id: &str,
+        before: i64,
+        after: i64,
+        at: DateTime<Utc>,
+    ) -> Option<Self> {
+        let (from, to) = (rank_for(before), rank_for(after));
+        (to.from_points > from.from_points).then(|| Message {
+            id: format!("ru:{source_kind}:{source_id}"),
+            kind: MessageKind::RankUp,
+            at,
+            board: Game::Seega.id().to_string(),
+            period: "all".to_string(),
+            rank: None,
+            of: None,
+            top_percent: None,
+            value: after,
+            reward: None,
+            league: None,
+            rank_up: Some(RankUp {
+                rank_id: to.id.to_string(),
+                name_en: to.name_en.to_string(),
+                name_ar: to.name_ar.to_string(),
+                badge: to.badge.to_string(),
+                from_rank_id: from.id.to_string(),
+            }),
+        })
     }
 
     /// The message of `league`'s `week` closed: `result` in `cohort`, sent `at`. Its id
@@ -134,11 +190,12 @@ impl Message {
             at,
             board: league.id.to_string(),
             period: week.to_string(),
-            rank: result.rank,
-            of: result.of,
-            top_percent: top_percent(result.rank, result.of),
+            rank: Some(result.rank),
+            of: Some(result.of),
+            top_percent: Some(top_percent(result.rank, result.of)),
             value: result.value,
             reward: None,
+            rank_up: None,
             league: Some(LeagueOutcome {
                 cohort: cohort.to_string(),
                 movement: result.movement,
@@ -228,6 +285,28 @@ mod tests {
         assert!(inbox.claimed("pr:other:1", at).is_none());
         let none = Message::period_result("mahjong-daily", "2026-11-30", Game::MahjongRivals, &result(0), at);
         assert!(none.reward.is_none() && !none.unclaimed());
+    }
+
+    /// SG-12: a message when the balance reaches a higher rank, none otherwise.
+    #[test]
+    fn sg_12_rank_up_only_upwards() {
+        let at = DateTime::UNIX_EPOCH;
+        let up = Message::rank_up("match", "m-1", 4_990, 5_010, at).expect("sergeant");
+        let r = up.rank_up.expect("rank");
+        assert_eq!(
+            (r.rank_id.as_str(), r.from_rank_id.as_str(), up.value),
+            ("sergeant", "member", 5_010)
+        );
+        assert_eq!(up.id, "ru:match:m-1");
+        assert!(
+            Message::rank_up("match", "m-2", 5_010, 4_990, at).is_none(),
+            "down is no message"
+        );
+        assert!(
+            Message::rank_up("match", "m-3", 5_000, 19_999, at).is_none(),
+            "same rank"
+        );
+        assert!(Message::rank_up("match", "m-4", 0, 5_000_000, at).is_some());
     }
 
     #[test]

@@ -138,6 +138,65 @@ pub fn paying_games() -> Vec<Game> {
 /// Reward tables by board id.
 pub type RewardTables = BTreeMap<String, RewardTable>;
 
+/// Reward tables from their JSON (`{"mahjong-weekly": {"bands": […]}, …}`), each
+/// checked ([`RewardTable::check`]). Errors name what is wrong: the JSON, a board
+/// given twice, or the band (`mahjong-weekly.bands[1] (LB-5): …`).
+pub fn parse_tables(text: &str) -> Result<RewardTables, String> {
+    let entries: Entries = serde_json::from_str(text).map_err(|e| format!("is not reward tables: {e}"))?;
+    let mut tables = RewardTables::new();
+    for (board, value) in entries.0 {
+        if tables.contains_key(&board) {
+            return Err(format!("{board} (LB-5): given twice"));
+        }
+        let shape = || format!("{board} (LB-5): expected {{\"bands\": [...]}} and nothing else");
+        let serde_json::Value::Object(mut fields) = value else {
+            return Err(shape());
+        };
+        let bands = match fields.remove("bands") {
+            Some(serde_json::Value::Array(bands)) if fields.is_empty() => bands,
+            _ => return Err(shape()),
+        };
+        let bands = bands
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                serde_json::from_value::<Band>(b).map_err(|_| {
+                    format!(
+                        "{board}.bands[{i}] (LB-5): expected {{\"ranks\": [first, last], \"points\": N}} or {{\"top_percent\": X, \"points\": N}}, in integers"
+                    )
+                })
+            })
+            .collect::<Result<Vec<Band>, String>>()?;
+        let table = RewardTable { bands };
+        table.check(&board).map_err(|e| e.to_string())?;
+        tables.insert(board, table);
+    }
+    Ok(tables)
+}
+
+/// A JSON object's members in order, duplicates kept (to refuse them).
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of reward tables by board id")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
 /// One ranked player's result of a closed period.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeriodResult {
@@ -255,6 +314,32 @@ mod tests {
             [(1, 500), (1, 500), (3, 200), (3, 200), (3, 200), (6, 0)]
         );
         assert_eq!(r[5].top_percent, 100);
+    }
+
+    /// Configuration errors name the board and band.
+    #[test]
+    fn tables_parse_with_errors_naming_the_band() {
+        let ok = parse_tables(r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 1], "points": 5}]}}"#)
+            .expect("valid");
+        assert_eq!(ok["mahjong-weekly"].place_reward(1, 1), 5);
+        let bad = |json: &str| parse_tables(json).expect_err("refused");
+        let twice = r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 1], "points": 5}]},
+                        "mahjong-weekly": {"bands": [{"ranks": [1, 1], "points": 9}]}}"#;
+        assert!(bad(twice).contains("given twice"));
+        for band in [
+            r#"{"ranks": [1, 1], "top_percent": 5, "points": 1}"#,
+            r#"{"ranks": [1, 1], "points": 1e3}"#,
+            r#"{"rank": [1, 1], "points": 1}"#,
+        ] {
+            let e = bad(&format!(
+                r#"{{"mahjong-daily": {{"bands": [{{"ranks": [1, 1], "points": 1}}, {band}]}}}}"#
+            ));
+            assert!(e.starts_with("mahjong-daily.bands[1] (LB-5)"), "{e}");
+        }
+        assert!(bad(r#"{"mahjong-daily": {"bands": [], "extra": 1}}"#).contains("nothing else"));
+        assert!(bad(r#"[1]"#).contains("is not reward tables"));
+        assert!(bad(r#"{"seega": {"bands": [{"ranks": [1, 1], "points": 1}]}}"#)
+            .contains("period of points closes"));
     }
 
     #[test]

@@ -250,6 +250,15 @@ pub fn plan(
         view.viewed_at,
     );
     let result = answer(AdStatus::Granted, points, Some(change.after));
+    // SG-12: the ad's points may reach a higher rank.
+    let messages = match game {
+        Game::Seega => {
+            crate::inbox::Message::rank_up("ad", &entry.source_id, before, change.after, view.viewed_at)
+                .map(|msg| vec![(view.player_id.clone(), msg)])
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
     Ok(Planned::Write(Settlement {
         balances: vec![change],
         ledger: vec![entry],
@@ -266,6 +275,7 @@ pub fn plan(
             }),
         }],
         states: Vec::new(),
+        messages,
         result,
     }))
 }

@@ -101,6 +101,8 @@ pub struct Settlement<R> {
     pub credits: Vec<BoardCredit>,
     pub claims: Vec<ClaimMark>,
     pub states: Vec<StateChange>,
+    /// Messages to players' inboxes (a new SG-12 rank), added in the same commit.
+    pub messages: Vec<(String, crate::inbox::Message)>,
 }
 
 /// What the rules plan for a source: a settlement to commit, or an answer that
@@ -121,6 +123,7 @@ impl<R> Settlement<R> {
             credits: Vec::new(),
             claims: Vec::new(),
             states: Vec::new(),
+            messages: Vec::new(),
         }
     }
 }

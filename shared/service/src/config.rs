@@ -181,12 +181,7 @@ pub fn period_rewards() -> Result<RewardTables, ConfigError> {
 
 /// Reward tables from JSON (`{"mahjong-weekly": {"bands": […]}, …}`), each checked.
 pub fn parse_period_rewards(text: &str) -> Result<RewardTables, String> {
-    let tables: RewardTables =
-        serde_json::from_str(text).map_err(|e| format!("is not reward tables: {e}"))?;
-    for (board, table) in &tables {
-        table.check(board).map_err(|e| e.to_string())?;
-    }
-    Ok(tables)
+    podium_rules::period_reward::parse_tables(text)
 }
 
 /// How old or how far ahead an ad view may be (`PODIUM_AD_MAX_AGE_SECS`,

@@ -1,7 +1,7 @@
 //! The caller's inbox (`GET /v1/me/inbox`) and claiming a reward from it
 //! (`POST /v1/me/inbox/{id}/claim`).
 //!
-//! A claim is a settlement (source `inbox-claim`, idempotency key `{player}:{message
+//! A claim is a settlement (source `inbox-claim`, idempotency key `{player}/{message
 //! id}`): it credits the reward to the game's balance with its ledger entry (source
 //! `period-reward`, rule LB-5) and marks the message claimed, in one commit. A retry,
 //! a double tap or a concurrent claim gets the first claim's answer and pays nothing
@@ -74,7 +74,8 @@ impl Source for Claim<'_> {
     type Result = ClaimAnswer;
 
     fn key(&self) -> SourceKey {
-        SourceKey::new(KIND, format!("{}:{}", self.player, self.message_id))
+        // `/` is in no player id nor message id: the key names one (player, message).
+        SourceKey::new(KIND, format!("{}/{}", self.player, self.message_id))
     }
 
     fn content_hash(&self) -> String {

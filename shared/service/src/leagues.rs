@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
+use futures::stream::{self, StreamExt};
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::inbox::{self, Inbox, Message};
 use podium_rules::leaderboard::Standing;
@@ -25,7 +26,7 @@ use podium_rules::league::{
 };
 use podium_rules::period::Period;
 use podium_rules::settlement::{Planned, Settlement, StateChange};
-use podium_store::{SettleStore, SourceKey, StateWrite};
+use podium_store::{ItemKey, ItemStore, SettleStore, SourceKey, StateWrite};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -35,6 +36,9 @@ use crate::settle::{settle, ReadState, Reads, Settled, Source};
 
 /// The state item name of a cohort's members.
 pub const MEMBERS_STATE: &str = "league-members";
+
+/// Results settled at a time when a week closes.
+pub const IN_FLIGHT: usize = 16;
 
 /// The source kind of a week's result message.
 pub const RESULT_KIND: &str = "league-result";
@@ -148,7 +152,9 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
     let mut lists: Vec<(String, Vec<String>, u64)> = Vec::new();
     for &player in players {
         let (m, m_version): (Membership, u64) = state(store, player, &state_name(league)).await?;
-        if m.week.as_deref() == Some(week) {
+        // Placed this week, or already in a later one (a late record of an older week
+        // places nobody back in time). Week ids are zero-padded, so they sort in time.
+        if m.week.as_deref().is_some_and(|w| w >= week) {
             continue;
         }
         let tier = tier_for(store, league, player, &m, week).await?;
@@ -417,13 +423,15 @@ pub struct WeekReport {
     pub sent: usize,
     /// Members skipped: deleted since (GM-6).
     pub skipped: usize,
+    /// Whether the week was closed before this call (nothing was read or sent).
+    pub already_done: bool,
 }
 
 /// Closes `league`'s `week` (after it ended): every cohort of every tier and shard
 /// ranked by the week's final values, each member sent one `league_result` message
 /// with their movement, their tier recorded. Safe to run again and concurrently
 /// (each member's result is its own settlement, GM-3).
-pub async fn close_week<S: SettleStore + ?Sized>(
+pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
     week: &str,
@@ -434,7 +442,13 @@ pub async fn close_week<S: SettleStore + ?Sized>(
         week: week.to_string(),
         ..WeekReport::default()
     };
+    let done_key = ItemKey::new(format!("LEAGUE-CLOSE#{}@{week}", league.id), "DONE");
+    if store.get_item(&done_key, true).await?.is_some() {
+        report.already_done = true;
+        return Ok(report);
+    }
     let mut sizes: HashMap<usize, usize> = HashMap::new();
+    let mut all: Vec<(String, CohortResult)> = Vec::new();
     for tier in 0..league.tiers.len() as u32 {
         for shard in 0..league.shards {
             let (filling, version): (Filling, u64) =
@@ -447,30 +461,50 @@ pub async fn close_week<S: SettleStore + ?Sized>(
                 let members = members(store, league, week, &cohort).await?;
                 let results = league::close(league, tier, standings(store, league, week, &members).await?);
                 *sizes.entry(results.len()).or_default() += 1;
-                report.placed += results.len();
-                for r in &results {
-                    match r.movement {
-                        league::Movement::Promoted => report.promoted += 1,
-                        league::Movement::Relegated => report.relegated += 1,
-                        league::Movement::Stayed => {}
-                    }
-                    let source = WeekResult {
-                        league,
-                        week,
-                        cohort: &cohort,
-                        result: r,
-                        now,
-                    };
-                    match settle(store, &source, now).await {
-                        Ok(Settled::Applied(_)) => report.sent += 1,
-                        Ok(_) => {}
-                        Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => report.skipped += 1,
-                        Err(e) => return Err(e),
-                    }
-                }
+                all.extend(results.into_iter().map(|r| (cohort.clone(), r)));
             }
         }
     }
+    report.placed = all.len();
+    for (_, r) in &all {
+        match r.movement {
+            league::Movement::Promoted => report.promoted += 1,
+            league::Movement::Relegated => report.relegated += 1,
+            league::Movement::Stayed => {}
+        }
+    }
+    // Each member's result is its own settlement: [`IN_FLIGHT`] at a time.
+    let outcomes: Vec<Result<Option<bool>, ServiceError>> = stream::iter(&all)
+        .map(|(cohort, result)| async move {
+            let source = WeekResult {
+                league,
+                week,
+                cohort,
+                result,
+                now,
+            };
+            match settle(store, &source, now).await {
+                Ok(Settled::Applied(_)) => Ok(Some(true)),
+                Ok(_) => Ok(Some(false)),
+                Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+                // Closed before with other standings (a late record, a deletion since
+                // a close that failed part way): the first result stands.
+                Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
+                Err(e) => Err(e),
+            }
+        })
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
+    for o in outcomes {
+        match o? {
+            Some(true) => report.sent += 1,
+            Some(false) => {}
+            None => report.skipped += 1,
+        }
+    }
     report.cohort_sizes = sizes.into_iter().collect();
+    // Every result is settled: later ticks need not rank the week again.
+    store.put_item_if(&done_key, b"{}", 0).await?;
     Ok(report)
 }

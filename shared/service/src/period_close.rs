@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ServiceError;
 use crate::period_boards::{hex_sha256, FINAL};
 use crate::rewards::state_body;
-use crate::settle::{settle_as, ReadState, Reads, Settled, Source};
+use crate::settle::{settle, ReadState, Reads, Settled, Source};
 use crate::snapshot;
 
 /// The source kind of a period's result message.
@@ -156,6 +156,16 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
     }
     let key = progress_key(board);
     let (mut progress, mut version) = read_progress(store, &key).await?;
+    if progress.done {
+        // Closed before: nothing to read or send (one read per tick).
+        return Ok(Some(CloseReport {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            done: true,
+            already_done: true,
+            ..CloseReport::default()
+        }));
+    }
     let entries: Vec<(String, i64)> =
         snapshot::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
             .await?
@@ -185,12 +195,14 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
                     result,
                     now,
                 };
-                let attempt = format!("close:{}", source.key().id);
-                match settle_as(store, &source, &attempt, now).await {
+                match settle(store, &source, now).await {
                     Ok(Settled::Applied(_)) => Ok(Some(true)),
                     Ok(_) => Ok(Some(false)),
                     // GM-6: a player deleted since the period closed gets nothing.
                     Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+                    // Sent before with other content (a resumed close after the
+                    // pages moved): the first message stands.
+                    Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
                     Err(e) => Err(e),
                 }
             })

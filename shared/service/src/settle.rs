@@ -464,6 +464,32 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             body: st.body.to_string(),
         })
         .collect();
+    // Messages (a new SG-12 rank) join each addressee's inbox in this commit, at the
+    // inbox's version read now: read only when the rules send one (rare).
+    let mut addressees: Vec<&str> = Vec::new();
+    for (player, _) in &s.messages {
+        if !addressees.contains(&player.as_str()) {
+            addressees.push(player);
+        }
+    }
+    for player in addressees {
+        let stored = store.get_state(player, podium_rules::inbox::STATE).await?;
+        let mut inbox: podium_rules::inbox::Inbox = match &stored {
+            Some(st) => serde_json::from_str(&st.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+            None => Default::default(),
+        };
+        for (_, m) in s.messages.iter().filter(|(p, _)| p == player) {
+            inbox = inbox.with(m.clone());
+        }
+        states.push(StateWrite {
+            player_id: player.to_string(),
+            name: podium_rules::inbox::STATE.to_string(),
+            expected_version: stored.map_or(0, |st| st.version),
+            body: serde_json::to_string(&inbox)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+        });
+    }
     // A player's first points of a league's week place them in a cohort, in this commit.
     for (board, players) in &first_of_week {
         let players: Vec<&str> = players.iter().map(String::as_str).collect();

@@ -153,14 +153,17 @@ async fn refresh<S: BoardStore + ItemStore + ?Sized>(
 
 /// Freezes each period board's ended period, and moves each rolling board's window.
 /// A frozen period of a board with a reward table is then closed: its players sent
-/// their results and rewards ([`period_close::close`]; resumed by the next tick when
-/// this one fails part way).
+/// their results and rewards ([`period_close::close`]), and a league's week with it
+/// ([`crate::leagues::close_week`]). A close that fails does not keep the other boards
+/// from being frozen: the tick then fails after them, and the schedule's retry (or
+/// the next tick) resumes the close.
 async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
     rewards: &RewardTables,
 ) -> Result<Vec<BoardRun>, ServiceError> {
     let mut out = Vec::new();
+    let mut failed: Option<ServiceError> = None;
     for def in &BOARDS {
         if def.window_days.is_some() {
             // MJ-20: the day that left the rolling window comes off it.
@@ -170,20 +173,42 @@ async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         } else if def.period != PeriodKind::AllTime {
             if let Some((period, report)) = period_boards::freeze_ended(store, def, at).await? {
                 let board = def.in_period(&period);
-                if let (true, Some(table)) = (report.complete, rewards.get(def.id)) {
-                    if let Some(closed) = period_close::close(store, def, &board, Some(table), at).await? {
-                        tracing::info!(board = def.id, period = %period.id, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
+                if report.complete {
+                    if let Err(e) = close(store, def, &board, rewards, at).await {
+                        tracing::error!(board = def.id, period = %period.id, error = %e, "closing the period failed; the other boards go on");
+                        failed.get_or_insert(e);
                     }
-                }
-                // A league's week closes with its board's period (promotion, relegation).
-                if let (true, Some(league)) = (report.complete, podium_rules::league::league_of_board(def.id))
-                {
-                    let closed = crate::leagues::close_week(store, league, &period.id, at).await?;
-                    tracing::info!(league = league.id, week = %period.id, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
                 }
                 out.push(BoardRun::new(&board, report));
             }
         }
     }
-    Ok(out)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// Closes a frozen period: the board's reward table's results, and its league's week.
+async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    def: &podium_rules::board::BoardDef,
+    board: &BoardRef,
+    rewards: &RewardTables,
+    at: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    if let Some(table) = rewards.get(def.id) {
+        if let Some(closed) = period_close::close(store, def, board, Some(table), at).await? {
+            if !closed.already_done {
+                tracing::info!(board = def.id, period = %board.period, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
+            }
+        }
+    }
+    if let Some(league) = podium_rules::league::league_of_board(def.id) {
+        let closed = crate::leagues::close_week(store, league, &board.period, at).await?;
+        if !closed.already_done {
+            tracing::info!(league = league.id, week = %board.period, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
+        }
+    }
+    Ok(())
 }

@@ -303,6 +303,7 @@ pub fn plan(
         credits: settlement.credits,
         claims: Vec::new(),
         states: settlement.states,
+        messages: Vec::new(),
     }))
 }
 

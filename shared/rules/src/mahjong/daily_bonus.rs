@@ -144,6 +144,7 @@ pub fn plan(player_id: &str, now: DateTime<Utc>, state: &BonusState) -> Planned<
         credits: crate::board::credits_for(GAME, player_id, points, now, now),
         claims: Vec::new(),
         states,
+        messages: Vec::new(),
         result,
     })
 }

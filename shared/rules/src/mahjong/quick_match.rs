@@ -123,6 +123,7 @@ pub fn plan(
         credits: crate::board::credits_for(GAME, player, points, m.ended_at, now),
         claims: Vec::new(),
         states: Vec::new(),
+        messages: Vec::new(),
     }))
 }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::display::{format_delta, format_points};
 use crate::game::Game;
+use crate::inbox::Message;
 use crate::record::ValidMatch;
 use crate::seega::{captured_lost, Scoring, Side, VoidReason};
 use crate::settlement::{balance_change, LedgerSource, Settlement};
@@ -125,6 +126,14 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 balances.push(change);
                 ledger.push(entry);
             }
+            // SG-12: a player whose balance reached a higher rank is told so.
+            let messages = balances
+                .iter()
+                .filter_map(|c: &crate::settlement::BalanceChange| {
+                    Message::rank_up("match", &m.match_id, c.before, c.after, m.ended_at)
+                        .map(|msg| (c.player_id.clone(), msg))
+                })
+                .collect();
             Settlement {
                 result: MatchResult {
                     match_id: m.match_id.clone(),
@@ -139,6 +148,7 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 credits: Vec::new(),
                 claims: Vec::new(),
                 states: Vec::new(),
+                messages,
             }
         }
     }
