@@ -82,7 +82,7 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
             (
                 e.source.as_str(),
                 e.source_id.as_str(),
-                e.rule,
+                e.rule.as_str(),
                 e.nominal,
                 e.applied,
                 e.balance_after,
@@ -93,8 +93,8 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
     assert_eq!(
         rows,
         vec![
-            ("match", "o-1", "SG-8", 311, 311, 311, at(0)),
-            ("match", "o-2", "SG-8", -75, -75, 236, at(10)),
+            ("match", "o-1", "SG-2", 311, 311, 311, at(0)),
+            ("match", "o-2", "SG-3", -75, -75, 236, at(10)),
         ]
     );
     assert_eq!(

@@ -43,11 +43,14 @@ pub enum MessageKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Message {
-    /// Unique per cause: `pr:{board}:{period}` for a period's result.
+    /// Unique per cause: `pr:{board}:{period}` (a period's result), `lr:{league}:{week}` (a
+    /// league week's result), `ru:{source kind}:{source id}` (a new SG-12 rank).
     pub id: String,
     pub kind: MessageKind,
     /// When it was sent (UTC).
     pub at: DateTime<Utc>,
+    /// The board (`mahjong-weekly`), league (`mahjong-league`) or `seega` it is about,
+    /// and the period (`2026-W48`; `all` for a rank).
     pub board: String,
     pub period: String,
     /// The final LB-2 rank, of `of` entries, top `top_percent` % (results only).

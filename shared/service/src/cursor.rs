@@ -156,7 +156,18 @@ impl CursorKey {
 
     /// The cursor in `token`, if this key issued it in `scope` ([`Self::issue_in`]).
     pub fn open_in(&self, scope: &str, token: &str) -> Result<Cursor, ServiceError> {
-        let foreign = "not a cursor this API issued for this board and period";
+        // A history's scope is `ledger/…`; any other is a board and period's.
+        let (foreign, other) = if scope.starts_with("ledger/") {
+            (
+                "not a cursor this API issued for this history",
+                "this cursor belongs to another player's or game's history",
+            )
+        } else {
+            (
+                "not a cursor this API issued for this board and period",
+                "this cursor belongs to another board or period",
+            )
+        };
         if token.is_empty() || token.len() > MAX_CURSOR_CHARS {
             return Err(bad(foreign));
         }
@@ -170,7 +181,7 @@ impl CursorKey {
             .map_err(|_| bad(foreign))?;
         let signed: Signed = serde_json::from_slice(payload).map_err(|_| bad(foreign))?;
         if signed.b != scope {
-            return Err(bad("this cursor belongs to another board or period"));
+            return Err(bad(other));
         }
         Ok(signed.c)
     }

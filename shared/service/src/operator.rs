@@ -100,12 +100,14 @@ pub struct RankView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct LedgerRow {
     /// What earned the points: `match`, `ad`, `bonus`, `level`, `quick-match`, `arena`,
-    /// `tournament-prize`, `dots-and-boxes`, `minesweeper`.
+    /// `tournament-prize`, `dots-and-boxes`, `minesweeper`, `period-reward`.
     pub source: String,
     /// The source's id (match id, `network:transaction`, `player:day`, …).
     pub source_id: String,
-    /// The rule that decided the delta (see [`rule_of`]).
-    pub rule: &'static str,
+    /// The rule that computed the delta, as the entry records it (as
+    /// `/v1/me/ledger` shows it; for entries written before entries recorded it, the
+    /// source's rule).
+    pub rule: String,
     /// The delta the rule computed (points).
     pub nominal: i64,
     /// The delta applied to the balance (points; differs from `nominal` when the
@@ -130,20 +132,23 @@ pub struct BalancePoint {
     pub balance: i64,
 }
 
-/// The rule id behind a ledger entry of `source` on `game` (for the console; the
-/// rules pages in `docs/rules/` explain each). `GM-4` for a source it does not know.
+/// The rules behind a ledger entry of `source` on `game` that does not record its
+/// rule (written before entries did; the rules pages in `docs/rules/` explain each).
+/// `GM-4` for a source it does not know.
 pub fn rule_of(game: Game, source: &str) -> &'static str {
     use podium_rules::mahjong::{arena, completion, quick_match, tournament_play};
     match (game, source) {
-        (Game::Seega, crate::score::MATCH) => "SG-8",
+        (Game::Seega, crate::score::MATCH) => "SG-2/SG-3",
         (Game::Seega, crate::rewards::AD) => "SG-10",
         (Game::MahjongRivals, crate::rewards::AD) => "MJ-19",
         (Game::MahjongRivals, crate::rewards::BONUS) => "MJ-18",
-        (Game::MahjongRivals, s) if s == completion::SOURCE => "MJ-2…MJ-5",
-        (Game::MahjongRivals, s) if s == quick_match::SOURCE => "MJ-8",
+        (Game::MahjongRivals, s) if s == completion::SOURCE => "MJ-2/MJ-3",
+        (Game::MahjongRivals, s) if s == quick_match::SOURCE => "MJ-7",
         (Game::MahjongRivals, s) if s == arena::KIND => "MJ-11",
         (Game::MahjongRivals, s) if s == tournament_play::KIND_PRIZE => "MJ-16",
-        (Game::DotsAndBoxes | Game::Minesweeper, _) => "DB-6",
+        (_, crate::inbox::LEDGER_SOURCE) => podium_rules::period_reward::RULE,
+        (Game::DotsAndBoxes, _) => "DB-6",
+        (Game::Minesweeper, _) => "MS-8",
         _ => "GM-4",
     }
 }
@@ -276,7 +281,7 @@ fn game_overview(game: Game, balance: Option<i64>, entries: Vec<LedgerEntry>) ->
     let ledger = entries
         .into_iter()
         .map(|e| LedgerRow {
-            rule: rule_of(game, &e.source),
+            rule: crate::point_history::rule_of_entry(&e),
             floored: e.applied != e.nominal,
             source: e.source,
             source_id: e.source_id,
@@ -323,11 +328,12 @@ mod tests {
 
     #[test]
     fn rules_by_source() {
-        assert_eq!(rule_of(Game::Seega, "match"), "SG-8");
+        assert_eq!(rule_of(Game::Seega, "match"), "SG-2/SG-3");
         assert_eq!(rule_of(Game::Seega, "ad"), "SG-10");
         assert_eq!(rule_of(Game::MahjongRivals, "bonus"), "MJ-18");
-        assert_eq!(rule_of(Game::MahjongRivals, "level"), "MJ-2…MJ-5");
-        assert_eq!(rule_of(Game::Minesweeper, "minesweeper"), "DB-6");
+        assert_eq!(rule_of(Game::MahjongRivals, "level"), "MJ-2/MJ-3");
+        assert_eq!(rule_of(Game::Minesweeper, "minesweeper"), "MS-8");
+        assert_eq!(rule_of(Game::MahjongRivals, "period-reward"), "LB-5");
         assert_eq!(rule_of(Game::Seega, "other"), "GM-4");
     }
 }

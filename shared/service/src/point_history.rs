@@ -25,14 +25,14 @@ pub const MAX_HISTORY_PAGE: usize = 100;
 pub struct HistoryEntry {
     /// What earned or cost the points: `match` (Seega), `dots-and-boxes`,
     /// `minesweeper`, `ad`, `bonus`, `level`, `quick-match`, `arena`,
-    /// `tournament-prize`, ….
+    /// `tournament-prize`, `period-reward`.
     pub source: String,
     /// The source's id: a match id, `{network}:{transaction id}`, `{player}:{day}`, ….
     pub source_id: String,
     /// The rule that computed `nominal` (`SG-2` a Seega win, `SG-3` a loss, `SG-10`,
-    /// `MJ-18`, …); absent on entries written before entries carried it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
+    /// `MJ-18`, `LB-5`, …); on entries written before entries recorded it, the
+    /// source's rules (`SG-2/SG-3`), as the support console shows them.
+    pub rule: String,
     /// When the points were earned (UTC): the event's instant.
     pub at: DateTime<Utc>,
     /// The delta the rule computed (points; a rating's change for the rated games).
@@ -47,8 +47,8 @@ pub struct HistoryEntry {
     pub balance_after_shown: String,
     /// Whether the SG-7 floor cut the delta (`applied` ≠ `nominal`).
     pub floored: bool,
-    /// Where the source's result is read, when the API serves it (a match's result,
-    /// an Arena's): a path of this API.
+    /// Where the source's result is read, when the API serves it (a Seega, Dots and
+    /// Boxes or Minesweeper match's result, an Arena's): a path of this API.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
 }
@@ -59,7 +59,7 @@ impl HistoryEntry {
         HistoryEntry {
             source: e.source.clone(),
             source_id: e.source_id.clone(),
-            rule: (!e.rule.is_empty()).then(|| e.rule.clone()),
+            rule: rule_of_entry(e),
             at: e.at,
             nominal: e.nominal,
             applied: e.applied,
@@ -70,6 +70,16 @@ impl HistoryEntry {
             floored: e.applied != e.nominal,
             result: result_path(e),
         }
+    }
+}
+
+/// The rule `e` records, or for an entry written before entries recorded it, its
+/// source's rules ([`crate::operator::rule_of`]).
+pub fn rule_of_entry(e: &LedgerEntry) -> String {
+    if e.rule.is_empty() {
+        crate::operator::rule_of(e.game, &e.source).to_string()
+    } else {
+        e.rule.clone()
     }
 }
 

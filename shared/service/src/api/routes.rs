@@ -716,7 +716,7 @@ pub(super) async fn unity_callback(State(state): State<AppState>, RawQuery(raw):
             example = json!({"player_id": "p-00003", "as_of": "2026-11-30T17:18:05.187Z",
                 "games": [{"game": "seega", "balance": 253, "balance_shown": "253",
                     "rank": {"rank_id": "member", "rank_name_en": "Member", "rank_name_ar": "عضو", "badge": "1 star"},
-                    "ledger": [{"source": "match", "source_id": "sg-42-0000004", "rule": "SG-8", "nominal": -19, "applied": 0, "floored": true, "balance_after": 0, "at": "2026-11-03T07:40:48Z"}],
+                    "ledger": [{"source": "match", "source_id": "sg-42-0000004", "rule": "SG-3", "nominal": -19, "applied": 0, "floored": true, "balance_after": 0, "at": "2026-11-03T07:40:48Z"}],
                     "series": [{"at": "2026-11-03T07:40:48Z", "at_ms": 1793691648000i64, "balance": 0}]}],
                 "boards": [{"board": "seega", "period": "all", "rank": 9, "value": 253, "value_shown": "253"}],
                 "matches": []})),
