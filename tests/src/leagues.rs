@@ -59,6 +59,30 @@ async fn call<S: Store + Clone + 'static>(
     .await
 }
 
+/// `n` player ids `{prefix}00`, … that fill cohorts in the same shard as the first.
+fn same_shard(prefix: &str, n: usize) -> Vec<String> {
+    let shard = league::shard_of(&format!("{prefix}00"), LEAGUES[0].shards);
+    (0..)
+        .map(|i| format!("{prefix}{i:02}"))
+        .filter(|p| league::shard_of(p, LEAGUES[0].shards) == shard)
+        .take(n)
+        .collect()
+}
+
+/// Credits week 48 (2026-11-25) to `players`: `top` points to the first, 10 fewer to each next.
+async fn seed_week_48<S: Store>(store: &S, players: &[String], top: i64) {
+    for (i, p) in players.iter().enumerate() {
+        credit(
+            store,
+            p,
+            top - 10 * i as i64,
+            "2026-11-25T12:00:00Z",
+            &format!("w48-{p}"),
+        )
+        .await;
+    }
+}
+
 /// Every cohort of `week` a set of players was placed in, with its members.
 async fn cohorts_of<S: Store>(store: &S, players: &[String], week: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
@@ -161,22 +185,8 @@ pub async fn league_placement_is_once_per_player_and_week<S: Store + Clone + 'st
 /// week 49 before the close ran is placed with the tier the close then records.
 pub async fn league_week_closes_once_and_moves_tiers<S: Store + Clone + 'static>(store: S) {
     // Same shard for all, so that they fill cohorts of 30 and 10.
-    let shard = league::shard_of("w00", LEAGUES[0].shards);
-    let players: Vec<String> = (0..)
-        .map(|i| format!("w{i:02}"))
-        .filter(|p| league::shard_of(p, LEAGUES[0].shards) == shard)
-        .take(40)
-        .collect();
-    for (i, p) in players.iter().enumerate() {
-        credit(
-            &store,
-            p,
-            1_000 - 10 * i as i64,
-            "2026-11-25T12:00:00Z",
-            &format!("w48-{p}"),
-        )
-        .await;
-    }
+    let players = same_shard("w", 40);
+    seed_week_48(&store, &players, 1_000).await;
     let cohorts = cohorts_of(&store, &players, "2026-W48").await;
     let sizes: Vec<usize> = cohorts.values().map(Vec::len).collect();
     assert_eq!(sizes, [30, 10]);
@@ -341,22 +351,8 @@ pub async fn league_close_survives_late_records_and_deletions<
 >(
     store: S,
 ) {
-    let shard = league::shard_of("z00", LEAGUES[0].shards);
-    let players: Vec<String> = (0..)
-        .map(|i| format!("z{i:02}"))
-        .filter(|p| league::shard_of(p, LEAGUES[0].shards) == shard)
-        .take(12)
-        .collect();
-    for (i, p) in players.iter().enumerate() {
-        credit(
-            &store,
-            p,
-            500 - 10 * i as i64,
-            "2026-11-25T12:00:00Z",
-            &format!("z48-{p}"),
-        )
-        .await;
-    }
+    let players = same_shard("z", 12);
+    seed_week_48(&store, &players, 500).await;
     let freeze = |at: &'static str| {
         let store = store.clone();
         async move {

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
-use futures::stream::{self, StreamExt};
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::inbox::{self, Inbox, Message};
 use podium_rules::leaderboard::Standing;
@@ -32,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ServiceError;
 use crate::period_boards::hex_sha256;
 use crate::rewards::state_body;
-use crate::settle::{settle, ReadState, Reads, Settled, Source};
+use crate::settle::{settle_all, ReadState, Reads, Source};
 
 /// The state item name of a cohort's members.
 pub const MEMBERS_STATE: &str = "league-members";
@@ -474,35 +473,15 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         }
     }
     // Each member's result is its own settlement: [`IN_FLIGHT`] at a time.
-    let outcomes: Vec<Result<Option<bool>, ServiceError>> = stream::iter(&all)
-        .map(|(cohort, result)| async move {
-            let source = WeekResult {
-                league,
-                week,
-                cohort,
-                result,
-                now,
-            };
-            match settle(store, &source, now).await {
-                Ok(Settled::Applied(_)) => Ok(Some(true)),
-                Ok(_) => Ok(Some(false)),
-                Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
-                // Closed before with other standings (a late record, a deletion since
-                // a close that failed part way): the first result stands.
-                Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
-                Err(e) => Err(e),
-            }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .collect()
-        .await;
-    for o in outcomes {
-        match o? {
-            Some(true) => report.sent += 1,
-            Some(false) => {}
-            None => report.skipped += 1,
-        }
-    }
+    let sources = all.iter().map(|(cohort, result)| WeekResult {
+        league,
+        week,
+        cohort,
+        result,
+        now,
+    });
+    let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+    (report.sent, report.skipped) = (tally.applied, tally.skipped);
     report.cohort_sizes = sizes.into_iter().collect();
     // Every result is settled: later ticks need not rank the week again.
     store.put_item_if(&done_key, b"{}", 0).await?;

@@ -10,7 +10,6 @@
 //! starts there; a finished run records it and is not redone.
 
 use chrono::{DateTime, Utc};
-use futures::stream::{self, StreamExt};
 use podium_rules::board::{BoardDef, BoardRef};
 use podium_rules::inbox::{self, Inbox, Message};
 use podium_rules::period_reward::{self, PeriodResult, RewardTable};
@@ -21,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ServiceError;
 use crate::period_boards::{hex_sha256, FINAL};
 use crate::rewards::state_body;
-use crate::settle::{settle, ReadState, Reads, Settled, Source};
+use crate::settle::{settle_all, ReadState, Reads, Source};
 use crate::snapshot;
 
 /// The source kind of a period's result message.
@@ -187,35 +186,15 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
     while !progress.done {
         let start = progress.settled.min(results.len());
         let end = (start + CHUNK).min(results.len());
-        let outcomes: Vec<Result<Option<bool>, ServiceError>> = stream::iter(&results[start..end])
-            .map(|result| async move {
-                let source = ResultMessage {
-                    board,
-                    def,
-                    result,
-                    now,
-                };
-                match settle(store, &source, now).await {
-                    Ok(Settled::Applied(_)) => Ok(Some(true)),
-                    Ok(_) => Ok(Some(false)),
-                    // GM-6: a player deleted since the period closed gets nothing.
-                    Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
-                    // Sent before with other content (a resumed close after the
-                    // pages moved): the first message stands.
-                    Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
-                    Err(e) => Err(e),
-                }
-            })
-            .buffered(IN_FLIGHT)
-            .collect()
-            .await;
-        for o in outcomes {
-            match o? {
-                Some(true) => report.sent += 1,
-                Some(false) => {}
-                None => report.skipped += 1,
-            }
-        }
+        let sources = results[start..end].iter().map(|result| ResultMessage {
+            board,
+            def,
+            result,
+            now,
+        });
+        let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+        report.sent += tally.applied;
+        report.skipped += tally.skipped;
         let next = Progress {
             settled: end,
             done: end >= results.len(),

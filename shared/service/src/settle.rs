@@ -516,6 +516,53 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     ))
 }
 
+/// What [`settle_all`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Sources this call committed.
+    pub applied: usize,
+    /// Sources refused because a player they name was deleted (GM-6).
+    pub skipped: usize,
+}
+
+/// Settles each of `sources`, `in_flight` at a time, each exactly once (GM-3): for
+/// the results a job sends to many players (a period's, a league week's). A source
+/// naming a deleted player is skipped (GM-6); one settled before, with the same or
+/// other content, keeps its first result. Stops at the first other error (the job's
+/// rerun settles the rest).
+pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
+    store: &S,
+    sources: impl IntoIterator<Item = X>,
+    in_flight: usize,
+    now: DateTime<Utc>,
+) -> Result<Tally, ServiceError> {
+    use futures::stream::{self, StreamExt};
+    let outcomes: Vec<Result<Option<bool>, ServiceError>> = stream::iter(sources)
+        .map(|source| async move {
+            match settle(store, &source, now).await {
+                Ok(Settled::Applied(_)) => Ok(Some(true)),
+                Ok(_) => Ok(Some(false)),
+                Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+                // Settled before with other content (its standings moved since): the
+                // first result stands.
+                Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
+                Err(e) => Err(e),
+            }
+        })
+        .buffer_unordered(in_flight.max(1))
+        .collect()
+        .await;
+    let mut tally = Tally::default();
+    for o in outcomes {
+        match o? {
+            Some(true) => tally.applied += 1,
+            Some(false) => {}
+            None => tally.skipped += 1,
+        }
+    }
+    Ok(tally)
+}
+
 /// Sends `commit`, and sends it again unchanged while its outcome is unknown.
 async fn send<S: SettleStore + ?Sized>(store: &S, commit: &Commit) -> Result<CommitOutcome, ServiceError> {
     let mut sent = 0;
