@@ -6,7 +6,7 @@ Environment: PODIUM_CONSOLE_URL (the server's base URL), PODIUM_CONSOLE_ARTIFACT
 (default /usr/bin/chromedriver).
 
 Expected values follow from the seed (Seega points SG-1 … SG-9 with the floor SG-7,
-ranks SG-12, Quick Match points MJ-8):
+ranks SG-12, Quick Match points MJ-7; each ledger row shows the rule it records):
   alice: c-m1 +311 → 311, c-m3 +252 → 563, c-m4 −76 → 487; Quick Match c-qm1 +20 → 20
   bob:   c-m1 −123 cut to 0 by the floor (SG-7), c-m2 +276 → 276, c-m6 +253 → 529
   seega board: 1 bob 529, 2 alice 487, 3 carol 244, 4 dave 0
@@ -106,10 +106,10 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(
             ledger,
             [
-                ["2026-11-05 21:30:00", "mahjong-rivals", "quick-match", "c-qm1", "MJ-8", "+20", "+20", "20"],
-                ["2026-11-05 10:20:00", "seega", "match", "c-m4", "SG-8", MINUS + "76", MINUS + "76", "487"],
-                ["2026-11-04 10:12:00", "seega", "match", "c-m3", "SG-8", "+252", "+252", "563"],
-                ["2026-11-02 10:05:00", "seega", "match", "c-m1", "SG-8", "+311", "+311", "311"],
+                ["2026-11-05 21:30:00", "mahjong-rivals", "quick-match", "c-qm1", "MJ-7", "+20", "+20", "20"],
+                ["2026-11-05 10:20:00", "seega", "match", "c-m4", "SG-3", MINUS + "76", MINUS + "76", "487"],
+                ["2026-11-04 10:12:00", "seega", "match", "c-m3", "SG-2", "+252", "+252", "563"],
+                ["2026-11-02 10:05:00", "seega", "match", "c-m1", "SG-2", "+311", "+311", "311"],
             ],
         )
 
