@@ -8,9 +8,11 @@
 //! its members (under the pseudo-player `{league}:{week}:{cohort}`), written once per
 //! member, so its version is its member count.
 //!
-//! Cost (DynamoDB): placement adds 3 GetItems and 3 state writes to the commit of a
-//! player's first points of the week (plus 2 reads when their last week is not closed
-//! yet); a cohort's standings are 1 GetItem and one GetItem per member.
+//! Cost (DynamoDB): placement adds 2 GetItems (membership, filling cohort) and 3 state
+//! writes to the commit of a player's first points of the week; while their last week
+//! is not closed yet (the minutes after midnight before the freeze), also last week's
+//! cohort: 1 GetItem and one per member. A cohort's standings are 1 GetItem and one
+//! GetItem per member (up to 31; one BatchGetItem would do, not done yet).
 
 use std::collections::HashMap;
 
