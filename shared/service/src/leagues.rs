@@ -11,13 +11,12 @@
 //! Cost (DynamoDB): placement adds 2 GetItems (membership, filling cohort) and 3 state
 //! writes to the commit of a player's first points of the week; while their last week
 //! is not closed yet (the minutes after midnight before the freeze), also last week's
-//! cohort: 1 GetItem and one per member. A cohort's standings are 1 GetItem and one
-//! GetItem per member (up to 31; one BatchGetItem would do, not done yet).
+//! cohort: 1 GetItem and 1 BatchGetItem. A cohort's standings are 1 GetItem (its
+//! members) and 1 BatchGetItem (their weekly entries).
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use futures::future::try_join_all;
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::inbox::{self, Inbox, Message};
 use podium_rules::leaderboard::Standing;
@@ -97,7 +96,8 @@ pub async fn standings<S: SettleStore + ?Sized>(
     members: &[String],
 ) -> Result<Vec<Standing>, ServiceError> {
     let board = BoardRef::new(league.board, week);
-    let entries = try_join_all(members.iter().map(|m| store.get_entry(&board, m))).await?;
+    let members: Vec<&str> = members.iter().map(String::as_str).collect();
+    let entries = store.get_entries(&board, &members).await?;
     Ok(entries
         .into_iter()
         .flatten()

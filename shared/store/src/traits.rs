@@ -29,6 +29,17 @@ pub trait SettleStore: SourceStore {
     /// A player's entry on a period board, if any.
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError>;
 
+    /// Several players' entries on a period board, in the order asked (`None`: no
+    /// entry), strongly consistent. DynamoDB: one BatchGetItem for 2 … 100 players;
+    /// by default one [`get_entry`](Self::get_entry) each, concurrently.
+    async fn get_entries(
+        &self,
+        board: &BoardRef,
+        players: &[&str],
+    ) -> Result<Vec<Option<Balance>>, StoreError> {
+        futures::future::try_join_all(players.iter().map(|p| self.get_entry(board, p))).await
+    }
+
     /// A player's state item `name`, if any.
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError>;
 

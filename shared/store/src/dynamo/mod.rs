@@ -614,54 +614,7 @@ impl SettleStore for DynamoStore {
             });
             return try_join_all(reads).await;
         }
-        let sk = balance_sk(game);
-        let mut keys = Vec::with_capacity(players.len());
-        for p in players {
-            let pk = player_pk(p);
-            check_key(&pk, &sk)?;
-            let key = items::Item::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk.clone()))]);
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        let mut found: std::collections::HashMap<String, Balance> = std::collections::HashMap::new();
-        let mut pending = KeysAndAttributes::builder()
-            .set_keys(Some(keys))
-            .consistent_read(true)
-            .build()
-            .map_err(|e| errors::build("BatchGetItem", e))?;
-        for attempt in 0u32.. {
-            let out = self
-                .client
-                .batch_get_item()
-                .request_items(&self.table, pending)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(|e| self.fail("BatchGetItem", e))?;
-            self.usage.record_read(out.consumed_capacity());
-            for item in out
-                .responses
-                .and_then(|mut r| r.remove(&self.table))
-                .unwrap_or_default()
-            {
-                let pk = get_s(&item, "pk")?;
-                let player = pk.strip_prefix("PLAYER#").unwrap_or(pk).to_string();
-                let balance = decode_entry(&item, &player, game)?;
-                found.insert(player, balance);
-            }
-            match out.unprocessed_keys.and_then(|mut m| m.remove(&self.table)) {
-                Some(rest) if !rest.keys().is_empty() => pending = rest,
-                _ => break,
-            }
-            if attempt >= 10 {
-                return Err(StoreError::Unavailable {
-                    operation: "BatchGetItem",
-                    message: "keys still unprocessed after 10 attempts".into(),
-                });
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
-        }
+        let found = self.batch_entries(&balance_sk(game), game, players).await?;
         Ok(players
             .iter()
             .map(|p| found.get(*p).cloned().unwrap_or_else(|| Balance::absent(game, p)))
@@ -670,6 +623,20 @@ impl SettleStore for DynamoStore {
 
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
         self.period_entry(board, player_id).await
+    }
+
+    async fn get_entries(
+        &self,
+        board: &BoardRef,
+        players: &[&str],
+    ) -> Result<Vec<Option<Balance>>, StoreError> {
+        if players.len() <= 1 || players.len() > BATCH_GET_MAX {
+            return try_join_all(players.iter().map(|p| self.period_entry(board, p))).await;
+        }
+        let found = self
+            .batch_entries(&period_sk(board), board_game(board), players)
+            .await?;
+        Ok(players.iter().map(|p| found.get(*p).cloned()).collect())
     }
 
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
@@ -997,6 +964,67 @@ impl ItemStore for DynamoStore {
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         self.batch_write(requests).await
+    }
+}
+
+impl DynamoStore {
+    /// The items of `players` (at most [`BATCH_GET_MAX`]) under sort key `sk` (a
+    /// balance's or a period entry's), by player, in BatchGetItem requests (strongly
+    /// consistent; unprocessed keys retried with backoff).
+    async fn batch_entries(
+        &self,
+        sk: &str,
+        game: Game,
+        players: &[&str],
+    ) -> Result<std::collections::HashMap<String, Balance>, StoreError> {
+        let mut keys = Vec::with_capacity(players.len());
+        for p in players {
+            let pk = player_pk(p);
+            check_key(&pk, sk)?;
+            let key = items::Item::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk.to_string()))]);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        let mut found: std::collections::HashMap<String, Balance> = std::collections::HashMap::new();
+        let mut pending = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(true)
+            .build()
+            .map_err(|e| errors::build("BatchGetItem", e))?;
+        for attempt in 0u32.. {
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, pending)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| self.fail("BatchGetItem", e))?;
+            self.usage.record_read(out.consumed_capacity());
+            for item in out
+                .responses
+                .and_then(|mut r| r.remove(&self.table))
+                .unwrap_or_default()
+            {
+                let pk = get_s(&item, "pk")?;
+                let player = pk.strip_prefix("PLAYER#").unwrap_or(pk).to_string();
+                let balance = decode_entry(&item, &player, game)?;
+                found.insert(player, balance);
+            }
+            match out.unprocessed_keys.and_then(|mut m| m.remove(&self.table)) {
+                Some(rest) if !rest.keys().is_empty() => pending = rest,
+                _ => break,
+            }
+            if attempt >= 10 {
+                return Err(StoreError::Unavailable {
+                    operation: "BatchGetItem",
+                    message: "keys still unprocessed after 10 attempts".into(),
+                });
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
+        }
+        Ok(found)
     }
 }
 
