@@ -78,6 +78,21 @@ fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
+/// A loopback port free now (for `podium serve --port`).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// Waits up to 10 s for `podium serve` to accept connections on `port`.
+fn wait_until_serving(port: u16) {
+    let ready = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(ready, "podium serve did not start");
+}
+
 /// An endpoint that accepts connections and never answers.
 fn stalled_endpoint() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -479,10 +494,7 @@ fn rewards_walk_through() {
     assert_eq!(podium(&dir, &["replay", "one.jsonl"], b"").status.code(), Some(0));
     let catalogue =
         r#"{"units": {"admob:5224354917": {"reward": "daily_points", "game": "seega", "points": 40}}}"#;
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr().expect("addr").port()
-    };
+    let port = free_port();
     let keys = dir.join("keys/verifier-keys.json");
     let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
         .args(["serve", "--port", &port.to_string()])
@@ -495,11 +507,7 @@ fn rewards_walk_through() {
         .stderr(Stdio::null())
         .spawn()
         .expect("serve");
-    let ready = (0..200).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    assert!(ready, "podium serve did not start");
+    wait_until_serving(port);
     let sign = |txn: &str| {
         let out = podium(
             &dir,
@@ -628,10 +636,7 @@ fn serve_replays_a_file_while_it_serves() {
     let lines = format!("{}\n{}\nnot json\n", seed_record(24, 0), seed_record(16, 8));
     std::fs::write(dir.join("live.jsonl"), lines).expect("write");
     for (file, expect_stored) in [("live.jsonl", true), ("missing.jsonl", false)] {
-        let port = {
-            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-            l.local_addr().expect("addr").port()
-        };
+        let port = free_port();
         let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
             .args(["serve", "--port", &port.to_string(), "--replay", file])
             .current_dir(&dir)
@@ -641,11 +646,7 @@ fn serve_replays_a_file_while_it_serves() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("serve");
-        let ready = (0..200).any(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
-        assert!(ready, "podium serve did not start");
+        wait_until_serving(port);
         let stored = (0..100).any(|_| {
             std::thread::sleep(std::time::Duration::from_millis(50));
             http(port, "GET", "/v1/me/matches/seed-16-8", Some("Dev winner")).0 == 200

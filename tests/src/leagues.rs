@@ -84,6 +84,18 @@ async fn seed_week_48<S: Store>(store: &S, players: &[String], top: i64) {
     }
 }
 
+/// The scheduled freeze tick at `at` (RFC 3339), without reward tables.
+async fn freeze_at<S: Store>(
+    store: &S,
+    at: &str,
+) -> Result<Vec<podium_service::snapshot_jobs::BoardRun>, podium_service::ServiceError> {
+    let run = ScheduledRun {
+        job: Job::Freeze,
+        scheduled_time: t(at),
+    };
+    handle(store, run, &Default::default()).await
+}
+
 /// Every cohort of `week` a set of players was placed in, with its members.
 async fn cohorts_of<S: Store>(store: &S, players: &[String], week: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
@@ -217,13 +229,7 @@ pub async fn league_week_closes_once_and_moves_tiers<S: Store + Clone + 'static>
 
     let freeze = |at: &'static str| {
         let store = store.clone();
-        async move {
-            let run = ScheduledRun {
-                job: Job::Freeze,
-                scheduled_time: t(at),
-            };
-            handle(&store, run, &Default::default()).await.expect("freeze");
-        }
+        async move { freeze_at(&store, at).await.expect("freeze") }
     };
     // The freeze closes the week while another close of it runs; then a rerun.
     let concurrent = leagues::close_week(&store, &LEAGUES[0], "2026-W48", t("2026-11-29T22:05:00Z"));
@@ -370,13 +376,7 @@ pub async fn league_close_survives_late_records_and_deletions<
     seed_week_48(&store, &players, 500).await;
     let freeze = |at: &'static str| {
         let store = store.clone();
-        async move {
-            let run = ScheduledRun {
-                job: Job::Freeze,
-                scheduled_time: t(at),
-            };
-            handle(&store, run, &Default::default()).await
-        }
+        async move { freeze_at(&store, at).await }
     };
     freeze("2026-11-29T22:05:00Z").await.expect("freeze");
     // A late record of week 48 for the last of the cohort, and a deletion.
