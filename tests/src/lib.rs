@@ -14,6 +14,7 @@ pub mod leagues;
 pub mod mahjong;
 pub mod messages;
 pub mod operator;
+pub mod overtaken;
 pub mod performance;
 pub mod period_close;
 pub mod point_history;

@@ -40,3 +40,4 @@ podium_tests::standing_tests!(podium_tests::fixtures::embedded);
 podium_tests::period_close_tests!(podium_tests::fixtures::embedded);
 podium_tests::league_tests!(podium_tests::fixtures::embedded);
 podium_tests::messages_tests!(podium_tests::fixtures::embedded);
+podium_tests::overtaken_tests!(podium_tests::fixtures::embedded);

@@ -2,7 +2,7 @@
 //! reward), kept as one state item of the player's and changed only by settlements,
 //! so each message is written exactly once per cause and a reward is claimed once.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
@@ -23,6 +23,16 @@ pub const MAX_MESSAGES: usize = 100;
 pub struct Inbox {
     #[serde(default)]
     pub messages: Vec<Message>,
+    /// The UTC day of the last `overtaken` message added, and how many were added
+    /// that day: at most [`crate::overtaken::MAX_PER_DAY`] a day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overtaken_day: Option<NaiveDate>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub overtaken_today: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// What a message says.
@@ -37,6 +47,9 @@ pub enum MessageKind {
     LeagueResult,
     /// The player's balance reached a higher SG-12 rank (a new badge).
     RankUp,
+    /// Other players passed the player on a board between two snapshots
+    /// ([`crate::overtaken`]).
+    Overtaken,
 }
 
 /// One message.
@@ -71,6 +84,33 @@ pub struct Message {
     /// A rank-up's new rank, and the rank left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank_up: Option<RankUp>,
+    /// Who passed the player, and the rank before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overtaken: Option<Overtaken>,
+}
+
+/// Who passed the player between two snapshots of a board ([`crate::overtaken`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Overtaken {
+    /// The snapshot the passes were seen in (the message's `rank` and `value` are
+    /// the player's there; no `rank`: below the top the snapshot's diff read).
+    pub snapshot: String,
+    /// The player's LB-2 rank in the snapshot before.
+    pub rank_before: u64,
+    /// How many players passed them, and the first of them (nearest above the
+    /// player first, at most [`crate::overtaken::MAX_LISTED`]).
+    pub passed_by: u64,
+    pub by: Vec<Passer>,
+}
+
+/// A player who passed: their id and value (points or rating) and LB-2 rank now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Passer {
+    pub player_id: String,
+    pub value: i64,
+    pub rank: u64,
 }
 
 /// A new SG-12 rank.
@@ -142,6 +182,7 @@ impl Message {
             }),
             league: None,
             rank_up: None,
+            overtaken: None,
         }
     }
 
@@ -175,6 +216,7 @@ impl Message {
                 badge: to.badge.to_string(),
                 from_rank_id: from.id.to_string(),
             }),
+            overtaken: None,
         })
     }
 
@@ -199,6 +241,7 @@ impl Message {
             value: result.value,
             reward: None,
             rank_up: None,
+            overtaken: None,
             league: Some(LeagueOutcome {
                 cohort: cohort.to_string(),
                 movement: result.movement,
@@ -227,10 +270,22 @@ impl Inbox {
     }
 
     /// This inbox with `message` added (a message of the same id is left as it is),
-    /// trimmed to [`MAX_MESSAGES`].
+    /// trimmed to [`MAX_MESSAGES`]. An `overtaken` message beyond
+    /// [`crate::overtaken::MAX_PER_DAY`] on its UTC day is not added.
     pub fn with(mut self, message: Message) -> Self {
         if self.get(&message.id).is_some() {
             return self;
+        }
+        if message.kind == MessageKind::Overtaken {
+            let day = message.at.date_naive();
+            if self.overtaken_day != Some(day) {
+                self.overtaken_day = Some(day);
+                self.overtaken_today = 0;
+            }
+            if self.overtaken_today >= crate::overtaken::MAX_PER_DAY {
+                return self;
+            }
+            self.overtaken_today += 1;
         }
         self.messages.push(message);
         while self.messages.len() > MAX_MESSAGES {

@@ -12,6 +12,7 @@ pub mod leaderboard;
 pub mod league;
 pub mod mahjong;
 pub mod minesweeper;
+pub mod overtaken;
 pub mod period;
 pub mod period_reward;
 pub mod rating;

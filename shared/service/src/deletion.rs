@@ -309,8 +309,12 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
             }
         }
     }
-    // 5. The ledger to the pseudonym; balances, entries, claims and states gone.
+    // 5. The ledger to the pseudonym; balances, entries, claims and states gone, and
+    // the opt-ins to `overtaken` messages ([`crate::overtaken`]).
     store.erase_holdings(player_id, &report.pseudonym).await?;
+    store
+        .delete_items(&crate::overtaken::follow_keys(player_id))
+        .await?;
     report.balances = holdings.balances.len();
     report.entries = holdings.entries.len();
     report.ledger_entries = holdings.ledger.len();

@@ -18,6 +18,7 @@ pub mod keyed;
 pub mod leagues;
 pub mod mahjong;
 pub mod operator;
+pub mod overtaken;
 pub mod period_boards;
 pub mod period_close;
 pub mod point_history;

@@ -27,7 +27,7 @@ use podium_rules::board::{BoardRef, Refresh, BOARDS};
 use podium_rules::period::PeriodKind;
 use podium_rules::period_reward::RewardTables;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_store::{BoardStore, ItemStore, SettleStore};
+use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
 /// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`.
@@ -96,7 +96,7 @@ pub const CHANGED_IN_FLIGHT: usize = 8;
 
 /// Runs one tick over every board. Errors are transient (store, contention): the
 /// schedule's retry resumes the same snapshots.
-pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     run: ScheduledRun,
     rewards: &RewardTables,
@@ -116,17 +116,39 @@ pub async fn handle<S: BoardStore + ItemStore + SettleStore + ?Sized>(
 }
 
 /// LB-5: snapshots every board refreshed on every tick (the current period of each),
-/// then the boards marked changed since their last snapshot ([`crate::changes`]).
-async fn refresh<S: BoardStore + ItemStore + ?Sized>(
+/// sending each one's `overtaken` messages ([`crate::overtaken`]), then the boards
+/// marked changed since their last snapshot ([`crate::changes`]). A notification that
+/// fails does not keep the other boards from being refreshed: the tick then fails
+/// after them, and its retry (or the next tick) sends what is left.
+async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
 ) -> Result<Vec<BoardRun>, ServiceError> {
     let id = snapshot::id_for(at);
     let paging = Paging::content_defined(PAGE_SIZE);
     let mut out = Vec::new();
+    let mut failed: Option<ServiceError> = None;
     for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
         let board = def.in_period(&def.period_at(at));
         let report = snapshot::run_paged(store, &board, &id, at, paging, None, at).await?;
+        if report.complete {
+            match crate::overtaken::notify(store, &board, at).await {
+                Ok(n) if n.top + n.neighbours > 0 => {
+                    tracing::info!(
+                        board = def.id,
+                        top = n.top,
+                        neighbours = n.neighbours,
+                        checked = n.checked,
+                        "overtaken messages sent"
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(board = def.id, error = %e, "sending overtaken messages failed; the other boards go on");
+                    failed.get_or_insert(e);
+                }
+            }
+        }
         out.push(BoardRun::new(&board, report));
     }
     let changed = changes::changed(store, CHANGED_PER_TICK).await?;
@@ -148,7 +170,10 @@ async fn refresh<S: BoardStore + ItemStore + ?Sized>(
     while let Some(r) = runs.next().await {
         out.push(r?);
     }
-    Ok(out)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 /// Freezes each period board's ended period, and moves each rolling board's window.

@@ -48,6 +48,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(my_ledger))
         .routes(routes!(my_inbox))
         .routes(routes!(claim_reward))
+        .routes(routes!(my_follows))
+        .routes(routes!(follow, unfollow))
         .routes(routes!(my_league))
         .routes(routes!(league_cohort))
         .routes(routes!(my_arena))

@@ -14,6 +14,8 @@
 //! | `GET /v1/leagues/{league}/cohorts/{cohort}?week=W` | a cohort's [`CohortView`](crate::leagues::CohortView) |
 //! | `GET /v1/me/inbox` | the caller's [`InboxView`](crate::inbox::InboxView): closed periods' results and rewards (LB-5) |
 //! | `POST /v1/me/inbox/{message_id}/claim` | the caller claims a message's reward, [`ClaimAnswer`](crate::inbox::ClaimAnswer) (GM-3) |
+//! | `GET /v1/me/follows` | the boards on which the caller opted in to `overtaken` messages, [`Following`](routes::Following) |
+//! | `PUT`, `DELETE /v1/me/follows/{board}` | the caller opts in or out on a board ([`crate::overtaken`]) |
 //! | `GET /v1/me/ledger?game=G&limit=1..100&cursor=C` | a [`HistoryPage`](crate::point_history::HistoryPage) of the caller's ledger, newest first (GM-4) |
 //! | `GET /v1/me/arenas/{arena_id}` | an Arena's result for one of its players (MJ-11) |
 //! | `GET /v1/me/tournament-tables/{table_id}` | a tournament table's TP for one of its players (MJ-13 … MJ-15) |

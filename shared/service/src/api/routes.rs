@@ -421,6 +421,87 @@ pub(super) async fn claim_reward(
     json(&inbox::claim(state.store.as_ref(), &player, &id, (state.clock)()).await?)
 }
 
+/// The boards on which the caller hears when a neighbour passes them.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Following {
+    pub player_id: String,
+    /// Boards opted in on (`overtaken` messages for passes by the players listed just
+    /// behind the caller; the top 100 hear of passes without opting in).
+    pub boards: Vec<&'static str>,
+}
+
+async fn following(state: &AppState, player: String) -> Answer {
+    let boards = crate::overtaken::following(state.store.as_ref(), &player).await?;
+    json(&Following {
+        player_id: player,
+        boards,
+    })
+}
+
+/// The boards on which the caller opted in to `overtaken` messages from their
+/// neighbours.
+#[utoipa::path(
+    get,
+    path = "/v1/me/follows",
+    tag = "players",
+    responses(
+        (status = 200, description = "The boards the caller opted in on", body = Following,
+            example = json!({"player_id": "p-00042", "boards": ["seega"]})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn my_follows(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    following(&state, player).await
+}
+
+/// Opts the caller in on a board: when one of the 3 players listed just behind them
+/// passes them between two snapshots, an `overtaken` message (at most 5 a day). Safe
+/// to repeat.
+#[utoipa::path(
+    put,
+    path = "/v1/me/follows/{board}",
+    tag = "players",
+    params(("board" = String, Path, description = "A board that sends `overtaken` messages", example = "seega")),
+    responses(
+        (status = 200, description = "The boards the caller opted in on, this one included", body = Following,
+            example = json!({"player_id": "p-00042", "boards": ["seega"]})),
+        (status = 404, description = "No such board, or it sends no `overtaken` messages", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: board \"mahjong-level-7\" (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn follow(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(board): PathId,
+) -> Answer {
+    crate::overtaken::follow(state.store.as_ref(), &board, &player).await?;
+    following(&state, player).await
+}
+
+/// Opts the caller out on a board. Safe to repeat.
+#[utoipa::path(
+    delete,
+    path = "/v1/me/follows/{board}",
+    tag = "players",
+    params(("board" = String, Path, description = "A board that sends `overtaken` messages", example = "seega")),
+    responses(
+        (status = 200, description = "The boards the caller still opted in on", body = Following,
+            example = json!({"player_id": "p-00042", "boards": []})),
+        (status = 404, description = "No such board, or it sends no `overtaken` messages", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: board \"chess\" (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(super) async fn unfollow(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(board): PathId,
+) -> Answer {
+    crate::overtaken::unfollow(state.store.as_ref(), &board, &player).await?;
+    following(&state, player).await
+}
+
 /// The query of a league read.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -1,0 +1,445 @@
+//! `overtaken` messages ([`podium_rules::overtaken`]): after each refresh of a board
+//! (LB-5), the newer snapshot is compared with the one the last notification saw, and
+//! the players passed on the top 100, and players who opted in on the board whose
+//! neighbours passed them, get a message in their inbox.
+//!
+//! Each message is a settlement of its own (source `overtaken`, idempotency key
+//! `{board}@{period}#{snapshot}/{player}`), so a player hears of one snapshot once,
+//! whatever the reruns or concurrent runs; the inbox keeps at most
+//! [`podium_rules::overtaken::MAX_PER_DAY`] a day.
+//!
+//! | item | partition key | sort key | body |
+//! |---|---|---|---|
+//! | last snapshot seen | `OVERTAKEN#{board}@{period}` | `LAST` | [`Seen`] (JSON) |
+//! | opt-in | `FOLLOW#{board}` | the player's id | [`Follow`] (JSON): where the player stood at the last check |
+//!
+//! The top's cost is reading the first pages (about 100 entries) of both snapshots,
+//! only when the board's snapshot changed. Each player who opted in costs one
+//! around-me read of the newer snapshot (LB-4, constant reads) and, when their
+//! neighbourhood moved, one write of their opt-in item, per refresh of the board.
+
+use chrono::{DateTime, Utc};
+use futures::stream::{self, StreamExt, TryStreamExt};
+use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Refresh};
+use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::overtaken::{neighbour_passes, top_passes, Pass, NEIGHBOURS, TOP};
+use podium_rules::settlement::{Planned, Settlement, StateChange};
+use podium_rules::snapshot::SnapshotEntry;
+use podium_store::{BoardStore, ItemKey, ItemStore, PeriodStore, SettleStore, SortKeyRange, SourceKey};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ServiceError;
+use crate::period_boards::hex_sha256;
+use crate::rewards::state_body;
+use crate::settle::{settle_all, ReadState, Reads, Source, Tally};
+use crate::snapshot::{self, Directory, Published};
+use crate::snapshot_reads::SnapshotCache;
+
+/// The source kind of an `overtaken` message.
+pub const KIND: &str = "overtaken";
+
+/// Messages settled at a time; players who opted in checked at a time.
+pub const IN_FLIGHT: usize = 16;
+
+/// Opt-in items one Query reads.
+const FOLLOWERS_PER_QUERY: usize = 1_000;
+
+/// Whether `board` sends `overtaken` messages (and takes opt-ins): the boards
+/// refreshed on every tick, ranked higher first.
+pub fn sends(def: &BoardDef) -> bool {
+    def.refresh == Refresh::EveryTick && def.order == Order::HigherFirst
+}
+
+/// The board `id` if it takes opt-ins, else a 404 naming the board.
+pub fn followable(id: &str) -> Result<&'static BoardDef, ServiceError> {
+    board_def(id)
+        .filter(|d| sends(d))
+        .ok_or_else(|| ServiceError::NotFound(format!("board {id:?} (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)")))
+}
+
+/// The last snapshot whose passes were sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    pub snapshot: String,
+}
+
+/// Where a player who opted in stood at the last check (empty until the first).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Follow {
+    #[serde(default)]
+    pub period: String,
+    #[serde(default)]
+    pub snapshot: String,
+    #[serde(default)]
+    pub rank: u64,
+    #[serde(default)]
+    pub value: i64,
+    /// Up to [`NEIGHBOURS`] players listed just behind them, nearest first.
+    #[serde(default)]
+    pub behind: Vec<String>,
+}
+
+fn seen_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(format!("OVERTAKEN#{}", board.key()), "LAST")
+}
+
+fn follow_pk(board: &str) -> String {
+    format!("FOLLOW#{board}")
+}
+
+/// The opt-in item of `player_id` on `board`.
+pub fn follow_key(board: &str, player_id: &str) -> ItemKey {
+    ItemKey::new(follow_pk(board), player_id)
+}
+
+fn decode<T: serde::de::DeserializeOwned>(key: &ItemKey, body: &[u8]) -> Result<T, ServiceError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&key.pk, e)))
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+/// Opts `player_id` in on `board` (safe to repeat). Errors: 404 for a board that
+/// sends no `overtaken` messages.
+pub async fn follow<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &str,
+    player_id: &str,
+) -> Result<(), ServiceError> {
+    followable(board)?;
+    // Version 0: only when absent; present already is the same answer.
+    store
+        .put_item_if(&follow_key(board, player_id), &encode(&Follow::default()), 0)
+        .await?;
+    Ok(())
+}
+
+/// Opts `player_id` out on `board` (safe to repeat).
+pub async fn unfollow<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &str,
+    player_id: &str,
+) -> Result<(), ServiceError> {
+    followable(board)?;
+    let key = follow_key(board, player_id);
+    // At the version read: the job may rewrite the item meanwhile (then read again).
+    for _ in 0..5 {
+        match store.get_item(&key, true).await? {
+            None => return Ok(()),
+            Some(item) => {
+                if store.delete_item_if(&key, item.version).await? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Err(ServiceError::Contended { attempts: 5 })
+}
+
+/// The boards `player_id` opted in on (one read per board that takes opt-ins).
+pub async fn following<S: ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+) -> Result<Vec<&'static str>, ServiceError> {
+    let mut out = Vec::new();
+    for def in podium_rules::board::BOARDS.iter().filter(|d| sends(d)) {
+        if store
+            .get_item(&follow_key(def.id, player_id), false)
+            .await?
+            .is_some()
+        {
+            out.push(def.id);
+        }
+    }
+    Ok(out)
+}
+
+/// The opt-in items of every board (GM-6: what a deletion removes).
+pub fn follow_keys(player_id: &str) -> Vec<ItemKey> {
+    podium_rules::board::BOARDS
+        .iter()
+        .filter(|d| sends(d))
+        .map(|d| follow_key(d.id, player_id))
+        .collect()
+}
+
+/// One player's `overtaken` message, as a settlement.
+struct Notice<'a> {
+    board: &'a BoardRef,
+    snapshot: &'a str,
+    pass: Pass,
+    now: DateTime<Utc>,
+}
+
+impl Source for Notice<'_> {
+    type Result = Message;
+
+    fn key(&self) -> SourceKey {
+        // Board, period and snapshot hold no `/`: the first one ends them.
+        SourceKey::new(
+            KIND,
+            format!("{}#{}/{}", self.board.key(), self.snapshot, self.pass.player_id),
+        )
+    }
+
+    fn content_hash(&self) -> String {
+        let by: Vec<&str> = self.pass.by.iter().map(|e| e.player_id.as_str()).collect();
+        hex_sha256(&format!(
+            "{}|{}|{}|{}|{:?}|{}",
+            self.board.key(),
+            self.snapshot,
+            self.pass.player_id,
+            self.pass.rank_before,
+            self.pass.rank_after,
+            by.join(",")
+        ))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            states: vec![(self.pass.player_id.clone(), inbox::STATE.to_string())],
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
+        let player = &self.pass.player_id;
+        let inbox: Inbox = state_body(read, player, inbox::STATE)?;
+        let message = Message::overtaken(
+            &self.board.board,
+            &self.board.period,
+            self.snapshot,
+            &self.pass,
+            self.now,
+        );
+        let with = inbox.clone().with(message.clone());
+        if with == inbox {
+            // Over the day's limit (or sent already): nothing to write.
+            return Ok(Planned::Nothing(message));
+        }
+        let mut s = Settlement::result_only(message);
+        s.states.push(StateChange {
+            player_id: player.clone(),
+            name: inbox::STATE.to_string(),
+            body: serde_json::to_value(with)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+        });
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "player_id"
+    }
+}
+
+/// What one notification of a board did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Notified {
+    /// Messages sent to players passed on the top, and to players who opted in.
+    pub top: usize,
+    pub neighbours: usize,
+    /// Players who opted in and were checked.
+    pub checked: usize,
+}
+
+/// Up to the first `at_least` entries of a snapshot (whole pages, so possibly more;
+/// fewer when the snapshot ends), leaving out deleted players (GM-6), and whether
+/// they are the whole snapshot.
+async fn first_entries<S: ItemStore + ?Sized>(
+    dir: &mut Directory<'_, S>,
+    current: &Published,
+    at_least: u64,
+) -> Result<(Vec<SnapshotEntry>, bool), ServiceError> {
+    let mut out = Vec::new();
+    let mut number = 0;
+    loop {
+        let Some(page) = dir.page(number).await? else {
+            return Ok((out, true));
+        };
+        let seen = page.first_position + page.entries.len() as u64;
+        out.extend(page.entries.into_iter().filter(|e| !current.hides(&e.player_id)));
+        if seen >= at_least {
+            return Ok((out, false));
+        }
+        number += 1;
+    }
+}
+
+/// Sends the `overtaken` messages of `board`'s newest snapshot (after its refresh):
+/// nothing when the board sends none or its snapshot did not change since the last
+/// call. Safe to rerun and to run concurrently (each message once).
+pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    now: DateTime<Utc>,
+) -> Result<Notified, ServiceError> {
+    let mut done = Notified::default();
+    if !board_def(&board.board).is_some_and(sends) {
+        return Ok(done);
+    }
+    let Some(current) = snapshot::current(store, board).await? else {
+        return Ok(done);
+    };
+    let key = seen_key(board);
+    let (seen, version) = match store.get_item(&key, true).await? {
+        Some(item) => (Some(decode::<Seen>(&key, &item.body)?), item.version),
+        None => (None, 0),
+    };
+    if seen.as_ref().is_some_and(|s| s.snapshot == current.id) {
+        return Ok(done);
+    }
+    if let Some(seen) = &seen {
+        let mut older = Directory::pinned(store, board, &seen.snapshot, None, false);
+        let (before, _) = first_entries(&mut older, &current, TOP).await?;
+        if !before.is_empty() {
+            let mut newer = Directory::new(store, board, &current, false);
+            let (after, whole) = first_entries(&mut newer, &current, TOP + NEIGHBOURS as u64).await?;
+            let notices = top_passes(&before, &after, whole).into_iter().map(|pass| Notice {
+                board,
+                snapshot: &current.id,
+                pass,
+                now,
+            });
+            done.top = settle_all(store, notices, IN_FLIGHT, now).await?.applied;
+        }
+    }
+    let (checked, neighbours) = check_followers(store, board, &current, now).await?;
+    done.checked = checked;
+    done.neighbours = neighbours;
+    // A concurrent call that recorded it first did the same.
+    store
+        .put_item_if(
+            &key,
+            &encode(&Seen {
+                snapshot: current.id.clone(),
+            }),
+            version,
+        )
+        .await?;
+    Ok(done)
+}
+
+/// Checks every player who opted in on `board` against snapshot `current`: (checked,
+/// messages sent).
+async fn check_followers<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    current: &Published,
+    now: DateTime<Utc>,
+) -> Result<(usize, usize), ServiceError> {
+    let pk = follow_pk(&board.board);
+    let cache = SnapshotCache::default();
+    let mut after: Option<String> = None;
+    let (mut checked, mut sent) = (0, 0);
+    loop {
+        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
+        let items = store
+            .query_items(&pk, &range, true, FOLLOWERS_PER_QUERY, true)
+            .await?;
+        let full = items.len() == FOLLOWERS_PER_QUERY;
+        after = items.last().map(|(sk, _)| sk.clone());
+        let tallies: Vec<(bool, Tally)> = stream::iter(items)
+            .map(|(player, item)| {
+                let cache = &cache;
+                async move { check_one(store, cache, board, current, &player, item, now).await }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .try_collect()
+            .await?;
+        for (was_checked, t) in tallies {
+            checked += usize::from(was_checked);
+            sent += t.applied;
+        }
+        if !full {
+            return Ok((checked, sent));
+        }
+    }
+}
+
+async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    board: &BoardRef,
+    current: &Published,
+    player: &str,
+    item: podium_store::Item,
+    now: DateTime<Utc>,
+) -> Result<(bool, Tally), ServiceError> {
+    let key = follow_key(&board.board, player);
+    let old: Follow = decode(&key, &item.body)?;
+    if old.snapshot == current.id && old.period == board.period {
+        return Ok((false, Tally::default()));
+    }
+    // (A record left unchanged keeps an older snapshot id: the check is redone on the
+    // next refresh, which costs the reads only.)
+    if current.hides(player) {
+        return Ok((false, Tally::default()));
+    }
+    let me = match crate::snapshot_reads::around_me(store, cache, board, player, NEIGHBOURS, now).await {
+        Ok(Some(me)) => me,
+        // No entry on the board (yet): nothing to say.
+        Ok(None) | Err(ServiceError::NotFound(_)) => return Ok((true, Tally::default())),
+        Err(e) => return Err(e),
+    };
+    let mine = me
+        .entries
+        .iter()
+        .position(|e| e.player_id == player)
+        .unwrap_or(me.entries.len());
+    let as_entry = |e: &crate::boards::Entry| SnapshotEntry {
+        rank: e.rank,
+        player_id: e.player_id.clone(),
+        value: e.value,
+        // Only a strictly better value passes (LB-2 ties: who reached it first).
+        reached_at_ms: i64::MAX,
+    };
+    let ahead: Vec<SnapshotEntry> = me.entries[..mine].iter().map(as_entry).collect();
+    let behind: Vec<String> = me
+        .entries
+        .iter()
+        .skip(mine + 1)
+        .map(|e| e.player_id.clone())
+        .collect();
+    let mut tally = Tally::default();
+    if old.period == board.period && !old.snapshot.is_empty() {
+        let was = SnapshotEntry {
+            rank: old.rank,
+            player_id: player.to_string(),
+            value: old.value,
+            reached_at_ms: 0,
+        };
+        let by = neighbour_passes(&was, &old.behind, &ahead);
+        if !by.is_empty() {
+            let pass = Pass {
+                player_id: player.to_string(),
+                rank_before: old.rank,
+                rank_after: Some(me.me.rank),
+                value: me.me.value,
+                by,
+            };
+            let notice = Notice {
+                board,
+                snapshot: &current.id,
+                pass,
+                now,
+            };
+            tally = settle_all(store, [notice], 1, now).await?;
+        }
+    }
+    let new = Follow {
+        period: board.period.clone(),
+        snapshot: current.id.clone(),
+        rank: me.me.rank,
+        value: me.me.value,
+        behind,
+    };
+    let moved =
+        (&new.period, new.rank, new.value, &new.behind) != (&old.period, old.rank, old.value, &old.behind);
+    if moved || tally.applied > 0 {
+        // Opted out meanwhile, or checked by a concurrent call: either way done.
+        store.put_item_if(&key, &encode(&new), item.version).await?;
+    }
+    Ok((true, tally))
+}

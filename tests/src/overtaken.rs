@@ -1,0 +1,204 @@
+//! `overtaken` messages on both stores ([`podium_service::overtaken`], LB-2, LB-5): who
+//! passed whom between two refreshes of a board, told to the top 100 and to players
+//! who opted in on the board, once per snapshot whatever the reruns and concurrent
+//! runs of the refresh tick.
+
+use chrono::{DateTime, Duration, Utc};
+use futures::future::join_all;
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+use podium_store::{ErasureStore, Store};
+use serde_json::Value;
+
+use crate::contract::cursor_key;
+use crate::fixtures::{now, seed_balance};
+use crate::review::get;
+
+/// The scheduled refresh tick `minutes` after the tests' clock.
+async fn refresh<S: Store>(store: &S, minutes: i64) {
+    try_refresh(store, minutes).await.expect("refresh tick");
+}
+
+async fn try_refresh<S: Store>(
+    store: &S,
+    minutes: i64,
+) -> Result<Vec<podium_service::snapshot_jobs::BoardRun>, podium_service::ServiceError> {
+    let run = ScheduledRun {
+        job: Job::Refresh,
+        scheduled_time: later(minutes),
+    };
+    handle(store, run, &Default::default()).await
+}
+
+/// The refresh tick twice at once (one may find the other's snapshot run holding its
+/// lease: a transient error the schedule retries), then its retry.
+async fn refresh_twice_at_once<S: Store>(store: &S, minutes: i64) {
+    for outcome in join_all((0..2).map(|_| try_refresh(store, minutes))).await {
+        if let Err(e) = outcome {
+            assert!(matches!(e, podium_service::ServiceError::Contended { .. }), "{e}");
+        }
+    }
+    refresh(store, minutes).await;
+}
+
+fn later(minutes: i64) -> DateTime<Utc> {
+    now() + Duration::minutes(minutes)
+}
+
+async fn call<S: Store + Clone + 'static>(store: &S, req: ApiRequest) -> ApiResponse {
+    api::handle(store, &ApiContext::new(cursor_key()), &req, later(30)).await
+}
+
+/// The `overtaken` messages in `player`'s inbox, oldest first.
+async fn overtaken<S: Store + Clone + 'static>(store: &S, player: &str) -> Vec<Value> {
+    let answer = call(store, get("/v1/me/inbox", &[], player)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let mut out: Vec<Value> = answer.body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["kind"] == "overtaken")
+        .cloned()
+        .collect();
+    out.reverse();
+    out
+}
+
+fn passers(message: &Value) -> Vec<String> {
+    message["overtaken"]["by"]
+        .as_array()
+        .expect("by")
+        .iter()
+        .map(|p| p["player_id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn player(i: usize) -> String {
+    format!("ot{i:03}")
+}
+
+/// LB-2, LB-5, GM-3: 120 players; the 111th jumps to sixth place between two refreshes.
+/// Each of the 95 players it passed within the top 100 (ranks 6 … 100) gets one
+/// message naming it, with their rank before and now; those it passed below the top
+/// 100, and those above it, get none. The refresh tick run three times, two of them at
+/// once, sends nothing twice; a later refresh in which nobody moved sends nothing.
+pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + Clone + 'static>(store: S) {
+    for i in 0..120 {
+        seed_balance(&store, &player(i), 10_000 - 10 * i as i64, 1_000 + i as i64).await;
+    }
+    refresh(&store, 1).await;
+    assert!(
+        overtaken(&store, &player(50)).await.is_empty(),
+        "the first snapshot has nothing to compare"
+    );
+    // 9,955: between the fifth (9,960) and the sixth (9,950).
+    seed_balance(&store, &player(110), 9_955, 5_000).await;
+    refresh_twice_at_once(&store, 2).await;
+    refresh(&store, 3).await;
+    for i in 0..120 {
+        let got = overtaken(&store, &player(i)).await;
+        if (5..100).contains(&i) {
+            assert_eq!(got.len(), 1, "{}: one message", player(i));
+            let m = &got[0];
+            assert_eq!(passers(m), [player(110)], "{}", m);
+            assert_eq!(m["overtaken"]["rank_before"], i as u64 + 1, "{}", m);
+            assert_eq!(m["rank"], i as u64 + 2, "{}", m);
+            assert_eq!(m["overtaken"]["passed_by"], 1, "{}", m);
+            assert_eq!(m["board"], "seega");
+        } else {
+            assert!(got.is_empty(), "{}: {got:?}", player(i));
+        }
+    }
+}
+
+/// LB-5: a player ranked 151st of 200 opts in on `seega` (and may not on a board that
+/// sends no such messages). When the second player listed behind them passes them, and
+/// a player from far below jumps over them too, they hear of the neighbour only, once
+/// across reruns. After opting out they hear nothing. A deletion (GM-6) removes the opt-in.
+pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    for i in 0..200 {
+        seed_balance(&store, &player(i), 20_000 - 10 * i as i64, 1_000 + i as i64).await;
+    }
+    let me = player(150);
+    let put = |board: &str| ApiRequest {
+        method: "PUT".into(),
+        ..get(&format!("/v1/me/follows/{board}"), &[], &me)
+    };
+    let opted = call(&store, put("seega")).await;
+    assert_eq!(opted.status, 200, "{}", opted.body);
+    assert_eq!(opted.body["boards"], serde_json::json!(["seega"]));
+    assert_eq!(
+        call(&store, put("seega")).await.body,
+        opted.body,
+        "safe to repeat"
+    );
+    for board in ["mahjong-level-7", "chess"] {
+        let refused = call(&store, put(board)).await;
+        assert_eq!(refused.status, 404, "{board}: {}", refused.body);
+    }
+    refresh(&store, 1).await;
+    // 152nd (the second behind) to 18,505 (above me at 18,500), and the 190th to 19,000.
+    seed_balance(&store, &player(152), 18_505, 5_000).await;
+    seed_balance(&store, &player(190), 19_000, 5_001).await;
+    refresh_twice_at_once(&store, 2).await;
+    let got = overtaken(&store, &me).await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(passers(&got[0]), [player(152)], "the neighbour only: {}", got[0]);
+    assert_eq!(got[0]["overtaken"]["rank_before"], 151);
+    assert_eq!(got[0]["rank"], 153);
+    // Out: nothing more.
+    let out = call(
+        &store,
+        ApiRequest {
+            method: "DELETE".into(),
+            ..get("/v1/me/follows/seega", &[], &me)
+        },
+    )
+    .await;
+    assert_eq!(out.status, 200, "{}", out.body);
+    assert_eq!(out.body["boards"], serde_json::json!([]));
+    seed_balance(&store, &player(151), 18_600, 5_002).await;
+    refresh(&store, 3).await;
+    assert_eq!(overtaken(&store, &me).await.len(), 1, "opted out");
+    // GM-6: a deletion removes the opt-in.
+    let other = player(199);
+    assert_eq!(
+        call(
+            &store,
+            ApiRequest {
+                method: "PUT".into(),
+                ..get("/v1/me/follows/minesweeper", &[], &other)
+            }
+        )
+        .await
+        .status,
+        200
+    );
+    podium_service::deletion::delete_player(&store, &other, later(40))
+        .await
+        .expect("deletion");
+    let left = podium_service::overtaken::following(&store, &other)
+        .await
+        .expect("read");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[macro_export]
+macro_rules! overtaken_tests {
+    ($make:path) => {
+        $crate::overtaken_tests!(@cases $make;
+            lb_5_the_top_100_hear_who_passed_them_once,
+            lb_5_opted_in_players_hear_of_neighbours_passing,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::overtaken::$case($make().await).await;
+            }
+        )*
+    };
+}
