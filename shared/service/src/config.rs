@@ -69,13 +69,13 @@ fn number(
     }
 }
 
-/// The DynamoDB table name (`PODIUM_TABLE`).
 /// The Lambda function's name (`AWS_LAMBDA_FUNCTION_NAME`, set by Lambda): the
 /// `Function` dimension of its metrics; `podium` elsewhere.
 pub fn function_name() -> String {
     std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "podium".to_string())
 }
 
+/// The DynamoDB table name (`PODIUM_TABLE`).
 pub fn table_name() -> Result<String, ConfigError> {
     required("PODIUM_TABLE")
 }
@@ -97,6 +97,12 @@ pub fn dynamodb_timeouts() -> Result<Timeouts, ConfigError> {
         operation: ms("PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS", d.operation)?,
         max_attempts: number("PODIUM_DYNAMODB_MAX_ATTEMPTS", u64::from(d.max_attempts), 1..=10)? as u32,
     })
+}
+
+/// The EventBridge bus inbox messages are published to (`PODIUM_EVENT_BUS`, a name
+/// or ARN): the `events` function's.
+pub fn event_bus() -> Result<String, ConfigError> {
+    required("PODIUM_EVENT_BUS")
 }
 
 /// What record validation allows (`PODIUM_MAX_CLOCK_SKEW_SECS`, default 300 s).

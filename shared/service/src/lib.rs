@@ -9,6 +9,7 @@ pub mod config;
 pub mod cursor;
 pub mod deletion;
 pub mod error;
+pub mod events;
 pub mod generate;
 pub mod generate_mahjong;
 pub mod generate_replayed;

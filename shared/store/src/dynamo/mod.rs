@@ -25,6 +25,7 @@
 mod client;
 mod errors;
 mod items;
+pub mod stream;
 mod usage;
 
 use std::sync::Arc;
@@ -38,7 +39,8 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, DeleteRequest, GlobalSecondaryIndex,
     KeySchemaElement, KeyType, KeysAndAttributes, Projection, ProjectionType, Put, PutRequest,
-    ReturnConsumedCapacity, ScalarAttributeType, Select, TransactWriteItem, Update, WriteRequest,
+    ReturnConsumedCapacity, ScalarAttributeType, Select, StreamSpecification, StreamViewType,
+    TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodb::Client;
 use futures::future::try_join_all;
@@ -233,6 +235,14 @@ impl DynamoStore {
             .key_schema(key("sk", KeyType::Range)?)
             .global_secondary_indexes(gsi)
             .global_secondary_indexes(ledger)
+            // Inbox messages reach EventBridge from the table's stream (`events`).
+            .stream_specification(
+                StreamSpecification::builder()
+                    .stream_enabled(true)
+                    .stream_view_type(StreamViewType::NewAndOldImages)
+                    .build()
+                    .map_err(build)?,
+            )
             .send()
             .await;
         match result {

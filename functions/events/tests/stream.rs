@@ -1,0 +1,222 @@
+//! The `events` function against the real stream of a DynamoDB Local table: messages
+//! written by settlements (a `rank_up` delivered three times, `overtaken` after two
+//! refreshes) are read back from DynamoDB Streams and published as one event each,
+//! with the message's id; a publication that fails is retried from the failed record,
+//! and nothing is lost or sent twice.
+
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
+use chrono::Duration;
+use events::{handle, FunctionError, Publish};
+use podium_service::events::Event;
+use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
+use podium_store::dynamo::DynamoStore;
+use podium_store::SettleStore;
+use podium_tests::contract::score_match;
+use podium_tests::fixtures::{at, dynamodb, dynamodb_endpoint, local_config, now, rout, seed_balance};
+use serde_json::{json, Value};
+
+/// Collects what it is given; the publication numbered `fail_at` (0-based) fails.
+#[derive(Default)]
+struct Collected {
+    events: Mutex<Vec<Event>>,
+    calls: Mutex<usize>,
+    fail_at: Option<usize>,
+}
+
+#[async_trait]
+impl Publish for Collected {
+    async fn publish(&self, events: &[Event]) -> Result<usize, FunctionError> {
+        let call = {
+            let mut calls = self.calls.lock().expect("lock");
+            *calls += 1;
+            *calls - 1
+        };
+        if self.fail_at == Some(call) {
+            // EventBridge rejected them (throttled).
+            return Ok(events.len());
+        }
+        self.events.lock().expect("lock").extend(events.iter().cloned());
+        Ok(0)
+    }
+}
+
+impl Collected {
+    fn ids(&self) -> Vec<String> {
+        self.events
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|e| e.id.clone())
+            .collect()
+    }
+}
+
+fn attribute(v: &AttributeValue) -> Value {
+    match v {
+        AttributeValue::S(s) => json!({ "S": s }),
+        AttributeValue::N(n) => json!({ "N": n }),
+        _ => json!({ "NULL": true }),
+    }
+}
+
+fn image(map: &std::collections::HashMap<String, AttributeValue>) -> Value {
+    Value::Object(map.iter().map(|(k, v)| (k.clone(), attribute(v))).collect())
+}
+
+/// Every record of the table's stream, as the Lambda event's `Records` hold them.
+async fn stream_records(store: &DynamoStore) -> Vec<Value> {
+    let (client, table) = store.client_and_table();
+    let described = client
+        .describe_table()
+        .table_name(table)
+        .send()
+        .await
+        .expect("describe table");
+    let arn = described
+        .table()
+        .and_then(|t| t.latest_stream_arn())
+        .expect("the table has a stream")
+        .to_string();
+    let config = local_config(&dynamodb_endpoint(), podium_store::aws::new_https_client()).await;
+    let streams = aws_sdk_dynamodbstreams::Client::new(&config);
+    let shards = streams
+        .describe_stream()
+        .stream_arn(&arn)
+        .send()
+        .await
+        .expect("describe stream")
+        .stream_description
+        .map(|d| d.shards.unwrap_or_default())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for shard in shards {
+        let mut iterator = streams
+            .get_shard_iterator()
+            .stream_arn(&arn)
+            .shard_id(shard.shard_id().unwrap_or_default())
+            .shard_iterator_type(ShardIteratorType::TrimHorizon)
+            .send()
+            .await
+            .expect("iterator")
+            .shard_iterator;
+        while let Some(it) = iterator {
+            let page = streams
+                .get_records()
+                .shard_iterator(it)
+                .send()
+                .await
+                .expect("records");
+            let records = page.records.unwrap_or_default();
+            if records.is_empty() {
+                break;
+            }
+            for r in records {
+                let Some(d) = r.dynamodb else { continue };
+                let mut dynamodb = json!({
+                    "Keys": image(d.keys.as_ref().expect("keys")),
+                    "SequenceNumber": d.sequence_number.clone().unwrap_or_default(),
+                });
+                if let Some(i) = &d.new_image {
+                    dynamodb["NewImage"] = image(i);
+                }
+                if let Some(i) = &d.old_image {
+                    dynamodb["OldImage"] = image(i);
+                }
+                out.push(
+                    json!({"eventName": r.event_name.map(|n| n.as_str().to_string()), "dynamodb": dynamodb}),
+                );
+            }
+            iterator = page.next_shard_iterator;
+        }
+    }
+    out
+}
+
+/// The ids of every message in the players' inboxes, as the events name them.
+async fn message_ids(store: &DynamoStore, players: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in players {
+        if let Some(state) = store.get_state(p, "inbox").await.expect("inbox") {
+            let inbox: podium_rules::inbox::Inbox = serde_json::from_str(&state.body).expect("inbox body");
+            out.extend(inbox.messages.iter().map(|m| format!("{p}/{}", m.id)));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn sorted(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_inbox_message_is_published_once_from_the_stream() {
+    let store = dynamodb().await;
+    // SG-12: carol crosses into sergeant; the match is delivered three times.
+    seed_balance(&store, "carol", 4_900, 1_000).await;
+    seed_balance(&store, "dave", 6_000, 1_000).await;
+    let record = rout("m-up", "carol", "dave", at(0));
+    futures::future::join_all((0..3).map(|_| score_match(&store, &record, now()))).await;
+    // LB-5: five players, then the last passes two of them between two refreshes.
+    let mut players: Vec<String> = vec!["carol".into(), "dave".into()];
+    for i in 0..5 {
+        let p = format!("ev{i}");
+        seed_balance(&store, &p, 1_000 - 10 * i, 2_000).await;
+        players.push(p);
+    }
+    let refresh = |minutes: i64| {
+        let store = &store;
+        async move {
+            let run = ScheduledRun {
+                job: Job::Refresh,
+                scheduled_time: now() + Duration::minutes(minutes),
+            };
+            snapshot_jobs::handle(store, run, &Default::default())
+                .await
+                .expect("refresh");
+        }
+    };
+    refresh(10).await;
+    seed_balance(&store, "ev4", 985, 3_000).await;
+    refresh(11).await;
+    let expected = message_ids(&store, &players).await;
+    assert!(
+        expected.contains(&"carol/ru:match:m-up".to_string()),
+        "{expected:?}"
+    );
+    assert_eq!(
+        expected.iter().filter(|id| id.contains("/ot:seega:")).count(),
+        2,
+        "{expected:?}"
+    );
+
+    let records = stream_records(&store).await;
+    let event = json!({ "Records": records });
+    let sink = Collected::default();
+    let answer = handle(&sink, &event).await;
+    assert!(answer.batch_item_failures.is_empty(), "{answer:?}");
+    assert_eq!(sorted(sink.ids()), expected, "one event per message");
+
+    // A rejected publication: the answer names its record; the retry from there
+    // repeats only that record's events.
+    let failing = Collected {
+        fail_at: Some(1),
+        ..Default::default()
+    };
+    let answer = handle(&failing, &event).await;
+    let failed = answer.batch_item_failures[0]
+        .item_identifier
+        .clone()
+        .expect("a sequence number");
+    let from = records
+        .iter()
+        .position(|r| r["dynamodb"]["SequenceNumber"] == failed.as_str())
+        .expect("the failed record");
+    let retry = handle(&failing, &json!({ "Records": records[from..] })).await;
+    assert!(retry.batch_item_failures.is_empty(), "{retry:?}");
+    assert_eq!(sorted(failing.ids()), expected, "nothing lost, nothing twice");
+}
