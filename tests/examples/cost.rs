@@ -647,4 +647,59 @@ async fn main() {
     )
     .await;
     measure(&store, &ctx, "the same claim again", claim).await;
+
+    // overtaken (LB-5): the top 100 of `seega`, and one player who opted in.
+    let seega_board = BoardRef::all_time("seega");
+    let mut follow = get("/v1/me/follows/seega", &[], "p-00500");
+    follow.method = "PUT".into();
+    measure(&store, &ctx, "PUT /v1/me/follows/seega (opt in)", follow).await;
+    measure(
+        &store,
+        &ctx,
+        "GET /v1/me/follows",
+        get("/v1/me/follows", &[], "p-00500"),
+    )
+    .await;
+    let before = store.usage();
+    podium_service::overtaken::notify(&store, &seega_board, clock)
+        .await
+        .expect("notify");
+    row(
+        "overtaken after a refresh: the board's first notification (1 opted-in player checked)",
+        before,
+        &store,
+    );
+    let top = measure(
+        &store,
+        &ctx,
+        "(the top 100, to pick the 100th)",
+        get(seega, &[("limit", "100")], "p-00001"),
+    )
+    .await;
+    let hundredth = top["entries"][99]["player_id"]
+        .as_str()
+        .expect("a 100th")
+        .to_string();
+    seed_balance(&store, &hundredth, 1_000_000, 9_000).await;
+    let later = clock + chrono::Duration::minutes(5);
+    snapshot::run(&store, &seega_board, "cost-2", later, PAGE_SIZE, None, later)
+        .await
+        .expect("snapshot");
+    let before = store.usage();
+    let sent = podium_service::overtaken::notify(&store, &seega_board, later)
+        .await
+        .expect("notify");
+    row(
+        &format!(
+            "overtaken after a refresh: the 100th jumps to 1st ({} messages, {} opted-in player checked)",
+            sent.top, sent.checked
+        ),
+        before,
+        &store,
+    );
+    let before = store.usage();
+    podium_service::overtaken::notify(&store, &seega_board, later)
+        .await
+        .expect("notify again");
+    row("overtaken again, same snapshot (nothing to send)", before, &store);
 }

@@ -186,6 +186,15 @@ pub async fn local_config(endpoint: &str, http: SharedHttpClient) -> aws_config:
 /// A fresh table on DynamoDB Local (one per test). Panics, failing the test, when
 /// DynamoDB Local is not configured: these tests never skip.
 pub async fn dynamodb() -> DynamoStore {
+    dynamodb_table(false).await
+}
+
+/// [`dynamodb`], the table with its stream (new and old images), as deployed.
+pub async fn dynamodb_streaming() -> DynamoStore {
+    dynamodb_table(true).await
+}
+
+async fn dynamodb_table(stream: bool) -> DynamoStore {
     let config = local_config(&dynamodb_endpoint(), podium_store::aws::new_https_client()).await;
     let table = format!(
         "podium-test-{}-{}",
@@ -193,10 +202,11 @@ pub async fn dynamodb() -> DynamoStore {
         TABLES.fetch_add(1, Ordering::Relaxed)
     );
     let store = DynamoStore::from_sdk_config(&config, table, &podium_store::dynamo::Timeouts::default());
-    store
-        .ensure_table()
-        .await
-        .expect("create table on DynamoDB Local");
+    let created = match stream {
+        true => store.ensure_streaming_table().await,
+        false => store.ensure_table().await,
+    };
+    created.expect("create table on DynamoDB Local");
     store
 }
 

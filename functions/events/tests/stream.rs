@@ -15,7 +15,9 @@ use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
 use podium_store::dynamo::DynamoStore;
 use podium_store::SettleStore;
 use podium_tests::contract::score_match;
-use podium_tests::fixtures::{at, dynamodb, dynamodb_endpoint, local_config, now, rout, seed_balance};
+use podium_tests::fixtures::{
+    at, dynamodb_endpoint, dynamodb_streaming, local_config, now, rout, seed_balance,
+};
 use serde_json::{json, Value};
 
 /// Collects what it is given; the publication numbered `fail_at` (0-based) fails.
@@ -155,7 +157,7 @@ fn sorted(mut ids: Vec<String>) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_inbox_message_is_published_once_from_the_stream() {
-    let store = dynamodb().await;
+    let store = dynamodb_streaming().await;
     // SG-12: carol crosses into sergeant; the match is delivered three times.
     seed_balance(&store, "carol", 4_900, 1_000).await;
     seed_balance(&store, "dave", 6_000, 1_000).await;

@@ -57,10 +57,12 @@ pub fn followable(id: &str) -> Result<&'static BoardDef, ServiceError> {
         .ok_or_else(|| ServiceError::NotFound(format!("board {id:?} (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)")))
 }
 
-/// The last snapshot whose passes were sent.
+/// The last snapshot whose passes were sent, and its instant.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seen {
     pub snapshot: String,
+    #[serde(default)]
+    pub as_of: Option<DateTime<Utc>>,
 }
 
 /// Where a player who opted in stood at the last check (empty until the first).
@@ -279,7 +281,7 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
     if !board_def(&board.board).is_some_and(sends) {
         return Ok(done);
     }
-    let Some(current) = snapshot::current(store, board).await? else {
+    let Some(current) = snapshot::current_consistent(store, board).await? else {
         return Ok(done);
     };
     let key = seen_key(board);
@@ -287,7 +289,11 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
         Some(item) => (Some(decode::<Seen>(&key, &item.body)?), item.version),
         None => (None, 0),
     };
-    if seen.as_ref().is_some_and(|s| s.snapshot == current.id) {
+    // Only forward: a snapshot seen already, or older than the one seen, sends nothing.
+    if seen
+        .as_ref()
+        .is_some_and(|s| s.snapshot == current.id || s.as_of.is_some_and(|t| t >= current.as_of))
+    {
         return Ok(done);
     }
     if let Some(seen) = &seen {
@@ -314,6 +320,7 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
             &key,
             &encode(&Seen {
                 snapshot: current.id.clone(),
+                as_of: Some(current.as_of),
             }),
             version,
         )

@@ -1089,6 +1089,22 @@ pub async fn current<S: ItemStore + ?Sized>(
     }
 }
 
+/// [`current`], read strongly consistent (a job that acts on the snapshot just
+/// published).
+pub async fn current_consistent<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<Option<Published>, ServiceError> {
+    let key = current_key(board);
+    match store.get_item(&key, true).await? {
+        Some(item) => {
+            let p: Published = decode(&key.sk, &item.body)?;
+            Ok((p.layout == LAYOUT).then_some(p))
+        }
+        None => Ok(None),
+    }
+}
+
 /// The run state of snapshot `id`, if it was ever started.
 pub async fn run_state<S: ItemStore + ?Sized>(
     store: &S,
