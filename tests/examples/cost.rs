@@ -661,7 +661,7 @@ async fn main() {
     )
     .await;
     let before = store.usage();
-    podium_service::overtaken::notify(&store, &seega_board, clock)
+    podium_service::overtaken::notify(&store, &seega_board, "cost", clock)
         .await
         .expect("notify");
     row(
@@ -686,7 +686,7 @@ async fn main() {
         .await
         .expect("snapshot");
     let before = store.usage();
-    let sent = podium_service::overtaken::notify(&store, &seega_board, later)
+    let sent = podium_service::overtaken::notify(&store, &seega_board, "cost-2", later)
         .await
         .expect("notify");
     row(
@@ -698,7 +698,7 @@ async fn main() {
         &store,
     );
     let before = store.usage();
-    podium_service::overtaken::notify(&store, &seega_board, later)
+    podium_service::overtaken::notify(&store, &seega_board, "cost-2", later)
         .await
         .expect("notify again");
     row("overtaken again, same snapshot (nothing to send)", before, &store);

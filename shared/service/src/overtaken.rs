@@ -269,25 +269,31 @@ async fn first_entries<S: ItemStore + ?Sized>(
     }
 }
 
-/// Sends the `overtaken` messages of `board`'s newest snapshot (after its refresh):
-/// nothing when the board sends none or its snapshot did not change since the last
-/// call. Safe to rerun and to run concurrently (each message once).
+/// Sends the `overtaken` messages of `board`'s newest snapshot, after the refresh
+/// whose run was `run` (its snapshot id): nothing when the board sends none, or when
+/// `run`'s snapshot was seen already (one small read), or when the current snapshot
+/// is not newer than the one seen. Safe to rerun and to run concurrently (each
+/// message once).
 pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
+    run: &str,
     now: DateTime<Utc>,
 ) -> Result<Notified, ServiceError> {
     let mut done = Notified::default();
     if !board_def(&board.board).is_some_and(sends) {
         return Ok(done);
     }
-    let Some(current) = snapshot::current_consistent(store, board).await? else {
-        return Ok(done);
-    };
     let key = seen_key(board);
     let (seen, version) = match store.get_item(&key, true).await? {
         Some(item) => (Some(decode::<Seen>(&key, &item.body)?), item.version),
         None => (None, 0),
+    };
+    if seen.as_ref().is_some_and(|s| s.snapshot == run) {
+        return Ok(done);
+    }
+    let Some(current) = snapshot::current_consistent(store, board).await? else {
+        return Ok(done);
     };
     // Only forward: a snapshot seen already, or older than the one seen, sends nothing.
     if seen
@@ -300,7 +306,8 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
         let mut older = Directory::pinned(store, board, &seen.snapshot, None, false);
         let (before, _) = first_entries(&mut older, &current, TOP).await?;
         if !before.is_empty() {
-            let mut newer = Directory::new(store, board, &current, false);
+            // Just published: its pages are read strongly consistent.
+            let mut newer = Directory::new(store, board, &current, true);
             let (after, whole) = first_entries(&mut newer, &current, TOP + NEIGHBOURS as u64).await?;
             let notices = top_passes(&before, &after, whole).into_iter().map(|pass| Notice {
                 board,

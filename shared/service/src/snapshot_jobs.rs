@@ -132,7 +132,7 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
         let board = def.in_period(&def.period_at(at));
         let report = snapshot::run_paged(store, &board, &id, at, paging, None, at).await?;
         if report.complete {
-            match crate::overtaken::notify(store, &board, at).await {
+            match crate::overtaken::notify(store, &board, &report.id, at).await {
                 Ok(n) if n.top + n.neighbours > 0 => {
                     tracing::info!(
                         board = def.id,
