@@ -81,11 +81,21 @@ fn player(i: usize) -> String {
 /// Each of the 95 players it passed within the top 100 (ranks 6 … 100) gets one
 /// message naming it, with their rank before and now; those it passed below the top
 /// 100, and those above it, get none. The refresh tick run three times, two of them at
-/// once, sends nothing twice; a later refresh in which nobody moved sends nothing.
-pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + Clone + 'static>(store: S) {
+/// once, then ticks of three later instants at once and another after them, send
+/// nothing twice; an unreadable opt-in item holds nothing up. Once the passer is
+/// deleted (GM-6), the messages no longer name them.
+pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + ErasureStore + Clone + 'static>(store: S) {
     for i in 0..120 {
         seed_balance(&store, &player(i), 10_000 - 10 * i as i64, 1_000 + i as i64).await;
     }
+    assert!(store
+        .put_item_if(
+            &podium_service::overtaken::follow_key("seega", "broken"),
+            b"not json",
+            0
+        )
+        .await
+        .expect("write"));
     refresh(&store, 1).await;
     assert!(
         overtaken(&store, &player(50)).await.is_empty(),
@@ -94,7 +104,13 @@ pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + Clone + 'stat
     // 9,955: between the fifth (9,960) and the sixth (9,950).
     seed_balance(&store, &player(110), 9_955, 5_000).await;
     refresh_twice_at_once(&store, 2).await;
-    refresh(&store, 3).await;
+    // Ticks of different instants at once (a late retry overlapping the next tick).
+    for outcome in join_all((3..6).map(|m| try_refresh(&store, m))).await {
+        if let Err(e) = outcome {
+            assert!(matches!(e, podium_service::ServiceError::Contended { .. }), "{e}");
+        }
+    }
+    refresh(&store, 6).await;
     for i in 0..120 {
         let got = overtaken(&store, &player(i)).await;
         if (5..100).contains(&i) {
@@ -109,12 +125,20 @@ pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + Clone + 'stat
             assert!(got.is_empty(), "{}: {got:?}", player(i));
         }
     }
+    podium_service::deletion::delete_player(&store, &player(110), later(40))
+        .await
+        .expect("deletion");
+    let got = overtaken(&store, &player(50)).await;
+    assert_eq!(got.len(), 1);
+    assert!(passers(&got[0]).is_empty(), "GM-6: {}", got[0]);
 }
 
 /// LB-5: a player ranked 151st of 200 opts in on `seega` (and may not on a board that
-/// sends no such messages). When the second player listed behind them passes them, and
-/// a player from far below jumps over them too, they hear of the neighbour only, once
-/// across reruns. After opting out they hear nothing. A deletion (GM-6) removes the opt-in.
+/// sends no such messages). When the second player listed behind them passes them,
+/// the first jumps five places over them, and a player from far below jumps over them
+/// too, they hear of their two neighbours only, nearest above first, once across
+/// reruns. After opting out they hear nothing. A deletion (GM-6) removes the opt-in,
+/// and a deleted player cannot opt in.
 pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + ErasureStore + Clone + 'static>(
     store: S,
 ) {
@@ -139,15 +163,22 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
         assert_eq!(refused.status, 404, "{board}: {}", refused.body);
     }
     refresh(&store, 1).await;
-    // 152nd (the second behind) to 18,505 (above me at 18,500), and the 190th to 19,000.
+    // 152nd (the second behind) to 18,505 (above me at 18,500), the 151st (just
+    // behind) to 18,545 (five places above me), and the 190th to 19,000.
     seed_balance(&store, &player(152), 18_505, 5_000).await;
+    seed_balance(&store, &player(151), 18_545, 5_000).await;
     seed_balance(&store, &player(190), 19_000, 5_001).await;
     refresh_twice_at_once(&store, 2).await;
     let got = overtaken(&store, &me).await;
     assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(passers(&got[0]), [player(152)], "the neighbour only: {}", got[0]);
+    assert_eq!(
+        passers(&got[0]),
+        [player(152), player(151)],
+        "the neighbours only: {}",
+        got[0]
+    );
     assert_eq!(got[0]["overtaken"]["rank_before"], 151);
-    assert_eq!(got[0]["rank"], 153);
+    assert_eq!(got[0]["rank"], 154);
     // Out: nothing more.
     let out = call(
         &store,
@@ -159,7 +190,7 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
     .await;
     assert_eq!(out.status, 200, "{}", out.body);
     assert_eq!(out.body["boards"], serde_json::json!([]));
-    seed_balance(&store, &player(151), 18_600, 5_002).await;
+    seed_balance(&store, &player(153), 18_700, 5_002).await;
     refresh(&store, 3).await;
     assert_eq!(overtaken(&store, &me).await.len(), 1, "opted out");
     // GM-6: a deletion removes the opt-in.
@@ -183,6 +214,15 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
         .await
         .expect("read");
     assert!(left.is_empty(), "{left:?}");
+    let again = call(
+        &store,
+        ApiRequest {
+            method: "PUT".into(),
+            ..get("/v1/me/follows/seega", &[], &other)
+        },
+    )
+    .await;
+    assert_eq!(again.status, 404, "GM-6: {}", again.body);
 }
 
 #[macro_export]

@@ -93,8 +93,10 @@ pub struct Message {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Overtaken {
-    /// The snapshot the passes were seen in (the message's `rank` and `value` are
-    /// the player's there; no `rank`: below the top the snapshot's diff read).
+    /// The older snapshot compared from, and the newer one the passes were seen in
+    /// (the message's `rank` and `value` are the player's there; no `rank`: below the
+    /// places read).
+    pub since: String,
     pub snapshot: String,
     /// The player's LB-2 rank in the snapshot before.
     pub rank_before: u64,
@@ -104,13 +106,15 @@ pub struct Overtaken {
     pub by: Vec<Passer>,
 }
 
-/// A player who passed: their id and value (points or rating) and LB-2 rank now.
+/// A player who passed: their id and value (points or rating) and LB-2 rank now
+/// (absent when not read: a neighbour who climbed far above).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Passer {
     pub player_id: String,
     pub value: i64,
-    pub rank: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
 }
 
 /// A new SG-12 rank.
@@ -270,23 +274,38 @@ impl Inbox {
     }
 
     /// This inbox with `message` added (a message of the same id is left as it is),
-    /// trimmed to [`MAX_MESSAGES`]. An `overtaken` message beyond
-    /// [`crate::overtaken::MAX_PER_DAY`] on its UTC day is not added.
-    pub fn with(mut self, message: Message) -> Self {
+    /// trimmed to [`MAX_MESSAGES`]. An `overtaken` message is not added beyond
+    /// [`crate::overtaken::MAX_PER_DAY`] on its UTC day, nor when dated before the day
+    /// last counted (days only move forward), nor when the inbox is full of unclaimed
+    /// rewards (it would be trimmed at once): the inbox is then unchanged.
+    pub fn with(self, message: Message) -> Self {
         if self.get(&message.id).is_some() {
             return self;
         }
         if message.kind == MessageKind::Overtaken {
             let day = message.at.date_naive();
-            if self.overtaken_day != Some(day) {
-                self.overtaken_day = Some(day);
-                self.overtaken_today = 0;
-            }
-            if self.overtaken_today >= crate::overtaken::MAX_PER_DAY {
+            let count = match self.overtaken_day {
+                Some(last) if day < last => return self,
+                Some(last) if day == last => self.overtaken_today,
+                _ => 0,
+            };
+            if count >= crate::overtaken::MAX_PER_DAY {
                 return self;
             }
-            self.overtaken_today += 1;
+            let id = message.id.clone();
+            let mut next = self.clone().added(message);
+            if next.get(&id).is_none() {
+                return self;
+            }
+            next.overtaken_day = Some(day);
+            next.overtaken_today = count + 1;
+            return next;
         }
+        self.added(message)
+    }
+
+    /// This inbox with `message` added, trimmed to [`MAX_MESSAGES`].
+    fn added(mut self, message: Message) -> Self {
         self.messages.push(message);
         while self.messages.len() > MAX_MESSAGES {
             match self.messages.iter().position(|m| !m.unclaimed()) {

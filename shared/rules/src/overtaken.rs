@@ -1,13 +1,14 @@
 //! `overtaken` messages: who passed whom on a board, seen between two of its snapshots
 //! (LB-5), sent only where a player cares and never as a flood:
 //!
-//! - **the top**: every player listed in the top [`TOP`] of the older snapshot is told
-//!   who passed them ([`top_passes`]);
+//! - **the top**: every player listed in the first [`TOP`] places of the older
+//!   snapshot is told who passed them ([`top_passes`]);
 //! - **neighbours**: a player who opted in on a board is told when one of the
 //!   [`NEIGHBOURS`] players listed just behind them at the last check is now ahead
 //!   ([`neighbour_passes`]);
 //! - at most [`MAX_PER_DAY`] `overtaken` messages per player per UTC day (the inbox
-//!   drops the others, [`crate::inbox::Inbox::with`]), and one per player per snapshot.
+//!   drops the others, [`crate::inbox::Inbox::with`]), and one per player per older
+//!   snapshot compared from ([`message_id`]).
 //!
 //! A pass counts only when the passer's new place is better than the passed player's
 //! old one (LB-2 listing order): a player who fell by their own loss (a rating going
@@ -20,7 +21,8 @@ use crate::leaderboard::listing_key;
 use crate::snapshot::SnapshotEntry;
 use crate::standing::TOP_CUTOFF;
 
-/// The places at the top whose players are told when passed: the top 100.
+/// The places at the top whose players are told when passed: the first 100 listed
+/// (LB-2 listing order; a tie across the 100th place counts its first 100 places).
 pub const TOP: u64 = TOP_CUTOFF;
 
 /// A player who opted in hears of passes by the players listed this many places
@@ -52,15 +54,15 @@ fn key(e: &SnapshotEntry) -> (std::cmp::Reverse<i64>, i64, &str) {
 
 /// The passes on the top of a board: `before` and `after` are the first entries of the
 /// older and newer snapshot in listing order (each a prefix of its snapshot: at least
-/// the top [`TOP`] places of `before`, and `after_whole` when `after` is the whole
-/// newer snapshot). For each player listed in `before` with rank ≤ [`TOP`]: the
+/// the first [`TOP`] places of `before`, and `after_whole` when `after` is the whole
+/// newer snapshot). For each player listed in the first [`TOP`] places of `before`: the
 /// players now listed ahead of them who were behind them (or not in `before`, so
 /// behind), and whose new place beats the player's old one. A player absent from a
 /// whole `after` left the board (GM-6) and is told nothing.
 pub fn top_passes(before: &[SnapshotEntry], after: &[SnapshotEntry], after_whole: bool) -> Vec<Pass> {
     let position_before = |id: &str| before.iter().position(|e| e.player_id == id);
     let mut out = Vec::new();
-    for (i, old) in before.iter().enumerate().take_while(|(_, e)| e.rank <= TOP) {
+    for (i, old) in before.iter().enumerate().take(TOP as usize) {
         let now = after.iter().position(|e| e.player_id == old.player_id);
         if now.is_none() && after_whole {
             continue;
@@ -86,37 +88,47 @@ pub fn top_passes(before: &[SnapshotEntry], after: &[SnapshotEntry], after_whole
     out
 }
 
-/// The passes of a player who opted in: `behind_before`, the ids listed just behind
-/// them at the last check, and `old`, their entry then; `ahead_now`, the entries now
-/// listed just above them. The passers are those of `ahead_now` who were in
-/// `behind_before` and whose new place beats `old`, nearest above the player first.
+/// The passes of a player who opted in: `old`, their entry at the last check, and
+/// `mine`, their entry now; `were_behind`, the entries now of the players listed
+/// just behind them at the last check, wherever they are now. The passers are those
+/// now listed above `mine` whose place beats `old`, nearest above the player first.
 pub fn neighbour_passes(
     old: &SnapshotEntry,
-    behind_before: &[String],
-    ahead_now: &[SnapshotEntry],
+    mine: &SnapshotEntry,
+    were_behind: &[SnapshotEntry],
 ) -> Vec<SnapshotEntry> {
-    let mut by: Vec<SnapshotEntry> = ahead_now
+    let mut by: Vec<SnapshotEntry> = were_behind
         .iter()
-        .filter(|q| behind_before.contains(&q.player_id) && key(q) < key(old))
+        .filter(|q| q.player_id != mine.player_id && key(q) < key(old) && key(q) < key(mine))
         .cloned()
         .collect();
     by.sort_by(|a, b| key(b).cmp(&key(a)));
     by
 }
 
-/// The id of the `overtaken` message of `board` in `period` seen in snapshot
-/// `snapshot`: `ot:{board}:{period}:{snapshot}` (one per player and snapshot).
-pub fn message_id(board: &str, period: &str, snapshot: &str) -> String {
-    format!("ot:{board}:{period}:{snapshot}")
+/// The id of the `overtaken` message of `board` in `period` compared from snapshot
+/// `since`: `ot:{board}:{period}:{since}`. One per player and older snapshot, so a
+/// comparison repeated from the same snapshot (a retry, two ticks at once, a tick
+/// after a failed one) tells nothing twice.
+pub fn message_id(board: &str, period: &str, since: &str) -> String {
+    format!("ot:{board}:{period}:{since}")
 }
 
 impl Message {
-    /// The `overtaken` message of `pass` on `board` in `period`, seen in `snapshot`,
-    /// sent `at`: `rank` and `value` are the player's now, and it names at most
-    /// [`MAX_LISTED`] passers.
-    pub fn overtaken(board: &str, period: &str, snapshot: &str, pass: &Pass, at: DateTime<Utc>) -> Self {
+    /// The `overtaken` message of `pass` on `board` in `period`, from snapshot `since`
+    /// to snapshot `snapshot`, sent `at`: `rank` and `value` are the player's now, and
+    /// it names at most [`MAX_LISTED`] passers (a passer's `rank` is absent when it
+    /// was not read: 0 in `pass`).
+    pub fn overtaken(
+        board: &str,
+        period: &str,
+        since: &str,
+        snapshot: &str,
+        pass: &Pass,
+        at: DateTime<Utc>,
+    ) -> Self {
         Message {
-            id: message_id(board, period, snapshot),
+            id: message_id(board, period, since),
             kind: MessageKind::Overtaken,
             at,
             board: board.to_string(),
@@ -129,6 +141,7 @@ impl Message {
             league: None,
             rank_up: None,
             overtaken: Some(Overtaken {
+                since: since.to_string(),
                 snapshot: snapshot.to_string(),
                 rank_before: pass.rank_before,
                 passed_by: pass.by.len() as u64,
@@ -139,7 +152,7 @@ impl Message {
                     .map(|e| Passer {
                         player_id: e.player_id.clone(),
                         value: e.value,
-                        rank: e.rank,
+                        rank: (e.rank > 0).then_some(e.rank),
                     })
                     .collect(),
             }),
@@ -232,14 +245,17 @@ mod tests {
     #[test]
     fn neighbours_passes_come_from_those_behind_at_the_last_check() {
         let old = board(&[("me", 30)]).remove(0);
-        let behind = vec!["x".to_string(), "y".to_string(), "z".to_string()];
-        let ahead = board(&[("w", 90), ("x", 40), ("y", 35)]);
-        let by = neighbour_passes(&old, &behind, &ahead);
-        assert_eq!(ids(&by), ["y", "x"], "nearest above first; w was never behind");
+        // x jumped far above, y just above; z is still behind.
+        let were_behind = board(&[("x", 400), ("y", 35), ("z", 10)]);
+        let by = neighbour_passes(&old, &old, &were_behind);
+        assert_eq!(ids(&by), ["y", "x"], "nearest above first, however far");
         // y now level with my old value but reached later is not past me.
         let mut tied = board(&[("y", 30)]);
         tied[0].reached_at_ms = 5;
-        assert!(neighbour_passes(&old, &behind, &tied).is_empty());
+        assert!(neighbour_passes(&old, &old, &tied).is_empty());
+        // I climbed past y meanwhile: y is no passer.
+        let mine = board(&[("me", 50)]).remove(0);
+        assert_eq!(ids(&neighbour_passes(&old, &mine, &were_behind)), ["x"]);
     }
 
     #[test]
@@ -259,12 +275,30 @@ mod tests {
                 "seega",
                 "all",
                 &format!("s{i}"),
+                "new",
                 &pass("q"),
                 day1,
             ));
         }
         assert_eq!(inbox.messages.len(), MAX_PER_DAY as usize);
-        inbox = inbox.with(Message::overtaken("seega", "all", "next-day", &pass("q"), day2));
+        inbox = inbox.with(Message::overtaken(
+            "seega",
+            "all",
+            "next-day",
+            "new",
+            &pass("q"),
+            day2,
+        ));
+        // A late message of the day before is not added (days only move forward).
+        let late = inbox.clone().with(Message::overtaken(
+            "seega",
+            "all",
+            "late",
+            "new",
+            &pass("q"),
+            day1,
+        ));
+        assert_eq!(late, inbox);
         assert_eq!(
             inbox.messages.len(),
             MAX_PER_DAY as usize + 1,
@@ -273,5 +307,39 @@ mod tests {
         let m = inbox.get("ot:seega:all:next-day").expect("kept");
         let o = m.overtaken.as_ref().expect("overtaken");
         assert_eq!((o.rank_before, o.passed_by, m.rank), (3, 1, Some(4)));
+    }
+
+    #[test]
+    fn an_inbox_full_of_unclaimed_rewards_takes_no_overtaken_message() {
+        let at: DateTime<Utc> = "2026-12-01T10:00:00Z".parse().expect("instant");
+        let result = crate::period_reward::PeriodResult {
+            player_id: "me".into(),
+            rank: 1,
+            of: 2,
+            top_percent: 50,
+            value: 10,
+            reward: 5,
+        };
+        let mut inbox = Inbox::default();
+        for i in 0..crate::inbox::MAX_MESSAGES {
+            inbox = inbox.with(Message::period_result(
+                "mahjong-weekly",
+                &format!("p{i}"),
+                crate::game::Game::MahjongRivals,
+                &result,
+                at,
+            ));
+        }
+        let pass = Pass {
+            player_id: "me".into(),
+            rank_before: 1,
+            rank_after: Some(2),
+            value: 10,
+            by: board(&[("q", 20)]),
+        };
+        let after = inbox
+            .clone()
+            .with(Message::overtaken("seega", "all", "s", "t", &pass, at));
+        assert_eq!(after, inbox, "not added, not counted");
     }
 }

@@ -57,13 +57,17 @@ fn inbox(body: Option<&str>, player_id: &str) -> Result<Inbox, ServiceError> {
 /// The events of one change of `player_id`'s inbox (bodies before and after, JSON;
 /// `None`: absent): one per message in `new_body` that `old_body` does not hold, in
 /// the inbox's order. A claim (a message changed, none added) and a removal are no
-/// events. Errors: a body that is no inbox (corrupt).
+/// events. An old body that is no inbox counts as empty (every message of the new one
+/// is published: repeats, not losses). Errors: a new body that is no inbox (corrupt).
 pub fn inbox_events(
     player_id: &str,
     old_body: Option<&str>,
     new_body: Option<&str>,
 ) -> Result<Vec<Event>, ServiceError> {
-    let old = inbox(old_body, player_id)?;
+    let old = inbox(old_body, player_id).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the old image of an inbox is unreadable; publishing all of the new one");
+        Inbox::default()
+    });
     let new = inbox(new_body, player_id)?;
     new.messages
         .iter()
@@ -122,5 +126,7 @@ mod tests {
             "a deletion"
         );
         assert!(inbox_events("p", None, Some("not json")).is_err());
+        let again = inbox_events("p", Some("not json"), Some(&two)).expect("events");
+        assert_eq!(again.len(), 2, "an unreadable old image loses nothing");
     }
 }

@@ -34,7 +34,9 @@ pub struct InboxView {
     pub unclaimed: usize,
 }
 
-/// The caller's inbox (one read of their inbox state).
+/// The caller's inbox: one read of their inbox state, and when `overtaken` messages
+/// name other players, one deletion check per player named (GM-6: a deleted player is
+/// left out of `by`).
 pub async fn view<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<InboxView, ServiceError> {
     let inbox: Inbox = match store.get_state(player_id, inbox::STATE).await? {
         Some(s) => serde_json::from_str(&s.body)
@@ -42,6 +44,27 @@ pub async fn view<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result
         None => Inbox::default(),
     };
     let mut messages = inbox.messages;
+    let mut named: Vec<String> = Vec::new();
+    for m in &messages {
+        for p in m.overtaken.iter().flat_map(|o| &o.by) {
+            if !named.contains(&p.player_id) {
+                named.push(p.player_id.clone());
+            }
+        }
+    }
+    let checks = futures::future::try_join_all(named.iter().map(|p| store.is_deleted(p))).await?;
+    let deleted: Vec<&String> = named
+        .iter()
+        .zip(checks)
+        .filter_map(|(p, gone)| gone.then_some(p))
+        .collect();
+    if !deleted.is_empty() {
+        for m in &mut messages {
+            if let Some(o) = &mut m.overtaken {
+                o.by.retain(|p| !deleted.contains(&&p.player_id));
+            }
+        }
+    }
     messages.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.cmp(&a.id)));
     Ok(InboxView {
         player_id: player_id.to_string(),

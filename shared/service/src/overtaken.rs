@@ -4,9 +4,12 @@
 //! neighbours passed them, get a message in their inbox.
 //!
 //! Each message is a settlement of its own (source `overtaken`, idempotency key
-//! `{board}@{period}#{snapshot}/{player}`), so a player hears of one snapshot once,
-//! whatever the reruns or concurrent runs; the inbox keeps at most
-//! [`podium_rules::overtaken::MAX_PER_DAY`] a day.
+//! `{board}@{period}#{since}/{player}`, `since` the older snapshot compared from), so
+//! a comparison repeated from the same snapshot tells nothing twice: a retried tick,
+//! two ticks at once, or a tick after one that failed part way. The last snapshot
+//! seen is recorded as soon as the top's messages are settled, before the players
+//! who opted in are checked (each from their own last check). The inbox keeps at
+//! most [`podium_rules::overtaken::MAX_PER_DAY`] a day.
 //!
 //! | item | partition key | sort key | body |
 //! |---|---|---|---|
@@ -15,8 +18,9 @@
 //!
 //! The top's cost is reading the first pages (about 100 entries) of both snapshots,
 //! only when the board's snapshot changed. Each player who opted in costs one
-//! around-me read of the newer snapshot (LB-4, constant reads) and, when their
-//! neighbourhood moved, one write of their opt-in item, per refresh of the board.
+//! around-me read of the newer snapshot (LB-4, constant reads), the live entries of
+//! the [`NEIGHBOURS`] players who were behind them and their own, and, when their
+//! place or neighbours moved, one write of their opt-in item, per refresh of the board.
 
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt, TryStreamExt};
@@ -54,7 +58,12 @@ pub fn sends(def: &BoardDef) -> bool {
 pub fn followable(id: &str) -> Result<&'static BoardDef, ServiceError> {
     board_def(id)
         .filter(|d| sends(d))
-        .ok_or_else(|| ServiceError::NotFound(format!("board {id:?} (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)")))
+        .ok_or_else(|| {
+            ServiceError::NotFound(format!(
+                "board {} (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)",
+                podium_rules::error::quoted(id)
+            ))
+        })
 }
 
 /// The last snapshot whose passes were sent, and its instant.
@@ -76,6 +85,9 @@ pub struct Follow {
     pub rank: u64,
     #[serde(default)]
     pub value: i64,
+    /// When the value was reached (ms, UTC).
+    #[serde(default)]
+    pub reached_at_ms: i64,
     /// Up to [`NEIGHBOURS`] players listed just behind them, nearest first.
     #[serde(default)]
     pub behind: Vec<String>,
@@ -104,13 +116,16 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 /// Opts `player_id` in on `board` (safe to repeat). Errors: 404 for a board that
-/// sends no `overtaken` messages.
-pub async fn follow<S: ItemStore + ?Sized>(
+/// sends no `overtaken` messages, and for a deleted player (GM-6).
+pub async fn follow<S: ItemStore + SettleStore + ?Sized>(
     store: &S,
     board: &str,
     player_id: &str,
 ) -> Result<(), ServiceError> {
     followable(board)?;
+    if store.is_deleted(player_id).await? {
+        return Err(crate::boards::deleted_player());
+    }
     // Version 0: only when absent; present already is the same answer.
     store
         .put_item_if(&follow_key(board, player_id), &encode(&Follow::default()), 0)
@@ -167,9 +182,11 @@ pub fn follow_keys(player_id: &str) -> Vec<ItemKey> {
         .collect()
 }
 
-/// One player's `overtaken` message, as a settlement.
+/// One player's `overtaken` message, as a settlement: passes seen comparing snapshot
+/// `since` with snapshot `snapshot`.
 struct Notice<'a> {
     board: &'a BoardRef,
+    since: &'a str,
     snapshot: &'a str,
     pass: Pass,
     now: DateTime<Utc>,
@@ -182,15 +199,16 @@ impl Source for Notice<'_> {
         // Board, period and snapshot hold no `/`: the first one ends them.
         SourceKey::new(
             KIND,
-            format!("{}#{}/{}", self.board.key(), self.snapshot, self.pass.player_id),
+            format!("{}#{}/{}", self.board.key(), self.since, self.pass.player_id),
         )
     }
 
     fn content_hash(&self) -> String {
         let by: Vec<&str> = self.pass.by.iter().map(|e| e.player_id.as_str()).collect();
         hex_sha256(&format!(
-            "{}|{}|{}|{}|{:?}|{}",
+            "{}|{}|{}|{}|{}|{:?}|{}",
             self.board.key(),
+            self.since,
             self.snapshot,
             self.pass.player_id,
             self.pass.rank_before,
@@ -212,6 +230,7 @@ impl Source for Notice<'_> {
         let message = Message::overtaken(
             &self.board.board,
             &self.board.period,
+            self.since,
             self.snapshot,
             &self.pass,
             self.now,
@@ -302,15 +321,24 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
     {
         return Ok(done);
     }
+    // The players listed in the first places of the older snapshot hear of passes
+    // here; their opt-ins are not checked too.
+    let mut top: Vec<String> = Vec::new();
     if let Some(seen) = &seen {
         let mut older = Directory::pinned(store, board, &seen.snapshot, None, false);
         let (before, _) = first_entries(&mut older, &current, TOP).await?;
+        top = before
+            .iter()
+            .take(TOP as usize)
+            .map(|e| e.player_id.clone())
+            .collect();
         if !before.is_empty() {
             // Just published: its pages are read strongly consistent.
             let mut newer = Directory::new(store, board, &current, true);
             let (after, whole) = first_entries(&mut newer, &current, TOP + NEIGHBOURS as u64).await?;
             let notices = top_passes(&before, &after, whole).into_iter().map(|pass| Notice {
                 board,
+                since: &seen.snapshot,
                 snapshot: &current.id,
                 pass,
                 now,
@@ -318,10 +346,9 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
             done.top = settle_all(store, notices, IN_FLIGHT, now).await?.applied;
         }
     }
-    let (checked, neighbours) = check_followers(store, board, &current, now).await?;
-    done.checked = checked;
-    done.neighbours = neighbours;
-    // A concurrent call that recorded it first did the same.
+    // Recorded before the opt-ins are checked: each is checked from its own last
+    // check, so a failure there repeats nothing of the top. A concurrent call that
+    // recorded it first did the same.
     store
         .put_item_if(
             &key,
@@ -332,6 +359,9 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
             version,
         )
         .await?;
+    let (checked, neighbours) = check_followers(store, board, &current, &top, now).await?;
+    done.checked = checked;
+    done.neighbours = neighbours;
     Ok(done)
 }
 
@@ -341,6 +371,7 @@ async fn check_followers<S: BoardStore + ItemStore + PeriodStore + SettleStore +
     store: &S,
     board: &BoardRef,
     current: &Published,
+    top: &[String],
     now: DateTime<Utc>,
 ) -> Result<(usize, usize), ServiceError> {
     let pk = follow_pk(&board.board);
@@ -355,6 +386,7 @@ async fn check_followers<S: BoardStore + ItemStore + PeriodStore + SettleStore +
         let full = items.len() == FOLLOWERS_PER_QUERY;
         after = items.last().map(|(sk, _)| sk.clone());
         let tallies: Vec<(bool, Tally)> = stream::iter(items)
+            .filter(|(player, _)| std::future::ready(!top.contains(player)))
             .map(|(player, item)| {
                 let cache = &cache;
                 async move { check_one(store, cache, board, current, &player, item, now).await }
@@ -382,13 +414,15 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
     now: DateTime<Utc>,
 ) -> Result<(bool, Tally), ServiceError> {
     let key = follow_key(&board.board, player);
-    let old: Follow = decode(&key, &item.body)?;
-    if old.snapshot == current.id && old.period == board.period {
-        return Ok((false, Tally::default()));
-    }
-    // (A record left unchanged keeps an older snapshot id: the check is redone on the
-    // next refresh, which costs the reads only.)
-    if current.hides(player) {
+    let old: Follow = match serde_json::from_slice(&item.body) {
+        Ok(f) => f,
+        Err(e) => {
+            // Never readable: skipped, so it cannot hold up the others.
+            tracing::warn!(board = %board.board, error = %e, "an opt-in item is unreadable; skipped");
+            return Ok((false, Tally::default()));
+        }
+    };
+    if (old.snapshot == current.id && old.period == board.period) || current.hides(player) {
         return Ok((false, Tally::default()));
     }
     let me = match crate::snapshot_reads::around_me(store, cache, board, player, NEIGHBOURS, now).await {
@@ -402,39 +436,65 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
         .iter()
         .position(|e| e.player_id == player)
         .unwrap_or(me.entries.len());
-    let as_entry = |e: &crate::boards::Entry| SnapshotEntry {
-        rank: e.rank,
-        player_id: e.player_id.clone(),
-        value: e.value,
-        // Only a strictly better value passes (LB-2 ties: who reached it first).
-        reached_at_ms: i64::MAX,
-    };
-    let ahead: Vec<SnapshotEntry> = me.entries[..mine].iter().map(as_entry).collect();
     let behind: Vec<String> = me
         .entries
         .iter()
         .skip(mine + 1)
         .map(|e| e.player_id.clone())
         .collect();
+    let live = |id: String| async move {
+        match crate::boards::board_value(store, board, &id).await {
+            Ok(b) => Ok(Some(b)),
+            Err(ServiceError::NotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    };
+    let Some(my_entry) = live(player.to_string()).await? else {
+        return Ok((true, Tally::default()));
+    };
     let mut tally = Tally::default();
     if old.period == board.period && !old.snapshot.is_empty() {
+        // Where the players who were behind at the last check are now (live).
+        let mut were_behind = Vec::new();
+        for id in old.behind.iter().filter(|id| !current.hides(id)) {
+            if let Some(b) = live(id.clone()).await? {
+                let rank = me
+                    .entries
+                    .iter()
+                    .find(|e| &e.player_id == id)
+                    .map_or(0, |e| e.rank);
+                were_behind.push(SnapshotEntry {
+                    rank,
+                    player_id: id.clone(),
+                    value: b.points,
+                    reached_at_ms: b.reached_at_ms,
+                });
+            }
+        }
         let was = SnapshotEntry {
             rank: old.rank,
             player_id: player.to_string(),
             value: old.value,
-            reached_at_ms: 0,
+            reached_at_ms: old.reached_at_ms,
         };
-        let by = neighbour_passes(&was, &old.behind, &ahead);
+        let now_entry = SnapshotEntry {
+            rank: me.me.rank,
+            player_id: player.to_string(),
+            value: my_entry.points,
+            reached_at_ms: my_entry.reached_at_ms,
+        };
+        let by = neighbour_passes(&was, &now_entry, &were_behind);
         if !by.is_empty() {
             let pass = Pass {
                 player_id: player.to_string(),
                 rank_before: old.rank,
                 rank_after: Some(me.me.rank),
-                value: me.me.value,
+                value: my_entry.points,
                 by,
             };
             let notice = Notice {
                 board,
+                since: &old.snapshot,
                 snapshot: &current.id,
                 pass,
                 now,
@@ -446,7 +506,8 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
         period: board.period.clone(),
         snapshot: current.id.clone(),
         rank: me.me.rank,
-        value: me.me.value,
+        value: my_entry.points,
+        reached_at_ms: my_entry.reached_at_ms,
         behind,
     };
     let moved =
