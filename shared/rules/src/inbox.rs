@@ -47,8 +47,8 @@ pub enum MessageKind {
     LeagueResult,
     /// The player's balance reached a higher SG-12 rank (a new badge).
     RankUp,
-    /// Other players passed the player on a board between two snapshots
-    /// ([`crate::overtaken`]).
+    /// Other players passed the player on a board between two snapshots (rules:
+    /// `overtaken`).
     Overtaken,
 }
 
@@ -57,7 +57,8 @@ pub enum MessageKind {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Message {
     /// Unique per cause: `pr:{board}:{period}` (a period's result), `lr:{league}:{week}` (a
-    /// league week's result), `ru:{source kind}:{source id}` (a new SG-12 rank).
+    /// league week's result), `ru:{source kind}:{source id}` (a new SG-12 rank),
+    /// `ot:{board}:{period}:{since}` (passes seen comparing from snapshot `since`).
     pub id: String,
     pub kind: MessageKind,
     /// When it was sent (UTC).
@@ -66,7 +67,8 @@ pub struct Message {
     /// and the period (`2026-W48`; `all` for a rank).
     pub board: String,
     pub period: String,
-    /// The final LB-2 rank, of `of` entries, top `top_percent` % (results only).
+    /// The LB-2 rank: final (results), or now (`overtaken`); `of` entries and top
+    /// `top_percent` % on results only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,7 +91,7 @@ pub struct Message {
     pub overtaken: Option<Overtaken>,
 }
 
-/// Who passed the player between two snapshots of a board ([`crate::overtaken`]).
+/// Who passed the player between two snapshots of a board (rules: `overtaken`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Overtaken {
@@ -101,7 +103,7 @@ pub struct Overtaken {
     /// The player's LB-2 rank in the snapshot before.
     pub rank_before: u64,
     /// How many players passed them, and the first of them (nearest above the
-    /// player first, at most [`crate::overtaken::MAX_LISTED`]).
+    /// player first, at most 3).
     pub passed_by: u64,
     pub by: Vec<Passer>,
 }

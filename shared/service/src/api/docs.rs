@@ -158,7 +158,10 @@ impl Modify for Refusals {
             ),
         );
         for item in doc.paths.paths.values_mut() {
-            for op in [&mut item.get, &mut item.post].into_iter().flatten() {
+            for op in [&mut item.get, &mut item.post, &mut item.put, &mut item.delete]
+                .into_iter()
+                .flatten()
+            {
                 add_refusals(op);
             }
         }
