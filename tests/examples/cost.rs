@@ -650,14 +650,15 @@ async fn main() {
 
     // overtaken (LB-5): the top 100 of `seega`, and one player who opted in.
     let seega_board = BoardRef::all_time("seega");
-    let mut follow = get("/v1/me/follows/seega", &[], "p-00500");
+    // p-00000 ranks 1,001st: checked as a neighbour, not through the top.
+    let mut follow = get("/v1/me/follows/seega", &[], "p-00000");
     follow.method = "PUT".into();
     measure(&store, &ctx, "PUT /v1/me/follows/seega (opt in)", follow).await;
     measure(
         &store,
         &ctx,
         "GET /v1/me/follows",
-        get("/v1/me/follows", &[], "p-00500"),
+        get("/v1/me/follows", &[], "p-00000"),
     )
     .await;
     let before = store.usage();

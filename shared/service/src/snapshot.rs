@@ -1079,8 +1079,16 @@ pub async fn current<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
 ) -> Result<Option<Published>, ServiceError> {
+    pointer(store, board, false).await
+}
+
+async fn pointer<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    consistent: bool,
+) -> Result<Option<Published>, ServiceError> {
     let key = current_key(board);
-    match store.get_item(&key, false).await? {
+    match store.get_item(&key, consistent).await? {
         Some(item) => {
             let p: Published = decode(&key.sk, &item.body)?;
             Ok((p.layout == LAYOUT).then_some(p))
@@ -1095,14 +1103,7 @@ pub async fn current_consistent<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
 ) -> Result<Option<Published>, ServiceError> {
-    let key = current_key(board);
-    match store.get_item(&key, true).await? {
-        Some(item) => {
-            let p: Published = decode(&key.sk, &item.body)?;
-            Ok((p.layout == LAYOUT).then_some(p))
-        }
-        None => Ok(None),
-    }
+    pointer(store, board, true).await
 }
 
 /// The run state of snapshot `id`, if it was ever started.
