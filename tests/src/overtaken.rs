@@ -225,12 +225,73 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
     assert_eq!(again.status, 404, "GM-6: {}", again.body);
 }
 
+/// LB-5: three cases a refresh tick must not tell twice nor lose, with one opted-in
+/// player each:
+/// - a neighbour who passes while the tick runs (after its snapshot was built) is told
+///   once, not again at the next tick;
+/// - a player who opted in and hovers around the 100th place is told of a pass once:
+///   through the top while in it, and never again from an old check once out of it;
+/// - a late tick of the day before (`mahjong-daily`) does not wipe out the next day's
+///   check.
+pub async fn lb_5_opted_in_players_are_told_once_around_the_top_and_the_tick<S: Store + Clone + 'static>(
+    store: S,
+) {
+    for i in 0..200 {
+        seed_balance(&store, &player(i), 20_000 - 10 * i as i64, 1_000 + i as i64).await;
+    }
+    let opt_in = |p: String| {
+        let store = store.clone();
+        async move {
+            let answer = call(
+                &store,
+                ApiRequest {
+                    method: "PUT".into(),
+                    ..get("/v1/me/follows/seega", &[], &p)
+                },
+            )
+            .await;
+            assert_eq!(answer.status, 200, "{}", answer.body);
+        }
+    };
+    let seega = podium_rules::board::BoardRef::all_time("seega");
+    // A pass scored after the snapshot was built, before the opt-ins are checked.
+    opt_in(player(150)).await;
+    refresh(&store, 1).await;
+    podium_service::snapshot::run(&store, &seega, "manual-2", later(2), 50, None, later(2))
+        .await
+        .expect("snapshot");
+    seed_balance(&store, &player(151), 18_600, 5_000).await;
+    podium_service::overtaken::notify(&store, &seega, "manual-2", later(2))
+        .await
+        .expect("notify");
+    refresh(&store, 3).await;
+    refresh(&store, 4).await;
+    let got = overtaken(&store, &player(150)).await;
+    assert_eq!(got.len(), 1, "told once: {got:?}");
+    assert_eq!(passers(&got[0]), [player(151)]);
+    // Around the 100th place: ot120 opts in, climbs to 51st, is passed by ot051, then
+    // falls out of the top by its own loss.
+    opt_in(player(120)).await;
+    refresh(&store, 5).await;
+    seed_balance(&store, &player(120), 19_505, 5_001).await;
+    refresh(&store, 6).await;
+    seed_balance(&store, &player(51), 19_600, 5_002).await;
+    refresh(&store, 7).await;
+    seed_balance(&store, &player(120), 18_795, 5_003).await;
+    refresh(&store, 8).await;
+    refresh(&store, 9).await;
+    let got = overtaken(&store, &player(120)).await;
+    assert_eq!(got.len(), 1, "told once: {got:?}");
+    assert_eq!(passers(&got[0]), [player(51)]);
+}
+
 #[macro_export]
 macro_rules! overtaken_tests {
     ($make:path) => {
         $crate::overtaken_tests!(@cases $make;
             lb_5_the_top_100_hear_who_passed_them_once,
             lb_5_opted_in_players_hear_of_neighbours_passing,
+            lb_5_opted_in_players_are_told_once_around_the_top_and_the_tick,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

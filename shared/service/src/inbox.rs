@@ -52,7 +52,11 @@ pub async fn view<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result
             }
         }
     }
-    let checks = futures::future::try_join_all(named.iter().map(|p| store.is_deleted(p))).await?;
+    // 16 at a time.
+    let mut checks: Vec<bool> = Vec::with_capacity(named.len());
+    for chunk in named.chunks(16) {
+        checks.extend(futures::future::try_join_all(chunk.iter().map(|p| store.is_deleted(p))).await?);
+    }
     let deleted: Vec<&String> = named
         .iter()
         .zip(checks)

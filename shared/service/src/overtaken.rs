@@ -66,12 +66,23 @@ pub fn followable(id: &str) -> Result<&'static BoardDef, ServiceError> {
         })
 }
 
-/// The last snapshot whose passes were sent, and its instant.
+/// The last snapshot whose passes were sent, and its instant; and the interval
+/// claimed after it and not finished yet, if any.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seen {
     pub snapshot: String,
     #[serde(default)]
     pub as_of: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Interval>,
+}
+
+/// Two snapshots compared: passes from `from` to `to` (of instant `as_of`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interval {
+    pub from: String,
+    pub to: String,
+    pub as_of: DateTime<Utc>,
 }
 
 /// Where a player who opted in stood at the last check (empty until the first).
@@ -127,9 +138,13 @@ pub async fn follow<S: ItemStore + SettleStore + ?Sized>(
         return Err(crate::boards::deleted_player());
     }
     // Version 0: only when absent; present already is the same answer.
-    store
-        .put_item_if(&follow_key(board, player_id), &encode(&Follow::default()), 0)
-        .await?;
+    let key = follow_key(board, player_id);
+    store.put_item_if(&key, &encode(&Follow::default()), 0).await?;
+    // A deletion that removed the opt-ins meanwhile wrote its tombstone first.
+    if store.is_deleted(player_id).await? {
+        store.delete_items(std::slice::from_ref(&key)).await?;
+        return Err(crate::boards::deleted_player());
+    }
     Ok(())
 }
 
@@ -265,9 +280,9 @@ pub struct Notified {
     pub checked: usize,
 }
 
-/// Up to the first `at_least` entries of a snapshot (whole pages, so possibly more;
-/// fewer when the snapshot ends), leaving out deleted players (GM-6), and whether
-/// they are the whole snapshot.
+/// Up to the first `at_least` visible entries of a snapshot (whole pages, so possibly
+/// more; fewer when the snapshot ends), leaving out deleted players (GM-6), and
+/// whether they are the whole snapshot.
 async fn first_entries<S: ItemStore + ?Sized>(
     dir: &mut Directory<'_, S>,
     current: &Published,
@@ -279,9 +294,8 @@ async fn first_entries<S: ItemStore + ?Sized>(
         let Some(page) = dir.page(number).await? else {
             return Ok((out, true));
         };
-        let seen = page.first_position + page.entries.len() as u64;
         out.extend(page.entries.into_iter().filter(|e| !current.hides(&e.player_id)));
-        if seen >= at_least {
+        if out.len() as u64 >= at_least {
             return Ok((out, false));
         }
         number += 1;
@@ -293,6 +307,12 @@ async fn first_entries<S: ItemStore + ?Sized>(
 /// `run`'s snapshot was seen already (one small read), or when the current snapshot
 /// is not newer than the one seen. Safe to rerun and to run concurrently (each
 /// message once).
+///
+/// The snapshots compared form a chain: each comparison (an interval, older →
+/// newer) is first claimed in the last-seen item with a conditional write, so each
+/// older snapshot starts exactly one interval, and the messages are keyed by it; an
+/// interval left unfinished (a failed or timed-out tick) is finished, with the same
+/// keys, by the next call before it claims the next one.
 pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -304,65 +324,95 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
         return Ok(done);
     }
     let key = seen_key(board);
-    let (seen, version) = match store.get_item(&key, true).await? {
-        Some(item) => (Some(decode::<Seen>(&key, &item.body)?), item.version),
-        None => (None, 0),
+    let read_seen = || async {
+        match store.get_item(&key, true).await? {
+            Some(item) => Ok::<_, ServiceError>((Some(decode::<Seen>(&key, &item.body)?), item.version)),
+            None => Ok((None, 0)),
+        }
     };
-    if seen.as_ref().is_some_and(|s| s.snapshot == run) {
+    let (mut seen, mut version) = read_seen().await?;
+    if seen
+        .as_ref()
+        .is_some_and(|s| s.snapshot == run && s.pending.is_none())
+    {
         return Ok(done);
     }
     let Some(current) = snapshot::current_consistent(store, board).await? else {
         return Ok(done);
     };
-    // Only forward: a snapshot seen already, or older than the one seen, sends nothing.
-    if seen
-        .as_ref()
-        .is_some_and(|s| s.snapshot == current.id || s.as_of.is_some_and(|t| t >= current.as_of))
-    {
-        return Ok(done);
-    }
-    // The players listed in the first places of the older snapshot hear of passes
-    // here; their opt-ins are not checked too.
-    let mut top: Vec<String> = Vec::new();
-    if let Some(seen) = &seen {
-        let mut older = Directory::pinned(store, board, &seen.snapshot, None, false);
-        let (before, _) = first_entries(&mut older, &current, TOP).await?;
-        top = before
-            .iter()
-            .take(TOP as usize)
-            .map(|e| e.player_id.clone())
-            .collect();
-        if !before.is_empty() {
-            // Just published: its pages are read strongly consistent.
-            let mut newer = Directory::new(store, board, &current, true);
-            let (after, whole) = first_entries(&mut newer, &current, TOP + NEIGHBOURS as u64).await?;
-            let notices = top_passes(&before, &after, whole).into_iter().map(|pass| Notice {
-                board,
-                since: &seen.snapshot,
-                snapshot: &current.id,
-                pass,
-                now,
-            });
-            done.top = settle_all(store, notices, IN_FLIGHT, now).await?.applied;
-        }
-    }
-    // Recorded before the opt-ins are checked: each is checked from its own last
-    // check, so a failure there repeats nothing of the top. A concurrent call that
-    // recorded it first did the same.
-    store
-        .put_item_if(
-            &key,
-            &encode(&Seen {
+    for _ in 0..4 {
+        let next = match &seen {
+            None => Seen {
                 snapshot: current.id.clone(),
                 as_of: Some(current.as_of),
-            }),
-            version,
-        )
-        .await?;
-    let (checked, neighbours) = check_followers(store, board, &current, &top, now).await?;
+                pending: None,
+            },
+            Some(s) => match &s.pending {
+                Some(interval) => {
+                    done.top += compare(store, board, &current, interval, now).await?;
+                    Seen {
+                        snapshot: interval.to.clone(),
+                        as_of: Some(interval.as_of),
+                        pending: None,
+                    }
+                }
+                // Only forward: a snapshot seen already, or older, starts nothing.
+                None if s.snapshot == current.id || s.as_of.is_some_and(|t| t >= current.as_of) => break,
+                None => Seen {
+                    pending: Some(Interval {
+                        from: s.snapshot.clone(),
+                        to: current.id.clone(),
+                        as_of: current.as_of,
+                    }),
+                    ..s.clone()
+                },
+            },
+        };
+        if !store.put_item_if(&key, &encode(&next), version).await? {
+            // Another call moved the chain: go on from where it is.
+            (seen, version) = read_seen().await?;
+            continue;
+        }
+        version += 1;
+        seen = Some(next);
+    }
+    let (checked, neighbours) = check_followers(store, board, &current, now).await?;
     done.checked = checked;
     done.neighbours = neighbours;
     Ok(done)
+}
+
+/// Sends the top's messages of `interval` (older → newer snapshot); how many.
+async fn compare<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    current: &Published,
+    interval: &Interval,
+    now: DateTime<Utc>,
+) -> Result<usize, ServiceError> {
+    let mut older = Directory::pinned(store, board, &interval.from, None, false);
+    let (before, _) = first_entries(&mut older, current, TOP).await?;
+    if before.is_empty() {
+        return Ok(0);
+    }
+    // Just published (or pinned by the interval): read strongly consistent.
+    let mut newer = match current.id == interval.to {
+        true => Directory::new(store, board, current, true),
+        false => Directory::pinned(store, board, &interval.to, None, true),
+    };
+    let (after, whole) = first_entries(&mut newer, current, TOP + NEIGHBOURS as u64).await?;
+    if after.is_empty() && !whole {
+        // The newer snapshot's pages are gone: nothing can be said.
+        return Ok(0);
+    }
+    let notices = top_passes(&before, &after, whole).into_iter().map(|pass| Notice {
+        board,
+        since: &interval.from,
+        snapshot: &interval.to,
+        pass,
+        now,
+    });
+    Ok(settle_all(store, notices, IN_FLIGHT, now).await?.applied)
 }
 
 /// Checks every player who opted in on `board` against snapshot `current`: (checked,
@@ -371,7 +421,6 @@ async fn check_followers<S: BoardStore + ItemStore + PeriodStore + SettleStore +
     store: &S,
     board: &BoardRef,
     current: &Published,
-    top: &[String],
     now: DateTime<Utc>,
 ) -> Result<(usize, usize), ServiceError> {
     let pk = follow_pk(&board.board);
@@ -386,7 +435,6 @@ async fn check_followers<S: BoardStore + ItemStore + PeriodStore + SettleStore +
         let full = items.len() == FOLLOWERS_PER_QUERY;
         after = items.last().map(|(sk, _)| sk.clone());
         let tallies: Vec<(bool, Tally)> = stream::iter(items)
-            .filter(|(player, _)| std::future::ready(!top.contains(player)))
             .map(|(player, item)| {
                 let cache = &cache;
                 async move { check_one(store, cache, board, current, &player, item, now).await }
@@ -425,6 +473,10 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
     if (old.snapshot == current.id && old.period == board.period) || current.hides(player) {
         return Ok((false, Tally::default()));
     }
+    // A late tick of an earlier period never overwrites a later period's check.
+    if !old.period.is_empty() && old.period.as_str() > board.period.as_str() {
+        return Ok((false, Tally::default()));
+    }
     let me = match crate::snapshot_reads::around_me(store, cache, board, player, NEIGHBOURS, now).await {
         Ok(Some(me)) => me,
         // No entry on the board (yet): nothing to say.
@@ -436,7 +488,7 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
         .iter()
         .position(|e| e.player_id == player)
         .unwrap_or(me.entries.len());
-    let behind: Vec<String> = me
+    let mut behind: Vec<String> = me
         .entries
         .iter()
         .skip(mine + 1)
@@ -453,7 +505,10 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
         return Ok((true, Tally::default()));
     };
     let mut tally = Tally::default();
-    if old.period == board.period && !old.snapshot.is_empty() {
+    // A player in the top 100 at their last check hears of passes through the top's
+    // check: their record only moves on, so it never tells a pass twice.
+    let silent = old.rank > 0 && old.rank <= TOP;
+    if old.period == board.period && !old.snapshot.is_empty() && !silent {
         // Where the players who were behind at the last check are now (live).
         let mut were_behind = Vec::new();
         for id in old.behind.iter().filter(|id| !current.hides(id)) {
@@ -484,6 +539,9 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
             reached_at_ms: my_entry.reached_at_ms,
         };
         let by = neighbour_passes(&was, &now_entry, &were_behind);
+        // Told now: not behind any more, whatever the snapshot says (a pass scored
+        // after it was built).
+        behind.retain(|id| !by.iter().any(|e| &e.player_id == id));
         if !by.is_empty() {
             let pass = Pass {
                 player_id: player.to_string(),

@@ -521,15 +521,17 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
 pub struct Tally {
     /// Sources this call committed.
     pub applied: usize,
-    /// Sources refused because a player they name was deleted (GM-6).
+    /// Sources refused because a player they name was deleted (GM-6), or skipped
+    /// because a stored item they read is corrupt.
     pub skipped: usize,
 }
 
 /// Settles each of `sources`, `in_flight` at a time, each exactly once (GM-3): for
-/// the results a job sends to many players (a period's, a league week's). A source
-/// naming a deleted player is skipped (GM-6); one settled before, with the same or
-/// other content, keeps its first result. Stops at the first other error (the job's
-/// rerun settles the rest).
+/// the results a job sends to many players (a period's, a league week's, `overtaken`
+/// messages). A source naming a deleted player is skipped (GM-6), and so is one whose
+/// player's stored state cannot be read (corrupt: logged; no rerun could send it); one
+/// settled before, with the same or other content, keeps its first result. Stops at
+/// the first other error (the job's rerun settles the rest).
 pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     sources: impl IntoIterator<Item = X>,
@@ -543,6 +545,10 @@ pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
                 Ok(Settled::Applied(_)) => Ok(Some(true)),
                 Ok(_) => Ok(Some(false)),
                 Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+                Err(ServiceError::Store(e @ podium_store::StoreError::Corrupt { .. })) => {
+                    tracing::error!(error = %e, "a stored item cannot be read; this one is skipped");
+                    Ok(None)
+                }
                 // Settled before with other content (its standings moved since): the
                 // first result stands.
                 Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
