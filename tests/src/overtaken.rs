@@ -49,6 +49,20 @@ async fn call<S: Store + Clone + 'static>(store: &S, req: ApiRequest) -> ApiResp
     api::handle(store, &ApiContext::new(cursor_key()), &req, later(30)).await
 }
 
+/// `method` (`PUT` or `DELETE`) on `/v1/me/follows/{board}` as `player`.
+async fn follows<S: Store + Clone + 'static>(
+    store: &S,
+    method: &str,
+    board: &str,
+    player: &str,
+) -> ApiResponse {
+    let req = ApiRequest {
+        method: method.into(),
+        ..get(&format!("/v1/me/follows/{board}"), &[], player)
+    };
+    call(store, req).await
+}
+
 /// The `overtaken` messages in `player`'s inbox, oldest first.
 async fn overtaken<S: Store + Clone + 'static>(store: &S, player: &str) -> Vec<Value> {
     let answer = call(store, get("/v1/me/inbox", &[], player)).await;
@@ -146,20 +160,16 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
         seed_balance(&store, &player(i), 20_000 - 10 * i as i64, 1_000 + i as i64).await;
     }
     let me = player(150);
-    let put = |board: &str| ApiRequest {
-        method: "PUT".into(),
-        ..get(&format!("/v1/me/follows/{board}"), &[], &me)
-    };
-    let opted = call(&store, put("seega")).await;
+    let opted = follows(&store, "PUT", "seega", &me).await;
     assert_eq!(opted.status, 200, "{}", opted.body);
     assert_eq!(opted.body["boards"], serde_json::json!(["seega"]));
     assert_eq!(
-        call(&store, put("seega")).await.body,
+        follows(&store, "PUT", "seega", &me).await.body,
         opted.body,
         "safe to repeat"
     );
     for board in ["mahjong-level-7", "chess"] {
-        let refused = call(&store, put(board)).await;
+        let refused = follows(&store, "PUT", board, &me).await;
         assert_eq!(refused.status, 404, "{board}: {}", refused.body);
     }
     refresh(&store, 1).await;
@@ -180,14 +190,7 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
     assert_eq!(got[0]["overtaken"]["rank_before"], 151);
     assert_eq!(got[0]["rank"], 154);
     // Out: nothing more.
-    let out = call(
-        &store,
-        ApiRequest {
-            method: "DELETE".into(),
-            ..get("/v1/me/follows/seega", &[], &me)
-        },
-    )
-    .await;
+    let out = follows(&store, "DELETE", "seega", &me).await;
     assert_eq!(out.status, 200, "{}", out.body);
     assert_eq!(out.body["boards"], serde_json::json!([]));
     seed_balance(&store, &player(153), 18_700, 5_002).await;
@@ -195,18 +198,7 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
     assert_eq!(overtaken(&store, &me).await.len(), 1, "opted out");
     // GM-6: a deletion removes the opt-in.
     let other = player(199);
-    assert_eq!(
-        call(
-            &store,
-            ApiRequest {
-                method: "PUT".into(),
-                ..get("/v1/me/follows/minesweeper", &[], &other)
-            }
-        )
-        .await
-        .status,
-        200
-    );
+    assert_eq!(follows(&store, "PUT", "minesweeper", &other).await.status, 200);
     podium_service::deletion::delete_player(&store, &other, later(40))
         .await
         .expect("deletion");
@@ -214,14 +206,7 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
         .await
         .expect("read");
     assert!(left.is_empty(), "{left:?}");
-    let again = call(
-        &store,
-        ApiRequest {
-            method: "PUT".into(),
-            ..get("/v1/me/follows/seega", &[], &other)
-        },
-    )
-    .await;
+    let again = follows(&store, "PUT", "seega", &other).await;
     assert_eq!(again.status, 404, "GM-6: {}", again.body);
 }
 
@@ -242,14 +227,7 @@ pub async fn lb_5_opted_in_players_are_told_once_around_the_top_and_the_tick<S: 
     let opt_in = |p: String| {
         let store = store.clone();
         async move {
-            let answer = call(
-                &store,
-                ApiRequest {
-                    method: "PUT".into(),
-                    ..get("/v1/me/follows/seega", &[], &p)
-                },
-            )
-            .await;
+            let answer = follows(&store, "PUT", "seega", &p).await;
             assert_eq!(answer.status, 200, "{}", answer.body);
         }
     };
