@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::{board_def, BoardRef};
-use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::inbox::Message;
 use podium_rules::leaderboard::Standing;
 use podium_rules::league::{
     self, cohort_id, filling_owner, shard_of, state_name, CohortResult, Filling, LeagueDef, Membership,
@@ -366,12 +366,8 @@ impl Source for WeekResult<'_> {
     }
 
     fn reads(&self) -> Reads {
-        let p = self.result.player_id.clone();
         Reads {
-            states: vec![
-                (p.clone(), state_name(self.league)),
-                (p, inbox::STATE.to_string()),
-            ],
+            states: vec![(self.result.player_id.clone(), state_name(self.league))],
             ..Reads::default()
         }
     }
@@ -379,15 +375,11 @@ impl Source for WeekResult<'_> {
     fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
         let r = self.result;
         let player = &r.player_id;
-        let inbox: Inbox = state_body(read, player, inbox::STATE)?;
         let m: Membership = state_body(read, player, &state_name(self.league))?;
         let message = Message::league_result(self.league, self.week, self.cohort, r, self.now);
+        // The message joins the inbox in the commit ([`Settlement::messages`]).
         let mut s = Settlement::result_only(message.clone());
-        s.states.push(StateChange {
-            player_id: player.clone(),
-            name: inbox::STATE.to_string(),
-            body: serde_json::to_value(inbox.with(message)).map_err(|e| corrupt("inbox", e))?,
-        });
+        s.messages.push((player.clone(), message));
         // The tier holds the week's movement, unless they were placed in a later week
         // meanwhile (that placement already moved it, by the same result).
         if m.week.as_deref() == Some(self.week) && !m.closed {

@@ -25,16 +25,15 @@
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Refresh};
-use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::inbox::Message;
 use podium_rules::overtaken::{neighbour_passes, top_passes, Pass, NEIGHBOURS, TOP};
-use podium_rules::settlement::{Planned, Settlement, StateChange};
+use podium_rules::settlement::{Planned, Settlement};
 use podium_rules::snapshot::SnapshotEntry;
 use podium_store::{BoardStore, ItemKey, ItemStore, PeriodStore, SettleStore, SortKeyRange, SourceKey};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 use crate::period_boards::hex_sha256;
-use crate::rewards::state_body;
 use crate::settle::{settle_all, ReadState, Reads, Source, Tally};
 use crate::snapshot::{self, Directory, Published};
 use crate::snapshot_reads::SnapshotCache;
@@ -56,14 +55,19 @@ pub fn sends(def: &BoardDef) -> bool {
 
 /// The board `id` if it takes opt-ins, else a 404 naming the board.
 pub fn followable(id: &str) -> Result<&'static BoardDef, ServiceError> {
-    board_def(id)
-        .filter(|d| sends(d))
-        .ok_or_else(|| {
-            ServiceError::NotFound(format!(
-                "board {} (boards that send overtaken messages: seega, dots-and-boxes, minesweeper, mahjong-amr, mahjong-weekly, mahjong-daily)",
-                podium_rules::error::quoted(id)
-            ))
-        })
+    board_def(id).filter(|d| sends(d)).ok_or_else(|| {
+        let boards: Vec<&str> = followable_boards().map(|d| d.id).collect();
+        ServiceError::NotFound(format!(
+            "board {} (boards that send overtaken messages: {})",
+            podium_rules::error::quoted(id),
+            boards.join(", ")
+        ))
+    })
+}
+
+/// The boards that send `overtaken` messages, in registry order.
+fn followable_boards() -> impl Iterator<Item = &'static BoardDef> {
+    podium_rules::board::BOARDS.iter().filter(|d| sends(d))
 }
 
 /// The last snapshot whose passes were sent, and its instant; and the interval
@@ -134,13 +138,11 @@ pub async fn follow<S: ItemStore + SettleStore + ?Sized>(
     player_id: &str,
 ) -> Result<(), ServiceError> {
     followable(board)?;
-    if store.is_deleted(player_id).await? {
-        return Err(crate::boards::deleted_player());
-    }
     // Version 0: only when absent; present already is the same answer.
     let key = follow_key(board, player_id);
     store.put_item_if(&key, &encode(&Follow::default()), 0).await?;
-    // A deletion that removed the opt-ins meanwhile wrote its tombstone first.
+    // Checked after the write: a deletion writes its tombstone before it removes the
+    // opt-ins, so one that ran before or meanwhile shows here, and the write is undone.
     if store.is_deleted(player_id).await? {
         store.delete_items(std::slice::from_ref(&key)).await?;
         return Err(crate::boards::deleted_player());
@@ -170,31 +172,22 @@ pub async fn unfollow<S: ItemStore + ?Sized>(
     Err(ServiceError::Contended { attempts: 5 })
 }
 
-/// The boards `player_id` opted in on (one read per board that takes opt-ins).
+/// The boards `player_id` opted in on (one read per board that takes opt-ins, at once).
 pub async fn following<S: ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
 ) -> Result<Vec<&'static str>, ServiceError> {
-    let mut out = Vec::new();
-    for def in podium_rules::board::BOARDS.iter().filter(|d| sends(d)) {
-        if store
-            .get_item(&follow_key(def.id, player_id), false)
-            .await?
-            .is_some()
-        {
-            out.push(def.id);
-        }
-    }
-    Ok(out)
+    let keys = follow_keys(player_id);
+    let found = futures::future::try_join_all(keys.iter().map(|k| store.get_item(k, false))).await?;
+    Ok(followable_boards()
+        .zip(found)
+        .filter_map(|(d, item)| item.map(|_| d.id))
+        .collect())
 }
 
-/// The opt-in items of every board (GM-6: what a deletion removes).
+/// The opt-in items of every board (GM-6: what a deletion removes), in registry order.
 pub fn follow_keys(player_id: &str) -> Vec<ItemKey> {
-    podium_rules::board::BOARDS
-        .iter()
-        .filter(|d| sends(d))
-        .map(|d| follow_key(d.id, player_id))
-        .collect()
+    followable_boards().map(|d| follow_key(d.id, player_id)).collect()
 }
 
 /// One player's `overtaken` message, as a settlement: passes seen comparing snapshot
@@ -233,15 +226,12 @@ impl Source for Notice<'_> {
     }
 
     fn reads(&self) -> Reads {
-        Reads {
-            states: vec![(self.pass.player_id.clone(), inbox::STATE.to_string())],
-            ..Reads::default()
-        }
+        Reads::default()
     }
 
-    fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
-        let player = &self.pass.player_id;
-        let inbox: Inbox = state_body(read, player, inbox::STATE)?;
+    /// The message joins the inbox in the commit ([`Settlement::messages`]), which
+    /// keeps the day's cap ([`podium_rules::inbox::Inbox::with`]).
+    fn plan(&self, _: &ReadState) -> Result<Planned<Message>, ServiceError> {
         let message = Message::overtaken(
             &self.board.board,
             &self.board.period,
@@ -250,18 +240,8 @@ impl Source for Notice<'_> {
             &self.pass,
             self.now,
         );
-        let with = inbox.clone().with(message.clone());
-        if with == inbox {
-            // Over the day's limit (or sent already): nothing to write.
-            return Ok(Planned::Nothing(message));
-        }
-        let mut s = Settlement::result_only(message);
-        s.states.push(StateChange {
-            player_id: player.clone(),
-            name: inbox::STATE.to_string(),
-            body: serde_json::to_value(with)
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
-        });
+        let mut s = Settlement::result_only(message.clone());
+        s.messages.push((self.pass.player_id.clone(), message));
         Ok(Planned::Write(s))
     }
 

@@ -11,15 +11,14 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::{BoardDef, BoardRef};
-use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::inbox::Message;
 use podium_rules::period_reward::{self, PeriodResult, RewardTable};
-use podium_rules::settlement::{Planned, Settlement, StateChange};
+use podium_rules::settlement::{Planned, Settlement};
 use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 use crate::period_boards::{hex_sha256, FINAL};
-use crate::rewards::state_body;
 use crate::settle::{settle_all, ReadState, Reads, Source};
 use crate::snapshot;
 
@@ -61,15 +60,11 @@ impl Source for ResultMessage<'_> {
     }
 
     fn reads(&self) -> Reads {
-        Reads {
-            states: vec![(self.result.player_id.clone(), inbox::STATE.to_string())],
-            ..Reads::default()
-        }
+        Reads::default()
     }
 
-    fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
-        let player = &self.result.player_id;
-        let inbox: Inbox = state_body(read, player, inbox::STATE)?;
+    /// The message joins the inbox in the commit ([`Settlement::messages`]).
+    fn plan(&self, _: &ReadState) -> Result<Planned<Message>, ServiceError> {
         let message = Message::period_result(
             &self.board.board,
             &self.board.period,
@@ -78,12 +73,7 @@ impl Source for ResultMessage<'_> {
             self.now,
         );
         let mut s = Settlement::result_only(message.clone());
-        s.states.push(StateChange {
-            player_id: player.clone(),
-            name: inbox::STATE.to_string(),
-            body: serde_json::to_value(inbox.with(message))
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
-        });
+        s.messages.push((self.result.player_id.clone(), message));
         Ok(Planned::Write(s))
     }
 

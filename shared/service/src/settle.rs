@@ -479,8 +479,13 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
                 .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
             None => Default::default(),
         };
+        let before = inbox.clone();
         for (_, m) in s.messages.iter().filter(|(p, _)| p == player) {
             inbox = inbox.with(m.clone());
+        }
+        if inbox == before {
+            // Sent already, or over a cap (`Inbox::with`): nothing to write.
+            continue;
         }
         states.push(StateWrite {
             player_id: player.to_string(),
