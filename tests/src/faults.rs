@@ -26,6 +26,9 @@ pub struct Faulty<S> {
     /// Cancellation reasons the next commit after a lost reply is answered with.
     resend_reasons: Option<Vec<&'static str>>,
     lost_one: Arc<std::sync::atomic::AtomicBool>,
+    /// Conditional item writes under partition keys starting with this fail as
+    /// throttled (nothing written), this many more times.
+    failing_item_writes: Option<(String, Arc<AtomicU32>)>,
 }
 
 fn unavailable(operation: &'static str, message: &str) -> StoreError {
@@ -45,7 +48,15 @@ impl<S> Faulty<S> {
             last_commit: Arc::default(),
             resend_reasons: None,
             lost_one: Arc::default(),
+            failing_item_writes: None,
         }
+    }
+
+    /// The next `n` conditional item writes under a partition key starting with
+    /// `pk_prefix` fail as throttled (nothing written).
+    pub fn failing_item_writes(mut self, pk_prefix: &str, n: u32) -> Self {
+        self.failing_item_writes = Some((pk_prefix.to_string(), Arc::new(AtomicU32::new(n))));
+        self
     }
 
     /// The first commit sent after a lost reply is cancelled with these per-item
@@ -207,6 +218,15 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
         self.inner.get_item(key, consistent).await
     }
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        if let Some((prefix, left)) = &self.failing_item_writes {
+            if key.pk.starts_with(prefix.as_str())
+                && left
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+            {
+                return Err(unavailable("PutItem", "throttled (injected)"));
+            }
+        }
         self.inner.put_item_if(key, body, expected).await
     }
     async fn query_items(

@@ -297,6 +297,27 @@ pub async fn lb_5_opted_in_players_are_told_once_around_the_top_and_the_tick<S: 
     assert_eq!(passers(&got[0]), [player(51)]);
 }
 
+/// LB-5: an opted-in player's check whose write fails after its message was sent
+/// (the tick fails), then the next tick: the pass told then is not told again, and a
+/// later neighbour's pass is told (under a key of its own), not lost.
+pub async fn lb_5_a_failed_check_write_loses_no_later_pass<S: Store + Clone + 'static>(store: S) {
+    for i in 0..200 {
+        seed_balance(&store, &player(i), 20_000 - 10 * i as i64, 1_000 + i as i64).await;
+    }
+    let me = player(150);
+    assert_eq!(follows(&store, "PUT", "seega", &me).await.status, 200);
+    refresh(&store, 1).await;
+    seed_balance(&store, &player(152), 18_505, 5_000).await;
+    let faulty = crate::faults::Faulty::new(store.clone()).failing_item_writes("FOLLOW#", 1);
+    assert!(try_refresh(&faulty, 2).await.is_err(), "the check's write failed");
+    seed_balance(&store, &player(151), 18_520, 5_001).await;
+    refresh(&store, 3).await;
+    refresh(&store, 4).await;
+    let got = overtaken(&store, &me).await;
+    let told: Vec<Vec<String>> = got.iter().map(passers).collect();
+    assert_eq!(told, [vec![player(152)], vec![player(151)]], "{got:?}");
+}
+
 #[macro_export]
 macro_rules! overtaken_tests {
     ($make:path) => {
@@ -304,6 +325,7 @@ macro_rules! overtaken_tests {
             lb_5_the_top_100_hear_who_passed_them_once,
             lb_5_opted_in_players_hear_of_neighbours_passing,
             lb_5_opted_in_players_are_told_once_around_the_top_and_the_tick,
+            lb_5_a_failed_check_write_loses_no_later_pass,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

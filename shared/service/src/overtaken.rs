@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 use crate::period_boards::hex_sha256;
-use crate::settle::{settle_all, ReadState, Reads, Source, Tally};
+use crate::settle::{settle, settle_all, ReadState, Reads, Settled, Source, Tally};
 use crate::snapshot::{self, Directory, Published};
 use crate::snapshot_reads::SnapshotCache;
 
@@ -432,6 +432,60 @@ async fn check_followers<S: BoardStore + ItemStore + PeriodStore + SettleStore +
     }
 }
 
+/// Sends `pass` to an opted-in player, keyed by their last check `since`; how many
+/// messages were sent (0 or 1). A check from the same `since` may have told some of
+/// these passers already (its write of the new check failed after the message): the
+/// others are then told under a key of their own (`{since}+{snapshot}`), so none is
+/// lost and none told twice.
+async fn tell_neighbours<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    since: &str,
+    snapshot: &str,
+    mut pass: Pass,
+    now: DateTime<Utc>,
+) -> Result<usize, ServiceError> {
+    let notice = Notice {
+        board,
+        since,
+        snapshot,
+        pass: pass.clone(),
+        now,
+    };
+    match settle(store, &notice, now).await {
+        Ok(Settled::Applied(_)) => return Ok(1),
+        Ok(_) => return Ok(0),
+        Err(ServiceError::Conflict { .. }) => {}
+        Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => return Ok(0),
+        Err(ServiceError::Store(e @ podium_store::StoreError::Corrupt { .. })) => {
+            tracing::error!(error = %e, "a stored item cannot be read; this message is skipped");
+            return Ok(0);
+        }
+        Err(e) => return Err(e),
+    }
+    let told: Vec<String> = match store.get_source(&notice.key()).await? {
+        Some(stored) => serde_json::from_str::<Message>(&stored.result)
+            .ok()
+            .and_then(|m| m.overtaken)
+            .map(|o| o.by.into_iter().map(|p| p.player_id).collect())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    pass.by.retain(|e| !told.contains(&e.player_id));
+    if pass.by.is_empty() {
+        return Ok(0);
+    }
+    let since = format!("{since}+{snapshot}");
+    let rest = Notice {
+        board,
+        since: &since,
+        snapshot,
+        pass,
+        now,
+    };
+    Ok(settle_all(store, [rest], 1, now).await?.applied)
+}
+
 async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     cache: &SnapshotCache,
@@ -530,14 +584,7 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
                 value: my_entry.points,
                 by,
             };
-            let notice = Notice {
-                board,
-                since: &old.snapshot,
-                snapshot: &current.id,
-                pass,
-                now,
-            };
-            tally = settle_all(store, [notice], 1, now).await?;
+            tally.applied = tell_neighbours(store, board, &old.snapshot, &current.id, pass, now).await?;
         }
     }
     let new = Follow {
