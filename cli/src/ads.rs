@@ -54,7 +54,7 @@ pub struct Callback<'a> {
     pub ad_unit: &'a str,
     pub user: &'a str,
     pub transaction_id: Option<&'a str>,
-    pub timestamp_ms: Option<i64>,
+    pub timestamp_ms: i64,
 }
 
 /// Prints the raw query of an AdMob-style callback signed with the private key
@@ -74,9 +74,7 @@ pub fn callback(c: &Callback<'_>) -> Result<(), CliError> {
         .transaction_id
         .map(str::to_string)
         .unwrap_or_else(|| format!("{:032x}", rand::random::<u128>()));
-    let ts = c
-        .timestamp_ms
-        .unwrap_or_else(|| chrono::Utc::now().timestamp_millis());
+    let ts = c.timestamp_ms;
     let raw = format!(
         "ad_network=5450213213286189855&ad_unit={}&reward_amount=1&reward_item=points&timestamp={ts}&transaction_id={txn}&user_id={}",
         c.ad_unit, c.user

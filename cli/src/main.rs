@@ -1,6 +1,7 @@
 //! `podium`: the whole backend on one machine. See `podium --help`.
 
 mod ads;
+mod clock;
 mod error;
 mod lines;
 mod local_store;
@@ -19,6 +20,12 @@ use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
 #[derive(Parser)]
 #[command(name = "podium", version, about)]
 struct Cli {
+    /// Run on a fixed clock instead of the system clock (tests, demonstrations): every
+    /// time-dependent rule (record bounds, claim days, period closes) reads this instant
+    /// (RFC 3339, e.g. 2027-03-28T00:30:00+02:00). Local only: deployed functions read
+    /// the system clock.
+    #[arg(long, global = true, env = "PODIUM_TEST_CLOCK", value_name = "START")]
+    test_clock: Option<chrono::DateTime<chrono::Utc>>,
     #[command(subcommand)]
     command: Command,
 }
@@ -157,6 +164,7 @@ async fn main() {
 }
 
 async fn run(cli: Cli) -> Result<(), CliError> {
+    let clock = clock::Clock::new(cli.test_clock);
     match cli.command {
         Command::Serve { port, replay: file } => {
             let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
@@ -172,12 +180,12 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         store: writer.as_ref(),
                         in_flight: usize::from(replay::IN_FLIGHT),
                     };
-                    if let Err(e) = replay::replay(target, &file, &policy).await {
+                    if let Err(e) = replay::replay(target, &file, &policy, clock).await {
                         eprintln!("podium serve --replay {}: stopped: {e}", file.display());
                     }
                 });
             }
-            serve::serve(store, ctx, port).await
+            serve::serve(store, ctx, clock, port).await
         }
         Command::AdKeys { dir } => ads::keys(&dir),
         Command::AdCallback {
@@ -193,13 +201,13 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             ad_unit: &ad_unit,
             user: &user,
             transaction_id: transaction_id.as_deref(),
-            timestamp_ms,
+            timestamp_ms: timestamp_ms.unwrap_or_else(|| clock.now().timestamp_millis()),
         }),
         Command::Replay { file, in_flight } => {
             let policy = podium_service::config::record_policy()?;
             match local_store::open_target(true).await? {
                 local_store::Opened::Embedded(store) => {
-                    replay::replay(replay::Target::Batched(&store), &file, &policy).await
+                    replay::replay(replay::Target::Batched(&store), &file, &policy, clock).await
                 }
                 local_store::Opened::Other(store) => {
                     let in_flight = usize::from(in_flight);
@@ -207,18 +215,18 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         store: store.as_ref(),
                         in_flight,
                     };
-                    replay::replay(target, &file, &policy).await
+                    replay::replay(target, &file, &policy, clock).await
                 }
             }
         }
         Command::Score => {
             let policy = podium_service::config::record_policy()?;
-            replay::dry_run(local_store::open(false).await?.as_ref(), &policy).await
+            replay::dry_run(local_store::open(false).await?.as_ref(), &policy, clock).await
         }
         Command::Snapshot => {
             let store = local_store::open(true).await?;
             let rewards = podium_service::config::period_rewards()?;
-            let now = chrono::Utc::now();
+            let now = clock.now();
             for job in [Job::Freeze, Job::Refresh] {
                 let run = ScheduledRun {
                     job,
@@ -259,14 +267,13 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .map_err(|e| CliError::Io(std::io::Error::other(format!("{}: {e}", file.display()))))?;
             let store = local_store::open(true).await?;
             let delivery = format!("operator-{:016x}", rand::random::<u64>());
-            let settled =
-                podium_service::tournaments::configure(store.as_ref(), &t, &delivery, chrono::Utc::now())
-                    .await
-                    .map_err(|e| match e {
-                        e @ (podium_service::ServiceError::Invalid(_)
-                        | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
-                        other => CliError::Service(other),
-                    })?;
+            let settled = podium_service::tournaments::configure(store.as_ref(), &t, &delivery, clock.now())
+                .await
+                .map_err(|e| match e {
+                    e @ (podium_service::ServiceError::Invalid(_)
+                    | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
+                    other => CliError::Service(other),
+                })?;
             let (word, state) = match settled {
                 podium_service::settle::Settled::Duplicate(s) => ("already configured", s),
                 podium_service::settle::Settled::Applied(s) | podium_service::settle::Settled::Nothing(s) => {
@@ -290,7 +297,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let r = podium_service::deletion::delete_known_player(
                 store.as_ref(),
                 &player_id,
-                chrono::Utc::now(),
+                clock.now(),
                 even_if_unknown,
             )
             .await
@@ -356,17 +363,11 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                     } else {
                         podium_service::generate_replayed::Replayed::DotsAndBoxes
                     };
-                    let end = end.unwrap_or_else(|| {
-                        let now = chrono::Utc::now();
-                        chrono::DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now)
-                    });
+                    let end = end.unwrap_or_else(|| clock.now_secs());
                     podium_service::generate_replayed::generate(which, matches, players, seed, end, out)?
                 }
                 GenerateGame::Mahjong => {
-                    let end = end.unwrap_or_else(|| {
-                        let now = chrono::Utc::now();
-                        chrono::DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now)
-                    });
+                    let end = end.unwrap_or_else(|| clock.now_secs());
                     if let Some(path) = tournament {
                         let t = podium_service::generate_mahjong::tournament(players, seed, end, out)?;
                         let text = serde_json::to_string_pretty(&t).unwrap_or_default();

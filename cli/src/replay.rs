@@ -17,6 +17,7 @@ use podium_store::embedded::EmbeddedStore;
 use podium_store::{SettleStore, Store};
 use serde_json::json;
 
+use crate::clock::Clock;
 use crate::error::CliError;
 use crate::lines::{self as bounded_lines, MAX_LINE_BYTES};
 
@@ -70,7 +71,12 @@ type Line = (usize, Vec<String>, Result<Incoming, RuleError>);
 /// Stops at the first line that cannot be settled (the store not answering after
 /// retries, or failing): what was reported scored stays scored, no later line of the
 /// same players was settled before it, and replaying the file again finishes the rest.
-pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> Result<(), CliError> {
+pub async fn replay(
+    target: Target<'_>,
+    file: &Path,
+    policy: &RecordPolicy,
+    clock: Clock,
+) -> Result<(), CliError> {
     let open = || {
         std::fs::File::open(file).map_err(|source| CliError::File {
             path: file.display().to_string(),
@@ -123,15 +129,15 @@ pub async fn replay(target: Target<'_>, file: &Path, policy: &RecordPolicy) -> R
                 bar.inc(1);
                 return None;
             }
-            let record = Incoming::from_json(&line, chrono::Utc::now(), policy);
+            let record = Incoming::from_json(&line, clock.now(), policy);
             let keys = record.as_ref().map(Incoming::ordering_keys).unwrap_or_default();
             Some((n + 1, keys, record))
         });
     let stopped = match target {
         Target::Concurrent { store, in_flight } => {
-            replay_concurrent(store, lines, in_flight, policy, &mut summary, &bar).await
+            replay_concurrent(store, lines, in_flight, policy, clock, &mut summary, &bar).await
         }
-        Target::Batched(store) => replay_batched(store, lines, policy, &mut summary, &bar).await,
+        Target::Batched(store) => replay_batched(store, lines, policy, clock, &mut summary, &bar).await,
     };
     bar.finish_and_clear();
     print_summary(&summary, file, started.elapsed());
@@ -161,6 +167,7 @@ async fn replay_concurrent(
     lines: impl Iterator<Item = Line>,
     in_flight: usize,
     policy: &RecordPolicy,
+    clock: Clock,
     summary: &mut Summary,
     bar: &ProgressBar,
 ) -> Stopped {
@@ -168,7 +175,7 @@ async fn replay_concurrent(
     run_keyed(
         lines.map(|(n, keys, record)| (keys, (n, record))),
         in_flight,
-        |(n, record)| async move { (n, score_line(store, record, policy).await) },
+        |(n, record)| async move { (n, score_line(store, record, policy, clock).await) },
         |_, (n, outcome)| match outcome {
             // A line that could not be settled stops the replay: later lines of its
             // players must not be settled before it.
@@ -194,6 +201,7 @@ async fn replay_batched(
     store: &EmbeddedStore,
     mut lines: impl Iterator<Item = Line>,
     policy: &RecordPolicy,
+    clock: Clock,
     summary: &mut Summary,
     bar: &ProgressBar,
 ) -> Stopped {
@@ -209,7 +217,7 @@ async fn replay_batched(
         };
         let mut outcomes = Vec::with_capacity(chunk.len());
         for (n, _, record) in chunk {
-            match score_line(&batch, record, policy).await {
+            match score_line(&batch, record, policy, clock).await {
                 // The transaction may hold part of this line: drop the whole batch.
                 Err(e) if !e.is_permanent() => return Some((first.min(n), e)),
                 outcome => outcomes.push(outcome),
@@ -256,12 +264,13 @@ async fn score_line<S: SettleStore + ?Sized>(
     store: &S,
     record: Result<Incoming, RuleError>,
     policy: &RecordPolicy,
+    clock: Clock,
 ) -> Result<Outcome, ServiceError> {
     let record = record?;
     let delivery = format!("replay:{:016x}", rand::random::<u64>());
     let mut attempt = 1;
     loop {
-        match settle_incoming(store, &record, chrono::Utc::now(), policy, &delivery).await {
+        match settle_incoming(store, &record, clock.now(), policy, &delivery).await {
             Err(ServiceError::Contended { .. }) if attempt < TRANSIENT_ATTEMPTS => attempt += 1,
             other => return other,
         }
@@ -289,7 +298,7 @@ fn tally(summary: &mut Summary, outcome: Result<Outcome, ServiceError>) {
 
 /// `podium score`: one record from stdin, scored against the store's current
 /// balances, printed as JSON; nothing is written.
-pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy) -> Result<(), CliError> {
+pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: Clock) -> Result<(), CliError> {
     let mut input = Vec::new();
     // At most one byte past the limit is read: a longer record is refused, not held.
     std::io::stdin()
@@ -307,7 +316,7 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy) -> Result<(), Cli
         ));
     }
     let record = MatchRecord::from_json(&input).map_err(|e| CliError::Refused(e.into()))?;
-    let now = chrono::Utc::now();
+    let now = clock.now();
     let valid = record
         .validate_with(now, policy)
         .map_err(|e| CliError::Refused(e.into()))?;

@@ -21,6 +21,7 @@ use axum::routing::get;
 use podium_service::api::{self, ApiContext, AppState, Identity};
 use podium_store::Store;
 
+use crate::clock::Clock;
 use crate::error::CliError;
 
 /// The id after `scheme` in the `Authorization` header, if it is a valid id (unverified).
@@ -122,14 +123,16 @@ async fn console_vendor(Path(file): Path<String>) -> Response {
 }
 
 /// The router, each request's identity taken from the development header.
-pub fn app(store: Arc<dyn Store>, ctx: ApiContext) -> axum::Router {
+pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock) -> axum::Router {
     let console = axum::Router::new()
         .route("/console", get(console_page))
         .route("/console/", get(console_page))
         .route("/console/console.js", get(console_js))
         .route("/console/console.css", get(console_css))
         .route("/console/vendor/{file}", get(console_vendor));
-    api::router(AppState::new(store, ctx))
+    let mut state = AppState::new(store, ctx);
+    state.clock = clock.for_api();
+    api::router(state)
         .merge(console)
         .layer(axum::middleware::map_request(|mut req: Request| async move {
             let identity = Identity {
@@ -142,9 +145,9 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext) -> axum::Router {
 }
 
 /// Serves until interrupted; `ctx` holds the cursor key (configuration).
-pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, port: u16) -> Result<(), CliError> {
+pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock, port: u16) -> Result<(), CliError> {
     let answers_ads = ctx.ads.is_some();
-    let app = app(store, ctx);
+    let app = app(store, ctx, clock);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|source| CliError::File {
