@@ -3,7 +3,8 @@
 //!
 //! - MS-2: 3 lives; a mine revealed costs one life and 100; lives stop at 0.
 //! - MS-3: +10 per safe tile the player opens (a 0 opens its neighbours, and every
-//!   tile so opened scores); the starting area scores nothing; flags score nothing.
+//!   tile so opened scores); the starting area scores nothing and opens only its own
+//!   tiles (a 0 in it floods nothing); flags score nothing.
 //! - MS-4: a chord on a revealed number whose adjacent flags equal it opens all its
 //!   unflagged covered neighbours; otherwise it does nothing. Flood fill never opens
 //!   a flagged tile.
@@ -340,6 +341,19 @@ mod tests {
         let p = replay_player(&g, &[0], &[act(1, Act::Reveal, 5, 5)], "a").expect("legal");
         assert_eq!((p.tiles_opened, p.score), (199, 1990));
         assert_eq!(p.lives, 3);
+    }
+
+    /// MS-3 (decision): a 0 in the starting area does not flood: its neighbour (0,1),
+    /// also a 0, is still hidden, and revealing it floods the region for the player
+    /// (10 a tile, the start tile not counted again).
+    #[test]
+    fn ms_3_a_zero_in_the_starting_area_does_not_flood() {
+        let g = grid();
+        let p = replay_player(&g, &[0], &[act(1, Act::Reveal, 0, 1)], "a").expect("(0,1) is still hidden");
+        assert_eq!((p.tiles_opened, p.score), (199, 1990));
+        // Flagging it is legal too: it was never opened.
+        let p = replay_player(&g, &[0], &[act(1, Act::Flag, 0, 1)], "a").expect("hidden");
+        assert_eq!((p.tiles_opened, p.score), (0, 0));
     }
 
     /// A grid with a lone mine field in the corner, for chords.
