@@ -57,16 +57,19 @@ struct QuickMatchLine {
 
 impl QuickMatch {
     /// Parses and checks one Quick Match record (GM-5): `game` `mahjong-rivals`,
-    /// `kind` `quick-match`, ids, 2–4 distinct players with scores of 0 or more
-    /// (MJ-7), `ended_at` not after `now` + `max_skew_ms`. Errors name the field.
-    pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<QuickMatch, RuleError> {
+    /// `kind` `quick-match`, ids, 2–4 distinct players (MJ-7; scores of any sign, MJ-9), `ended_at` within the policy's clock skew and record age of `now` (GM-5). Errors name the field.
+    pub fn from_json(
+        bytes: &[u8],
+        now: DateTime<Utc>,
+        policy: &crate::record::RecordPolicy,
+    ) -> Result<QuickMatch, RuleError> {
         let line: QuickMatchLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a Quick Match")?;
         crate::record::check_id("match_id", &line.match_id)?;
         for (i, p) in line.players.iter().enumerate() {
             crate::record::check_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
-        super::records::check_not_ahead("ended_at", line.ended_at, now, max_skew_ms)?;
+        super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         winner(&line.players)?;
         Ok(QuickMatch {
             match_id: line.match_id,
@@ -143,13 +146,13 @@ pub struct QuickMatchPlayer {
     pub player_id: String,
     /// The player cleared the board.
     pub completed: bool,
-    /// The round score (≥ 0).
+    /// The round score (MJ-9: may be negative, a blocked tile costs 100).
     pub score: i64,
 }
 
 /// The winner (index into the players) and their points, or `None` when nobody wins
-/// (MJ-7, MJ-8). Refuses 1 or more than 4 players, a negative score, or a player
-/// twice, naming the field (GM-5).
+/// (MJ-7, MJ-8). Scores may be negative (MJ-9): completion first, then the higher
+/// score. Refuses 1 or more than 4 players, or a player twice, naming the field (GM-5).
 pub fn winner(players: &[QuickMatchPlayer]) -> Result<Option<(usize, i64)>, RuleError> {
     if !PLAYERS.contains(&players.len()) {
         return Err(RuleError::new(
@@ -157,15 +160,6 @@ pub fn winner(players: &[QuickMatchPlayer]) -> Result<Option<(usize, i64)>, Rule
             "MJ-7",
             format!("a Quick Match has 2 to 4 players, not {}", players.len()),
         ));
-    }
-    for (i, p) in players.iter().enumerate() {
-        if p.score < 0 {
-            return Err(RuleError::new(
-                format!("players[{i}].score"),
-                "MJ-7",
-                "a score is 0 or more",
-            ));
-        }
     }
     crate::record::lines::check_once(players.iter().map(|p| p.player_id.as_str()), |i| {
         format!("players[{i}].player_id")
@@ -227,6 +221,25 @@ mod tests {
         assert_eq!(winner(&players), Ok(None));
     }
 
+    /// MJ-9: round scores may be negative (a blocked tile costs 100): the higher score
+    /// still wins, after completion (MJ-7); a 0 beside negatives is no MJ-8 case.
+    #[test]
+    fn mj_7_mj_9_negative_scores_rank_like_any_other() {
+        assert_eq!(
+            winner(&[p("a", false, -100), p("b", false, -300)]),
+            Ok(Some((0, 15)))
+        );
+        assert_eq!(
+            winner(&[p("a", false, -300), p("b", true, -900)]),
+            Ok(Some((1, 20)))
+        );
+        assert_eq!(
+            winner(&[p("a", false, 0), p("b", false, -100)]),
+            Ok(Some((0, 15)))
+        );
+        assert_eq!(winner(&[p("a", false, -100), p("b", false, -100)]), Ok(None));
+    }
+
     #[test]
     fn mj_8_all_scores_zero_gives_nobody_anything() {
         let players = [
@@ -239,13 +252,11 @@ mod tests {
     }
 
     #[test]
-    fn mj_7_two_to_four_players_with_scores_of_zero_or_more() {
+    fn mj_7_two_to_four_distinct_players() {
         let e = winner(&[p("a", true, 1)]).unwrap_err();
         assert_eq!((e.field.as_str(), e.rule), ("players", "MJ-7"));
         let five: Vec<_> = (0..5).map(|i| p(&format!("p{i}"), false, i)).collect();
         assert_eq!(winner(&five).unwrap_err().field, "players");
-        let e = winner(&[p("a", false, 3), p("b", false, -1)]).unwrap_err();
-        assert_eq!(e.field, "players[1].score");
         let e = winner(&[p("a", false, 3), p("a", false, 1)]).unwrap_err();
         assert_eq!(e.field, "players[1].player_id");
     }
@@ -298,9 +309,16 @@ mod tests {
             )
         };
         let two = r#"[{"player_id":"a","completed":true,"score":900},{"player_id":"b","completed":false,"score":0}]"#;
-        let m = QuickMatch::from_json(line(two, "").as_bytes(), now, 300_000).expect("valid");
+        let m = QuickMatch::from_json(
+            line(two, "").as_bytes(),
+            now,
+            &crate::record::RecordPolicy::default(),
+        )
+        .expect("valid");
         assert_eq!(m.players.len(), 2);
-        let refused = |text: String| QuickMatch::from_json(text.as_bytes(), now, 300_000).unwrap_err();
+        let refused = |text: String| {
+            QuickMatch::from_json(text.as_bytes(), now, &crate::record::RecordPolicy::default()).unwrap_err()
+        };
         assert_eq!(refused(line(two, r#","extra":1"#)).field, "record");
         assert_eq!(
             refused(line(r#"[{"player_id":"a","completed":true,"score":1}]"#, "")).field,
@@ -311,6 +329,14 @@ mod tests {
             "players[1].completed"
         );
         assert_eq!(refused(line(two, "").replace("09:59", "10:06")).field, "ended_at");
+        let negative = r#"[{"player_id":"a","completed":false,"score":-100},{"player_id":"b","completed":false,"score":-300}]"#;
+        let m = QuickMatch::from_json(
+            line(negative, "").as_bytes(),
+            now,
+            &crate::record::RecordPolicy::default(),
+        )
+        .expect("MJ-9: negative scores");
+        assert_eq!(winner(&m.players), Ok(Some((0, WIN_POINTS))));
         assert_eq!(
             refused(line(two, "").replace("quick-match", "level")).field,
             "kind"
