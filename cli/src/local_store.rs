@@ -45,6 +45,7 @@ pub async fn open(create: bool) -> Result<Arc<dyn Local>, CliError> {
             Ok(Arc::new(EmbeddedStore::open(&path)?))
         }
         LocalStore::Dynamo { endpoint, table } => {
+            config::check_table_name(&table)?;
             tracing::info!(%endpoint, %table, "DynamoDB store");
             let timeouts = config::dynamodb_timeouts()?;
             let aws = podium_store::aws::local_sdk_config().await;

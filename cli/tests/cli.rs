@@ -7,6 +7,15 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
+/// The server clock of every command these tests run (`PODIUM_TEST_CLOCK`): every
+/// date below is relative to it, so no test ages out against the real clock.
+const CLOCK: &str = "2026-11-30T12:00:00Z";
+
+/// [`CLOCK`] as an instant.
+fn clock() -> chrono::DateTime<chrono::Utc> {
+    CLOCK.parse().expect("an RFC 3339 instant")
+}
+
 fn data_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("podium-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -28,6 +37,7 @@ fn podium_with(dir: &PathBuf, args: &[&str], stdin: &[u8], env: &[(&str, &str)])
         .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
         .env_remove("PODIUM_TABLE")
         .env_remove("PODIUM_MAX_CLOCK_SKEW_SECS")
+        .env("PODIUM_TEST_CLOCK", CLOCK)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -177,7 +187,7 @@ fn replay_reads_a_pipe() {
 fn replay_scores_quick_matches_among_seega_matches() {
     let dir = data_dir("quick-match");
     let quick = json!({"match_id": "qm-1", "game": "mahjong-rivals", "kind": "quick-match",
-        "ended_at": "2026-11-01T10:00:00Z",
+        "ended_at": (clock() - chrono::Duration::days(29)).to_rfc3339(),
         "players": [{"player_id": "p-1", "completed": true, "score": 900},
                     {"player_id": "p-2", "completed": false, "score": 300}]});
     let file = format!("{}\n{quick}\n", seed_record(24, 0));
@@ -188,6 +198,37 @@ fn replay_scores_quick_matches_among_seega_matches() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains(scored), "{text}");
     }
+}
+
+/// The clock every command reads is injectable (`--test-clock`, `PODIUM_TEST_CLOCK`):
+/// a Quick Match of 2021-03-01 is refused against the tests' clock (GM-5: more than 30
+/// days old) and scored by a replay whose clock is a day after it.
+#[test]
+fn commands_read_the_injected_clock() {
+    let dir = data_dir("test-clock");
+    let quick = json!({"match_id": "qm-2021", "game": "mahjong-rivals", "kind": "quick-match",
+        "ended_at": "2021-03-01T10:00:00Z",
+        "players": [{"player_id": "p-1", "completed": true, "score": 900},
+                    {"player_id": "p-2", "completed": false, "score": 300}]});
+    std::fs::write(dir.join("old.jsonl"), format!("{quick}\n")).expect("write");
+    let out = podium(&dir, &["replay", "old.jsonl"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ended_at (GM-5)"), "{text}");
+    let out = podium(
+        &dir,
+        &["--test-clock", "2021-03-02T00:00:00+02:00", "replay", "old.jsonl"],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("scored      1"), "{text}");
+    let bad = podium(&dir, &["--test-clock", "yesterday", "replay", "old.jsonl"], b"");
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--test-clock"));
 }
 
 /// GM-5: a line that is not UTF-8 is one refused record; the replay goes on.
@@ -394,6 +435,25 @@ fn score_on_dynamodb_without_a_table_says_what_to_do() {
     assert!(!stderr.contains("ResourceNotFoundException"), "{stderr}");
 }
 
+/// A `PODIUM_TABLE` DynamoDB would refuse (two characters, a space) ends start-up
+/// with one line naming the variable and DynamoDB's rule, before any request.
+#[test]
+fn a_table_name_dynamodb_refuses_is_named() {
+    let dir = data_dir("bad-table");
+    for bad in ["ab", "my table", "x".repeat(256).as_str()] {
+        let mut env = on_dynamodb(&stalled_endpoint());
+        env.push(("PODIUM_TABLE", bad.to_string()));
+        let out = podium_with(&dir, &["replay", "/dev/null"], b"", &refs(&env));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("PODIUM_TABLE must be a DynamoDB table name: 3 to 255 characters"),
+            "{stderr}"
+        );
+        assert!(stderr.lines().count() <= 2, "{stderr}");
+    }
+}
+
 /// Review case 9: an unknown key of half a megabyte is refused in one short line
 /// naming the object that holds it, not the key (a record past 1 MiB is refused
 /// whole, `an_overlong_line_is_refused_not_held`).
@@ -417,7 +477,7 @@ fn a_huge_unknown_key_is_refused_briefly() {
 #[test]
 fn clock_skew_is_configuration() {
     let dir = data_dir("skew");
-    let ended = chrono::Utc::now() + chrono::Duration::minutes(6);
+    let ended = clock() + chrono::Duration::minutes(6);
     let mut record = seed_record(24, 0);
     record["started_at"] = json!((ended - chrono::Duration::minutes(5)).to_rfc3339());
     record["ended_at"] = json!(ended.to_rfc3339());
@@ -501,6 +561,7 @@ fn rewards_walk_through() {
         .current_dir(&dir)
         .env("PODIUM_DATA", dir.join("podium.redb"))
         .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env("PODIUM_TEST_CLOCK", CLOCK)
         .env("PODIUM_AD_CATALOGUE", catalogue)
         .env("PODIUM_ADMOB_KEYS_FILE", &keys)
         .stdout(Stdio::null())
@@ -642,6 +703,7 @@ fn serve_replays_a_file_while_it_serves() {
             .current_dir(&dir)
             .env("PODIUM_DATA", dir.join(format!("{file}.redb")))
             .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+            .env("PODIUM_TEST_CLOCK", CLOCK)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

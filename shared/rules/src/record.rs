@@ -35,18 +35,31 @@ pub mod lines;
 /// What record validation takes from configuration (GM-5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordPolicy {
-    /// How far after the server's clock `ended_at` may lie, in milliseconds (≥ 0): the
-    /// game servers' clocks may run this much ahead of podium's.
+    /// How far after the server's clock a record's instant may lie, in milliseconds
+    /// (≥ 0): the game servers' clocks may run this much ahead of podium's.
     pub max_clock_skew_ms: i64,
+    /// How old a Mahjong Rivals record's instant may be when it arrives, in days
+    /// (1 … [`MAX_RECORD_AGE_DAYS_LIMIT`]): older records are refused for good (GM-5),
+    /// so a day that left the AMR window (MJ-20) is never credited.
+    pub max_record_age_days: i64,
 }
 
 impl Default for RecordPolicy {
     fn default() -> Self {
         RecordPolicy {
             max_clock_skew_ms: DEFAULT_MAX_CLOCK_SKEW_MS,
+            max_record_age_days: DEFAULT_MAX_RECORD_AGE_DAYS,
         }
     }
 }
+
+/// How old a Mahjong Rivals record may be by default (days): late deliveries and
+/// retries, far inside the AMR's 365 days (MJ-20).
+pub const DEFAULT_MAX_RECORD_AGE_DAYS: i64 = 30;
+
+/// The largest allowed [`RecordPolicy::max_record_age_days`]: a record must still be
+/// inside the AMR window when it is credited (MJ-20: 365 days, today included).
+pub const MAX_RECORD_AGE_DAYS_LIMIT: i64 = 364;
 
 /// Stones each Seega player has (SG-1).
 pub const STONES_PER_PLAYER: u32 = 24;
@@ -885,6 +898,7 @@ mod tests {
         assert!(e.message.contains("300 s"), "{e}");
         let wide = RecordPolicy {
             max_clock_skew_ms: 10 * 60 * 1000,
+            ..RecordPolicy::default()
         };
         assert!(r.validate_with(test_now(), &wide).is_ok());
     }

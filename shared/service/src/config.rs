@@ -4,7 +4,8 @@
 //! |---|---|---|---|
 //! | `PODIUM_TABLE` | Lambda functions; `podium` with DynamoDB | the DynamoDB table name | (required; `podium`: `podium`) |
 //! | `PODIUM_CURSOR_KEY` | HTTP functions; `podium serve` | the secret (≥ 32 characters) that signs page cursors (LB-3) | (required; `podium`: a random key per process) |
-//! | `PODIUM_MAX_CLOCK_SKEW_SECS` | score-match; `podium` | how far after podium's clock a match may end (game servers' clock skew) | 300 |
+//! | `PODIUM_MAX_CLOCK_SKEW_SECS` | score-match; `podium` | how far after podium's clock a record's instant may lie (game servers' clock skew; GM-5) | 300 |
+//! | `PODIUM_MAX_RECORD_AGE_DAYS` | score-match; `podium` | how old a Mahjong Rivals record's instant may be when it arrives (1 … 364; older records are refused for good, GM-5) | 30 |
 //! | `PODIUM_DYNAMODB_CONNECT_TIMEOUT_MS` | everything on DynamoDB | connecting to DynamoDB | 1000 |
 //! | `PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS` | everything on DynamoDB | one attempt of a request | 1500 |
 //! | `PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS` | everything on DynamoDB | a request with its retries | 4000 |
@@ -75,9 +76,29 @@ pub fn function_name() -> String {
     std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "podium".to_string())
 }
 
-/// The DynamoDB table name (`PODIUM_TABLE`).
+/// The DynamoDB table name (`PODIUM_TABLE`), checked against DynamoDB's naming rule.
 pub fn table_name() -> Result<String, ConfigError> {
-    required("PODIUM_TABLE")
+    let name = required("PODIUM_TABLE")?;
+    check_table_name(&name)?;
+    Ok(name)
+}
+
+/// DynamoDB's rule for a table name: 3 to 255 characters of `a–z A–Z 0–9 _ - .`;
+/// a name outside it is refused here, naming `PODIUM_TABLE`, instead of by DynamoDB.
+pub fn check_table_name(name: &str) -> Result<(), ConfigError> {
+    let ok = (3..=255).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError {
+            name: "PODIUM_TABLE",
+            problem: "must be a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'"
+                .into(),
+        })
+    }
 }
 
 /// The dead-letter queue's URL (`DEAD_LETTER_QUEUE_URL`).
@@ -105,15 +126,23 @@ pub fn event_bus() -> Result<String, ConfigError> {
     required("PODIUM_EVENT_BUS")
 }
 
-/// What record validation allows (`PODIUM_MAX_CLOCK_SKEW_SECS`, default 300 s).
+/// What record validation allows (`PODIUM_MAX_CLOCK_SKEW_SECS`, default 300 s;
+/// `PODIUM_MAX_RECORD_AGE_DAYS`, default 30 days, at most 364).
 pub fn record_policy() -> Result<RecordPolicy, ConfigError> {
+    let d = RecordPolicy::default();
     let secs = number(
         "PODIUM_MAX_CLOCK_SKEW_SECS",
-        (RecordPolicy::default().max_clock_skew_ms / 1000) as u64,
+        (d.max_clock_skew_ms / 1000) as u64,
         0..=86_400,
+    )?;
+    let days = number(
+        "PODIUM_MAX_RECORD_AGE_DAYS",
+        d.max_record_age_days as u64,
+        1..=podium_rules::record::MAX_RECORD_AGE_DAYS_LIMIT as u64,
     )?;
     Ok(RecordPolicy {
         max_clock_skew_ms: secs as i64 * 1000,
+        max_record_age_days: days as i64,
     })
 }
 
@@ -253,18 +282,35 @@ pub enum LocalStore {
 }
 
 /// The local binary's store: DynamoDB when `AWS_ENDPOINT_URL_DYNAMODB` is set
-/// (table `PODIUM_TABLE`, default `podium`), else the embedded store at `PODIUM_DATA`
-/// (default `podium-data/podium.redb`).
+/// (table `PODIUM_TABLE`, default `podium`; check it with [`check_table_name`]), else
+/// the embedded store at `PODIUM_DATA` (default `podium-data/podium.redb`).
 pub fn local_store() -> LocalStore {
     match var("AWS_ENDPOINT_URL_DYNAMODB") {
         Some(endpoint) => LocalStore::Dynamo {
             endpoint,
-            table: var("PODIUM_TABLE").unwrap_or_else(|| "podium".to_string()),
+            table: var("PODIUM_TABLE").map_or_else(|| "podium".to_string(), |t| t.trim().to_string()),
         },
         None => LocalStore::Embedded(
             std::env::var_os("PODIUM_DATA")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("podium-data/podium.redb")),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DynamoDB's table naming rule, checked before any request names the table.
+    #[test]
+    fn table_names_follow_dynamodbs_rule() {
+        for ok in ["podium", "abc", "my-table_1.prod", &"x".repeat(255)] {
+            assert!(check_table_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "ab", "my table", "tab/le", "t\u{e9}ble", &"x".repeat(256)] {
+            let e = check_table_name(bad).unwrap_err();
+            assert_eq!(e.name, "PODIUM_TABLE", "{bad}");
+        }
     }
 }

@@ -90,7 +90,7 @@ impl Incoming {
                     Ok(Route {
                         game,
                         kind: Some(kind),
-                    }) => return Self::mahjong(bytes, game, kind, now, policy.max_clock_skew_ms),
+                    }) => return Self::mahjong(bytes, game, kind, now, policy),
                     Ok(Route { kind: None, .. }) => {}
                     Err(e) => {
                         for field in ["kind", "game"] {
@@ -110,7 +110,7 @@ impl Incoming {
         game: Option<serde_json::Value>,
         kind: serde_json::Value,
         now: DateTime<Utc>,
-        skew_ms: i64,
+        policy: &RecordPolicy,
     ) -> Result<Incoming, RuleError> {
         let Some(kind) = kind.as_str() else {
             return Err(RuleError::new("kind", "GM-5", "a kind is a string"));
@@ -123,15 +123,13 @@ impl Incoming {
             ));
         }
         match kind {
-            quick_match::KIND => QuickMatch::from_json(bytes, now, skew_ms).map(Incoming::QuickMatch),
-            completion::KIND => {
-                LevelCompletion::from_json(bytes, now, skew_ms).map(Incoming::LevelCompletion)
-            }
+            quick_match::KIND => QuickMatch::from_json(bytes, now, policy).map(Incoming::QuickMatch),
+            completion::KIND => LevelCompletion::from_json(bytes, now, policy).map(Incoming::LevelCompletion),
             tournament::KIND_REGISTRATION => {
-                Registration::from_json(bytes, now, skew_ms).map(Incoming::Registration)
+                Registration::from_json(bytes, now, policy).map(Incoming::Registration)
             }
-            tournament::KIND_TABLE => Table::from_json(bytes, now, skew_ms).map(Incoming::Table),
-            arena::KIND => Arena::from_json(bytes, now, skew_ms).map(Incoming::Arena),
+            tournament::KIND_TABLE => Table::from_json(bytes, now, policy).map(Incoming::Table),
+            arena::KIND => Arena::from_json(bytes, now, policy).map(Incoming::Arena),
             _ => Err(RuleError::new(
                 "kind",
                 "GM-5",

@@ -83,13 +83,17 @@ struct ArenaLine {
 impl Arena {
     /// Parses and checks one Arena record (GM-5): `game` `mahjong-rivals`, `kind`
     /// `arena`, ids, 4 distinct players, 3 rounds each with one valid log per player
-    /// ([`round::check`]: MJ-6, MJ-10), `ended_at` not after `now` + `max_skew_ms`.
+    /// ([`round::check`]: MJ-6, MJ-10), `ended_at` within the policy's clock skew and record age of `now` (GM-5).
     /// Errors name the field.
-    pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<Arena, RuleError> {
+    pub fn from_json(
+        bytes: &[u8],
+        now: DateTime<Utc>,
+        policy: &crate::record::RecordPolicy,
+    ) -> Result<Arena, RuleError> {
         let line: ArenaLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "an Arena")?;
         crate::record::check_id("arena_id", &line.arena_id)?;
-        super::records::check_not_ahead("ended_at", line.ended_at, now, max_skew_ms)?;
+        super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         let a = Arena {
             arena_id: line.arena_id,
             ended_at: line.ended_at,

@@ -169,17 +169,17 @@ struct CompletionLine {
 impl LevelCompletion {
     /// Parses and checks one level completion record (GM-5): `game`
     /// `mahjong-rivals`, `kind` `level-completion`, ids, the fields of [`validate`],
-    /// `completed_at` not after `now` + `max_skew_ms`. Errors name the field.
+    /// `completed_at` within the policy's clock skew and record age of `now` (GM-5). Errors name the field.
     pub fn from_json(
         bytes: &[u8],
         now: DateTime<Utc>,
-        max_skew_ms: i64,
+        policy: &crate::record::RecordPolicy,
     ) -> Result<LevelCompletion, RuleError> {
         let line: CompletionLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a level completion")?;
         crate::record::check_id("completion_id", &line.completion_id)?;
         crate::record::check_id("player_id", &line.player_id)?;
-        super::records::check_not_ahead("completed_at", line.completed_at, now, max_skew_ms)?;
+        super::records::check_instant("completed_at", line.completed_at, now, policy)?;
         let c = LevelCompletion {
             completion_id: line.completion_id,
             player_id: line.player_id,
@@ -479,9 +479,13 @@ mod tests {
     fn gm_5_a_completion_record_is_checked_field_by_field() {
         let now = t("2027-03-01T10:00:00Z");
         let line = r#"{"completion_id":"c-1","game":"mahjong-rivals","kind":"level-completion","player_id":"a","level":420,"time_ms":61000,"completed_at":"2027-03-01T09:59:00Z","jokers_used":1}"#;
-        let c = LevelCompletion::from_json(line.as_bytes(), now, 300_000).expect("valid");
+        let c = LevelCompletion::from_json(line.as_bytes(), now, &crate::record::RecordPolicy::default())
+            .expect("valid");
         assert_eq!((c.level, c.time_ms, c.jokers_used), (420, 61_000, 1));
-        let refused = |text: String| LevelCompletion::from_json(text.as_bytes(), now, 300_000).unwrap_err();
+        let refused = |text: String| {
+            LevelCompletion::from_json(text.as_bytes(), now, &crate::record::RecordPolicy::default())
+                .unwrap_err()
+        };
         assert_eq!(refused(line.replace("420", "0")).field, "level");
         assert_eq!(refused(line.replace("420", "11001")).rule, "MJ-1");
         assert_eq!(

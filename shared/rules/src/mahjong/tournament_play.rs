@@ -159,7 +159,11 @@ struct RegistrationLine {
 
 impl Registration {
     /// Parses and checks a registration record (GM-5), naming the field.
-    pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<Registration, RuleError> {
+    pub fn from_json(
+        bytes: &[u8],
+        now: DateTime<Utc>,
+        policy: &crate::record::RecordPolicy,
+    ) -> Result<Registration, RuleError> {
         let line: RegistrationLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(
             &line.game,
@@ -169,7 +173,7 @@ impl Registration {
         )?;
         crate::record::check_id("tournament_id", &line.tournament_id)?;
         crate::record::check_id("player_id", &line.player_id)?;
-        super::records::check_not_ahead("registered_at", line.registered_at, now, max_skew_ms)?;
+        super::records::check_instant("registered_at", line.registered_at, now, policy)?;
         Ok(Registration {
             tournament_id: line.tournament_id,
             player_id: line.player_id,
@@ -275,7 +279,11 @@ struct TableLine {
 impl Table {
     /// Parses and checks a table result record (GM-5; MJ-12: 2–4 distinct players),
     /// naming the field.
-    pub fn from_json(bytes: &[u8], now: DateTime<Utc>, max_skew_ms: i64) -> Result<Table, RuleError> {
+    pub fn from_json(
+        bytes: &[u8],
+        now: DateTime<Utc>,
+        policy: &crate::record::RecordPolicy,
+    ) -> Result<Table, RuleError> {
         let line: TableLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND_TABLE, "a tournament table")?;
         crate::record::check_id("table_id", &line.table_id)?;
@@ -283,7 +291,7 @@ impl Table {
         for (i, p) in line.players.iter().enumerate() {
             crate::record::check_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
-        super::records::check_not_ahead("ended_at", line.ended_at, now, max_skew_ms)?;
+        super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         tournament::table_tp(&line.players, 1)?;
         Ok(Table {
             table_id: line.table_id,
