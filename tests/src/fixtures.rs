@@ -140,6 +140,8 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
             applied: points - before,
             balance_after: points,
             rule: String::new(),
+            seq: current[0].version + 1,
+            settled_at: Some(when),
         }],
     };
     assert_eq!(

@@ -29,6 +29,16 @@ pub struct LedgerEntry {
     /// before entries carried it.
     #[serde(default)]
     pub rule: String,
+    /// The entry's place in the settlement order of the player's balance on `game`
+    /// (GM-4): the balance's version after this entry (1, 2, …), so `balance_after`
+    /// follows `seq` whatever the events' instants; 0 on entries written before it was
+    /// recorded, and on a planned entry before the commit path numbers it.
+    #[serde(default)]
+    pub seq: u64,
+    /// When the entry was settled (server clock, UTC): the balance was `balance_after`
+    /// from then on. `None` on entries written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_at: Option<DateTime<Utc>>,
 }
 
 /// What a ledger entry is for (GM-4): the source's kind and id, and the rule id that
@@ -164,6 +174,8 @@ pub fn balance_change(
             applied,
             balance_after: after,
             rule: source.rule.to_string(),
+            seq: 0,
+            settled_at: None,
         },
     )
 }

@@ -63,12 +63,12 @@ pub enum Cursor {
         #[serde(rename = "r")]
         rank: u64,
     },
-    /// In a player's point history (GM-4): after the entry at `at_ms` (ms, UTC) of
-    /// `source`/`source_id`, newest first.
+    /// In a player's point history (GM-4): after the entry settled `seq`-th of
+    /// `source`/`source_id`, newest settled first.
     #[serde(rename = "h")]
     Ledger {
-        #[serde(rename = "a")]
-        at_ms: i64,
+        #[serde(rename = "q")]
+        seq: u64,
         #[serde(rename = "s")]
         source: String,
         #[serde(rename = "i")]

@@ -81,9 +81,11 @@ pub struct GameOverview {
     /// The SG-12 rank of the balance (Seega only, and only with an account).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<RankView>,
-    /// Every ledger entry (GM-4), oldest first (by `at`, then stored order).
+    /// Every ledger entry (GM-4), oldest settled first (by `seq`): each row's
+    /// `balance_after` is the next row's starting balance, whatever the events' instants.
     pub ledger: Vec<LedgerRow>,
-    /// The balance after each ledger entry, oldest first: the chart's points.
+    /// The balance after each ledger entry, oldest settled first, at the instant it was
+    /// settled: the chart's points (what the balance was, and from when).
     pub series: Vec<BalancePoint>,
 }
 
@@ -117,14 +119,23 @@ pub struct LedgerRow {
     pub floored: bool,
     /// The balance after this entry (points).
     pub balance_after: i64,
-    /// When the points were earned: the event's instant (UTC).
+    /// When the points were earned: the event's instant (UTC). A late record's event
+    /// lies before entries settled earlier.
     pub at: DateTime<Utc>,
+    /// When the entry was settled (UTC): the balance was `balance_after` from then on;
+    /// absent on entries written before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled_at: Option<DateTime<Utc>>,
+    /// Its place in the settlement order of the balance (the balance's version after
+    /// it; 0 on entries written before it was recorded).
+    pub seq: u64,
 }
 
 /// One point of the balance-over-time chart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct BalancePoint {
-    /// The entry's instant (UTC).
+    /// When the balance took this value: the entry's settlement (UTC), or its event's
+    /// instant on an entry written before settlements were recorded.
     pub at: DateTime<Utc>,
     /// The same instant in milliseconds since the Unix epoch (for charts).
     pub at_ms: i64,
@@ -193,8 +204,9 @@ where
         let balance = store.get_balance(game, player_id).await?.map(|b| b.points);
         let mut entries = store.ledger_entries(game, player_id).await?;
         known |= balance.is_some() || !entries.is_empty();
-        // Stable: entries of one instant keep their stored (source) order.
-        entries.sort_by_key(|e| e.at);
+        // GM-4: in settlement order, the order `balance_after` follows (entries written
+        // before the order was recorded, seq 0, first by instant).
+        entries.sort_by_key(|e| (e.seq, e.at));
         played.extend(
             entries
                 .iter()
@@ -272,10 +284,13 @@ fn game_overview(game: Game, balance: Option<i64>, entries: Vec<LedgerEntry>) ->
     };
     let series = entries
         .iter()
-        .map(|e| BalancePoint {
-            at: e.at,
-            at_ms: e.at.timestamp_millis(),
-            balance: e.balance_after,
+        .map(|e| {
+            let at = e.settled_at.unwrap_or(e.at);
+            BalancePoint {
+                at,
+                at_ms: at.timestamp_millis(),
+                balance: e.balance_after,
+            }
         })
         .collect();
     let ledger = entries
@@ -289,6 +304,8 @@ fn game_overview(game: Game, balance: Option<i64>, entries: Vec<LedgerEntry>) ->
             applied: e.applied,
             balance_after: e.balance_after,
             at: e.at,
+            settled_at: e.settled_at,
+            seq: e.seq,
         })
         .collect();
     GameOverview {

@@ -1,4 +1,4 @@
-//! A player's point history (GM-4): their ledger entries of one game, newest first,
+//! A player's point history (GM-4): their ledger entries of one game, newest settled first,
 //! a page at a time behind an opaque cursor. The answer to "why did my points
 //! change?": each entry names its source, the rule that computed it, the delta before
 //! and after the SG-7 floor, and the balance after, with the values as shown (DISP).
@@ -33,8 +33,17 @@ pub struct HistoryEntry {
     /// `MJ-18`, `LB-5`, …); on entries written before entries recorded it, the
     /// source's rules (`SG-2/SG-3`), as the support console shows them.
     pub rule: String,
-    /// When the points were earned (UTC): the event's instant.
+    /// When the points were earned (UTC): the event's instant. A record that arrived
+    /// late has an instant before entries listed after it.
     pub at: DateTime<Utc>,
+    /// When the entry was settled (UTC): the balance was `balance_after` from then on.
+    /// Absent on entries written before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled_at: Option<DateTime<Utc>>,
+    /// Its place in the settlement order of the balance (1, 2, …: the balance's
+    /// version after it; 0 on entries written before it was recorded). Entries are
+    /// listed by it, so each `balance_after` is where the next newer entry started.
+    pub seq: u64,
     /// The delta the rule computed (points; a rating's change for the rated games).
     pub nominal: i64,
     /// The delta applied after the SG-7 floor at zero (points).
@@ -61,6 +70,8 @@ impl HistoryEntry {
             source_id: e.source_id.clone(),
             rule: rule_of_entry(e),
             at: e.at,
+            settled_at: e.settled_at,
+            seq: e.seq,
             nominal: e.nominal,
             applied: e.applied,
             balance_after: e.balance_after,
@@ -100,7 +111,8 @@ fn result_path(e: &LedgerEntry) -> Option<String> {
 pub struct HistoryPage {
     /// The game's id (`seega`, `dots-and-boxes`, `minesweeper`, `mahjong-rivals`).
     pub game: String,
-    /// Newest first: by instant, then source, then source id, all descending.
+    /// Newest settled first (by `seq`, then source, then source id, all descending):
+    /// each entry's `balance_after` is what the entry listed before it started from.
     pub entries: Vec<HistoryEntry>,
     /// Pass as `cursor` for the next page; absent on the last page.
     pub next_cursor: Option<String>,
@@ -138,11 +150,11 @@ pub async fn page<S: LedgerStore + ?Sized>(
     let scope = scope(game, player_id);
     let after = match cursor.map(|c| cursors.open_in(&scope, c)).transpose()? {
         Some(Cursor::Ledger {
-            at_ms,
+            seq,
             source,
             source_id,
         }) => Some(LedgerPosition {
-            at_ms,
+            seq,
             source,
             source_id,
         }),
@@ -160,7 +172,7 @@ pub async fn page<S: LedgerStore + ?Sized>(
             Some(cursors.issue_in(
                 &scope,
                 Cursor::Ledger {
-                    at_ms: at.at_ms,
+                    seq: at.seq,
                     source: at.source,
                     source_id: at.source_id,
                 },

@@ -377,7 +377,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     s: Settlement<R>,
     clock_ms: i64,
 ) -> Result<(Commit, R), ServiceError> {
-    let balances = s
+    let balances: Vec<BalanceWrite> = s
         .balances
         .iter()
         .map(|change| {
@@ -500,6 +500,17 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
         let players: Vec<&str> = players.iter().map(String::as_str).collect();
         states.extend(crate::leagues::placements(store, board, &players).await?);
     }
+    // GM-4: each entry's place in its balance's settlement order (the version this
+    // commit writes) and the server clock it is settled at.
+    let settled_at = DateTime::from_timestamp_millis(clock_ms);
+    let mut ledger = s.ledger;
+    for e in &mut ledger {
+        e.seq = balances
+            .iter()
+            .find(|b| b.player_id == e.player_id && b.game == e.game)
+            .map_or(0, |b| b.expected_version + 1);
+        e.settled_at = settled_at;
+    }
     let result = serde_json::to_string(&s.result)
         .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("result", e)))?;
     Ok((
@@ -513,7 +524,7 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             balances,
             entries,
             states,
-            ledger: s.ledger,
+            ledger,
             marks,
             named: Vec::new(),
         },

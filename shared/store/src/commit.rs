@@ -322,6 +322,8 @@ mod tests {
                     applied: 40,
                     balance_after: 50,
                     rule: "SG-10".into(),
+                    seq: 2,
+                    settled_at: None,
                 })
                 .collect(),
             marks: Vec::new(),

@@ -98,12 +98,14 @@ pub fn tombstone_key(player_id: &str) -> ItemKey {
     ItemKey::new(format!("DELETED#{player_id}"), "TOMBSTONE")
 }
 
-/// A ledger entry's place in a player's point history (GM-4): its instant
-/// (milliseconds since the Unix epoch, UTC), source kind and source id. History lists
-/// newest first: by instant, then source, then source id, all descending.
+/// A ledger entry's place in a player's point history (GM-4): its settlement order
+/// ([`LedgerEntry::seq`](podium_rules::settlement::LedgerEntry::seq), the balance's
+/// version after it), source kind and source id. History lists newest settled first,
+/// so each entry's `balance_after` is the balance the one before it started from,
+/// whatever the events' own instants (a late record settles after earlier ones).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LedgerPosition {
-    pub at_ms: i64,
+    pub seq: u64,
     pub source: String,
     pub source_id: String,
 }
@@ -112,19 +114,19 @@ impl LedgerPosition {
     /// The position of `entry`.
     pub fn of(entry: &podium_rules::settlement::LedgerEntry) -> Self {
         LedgerPosition {
-            at_ms: entry.at.timestamp_millis(),
+            seq: entry.seq,
             source: entry.source.clone(),
             source_id: entry.source_id.clone(),
         }
     }
 
-    /// This position as a key that sorts a player's entries of `game` by instant:
-    /// `{game}#{instant, ms, 15 digits}#{source}#{source id}` (both stores index it).
+    /// This position as a key that sorts a player's entries of `game` by settlement:
+    /// `{game}#{seq, 15 digits}#{source}#{source id}` (both stores index it).
     pub fn index_key(&self, game: Game) -> String {
         format!(
             "{}#{:015}#{}#{}",
             game.id(),
-            self.at_ms.max(0),
+            self.seq.min(999_999_999_999_999),
             self.source,
             self.source_id
         )
