@@ -128,13 +128,27 @@
 
     const ledger = $("ledger").tBodies[0];
     clear(ledger);
+    // Newest settled first (GM-4): the order each game's balance went through, so a
+    // row's balance follows from the row of its game below it, however late its record.
     const all = [];
-    for (const g of o.games) for (const e of g.ledger) all.push(Object.assign({ game: g.game }, e));
-    all.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+    for (const g of o.games) g.ledger.forEach((e, i) => all.push(Object.assign({ game: g.game, order: i }, e)));
+    all.sort((a, b) => {
+      const ta = settled(a);
+      const tb = settled(b);
+      if (ta !== tb) return ta < tb ? 1 : -1;
+      if (a.game === b.game) return b.order - a.order;
+      return a.at < b.at ? 1 : a.at > b.at ? -1 : 0;
+    });
     for (const e of all) {
       const applied = el("span", signed(e.applied), e.floored ? "floored" : "");
-      if (e.floored) applied.title = "cut by the floor at zero (SG-7)";
+      const notes = [];
+      if (e.floored) {
+        applied.title = "cut by the floor at zero (SG-7)";
+        notes.push("floor at zero (SG-7): " + e.rule + " computed " + signed(e.nominal) + ", the balance had only " + signed(-e.applied).replace("+", "") + " to lose");
+      }
+      if (e.settled_at && e.at < e.settled_at && late(e, all)) notes.push("late record: its event is older than entries settled before it");
       const tr = row([
+        instant(e.settled_at || e.at),
         instant(e.at),
         e.game,
         e.source,
@@ -143,6 +157,7 @@
         signed(e.nominal),
         applied,
         e.balance_after.toLocaleString("en-US"),
+        notes.join("; "),
       ]);
       tr.dataset.source = e.source_id;
       ledger.appendChild(tr);
@@ -155,6 +170,16 @@
     if (o.matches.length === 0) matches.appendChild(row(["no matches"]));
 
     drawChart(o);
+  }
+
+  /** When a ledger row was settled (its event's instant on rows written before that was recorded). */
+  function settled(e) {
+    return e.settled_at || e.at;
+  }
+
+  /** Whether an entry of its game settled before `e` has a later event: `e` came late. */
+  function late(e, all) {
+    return all.some((x) => x.game === e.game && x.order < e.order && x.at > e.at);
   }
 
   /** One match result (Seega, Dots and Boxes or Minesweeper) as a row. */
@@ -202,16 +227,26 @@
       box.appendChild(p);
       return;
     }
-    // One x axis (seconds): every instant of every game; each series holds its
-    // balance at its own instants and is stepped across the others.
-    const xs = Array.from(new Set(games.flatMap((g) => g.series.map((p) => p.at_ms / 1000)))).sort((a, b) => a - b);
-    const index = new Map(xs.map((x, i) => [x, i]));
+    // One x axis (seconds): every balance change of every game at the instant it was
+    // settled, in settlement order (changes settled in the same millisecond are spread
+    // a millisecond apart), so each stepped line goes only where its ledger went.
+    const points = [];
+    games.forEach((g, gi) => g.series.forEach((p, i) => points.push({ gi: gi, i: i, t: p.at_ms, balance: p.balance })));
+    points.sort((a, b) => a.t - b.t || (a.gi === b.gi ? a.i - b.i : a.gi - b.gi));
+    let last = -Infinity;
+    for (const p of points) {
+      p.x = Math.max(p.t, last + 1);
+      last = p.x;
+    }
+    const xs = points.map((p) => p.x / 1000);
     const colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
     const data = [xs];
     const series = [{}];
     games.forEach((g, i) => {
       const ys = new Array(xs.length).fill(null);
-      for (const p of g.series) ys[index.get(p.at_ms / 1000)] = p.balance;
+      points.forEach((p, k) => {
+        if (p.gi === i) ys[k] = p.balance;
+      });
       data.push(ys);
       series.push({
         label: g.game,

@@ -26,6 +26,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 BASE = os.environ.get("PODIUM_CONSOLE_URL", "http://127.0.0.1:8080").rstrip("/")
 ARTIFACTS = os.environ.get("PODIUM_CONSOLE_ARTIFACTS", "target/console-artifacts")
 MINUS = "\u2212"
+# scripts/console-test replays the seed and serves it on this fixed clock
+# (PODIUM_TEST_CLOCK): every entry is settled at it.
+SETTLED = "2026-11-08 12:00:00"
 
 
 def make_driver(profile_dir):
@@ -106,10 +109,10 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(
             ledger,
             [
-                ["2026-11-05 21:30:00", "mahjong-rivals", "quick-match", "c-qm1", "MJ-7", "+20", "+20", "20"],
-                ["2026-11-05 10:20:00", "seega", "match", "c-m4", "SG-3", MINUS + "76", MINUS + "76", "487"],
-                ["2026-11-04 10:12:00", "seega", "match", "c-m3", "SG-2", "+252", "+252", "563"],
-                ["2026-11-02 10:05:00", "seega", "match", "c-m1", "SG-2", "+311", "+311", "311"],
+                [SETTLED, "2026-11-05 21:30:00", "mahjong-rivals", "quick-match", "c-qm1", "MJ-7", "+20", "+20", "20", ""],
+                [SETTLED, "2026-11-05 10:20:00", "seega", "match", "c-m4", "SG-3", MINUS + "76", MINUS + "76", "487", ""],
+                [SETTLED, "2026-11-04 10:12:00", "seega", "match", "c-m3", "SG-2", "+252", "+252", "563", ""],
+                [SETTLED, "2026-11-02 10:05:00", "seega", "match", "c-m1", "SG-2", "+311", "+311", "311", ""],
             ],
         )
 
@@ -150,7 +153,8 @@ class ConsoleTest(unittest.TestCase):
         self.wait_for_player("bob")
         first = [r for r in self.rows("ledger") if r.get_attribute("data-source") == "c-m1"]
         self.assertEqual(len(first), 1)
-        self.assertEqual(cells(first[0])[5:], [MINUS + "123", "0", "0"])
+        self.assertEqual(cells(first[0])[6:9], [MINUS + "123", "0", "0"])
+        self.assertIn("floor at zero (SG-7): SG-3 computed " + MINUS + "123", cells(first[0])[9])
         self.assertEqual(first[0].find_element(By.CSS_SELECTOR, ".floored").text, "0")
         played = {cells(r)[0]: cells(r)[4] for r in self.rows("matches")}
         self.assertIn("bob: loss " + MINUS + "123 (applied 0) → 0", played["c-m1"])

@@ -51,7 +51,8 @@ async fn walk<S: Store + Clone + 'static>(store: &S, player: &str, game: &str, l
     panic!("the walk did not end");
 }
 
-/// Newest first (instant, then source, then source id, descending), as the history lists.
+/// Newest settled first (settlement order, then source, then source id, descending),
+/// as the history lists.
 fn newest_first(mut entries: Vec<LedgerEntry>) -> Vec<LedgerEntry> {
     entries.sort_by_key(|e| std::cmp::Reverse(LedgerPosition::of(e).index_key(e.game)));
     entries
@@ -303,6 +304,91 @@ pub async fn gm_6_erasure_moves_the_history<S: Store + ErasureStore + Clone + 's
     );
 }
 
+/// GM-4, SG-7 (review round 3, fault 8): records that arrive late, dated before
+/// entries settled earlier, are listed where they were settled: the history and the
+/// console's ledger read in one order, each entry's `balance_after` minus its `applied`
+/// is the previous entry's `balance_after` (no sawtooth), both instants are shown, and
+/// the console's series follows the balance as it was, in settlement order.
+pub async fn gm_4_late_records_read_in_settlement_order<S: Store + Clone + 'static>(store: S) {
+    seed_balance(&store, "lena", 10, 1_000).await;
+    // On time: a win at 30, a loss at 40; then, late, a loss dated 5 (floored: SG-7)
+    // and a win dated 0.
+    score_match(&store, &rout("m-l30", "lena", "dave", at(30)), now())
+        .await
+        .expect("scored");
+    score_match(&store, &rout("m-l40", "dave", "lena", at(40)), now())
+        .await
+        .expect("scored");
+    for _ in 0..2 {
+        score_match(&store, &rout("m-l05", "dave", "lena", at(5)), now())
+            .await
+            .expect("scored");
+        score_match(&store, &rout("m-l05b", "dave", "lena", at(6)), now())
+            .await
+            .expect("scored");
+    }
+    score_match(&store, &rout("m-l00", "lena", "dave", at(0)), now())
+        .await
+        .expect("scored");
+    let walked = walk(&store, "lena", "seega", 2).await;
+    let ids: Vec<&str> = walked
+        .iter()
+        .map(|e| e["source_id"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        &ids[..5],
+        ["m-l00", "m-l05b", "m-l05", "m-l40", "m-l30"],
+        "newest settled first, whatever the events' instants"
+    );
+    let balance = store.get_balances(Game::Seega, &["lena"]).await.expect("read")[0].points;
+    assert_eq!(walked[0]["balance_after"].as_i64(), Some(balance));
+    for pair in walked.windows(2) {
+        let (newer, older) = (&pair[0], &pair[1]);
+        assert_eq!(
+            newer["balance_after"].as_i64().unwrap_or(0) - newer["applied"].as_i64().unwrap_or(0),
+            older["balance_after"].as_i64().unwrap_or(-1),
+            "each entry starts where the one settled before it ended: {newer} after {older}"
+        );
+        assert!(newer["seq"].as_u64() > older["seq"].as_u64(), "{newer} {older}");
+        assert!(
+            newer["settled_at"].as_str() >= older["settled_at"].as_str(),
+            "{newer} {older}"
+        );
+    }
+    let late = walked
+        .iter()
+        .find(|e| e["source_id"] == "m-l05b")
+        .expect("listed");
+    assert_eq!(late["floored"], true, "the second late loss hit the floor (SG-7)");
+    assert!(
+        late["at"].as_str() < walked[3]["at"].as_str(),
+        "it happened before m-l40"
+    );
+
+    // The console's read model: the same order, oldest settled first, and a series
+    // that only goes where the ledger went.
+    let cache = podium_service::snapshot_reads::SnapshotCache::default();
+    let o = podium_service::operator::player_overview(&store, &cache, "lena", now())
+        .await
+        .expect("overview");
+    let g = o.games.iter().find(|g| g.game == Game::Seega).expect("seega");
+    let rows: Vec<&str> = g.ledger.iter().map(|r| r.source_id.as_str()).collect();
+    let mut expected: Vec<&str> = ids.clone();
+    expected.reverse();
+    assert_eq!(rows, expected);
+    for (pair, points) in g.ledger.windows(2).zip(g.series.windows(2)) {
+        assert_eq!(pair[1].balance_after - pair[1].applied, pair[0].balance_after);
+        assert!(
+            points[1].at_ms >= points[0].at_ms,
+            "the series moves forward in time"
+        );
+    }
+    assert_eq!(
+        g.series.iter().map(|p| p.balance).collect::<Vec<_>>(),
+        g.ledger.iter().map(|r| r.balance_after).collect::<Vec<_>>()
+    );
+}
+
 #[macro_export]
 macro_rules! point_history_tests {
     ($make:path) => {
@@ -310,6 +396,7 @@ macro_rules! point_history_tests {
             gm_4_history_lists_every_entry_newest_first_once,
             history_cursors_are_bound_to_their_player_and_game,
             gm_6_erasure_moves_the_history,
+            gm_4_late_records_read_in_settlement_order,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
