@@ -148,6 +148,10 @@ enum Command {
     },
 }
 
+/// Ticks `podium snapshot` runs at most to catch up on ended periods (each freezes and
+/// closes up to a month of days per board).
+const CATCH_UP_TICKS: usize = 40;
+
 #[tokio::main]
 async fn main() {
     tracing_subscriber::fmt()
@@ -225,19 +229,46 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Snapshot => {
             let store = local_store::open(true).await?;
-            let rewards = podium_service::config::period_rewards()?;
+            let settings = podium_service::config::tick_settings()?;
             let now = clock.now();
-            for job in [Job::Freeze, Job::Refresh] {
+            // The refresh tick, then as many more catch-up ticks as ended periods are
+            // left (the deployed schedule goes on at its next tick instead).
+            let mut job = Job::Refresh;
+            for _ in 0..CATCH_UP_TICKS {
                 let run = ScheduledRun {
                     job,
                     scheduled_time: now,
                 };
-                for b in snapshot_jobs::handle(store.as_ref(), run, &rewards).await? {
+                let report = snapshot_jobs::handle(store.as_ref(), run, &settings).await?;
+                for b in &report.runs {
                     println!(
-                        "{:?} {}@{}: snapshot {}, {} pages ({} page bodies written now, the others shared), complete: {}",
-                        job, b.board, b.period, b.snapshot, b.pages_total, b.bodies_written, b.complete
+                        "{} {}@{}: snapshot {}, {} pages ({} page bodies written now, the others shared), complete: {}",
+                        if b.snapshot == "final" { "Freeze" } else { "Refresh" },
+                        b.board,
+                        b.period,
+                        b.snapshot,
+                        b.pages_total,
+                        b.bodies_written,
+                        b.complete
                     );
                 }
+                let busy = report.behind.iter().any(|b| b.busy);
+                for b in &report.behind {
+                    println!(
+                        "{}: ended periods from {} on are still to freeze and close{}",
+                        b.board,
+                        b.next,
+                        if b.busy {
+                            " (another tick is at work on them)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+                if report.behind.is_empty() || busy {
+                    break;
+                }
+                job = Job::Freeze;
             }
             Ok(())
         }

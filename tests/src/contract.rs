@@ -623,11 +623,9 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
             for _ in 0..500 {
                 match snapshot::run(store.as_ref(), &seega_board(), "c", at(60), 2, Some(2), at(60)).await {
                     Ok(r) if r.complete => return,
-                    Ok(_) => continue,
                     // The other run holds the lease: back off a little.
-                    Err(ServiceError::Contended { .. }) => {
-                        tokio::time::sleep(std::time::Duration::from_millis(5)).await
-                    }
+                    Ok(r) if r.busy => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+                    Ok(_) => continue,
                     Err(e) => panic!("{e:?}"),
                 }
             }
@@ -863,7 +861,7 @@ pub async fn amr_window_moves<S: Store>(store: S) {
     };
     assert_eq!((value("p1").await, value("p2").await), (Some(16), Some(4)));
     // The day before 2026-12-01 leaves: nothing of ours changes.
-    let (day, changed) = period_boards::expire_window(&store, amr, utc("2027-11-30T10:00:00Z"))
+    let (day, changed) = expire(&store, amr, utc("2027-11-30T10:00:00Z"))
         .await
         .expect("expire")
         .expect("rolling");
@@ -871,7 +869,7 @@ pub async fn amr_window_moves<S: Store>(store: S) {
     // Bucharest midnight of 2027-12-01 (22:00Z the day before): 2026-12-01 leaves.
     let midnight = utc("2027-11-30T22:00:30Z");
     for expected in [2, 0] {
-        let (day, changed) = period_boards::expire_window(&store, amr, midnight)
+        let (day, changed) = expire(&store, amr, midnight)
             .await
             .expect("expire")
             .expect("rolling");
@@ -883,6 +881,18 @@ pub async fn amr_window_moves<S: Store>(store: S) {
         .expect("late");
     assert!(matches!(late, Credited::OutsideWindow { .. }));
     assert_eq!(value("p1").await, Some(6));
+}
+
+/// The window maintenance of `amr` at `now` (looking 31 days back on its first run):
+/// the last day taken off the window and the entries this call changed.
+async fn expire<S: Store>(
+    store: &S,
+    amr: &podium_rules::board::BoardDef,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<(chrono::NaiveDate, u64)>, ServiceError> {
+    Ok(period_boards::expire_window(store, amr, now, 31)
+        .await?
+        .map(|w| (w.through, w.changed)))
 }
 
 /// MJ-20: a point dated just past local midnight by a game server's clock counts on
@@ -935,14 +945,14 @@ pub async fn amr_window_counts_early_points_and_catches_up<S: Store>(store: S) {
     }
     assert_eq!((value("s-1").await, value("q-1").await), (40, 30));
     // The first maintenance runs only when 2026-12-03 leaves: the two days before go too.
-    let (day, changed) = period_boards::expire_window(&store, amr, utc("2027-12-03T10:00:00Z"))
+    let (day, changed) = expire(&store, amr, utc("2027-12-03T10:00:00Z"))
         .await
         .expect("expire")
         .expect("rolling");
     assert_eq!((day.to_string(), changed), ("2026-12-03".to_string(), 3));
     assert_eq!(value("q-1").await, 0);
     // 2026-12-21 leaves: only its 20 go; June's stay.
-    let (day, changed) = period_boards::expire_window(&store, amr, utc("2027-12-21T10:00:00Z"))
+    let (day, changed) = expire(&store, amr, utc("2027-12-21T10:00:00Z"))
         .await
         .expect("expire")
         .expect("rolling");

@@ -1,6 +1,6 @@
 //! Deleting a player (GM-6) on both stores: afterwards no read shows them (top pages
 //! of current and frozen snapshots, cursor walks, a neighbour's around-me, live
-//! boards), their own reads answer 404, their opponents' results stay correct under
+//! boards), their own requests answer 400 (GM-6), their opponents' results stay correct under
 //! a pseudonym, every remaining ledger still sums to its balance, deleting again is
 //! idempotent, an interrupted deletion resumes, and later records naming them are
 //! refused naming GM-6, writing nothing.
@@ -81,7 +81,8 @@ async fn tick<S: Store + ?Sized>(store: &S, job: Job, at: &str) {
         &Default::default(),
     )
     .await
-    .expect("snapshot tick");
+    .expect("snapshot tick")
+    .runs;
     assert!(runs.iter().all(|r| r.complete), "{runs:?}");
 }
 
@@ -176,7 +177,7 @@ async fn walk<S: Store + Clone + 'static>(
 
 /// GM-6: after `bob` is deleted no read shows him (every board's top page from the
 /// current snapshot, a frozen past period's, cursor walks, alice's around-me), his
-/// own reads answer 404, alice still sees their match with a pseudonym in his place,
+/// own reads answer 400 (GM-6), alice still sees their match with a pseudonym in his place,
 /// every remaining ledger sums to its balance, and deleting again changes nothing.
 pub async fn gm6_deleted_player_absent_from_every_read<S: Store + ErasureStore + Clone + 'static>(store: S) {
     seed(&store).await;
@@ -265,7 +266,7 @@ pub async fn gm6_deleted_player_absent_from_every_read<S: Store + ErasureStore +
         assert!(!ids(&me).contains(&"bob".to_string()), "{board}: {}", me.body);
         assert!(ids(&me).contains(&"alice".to_string()), "{board}: {}", me.body);
     }
-    // bob's own reads: 404, not 5xx.
+    // bob's own reads: 400 naming the caller and GM-6, not 5xx.
     for (path, query) in [
         ("/v1/me", &[][..]),
         ("/v1/me/mahjong-rivals", &[][..]),
@@ -277,7 +278,15 @@ pub async fn gm6_deleted_player_absent_from_every_read<S: Store + ErasureStore +
         ("/v1/me/matches/m-1", &[][..]),
     ] {
         let r = api::handle(&store, &ctx, &get(path, "bob", query), t(NOW)).await;
-        assert_eq!(r.status, 404, "{path}: {}", r.body);
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        assert!(
+            r.body["message"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("caller (GM-6)"),
+            "{path}: {}",
+            r.body
+        );
     }
     // alice's result of m-1 is unchanged but for bob's id.
     let m = api::handle(&store, &ctx, &get("/v1/me/matches/m-1", "alice", &[]), t(NOW)).await;
@@ -576,6 +585,264 @@ pub async fn gm6_erasure_before_the_first_snapshot_is_kept<S: Store + Clone + 's
     assert_eq!(shown, ["ann", "cat"], "{}", page.body);
 }
 
+/// Every string in `v` (keys and values), for "does this document name the id".
+fn mentions(v: &serde_json::Value, id: &str) -> bool {
+    match v {
+        serde_json::Value::String(s) => s == id || s.split([':', '/']).any(|p| p == id),
+        serde_json::Value::Array(a) => a.iter().any(|x| mentions(x, id)),
+        serde_json::Value::Object(o) => o.iter().any(|(k, x)| k == id || mentions(x, id)),
+        _ => false,
+    }
+}
+
+/// GM-6 (review round 3, fault 2: `deletion-results/`): a deletion finds every stored
+/// item that names the player, not only what their ledger names: an Arena where they
+/// placed 4th (prize 0), a tournament's registration, a table's TP and the
+/// tournament's winners, an unrated Dots and Boxes match against the CPU, a void Seega
+/// match, and their league cohort's member list. Afterwards the co-players' reads
+/// show the pseudonym in their place, and no stored item of them names the id.
+pub async fn gm6_deletion_finds_every_item_that_names_the_player<
+    S: Store + ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    use podium_service::tournaments;
+    // An Arena: zed 4th, paid nothing.
+    let arena = crate::mahjong::arena_line(
+        "ar-del",
+        ["za", "zb", "zc", "zed"],
+        [[300, 300, 300], [200, 200, 200], [100, 100, 100], [0, 0, 0]],
+        [0; 4],
+    );
+    crate::mahjong::settle(&store, &arena, t("2027-07-18T21:31:00Z"))
+        .await
+        .expect("arena");
+    // A tournament: zed registers, earns TP at a table, wins; za registers too.
+    let now = t("2027-07-14T17:00:00Z");
+    tournaments::configure(&store, &crate::tournaments::cup("cup-del", 2, false), "op-1", now)
+        .await
+        .expect("configured");
+    for (p, at) in [("zed", "2027-07-14T16:00:00Z"), ("za", "2027-07-14T16:30:00Z")] {
+        crate::tournaments::send(&store, crate::tournaments::registration("cup-del", p, at), now)
+            .await
+            .expect("registered");
+    }
+    tournaments::tick(&store, t("2027-07-14T18:05:00Z"))
+        .await
+        .expect("start");
+    crate::tournaments::send(
+        &store,
+        crate::tournaments::table(
+            "cup-del",
+            "tb-del",
+            "2027-07-14T18:20:00Z",
+            &[("zed", true, 1200), ("za", false, 5)],
+        ),
+        t("2027-07-14T18:30:00Z"),
+    )
+    .await
+    .expect("table");
+    for at in ["2027-07-14T19:05:00Z", "2027-07-14T19:10:00Z"] {
+        tournaments::tick(&store, t(at)).await.expect("tick");
+    }
+    // An unrated Dots and Boxes match against the CPU, and a void Seega match.
+    let board = podium_rules::dots_and_boxes::board::Board { width: 3, height: 3 };
+    let moves = crate::dots_and_boxes::full_game(&board);
+    let replayed = podium_rules::dots_and_boxes::replay::replay(&board, &moves).expect("legal");
+    let winner = match podium_rules::dots_and_boxes::replay::outcome(&replayed, None) {
+        Some(podium_rules::dots_and_boxes::replay::Outcome::Win(0)) => Some("zed"),
+        Some(podium_rules::dots_and_boxes::replay::Outcome::Win(_)) => Some("cpu-del"),
+        _ => None,
+    };
+    let dots = crate::dots_and_boxes::line("db-del", [("zed", true), ("cpu-del", false)], &moves, winner);
+    crate::dots_and_boxes::send(&store, &dots)
+        .await
+        .expect("unrated match");
+    let mut void = rout("sg-void", "zed", "zv", t("2027-07-19T04:00:00Z"));
+    void.players[0].stones_on_board = 2;
+    void.players[0].stones_in_hand = 22;
+    void.players[1].stones_on_board = 1;
+    void.players[1].stones_in_hand = 23;
+    void.stones_placed = 3;
+    score_match(&store, &void, t(NOW)).await.expect("void");
+    // A league cohort: zed's and zc's first points of week 2027-W29.
+    let weekly = podium_rules::board::board_def("mahjong-weekly").expect("registered");
+    for p in ["zed", "zc"] {
+        podium_service::period_boards::credit(
+            &store,
+            weekly,
+            p,
+            10,
+            t("2027-07-19T05:00:00Z"),
+            t("2027-07-19T05:00:00Z"),
+            &format!("lg-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
+    let membership: podium_rules::league::Membership = serde_json::from_str(
+        &store
+            .get_state(
+                "zed",
+                &podium_rules::league::state_name(&podium_rules::league::LEAGUES[0]),
+            )
+            .await
+            .expect("read")
+            .expect("placed")
+            .body,
+    )
+    .expect("membership");
+    // zed's prize of week 28 placed them there; week 29 waits for week 28's close.
+    let (week, cohort) = (
+        membership.week.expect("a week"),
+        membership.cohort.expect("a cohort"),
+    );
+    let before = podium_service::leagues::members(&store, &podium_rules::league::LEAGUES[0], &week, &cohort)
+        .await
+        .expect("members");
+    assert!(before.contains(&"zed".to_string()), "{week} {cohort}: {before:?}");
+
+    let report = delete_player(&store, "zed", t(NOW)).await.expect("deleted");
+    assert!(report.results >= 6, "{report:?}");
+    let alias = pseudonym("zed");
+    let ctx = ApiContext::new(cursor_key());
+    for (path, reader) in [
+        ("/v1/me/arenas/ar-del", "za"),
+        ("/v1/me/tournament-tables/tb-del", "za"),
+        ("/v1/tournaments/cup-del", "za"),
+        ("/v1/me/matches/sg-void", "zv"),
+    ] {
+        let r = api::handle(&store, &ctx, &get(path, reader, &[]), t(NOW)).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        assert!(!mentions(&r.body, "zed"), "{path} still names zed: {}", r.body);
+        assert!(
+            mentions(&r.body, &alias),
+            "{path} shows the pseudonym: {}",
+            r.body
+        );
+    }
+    // The stored items themselves.
+    for (kind, id) in [
+        ("arena", "ar-del".to_string()),
+        ("tournament-table", "tb-del".to_string()),
+        ("dots-and-boxes", "db-del".to_string()),
+        ("match", "sg-void".to_string()),
+        ("tournament-status", "cup-del:final".to_string()),
+        ("tournament-registration", format!("cup-del/{alias}")),
+    ] {
+        let stored = store
+            .get_source(&SourceKey::new(kind, id.clone()))
+            .await
+            .expect("read")
+            .unwrap_or_else(|| panic!("{kind}/{id} is stored"));
+        let doc: serde_json::Value = serde_json::from_str(&stored.result).expect("json");
+        assert!(!mentions(&doc, "zed"), "{kind}/{id}: {doc}");
+    }
+    assert!(
+        store
+            .get_source(&SourceKey::new("tournament-registration", "cup-del/zed"))
+            .await
+            .expect("read")
+            .is_none(),
+        "the registration is no longer keyed by the id"
+    );
+    let winners = store
+        .get_state(
+            &podium_rules::mahjong::tournament_play::tournament_owner("cup-del"),
+            podium_rules::mahjong::tournament_play::TOURNAMENT_STATE,
+        )
+        .await
+        .expect("read")
+        .expect("state");
+    assert!(!winners.body.contains("\"zed\""), "{}", winners.body);
+    let members = podium_service::leagues::members(&store, &podium_rules::league::LEAGUES[0], &week, &cohort)
+        .await
+        .expect("members");
+    assert!(
+        !members.contains(&"zed".to_string()) && members.contains(&alias),
+        "{members:?}"
+    );
+    assert!(store.holdings("zed").await.expect("holdings").is_empty());
+}
+
+/// GM-6 (review round 3, fault 3: `deleted-identity/`): after dz-1 claimed today's
+/// bonus and was deleted, every route answers dz-1 400 naming `caller` and GM-6,
+/// the repeated claim included (no pseudonym, no balance); a caller whose identity
+/// is the pseudonym, or any id of its reserved form, gets the same and reads nothing
+/// of the erased ledger; a record naming the reserved form is refused; nothing is a 5xx.
+pub async fn gm6_a_deleted_identity_and_its_pseudonym_are_refused<
+    S: Store + ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let ctx = ApiContext::new(cursor_key());
+    let today = t("2027-07-19T09:00:00Z");
+    let claim = |player: &str| ApiRequest {
+        method: "POST".into(),
+        ..get("/v1/games/mahjong/daily-bonus", player, &[])
+    };
+    let first = api::handle(&store, &ctx, &claim("dz-1"), today).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    delete_player(&store, "dz-1", today).await.expect("deleted");
+    let alias = pseudonym("dz-1");
+    let refused = |r: &ApiResponse, what: &str| {
+        assert_eq!(r.status, 400, "{what}: {}", r.body);
+        assert_eq!(r.body["error"], "invalid", "{what}: {}", r.body);
+        let message = r.body["message"].as_str().unwrap_or("");
+        assert!(message.starts_with("caller (GM-6)"), "{what}: {}", r.body);
+        let text = r.body.to_string();
+        assert!(
+            !text.contains(&alias) && !text.contains("balance"),
+            "{what}: {text}"
+        );
+    };
+    // The same ApiContext remembered dz-1 as not deleted a moment ago: a write reads
+    // the tombstone whatever it remembers, and reads learn it too.
+    for caller in ["dz-1", alias.as_str(), "deleted-0000000000000000", "deleted-x"] {
+        refused(&api::handle(&store, &ctx, &claim(caller), today).await, caller);
+        refused(&api::handle(&store, &ctx, &claim(caller), today).await, caller);
+        for (path, query) in [
+            ("/v1/me", &[][..]),
+            ("/v1/me/ledger", &[("game", "mahjong-rivals")][..]),
+            ("/v1/me/mahjong-rivals", &[][..]),
+            ("/v1/me/inbox", &[][..]),
+            ("/v1/leaderboards/mahjong-amr", &[][..]),
+            ("/v1/leaderboards/mahjong-amr/me", &[][..]),
+            ("/v1/leagues/mahjong-league/me", &[][..]),
+            ("/v1/me/follows", &[][..]),
+        ] {
+            let fresh = ApiContext::new(cursor_key());
+            for c in [&ctx, &fresh] {
+                let r = api::handle(&store, c, &get(path, caller, query), today).await;
+                refused(&r, &format!("{caller} {path}"));
+            }
+        }
+    }
+    // The pseudonym's partition holds the moved ledger; no caller reads it.
+    assert!(!store
+        .ledger_entries(Game::MahjongRivals, &alias)
+        .await
+        .expect("ledger")
+        .is_empty());
+    // Records may not name the reserved form either.
+    let line = quick_match(
+        "qm-alias",
+        "2027-07-19T08:00:00Z",
+        "deleted-0123456789abcdef",
+        "dz-2",
+    );
+    match settle(&store, &line, today).await {
+        Err(ServiceError::Invalid(e)) => {
+            assert_eq!(
+                (e.field.as_str(), e.rule),
+                ("players[0].player_id", "GM-6"),
+                "{e}"
+            )
+        }
+        other => panic!("refused naming GM-6: {other:?}"),
+    }
+}
+
 #[macro_export]
 macro_rules! deletion_tests {
     ($make:path) => {
@@ -585,6 +852,8 @@ macro_rules! deletion_tests {
             gm6_interrupted_deletion_resumes,
             gm6_records_racing_the_deletion_leave_nothing,
             gm6_erasure_before_the_first_snapshot_is_kept,
+            gm6_deletion_finds_every_item_that_names_the_player,
+            gm6_a_deleted_identity_and_its_pseudonym_are_refused,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -17,7 +17,7 @@ fn t(s: &str) -> DateTime<Utc> {
 }
 
 /// Every line of `board` in numbering order, the turn passing as DB-2 says.
-fn full_game(board: &Board) -> Vec<Move> {
+pub(crate) fn full_game(board: &Board) -> Vec<Move> {
     let mut moves: Vec<Move> = Vec::new();
     let mut player = 0;
     for line in 0..board.lines() {
@@ -28,7 +28,7 @@ fn full_game(board: &Board) -> Vec<Move> {
     moves
 }
 
-fn line(id: &str, players: [(&str, bool); 2], moves: &[Move], winner: Option<&str>) -> Vec<u8> {
+pub(crate) fn line(id: &str, players: [(&str, bool); 2], moves: &[Move], winner: Option<&str>) -> Vec<u8> {
     serde_json::json!({
         "match_id": id, "game": "dots-and-boxes",
         "started_at": "2027-01-01T10:00:00Z", "ended_at": "2027-01-01T10:09:00Z",
@@ -40,7 +40,7 @@ fn line(id: &str, players: [(&str, bool); 2], moves: &[Move], winner: Option<&st
     .into_bytes()
 }
 
-async fn send<S: Store + ?Sized>(store: &S, bytes: &[u8]) -> Result<Settled, ServiceError> {
+pub(crate) async fn send<S: Store + ?Sized>(store: &S, bytes: &[u8]) -> Result<Settled, ServiceError> {
     let now = t("2027-01-01T10:10:00Z");
     let policy = RecordPolicy::default();
     let record = Incoming::from_json(bytes, now, &policy)?;

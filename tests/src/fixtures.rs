@@ -129,6 +129,7 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
         entries: Vec::new(),
         states: Vec::new(),
         marks: Vec::new(),
+        refs: Vec::new(),
         named: Vec::new(),
         ledger: vec![LedgerEntry {
             player_id: player.into(),

@@ -1,8 +1,10 @@
 //! Weekly leagues on both stores ([`podium_rules::league`], GM-3, LB-2): every
 //! player placed once in a cohort of at most 30 with their first points of the week,
 //! concurrent first points included and several players of one settlement together;
-//! the week's close promotes and relegates once, sends one `league_result` each, and
-//! a player's next placement uses the tier the close gives (even before it ran).
+//! the week's close promotes and relegates once from the frozen week, sends one
+//! `league_result` each, and is the one decision of a player's tier: a player who
+//! scores in the next week before the close waits for it and plays the tier it
+//! announced, whatever points of either week arrive around it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -93,7 +95,7 @@ async fn freeze_at<S: Store>(
         job: Job::Freeze,
         scheduled_time: t(at),
     };
-    handle(store, run, &Default::default()).await
+    handle(store, run, &Default::default()).await.map(|r| r.runs)
 }
 
 /// Every cohort of `week` a set of players was placed in, with its members.
@@ -200,7 +202,7 @@ pub async fn league_placement_is_once_per_player_and_week<S: Store + Clone + 'st
 /// one first-tier cohort of 30 and one of 10: the top 5 of the 30 (and the top 3 of
 /// the 10) promoted to silver, nobody relegated from the first tier; each gets one
 /// `league_result` message, whether two closes run at once or again later. A player who scores in
-/// week 49 before the close ran is placed with the tier the close then records.
+/// week 49 before the close ran waits for it, and is placed by it at the tier it records.
 pub async fn league_week_closes_once_and_moves_tiers<S: Store + Clone + 'static>(store: S) {
     // Same shard for all, so that they fill cohorts of 30 and 10.
     let players = same_shard("w", 40);
@@ -217,15 +219,25 @@ pub async fn league_week_closes_once_and_moves_tiers<S: Store + Clone + 'static>
         assert_eq!(got, &store.get_entry(&week48, p).await.expect("one"), "{p}");
     }
     assert!(batch.last().is_some_and(Option::is_none));
-    // players[0] leads the cohort of 30: it scores in week 49 before the close.
-    credit(&store, &players[0], 5, "2026-11-30T00:30:00+02:00", "w49-early").await;
+    // players[0] leads the cohort of 30: it scores in week 49 before the close, and
+    // waits for it (the close decides its tier).
+    credit(&store, &players[0], 5, "2026-11-30T00:00:30+02:00", "w49-early").await;
     let early = membership(&store, &players[0]).await;
     assert_eq!(
-        (early.week.as_deref(), early.tier),
-        (Some("2026-W49"), 1),
-        "placed as promoted"
+        (early.week.as_deref(), early.tier, early.pending.as_slice()),
+        (Some("2026-W48"), 0, ["2026-W49".to_string()].as_slice()),
+        "waits for the close of week 48"
     );
-    assert_eq!(early.cohort.as_deref().and_then(league::tier_of_cohort), Some(1));
+    let waiting = call(
+        &store,
+        "/v1/leagues/mahjong-league/me",
+        &[],
+        &players[0],
+        "2026-11-30T00:00:40+02:00",
+    )
+    .await;
+    assert_eq!(waiting.body["awaiting_close_of"], "2026-W48", "{}", waiting.body);
+    assert!(waiting.body.get("cohort").is_none(), "{}", waiting.body);
 
     let freeze = |at: &'static str| {
         let store = store.clone();
@@ -243,7 +255,7 @@ pub async fn league_week_closes_once_and_moves_tiers<S: Store + Clone + 'static>
         "closed before: {report:?}"
     );
     let first = concurrent.expect("concurrent close");
-    if !first.already_done {
+    if !first.already_done && first.frozen {
         assert_eq!((first.placed, first.promoted, first.relegated), (40, 8, 0));
         assert_eq!(first.cohort_sizes, BTreeMap::from([(10, 1), (30, 1)]));
     }
@@ -274,11 +286,13 @@ pub async fn league_week_closes_once_and_moves_tiers<S: Store + Clone + 'static>
         );
     }
     assert_eq!(promoted, 8);
+    let placed = membership(&store, &players[0]).await;
     assert_eq!(
-        membership(&store, &players[0]).await,
-        early,
-        "the early placement already held the move"
+        (placed.week.as_deref(), placed.tier, placed.pending.is_empty()),
+        (Some("2026-W49"), 1, true),
+        "placed by the close, promoted"
     );
+    assert_eq!(placed.cohort.as_deref().and_then(league::tier_of_cohort), Some(1));
 
     // The caller's league now, and a cohort by week; refusals name what is wrong.
     let mine = call(
@@ -442,6 +456,212 @@ pub async fn league_close_survives_late_records_and_deletions<
     }
 }
 
+/// The `league_result` of `week` in `player`'s inbox, if any.
+async fn league_result<S: Store + Clone + 'static>(
+    store: &S,
+    player: &str,
+    week: &str,
+    now: &str,
+) -> Option<Value> {
+    let inbox = call(store, "/v1/me/inbox", &[], player, now).await;
+    inbox.body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["id"] == format!("lr:mahjong-league:{week}").as_str())
+        .cloned()
+}
+
+/// The `period_result` of `mahjong-weekly` in `week` in `player`'s inbox, if any.
+async fn period_result<S: Store + Clone + 'static>(
+    store: &S,
+    player: &str,
+    week: &str,
+    now: &str,
+) -> Option<Value> {
+    let inbox = call(store, "/v1/me/inbox", &[], player, now).await;
+    inbox.body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["id"] == format!("pr:mahjong-weekly:{week}").as_str())
+        .cloned()
+}
+
+/// Review round 3, fault 1 (`league-tier/`): lg-0, lg-1 and lg-9 score 20 each in week
+/// 48 (one cohort); lg-1 scores in week 49 before the close (and waits for it); then
+/// 40 more points of week 48 for lg-1 arrive, still before the close: the close
+/// announces "promoted to silver" to lg-1 and lg-1 plays week 49 in silver. Points of
+/// week 48 arriving after the freeze change no result: the period result and the
+/// league result both rank the frozen week (lg-9's 20, not 120).
+pub async fn league_tier_played_is_the_tier_announced<S: Store + Clone + 'static>(store: S) {
+    let players = same_shard("lg-", 3);
+    for p in &players {
+        credit(&store, p, 20, "2026-11-25T12:00:00Z", &format!("s1-{p}")).await;
+    }
+    let (early, late) = (&players[1], &players[2]);
+    credit(&store, early, 5, "2026-11-30T08:00:00Z", "s1-next-week").await;
+    credit(&store, early, 40, "2026-11-29T21:00:00Z", "s2-last-sunday").await;
+    // The week is frozen; then a late record of it arrives; then the week closes.
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    let w48 = weekly.period_at(t("2026-11-25T12:00:00Z"));
+    period_boards::freeze(&store, weekly, &w48, t("2026-11-29T22:01:00Z"))
+        .await
+        .expect("frozen");
+    period_boards::credit(
+        &store,
+        weekly,
+        late,
+        100,
+        t("2026-11-29T20:00:00Z"),
+        t("2026-11-29T22:02:00Z"),
+        "s3-after-the-freeze",
+    )
+    .await
+    .expect("late credit");
+    let tables = podium_service::config::parse_period_rewards(
+        r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 1], "points": 100}]}}"#,
+    )
+    .expect("tables");
+    let run = ScheduledRun {
+        job: Job::Freeze,
+        scheduled_time: t("2026-11-29T22:05:00Z"),
+    };
+    handle(&store, run, &tables.into()).await.expect("the close");
+    let now = "2026-11-30T10:00:00Z";
+    let announced = league_result(&store, early, "2026-W48", now)
+        .await
+        .expect("a league result");
+    assert_eq!(
+        (
+            announced["league"]["movement"].as_str(),
+            announced["league"]["tier_after"].as_u64(),
+            announced["league"]["tier_name"].as_str()
+        ),
+        (Some("promoted"), Some(1), Some("silver")),
+        "{announced}"
+    );
+    let m = membership(&store, early).await;
+    assert_eq!((m.week.as_deref(), m.tier), (Some("2026-W49"), 1));
+    assert_eq!(m.cohort.as_deref().and_then(league::tier_of_cohort), Some(1));
+    let mine = call(&store, "/v1/leagues/mahjong-league/me", &[], early, now).await;
+    assert_eq!(
+        (
+            mine.body["week"].as_str(),
+            mine.body["tier_name"].as_str(),
+            mine.body["cohort"]["tier"].as_u64()
+        ),
+        (Some("2026-W49"), Some("silver"), Some(1)),
+        "{}",
+        mine.body
+    );
+    // One frozen source for both results of the week, whatever arrived after it.
+    for p in &players {
+        let league = league_result(&store, p, "2026-W48", now)
+            .await
+            .expect("league result");
+        let period = period_result(&store, p, "2026-W48", now)
+            .await
+            .expect("period result");
+        assert_eq!(league["value"], period["value"], "{p}: {league} / {period}");
+    }
+    let lagging = league_result(&store, late, "2026-W48", now)
+        .await
+        .expect("result");
+    assert_eq!(lagging["value"], 20, "the frozen value: {lagging}");
+    // The closed cohort reads as its close recorded it.
+    let cohort = m.cohort.clone().expect("cohort");
+    let closed = membership(&store, &players[0])
+        .await
+        .cohort
+        .expect("week 48's cohort");
+    let view = call(
+        &store,
+        &format!("/v1/leagues/mahjong-league/cohorts/{closed}"),
+        &[("week", "2026-W48")],
+        "anyone",
+        now,
+    )
+    .await;
+    let lines: Vec<(String, i64, String)> = view.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or("").to_string(),
+                e["value"].as_i64().unwrap_or(-1),
+                e["zone"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines[0],
+        (early.clone(), 60, "promotion".to_string()),
+        "{}",
+        view.body
+    );
+    assert!(lines.iter().any(|l| l.0 == *late && l.1 == 20), "{}", view.body);
+    assert!(cohort.starts_with("t1-"), "{cohort}");
+}
+
+/// Fault 1 under concurrency: 24 players of week 48 in one shard; around Sunday
+/// midnight, late points of week 48 and first points of week 49 arrive while three
+/// ticks close the week at once, then the ticks go on. For every player: one league
+/// result, its `tier_after` is the tier they play (their week-49 cohort's), and its
+/// value is their period result's.
+pub async fn league_tiers_hold_under_a_midnight_race<S: Store + Clone + 'static>(store: S) {
+    let players = same_shard("mr", 24);
+    seed_week_48(&store, &players, 500).await;
+    let racing = players.iter().enumerate().map(|(i, p)| {
+        let store = store.clone();
+        async move {
+            let late = format!("2026-11-29T21:{:02}:00Z", 30 + i);
+            credit(&store, p, 7 * i as i64, &late, &format!("mr-late-{p}")).await;
+            let next = format!("2026-11-29T22:{:02}:30Z", i % 10);
+            credit(&store, p, 3, &next, &format!("mr-next-{p}")).await;
+        }
+    });
+    let ticks = (0..3).map(|k| {
+        let store = store.clone();
+        async move {
+            let run = ScheduledRun {
+                job: if k == 0 { Job::Freeze } else { Job::Refresh },
+                scheduled_time: t("2026-11-29T22:05:00Z"),
+            };
+            handle(&store, run, &Default::default()).await.map(|_| ())
+        }
+    });
+    let (_, outcomes) = tokio::join!(
+        futures::stream::iter(racing)
+            .buffer_unordered(8)
+            .collect::<Vec<()>>(),
+        join_all(ticks)
+    );
+    for o in outcomes {
+        o.expect("a tick that meets another one succeeds");
+    }
+    // Later ticks finish what the race left; the players' week-49 points arrived.
+    for at in ["2026-11-29T22:10:00Z", "2026-11-30T10:00:00Z"] {
+        freeze_at(&store, at).await.expect("later tick");
+    }
+    let now = "2026-11-30T10:00:00Z";
+    for p in &players {
+        let result = league_result(&store, p, "2026-W48", now)
+            .await
+            .expect("league result");
+        let m = membership(&store, p).await;
+        assert_eq!(m.week.as_deref(), Some("2026-W49"), "{p}: {m:?}");
+        let after = result["league"]["tier_after"].as_u64().expect("tier_after") as u32;
+        assert_eq!(m.tier, after, "{p} plays the tier announced: {result}");
+        assert_eq!(
+            m.cohort.as_deref().and_then(league::tier_of_cohort),
+            Some(after),
+            "{p}'s cohort"
+        );
+    }
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -449,6 +669,8 @@ macro_rules! league_tests {
             league_placement_is_once_per_player_and_week,
             league_week_closes_once_and_moves_tiers,
             league_close_survives_late_records_and_deletions,
+            league_tier_played_is_the_tier_announced,
+            league_tiers_hold_under_a_midnight_race,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

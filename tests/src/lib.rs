@@ -2,6 +2,7 @@
 //! store contract suite that both stores must pass ([`contract`]).
 
 pub mod billing;
+pub mod catch_up;
 pub mod contract;
 pub mod counting;
 pub mod deletion;

@@ -493,7 +493,8 @@ async fn refreshed_levels<S: Store + ?Sized>(store: &S, tick: &str) -> Vec<Strin
     };
     let runs = handle(store, run, &Default::default())
         .await
-        .expect("refresh tick");
+        .expect("refresh tick")
+        .runs;
     assert!(runs.iter().all(|r| r.complete), "{runs:?}");
     let mut levels: Vec<String> = runs
         .into_iter()

@@ -97,9 +97,15 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
             ("match", "o-2", "SG-3", -75, -75, 236, at(10)),
         ]
     );
+    // The series: the balance after each entry at the instant it was settled (both
+    // matches were settled at the tests' server clock), in settlement order.
     assert_eq!(
         s.series.iter().map(|p| (p.at_ms, p.balance)).collect::<Vec<_>>(),
-        vec![(at(0).timestamp_millis(), 311), (at(10).timestamp_millis(), 236)]
+        vec![(now().timestamp_millis(), 311), (now().timestamp_millis(), 236)]
+    );
+    assert_eq!(
+        s.ledger.iter().map(|r| (r.seq, r.settled_at)).collect::<Vec<_>>(),
+        vec![(1, Some(now())), (2, Some(now()))]
     );
     let mahjong = alice
         .games

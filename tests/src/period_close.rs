@@ -74,7 +74,7 @@ async fn freeze<S: Store>(store: &S, at: &str) {
         job: Job::Freeze,
         scheduled_time: t(at),
     };
-    handle(store, run, &tables).await.expect("freeze");
+    handle(store, run, &tables.into()).await.expect("freeze");
 }
 
 async fn call<S: Store + Clone + 'static>(store: &S, req: &ApiRequest, now: &str) -> ApiResponse {

@@ -19,7 +19,7 @@ fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
 }
 
-fn cup(id: &str, min_players: u32, champions: bool) -> Tournament {
+pub(crate) fn cup(id: &str, min_players: u32, champions: bool) -> Tournament {
     Tournament {
         tournament_id: id.into(),
         starts_at: t("2027-07-14T18:00:00Z"),
@@ -31,7 +31,7 @@ fn cup(id: &str, min_players: u32, champions: bool) -> Tournament {
     }
 }
 
-async fn send<S: Store + ?Sized>(
+pub(crate) async fn send<S: Store + ?Sized>(
     store: &S,
     line: serde_json::Value,
     now: DateTime<Utc>,
@@ -43,12 +43,12 @@ async fn send<S: Store + ?Sized>(
     settle_incoming(store, &record, now, &policy, &delivery).await
 }
 
-fn registration(tid: &str, player: &str, at: &str) -> serde_json::Value {
+pub(crate) fn registration(tid: &str, player: &str, at: &str) -> serde_json::Value {
     serde_json::json!({"game": "mahjong-rivals", "kind": "tournament-registration",
         "tournament_id": tid, "player_id": player, "registered_at": at})
 }
 
-fn table(tid: &str, id: &str, at: &str, players: &[(&str, bool, i64)]) -> serde_json::Value {
+pub(crate) fn table(tid: &str, id: &str, at: &str, players: &[(&str, bool, i64)]) -> serde_json::Value {
     let players: Vec<_> = players
         .iter()
         .map(|(p, c, s)| serde_json::json!({"player_id": p, "completed": c, "score": s}))
@@ -380,6 +380,7 @@ pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Sto
             }],
             ledger: Vec::new(),
             marks: Vec::new(),
+            refs: Vec::new(),
             named: Vec::new(),
         };
         store.commit(&seed).await.expect("seed");

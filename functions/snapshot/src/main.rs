@@ -10,13 +10,13 @@ async fn main() -> Result<(), Error> {
     let timeouts = config::dynamodb_timeouts()?;
     let aws = podium_store::aws::lambda_sdk_config().await;
     let store = &DynamoStore::from_sdk_config(&aws, table, &timeouts);
-    let rewards = &config::period_rewards()?;
+    let settings = &config::tick_settings()?;
     let metrics = podium_http::emf::collector()?;
     metrics_cloudwatch_embedded::lambda::service::run(
         metrics,
         service_fn(move |event: LambdaEvent<ScheduledRun>| async move {
             let started = std::time::Instant::now();
-            let answer = handle(store, event.payload, rewards).await;
+            let answer = handle(store, event.payload, settings).await;
             podium_service::telemetry::invocation(started.elapsed());
             Ok::<_, Error>(answer?)
         }),

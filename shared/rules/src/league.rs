@@ -6,6 +6,13 @@
 //!   that is filling in their shard ([`shard_of`]; a tier fills [`LeagueDef::shards`]
 //!   cohorts side by side so that placements do not all contend on one item). A
 //!   cohort takes `cohort_size` players, then the next one starts.
+//! - **The close decides the tier.** A player whose last week is not closed yet when
+//!   they first score in a new week (the minutes after midnight before the close, or
+//!   an outage of the scheduled job) is not placed then: the week waits in their
+//!   membership ([`Membership::pending`]) and the close of their last week, which
+//!   records their tier, places them ([`Placement`]). A tier is never predicted, so
+//!   the tier a player plays is always the one their last `league_result` announced.
+//!   Nobody joins a week that has ended (a late record of an ended week places nobody).
 //! - **Standing.** A cohort is ranked like any board (LB-2) by its members' values on
 //!   the weekly board: higher first, ties listed by who reached the value first,
 //!   then player id.
@@ -75,6 +82,25 @@ pub struct Membership {
     /// Whether `tier` already holds that week's movement (the week was closed).
     #[serde(default)]
     pub closed: bool,
+    /// Later weeks the player scored in while `week` was not closed yet, oldest
+    /// first: the close of `week` places them in the first of these (week ids sort in
+    /// time), at the tier it records, and so on week by week.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
+}
+
+/// A placement a settlement other than the player's first points makes: the close of
+/// their last week, which recorded their tier, places them in the next week they
+/// scored in (the first of [`Membership::pending`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    /// The league's weekly board and the week.
+    pub board: String,
+    pub week: String,
+    pub player_id: String,
+    /// Their membership as the close leaves it: the tier to place them at, the
+    /// weeks still waiting after `week`.
+    pub membership: Membership,
 }
 
 /// The cohort filling in one (week, tier, shard): its number and members so far.

@@ -255,7 +255,7 @@ impl MatchRecord {
             }
         };
         for (i, p) in [a, b].into_iter().enumerate() {
-            check_id(&format!("players[{i}].player_id"), &p.player_id)?;
+            check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
             if p.moves > MAX_MOVES {
                 return Err(RuleError::new(
                     format!("players[{i}].moves"),
@@ -560,6 +560,30 @@ pub fn is_valid_id(id: &str) -> bool {
         && id
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-' | b'|'))
+}
+
+/// The prefix of the ids reserved for deleted players' pseudonyms (GM-6:
+/// `deleted-{16 hex digits}`): no caller identity and no record may use an id that
+/// starts with it.
+pub const RESERVED_PREFIX: &str = "deleted-";
+
+/// True for an id of the form reserved for deleted players' pseudonyms (GM-6).
+pub fn is_reserved_id(id: &str) -> bool {
+    id.starts_with(RESERVED_PREFIX)
+}
+
+/// [`check_id`] for a player's id, which also may not be of the reserved form of
+/// deleted players' pseudonyms (GM-6).
+pub(crate) fn check_player_id(field: &str, id: &str) -> Result<(), RuleError> {
+    check_id(field, id)?;
+    if is_reserved_id(id) {
+        return Err(RuleError::new(
+            field,
+            "GM-6",
+            format!("ids starting with `{RESERVED_PREFIX}` stand for deleted players and are no account"),
+        ));
+    }
+    Ok(())
 }
 
 pub(crate) fn check_id(field: &str, id: &str) -> Result<(), RuleError> {

@@ -132,6 +132,7 @@ impl AdView {
                 format!("not a player id: {}", quoted(&self.player_id)),
             ));
         }
+        crate::record::check_player_id("user_id", &self.player_id)?;
         if self.viewed_at < now - chrono::Duration::seconds(policy.max_age_secs) {
             return Err(RuleError::new(
                 "timestamp",
@@ -276,6 +277,7 @@ pub fn plan(
         }],
         states: Vec::new(),
         messages,
+        placements: Vec::new(),
         result,
     }))
 }

@@ -113,6 +113,9 @@ pub struct Settlement<R> {
     pub states: Vec<StateChange>,
     /// Messages to players' inboxes (a new SG-12 rank), added in the same commit.
     pub messages: Vec<(String, crate::inbox::Message)>,
+    /// League placements the commit makes besides players' first points of a week
+    /// (the close of a week placing its members in the next week they scored in).
+    pub placements: Vec<crate::league::Placement>,
 }
 
 /// What the rules plan for a source: a settlement to commit, or an answer that
@@ -134,6 +137,7 @@ impl<R> Settlement<R> {
             claims: Vec::new(),
             states: Vec::new(),
             messages: Vec::new(),
+            placements: Vec::new(),
         }
     }
 }

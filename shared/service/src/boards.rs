@@ -336,7 +336,7 @@ impl BoardPlace {
 
 /// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read; a
 /// second (the tombstone) when the caller has no balance: a deleted player
-/// (GM-6) gets [`ServiceError::NotFound`].
+/// (GM-6) gets [`deleted_player`].
 pub async fn profile<S: BoardStore + SettleStore + ?Sized>(
     store: &S,
     game: Game,
@@ -360,9 +360,14 @@ pub async fn profile<S: BoardStore + SettleStore + ?Sized>(
     })
 }
 
-/// What a deleted player's own reads answer (GM-6): 404.
+/// What every route answers a deleted caller, or a caller whose id is of the form
+/// reserved for deleted players' pseudonyms (GM-6): 400 naming `caller`.
 pub fn deleted_player() -> ServiceError {
-    ServiceError::NotFound("no such player (account removed)".to_string())
+    ServiceError::Invalid(podium_rules::RuleError::new(
+        "caller",
+        "GM-6",
+        "this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it",
+    ))
 }
 
 /// A finished match's result as its players see it: a Seega match, a Dots and Boxes

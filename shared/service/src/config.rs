@@ -214,6 +214,16 @@ pub fn period_rewards() -> Result<RewardTables, ConfigError> {
     })
 }
 
+/// What the scheduled ticks take from configuration: the period boards' reward tables
+/// ([`period_rewards`]) and the record age ([`record_policy`]), which bounds how far
+/// back the first catch-up of periods looks.
+pub fn tick_settings() -> Result<crate::snapshot_jobs::TickSettings, ConfigError> {
+    Ok(crate::snapshot_jobs::TickSettings {
+        rewards: period_rewards()?,
+        max_record_age_days: record_policy()?.max_record_age_days,
+    })
+}
+
 /// Reward tables from JSON (`{"mahjong-weekly": {"bands": […]}, …}`), each checked.
 pub fn parse_period_rewards(text: &str) -> Result<RewardTables, String> {
     podium_rules::period_reward::parse_tables(text)

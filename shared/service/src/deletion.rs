@@ -58,9 +58,11 @@ pub fn id_hash(player_id: &str) -> String {
 }
 
 /// The stable pseudonym that replaces a deleted player's id in their ledger and in
-/// others' match results: `deleted-{first 16 hex digits of SHA-256(id)}`.
+/// others' match results: `deleted-{first 16 hex digits of SHA-256(id)}`, of the form
+/// reserved for it ([`podium_rules::record::is_reserved_id`]): no caller and no record
+/// may use it.
 pub fn pseudonym(player_id: &str) -> String {
-    format!("deleted-{}", id_hash(player_id))
+    format!("{}{}", podium_rules::record::RESERVED_PREFIX, id_hash(player_id))
 }
 
 /// A deletion's progress, the tombstone's body (JSON).
@@ -76,9 +78,14 @@ pub struct Tombstone {
     /// Boards (`{board}@{period}`) the player stood on: their snapshots are erased.
     #[serde(default)]
     pub boards: Vec<String>,
-    /// Sources (`kind`, `id`) the player's ledger names: their results are anonymised.
+    /// Sources (`kind`, `id`) the player's ledger names, or whose results name them
+    /// (their references): their results are anonymised.
     #[serde(default)]
     pub sources: Vec<(String, String)>,
+    /// Others' state items (`owner`, `name`) that name the player (their references:
+    /// league member lists, tournament winners, inboxes): anonymised too.
+    #[serde(default)]
+    pub states: Vec<(String, String)>,
 }
 
 /// The state of a finished deletion.
@@ -133,7 +140,7 @@ fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
 /// Keys whose string value is a player id in a stored result.
 const ID_KEYS: &[&str] = &["player_id", "winner", "resigned", "player", "user_id"];
 /// Keys whose array holds player ids, alone or first in a pair (`[id, value]`).
-const ID_LIST_KEYS: &[&str] = &["players", "times", "tp", "registered", "order"];
+const ID_LIST_KEYS: &[&str] = &["players", "times", "tp", "registered", "order", "members"];
 
 /// Whether `key` names an id that may hold a player id as a `:`-separated part
 /// (`{player}:{day}`): `*_id` keys and `claim`, `source`, `id`. Timestamps, statuses
@@ -197,6 +204,81 @@ fn replace_in(v: &mut serde_json::Value, key: Option<&str>, from: &str, to: &str
                 > 0
         }
         _ => false,
+    }
+}
+
+/// Whether `key` (a source's id) names `player` as one of its `:`- or `/`-separated
+/// parts (a registration's `{tournament}/{player}`, a period result's
+/// `{board}@{period}:{player}`): the parts [`rename_in_key`] renames.
+pub(crate) fn key_names(key: &str, player: &str) -> bool {
+    key.split([':', '/']).any(|part| part == player)
+}
+
+/// `key` (a source's id) with each `:`- or `/`-separated part that is `from` replaced
+/// by `to`.
+fn rename_in_key(key: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut part = String::new();
+    for c in key.chars() {
+        if c == ':' || c == '/' {
+            out.push_str(if part == from { to } else { &part });
+            out.push(c);
+            part.clear();
+        } else {
+            part.push(c);
+        }
+    }
+    out.push_str(if part == from { to } else { &part });
+    out
+}
+
+/// Replaces `from` by `to` in a state item's body: as [`replace_id`], and, in a body
+/// that is a list (a league cohort's members), each element that is the id.
+fn replace_id_in_state(v: &mut serde_json::Value, from: &str, to: &str) -> bool {
+    replace_in(v, v.is_array().then_some("members"), from, to)
+}
+
+/// Every player id `v` names where [`replace_id`] replaces one (the values of
+/// [`ID_KEYS`], the elements or pairs' first elements of [`ID_LIST_KEYS`]; with
+/// `list`, the elements of `v` itself, a state item that is a list), each once and a
+/// valid id: what the commit path references for GM-6 ([`podium_store::Reference`]).
+/// Parts of composite ids (`{player}:{day}`) are not listed: they are keyed by the
+/// player whose own items hold them.
+pub(crate) fn named_ids(v: &serde_json::Value, list: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_ids(v, list.then_some("members"), &mut out);
+    out
+}
+
+fn collect_ids(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<String>) {
+    use serde_json::Value;
+    fn push(out: &mut Vec<String>, s: &str) {
+        if podium_rules::record::is_valid_id(s) && !out.iter().any(|x| x == s) {
+            out.push(s.to_string());
+        }
+    }
+    match v {
+        Value::String(s) if key.is_some_and(|k| ID_KEYS.contains(&k)) => push(out, s),
+        Value::Array(a) => {
+            let list = key.is_some_and(|k| ID_LIST_KEYS.contains(&k));
+            for x in a {
+                match x {
+                    Value::String(s) if list => push(out, s),
+                    Value::Array(pair) if list => {
+                        if let Some(Value::String(s)) = pair.first() {
+                            push(out, s);
+                        }
+                    }
+                    other => collect_ids(other, None, out),
+                }
+            }
+        }
+        Value::Object(o) => {
+            for (k, x) in o {
+                collect_ids(x, Some(k.as_str()), out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -277,6 +359,25 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
             }
         }
     }
+    // Every other item that names them: the references its commit wrote.
+    for r in &holdings.refs {
+        match r {
+            podium_store::Named::Source { kind, id } => {
+                let s = (kind.clone(), id.clone());
+                if !tomb.sources.contains(&s) {
+                    tomb.sources.push(s);
+                    grew = true;
+                }
+            }
+            podium_store::Named::State { owner, name } => {
+                let s = (owner.clone(), name.clone());
+                if !tomb.states.contains(&s) {
+                    tomb.states.push(s);
+                    grew = true;
+                }
+            }
+        }
+    }
     if grew {
         let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
         if !store.put_item_if(&key, &body, version).await? {
@@ -302,11 +403,25 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&stored.result) else {
             continue;
         };
-        if replace_id(&mut doc, player_id, &report.pseudonym) {
-            let text = serde_json::to_string(&doc).map_err(|e| corrupt(&stored.content_hash, e))?;
-            if store.replace_source_result(&skey, &text).await? {
+        let named = replace_id(&mut doc, player_id, &report.pseudonym);
+        let text = serde_json::to_string(&doc).map_err(|e| corrupt(&stored.content_hash, e))?;
+        // A key that names them (a registration's `{tournament}/{player}`, a bonus's
+        // `{player}:{day}`) is renamed too.
+        let renamed = rename_in_key(id, player_id, &report.pseudonym);
+        if renamed != *id {
+            if store
+                .move_source(&skey, &SourceKey::new(kind.clone(), renamed), &text)
+                .await?
+            {
                 report.results += 1;
             }
+        } else if named && store.replace_source_result(&skey, &text).await? {
+            report.results += 1;
+        }
+    }
+    for (owner, name) in &tomb.states {
+        if anonymise_state(store, owner, name, player_id, &report.pseudonym).await? {
+            report.results += 1;
         }
     }
     // 5. The ledger to the pseudonym; balances, entries, claims and states gone, and
@@ -349,6 +464,33 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         return Err(ServiceError::Contended { attempts: 1 });
     }
     Ok(report)
+}
+
+/// Replaces `player_id` by `pseudonym` in `owner`'s state item `name`, at the version
+/// read (read again when a commit moved it meanwhile). True when it named them.
+async fn anonymise_state<S: SettleStore + ErasureStore + ?Sized>(
+    store: &S,
+    owner: &str,
+    name: &str,
+    player_id: &str,
+    pseudonym: &str,
+) -> Result<bool, ServiceError> {
+    for _ in 0..10 {
+        let Some(state) = store.get_state(owner, name).await? else {
+            return Ok(false);
+        };
+        let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&state.body) else {
+            return Ok(false);
+        };
+        if !replace_id_in_state(&mut doc, player_id, pseudonym) {
+            return Ok(false);
+        }
+        let text = serde_json::to_string(&doc).map_err(|e| corrupt(name, e))?;
+        if store.replace_state(owner, name, &text, state.version).await? {
+            return Ok(true);
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
 }
 
 /// Raises a change mark by one version (as a commit does), retried on a race.
@@ -406,6 +548,37 @@ mod tests {
         assert!(pseudonym("p-1").starts_with("deleted-"));
         assert_eq!(pseudonym("p-1").len(), "deleted-".len() + 16);
         assert!(podium_rules::record::is_valid_id(&pseudonym("p-1")));
+    }
+
+    /// GM-6: a source key's parts that are the id are renamed, nothing else.
+    #[test]
+    fn keys_naming_the_player_are_renamed() {
+        assert_eq!(rename_in_key("cup-1/p-1", "p-1", "deleted-x"), "cup-1/deleted-x");
+        assert_eq!(
+            rename_in_key("p-1:2027-05-10", "p-1", "deleted-x"),
+            "deleted-x:2027-05-10"
+        );
+        assert_eq!(
+            rename_in_key("p-10:2027-05-10", "p-1", "deleted-x"),
+            "p-10:2027-05-10"
+        );
+        assert_eq!(rename_in_key("m-1", "p-1", "deleted-x"), "m-1");
+    }
+
+    /// GM-6: the ids a commit references are those a deletion would replace: member
+    /// lists, `player_id`s, pairs' first elements; not composite ids or other words.
+    #[test]
+    fn named_ids_are_what_replace_id_replaces() {
+        let v = serde_json::json!({
+            "claim": "p-1:2027-05-10", "status": "final",
+            "winners": [{"place": 1, "player_id": "w-1"}], "tp": [["t-1", 30]],
+            "members": ["c-1", "c-2"], "by": [{"player_id": "b-1", "value": 3}],
+        });
+        assert_eq!(named_ids(&v, false), ["b-1", "c-1", "c-2", "t-1", "w-1"]);
+        assert_eq!(named_ids(&serde_json::json!(["a", "b"]), true), ["a", "b"]);
+        let mut list = serde_json::json!(["a", "b"]);
+        assert!(replace_id_in_state(&mut list, "b", "deleted-x"));
+        assert_eq!(list, serde_json::json!(["a", "deleted-x"]));
     }
 
     /// GM-6: results keep their shape; the id is replaced wherever it stands.

@@ -2,6 +2,14 @@
 //! first points of a week, a cohort's standings, the caller's league, and closing a
 //! week (promotion, relegation and each member's `league_result` message).
 //!
+//! One decision, taken once: the close of a week records each member's tier from the
+//! week's frozen `final` snapshot (the same values its `period_result` messages rank),
+//! and nothing predicts it. A player who first scores in a new week while their last
+//! week is not closed waits in their membership ([`Membership::pending`]); the close
+//! of that week places them, at the tier it records, in the same settlement as their
+//! `league_result` ([`podium_rules::league::Placement`]). A closed cohort's standings
+//! are read from the close's record of it, never from live entries.
+//!
 //! Storage (state items, so that every write goes through the settlement commit):
 //! a player's [`Membership`] (`league:{league}`); per (week, tier, shard) the cohort
 //! filling there ([`Filling`], under the pseudo-player [`filling_owner`]); per cohort
@@ -10,9 +18,10 @@
 //!
 //! Cost (DynamoDB): placement adds 2 GetItems (membership, filling cohort) and 3 state
 //! writes to the commit of a player's first points of the week; while their last week
-//! is not closed yet (the minutes after midnight before the freeze), also last week's
-//! cohort: 1 GetItem and 1 BatchGetItem. A cohort's standings are 1 GetItem (its
-//! members) and 1 BatchGetItem (their weekly entries).
+//! is not closed yet (the minutes after midnight before the freeze), 1 GetItem and 1
+//! state write (the week waits in the membership). A cohort's standings are 1 GetItem
+//! (its members) and 1 BatchGetItem (their weekly entries) while its week is open, 1
+//! GetItem (the close's record) once it is closed.
 
 use std::collections::HashMap;
 
@@ -22,11 +31,11 @@ use podium_rules::inbox::Message;
 use podium_rules::leaderboard::Standing;
 use podium_rules::league::{
     self, cohort_id, filling_owner, shard_of, state_name, CohortResult, Filling, LeagueDef, Membership,
-    FILLING_STATE,
+    Placement, FILLING_STATE,
 };
 use podium_rules::period::Period;
 use podium_rules::settlement::{Planned, Settlement, StateChange};
-use podium_store::{ItemKey, ItemStore, SettleStore, SourceKey, StateWrite};
+use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey, StateWrite};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -65,12 +74,10 @@ async fn state<S: SettleStore + ?Sized, T: Default + serde::de::DeserializeOwned
     }
 }
 
-/// The week before `week` of `league`'s board.
-fn previous_week(league: &LeagueDef, week: &str) -> Option<String> {
+/// `week` of `league`'s board, if it names one.
+fn week_period(league: &LeagueDef, week: &str) -> Option<Period> {
     let def = board_def(league.board)?;
-    Period::parse(def.period, def.zone, week)
-        .ok()
-        .map(|p| p.previous().id)
+    Period::parse(def.period, def.zone, week).ok()
 }
 
 /// The members of `cohort` in `week` (in the order they were placed).
@@ -109,57 +116,89 @@ pub async fn standings<S: SettleStore + ?Sized>(
         .collect())
 }
 
-/// The player's tier for a placement in `week`: their membership's, moved by their
-/// last week's result when that week was the one before and is not closed yet (the
-/// same result closing it will record).
-async fn tier_for<S: SettleStore + ?Sized>(
-    store: &S,
-    league: &LeagueDef,
-    player: &str,
-    m: &Membership,
-    week: &str,
-) -> Result<u32, ServiceError> {
-    match (&m.week, &m.cohort) {
-        (Some(last), Some(cohort)) if !m.closed && previous_week(league, week).as_deref() == Some(last) => {
-            let members = members(store, league, last, cohort).await?;
-            let results = league::close(league, m.tier, standings(store, league, last, &members).await?);
-            Ok(results
-                .iter()
-                .find(|r| r.player_id == player)
-                .map_or(m.tier, |r| r.tier_after))
-        }
-        _ => Ok(m.tier),
-    }
+/// Who a commit places in a league's week.
+#[derive(Debug, Clone)]
+pub(crate) enum Placing {
+    /// A player's first points on the league's board this week: placed at the tier
+    /// their membership records, unless a week of theirs is not closed yet (the week
+    /// then waits in their membership, and that close places them) or this week has
+    /// ended at the commit's clock (nobody joins an ended week: a late record places
+    /// nobody).
+    FirstPoints(String),
+    /// Placed by the close of their last week, which decided their tier: the
+    /// membership as the close leaves it, and the version read of it.
+    Decided { placement: Placement, version: u64 },
 }
 
-/// The state writes that place `players` in cohorts of the league fed by `board`,
-/// if it is a league's weekly board: called by the commit path for players' first
-/// points on the board in a week (their entry is new). Players placed already are
-/// left out. Several players of one settlement (an Arena's) who fill the same cohort
-/// are placed one after another into one write of each item.
+/// What placing players writes: the state writes, and whom the league's own items
+/// now name (player, owner, state name: the cohort's member list and filling), for
+/// their references (GM-6).
+#[derive(Debug, Default)]
+pub(crate) struct Placed {
+    pub writes: Vec<StateWrite>,
+    pub named: Vec<(String, String, String)>,
+}
+
+/// The state writes that place `placing` in cohorts of the league fed by `board` (a
+/// league's weekly board in one week; none for another board), called by the commit
+/// path ([`crate::settle`]) at server clock `now_ms`. Players placed already are left
+/// out. Several players of one settlement (an Arena's) who fill the same cohort are
+/// placed one after another into one write of each item.
 pub(crate) async fn placements<S: SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
-    players: &[&str],
-) -> Result<Vec<StateWrite>, ServiceError> {
+    placing: &[Placing],
+    now_ms: i64,
+) -> Result<Placed, ServiceError> {
     let Some(league) = league::league_of_board(&board.board) else {
-        return Ok(Vec::new());
+        return Ok(Placed::default());
     };
+    let mut named: Vec<(String, String, String)> = Vec::new();
     let week = board.period.as_str();
+    let ended = week_period(league, week)
+        .and_then(|p| p.end)
+        .is_some_and(|end| end.timestamp_millis() <= now_ms);
     let mut writes = Vec::new();
     // Filling cohorts read (owner → filling now, version read), and the member lists
     // to write (owner → members, version expected).
     let mut fillings: Vec<(String, (u32, u32), Filling, u64)> = Vec::new();
     let mut lists: Vec<(String, Vec<String>, u64)> = Vec::new();
-    for &player in players {
-        let (m, m_version): (Membership, u64) = state(store, player, &state_name(league)).await?;
-        // Placed this week, or already in a later one (a late record of an older week
-        // places nobody back in time). Week ids are zero-padded, so they sort in time.
-        if m.week.as_deref().is_some_and(|w| w >= week) {
-            continue;
-        }
-        let tier = tier_for(store, league, player, &m, week).await?;
-        let shard = shard_of(player, league.shards);
+    for p in placing {
+        let (player, m, m_version) = match p {
+            Placing::FirstPoints(player) => {
+                let (m, v): (Membership, u64) = state(store, player, &state_name(league)).await?;
+                // Placed this week, or already in a later one, or waiting for it (a late
+                // record of an older week places nobody back in time). Week ids are
+                // zero-padded, so they sort in time.
+                if m.week.as_deref().is_some_and(|w| w >= week) || m.pending.iter().any(|w| w == week) {
+                    continue;
+                }
+                if ended {
+                    continue;
+                }
+                if m.week.is_some() && !m.closed {
+                    // The close of their last week decides their tier: it places them.
+                    let mut waiting = m.clone();
+                    waiting.pending.push(week.to_string());
+                    waiting.pending.sort();
+                    writes.push(StateWrite {
+                        player_id: player.clone(),
+                        name: state_name(league),
+                        expected_version: v,
+                        body: json(&waiting),
+                    });
+                    continue;
+                }
+                (player.clone(), m, v)
+            }
+            Placing::Decided { placement, version } => (
+                placement.player_id.clone(),
+                placement.membership.clone(),
+                *version,
+            ),
+        };
+        let tier = m.tier.min(league.tiers.len().saturating_sub(1) as u32);
+        let shard = shard_of(&player, league.shards);
         let owner = filling_owner(league, week, tier, shard);
         let at = match fillings.iter().position(|(o, _, _, _)| *o == owner) {
             Some(i) => i,
@@ -170,19 +209,21 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             }
         };
         let before = fillings[at].2.clone();
-        let (after, number) = league::place(league, before.clone(), player);
+        let (after, number) = league::place(league, before.clone(), &player);
         let cohort = cohort_id(tier, shard, number);
         let list_owner = members_owner(league, week, &cohort);
         match lists.iter_mut().find(|(o, _, _)| *o == list_owner) {
             Some(list) => list.1 = after.members.clone(),
             None => {
                 let expected = if number == before.number { before.writes } else { 0 };
-                lists.push((list_owner, after.members.clone(), expected));
+                lists.push((list_owner.clone(), after.members.clone(), expected));
             }
         }
         fillings[at].2 = after;
+        named.push((player.clone(), list_owner.clone(), MEMBERS_STATE.to_string()));
+        named.push((player.clone(), owner.clone(), FILLING_STATE.to_string()));
         writes.push(StateWrite {
-            player_id: player.to_string(),
+            player_id: player.clone(),
             name: state_name(league),
             expected_version: m_version,
             body: json(&Membership {
@@ -190,6 +231,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
                 week: Some(week.to_string()),
                 cohort: Some(cohort),
                 closed: false,
+                pending: m.pending.iter().filter(|w| w.as_str() > week).cloned().collect(),
             }),
         });
     }
@@ -214,7 +256,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             body: json(&filling),
         });
     }
-    Ok(writes)
+    Ok(Placed { writes, named })
 }
 
 /// The league's own types as JSON (cannot fail: no maps with non-string keys).
@@ -245,9 +287,11 @@ pub struct CohortView {
     pub entries: Vec<CohortLine>,
 }
 
-/// `cohort`'s standings in `week`, ranked (LB-2), each with its promotion zone.
-/// Errors: [`ServiceError::NotFound`] for a cohort with no members.
-pub async fn cohort<S: SettleStore + ?Sized>(
+/// `cohort`'s standings in `week`, ranked (LB-2), each with its promotion zone: once
+/// the week is closed, exactly as its close recorded them (the frozen week's values,
+/// the movements its `league_result` messages announced); before, from the live
+/// weekly entries. Errors: [`ServiceError::NotFound`] for a cohort with no members.
+pub async fn cohort<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
     week: &str,
@@ -255,11 +299,16 @@ pub async fn cohort<S: SettleStore + ?Sized>(
 ) -> Result<CohortView, ServiceError> {
     let not_found = || ServiceError::NotFound(format!("no cohort {cohort:?} in {week}"));
     let tier = league::tier_of_cohort(cohort).ok_or_else(not_found)?;
-    let members = members(store, league, week, cohort).await?;
-    if members.is_empty() {
-        return Err(not_found());
-    }
-    let results = league::close(league, tier, standings(store, league, week, &members).await?);
+    let results = match recorded_cohort(store, league, week, cohort).await? {
+        Some(results) => results,
+        None => {
+            let members = members(store, league, week, cohort).await?;
+            if members.is_empty() {
+                return Err(not_found());
+            }
+            league::close(league, tier, standings(store, league, week, &members).await?)
+        }
+    };
     Ok(CohortView {
         league: league.id.to_string(),
         week: week.to_string(),
@@ -300,34 +349,44 @@ pub struct MyLeague {
     pub player_id: String,
     /// The current week.
     pub week: String,
-    /// Their tier (0: the first) and its name; for a player not placed this week, the
-    /// tier their next placement will use.
+    /// Their tier (0: the first) and its name: the tier the last close of their weeks
+    /// recorded (for a player placed this week, the tier they play in).
     pub tier: u32,
     pub tier_name: String,
+    /// The week whose close has yet to decide the tier of their next placement (their
+    /// last week, not closed yet): until it runs, `tier` is the tier before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub awaiting_close_of: Option<String>,
     /// Their cohort this week, once they scored this week.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cohort: Option<CohortView>,
 }
 
-/// The caller's league in the current `week`: their tier, and their cohort's standings
-/// once placed this week.
-pub async fn mine<S: SettleStore + ?Sized>(
+/// The caller's league in the current `week`: their tier as recorded, and their
+/// cohort's standings once placed this week. Nothing is predicted: a player whose last
+/// week is not closed yet is told which close decides their tier.
+pub async fn mine<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
     player: &str,
     week: &str,
 ) -> Result<MyLeague, ServiceError> {
     let (m, _): (Membership, u64) = state(store, player, &state_name(league)).await?;
-    let (tier, cohort) = match (&m.week, &m.cohort) {
-        (Some(w), Some(c)) if w == week => (m.tier, Some(self::cohort(store, league, week, c).await?)),
-        _ => (tier_for(store, league, player, &m, week).await?, None),
+    let cohort = match (&m.week, &m.cohort) {
+        (Some(w), Some(c)) if w == week => Some(self::cohort(store, league, week, c).await?),
+        _ => None,
+    };
+    let awaiting_close_of = match &m.week {
+        Some(w) if !m.closed && w.as_str() < week => Some(w.clone()),
+        _ => None,
     };
     Ok(MyLeague {
         league: league.id.to_string(),
         player_id: player.to_string(),
         week: week.to_string(),
-        tier,
-        tier_name: tier_name(league, tier),
+        tier: m.tier,
+        tier_name: tier_name(league, m.tier),
+        awaiting_close_of,
         cohort,
     })
 }
@@ -380,25 +439,90 @@ impl Source for WeekResult<'_> {
         // The message joins the inbox in the commit ([`Settlement::messages`]).
         let mut s = Settlement::result_only(message.clone());
         s.messages.push((player.clone(), message));
-        // The tier holds the week's movement, unless they were placed in a later week
-        // meanwhile (that placement already moved it, by the same result).
+        // The close records the tier (the one decision); a player who scored in a later
+        // week meanwhile waits there and is placed now, at that tier.
         if m.week.as_deref() == Some(self.week) && !m.closed {
             let closed = Membership {
                 tier: r.tier_after,
                 closed: true,
                 ..m
             };
-            s.states.push(StateChange {
-                player_id: player.clone(),
-                name: state_name(self.league),
-                body: serde_json::to_value(closed).map_err(|e| corrupt("league", e))?,
-            });
+            match closed.pending.first() {
+                Some(next) => s.placements.push(Placement {
+                    board: self.league.board.to_string(),
+                    week: next.clone(),
+                    player_id: player.clone(),
+                    membership: closed.clone(),
+                }),
+                None => s.states.push(StateChange {
+                    player_id: player.clone(),
+                    name: state_name(self.league),
+                    body: serde_json::to_value(closed).map_err(|e| corrupt("league", e))?,
+                }),
+            }
         }
         Ok(Planned::Write(s))
     }
 
     fn id_field(&self) -> &'static str {
         "player_id"
+    }
+}
+
+/// The source kind of a closed cohort's record: its standings as the close ranked
+/// them (the frozen week's values), stored once (GM-3) and read by the cohort view.
+pub const COHORT_KIND: &str = "league-cohort";
+
+fn cohort_key(league: &LeagueDef, week: &str, cohort: &str) -> SourceKey {
+    SourceKey::new(COHORT_KIND, format!("{}@{week}:{cohort}", league.id))
+}
+
+/// A closed cohort's record, as a settlement whose result is its standings (each
+/// member it names referenced for GM-6 by the commit path).
+struct CohortRecord<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+    cohort: &'a str,
+    results: &'a [CohortResult],
+}
+
+impl Source for CohortRecord<'_> {
+    type Result = Vec<CohortResult>;
+
+    fn key(&self) -> SourceKey {
+        cohort_key(self.league, self.week, self.cohort)
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&json(&self.results))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::default()
+    }
+
+    fn plan(&self, _: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        Ok(Planned::Write(Settlement::result_only(self.results.to_vec())))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "cohort"
+    }
+}
+
+/// A closed cohort's standings as its close recorded them; `None` before the close.
+async fn recorded_cohort<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    cohort: &str,
+) -> Result<Option<Vec<CohortResult>>, ServiceError> {
+    let key = cohort_key(league, week, cohort);
+    match store.get_source(&key).await? {
+        Some(stored) => Ok(Some(
+            serde_json::from_str(&stored.result).map_err(|e| corrupt(COHORT_KIND, e))?,
+        )),
+        None => Ok(None),
     }
 }
 
@@ -418,12 +542,19 @@ pub struct WeekReport {
     pub skipped: usize,
     /// Whether the week was closed before this call (nothing was read or sent).
     pub already_done: bool,
+    /// False when the week's final snapshot is not complete yet: nothing was done
+    /// (the close ranks the frozen week only).
+    pub frozen: bool,
 }
 
-/// Closes `league`'s `week` (after it ended): every cohort of every tier and shard
-/// ranked by the week's final values, each member sent one `league_result` message
-/// with their movement, their tier recorded. Safe to run again and concurrently
-/// (each member's result is its own settlement, GM-3).
+/// Closes `league`'s `week` once its board is frozen (LB-5): every cohort of every
+/// tier and shard ranked by its members' values in the week's `final` snapshot (the
+/// values the week's `period_result` messages rank; players deleted before are left
+/// out), each cohort's standings recorded once ([`COHORT_KIND`]), each member sent one
+/// `league_result` message with their movement and their tier recorded, and placed in
+/// the next week they scored in if they wait for it ([`Membership::pending`]). Safe to
+/// run again and concurrently (each record and result is its own settlement, GM-3).
+/// A week not frozen yet is left alone ([`WeekReport::frozen`] false).
 pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
@@ -433,6 +564,7 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     let mut report = WeekReport {
         league: league.id.to_string(),
         week: week.to_string(),
+        frozen: true,
         ..WeekReport::default()
     };
     let done_key = ItemKey::new(format!("LEAGUE-CLOSE#{}@{week}", league.id), "DONE");
@@ -440,8 +572,43 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         report.already_done = true;
         return Ok(report);
     }
+    let board = BoardRef::new(league.board, week);
+    match crate::snapshot::run_state(store, &board, crate::period_boards::FINAL).await? {
+        Some(run) if run.complete => {}
+        _ => {
+            report.frozen = false;
+            return Ok(report);
+        }
+    }
+    // The frozen week's values (one read of the final snapshot), without the players
+    // deleted since (the pointer's erasures, GM-6).
+    let pointer = crate::snapshot::current_consistent(store, &board).await?;
+    let finals: HashMap<String, Standing> = crate::snapshot::pages(
+        store,
+        &board,
+        crate::period_boards::FINAL,
+        SortKeyRange::All,
+        true,
+        usize::MAX,
+        true,
+    )
+    .await?
+    .into_iter()
+    .flat_map(|p| p.entries)
+    .filter(|e| !pointer.as_ref().is_some_and(|p| p.hides(&e.player_id)))
+    .map(|e| {
+        (
+            e.player_id.clone(),
+            Standing {
+                player_id: e.player_id,
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+            },
+        )
+    })
+    .collect();
     let mut sizes: HashMap<usize, usize> = HashMap::new();
-    let mut all: Vec<(String, CohortResult)> = Vec::new();
+    let mut cohorts: Vec<(String, Vec<CohortResult>)> = Vec::new();
     for tier in 0..league.tiers.len() as u32 {
         for shard in 0..league.shards {
             let (filling, version): (Filling, u64) =
@@ -452,12 +619,21 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
             for number in 0..=filling.number {
                 let cohort = cohort_id(tier, shard, number);
                 let members = members(store, league, week, &cohort).await?;
-                let results = league::close(league, tier, standings(store, league, week, &members).await?);
+                let standings: Vec<Standing> =
+                    members.iter().filter_map(|m| finals.get(m).cloned()).collect();
+                let results = league::close(league, tier, standings);
+                if results.is_empty() {
+                    continue;
+                }
                 *sizes.entry(results.len()).or_default() += 1;
-                all.extend(results.into_iter().map(|r| (cohort.clone(), r)));
+                cohorts.push((cohort, results));
             }
         }
     }
+    let all: Vec<(&str, &CohortResult)> = cohorts
+        .iter()
+        .flat_map(|(c, results)| results.iter().map(move |r| (c.as_str(), r)))
+        .collect();
     report.placed = all.len();
     for (_, r) in &all {
         match r.movement {
@@ -466,7 +642,15 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
             league::Movement::Stayed => {}
         }
     }
-    // Each member's result is its own settlement: [`IN_FLIGHT`] at a time.
+    // Each cohort's record first (what its view shows from now on), then each member's
+    // result: [`IN_FLIGHT`] settlements at a time.
+    let records = cohorts.iter().map(|(cohort, results)| CohortRecord {
+        league,
+        week,
+        cohort,
+        results,
+    });
+    settle_all(store, records, IN_FLIGHT, now).await?;
     let sources = all.iter().map(|(cohort, result)| WeekResult {
         league,
         week,

@@ -168,10 +168,9 @@ async fn apply<S: SettleStore + ?Sized>(
 /// Entries one read of the expiring day's board asks for.
 const EXPIRY_FETCH: usize = 1_000;
 
-/// How many days back the window maintenance looks on its first run (after that it
-/// goes on from the last day it finished): more than a record may be late
-/// ([`podium_rules::mahjong::records::MAX_RECORD_AGE_DAYS`]).
-pub const EXPIRY_CATCH_UP_DAYS: u64 = 31;
+/// Days of a rolling window one call takes off at most (the oldest first): a call that
+/// leaves some says so ([`WindowRun::behind`]) and the next call goes on.
+pub const WINDOW_DAYS_PER_TICK: u64 = 31;
 
 /// The last local day whose points the rolling window maintenance has taken off.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -179,19 +178,34 @@ struct ExpiredThrough {
     day: NaiveDate,
 }
 
+/// What one call of [`expire_window`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowRun {
+    /// The last day taken off the window (by this call or before).
+    pub through: NaiveDate,
+    /// Entries this call changed.
+    pub changed: u64,
+    /// Days that left the window are still to be taken off (this call's bound was
+    /// reached, or another call is taking them off now).
+    pub behind: bool,
+}
+
 /// MJ-20's daily window maintenance for a rolling board: takes the points of every
 /// day that has left the window (up to today − 365, from the game's daily board) and
 /// was not taken off yet off every player who had some, exactly once per player and
-/// day, so a retried run finishes the work without taking anything twice, and a run
-/// missed for a day (an outage) is made up by the next. It keeps the last day done in
-/// an item (`WINDOW#{board}` / `EXPIRED`, written at the version read). Returns the
-/// last expired day and how many entries this call changed; `None` for a board
-/// without a window.
+/// day, oldest first, at most [`WINDOW_DAYS_PER_TICK`] days a call: a retried or
+/// concurrent call finishes the work without taking anything twice, and days missed
+/// (an outage of any length) are made up by the next calls. It keeps the last day done
+/// in an item (`WINDOW#{board}` / `EXPIRED`, written at the version read); the first
+/// call ever starts `lookback_days` before the expiring day (more than a record may be
+/// late: [`podium_rules::record::RecordPolicy::max_record_age_days`]). `None` for a
+/// board without a window.
 pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     now: DateTime<Utc>,
-) -> Result<Option<(NaiveDate, u64)>, ServiceError> {
+    lookback_days: u64,
+) -> Result<Option<WindowRun>, ServiceError> {
     let Some(last) = board.expiring_day(now) else {
         return Ok(None);
     };
@@ -204,23 +218,32 @@ pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
         }
         None => (None, 0),
     };
-    let first = match done {
-        Some(d) => d + chrono::Days::new(1),
-        None => last - chrono::Days::new(EXPIRY_CATCH_UP_DAYS),
+    let mut run = WindowRun {
+        through: done.unwrap_or(last - chrono::Days::new(lookback_days.max(1))),
+        changed: 0,
+        behind: false,
     };
-    let mut changed = 0;
-    let mut day = first;
+    let mut day = run.through + chrono::Days::new(1);
+    let mut budget = WINDOW_DAYS_PER_TICK;
     while day <= last {
-        changed += expire_day(store, board, day, now).await?;
+        if budget == 0 {
+            run.behind = true;
+            break;
+        }
+        run.changed += expire_day(store, board, day, now).await?;
         let body = serde_json::to_vec(&ExpiredThrough { day }).unwrap_or_default();
         if !store.put_item_if(&mark, &body, version).await? {
-            // Another run moved the window meanwhile: it goes on from where it is.
-            return Err(ServiceError::Contended { attempts: 1 });
+            // Another call moved the window meanwhile (it took this day off too, each
+            // player once): it goes on from where it is.
+            run.behind = true;
+            break;
         }
         version += 1;
+        run.through = day;
+        budget -= 1;
         day = day + chrono::Days::new(1);
     }
-    Ok(Some((last, changed)))
+    Ok(Some(run))
 }
 
 /// Takes the points of `day` off the rolling board, once per player.
@@ -260,26 +283,81 @@ async fn expire_day<S: BoardStore + SettleStore + ?Sized>(
 }
 
 /// Freezes the period of `board` that ended last before `now` (LB-5): its final
-/// snapshot, ranked as of the period's end. Idempotent: a frozen period is left as it
-/// is. `None` for an all-time board.
+/// snapshot, ranked as of the period's end ([`freeze`]). `None` for an all-time board
+/// (and before the period's end).
 pub async fn freeze_ended<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     now: DateTime<Utc>,
 ) -> Result<Option<(Period, RunReport)>, ServiceError> {
     let ended = board.period_at(now).previous();
-    let Some(end) = ended.end.filter(|e| *e <= now) else {
+    if !ended.is_over(now) {
         return Ok(None);
-    };
-    let report = snapshot::run_paged(
+    }
+    let report = freeze(store, board, &ended, now).await?;
+    Ok(Some((ended, report)))
+}
+
+/// Freezes `period` of `board` (LB-5): its final snapshot, ranked as of the period's
+/// end. Idempotent: a frozen period is left as it is; while another call freezes it,
+/// a [`RunReport::busy`] report.
+pub async fn freeze<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardDef,
+    period: &Period,
+    now: DateTime<Utc>,
+) -> Result<RunReport, ServiceError> {
+    snapshot::run_paged(
         store,
-        &board.in_period(&ended),
+        &board.in_period(period),
         FINAL,
-        end,
+        period.end.unwrap_or(now),
         snapshot::Paging::content_defined(PAGE_SIZE),
         None,
         now,
     )
-    .await?;
-    Ok(Some((ended, report)))
+    .await
+}
+
+/// The last period of `board` frozen and closed in order (LB-5), as the period
+/// catch-up records it (`PERIODS#{board}` / `CLOSED`: `{"through": "2026-W48"}`,
+/// written at the version read), and that version; `None` before its first period.
+pub async fn closed_through<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardDef,
+) -> Result<(Option<Period>, u64), ServiceError> {
+    let key = closed_key(board);
+    let Some(item) = store.get_item(&key, true).await? else {
+        return Ok((None, 0));
+    };
+    let corrupt = |e: String| ServiceError::Store(podium_store::StoreError::corrupt(&key.pk, e));
+    let mark: ClosedThrough = serde_json::from_slice(&item.body).map_err(|e| corrupt(e.to_string()))?;
+    let period =
+        Period::parse(board.period, board.zone, &mark.through).map_err(|e| corrupt(e.to_string()))?;
+    Ok((Some(period), item.version))
+}
+
+/// Records `period` as the last of `board` frozen and closed, if the record is still
+/// at `version`; false when another call moved it meanwhile.
+pub async fn mark_closed<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardDef,
+    period: &Period,
+    version: u64,
+) -> Result<bool, ServiceError> {
+    let body = serde_json::to_vec(&ClosedThrough {
+        through: period.id.clone(),
+    })
+    .unwrap_or_default();
+    Ok(store.put_item_if(&closed_key(board), &body, version).await?)
+}
+
+/// The body of the catch-up's record.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct ClosedThrough {
+    through: String,
+}
+
+fn closed_key(board: &BoardDef) -> podium_store::ItemKey {
+    podium_store::ItemKey::new(format!("PERIODS#{}", board.id), "CLOSED")
 }

@@ -348,7 +348,7 @@ pub async fn mahjong_profile<S: SettleStore + ?Sized>(
 ) -> Result<MahjongProfile, ServiceError> {
     let balance = store.get_balances(daily_bonus::GAME, &[player_id]).await?;
     let points = balance.first().map_or(0, |b| b.points);
-    // GM-6: a deleted player has no balance; their profile is gone (404).
+    // GM-6: a deleted player has no balance; their profile is gone.
     if balance.first().is_none_or(|b| b.version == 0) && store.is_deleted(player_id).await? {
         return Err(crate::boards::deleted_player());
     }

@@ -208,6 +208,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
 ) -> Result<Settled<X::Result>, ServiceError> {
     let key = source.key();
     let hash = source.content_hash();
+    let mut orphaned = 0;
     for plan_no in 0..MAX_ATTEMPTS {
         // Unless repeats are common, no look-up of the source before planning: the
         // commit's own condition (the source record must not exist) catches a repeat,
@@ -259,7 +260,16 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
                 if let Some(stored) = store.get_source(&key).await? {
                     return stored_result(source, &hash, attempt, stored);
                 }
-                // A ledger entry of this source exists without its record: plan again.
+                // A ledger entry of this source exists without its record (a deleted
+                // player's ledger, moved to the pseudonym): plan once more, and if it
+                // stands, the source can never be settled: refused, not retried.
+                orphaned += 1;
+                if orphaned > 1 {
+                    return Err(ServiceError::Conflict {
+                        field: source.id_field(),
+                        id: key.id.clone(),
+                    });
+                }
             }
             CommitOutcome::ClaimTaken(_) => {}
             CommitOutcome::Contended => backoff(plan_no).await,
@@ -454,16 +464,19 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             body: c.body.to_string(),
         })
         .collect();
-    let mut states: Vec<StateWrite> = s
-        .states
-        .iter()
-        .map(|st| StateWrite {
+    // GM-6: whom the items this commit writes name outside their own partitions.
+    let mut refs = References::default();
+    let mut states: Vec<StateWrite> = Vec::with_capacity(s.states.len());
+    for st in &s.states {
+        let before = read.state(&st.player_id, &st.name);
+        refs.state_named(&st.player_id, &st.name, before.map(|b| b.body.as_str()), &st.body);
+        states.push(StateWrite {
             player_id: st.player_id.clone(),
             name: st.name.clone(),
-            expected_version: read.state(&st.player_id, &st.name).map_or(0, |x| x.version),
+            expected_version: before.map_or(0, |x| x.version),
             body: st.body.to_string(),
-        })
-        .collect();
+        });
+    }
     // Messages (a new SG-12 rank) join each addressee's inbox in this commit, at the
     // inbox's version read now: read only when the rules send one (rare).
     let mut addressees: Vec<&str> = Vec::new();
@@ -487,18 +500,88 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             // Sent already, or over a cap (`Inbox::with`): nothing to write.
             continue;
         }
+        let body = serde_json::to_value(&inbox)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?;
+        refs.state_named(
+            player,
+            podium_rules::inbox::STATE,
+            stored.as_ref().map(|st| st.body.as_str()),
+            &body,
+        );
         states.push(StateWrite {
             player_id: player.to_string(),
             name: podium_rules::inbox::STATE.to_string(),
             expected_version: stored.map_or(0, |st| st.version),
-            body: serde_json::to_string(&inbox)
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+            body: body.to_string(),
         });
     }
-    // A player's first points of a league's week place them in a cohort, in this commit.
-    for (board, players) in &first_of_week {
-        let players: Vec<&str> = players.iter().map(String::as_str).collect();
-        states.extend(crate::leagues::placements(store, board, &players).await?);
+    // A player's first points of a league's week place them in a cohort, in this
+    // commit; a week's close places the members it decided in their next week.
+    let mut placing: Vec<(BoardRef, Vec<crate::leagues::Placing>)> = first_of_week
+        .into_iter()
+        .map(|(board, players)| {
+            let players = players
+                .into_iter()
+                .map(crate::leagues::Placing::FirstPoints)
+                .collect();
+            (board, players)
+        })
+        .collect();
+    for p in &s.placements {
+        let board = BoardRef::new(p.board.clone(), p.week.clone());
+        let name = podium_rules::league::league_of_board(&p.board).map(podium_rules::league::state_name);
+        let version = name
+            .and_then(|n| read.state(&p.player_id, &n).map(|x| x.version))
+            .unwrap_or(0);
+        let decided = crate::leagues::Placing::Decided {
+            placement: p.clone(),
+            version,
+        };
+        match placing.iter_mut().find(|(b, _)| *b == board) {
+            Some((_, list)) => list.push(decided),
+            None => placing.push((board, vec![decided])),
+        }
+    }
+    for (board, list) in &placing {
+        let placed = crate::leagues::placements(store, board, list, clock_ms).await?;
+        for (player, owner, name) in &placed.named {
+            refs.add(
+                player,
+                podium_store::Named::State {
+                    owner: owner.clone(),
+                    name: name.clone(),
+                },
+            );
+        }
+        states.extend(placed.writes);
+    }
+    // GM-6: the players the result names without a ledger entry here (a place paid
+    // nothing, a table's TP, a void match) are found through a reference.
+    let result_doc = serde_json::to_value(&s.result)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("result", e)))?;
+    // So are the players whose id the source's key holds (a registration, a period's
+    // result message, a credit of theirs).
+    let keyed = balances
+        .iter()
+        .map(|b| b.player_id.as_str())
+        .chain(entries.iter().map(|e| e.player_id.as_str()))
+        .chain(states.iter().map(|st| st.player_id.as_str()))
+        .filter(|p| crate::deletion::key_names(&key.id, p))
+        .map(str::to_string);
+    let named: Vec<String> = crate::deletion::named_ids(&result_doc, false)
+        .into_iter()
+        .chain(keyed)
+        .collect();
+    for id in named {
+        if !s.ledger.iter().any(|e| e.player_id == id) {
+            refs.add(
+                &id,
+                podium_store::Named::Source {
+                    kind: key.kind.clone(),
+                    id: key.id.clone(),
+                },
+            );
+        }
     }
     // GM-4: each entry's place in its balance's settlement order (the version this
     // commit writes) and the server clock it is settled at.
@@ -526,10 +609,47 @@ async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             states,
             ledger,
             marks,
+            refs: refs.0,
             named: Vec::new(),
         },
         s.result,
     ))
+}
+
+/// The references (GM-6) a commit writes: each (player, item) once.
+#[derive(Debug, Default)]
+struct References(Vec<podium_store::Reference>);
+
+impl References {
+    fn add(&mut self, player: &str, named: podium_store::Named) {
+        if !self.0.iter().any(|r| r.player_id == player && r.named == named) {
+            self.0.push(podium_store::Reference {
+                player_id: player.to_string(),
+                named,
+            });
+        }
+    }
+
+    /// The players `owner`'s state item `name` names (as a deletion rewrites them)
+    /// that it did not name `before` (its stored body): an item written again over
+    /// and over (an inbox, a member list) references each player once.
+    fn state_named(&mut self, owner: &str, name: &str, before: Option<&str>, body: &serde_json::Value) {
+        let known: Vec<String> = before
+            .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
+            .map(|b| crate::deletion::named_ids(&b, b.is_array()))
+            .unwrap_or_default();
+        for id in crate::deletion::named_ids(body, body.is_array()) {
+            if id != owner && !known.contains(&id) {
+                self.add(
+                    &id,
+                    podium_store::Named::State {
+                        owner: owner.to_string(),
+                        name: name.to_string(),
+                    },
+                );
+            }
+        }
+    }
 }
 
 /// What [`settle_all`] did.

@@ -326,8 +326,28 @@ pub struct RunReport {
     pub complete: bool,
     /// The run had completed before this call: nothing was written.
     pub already_complete: bool,
+    /// Another call holds this run (its lease is live, or it took the run over while
+    /// this call wrote): this call stopped and left the run to it. Not a failure:
+    /// concurrent ticks of one schedule meet like this (LB-5).
+    pub busy: bool,
     /// Server clock (ms, UTC) when the run started reading the board.
     pub read_from_ms: Option<i64>,
+}
+
+impl RunReport {
+    /// The report of a call that found another call holding run `id`.
+    fn busy(id: &str) -> Self {
+        RunReport {
+            id: id.to_string(),
+            pages_written: 0,
+            bodies_written: 0,
+            pages_total: 0,
+            complete: false,
+            already_complete: false,
+            busy: true,
+            read_from_ms: None,
+        }
+    }
 }
 
 /// The snapshot id for an instant (a schedule's tick): `20261130T020500Z`.
@@ -694,7 +714,8 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
 /// `page_budget` pages in this call (`None`: to the end). Writes only the page bodies
 /// the current snapshot does not already store (for long enough). Safe to call again
 /// with the same id after a timeout or crash; a completed snapshot is left as it is;
-/// while another call holds the run, [`ServiceError::Contended`]. `now` is the server
+/// while another call holds the run, a [`RunReport::busy`] report (nothing done, the
+/// run left to it). `now` is the server
 /// clock at the call (UTC): leases, the instants the board was read and the pointer's
 /// publication are dated from it.
 #[allow(clippy::too_many_arguments)]
@@ -718,7 +739,8 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             until_ms: clock.now_ms() + LEASE_MS,
         })
     };
-    let contended = || ServiceError::Contended { attempts: 1 };
+    // Another call holds the run (or took it over): it finishes it.
+    let busy = || Ok(RunReport::busy(id));
     let (mut state, mut version) = match store.get_item(&rkey, true).await? {
         None => {
             let fresh = RunState {
@@ -736,7 +758,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                 read_to_ms: None,
             };
             if !store.put_item_if(&rkey, &encode(&fresh), 0).await? {
-                return Err(contended());
+                return busy();
             }
             (fresh, 1)
         }
@@ -750,15 +772,16 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                     pages_total: state.pages_written,
                     complete: true,
                     already_complete: true,
+                    busy: false,
                     read_from_ms: state.read_from_ms,
                 });
             }
             if state.lease.as_ref().is_some_and(|l| l.until_ms > clock.now_ms()) {
-                return Err(contended());
+                return busy();
             }
             state.lease = lease(&owner);
             if !store.put_item_if(&rkey, &encode(&state), item.version).await? {
-                return Err(contended());
+                return busy();
             }
             delete_unsaved_chunks(store, board, id, state.last_chunk.as_deref()).await?;
             (state, item.version + 1)
@@ -871,7 +894,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         next.lease = lease(&owner);
         if !store.put_item_if(&rkey, &encode(&next), version).await? {
             // Another run of the same id took over: let it finish.
-            return Err(contended());
+            return busy();
         }
         version += 1;
         state = next;
@@ -880,7 +903,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         // Out of budget: save where this call stopped and let the next one go on at once.
         state.lease = None;
         if !store.put_item_if(&rkey, &encode(&state), version).await? {
-            return Err(contended());
+            return busy();
         }
         return Ok(RunReport {
             id: id.to_string(),
@@ -889,6 +912,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             pages_total: state.pages_written,
             complete: false,
             already_complete: false,
+            busy: false,
             read_from_ms: state.read_from_ms,
         });
     }
@@ -925,7 +949,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     done.lease = None;
     done.read_to_ms = Some(clock.now_ms());
     if !store.put_item_if(&rkey, &encode(&done), version).await? {
-        return Err(contended());
+        return busy();
     }
     publish(
         store,
@@ -956,6 +980,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         pages_total: state.pages_written,
         complete: true,
         already_complete: false,
+        busy: false,
         read_from_ms: done.read_from_ms,
     })
 }

@@ -8,23 +8,31 @@
 //!   ([`crate::changes`]): a quiet level costs nothing.
 //! - `refresh` also moves the tournaments along first ([`crate::tournaments::tick`]):
 //!   starts or cancels them, closes them, fixes their winners, pays their prizes.
-//! - `freeze` (just after local midnight in the boards' zone): freezes each period
-//!   board's period that has ended into its final snapshot, and moves each rolling
-//!   board's window (MJ-20).
+//! - Every tick first catches up on the periods (the `freeze` schedule, just after
+//!   local midnight, runs only this): every period of every period board that has
+//!   ended and is not closed yet is frozen into its final snapshot and closed (its
+//!   reward table's results, its league's week), oldest first, each once, at most
+//!   [`PERIODS_PER_TICK`] a board and tick; and each rolling board's window moves over
+//!   every day that left it (MJ-20). A tick that runs hours or a year late, or not at
+//!   all for a while, leaves nothing behind: the next ones go on from the last period
+//!   closed ([`period_boards::closed_through`]).
 //!
 //! The schedule passes its scheduled time, which names the refresh snapshot and is
-//! the freeze's clock: a retried invocation resumes the same work instead of starting
-//! another, and finished work is never redone.
+//! the ticks' clock: a retried invocation resumes the same work instead of starting
+//! another, and finished work is never redone. Ticks that run at once (a retry
+//! overlapping the next tick) meet in the work's own records: one finds another at
+//! work on a snapshot or a period ([`RunReport::busy`]) and leaves it to it,
+//! succeeding; only real failures (the store) fail a tick.
 
 use crate::changes;
 use crate::error::ServiceError;
 use crate::period_boards;
 use crate::period_close;
 use crate::snapshot::{self, Paging, RunReport};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 use futures::stream::{self, StreamExt};
-use podium_rules::board::{BoardRef, Refresh, BOARDS};
-use podium_rules::period::PeriodKind;
+use podium_rules::board::{BoardDef, BoardRef, Refresh, BOARDS};
+use podium_rules::period::{Period, PeriodKind};
 use podium_rules::period_reward::RewardTables;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
@@ -94,25 +102,84 @@ pub const CHANGED_PER_TICK: usize = 2_000;
 /// Changed boards one tick snapshots at a time.
 pub const CHANGED_IN_FLIGHT: usize = 8;
 
-/// Runs one tick over every board. Errors are transient (store, contention): the
-/// schedule's retry resumes the same snapshots.
+/// What the ticks take from configuration (read once at start-up).
+#[derive(Debug, Clone)]
+pub struct TickSettings {
+    /// The period boards' reward tables, paid when a period closes (`PODIUM_PERIOD_REWARDS`).
+    pub rewards: RewardTables,
+    /// How old a record may be when it arrives (days; `PODIUM_MAX_RECORD_AGE_DAYS`):
+    /// how far back the first catch-up ever looks for periods and window days.
+    pub max_record_age_days: i64,
+}
+
+impl Default for TickSettings {
+    fn default() -> Self {
+        TickSettings {
+            rewards: RewardTables::new(),
+            max_record_age_days: podium_rules::record::DEFAULT_MAX_RECORD_AGE_DAYS,
+        }
+    }
+}
+
+impl From<RewardTables> for TickSettings {
+    fn from(rewards: RewardTables) -> Self {
+        TickSettings {
+            rewards,
+            ..TickSettings::default()
+        }
+    }
+}
+
+/// Periods of one board one tick freezes and closes at most (the oldest first): a
+/// month of days. More wait for the next tick ([`TickReport::behind`]).
+pub const PERIODS_PER_TICK: usize = 31;
+
+/// How long after a period's end it is frozen: the records of its last seconds
+/// still on their way (the `freeze` schedule runs a minute after local midnight).
+pub const FREEZE_GRACE: Duration = Duration::minutes(1);
+
+/// What one tick did: each snapshot run, and the boards it left work on.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TickReport {
+    pub runs: Vec<BoardRun>,
+    /// Boards with ended periods (or window days) still to freeze and close: this tick
+    /// reached its bound or found another tick at work on them; the next goes on.
+    pub behind: Vec<Behind>,
+}
+
+/// A board the catch-up is behind on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Behind {
+    pub board: String,
+    /// The next period (or window day) to do.
+    pub next: String,
+    /// Whether another tick is at work on it now.
+    pub busy: bool,
+}
+
+/// Runs one tick over every board. Errors are real failures (the store): the
+/// schedule's retry resumes the same snapshots; a tick that meets another succeeds.
 pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     run: ScheduledRun,
-    rewards: &RewardTables,
-) -> Result<Vec<BoardRun>, ServiceError> {
-    match run.job {
-        Job::Refresh => {
-            // Tournaments move first, so a final standing is snapshotted in the same tick.
-            for t in crate::tournaments::tick(store, run.scheduled_time).await? {
-                if !t.steps.is_empty() || t.prizes_paid > 0 {
-                    tracing::info!(tournament = %t.tournament_id, steps = ?t.steps, prizes_paid = t.prizes_paid, done = t.done, "tournament moved");
-                }
+    settings: &TickSettings,
+) -> Result<TickReport, ServiceError> {
+    let at = run.scheduled_time;
+    let mut report = TickReport::default();
+    // Every tick catches up on the periods first; a failure there keeps no board
+    // from being refreshed, and fails the tick after them.
+    let caught_up = catch_up(store, at, settings, &mut report).await;
+    if run.job == Job::Refresh {
+        // Tournaments move first, so a final standing is snapshotted in the same tick.
+        for t in crate::tournaments::tick(store, at).await? {
+            if !t.steps.is_empty() || t.prizes_paid > 0 {
+                tracing::info!(tournament = %t.tournament_id, steps = ?t.steps, prizes_paid = t.prizes_paid, done = t.done, "tournament moved");
             }
-            refresh(store, run.scheduled_time).await
         }
-        Job::Freeze => freeze(store, run.scheduled_time, rewards).await,
+        report.runs.extend(refresh(store, at).await?);
     }
+    caught_up?;
+    Ok(report)
 }
 
 /// LB-5: snapshots every board refreshed on every tick (the current period of each),
@@ -176,42 +243,115 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
     }
 }
 
-/// Freezes each period board's ended period, and moves each rolling board's window.
-/// A frozen period of a board with a reward table is then closed: its players sent
-/// their results and rewards ([`period_close::close`]), and a league's week with it
-/// ([`crate::leagues::close_week`]). A close that fails does not keep the other boards
-/// from being frozen: the tick then fails after them, and the schedule's retry (or
-/// the next tick) resumes the close.
-async fn freeze<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+/// The catch-up every tick starts with: each rolling board's window moved over the
+/// days that left it (MJ-20), and each period board's ended periods frozen and closed
+/// in order ([`catch_up_board`]). A board that fails does not keep the others from
+/// their catch-up: the first failure is returned after them.
+async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
-    rewards: &RewardTables,
-) -> Result<Vec<BoardRun>, ServiceError> {
-    let mut out = Vec::new();
+    settings: &TickSettings,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let lookback = u64::try_from(settings.max_record_age_days.max(1) + 1).unwrap_or(31);
     let mut failed: Option<ServiceError> = None;
     for def in &BOARDS {
         if def.window_days.is_some() {
-            // MJ-20: the day that left the rolling window comes off it.
-            if let Some((day, changed)) = period_boards::expire_window(store, def, at).await? {
-                tracing::info!(board = def.id, %day, changed, "rolling window moved");
-            }
-        } else if def.period != PeriodKind::AllTime {
-            if let Some((period, report)) = period_boards::freeze_ended(store, def, at).await? {
-                let board = def.in_period(&period);
-                if report.complete {
-                    if let Err(e) = close(store, def, &board, rewards, at).await {
-                        tracing::error!(board = def.id, period = %period.id, error = %e, "closing the period failed; the other boards go on");
-                        failed.get_or_insert(e);
+            match period_boards::expire_window(store, def, at, lookback).await {
+                Ok(Some(w)) => {
+                    if w.changed > 0 {
+                        tracing::info!(board = def.id, through = %w.through, changed = w.changed, "rolling window moved");
+                    }
+                    if w.behind {
+                        report.behind.push(Behind {
+                            board: def.id.to_string(),
+                            next: (w.through + chrono::Days::new(1)).to_string(),
+                            busy: false,
+                        });
                     }
                 }
-                out.push(BoardRun::new(&board, report));
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(board = def.id, error = %e, "moving the rolling window failed; the other boards go on");
+                    failed.get_or_insert(e);
+                }
+            }
+        } else if def.period != PeriodKind::AllTime {
+            if let Err(e) = catch_up_board(store, def, at, settings, lookback, report).await {
+                tracing::error!(board = def.id, error = %e, "closing a period failed; the other boards go on");
+                failed.get_or_insert(e);
             }
         }
     }
     match failed {
         Some(e) => Err(e),
-        None => Ok(out),
+        None => Ok(()),
     }
+}
+
+/// Whether `period` is over and past [`FREEZE_GRACE`] at `at`.
+fn due(period: &Period, at: DateTime<Utc>) -> bool {
+    period.end.is_some_and(|end| end + FREEZE_GRACE <= at)
+}
+
+/// Freezes and closes `def`'s ended periods not closed yet, oldest first, at most
+/// [`PERIODS_PER_TICK`]: each frozen ([`period_boards::freeze`]), then closed
+/// ([`close`]), then recorded as closed ([`period_boards::mark_closed`]), so a period
+/// is closed only after every period before it, and a tick that stops anywhere (a
+/// crash, its bound, another tick at work) is resumed by the next from the record.
+/// The first catch-up ever starts at the period `lookback_days` back.
+async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    at: DateTime<Utc>,
+    settings: &TickSettings,
+    lookback_days: u64,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let (through, mut version) = period_boards::closed_through(store, def).await?;
+    let mut next = match through {
+        Some(p) => p.next(),
+        None => def.period_at(at - Duration::days(i64::try_from(lookback_days).unwrap_or(31))),
+    };
+    let mut done = 0;
+    while due(&next, at) {
+        if done == PERIODS_PER_TICK {
+            report.behind.push(Behind {
+                board: def.id.to_string(),
+                next: next.id.clone(),
+                busy: false,
+            });
+            return Ok(());
+        }
+        let board = def.in_period(&next);
+        let frozen = period_boards::freeze(store, def, &next, at).await?;
+        let busy = frozen.busy;
+        report.runs.push(BoardRun::new(&board, frozen));
+        if busy {
+            // Another tick is freezing it: it closes it and goes on.
+            report.behind.push(Behind {
+                board: def.id.to_string(),
+                next: next.id.clone(),
+                busy: true,
+            });
+            return Ok(());
+        }
+        close(store, def, &board, &settings.rewards, at).await?;
+        if period_boards::mark_closed(store, def, &next, version).await? {
+            version += 1;
+            next = next.next();
+        } else {
+            // Another tick recorded a close meanwhile (of this period, or later ones):
+            // go on from its record.
+            let (through, v) = period_boards::closed_through(store, def).await?;
+            version = v;
+            if let Some(p) = through {
+                next = p.next();
+            }
+        }
+        done += 1;
+    }
+    Ok(())
 }
 
 /// Closes a frozen period: the board's reward table's results, and its league's week.

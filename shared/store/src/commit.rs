@@ -15,7 +15,12 @@
 //! 7. change marks: items written whatever they hold, their version raised by one
 //!    (a board changed since its last snapshot: the refresh job reads them, and deletes
 //!    each at the version it read);
-//! 8. guards (GM-6): for each player the commit writes anything of
+//! 8. references (GM-6): for each player that an item this commit writes names outside
+//!    the player's own partition (a result that pays them nothing, a league's member
+//!    list, a tournament's winners, another player's inbox), an item in the player's
+//!    partition naming that item, so the player's deletion finds every item to
+//!    anonymise ([`Reference`]);
+//! 9. guards (GM-6): for each player the commit writes anything of
 //!    ([`Commit::players`]), the condition that the player's deletion tombstone
 //!    ([`crate::tombstone_key`]) does not exist. A commit that races a deletion either
 //!    lands before the tombstone (and the deletion, which reads the player's items
@@ -120,6 +125,42 @@ pub struct State {
     pub version: u64,
 }
 
+/// A stored item that names a player outside the player's own partition (GM-6).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "item", rename_all = "snake_case")]
+pub enum Named {
+    /// A source record's result document.
+    Source { kind: String, id: String },
+    /// A state item of another owner (a league's member list, a tournament's
+    /// winners, another player's inbox).
+    State { owner: String, name: String },
+}
+
+impl Named {
+    /// The named item's identity as a short stable string (the reference's key part):
+    /// the first 32 hex digits of SHA-256 of its kind and key.
+    pub fn key(&self) -> String {
+        use sha2::Digest;
+        let text = match self {
+            Named::Source { kind, id } => format!("S\u{0}{kind}\u{0}{id}"),
+            Named::State { owner, name } => format!("T\u{0}{owner}\u{0}{name}"),
+        };
+        let mut h = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+        h.truncate(32);
+        h
+    }
+}
+
+/// A reference from `player_id` to an item that names them (GM-6): written in the
+/// player's partition in the same commit as the item, so that their deletion finds it
+/// (and anonymises it) whatever else they hold. Written whatever it held before (the
+/// same reference twice is one item).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Reference {
+    pub player_id: String,
+    pub named: Named,
+}
+
 /// A change mark: an [`crate::ItemStore`] item set to `body` whatever it held, its
 /// version raised by one, so that whoever read it can delete it only if no commit
 /// marked it again since ([`crate::ItemStore::delete_item_if`]).
@@ -150,6 +191,9 @@ pub struct Commit {
     pub states: Vec<StateWrite>,
     pub ledger: Vec<LedgerEntry>,
     pub marks: Vec<MarkWrite>,
+    /// References to items this commit writes that name players outside their own
+    /// partition (GM-6); each referenced player is guarded too.
+    pub refs: Vec<Reference>,
     /// Players the source names though the commit writes nothing of theirs (a void
     /// match): guarded like the players it writes (GM-6, [`Commit::players`]).
     pub named: Vec<String>,
@@ -165,13 +209,14 @@ impl Commit {
             + self.states.len()
             + self.ledger.len()
             + self.marks.len()
+            + self.refs.len()
             + self.players().len()
     }
 
     /// The players this commit writes anything of (claims, balances, entries, states,
-    /// ledger entries), then those it only names ([`Commit::named`]), each once, in
-    /// order of first appearance: the players whose deletion tombstone it checks is
-    /// absent (GM-6, a guard each).
+    /// ledger entries, references), then those it only names ([`Commit::named`]), each
+    /// once, in order of first appearance: the players whose deletion tombstone it
+    /// checks is absent (GM-6, a guard each).
     pub fn players(&self) -> Vec<&str> {
         let named = self
             .claims
@@ -181,6 +226,7 @@ impl Commit {
             .chain(self.entries.iter().map(|e| e.player_id.as_str()))
             .chain(self.states.iter().map(|s| s.player_id.as_str()))
             .chain(self.ledger.iter().map(|l| l.player_id.as_str()))
+            .chain(self.refs.iter().map(|r| r.player_id.as_str()))
             .chain(self.named.iter().map(String::as_str));
         let mut out: Vec<&str> = Vec::new();
         for p in named {
@@ -201,6 +247,7 @@ impl Commit {
             (self.states.len(), Role::State),
             (self.ledger.len(), Role::Ledger),
             (self.marks.len(), Role::Mark),
+            (self.refs.len(), Role::Reference),
         ];
         let mut start = 0;
         for (len, role) in bounds {
@@ -223,6 +270,7 @@ pub enum Role {
     State,
     Ledger,
     Mark,
+    Reference,
     /// The guard of the n-th of [`Commit::players`] (GM-6).
     Guard(usize),
 }
@@ -327,6 +375,7 @@ mod tests {
                 })
                 .collect(),
             marks: Vec::new(),
+            refs: Vec::new(),
             named: Vec::new(),
         }
     }

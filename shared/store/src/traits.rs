@@ -186,6 +186,9 @@ pub struct Holdings {
     /// Once-a-day claims and state items (streaks, inventories) held.
     pub claims: usize,
     pub states: usize,
+    /// Items elsewhere that name the player ([`crate::Reference`]): results that pay
+    /// them nothing, others' state items that list them.
+    pub refs: Vec<crate::Named>,
 }
 
 impl Holdings {
@@ -196,6 +199,7 @@ impl Holdings {
             && self.ledger.is_empty()
             && self.claims == 0
             && self.states == 0
+            && self.refs.is_empty()
     }
 }
 
@@ -219,6 +223,23 @@ pub trait ErasureStore: Send + Sync {
     /// Replaces the result document of a settled source (an anonymised copy), keeping
     /// its content hash and attempt. `Ok(false)`: no such source is stored.
     async fn replace_source_result(&self, key: &SourceKey, result: &str) -> Result<bool, StoreError>;
+
+    /// Replaces the body of `owner`'s state item `name` (an anonymised copy), if its
+    /// version is still `version`, raising it by one. `Ok(false)`: it moved meanwhile
+    /// (read it again), or no such item is stored.
+    async fn replace_state(
+        &self,
+        owner: &str,
+        name: &str,
+        body: &str,
+        version: u64,
+    ) -> Result<bool, StoreError>;
+
+    /// Moves a settled source to the key `to` (a key that named the deleted player,
+    /// renamed), with `result`, its content hash and attempt kept: `to` is written
+    /// (unless it exists), then `from` deleted, so a call that stops midway is
+    /// finished by the next. `Ok(false)`: `from` is not stored.
+    async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError>;
 }
 
 /// Every capability: what the local binary and the contract tests use.

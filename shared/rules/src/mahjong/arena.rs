@@ -115,7 +115,7 @@ pub fn validate(a: &Arena) -> Result<(), RuleError> {
         ));
     }
     for (i, p) in a.players.iter().enumerate() {
-        crate::record::check_id(&format!("players[{i}]"), p)?;
+        crate::record::check_player_id(&format!("players[{i}]"), p)?;
     }
     crate::record::lines::check_once(a.players.iter().map(String::as_str), |i| format!("players[{i}]"))?;
     if a.rounds.len() != ROUNDS {

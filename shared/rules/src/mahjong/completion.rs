@@ -178,7 +178,7 @@ impl LevelCompletion {
         let line: CompletionLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a level completion")?;
         crate::record::check_id("completion_id", &line.completion_id)?;
-        crate::record::check_id("player_id", &line.player_id)?;
+        crate::record::check_player_id("player_id", &line.player_id)?;
         super::records::check_instant("completed_at", line.completed_at, now, policy)?;
         let c = LevelCompletion {
             completion_id: line.completion_id,
@@ -304,6 +304,7 @@ pub fn plan(
         claims: Vec::new(),
         states: settlement.states,
         messages: Vec::new(),
+        placements: Vec::new(),
     }))
 }
 

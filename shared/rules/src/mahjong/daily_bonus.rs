@@ -145,6 +145,7 @@ pub fn plan(player_id: &str, now: DateTime<Utc>, state: &BonusState) -> Planned<
         claims: Vec::new(),
         states,
         messages: Vec::new(),
+        placements: Vec::new(),
         result,
     })
 }

@@ -67,7 +67,7 @@ impl QuickMatch {
         super::records::check_route(&line.game, &line.kind, KIND, "a Quick Match")?;
         crate::record::check_id("match_id", &line.match_id)?;
         for (i, p) in line.players.iter().enumerate() {
-            crate::record::check_id(&format!("players[{i}].player_id"), &p.player_id)?;
+            crate::record::check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
         super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         winner(&line.players)?;
@@ -127,6 +127,7 @@ pub fn plan(
         claims: Vec::new(),
         states: Vec::new(),
         messages: Vec::new(),
+        placements: Vec::new(),
     }))
 }
 

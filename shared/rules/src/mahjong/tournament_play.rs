@@ -172,7 +172,7 @@ impl Registration {
             "a tournament registration",
         )?;
         crate::record::check_id("tournament_id", &line.tournament_id)?;
-        crate::record::check_id("player_id", &line.player_id)?;
+        crate::record::check_player_id("player_id", &line.player_id)?;
         super::records::check_instant("registered_at", line.registered_at, now, policy)?;
         Ok(Registration {
             tournament_id: line.tournament_id,
@@ -289,7 +289,7 @@ impl Table {
         crate::record::check_id("table_id", &line.table_id)?;
         crate::record::check_id("tournament_id", &line.tournament_id)?;
         for (i, p) in line.players.iter().enumerate() {
-            crate::record::check_id(&format!("players[{i}].player_id"), &p.player_id)?;
+            crate::record::check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
         super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         tournament::table_tp(&line.players, 1)?;

@@ -65,7 +65,7 @@ pub fn check_match_envelope(
         return Err(RuleError::new("players", rule, "a match has two players"));
     }
     for (i, p) in players.iter().enumerate() {
-        crate::record::check_id(&format!("players[{i}].player_id"), p)?;
+        crate::record::check_player_id(&format!("players[{i}].player_id"), p)?;
     }
     check_once(players.iter().copied(), |i| format!("players[{i}].player_id"))?;
     if started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {

@@ -149,6 +149,7 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 claims: Vec::new(),
                 states: Vec::new(),
                 messages,
+                placements: Vec::new(),
             }
         }
     }

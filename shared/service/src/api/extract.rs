@@ -20,20 +20,29 @@ pub struct Identity {
     pub operator: Option<String>,
 }
 
-/// The verified player making the request; 401 without one (GM-1).
+/// The verified player making the request; 401 without one (GM-1); 400 naming
+/// `caller` (GM-6) when their account was deleted or the id is of the form reserved
+/// for deleted players' pseudonyms ([`super::callers`]).
 pub struct Caller(pub String);
 
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
+impl FromRequestParts<super::AppState> for Caller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        parts
+    async fn from_request_parts(parts: &mut Parts, state: &super::AppState) -> Result<Self, Self::Rejection> {
+        let player = parts
             .extensions
             .get::<Identity>()
             .and_then(|i| i.player.as_deref())
             .filter(|p| podium_rules::record::is_valid_id(p))
-            .map(|p| Caller(p.to_string()))
-            .ok_or(ApiError(ServiceError::Unauthenticated))
+            .map(str::to_string)
+            .ok_or(ApiError(ServiceError::Unauthenticated))?;
+        let writes = !matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD);
+        state
+            .ctx
+            .callers
+            .check(state.store.as_ref(), &player, writes)
+            .await?;
+        Ok(Caller(player))
     }
 }
 

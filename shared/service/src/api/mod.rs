@@ -33,6 +33,7 @@
 //! ([`ErrorBody`]) with 400, 401, 403, 404, 405, 409, 500 or 503; a store failure's
 //! detail goes to the log, never to the body.
 
+pub mod callers;
 mod docs;
 mod error;
 mod extract;
@@ -59,13 +60,14 @@ pub use error::{ApiError, ErrorBody};
 pub use extract::Identity;
 
 /// What every request of one process shares: the snapshot pointer cache, the top
-/// pages rendered from the current snapshots, the key that signs and checks page
-/// cursors, and (where ad callbacks are answered) the verifier keys and the ad-unit
-/// catalogue. Cloning shares them.
+/// pages rendered from the current snapshots, what it knows of its callers' deletions
+/// (GM-6), the key that signs and checks page cursors, and (where ad callbacks are
+/// answered) the verifier keys and the ad-unit catalogue. Cloning shares them.
 #[derive(Clone)]
 pub struct ApiContext {
     pub cache: Arc<SnapshotCache>,
     pub pages: Arc<RenderedPages>,
+    pub callers: Arc<callers::Callers>,
     pub cursors: CursorKey,
     pub ads: Option<Arc<Ads>>,
 }
@@ -75,6 +77,7 @@ impl ApiContext {
         ApiContext {
             cache: Arc::default(),
             pages: Arc::default(),
+            callers: Arc::default(),
             cursors,
             ads: None,
         }

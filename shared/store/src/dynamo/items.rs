@@ -57,6 +57,11 @@ pub(crate) fn state_sk(name: &str) -> String {
     format!("STATE#{name}")
 }
 
+/// The sort key of a reference (GM-6) in the referencing player's partition.
+pub(crate) fn ref_sk(named: &crate::commit::Named) -> String {
+    format!("REF#{}", named.key())
+}
+
 pub(crate) fn player_pk(id: &str) -> String {
     format!("PLAYER#{id}")
 }

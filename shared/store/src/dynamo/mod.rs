@@ -8,6 +8,7 @@
 //! | claim | `PLAYER#{player id}` | `CLAIM#{game}#{kind}#{day}` | `body` (JSON) |
 //! | state | `PLAYER#{player id}` | `STATE#{name}` | `body` (JSON), `version` |
 //! | ledger entry | `PLAYER#{player id}` | `LEDGER#{game}#{source}#{source id}` | `entry` (JSON), `at_ms`, `applied`, `ledger_at` |
+//! | reference (GM-6) | `PLAYER#{player id}` | `REF#{32 hex digits of the named item's hash}` | `body`: the item that names the player ([`Named`], JSON) |
 //! | opaque item | any | any | `body` (binary), `version`, `expires_at` (TTL) |
 //!
 //! GSI `board`: partition key `board_shard` (`{board}@{period}#{00 … 31}`, e.g.
@@ -53,7 +54,9 @@ use podium_rules::settlement::LedgerEntry;
 pub use client::{client, Timeouts};
 pub use usage::{Usage, UsageSnapshot};
 
-use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
+use crate::commit::{
+    outcome_of_cancellation, Claim, Commit, CommitOutcome, Named, SourceKey, State, StoredSource,
+};
 use crate::error::StoreError;
 use crate::model::{
     balance_board, board_game, check_key, tombstone_key, Balance, BoardKey, Item, ItemKey, LedgerPosition,
@@ -64,7 +67,7 @@ use crate::traits::{
 };
 use items::{
     balance_sk, claim_sk, decode_entry, entry_item, get_b, get_n, get_s, ledger_at, ledger_sk, n, period_sk,
-    player_pk, s, shard_id, source_pk, state_sk, EntryValues,
+    player_pk, ref_sk, s, shard_id, source_pk, state_sk, EntryValues,
 };
 
 /// The attribute DynamoDB's TTL deletes items by (seconds since the Unix epoch).
@@ -473,6 +476,19 @@ impl DynamoStore {
                 .build()
                 .map_err(build)?;
             out.push(TransactWriteItem::builder().update(update).build());
+        }
+        for r in &c.refs {
+            let sk = ref_sk(&r.named);
+            check_key(&player_pk(&r.player_id), &sk)?;
+            let body = serde_json::to_string(&r.named).map_err(|e| StoreError::corrupt("reference", e))?;
+            let item = Put::builder()
+                .table_name(&self.table)
+                .item("pk", s(player_pk(&r.player_id)))
+                .item("sk", s(sk))
+                .item("body", s(body))
+                .build()
+                .map_err(build)?;
+            out.push(put(item));
         }
         // GM-6: no write for a player whose deletion has begun.
         for player in c.players() {
@@ -1201,6 +1217,10 @@ impl ErasureStore for DynamoStore {
                 out.claims += 1;
             } else if sk.starts_with("STATE#") {
                 out.states += 1;
+            } else if sk.starts_with("REF#") {
+                let raw = get_s(&item, "body")?;
+                out.refs
+                    .push(serde_json::from_str::<Named>(raw).map_err(|e| StoreError::corrupt(sk, e))?);
             }
         }
         Ok(out)
@@ -1256,6 +1276,86 @@ impl ErasureStore for DynamoStore {
             .expression_attribute_names("#r", "result")
             .expression_attribute_values(":r", s(result))
             .condition_expression("attribute_exists(pk)")
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(self.fail("UpdateItem", e)),
+        }
+    }
+
+    async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError> {
+        check_key(&source_pk(from), "RESULT")?;
+        check_key(&source_pk(to), "RESULT")?;
+        let Some(stored) = self.get_source(from).await? else {
+            return Ok(false);
+        };
+        let out = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .item("pk", s(source_pk(to)))
+            .item("sk", s("RESULT"))
+            .item("content_hash", s(&stored.content_hash))
+            .item("attempt", s(stored.attempt.as_deref().unwrap_or_default()))
+            .item("result", s(result))
+            .condition_expression("attribute_not_exists(pk)")
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => self.usage.record_write(out.consumed_capacity()),
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None)
+            }
+            Err(e) => return Err(self.fail("PutItem", e)),
+        }
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .key("pk", s(source_pk(from)))
+            .key("sk", s("RESULT"))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await
+            .map_err(|e| self.fail("DeleteItem", e))?;
+        self.usage.record_write(out.consumed_capacity());
+        Ok(true)
+    }
+
+    async fn replace_state(
+        &self,
+        owner: &str,
+        name: &str,
+        body: &str,
+        version: u64,
+    ) -> Result<bool, StoreError> {
+        let (pk, sk) = (player_pk(owner), state_sk(name));
+        check_key(&pk, &sk)?;
+        let out = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key("pk", s(pk))
+            .key("sk", s(sk))
+            .update_expression("SET body = :b, version = :next")
+            .condition_expression("version = :v")
+            .expression_attribute_values(":b", s(body))
+            .expression_attribute_values(":v", n(version))
+            .expression_attribute_values(":next", n(version + 1))
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await;

@@ -159,6 +159,7 @@ mod tests {
             states: Vec::new(),
             marks: Vec::new(),
             ledger: Vec::new(),
+            refs: Vec::new(),
             named: Vec::new(),
         }
     }

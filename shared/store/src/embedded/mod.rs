@@ -34,7 +34,8 @@ use crate::traits::{
 
 /// Items by key: `source/{kind}/{id}`, `balance/{game}/{player}`,
 /// `period/{board}@{period}/{player}`, `claim/{player}/{game}/{kind}/{day}`,
-/// `state/{player}/{name}`, `ledger/{player}/{game}/{source}/{id}`.
+/// `state/{player}/{name}`, `ledger/{player}/{game}/{source}/{id}`,
+/// `ref/{player}/{named item's key}` (GM-6: [`crate::Reference`]).
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
 const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
@@ -354,6 +355,10 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
             by_time.insert(ledger_time_key(e).as_str(), body.as_slice())?;
         }
     }
+    for r in &c.refs {
+        let body = serde_json::to_vec(&r.named).map_err(|e| StoreError::corrupt("reference", e))?;
+        items.insert(ref_key(&r.player_id, &r.named).as_str(), body.as_slice())?;
+    }
     if !c.marks.is_empty() {
         let mut blobs = txn.open_table(BLOBS)?;
         for m in &c.marks {
@@ -366,6 +371,10 @@ fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutcome, StoreE
         }
     }
     Ok(CommitOutcome::Committed)
+}
+
+fn ref_key(player: &str, named: &crate::Named) -> String {
+    format!("ref/{player}/{}", named.key())
 }
 
 fn ledger_time_key(e: &LedgerEntry) -> String {
@@ -895,7 +904,7 @@ fn player_items(
             found.push(key.to_string());
         }
     }
-    for (prefix, kind) in [("claim", 0), ("state", 1), ("ledger", 2)] {
+    for (prefix, kind) in [("claim", 0), ("state", 1), ("ledger", 2), ("ref", 3)] {
         let start = format!("{prefix}/{player}/");
         let end = format!("{prefix}/{player}0");
         for entry in items.range::<&str>(start.as_str()..end.as_str())? {
@@ -903,7 +912,10 @@ fn player_items(
             match kind {
                 0 => out.claims += 1,
                 1 => out.states += 1,
-                _ => out.ledger.push(decode(k.value(), v.value())?),
+                2 => out.ledger.push(decode(k.value(), v.value())?),
+                _ => out
+                    .refs
+                    .push(serde_json::from_slice(v.value()).map_err(|e| StoreError::corrupt(k.value(), e))?),
             }
             found.push(k.value().to_string());
         }
@@ -978,6 +990,68 @@ impl ErasureStore for EmbeddedStore {
                         true
                     }
                     None => false,
+                }
+            };
+            txn.commit()?;
+            Ok(replaced)
+        })
+        .await
+    }
+
+    async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError> {
+        let (from, to, result) = (source_key(from), source_key(to), result.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let moved = {
+                let mut items = txn.open_table(ITEMS)?;
+                let stored = match items.get(from.as_str())? {
+                    Some(v) => Some(decode::<SourceItem>(&from, v.value())?),
+                    None => None,
+                };
+                match stored {
+                    Some(mut stored) => {
+                        stored.result = result;
+                        if items.get(to.as_str())?.is_none() {
+                            items.insert(to.as_str(), encode(&stored).as_slice())?;
+                        }
+                        items.remove(from.as_str())?;
+                        true
+                    }
+                    None => false,
+                }
+            };
+            txn.commit()?;
+            Ok(moved)
+        })
+        .await
+    }
+
+    async fn replace_state(
+        &self,
+        owner: &str,
+        name: &str,
+        body: &str,
+        version: u64,
+    ) -> Result<bool, StoreError> {
+        let (key, body) = (state_key(owner, name), body.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let replaced = {
+                let mut items = txn.open_table(ITEMS)?;
+                let stored = match items.get(key.as_str())? {
+                    Some(v) => Some(decode::<StateItem>(&key, v.value())?),
+                    None => None,
+                };
+                match stored {
+                    Some(s) if s.version == version => {
+                        let item = StateItem {
+                            version: version + 1,
+                            body,
+                        };
+                        items.insert(key.as_str(), encode(&item).as_slice())?;
+                        true
+                    }
+                    _ => false,
                 }
             };
             txn.commit()?;
