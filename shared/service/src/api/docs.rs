@@ -202,7 +202,13 @@ fn add_refusals(op: &mut Operation) {
     add(
         "400",
         refusal(
-            "A parameter is malformed: the message names it (and the rule broken)",
+            if secured {
+                "A parameter is malformed, or the caller's account was deleted (`caller (GM-6)`; also an id \
+                 of the form reserved for deleted players' pseudonyms, `deleted-…`): the message names it \
+                 (and the rule broken)"
+            } else {
+                "A parameter is malformed: the message names it (and the rule broken)"
+            },
             "bad_request",
             &bad_request,
         ),
