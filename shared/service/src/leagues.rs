@@ -122,8 +122,8 @@ pub(crate) enum Placing {
     /// A player's first points on the league's board this week: placed at the tier
     /// their membership records, unless a week of theirs is not closed yet (the week
     /// then waits in their membership, and that close places them) or this week has
-    /// ended at the commit's clock (nobody joins an ended week: a late record places
-    /// nobody).
+    /// ended and its freeze has begun (nobody joins a frozen week: a record that late
+    /// places nobody).
     FirstPoints(String),
     /// Placed by the close of their last week, which decided their tier: the
     /// membership as the close leaves it, and the version read of it.
@@ -155,9 +155,14 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
     };
     let mut named: Vec<(String, String, String)> = Vec::new();
     let week = board.period.as_str();
+    // A week that has ended takes late players until its freeze begins (a backlog of
+    // its records before the close); the frozen week takes nobody.
     let ended = week_period(league, week)
         .and_then(|p| p.end)
         .is_some_and(|end| end.timestamp_millis() <= now_ms);
+    let frozen = ended
+        && placing.iter().any(|p| matches!(p, Placing::FirstPoints(_)))
+        && store.get_source(&frozen_key(league, week)).await?.is_some();
     let mut writes = Vec::new();
     // Filling cohorts read (owner → filling now, version read), and the member lists
     // to write (owner → members, version expected).
@@ -173,7 +178,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
                 if m.week.as_deref().is_some_and(|w| w >= week) || m.pending.iter().any(|w| w == week) {
                     continue;
                 }
-                if ended {
+                if frozen {
                     continue;
                 }
                 if m.week.is_some() && !m.closed {
@@ -469,6 +474,59 @@ impl Source for WeekResult<'_> {
     }
 }
 
+/// The source kind of the record that a week's freeze has begun: from then on nobody
+/// joins the week (a record of it that late places nobody).
+pub const FROZEN_KIND: &str = "league-week-frozen";
+
+fn frozen_key(league: &LeagueDef, week: &str) -> SourceKey {
+    SourceKey::new(FROZEN_KIND, format!("{}@{week}", league.id))
+}
+
+/// The record that `week`'s freeze begins (once, GM-3).
+struct WeekFrozen<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+}
+
+impl Source for WeekFrozen<'_> {
+    type Result = serde_json::Value;
+
+    fn key(&self) -> SourceKey {
+        frozen_key(self.league, self.week)
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&self.key().id)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::default()
+    }
+
+    fn plan(&self, _: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        Ok(Planned::Write(Settlement::result_only(
+            serde_json::json!({"league": self.league.id, "week": self.week}),
+        )))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "week"
+    }
+}
+
+/// Records that `league`'s `week` is about to be frozen (the catch-up does, before
+/// its freeze): from then on a late first record of the week places nobody, so its
+/// cohorts are those the frozen week ranks. Safe to repeat.
+pub async fn mark_frozen<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    crate::settle::settle(store, &WeekFrozen { league, week }, now).await?;
+    Ok(())
+}
+
 /// The source kind of a closed cohort's record: its standings as the close ranked
 /// them (the frozen week's values), stored once (GM-3) and read by the cohort view.
 pub const COHORT_KIND: &str = "league-cohort";
@@ -619,8 +677,19 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
             for number in 0..=filling.number {
                 let cohort = cohort_id(tier, shard, number);
                 let members = members(store, league, week, &cohort).await?;
-                let standings: Vec<Standing> =
-                    members.iter().filter_map(|m| finals.get(m).cloned()).collect();
+                // A member the frozen week does not list (their first record of the week
+                // landed as the freeze ran) had nothing in it: 0, listed last.
+                let standings: Vec<Standing> = members
+                    .iter()
+                    .filter(|m| !pointer.as_ref().is_some_and(|p| p.hides(m)))
+                    .map(|m| {
+                        finals.get(m).cloned().unwrap_or_else(|| Standing {
+                            player_id: m.clone(),
+                            value: 0,
+                            reached_at_ms: i64::MAX,
+                        })
+                    })
+                    .collect();
                 let results = league::close(league, tier, standings);
                 if results.is_empty() {
                     continue;

@@ -324,6 +324,10 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             return Ok(());
         }
         let board = def.in_period(&next);
+        if let Some(league) = podium_rules::league::league_of_board(def.id) {
+            // The week takes nobody new once its freeze begins.
+            crate::leagues::mark_frozen(store, league, &next.id, at).await?;
+        }
         let frozen = period_boards::freeze(store, def, &next, at).await?;
         let busy = frozen.busy;
         report.runs.push(BoardRun::new(&board, frozen));
