@@ -662,6 +662,59 @@ pub async fn league_tiers_hold_under_a_midnight_race<S: Store + Clone + 'static>
     }
 }
 
+/// Fault 1's repro as the queue delivers it: every record of week 48 arrives after
+/// the week ended (a backlog), before any tick ran: its players still join the week
+/// and the close ranks them; a first record of week 48 that arrives once the freeze
+/// has begun places nobody (the frozen week takes nobody new).
+pub async fn league_a_backlog_before_the_close_joins_the_week<S: Store + Clone + 'static>(store: S) {
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    let players = same_shard("bl", 3);
+    for (i, p) in players.iter().enumerate() {
+        period_boards::credit(
+            &store,
+            weekly,
+            p,
+            20 + 10 * i as i64,
+            t("2026-11-25T12:00:00Z"),
+            t("2026-11-30T09:00:00Z"),
+            &format!("bl-{p}"),
+        )
+        .await
+        .expect("late credit");
+        assert_eq!(
+            membership(&store, p).await.week.as_deref(),
+            Some("2026-W48"),
+            "{p}"
+        );
+    }
+    freeze_at(&store, "2026-11-30T10:00:00Z").await.expect("the tick");
+    period_boards::credit(
+        &store,
+        weekly,
+        "bl-after",
+        50,
+        t("2026-11-25T12:00:00Z"),
+        t("2026-11-30T10:01:00Z"),
+        "bl-after",
+    )
+    .await
+    .expect("credit after the freeze");
+    assert_eq!(
+        membership(&store, "bl-after").await,
+        Membership::default(),
+        "placed nowhere"
+    );
+    for p in &players {
+        let result = league_result(&store, p, "2026-W48", "2026-11-30T10:05:00Z").await;
+        assert!(result.is_some(), "{p} was ranked");
+    }
+    assert!(
+        league_result(&store, "bl-after", "2026-W48", "2026-11-30T10:05:00Z")
+            .await
+            .is_none()
+    );
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -671,6 +724,7 @@ macro_rules! league_tests {
             league_close_survives_late_records_and_deletions,
             league_tier_played_is_the_tier_announced,
             league_tiers_hold_under_a_midnight_race,
+            league_a_backlog_before_the_close_joins_the_week,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
