@@ -630,6 +630,45 @@ async fn main() {
         before,
         &store,
     );
+    // LB-5: every tick starts by catching up on ended periods. The first tick ever
+    // looks a record age back (31 days: the week above and its empty neighbours);
+    // then a tick with nothing due reads three records (two boards' closes, the AMR's).
+    let settings: podium_service::snapshot_jobs::TickSettings = tables.clone().into();
+    let tick = |at: chrono::DateTime<chrono::Utc>| {
+        let (store, settings) = (&store, &settings);
+        async move {
+            let run = podium_service::snapshot_jobs::ScheduledRun {
+                job: podium_service::snapshot_jobs::Job::Freeze,
+                scheduled_time: at,
+            };
+            podium_service::snapshot_jobs::handle(store, run, settings)
+                .await
+                .expect("tick")
+        }
+    };
+    let before = store.usage();
+    let caught = tick(freeze_at).await;
+    row(
+        &format!(
+            "tick catch-up, first tick ever: {} periods frozen and closed (a month back; 1 week with 10 players)",
+            caught.runs.len()
+        ),
+        before,
+        &store,
+    );
+    let before = store.usage();
+    tick(freeze_at + chrono::Duration::minutes(5)).await;
+    row("tick catch-up with nothing due (the closes' and the window's records)", before, &store);
+    let before = store.usage();
+    let day_later = tick(freeze_at + chrono::Duration::days(1)).await;
+    row(
+        &format!(
+            "tick catch-up a day later: {} empty periods frozen and closed (a day)",
+            day_later.runs.len()
+        ),
+        before,
+        &store,
+    );
     measure(
         &store,
         &ctx,
