@@ -658,7 +658,11 @@ async fn main() {
     );
     let before = store.usage();
     tick(freeze_at + chrono::Duration::minutes(5)).await;
-    row("tick catch-up with nothing due (the closes' and the window's records)", before, &store);
+    row(
+        "tick catch-up with nothing due (the closes' and the window's records)",
+        before,
+        &store,
+    );
     let before = store.usage();
     let day_later = tick(freeze_at + chrono::Duration::days(1)).await;
     row(

@@ -3,6 +3,7 @@
 
 pub mod billing;
 pub mod catch_up;
+pub mod commit_items;
 pub mod contract;
 pub mod counting;
 pub mod deletion;

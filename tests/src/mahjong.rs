@@ -14,7 +14,7 @@ use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::ServiceError;
 use podium_store::Store;
 
-fn t(s: &str) -> DateTime<Utc> {
+pub(crate) fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
 }
 

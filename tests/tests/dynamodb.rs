@@ -93,3 +93,4 @@ podium_tests::league_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::messages_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::overtaken_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::catch_up_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::commit_items_tests!(podium_tests::fixtures::dynamodb);

@@ -42,3 +42,4 @@ podium_tests::league_tests!(podium_tests::fixtures::embedded);
 podium_tests::messages_tests!(podium_tests::fixtures::embedded);
 podium_tests::overtaken_tests!(podium_tests::fixtures::embedded);
 podium_tests::catch_up_tests!(podium_tests::fixtures::embedded);
+podium_tests::commit_items_tests!(podium_tests::fixtures::embedded);
