@@ -456,6 +456,17 @@ pub async fn league_close_survives_late_records_and_deletions<
     }
 }
 
+/// The message `id` in `player`'s inbox, if any.
+async fn message<S: Store + Clone + 'static>(store: &S, player: &str, id: &str, now: &str) -> Option<Value> {
+    let inbox = call(store, "/v1/me/inbox", &[], player, now).await;
+    inbox.body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["id"] == id)
+        .cloned()
+}
+
 /// The `league_result` of `week` in `player`'s inbox, if any.
 async fn league_result<S: Store + Clone + 'static>(
     store: &S,
@@ -463,13 +474,7 @@ async fn league_result<S: Store + Clone + 'static>(
     week: &str,
     now: &str,
 ) -> Option<Value> {
-    let inbox = call(store, "/v1/me/inbox", &[], player, now).await;
-    inbox.body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .find(|m| m["id"] == format!("lr:mahjong-league:{week}").as_str())
-        .cloned()
+    message(store, player, &format!("lr:mahjong-league:{week}"), now).await
 }
 
 /// The `period_result` of `mahjong-weekly` in `week` in `player`'s inbox, if any.
@@ -479,13 +484,7 @@ async fn period_result<S: Store + Clone + 'static>(
     week: &str,
     now: &str,
 ) -> Option<Value> {
-    let inbox = call(store, "/v1/me/inbox", &[], player, now).await;
-    inbox.body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .find(|m| m["id"] == format!("pr:mahjong-weekly:{week}").as_str())
-        .cloned()
+    message(store, player, &format!("pr:mahjong-weekly:{week}"), now).await
 }
 
 /// Review round 3, fault 1 (`league-tier/`): lg-0, lg-1 and lg-9 score 20 each in week
