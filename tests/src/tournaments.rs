@@ -11,7 +11,7 @@ use podium_rules::record::RecordPolicy;
 use podium_service::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::tournaments::{configure, tick};
 use podium_service::ServiceError;
-use podium_store::Store;
+use podium_store::{ErasureStore, Store};
 
 use crate::faults::Faulty;
 
@@ -404,12 +404,56 @@ pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Sto
     assert_eq!(balance(&store, "rich").await, 200, "nothing paid");
 }
 
+/// MJ-16, GM-6: a tournament of 100 winners (the most prizes it may have) fixes
+/// them in one transaction (the winners are referenced by their own prize
+/// settlements, not by the final step), pays each once, and a deleted winner is
+/// anonymised in the winners list.
+pub async fn a_tournament_of_100_winners_is_final_in_one_transaction<
+    S: Store + ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let mut cfg = cup("cup-100", 2, false);
+    cfg.prizes = vec![1; 100];
+    let now = t("2027-07-14T17:00:00Z");
+    configure(&store, &cfg, "op-100", now).await.expect("configured");
+    for i in 0..100 {
+        send(
+            &store,
+            registration("cup-100", &format!("h{i:03}"), "2027-07-14T16:00:00Z"),
+            now,
+        )
+        .await
+        .expect("registered");
+    }
+    for at in [
+        "2027-07-14T18:05:00Z",
+        "2027-07-14T19:05:00Z",
+        "2027-07-14T19:10:00Z",
+    ] {
+        tick(&store, t(at)).await.expect("tick");
+    }
+    assert!(matches!(status(&store, "cup-100").await, Status::Final { .. }));
+    assert_eq!(balance(&store, "h042").await, 1, "paid once");
+    podium_service::deletion::delete_player(&store, "h042", t("2027-07-15T10:00:00Z"))
+        .await
+        .expect("deleted");
+    let s = store
+        .get_state(&play::tournament_owner("cup-100"), play::TOURNAMENT_STATE)
+        .await
+        .expect("read")
+        .expect("state");
+    assert!(!s.body.contains("\"h042\""), "{}", s.body);
+    assert!(s.body.contains(&podium_service::deletion::pseudonym("h042")));
+}
+
 #[macro_export]
 macro_rules! tournament_tests {
     ($make:path) => {
         $crate::tournament_tests!(@cases $make;
             a_tournament_pays_its_prizes_exactly_once,
             a_champions_tournament_needs_200_prize_points_and_16_players,
+            a_tournament_of_100_winners_is_final_in_one_transaction,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

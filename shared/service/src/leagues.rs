@@ -734,3 +734,17 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     store.put_item_if(&done_key, b"{}", 0).await?;
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cohort's record references each member (GM-6) and guards each: with the
+    /// source, 2 × 30 + 1 items, inside DynamoDB's 100 items of one transaction.
+    #[test]
+    fn a_cohort_record_fits_one_transaction() {
+        for league in &league::LEAGUES {
+            assert!(2 * league.cohort_size as usize + 1 <= 100, "{}", league.id);
+        }
+    }
+}

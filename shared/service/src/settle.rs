@@ -128,6 +128,22 @@ pub trait Source {
         Vec::new()
     }
 
+    /// Whether the commit references (GM-6) the players the items it writes name
+    /// ([`podium_store::Reference`]). By default yes; a source whose items name more
+    /// players than one transaction can reference (a tournament's winners) says no,
+    /// and each of those players' own later settlements references them
+    /// ([`Source::references`]).
+    fn references_named(&self) -> bool {
+        true
+    }
+
+    /// References this source's commit writes besides those of what it writes itself
+    /// (a prize's settlement: the tournament's state and final step that name its
+    /// winner). By default none.
+    fn references(&self) -> Vec<podium_store::Reference> {
+        Vec::new()
+    }
+
     /// The field of the source that names `player_id` (`players[1].player_id`), for
     /// the GM-6 refusal of a source naming a deleted player. By default `player_id`.
     fn player_field(&self, player_id: &str) -> String {
@@ -254,6 +270,14 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
         )
         .await?;
         commit.0.named = source.named_players();
+        if !source.references_named() {
+            commit.0.refs.clear();
+        }
+        for r in source.references() {
+            if !commit.0.refs.contains(&r) {
+                commit.0.refs.push(r);
+            }
+        }
         match send(store, &commit.0).await? {
             CommitOutcome::Committed => return Ok(Settled::Applied(commit.1)),
             CommitOutcome::SourceExists => {

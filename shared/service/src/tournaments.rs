@@ -256,6 +256,11 @@ impl Source for StatusSource<'_> {
     fn id_field(&self) -> &'static str {
         "tournament_id"
     }
+    /// Up to 100 winners: each one's prize settlement references the state and the
+    /// final step that name them ([`PrizeSource`]), not this one transaction.
+    fn references_named(&self) -> bool {
+        false
+    }
 }
 
 struct PrizeSource<'a> {
@@ -285,6 +290,27 @@ impl Source for PrizeSource<'_> {
             ],
             ..Reads::default()
         }
+    }
+    /// GM-6: the tournament's state and its final step name the winner.
+    fn references(&self) -> Vec<podium_store::Reference> {
+        let id = &self.t.tournament_id;
+        let player_id = self.w.player_id.clone();
+        vec![
+            podium_store::Reference {
+                player_id: player_id.clone(),
+                named: podium_store::Named::State {
+                    owner: play::tournament_owner(id),
+                    name: play::TOURNAMENT_STATE.to_string(),
+                },
+            },
+            podium_store::Reference {
+                player_id,
+                named: podium_store::Named::Source {
+                    kind: play::KIND_STATUS.to_string(),
+                    id: format!("{id}:final"),
+                },
+            },
+        ]
     }
     fn plan(&self, read: &ReadState) -> Result<Planned<play::PrizePaid>, ServiceError> {
         let p = &self.w.player_id;
