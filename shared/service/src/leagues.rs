@@ -744,7 +744,7 @@ mod tests {
     #[test]
     fn a_cohort_record_fits_one_transaction() {
         for league in &league::LEAGUES {
-            assert!(2 * league.cohort_size as usize < 100, "{}", league.id);
+            assert!(2 * league.cohort_size < 100, "{}", league.id);
         }
     }
 }
