@@ -714,6 +714,120 @@ pub async fn league_a_backlog_before_the_close_joins_the_week<S: Store + Clone +
     );
 }
 
+/// Found by attack (GM-6): a member deleted before the close is left out of it (the
+/// deletion wrote the pseudonym into the member list): the cohort is ranked without
+/// them, its record is stored, and its view after the close is what the messages say.
+pub async fn league_a_member_deleted_before_the_close_is_left_out<
+    S: Store + ErasureStore + ItemStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let players = same_shard("dl", 6);
+    seed_week_48(&store, &players, 600).await;
+    let cohort = membership(&store, &players[0]).await.cohort.expect("a cohort");
+    podium_service::deletion::delete_player(&store, &players[5], t("2026-11-28T10:00:00Z"))
+        .await
+        .expect("deleted");
+    freeze_at(&store, "2026-11-29T22:05:00Z")
+        .await
+        .expect("the close");
+    let now = "2026-11-30T10:00:00Z";
+    let mut promoted = Vec::new();
+    for p in &players[..5] {
+        let r = league_result(&store, p, "2026-W48", now).await.expect("a result");
+        assert_eq!(r["of"], 5, "{p}: {r}");
+        if r["league"]["movement"] == "promoted" {
+            promoted.push(p.clone());
+        }
+    }
+    assert_eq!(promoted, [players[0].clone()], "a third of 5 is 1");
+    let view = call(
+        &store,
+        &format!("/v1/leagues/mahjong-league/cohorts/{cohort}"),
+        &[("week", "2026-W48")],
+        "anyone",
+        now,
+    )
+    .await;
+    let zones: Vec<(String, String)> = view.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or("").to_string(),
+                e["zone"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(zones.len(), 5, "{}", view.body);
+    assert_eq!(zones[0], (players[0].clone(), "promotion".to_string()));
+    assert!(zones[1..].iter().all(|(_, z)| z == "stay"), "{}", view.body);
+    // Late records after the close change nothing it recorded.
+    credit(&store, &players[4], 900, "2026-11-29T21:59:00Z", "dl-late").await;
+    let again = call(
+        &store,
+        &format!("/v1/leagues/mahjong-league/cohorts/{cohort}"),
+        &[("week", "2026-W48")],
+        "anyone",
+        now,
+    )
+    .await;
+    assert_eq!(again.body, view.body);
+}
+
+/// A player the frozen week ranks but nobody placed (their first record of the week
+/// arrived once its freeze had begun, before the freeze read it) joins a cohort at
+/// the close and gets their league result, with the value their period result has.
+pub async fn league_every_player_the_frozen_week_ranks_is_in_its_league<S: Store + Clone + 'static>(
+    store: S,
+) {
+    let players = same_shard("fj", 2);
+    seed_week_48(&store, &players, 100).await;
+    leagues::mark_frozen(&store, &LEAGUES[0], "2026-W48", t("2026-11-29T22:01:00Z"))
+        .await
+        .expect("marked");
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    period_boards::credit(
+        &store,
+        weekly,
+        "fj-late",
+        70,
+        t("2026-11-29T21:00:00Z"),
+        t("2026-11-29T22:01:30Z"),
+        "fj-late",
+    )
+    .await
+    .expect("credit");
+    assert_eq!(
+        membership(&store, "fj-late").await,
+        Membership::default(),
+        "not placed then"
+    );
+    let tables = podium_service::config::parse_period_rewards(
+        r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 1], "points": 10}]}}"#,
+    )
+    .expect("tables");
+    let run = ScheduledRun {
+        job: Job::Freeze,
+        scheduled_time: t("2026-11-29T22:05:00Z"),
+    };
+    handle(&store, run, &tables.into()).await.expect("the close");
+    let now = "2026-11-30T10:00:00Z";
+    let league = league_result(&store, "fj-late", "2026-W48", now)
+        .await
+        .expect("a league result");
+    let period = period_result(&store, "fj-late", "2026-W48", now)
+        .await
+        .expect("a period result");
+    assert_eq!(league["value"], period["value"]);
+    assert_eq!(league["value"], 70);
+    assert_eq!(
+        membership(&store, "fj-late").await.week.as_deref(),
+        Some("2026-W48")
+    );
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -724,6 +838,8 @@ macro_rules! league_tests {
             league_tier_played_is_the_tier_announced,
             league_tiers_hold_under_a_midnight_race,
             league_a_backlog_before_the_close_joins_the_week,
+            league_a_member_deleted_before_the_close_is_left_out,
+            league_every_player_the_frozen_week_ranks_is_in_its_league,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

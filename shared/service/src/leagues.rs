@@ -584,6 +584,87 @@ async fn recorded_cohort<S: SettleStore + ?Sized>(
     }
 }
 
+/// Every cohort of `week` (tier, cohort id, members), tier by tier and shard by shard.
+async fn week_cohorts<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+) -> Result<Vec<(u32, String, Vec<String>)>, ServiceError> {
+    let mut out = Vec::new();
+    for tier in 0..league.tiers.len() as u32 {
+        for shard in 0..league.shards {
+            let (filling, version): (Filling, u64) =
+                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+            if version == 0 {
+                continue;
+            }
+            for number in 0..=filling.number {
+                let cohort = cohort_id(tier, shard, number);
+                let members = members(store, league, week, &cohort).await?;
+                out.push((tier, cohort, members));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The source kind of a late join: a player the frozen week ranks, placed in one of
+/// its cohorts by its close (their first record of the week arrived after the
+/// week's freeze began).
+pub const JOIN_KIND: &str = "league-late-join";
+
+/// A late join, as a settlement: the player placed in `week` at the tier their
+/// membership records, unless they were placed in that week or a later one, or wait
+/// for an earlier week's close (then nothing).
+struct LateJoin<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+    player: &'a str,
+}
+
+impl Source for LateJoin<'_> {
+    type Result = serde_json::Value;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(
+            JOIN_KIND,
+            format!("{}@{}:{}", self.league.id, self.week, self.player),
+        )
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&self.key().id)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            states: vec![(self.player.to_string(), state_name(self.league))],
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        let m: Membership = state_body(read, self.player, &state_name(self.league))?;
+        let later = m.week.as_deref().is_some_and(|w| w >= self.week);
+        let waiting = m.week.is_some() && !m.closed;
+        if later || waiting {
+            return Ok(Planned::Nothing(serde_json::json!({"joined": false})));
+        }
+        let mut s = Settlement::result_only(serde_json::json!({"joined": true}));
+        s.placements.push(Placement {
+            board: self.league.board.to_string(),
+            week: self.week.to_string(),
+            player_id: self.player.to_string(),
+            membership: m,
+        });
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "player_id"
+    }
+}
+
 /// What closing a league's week did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WeekReport {
@@ -665,39 +746,53 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         )
     })
     .collect();
+    // GM-6: a member deleted since (hidden by the pointer, or listed under the
+    // pseudonym the deletion wrote) is left out.
+    let gone =
+        |m: &str| podium_rules::record::is_reserved_id(m) || pointer.as_ref().is_some_and(|p| p.hides(m));
+    let mut listed = week_cohorts(store, league, week).await?;
+    // Every player the frozen week ranks is in its league: one whose first record of
+    // the week arrived after the week's freeze began (so nobody placed them) joins a
+    // cohort of their tier now, unless they were placed in a later week already.
+    let placed: std::collections::HashSet<&str> = listed
+        .iter()
+        .flat_map(|(_, _, members)| members.iter().map(String::as_str))
+        .collect();
+    let mut late: Vec<&str> = finals
+        .keys()
+        .map(String::as_str)
+        .filter(|p| !placed.contains(p) && !gone(p))
+        .collect();
+    late.sort_unstable();
+    if !late.is_empty() {
+        let joins = late.iter().map(|player| LateJoin { league, week, player });
+        let tally = settle_all(store, joins, IN_FLIGHT, now).await?;
+        if tally.applied > 0 {
+            listed = week_cohorts(store, league, week).await?;
+        }
+    }
     let mut sizes: HashMap<usize, usize> = HashMap::new();
     let mut cohorts: Vec<(String, Vec<CohortResult>)> = Vec::new();
-    for tier in 0..league.tiers.len() as u32 {
-        for shard in 0..league.shards {
-            let (filling, version): (Filling, u64) =
-                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
-            if version == 0 {
-                continue;
-            }
-            for number in 0..=filling.number {
-                let cohort = cohort_id(tier, shard, number);
-                let members = members(store, league, week, &cohort).await?;
-                // A member the frozen week does not list (their first record of the week
-                // landed as the freeze ran) had nothing in it: 0, listed last.
-                let standings: Vec<Standing> = members
-                    .iter()
-                    .filter(|m| !pointer.as_ref().is_some_and(|p| p.hides(m)))
-                    .map(|m| {
-                        finals.get(m).cloned().unwrap_or_else(|| Standing {
-                            player_id: m.clone(),
-                            value: 0,
-                            reached_at_ms: i64::MAX,
-                        })
-                    })
-                    .collect();
-                let results = league::close(league, tier, standings);
-                if results.is_empty() {
-                    continue;
-                }
-                *sizes.entry(results.len()).or_default() += 1;
-                cohorts.push((cohort, results));
-            }
+    for (tier, cohort, members) in listed {
+        // A member the frozen week does not list (their first record of the week
+        // landed as the freeze ran) had nothing in it: 0, listed last.
+        let standings: Vec<Standing> = members
+            .iter()
+            .filter(|m| !gone(m))
+            .map(|m| {
+                finals.get(m).cloned().unwrap_or_else(|| Standing {
+                    player_id: m.clone(),
+                    value: 0,
+                    reached_at_ms: i64::MAX,
+                })
+            })
+            .collect();
+        let results = league::close(league, tier, standings);
+        if results.is_empty() {
+            continue;
         }
+        *sizes.entry(results.len()).or_default() += 1;
+        cohorts.push((cohort, results));
     }
     let all: Vec<(&str, &CohortResult)> = cohorts
         .iter()
