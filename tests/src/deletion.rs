@@ -585,6 +585,103 @@ pub async fn gm6_erasure_before_the_first_snapshot_is_kept<S: Store + Clone + 's
     assert_eq!(shown, ["ann", "cat"], "{}", page.body);
 }
 
+/// Found by attack (GM-6): a cursor into a refresh snapshot taken before a deletion
+/// is refused once that snapshot is older than its retention (its erasures are not
+/// kept longer), instead of showing the deleted player from pages a lazy TTL left.
+pub async fn gm6_an_old_cursor_never_shows_a_deleted_player<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    seed(&store).await;
+    let ctx = ApiContext::new(cursor_key());
+    let first = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
+        t(NOW),
+    )
+    .await;
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    delete_player(&store, "bob", t(NOW)).await.expect("deleted");
+    for at in ["2027-07-20T05:35:00Z", "2027-07-20T05:40:00Z"] {
+        tick(&store, Job::Refresh, at).await;
+    }
+    ctx.cache.forget();
+    let later = api::handle(
+        &store,
+        &ctx,
+        &get(
+            "/v1/leaderboards/seega",
+            "alice",
+            &[("limit", "5"), ("cursor", &cursor)],
+        ),
+        t("2027-07-20T05:41:00Z"),
+    )
+    .await;
+    assert_eq!(later.status, 400, "{}", later.body);
+    assert!(
+        later.body["message"].as_str().unwrap_or("").starts_with("cursor"),
+        "{}",
+        later.body
+    );
+    assert!(!later.body.to_string().contains("\"bob\""));
+}
+
+/// A source keyed by one player (it writes their state) whose result names another.
+struct KeyedByOneNamingAnother;
+
+impl podium_service::settle::Source for KeyedByOneNamingAnother {
+    type Result = serde_json::Value;
+    fn key(&self) -> SourceKey {
+        SourceKey::new("test-message", "board@p#s1/ka-1")
+    }
+    fn content_hash(&self) -> String {
+        "h".into()
+    }
+    fn reads(&self) -> podium_service::settle::Reads {
+        Default::default()
+    }
+    fn plan(
+        &self,
+        _: &podium_service::settle::ReadState,
+    ) -> Result<podium_rules::settlement::Planned<serde_json::Value>, ServiceError> {
+        let mut s = podium_rules::settlement::Settlement::result_only(
+            serde_json::json!({"by": [{"player_id": "kb-1", "value": 3}]}),
+        );
+        s.states.push(podium_rules::settlement::StateChange {
+            player_id: "ka-1".into(),
+            name: "test-seen".into(),
+            body: serde_json::json!({"seen": 1}),
+        });
+        Ok(podium_rules::settlement::Planned::Write(s))
+    }
+    fn id_field(&self) -> &'static str {
+        "id"
+    }
+}
+
+/// Found by attack (GM-6): a source keyed by one player and naming another (an
+/// `overtaken` message naming its passer) is renamed when the first is deleted; the
+/// second's deletion still finds it under its new key and anonymises it.
+pub async fn gm6_chained_deletions_find_a_renamed_source<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    podium_service::settle::settle(&store, &KeyedByOneNamingAnother, t(NOW))
+        .await
+        .expect("settled");
+    delete_player(&store, "ka-1", t(NOW)).await.expect("first");
+    let moved = SourceKey::new("test-message", format!("board@p#s1/{}", pseudonym("ka-1")));
+    let before = store.get_source(&moved).await.expect("read").expect("renamed");
+    assert!(before.result.contains("\"kb-1\""), "{}", before.result);
+    delete_player(&store, "kb-1", t(NOW)).await.expect("second");
+    let after = store
+        .get_source(&moved)
+        .await
+        .expect("read")
+        .expect("still there");
+    assert!(!after.result.contains("\"kb-1\""), "{}", after.result);
+    assert!(after.result.contains(&pseudonym("kb-1")), "{}", after.result);
+}
+
 /// Every string in `v` (keys and values), for "does this document name the id".
 fn mentions(v: &serde_json::Value, id: &str) -> bool {
     match v {
@@ -854,6 +951,8 @@ macro_rules! deletion_tests {
             gm6_erasure_before_the_first_snapshot_is_kept,
             gm6_deletion_finds_every_item_that_names_the_player,
             gm6_a_deleted_identity_and_its_pseudonym_are_refused,
+            gm6_an_old_cursor_never_shows_a_deleted_player,
+            gm6_chained_deletions_find_a_renamed_source,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

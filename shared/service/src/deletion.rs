@@ -214,6 +214,30 @@ pub(crate) fn key_names(key: &str, player: &str) -> bool {
     key.split([':', '/']).any(|part| part == player)
 }
 
+/// The source `kind`/`id` a reference names, or, when another deletion renamed it
+/// since (its key named that other player too), where it is now.
+async fn find_source<S: SettleStore + ?Sized>(
+    store: &S,
+    kind: &str,
+    id: &str,
+    player_id: &str,
+) -> Result<Option<(SourceKey, podium_store::StoredSource)>, ServiceError> {
+    let key = SourceKey::new(kind, id);
+    if let Some(stored) = store.get_source(&key).await? {
+        return Ok(Some((key, stored)));
+    }
+    for part in id.split([':', '/']) {
+        if part == player_id || !podium_rules::record::is_valid_id(part) || !store.is_deleted(part).await? {
+            continue;
+        }
+        let moved = SourceKey::new(kind, rename_in_key(id, part, &pseudonym(part)));
+        if let Some(stored) = store.get_source(&moved).await? {
+            return Ok(Some((moved, stored)));
+        }
+    }
+    Ok(None)
+}
+
 /// `key` (a source's id) with each `:`- or `/`-separated part that is `from` replaced
 /// by `to`.
 fn rename_in_key(key: &str, from: &str, to: &str) -> String {
@@ -396,10 +420,10 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     }
     // 4. Others' results no longer show the id.
     for (kind, id) in &tomb.sources {
-        let skey = SourceKey::new(kind.clone(), id.clone());
-        let Some(stored) = store.get_source(&skey).await? else {
+        let Some((skey, stored)) = find_source(store, kind, id, player_id).await? else {
             continue;
         };
+        let id = &skey.id;
         let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&stored.result) else {
             continue;
         };

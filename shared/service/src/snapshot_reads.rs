@@ -149,6 +149,13 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             entries,
             as_of_ms,
         }) => {
+            // A refresh snapshot is kept REFRESH_RETENTION_SECS after its `as_of`, and
+            // so are the erasures (GM-6) of players deleted after it: past that, its
+            // pages are not served (whatever a lazy TTL left of them).
+            let expired = as_of_ms.saturating_add(crate::snapshot::REFRESH_RETENTION_SECS * 1000);
+            if snapshot != crate::period_boards::FINAL && expired <= now.timestamp_millis() {
+                return Err(gone());
+            }
             let walk = Walk {
                 board,
                 id: snapshot,
