@@ -9,6 +9,24 @@
 
 use chrono::{DateTime, Utc};
 
+/// A `--test-clock` value: an RFC 3339 instant in the years podium's periods may
+/// name ([`podium_rules::period::PERIOD_YEARS`]), so a tick on it names real periods.
+pub fn parse_start(raw: &str) -> Result<DateTime<Utc>, String> {
+    use chrono::Datelike;
+    let at = DateTime::parse_from_rfc3339(raw.trim())
+        .map_err(|e| format!("an RFC 3339 instant such as 2027-03-28T00:30:00+02:00 ({e})"))?
+        .to_utc();
+    let years = podium_rules::period::PERIOD_YEARS;
+    if !years.contains(&at.year()) || at.timestamp_subsec_nanos() >= 1_000_000_000 {
+        return Err(format!(
+            "an instant in the years {} to {}, without a leap second",
+            years.start(),
+            years.end()
+        ));
+    }
+    Ok(at)
+}
+
 /// The clock of one `podium` process.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Clock {

@@ -24,7 +24,7 @@ struct Cli {
     /// time-dependent rule (record bounds, claim days, period closes) reads this instant
     /// (RFC 3339, e.g. 2027-03-28T00:30:00+02:00). Local only: deployed functions read
     /// the system clock.
-    #[arg(long, global = true, env = "PODIUM_TEST_CLOCK", value_name = "START")]
+    #[arg(long, global = true, env = "PODIUM_TEST_CLOCK", value_name = "START", value_parser = clock::parse_start)]
     test_clock: Option<chrono::DateTime<chrono::Utc>>,
     #[command(subcommand)]
     command: Command,
@@ -231,10 +231,11 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let store = local_store::open(true).await?;
             let settings = podium_service::config::tick_settings()?;
             let now = clock.now();
-            // The refresh tick, then as many more catch-up ticks as ended periods are
-            // left (the deployed schedule goes on at its next tick instead).
-            let mut job = Job::Refresh;
-            for _ in 0..CATCH_UP_TICKS {
+            // Catch-up ticks until no ended period is left (the deployed schedule goes
+            // on at its next tick instead), then the refresh of the live boards.
+            let mut ticks = 0;
+            let mut job = Job::Freeze;
+            loop {
                 let run = ScheduledRun {
                     job,
                     scheduled_time: now,
@@ -252,23 +253,26 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         b.complete
                     );
                 }
-                let busy = report.behind.iter().any(|b| b.busy);
-                for b in &report.behind {
-                    println!(
-                        "{}: ended periods from {} on are still to freeze and close{}",
-                        b.board,
-                        b.next,
-                        if b.busy {
-                            " (another tick is at work on them)"
-                        } else {
-                            ""
-                        }
-                    );
-                }
-                if report.behind.is_empty() || busy {
+                if job == Job::Refresh {
                     break;
                 }
-                job = Job::Freeze;
+                ticks += 1;
+                let busy = report.behind.iter().any(|b| b.busy);
+                if report.behind.is_empty() || busy || ticks == CATCH_UP_TICKS {
+                    for b in &report.behind {
+                        println!(
+                            "{}: still behind from {} on (periods to freeze and close, or days to take off a rolling window){}",
+                            b.board,
+                            b.next,
+                            if b.busy {
+                                "; another tick is at work on it"
+                            } else {
+                                "; run podium snapshot again to go on"
+                            }
+                        );
+                    }
+                    job = Job::Refresh;
+                }
             }
             Ok(())
         }

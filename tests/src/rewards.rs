@@ -460,6 +460,29 @@ pub async fn reward_days_follow_each_games_zone<S: Store + Clone + 'static>(stor
 }
 
 /// Declares one `#[tokio::test]` per rewards case for a store made by `$make`.
+/// Found by attack (GM-6): a callback that would grant nothing (a doubling with no
+/// bonus to double) for a deleted player is refused naming GM-6 like any other: an
+/// answer that writes nothing checks the players' tombstones too.
+pub async fn gm6_a_callback_granting_nothing_refuses_a_deleted_player<
+    S: Store + podium_store::ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let ctx = ctx();
+    let at = t("2027-05-10T22:30:00Z");
+    seed_game_balance(&store, Game::MahjongRivals, "p-gone", 5, 1_000).await;
+    podium_service::deletion::delete_player(&store, "p-gone", at)
+        .await
+        .expect("deleted");
+    let answer = send(&store, &ctx, &admob("2222", "gone-1", "p-gone", at), at).await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(
+        answer.body["message"].as_str().unwrap_or("").contains("(GM-6)"),
+        "{}",
+        answer.body
+    );
+}
+
 #[macro_export]
 macro_rules! rewards_tests {
     ($make:path) => {
@@ -469,6 +492,7 @@ macro_rules! rewards_tests {
             a_lost_reply_gets_the_first_result,
             daily_bonus_streak,
             reward_days_follow_each_games_zone,
+            gm6_a_callback_granting_nothing_refuses_a_deleted_player,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

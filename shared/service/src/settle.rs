@@ -242,7 +242,12 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             Ok(Planned::Nothing(r)) => {
                 return match store.get_source(&key).await? {
                     Some(stored) => stored_result(source, &hash, attempt, stored),
-                    None => Ok(Settled::Nothing(r)),
+                    // An answer that writes nothing has no commit to check the players'
+                    // tombstones (GM-6): a deleted player is refused all the same.
+                    None => match deleted_among(store, source).await? {
+                        Some(player) => Err(deleted_player_refusal(source.player_field(&player))),
+                        None => Ok(Settled::Nothing(r)),
+                    },
                 };
             }
             Err(refusal) => {
@@ -690,8 +695,9 @@ pub struct Tally {
 /// the results a job sends to many players (a period's, a league week's, `overtaken`
 /// messages). A source naming a deleted player is skipped (GM-6), and so is one whose
 /// player's stored state cannot be read (corrupt: logged; no rerun could send it); one
-/// settled before, with the same or other content, keeps its first result. Stops at
-/// the first other error (the job's rerun settles the rest).
+/// settled before, with the same or other content, keeps its first result; ones that
+/// contended with each other are settled again one at a time. Stops at the first other
+/// error (the job's rerun settles the rest).
 pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     sources: impl IntoIterator<Item = X>,
@@ -699,32 +705,50 @@ pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
     now: DateTime<Utc>,
 ) -> Result<Tally, ServiceError> {
     use futures::stream::{self, StreamExt};
-    let outcomes: Vec<Result<Option<bool>, ServiceError>> = stream::iter(sources)
-        .map(|source| async move {
-            match settle(store, &source, now).await {
-                Ok(Settled::Applied(_)) => Ok(Some(true)),
-                Ok(_) => Ok(Some(false)),
-                Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
-                Err(ServiceError::Store(e @ podium_store::StoreError::Corrupt { .. })) => {
-                    tracing::error!(error = %e, "a stored item cannot be read; this one is skipped");
-                    Ok(None)
-                }
-                // Settled before with other content (its standings moved since): the
-                // first result stands.
-                Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
-                Err(e) => Err(e),
+    async fn one<S: SettleStore + ?Sized, X: Source>(
+        store: &S,
+        source: &X,
+        now: DateTime<Utc>,
+    ) -> Result<Option<bool>, ServiceError> {
+        match settle(store, source, now).await {
+            Ok(Settled::Applied(_)) => Ok(Some(true)),
+            Ok(_) => Ok(Some(false)),
+            Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+            Err(ServiceError::Store(e @ podium_store::StoreError::Corrupt { .. })) => {
+                tracing::error!(error = %e, "a stored item cannot be read; this one is skipped");
+                Ok(None)
             }
+            // Settled before with other content (its standings moved since): the
+            // first result stands.
+            Err(ServiceError::Conflict { .. }) => Ok(Some(false)),
+            Err(e) => Err(e),
+        }
+    }
+    let outcomes: Vec<(X, Result<Option<bool>, ServiceError>)> = stream::iter(sources)
+        .map(|source| async move {
+            let outcome = one(store, &source, now).await;
+            (source, outcome)
         })
         .buffer_unordered(in_flight.max(1))
         .collect()
         .await;
     let mut tally = Tally::default();
-    for o in outcomes {
-        match o? {
-            Some(true) => tally.applied += 1,
-            Some(false) => {}
-            None => tally.skipped += 1,
+    let mut count = |o: Option<bool>| match o {
+        Some(true) => tally.applied += 1,
+        Some(false) => {}
+        None => tally.skipped += 1,
+    };
+    // Sources that contended with each other (several placed in one league cohort)
+    // are settled again one at a time, so a batch never fails for its own contention.
+    let mut contended = Vec::new();
+    for (source, outcome) in outcomes {
+        match outcome {
+            Err(ServiceError::Contended { .. }) => contended.push(source),
+            other => count(other?),
         }
+    }
+    for source in contended {
+        count(one(store, &source, now).await?);
     }
     Ok(tally)
 }

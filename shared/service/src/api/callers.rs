@@ -2,11 +2,13 @@
 //! caller, and any caller whose id is of the form reserved for deleted players'
 //! pseudonyms, with 400 naming `caller` and GM-6, before it reads or writes anything.
 //!
-//! Writes (every method but GET and HEAD) read the caller's tombstone each time,
-//! strongly consistent: a deleted player's repeated claim is refused like the first.
-//! Reads remember, per process, that a caller was not deleted for [`NOT_DELETED_TTL`]
-//! (a deletion reaches them within it, as it reaches cached snapshot pointers), and
-//! that a caller was deleted for good; at most [`MAX_REMEMBERED`] callers.
+//! Every route that reads or writes the caller's own data reads their tombstone each
+//! time, strongly consistent: a deleted player's repeated claim is refused like the
+//! first, and so is their read right after the deletion. Routes that show a caller
+//! nothing of their own (a board's page, a cohort, a tournament) remember, per
+//! process, that a caller was not deleted for [`NOT_DELETED_TTL`] (a deletion reaches
+//! them within it, as it reaches cached snapshot pointers). A deleted caller is
+//! remembered for good; at most [`MAX_REMEMBERED`] callers.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -45,7 +47,7 @@ impl Callers {
 
     /// Refuses `player` if their account was deleted, or if the id is of the form
     /// reserved for deleted players' pseudonyms (GM-6). `fresh`: read the tombstone
-    /// whatever is remembered (the writing routes).
+    /// whatever is remembered (the routes of the caller's own data).
     pub async fn check<S: SettleStore + ?Sized>(
         &self,
         store: &S,

@@ -20,30 +20,54 @@ pub struct Identity {
     pub operator: Option<String>,
 }
 
-/// The verified player making the request; 401 without one (GM-1); 400 naming
-/// `caller` (GM-6) when their account was deleted or the id is of the form reserved
-/// for deleted players' pseudonyms ([`super::callers`]).
+/// The verified player making the request, for a route that reads or writes their
+/// own data; 401 without one (GM-1); 400 naming `caller` (GM-6) when their account
+/// was deleted or the id is of the form reserved for deleted players' pseudonyms,
+/// their tombstone read on every request ([`super::callers`]).
 pub struct Caller(pub String);
 
 impl FromRequestParts<super::AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &super::AppState) -> Result<Self, Self::Rejection> {
-        let player = parts
-            .extensions
-            .get::<Identity>()
-            .and_then(|i| i.player.as_deref())
-            .filter(|p| podium_rules::record::is_valid_id(p))
-            .map(str::to_string)
-            .ok_or(ApiError(ServiceError::Unauthenticated))?;
-        let writes = !matches!(parts.method, axum::http::Method::GET | axum::http::Method::HEAD);
+        let player = verified_player(parts)?;
         state
             .ctx
             .callers
-            .check(state.store.as_ref(), &player, writes)
+            .check(state.store.as_ref(), &player, true)
             .await?;
         Ok(Caller(player))
     }
+}
+
+/// A verified player, for a route that shows them nothing of their own (a board's
+/// page, a cohort, a tournament): as [`Caller`], but a process remembers a caller
+/// was not deleted for [`super::callers::NOT_DELETED_TTL`].
+pub struct Authenticated;
+
+impl FromRequestParts<super::AppState> for Authenticated {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &super::AppState) -> Result<Self, Self::Rejection> {
+        let player = verified_player(parts)?;
+        state
+            .ctx
+            .callers
+            .check(state.store.as_ref(), &player, false)
+            .await?;
+        Ok(Authenticated)
+    }
+}
+
+/// The player the layer in front verified; 401 without one.
+fn verified_player(parts: &Parts) -> Result<String, ApiError> {
+    parts
+        .extensions
+        .get::<Identity>()
+        .and_then(|i| i.player.as_deref())
+        .filter(|p| podium_rules::record::is_valid_id(p))
+        .map(str::to_string)
+        .ok_or(ApiError(ServiceError::Unauthenticated))
 }
 
 /// The verified operator (support staff) making the request: 401 without any

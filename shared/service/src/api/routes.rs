@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use super::error::{ApiError, ErrorBody};
-use super::extract::{int_param, Caller, OperatorCaller, Params, PathId, PathPair};
+use super::extract::{int_param, Authenticated, Caller, OperatorCaller, Params, PathId, PathPair};
 use super::AppState;
 use crate::boards::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::cursor::Cursor;
@@ -147,7 +147,7 @@ fn board_in_period(
 )]
 pub(super) async fn board_page(
     State(state): State<AppState>,
-    Caller(_): Caller,
+    _: Authenticated,
     PathId(board): PathId,
     Params(q): Params<PageQuery>,
 ) -> Answer {
@@ -269,7 +269,8 @@ pub(super) async fn board_me(
         (status = 200, description = "The caller's Seega balance and SG-12 rank", body = boards::Profile,
             example = json!({"player_id": "p-00003", "game": "seega", "balance": 253, "balance_shown": "253", "rank_id": "member",
                 "rank_name_ar": "عضو", "rank_name_en": "Member", "badge": "1 star"})),
-        (status = 404, description = "The caller's account was deleted (GM-6)", body = ErrorBody),
+        (status = 400, description = "The caller's account was deleted (GM-6)", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "caller (GM-6): this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it"})),
     ),
     security(("jwt" = []))
 )]
@@ -290,7 +291,8 @@ pub(super) async fn me(State(state): State<AppState>, Caller(player): Caller) ->
                            {"board": "mahjong-weekly", "period": "2026-W49", "rank": 3, "value": 24, "value_shown": "24"},
                            {"board": "mahjong-daily", "period": "2026-11-30", "value": 0, "value_shown": "0"}],
                 "trophies": [{"tournament_id": "cup-1", "trophy": "cup"}]})),
-        (status = 404, description = "The caller's account was deleted (GM-6)", body = ErrorBody),
+        (status = 400, description = "The caller's account was deleted (GM-6)", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "caller (GM-6): this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it"})),
     ),
     security(("jwt" = []))
 )]
@@ -574,7 +576,7 @@ pub(super) async fn my_league(
 )]
 pub(super) async fn league_cohort(
     State(state): State<AppState>,
-    Caller(_): Caller,
+    _: Authenticated,
     PathPair(league, cohort): PathPair,
     Params(q): Params<WeekQuery>,
 ) -> Answer {
@@ -639,7 +641,7 @@ pub(super) async fn my_table(
 )]
 pub(super) async fn tournament(
     State(state): State<AppState>,
-    Caller(_): Caller,
+    _: Authenticated,
     PathId(id): PathId,
 ) -> Answer {
     json(&crate::tournaments::tournament(state.store.as_ref(), &id).await?)
@@ -654,7 +656,7 @@ pub(super) async fn tournament(
         (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = serde_json::Value,
             example = json!({"day": "2026-11-30", "streak": 3, "points": 30, "jokers": 0, "claimed_now": true})),
         (status = 400, description = "A malformed `Idempotency-Key` (named in the message), the caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
-            example = json!({"error": "invalid", "message": "player_id (GM-6): names a deleted player (account removed); nothing was recorded"})),
+            example = json!({"error": "invalid", "message": "caller (GM-6): this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it"})),
         (status = 409, description = "A conflicting claim", body = ErrorBody),
     ),
     params(
