@@ -626,6 +626,49 @@ pub async fn gm6_an_old_cursor_never_shows_a_deleted_player<S: Store + ErasureSt
     assert!(!later.body.to_string().contains("\"bob\""));
 }
 
+/// The other half of the retention rule (GM-6, LB-4): a cursor into the *current*
+/// snapshot stays good however old that snapshot is (a refresh job that stopped for
+/// days must not break page two), and the current pointer's erasures still hide a
+/// player deleted after the cursor was issued.
+pub async fn gm6_a_cursor_into_the_current_snapshot_outlives_its_retention<
+    S: Store + ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    seed(&store).await;
+    let ctx = ApiContext::new(cursor_key());
+    let first = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
+        t(NOW),
+    )
+    .await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    delete_player(&store, "bob", t(NOW)).await.expect("deleted");
+    ctx.cache.forget();
+    // Three days on, no refresh ran in between.
+    let later = api::handle(
+        &store,
+        &ctx,
+        &get(
+            "/v1/leaderboards/seega",
+            "alice",
+            &[("limit", "5"), ("cursor", &cursor)],
+        ),
+        t("2027-07-22T06:00:00Z"),
+    )
+    .await;
+    assert_eq!(later.status, 200, "{}", later.body);
+    assert!(
+        !later.body["entries"].as_array().expect("entries").is_empty(),
+        "{}",
+        later.body
+    );
+    assert!(!later.body.to_string().contains("\"bob\""), "{}", later.body);
+}
+
 /// A source keyed by one player (it writes their state) whose result names another.
 struct KeyedByOneNamingAnother;
 
@@ -952,6 +995,7 @@ macro_rules! deletion_tests {
             gm6_deletion_finds_every_item_that_names_the_player,
             gm6_a_deleted_identity_and_its_pseudonym_are_refused,
             gm6_an_old_cursor_never_shows_a_deleted_player,
+            gm6_a_cursor_into_the_current_snapshot_outlives_its_retention,
             gm6_chained_deletions_find_a_renamed_source,
         );
     };

@@ -149,11 +149,14 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             entries,
             as_of_ms,
         }) => {
-            // A refresh snapshot is kept REFRESH_RETENTION_SECS after its `as_of`, and
-            // so are the erasures (GM-6) of players deleted after it: past that, its
-            // pages are not served (whatever a lazy TTL left of them).
+            // A refresh snapshot superseded by a newer one is kept REFRESH_RETENTION_SECS
+            // after its `as_of`, and so are the erasures (GM-6) of players deleted after
+            // it: past that, its pages are not served (whatever a lazy TTL left of them).
+            // The current snapshot holds its own erasures, so its cursors stay good
+            // however old it is (a refresh job that stopped does not break page two).
             let expired = as_of_ms.saturating_add(crate::snapshot::REFRESH_RETENTION_SECS * 1000);
-            if snapshot != crate::period_boards::FINAL && expired <= now.timestamp_millis() {
+            let is_current = current.as_ref().is_some_and(|p| p.id == snapshot);
+            if snapshot != crate::period_boards::FINAL && !is_current && expired <= now.timestamp_millis() {
                 return Err(gone());
             }
             let walk = Walk {
