@@ -36,11 +36,20 @@ pub async fn settle<S: Store + ?Sized>(
     line: &[u8],
     now: DateTime<Utc>,
 ) -> Result<Outcome, ServiceError> {
-    let policy = RecordPolicy::default();
-    let record = Incoming::from_json(line, now, &policy)?;
+    settle_under(store, line, now, &RecordPolicy::default()).await
+}
+
+/// [`settle`] under another record policy (GM-5's configurable bounds).
+async fn settle_under<S: Store + ?Sized>(
+    store: &S,
+    line: &[u8],
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+) -> Result<Outcome, ServiceError> {
+    let record = Incoming::from_json(line, now, policy)?;
     // Each call is another delivery (the same delivery again counts as applied).
     let delivery = format!("test-{:016x}", rand::random::<u64>());
-    settle_incoming(store, &record, now, &policy, &delivery).await
+    settle_incoming(store, &record, now, policy, &delivery).await
 }
 
 async fn value<S: Store + ?Sized>(store: &S, board: &str, period: &str, player: &str) -> i64 {
@@ -132,6 +141,85 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + Clone + 'st
             profile.body
         );
     }
+}
+
+/// MJ-7, MJ-9 (review round 3): round scores may be negative (a blocked tile costs
+/// 100). Completion decides first, then the higher score: of two completed players at
+/// −100 and −300 the first wins; a completed −300 beats an uncompleted −100. The
+/// winner is paid once; the loser's balance is untouched (no points below zero).
+pub async fn mj_9_negative_quick_match_scores_pay_their_winner<S: Store + Clone + 'static>(store: S) {
+    let now = t("2027-03-01T12:00:00Z");
+    let both = quick_match(
+        "qm-neg-1",
+        "2027-03-01T11:00:00Z",
+        &[("neg-a", true, -100), ("neg-b", true, -300)],
+    );
+    let first = quick_match(
+        "qm-neg-2",
+        "2027-03-01T11:10:00Z",
+        &[("neg-c", false, -100), ("neg-d", true, -300)],
+    );
+    for line in [&both, &first] {
+        assert_eq!(
+            settle(&store, line, now).await.expect("settled"),
+            Outcome::Applied
+        );
+        assert_eq!(
+            settle(&store, line, now).await.expect("settled"),
+            Outcome::Duplicate
+        );
+    }
+    for (player, points) in [
+        ("neg-a", Some(20)),
+        ("neg-b", None),
+        ("neg-c", None),
+        ("neg-d", Some(20)),
+    ] {
+        let balance = store
+            .get_balance(Game::MahjongRivals, player)
+            .await
+            .expect("read")
+            .map(|b| b.points);
+        assert_eq!(balance, points, "{player}");
+    }
+}
+
+/// GM-5 (review round 3): the record age is configuration. A Quick Match 40 days old
+/// is refused under the default 30 days, naming `ended_at` and GM-5, and writes
+/// nothing; under 45 days the same line is applied once.
+pub async fn gm_5_the_record_age_bound_is_the_configured_one<S: Store + Clone + 'static>(store: S) {
+    let now = t("2027-03-01T12:00:00Z");
+    let line = quick_match(
+        "qm-old-1",
+        "2027-01-20T12:00:00Z",
+        &[("old-a", true, 500), ("old-b", false, 0)],
+    );
+    match settle(&store, &line, now).await {
+        Err(ServiceError::Invalid(e)) => assert_eq!((e.field.as_str(), e.rule), ("ended_at", "GM-5")),
+        other => panic!("expected ended_at (GM-5), got {other:?}"),
+    }
+    assert_eq!(
+        store
+            .get_balance(Game::MahjongRivals, "old-a")
+            .await
+            .expect("read"),
+        None
+    );
+    let wider = RecordPolicy {
+        max_record_age_days: 45,
+        ..RecordPolicy::default()
+    };
+    for expected in [Outcome::Applied, Outcome::Duplicate] {
+        assert_eq!(
+            settle_under(&store, &line, now, &wider).await.expect("settled"),
+            expected
+        );
+    }
+    let balance = store
+        .get_balance(Game::MahjongRivals, "old-a")
+        .await
+        .expect("read");
+    assert_eq!(balance.map(|b| b.points), Some(20));
 }
 
 /// MJ-7, MJ-8: tied first places and an all-zero match pay nobody, but are recorded
@@ -634,6 +722,8 @@ macro_rules! mahjong_tests {
         $crate::mahjong_tests!(@cases $make;
             quick_match_winner_paid_once_on_three_boards,
             quick_match_without_a_winner_pays_nobody,
+            mj_9_negative_quick_match_scores_pay_their_winner,
+            gm_5_the_record_age_bound_is_the_configured_one,
             level_completions_earn_by_place,
             the_eleventh_fastest_gets_no_time_bonus,
             concurrent_completions_of_a_level_are_placed_in_some_order,
