@@ -171,6 +171,15 @@ pub async fn lb_5_a_tick_15_days_late_closes_every_missed_period<S: Store + Clon
     assert_eq!(rewards.iter().sum::<i64>(), 130, "W49's 100 and 2 December's 30");
 }
 
+/// `player`'s points on the AMR board (MJ-20), 0 without an entry.
+async fn amr_points<S: Store>(store: &S, player: &str) -> i64 {
+    store
+        .period_entry(&BoardRef::all_time("mahjong-amr"), player)
+        .await
+        .expect("read")
+        .map_or(0, |e| e.points)
+}
+
 /// Ticks at `late` until none is behind: each does at most [`PERIODS_PER_TICK`]
 /// periods of a board; returns how many ticks it took. Then every day and week up to
 /// the one before `late` is closed, the listed periods are frozen, lt-1's results were
@@ -248,11 +257,7 @@ pub async fn lb_5_a_tick_400_days_late_catches_up_in_bounded_ticks<S: Store + Cl
     )
     .await;
     assert!(ticks >= 13, "400 days are 13 ticks' work at least: {ticks}");
-    let amr = store
-        .period_entry(&BoardRef::all_time("mahjong-amr"), "lt-1")
-        .await
-        .expect("read")
-        .map_or(0, |e| e.points);
+    let amr = amr_points(&store, "lt-1").await;
     assert_eq!(amr, 0, "2 December 2026 left the AMR window (MJ-20)");
 }
 
@@ -276,11 +281,7 @@ pub async fn lb_5_a_tick_70_days_late_catches_up_in_bounded_ticks<S: Store + Clo
     )
     .await;
     assert!(ticks >= 3, "70 days are 3 ticks' work at least: {ticks}");
-    let amr = store
-        .period_entry(&BoardRef::all_time("mahjong-amr"), "lt-1")
-        .await
-        .expect("read")
-        .map_or(0, |e| e.points);
+    let amr = amr_points(&store, "lt-1").await;
     assert!(amr > 0, "2 December 2026 is still inside the AMR window (MJ-20)");
 }
 

@@ -585,38 +585,58 @@ pub async fn gm6_erasure_before_the_first_snapshot_is_kept<S: Store + Clone + 's
     assert_eq!(shown, ["ann", "cat"], "{}", page.body);
 }
 
+/// The seeded board's first page for alice (limit 1), then bob deleted: the page's
+/// cursor and the context that issued it.
+async fn cursor_then_bob_deleted<S: Store + ErasureStore + Clone + 'static>(
+    store: &S,
+) -> (ApiContext, String) {
+    seed(store).await;
+    let ctx = ApiContext::new(cursor_key());
+    let first = api::handle(
+        store,
+        &ctx,
+        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
+        t(NOW),
+    )
+    .await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    delete_player(store, "bob", t(NOW)).await.expect("deleted");
+    (ctx, cursor)
+}
+
+/// The next page after `cursor` (limit 5) read by alice at `at`, the pointer cache cold.
+async fn page_after<S: Store + ErasureStore + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    cursor: &str,
+    at: &str,
+) -> ApiResponse {
+    ctx.cache.forget();
+    api::handle(
+        store,
+        ctx,
+        &get(
+            "/v1/leaderboards/seega",
+            "alice",
+            &[("limit", "5"), ("cursor", cursor)],
+        ),
+        t(at),
+    )
+    .await
+}
+
 /// Found by attack (GM-6): a cursor into a refresh snapshot taken before a deletion
 /// is refused once that snapshot is older than its retention (its erasures are not
 /// kept longer), instead of showing the deleted player from pages a lazy TTL left.
 pub async fn gm6_an_old_cursor_never_shows_a_deleted_player<S: Store + ErasureStore + Clone + 'static>(
     store: S,
 ) {
-    seed(&store).await;
-    let ctx = ApiContext::new(cursor_key());
-    let first = api::handle(
-        &store,
-        &ctx,
-        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
-        t(NOW),
-    )
-    .await;
-    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
-    delete_player(&store, "bob", t(NOW)).await.expect("deleted");
+    let (ctx, cursor) = cursor_then_bob_deleted(&store).await;
     for at in ["2027-07-20T05:35:00Z", "2027-07-20T05:40:00Z"] {
         tick(&store, Job::Refresh, at).await;
     }
-    ctx.cache.forget();
-    let later = api::handle(
-        &store,
-        &ctx,
-        &get(
-            "/v1/leaderboards/seega",
-            "alice",
-            &[("limit", "5"), ("cursor", &cursor)],
-        ),
-        t("2027-07-20T05:41:00Z"),
-    )
-    .await;
+    let later = page_after(&store, &ctx, &cursor, "2027-07-20T05:41:00Z").await;
     assert_eq!(later.status, 400, "{}", later.body);
     assert!(
         later.body["message"].as_str().unwrap_or("").starts_with("cursor"),
@@ -635,31 +655,9 @@ pub async fn gm6_a_cursor_into_the_current_snapshot_outlives_its_retention<
 >(
     store: S,
 ) {
-    seed(&store).await;
-    let ctx = ApiContext::new(cursor_key());
-    let first = api::handle(
-        &store,
-        &ctx,
-        &get("/v1/leaderboards/seega", "alice", &[("limit", "1")]),
-        t(NOW),
-    )
-    .await;
-    assert_eq!(first.status, 200, "{}", first.body);
-    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
-    delete_player(&store, "bob", t(NOW)).await.expect("deleted");
-    ctx.cache.forget();
+    let (ctx, cursor) = cursor_then_bob_deleted(&store).await;
     // Three days on, no refresh ran in between.
-    let later = api::handle(
-        &store,
-        &ctx,
-        &get(
-            "/v1/leaderboards/seega",
-            "alice",
-            &[("limit", "5"), ("cursor", &cursor)],
-        ),
-        t("2027-07-22T06:00:00Z"),
-    )
-    .await;
+    let later = page_after(&store, &ctx, &cursor, "2027-07-22T06:00:00Z").await;
     assert_eq!(later.status, 200, "{}", later.body);
     assert!(
         !later.body["entries"].as_array().expect("entries").is_empty(),

@@ -30,13 +30,7 @@ impl FromRequestParts<super::AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &super::AppState) -> Result<Self, Self::Rejection> {
-        let player = verified_player(parts)?;
-        state
-            .ctx
-            .callers
-            .check(state.store.as_ref(), &player, true)
-            .await?;
-        Ok(Caller(player))
+        Ok(Caller(not_deleted(parts, state, true).await?))
     }
 }
 
@@ -49,14 +43,21 @@ impl FromRequestParts<super::AppState> for Authenticated {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &super::AppState) -> Result<Self, Self::Rejection> {
-        let player = verified_player(parts)?;
-        state
-            .ctx
-            .callers
-            .check(state.store.as_ref(), &player, false)
-            .await?;
+        not_deleted(parts, state, false).await?;
         Ok(Authenticated)
     }
+}
+
+/// The verified player, checked not deleted (GM-6): their tombstone read now when
+/// `every_time`, else at most once per [`super::callers::NOT_DELETED_TTL`].
+async fn not_deleted(parts: &Parts, state: &super::AppState, every_time: bool) -> Result<String, ApiError> {
+    let player = verified_player(parts)?;
+    state
+        .ctx
+        .callers
+        .check(state.store.as_ref(), &player, every_time)
+        .await?;
+    Ok(player)
 }
 
 /// The player the layer in front verified; 401 without one.
