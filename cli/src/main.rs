@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::error::CliError;
-use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
+use podium_service::jobs::{self, Job, ScheduledRun};
 
 /// podium on one machine: the HTTP API, match replay and dry runs, on the embedded
 /// store (or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set).
@@ -240,7 +240,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                     job,
                     scheduled_time: now,
                 };
-                let report = snapshot_jobs::handle(store.as_ref(), run, &settings).await?;
+                let report = jobs::handle(store.as_ref(), run, &settings).await?;
                 for b in &report.runs {
                     println!(
                         "{} {}@{}: snapshot {}, {} pages ({} page bodies written now, the others shared), complete: {}",
@@ -288,7 +288,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let store = podium_store::embedded::EmbeddedStore::open(&path)?;
             let n = store.load_balances(
                 podium_rules::game::Game::Seega,
-                podium_service::synthetic::standings(players),
+                podium_generate::synthetic::standings(players),
             )?;
             println!("loaded {n} players into {}", path.display());
             Ok(())
@@ -302,18 +302,18 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .map_err(|e| CliError::Io(std::io::Error::other(format!("{}: {e}", file.display()))))?;
             let store = local_store::open(true).await?;
             let delivery = format!("operator-{:016x}", rand::random::<u64>());
-            let settled = podium_service::tournaments::configure(store.as_ref(), &t, &delivery, clock.now())
-                .await
-                .map_err(|e| match e {
-                    e @ (podium_service::ServiceError::Invalid(_)
-                    | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
-                    other => CliError::Service(other),
-                })?;
+            let settled =
+                podium_service::games::tournaments::configure(store.as_ref(), &t, &delivery, clock.now())
+                    .await
+                    .map_err(|e| match e {
+                        e @ (podium_service::ServiceError::Invalid(_)
+                        | podium_service::ServiceError::Conflict { .. }) => CliError::Refused(e),
+                        other => CliError::Service(other),
+                    })?;
             let (word, state) = match settled {
-                podium_service::settle::Settled::Duplicate(s) => ("already configured", s),
-                podium_service::settle::Settled::Applied(s) | podium_service::settle::Settled::Nothing(s) => {
-                    ("configured", s)
-                }
+                podium_service::engine::settle::Settled::Duplicate(s) => ("already configured", s),
+                podium_service::engine::settle::Settled::Applied(s)
+                | podium_service::engine::settle::Settled::Nothing(s) => ("configured", s),
             };
             println!(
                 "tournament {} {word}: {} … {}, standings on /v1/leaderboards/mahjong-tournament-{}",
@@ -329,7 +329,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             even_if_unknown,
         } => {
             let store = local_store::open(true).await?;
-            let r = podium_service::deletion::delete_known_player(
+            let r = podium_service::operators::deletion::delete_known_player(
                 store.as_ref(),
                 &player_id,
                 clock.now(),
@@ -391,27 +391,27 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         } => {
             let out = &mut std::io::stdout().lock();
             match game {
-                GenerateGame::Seega => podium_service::generate::generate(matches, players, seed, out)?,
+                GenerateGame::Seega => podium_generate::seega::generate(matches, players, seed, out)?,
                 GenerateGame::DotsAndBoxes | GenerateGame::Minesweeper => {
                     let which = if game == GenerateGame::Minesweeper {
-                        podium_service::generate_replayed::Replayed::Minesweeper
+                        podium_generate::replayed::Replayed::Minesweeper
                     } else {
-                        podium_service::generate_replayed::Replayed::DotsAndBoxes
+                        podium_generate::replayed::Replayed::DotsAndBoxes
                     };
                     let end = end.unwrap_or_else(|| clock.now_secs());
-                    podium_service::generate_replayed::generate(which, matches, players, seed, end, out)?
+                    podium_generate::replayed::generate(which, matches, players, seed, end, out)?
                 }
                 GenerateGame::Mahjong => {
                     let end = end.unwrap_or_else(|| clock.now_secs());
                     if let Some(path) = tournament {
-                        let t = podium_service::generate_mahjong::tournament(players, seed, end, out)?;
+                        let t = podium_generate::mahjong::tournament(players, seed, end, out)?;
                         let text = serde_json::to_string_pretty(&t).unwrap_or_default();
                         std::fs::write(&path, text).map_err(|source| CliError::File {
                             path: path.display().to_string(),
                             source,
                         })?;
                     }
-                    podium_service::generate_mahjong::generate(matches, players, seed, end, out)?
+                    podium_generate::mahjong::generate(matches, players, seed, end, out)?
                 }
             }
             Ok(())

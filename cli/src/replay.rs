@@ -9,9 +9,9 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use podium_rules::error::RuleError;
 use podium_rules::record::{MatchRecord, RecordPolicy};
-use podium_service::incoming::{settle_incoming, Incoming, Outcome};
-use podium_service::keyed::run_keyed;
-use podium_service::score::preview;
+use podium_service::engine::keyed::run_keyed;
+use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
+use podium_service::games::seega::preview;
 use podium_service::ServiceError;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::{SettleStore, Store};
@@ -320,7 +320,9 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: Clock) -> 
     let valid = record
         .validate_with(now, policy)
         .map_err(|e| CliError::Refused(e.into()))?;
-    if let Some((content_hash, result)) = podium_service::score::stored_match(store, &valid.match_id).await? {
+    if let Some((content_hash, result)) =
+        podium_service::games::seega::stored_match(store, &valid.match_id).await?
+    {
         if content_hash != valid.content_hash {
             return Err(CliError::Refused(ServiceError::Conflict {
                 field: "match_id",
@@ -337,10 +339,10 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: Clock) -> 
     ];
     // A deleted player's records are refused, as scoring would (GM-6).
     for (i, id) in ids.iter().enumerate() {
-        if podium_service::deletion::is_deleted(store, id).await? {
-            return Err(CliError::Refused(podium_service::settle::deleted_player_refusal(
-                format!("players[{i}].player_id"),
-            )));
+        if podium_service::operators::deletion::is_deleted(store, id).await? {
+            return Err(CliError::Refused(
+                podium_service::engine::settle::deleted_player_refusal(format!("players[{i}].player_id")),
+            ));
         }
     }
     let balances = store.get_balances(valid.game, &ids).await?;

@@ -4,9 +4,9 @@
 //! `cargo bench -p podium-tests --bench replays -- --noplot`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use podium_generate::replayed::{generate, Replayed};
 use podium_rules::dots_and_boxes::record::DotsMatch;
 use podium_rules::minesweeper::record::Duel;
-use podium_service::generate_replayed::{generate, Replayed};
 
 fn lines(game: Replayed) -> Vec<String> {
     let mut out = Vec::new();

@@ -9,7 +9,7 @@ use podium_rules::seega::score;
 
 fn lines() -> Vec<String> {
     let mut out = Vec::new();
-    podium_service::generate::generate(10_000, 1_000, 42, &mut out).expect("generate");
+    podium_generate::seega::generate(10_000, 1_000, 42, &mut out).expect("generate");
     String::from_utf8(out)
         .expect("utf-8")
         .lines()

@@ -12,8 +12,8 @@ use podium_rules::leaderboard::Standing;
 use podium_rules::mahjong::completion;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::api::{self, ApiContext, ApiRequest};
-use podium_service::cursor::CursorKey;
-use podium_service::snapshot;
+use podium_service::boards::cursor::CursorKey;
+use podium_service::boards::snapshot;
 use podium_store::dynamo::{DynamoStore, UsageSnapshot};
 use podium_tests::contract::score_match;
 use podium_tests::fixtures::{at, dynamodb, rout, seed_balance};
@@ -154,7 +154,8 @@ async fn main() {
             "kind": "level-completion", "player_id": player, "level": level,
             "time_ms": time_ms, "completed_at": clock.to_rfc3339(), "jokers_used": 0})
         .to_string();
-        podium_service::incoming::Incoming::from_json(line.as_bytes(), clock, &policy).expect("a completion")
+        podium_service::games::incoming::Incoming::from_json(line.as_bytes(), clock, &policy)
+            .expect("a completion")
     };
     for (level, accounts) in [(1u32, 10u64), (2, level_accounts() as u64)] {
         // The 11 fastest complete for real (they make the level's fastest times); the
@@ -178,7 +179,7 @@ async fn main() {
                 60_000 + i,
             );
             let delivery = format!("seed-{level}-{i}");
-            podium_service::incoming::settle_incoming(&store, &c, clock, &policy, &delivery)
+            podium_service::games::incoming::settle_incoming(&store, &c, clock, &policy, &delivery)
                 .await
                 .expect("seeded");
         }
@@ -192,7 +193,7 @@ async fn main() {
             let c = completion(&format!("cost-{level}-{step}"), "lv-me", level, time_ms);
             let before = store.usage();
             let delivery = format!("cost-{level}-{step}");
-            podium_service::incoming::settle_incoming(&store, &c, clock, &policy, &delivery)
+            podium_service::games::incoming::settle_incoming(&store, &c, clock, &policy, &delivery)
                 .await
                 .expect("settled");
             row(
@@ -206,7 +207,7 @@ async fn main() {
     // LB-5: the refresh tick finds the changed level rankings from their marks, and
     // snapshots only those.
     let before = store.usage();
-    let changed = podium_service::changes::changed(&store, usize::MAX)
+    let changed = podium_service::engine::changes::changed(&store, usize::MAX)
         .await
         .expect("marks");
     row(
@@ -219,12 +220,12 @@ async fn main() {
     );
     for c in &changed {
         let before = store.usage();
-        let report = snapshot::run_paged(
+        let report = snapshot::write::run_paged(
             &store,
             &c.board,
-            &snapshot::id_for(clock),
+            &snapshot::layout::id_for(clock),
             clock,
-            snapshot::Paging::content_defined(PAGE_SIZE),
+            snapshot::layout::Paging::content_defined(PAGE_SIZE),
             None,
             clock,
         )
@@ -245,11 +246,12 @@ async fn main() {
         ("qm-1", "the same Quick Match again (duplicate)"),
         ("qm-2", "Quick Match (winner already on the boards)"),
     ] {
-        let record = podium_service::incoming::Incoming::from_json(quick(id).as_bytes(), clock, &policy)
-            .expect("a Quick Match");
+        let record =
+            podium_service::games::incoming::Incoming::from_json(quick(id).as_bytes(), clock, &policy)
+                .expect("a Quick Match");
         let before = store.usage();
         let delivery = format!("cost-{:016x}", rand::random::<u64>());
-        podium_service::incoming::settle_incoming(&store, &record, clock, &policy, &delivery)
+        podium_service::games::incoming::settle_incoming(&store, &record, clock, &policy, &delivery)
             .await
             .expect("settled");
         row(what, before, &store);
@@ -281,11 +283,11 @@ async fn main() {
         "Arena (3 prizes, 3 boards each)",
         "the same Arena again (duplicate)",
     ] {
-        let record = podium_service::incoming::Incoming::from_json(arena.as_bytes(), clock, &policy)
+        let record = podium_service::games::incoming::Incoming::from_json(arena.as_bytes(), clock, &policy)
             .expect("an Arena");
         let before = store.usage();
         let delivery = format!("cost-{:016x}", rand::random::<u64>());
-        podium_service::incoming::settle_incoming(&store, &record, clock, &policy, &delivery)
+        podium_service::games::incoming::settle_incoming(&store, &record, clock, &policy, &delivery)
             .await
             .expect("settled");
         row(what, before, &store);
@@ -303,7 +305,7 @@ async fn main() {
         champions: false,
     };
     let before = store.usage();
-    podium_service::tournaments::configure(&store, &tour, "cost", chrono::Utc::now())
+    podium_service::games::tournaments::configure(&store, &tour, "cost", chrono::Utc::now())
         .await
         .expect("configured");
     row("tournament: configure", before, &store);
@@ -313,20 +315,24 @@ async fn main() {
             "tournament_id": "cost-cup", "player_id": format!("tp-{i:03}"),
             "registered_at": (clock + chrono::Duration::seconds(i)).to_rfc3339()})
         .to_string();
-        let r = podium_service::incoming::Incoming::from_json(
+        let r = podium_service::games::incoming::Incoming::from_json(
             line.as_bytes(),
             clock + chrono::Duration::minutes(5),
             &policy,
         )
         .expect("registration");
-        podium_service::incoming::settle_incoming(&store, &r, clock, &policy, &format!("reg-{i}"))
+        podium_service::games::incoming::settle_incoming(&store, &r, clock, &policy, &format!("reg-{i}"))
             .await
             .expect("registered");
     }
     row("tournament: 100 registrations (total)", before, &store);
     let tick = |at: chrono::DateTime<chrono::Utc>| {
         let store = &store;
-        async move { podium_service::tournaments::tick(store, at).await.expect("tick") }
+        async move {
+            podium_service::games::tournaments::tick(store, at)
+                .await
+                .expect("tick")
+        }
     };
     let before = store.usage();
     tick(starts + chrono::Duration::minutes(2)).await;
@@ -340,8 +346,9 @@ async fn main() {
             "tournament_id": "cost-cup", "ended_at": (starts + chrono::Duration::minutes(30)).to_rfc3339(), "players": players})
         .to_string();
         let at = starts + chrono::Duration::minutes(31);
-        let r = podium_service::incoming::Incoming::from_json(line.as_bytes(), at, &policy).expect("table");
-        podium_service::incoming::settle_incoming(&store, &r, at, &policy, &format!("tb-{t}"))
+        let r = podium_service::games::incoming::Incoming::from_json(line.as_bytes(), at, &policy)
+            .expect("table");
+        podium_service::games::incoming::settle_incoming(&store, &r, at, &policy, &format!("tb-{t}"))
             .await
             .expect("table");
     }
@@ -406,7 +413,7 @@ async fn main() {
     // Snapshots (LB-5): materialise, then serve from them.
     let before = store.usage();
     let started = Instant::now();
-    let run = snapshot::run(
+    let run = snapshot::write::run(
         &store,
         &BoardRef::all_time("seega"),
         "cost",
@@ -432,7 +439,10 @@ async fn main() {
         d.write_requests as f64 / f64::from(run.pages_total.max(1))
     );
     // Past its first seconds a snapshot's pages are read eventually consistent.
-    tokio::time::sleep(std::time::Duration::from_millis(snapshot::FRESH_MS as u64 + 500)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(
+        snapshot::layout::FRESH_MS as u64 + 500,
+    ))
+    .await;
     let page = measure(
         &store,
         &ctx,
@@ -573,7 +583,7 @@ async fn main() {
     for i in 0..10 {
         let p = format!("wk-{i:02}");
         let before = store.usage();
-        podium_service::period_boards::credit(&store, weekly, &p, 100 + i, past, past, &format!("wk-{i}"))
+        podium_service::boards::periods::credit(&store, weekly, &p, 100 + i, past, past, &format!("wk-{i}"))
             .await
             .expect("credit");
         if i == 0 {
@@ -581,7 +591,7 @@ async fn main() {
         }
     }
     let before = store.usage();
-    podium_service::period_boards::credit(&store, weekly, "wk-00", 5, past, past, "wk-again")
+    podium_service::boards::periods::credit(&store, weekly, "wk-00", 5, past, past, "wk-again")
         .await
         .expect("credit");
     row(
@@ -592,7 +602,7 @@ async fn main() {
     let freeze_at = chrono::DateTime::parse_from_rfc3339("2026-11-29T22:05:00Z")
         .expect("instant")
         .to_utc();
-    let (period, _) = podium_service::period_boards::freeze_ended(&store, weekly, freeze_at)
+    let (period, _) = podium_service::boards::periods::freeze_ended(&store, weekly, freeze_at)
         .await
         .expect("freeze")
         .expect("a weekly board");
@@ -603,7 +613,7 @@ async fn main() {
     let board = weekly.in_period(&period);
     let before = store.usage();
     let closed =
-        podium_service::period_close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
+        podium_service::boards::close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
             .await
             .expect("close")
             .expect("frozen");
@@ -616,15 +626,19 @@ async fn main() {
         &store,
     );
     let before = store.usage();
-    podium_service::period_close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
+    podium_service::boards::close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
         .await
         .expect("close again");
     row("period close again (nothing to send)", before, &store);
     let before = store.usage();
-    let week =
-        podium_service::leagues::close_week(&store, &podium_rules::league::LEAGUES[0], &period.id, freeze_at)
-            .await
-            .expect("league week");
+    let week = podium_service::players::leagues::close_week(
+        &store,
+        &podium_rules::league::LEAGUES[0],
+        &period.id,
+        freeze_at,
+    )
+    .await
+    .expect("league week");
     row(
         &format!("league week close: {} members (total)", week.placed),
         before,
@@ -633,15 +647,15 @@ async fn main() {
     // LB-5: every tick starts by catching up on ended periods. The first tick ever
     // looks a record age back (31 days: the week above and its empty neighbours);
     // then a tick with nothing due reads three records (two boards' closes, the AMR's).
-    let settings: podium_service::snapshot_jobs::TickSettings = tables.clone().into();
+    let settings: podium_service::jobs::TickSettings = tables.clone().into();
     let tick = |at: chrono::DateTime<chrono::Utc>| {
         let (store, settings) = (&store, &settings);
         async move {
-            let run = podium_service::snapshot_jobs::ScheduledRun {
-                job: podium_service::snapshot_jobs::Job::Freeze,
+            let run = podium_service::jobs::ScheduledRun {
+                job: podium_service::jobs::Job::Freeze,
                 scheduled_time: at,
             };
-            podium_service::snapshot_jobs::handle(store, run, settings)
+            podium_service::jobs::handle(store, run, settings)
                 .await
                 .expect("tick")
         }
@@ -705,7 +719,7 @@ async fn main() {
     )
     .await;
     let before = store.usage();
-    podium_service::overtaken::notify(&store, &seega_board, "cost", clock)
+    podium_service::players::overtaken::notify(&store, &seega_board, "cost", clock)
         .await
         .expect("notify");
     row(
@@ -726,11 +740,11 @@ async fn main() {
         .to_string();
     seed_balance(&store, &hundredth, 1_000_000, 9_000).await;
     let later = clock + chrono::Duration::minutes(5);
-    snapshot::run(&store, &seega_board, "cost-2", later, PAGE_SIZE, None, later)
+    snapshot::write::run(&store, &seega_board, "cost-2", later, PAGE_SIZE, None, later)
         .await
         .expect("snapshot");
     let before = store.usage();
-    let sent = podium_service::overtaken::notify(&store, &seega_board, "cost-2", later)
+    let sent = podium_service::players::overtaken::notify(&store, &seega_board, "cost-2", later)
         .await
         .expect("notify");
     row(
@@ -742,7 +756,7 @@ async fn main() {
         &store,
     );
     let before = store.usage();
-    podium_service::overtaken::notify(&store, &seega_board, "cost-2", later)
+    podium_service::players::overtaken::notify(&store, &seega_board, "cost-2", later)
         .await
         .expect("notify again");
     row("overtaken again, same snapshot (nothing to send)", before, &store);

@@ -12,7 +12,8 @@ use chrono::{DateTime, Duration, Utc};
 use futures::stream::{self, StreamExt};
 use podium_rules::board::board_def;
 use podium_rules::league::LEAGUES;
-use podium_service::{leagues, period_boards};
+use podium_service::boards::periods;
+use podium_service::players::leagues;
 use podium_store::dynamo::{DynamoStore, UsageSnapshot};
 use rand::{Rng, SeedableRng};
 
@@ -77,7 +78,7 @@ async fn main() {
         .for_each_concurrent(16, |(p, k, (points, at))| {
             let store = &store;
             async move {
-                period_boards::credit(
+                periods::credit(
                     store,
                     weekly,
                     p,
@@ -104,7 +105,7 @@ async fn main() {
         );
         let end = monday + Duration::days(7);
         let before = store.usage();
-        let (period, _) = period_boards::freeze_ended(&store, weekly, end)
+        let (period, _) = periods::freeze_ended(&store, weekly, end)
             .await
             .expect("freeze")
             .expect("a weekly board");

@@ -9,14 +9,14 @@
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
+use podium_generate::synthetic::standings;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_service::cursor::CursorKey;
-use podium_service::snapshot::{self, Paging};
-use podium_service::snapshot_reads::{self, SnapshotCache};
-use podium_service::synthetic::standings;
+use podium_service::boards::cursor::CursorKey;
+use podium_service::boards::pages::{self, SnapshotCache};
+use podium_service::boards::snapshot::{self, layout::Paging};
 use podium_store::embedded::EmbeddedStore;
 use podium_tests::counting::Counted;
 
@@ -37,7 +37,7 @@ async fn run(players: u64) {
     let board = BoardRef::all_time("seega");
     let started = Instant::now();
     let (r0, w0) = store.counts();
-    let report = snapshot::run_paged(
+    let report = snapshot::write::run_paged(
         &store,
         &board,
         "bench",
@@ -52,14 +52,14 @@ async fn run(players: u64) {
     let (r1, w1) = store.counts();
     let cache = SnapshotCache::default();
     let key = CursorKey::random();
-    snapshot_reads::top_page(&store, &cache, &key, &board, 50, None, Utc::now())
+    pages::top_page(&store, &cache, &key, &board, 50, None, Utc::now())
         .await
         .expect("warm")
         .expect("snapshot");
     let mut rank_reads = Vec::new();
     for probe in [0, players / 2, players - 1] {
         let (before, _) = store.counts();
-        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0, Utc::now())
+        let me = pages::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0, Utc::now())
             .await
             .expect("rank")
             .expect("snapshot");
@@ -86,7 +86,7 @@ async fn run_dynamodb(players: u64) {
     let board = BoardRef::all_time("seega");
     let before = store.usage();
     let started = Instant::now();
-    let report = snapshot::run_paged(
+    let report = snapshot::write::run_paged(
         &store,
         &board,
         "bench",
@@ -101,14 +101,14 @@ async fn run_dynamodb(players: u64) {
     let d = store.usage().since(&before);
     let cache = SnapshotCache::default();
     let key = CursorKey::random();
-    snapshot_reads::top_page(&store, &cache, &key, &board, 50, None, Utc::now())
+    pages::top_page(&store, &cache, &key, &board, 50, None, Utc::now())
         .await
         .expect("warm")
         .expect("snapshot");
     let mut rank_reads = Vec::new();
     for probe in [0, players / 2, players - 1] {
         let before = store.usage();
-        let me = snapshot_reads::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0, Utc::now())
+        let me = pages::around_me(&store, &cache, &board, &format!("p-{probe:07}"), 0, Utc::now())
             .await
             .expect("rank")
             .expect("snapshot");

@@ -16,11 +16,11 @@
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
+use podium_generate::synthetic::standings;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::snapshot::PAGE_SIZE;
-use podium_service::snapshot::{self, Paging};
-use podium_service::synthetic::standings;
+use podium_service::boards::snapshot::{self, layout::Paging};
 use podium_store::embedded::EmbeddedStore;
 use podium_store::SettleStore;
 use podium_tests::billing::{Bill, Billed};
@@ -84,9 +84,17 @@ async fn check_on_dynamodb(players: u64, changes: u64, delta: i64, paging: Pagin
             }
         }
         let (billed, reported) = (store.bill(), store.inner.usage());
-        snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None, at)
-            .await
-            .expect("snapshot");
+        snapshot::write::run_paged(
+            &store,
+            &board,
+            &snapshot::layout::id_for(at),
+            at,
+            paging,
+            None,
+            at,
+        )
+        .await
+        .expect("snapshot");
         println!(
             "DynamoDB Local, {players} players, {}: {} write units billed here, {:.1} as DynamoDB reports",
             if tick == 0 {
@@ -123,9 +131,17 @@ async fn main() {
     let mut at = start();
     let before = store.bill();
     let started = Instant::now();
-    let first = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None, at)
-        .await
-        .expect("snapshot");
+    let first = snapshot::write::run_paged(
+        &store,
+        &board,
+        &snapshot::layout::id_for(at),
+        at,
+        paging,
+        None,
+        at,
+    )
+    .await
+    .expect("snapshot");
     let full = store.bill().since(&before);
     line(
         &format!("first snapshot ({:.1?})", started.elapsed()),
@@ -150,9 +166,17 @@ async fn main() {
         }
         let before = store.bill();
         let started = Instant::now();
-        let report = snapshot::run_paged(&store, &board, &snapshot::id_for(at), at, paging, None, at)
-            .await
-            .expect("refresh");
+        let report = snapshot::write::run_paged(
+            &store,
+            &board,
+            &snapshot::layout::id_for(at),
+            at,
+            paging,
+            None,
+            at,
+        )
+        .await
+        .expect("refresh");
         let bill = store.bill().since(&before);
         line(
             &format!(

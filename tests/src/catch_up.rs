@@ -9,10 +9,11 @@ use futures::future::join_all;
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::game::Game;
 use podium_service::api::{self, ApiContext, ApiResponse};
+use podium_service::boards::periods;
+use podium_service::boards::snapshot;
+use podium_service::boards::snapshot::layout::FINAL;
 use podium_service::config::parse_period_rewards;
-use podium_service::period_boards::{self, FINAL};
-use podium_service::snapshot;
-use podium_service::snapshot_jobs::{handle, Job, ScheduledRun, TickReport, TickSettings, PERIODS_PER_TICK};
+use podium_service::jobs::{handle, Job, ScheduledRun, TickReport, TickSettings, PERIODS_PER_TICK};
 use podium_store::Store;
 use serde_json::Value;
 
@@ -42,7 +43,7 @@ async fn tick<S: Store>(store: &S, job: Job, at: &str) -> Result<TickReport, pod
 /// `points` for `player` on every Mahjong period board (AMR, week, day), earned at
 /// `at` and settled then: what a Quick Match win credits (MJ-20, MJ-21).
 async fn earn<S: Store>(store: &S, player: &str, points: i64, at: &str) {
-    period_boards::credit_all(
+    periods::credit_all(
         store,
         Game::MahjongRivals,
         player,
@@ -84,7 +85,7 @@ async fn inbox<S: Store + Clone + 'static>(store: &S, player: &str, now: &str) -
 }
 
 async fn frozen<S: Store>(store: &S, board: &str, period: &str) -> bool {
-    snapshot::run_state(store, &BoardRef::new(board, period), FINAL)
+    snapshot::read::run_state(store, &BoardRef::new(board, period), FINAL)
         .await
         .expect("read")
         .is_some_and(|r| r.complete)
@@ -93,7 +94,7 @@ async fn frozen<S: Store>(store: &S, board: &str, period: &str) -> bool {
 /// The last period of `board` the catch-up recorded as frozen and closed.
 async fn closed_through<S: Store>(store: &S, board: &str) -> Option<String> {
     let def = board_def(board).expect("registered");
-    period_boards::closed_through(store, def)
+    periods::closed_through(store, def)
         .await
         .expect("read")
         .0

@@ -12,12 +12,13 @@ use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
 use podium_rules::record::{MatchRecord, RecordPolicy};
 use podium_rules::seega::result::{MatchResult, MatchStatus};
 use podium_rules::snapshot::{rank_against, SnapshotPage};
-use podium_service::boards::{around_me, match_result, profile, Page};
-use podium_service::cursor::CursorKey;
-use podium_service::period_boards::{self, Credited};
-use podium_service::score::Scored;
-use podium_service::snapshot;
-use podium_service::snapshot_reads::{self, SnapshotCache};
+use podium_service::boards::cursor::CursorKey;
+use podium_service::boards::live::{around_me, profile, Page};
+use podium_service::boards::pages::{self, SnapshotCache};
+use podium_service::boards::periods::{self, Credited};
+use podium_service::boards::snapshot;
+use podium_service::games::results::match_result;
+use podium_service::games::seega::Scored;
 use podium_service::ServiceError;
 use podium_store::{BoardKey, ItemKey, SettleStore, SortKeyRange, Store};
 
@@ -36,7 +37,7 @@ pub async fn score_match<S: SettleStore + ?Sized>(
     record: &MatchRecord,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Scored, ServiceError> {
-    podium_service::score::score_match(store, record, now, &RecordPolicy::default()).await
+    podium_service::games::seega::score_match(store, record, now, &RecordPolicy::default()).await
 }
 
 /// A page of the live board, from the top or at a cursor it issued.
@@ -48,7 +49,7 @@ async fn top_page<S: Store + ?Sized>(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Page, ServiceError> {
     let cursor = cursor.map(|c| cursor_key().open(board, c)).transpose()?;
-    podium_service::boards::top_page(store, &cursor_key(), board, limit, cursor, now).await
+    podium_service::boards::live::top_page(store, &cursor_key(), board, limit, cursor, now).await
 }
 
 /// A page of the current snapshot, from the top or at a cursor it issued.
@@ -60,7 +61,7 @@ async fn snapshot_page<S: Store + ?Sized>(
     cursor: Option<&str>,
 ) -> Result<Option<Page>, ServiceError> {
     let cursor = cursor.map(|c| cursor_key().open(board, c)).transpose()?;
-    snapshot_reads::top_page(
+    pages::top_page(
         store,
         cache,
         &cursor_key(),
@@ -74,7 +75,7 @@ async fn snapshot_page<S: Store + ?Sized>(
 
 /// Every page of snapshot `id`, in order.
 async fn all_pages<S: Store + ?Sized>(store: &S, board: &BoardRef, id: &str) -> Vec<SnapshotPage> {
-    snapshot::pages(store, board, id, SortKeyRange::All, true, 10_000, true)
+    snapshot::read::pages(store, board, id, SortKeyRange::All, true, 10_000, true)
         .await
         .expect("pages")
 }
@@ -261,7 +262,7 @@ pub async fn invalid_record_writes_nothing<S: Store>(store: S) {
         ServiceError::Invalid(e) => assert_eq!((e.field.as_str(), e.rule), ("players[1].player_id", "GM-5")),
         other => panic!("{other:?}"),
     }
-    assert!(podium_service::score::stored_match(&store, "m-bad")
+    assert!(podium_service::games::seega::stored_match(&store, "m-bad")
         .await
         .expect("read")
         .is_none());
@@ -398,7 +399,7 @@ pub async fn match_result_for_its_players_only<S: Store>(store: S) {
     score_match(&store, &rout("m-r", "alice", "bob", at(0)), now())
         .await
         .expect("scored");
-    let podium_service::boards::MatchView::Seega(r) =
+    let podium_service::games::results::MatchView::Seega(r) =
         match_result(&store, "alice", "m-r").await.expect("alice sees it")
     else {
         panic!("a Seega match")
@@ -508,18 +509,18 @@ async fn seed_players<S: Store>(store: &S, n: i64) -> Vec<(String, u64)> {
 pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     seed_players(&store, 10).await;
     let as_of = at(60);
-    let first = snapshot::run(&store, &seega_board(), "s1", as_of, 2, Some(3), as_of)
+    let first = snapshot::write::run(&store, &seega_board(), "s1", as_of, 2, Some(3), as_of)
         .await
         .expect("first run");
     assert_eq!((first.pages_written, first.complete), (3, false));
     assert!(
-        snapshot::current(&store, &seega_board())
+        snapshot::read::current(&store, &seega_board())
             .await
             .expect("read")
             .is_none(),
         "not published yet"
     );
-    let second = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None, as_of)
+    let second = snapshot::write::run(&store, &seega_board(), "s1", as_of, 2, None, as_of)
         .await
         .expect("retry");
     assert_eq!(
@@ -530,11 +531,11 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
     score_match(&store, &rout("m-late", "w01", "w02", at(61)), now())
         .await
         .expect("scored");
-    let third = snapshot::run(&store, &seega_board(), "s1", as_of, 2, None, as_of)
+    let third = snapshot::write::run(&store, &seega_board(), "s1", as_of, 2, None, as_of)
         .await
         .expect("again");
     assert!(third.already_complete && third.pages_written == 0);
-    let current = snapshot::current(&store, &seega_board())
+    let current = snapshot::read::current(&store, &seega_board())
         .await
         .expect("read")
         .expect("published");
@@ -549,21 +550,21 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
         assert_eq!((page.number as usize, page.entries.len()), (n, 2));
     }
     assert!(
-        snapshot::run_state(&store, &seega_board(), "s1")
+        snapshot::read::run_state(&store, &seega_board(), "s1")
             .await
             .expect("read")
             .expect("state")
             .complete
     );
     // An older run finishing later does not replace the newer current snapshot.
-    snapshot::run(&store, &seega_board(), "s2", at(120), 2, None, at(120))
+    snapshot::write::run(&store, &seega_board(), "s2", at(120), 2, None, at(120))
         .await
         .expect("newer");
-    snapshot::run(&store, &seega_board(), "s0", at(30), 2, None, at(30))
+    snapshot::write::run(&store, &seega_board(), "s0", at(30), 2, None, at(30))
         .await
         .expect("older");
     assert_eq!(
-        snapshot::current(&store, &seega_board())
+        snapshot::read::current(&store, &seega_board())
             .await
             .expect("read")
             .expect("current")
@@ -576,7 +577,7 @@ pub async fn snapshot_resumes_and_completes_once<S: Store>(store: S) {
 /// LB-2 ranks (ties across page boundaries), and one page read ranks any value.
 pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    let report = snapshot::run(&store, &seega_board(), "w", at(60), 5, None, at(60))
+    let report = snapshot::write::run(&store, &seega_board(), "w", at(60), 5, None, at(60))
         .await
         .expect("run");
     assert_eq!(report.pages_total, 8);
@@ -596,16 +597,16 @@ pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
             .points;
         // Through the directory read by Query, and through the pointer's chunk 0.
         let board = seega_board();
-        let page = snapshot::Directory::pinned(&store, &board, "w", None, false)
+        let page = snapshot::read::Directory::pinned(&store, &board, "w", None, false)
             .page_deciding(value)
             .await
             .expect("read");
         assert_eq!(rank_against(page.as_ref(), value), *rank, "{player}");
-        let current = snapshot::current(&store, &board)
+        let current = snapshot::read::current(&store, &board)
             .await
             .expect("read")
             .expect("published");
-        let page = snapshot::Directory::new(&store, &board, &current, false)
+        let page = snapshot::read::Directory::new(&store, &board, &current, false)
             .page_deciding(value)
             .await
             .expect("read");
@@ -621,7 +622,9 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
         let store = Arc::clone(&store);
         tokio::spawn(async move {
             for _ in 0..500 {
-                match snapshot::run(store.as_ref(), &seega_board(), "c", at(60), 2, Some(2), at(60)).await {
+                match snapshot::write::run(store.as_ref(), &seega_board(), "c", at(60), 2, Some(2), at(60))
+                    .await
+                {
                     Ok(r) if r.complete => return,
                     // The other run holds the lease: back off a little.
                     Ok(r) if r.busy => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
@@ -635,7 +638,7 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
     for r in join_all(runs).await {
         r.expect("task");
     }
-    let current = snapshot::current(store.as_ref(), &seega_board())
+    let current = snapshot::read::current(store.as_ref(), &seega_board())
         .await
         .expect("read")
         .expect("published");
@@ -654,7 +657,7 @@ pub async fn concurrent_snapshot_runs<S: Store + 'static>(store: S) {
 /// live value against it.
 pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    snapshot::run(&store, &seega_board(), "p", at(60), 100, None, at(60))
+    snapshot::write::run(&store, &seega_board(), "p", at(60), 100, None, at(60))
         .await
         .expect("run");
     let cache = SnapshotCache::default();
@@ -679,7 +682,7 @@ pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
         }
     }
     assert_eq!(walked, expected);
-    let me = snapshot_reads::around_me(&store, &cache, &seega_board(), "w13", 2, chrono::Utc::now())
+    let me = pages::around_me(&store, &cache, &seega_board(), "w13", 2, chrono::Utc::now())
         .await
         .expect("around me")
         .expect("a snapshot");
@@ -693,7 +696,7 @@ pub async fn pages_served_from_the_snapshot<S: Store>(store: S) {
     assert_eq!(me.me.rank, rank_of("w13"));
     assert!(me.entries.len() <= 5 && me.entries.iter().any(|e| e.player_id == "w13"));
     // w36 won 311 after the snapshot: ranked by its live value, first.
-    let w36 = snapshot_reads::around_me(&store, &cache, &seega_board(), "w36", 1, chrono::Utc::now())
+    let w36 = pages::around_me(&store, &cache, &seega_board(), "w36", 1, chrono::Utc::now())
         .await
         .expect("me")
         .expect("snap");
@@ -710,7 +713,7 @@ fn weekly() -> &'static BoardDef {
 
 /// Credits `points` earned at `at` (RFC 3339) to `player` on the weekly board.
 async fn credit_weekly<S: Store>(store: &S, player: &str, points: i64, at: &str, source: &str) -> Credited {
-    period_boards::credit(store, weekly(), player, points, utc(at), now(), source)
+    periods::credit(store, weekly(), player, points, utc(at), now(), source)
         .await
         .expect("credit")
 }
@@ -739,7 +742,7 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
         5
     );
     // The week ends at Monday 00:00 in Bucharest: 2027-01-03T22:00Z.
-    let before_end = period_boards::freeze_ended(&store, weekly(), utc("2027-01-03T21:59:00Z"))
+    let before_end = periods::freeze_ended(&store, weekly(), utc("2027-01-03T21:59:00Z"))
         .await
         .expect("freeze");
     assert_ne!(
@@ -747,12 +750,12 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
         Some("2026-W53".to_string()),
         "W53 is not over yet"
     );
-    let (period, report) = period_boards::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
+    let (period, report) = periods::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
         .await
         .expect("freeze")
         .expect("a weekly board");
     assert_eq!((period.id.as_str(), report.complete), ("2026-W53", true));
-    let frozen = snapshot::current(&store, &w53_ref)
+    let frozen = snapshot::read::current(&store, &w53_ref)
         .await
         .expect("read")
         .expect("frozen");
@@ -770,12 +773,12 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
     assert_eq!(top, [("p2".to_string(), 7, 1), ("p1".to_string(), 5, 2)]);
     // A late credit for W53 changes the live period board, never the frozen snapshot.
     credit_weekly(&store, "p1", 50, "2027-01-03T10:00:00Z", "b-late").await;
-    let again = period_boards::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
+    let again = periods::freeze_ended(&store, weekly(), utc("2027-01-05T00:00:00Z"))
         .await
         .expect("freeze")
         .expect("weekly");
     assert!(again.1.already_complete);
-    let frozen = snapshot::current(&store, &w53_ref)
+    let frozen = snapshot::read::current(&store, &w53_ref)
         .await
         .expect("read")
         .expect("frozen");
@@ -794,12 +797,12 @@ pub async fn bucharest_week_cutoff<S: Store>(store: S) {
         }
         other => panic!("{other:?}"),
     }
-    let (period, _) = period_boards::freeze_ended(&store, weekly(), utc("2027-03-28T21:00:00Z"))
+    let (period, _) = periods::freeze_ended(&store, weekly(), utc("2027-03-28T21:00:00Z"))
         .await
         .expect("freeze")
         .expect("weekly");
     assert_eq!(period.id, "2027-W12");
-    let frozen = snapshot::current(&store, &BoardRef::new("mahjong-weekly", "2027-W12"))
+    let frozen = snapshot::read::current(&store, &BoardRef::new("mahjong-weekly", "2027-W12"))
         .await
         .expect("read")
         .expect("frozen");
@@ -813,7 +816,7 @@ pub async fn concurrent_credits_all_count<S: Store + 'static>(store: S) {
         let store = Arc::clone(&store);
         tokio::spawn(async move {
             let at = utc("2026-11-30T12:00:00Z");
-            period_boards::credit(
+            periods::credit(
                 store.as_ref(),
                 weekly(),
                 "p1",
@@ -844,7 +847,7 @@ pub async fn amr_window_moves<S: Store>(store: S) {
     let d = utc("2026-12-01T10:00:00Z");
     let next = utc("2026-12-02T10:00:00Z");
     for (player, points, at, source) in [("p1", 10, d, "q-1"), ("p2", 4, d, "q-2"), ("p1", 6, next, "q-3")] {
-        let credited = period_boards::credit_all(&store, Game::MahjongRivals, player, points, at, at, source)
+        let credited = periods::credit_all(&store, Game::MahjongRivals, player, points, at, at, source)
             .await
             .expect("credit");
         assert_eq!(credited.len(), 3);
@@ -876,7 +879,7 @@ pub async fn amr_window_moves<S: Store>(store: S) {
         assert_eq!((day.to_string(), changed), ("2026-12-01".to_string(), expected));
     }
     assert_eq!((value("p1").await, value("p2").await), (Some(6), Some(0)));
-    let late = period_boards::credit(&store, amr, "p1", 100, d, midnight, "q-late")
+    let late = periods::credit(&store, amr, "p1", 100, d, midnight, "q-late")
         .await
         .expect("late");
     assert!(matches!(late, Credited::OutsideWindow { .. }));
@@ -890,7 +893,7 @@ async fn expire<S: Store>(
     amr: &podium_rules::board::BoardDef,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<(chrono::NaiveDate, u64)>, ServiceError> {
-    Ok(period_boards::expire_window(store, amr, now, 31)
+    Ok(periods::expire_window(store, amr, now, 31)
         .await?
         .map(|w| (w.through, w.changed)))
 }
@@ -905,7 +908,7 @@ pub async fn amr_window_counts_early_points_and_catches_up<S: Store>(store: S) {
         |player: &'static str, points: i64, at: &'static str, now: &'static str, source: &'static str| {
             let store = &store;
             async move {
-                period_boards::credit_all(
+                periods::credit_all(
                     store,
                     Game::MahjongRivals,
                     player,
@@ -964,12 +967,12 @@ pub async fn amr_window_counts_early_points_and_catches_up<S: Store>(store: S) {
 /// in the same order, with the same ranks, as the page walk (ties included).
 pub async fn snapshot_around_me_matches_the_pages<S: Store>(store: S) {
     let expected = seed_players(&store, 37).await;
-    snapshot::run(&store, &seega_board(), "a", at(60), 5, None, at(60))
+    snapshot::write::run(&store, &seega_board(), "a", at(60), 5, None, at(60))
         .await
         .expect("run");
     let cache = SnapshotCache::default();
     for (i, (player, _)) in expected.iter().enumerate() {
-        let me = snapshot_reads::around_me(&store, &cache, &seega_board(), player, 2, chrono::Utc::now())
+        let me = pages::around_me(&store, &cache, &seega_board(), player, 2, chrono::Utc::now())
             .await
             .expect("around me")
             .expect("a snapshot");

@@ -9,9 +9,10 @@ use chrono::{DateTime, Utc};
 use podium_rules::game::Game;
 use podium_rules::record::RecordPolicy;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_service::deletion::{delete_player, pseudonym, Tombstone, DELETING};
-use podium_service::incoming::{settle_incoming, Incoming, Outcome};
-use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+use podium_service::engine::names::pseudonym;
+use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
+use podium_service::jobs::{handle, Job, ScheduledRun};
+use podium_service::operators::deletion::{delete_player, Tombstone, DELETING};
 use podium_service::ServiceError;
 use podium_store::{tombstone_key, ErasureStore, SourceKey, Store};
 
@@ -400,7 +401,7 @@ pub async fn gm6_records_naming_a_deleted_player_are_refused<S: Store + ErasureS
         "{refused:?}"
     );
     // The pseudonym is no account either: nobody scores as it.
-    let alias = podium_service::deletion::pseudonym("bob");
+    let alias = podium_service::engine::names::pseudonym("bob");
     let refused = score_match(&store, &rout("m-11", &alias, "alice", at), t(NOW)).await;
     assert!(
         matches!(&refused, Err(ServiceError::Invalid(e)) if e.rule == "GM-6" && e.field == "players[0].player_id"),
@@ -566,11 +567,11 @@ pub async fn gm6_erasure_before_the_first_snapshot_is_kept<S: Store + Clone + 's
     let board = podium_rules::board::BoardRef::all_time("seega");
     // The run has read "ben" before the deletion removed the entry: modelled by
     // erasing before the run, with the entry still on the board.
-    let marked = podium_service::snapshot::erase_player(&store, &board, "ben", t(NOW))
+    let marked = podium_service::boards::snapshot::write::erase_player(&store, &board, "ben", t(NOW))
         .await
         .expect("erase");
     assert!(!marked, "no pointer to mark yet");
-    podium_service::snapshot::run(&store, &board, "first", t(NOW), 10, None, t(NOW))
+    podium_service::boards::snapshot::write::run(&store, &board, "first", t(NOW), 10, None, t(NOW))
         .await
         .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());
@@ -670,7 +671,7 @@ pub async fn gm6_a_cursor_into_the_current_snapshot_outlives_its_retention<
 /// A source keyed by one player (it writes their state) whose result names another.
 struct KeyedByOneNamingAnother;
 
-impl podium_service::settle::Source for KeyedByOneNamingAnother {
+impl podium_service::engine::settle::Source for KeyedByOneNamingAnother {
     type Result = serde_json::Value;
     fn key(&self) -> SourceKey {
         SourceKey::new("test-message", "board@p#s1/ka-1")
@@ -678,12 +679,12 @@ impl podium_service::settle::Source for KeyedByOneNamingAnother {
     fn content_hash(&self) -> String {
         "h".into()
     }
-    fn reads(&self) -> podium_service::settle::Reads {
+    fn reads(&self) -> podium_service::engine::settle::Reads {
         Default::default()
     }
     fn plan(
         &self,
-        _: &podium_service::settle::ReadState,
+        _: &podium_service::engine::settle::ReadState,
     ) -> Result<podium_rules::settlement::Planned<serde_json::Value>, ServiceError> {
         let mut s = podium_rules::settlement::Settlement::result_only(
             serde_json::json!({"by": [{"player_id": "kb-1", "value": 3}]}),
@@ -706,7 +707,7 @@ impl podium_service::settle::Source for KeyedByOneNamingAnother {
 pub async fn gm6_chained_deletions_find_a_renamed_source<S: Store + ErasureStore + Clone + 'static>(
     store: S,
 ) {
-    podium_service::settle::settle(&store, &KeyedByOneNamingAnother, t(NOW))
+    podium_service::engine::settle::settle(&store, &KeyedByOneNamingAnother, t(NOW))
         .await
         .expect("settled");
     delete_player(&store, "ka-1", t(NOW)).await.expect("first");
@@ -744,7 +745,7 @@ pub async fn gm6_deletion_finds_every_item_that_names_the_player<
 >(
     store: S,
 ) {
-    use podium_service::tournaments;
+    use podium_service::games::tournaments;
     // An Arena: zed 4th, paid nothing.
     let arena = crate::mahjong::arena_line(
         "ar-del",
@@ -806,7 +807,7 @@ pub async fn gm6_deletion_finds_every_item_that_names_the_player<
     // A league cohort: zed's and zc's first points of week 2027-W29.
     let weekly = podium_rules::board::board_def("mahjong-weekly").expect("registered");
     for p in ["zed", "zc"] {
-        podium_service::period_boards::credit(
+        podium_service::boards::periods::credit(
             &store,
             weekly,
             p,
@@ -835,9 +836,10 @@ pub async fn gm6_deletion_finds_every_item_that_names_the_player<
         membership.week.expect("a week"),
         membership.cohort.expect("a cohort"),
     );
-    let before = podium_service::leagues::members(&store, &podium_rules::league::LEAGUES[0], &week, &cohort)
-        .await
-        .expect("members");
+    let before =
+        podium_service::players::leagues::members(&store, &podium_rules::league::LEAGUES[0], &week, &cohort)
+            .await
+            .expect("members");
     assert!(before.contains(&"zed".to_string()), "{week} {cohort}: {before:?}");
 
     let report = delete_player(&store, "zed", t(NOW)).await.expect("deleted");
@@ -893,9 +895,10 @@ pub async fn gm6_deletion_finds_every_item_that_names_the_player<
         .expect("read")
         .expect("state");
     assert!(!winners.body.contains("\"zed\""), "{}", winners.body);
-    let members = podium_service::leagues::members(&store, &podium_rules::league::LEAGUES[0], &week, &cohort)
-        .await
-        .expect("members");
+    let members =
+        podium_service::players::leagues::members(&store, &podium_rules::league::LEAGUES[0], &week, &cohort)
+            .await
+            .expect("members");
     assert!(
         !members.contains(&"zed".to_string()) && members.contains(&alias),
         "{members:?}"

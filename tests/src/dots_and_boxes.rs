@@ -8,7 +8,7 @@ use podium_rules::dots_and_boxes::board::Board;
 use podium_rules::dots_and_boxes::replay::{self, Move, Outcome};
 use podium_rules::game::Game;
 use podium_rules::record::RecordPolicy;
-use podium_service::incoming::{settle_incoming, Incoming, Outcome as Settled};
+use podium_service::games::incoming::{settle_incoming, Incoming, Outcome as Settled};
 use podium_service::ServiceError;
 use podium_store::Store;
 
@@ -119,16 +119,18 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + Clone + 'static
     assert_eq!(send(&store, &cpu).await.expect("again"), Settled::Duplicate);
     assert_eq!(rating(&store, winner).await, Some(1516));
     assert_eq!(rating(&store, "cpu").await, None);
-    let view = podium_service::boards::match_result(&store, winner, "dab-1")
+    let view = podium_service::games::results::match_result(&store, winner, "dab-1")
         .await
         .expect("view");
-    let podium_service::boards::MatchView::DotsAndBoxes(v) = view else {
+    let podium_service::games::results::MatchView::DotsAndBoxes(v) = view else {
         panic!("a Dots and Boxes match")
     };
     assert_eq!(v.players.iter().map(|p| p.boxes).sum::<u32>(), 9);
-    assert!(podium_service::boards::match_result(&store, "zz", "dab-1")
-        .await
-        .is_err());
+    assert!(
+        podium_service::games::results::match_result(&store, "zz", "dab-1")
+            .await
+            .is_err()
+    );
     // Another game's match under the same id: each player sees the match they played.
     assert_eq!(
         send(&store, &duel("dab-1", "ma", "points"))
@@ -136,17 +138,20 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + Clone + 'static
             .expect("settled"),
         Settled::Applied
     );
-    let theirs = podium_service::boards::match_result(&store, "ma", "dab-1")
+    let theirs = podium_service::games::results::match_result(&store, "ma", "dab-1")
         .await
         .expect("view");
     assert!(matches!(
         theirs,
-        podium_service::boards::MatchView::Minesweeper(_)
+        podium_service::games::results::MatchView::Minesweeper(_)
     ));
-    let mine = podium_service::boards::match_result(&store, winner, "dab-1")
+    let mine = podium_service::games::results::match_result(&store, winner, "dab-1")
         .await
         .expect("view");
-    assert!(matches!(mine, podium_service::boards::MatchView::DotsAndBoxes(_)));
+    assert!(matches!(
+        mine,
+        podium_service::games::results::MatchView::DotsAndBoxes(_)
+    ));
 }
 
 /// A duel on a grid whose 40 mines are rows 20 … 23: A reveals a zero at 0:12

@@ -37,8 +37,8 @@ use podium_rules::game::Game;
 use podium_rules::record::{RecordPolicy, ValidMatch};
 use podium_rules::seega::result::{settle, MatchResult, MatchStatus};
 use podium_rules::seega::score;
-use podium_service::incoming::Incoming;
-use podium_service::score::MATCH;
+use podium_service::games::incoming::Incoming;
+use podium_service::games::seega::MATCH;
 use podium_service::ServiceError;
 use podium_store::{SourceKey, Store};
 

@@ -14,9 +14,9 @@ use futures::StreamExt;
 use podium_rules::board::board_def;
 use podium_rules::league::{self, Membership, LEAGUES};
 use podium_service::api::{self, ApiContext, ApiResponse};
-use podium_service::leagues;
-use podium_service::period_boards;
-use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+use podium_service::boards::periods;
+use podium_service::jobs::{handle, Job, ScheduledRun};
+use podium_service::players::leagues;
 use podium_store::{ErasureStore, ItemStore, SettleStore, Store};
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ fn t(s: &str) -> DateTime<Utc> {
 async fn credit<S: Store>(store: &S, player: &str, points: i64, at: &str, source: &str) {
     let weekly = board_def("mahjong-weekly").expect("registered");
     let at = t(at);
-    period_boards::credit(store, weekly, player, points, at, at, source)
+    periods::credit(store, weekly, player, points, at, at, source)
         .await
         .expect("credit");
 }
@@ -90,7 +90,7 @@ async fn seed_week_48<S: Store>(store: &S, players: &[String], top: i64) {
 async fn freeze_at<S: Store>(
     store: &S,
     at: &str,
-) -> Result<Vec<podium_service::snapshot_jobs::BoardRun>, podium_service::ServiceError> {
+) -> Result<Vec<podium_service::jobs::BoardRun>, podium_service::ServiceError> {
     let run = ScheduledRun {
         job: Job::Freeze,
         scheduled_time: t(at),
@@ -395,7 +395,7 @@ pub async fn league_close_survives_late_records_and_deletions<
     freeze("2026-11-29T22:05:00Z").await.expect("freeze");
     // A late record of week 48 for the last of the cohort, and a deletion.
     let weekly = board_def("mahjong-weekly").expect("registered");
-    period_boards::credit(
+    periods::credit(
         &store,
         weekly,
         &players[11],
@@ -406,13 +406,13 @@ pub async fn league_close_survives_late_records_and_deletions<
     )
     .await
     .expect("late credit");
-    podium_service::deletion::delete_player(&store, &players[0], t("2026-11-30T10:00:00Z"))
+    podium_service::operators::deletion::delete_player(&store, &players[0], t("2026-11-30T10:00:00Z"))
         .await
         .expect("deleted");
     // A player of week 49 whose late first record of week 48 arrives afterwards.
     credit(&store, "z-late", 30, "2026-12-01T10:00:00Z", "z49-late").await;
     let placed = membership(&store, "z-late").await;
-    period_boards::credit(
+    periods::credit(
         &store,
         weekly,
         "z-late",
@@ -504,10 +504,10 @@ pub async fn league_tier_played_is_the_tier_announced<S: Store + Clone + 'static
     // The week is frozen; then a late record of it arrives; then the week closes.
     let weekly = board_def("mahjong-weekly").expect("registered");
     let w48 = weekly.period_at(t("2026-11-25T12:00:00Z"));
-    period_boards::freeze(&store, weekly, &w48, t("2026-11-29T22:01:00Z"))
+    periods::freeze(&store, weekly, &w48, t("2026-11-29T22:01:00Z"))
         .await
         .expect("frozen");
-    period_boards::credit(
+    periods::credit(
         &store,
         weekly,
         late,
@@ -669,7 +669,7 @@ pub async fn league_a_backlog_before_the_close_joins_the_week<S: Store + Clone +
     let weekly = board_def("mahjong-weekly").expect("registered");
     let players = same_shard("bl", 3);
     for (i, p) in players.iter().enumerate() {
-        period_boards::credit(
+        periods::credit(
             &store,
             weekly,
             p,
@@ -687,7 +687,7 @@ pub async fn league_a_backlog_before_the_close_joins_the_week<S: Store + Clone +
         );
     }
     freeze_at(&store, "2026-11-30T10:00:00Z").await.expect("the tick");
-    period_boards::credit(
+    periods::credit(
         &store,
         weekly,
         "bl-after",
@@ -725,7 +725,7 @@ pub async fn league_a_member_deleted_before_the_close_is_left_out<
     let players = same_shard("dl", 6);
     seed_week_48(&store, &players, 600).await;
     let cohort = membership(&store, &players[0]).await.cohort.expect("a cohort");
-    podium_service::deletion::delete_player(&store, &players[5], t("2026-11-28T10:00:00Z"))
+    podium_service::operators::deletion::delete_player(&store, &players[5], t("2026-11-28T10:00:00Z"))
         .await
         .expect("deleted");
     freeze_at(&store, "2026-11-29T22:05:00Z")
@@ -788,7 +788,7 @@ pub async fn league_every_player_the_frozen_week_ranks_is_in_its_league<S: Store
         .await
         .expect("marked");
     let weekly = board_def("mahjong-weekly").expect("registered");
-    period_boards::credit(
+    periods::credit(
         &store,
         weekly,
         "fj-late",

@@ -10,7 +10,7 @@ use podium_rules::game::Game;
 use podium_rules::mahjong::completion;
 use podium_rules::record::RecordPolicy;
 use podium_service::api::{self, ApiContext, ApiRequest};
-use podium_service::incoming::{settle_incoming, Incoming, Outcome};
+use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::ServiceError;
 use podium_store::Store;
 
@@ -574,7 +574,7 @@ pub async fn arena_prizes_paid_once_with_ties_shared<S: Store + Clone + 'static>
 
 /// The level rankings refreshed by the refresh job on this store, in order.
 async fn refreshed_levels<S: Store + ?Sized>(store: &S, tick: &str) -> Vec<String> {
-    use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+    use podium_service::jobs::{handle, Job, ScheduledRun};
     let run = ScheduledRun {
         job: Job::Refresh,
         scheduled_time: t(tick),
@@ -595,7 +595,7 @@ async fn refreshed_levels<S: Store + ?Sized>(store: &S, tick: &str) -> Vec<Strin
 
 /// Ages every change mark as if its change was committed an hour ago (server clock).
 async fn age_marks<S: Store + ?Sized>(store: &S) {
-    use podium_service::changes::{changed, Mark};
+    use podium_service::engine::changes::{changed, Mark};
     for c in changed(store, usize::MAX).await.expect("marks") {
         for m in c.marks {
             // An hour before the test's first tick (12:00): older than any tick's read.
@@ -617,7 +617,7 @@ async fn age_marks<S: Store + ?Sized>(store: &S) {
 /// it to be sure the snapshot holds it) keeps the level marked for the next tick.
 /// The level's page is then served from its snapshot.
 pub async fn level_rankings_are_refreshed_only_when_changed<S: Store + Clone + 'static>(store: S) {
-    use podium_service::changes::{changed, clear};
+    use podium_service::engine::changes::{changed, clear};
     let now = t("2027-03-01T12:00:00Z");
     let at = "2027-03-01T11:00:00Z";
     assert!(refreshed_levels(&store, "2027-03-01T12:00:00Z").await.is_empty());

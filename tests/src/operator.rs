@@ -9,9 +9,9 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::seega::rank::rank_for;
 use podium_service::api::{self, ApiContext, ApiRequest};
-use podium_service::operator::{self, PlayerOverview};
-use podium_service::snapshot;
-use podium_service::snapshot_reads::SnapshotCache;
+use podium_service::boards::pages::SnapshotCache;
+use podium_service::boards::snapshot;
+use podium_service::operators::console::{self, PlayerOverview};
 use podium_service::ServiceError;
 use podium_store::Store;
 
@@ -40,7 +40,7 @@ fn get(path: &str, player: Option<&str>, operator: Option<&str>) -> ApiRequest {
     }
 }
 
-fn seega(o: &PlayerOverview) -> &operator::GameOverview {
+fn seega(o: &PlayerOverview) -> &console::GameOverview {
     o.games.iter().find(|g| g.game == Game::Seega).expect("seega")
 }
 
@@ -59,13 +59,13 @@ fn seega_place(o: &PlayerOverview) -> Option<u64> {
 pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
     two_matches(&store).await;
     let cache = SnapshotCache::default();
-    let alice = operator::player_overview(&store, &cache, "o-alice", now())
+    let alice = console::player_overview(&store, &cache, "o-alice", now())
         .await
         .expect("overview");
     assert_eq!(alice.player_id, "o-alice");
     assert_eq!(
         alice.games.iter().map(|g| g.game).collect::<Vec<_>>(),
-        operator::GAMES.to_vec()
+        console::GAMES.to_vec()
     );
     let s = seega(&alice);
     assert_eq!(s.balance, Some(236));
@@ -127,7 +127,7 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
         .all(|b| b.rank.is_none()));
 
     // o-bob's first loss was cut by the floor: nominal −123, applied 0 (SG-7).
-    let bob = operator::player_overview(&store, &cache, "o-bob", now())
+    let bob = console::player_overview(&store, &cache, "o-bob", now())
         .await
         .expect("overview");
     let first = &seega(&bob).ledger[0];
@@ -139,7 +139,7 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
     assert_eq!(seega_place(&bob), Some(1));
 
     // From a snapshot, the same places.
-    snapshot::run(
+    snapshot::write::run(
         &store,
         &BoardRef::all_time("seega"),
         "op",
@@ -151,7 +151,7 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
     .await
     .expect("snapshot");
     let cache = SnapshotCache::default();
-    let alice = operator::player_overview(&store, &cache, "o-alice", now())
+    let alice = console::player_overview(&store, &cache, "o-alice", now())
         .await
         .expect("overview");
     assert_eq!(seega_place(&alice), Some(2));
@@ -189,7 +189,7 @@ pub async fn operator_routes_check_the_caller<S: Store + Clone + 'static>(store:
             (404, Some("not_found"))
         );
     }
-    let err = operator::player_overview(&store, &ctx.cache, "o-nobody", now())
+    let err = console::player_overview(&store, &ctx.cache, "o-nobody", now())
         .await
         .expect_err("unknown");
     assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");

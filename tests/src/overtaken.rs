@@ -1,4 +1,4 @@
-//! `overtaken` messages on both stores ([`podium_service::overtaken`], LB-2, LB-5): who
+//! `overtaken` messages on both stores ([`podium_service::players::overtaken`], LB-2, LB-5): who
 //! passed whom between two refreshes of a board, told to the top 100 and to players
 //! who opted in on the board, once per snapshot whatever the reruns and concurrent
 //! runs of the refresh tick.
@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, Utc};
 use futures::future::join_all;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+use podium_service::jobs::{handle, Job, ScheduledRun};
 use podium_store::{ErasureStore, Store};
 use serde_json::Value;
 
@@ -22,7 +22,7 @@ async fn refresh<S: Store>(store: &S, minutes: i64) {
 async fn try_refresh<S: Store>(
     store: &S,
     minutes: i64,
-) -> Result<Vec<podium_service::snapshot_jobs::BoardRun>, podium_service::ServiceError> {
+) -> Result<Vec<podium_service::jobs::BoardRun>, podium_service::ServiceError> {
     let run = ScheduledRun {
         job: Job::Refresh,
         scheduled_time: later(minutes),
@@ -130,7 +130,7 @@ pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + ErasureStore 
     }
     assert!(store
         .put_item_if(
-            &podium_service::overtaken::follow_key("seega", "broken"),
+            &podium_service::players::overtaken::follow_key("seega", "broken"),
             b"not json",
             0
         )
@@ -174,7 +174,7 @@ pub async fn lb_5_the_top_100_hear_who_passed_them_once<S: Store + ErasureStore 
             assert!(got.is_empty(), "{}: {got:?}", player(i));
         }
     }
-    podium_service::deletion::delete_player(&store, &player(110), later(40))
+    podium_service::operators::deletion::delete_player(&store, &player(110), later(40))
         .await
         .expect("deletion");
     let got = overtaken(&store, &player(50)).await;
@@ -234,10 +234,10 @@ pub async fn lb_5_opted_in_players_hear_of_neighbours_passing<S: Store + Erasure
     // GM-6: a deletion removes the opt-in.
     let other = player(199);
     assert_eq!(follows(&store, "PUT", "minesweeper", &other).await.status, 200);
-    podium_service::deletion::delete_player(&store, &other, later(40))
+    podium_service::operators::deletion::delete_player(&store, &other, later(40))
         .await
         .expect("deletion");
-    let left = podium_service::overtaken::following(&store, &other)
+    let left = podium_service::players::overtaken::following(&store, &other)
         .await
         .expect("read");
     assert!(left.is_empty(), "{left:?}");
@@ -278,11 +278,11 @@ pub async fn lb_5_opted_in_players_are_told_once_around_the_top_and_the_tick<S: 
     // A pass scored after the snapshot was built, before the opt-ins are checked.
     opt_in(player(150)).await;
     refresh(&store, 1).await;
-    podium_service::snapshot::run(&store, &seega, "manual-2", later(2), 50, None, later(2))
+    podium_service::boards::snapshot::write::run(&store, &seega, "manual-2", later(2), 50, None, later(2))
         .await
         .expect("snapshot");
     seed_balance(&store, &player(151), 18_600, 5_000).await;
-    podium_service::overtaken::notify(&store, &seega, "manual-2", later(2))
+    podium_service::players::overtaken::notify(&store, &seega, "manual-2", later(2))
         .await
         .expect("notify");
     refresh(&store, 3).await;

@@ -11,9 +11,9 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::record::MatchRecord;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_service::keyed::run_keyed;
-use podium_service::score::{ordering_keys, score_delivery, Scored};
-use podium_service::snapshot;
+use podium_service::boards::snapshot;
+use podium_service::engine::keyed::run_keyed;
+use podium_service::games::seega::{ordering_keys, score_delivery, Scored};
 use podium_service::ServiceError;
 use podium_store::{SettleStore, Store};
 
@@ -47,7 +47,7 @@ pub async fn top_pages_are_rendered_once_per_snapshot<S: Store + Clone + 'static
         seed_balance(&counted, &format!("r{i:02}"), 10 * i, 1_000 + i).await;
     }
     let board = BoardRef::all_time("seega");
-    snapshot::run(&counted, &board, "first", at(60), 7, None, at(60))
+    snapshot::write::run(&counted, &board, "first", at(60), 7, None, at(60))
         .await
         .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());
@@ -71,7 +71,7 @@ pub async fn top_pages_are_rendered_once_per_snapshot<S: Store + Clone + 'static
     score_match(&counted, &rout("perf-m1", "r00", "r01", at(61)), now())
         .await
         .expect("scored");
-    snapshot::run(&counted, &board, "second", at(62), 7, None, at(62))
+    snapshot::write::run(&counted, &board, "second", at(62), 7, None, at(62))
         .await
         .expect("snapshot");
     ctx.cache.forget();
@@ -92,7 +92,7 @@ pub type ReplayOutcome = (Vec<String>, Vec<(String, i64)>);
 /// the generator's duplicates, conflicts and refused records (GM-3, GM-5).
 pub fn generated_lines() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    podium_service::generate::generate(400, 40, 7, &mut out).expect("generate");
+    podium_generate::seega::generate(400, 40, 7, &mut out).expect("generate");
     out.split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(<[u8]>::to_vec)

@@ -8,10 +8,10 @@ use futures::future::join_all;
 use podium_rules::board::{board_def, BoardDef, BoardRef};
 use podium_rules::game::Game;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::boards::close;
+use podium_service::boards::periods;
 use podium_service::config::parse_period_rewards;
-use podium_service::period_boards;
-use podium_service::period_close;
-use podium_service::snapshot_jobs::{handle, Job, ScheduledRun};
+use podium_service::jobs::{handle, Job, ScheduledRun};
 use podium_store::Store;
 use serde_json::Value;
 
@@ -41,7 +41,7 @@ async fn seed_week<S: Store>(store: &S) -> Vec<(String, i64)> {
     for i in 0..30i64 {
         let p = format!("m{i:02}");
         let points = if i == 0 { 1_000 } else { 1_010 - 10 * i };
-        period_boards::credit(
+        periods::credit(
             store,
             weekly(),
             &p,
@@ -54,7 +54,7 @@ async fn seed_week<S: Store>(store: &S) -> Vec<(String, i64)> {
         .expect("credit");
         players.push((p, points));
     }
-    period_boards::credit(
+    periods::credit(
         store,
         weekly(),
         "late",
@@ -142,10 +142,9 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
     let tables = parse_period_rewards(TABLES).expect("tables");
     let table = tables.get("mahjong-weekly");
     let board = week();
-    let runs = join_all(
-        (0..2).map(|_| period_close::close(&store, weekly(), &board, table, t("2026-11-30T00:00:00Z"))),
-    )
-    .await;
+    let runs =
+        join_all((0..2).map(|_| close::close(&store, weekly(), &board, table, t("2026-11-30T00:00:00Z"))))
+            .await;
     for r in runs {
         let r = r.expect("close").expect("frozen");
         assert_eq!(
@@ -157,7 +156,7 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
     // A fresh period (week 49, frozen without the job) closed twice at once: each
     // result sent by one of the two, once.
     for (i, p) in ["n0", "n1", "n2", "n3"].iter().enumerate() {
-        period_boards::credit(
+        periods::credit(
             &store,
             weekly(),
             p,
@@ -169,15 +168,14 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
         .await
         .expect("credit");
     }
-    let (w49, _) = period_boards::freeze_ended(&store, weekly(), t("2026-12-06T22:05:00Z"))
+    let (w49, _) = periods::freeze_ended(&store, weekly(), t("2026-12-06T22:05:00Z"))
         .await
         .expect("freeze")
         .expect("a weekly board");
     let fresh = weekly().in_period(&w49);
-    let runs = join_all(
-        (0..2).map(|_| period_close::close(&store, weekly(), &fresh, table, t("2026-12-06T22:05:00Z"))),
-    )
-    .await;
+    let runs =
+        join_all((0..2).map(|_| close::close(&store, weekly(), &fresh, table, t("2026-12-06T22:05:00Z"))))
+            .await;
     let reports: Vec<_> = runs
         .into_iter()
         .map(|r| r.expect("close").expect("frozen"))

@@ -367,8 +367,8 @@ pub async fn gm_4_late_records_read_in_settlement_order<S: Store + Clone + 'stat
 
     // The console's read model: the same order, oldest settled first, and a series
     // that only goes where the ledger went.
-    let cache = podium_service::snapshot_reads::SnapshotCache::default();
-    let o = podium_service::operator::player_overview(&store, &cache, "lena", now())
+    let cache = podium_service::boards::pages::SnapshotCache::default();
+    let o = podium_service::operators::console::player_overview(&store, &cache, "lena", now())
         .await
         .expect("overview");
     let g = o.games.iter().find(|g| g.game == Game::Seega).expect("seega");

@@ -11,7 +11,7 @@ use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::{listing_order, Standing};
 use podium_rules::snapshot::SnapshotEntry;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_service::snapshot;
+use podium_service::boards::snapshot;
 use podium_store::{SortKeyRange, Store};
 use serde_json::Value;
 
@@ -111,7 +111,7 @@ pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
         forged.push(URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json["c"]).expect("json")));
     }
     let other_key =
-        podium_service::cursor::CursorKey::new(b"a key the API never had, 32 bytes!!").expect("key");
+        podium_service::boards::cursor::CursorKey::new(b"a key the API never had, 32 bytes!!").expect("key");
     let opened = cursor_key()
         .open(&BoardRef::all_time("seega"), &issued)
         .expect("issued");
@@ -142,7 +142,7 @@ pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
     let weekly = "/v1/leaderboards/mahjong-weekly";
     let other_period = cursor_key().issue(
         &BoardRef::new("mahjong-weekly", "2026-W48"),
-        podium_service::cursor::Cursor::Live {
+        podium_service::boards::cursor::Cursor::Live {
             after: podium_store::BoardKey::first_of_value(5).encode(),
             position: 1,
             value: 5,
@@ -161,7 +161,7 @@ pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
     .await;
     assert!(refused_naming(&answer, "cursor"), "{}", answer.body);
     // The same holds for snapshot cursors.
-    snapshot::run(
+    snapshot::write::run(
         &store,
         &BoardRef::all_time("seega"),
         "f",
@@ -199,7 +199,7 @@ pub async fn forged_cursors_are_refused<S: Store + Clone + 'static>(store: S) {
 
 /// The snapshot's entries in listing order.
 async fn snapshot_entries<S: Store + ?Sized>(store: &S, id: &str) -> Vec<SnapshotEntry> {
-    snapshot::pages(
+    snapshot::read::pages(
         store,
         &BoardRef::all_time("seega"),
         id,
@@ -286,7 +286,7 @@ pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + Clone + 'st
     )
     .await
     .expect("m4");
-    snapshot::run(
+    snapshot::write::run(
         &store,
         &BoardRef::all_time("seega"),
         "s2",
@@ -329,7 +329,7 @@ pub async fn around_me_sets_the_callers_older_entry_aside<S: Store + Clone + 'st
         )
         .await;
     }
-    snapshot::run(
+    snapshot::write::run(
         &store,
         &BoardRef::all_time("seega"),
         "s3",
@@ -392,7 +392,7 @@ pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + Clone + 'static>(
         seed_balance(&counted, &p, value, 10_000 + i).await;
         players.push(p);
     }
-    snapshot::run(
+    snapshot::write::run(
         &counted,
         &BoardRef::all_time("seega"),
         "ties",
@@ -446,7 +446,7 @@ pub async fn parameters_are_checked_before_the_store<S: Store + Clone + 'static>
     .expect("scored");
     for snapshot_taken in [false, true] {
         if snapshot_taken {
-            snapshot::run(
+            snapshot::write::run(
                 &store,
                 &BoardRef::all_time("seega"),
                 "params",
@@ -561,7 +561,7 @@ pub async fn around_me_after_many_changes_stays_on_the_snapshot<S: Store + Clone
             seed_balance(&counted, p, 1_000 + round * 10, 3_000 + round).await;
         }
     }
-    snapshot::run(
+    snapshot::write::run(
         &counted,
         &BoardRef::all_time("seega"),
         "many",
@@ -617,7 +617,7 @@ pub async fn a_resumed_run_lists_nobody_twice<S: Store + Clone + 'static>(store:
         seed_balance(&store, p, 3_000 - i as i64 * 100, 1_000 + i as i64).await;
     }
     let board = BoardRef::all_time("seega");
-    let first = snapshot::run(
+    let first = snapshot::write::run(
         &store,
         &board,
         "resumed",
@@ -632,7 +632,7 @@ pub async fn a_resumed_run_lists_nobody_twice<S: Store + Clone + 'static>(store:
     // r02 (already listed) drops to the bottom; r25 (not listed yet) rises to the top.
     seed_balance(&store, "r02", 50, 5_000).await;
     seed_balance(&store, "r25", 2_950, 5_001).await;
-    snapshot::run(
+    snapshot::write::run(
         &store,
         &board,
         "resumed",
@@ -690,7 +690,7 @@ pub async fn a_cursor_never_skips_a_page<S: Store + Clone + 'static>(store: S) {
         seed_balance(&store, &format!("c{i:02}"), 2_000 - i * 10, 1_000 + i).await;
     }
     let board = BoardRef::all_time("seega");
-    snapshot::run(&store, &board, "gap", at(60), 5, None, crate::fixtures::tick())
+    snapshot::write::run(&store, &board, "gap", at(60), 5, None, crate::fixtures::tick())
         .await
         .expect("snapshot");
     let ctx = ApiContext::new(cursor_key());
@@ -702,12 +702,12 @@ pub async fn a_cursor_never_skips_a_page<S: Store + Clone + 'static>(store: S) {
     .await;
     let cursor = page.body["next_cursor"].as_str().expect("cursor").to_string();
     // Page 1 (positions 5 … 9) disappears, as a TTL would take it.
-    let pages = snapshot::pages(&store, &board, "gap", SortKeyRange::All, true, 10, true)
+    let pages = snapshot::read::pages(&store, &board, "gap", SortKeyRange::All, true, 10, true)
         .await
         .expect("pages");
     let second = &pages[1];
     store
-        .delete_items(&[snapshot::body_key_of(&board, second)])
+        .delete_items(&[snapshot::read::body_key_of(&board, second)])
         .await
         .expect("delete");
     let next = call(
@@ -737,7 +737,8 @@ pub async fn a_cursor_never_skips_a_page<S: Store + Clone + 'static>(store: S) {
 /// exact on the shared pages; every body a directory lists outlives it; a frozen
 /// snapshot reuses only bodies kept for good, and a refresh after it reuses those.
 pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store: S) {
-    use snapshot::{Directory, Paging, REFRESH_RETENTION_SECS};
+    use snapshot::layout::{Paging, REFRESH_RETENTION_SECS};
+    use snapshot::read::Directory;
     let players: Vec<String> = (0..120).map(|i| format!("q{i:03}")).collect();
     for (i, p) in players.iter().enumerate() {
         // Pairs of equal values: ties across page boundaries.
@@ -745,7 +746,7 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
     }
     let board = BoardRef::all_time("seega");
     let paging = Paging::content_defined(6);
-    let first = snapshot::run_paged(
+    let first = snapshot::write::run_paged(
         &store,
         &board,
         "c1",
@@ -767,7 +768,7 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
             .expect("balance");
         seed_balance(&store, p, live.points + delta, 5_000).await;
     }
-    let second = snapshot::run_paged(
+    let second = snapshot::write::run_paged(
         &store,
         &board,
         "c2",
@@ -815,7 +816,7 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
         assert!(e.expires_at.is_some_and(|x| x >= kept_until), "{n}: {e:?}");
     }
     // A frozen snapshot keeps its pages for good: it shares none with refreshes…
-    let frozen = snapshot::run_paged(
+    let frozen = snapshot::write::run_paged(
         &store,
         &board,
         "final",
@@ -828,7 +829,7 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
     .expect("final");
     assert_eq!(frozen.bodies_written, frozen.pages_total);
     // …and a refresh after it shares all of its pages.
-    let after = snapshot::run_paged(
+    let after = snapshot::write::run_paged(
         &store,
         &board,
         "c3",
@@ -846,7 +847,7 @@ pub async fn content_defined_pages_are_shared<S: Store + Clone + 'static>(store:
 /// retry (the same SQS message, the same replayed line) finds its own write and
 /// counts it as applied, not as a duplicate; another delivery is the duplicate.
 pub async fn a_delivery_retried_after_lost_replies_is_applied<S: Store + Clone + 'static>(store: S) {
-    use podium_service::score::{score_delivery, Scored};
+    use podium_service::games::seega::{score_delivery, Scored};
     let flaky = crate::faults::Faulty::new(store).losing_replies(2);
     let r = rout("lost-twice", "alice", "bob", at(0));
     let policy = Default::default();

@@ -16,7 +16,7 @@ use podium_ads::{query, unity};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
-use podium_service::rewards::{Ads, StaticKeys};
+use podium_service::players::rewards::{Ads, StaticKeys};
 use podium_store::Store;
 use serde_json::Value;
 
@@ -471,7 +471,7 @@ pub async fn gm6_a_callback_granting_nothing_refuses_a_deleted_player<
     let ctx = ctx();
     let at = t("2027-05-10T22:30:00Z");
     seed_game_balance(&store, Game::MahjongRivals, "p-gone", 5, 1_000).await;
-    podium_service::deletion::delete_player(&store, "p-gone", at)
+    podium_service::operators::deletion::delete_player(&store, "p-gone", at)
         .await
         .expect("deleted");
     let answer = send(&store, &ctx, &admob("2222", "gone-1", "p-gone", at), at).await;

@@ -5,7 +5,7 @@
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_service::api::{self, ApiContext, ApiResponse};
-use podium_service::snapshot;
+use podium_service::boards::snapshot;
 use podium_store::{SettleStore, Store};
 use serde_json::Value;
 
@@ -59,7 +59,7 @@ pub async fn standing_on_a_snapshot_is_the_board_ranked_by_hand<S: Store + Clone
         seed_balance(&counted, &format!("s{i:03}"), value, 1_000 + i).await;
         values.push((format!("s{i:03}"), value));
     }
-    snapshot::run(
+    snapshot::write::run(
         &counted,
         &BoardRef::all_time("seega"),
         "standing",

@@ -8,8 +8,8 @@ use podium_rules::game::Game;
 use podium_rules::mahjong::tournament::{Tournament, Trophy};
 use podium_rules::mahjong::tournament_play::{self as play, Status, Trophies};
 use podium_rules::record::RecordPolicy;
-use podium_service::incoming::{settle_incoming, Incoming, Outcome};
-use podium_service::tournaments::{configure, tick};
+use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
+use podium_service::games::tournaments::{configure, tick};
 use podium_service::ServiceError;
 use podium_store::{ErasureStore, Store};
 
@@ -435,7 +435,7 @@ pub async fn a_tournament_of_100_winners_is_final_in_one_transaction<
     }
     assert!(matches!(status(&store, "cup-100").await, Status::Final { .. }));
     assert_eq!(balance(&store, "h042").await, 1, "paid once");
-    podium_service::deletion::delete_player(&store, "h042", t("2027-07-15T10:00:00Z"))
+    podium_service::operators::deletion::delete_player(&store, "h042", t("2027-07-15T10:00:00Z"))
         .await
         .expect("deleted");
     let s = store
@@ -444,7 +444,7 @@ pub async fn a_tournament_of_100_winners_is_final_in_one_transaction<
         .expect("read")
         .expect("state");
     assert!(!s.body.contains("\"h042\""), "{}", s.body);
-    assert!(s.body.contains(&podium_service::deletion::pseudonym("h042")));
+    assert!(s.body.contains(&podium_service::engine::names::pseudonym("h042")));
 }
 
 #[macro_export]

@@ -17,16 +17,16 @@ podium_tests::deletion_tests!(podium_tests::fixtures::dynamodb);
 async fn refresh_pages_expire_final_pages_do_not() {
     use aws_sdk_dynamodb::types::AttributeValue;
     use podium_rules::board::BoardRef;
-    use podium_service::snapshot;
+    use podium_service::boards::snapshot;
 
     let store = podium_tests::fixtures::dynamodb().await;
     podium_tests::fixtures::seed_balance(&store, "p1", 10, 1_000).await;
     let board = BoardRef::all_time("seega");
     let as_of = podium_tests::fixtures::at(0);
-    snapshot::run(&store, &board, "refresh-1", as_of, 100, None, as_of)
+    snapshot::write::run(&store, &board, "refresh-1", as_of, 100, None, as_of)
         .await
         .expect("refresh");
-    snapshot::run(&store, &board, "final", as_of, 100, None, as_of)
+    snapshot::write::run(&store, &board, "final", as_of, 100, None, as_of)
         .await
         .expect("final");
     let (client, table) = store.client_and_table();
@@ -46,7 +46,7 @@ async fn refresh_pages_expire_final_pages_do_not() {
             .get(podium_store::dynamo::TTL_ATTRIBUTE)
             .cloned()
     };
-    let expected = (as_of.timestamp() + snapshot::REFRESH_RETENTION_SECS).to_string();
+    let expected = (as_of.timestamp() + snapshot::layout::REFRESH_RETENTION_SECS).to_string();
     assert_eq!(ttl("refresh-1").await, Some(AttributeValue::N(expected)));
     assert_eq!(ttl("final").await, None);
 }
@@ -55,7 +55,7 @@ async fn refresh_pages_expire_final_pages_do_not() {
 /// is answered as the original success (its ClientRequestToken), writing nothing more.
 #[tokio::test]
 async fn a_resent_commit_is_the_original_success() {
-    use podium_service::score::Scored;
+    use podium_service::games::seega::Scored;
     use podium_store::{CommitOutcome, LedgerStore, SettleStore};
 
     let store = podium_tests::fixtures::dynamodb().await;

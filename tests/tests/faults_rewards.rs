@@ -281,7 +281,7 @@ async fn ad_rewards_and_daily_bonuses_under_a_mix_of_faults_are_paid_exactly_onc
 #[tokio::test]
 async fn a_bonus_claim_retried_after_its_reply_was_lost_is_answered_as_claimed_now() {
     let store = podium_tests::faults::Faulty::new(podium_tests::fixtures::embedded().await)
-        .losing_replies(podium_service::settle::MAX_SENDS);
+        .losing_replies(podium_service::engine::settle::MAX_SENDS);
     let ctx = ctx();
     let noon = day_noon(0);
     let key = [("Idempotency-Key", "app-claim-1")];

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use podium_service::api::{self, ApiContext, ApiRequest};
-use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
+use podium_service::jobs::{self, Job, ScheduledRun};
 use podium_tests::contract::{cursor_key, score_match};
 use podium_tests::fixtures::{at, dynamodb_at, now, rout, stalled_endpoint};
 
@@ -55,8 +55,6 @@ async fn a_stalled_store_fails_fast_and_transiently() {
         job: Job::Refresh,
         scheduled_time: at(5),
     };
-    assert!(snapshot_jobs::handle(&store, run, &Default::default())
-        .await
-        .is_err());
+    assert!(jobs::handle(&store, run, &Default::default()).await.is_err());
     assert!(started.elapsed() < BOUND, "{:?}", started.elapsed());
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use p256::ecdsa::VerifyingKey;
 use podium_ads::keys::KeySet;
-use podium_service::rewards::AdmobKeys;
+use podium_service::players::rewards::AdmobKeys;
 use podium_service::ServiceError;
 use tokio::sync::Mutex;
 

@@ -4,9 +4,9 @@ use ad_reward::error::FunctionError;
 use ad_reward::keys::{FetchedKeys, HttpFetch};
 use lambda_runtime::{tracing, Error};
 use podium_service::api::ApiContext;
+use podium_service::boards::cursor::CursorKey;
 use podium_service::config;
-use podium_service::cursor::CursorKey;
-use podium_service::rewards::{AdmobKeys, Ads, StaticKeys};
+use podium_service::players::rewards::{AdmobKeys, Ads, StaticKeys};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {

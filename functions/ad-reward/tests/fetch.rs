@@ -2,7 +2,7 @@
 //! AdMob's; the client and its timeouts are the same).
 
 use ad_reward::keys::{Fetch, FetchedKeys, HttpFetch};
-use podium_service::rewards::AdmobKeys;
+use podium_service::players::rewards::AdmobKeys;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const KEYS: &str = r#"{"keys":[{"keyId":1234,"base64":"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEPYnHwS8uegWAewQtlxizmLFynwHcxRT1PK07cDA6/C4sXrVI1SzZCUx8U8S0LjMrT6ird/VW7be3Mz6t/srtRQ=="}]}"#;

@@ -1,10 +1,10 @@
 //! `delete-player`: deletes a player (GM-6, account removal) when an operator invokes
 //! it with IAM (it has no events). Input `{"player_id": "..."}`; answer the
 //! [`DeletionReport`] as JSON (`already_deleted: true` when run again). The deletion
-//! itself lives in [`podium_service::deletion`]; an invocation that fails or times out
+//! itself lives in [`podium_service::operators::deletion`]; an invocation that fails or times out
 //! is finished by invoking it again.
 
-pub use podium_service::deletion::DeletionReport;
+pub use podium_service::operators::deletion::DeletionReport;
 use podium_service::ServiceError;
 use podium_store::{ErasureStore, ItemStore, SettleStore};
 use serde::Deserialize;
@@ -28,7 +28,7 @@ pub async fn handle<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store: &S,
     request: DeleteRequest,
 ) -> Result<DeletionReport, ServiceError> {
-    podium_service::deletion::delete_known_player(
+    podium_service::operators::deletion::delete_known_player(
         store,
         &request.player_id,
         chrono::Utc::now(),

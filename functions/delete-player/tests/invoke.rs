@@ -36,7 +36,7 @@ async fn deletes_once_and_says_so_again() {
         matches!(refused, podium_service::ServiceError::NotFound(_)),
         "{refused:?}"
     );
-    assert!(!podium_service::deletion::is_deleted(&store, "p-typo")
+    assert!(!podium_service::operators::deletion::is_deleted(&store, "p-typo")
         .await
         .expect("read"));
     let ahead: DeleteRequest =
@@ -47,7 +47,7 @@ async fn deletes_once_and_says_so_again() {
             .expect("blocked ahead")
             .already_deleted
     );
-    assert!(podium_service::deletion::is_deleted(&store, "p-typo")
+    assert!(podium_service::operators::deletion::is_deleted(&store, "p-typo")
         .await
         .expect("read"));
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use aws_sdk_eventbridge::config::timeout::TimeoutConfig;
 use aws_sdk_eventbridge::types::PutEventsRequestEntry;
-use podium_service::events::{Event, SOURCE};
+use podium_service::operators::events::{Event, SOURCE};
 
 use crate::{FunctionError, Publish};
 

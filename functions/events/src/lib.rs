@@ -1,5 +1,5 @@
 //! `events`: publishes every message a settlement adds to a player's inbox as one
-//! EventBridge event ([`podium_service::events`]), reading the table's stream
+//! EventBridge event ([`podium_service::operators::events`]), reading the table's stream
 //! (DynamoDB Streams, new and old images, filtered to inbox items).
 //!
 //! Records are handled in stream order. When publishing a record's events fails, the
@@ -16,7 +16,7 @@ pub use eventbridge::EventBridge;
 
 use async_trait::async_trait;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
-use podium_service::events::{inbox_events, Event};
+use podium_service::operators::events::{inbox_events, Event};
 use podium_store::dynamo::stream::state_images;
 use serde_json::Value;
 
@@ -71,7 +71,7 @@ async fn publish_record<P: Publish + ?Sized>(sink: &P, dynamodb: &Value) -> Resu
     let Some(state) = state_images(dynamodb) else {
         return Ok(0);
     };
-    if state.name != podium_service::events::INBOX_STATE {
+    if state.name != podium_service::operators::events::INBOX_STATE {
         return Ok(0);
     }
     let events = match inbox_events(

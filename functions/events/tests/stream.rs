@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
 use chrono::Duration;
 use events::{handle, FunctionError, Publish};
-use podium_service::events::Event;
-use podium_service::snapshot_jobs::{self, Job, ScheduledRun};
+use podium_service::jobs::{self, Job, ScheduledRun};
+use podium_service::operators::events::Event;
 use podium_store::dynamo::DynamoStore;
 use podium_store::SettleStore;
 use podium_tests::contract::score_match;
@@ -177,7 +177,7 @@ async fn every_inbox_message_is_published_once_from_the_stream() {
                 job: Job::Refresh,
                 scheduled_time: now() + Duration::minutes(minutes),
             };
-            snapshot_jobs::handle(store, run, &Default::default())
+            jobs::handle(store, run, &Default::default())
                 .await
                 .expect("refresh");
         }

@@ -15,8 +15,8 @@ use chrono::{DateTime, Utc};
 
 use podium_rules::error::RuleError;
 use podium_rules::record::RecordPolicy;
-use podium_service::incoming::{settle_incoming, Incoming, Outcome};
-use podium_service::keyed::run_keyed;
+use podium_service::engine::keyed::run_keyed;
+use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::telemetry;
 use podium_service::ServiceError;
 use podium_store::SettleStore;

@@ -55,7 +55,7 @@ impl DeadLetters for Accepted {
 /// lines (duplicates, late retries, malformed and conflicting lines).
 fn generated(records: usize, players: usize, seed: u64) -> Vec<String> {
     let mut out = Vec::new();
-    podium_service::generate::generate(records, players, seed, &mut out).expect("generate");
+    podium_generate::seega::generate(records, players, seed, &mut out).expect("generate");
     String::from_utf8(out)
         .expect("utf-8")
         .lines()

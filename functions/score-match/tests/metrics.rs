@@ -76,7 +76,10 @@ async fn records_are_counted_by_outcome_and_rule() {
         value(
             &docs,
             "Settlements",
-            &[("Source", podium_service::score::MATCH), ("Outcome", "applied")]
+            &[
+                ("Source", podium_service::games::seega::MATCH),
+                ("Outcome", "applied")
+            ]
         ),
         Some(1.0)
     );

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use aws_lambda_events::event::sqs::SqsEvent;
 use podium_rules::game::Game;
-use podium_service::score::stored_match;
+use podium_service::games::seega::stored_match;
 use podium_store::embedded::EmbeddedStore;
 use podium_store::SettleStore;
 use podium_tests::faults::Faulty;
@@ -228,7 +228,7 @@ async fn dead_letter_reasons_lead_with_field_and_rule() {
 /// player claims the win) goes to the dead-letter queue naming `result`.
 #[tokio::test]
 async fn replayed_games_through_the_queue() {
-    use podium_service::generate_replayed::{generate, Replayed};
+    use podium_generate::replayed::{generate, Replayed};
     let store = EmbeddedStore::in_memory().expect("store");
     for (game, rule) in [(Replayed::DotsAndBoxes, "DB-4"), (Replayed::Minesweeper, "MS-8")] {
         let mut out = Vec::new();
@@ -241,7 +241,7 @@ async fn replayed_games_through_the_queue() {
             .find(|r| {
                 r["players"][1]["human"] == serde_json::json!(true)
                     && r["result"]["winner"].is_string()
-                    && podium_service::incoming::Incoming::from_json(
+                    && podium_service::games::incoming::Incoming::from_json(
                         r.to_string().as_bytes(),
                         now(),
                         &Default::default(),

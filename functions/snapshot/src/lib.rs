@@ -1,4 +1,4 @@
 //! `snapshot`: runs the scheduled snapshot jobs (LB-5) on EventBridge Scheduler
-//! ticks; the jobs themselves live in [`podium_service::snapshot_jobs`].
+//! ticks; the jobs themselves live in [`podium_service::jobs`].
 
-pub use podium_service::snapshot_jobs::{handle, BoardRun, Job, ScheduledRun, TickReport, TickSettings};
+pub use podium_service::jobs::{handle, BoardRun, Job, ScheduledRun, TickReport, TickSettings};

@@ -1,7 +1,7 @@
 //! The snapshot function on the schedules' inputs, over the embedded store.
 
 use podium_rules::board::board_def;
-use podium_service::period_boards;
+use podium_service::boards::periods;
 use podium_store::embedded::EmbeddedStore;
 use snapshot::{handle, ScheduledRun};
 
@@ -61,7 +61,7 @@ async fn the_freeze_tick_freezes_ended_periods() {
     let at = chrono::DateTime::parse_from_rfc3339("2027-01-02T12:00:00Z")
         .expect("instant")
         .to_utc();
-    period_boards::credit(&store, weekly, "p1", 20, at, at, "bonus-1")
+    periods::credit(&store, weekly, "p1", 20, at, at, "bonus-1")
         .await
         .expect("credit");
     let runs = handle(&store, event("freeze.json"), &Default::default())

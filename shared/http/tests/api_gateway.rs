@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use lambda_http::Request;
 use podium_service::api::{self, ApiContext, ApiResponse, AppState};
-use podium_service::cursor::CursorKey;
+use podium_service::boards::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
 use podium_tests::fixtures::seed_balance;
 use tower::ServiceExt;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use podium_service::api::{ApiContext, AppState};
-use podium_service::cursor::CursorKey;
+use podium_service::boards::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
 use serde_json::Value;
 use tower::ServiceExt;

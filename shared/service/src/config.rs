@@ -32,7 +32,7 @@ use podium_rules::reward::AdPolicy;
 use podium_store::dynamo::Timeouts;
 use thiserror::Error;
 
-use crate::cursor::CursorKey;
+use crate::boards::cursor::CursorKey;
 
 /// A setting that is missing or malformed.
 #[derive(Debug, Error)]
@@ -217,8 +217,8 @@ pub fn period_rewards() -> Result<RewardTables, ConfigError> {
 /// What the scheduled ticks take from configuration: the period boards' reward tables
 /// ([`period_rewards`]) and the record age ([`record_policy`]), which bounds how far
 /// back the first catch-up of periods looks.
-pub fn tick_settings() -> Result<crate::snapshot_jobs::TickSettings, ConfigError> {
-    Ok(crate::snapshot_jobs::TickSettings {
+pub fn tick_settings() -> Result<crate::jobs::TickSettings, ConfigError> {
+    Ok(crate::jobs::TickSettings {
         rewards: period_rewards()?,
         max_record_age_days: record_policy()?.max_record_age_days,
     })
@@ -266,7 +266,7 @@ pub fn unity_ads_secret() -> Option<std::sync::Arc<[u8]>> {
 
 /// What `podium serve` needs to answer ad callbacks: `None` without a catalogue; with
 /// one, AdMob's keys come from `PODIUM_ADMOB_KEYS_FILE` (required then).
-pub fn local_ads() -> Result<Option<crate::rewards::Ads>, ConfigError> {
+pub fn local_ads() -> Result<Option<crate::players::rewards::Ads>, ConfigError> {
     let Some(catalogue) = ad_catalogue()? else {
         return Ok(None);
     };
@@ -274,8 +274,8 @@ pub fn local_ads() -> Result<Option<crate::rewards::Ads>, ConfigError> {
         name: "PODIUM_ADMOB_KEYS_FILE",
         problem: "is not set (PODIUM_AD_CATALOGUE is: name a verifier-keys file)".into(),
     })?;
-    Ok(Some(crate::rewards::Ads {
-        admob_keys: std::sync::Arc::new(crate::rewards::StaticKeys(keys)),
+    Ok(Some(crate::players::rewards::Ads {
+        admob_keys: std::sync::Arc::new(crate::players::rewards::StaticKeys(keys)),
         catalogue,
         policy: ad_policy()?,
         unity_secret: unity_ads_secret(),

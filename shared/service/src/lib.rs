@@ -1,39 +1,29 @@
-//! podium's use cases over the store: scoring a match exactly once ([`score`]),
-//! reading boards and standings ([`boards`]), and the HTTP API's routing ([`api`]),
-//! shared by the Lambda functions and the local binary.
+//! podium's use cases over the store, shared by the Lambda functions and the local
+//! binary, in rooms by capability. Each room's `mod.rs` says what it holds and what
+//! it may use; the arrows point down this list and never back (`module-check`, run
+//! by the test command, refuses an import circle at any level):
+//!
+//! - [`api`]: the HTTP API (routes, extractors, the OpenAPI document).
+//! - [`config`]: configuration, read once at start-up.
+//! - [`jobs`]: the scheduled tick (refreshes, period closes, league weeks,
+//!   tournaments, `overtaken` messages, the AMR window).
+//! - [`operators`]: deletion (GM-6), the support console's read model, events.
+//! - [`games`]: each game's records settled (Seega, replayed duels, Mahjong Rivals,
+//!   tournaments), incoming routing, match results.
+//! - [`players`]: rewards, the inbox, point history, leagues, `overtaken` follows.
+//! - [`boards`]: live boards, periods and their close, snapshots, pages, cursors.
+//! - [`engine`]: the settlement engine: one commit path, keyed runs, change marks.
+//! - [`telemetry`], [`error`]: metrics and the crate's error, used by every room.
 
 pub mod api;
 pub mod boards;
-pub mod changes;
 pub mod config;
-pub mod cursor;
-pub mod deletion;
+pub mod engine;
 pub mod error;
-pub mod events;
-pub mod generate;
-pub mod generate_mahjong;
-pub mod generate_replayed;
-pub mod inbox;
-pub mod incoming;
-pub mod keyed;
-pub mod leagues;
-pub mod mahjong;
-pub mod operator;
-pub mod overtaken;
-pub mod period_boards;
-pub mod period_close;
-pub mod point_history;
-pub mod rendered;
-pub mod replayed;
-pub mod rewards;
-pub mod score;
-pub mod settle;
-pub mod snapshot;
-pub mod snapshot_codec;
-pub mod snapshot_jobs;
-pub mod snapshot_reads;
-pub mod synthetic;
+pub mod games;
+pub mod jobs;
+pub mod operators;
+pub mod players;
 pub mod telemetry;
-pub mod tournaments;
 
 pub use error::ServiceError;

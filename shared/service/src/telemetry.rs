@@ -21,9 +21,6 @@
 
 use std::time::Duration;
 
-use crate::error::ServiceError;
-use crate::settle::Settled;
-
 /// The CloudWatch namespace of every metric.
 pub const NAMESPACE: &str = "podium";
 
@@ -59,21 +56,13 @@ pub fn record_refused(kind: &str, rule: &'static str) {
     metrics::counter!("RecordsRefused", "Kind" => kind.to_string(), "Rule" => rule).increment(1);
 }
 
-/// A settlement of `source` (its source kind) ended with `result`.
-pub fn settlement<R>(source: &str, result: &Result<Settled<R>, ServiceError>) {
-    let outcome = match result {
-        Ok(Settled::Applied(_)) => "applied",
-        Ok(Settled::Duplicate(_)) => "duplicate",
-        Ok(Settled::Nothing(_)) => "nothing",
-        Err(ServiceError::Conflict { .. }) => "conflict",
-        Err(ServiceError::Invalid(e)) => {
-            metrics::counter!("SettlementsRefused", "Source" => source.to_string(), "Rule" => e.rule)
-                .increment(1);
-            "refused"
-        }
-        Err(ServiceError::Contended { .. }) => "contended",
-        Err(_) => "failed",
-    };
+/// A settlement of `source` (its source kind) ended with `outcome` (`applied`,
+/// `duplicate`, `nothing`, `conflict`, `refused`, `contended` or `failed`); a refused
+/// one names the rule it broke.
+pub fn settlement(source: &str, outcome: &'static str, refused_rule: Option<&'static str>) {
+    if let Some(rule) = refused_rule {
+        metrics::counter!("SettlementsRefused", "Source" => source.to_string(), "Rule" => rule).increment(1);
+    }
     metrics::counter!("Settlements", "Source" => source.to_string(), "Outcome" => outcome).increment(1);
     if matches!(outcome, "contended" | "failed") {
         // One series per function, for an alarm (any source).

@@ -24,13 +24,13 @@ use std::sync::OnceLock;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use chrono::{DateTime, TimeZone, Utc};
+use podium_generate::replayed::Replayed;
 use podium_rules::board::BoardRef;
 use podium_rules::error::{RuleError, MAX_MESSAGE_CHARS};
 use podium_rules::record::RecordPolicy;
-use podium_service::cursor::{Cursor, CursorKey};
+use podium_service::boards::cursor::{Cursor, CursorKey};
 use podium_service::error::ServiceError;
-use podium_service::generate_replayed::Replayed;
-use podium_service::incoming::Incoming;
+use podium_service::games::incoming::Incoming;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -61,12 +61,11 @@ fn valid_lines() -> &'static [String] {
             .single()
             .expect("instant");
         let mut out = Vec::new();
-        podium_service::generate::generate(300, 40, 13, &mut out).expect("seega");
-        podium_service::generate_mahjong::generate(300, 40, 13, end, &mut out).expect("mahjong");
-        podium_service::generate_mahjong::tournament(12, 13, end, &mut out).expect("tournament");
-        podium_service::generate_replayed::generate(Replayed::DotsAndBoxes, 40, 10, 13, end, &mut out)
-            .expect("dots");
-        podium_service::generate_replayed::generate(Replayed::Minesweeper, 40, 10, 13, end, &mut out)
+        podium_generate::seega::generate(300, 40, 13, &mut out).expect("seega");
+        podium_generate::mahjong::generate(300, 40, 13, end, &mut out).expect("mahjong");
+        podium_generate::mahjong::tournament(12, 13, end, &mut out).expect("tournament");
+        podium_generate::replayed::generate(Replayed::DotsAndBoxes, 40, 10, 13, end, &mut out).expect("dots");
+        podium_generate::replayed::generate(Replayed::Minesweeper, 40, 10, 13, end, &mut out)
             .expect("minesweeper");
         let lines: Vec<String> = String::from_utf8(out)
             .expect("utf-8")

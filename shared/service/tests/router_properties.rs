@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue};
 use podium_service::api::{self, ApiContext, ApiRequest, AppState, Identity};
-use podium_service::cursor::CursorKey;
+use podium_service::boards::cursor::CursorKey;
 use podium_store::embedded::EmbeddedStore;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;

@@ -92,7 +92,7 @@ pub fn board_game(board: &podium_rules::board::BoardRef) -> Game {
 
 /// The item that marks `player_id` deleted (GM-6): partition key
 /// `DELETED#{player id}`, sort key `TOMBSTONE`; its body is the deletion's progress
-/// (written by `podium_service::deletion`). Every [`crate::Commit`] checks it is absent
+/// (written by `podium_service::operators::deletion`). Every [`crate::Commit`] checks it is absent
 /// for each player it writes anything of.
 pub fn tombstone_key(player_id: &str) -> ItemKey {
     ItemKey::new(format!("DELETED#{player_id}"), "TOMBSTONE")

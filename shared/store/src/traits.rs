@@ -203,7 +203,7 @@ impl Holdings {
     }
 }
 
-/// Erasing a player (GM-6, account removal). Only `podium_service::deletion` calls it,
+/// Erasing a player (GM-6, account removal). Only `podium_service::operators::deletion` calls it,
 /// after the player's tombstone is in place, so no commit writes under the player
 /// meanwhile. Not part of [`Store`]: only the deletion entry points need it.
 #[async_trait]

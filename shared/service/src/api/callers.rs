@@ -36,7 +36,7 @@ enum Known {
     NotDeletedAt(Instant),
 }
 
-use crate::boards::deleted_player as deleted_caller;
+use crate::engine::names::deleted_player as deleted_caller;
 
 impl Callers {
     fn known(&self) -> std::sync::MutexGuard<'_, HashMap<String, Known>> {

@@ -4,19 +4,18 @@
 
 use std::sync::OnceLock;
 
+use axum::response::{IntoResponse, Response as HttpResponse};
 use bytes::Bytes;
-use serde::Serialize;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi as Document, RefOr, Response, ResponseBuilder};
-use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ErrorBody;
-use super::routes::*;
-use super::AppState;
-use crate::boards::{AroundMe, Page};
+use super::routes::{ads::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, operator::*};
+use super::state::AppState;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -100,24 +99,6 @@ pub fn routes() -> Vec<(String, String)> {
         }
     }
     out
-}
-
-/// A board page as answered: [`Page`] and its LB-6 period clock.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub(super) struct LeaderboardPage {
-    #[serde(flatten)]
-    page: Page,
-    period: podium_rules::period::PeriodClock,
-}
-
-/// An around-me answer: [`AroundMe`] and its LB-6 period clock.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub(super) struct LeaderboardAroundMe {
-    #[serde(flatten)]
-    around: AroundMe,
-    period: podium_rules::period::PeriodClock,
 }
 
 /// Adds the refusals every operation can answer, and the JWT scheme.
@@ -244,4 +225,15 @@ fn add_refusals(op: &mut Operation) {
             "the store is not answering; try again shortly",
         ),
     );
+}
+
+/// This API's OpenAPI 3.1 description.
+#[utoipa::path(
+    get,
+    path = "/v1/openapi.json",
+    tag = "meta",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = serde_json::Value))
+)]
+pub(super) async fn openapi_document() -> HttpResponse {
+    crate::api::routes::respond::JsonBytes(openapi_json()).into_response()
 }

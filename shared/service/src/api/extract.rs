@@ -80,7 +80,7 @@ impl<S: Send + Sync> FromRequestParts<S> for OperatorCaller {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let identity = parts.extensions.get::<Identity>().cloned().unwrap_or_default();
-        crate::operator::require_operator(identity.operator.as_deref(), identity.player.as_deref())
+        crate::operators::console::require_operator(identity.operator.as_deref(), identity.player.as_deref())
             .map(|name| OperatorCaller(name.to_string()))
             .map_err(ApiError)
     }

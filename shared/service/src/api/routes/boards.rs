@@ -1,0 +1,214 @@
+//! Board pages and around-me (LB-2 … LB-7).
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::period::{Period, PeriodClock};
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
+
+use crate::api::error::ErrorBody;
+use crate::api::extract::{int_param, Authenticated, Caller, Params, PathId};
+use crate::api::state::AppState;
+use crate::boards::cursor::Cursor;
+use crate::boards::live::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
+use crate::boards::pages;
+use crate::error::ServiceError;
+
+use super::respond::*;
+
+/// The query of a board page (LB-3, LB-5).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// Entries per page, 1 … 100 (default 50).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 10)]
+    limit: Option<String>,
+    /// The `next_cursor` of the previous page: opaque and signed; a cursor of another
+    /// board, period or server key is refused.
+    #[param(value_type = Option<String>)]
+    cursor: Option<String>,
+    /// A period id of the board's kind (`all`, `2026-11-30`, `2026-W49`); the current
+    /// period by default. A past period is read from its frozen snapshot (LB-5).
+    #[param(value_type = Option<String>, example = "all")]
+    period: Option<String>,
+}
+
+/// The query of an around-me read (LB-4).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AroundQuery {
+    /// Entries each side of the caller, 0 … 25 (default 5).
+    #[param(value_type = Option<u32>, minimum = 0, maximum = 25, example = 2)]
+    neighbours: Option<String>,
+    /// A period id of the board's kind; the current period by default.
+    #[param(value_type = Option<String>, example = "all")]
+    period: Option<String>,
+}
+
+/// A board response with its LB-6 period clock as `period`.
+#[derive(Serialize)]
+struct Clocked<'a, T: Serialize> {
+    #[serde(flatten)]
+    body: &'a T,
+    period: &'a PeriodClock,
+}
+
+/// The board named in the path, in `period` (LB-5; the current period by default),
+/// with its LB-6 clock.
+fn board_in_period(
+    board: &str,
+    period: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(BoardRef, PeriodClock), ServiceError> {
+    let def = live::board_named(board)?;
+    let period = match period {
+        Some(id) => Period::parse(def.period, def.zone, id).map_err(|e| ServiceError::BadRequest {
+            field: "period",
+            message: e.message,
+        })?,
+        None => def.period_at(now),
+    };
+    // The requested name: a family's board (a level's time ranking) is named by it.
+    Ok((BoardRef::new(board, period.id.clone()), def.clock(&period, now)))
+}
+
+/// A ranked page of a board (LB-3): from the current snapshot when the board has one
+/// (its top pages rendered once per snapshot), the snapshot a cursor pins, or the
+/// live board before the first snapshot.
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboards/{board}",
+    tag = "leaderboards",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 (`seega`, `dots-and-boxes`, `minesweeper`, `mahjong-amr`, `mahjong-weekly`, `mahjong-daily`) or of a family (`mahjong-level-N`, `mahjong-tournament-{id}`)", example = "seega"),
+        PageQuery
+    ),
+    responses(
+        (status = 200, description = "A page of the board, best first, with the period clock (LB-3, LB-6)", body = crate::api::schemas::LeaderboardPage,
+            example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
+                "entries": [{"rank": 1, "player_id": "p-00007", "value": 2161, "value_shown": "2.1K", "rank_id": "member", "badge": "1 star"},
+                            {"rank": 2, "player_id": "p-00002", "value": 1550, "value_shown": "1.5K", "rank_id": "member", "badge": "1 star"}],
+                "next_cursor": "eyJiIjoic2VlZ2FAYWxsIi…",
+                "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
+        (status = 404, description = "No such board", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: board \"chess\""})),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn board_page(
+    State(state): State<AppState>,
+    _: Authenticated,
+    PathId(board): PathId,
+    Params(q): Params<PageQuery>,
+) -> Answer {
+    Ok(JsonBytes(page_body(&state, &board, &q).await?).into_response())
+}
+
+/// The JSON body of a page of `board` (players' and operators' routes alike).
+pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes, ServiceError> {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let (board, clock) = board_in_period(board, q.period.as_deref(), now)?;
+    let limit = int_param(q.limit.as_deref(), "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
+    let cursor = match q.cursor.as_deref() {
+        Some(c) => Some(ctx.cursors.open(&board, c)?),
+        None => None,
+    };
+    // The top of the current snapshot, rendered once per snapshot and revision (LB-5;
+    // a deletion raises the revision, GM-6).
+    let mut render_key = None;
+    if cursor.is_none() {
+        if let Some(current) = ctx.cache.current(store, &board).await? {
+            if let Some(body) = ctx.pages.get(&board, &current.render_key(), limit, &clock) {
+                return Ok(body);
+            }
+            render_key = Some((current.id.clone(), current.render_key()));
+        }
+    }
+    // The current snapshot when there is one, or the snapshot a cursor pins; the live
+    // board before the first snapshot.
+    if !matches!(cursor, Some(Cursor::Live { .. })) {
+        let top = cursor.is_none();
+        if let Some(page) = pages::top_page(
+            store,
+            &ctx.cache,
+            &ctx.cursors,
+            &board,
+            limit,
+            cursor.clone(),
+            now,
+        )
+        .await?
+        {
+            let body = json_bytes(&Clocked {
+                body: &page,
+                period: &clock,
+            });
+            if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
+                if let Some((_, key)) = render_key.as_ref().filter(|(id, _)| id == snapshot) {
+                    ctx.pages.put(&board, key, limit, &clock, body.clone());
+                }
+            }
+            return Ok(body);
+        }
+    }
+    let page = live::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
+    Ok(json_bytes(&Clocked {
+        body: &page,
+        period: &clock,
+    }))
+}
+
+/// The caller's own entry with neighbours (LB-4).
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboards/{board}/me",
+    tag = "leaderboards",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 or of a family", example = "seega"),
+        AroundQuery
+    ),
+    responses(
+        (status = 200, description = "The caller's entry and up to N entries each side (LB-4)", body = crate::api::schemas::LeaderboardAroundMe,
+            example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
+                "me": {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
+                "entries": [{"rank": 8, "player_id": "p-00001", "value": 676, "value_shown": "676", "rank_id": "member", "badge": "1 star"},
+                            {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
+                            {"rank": 10, "player_id": "p-00009", "value": 252, "value_shown": "252", "rank_id": "member", "badge": "1 star"}],
+                "standing": {"rank": 9, "of": 1000, "top_percent": 1,
+                    "next_better": {"value": 676, "value_shown": "676", "gap": 423},
+                    "top_cutoff": {"top": 100, "value": 212, "value_shown": "212", "gap": 0}},
+                "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
+        (status = 404, description = "No such board, or the caller has no entry on it", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: no entry of yours on this board"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn board_me(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(board): PathId,
+    Params(q): Params<AroundQuery>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let n = int_param(
+        q.neighbours.as_deref(),
+        "neighbours",
+        DEFAULT_NEIGHBOURS,
+        0,
+        MAX_NEIGHBOURS,
+    )?;
+    let me = match pages::around_me(store, &ctx.cache, &board, &player, n, now).await? {
+        Some(me) => me,
+        None => live::around_me(store, &board, &player, n, now).await?,
+    };
+    json(&Clocked {
+        body: &me,
+        period: &clock,
+    })
+}

@@ -1,0 +1,134 @@
+//! Mahjong Rivals: Arenas, tournament tables, tournaments, the daily bonus (MJ-11 … MJ-18).
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+
+use crate::api::error::ErrorBody;
+use crate::api::extract::{Authenticated, Caller, PathId};
+use crate::api::state::AppState;
+use crate::error::ServiceError;
+use crate::players::rewards::{self};
+
+use super::respond::*;
+
+/// An Arena's result, for one of its players (MJ-11).
+#[utoipa::path(
+    get,
+    path = "/v1/me/arenas/{arena_id}",
+    tag = "mahjong",
+    params(("arena_id" = String, Path, description = "The Arena's id", example = "ar-1")),
+    responses(
+        (status = 200, description = "The Arena's rounds, standings and prizes (MJ-11)", body = serde_json::Value,
+            example = json!({"arena_id": "ar-1", "standings": [{"player_id": "alice", "place": 1, "prize": 60}]})),
+        (status = 404, description = "No such Arena of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn my_arena(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::games::tournaments::arena_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// A tournament table's TP, for one of its players (MJ-13 … MJ-15).
+#[utoipa::path(
+    get,
+    path = "/v1/me/tournament-tables/{table_id}",
+    tag = "mahjong",
+    params(("table_id" = String, Path, description = "The table's id", example = "tb-1")),
+    responses(
+        (status = 200, description = "The table's TP by player (MJ-13 … MJ-15)", body = serde_json::Value,
+            example = json!({"table_id": "tb-1", "tournament_id": "cup-1", "tp": [["alice", 90], ["bob", 21]]})),
+        (status = 404, description = "No such table of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn my_table(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::games::tournaments::table_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// A tournament's settings and status; once final, its winners (MJ-12 … MJ-17).
+#[utoipa::path(
+    get,
+    path = "/v1/tournaments/{tournament_id}",
+    tag = "mahjong",
+    params(("tournament_id" = String, Path, description = "The tournament's id", example = "cup-1")),
+    responses(
+        (status = 200, description = "Settings, status (`scheduled`, `running`, `cancelled`, `closed`, `final`) and winners (MJ-16)", body = serde_json::Value,
+            example = json!({"tournament_id": "cup-1", "status": "final", "winners": [{"place": 1, "player_id": "alice"}]})),
+        (status = 404, description = "No such tournament", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn tournament(
+    State(state): State<AppState>,
+    _: Authenticated,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::games::tournaments::tournament(state.store.as_ref(), &id).await?)
+}
+
+/// The caller's claim of today's Mahjong Rivals bonus (MJ-18), once per Bucharest day.
+#[utoipa::path(
+    post,
+    path = "/v1/games/mahjong/daily-bonus",
+    tag = "mahjong",
+    responses(
+        (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = serde_json::Value,
+            example = json!({"day": "2026-11-30", "streak": 3, "points": 30, "jokers": 0, "claimed_now": true})),
+        (status = 400, description = "A malformed `Idempotency-Key` (named in the message), the caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "caller (GM-6): this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it"})),
+        (status = 409, description = "A conflicting claim", body = ErrorBody),
+    ),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "The app's id of this claim, the same on every retry of it (1 to 64 of `A-Z a-z 0-9 - _`): a retry after a lost answer or a 5xx on the same Bucharest day is answered as the claim it repeats (`claimed_now` true when that claim paid); a retry after midnight is a claim of the new day. A malformed key is a 400 naming the header", example = "5f0c2a1e-claim-1", pattern = "^[A-Za-z0-9_-]{1,64}$", min_length = 1, max_length = 64),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn daily_bonus(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    headers: HeaderMap,
+) -> Answer {
+    let key = idempotency_key(&headers)?;
+    json(&rewards::claim_daily_bonus(state.store.as_ref(), &player, (state.clock)(), key).await?)
+}
+
+/// The longest `Idempotency-Key`, in characters.
+pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 64;
+
+/// The request's `Idempotency-Key` header, if any. Errors: 400 naming the header when
+/// it is repeated, empty, longer than [`MAX_IDEMPOTENCY_KEY_CHARS`] or has characters
+/// other than `A-Z a-z 0-9 - _`.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ServiceError> {
+    let mut values = headers.get_all("idempotency-key").iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let bad = |message: &str| ServiceError::BadRequest {
+        field: "Idempotency-Key",
+        message: message.to_string(),
+    };
+    if values.next().is_some() {
+        return Err(bad("given more than once"));
+    }
+    let key = value
+        .to_str()
+        .map_err(|_| bad("must be 1 to 64 of A-Z a-z 0-9 - _"))?;
+    let ok = !key.is_empty()
+        && key.len() <= MAX_IDEMPOTENCY_KEY_CHARS
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(Some(key))
+    } else {
+        Err(bad("must be 1 to 64 of A-Z a-z 0-9 - _"))
+    }
+}

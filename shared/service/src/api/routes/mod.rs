@@ -1,0 +1,20 @@
+//! The handlers, one file per capability, each annotated with its OpenAPI operation
+//! ([`super::docs`] collects them into the router and the document).
+//!
+//! - [`respond`]: JSON bodies serialised once, content types.
+//! - [`boards`]: board pages and around-me.
+//! - [`me`]: the caller's profiles, match results, point history.
+//! - [`messages`]: the inbox, claims, `overtaken` follows.
+//! - [`leagues`]: the caller's league, a cohort.
+//! - [`mahjong`]: Arenas, tournament tables, tournaments, the daily bonus.
+//! - [`ads`]: rewarded-ad callbacks.
+//! - [`operator`]: the operator routes.
+
+pub mod ads;
+pub mod boards;
+pub mod leagues;
+pub mod mahjong;
+pub mod me;
+pub mod messages;
+pub mod operator;
+pub mod respond;

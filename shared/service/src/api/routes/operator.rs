@@ -1,0 +1,68 @@
+//! Operator routes (the `podium/operator` scope): a player's overview, any board.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+
+use crate::api::error::ErrorBody;
+use crate::api::extract::{OperatorCaller, Params, PathId};
+use crate::api::state::AppState;
+
+use super::boards::{page_body, PageQuery};
+use super::respond::*;
+
+/// Support's view of one player: balance per game with rank and badge, the ledger
+/// (nominal vs applied delta, balance after), the balance over time, their place on
+/// every board now, and their recent match results. Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/players/{player_id}",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    responses(
+        (status = 200, description = "The player's overview", body = crate::operators::console::PlayerOverview,
+            example = json!({"player_id": "p-00003", "as_of": "2026-11-30T17:18:05.187Z",
+                "games": [{"game": "seega", "balance": 253, "balance_shown": "253",
+                    "rank": {"rank_id": "member", "rank_name_en": "Member", "rank_name_ar": "عضو", "badge": "1 star"},
+                    "ledger": [{"source": "match", "source_id": "sg-42-0000004", "rule": "SG-3", "nominal": -19, "applied": 0, "floored": true, "balance_after": 0, "at": "2026-11-03T07:40:48Z"}],
+                    "series": [{"at": "2026-11-03T07:40:48Z", "at_ms": 1793691648000i64, "balance": 0}]}],
+                "boards": [{"board": "seega", "period": "all", "rank": 9, "value": 253, "value_shown": "253"}],
+                "matches": []})),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody,
+            example = json!({"error": "forbidden", "message": "forbidden: operator routes need an operator identity, not a player's"})),
+        (status = 404, description = "No such player (no balance and no ledger entry on any game)", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn operator_player(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(id): PathId,
+) -> Answer {
+    let now = (state.clock)();
+    json(&crate::operators::console::player_overview(state.store.as_ref(), &state.ctx.cache, &id, now).await?)
+}
+
+/// A page of any board and period, as players see it (LB-3, LB-5). Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/leaderboards/{board}",
+    tag = "operators",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 or of a family", example = "seega"),
+        PageQuery
+    ),
+    responses(
+        (status = 200, description = "A page of the board with its period clock", body = crate::api::schemas::LeaderboardPage),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such board", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn operator_board(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(board): PathId,
+    Params(q): Params<PageQuery>,
+) -> Answer {
+    Ok(JsonBytes(page_body(&state, &board, &q).await?).into_response())
+}

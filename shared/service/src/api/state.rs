@@ -1,0 +1,70 @@
+//! What every request shares: the store, the per-process context, the clock.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use podium_store::Store;
+
+use crate::boards::cursor::CursorKey;
+use crate::boards::pages::SnapshotCache;
+use crate::boards::snapshot::rendered::RenderedPages;
+use crate::players::rewards::Ads;
+
+/// What every request of one process shares: the snapshot pointer cache, the top
+/// pages rendered from the current snapshots, what it knows of its callers' deletions
+/// (GM-6), the key that signs and checks page cursors, and (where ad callbacks are
+/// answered) the verifier keys and the ad-unit catalogue. Cloning shares them.
+#[derive(Clone)]
+pub struct ApiContext {
+    pub cache: Arc<SnapshotCache>,
+    pub pages: Arc<RenderedPages>,
+    pub callers: Arc<crate::api::callers::Callers>,
+    pub cursors: CursorKey,
+    pub ads: Option<Arc<Ads>>,
+}
+
+impl ApiContext {
+    pub fn new(cursors: CursorKey) -> Self {
+        ApiContext {
+            cache: Arc::default(),
+            pages: Arc::default(),
+            callers: Arc::default(),
+            cursors,
+            ads: None,
+        }
+    }
+
+    /// This context, answering ad callbacks with `ads`.
+    pub fn with_ads(mut self, ads: Ads) -> Self {
+        self.ads = Some(Arc::new(ads));
+        self
+    }
+}
+
+/// The server clock: the instant (UTC) a request is answered at.
+pub type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
+
+/// The router's state: the store, the shared [`ApiContext`] and the clock.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub ctx: ApiContext,
+    pub clock: Clock,
+}
+
+impl AppState {
+    /// A state reading the system clock.
+    pub fn new(store: Arc<dyn Store>, ctx: ApiContext) -> Self {
+        AppState {
+            store,
+            ctx,
+            clock: Arc::new(Utc::now),
+        }
+    }
+
+    /// This state with its clock fixed at `now` (tests, replays).
+    pub fn at(mut self, now: DateTime<Utc>) -> Self {
+        self.clock = Arc::new(move || now);
+        self
+    }
+}

@@ -1,0 +1,215 @@
+//! The handlers through the router: status, body and headers of each route.
+
+use crate::api::{handle, ApiContext, ApiRequest};
+use crate::boards::cursor::Cursor;
+use crate::boards::cursor::CursorKey;
+use crate::error::ServiceError;
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::record::MatchRecord;
+use podium_store::embedded::EmbeddedStore;
+use std::collections::HashMap;
+
+fn get(path: &str, player: Option<&str>) -> ApiRequest {
+    ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: HashMap::new(),
+        player: player.map(str::to_string),
+        raw_query: None,
+        operator: None,
+    }
+}
+
+#[tokio::test]
+async fn routes_decode_ids_and_refuse_other_methods() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let cache = ApiContext::new(CursorKey::random());
+    let record = serde_json::json!({
+        "match_id": "m:colon.1", "game": "seega",
+        "started_at": "2026-11-30T10:00:00Z", "ended_at": "2026-11-30T10:05:00Z",
+        "players": [
+            {"player_id": "auth0|alice", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+            {"player_id": "bob", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}],
+        "stones_placed": 48, "outcome": {"result": "win", "winner": "auth0|alice", "reason": "completed"}
+    });
+    let record = MatchRecord::from_json(record.to_string().as_bytes()).unwrap();
+    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    crate::games::seega::score_match(&store, &record, now, &Default::default())
+        .await
+        .unwrap();
+    let ok = handle(
+        &store,
+        &cache,
+        &get("/v1/me/matches/m%3Acolon.1", Some("auth0|alice")),
+        now,
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{:?}", ok.body);
+    assert_eq!(ok.body["players"][0]["points_shown"], "+311");
+    let mut post = get("/v1/me", Some("bob"));
+    post.method = "POST".into();
+    assert_eq!(handle(&store, &cache, &post, now).await.status, 405);
+    assert_eq!(
+        handle(&store, &cache, &get("/v1/nothing", Some("bob")), now)
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        handle(&store, &cache, &get("/v1/me", Some("bad id!")), now)
+            .await
+            .status,
+        401
+    );
+    assert_eq!(
+        handle(&store, &cache, &get("/v1/leaderboards/chess", Some("bob")), now)
+            .await
+            .status,
+        404
+    );
+}
+
+/// LB-5 / LB-6: a past period is readable by its id from its frozen snapshot, and
+/// every board response carries its period clock.
+#[tokio::test]
+async fn past_periods_by_id_with_their_clock() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let cache = ApiContext::new(CursorKey::random());
+    let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
+    let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+    crate::boards::periods::credit(
+        &store,
+        weekly,
+        "alice",
+        30,
+        at("2027-01-02T12:00:00Z"),
+        at("2027-01-05T00:00:00Z"),
+        "b1",
+    )
+    .await
+    .unwrap();
+    crate::boards::periods::credit(
+        &store,
+        weekly,
+        "bob",
+        10,
+        at("2027-01-02T13:00:00Z"),
+        at("2027-01-05T00:00:00Z"),
+        "b2",
+    )
+    .await
+    .unwrap();
+    crate::boards::periods::freeze_ended(&store, weekly, at("2027-01-05T00:00:00Z"))
+        .await
+        .unwrap();
+    let now = at("2027-01-05T00:00:00Z");
+    let mut req = get("/v1/leaderboards/mahjong-weekly", Some("bob"));
+    req.query.insert("period".into(), "2026-W53".into());
+    let page = handle(&store, &cache, &req, now).await;
+    assert_eq!(page.status, 200, "{:?}", page.body);
+    assert_eq!(page.body["snapshot"], "final");
+    assert_eq!(page.body["entries"][0]["player_id"], "alice");
+    assert!(
+        page.body["entries"][0].get("badge").is_none(),
+        "badges are Seega's"
+    );
+    assert_eq!(page.body["period"]["period"], "2026-W53");
+    assert_eq!(page.body["period"]["zone"], "Europe/Bucharest");
+    assert_eq!(page.body["period"]["end"], "2027-01-03T22:00:00Z");
+    req.path = "/v1/leaderboards/mahjong-weekly/me".into();
+    let me = handle(&store, &cache, &req, now).await;
+    assert_eq!(
+        (me.body["me"]["rank"].as_u64(), me.body["snapshot"].as_str()),
+        (Some(2), Some("final"))
+    );
+    // The current week: nothing yet, the live board, and its clock.
+    let current = handle(
+        &store,
+        &cache,
+        &get("/v1/leaderboards/mahjong-weekly", Some("bob")),
+        now,
+    )
+    .await;
+    assert_eq!(current.body["period"]["period"], "2027-W01");
+    assert_eq!(current.body["entries"].as_array().map(Vec::len), Some(0));
+    req.path = "/v1/leaderboards/mahjong-weekly".into();
+    req.query.insert("period".into(), "2026-W54".into());
+    let bad = handle(&store, &cache, &req, now).await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.body["message"].as_str().unwrap().starts_with("period:"));
+}
+
+/// A cursor of a snapshot that no longer exists is refused, naming the parameter;
+/// negative points never reach a period board.
+#[tokio::test]
+async fn gone_snapshots_and_negative_credits_are_refused() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let cache = ApiContext::new(CursorKey::random());
+    let now = DateTime::parse_from_rfc3339("2027-01-05T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    let gone = Cursor::Snapshot {
+        snapshot: "20200101T000000Z".into(),
+        page: podium_store::BoardKey::first_of_value(10).encode(),
+        offset: 50,
+        position: 50,
+        page_size: 100,
+        entries: 500,
+        as_of_ms: 0,
+    };
+    let mut req = get("/v1/leaderboards/seega", Some("bob"));
+    req.query.insert(
+        "cursor".into(),
+        cache.cursors.issue(&BoardRef::all_time("seega"), gone),
+    );
+    let answer = handle(&store, &cache, &req, now).await;
+    assert_eq!(answer.status, 400);
+    assert!(answer.body["message"].as_str().unwrap().starts_with("cursor:"));
+    let weekly = podium_rules::board::board_def("mahjong-weekly").unwrap();
+    let err = crate::boards::periods::credit(&store, weekly, "bob", -5, now, now, "s-1")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ServiceError::BadRequest { field: "points", .. }),
+        "{err:?}"
+    );
+}
+
+/// Every documented route is routed with its method; another method is 405 with
+/// `Allow`, and an unknown path is 404, each with the error body.
+#[tokio::test]
+async fn every_documented_route_is_routed() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let ctx = ApiContext::new(CursorKey::random());
+    let now = Utc::now();
+    let routes = crate::api::routes();
+    assert!(routes.len() >= 12, "{routes:?}");
+    for (method, path) in &routes {
+        let path = path.replace("{board}", "seega").replace(['{', '}'], "");
+        let mut req = get(&path, Some("bob"));
+        req.method = method.clone();
+        let answer = handle(&store, &ctx, &req, now).await;
+        let unrouted = answer.body["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("not found: route"));
+        assert!(!unrouted && answer.status != 405, "{method} {path}: {answer:?}");
+        req.method = if method == "GET" {
+            "PUT".into()
+        } else {
+            "GET".into()
+        };
+        let other = handle(&store, &ctx, &req, now).await;
+        assert_eq!(other.status, 405, "{path}");
+        assert_eq!(other.body["error"], "method_not_allowed");
+        assert!(
+            other
+                .allow
+                .as_deref()
+                .is_some_and(|a| a.contains(method.as_str())),
+            "{other:?}"
+        );
+    }
+}

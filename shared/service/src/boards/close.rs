@@ -1,0 +1,204 @@
+//! Closing a period (LB-5): once a period board's period is frozen, every player of its
+//! final snapshot gets a `period_result` message (final rank, of N, top X %) in their
+//! inbox, with the reward the board's table pays for their place
+//! ([`podium_rules::period_reward`]), collected later by a claim ([`crate::players::inbox`]).
+//!
+//! Each message is a settlement of its own (source `period-result`, idempotency key
+//! `{board}@{period}:{player}`) that writes the player's inbox state, so a message is
+//! sent exactly once whatever the retries, reruns or concurrent runs. The run is
+//! resumable: it records how many results it settled (chunks of [`CHUNK`]) and a rerun
+//! starts there; a finished run records it and is not redone.
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::{BoardDef, BoardRef};
+use podium_rules::inbox::Message;
+use podium_rules::period_reward::{self, PeriodResult, RewardTable};
+use podium_rules::settlement::{Planned, Settlement};
+use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
+use serde::{Deserialize, Serialize};
+
+use crate::boards::snapshot;
+use crate::boards::snapshot::layout::FINAL;
+use crate::engine::names::hex_sha256;
+use crate::engine::settle::{settle_all, ReadState, Reads, Source};
+use crate::error::ServiceError;
+
+/// The source kind of a period's result message.
+pub const KIND: &str = "period-result";
+
+/// Results settled between two progress records.
+pub const CHUNK: usize = 256;
+
+/// Results settled at a time.
+pub const IN_FLIGHT: usize = 16;
+
+/// One player's result of a closed period, as a settlement.
+struct ResultMessage<'a> {
+    board: &'a BoardRef,
+    def: &'a BoardDef,
+    result: &'a PeriodResult,
+    now: DateTime<Utc>,
+}
+
+impl Source for ResultMessage<'_> {
+    type Result = Message;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(KIND, format!("{}:{}", self.board.key(), self.result.player_id))
+    }
+
+    fn content_hash(&self) -> String {
+        let r = self.result;
+        hex_sha256(&format!(
+            "{}|{}|{}|{}|{}|{}",
+            self.board.key(),
+            r.player_id,
+            r.rank,
+            r.of,
+            r.value,
+            r.reward
+        ))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::default()
+    }
+
+    /// The message joins the inbox in the commit ([`Settlement::messages`]).
+    fn plan(&self, _: &ReadState) -> Result<Planned<Message>, ServiceError> {
+        let message = Message::period_result(
+            &self.board.board,
+            &self.board.period,
+            self.def.game,
+            self.result,
+            self.now,
+        );
+        let mut s = Settlement::result_only(message.clone());
+        s.messages.push((self.result.player_id.clone(), message));
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "player_id"
+    }
+}
+
+/// How far a close got (the progress item's body).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Progress {
+    /// Results settled, in listing order.
+    settled: usize,
+    done: bool,
+}
+
+fn progress_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(format!("CLOSE#{}", board.key()), "PROGRESS")
+}
+
+async fn read_progress<S: ItemStore + ?Sized>(
+    store: &S,
+    key: &ItemKey,
+) -> Result<(Progress, u64), ServiceError> {
+    match store.get_item(key, true).await? {
+        Some(item) => Ok((
+            serde_json::from_slice(&item.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&key.pk, e)))?,
+            item.version,
+        )),
+        None => Ok((Progress::default(), 0)),
+    }
+}
+
+/// What one call of [`close`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CloseReport {
+    pub board: String,
+    pub period: String,
+    /// Players ranked in the frozen snapshot.
+    pub ranked: usize,
+    /// Messages this call wrote (others were written before, or their player deleted).
+    pub sent: usize,
+    /// Of which with a reward, and the points offered (all of the period's, not only this call's).
+    pub rewarded: usize,
+    pub reward_points: i64,
+    /// Results skipped because the player was deleted (GM-6).
+    pub skipped: usize,
+    /// Whether the period is closed: every result settled.
+    pub done: bool,
+    /// Whether it was closed before this call.
+    pub already_done: bool,
+}
+
+/// Closes `board` (of `def`) in its period, if its final snapshot is complete: sends
+/// every ranked player their result, with `table`'s reward. Safe to run again and to
+/// run concurrently (each message is its own settlement); resumes where a failed run
+/// stopped. `Ok(None)`: the final snapshot is not complete yet.
+pub async fn close<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+    table: Option<&RewardTable>,
+    now: DateTime<Utc>,
+) -> Result<Option<CloseReport>, ServiceError> {
+    match snapshot::read::run_state(store, board, FINAL).await? {
+        Some(s) if s.complete => {}
+        _ => return Ok(None),
+    }
+    let key = progress_key(board);
+    let (mut progress, mut version) = read_progress(store, &key).await?;
+    if progress.done {
+        // Closed before: nothing to read or send (one read per tick).
+        return Ok(Some(CloseReport {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            done: true,
+            already_done: true,
+            ..CloseReport::default()
+        }));
+    }
+    let entries: Vec<(String, i64)> =
+        snapshot::read::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
+            .await?
+            .into_iter()
+            .flat_map(|p| p.entries)
+            .map(|e| (e.player_id, e.value))
+            .collect();
+    let results = period_reward::results(table, period_reward::splits_ties(def.game), &entries);
+    let mut report = CloseReport {
+        board: board.board.clone(),
+        period: board.period.clone(),
+        ranked: results.len(),
+        rewarded: results.iter().filter(|r| r.reward > 0).count(),
+        reward_points: results.iter().map(|r| r.reward).sum(),
+        already_done: progress.done,
+        done: progress.done,
+        ..CloseReport::default()
+    };
+    while !progress.done {
+        let start = progress.settled.min(results.len());
+        let end = (start + CHUNK).min(results.len());
+        let sources = results[start..end].iter().map(|result| ResultMessage {
+            board,
+            def,
+            result,
+            now,
+        });
+        let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+        report.sent += tally.applied;
+        report.skipped += tally.skipped;
+        let next = Progress {
+            settled: end,
+            done: end >= results.len(),
+        };
+        let body = serde_json::to_vec(&next).unwrap_or_default();
+        if store.put_item_if(&key, &body, version).await? {
+            version += 1;
+            progress = next;
+        } else {
+            // Another run moved it on: go on from where it stands.
+            (progress, version) = read_progress(store, &key).await?;
+        }
+    }
+    report.done = true;
+    Ok(Some(report))
+}

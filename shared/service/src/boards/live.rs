@@ -1,0 +1,361 @@
+//! Reading boards and standings: the top page (LB-3), the caller's own entry with
+//! neighbours (LB-4), the caller's profile (SG-12) and a finished match's result.
+//!
+//! Reads cost (DynamoDB; `S` = [`podium_store::BOARD_SHARDS`] = 32): a page is `S` Queries of at
+//! most `limit + 1` keys each; around-me is 1 GetItem, 2 counts of `S` Queries each
+//! (reading every key above the player: proportional to the rank, not constant) and
+//! 2 × `S` Queries for the neighbours, and `S` Queries of one key each for the
+//! nearest better value (the standing's gap); the profile is 1 GetItem; a match result is
+//! 1 GetItem.
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Unit};
+use podium_rules::display::format_points;
+use podium_rules::game::Game;
+use podium_rules::leaderboard::{RankCounter, Standing};
+use podium_rules::seega::rank::rank_for;
+use podium_rules::standing::Relative;
+use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, SettleStore};
+use serde::Serialize;
+
+use crate::boards::cursor::{Cursor, CursorKey};
+use crate::engine::names::deleted_player;
+use crate::error::ServiceError;
+
+/// Default and largest page size (LB-3).
+pub const DEFAULT_PAGE: usize = 50;
+pub const MAX_PAGE: usize = 100;
+/// Default and largest number of neighbours each side (LB-4).
+pub const DEFAULT_NEIGHBOURS: usize = 5;
+pub const MAX_NEIGHBOURS: usize = 25;
+
+/// One line of a board (LB-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Entry {
+    /// LB-2 rank: 1 + the number of players with a strictly higher value.
+    pub rank: u64,
+    pub player_id: String,
+    /// Points; on a level's time ranking, the best time in milliseconds.
+    pub value: i64,
+    /// `value` as shown (DISP-1 … DISP-3; a time as `m:ss.mmm`).
+    pub value_shown: String,
+    /// SG-12 rank id and badge (the Seega board only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_id: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub badge: Option<&'static str>,
+}
+
+/// A page of a board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Page {
+    pub board: String,
+    /// The instant the ranks are of: the snapshot's, or for the live board the read instant (UTC).
+    pub as_of: DateTime<Utc>,
+    /// The snapshot read (LB-5); absent when the live board was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    pub entries: Vec<Entry>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The caller's entry with neighbours (LB-4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct AroundMe {
+    pub board: String,
+    pub as_of: DateTime<Utc>,
+    /// The snapshot read (LB-5); absent when the live board was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// The caller's own entry.
+    pub me: Entry,
+    /// Up to N entries listed just above the caller, then the caller, then up to N below,
+    /// in listing order.
+    pub entries: Vec<Entry>,
+    /// The caller against the whole board: rank of N, top X %, the next better value
+    /// and the top-100 cut-off, with the gaps to them.
+    pub standing: Relative,
+}
+
+/// The caller's [`Relative`] standing on `board` (stored values; see
+/// [`podium_rules::standing::relative`]).
+pub(crate) fn relative(
+    board: &BoardRef,
+    rank: u64,
+    of: Option<u64>,
+    mine: i64,
+    next_better: Option<i64>,
+    cutoff: Option<i64>,
+) -> Relative {
+    let (order, unit) =
+        board_def(&board.board).map_or((Order::HigherFirst, Unit::Points), |d| (d.order, d.unit));
+    podium_rules::standing::relative(order, unit, rank, of, mine, next_better, cutoff)
+}
+
+/// The caller's Seega profile (SG-12).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Profile {
+    pub player_id: String,
+    #[schema(value_type = String, example = "seega")]
+    pub game: Game,
+    /// Points (0 for a player who has not finished a match).
+    pub balance: i64,
+    pub balance_shown: String,
+    pub rank_id: &'static str,
+    pub rank_name_ar: &'static str,
+    pub rank_name_en: &'static str,
+    pub badge: &'static str,
+}
+
+/// The board of LB-1 named `board`; [`ServiceError::NotFound`] for any other.
+pub fn board_named(board: &str) -> Result<&'static BoardDef, ServiceError> {
+    board_def(board)
+        .ok_or_else(|| ServiceError::NotFound(format!("board {}", podium_rules::error::quoted(board))))
+}
+
+/// A player's current value on `board`: the Seega balance, or their points in the
+/// period. [`ServiceError::NotFound`] when they have none there yet.
+pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    player_id: &str,
+) -> Result<Balance, ServiceError> {
+    // A game's balance board (`seega`, `dots-and-boxes`) is its balances.
+    let balance_game = board_def(&board.board)
+        .filter(|d| d.id == d.game.id())
+        .map(|d| d.game);
+    let found = if let Some(game) = balance_game {
+        store.get_balance(game, player_id).await?
+    } else {
+        store.period_entry(board, player_id).await?
+    };
+    found.ok_or_else(|| ServiceError::NotFound(format!("no entry on {} yet", board.board)))
+}
+
+fn is_seega(board: &BoardRef) -> bool {
+    board.board == Game::Seega.id()
+}
+
+/// One line of `board` from a stored standing: its value in the board's order and
+/// unit (a level's time ranking: the best time in ms, shown `m:ss.mmm`; MJ-3).
+pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
+    let seega = is_seega(board).then(|| rank_for(s.value));
+    let (value, value_shown) = match board_def(&board.board) {
+        Some(def) => {
+            let value = def.order.value_of(s.value);
+            (value, def.unit.show(value))
+        }
+        None => (s.value, format_points(s.value)),
+    };
+    Entry {
+        rank,
+        value_shown,
+        player_id: s.player_id,
+        value,
+        rank_id: seega.map(|r| r.id),
+        badge: seega.map(|r| r.badge),
+    }
+}
+
+/// A page of `limit` (1 … 100) entries of the live board from the top, or after
+/// `cursor` (a [`Cursor::Live`] this API issued, LB-3), before the board's first snapshot.
+pub async fn top_page<S: BoardStore + ?Sized>(
+    store: &S,
+    key: &CursorKey,
+    board_ref: &BoardRef,
+    limit: usize,
+    cursor: Option<Cursor>,
+    now: DateTime<Utc>,
+) -> Result<Page, ServiceError> {
+    let board = board_ref.board.as_str();
+    let (after, mut counter) = match cursor {
+        Some(Cursor::Live {
+            after,
+            position,
+            value,
+            rank,
+        }) => {
+            // Signed by this API, so a well-formed key; decoded all the same.
+            let k = BoardKey::decode(&after).ok_or_else(|| ServiceError::BadRequest {
+                field: "cursor",
+                message: "not a cursor this API issued for this board and period".into(),
+            })?;
+            (Some(k), RankCounter::resume(position, value, rank))
+        }
+        Some(Cursor::Ledger { .. }) => return Err(crate::boards::cursor::foreign()),
+        Some(Cursor::Snapshot { .. }) => {
+            return Err(ServiceError::BadRequest {
+                field: "cursor",
+                message: "that snapshot is gone; start again from the top".into(),
+            })
+        }
+        None => (None, RankCounter::top()),
+    };
+    let mut rows = store.board_after(board_ref, after.as_ref(), limit + 1).await?;
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    let last_key = rows.last().map(|s| BoardKey {
+        value: s.value,
+        reached_at_ms: s.reached_at_ms,
+        player_id: s.player_id.clone(),
+    });
+    let entries: Vec<Entry> = rows
+        .into_iter()
+        .map(|s| {
+            let rank = counter.next(s.value);
+            entry(board_ref, s, rank)
+        })
+        .collect();
+    let next_cursor = match (more, last_key, counter.last()) {
+        (true, Some(k), Some((value, rank))) => Some(key.issue(
+            board_ref,
+            Cursor::Live {
+                after: k.encode(),
+                position: counter.position(),
+                value,
+                rank,
+            },
+        )),
+        _ => None,
+    };
+    Ok(Page {
+        board: board.to_string(),
+        as_of: now,
+        snapshot: None,
+        entries,
+        next_cursor,
+    })
+}
+
+/// The caller's entry with its exact LB-2 rank and up to `n` neighbours each side (LB-4).
+/// [`ServiceError::NotFound`] when the caller has no balance on the board yet.
+pub async fn around_me<S: BoardStore + PeriodStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    player_id: &str,
+    n: usize,
+    now: DateTime<Utc>,
+) -> Result<AroundMe, ServiceError> {
+    let me = board_value(store, board, player_id).await?;
+    let my_key = me.board_key();
+    let first_of_mine = BoardKey::first_of_value(me.points);
+    let (position, better, above, below, nearest_better) = futures_join(
+        store.count_before(board, &my_key),
+        store.count_before(board, &first_of_mine),
+        store.board_before(board, &my_key, n),
+        store.board_after(board, Some(&my_key), n),
+        store.board_before(board, &first_of_mine, 1),
+    )
+    .await?;
+    let my_rank = better + 1;
+    let mut window: Vec<Standing> = above.into_iter().rev().collect();
+    let top_rank = match window.first() {
+        None => my_rank,
+        Some(top) if top.value == me.points => my_rank,
+        Some(top) => {
+            store
+                .count_before(board, &BoardKey::first_of_value(top.value))
+                .await?
+                + 1
+        }
+    };
+    let start = position.saturating_sub(window.len() as u64);
+    window.push(my_key.clone().into_standing());
+    window.extend(below);
+    let mut counter = match window.first() {
+        Some(top) => RankCounter::resume(start, top.value, top_rank),
+        None => RankCounter::top(),
+    };
+    let entries: Vec<Entry> = window
+        .into_iter()
+        .map(|s| {
+            let rank = counter.next(s.value);
+            entry(board, s, rank)
+        })
+        .collect();
+    Ok(AroundMe {
+        board: board.board.clone(),
+        as_of: now,
+        snapshot: None,
+        me: entry(board, my_key.into_standing(), my_rank),
+        entries,
+        // A live board's size is not counted (LB-7): no rank of N, no cut-off.
+        standing: relative(
+            board,
+            my_rank,
+            None,
+            me.points,
+            nearest_better.first().map(|s| s.value),
+            None,
+        ),
+    })
+}
+
+async fn futures_join<A, B, C, D, E>(
+    a: impl std::future::Future<Output = Result<A, podium_store::StoreError>>,
+    b: impl std::future::Future<Output = Result<B, podium_store::StoreError>>,
+    c: impl std::future::Future<Output = Result<C, podium_store::StoreError>>,
+    d: impl std::future::Future<Output = Result<D, podium_store::StoreError>>,
+    e: impl std::future::Future<Output = Result<E, podium_store::StoreError>>,
+) -> Result<(A, B, C, D, E), ServiceError> {
+    let (a, b, c, d, e) = tokio::join!(a, b, c, d, e);
+    Ok((a?, b?, c?, d?, e?))
+}
+
+/// The caller's place on one board in its current period: absent when they have no
+/// entry there yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct BoardPlace {
+    pub board: String,
+    pub period: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    pub value: i64,
+    pub value_shown: String,
+    /// Rank of N, top X % and the gaps (as [`AroundMe::standing`]); absent with `rank`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standing: Option<Relative>,
+}
+
+impl BoardPlace {
+    /// The place of the caller (`me`, if they have an entry) on `board`.
+    pub fn new(board: &BoardRef, me: Option<AroundMe>) -> Self {
+        BoardPlace {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            rank: me.as_ref().map(|m| m.me.rank),
+            value: me.as_ref().map_or(0, |m| m.me.value),
+            value_shown: me
+                .as_ref()
+                .map_or_else(|| format_points(0), |m| m.me.value_shown.clone()),
+            standing: me.map(|m| m.standing),
+        }
+    }
+}
+
+/// The caller's profile on `game`: balance, as shown, and SG-12 rank. One read; a
+/// second (the tombstone) when the caller has no balance: a deleted player
+/// (GM-6) gets [`deleted_player`].
+pub async fn profile<S: BoardStore + SettleStore + ?Sized>(
+    store: &S,
+    game: Game,
+    player_id: &str,
+) -> Result<Profile, ServiceError> {
+    let balance = match store.get_balance(game, player_id).await? {
+        Some(b) => b.points,
+        None if store.is_deleted(player_id).await? => return Err(deleted_player()),
+        None => 0,
+    };
+    let r = rank_for(balance);
+    Ok(Profile {
+        player_id: player_id.to_string(),
+        game,
+        balance,
+        balance_shown: format_points(balance),
+        rank_id: r.id,
+        rank_name_ar: r.name_ar,
+        rank_name_en: r.name_en,
+        badge: r.badge,
+    })
+}

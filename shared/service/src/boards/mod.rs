@@ -1,0 +1,17 @@
+//! Board machinery: a board is (name, period, order), and every view derives from it.
+//!
+//! May use: [`crate::engine`], the store, the rules. Knows no game or player feature.
+//!
+//! - [`live`]: live board pages, around-me and standing from the board's GSI.
+//! - [`cursor`]: opaque, signed page cursors (LB-3).
+//! - [`periods`]: period boards: credits, the AMR window, freezing ended periods.
+//! - [`close`]: a frozen period's close: its `period_result` messages and rewards.
+//! - [`snapshot`]: ranked snapshots of a board: written, encoded, read, rendered.
+//! - [`pages`]: the pages the app reads, served from the current snapshot.
+
+pub mod close;
+pub mod cursor;
+pub mod live;
+pub mod pages;
+pub mod periods;
+pub mod snapshot;

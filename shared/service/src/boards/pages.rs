@@ -1,0 +1,526 @@
+//! Serving boards from their current snapshot (LB-3, LB-4, LB-5, LB-7): any page in
+//! one read, the caller's rank and neighbours in a few, whatever the board's size
+//! and however large its tie groups.
+//!
+//! The current snapshot's pointer (with page 0) is cached per process for
+//! [`CACHE_TTL`]. Around-me reads the caller's live entry, the page that holds the
+//! caller's live key (one Query on the pages' sort keys), at most one neighbouring
+//! page when the neighbours cross a page boundary, the page that decides the rank of
+//! the caller's value when it is not among those, and, when the caller changed since
+//! the snapshot and their older entry lies on another page above, that page: 2 to 5
+//! reads.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::leaderboard::listing_key;
+use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
+use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore};
+
+use crate::boards::cursor::{Cursor, CursorKey};
+use crate::boards::live::{board_value, entry, relative, AroundMe, Page};
+use crate::boards::snapshot::{self, layout::first_key, layout::Published, read::Directory};
+use crate::error::ServiceError;
+
+/// How long a process trusts its copy of the current snapshot's pointer.
+pub const CACHE_TTL: Duration = Duration::from_secs(30);
+
+/// The current snapshot's pointer of each board, cached for [`CACHE_TTL`].
+#[derive(Default)]
+pub struct SnapshotCache {
+    slots: Mutex<HashMap<String, (Instant, Arc<Published>)>>,
+}
+
+impl SnapshotCache {
+    /// The cached entries; a panic elsewhere cannot leave a cache unusable.
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Arc<Published>)>> {
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Forgets every cached pointer: the next read of each board reads its pointer
+    /// again (after a snapshot published by hand, and in tests).
+    pub fn forget(&self) {
+        self.slots().clear();
+    }
+
+    /// The current snapshot of `board`, if there is one.
+    pub async fn current<S: ItemStore + ?Sized>(
+        &self,
+        store: &S,
+        board: &BoardRef,
+    ) -> Result<Option<Arc<Published>>, ServiceError> {
+        if let Some((at, p)) = self.slots().get(&board.key()) {
+            if at.elapsed() < CACHE_TTL {
+                return Ok(Some(Arc::clone(p)));
+            }
+        }
+        let Some(published) = snapshot::read::current(store, board).await? else {
+            return Ok(None);
+        };
+        let published = Arc::new(published);
+        self.slots()
+            .insert(board.key(), (Instant::now(), Arc::clone(&published)));
+        Ok(Some(published))
+    }
+}
+
+fn gone() -> ServiceError {
+    ServiceError::BadRequest {
+        field: "cursor",
+        message: "that snapshot is gone; start again from the top".into(),
+    }
+}
+
+/// Which snapshot a walk reads and what a cursor into it must carry.
+struct Walk<'a> {
+    board: &'a BoardRef,
+    id: String,
+    as_of: DateTime<Utc>,
+    page_size: u64,
+    entries: u64,
+    consistent: bool,
+}
+
+impl Walk<'_> {
+    /// The cursor at offset `offset` (may equal the page's length) of `page`.
+    fn cursor(&self, key: &CursorKey, page: &SnapshotPage, offset: u64) -> String {
+        key.issue(
+            self.board,
+            Cursor::Snapshot {
+                snapshot: self.id.clone(),
+                page: first_key(page),
+                offset,
+                position: page.first_position + offset,
+                page_size: self.page_size,
+                entries: self.entries,
+                as_of_ms: self.as_of.timestamp_millis(),
+            },
+        )
+    }
+}
+
+/// A page of the current snapshot from the top, or of the snapshot a cursor pins
+/// (`cursor` must be a [`Cursor::Snapshot`] of this board). `None` when there is no
+/// cursor and the board has no snapshot yet (the caller then reads the live board).
+pub async fn top_page<S: ItemStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    key: &CursorKey,
+    board: &BoardRef,
+    limit: usize,
+    cursor: Option<Cursor>,
+    now: DateTime<Utc>,
+) -> Result<Option<Page>, ServiceError> {
+    let limit = limit as u64;
+    let pinned = cursor.is_some();
+    // The current pointer says who was deleted since (GM-6), also for a pinned walk.
+    let current = match cursor {
+        Some(Cursor::Live { .. }) => return Ok(None),
+        _ => cache.current(store, board).await?,
+    };
+    let hidden = |player_id: &str| current.as_ref().is_some_and(|p| p.hides(player_id));
+    let (walk, mut dir, start, start_offset) = match cursor {
+        None => {
+            let Some(p) = current.clone() else {
+                return Ok(None);
+            };
+            let walk = Walk {
+                board,
+                id: p.id.clone(),
+                as_of: p.as_of,
+                page_size: u64::from(p.page_size.max(1)),
+                entries: p.entries,
+                consistent: p.fresh(now.timestamp_millis()),
+            };
+            let dir = Directory::new(store, board, &p, walk.consistent);
+            (walk, dir, 0, 0)
+        }
+        Some(Cursor::Snapshot {
+            snapshot,
+            page,
+            offset,
+            position,
+            page_size,
+            entries,
+            as_of_ms,
+        }) => {
+            // A refresh snapshot superseded by a newer one is kept REFRESH_RETENTION_SECS
+            // after its `as_of`, and so are the erasures (GM-6) of players deleted after
+            // it: past that, its pages are not served (whatever a lazy TTL left of them).
+            // The current snapshot holds its own erasures, so its cursors stay good
+            // however old it is (a refresh job that stopped does not break page two).
+            let expired =
+                as_of_ms.saturating_add(crate::boards::snapshot::layout::REFRESH_RETENTION_SECS * 1000);
+            let is_current = current.as_ref().is_some_and(|p| p.id == snapshot);
+            if snapshot != crate::boards::snapshot::layout::FINAL
+                && !is_current
+                && expired <= now.timestamp_millis()
+            {
+                return Err(gone());
+            }
+            let walk = Walk {
+                board,
+                id: snapshot,
+                as_of: DateTime::from_timestamp_millis(as_of_ms).unwrap_or_default(),
+                page_size: page_size.max(1),
+                entries,
+                consistent: false,
+            };
+            // The cursor's page must still be listed where the cursor saw it: a
+            // directory expired in between would shift the walk.
+            let mut dir = Directory::pinned(store, board, &walk.id, None, false);
+            let Some(mut number) = dir.number_of(&page).await? else {
+                return Err(gone());
+            };
+            let Some(mut listed) = dir.listed(number).await? else {
+                return Err(gone());
+            };
+            if listed.position + offset != position {
+                return Err(gone());
+            }
+            // A cursor at the end of its page starts the next one.
+            let mut offset = offset;
+            while offset >= u64::from(listed.len) {
+                offset -= u64::from(listed.len);
+                number += 1;
+                listed = dir.listed(number).await?.ok_or_else(gone)?;
+            }
+            (walk, dir, number, offset)
+        }
+        Some(Cursor::Live { .. }) => return Ok(None),
+        Some(Cursor::Ledger { .. }) => return Err(crate::boards::cursor::foreign()),
+    };
+    // Consecutive pages until the request is covered: a page whose body is gone (a
+    // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.
+    // Entries of deleted players (GM-6) are skipped, not counted.
+    let mut start_pages: Vec<SnapshotPage> = Vec::new();
+    let mut covered = 0u64;
+    let mut number = start;
+    while covered < limit {
+        let Some(page) = dir.page(number).await? else {
+            break;
+        };
+        let skip = if start_pages.is_empty() {
+            start_offset as usize
+        } else {
+            0
+        };
+        covered += page
+            .entries
+            .iter()
+            .skip(skip)
+            .filter(|e| !hidden(&e.player_id))
+            .count() as u64;
+        start_pages.push(page);
+        number += 1;
+    }
+    if pinned && start_pages.is_empty() {
+        return Err(gone());
+    }
+    let mut entries = Vec::new();
+    // The last page listed from, and the offset after its last entry listed.
+    let mut stop: Option<(&SnapshotPage, u64)> = None;
+    let listed = start_pages.iter().enumerate().flat_map(|(i, pg)| {
+        let skip = if i == 0 { start_offset as usize } else { 0 };
+        pg.entries
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .map(move |(j, e)| (pg, j, e))
+    });
+    let mut listed = listed.filter(|(_, _, e)| !hidden(&e.player_id)).peekable();
+    let mut entries_left = limit as usize;
+    while entries_left > 0 {
+        let Some((pg, j, e)) = listed.next() else {
+            break;
+        };
+        entries_left -= 1;
+        entries.push(entry(
+            board,
+            podium_rules::leaderboard::Standing {
+                player_id: e.player_id.clone(),
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+            },
+            e.rank,
+        ));
+        stop = Some((pg, j as u64 + 1));
+    }
+    // More to list: a shown entry after the stop among the pages read, or entries
+    // after the last page read.
+    let read_to = start_pages
+        .last()
+        .map_or(0, |pg| pg.first_position + pg.entries.len() as u64);
+    let more = listed.peek().is_some() || read_to < walk.entries;
+    let next_cursor = stop
+        .filter(|(pg, after)| more && pg.first_position + after < walk.entries)
+        .map(|(pg, after)| walk.cursor(key, pg, after));
+    Ok(Some(Page {
+        board: board.board.clone(),
+        as_of: walk.as_of,
+        snapshot: Some(walk.id.clone()),
+        entries,
+        next_cursor,
+    }))
+}
+
+/// The caller's LB-2 rank for their live value against the current snapshot, with
+/// up to `n` snapshot neighbours each side (LB-4). `None` when there is no snapshot yet.
+pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    board: &BoardRef,
+    player_id: &str,
+    n: usize,
+    now: DateTime<Utc>,
+) -> Result<Option<AroundMe>, ServiceError> {
+    let Some(p) = cache.current(store, board).await? else {
+        return Ok(None);
+    };
+    let me = board_value(store, board, player_id).await?;
+    let consistent = p.fresh(now.timestamp_millis());
+    let my_key = me.board_key();
+    let mine = listing_key(my_key.value, my_key.reached_at_ms, &my_key.player_id);
+    let before_me = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine;
+    let mut dir = Directory::new(store, board, &p, consistent);
+    let mut read: BTreeMap<u32, SnapshotPage> = BTreeMap::new();
+    let page0 = p.first_page.as_ref();
+    // The page that holds the caller's live key (page 0 when it comes before every page).
+    let holding = match page0 {
+        Some(first) if p.pages == 1 => Some(first.clone()),
+        _ => dir.page_holding(&my_key).await?.or_else(|| page0.cloned()),
+    };
+    let Some(holding) = holding else {
+        // An empty snapshot: the caller alone.
+        let mine = entry(board, my_key.into_standing(), 1);
+        return Ok(Some(AroundMe {
+            board: board.board.clone(),
+            as_of: p.as_of,
+            snapshot: Some(p.id.clone()),
+            me: mine.clone(),
+            entries: vec![mine],
+            standing: relative(board, 1, Some(p.entries + 1), me.points, None, None),
+        }));
+    };
+    // q: snapshot entries listed before the live key; read every page of q − n − 1 … q + n.
+    let q = holding.first_position + holding.entries.iter().filter(|e| before_me(e)).count() as u64;
+    // Entries of deleted players (GM-6) are left out below: read a few more (at most
+    // n + 1 each side, so many deletions cannot make around-me read many pages).
+    let slack = (p.erased.len() as u64).min(n as u64 + 1);
+    let lo = q.saturating_sub(n as u64 + 1 + slack);
+    let hi = q + n as u64 + 1 + slack;
+    read.insert(holding.number, holding);
+    loop {
+        let first = read.values().next().cloned();
+        match first {
+            Some(f) if f.first_position > lo && f.number > 0 => {
+                let Some(prev) = dir.neighbour(&f, false).await? else {
+                    break;
+                };
+                read.insert(prev.number, prev);
+            }
+            _ => break,
+        }
+    }
+    loop {
+        let last = read.values().next_back().cloned();
+        match last {
+            Some(l) if l.first_position + (l.entries.len() as u64) < hi && l.number + 1 < p.pages => {
+                let Some(next) = dir.neighbour(&l, true).await? else {
+                    break;
+                };
+                read.insert(next.number, next);
+            }
+            _ => break,
+        }
+    }
+    // The page that decides the rank of the caller's value: the last read page whose
+    // first value is strictly better (pages after it start after the caller's key),
+    // else one before every read page.
+    let decided = read
+        .values()
+        .rev()
+        .find(|pg| pg.entries.first().is_some_and(|e| e.value > me.points))
+        .cloned();
+    let deciding = match decided {
+        Some(pg) => Some(pg),
+        None => {
+            let first = read.values().next().map(|pg| pg.number).unwrap_or(0);
+            if first == 0 {
+                None
+            } else {
+                dir.page_deciding(me.points).await?
+            }
+        }
+    };
+    let better = rank_against(deciding.as_ref(), me.points) - 1;
+    // The nearest strictly better value is on the deciding page (every later page
+    // starts at or after the caller's value); the top-100 cut-off is in the pointer.
+    let next_better = deciding.as_ref().and_then(|pg| {
+        pg.entries
+            .iter()
+            .map(|e| e.value)
+            .filter(|&v| v > me.points)
+            .min()
+    });
+    // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
+    let pages: Vec<SnapshotPage> = read
+        .into_values()
+        .map(|mut pg| {
+            pg.entries.retain(|e| !p.hides(&e.player_id));
+            pg
+        })
+        .collect();
+    let stale = match pages
+        .iter()
+        .flat_map(|pg| &pg.entries)
+        .find(|e| e.player_id == player_id)
+    {
+        Some(e) => Some(e.value),
+        None => match own_entry_above(&mut dir, &p, &pages, &me).await? {
+            Found::Entry(v) => Some(v),
+            Found::Absent => None,
+            Found::Unknown => {
+                // The caller changed more often than their history keeps since this
+                // snapshot read the board: answer exactly from the live board.
+                tracing::warn!(board = %board.key(), "around-me: history too short for the snapshot; live board read");
+                return Ok(None);
+            }
+        },
+    };
+    let standing = my_key.clone().into_standing();
+    let placed = around(&pages, &standing, better, stale, n);
+    let of = p.entries + u64::from(stale.is_none());
+    let entries: Vec<_> = placed
+        .entries
+        .into_iter()
+        .map(|(s, rank)| entry(board, s, rank))
+        .collect();
+    Ok(Some(AroundMe {
+        board: board.board.clone(),
+        as_of: p.as_of,
+        snapshot: Some(p.id.clone()),
+        me: entry(board, standing, placed.my_rank),
+        entries,
+        standing: relative(
+            board,
+            placed.my_rank,
+            Some(of),
+            me.points,
+            next_better,
+            p.top_cutoff,
+        ),
+    }))
+}
+
+/// The caller's place on `board` with neighbours (LB-4): from its current snapshot, or
+/// the live board before the first snapshot; `None` when the caller has no entry there.
+pub async fn place<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    board: &BoardRef,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<AroundMe>, ServiceError> {
+    match around_me(store, cache, board, player_id, 0, now).await {
+        Ok(Some(me)) => return Ok(Some(me)),
+        Ok(None) | Err(ServiceError::NotFound(_)) => {}
+        Err(e) => return Err(e),
+    }
+    match crate::boards::live::around_me(store, board, player_id, 0, now).await {
+        Ok(me) => Ok(Some(me)),
+        Err(ServiceError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the caller has an entry in the snapshot above the pages read.
+enum Found {
+    /// Yes, with this value.
+    Entry(i64),
+    /// No (or only below the pages read, where it changes nothing shown).
+    Absent,
+    /// The caller's history no longer reaches back to the snapshot.
+    Unknown,
+}
+
+/// Looks for the caller's own older entry among the snapshot pages listed before
+/// `pages`, trying the keys the caller's history says the snapshot may hold, most
+/// likely first (usually one read, none when the caller did not change since).
+async fn own_entry_above<S: ItemStore + ?Sized>(
+    dir: &mut Directory<'_, S>,
+    p: &Published,
+    pages: &[SnapshotPage],
+    me: &podium_store::Balance,
+) -> Result<Found, ServiceError> {
+    let Some(first_read) = pages.first() else {
+        return Ok(Found::Absent);
+    };
+    let Some(top) = first_read.entries.first() else {
+        return Ok(Found::Absent);
+    };
+    if first_read.number == 0 {
+        return Ok(Found::Absent);
+    }
+    let top = listing_key(top.value, top.reached_at_ms, &top.player_id);
+    let candidates = me
+        .history
+        .snapshot_candidates(me.held(), p.read_from_ms, p.read_to_ms);
+    // Pages read while looking, so that candidates on one page cost one read.
+    let mut looked: Vec<SnapshotPage> = p.first_page.iter().cloned().collect();
+    let mut reads = 0;
+    for held in &candidates.keys {
+        let mine = listing_key(held.value, held.reached_at_ms, &me.player_id);
+        if mine >= top {
+            continue; // among or after the pages read: not found there, so not in the snapshot there
+        }
+        let holds = |pg: &SnapshotPage| {
+            let first = pg
+                .entries
+                .first()
+                .map(|e| listing_key(e.value, e.reached_at_ms, &e.player_id));
+            let last = pg
+                .entries
+                .last()
+                .map(|e| listing_key(e.value, e.reached_at_ms, &e.player_id));
+            let next_first = first.is_some_and(|f| f <= mine) && last.is_some_and(|l| mine <= l);
+            next_first || (pg.number + 1 == p.pages && first.is_some_and(|f| f <= mine))
+        };
+        let page = match looked.iter().find(|pg| holds(pg)) {
+            Some(pg) => Some(pg.clone()),
+            None if reads < MAX_LOOKUPS => {
+                reads += 1;
+                let key = BoardKey {
+                    value: held.value,
+                    reached_at_ms: held.reached_at_ms,
+                    player_id: me.player_id.clone(),
+                };
+                let found = dir.page_holding(&key).await?;
+                looked.extend(found.clone());
+                found
+            }
+            None => return Ok(Found::Unknown),
+        };
+        if page.is_some_and(|pg| {
+            pg.entries.iter().any(|e| {
+                e.player_id == me.player_id && e.value == held.value && e.reached_at_ms == held.reached_at_ms
+            })
+        }) {
+            return Ok(Found::Entry(held.value));
+        }
+    }
+    Ok(if candidates.exhaustive {
+        Found::Absent
+    } else {
+        Found::Unknown
+    })
+}
+
+/// The most pages one around-me reads looking for the caller's older entry; the
+/// likeliest key is tried first, so one is the rule.
+const MAX_LOOKUPS: u32 = 2;

@@ -1,0 +1,361 @@
+//! The compact binary encodings of snapshot page bodies and directory chunks:
+//! each entry's player id,
+//! value and reached-at instant with no field names, numbers as LEB128 varints, the
+//! value and instant as zigzag deltas from the entry before; ranks are not stored
+//! but derived from the page's first rank, which the directory holds (LB-2: equal
+//! values share a rank, the next value's rank is its position + 1).
+//!
+//! A body starts with a format byte ([`PAGE_FORMAT`]); anything else, or a body cut
+//! short, decodes to [`StoreError::Corrupt`] naming the item.
+
+use podium_rules::leaderboard::Standing;
+use podium_rules::snapshot::SnapshotEntry;
+use podium_store::StoreError;
+
+use crate::boards::snapshot::layout::DirEntry;
+
+/// The format byte of a page body written by this code.
+pub const PAGE_FORMAT: u8 = 1;
+
+/// The largest entry count a page body may claim (a corrupt count must not make the
+/// decoder reserve gigabytes).
+const MAX_ENTRIES: u64 = 1 << 20;
+
+/// Appends `n` as an unsigned LEB128 varint.
+pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Appends `n` zigzag-encoded (small magnitudes of either sign stay short).
+pub fn put_zigzag(out: &mut Vec<u8>, n: i64) {
+    put_varint(out, ((n << 1) ^ (n >> 63)) as u64);
+}
+
+/// Appends a length-prefixed byte string.
+pub fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+/// Reads what the `put_*` functions wrote, refusing truncated or malformed input.
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+    /// The item being read, for errors.
+    what: &'a str,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(what: &'a str, buf: &'a [u8]) -> Self {
+        Reader { buf, at: 0, what }
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.at)
+    }
+
+    /// A corrupt-item error for this item.
+    pub fn corrupt(&self, message: impl std::fmt::Display) -> StoreError {
+        StoreError::corrupt(self.what, format!("{message} (at byte {})", self.at))
+    }
+
+    pub fn byte(&mut self) -> Result<u8, StoreError> {
+        let b = *self.buf.get(self.at).ok_or_else(|| self.corrupt("cut short"))?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    pub fn varint(&mut self) -> Result<u64, StoreError> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(n);
+            }
+        }
+        Err(self.corrupt("varint longer than 64 bits"))
+    }
+
+    pub fn zigzag(&mut self) -> Result<i64, StoreError> {
+        let n = self.varint()?;
+        Ok(((n >> 1) as i64) ^ -((n & 1) as i64))
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Result<&'a [u8], StoreError> {
+        let end = self.at.checked_add(len).filter(|e| *e <= self.buf.len());
+        let end = end.ok_or_else(|| self.corrupt("cut short"))?;
+        let b = &self.buf[self.at..end];
+        self.at = end;
+        Ok(b)
+    }
+
+    pub fn string(&mut self) -> Result<String, StoreError> {
+        let len = self.varint()?;
+        let len = usize::try_from(len).map_err(|_| self.corrupt("string too long"))?;
+        let b = self.bytes(len)?;
+        String::from_utf8(b.to_vec()).map_err(|e| self.corrupt(e))
+    }
+
+    /// Fails unless every byte was read.
+    pub fn end(&self) -> Result<(), StoreError> {
+        if self.at == self.buf.len() {
+            Ok(())
+        } else {
+            Err(self.corrupt("trailing bytes"))
+        }
+    }
+}
+
+/// Appends standings in listing order: a count, then each entry's player id, value
+/// delta and reached-at delta (from the entry before; the first from 0).
+pub fn put_standings<'a>(out: &mut Vec<u8>, entries: impl ExactSizeIterator<Item = (&'a str, i64, i64)>) {
+    put_varint(out, entries.len() as u64);
+    let (mut value, mut at) = (0i64, 0i64);
+    for (player, v, t) in entries {
+        put_bytes(out, player.as_bytes());
+        put_zigzag(out, v.wrapping_sub(value));
+        put_zigzag(out, t.wrapping_sub(at));
+        (value, at) = (v, t);
+    }
+}
+
+/// Reads what [`put_standings`] wrote.
+pub fn read_standings(r: &mut Reader<'_>) -> Result<Vec<Standing>, StoreError> {
+    let n = r.varint()?;
+    if n > MAX_ENTRIES {
+        return Err(r.corrupt(format!("{n} entries")));
+    }
+    // A corrupt count must not reserve more than the rest could hold (≥ 3 bytes an entry).
+    let mut out = Vec::with_capacity((n as usize).min(r.remaining() / 3));
+    let (mut value, mut at) = (0i64, 0i64);
+    for _ in 0..n {
+        let player_id = r.string()?;
+        value = value.wrapping_add(r.zigzag()?);
+        at = at.wrapping_add(r.zigzag()?);
+        out.push(Standing {
+            player_id,
+            value,
+            reached_at_ms: at,
+        });
+    }
+    Ok(out)
+}
+
+/// Ranks `entries` (listing order) that follow `first_position` entries, the first
+/// of them ranked `first_rank` (LB-2).
+pub fn ranked(first_position: u64, first_rank: u64, entries: Vec<Standing>) -> Vec<SnapshotEntry> {
+    let mut prev: Option<(i64, u64)> = None;
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let rank = match prev {
+                None => first_rank,
+                Some((v, r)) if v == s.value => r,
+                Some(_) => first_position + i as u64 + 1,
+            };
+            prev = Some((s.value, rank));
+            SnapshotEntry {
+                rank,
+                player_id: s.player_id,
+                value: s.value,
+                reached_at_ms: s.reached_at_ms,
+            }
+        })
+        .collect()
+}
+
+/// The body of a page shared between snapshots: the format byte, then its entries
+/// ([`put_standings`]); no rank or position, which the directory holds.
+pub fn encode_body(entries: &[Standing]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + entries.len() * 20);
+    out.push(PAGE_FORMAT);
+    put_standings(
+        &mut out,
+        entries
+            .iter()
+            .map(|e| (e.player_id.as_str(), e.value, e.reached_at_ms)),
+    );
+    out
+}
+
+/// The entries [`encode_body`] wrote; `what` names the item in errors.
+pub fn decode_body(what: &str, body: &[u8]) -> Result<Vec<Standing>, StoreError> {
+    let mut r = Reader::new(what, body);
+    let format = r.byte()?;
+    if format != PAGE_FORMAT {
+        return Err(r.corrupt(format!("unknown page format {format}")));
+    }
+    let entries = read_standings(&mut r)?;
+    r.end()?;
+    Ok(entries)
+}
+
+/// A page body's id: the first 16 bytes of its SHA-256, as 32 hex digits.
+pub fn page_id(body: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(&sha2::Sha256::digest(body)[..16])
+}
+
+/// A directory chunk as stored: the format byte, its first page's number, the count,
+/// then per page its first key, its id (16 bytes), the entries before it (as a delta
+/// from the page before's), how far its first rank lies below its position + 1, its
+/// length and its body's expiry (0: never, else seconds + 1).
+pub fn encode_chunk(first_number: u32, entries: &[DirEntry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + entries.len() * 64);
+    out.push(PAGE_FORMAT);
+    put_varint(&mut out, u64::from(first_number));
+    put_varint(&mut out, entries.len() as u64);
+    let mut position = 0u64;
+    for e in entries {
+        put_bytes(&mut out, e.key.as_bytes());
+        let mut id = [0u8; 16];
+        // Ids this code made are 32 hex digits; anything else is stored as zeros and
+        // then never matches a body.
+        let _ = hex::decode_to_slice(&e.page, &mut id);
+        out.extend_from_slice(&id);
+        put_varint(&mut out, e.position.wrapping_sub(position));
+        put_varint(&mut out, (e.position + 1).saturating_sub(e.rank));
+        put_varint(&mut out, u64::from(e.len));
+        put_varint(&mut out, e.expires_at.map_or(0, |t| (t.max(0) as u64) + 1));
+        position = e.position;
+    }
+    out
+}
+
+/// The first page number and entries [`encode_chunk`] wrote; `what` names the item.
+pub fn decode_chunk(what: &str, body: &[u8]) -> Result<(u32, Vec<DirEntry>), StoreError> {
+    let mut r = Reader::new(what, body);
+    let format = r.byte()?;
+    if format != PAGE_FORMAT {
+        return Err(r.corrupt(format!("unknown directory format {format}")));
+    }
+    let first = u32::try_from(r.varint()?).map_err(|_| r.corrupt("page number"))?;
+    let n = r.varint()?;
+    if n > MAX_ENTRIES {
+        return Err(r.corrupt(format!("{n} pages")));
+    }
+    // A corrupt count must not reserve more than the body could hold (≥ 20 bytes an entry).
+    let mut out = Vec::with_capacity((n as usize).min(body.len() / 20));
+    let mut position = 0u64;
+    for _ in 0..n {
+        let key = r.string()?;
+        let page = hex::encode(r.bytes(16)?);
+        position = position
+            .checked_add(r.varint()?)
+            .ok_or_else(|| r.corrupt("position"))?;
+        let below = r.varint()?;
+        let rank = position
+            .checked_add(1)
+            .and_then(|p| p.checked_sub(below))
+            .filter(|r| *r >= 1)
+            .ok_or_else(|| r.corrupt("rank"))?;
+        let len = u32::try_from(r.varint()?).map_err(|_| r.corrupt("page length"))?;
+        let expires_at = match r.varint()? {
+            0 => None,
+            t => Some(i64::try_from(t - 1).map_err(|_| r.corrupt("expiry"))?),
+        };
+        out.push(DirEntry {
+            key,
+            page,
+            position,
+            rank,
+            len,
+            expires_at,
+        });
+    }
+    r.end()?;
+    Ok((first, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_rules::leaderboard::{listing_order, RankCounter};
+    use proptest::prelude::*;
+
+    fn standings(values: &[(i64, i64)]) -> Vec<Standing> {
+        let mut board: Vec<Standing> = values
+            .iter()
+            .enumerate()
+            .map(|(i, (v, t))| Standing {
+                player_id: format!("p-{i}é"),
+                value: *v,
+                reached_at_ms: *t,
+            })
+            .collect();
+        board.sort_by(listing_order);
+        board
+    }
+
+    proptest! {
+        /// A page body decodes to its entries, whatever their values.
+        #[test]
+        fn bodies_round_trip(values in proptest::collection::vec((any::<i64>(), any::<i64>()), 0..60)) {
+            let entries = standings(&values);
+            prop_assert_eq!(decode_body("p", &encode_body(&entries)).expect("decodes"), entries);
+        }
+
+        /// LB-2: ranks derived from the first rank equal a rank counter's over the board.
+        #[test]
+        fn derived_ranks_are_lb2(
+            values in proptest::collection::vec((0i64..6, 0i64..3), 1..60),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let board = standings(&values);
+            let mut counter = RankCounter::top();
+            let ranks: Vec<u64> = board.iter().map(|s| counter.next(s.value)).collect();
+            let at = cut.index(board.len());
+            let got = ranked(at as u64, ranks[at], board[at..].to_vec());
+            prop_assert_eq!(got.iter().map(|e| e.rank).collect::<Vec<_>>(), ranks[at..].to_vec());
+        }
+
+        /// A directory chunk decodes to itself.
+        #[test]
+        fn chunks_round_trip(
+            pages in proptest::collection::vec((1u32..400, 0u64..3, proptest::option::of(0i64..4_000_000_000)), 0..40),
+            first in 0u32..1_000,
+        ) {
+            let mut position = 0;
+            let entries: Vec<DirEntry> = pages.iter().enumerate().map(|(i, (len, tie, x))| {
+                let e = DirEntry {
+                    key: format!("{i:019}#000000000000001#p-{i}"),
+                    page: page_id(&[i as u8]),
+                    position,
+                    rank: (position + 1).saturating_sub(*tie).max(1),
+                    len: *len,
+                    expires_at: *x,
+                };
+                position += u64::from(*len);
+                e
+            }).collect();
+            prop_assert_eq!(decode_chunk("d", &encode_chunk(first, &entries)).expect("decodes"), (first, entries));
+        }
+
+        /// Corrupt bodies and chunks are refused with an error, never a panic.
+        #[test]
+        fn corrupt_items_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..80)) {
+            let _ = decode_body("p", &bytes);
+            let _ = decode_chunk("d", &bytes);
+        }
+    }
+
+    /// A body cut short or of another format names the item.
+    #[test]
+    fn truncated_and_foreign_bodies_are_corrupt() {
+        let body = encode_body(&standings(&[(5, 1), (4, 2)]));
+        for bad in [&body[..body.len() - 1], b"{\"number\":0}".as_slice(), &[]] {
+            let err = decode_body("SNAP#x", bad).expect_err("refused");
+            assert!(
+                matches!(&err, StoreError::Corrupt { key, .. } if key == "SNAP#x"),
+                "{err}"
+            );
+        }
+    }
+}

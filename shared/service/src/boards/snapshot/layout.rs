@@ -1,0 +1,415 @@
+//! Snapshots of a live board (LB-5): the `snapshot` job materialises the board as
+//! ranked pages, resumably; readers then serve any page, and any player's rank, with
+//! a constant number of reads (LB-7).
+//!
+//! Items (all through [`ItemStore`]), for board `B` in period `P`:
+//!
+//! | item | partition key | sort key | body |
+//! |---|---|---|---|
+//! | run state | `SNAP#B@P` | `RUN#{id}` | [`RunState`] (JSON, constant size): progress and lease, so a retried run resumes |
+//! | directory chunk | `SNAP#B@P#{id}` | `DIR#{its first page's first board key}` | up to [`CHUNK_PAGES`] [`DirEntry`]s, compact binary ([`crate::boards::snapshot::codec`]) |
+//! | page body | `SNAP#B@P#PAGE#{page id}` | `P` | a page's entries without ranks, compact binary |
+//! | current snapshot | `SNAP#B@P` | `CURRENT` | [`Published`] (JSON), with page 0 and directory chunk 0 inline |
+//!
+//! Page bodies are shared between snapshots: a page's id is a hash of its
+//! body, and a run writes only the bodies the previous snapshot did not already
+//! store. A page holds no rank or position (one player moving near the top would
+//! change every page below); each snapshot's directory lists, per page in listing
+//! order, its first entry's [`BoardKey::encode`], its id, the entries before it and
+//! its first entry's LB-2 rank, from which every entry's rank follows. With
+//! [`Paging::content_defined`] a page ends after an entry whose player id hashes to a
+//! target (or at the page's maximum size), so boundaries do not move when one entry
+//! moves: a balance change rewrites the page it leaves and the page it enters.
+//!
+//! Expiry: a refresh snapshot's directory expires [`REFRESH_RETENTION_SECS`] after
+//! its `as_of`; a page body written by a refresh expires [`PAGE_RETENTION_SECS`]
+//! after that refresh's `as_of`, and its expiry is recorded in each directory that
+//! lists it. A run reuses a stored body only if it outlives the new snapshot
+//! (expiry ≥ its `as_of` + [`REFRESH_RETENTION_SECS`]), else writes it again with a
+//! fresh expiry: so no body expires while a directory that lists it is kept, and each
+//! unchanged body is rewritten about once a day. A frozen (`final`) snapshot keeps its
+//! directory and bodies for good, and reuses only bodies kept for good.
+//!
+//! Directory chunks are sorted by their first page's key, so one Query finds the
+//! chunk that lists the page holding any board key, or the page that decides any
+//! value's rank; then one read fetches that page.
+//!
+//! A run holds a lease on its run state (taken and renewed with conditional writes)
+//! while it writes: a second run of the same id backs off until the lease lapses.
+//! It writes one directory chunk at a time (the new page bodies it lists first, in
+//! batches of 25, then the chunk), then saves its progress conditionally on the run
+//! state's version. A run that resumes a dead one first deletes the chunks written
+//! after the last saved progress, then goes on from there (bodies written without a
+//! chunk are harmless: they expire). A complete run is never redone, and the current
+//! pointer only moves to a newer `as_of`. Each run records the server-clock window in
+//! which it read the board, which tells readers which of a player's recent keys it
+//! holds.
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::snapshot::SnapshotPage;
+use podium_store::{BoardKey, ItemKey, StoreError};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::error::ServiceError;
+
+/// How long a refresh snapshot's directory is kept after its `as_of`: long enough
+/// for any walk that started on it; frozen (`final`) snapshots are kept for good.
+pub const REFRESH_RETENTION_SECS: i64 = 24 * 3600;
+
+/// How long a page body a refresh writes is kept after that refresh's `as_of`: twice
+/// a snapshot's retention, so later snapshots reuse it for a day before writing it again.
+pub const PAGE_RETENTION_SECS: i64 = 2 * REFRESH_RETENTION_SECS;
+
+/// How long a run's lease lasts after its last progress (ms): longer than the
+/// snapshot function's timeout (300 s), so a live run is never taken over.
+pub const LEASE_MS: i64 = 15 * 60 * 1000;
+
+/// How long after publication a snapshot's pages are read strongly consistent (ms):
+/// a reader that meets a new pointer must not miss a page written just before it.
+pub const FRESH_MS: i64 = 5_000;
+
+/// Pages one batch write carries (DynamoDB's BatchWriteItem limit).
+pub const PAGES_PER_BATCH: usize = 25;
+
+/// Pages one directory chunk lists; a run saves its progress once per chunk.
+pub const CHUNK_PAGES: usize = 200;
+
+/// The pointer's layout written by this code: pages shared between snapshots, found
+/// through a directory. A pointer of another layout is not read (see [`current`]).
+pub const LAYOUT: u32 = 2;
+
+/// The sort-key prefix of directory chunks.
+pub(crate) const DIR_PREFIX: &str = "DIR#";
+
+/// The sort-key prefix of page keys as [`pages`] takes ranges of them.
+pub(crate) const PAGE_PREFIX: &str = "PAGE#";
+
+/// The TTL of a snapshot's directory: none for a frozen period's `final`.
+pub(crate) fn expiry(id: &str, as_of: DateTime<Utc>) -> Option<i64> {
+    (id != crate::boards::snapshot::layout::FINAL).then(|| as_of.timestamp() + REFRESH_RETENTION_SECS)
+}
+
+/// The TTL a page body written now gets: none for a frozen period's `final`.
+pub(crate) fn body_expiry(id: &str, as_of: DateTime<Utc>) -> Option<i64> {
+    (id != crate::boards::snapshot::layout::FINAL).then(|| as_of.timestamp() + PAGE_RETENTION_SECS)
+}
+
+/// Whether a body stored until `stored` (`None`: for good) outlives a directory kept
+/// until `needed`.
+pub(crate) fn outlives(stored: Option<i64>, needed: Option<i64>) -> bool {
+    match (stored, needed) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(s), Some(n)) => s >= n,
+    }
+}
+
+/// Where pages end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paging {
+    /// A page ends after an entry whose player-id hash is 0 modulo `target` (0: never),
+    /// so pages hold `target` entries on average.
+    pub target: u32,
+    /// And after `max` entries at most.
+    pub max: u32,
+}
+
+impl Paging {
+    /// Pages of exactly `size` entries (the last one fewer): boundaries move whenever
+    /// an entry above them moves, so refreshes share few pages.
+    pub fn fixed(size: u32) -> Self {
+        Paging {
+            target: 0,
+            max: size.max(1),
+        }
+    }
+
+    /// Content-defined pages of `target` entries on average and at most 4 × `target`:
+    /// a boundary is an entry (by its player id), so it stays where it is when other
+    /// entries move.
+    pub fn content_defined(target: u32) -> Self {
+        let target = target.max(1);
+        Paging {
+            target,
+            max: target.saturating_mul(4),
+        }
+    }
+
+    /// Whether a page of `len` entries ends after `player_id`'s entry.
+    pub(crate) fn ends_after(&self, player_id: &str, len: usize) -> bool {
+        len >= self.max as usize
+            || (self.target > 0 && cut_hash(player_id).is_multiple_of(u64::from(self.target)))
+    }
+}
+
+/// A stable 64-bit hash of a player id for page boundaries: FNV-1a, then SplitMix64's
+/// finaliser (so it is unrelated to the board shard, which is FNV-1a alone).
+pub(crate) fn cut_hash(player_id: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in player_id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// One page as a snapshot's directory lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirEntry {
+    /// The page's first entry's [`BoardKey::encode`].
+    #[serde(rename = "k")]
+    pub key: String,
+    /// The page body's id: the first 16 bytes of its SHA-256, hex.
+    #[serde(rename = "p")]
+    pub page: String,
+    /// Entries listed before the page (its first entry's 0-based position).
+    #[serde(rename = "n")]
+    pub position: u64,
+    /// The LB-2 rank of its first entry.
+    #[serde(rename = "r")]
+    pub rank: u64,
+    /// Entries on the page.
+    #[serde(rename = "l")]
+    pub len: u32,
+    /// When the stored body may expire (seconds since the Unix epoch; `None`: never).
+    #[serde(rename = "x")]
+    pub expires_at: Option<i64>,
+}
+
+/// Who holds a run, and until when (server clock, ms).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lease {
+    pub owner: String,
+    pub until_ms: i64,
+}
+
+/// Progress of one snapshot run: constant size, whatever the board's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunState {
+    pub id: String,
+    pub as_of: DateTime<Utc>,
+    /// The pages' maximum size ([`Paging::max`]).
+    pub page_size: u32,
+    /// [`Paging::target`] (0: fixed-size pages).
+    #[serde(default)]
+    pub page_target: u32,
+    pub pages_written: u32,
+    /// Entries written so far.
+    pub position: u64,
+    /// The last written entry's encoded board key, value and rank.
+    pub last: Option<(String, i64, u64)>,
+    /// The sort key of the last directory chunk saved.
+    #[serde(default)]
+    pub last_chunk: Option<String>,
+    pub complete: bool,
+    #[serde(default)]
+    pub lease: Option<Lease>,
+    /// Server clock (ms) when this snapshot started and last stopped reading the board.
+    #[serde(default)]
+    pub read_from_ms: Option<i64>,
+    #[serde(default)]
+    pub read_to_ms: Option<i64>,
+}
+
+impl RunState {
+    pub(crate) fn paging(&self) -> Paging {
+        Paging {
+            target: self.page_target,
+            max: self.page_size.max(1),
+        }
+    }
+}
+
+/// The board's current snapshot, as readers find it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Published {
+    /// [`LAYOUT`] for pointers written by this code (absent: an older layout).
+    #[serde(default)]
+    pub layout: u32,
+    pub id: String,
+    pub as_of: DateTime<Utc>,
+    /// The pages' maximum size.
+    pub page_size: u32,
+    pub pages: u32,
+    pub entries: u64,
+    /// Page 0, so the top page costs no extra read.
+    pub first_page: Option<SnapshotPage>,
+    /// The stored value listed at position [`TOP_CUTOFF`] (the 100th entry), when the
+    /// snapshot has more entries than that: the top-100 cut-off every caller's
+    /// standing measures against, found once by the run (absent on older pointers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_cutoff: Option<i64>,
+    /// Directory chunk 0 (the first [`CHUNK_PAGES`] pages), so reads near the top and
+    /// on small boards need no directory read.
+    #[serde(default)]
+    pub directory: Vec<DirEntry>,
+    /// Server clock (ms) of the window in which the run read the board.
+    #[serde(default)]
+    pub read_from_ms: i64,
+    #[serde(default)]
+    pub read_to_ms: i64,
+    /// Server clock (ms) when this pointer was written.
+    #[serde(default)]
+    pub published_at_ms: i64,
+    /// Players deleted since snapshots of this board were taken (GM-6): readers leave
+    /// their entries out of every snapshot of the board (this one, older ones a cursor
+    /// pins). Carried to the next pointer for [`REFRESH_RETENTION_SECS`] (while an older
+    /// snapshot may still be read); a frozen `final` pointer keeps them for good.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub erased: Vec<Erased>,
+    /// Raised by one by each erasure into this pointer, so that what was rendered
+    /// from it before is not served again ([`Published::render_key`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub revision: u32,
+}
+
+pub(crate) fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A player left out of a board's snapshots (GM-6): not their id, but
+/// [`crate::engine::names::id_hash`] of it, and when (server clock, ms).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Erased {
+    #[serde(rename = "h")]
+    pub hash: String,
+    #[serde(rename = "t")]
+    pub at_ms: i64,
+}
+
+impl Published {
+    /// Whether readers must leave `player_id`'s entries out (GM-6).
+    pub fn hides(&self, player_id: &str) -> bool {
+        !self.erased.is_empty() && {
+            let h = crate::engine::names::id_hash(player_id);
+            self.erased.iter().any(|e| e.hash == h)
+        }
+    }
+
+    /// What rendered top pages of this pointer are kept under
+    /// ([`crate::boards::snapshot::rendered::RenderedPages`]): the snapshot id, and its revision once a
+    /// deletion changed what it shows.
+    pub fn render_key(&self) -> String {
+        if self.revision == 0 {
+            self.id.clone()
+        } else {
+            format!("{}~r{}", self.id, self.revision)
+        }
+    }
+
+    /// Whether reads of its pages must be strongly consistent at `now_ms` ([`FRESH_MS`]).
+    pub fn fresh(&self, now_ms: i64) -> bool {
+        now_ms - self.published_at_ms < FRESH_MS
+    }
+}
+
+/// What one call of [`run`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    pub id: String,
+    /// Pages this call listed.
+    pub pages_written: u32,
+    /// Of which page bodies it stored (the others were stored already).
+    pub bodies_written: u32,
+    /// Pages of the snapshot when complete (else so far).
+    pub pages_total: u32,
+    pub complete: bool,
+    /// The run had completed before this call: nothing was written.
+    pub already_complete: bool,
+    /// Another call holds this run (its lease is live, or it took the run over while
+    /// this call wrote): this call stopped and left the run to it. Not a failure:
+    /// concurrent ticks of one schedule meet like this (LB-5).
+    pub busy: bool,
+    /// Server clock (ms, UTC) when the run started reading the board.
+    pub read_from_ms: Option<i64>,
+}
+
+impl RunReport {
+    /// The report of a call that found another call holding run `id`.
+    pub(crate) fn busy(id: &str) -> Self {
+        RunReport {
+            id: id.to_string(),
+            pages_written: 0,
+            bodies_written: 0,
+            pages_total: 0,
+            complete: false,
+            already_complete: false,
+            busy: true,
+            read_from_ms: None,
+        }
+    }
+}
+
+/// The snapshot id for an instant (a schedule's tick): `20261130T020500Z`.
+pub fn id_for(at: DateTime<Utc>) -> String {
+    at.format("%Y%m%dT%H%M%SZ").to_string()
+}
+
+pub(crate) fn scope(board: &BoardRef) -> String {
+    format!("SNAP#{}", board.key())
+}
+
+pub(crate) fn run_key(board: &BoardRef, id: &str) -> ItemKey {
+    ItemKey::new(scope(board), format!("RUN#{id}"))
+}
+
+/// The partition that holds snapshot `id`'s directory.
+pub(crate) fn dir_pk(board: &BoardRef, id: &str) -> String {
+    format!("{}#{id}", scope(board))
+}
+
+pub(crate) fn chunk_sk(first_key: &str) -> String {
+    format!("{DIR_PREFIX}{first_key}")
+}
+
+/// The item that stores the body of page `page` (a [`DirEntry::page`]) of `board`.
+pub fn body_key(board: &BoardRef, page: &str) -> ItemKey {
+    ItemKey::new(format!("{}#PAGE#{page}", scope(board)), "P")
+}
+
+/// The key of the page whose first entry has board key `encoded`, as [`pages`] takes
+/// ranges of them.
+pub fn page_sk(encoded: &str) -> String {
+    format!("{PAGE_PREFIX}{encoded}")
+}
+
+/// The encoded first key of `page` (what cursors carry and the directory lists).
+pub fn first_key(page: &SnapshotPage) -> String {
+    page.entries
+        .first()
+        .map(|e| {
+            BoardKey {
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+                player_id: e.player_id.clone(),
+            }
+            .encode()
+        })
+        .unwrap_or_default()
+}
+
+pub(crate) fn current_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(scope(board), "CURRENT")
+}
+
+/// Players erased from a board before it had any snapshot pointer (GM-6): the first
+/// pointer published takes them over ([`publish`]).
+pub(crate) fn pending_erasures_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(scope(board), "ERASED")
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(what: &str, body: &[u8]) -> Result<T, ServiceError> {
+    serde_json::from_slice(body).map_err(|e| ServiceError::Store(StoreError::corrupt(what, e)))
+}
+
+pub(crate) fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap_or_default()
+}
+
+/// The snapshot id of a period's frozen board.
+pub const FINAL: &str = "final";

@@ -1,0 +1,14 @@
+//! Ranked snapshots of a board (LB-5, LB-7): content-addressed page bodies, a
+//! directory in chunks, a `CURRENT` pointer.
+//!
+//! - [`layout`]: the items a snapshot is made of and their keys.
+//! - [`codec`]: the compact binary encoding of page bodies and directory chunks.
+//! - [`write`]: a refresh or freeze run, resumable, and erasures (GM-6).
+//! - [`read`]: the current snapshot, its directory and pages.
+//! - [`rendered`]: top pages kept as rendered JSON per snapshot.
+
+pub mod codec;
+pub mod layout;
+pub mod read;
+pub mod rendered;
+pub mod write;

@@ -1,0 +1,426 @@
+//! Reading a snapshot: the current pointer, its directory chunks and page bodies,
+//! each read a constant number of times (LB-7).
+
+use podium_rules::board::BoardRef;
+use podium_rules::leaderboard::Standing;
+use podium_rules::snapshot::SnapshotPage;
+use podium_store::{BoardKey, ItemKey, ItemStore, SortKeyRange, StoreError};
+
+use super::layout::*;
+use crate::boards::snapshot::codec::{decode_body, decode_chunk, encode_body, page_id, ranked};
+use crate::error::ServiceError;
+
+/// The erasures recorded before the board's first pointer (none when absent).
+pub(crate) async fn pending_erasures<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<(Vec<Erased>, u64), ServiceError> {
+    let key = pending_erasures_key(board);
+    match store.get_item(&key, true).await? {
+        Some(item) => Ok((decode(&key.sk, &item.body)?, item.version)),
+        None => Ok((Vec::new(), 0)),
+    }
+}
+
+/// Every directory chunk of snapshot `id`, in order, as (sort key, first page number, entries).
+pub(crate) async fn all_chunks<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    consistent: bool,
+) -> Result<Vec<(String, u32, Vec<DirEntry>)>, ServiceError> {
+    let pk = dir_pk(board, id);
+    let mut out = Vec::new();
+    let mut range = SortKeyRange::All;
+    loop {
+        let found = store.query_items(&pk, &range, true, 100, consistent).await?;
+        let Some((last, _)) = found.last() else {
+            return Ok(out);
+        };
+        range = SortKeyRange::After(last.clone());
+        for (sk, item) in found {
+            let (first, entries) = decode_chunk(&sk, &item.body)?;
+            out.push((sk, first, entries));
+        }
+    }
+}
+
+/// Reads and ranks the body of the page `entry` lists as page `number`; `None` when
+/// it is gone (expired).
+/// The stored value listed at 0-based `position`: on page 0, or on the page chunk 0
+/// of the directory lists it on (one read); `None` beyond chunk 0.
+pub(crate) async fn value_at<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    first_page: Option<&SnapshotPage>,
+    chunk0: Option<&[DirEntry]>,
+    position: u64,
+) -> Result<Option<i64>, ServiceError> {
+    let on = |pg: &SnapshotPage| {
+        position
+            .checked_sub(pg.first_position)
+            .and_then(|i| pg.entries.get(i as usize))
+            .map(|e| e.value)
+    };
+    if let Some(v) = first_page.and_then(on) {
+        return Ok(Some(v));
+    }
+    let holding = chunk0
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.position <= position && position < e.position + u64::from(e.len));
+    match holding {
+        Some((number, e)) => Ok(load_page(store, board, number as u32, e, true)
+            .await?
+            .as_ref()
+            .and_then(on)),
+        None => Ok(None),
+    }
+}
+
+pub(crate) async fn load_page<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    number: u32,
+    entry: &DirEntry,
+    consistent: bool,
+) -> Result<Option<SnapshotPage>, ServiceError> {
+    let key = body_key(board, &entry.page);
+    let Some(item) = store.get_item(&key, consistent).await? else {
+        return Ok(None);
+    };
+    let standings = decode_body(&key.pk, &item.body)?;
+    if standings.len() != entry.len as usize {
+        return Err(StoreError::corrupt(
+            key.pk,
+            format!(
+                "{} entries where the directory lists {}",
+                standings.len(),
+                entry.len
+            ),
+        )
+        .into());
+    }
+    Ok(Some(SnapshotPage {
+        number,
+        first_position: entry.position,
+        entries: ranked(entry.position, entry.rank, standings),
+    }))
+}
+
+/// The board's current snapshot, if any (one read). A pointer of an older layout
+/// counts as none: readers then read the live board until the next refresh.
+pub async fn current<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<Option<Published>, ServiceError> {
+    pointer(store, board, false).await
+}
+
+pub(crate) async fn pointer<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    consistent: bool,
+) -> Result<Option<Published>, ServiceError> {
+    let key = current_key(board);
+    match store.get_item(&key, consistent).await? {
+        Some(item) => {
+            let p: Published = decode(&key.sk, &item.body)?;
+            Ok((p.layout == LAYOUT).then_some(p))
+        }
+        None => Ok(None),
+    }
+}
+
+/// [`current`], read strongly consistent (a job that acts on the snapshot just
+/// published).
+pub async fn current_consistent<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<Option<Published>, ServiceError> {
+    pointer(store, board, true).await
+}
+
+/// The run state of snapshot `id`, if it was ever started.
+pub async fn run_state<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<Option<RunState>, ServiceError> {
+    let key = run_key(board, id);
+    match store.get_item(&key, true).await? {
+        Some(item) => Ok(Some(decode(&key.sk, &item.body)?)),
+        None => Ok(None),
+    }
+}
+
+/// Up to `limit` pages of snapshot `id` whose [`page_sk`] is in `range`, nearest
+/// first in the direction `forward`, read through its whole directory (for tests
+/// and tools; readers use [`Directory`]). A page whose body is gone is left out.
+pub async fn pages<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    range: SortKeyRange,
+    forward: bool,
+    limit: usize,
+    consistent: bool,
+) -> Result<Vec<SnapshotPage>, ServiceError> {
+    let mut listed: Vec<(u32, DirEntry)> = all_chunks(store, board, id, consistent)
+        .await?
+        .into_iter()
+        .flat_map(|(_, first, entries)| {
+            entries
+                .into_iter()
+                .enumerate()
+                .map(move |(i, e)| (first + i as u32, e))
+        })
+        .filter(|(_, e)| in_range(&range, &page_sk(&e.key)))
+        .collect();
+    if !forward {
+        listed.reverse();
+    }
+    let mut out = Vec::new();
+    for (number, e) in listed.into_iter().take(limit) {
+        out.extend(load_page(store, board, number, &e, consistent).await?);
+    }
+    Ok(out)
+}
+
+/// Whether sort key `sk` is in `range`.
+pub(crate) fn in_range(range: &SortKeyRange, sk: &str) -> bool {
+    match range {
+        SortKeyRange::All => true,
+        SortKeyRange::Before(k) => sk < k.as_str(),
+        SortKeyRange::AtOrBefore(k) => sk <= k.as_str(),
+        SortKeyRange::After(k) => sk > k.as_str(),
+        SortKeyRange::AtOrAfter(k) => sk >= k.as_str(),
+    }
+}
+
+/// One directory chunk a [`Directory`] has read: the pages `first ..` it lists.
+pub(crate) struct Chunk {
+    first: u32,
+    entries: Vec<DirEntry>,
+}
+
+/// The directory of one snapshot as one request reads it: chunk 0 from the pointer,
+/// other chunks read when needed (one Query each) and kept for the request, page
+/// bodies one read each (page 0 from the pointer).
+pub struct Directory<'a, S: ?Sized> {
+    store: &'a S,
+    board: &'a BoardRef,
+    id: String,
+    pages: u32,
+    consistent: bool,
+    first_page: Option<SnapshotPage>,
+    chunks: Vec<Chunk>,
+}
+
+impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
+    /// The directory of the snapshot `p` points to, read strongly consistent when `consistent`.
+    pub fn new(store: &'a S, board: &'a BoardRef, p: &Published, consistent: bool) -> Self {
+        Directory {
+            store,
+            board,
+            id: p.id.clone(),
+            pages: p.pages,
+            consistent,
+            first_page: p.first_page.clone(),
+            chunks: vec![Chunk {
+                first: 0,
+                entries: p.directory.clone(),
+            }],
+        }
+    }
+
+    /// The directory of snapshot `id` (of `pages` pages) with nothing read yet, as a
+    /// cursor names it.
+    pub fn pinned(store: &'a S, board: &'a BoardRef, id: &str, pages: Option<u32>, consistent: bool) -> Self {
+        Directory {
+            store,
+            board,
+            id: id.to_string(),
+            pages: pages.unwrap_or(u32::MAX),
+            consistent,
+            first_page: None,
+            chunks: Vec::new(),
+        }
+    }
+
+    /// The entry of page `number` if a chunk read holds it.
+    fn known(&self, number: u32) -> Option<&DirEntry> {
+        self.chunks.iter().find_map(|c| {
+            number
+                .checked_sub(c.first)
+                .and_then(|i| c.entries.get(i as usize))
+        })
+    }
+
+    /// Reads the chunk `range` finds nearest first (`forward` or back), keeps it and
+    /// returns its first page number.
+    async fn read_chunk(&mut self, range: SortKeyRange, forward: bool) -> Result<Option<u32>, ServiceError> {
+        let found = self
+            .store
+            .query_items(&dir_pk(self.board, &self.id), &range, forward, 1, self.consistent)
+            .await?;
+        let Some((sk, item)) = found.into_iter().next() else {
+            return Ok(None);
+        };
+        let (first, entries) = decode_chunk(&sk, &item.body)?;
+        if entries
+            .last()
+            .is_some_and(|_| first.checked_add(entries.len() as u32).is_none())
+        {
+            return Err(StoreError::corrupt(sk, "page numbers overflow").into());
+        }
+        if !self.chunks.iter().any(|c| c.first == first) {
+            self.chunks.push(Chunk { first, entries });
+        }
+        Ok(Some(first))
+    }
+
+    /// The number of the last page whose first key is before `key` (at or before when
+    /// `inclusive`): from the chunks read when they tell, else after one Query.
+    async fn last_before(&mut self, key: &str, inclusive: bool) -> Result<Option<u32>, ServiceError> {
+        let before = |k: &str| if inclusive { k <= key } else { k < key };
+        for c in &self.chunks {
+            let n = c.entries.partition_point(|e| before(&e.key));
+            if n == 0 {
+                continue;
+            }
+            let number = c.first + n as u32 - 1;
+            // Known when a later page of this chunk, or the next chunk's first, is after `key`.
+            let next = number + 1;
+            let decided = n < c.entries.len()
+                || next >= self.pages
+                || self.known(next).is_some_and(|e| !before(&e.key));
+            if decided {
+                return Ok(Some(number));
+            }
+        }
+        let target = chunk_sk(key);
+        let range = if inclusive {
+            SortKeyRange::AtOrBefore(target)
+        } else {
+            SortKeyRange::Before(target)
+        };
+        let Some(first) = self.read_chunk(range, false).await? else {
+            return Ok(None);
+        };
+        let c = self.chunks.iter().find(|c| c.first == first);
+        Ok(c.and_then(|c| {
+            let n = c.entries.partition_point(|e| before(&e.key));
+            (n > 0).then(|| c.first + n as u32 - 1)
+        }))
+    }
+
+    /// The directory entry of page `number`, reading the chunk after or before a
+    /// chunk read when needed (`None`: no such page).
+    async fn entry(&mut self, number: u32) -> Result<Option<DirEntry>, ServiceError> {
+        if number >= self.pages {
+            return Ok(None);
+        }
+        if let Some(e) = self.known(number) {
+            return Ok(Some(e.clone()));
+        }
+        // The nearest chunk read before or after it.
+        let below = self
+            .chunks
+            .iter()
+            .filter(|c| c.first <= number)
+            .max_by_key(|c| c.first)
+            .and_then(|c| c.entries.first().map(|e| chunk_sk(&e.key)));
+        let above = self
+            .chunks
+            .iter()
+            .filter(|c| c.first > number)
+            .min_by_key(|c| c.first)
+            .and_then(|c| c.entries.first().map(|e| chunk_sk(&e.key)));
+        match (below, above) {
+            (Some(sk), _) => self.read_chunk(SortKeyRange::After(sk), true).await?,
+            (None, Some(sk)) => self.read_chunk(SortKeyRange::Before(sk), false).await?,
+            (None, None) => self.read_chunk(SortKeyRange::All, true).await?,
+        };
+        Ok(self.known(number).cloned())
+    }
+
+    /// Page `number`, `None` when there is no such page or its body is gone.
+    pub async fn page(&mut self, number: u32) -> Result<Option<SnapshotPage>, ServiceError> {
+        if number == 0 {
+            if let Some(p) = &self.first_page {
+                return Ok(Some(p.clone()));
+            }
+        }
+        let Some(e) = self.entry(number).await? else {
+            return Ok(None);
+        };
+        load_page(self.store, self.board, number, &e, self.consistent).await
+    }
+
+    /// The page that holds board key `key`, or would hold it: the last page whose
+    /// first key is at or before it (`None`: it lies before every page).
+    pub async fn page_holding(&mut self, key: &BoardKey) -> Result<Option<SnapshotPage>, ServiceError> {
+        match self.last_before(&key.encode(), true).await? {
+            Some(n) => self.page(n).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The page that decides the LB-2 rank of `value`: the last page whose first
+    /// value is strictly better (`None`: no entry is).
+    pub async fn page_deciding(&mut self, value: i64) -> Result<Option<SnapshotPage>, ServiceError> {
+        match self
+            .last_before(&BoardKey::first_of_value(value).encode(), false)
+            .await?
+        {
+            Some(n) => self.page(n).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The page right before or right after `page`, if any.
+    pub async fn neighbour(
+        &mut self,
+        page: &SnapshotPage,
+        after: bool,
+    ) -> Result<Option<SnapshotPage>, ServiceError> {
+        let number = if after {
+            page.number.checked_add(1)
+        } else {
+            page.number.checked_sub(1)
+        };
+        match number {
+            Some(n) => self.page(n).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The number of the page whose first key is exactly `key` (what a cursor names).
+    pub async fn number_of(&mut self, key: &str) -> Result<Option<u32>, ServiceError> {
+        let Some(n) = self.last_before(key, true).await? else {
+            return Ok(None);
+        };
+        Ok(self.entry(n).await?.filter(|e| e.key == key).map(|_| n))
+    }
+
+    /// The directory entry of page `number` (`None`: no such page).
+    pub async fn listed(&mut self, number: u32) -> Result<Option<DirEntry>, ServiceError> {
+        self.entry(number).await
+    }
+}
+
+/// The item that stores the body of `page` (the id follows from its entries).
+pub fn body_key_of(board: &BoardRef, page: &SnapshotPage) -> ItemKey {
+    let standings: Vec<Standing> = page
+        .entries
+        .iter()
+        .map(|e| Standing {
+            player_id: e.player_id.clone(),
+            value: e.value,
+            reached_at_ms: e.reached_at_ms,
+        })
+        .collect();
+    body_key(board, &page_id(&encode_body(&standings)))
+}

@@ -1,0 +1,585 @@
+//! Writing a snapshot: a refresh or freeze run, resumable under a lease, and the
+//! erasure of a deleted player (GM-6). The items it writes: [`super::layout`].
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
+use podium_rules::snapshot::SnapshotPage;
+use podium_rules::standing::TOP_CUTOFF;
+use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, StoreError};
+
+use super::layout::*;
+use super::read::*;
+use crate::boards::snapshot::codec::{decode_chunk, encode_body, page_id, ranked};
+use crate::error::ServiceError;
+
+/// Entries one shard read asks for while a snapshot streams the board.
+pub const SHARD_FETCH: usize = 1_000;
+
+/// The whole board in listing order, read shard by shard (one Query per
+/// [`SHARD_FETCH`] entries of a shard) and merged, so each entry is read once.
+struct BoardStream<'a, S: ?Sized> {
+    store: &'a S,
+    board: &'a BoardRef,
+    shards: Vec<ShardBuffer>,
+}
+
+struct ShardBuffer {
+    buffered: std::collections::VecDeque<Standing>,
+    last: Option<BoardKey>,
+    done: bool,
+}
+
+fn key_of(s: &Standing) -> BoardKey {
+    BoardKey {
+        value: s.value,
+        reached_at_ms: s.reached_at_ms,
+        player_id: s.player_id.clone(),
+    }
+}
+
+impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
+    /// A stream of the entries after `after` (from the top when `None`).
+    fn new(store: &'a S, board: &'a BoardRef, after: Option<BoardKey>) -> Self {
+        let shards = (0..store.board_shards())
+            .map(|_| ShardBuffer {
+                buffered: Default::default(),
+                last: after.clone(),
+                done: false,
+            })
+            .collect();
+        BoardStream { store, board, shards }
+    }
+
+    /// The next entry (`None` at the end of the board).
+    async fn next(&mut self) -> Result<Option<Standing>, ServiceError> {
+        for (i, shard) in self.shards.iter_mut().enumerate() {
+            if shard.buffered.is_empty() && !shard.done {
+                let rows = self
+                    .store
+                    .shard_after(self.board, i as u32, shard.last.as_ref(), SHARD_FETCH)
+                    .await?;
+                shard.done = rows.len() < SHARD_FETCH;
+                shard.last = rows.last().map(key_of);
+                shard.buffered.extend(rows);
+            }
+        }
+        let best = self
+            .shards
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.buffered.front().map(|f| (i, f)))
+            .min_by(|a, b| listing_order(a.1, b.1))
+            .map(|(i, _)| i);
+        Ok(best.and_then(|i| self.shards[i].buffered.pop_front()))
+    }
+}
+
+/// A run's server clock: the injected instant the call started at (UTC), advanced
+/// by the monotonic time since, so that leases and read instants move with the run
+/// while the caller chooses the instant (no wall clock is read here).
+struct RunClock {
+    start_ms: i64,
+    started: std::time::Instant,
+}
+
+impl RunClock {
+    fn new(now: DateTime<Utc>) -> Self {
+        RunClock {
+            start_ms: now.timestamp_millis(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// The server clock now (milliseconds, UTC).
+    fn now_ms(&self) -> i64 {
+        self.start_ms
+            .saturating_add(i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX))
+    }
+}
+
+/// The players the pages of snapshot `id` saved so far list (a resumed run must not
+/// list them again), and the bodies those pages use with their expiry.
+async fn listed_so_far<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<(HashSet<String>, HashMap<String, Option<i64>>), ServiceError> {
+    let mut seen = HashSet::new();
+    let mut bodies = HashMap::new();
+    for (_, first, entries) in all_chunks(store, board, id, true).await? {
+        for (i, e) in entries.iter().enumerate() {
+            let page = load_page(store, board, first + i as u32, e, true)
+                .await?
+                .ok_or_else(|| {
+                    StoreError::corrupt(body_key(board, &e.page).pk, "a listed page is missing")
+                })?;
+            seen.extend(page.entries.into_iter().map(|e| e.player_id));
+            bodies.insert(e.page.clone(), e.expires_at);
+        }
+    }
+    Ok((seen, bodies))
+}
+
+/// The page bodies the current snapshot (other than `id`) lists, with their expiry:
+/// what a new run may reuse instead of writing.
+async fn stored_bodies<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<HashMap<String, Option<i64>>, ServiceError> {
+    let key = current_key(board);
+    let Some(item) = store.get_item(&key, true).await? else {
+        return Ok(HashMap::new());
+    };
+    let p: Published = decode(&key.sk, &item.body)?;
+    if p.layout != LAYOUT || p.id == id {
+        return Ok(HashMap::new());
+    }
+    Ok(all_chunks(store, board, &p.id, true)
+        .await?
+        .into_iter()
+        .flat_map(|(_, _, entries)| entries)
+        .map(|e| (e.page, e.expires_at))
+        .collect())
+}
+
+/// Deletes the directory chunks of snapshot `id` after sort key `after` (all when
+/// `None`): what a run that died wrote after its last saved progress.
+async fn delete_unsaved_chunks<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    after: Option<&str>,
+) -> Result<(), ServiceError> {
+    let pk = dir_pk(board, id);
+    let range = match after {
+        Some(sk) => SortKeyRange::After(sk.to_string()),
+        None => SortKeyRange::All,
+    };
+    loop {
+        let found = store.query_items(&pk, &range, true, 100, true).await?;
+        if found.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<ItemKey> = found
+            .into_iter()
+            .map(|(sk, _)| ItemKey::new(pk.clone(), sk))
+            .collect();
+        store.delete_items(&keys).await?;
+    }
+}
+
+/// Runs (or resumes) snapshot `id` of `board` at `as_of` in pages of `page_size`
+/// entries ([`Paging::fixed`]); see [`run_paged`].
+pub async fn run<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    as_of: DateTime<Utc>,
+    page_size: u32,
+    page_budget: Option<u32>,
+    now: DateTime<Utc>,
+) -> Result<RunReport, ServiceError> {
+    run_paged(
+        store,
+        board,
+        id,
+        as_of,
+        Paging::fixed(page_size),
+        page_budget,
+        now,
+    )
+    .await
+}
+
+/// Runs (or resumes) snapshot `id` of `board` at `as_of`, cutting pages by `paging`
+/// (a resumed run keeps the paging it started with) and listing at most
+/// `page_budget` pages in this call (`None`: to the end). Writes only the page bodies
+/// the current snapshot does not already store (for long enough). Safe to call again
+/// with the same id after a timeout or crash; a completed snapshot is left as it is;
+/// while another call holds the run, a [`RunReport::busy`] report (nothing done, the
+/// run left to it). `now` is the server
+/// clock at the call (UTC): leases, the instants the board was read and the pointer's
+/// publication are dated from it.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    as_of: DateTime<Utc>,
+    paging: Paging,
+    page_budget: Option<u32>,
+    now: DateTime<Utc>,
+) -> Result<RunReport, ServiceError> {
+    let clock = RunClock::new(now);
+    // Milliseconds, as cursors carry it: one `as_of` on every page of a walk.
+    let as_of = DateTime::from_timestamp_millis(as_of.timestamp_millis()).unwrap_or(as_of);
+    let rkey = run_key(board, id);
+    let owner = format!("{:016x}", rand::random::<u64>());
+    let lease = |owner: &str| {
+        Some(Lease {
+            owner: owner.to_string(),
+            until_ms: clock.now_ms() + LEASE_MS,
+        })
+    };
+    // Another call holds the run (or took it over): it finishes it.
+    let busy = || Ok(RunReport::busy(id));
+    let (mut state, mut version) = match store.get_item(&rkey, true).await? {
+        None => {
+            let fresh = RunState {
+                id: id.to_string(),
+                as_of,
+                page_size: paging.max.max(1),
+                page_target: paging.target,
+                pages_written: 0,
+                position: 0,
+                last: None,
+                last_chunk: None,
+                complete: false,
+                lease: lease(&owner),
+                read_from_ms: None,
+                read_to_ms: None,
+            };
+            if !store.put_item_if(&rkey, &encode(&fresh), 0).await? {
+                return busy();
+            }
+            (fresh, 1)
+        }
+        Some(item) => {
+            let mut state: RunState = decode(&rkey.sk, &item.body)?;
+            if state.complete {
+                return Ok(RunReport {
+                    id: id.to_string(),
+                    pages_written: 0,
+                    bodies_written: 0,
+                    pages_total: state.pages_written,
+                    complete: true,
+                    already_complete: true,
+                    busy: false,
+                    read_from_ms: state.read_from_ms,
+                });
+            }
+            if state.lease.as_ref().is_some_and(|l| l.until_ms > clock.now_ms()) {
+                return busy();
+            }
+            state.lease = lease(&owner);
+            if !store.put_item_if(&rkey, &encode(&state), item.version).await? {
+                return busy();
+            }
+            delete_unsaved_chunks(store, board, id, state.last_chunk.as_deref()).await?;
+            (state, item.version + 1)
+        }
+    };
+    let paging = state.paging();
+    let needed = expiry(id, as_of);
+    let fresh_expiry = body_expiry(id, as_of);
+    let mut budget = page_budget.unwrap_or(u32::MAX);
+    let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
+    // The board moves while it is read: a player met twice (their value changed and
+    // they moved past the reading) is listed once, where first met.
+    let (mut seen, mut stored) = if state.last_chunk.is_some() {
+        listed_so_far(store, board, id).await?
+    } else {
+        Default::default()
+    };
+    stored.extend(stored_bodies(store, board, id).await?);
+    let mut stream = BoardStream::new(store, board, resume_after);
+    let (mut written_now, mut bodies_now) = (0, 0);
+    let mut first_page = None;
+    let mut first_chunk = None;
+    let mut exhausted = false;
+    if state.read_from_ms.is_none() {
+        state.read_from_ms = Some(clock.now_ms());
+    }
+    while budget > 0 && !exhausted {
+        let mut next = state.clone();
+        let mut listed: Vec<DirEntry> = Vec::new();
+        let mut bodies: Vec<(ItemKey, Vec<u8>)> = Vec::new();
+        while listed.len() < CHUNK_PAGES && budget > 0 {
+            let mut rows: Vec<Standing> = Vec::new();
+            loop {
+                let Some(s) = stream.next().await? else {
+                    exhausted = true;
+                    break;
+                };
+                if !seen.insert(s.player_id.clone()) {
+                    continue;
+                }
+                let ends = paging.ends_after(&s.player_id, rows.len() + 1);
+                rows.push(s);
+                if ends {
+                    break;
+                }
+            }
+            let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+                break;
+            };
+            let mut counter = match &next.last {
+                Some((_, v, r)) => RankCounter::resume(next.position, *v, *r),
+                None => RankCounter::top(),
+            };
+            let first_rank = counter.next(first.value);
+            let last_rank = rows.iter().skip(1).fold(first_rank, |_, s| counter.next(s.value));
+            let body = encode_body(&rows);
+            let page = page_id(&body);
+            let expires_at = match stored.get(&page) {
+                Some(e) if outlives(*e, needed) => *e,
+                _ => {
+                    bodies.push((body_key(board, &page), body));
+                    stored.insert(page.clone(), fresh_expiry);
+                    fresh_expiry
+                }
+            };
+            let entry = DirEntry {
+                key: key_of(first).encode(),
+                page,
+                position: next.position,
+                rank: first_rank,
+                len: rows.len() as u32,
+                expires_at,
+            };
+            next.last = Some((key_of(last).encode(), last.value, last_rank));
+            if next.pages_written == 0 {
+                first_page = Some(SnapshotPage {
+                    number: 0,
+                    first_position: 0,
+                    entries: ranked(0, first_rank, rows),
+                });
+            }
+            next.position += u64::from(entry.len);
+            next.pages_written += 1;
+            listed.push(entry);
+            budget -= 1;
+            if exhausted {
+                break;
+            }
+        }
+        let Some(head) = listed.first() else {
+            break;
+        };
+        let sk = chunk_sk(&head.key);
+        let first_number = next.pages_written - listed.len() as u32;
+        // Bodies first, then the chunk that lists them, then the progress that counts it.
+        if !bodies.is_empty() {
+            store.put_items(&bodies, fresh_expiry).await?;
+        }
+        let chunk = crate::boards::snapshot::codec::encode_chunk(first_number, &listed);
+        store
+            .put_items(&[(ItemKey::new(dir_pk(board, id), sk.clone()), chunk)], needed)
+            .await?;
+        written_now += listed.len() as u32;
+        bodies_now += bodies.len() as u32;
+        if first_number == 0 {
+            first_chunk = Some(listed);
+        }
+        next.last_chunk = Some(sk);
+        next.read_to_ms = Some(clock.now_ms());
+        next.lease = lease(&owner);
+        if !store.put_item_if(&rkey, &encode(&next), version).await? {
+            // Another run of the same id took over: let it finish.
+            return busy();
+        }
+        version += 1;
+        state = next;
+    }
+    if !exhausted {
+        // Out of budget: save where this call stopped and let the next one go on at once.
+        state.lease = None;
+        if !store.put_item_if(&rkey, &encode(&state), version).await? {
+            return busy();
+        }
+        return Ok(RunReport {
+            id: id.to_string(),
+            pages_written: written_now,
+            bodies_written: bodies_now,
+            pages_total: state.pages_written,
+            complete: false,
+            already_complete: false,
+            busy: false,
+            read_from_ms: state.read_from_ms,
+        });
+    }
+    if first_chunk.is_none() && state.pages_written > 0 {
+        let pk = dir_pk(board, id);
+        if let Some((sk, item)) = store
+            .query_items(&pk, &SortKeyRange::All, true, 1, true)
+            .await?
+            .into_iter()
+            .next()
+        {
+            let (_, entries) = decode_chunk(&sk, &item.body)?;
+            if let Some(e) = entries.first() {
+                first_page = load_page(store, board, 0, e, true).await?;
+            }
+            first_chunk = Some(entries);
+        }
+    }
+    let top_cutoff = match state.position > TOP_CUTOFF {
+        true => {
+            value_at(
+                store,
+                board,
+                first_page.as_ref(),
+                first_chunk.as_deref(),
+                TOP_CUTOFF - 1,
+            )
+            .await?
+        }
+        false => None,
+    };
+    let mut done = state.clone();
+    done.complete = true;
+    done.lease = None;
+    done.read_to_ms = Some(clock.now_ms());
+    if !store.put_item_if(&rkey, &encode(&done), version).await? {
+        return busy();
+    }
+    publish(
+        store,
+        board,
+        Published {
+            layout: LAYOUT,
+            id: id.to_string(),
+            as_of: state.as_of,
+            page_size: state.page_size,
+            pages: state.pages_written,
+            entries: state.position,
+            first_page,
+            top_cutoff,
+            directory: first_chunk.unwrap_or_default(),
+            read_from_ms: done.read_from_ms.unwrap_or_default(),
+            read_to_ms: done.read_to_ms.unwrap_or_default(),
+            published_at_ms: 0,
+            erased: Vec::new(),
+            revision: 0,
+        },
+        &clock,
+    )
+    .await?;
+    Ok(RunReport {
+        id: id.to_string(),
+        pages_written: written_now,
+        bodies_written: bodies_now,
+        pages_total: state.pages_written,
+        complete: true,
+        already_complete: false,
+        busy: false,
+        read_from_ms: done.read_from_ms,
+    })
+}
+
+/// Points readers at `snapshot` unless a newer one is current already.
+async fn publish<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    mut snapshot: Published,
+    clock: &RunClock,
+) -> Result<(), ServiceError> {
+    let key = current_key(board);
+    for _ in 0..10 {
+        let (current, version) = match store.get_item(&key, true).await? {
+            Some(item) => (Some(decode::<Published>(&key.sk, &item.body)?), item.version),
+            None => (None, 0),
+        };
+        if current
+            .as_ref()
+            .is_some_and(|c| c.layout == LAYOUT && c.as_of >= snapshot.as_of)
+        {
+            return Ok(());
+        }
+        snapshot.published_at_ms = clock.now_ms();
+        // GM-6: erasures stay while a snapshot taken before them may still be read
+        // (its entries may predate the deletion, even this run's: it may have read the
+        // board before the player's entries were removed).
+        let keep_from = snapshot.published_at_ms - REFRESH_RETENTION_SECS * 1000;
+        let first = current.is_none();
+        snapshot.erased = match current {
+            Some(c) => c.erased.into_iter().filter(|e| e.at_ms >= keep_from).collect(),
+            // The board's first pointer: players deleted before it existed.
+            None => pending_erasures(store, board).await?.0,
+        };
+        if store.put_item_if(&key, &encode(&snapshot), version).await? {
+            if first {
+                // A deletion may have recorded its erasure after the read above and
+                // found no pointer yet: carry over any that the pointer lacks.
+                for e in pending_erasures(store, board).await?.0 {
+                    if !snapshot.erased.iter().any(|x| x.hash == e.hash) {
+                        erase_hash(store, board, &e.hash, clock.now_ms()).await?;
+                    }
+                }
+            }
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// Leaves `player_id` out of every snapshot of `board` from now on (GM-6): records
+/// them in the current pointer's [`Published::erased`] and raises its revision
+/// (conditional on the pointer's version, retried). `Ok(false)`: the board has no
+/// snapshot. Safe to repeat: an erasure already recorded changes nothing.
+pub async fn erase_player<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, ServiceError> {
+    erase_hash(
+        store,
+        board,
+        &crate::engine::names::id_hash(player_id),
+        now.timestamp_millis(),
+    )
+    .await
+}
+
+/// [`erase_player`] by the id's hash, at the server clock `now_ms` (milliseconds, UTC). A board without a pointer yet records the
+/// erasure for its first one (a snapshot run may be under way, having read the
+/// player's entries before they were removed); answers whether a pointer was marked.
+async fn erase_hash<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    hash: &str,
+    now_ms: i64,
+) -> Result<bool, ServiceError> {
+    let key = current_key(board);
+    let hash = hash.to_string();
+    for _ in 0..10 {
+        let Some(item) = store.get_item(&key, true).await? else {
+            let (mut pending, version) = pending_erasures(store, board).await?;
+            if !pending.iter().any(|e| e.hash == hash) {
+                pending.push(Erased {
+                    hash: hash.clone(),
+                    at_ms: now_ms,
+                });
+                if !store
+                    .put_item_if(&pending_erasures_key(board), &encode(&pending), version)
+                    .await?
+                {
+                    continue;
+                }
+            }
+            // Published meanwhile? Then mark the pointer too (the loop goes on).
+            if store.get_item(&key, true).await?.is_none() {
+                return Ok(false);
+            }
+            continue;
+        };
+        let mut p: Published = decode(&key.sk, &item.body)?;
+        if p.erased.iter().any(|e| e.hash == hash) {
+            return Ok(true);
+        }
+        p.erased.push(Erased {
+            hash: hash.clone(),
+            at_ms: now_ms,
+        });
+        p.revision = p.revision.saturating_add(1);
+        if store.put_item_if(&key, &encode(&p), item.version).await? {
+            return Ok(true);
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}

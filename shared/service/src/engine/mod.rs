@@ -1,0 +1,21 @@
+//! The settlement engine: every source of points becomes a settlement computed by
+//! the pure rules and committed whole, exactly once (GM-3, GM-4).
+//!
+//! May use: the store, the rules, [`crate::error`], [`crate::telemetry`]. Knows no
+//! game, board page or player feature built on it.
+//!
+//! - [`settle`]: the one commit path (read, compute, commit, retry, replay).
+//! - [`commit`]: a settlement as the store's commit (claims, balances, entries,
+//!   states, inbox messages, league placements, GM-6 references).
+//! - [`keyed`]: runs keyed by a record's idempotency key.
+//! - [`changes`]: change marks, what the refresh job reads to know what moved.
+//! - [`names`]: which players an item names (GM-6), content hashes, pseudonyms.
+//! - [`placement`]: league memberships a commit writes (LG).
+//! - [`state`]: players' stored state bodies.
+
+pub mod changes;
+pub mod keyed;
+pub mod names;
+pub mod placement;
+pub mod settle;
+pub mod state;

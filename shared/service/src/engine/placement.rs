@@ -1,0 +1,212 @@
+//! League memberships a settlement's commit writes ([`podium_rules::league`]): a
+//! player's first points of a league's week place them in a cohort in that very
+//! commit, and a week's close places the members it decided in their next week. The
+//! engine writes them because they must commit with the points; what a league is
+//! (cohorts, standings, the close) lives in [`crate::players::leagues`].
+//!
+//! Cost (DynamoDB): placement adds 2 GetItems (membership, filling cohort) and 3 state
+//! writes to the commit of a player's first points of the week; while their last week
+//! is not closed yet, 1 GetItem and 1 state write (the week waits in the membership).
+
+use podium_rules::board::{board_def, BoardRef};
+use podium_rules::league::{
+    self, cohort_id, filling_owner, shard_of, state_name, Filling, LeagueDef, Membership, Placement,
+    FILLING_STATE,
+};
+use podium_rules::period::Period;
+use podium_store::{SettleStore, SourceKey, StateWrite};
+use serde::Serialize;
+
+use crate::error::ServiceError;
+
+/// The state item name of a cohort's members.
+pub const MEMBERS_STATE: &str = "league-members";
+
+pub(crate) fn corrupt(what: &str, e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(podium_store::StoreError::corrupt(what, e.to_string()))
+}
+
+pub(crate) fn members_owner(league: &LeagueDef, week: &str, cohort: &str) -> String {
+    format!("{}:{week}:{cohort}", league.id)
+}
+
+pub(crate) async fn state<S: SettleStore + ?Sized, T: Default + serde::de::DeserializeOwned>(
+    store: &S,
+    owner: &str,
+    name: &str,
+) -> Result<(T, u64), ServiceError> {
+    match store.get_state(owner, name).await? {
+        Some(s) => Ok((
+            serde_json::from_str(&s.body).map_err(|e| corrupt(name, e))?,
+            s.version,
+        )),
+        None => Ok((T::default(), 0)),
+    }
+}
+
+/// `week` of `league`'s board, if it names one.
+pub(crate) fn week_period(league: &LeagueDef, week: &str) -> Option<Period> {
+    let def = board_def(league.board)?;
+    Period::parse(def.period, def.zone, week).ok()
+}
+
+/// Who a commit places in a league's week.
+#[derive(Debug, Clone)]
+pub(crate) enum Placing {
+    /// A player's first points on the league's board this week: placed at the tier
+    /// their membership records, unless a week of theirs is not closed yet (the week
+    /// then waits in their membership, and that close places them) or this week has
+    /// ended and its freeze has begun (nobody joins a frozen week: a record that late
+    /// places nobody).
+    FirstPoints(String),
+    /// Placed by the close of their last week, which decided their tier: the
+    /// membership as the close leaves it, and the version read of it.
+    Decided { placement: Placement, version: u64 },
+}
+
+/// What placing players writes: the state writes, and whom the league's own items
+/// now name (player, owner, state name: the cohort's member list and filling), for
+/// their references (GM-6).
+#[derive(Debug, Default)]
+pub(crate) struct Placed {
+    pub writes: Vec<StateWrite>,
+    pub named: Vec<(String, String, String)>,
+}
+
+/// The state writes that place `placing` in cohorts of the league fed by `board` (a
+/// league's weekly board in one week; none for another board), called by the commit
+/// path ([`crate::engine::settle`]) at server clock `now_ms`. Players placed already are left
+/// out. Several players of one settlement (an Arena's) who fill the same cohort are
+/// placed one after another into one write of each item.
+pub(crate) async fn placements<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    placing: &[Placing],
+    now_ms: i64,
+) -> Result<Placed, ServiceError> {
+    let Some(league) = league::league_of_board(&board.board) else {
+        return Ok(Placed::default());
+    };
+    let mut named: Vec<(String, String, String)> = Vec::new();
+    let week = board.period.as_str();
+    // A week that has ended takes late players until its freeze begins (a backlog of
+    // its records before the close); the frozen week takes nobody.
+    let ended = week_period(league, week)
+        .and_then(|p| p.end)
+        .is_some_and(|end| end.timestamp_millis() <= now_ms);
+    let frozen = ended
+        && placing.iter().any(|p| matches!(p, Placing::FirstPoints(_)))
+        && store.get_source(&frozen_key(league, week)).await?.is_some();
+    let mut writes = Vec::new();
+    // Filling cohorts read (owner → filling now, version read), and the member lists
+    // to write (owner → members, version expected).
+    let mut fillings: Vec<(String, (u32, u32), Filling, u64)> = Vec::new();
+    let mut lists: Vec<(String, Vec<String>, u64)> = Vec::new();
+    for p in placing {
+        let (player, m, m_version) = match p {
+            Placing::FirstPoints(player) => {
+                let (m, v): (Membership, u64) = state(store, player, &state_name(league)).await?;
+                // Placed this week, or already in a later one, or waiting for it (a late
+                // record of an older week places nobody back in time). Week ids are
+                // zero-padded, so they sort in time.
+                if m.week.as_deref().is_some_and(|w| w >= week) || m.pending.iter().any(|w| w == week) {
+                    continue;
+                }
+                if frozen {
+                    continue;
+                }
+                if m.week.is_some() && !m.closed {
+                    // The close of their last week decides their tier: it places them.
+                    let mut waiting = m.clone();
+                    waiting.pending.push(week.to_string());
+                    waiting.pending.sort();
+                    writes.push(StateWrite {
+                        player_id: player.clone(),
+                        name: state_name(league),
+                        expected_version: v,
+                        body: json(&waiting),
+                    });
+                    continue;
+                }
+                (player.clone(), m, v)
+            }
+            Placing::Decided { placement, version } => (
+                placement.player_id.clone(),
+                placement.membership.clone(),
+                *version,
+            ),
+        };
+        let tier = m.tier.min(league.tiers.len().saturating_sub(1) as u32);
+        let shard = shard_of(&player, league.shards);
+        let owner = filling_owner(league, week, tier, shard);
+        let at = match fillings.iter().position(|(o, _, _, _)| *o == owner) {
+            Some(i) => i,
+            None => {
+                let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
+                fillings.push((owner.clone(), (tier, shard), f, v));
+                fillings.len() - 1
+            }
+        };
+        let before = fillings[at].2.clone();
+        let (after, number) = league::place(league, before.clone(), &player);
+        let cohort = cohort_id(tier, shard, number);
+        let list_owner = members_owner(league, week, &cohort);
+        match lists.iter_mut().find(|(o, _, _)| *o == list_owner) {
+            Some(list) => list.1 = after.members.clone(),
+            None => {
+                let expected = if number == before.number { before.writes } else { 0 };
+                lists.push((list_owner.clone(), after.members.clone(), expected));
+            }
+        }
+        fillings[at].2 = after;
+        named.push((player.clone(), list_owner.clone(), MEMBERS_STATE.to_string()));
+        named.push((player.clone(), owner.clone(), FILLING_STATE.to_string()));
+        writes.push(StateWrite {
+            player_id: player.clone(),
+            name: state_name(league),
+            expected_version: m_version,
+            body: json(&Membership {
+                tier,
+                week: Some(week.to_string()),
+                cohort: Some(cohort),
+                closed: false,
+                pending: m.pending.iter().filter(|w| w.as_str() > week).cloned().collect(),
+            }),
+        });
+    }
+    for (owner, members, expected) in &lists {
+        writes.push(StateWrite {
+            player_id: owner.clone(),
+            name: MEMBERS_STATE.to_string(),
+            expected_version: *expected,
+            body: json(members),
+        });
+    }
+    for (owner, (tier, shard), mut filling, version) in fillings {
+        // The filling cohort's member list was written once more by this commit.
+        let current = members_owner(league, week, &cohort_id(tier, shard, filling.number));
+        if let Some((_, _, expected)) = lists.iter().find(|(o, _, _)| *o == current) {
+            filling.writes = expected + 1;
+        }
+        writes.push(StateWrite {
+            player_id: owner,
+            name: FILLING_STATE.to_string(),
+            expected_version: version,
+            body: json(&filling),
+        });
+    }
+    Ok(Placed { writes, named })
+}
+
+/// The league's own types as JSON (cannot fail: no maps with non-string keys).
+pub(crate) fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// The source kind of the record that a week's freeze has begun: from then on nobody
+/// joins the week (a record of it that late places nobody).
+pub const FROZEN_KIND: &str = "league-week-frozen";
+
+pub(crate) fn frozen_key(league: &LeagueDef, week: &str) -> SourceKey {
+    SourceKey::new(FROZEN_KIND, format!("{}@{week}", league.id))
+}

@@ -1,0 +1,383 @@
+//! Scheduled snapshot jobs (LB-5), what the `snapshot` function and `podium snapshot` run.
+//!
+//! - `refresh` (every 5 minutes): materialises the ranked pages of every live board
+//!   (content-defined pages, only those that changed written:
+//!   [`snapshot::layout::Paging::content_defined`]): the all-time boards and the current
+//!   period of each period board of [`BOARDS`], then the boards refreshed only when
+//!   changed (the level time rankings) that changed since their last snapshot
+//!   ([`crate::engine::changes`]): a quiet level costs nothing.
+//! - `refresh` also moves the tournaments along first ([`crate::games::tournaments::tick`]):
+//!   starts or cancels them, closes them, fixes their winners, pays their prizes.
+//! - Every tick first catches up on the periods (the `freeze` schedule, just after
+//!   local midnight, runs only this): every period of every period board that has
+//!   ended and is not closed yet is frozen into its final snapshot and closed (its
+//!   reward table's results, its league's week), oldest first, each once, at most
+//!   [`PERIODS_PER_TICK`] a board and tick; and each rolling board's window moves over
+//!   every day that left it (MJ-20). A tick that runs hours or a year late, or not at
+//!   all for a while, leaves nothing behind: the next ones go on from the last period
+//!   closed ([`periods::closed_through`]).
+//!
+//! The schedule passes its scheduled time, which names the refresh snapshot and is
+//! the ticks' clock: a retried invocation resumes the same work instead of starting
+//! another, and finished work is never redone. Ticks that run at once (a retry
+//! overlapping the next tick) meet in the work's own records: one finds another at
+//! work on a snapshot or a period ([`RunReport::busy`]) and leaves it to it,
+//! succeeding; only real failures (the store) fail a tick.
+
+use crate::boards::close;
+use crate::boards::periods;
+use crate::boards::snapshot::{self, layout::Paging, layout::RunReport};
+use crate::engine::changes;
+use crate::error::ServiceError;
+use chrono::{DateTime, Duration, Utc};
+use futures::stream::{self, StreamExt};
+use podium_rules::board::{BoardDef, BoardRef, Refresh, BOARDS};
+use podium_rules::period::{Period, PeriodKind};
+use podium_rules::period_reward::RewardTables;
+use podium_rules::snapshot::PAGE_SIZE;
+use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
+use serde::{Deserialize, Serialize};
+
+/// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScheduledRun {
+    #[serde(default)]
+    pub job: Job,
+    /// The scheduled instant (RFC 3339, UTC).
+    pub scheduled_time: DateTime<Utc>,
+}
+
+/// Which work a tick does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Job {
+    #[default]
+    Refresh,
+    Freeze,
+}
+
+/// One board's outcome, as the function's response (for the schedule's logs).
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardRun {
+    pub board: String,
+    pub period: String,
+    pub snapshot: String,
+    pub pages_written: u32,
+    /// Of which page bodies stored (the others were shared with the snapshot before).
+    pub bodies_written: u32,
+    pub pages_total: u32,
+    pub complete: bool,
+    pub already_complete: bool,
+}
+
+impl BoardRun {
+    fn new(board: &BoardRef, report: RunReport) -> Self {
+        tracing::info!(
+            board = %board.board,
+            period = %board.period,
+            snapshot = %report.id,
+            pages_written = report.pages_written,
+            bodies_written = report.bodies_written,
+            complete = report.complete,
+            "snapshot run"
+        );
+        crate::telemetry::snapshot_run(report.pages_written, report.complete);
+        BoardRun {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            snapshot: report.id,
+            pages_written: report.pages_written,
+            bodies_written: report.bodies_written,
+            pages_total: report.pages_total,
+            complete: report.complete,
+            already_complete: report.already_complete,
+        }
+    }
+}
+
+/// Boards refreshed [`Refresh::WhenChanged`] one tick snapshots at most (the least
+/// recently changed first; the others keep their marks for the next tick).
+pub const CHANGED_PER_TICK: usize = 2_000;
+
+/// Changed boards one tick snapshots at a time.
+pub const CHANGED_IN_FLIGHT: usize = 8;
+
+/// What the ticks take from configuration (read once at start-up).
+#[derive(Debug, Clone)]
+pub struct TickSettings {
+    /// The period boards' reward tables, paid when a period closes (`PODIUM_PERIOD_REWARDS`).
+    pub rewards: RewardTables,
+    /// How old a record may be when it arrives (days; `PODIUM_MAX_RECORD_AGE_DAYS`):
+    /// how far back the first catch-up ever looks for periods and window days.
+    pub max_record_age_days: i64,
+}
+
+impl Default for TickSettings {
+    fn default() -> Self {
+        TickSettings {
+            rewards: RewardTables::new(),
+            max_record_age_days: podium_rules::record::DEFAULT_MAX_RECORD_AGE_DAYS,
+        }
+    }
+}
+
+impl From<RewardTables> for TickSettings {
+    fn from(rewards: RewardTables) -> Self {
+        TickSettings {
+            rewards,
+            ..TickSettings::default()
+        }
+    }
+}
+
+/// Periods of one board one tick freezes and closes at most (the oldest first): a
+/// month of days. More wait for the next tick ([`TickReport::behind`]).
+pub const PERIODS_PER_TICK: usize = 31;
+
+/// How long after a period's end it is frozen: the records of its last seconds
+/// still on their way (the `freeze` schedule runs a minute after local midnight).
+pub const FREEZE_GRACE: Duration = Duration::minutes(1);
+
+/// What one tick did: each snapshot run, and the boards it left work on.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TickReport {
+    pub runs: Vec<BoardRun>,
+    /// Boards with ended periods (or window days) still to freeze and close: this tick
+    /// reached its bound or found another tick at work on them; the next goes on.
+    pub behind: Vec<Behind>,
+}
+
+/// A board the catch-up is behind on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Behind {
+    pub board: String,
+    /// The next period (or window day) to do.
+    pub next: String,
+    /// Whether another tick is at work on it now.
+    pub busy: bool,
+}
+
+/// Runs one tick over every board. Errors are real failures (the store): the
+/// schedule's retry resumes the same snapshots; a tick that meets another succeeds.
+pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    run: ScheduledRun,
+    settings: &TickSettings,
+) -> Result<TickReport, ServiceError> {
+    let at = run.scheduled_time;
+    let mut report = TickReport::default();
+    // Every tick catches up on the periods first; a failure there keeps no board
+    // from being refreshed, and fails the tick after them.
+    let caught_up = catch_up(store, at, settings, &mut report).await;
+    if run.job == Job::Refresh {
+        // Tournaments move first, so a final standing is snapshotted in the same tick.
+        for t in crate::games::tournaments::tick(store, at).await? {
+            if !t.steps.is_empty() || t.prizes_paid > 0 {
+                tracing::info!(tournament = %t.tournament_id, steps = ?t.steps, prizes_paid = t.prizes_paid, done = t.done, "tournament moved");
+            }
+        }
+        report.runs.extend(refresh(store, at).await?);
+    }
+    caught_up?;
+    Ok(report)
+}
+
+/// LB-5: snapshots every board refreshed on every tick (the current period of each),
+/// sending each one's `overtaken` messages ([`crate::players::overtaken`]), then the boards
+/// marked changed since their last snapshot ([`crate::engine::changes`]). A notification that
+/// fails does not keep the other boards from being refreshed: the tick then fails
+/// after them, and its retry (or the next tick) sends what is left.
+async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    at: DateTime<Utc>,
+) -> Result<Vec<BoardRun>, ServiceError> {
+    let id = snapshot::layout::id_for(at);
+    let paging = Paging::content_defined(PAGE_SIZE);
+    let mut out = Vec::new();
+    let mut failed: Option<ServiceError> = None;
+    for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
+        let board = def.in_period(&def.period_at(at));
+        let report = snapshot::write::run_paged(store, &board, &id, at, paging, None, at).await?;
+        if report.complete {
+            match crate::players::overtaken::notify(store, &board, &report.id, at).await {
+                Ok(n) if n.top + n.neighbours > 0 => {
+                    tracing::info!(
+                        board = def.id,
+                        top = n.top,
+                        neighbours = n.neighbours,
+                        checked = n.checked,
+                        "overtaken messages sent"
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(board = def.id, error = %e, "sending overtaken messages failed; the other boards go on");
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        out.push(BoardRun::new(&board, report));
+    }
+    let changed = changes::changed(store, CHANGED_PER_TICK).await?;
+    let runs = stream::iter(changed)
+        .map(|c| {
+            let id = &id;
+            async move {
+                let report = snapshot::write::run_paged(store, &c.board, id, at, paging, None, at).await?;
+                if report.complete {
+                    if let Some(from) = report.read_from_ms {
+                        changes::clear(store, &c, from).await?;
+                    }
+                }
+                Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
+            }
+        })
+        .buffer_unordered(CHANGED_IN_FLIGHT);
+    let mut runs = std::pin::pin!(runs);
+    while let Some(r) = runs.next().await {
+        out.push(r?);
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// The catch-up every tick starts with: each rolling board's window moved over the
+/// days that left it (MJ-20), and each period board's ended periods frozen and closed
+/// in order ([`catch_up_board`]). A board that fails does not keep the others from
+/// their catch-up: the first failure is returned after them.
+async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    at: DateTime<Utc>,
+    settings: &TickSettings,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let lookback = u64::try_from(settings.max_record_age_days.max(1) + 1).unwrap_or(31);
+    let mut failed: Option<ServiceError> = None;
+    for def in &BOARDS {
+        if def.window_days.is_some() {
+            match periods::expire_window(store, def, at, lookback).await {
+                Ok(Some(w)) => {
+                    if w.changed > 0 {
+                        tracing::info!(board = def.id, through = %w.through, changed = w.changed, "rolling window moved");
+                    }
+                    if w.behind {
+                        report.behind.push(Behind {
+                            board: def.id.to_string(),
+                            next: (w.through + chrono::Days::new(1)).to_string(),
+                            busy: false,
+                        });
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(board = def.id, error = %e, "moving the rolling window failed; the other boards go on");
+                    failed.get_or_insert(e);
+                }
+            }
+        } else if def.period != PeriodKind::AllTime {
+            if let Err(e) = catch_up_board(store, def, at, settings, lookback, report).await {
+                tracing::error!(board = def.id, error = %e, "closing a period failed; the other boards go on");
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Whether `period` is over and past [`FREEZE_GRACE`] at `at`.
+fn due(period: &Period, at: DateTime<Utc>) -> bool {
+    period.end.is_some_and(|end| end + FREEZE_GRACE <= at)
+}
+
+/// Freezes and closes `def`'s ended periods not closed yet, oldest first, at most
+/// [`PERIODS_PER_TICK`]: each frozen ([`periods::freeze`]), then closed
+/// ([`close`]), then recorded as closed ([`periods::mark_closed`]), so a period
+/// is closed only after every period before it, and a tick that stops anywhere (a
+/// crash, its bound, another tick at work) is resumed by the next from the record.
+/// The first catch-up ever starts at the period `lookback_days` back.
+async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    at: DateTime<Utc>,
+    settings: &TickSettings,
+    lookback_days: u64,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let (through, mut version) = periods::closed_through(store, def).await?;
+    let mut next = match through {
+        Some(p) => p.next(),
+        None => def.period_at(at - Duration::days(i64::try_from(lookback_days).unwrap_or(31))),
+    };
+    let mut done = 0;
+    while due(&next, at) {
+        if done == PERIODS_PER_TICK {
+            report.behind.push(Behind {
+                board: def.id.to_string(),
+                next: next.id.clone(),
+                busy: false,
+            });
+            return Ok(());
+        }
+        let board = def.in_period(&next);
+        if let Some(league) = podium_rules::league::league_of_board(def.id) {
+            // The week takes nobody new once its freeze begins.
+            crate::players::leagues::mark_frozen(store, league, &next.id, at).await?;
+        }
+        let frozen = periods::freeze(store, def, &next, at).await?;
+        let busy = frozen.busy;
+        report.runs.push(BoardRun::new(&board, frozen));
+        if busy {
+            // Another tick is freezing it: it closes it and goes on.
+            report.behind.push(Behind {
+                board: def.id.to_string(),
+                next: next.id.clone(),
+                busy: true,
+            });
+            return Ok(());
+        }
+        close(store, def, &board, &settings.rewards, at).await?;
+        if periods::mark_closed(store, def, &next, version).await? {
+            version += 1;
+            next = next.next();
+        } else {
+            // Another tick recorded a close meanwhile (of this period, or later ones):
+            // go on from its record.
+            let (through, v) = periods::closed_through(store, def).await?;
+            version = v;
+            if let Some(p) = through {
+                next = p.next();
+            }
+        }
+        done += 1;
+    }
+    Ok(())
+}
+
+/// Closes a frozen period: the board's reward table's results, and its league's week.
+async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    def: &podium_rules::board::BoardDef,
+    board: &BoardRef,
+    rewards: &RewardTables,
+    at: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    if let Some(table) = rewards.get(def.id) {
+        if let Some(closed) = close::close(store, def, board, Some(table), at).await? {
+            if !closed.already_done {
+                tracing::info!(board = def.id, period = %board.period, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
+            }
+        }
+    }
+    if let Some(league) = podium_rules::league::league_of_board(def.id) {
+        let closed = crate::players::leagues::close_week(store, league, &board.period, at).await?;
+        if !closed.already_done {
+            tracing::info!(league = league.id, week = %board.period, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
+        }
+    }
+    Ok(())
+}

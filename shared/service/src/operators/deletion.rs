@@ -1,0 +1,406 @@
+//! Deleting a player (GM-6, account removal): "removes them from every board,
+//! snapshot and period, and anonymises their ledger; reads never show them again."
+//!
+//! [`delete_player`] runs these steps, each safe to repeat, so a run that stops midway
+//! is finished by running it again:
+//!
+//! 1. **Tombstone first.** The item `DELETED#{player}` / `TOMBSTONE`
+//!    ([`podium_store::tombstone_key`]) is written in state `deleting` (only if absent).
+//!    From then on every commit naming the player fails: each commit checks the
+//!    tombstone of every player it writes or names, in the same transaction
+//!    ([`podium_store::Commit::players`]), so a record racing the deletion either
+//!    committed before the tombstone (and step 2 sees what it wrote) or is refused
+//!    with `GM-6`, writing nothing.
+//! 2. **Inventory.** The player's holdings are read (strongly consistent): balances,
+//!    period entries (every board and period: all-time boards, Mahjong level rankings
+//!    `mahjong-level-N`, weekly, daily, tournament boards), ledger entries, claims and
+//!    state items. The boards they stand on and the sources their ledger names are
+//!    added to the tombstone (so a rerun still knows them once the entries are gone).
+//! 3. **Snapshots.** Each of those boards' current snapshot pointer (the current
+//!    snapshot, or a past period's frozen `final`) records the player's
+//!    [`id_hash`] as erased and raises its revision: every read of any snapshot of
+//!    the board (top pages, cursor walks pinned to an older snapshot, around-me)
+//!    leaves the player out, and top pages rendered before are not served again.
+//!    Ranks of the others stay as the snapshot has them (a gap where the player
+//!    stood) until the next refresh re-ranks the board; a frozen period keeps its
+//!    ranks (its prizes were paid by them). Processes that cached the pointer see the
+//!    erasure within [`crate::boards::pages::CACHE_TTL`] (30 s).
+//! 4. **Results.** Each stored source their ledger names (matches, Arenas, tables,
+//!    rewards) whose result document mentions the id gets the id replaced by the
+//!    [`pseudonym`]: the opponent's `GET /v1/me/matches/{id}` still shows the match,
+//!    with the pseudonym in place of the deleted id.
+//! 5. **Erasure.** The ledger moves to the pseudonym's partition (each entry with its
+//!    player replaced; the applied deltas kept, so totals stay auditable), and every
+//!    balance, period entry (off every live board), claim and state item of the player
+//!    is deleted.
+//! 6. The tombstone is set to state `deleted`.
+//!
+//! Afterwards the player's own reads answer 404 (`GET /v1/me`, around-me, Mahjong
+//! profile), and later records naming them are refused (`GM-6`). The tombstone stays
+//! (it holds no personal data beyond the id it is keyed by, which is what refuses
+//! later records).
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_store::{
+    balance_board, tombstone_key, ErasureStore, ItemStore, SettleStore, SourceKey, StoreError,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::names::pseudonym;
+use crate::engine::names::rename_in_key;
+use crate::engine::names::replace_id;
+use crate::engine::names::replace_id_in_state;
+use crate::error::ServiceError;
+
+/// A deletion's progress, the tombstone's body (JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tombstone {
+    /// `deleting` until every step is done, then `deleted`.
+    pub state: String,
+    /// When the deletion started (UTC).
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it finished.
+    #[serde(default)]
+    pub deleted_at: Option<DateTime<Utc>>,
+    /// Boards (`{board}@{period}`) the player stood on: their snapshots are erased.
+    #[serde(default)]
+    pub boards: Vec<String>,
+    /// Sources (`kind`, `id`) the player's ledger names, or whose results name them
+    /// (their references): their results are anonymised.
+    #[serde(default)]
+    pub sources: Vec<(String, String)>,
+    /// Others' state items (`owner`, `name`) that name the player (their references:
+    /// league member lists, tournament winners, inboxes): anonymised too.
+    #[serde(default)]
+    pub states: Vec<(String, String)>,
+}
+
+/// The state of a finished deletion.
+pub const DELETED: &str = "deleted";
+/// The state of a deletion under way.
+pub const DELETING: &str = "deleting";
+
+/// What [`delete_player`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DeletionReport {
+    /// The pseudonym that now stands for the player.
+    pub pseudonym: String,
+    /// True when the player had been deleted before: nothing was done.
+    pub already_deleted: bool,
+    /// True when an earlier call had started this deletion (this call finished it).
+    pub resumed: bool,
+    /// Balances removed (one per game).
+    pub balances: usize,
+    /// Period-board entries removed.
+    pub entries: usize,
+    /// Ledger entries moved to the pseudonym.
+    pub ledger_entries: usize,
+    /// Claims and state items removed.
+    pub claims: usize,
+    pub states: usize,
+    /// Boards (`{board}@{period}`) whose current snapshot now leaves the player out.
+    pub snapshots: Vec<String>,
+    /// Stored results whose mention of the player was replaced by the pseudonym.
+    pub results: usize,
+}
+
+/// Sources a ledger entry may stand for: its own source name, and the kinds its
+/// game's records are stored under (a ledger names `match`, the Dots and Boxes
+/// record is stored under `dots-and-boxes`; a level's ledger names `level`, its
+/// record `level-completion`). Only results that mention the player are rewritten.
+fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
+    use podium_rules::mahjong::{completion, quick_match};
+    let mut kinds = vec![e.source.clone(), e.game.id().to_string()];
+    for k in [crate::games::seega::MATCH, quick_match::KIND, completion::KIND] {
+        kinds.push(k.to_string());
+    }
+    kinds.dedup();
+    let mut out: Vec<String> = Vec::new();
+    for k in kinds {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The source `kind`/`id` a reference names, or, when another deletion renamed it
+/// since (its key named that other player too), where it is now.
+async fn find_source<S: SettleStore + ?Sized>(
+    store: &S,
+    kind: &str,
+    id: &str,
+    player_id: &str,
+) -> Result<Option<(SourceKey, podium_store::StoredSource)>, ServiceError> {
+    let key = SourceKey::new(kind, id);
+    if let Some(stored) = store.get_source(&key).await? {
+        return Ok(Some((key, stored)));
+    }
+    for part in id.split([':', '/']) {
+        if part == player_id || !podium_rules::record::is_valid_id(part) || !store.is_deleted(part).await? {
+            continue;
+        }
+        let moved = SourceKey::new(kind, rename_in_key(id, part, &pseudonym(part)));
+        if let Some(stored) = store.get_source(&moved).await? {
+            return Ok(Some((moved, stored)));
+        }
+    }
+    Ok(None)
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(StoreError::corrupt(what, e))
+}
+
+/// Deletes `player_id` (GM-6; see the module notes for the steps). Answers what was
+/// removed, or [`DeletionReport::already_deleted`] when an earlier call finished;
+/// an interrupted earlier call is finished ([`DeletionReport::resumed`]).
+///
+/// Errors: [`ServiceError::BadRequest`] (`player_id` is not a valid id), the
+/// transient [`ServiceError::Store`] and [`ServiceError::Contended`] (run it again:
+/// it resumes).
+pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<DeletionReport, ServiceError> {
+    if !podium_rules::record::is_valid_id(player_id) {
+        return Err(ServiceError::BadRequest {
+            field: "player_id",
+            message: "not a player id".into(),
+        });
+    }
+    let key = tombstone_key(player_id);
+    let mut report = DeletionReport {
+        pseudonym: pseudonym(player_id),
+        ..DeletionReport::default()
+    };
+    // 1. The tombstone, first: no commit naming the player lands after it.
+    let existed = store.get_item(&key, true).await?;
+    report.resumed = existed.is_some();
+    let (mut tomb, mut version) = match existed {
+        Some(item) => {
+            let t: Tombstone = serde_json::from_slice(&item.body).map_err(|e| corrupt(&key.pk, e))?;
+            (t, item.version)
+        }
+        None => {
+            let t = Tombstone {
+                state: DELETING.into(),
+                started_at: Some(now),
+                ..Tombstone::default()
+            };
+            let body = serde_json::to_vec(&t).map_err(|e| corrupt(&key.pk, e))?;
+            if !store.put_item_if(&key, &body, 0).await? {
+                return Err(ServiceError::Contended { attempts: 1 });
+            }
+            (t, 1)
+        }
+    };
+    if tomb.state == DELETED {
+        report.already_deleted = true;
+        report.resumed = false;
+        return Ok(report);
+    }
+    // 2. What the player holds; the boards and sources go into the tombstone first.
+    let holdings = store.holdings(player_id).await?;
+    let mut boards: Vec<BoardRef> = holdings
+        .balances
+        .iter()
+        .filter_map(|g| balance_board(*g))
+        .collect();
+    boards.extend(holdings.entries.iter().cloned());
+    let mut grew = false;
+    for b in &boards {
+        if !tomb.boards.contains(&b.key()) {
+            tomb.boards.push(b.key());
+            grew = true;
+        }
+    }
+    for e in &holdings.ledger {
+        for kind in candidate_kinds(e) {
+            let s = (kind, e.source_id.clone());
+            if !tomb.sources.contains(&s) {
+                tomb.sources.push(s);
+                grew = true;
+            }
+        }
+    }
+    // Every other item that names them: the references its commit wrote.
+    for r in &holdings.refs {
+        match r {
+            podium_store::Named::Source { kind, id } => {
+                let s = (kind.clone(), id.clone());
+                if !tomb.sources.contains(&s) {
+                    tomb.sources.push(s);
+                    grew = true;
+                }
+            }
+            podium_store::Named::State { owner, name } => {
+                let s = (owner.clone(), name.clone());
+                if !tomb.states.contains(&s) {
+                    tomb.states.push(s);
+                    grew = true;
+                }
+            }
+        }
+    }
+    if grew {
+        let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
+        if !store.put_item_if(&key, &body, version).await? {
+            return Err(ServiceError::Contended { attempts: 1 });
+        }
+        version += 1;
+    }
+    // 3. Every snapshot of those boards leaves the player out.
+    for b in &tomb.boards {
+        let Some((board, period)) = b.split_once('@') else {
+            continue;
+        };
+        if crate::boards::snapshot::write::erase_player(store, &BoardRef::new(board, period), player_id, now)
+            .await?
+        {
+            report.snapshots.push(b.clone());
+        }
+    }
+    // 4. Others' results no longer show the id.
+    for (kind, id) in &tomb.sources {
+        let Some((skey, stored)) = find_source(store, kind, id, player_id).await? else {
+            continue;
+        };
+        let id = &skey.id;
+        let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&stored.result) else {
+            continue;
+        };
+        let named = replace_id(&mut doc, player_id, &report.pseudonym);
+        let text = serde_json::to_string(&doc).map_err(|e| corrupt(&stored.content_hash, e))?;
+        // A key that names them (a registration's `{tournament}/{player}`, a bonus's
+        // `{player}:{day}`) is renamed too.
+        let renamed = rename_in_key(id, player_id, &report.pseudonym);
+        if renamed != *id {
+            if store
+                .move_source(&skey, &SourceKey::new(kind.clone(), renamed), &text)
+                .await?
+            {
+                report.results += 1;
+            }
+        } else if named && store.replace_source_result(&skey, &text).await? {
+            report.results += 1;
+        }
+    }
+    for (owner, name) in &tomb.states {
+        if anonymise_state(store, owner, name, player_id, &report.pseudonym).await? {
+            report.results += 1;
+        }
+    }
+    // 5. The ledger to the pseudonym; balances, entries, claims and states gone, and
+    // the opt-ins to `overtaken` messages ([`crate::players::overtaken`]).
+    store.erase_holdings(player_id, &report.pseudonym).await?;
+    store
+        .delete_items(&crate::players::overtaken::follow_keys(player_id))
+        .await?;
+    report.balances = holdings.balances.len();
+    report.entries = holdings.entries.len();
+    report.ledger_entries = holdings.ledger.len();
+    report.claims = holdings.claims;
+    report.states = holdings.states;
+    // Boards refreshed only when changed (LB-5) learn of it: the next refresh re-ranks.
+    for b in &tomb.boards {
+        if let Some((board, period)) = b.split_once('@') {
+            let board = BoardRef::new(board, period);
+            if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
+                raise_mark(store, &mark).await?;
+            }
+        }
+    }
+    // 6. The pseudonym is no account: its own tombstone refuses any record naming it
+    // (GM-6), so no one can score as it (an existing one is kept).
+    let alias = Tombstone {
+        state: DELETED.into(),
+        started_at: Some(now),
+        deleted_at: Some(now),
+        ..Tombstone::default()
+    };
+    let body = serde_json::to_vec(&alias).map_err(|e| corrupt(&key.pk, e))?;
+    store
+        .put_item_if(&tombstone_key(&report.pseudonym), &body, 0)
+        .await?;
+    // 7. Done.
+    tomb.state = DELETED.into();
+    tomb.deleted_at = Some(now);
+    let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
+    if !store.put_item_if(&key, &body, version).await? {
+        return Err(ServiceError::Contended { attempts: 1 });
+    }
+    Ok(report)
+}
+
+/// Replaces `player_id` by `pseudonym` in `owner`'s state item `name`, at the version
+/// read (read again when a commit moved it meanwhile). True when it named them.
+async fn anonymise_state<S: SettleStore + ErasureStore + ?Sized>(
+    store: &S,
+    owner: &str,
+    name: &str,
+    player_id: &str,
+    pseudonym: &str,
+) -> Result<bool, ServiceError> {
+    for _ in 0..10 {
+        let Some(state) = store.get_state(owner, name).await? else {
+            return Ok(false);
+        };
+        let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&state.body) else {
+            return Ok(false);
+        };
+        if !replace_id_in_state(&mut doc, player_id, pseudonym) {
+            return Ok(false);
+        }
+        let text = serde_json::to_string(&doc).map_err(|e| corrupt(name, e))?;
+        if store.replace_state(owner, name, &text, state.version).await? {
+            return Ok(true);
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// Raises a change mark by one version (as a commit does), retried on a race.
+async fn raise_mark<S: ItemStore + ?Sized>(
+    store: &S,
+    mark: &podium_store::MarkWrite,
+) -> Result<(), ServiceError> {
+    for _ in 0..10 {
+        let version = store.get_item(&mark.key, true).await?.map_or(0, |i| i.version);
+        if store.put_item_if(&mark.key, &mark.body, version).await? {
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// [`delete_player`], for an operator: unless `even_if_unknown`, an id under which
+/// nothing is stored and that was never deleted is refused with
+/// [`ServiceError::NotFound`] and nothing is written, so that a mistyped id does not
+/// block that id for good (GM-6). With `even_if_unknown`, the id is blocked ahead.
+pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: DateTime<Utc>,
+    even_if_unknown: bool,
+) -> Result<DeletionReport, ServiceError> {
+    if !even_if_unknown
+        && podium_rules::record::is_valid_id(player_id)
+        && store.get_item(&tombstone_key(player_id), true).await?.is_none()
+        && store.holdings(player_id).await?.is_empty()
+    {
+        return Err(ServiceError::NotFound(
+            "no such player: nothing is stored under this id and nothing was deleted \
+             (to block the id ahead, delete it even if unknown)"
+                .into(),
+        ));
+    }
+    delete_player(store, player_id, now).await
+}
+
+/// Whether `player_id` was deleted (or is being deleted): their tombstone exists (GM-6).
+pub async fn is_deleted<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<bool, ServiceError> {
+    Ok(store.is_deleted(player_id).await?)
+}

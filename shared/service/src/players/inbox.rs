@@ -1,0 +1,190 @@
+//! The caller's inbox (`GET /v1/me/inbox`) and claiming a reward from it
+//! (`POST /v1/me/inbox/{id}/claim`).
+//!
+//! A claim is a settlement (source `inbox-claim`, idempotency key `{player}/{message
+//! id}`): it credits the reward to the game's balance with its ledger entry (source
+//! `period-reward`, rule LB-5) and marks the message claimed, in one commit. A retry,
+//! a double tap or a concurrent claim gets the first claim's answer and pays nothing
+//! more (GM-3).
+
+use chrono::{DateTime, Utc};
+use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::period_reward;
+use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
+use podium_store::{SettleStore, SourceKey};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::names::hex_sha256;
+use crate::engine::settle::{settle, ReadState, Reads, Source};
+use crate::engine::state::state_body;
+use crate::error::ServiceError;
+
+/// The source kind of a claim.
+pub const KIND: &str = "inbox-claim";
+
+/// The ledger source of a claimed period reward.
+pub const LEDGER_SOURCE: &str = "period-reward";
+
+/// The caller's inbox, newest message first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct InboxView {
+    pub player_id: String,
+    pub messages: Vec<Message>,
+    /// Messages holding a reward not claimed yet.
+    pub unclaimed: usize,
+}
+
+/// The caller's inbox: one read of their inbox state, and when `overtaken` messages
+/// name other players, one deletion check per player named (GM-6: a deleted player is
+/// left out of `by`).
+pub async fn view<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<InboxView, ServiceError> {
+    let inbox: Inbox = match store.get_state(player_id, inbox::STATE).await? {
+        Some(s) => serde_json::from_str(&s.body)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+        None => Inbox::default(),
+    };
+    let mut messages = inbox.messages;
+    let mut named: Vec<String> = Vec::new();
+    for m in &messages {
+        for p in m.overtaken.iter().flat_map(|o| &o.by) {
+            if !named.contains(&p.player_id) {
+                named.push(p.player_id.clone());
+            }
+        }
+    }
+    // 16 at a time.
+    let mut checks: Vec<bool> = Vec::with_capacity(named.len());
+    for chunk in named.chunks(16) {
+        checks.extend(futures::future::try_join_all(chunk.iter().map(|p| store.is_deleted(p))).await?);
+    }
+    let deleted: Vec<&String> = named
+        .iter()
+        .zip(checks)
+        .filter_map(|(p, gone)| gone.then_some(p))
+        .collect();
+    if !deleted.is_empty() {
+        for m in &mut messages {
+            if let Some(o) = &mut m.overtaken {
+                o.by.retain(|p| !deleted.contains(&&p.player_id));
+            }
+        }
+    }
+    messages.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.cmp(&a.id)));
+    Ok(InboxView {
+        player_id: player_id.to_string(),
+        unclaimed: messages.iter().filter(|m| m.unclaimed()).count(),
+        messages,
+    })
+}
+
+/// The answer to a claim: the same for every repeat of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClaimAnswer {
+    pub player_id: String,
+    pub message_id: String,
+    /// The reward credited (points) and the balance after it.
+    pub points: i64,
+    #[schema(value_type = String, example = "mahjong-rivals")]
+    pub game: podium_rules::game::Game,
+    pub balance_after: i64,
+    /// When the claim was paid (UTC).
+    pub claimed_at: DateTime<Utc>,
+}
+
+struct Claim<'a> {
+    player: &'a str,
+    message_id: &'a str,
+    now: DateTime<Utc>,
+}
+
+impl Source for Claim<'_> {
+    type Result = ClaimAnswer;
+
+    fn key(&self) -> SourceKey {
+        // `/` is in no player id nor message id: the key names one (player, message).
+        SourceKey::new(KIND, format!("{}/{}", self.player, self.message_id))
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&self.key().id)
+    }
+
+    fn reads(&self) -> Reads {
+        // The reward's game is in the message: every game with a balance a board can pay.
+        Reads {
+            states: vec![(self.player.to_string(), inbox::STATE.to_string())],
+            balances: period_reward::paying_games()
+                .into_iter()
+                .map(|g| (g, self.player.to_string(), false))
+                .collect(),
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<ClaimAnswer>, ServiceError> {
+        let inbox: Inbox = state_body(read, self.player, inbox::STATE)?;
+        let not_found = || ServiceError::NotFound("no reward to claim in that message of yours".to_string());
+        let (inbox, reward) = inbox.claimed(self.message_id, self.now).ok_or_else(not_found)?;
+        let before = read.balance(reward.game, self.player).points;
+        let (change, entry) = balance_change(
+            self.player,
+            reward.game,
+            before,
+            reward.points,
+            LedgerSource {
+                kind: LEDGER_SOURCE,
+                id: self.message_id,
+                rule: period_reward::RULE,
+            },
+            self.now,
+        );
+        let answer = ClaimAnswer {
+            player_id: self.player.to_string(),
+            message_id: self.message_id.to_string(),
+            points: entry.applied,
+            game: reward.game,
+            balance_after: change.after,
+            claimed_at: self.now,
+        };
+        let mut s = Settlement::result_only(answer);
+        s.balances.push(change);
+        s.ledger.push(entry);
+        s.states.push(StateChange {
+            player_id: self.player.to_string(),
+            name: inbox::STATE.to_string(),
+            body: serde_json::to_value(inbox)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+        });
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "id"
+    }
+
+    fn repeats_are_common(&self) -> bool {
+        true
+    }
+}
+
+/// Claims the reward of the caller's message `message_id`, exactly once (GM-3): every
+/// repeat answers as the first claim. Errors: [`ServiceError::NotFound`] when the
+/// caller has no such message or it holds no reward.
+pub async fn claim<S: SettleStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    message_id: &str,
+    now: DateTime<Utc>,
+) -> Result<ClaimAnswer, ServiceError> {
+    if !podium_rules::record::is_valid_id(message_id) {
+        return Err(ServiceError::NotFound(
+            "no reward to claim in that message of yours".to_string(),
+        ));
+    }
+    let source = Claim {
+        player: player_id,
+        message_id,
+        now,
+    };
+    Ok(settle(store, &source, now).await?.result().clone())
+}

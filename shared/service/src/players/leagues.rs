@@ -1,0 +1,655 @@
+//! Weekly leagues ([`podium_rules::league`]): placing a player in a cohort with their
+//! first points of a week, a cohort's standings, the caller's league, and closing a
+//! week (promotion, relegation and each member's `league_result` message).
+//!
+//! One decision, taken once: the close of a week records each member's tier from the
+//! week's frozen `final` snapshot (the same values its `period_result` messages rank),
+//! and nothing predicts it. A player who first scores in a new week while their last
+//! week is not closed waits in their membership ([`Membership::pending`]); the close
+//! of that week places them, at the tier it records, in the same settlement as their
+//! `league_result` ([`podium_rules::league::Placement`]). A closed cohort's standings
+//! are read from the close's record of it, never from live entries.
+//!
+//! Storage (state items, so that every write goes through the settlement commit):
+//! a player's [`Membership`] (`league:{league}`); per (week, tier, shard) the cohort
+//! filling there ([`Filling`], under the pseudo-player [`filling_owner`]); per cohort
+//! its members (under the pseudo-player `{league}:{week}:{cohort}`), written once per
+//! member, so its version is its member count.
+//!
+//! Cost (DynamoDB): placement adds 2 GetItems (membership, filling cohort) and 3 state
+//! writes to the commit of a player's first points of the week; while their last week
+//! is not closed yet (the minutes after midnight before the freeze), 1 GetItem and 1
+//! state write (the week waits in the membership). A cohort's standings are 1 GetItem
+//! (its members) and 1 BatchGetItem (their weekly entries) while its week is open, 1
+//! GetItem (the close's record) once it is closed.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::inbox::Message;
+use podium_rules::leaderboard::Standing;
+use podium_rules::league::{
+    self, cohort_id, filling_owner, state_name, CohortResult, Filling, LeagueDef, Membership, Placement,
+    FILLING_STATE,
+};
+use podium_rules::settlement::{Planned, Settlement, StateChange};
+use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::names::hex_sha256;
+use crate::engine::placement::{corrupt, frozen_key, json, members_owner, state, MEMBERS_STATE};
+use crate::engine::settle::{settle_all, ReadState, Reads, Source};
+use crate::engine::state::state_body;
+use crate::error::ServiceError;
+
+/// Results settled at a time when a week closes.
+pub const IN_FLIGHT: usize = 16;
+
+/// The source kind of a week's result message.
+pub const RESULT_KIND: &str = "league-result";
+
+/// The members of `cohort` in `week` (in the order they were placed).
+pub async fn members<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    cohort: &str,
+) -> Result<Vec<String>, ServiceError> {
+    Ok(
+        state::<_, Vec<String>>(store, &members_owner(league, week, cohort), MEMBERS_STATE)
+            .await?
+            .0,
+    )
+}
+
+/// The standings of `members` on the league's weekly board in `week` (members with no
+/// entry, such as a deleted player (GM-6), are left out).
+pub async fn standings<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    members: &[String],
+) -> Result<Vec<Standing>, ServiceError> {
+    let board = BoardRef::new(league.board, week);
+    let members: Vec<&str> = members.iter().map(String::as_str).collect();
+    let entries = store.get_entries(&board, &members).await?;
+    Ok(entries
+        .into_iter()
+        .flatten()
+        .map(|b| Standing {
+            player_id: b.player_id,
+            value: b.points,
+            reached_at_ms: b.reached_at_ms,
+        })
+        .collect())
+}
+
+/// One line of a cohort's standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct CohortLine {
+    pub rank: u64,
+    pub player_id: String,
+    /// Points this week on the league's board.
+    pub value: i64,
+    pub value_shown: String,
+    /// Where the line stands if the week ended now: `promotion`, `relegation` or `stay`.
+    pub zone: &'static str,
+}
+
+/// A cohort's standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct CohortView {
+    pub league: String,
+    pub week: String,
+    pub cohort: String,
+    pub tier: u32,
+    pub tier_name: String,
+    pub entries: Vec<CohortLine>,
+}
+
+/// `cohort`'s standings in `week`, ranked (LB-2), each with its promotion zone: once
+/// the week is closed, exactly as its close recorded them (the frozen week's values,
+/// the movements its `league_result` messages announced); before, from the live
+/// weekly entries. Errors: [`ServiceError::NotFound`] for a cohort with no members.
+pub async fn cohort<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    cohort: &str,
+) -> Result<CohortView, ServiceError> {
+    let not_found = || ServiceError::NotFound(format!("no cohort {cohort:?} in {week}"));
+    let tier = league::tier_of_cohort(cohort).ok_or_else(not_found)?;
+    let results = match recorded_cohort(store, league, week, cohort).await? {
+        Some(results) => results,
+        None => {
+            let members = members(store, league, week, cohort).await?;
+            if members.is_empty() {
+                return Err(not_found());
+            }
+            league::close(league, tier, standings(store, league, week, &members).await?)
+        }
+    };
+    Ok(CohortView {
+        league: league.id.to_string(),
+        week: week.to_string(),
+        cohort: cohort.to_string(),
+        tier,
+        tier_name: tier_name(league, tier),
+        entries: results.iter().map(line).collect(),
+    })
+}
+
+fn tier_name(league: &LeagueDef, tier: u32) -> String {
+    league
+        .tiers
+        .get(tier as usize)
+        .copied()
+        .unwrap_or("?")
+        .to_string()
+}
+
+fn line(r: &CohortResult) -> CohortLine {
+    CohortLine {
+        rank: r.rank,
+        player_id: r.player_id.clone(),
+        value: r.value,
+        value_shown: podium_rules::display::format_points(r.value),
+        zone: match r.movement {
+            league::Movement::Promoted => "promotion",
+            league::Movement::Relegated => "relegation",
+            league::Movement::Stayed => "stay",
+        },
+    }
+}
+
+/// The caller's league now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct MyLeague {
+    pub league: String,
+    pub player_id: String,
+    /// The current week.
+    pub week: String,
+    /// Their tier (0: the first) and its name: the tier the last close of their weeks
+    /// recorded (for a player placed this week, the tier they play in).
+    pub tier: u32,
+    pub tier_name: String,
+    /// The week whose close has yet to decide the tier of their next placement (their
+    /// last week, not closed yet): until it runs, `tier` is the tier before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub awaiting_close_of: Option<String>,
+    /// Their cohort this week, once they scored this week.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cohort: Option<CohortView>,
+}
+
+/// The caller's league in the current `week`: their tier as recorded, and their
+/// cohort's standings once placed this week. Nothing is predicted: a player whose last
+/// week is not closed yet is told which close decides their tier.
+pub async fn mine<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    player: &str,
+    week: &str,
+) -> Result<MyLeague, ServiceError> {
+    let (m, _): (Membership, u64) = state(store, player, &state_name(league)).await?;
+    let cohort = match (&m.week, &m.cohort) {
+        (Some(w), Some(c)) if w == week => Some(self::cohort(store, league, week, c).await?),
+        _ => None,
+    };
+    let awaiting_close_of = match &m.week {
+        Some(w) if !m.closed && w.as_str() < week => Some(w.clone()),
+        _ => None,
+    };
+    Ok(MyLeague {
+        league: league.id.to_string(),
+        player_id: player.to_string(),
+        week: week.to_string(),
+        tier: m.tier,
+        tier_name: tier_name(league, m.tier),
+        awaiting_close_of,
+        cohort,
+    })
+}
+
+/// One member's week result, as a settlement: the message, and their tier recorded.
+struct WeekResult<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+    cohort: &'a str,
+    result: &'a CohortResult,
+    now: DateTime<Utc>,
+}
+
+impl Source for WeekResult<'_> {
+    type Result = Message;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(
+            RESULT_KIND,
+            format!("{}@{}:{}", self.league.id, self.week, self.result.player_id),
+        )
+    }
+
+    fn content_hash(&self) -> String {
+        let r = self.result;
+        hex_sha256(&format!(
+            "{}|{}|{}|{}|{}|{}|{:?}",
+            self.key().id,
+            self.cohort,
+            r.rank,
+            r.of,
+            r.value,
+            r.tier_after,
+            r.movement
+        ))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            states: vec![(self.result.player_id.clone(), state_name(self.league))],
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
+        let r = self.result;
+        let player = &r.player_id;
+        let m: Membership = state_body(read, player, &state_name(self.league))?;
+        let message = Message::league_result(self.league, self.week, self.cohort, r, self.now);
+        // The message joins the inbox in the commit ([`Settlement::messages`]).
+        let mut s = Settlement::result_only(message.clone());
+        s.messages.push((player.clone(), message));
+        // The close records the tier (the one decision); a player who scored in a later
+        // week meanwhile waits there and is placed now, at that tier.
+        if m.week.as_deref() == Some(self.week) && !m.closed {
+            let closed = Membership {
+                tier: r.tier_after,
+                closed: true,
+                ..m
+            };
+            match closed.pending.first() {
+                Some(next) => s.placements.push(Placement {
+                    board: self.league.board.to_string(),
+                    week: next.clone(),
+                    player_id: player.clone(),
+                    membership: closed.clone(),
+                }),
+                None => s.states.push(StateChange {
+                    player_id: player.clone(),
+                    name: state_name(self.league),
+                    body: serde_json::to_value(closed).map_err(|e| corrupt("league", e))?,
+                }),
+            }
+        }
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "player_id"
+    }
+}
+
+/// The record that `week`'s freeze begins (once, GM-3).
+struct WeekFrozen<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+}
+
+impl Source for WeekFrozen<'_> {
+    type Result = serde_json::Value;
+
+    fn key(&self) -> SourceKey {
+        frozen_key(self.league, self.week)
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&self.key().id)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::default()
+    }
+
+    fn plan(&self, _: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        Ok(Planned::Write(Settlement::result_only(
+            serde_json::json!({"league": self.league.id, "week": self.week}),
+        )))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "week"
+    }
+}
+
+/// Records that `league`'s `week` is about to be frozen (the catch-up does, before
+/// its freeze): from then on a late first record of the week places nobody, so its
+/// cohorts are those the frozen week ranks. Safe to repeat.
+pub async fn mark_frozen<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    crate::engine::settle::settle(store, &WeekFrozen { league, week }, now).await?;
+    Ok(())
+}
+
+/// The source kind of a closed cohort's record: its standings as the close ranked
+/// them (the frozen week's values), stored once (GM-3) and read by the cohort view.
+pub const COHORT_KIND: &str = "league-cohort";
+
+fn cohort_key(league: &LeagueDef, week: &str, cohort: &str) -> SourceKey {
+    SourceKey::new(COHORT_KIND, format!("{}@{week}:{cohort}", league.id))
+}
+
+/// A closed cohort's record, as a settlement whose result is its standings (each
+/// member it names referenced for GM-6 by the commit path).
+struct CohortRecord<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+    cohort: &'a str,
+    results: &'a [CohortResult],
+}
+
+impl Source for CohortRecord<'_> {
+    type Result = Vec<CohortResult>;
+
+    fn key(&self) -> SourceKey {
+        cohort_key(self.league, self.week, self.cohort)
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&json(&self.results))
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::default()
+    }
+
+    fn plan(&self, _: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        Ok(Planned::Write(Settlement::result_only(self.results.to_vec())))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "cohort"
+    }
+}
+
+/// A closed cohort's standings as its close recorded them; `None` before the close.
+async fn recorded_cohort<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    cohort: &str,
+) -> Result<Option<Vec<CohortResult>>, ServiceError> {
+    let key = cohort_key(league, week, cohort);
+    match store.get_source(&key).await? {
+        Some(stored) => Ok(Some(
+            serde_json::from_str(&stored.result).map_err(|e| corrupt(COHORT_KIND, e))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Every cohort of `week` (tier, cohort id, members), tier by tier and shard by shard.
+async fn week_cohorts<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+) -> Result<Vec<(u32, String, Vec<String>)>, ServiceError> {
+    let mut out = Vec::new();
+    for tier in 0..league.tiers.len() as u32 {
+        for shard in 0..league.shards {
+            let (filling, version): (Filling, u64) =
+                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+            if version == 0 {
+                continue;
+            }
+            for number in 0..=filling.number {
+                let cohort = cohort_id(tier, shard, number);
+                let members = members(store, league, week, &cohort).await?;
+                out.push((tier, cohort, members));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The source kind of a late join: a player the frozen week ranks, placed in one of
+/// its cohorts by its close (their first record of the week arrived after the
+/// week's freeze began).
+pub const JOIN_KIND: &str = "league-late-join";
+
+/// A late join, as a settlement: the player placed in `week` at the tier their
+/// membership records, unless they were placed in that week or a later one, or wait
+/// for an earlier week's close (then nothing).
+struct LateJoin<'a> {
+    league: &'a LeagueDef,
+    week: &'a str,
+    player: &'a str,
+}
+
+impl Source for LateJoin<'_> {
+    type Result = serde_json::Value;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(
+            JOIN_KIND,
+            format!("{}@{}:{}", self.league.id, self.week, self.player),
+        )
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&self.key().id)
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            states: vec![(self.player.to_string(), state_name(self.league))],
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
+        let m: Membership = state_body(read, self.player, &state_name(self.league))?;
+        let later = m.week.as_deref().is_some_and(|w| w >= self.week);
+        let waiting = m.week.is_some() && !m.closed;
+        if later || waiting {
+            return Ok(Planned::Nothing(serde_json::json!({"joined": false})));
+        }
+        let mut s = Settlement::result_only(serde_json::json!({"joined": true}));
+        s.placements.push(Placement {
+            board: self.league.board.to_string(),
+            week: self.week.to_string(),
+            player_id: self.player.to_string(),
+            membership: m,
+        });
+        Ok(Planned::Write(s))
+    }
+
+    fn id_field(&self) -> &'static str {
+        "player_id"
+    }
+}
+
+/// What closing a league's week did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WeekReport {
+    pub league: String,
+    pub week: String,
+    /// Cohort sizes: how many cohorts had each size.
+    pub cohort_sizes: std::collections::BTreeMap<usize, usize>,
+    pub placed: usize,
+    pub promoted: usize,
+    pub relegated: usize,
+    /// Messages this call wrote (the others were written before).
+    pub sent: usize,
+    /// Members skipped: deleted since (GM-6).
+    pub skipped: usize,
+    /// Whether the week was closed before this call (nothing was read or sent).
+    pub already_done: bool,
+    /// False when the week's final snapshot is not complete yet: nothing was done
+    /// (the close ranks the frozen week only).
+    pub frozen: bool,
+}
+
+/// Closes `league`'s `week` once its board is frozen (LB-5): every cohort of every
+/// tier and shard ranked by its members' values in the week's `final` snapshot (the
+/// values the week's `period_result` messages rank; players deleted before are left
+/// out), each cohort's standings recorded once ([`COHORT_KIND`]), each member sent one
+/// `league_result` message with their movement and their tier recorded, and placed in
+/// the next week they scored in if they wait for it ([`Membership::pending`]). Safe to
+/// run again and concurrently (each record and result is its own settlement, GM-3).
+/// A week not frozen yet is left alone ([`WeekReport::frozen`] false).
+pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    now: DateTime<Utc>,
+) -> Result<WeekReport, ServiceError> {
+    let mut report = WeekReport {
+        league: league.id.to_string(),
+        week: week.to_string(),
+        frozen: true,
+        ..WeekReport::default()
+    };
+    let done_key = ItemKey::new(format!("LEAGUE-CLOSE#{}@{week}", league.id), "DONE");
+    if store.get_item(&done_key, true).await?.is_some() {
+        report.already_done = true;
+        return Ok(report);
+    }
+    let board = BoardRef::new(league.board, week);
+    match crate::boards::snapshot::read::run_state(store, &board, crate::boards::snapshot::layout::FINAL)
+        .await?
+    {
+        Some(run) if run.complete => {}
+        _ => {
+            report.frozen = false;
+            return Ok(report);
+        }
+    }
+    // The frozen week's values (one read of the final snapshot), without the players
+    // deleted since (the pointer's erasures, GM-6).
+    let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;
+    let finals: HashMap<String, Standing> = crate::boards::snapshot::read::pages(
+        store,
+        &board,
+        crate::boards::snapshot::layout::FINAL,
+        SortKeyRange::All,
+        true,
+        usize::MAX,
+        true,
+    )
+    .await?
+    .into_iter()
+    .flat_map(|p| p.entries)
+    .filter(|e| !pointer.as_ref().is_some_and(|p| p.hides(&e.player_id)))
+    .map(|e| {
+        (
+            e.player_id.clone(),
+            Standing {
+                player_id: e.player_id,
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+            },
+        )
+    })
+    .collect();
+    // GM-6: a member deleted since (hidden by the pointer, or listed under the
+    // pseudonym the deletion wrote) is left out.
+    let gone =
+        |m: &str| podium_rules::record::is_reserved_id(m) || pointer.as_ref().is_some_and(|p| p.hides(m));
+    let mut listed = week_cohorts(store, league, week).await?;
+    // Every player the frozen week ranks is in its league: one whose first record of
+    // the week arrived after the week's freeze began (so nobody placed them) joins a
+    // cohort of their tier now, unless they were placed in a later week already.
+    let placed: std::collections::HashSet<&str> = listed
+        .iter()
+        .flat_map(|(_, _, members)| members.iter().map(String::as_str))
+        .collect();
+    let mut late: Vec<&str> = finals
+        .keys()
+        .map(String::as_str)
+        .filter(|p| !placed.contains(p) && !gone(p))
+        .collect();
+    late.sort_unstable();
+    if !late.is_empty() {
+        let joins = late.iter().map(|player| LateJoin { league, week, player });
+        let tally = settle_all(store, joins, IN_FLIGHT, now).await?;
+        if tally.applied > 0 {
+            listed = week_cohorts(store, league, week).await?;
+        }
+    }
+    let mut sizes: HashMap<usize, usize> = HashMap::new();
+    let mut cohorts: Vec<(String, Vec<CohortResult>)> = Vec::new();
+    for (tier, cohort, members) in listed {
+        // A member the frozen week does not list (their first record of the week
+        // landed as the freeze ran) had nothing in it: 0, listed last.
+        let standings: Vec<Standing> = members
+            .iter()
+            .filter(|m| !gone(m))
+            .map(|m| {
+                finals.get(m).cloned().unwrap_or_else(|| Standing {
+                    player_id: m.clone(),
+                    value: 0,
+                    reached_at_ms: i64::MAX,
+                })
+            })
+            .collect();
+        let results = league::close(league, tier, standings);
+        if results.is_empty() {
+            continue;
+        }
+        *sizes.entry(results.len()).or_default() += 1;
+        cohorts.push((cohort, results));
+    }
+    let all: Vec<(&str, &CohortResult)> = cohorts
+        .iter()
+        .flat_map(|(c, results)| results.iter().map(move |r| (c.as_str(), r)))
+        .collect();
+    report.placed = all.len();
+    for (_, r) in &all {
+        match r.movement {
+            league::Movement::Promoted => report.promoted += 1,
+            league::Movement::Relegated => report.relegated += 1,
+            league::Movement::Stayed => {}
+        }
+    }
+    // Each cohort's record first (what its view shows from now on), then each member's
+    // result: [`IN_FLIGHT`] settlements at a time.
+    let records = cohorts.iter().map(|(cohort, results)| CohortRecord {
+        league,
+        week,
+        cohort,
+        results,
+    });
+    settle_all(store, records, IN_FLIGHT, now).await?;
+    let sources = all.iter().map(|(cohort, result)| WeekResult {
+        league,
+        week,
+        cohort,
+        result,
+        now,
+    });
+    let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+    (report.sent, report.skipped) = (tally.applied, tally.skipped);
+    report.cohort_sizes = sizes.into_iter().collect();
+    // Every result is settled: later ticks need not rank the week again.
+    store.put_item_if(&done_key, b"{}", 0).await?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cohort's record references each member (GM-6) and guards each: with the
+    /// source, 2 × 30 + 1 items, inside DynamoDB's 100 items of one transaction.
+    #[test]
+    fn a_cohort_record_fits_one_transaction() {
+        for league in &league::LEAGUES {
+            assert!(2 * league.cohort_size < 100, "{}", league.id);
+        }
+    }
+}
