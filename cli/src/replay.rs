@@ -8,7 +8,8 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use podium_rules::error::RuleError;
-use podium_rules::record::{MatchRecord, RecordPolicy};
+use podium_rules::record::policy::RecordPolicy;
+use podium_rules::seega::record::MatchRecord;
 use podium_service::engine::keyed::run_keyed;
 use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::games::seega::preview;

@@ -28,7 +28,7 @@ use crate::error::CliError;
 fn dev_header(headers: &HeaderMap, scheme: &str) -> Option<String> {
     let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let id = value.strip_prefix(scheme)?.trim();
-    podium_rules::record::is_valid_id(id).then(|| id.to_string())
+    podium_rules::record::ids::is_valid_id(id).then(|| id.to_string())
 }
 
 /// The development identity: `Authorization: Dev <player-id>`, unverified.

@@ -4,7 +4,7 @@
 //! `parse_only` and `content_hash` break the scoring time down.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use podium_rules::record::MatchRecord;
+use podium_rules::seega::record::MatchRecord;
 use podium_rules::seega::score;
 
 fn lines() -> Vec<String> {

@@ -134,7 +134,7 @@ async fn main() {
 
     let before = store.usage();
     let mut void = rout("m-cost-void", "p-00003", "p-00004", now);
-    void.outcome = podium_rules::record::Outcome::draw();
+    void.outcome = podium_rules::seega::record::Outcome::draw();
     score_match(&store, &void, clock).await.expect("void");
     row("score a void match", before, &store);
 
@@ -146,7 +146,7 @@ async fn main() {
                 {"player_id": "qm-b", "completed": false, "score": 300}]})
         .to_string()
     };
-    let policy = podium_rules::record::RecordPolicy::default();
+    let policy = podium_rules::record::policy::RecordPolicy::default();
     // Level completions (MJ-2 … MJ-5): the place is read from the level ranking's
     // fastest 11 only, so it costs the same at 10 and at 100,000 accounts.
     let completion = |id: &str, player: &str, level: u32, time_ms: u64| {

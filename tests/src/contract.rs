@@ -9,7 +9,8 @@ use futures::future::join_all;
 use podium_rules::board::{board_def, BoardDef, BoardRef};
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
-use podium_rules::record::{MatchRecord, RecordPolicy};
+use podium_rules::record::policy::RecordPolicy;
+use podium_rules::seega::record::MatchRecord;
 use podium_rules::seega::result::{MatchResult, MatchStatus};
 use podium_rules::snapshot::{rank_against, SnapshotPage};
 use podium_service::boards::cursor::CursorKey;
@@ -246,7 +247,7 @@ pub async fn conflict_writes_nothing<S: Store>(store: S) {
     );
     // Same content, reformatted on the wire: a duplicate, not a conflict.
     let json = serde_json::to_string_pretty(&rout("m-c", "alice", "bob", at(0))).expect("json");
-    let reparsed = podium_rules::record::MatchRecord::from_json(json.as_bytes()).expect("parse");
+    let reparsed = podium_rules::seega::record::MatchRecord::from_json(json.as_bytes()).expect("parse");
     assert!(matches!(
         score_match(&store, &reparsed, now()).await,
         Ok(Scored::Duplicate(_))

@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::game::Game;
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_service::engine::names::pseudonym;
 use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};

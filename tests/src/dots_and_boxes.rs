@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use podium_rules::dots_and_boxes::board::Board;
 use podium_rules::dots_and_boxes::replay::{self, Move, Outcome};
 use podium_rules::game::Game;
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_service::games::incoming::{settle_incoming, Incoming, Outcome as Settled};
 use podium_service::ServiceError;
 use podium_store::Store;

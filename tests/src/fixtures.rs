@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use podium_rules::game::Game;
-use podium_rules::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
+use podium_rules::seega::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
 use podium_rules::settlement::LedgerEntry;
 use podium_store::dynamo::DynamoStore;
 use podium_store::embedded::EmbeddedStore;

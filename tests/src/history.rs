@@ -34,7 +34,8 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 use podium_rules::game::Game;
-use podium_rules::record::{RecordPolicy, ValidMatch};
+use podium_rules::record::policy::RecordPolicy;
+use podium_rules::seega::record::ValidMatch;
 use podium_rules::seega::result::{settle, MatchResult, MatchStatus};
 use podium_rules::seega::score;
 use podium_service::games::incoming::Incoming;

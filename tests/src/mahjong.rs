@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::mahjong::completion;
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_service::api::{self, ApiContext, ApiRequest};
 use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::ServiceError;

@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
-use podium_rules::record::MatchRecord;
+use podium_rules::seega::record::MatchRecord;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_service::boards::snapshot;
 use podium_service::engine::keyed::run_keyed;

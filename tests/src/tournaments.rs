@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use podium_rules::game::Game;
 use podium_rules::mahjong::tournament::{Tournament, Trophy};
 use podium_rules::mahjong::tournament_play::{self as play, Status, Trophies};
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::games::tournaments::{configure, tick};
 use podium_service::ServiceError;

@@ -12,7 +12,7 @@
 use std::io::Write;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use podium_rules::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
+use podium_rules::seega::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;

@@ -14,7 +14,7 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use chrono::{DateTime, Utc};
 
 use podium_rules::error::RuleError;
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_service::engine::keyed::run_keyed;
 use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
 use podium_service::telemetry;

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use podium_rules::game::Game;
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_store::Store;
 use podium_tests::dynamodb_faults::{Fault, FaultyHttp, Schedule};
 use podium_tests::history::{check, model, Delivered, History, Report};

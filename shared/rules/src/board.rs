@@ -175,29 +175,9 @@ pub const BOARDS: [BoardDef; 6] = [
 /// MJ-20: AMR sums the last 365 local days, today included.
 pub const AMR_WINDOW_DAYS: u32 = 365;
 
-/// The credits `points` earned by `player_id` on `game` at `at` make on the game's
-/// period boards (MJ-20, MJ-21): one per board in the period of the event's local
-/// date, a rolling board only while `at` is inside its window at `now`. A game's
-/// balance board (`seega`) is its balance itself and gets none.
-pub fn credits_for(
-    game: Game,
-    player_id: &str,
-    points: i64,
-    at: DateTime<Utc>,
-    now: DateTime<Utc>,
-) -> Vec<crate::settlement::BoardCredit> {
-    BOARDS
-        .iter()
-        .filter(|b| b.game == game && b.id != game.id() && b.counts_at(at, now))
-        .map(|b| crate::settlement::BoardCredit {
-            board: b.id.to_string(),
-            period: b.period_at(at).id,
-            player_id: player_id.to_string(),
-            points,
-            at,
-        })
-        .collect()
-}
+/// The levels of Mahjong Rivals (MJ-1), each with its time ranking: 1 …
+/// `MAHJONG_LEVELS` (`mahjong::levels::LEVELS`, held equal by a test there).
+pub const MAHJONG_LEVELS: u32 = 11_000;
 
 /// The family of Mahjong Rivals level time rankings (MJ-3): one all-time board per
 /// level, `mahjong-level-1` … `mahjong-level-11000`, of best times in milliseconds
@@ -210,7 +190,9 @@ pub const MAHJONG_LEVEL: BoardDef = BoardDef {
     zone: Tz::Europe__Bucharest,
     window_days: None,
     order: Order::LowerFirst {
-        ceiling: crate::mahjong::completion::TIME_CEILING_MS as i64,
+        // MJ-3's ceiling, 24 hours (`mahjong::completion::TIME_CEILING_MS`, held equal
+        // by a test there): the registry knows no game's module.
+        ceiling: 86_400_000,
     },
     unit: Unit::Milliseconds,
     refresh: Refresh::WhenChanged,
@@ -237,12 +219,11 @@ pub const MAHJONG_TOURNAMENT: BoardDef = BoardDef {
 pub fn board_def(id: &str) -> Option<&'static BoardDef> {
     BOARDS.iter().find(|b| b.id == id).or_else(|| {
         if let Some(t) = id.strip_prefix("mahjong-tournament-") {
-            return crate::record::is_valid_id(t).then_some(&MAHJONG_TOURNAMENT);
+            return crate::record::ids::is_valid_id(t).then_some(&MAHJONG_TOURNAMENT);
         }
         let n = id.strip_prefix("mahjong-level-")?;
         let level: u32 = n.parse().ok()?;
-        (n == level.to_string() && crate::mahjong::levels::check_level("board", level).is_ok())
-            .then_some(&MAHJONG_LEVEL)
+        (n == level.to_string() && (1..=MAHJONG_LEVELS).contains(&level)).then_some(&MAHJONG_LEVEL)
     })
 }
 
@@ -338,25 +319,6 @@ mod tests {
         for b in &BOARDS {
             assert_eq!(b.zone, b.game.zone(), "{}", b.id);
         }
-    }
-
-    /// MJ-20, MJ-21: Mahjong points credit the AMR, the week and the day of their
-    /// local date; Seega's board is its balance.
-    #[test]
-    fn credits_go_to_the_games_period_boards() {
-        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
-        let at = t("2027-05-10T22:30:00Z"); // 2027-05-11 01:30 in Bucharest
-        let c = credits_for(Game::MahjongRivals, "p", 20, at, at);
-        let got: Vec<_> = c.iter().map(|c| (c.board.as_str(), c.period.as_str())).collect();
-        assert_eq!(
-            got,
-            [
-                ("mahjong-amr", "all"),
-                ("mahjong-weekly", "2027-W19"),
-                ("mahjong-daily", "2027-05-11")
-            ]
-        );
-        assert!(credits_for(Game::Seega, "p", 40, at, at).is_empty());
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod inbox;
 pub mod leaderboard;
 pub mod league;
 pub mod mahjong;
+pub mod message;
 pub mod minesweeper;
 pub mod overtaken;
 pub mod period;

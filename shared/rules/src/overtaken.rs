@@ -16,8 +16,8 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::inbox::{Message, MessageKind, Overtaken, Passer};
 use crate::leaderboard::listing_key;
+use crate::message::{Message, MessageKind, Overtaken, Passer};
 use crate::snapshot::SnapshotEntry;
 use crate::standing::TOP_CUTOFF;
 
@@ -29,8 +29,9 @@ pub const TOP: u64 = TOP_CUTOFF;
 /// behind them at the last check.
 pub const NEIGHBOURS: usize = 3;
 
-/// `overtaken` messages a player gets in one UTC day at most.
-pub const MAX_PER_DAY: u32 = 5;
+/// `overtaken` messages a player gets in one UTC day at most: the inbox's cap
+/// ([`crate::inbox::MAX_OVERTAKEN_PER_DAY`]), which drops the others.
+pub const MAX_PER_DAY: u32 = crate::inbox::MAX_OVERTAKEN_PER_DAY;
 
 /// Passers a message names (the nearest above the player first).
 pub const MAX_LISTED: usize = 3;

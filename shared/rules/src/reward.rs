@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{quoted, RuleError};
 use crate::game::Game;
-use crate::record::is_valid_id;
+use crate::record::ids::is_valid_id;
 
 /// The ad networks podium verifies callbacks of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -132,7 +132,7 @@ impl AdView {
                 format!("not a player id: {}", quoted(&self.player_id)),
             ));
         }
-        crate::record::check_player_id("user_id", &self.player_id)?;
+        crate::record::ids::check_player_id("user_id", &self.player_id)?;
         if self.viewed_at < now - chrono::Duration::seconds(policy.max_age_secs) {
             return Err(RuleError::new(
                 "timestamp",
@@ -254,7 +254,7 @@ pub fn plan(
     // SG-12: the ad's points may reach a higher rank.
     let messages = match game {
         Game::Seega => {
-            crate::inbox::Message::rank_up("ad", &entry.source_id, before, change.after, view.viewed_at)
+            crate::message::Message::rank_up("ad", &entry.source_id, before, change.after, view.viewed_at)
                 .map(|msg| vec![(view.player_id.clone(), msg)])
                 .unwrap_or_default()
         }
@@ -263,7 +263,7 @@ pub fn plan(
     Ok(Planned::Write(Settlement {
         balances: vec![change],
         ledger: vec![entry],
-        credits: crate::board::credits_for(game, &view.player_id, points, view.viewed_at, now),
+        credits: crate::settlement::credits_for(game, &view.player_id, points, view.viewed_at, now),
         claims: vec![ClaimMark {
             player_id: view.player_id.clone(),
             game,

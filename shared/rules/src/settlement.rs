@@ -5,6 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::board::BOARDS;
 use crate::game::Game;
 
 /// One change of points (GM-4). A balance equals the sum of its entries' `applied`.
@@ -112,7 +113,7 @@ pub struct Settlement<R> {
     pub claims: Vec<ClaimMark>,
     pub states: Vec<StateChange>,
     /// Messages to players' inboxes (a new SG-12 rank), added in the same commit.
-    pub messages: Vec<(String, crate::inbox::Message)>,
+    pub messages: Vec<(String, crate::message::Message)>,
     /// League placements the commit makes besides players' first points of a week
     /// (the close of a week placing its members in the next week they scored in).
     pub placements: Vec<crate::league::Placement>,
@@ -184,9 +185,52 @@ pub fn balance_change(
     )
 }
 
+/// The credits `points` earned by `player_id` on `game` at `at` make on the game's
+/// period boards (MJ-20, MJ-21): one per board in the period of the event's local
+/// date, a rolling board only while `at` is inside its window at `now`. A game's
+/// balance board (`seega`) is its balance itself and gets none.
+pub fn credits_for(
+    game: Game,
+    player_id: &str,
+    points: i64,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Vec<BoardCredit> {
+    BOARDS
+        .iter()
+        .filter(|b| b.game == game && b.id != game.id() && b.counts_at(at, now))
+        .map(|b| BoardCredit {
+            board: b.id.to_string(),
+            period: b.period_at(at).id,
+            player_id: player_id.to_string(),
+            points,
+            at,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// MJ-20, MJ-21: Mahjong points credit the AMR, the week and the day of their
+    /// local date; Seega's board is its balance.
+    #[test]
+    fn credits_go_to_the_games_period_boards() {
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let at = t("2027-05-10T22:30:00Z"); // 2027-05-11 01:30 in Bucharest
+        let c = credits_for(Game::MahjongRivals, "p", 20, at, at);
+        let got: Vec<_> = c.iter().map(|c| (c.board.as_str(), c.period.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("mahjong-amr", "all"),
+                ("mahjong-weekly", "2027-W19"),
+                ("mahjong-daily", "2027-05-11")
+            ]
+        );
+        assert!(credits_for(Game::Seega, "p", 40, at, at).is_empty());
+    }
 
     /// SG-7: 50 − 123 applies −50; GM-4: the entry says so.
     #[test]

@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Datelike, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Bucharest;
-use podium_rules::board::{board_def, credits_for};
+use podium_rules::board::board_def;
 use podium_rules::game::Game;
 use podium_rules::period::day_start;
+use podium_rules::settlement::credits_for;
 use proptest::prelude::*;
 
 /// One counted event: player, instant, points, and how late it arrives (seconds).

@@ -27,7 +27,7 @@ use std::time::Duration;
 use podium_ads::catalogue::Catalogue;
 use podium_ads::keys::KeySet;
 use podium_rules::period_reward::RewardTables;
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_rules::reward::AdPolicy;
 use podium_store::dynamo::Timeouts;
 use thiserror::Error;
@@ -138,7 +138,7 @@ pub fn record_policy() -> Result<RecordPolicy, ConfigError> {
     let days = number(
         "PODIUM_MAX_RECORD_AGE_DAYS",
         d.max_record_age_days as u64,
-        1..=podium_rules::record::MAX_RECORD_AGE_DAYS_LIMIT as u64,
+        1..=podium_rules::record::policy::MAX_RECORD_AGE_DAYS_LIMIT as u64,
     )?;
     Ok(RecordPolicy {
         max_clock_skew_ms: secs as i64 * 1000,

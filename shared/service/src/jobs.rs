@@ -116,7 +116,7 @@ impl Default for TickSettings {
     fn default() -> Self {
         TickSettings {
             rewards: RewardTables::new(),
-            max_record_age_days: podium_rules::record::DEFAULT_MAX_RECORD_AGE_DAYS,
+            max_record_age_days: podium_rules::record::policy::DEFAULT_MAX_RECORD_AGE_DAYS,
         }
     }
 }

@@ -27,7 +27,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use podium_generate::replayed::Replayed;
 use podium_rules::board::BoardRef;
 use podium_rules::error::{RuleError, MAX_MESSAGE_CHARS};
-use podium_rules::record::RecordPolicy;
+use podium_rules::record::policy::RecordPolicy;
 use podium_service::boards::cursor::{Cursor, CursorKey};
 use podium_service::error::ServiceError;
 use podium_service::games::incoming::Incoming;

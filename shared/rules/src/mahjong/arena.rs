@@ -88,11 +88,11 @@ impl Arena {
     pub fn from_json(
         bytes: &[u8],
         now: DateTime<Utc>,
-        policy: &crate::record::RecordPolicy,
+        policy: &crate::record::policy::RecordPolicy,
     ) -> Result<Arena, RuleError> {
         let line: ArenaLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "an Arena")?;
-        crate::record::check_id("arena_id", &line.arena_id)?;
+        crate::record::ids::check_id("arena_id", &line.arena_id)?;
         super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         let a = Arena {
             arena_id: line.arena_id,
@@ -115,7 +115,7 @@ pub fn validate(a: &Arena) -> Result<(), RuleError> {
         ));
     }
     for (i, p) in a.players.iter().enumerate() {
-        crate::record::check_player_id(&format!("players[{i}]"), p)?;
+        crate::record::ids::check_player_id(&format!("players[{i}]"), p)?;
     }
     crate::record::lines::check_once(a.players.iter().map(String::as_str), |i| format!("players[{i}]"))?;
     if a.rounds.len() != ROUNDS {
@@ -227,7 +227,7 @@ pub fn plan(
         row.balance_after = Some(change.after);
         settlement.balances.push(change);
         settlement.ledger.push(entry);
-        settlement.credits.extend(crate::board::credits_for(
+        settlement.credits.extend(crate::settlement::credits_for(
             GAME,
             &row.player_id,
             row.prize,

@@ -173,12 +173,12 @@ impl LevelCompletion {
     pub fn from_json(
         bytes: &[u8],
         now: DateTime<Utc>,
-        policy: &crate::record::RecordPolicy,
+        policy: &crate::record::policy::RecordPolicy,
     ) -> Result<LevelCompletion, RuleError> {
         let line: CompletionLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a level completion")?;
-        crate::record::check_id("completion_id", &line.completion_id)?;
-        crate::record::check_player_id("player_id", &line.player_id)?;
+        crate::record::ids::check_id("completion_id", &line.completion_id)?;
+        crate::record::ids::check_player_id("player_id", &line.player_id)?;
         super::records::check_instant("completed_at", line.completed_at, now, policy)?;
         let c = LevelCompletion {
             completion_id: line.completion_id,
@@ -244,7 +244,7 @@ pub fn plan(
         balance_after = change.after;
         settlement.balances.push(change);
         settlement.ledger.push(entry);
-        settlement.credits = crate::board::credits_for(GAME, &c.player_id, points, c.at, now);
+        settlement.credits = crate::settlement::credits_for(GAME, &c.player_id, points, c.at, now);
     }
     // The fastest times are written whenever they change or the place paid off: a
     // concurrent completion of the level then fails its condition and is placed again.
@@ -311,6 +311,17 @@ pub fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// MJ-3: the level rankings' order holds times under the completion ceiling.
+    #[test]
+    fn mj_3_the_level_rankings_ceiling_is_the_completions() {
+        assert_eq!(
+            crate::board::MAHJONG_LEVEL.order,
+            crate::board::Order::LowerFirst {
+                ceiling: TIME_CEILING_MS as i64
+            }
+        );
+    }
 
     fn t(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().to_utc()
@@ -480,12 +491,20 @@ mod tests {
     fn gm_5_a_completion_record_is_checked_field_by_field() {
         let now = t("2027-03-01T10:00:00Z");
         let line = r#"{"completion_id":"c-1","game":"mahjong-rivals","kind":"level-completion","player_id":"a","level":420,"time_ms":61000,"completed_at":"2027-03-01T09:59:00Z","jokers_used":1}"#;
-        let c = LevelCompletion::from_json(line.as_bytes(), now, &crate::record::RecordPolicy::default())
-            .expect("valid");
+        let c = LevelCompletion::from_json(
+            line.as_bytes(),
+            now,
+            &crate::record::policy::RecordPolicy::default(),
+        )
+        .expect("valid");
         assert_eq!((c.level, c.time_ms, c.jokers_used), (420, 61_000, 1));
         let refused = |text: String| {
-            LevelCompletion::from_json(text.as_bytes(), now, &crate::record::RecordPolicy::default())
-                .unwrap_err()
+            LevelCompletion::from_json(
+                text.as_bytes(),
+                now,
+                &crate::record::policy::RecordPolicy::default(),
+            )
+            .unwrap_err()
         };
         assert_eq!(refused(line.replace("420", "0")).field, "level");
         assert_eq!(refused(line.replace("420", "11001")).rule, "MJ-1");

@@ -141,7 +141,7 @@ pub fn plan(player_id: &str, now: DateTime<Utc>, state: &BonusState) -> Planned<
     Planned::Write(Settlement {
         balances: vec![change],
         ledger: vec![entry],
-        credits: crate::board::credits_for(GAME, player_id, points, now, now),
+        credits: crate::settlement::credits_for(GAME, player_id, points, now, now),
         claims: Vec::new(),
         states,
         messages: Vec::new(),

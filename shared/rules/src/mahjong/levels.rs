@@ -148,6 +148,12 @@ pub fn complete(before: &LevelState, time_ms: u64, place: Place) -> CompletionPo
 mod tests {
     use super::*;
 
+    /// MJ-1: the board registry serves a time ranking for every level, and no other.
+    #[test]
+    fn mj_1_the_registry_knows_every_level() {
+        assert_eq!(crate::board::MAHJONG_LEVELS, LEVELS);
+    }
+
     fn fresh() -> LevelState {
         LevelState::default()
     }

@@ -61,13 +61,13 @@ impl QuickMatch {
     pub fn from_json(
         bytes: &[u8],
         now: DateTime<Utc>,
-        policy: &crate::record::RecordPolicy,
+        policy: &crate::record::policy::RecordPolicy,
     ) -> Result<QuickMatch, RuleError> {
         let line: QuickMatchLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND, "a Quick Match")?;
-        crate::record::check_id("match_id", &line.match_id)?;
+        crate::record::ids::check_id("match_id", &line.match_id)?;
         for (i, p) in line.players.iter().enumerate() {
-            crate::record::check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
+            crate::record::ids::check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
         super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         winner(&line.players)?;
@@ -123,7 +123,7 @@ pub fn plan(
         result,
         balances: vec![change],
         ledger: vec![entry],
-        credits: crate::board::credits_for(GAME, player, points, m.ended_at, now),
+        credits: crate::settlement::credits_for(GAME, player, points, m.ended_at, now),
         claims: Vec::new(),
         states: Vec::new(),
         messages: Vec::new(),
@@ -313,12 +313,17 @@ mod tests {
         let m = QuickMatch::from_json(
             line(two, "").as_bytes(),
             now,
-            &crate::record::RecordPolicy::default(),
+            &crate::record::policy::RecordPolicy::default(),
         )
         .expect("valid");
         assert_eq!(m.players.len(), 2);
         let refused = |text: String| {
-            QuickMatch::from_json(text.as_bytes(), now, &crate::record::RecordPolicy::default()).unwrap_err()
+            QuickMatch::from_json(
+                text.as_bytes(),
+                now,
+                &crate::record::policy::RecordPolicy::default(),
+            )
+            .unwrap_err()
         };
         assert_eq!(refused(line(two, r#","extra":1"#)).field, "record");
         assert_eq!(
@@ -334,7 +339,7 @@ mod tests {
         let m = QuickMatch::from_json(
             line(negative, "").as_bytes(),
             now,
-            &crate::record::RecordPolicy::default(),
+            &crate::record::policy::RecordPolicy::default(),
         )
         .expect("MJ-9: negative scores");
         assert_eq!(winner(&m.players), Ok(Some((0, WIN_POINTS))));
@@ -342,5 +347,70 @@ mod tests {
             refused(line(two, "").replace("quick-match", "level")).field,
             "kind"
         );
+    }
+}
+
+#[cfg(test)]
+mod record_bounds {
+    //! GM-5 bounds of every Mahjong record (`super::super::records`), read through a Quick Match.
+    use super::*;
+    use crate::record::policy::RecordPolicy;
+    use chrono::DateTime;
+
+    fn line(ended_at: &str) -> Vec<u8> {
+        format!(
+            r#"{{"match_id":"qm-1","game":"mahjong-rivals","kind":"quick-match","ended_at":"{ended_at}","players":[{{"player_id":"a","completed":true,"score":1}},{{"player_id":"b","completed":false,"score":0}}]}}"#
+        )
+        .into_bytes()
+    }
+
+    /// GM-5: Mahjong instants are strict RFC 3339, not older than 30 days (so never of
+    /// a day the AMR has let go, MJ-20), not before 2020, not ahead beyond the skew.
+    #[test]
+    fn gm_5_mahjong_instants_are_strict_and_recent() {
+        let now = DateTime::parse_from_rfc3339("2027-07-18T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        let policy = RecordPolicy::default();
+        let parse = |at: &str| QuickMatch::from_json(&line(at), now, &policy).map_err(|e| (e.field, e.rule));
+        assert!(parse("2027-07-18T11:00:00Z").is_ok());
+        assert!(parse("2027-06-19T12:00:00Z").is_ok(), "29 days late");
+        for bad in [
+            "2027-06-17T12:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "2027-07-18T12:05:01Z",
+            "2027-07-18 11:00:00Z",
+            "2027-07-18t11:00:00z",
+            "+2027-07-18T11:00:00Z",
+            "2016-12-31T23:59:60Z",
+        ] {
+            assert_eq!(parse(bad), Err(("ended_at".to_string(), "GM-5")), "{bad}");
+        }
+    }
+
+    /// GM-5: the record age is configuration ([`RecordPolicy::max_record_age_days`]):
+    /// a record 45 days old is refused by default and accepted at 60 days; the age is
+    /// held below the AMR window whatever is configured (MJ-20).
+    #[test]
+    fn gm_5_the_record_age_is_configuration() {
+        let now = DateTime::parse_from_rfc3339("2027-07-18T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        let old = line("2027-06-03T12:00:00Z");
+        let e = QuickMatch::from_json(&old, now, &RecordPolicy::default()).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("ended_at", "GM-5"));
+        assert!(e.message.contains("30 days"), "{}", e.message);
+        let wide = RecordPolicy {
+            max_record_age_days: 60,
+            ..RecordPolicy::default()
+        };
+        assert!(QuickMatch::from_json(&old, now, &wide).is_ok());
+        let too_wide = RecordPolicy {
+            max_record_age_days: 10_000,
+            ..RecordPolicy::default()
+        };
+        let a_year = line("2026-07-17T12:00:00Z");
+        assert!(QuickMatch::from_json(&a_year, now, &too_wide).is_err());
     }
 }

@@ -89,8 +89,8 @@ impl Tournament {
     /// ×1 … ×6 (MJ-15), at most [`MAX_PRIZES`] prizes of 0 … [`MAX_PRIZE_POINTS`] points,
     /// a start not before 2020.
     pub fn validate(&self) -> Result<(), RuleError> {
-        crate::record::check_id("tournament_id", &self.tournament_id)?;
-        if self.starts_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
+        crate::record::ids::check_id("tournament_id", &self.tournament_id)?;
+        if self.starts_at.timestamp() < crate::record::policy::EARLIEST_INSTANT_SECS {
             return Err(RuleError::new(
                 "starts_at",
                 "MJ-12",

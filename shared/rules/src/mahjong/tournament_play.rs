@@ -162,7 +162,7 @@ impl Registration {
     pub fn from_json(
         bytes: &[u8],
         now: DateTime<Utc>,
-        policy: &crate::record::RecordPolicy,
+        policy: &crate::record::policy::RecordPolicy,
     ) -> Result<Registration, RuleError> {
         let line: RegistrationLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(
@@ -171,8 +171,8 @@ impl Registration {
             KIND_REGISTRATION,
             "a tournament registration",
         )?;
-        crate::record::check_id("tournament_id", &line.tournament_id)?;
-        crate::record::check_player_id("player_id", &line.player_id)?;
+        crate::record::ids::check_id("tournament_id", &line.tournament_id)?;
+        crate::record::ids::check_player_id("player_id", &line.player_id)?;
         super::records::check_instant("registered_at", line.registered_at, now, policy)?;
         Ok(Registration {
             tournament_id: line.tournament_id,
@@ -282,14 +282,14 @@ impl Table {
     pub fn from_json(
         bytes: &[u8],
         now: DateTime<Utc>,
-        policy: &crate::record::RecordPolicy,
+        policy: &crate::record::policy::RecordPolicy,
     ) -> Result<Table, RuleError> {
         let line: TableLine = crate::record::lines::parse_line(bytes)?;
         super::records::check_route(&line.game, &line.kind, KIND_TABLE, "a tournament table")?;
-        crate::record::check_id("table_id", &line.table_id)?;
-        crate::record::check_id("tournament_id", &line.tournament_id)?;
+        crate::record::ids::check_id("table_id", &line.table_id)?;
+        crate::record::ids::check_id("tournament_id", &line.tournament_id)?;
         for (i, p) in line.players.iter().enumerate() {
-            crate::record::check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
+            crate::record::ids::check_player_id(&format!("players[{i}].player_id"), &p.player_id)?;
         }
         super::records::check_instant("ended_at", line.ended_at, now, policy)?;
         tournament::table_tp(&line.players, 1)?;
@@ -433,7 +433,7 @@ pub fn plan_prize(
     if w.prize > 0 {
         s.balances.push(change);
         s.ledger.push(entry);
-        s.credits = crate::board::credits_for(GAME, &w.player_id, w.prize, at, now);
+        s.credits = crate::settlement::credits_for(GAME, &w.player_id, w.prize, at, now);
         s.states.push(StateChange {
             player_id: w.player_id.clone(),
             name: prize_week_state(&week_of(at)),

@@ -18,13 +18,13 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::
 /// One instant formatted for the wire. The calendar fields come from chrono; years
 /// 0000–9999 without a leap second are laid out in a stack buffer (no allocation, no
 /// general formatter), any other instant is chrono's own string.
-pub(super) enum Utc3339 {
+pub(crate) enum Utc3339 {
     Stack { buf: [u8; 30], len: usize },
     Chrono(String),
 }
 
 impl Utc3339 {
-    pub(super) fn of(t: &DateTime<Utc>) -> Self {
+    pub(crate) fn of(t: &DateTime<Utc>) -> Self {
         let (year, nanos) = (t.year(), t.nanosecond());
         let Ok(year @ 0..=9999) = u32::try_from(year) else {
             return Utc3339::Chrono(t.to_rfc3339_opts(SecondsFormat::AutoSi, true));
@@ -75,7 +75,7 @@ impl Utc3339 {
     }
 
     /// The formatted instant (ASCII: digits, `-`, `+`, `:`, `.`, `T`, `Z`).
-    pub(super) fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Utc3339::Stack { buf, len } => std::str::from_utf8(&buf[..*len]).unwrap_or_default(),
             Utc3339::Chrono(s) => s,

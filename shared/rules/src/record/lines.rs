@@ -13,10 +13,10 @@ pub fn parse_line<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RuleError> {
     let text = std::str::from_utf8(bytes).map_err(|_| RuleError::new("record", "GM-5", "not UTF-8 text"))?;
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de)
-        .map(|super::objects::Object(record)| record)
+        .map(|crate::record::shape::objects::Object(record)| record)
         .map_err(|e| {
             let segments: Vec<serde_path_to_error::Segment> = e.path().iter().cloned().collect();
-            crate::record::shape_error(&segments, &e.into_inner().to_string())
+            crate::record::shape::shape_error(&segments, &e.into_inner().to_string())
         })
 }
 
@@ -53,7 +53,7 @@ pub fn check_match_envelope(
     now: chrono::DateTime<chrono::Utc>,
     max_skew_ms: i64,
 ) -> Result<(), RuleError> {
-    crate::record::check_id("match_id", match_id)?;
+    crate::record::ids::check_id("match_id", match_id)?;
     if game != want.id() {
         return Err(RuleError::new(
             "game",
@@ -65,10 +65,10 @@ pub fn check_match_envelope(
         return Err(RuleError::new("players", rule, "a match has two players"));
     }
     for (i, p) in players.iter().enumerate() {
-        crate::record::check_player_id(&format!("players[{i}].player_id"), p)?;
+        crate::record::ids::check_player_id(&format!("players[{i}].player_id"), p)?;
     }
     check_once(players.iter().copied(), |i| format!("players[{i}].player_id"))?;
-    if started_at.timestamp() < crate::record::EARLIEST_INSTANT_SECS {
+    if started_at.timestamp() < crate::record::policy::EARLIEST_INSTANT_SECS {
         return Err(RuleError::new(
             "started_at",
             "GM-5",
@@ -78,7 +78,7 @@ pub fn check_match_envelope(
     if ended_at < started_at {
         return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
     }
-    if ended_at - started_at > chrono::Duration::milliseconds(crate::record::MAX_DURATION_MS) {
+    if ended_at - started_at > chrono::Duration::milliseconds(crate::record::policy::MAX_DURATION_MS) {
         return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
     }
     if ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {

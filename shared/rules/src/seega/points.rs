@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{ValidMatch, ValidOutcome, STONES_PER_PLAYER};
+use crate::seega::record::{ValidMatch, ValidOutcome, STONES_PER_PLAYER};
 
 /// Fewest stones on the board, in total, for a match to count (SG-5).
 pub const MIN_STONES_PLACED: u32 = 4;
@@ -99,7 +99,7 @@ pub use crate::settlement::apply_floor;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
+    use crate::seega::record::{EndReason, MatchRecord, Outcome, PlayerRecord};
     use chrono::{TimeZone, Utc};
     use proptest::prelude::*;
 

@@ -1,6 +1,10 @@
 //! Seega ranks and badges (SG-12): derived from the balance alone.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
+
+use crate::game::Game;
+use crate::message::{Message, MessageKind, RankUp};
 
 /// One step of the SG-12 ladder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -76,6 +80,42 @@ pub fn rank_for(balance: i64) -> &'static Rank {
         .rev()
         .find(|r| balance >= r.from_points)
         .unwrap_or(&RANKS[0])
+}
+
+impl Message {
+    /// The message of a Seega balance moving from `before` to `after` points by the
+    /// source `source_kind`/`source_id` at `at`, when it reached a higher SG-12 rank:
+    /// id `ru:{source kind}:{source id}`, `board` `seega`, `value` the balance.
+    pub fn rank_up(
+        source_kind: &str,
+        source_id: &str,
+        before: i64,
+        after: i64,
+        at: DateTime<Utc>,
+    ) -> Option<Self> {
+        let (from, to) = (rank_for(before), rank_for(after));
+        (to.from_points > from.from_points).then(|| Message {
+            id: format!("ru:{source_kind}:{source_id}"),
+            kind: MessageKind::RankUp,
+            at,
+            board: Game::Seega.id().to_string(),
+            period: "all".to_string(),
+            rank: None,
+            of: None,
+            top_percent: None,
+            value: after,
+            reward: None,
+            league: None,
+            rank_up: Some(RankUp {
+                rank_id: to.id.to_string(),
+                name_en: to.name_en.to_string(),
+                name_ar: to.name_ar.to_string(),
+                badge: to.badge.to_string(),
+                from_rank_id: from.id.to_string(),
+            }),
+            overtaken: None,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::display::{format_delta, format_points};
 use crate::game::Game;
-use crate::inbox::Message;
-use crate::record::ValidMatch;
+use crate::message::Message;
+use crate::seega::record::ValidMatch;
 use crate::seega::{captured_lost, Scoring, Side, VoidReason};
 use crate::settlement::{balance_change, LedgerSource, Settlement};
 

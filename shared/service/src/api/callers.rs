@@ -54,7 +54,7 @@ impl Callers {
         player: &str,
         fresh: bool,
     ) -> Result<(), ServiceError> {
-        if podium_rules::record::is_reserved_id(player) {
+        if podium_rules::record::ids::is_reserved_id(player) {
             return Err(deleted_caller());
         }
         match self.known().get(player) {

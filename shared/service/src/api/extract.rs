@@ -66,7 +66,7 @@ fn verified_player(parts: &Parts) -> Result<String, ApiError> {
         .extensions
         .get::<Identity>()
         .and_then(|i| i.player.as_deref())
-        .filter(|p| podium_rules::record::is_valid_id(p))
+        .filter(|p| podium_rules::record::ids::is_valid_id(p))
         .map(str::to_string)
         .ok_or(ApiError(ServiceError::Unauthenticated))
 }

@@ -6,7 +6,7 @@ use crate::boards::cursor::CursorKey;
 use crate::error::ServiceError;
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_rules::record::MatchRecord;
+use podium_rules::seega::record::MatchRecord;
 use podium_store::embedded::EmbeddedStore;
 use std::collections::HashMap;
 

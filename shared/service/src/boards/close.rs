@@ -11,7 +11,7 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::{BoardDef, BoardRef};
-use podium_rules::inbox::Message;
+use podium_rules::message::Message;
 use podium_rules::period_reward::{self, PeriodResult, RewardTable};
 use podium_rules::settlement::{Planned, Settlement};
 use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};

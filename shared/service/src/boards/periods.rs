@@ -191,7 +191,7 @@ pub struct WindowRun {
 /// (an outage of any length) are made up by the next calls. It keeps the last day done
 /// in an item (`WINDOW#{board}` / `EXPIRED`, written at the version read); the first
 /// call ever starts `lookback_days` before the expiring day (more than a record may be
-/// late: [`podium_rules::record::RecordPolicy::max_record_age_days`]). `None` for a
+/// late: [`podium_rules::record::policy::RecordPolicy::max_record_age_days`]). `None` for a
 /// board without a window.
 pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     store: &S,

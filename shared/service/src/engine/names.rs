@@ -14,10 +14,14 @@ pub fn id_hash(player_id: &str) -> String {
 
 /// The stable pseudonym that replaces a deleted player's id in their ledger and in
 /// others' match results: `deleted-{first 16 hex digits of SHA-256(id)}`, of the form
-/// reserved for it ([`podium_rules::record::is_reserved_id`]): no caller and no record
+/// reserved for it ([`podium_rules::record::ids::is_reserved_id`]): no caller and no record
 /// may use it.
 pub fn pseudonym(player_id: &str) -> String {
-    format!("{}{}", podium_rules::record::RESERVED_PREFIX, id_hash(player_id))
+    format!(
+        "{}{}",
+        podium_rules::record::ids::RESERVED_PREFIX,
+        id_hash(player_id)
+    )
 }
 
 /// Keys whose string value is a player id in a stored result.
@@ -137,7 +141,7 @@ pub(crate) fn named_ids(v: &serde_json::Value, list: bool) -> Vec<String> {
 fn collect_ids(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<String>) {
     use serde_json::Value;
     fn push(out: &mut Vec<String>, s: &str) {
-        if podium_rules::record::is_valid_id(s) && !out.iter().any(|x| x == s) {
+        if podium_rules::record::ids::is_valid_id(s) && !out.iter().any(|x| x == s) {
             out.push(s.to_string());
         }
     }
@@ -193,7 +197,7 @@ mod tests {
         assert_ne!(pseudonym("p-1"), pseudonym("p-2"));
         assert!(pseudonym("p-1").starts_with("deleted-"));
         assert_eq!(pseudonym("p-1").len(), "deleted-".len() + 16);
-        assert!(podium_rules::record::is_valid_id(&pseudonym("p-1")));
+        assert!(podium_rules::record::ids::is_valid_id(&pseudonym("p-1")));
     }
 
     /// GM-6: a source key's parts that are the id are renamed, nothing else.

@@ -11,7 +11,8 @@ use podium_rules::mahjong::arena::{self, Arena};
 use podium_rules::mahjong::completion::{self, LevelCompletion};
 use podium_rules::mahjong::quick_match::{self, QuickMatch};
 use podium_rules::mahjong::tournament_play::{self as tournament, Registration, Table};
-use podium_rules::record::{MatchRecord, RecordPolicy};
+use podium_rules::record::policy::RecordPolicy;
+use podium_rules::seega::record::MatchRecord;
 use podium_rules::seega::result::MatchStatus;
 use serde::Deserialize;
 

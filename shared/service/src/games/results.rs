@@ -28,7 +28,7 @@ pub async fn match_result<S: SourceStore + ?Sized>(
     match_id: &str,
 ) -> Result<MatchView, ServiceError> {
     let not_found = || ServiceError::NotFound("no such match of yours".to_string());
-    if !podium_rules::record::is_valid_id(match_id) {
+    if !podium_rules::record::ids::is_valid_id(match_id) {
         return Err(not_found());
     }
     // Each game keeps its own match ids: the caller's match is the one they played.

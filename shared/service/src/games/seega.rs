@@ -5,7 +5,8 @@
 
 use chrono::{DateTime, Utc};
 
-use podium_rules::record::{MatchRecord, RecordPolicy, ValidMatch};
+use podium_rules::record::policy::RecordPolicy;
+use podium_rules::seega::record::{MatchRecord, ValidMatch};
 use podium_rules::seega::result::{settle as settle_match, MatchResult};
 use podium_rules::seega::{score, Scoring};
 use podium_rules::settlement::Planned;

@@ -492,7 +492,7 @@ pub async fn arena_result<S: SettleStore + ?Sized>(
 ) -> Result<podium_rules::mahjong::arena::ArenaResult, ServiceError> {
     use podium_rules::mahjong::arena;
     let not_found = || ServiceError::NotFound("no such Arena of yours".into());
-    if !podium_rules::record::is_valid_id(arena_id) {
+    if !podium_rules::record::ids::is_valid_id(arena_id) {
         return Err(not_found());
     }
     let result: arena::ArenaResult = stored(store, &SourceKey::new(arena::KIND, arena_id))
@@ -512,7 +512,7 @@ pub async fn table_result<S: SettleStore + ?Sized>(
     table_id: &str,
 ) -> Result<TableResult, ServiceError> {
     let not_found = || ServiceError::NotFound("no such table of yours".into());
-    if !podium_rules::record::is_valid_id(table_id) {
+    if !podium_rules::record::ids::is_valid_id(table_id) {
         return Err(not_found());
     }
     let result: TableResult = stored(store, &SourceKey::new(play::KIND_TABLE, table_id))
@@ -533,7 +533,7 @@ pub async fn tournament<S: SettleStore + ?Sized>(
     tournament_id: &str,
 ) -> Result<TournamentState, ServiceError> {
     let not_found = || ServiceError::NotFound("no such tournament".into());
-    if !podium_rules::record::is_valid_id(tournament_id) {
+    if !podium_rules::record::ids::is_valid_id(tournament_id) {
         return Err(not_found());
     }
     let (owner, name) = tournament_read(tournament_id);

@@ -153,7 +153,7 @@ pub fn require_operator<'a>(
     player: Option<&str>,
 ) -> Result<&'a str, ServiceError> {
     match (operator, player) {
-        (Some(name), _) if podium_rules::record::is_valid_id(name) => Ok(name),
+        (Some(name), _) if podium_rules::record::ids::is_valid_id(name) => Ok(name),
         (None, Some(_)) => Err(ServiceError::Forbidden(
             "operator routes need an operator identity, not a player's".into(),
         )),
@@ -174,7 +174,7 @@ where
     S: BoardStore + SettleStore + ItemStore + PeriodStore + LedgerStore + ?Sized,
 {
     let unknown = || ServiceError::NotFound("no such player".to_string());
-    if !podium_rules::record::is_valid_id(player_id) {
+    if !podium_rules::record::ids::is_valid_id(player_id) {
         return Err(unknown());
     }
     let mut games = Vec::with_capacity(GAMES.len());

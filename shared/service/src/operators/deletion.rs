@@ -138,7 +138,10 @@ async fn find_source<S: SettleStore + ?Sized>(
         return Ok(Some((key, stored)));
     }
     for part in id.split([':', '/']) {
-        if part == player_id || !podium_rules::record::is_valid_id(part) || !store.is_deleted(part).await? {
+        if part == player_id
+            || !podium_rules::record::ids::is_valid_id(part)
+            || !store.is_deleted(part).await?
+        {
             continue;
         }
         let moved = SourceKey::new(kind, rename_in_key(id, part, &pseudonym(part)));
@@ -165,7 +168,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     player_id: &str,
     now: DateTime<Utc>,
 ) -> Result<DeletionReport, ServiceError> {
-    if !podium_rules::record::is_valid_id(player_id) {
+    if !podium_rules::record::ids::is_valid_id(player_id) {
         return Err(ServiceError::BadRequest {
             field: "player_id",
             message: "not a player id".into(),
@@ -387,7 +390,7 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
     even_if_unknown: bool,
 ) -> Result<DeletionReport, ServiceError> {
     if !even_if_unknown
-        && podium_rules::record::is_valid_id(player_id)
+        && podium_rules::record::ids::is_valid_id(player_id)
         && store.get_item(&tombstone_key(player_id), true).await?.is_none()
         && store.holdings(player_id).await?.is_empty()
     {

@@ -12,7 +12,8 @@
 //! | `detail-type` | the message kind: `period_result`, `league_result`, `rank_up`, `overtaken` |
 //! | `detail` | [`Detail`]: `id`, `player_id`, and the message as `GET /v1/me/inbox` shows it |
 
-use podium_rules::inbox::{Inbox, Message};
+use podium_rules::inbox::Inbox;
+use podium_rules::message::Message;
 use serde::Serialize;
 
 use crate::error::ServiceError;

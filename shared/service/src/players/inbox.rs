@@ -8,7 +8,8 @@
 //! more (GM-3).
 
 use chrono::{DateTime, Utc};
-use podium_rules::inbox::{self, Inbox, Message};
+use podium_rules::inbox::{self, Inbox};
+use podium_rules::message::Message;
 use podium_rules::period_reward;
 use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
 use podium_store::{SettleStore, SourceKey};
@@ -176,7 +177,7 @@ pub async fn claim<S: SettleStore + ?Sized>(
     message_id: &str,
     now: DateTime<Utc>,
 ) -> Result<ClaimAnswer, ServiceError> {
-    if !podium_rules::record::is_valid_id(message_id) {
+    if !podium_rules::record::ids::is_valid_id(message_id) {
         return Err(ServiceError::NotFound(
             "no reward to claim in that message of yours".to_string(),
         ));

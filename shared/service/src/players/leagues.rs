@@ -27,12 +27,12 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_rules::inbox::Message;
 use podium_rules::leaderboard::Standing;
 use podium_rules::league::{
     self, cohort_id, filling_owner, state_name, CohortResult, Filling, LeagueDef, Membership, Placement,
     FILLING_STATE,
 };
+use podium_rules::message::Message;
 use podium_rules::settlement::{Planned, Settlement, StateChange};
 use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
 use serde::{Deserialize, Serialize};
@@ -558,8 +558,9 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     .collect();
     // GM-6: a member deleted since (hidden by the pointer, or listed under the
     // pseudonym the deletion wrote) is left out.
-    let gone =
-        |m: &str| podium_rules::record::is_reserved_id(m) || pointer.as_ref().is_some_and(|p| p.hides(m));
+    let gone = |m: &str| {
+        podium_rules::record::ids::is_reserved_id(m) || pointer.as_ref().is_some_and(|p| p.hides(m))
+    };
     let mut listed = week_cohorts(store, league, week).await?;
     // Every player the frozen week ranks is in its league: one whose first record of
     // the week arrived after the week's freeze began (so nobody placed them) joins a

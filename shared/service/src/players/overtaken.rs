@@ -25,7 +25,7 @@
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Refresh};
-use podium_rules::inbox::Message;
+use podium_rules::message::Message;
 use podium_rules::overtaken::{neighbour_passes, top_passes, Pass, NEIGHBOURS, TOP};
 use podium_rules::settlement::{Planned, Settlement};
 use podium_rules::snapshot::SnapshotEntry;

@@ -4,8 +4,20 @@
 //! as they are unless they need JSON escapes (then serde_json escapes them), numbers
 //! go through `itoa`. Tests hold it byte for byte to serde_json's output.
 
-use super::instant::Utc3339;
-use super::{EndReason, MatchRecord, ResultKind};
+use super::record::{EndReason, MatchRecord, ResultKind};
+use crate::record::instant::Utc3339;
+
+use sha2::{Digest, Sha256};
+
+impl MatchRecord {
+    /// SHA-256 (hex) of the record's canonical JSON: equal for two deliveries of the
+    /// same content however it was formatted, different when any field differs (GM-3).
+    pub fn content_hash(&self) -> String {
+        let mut canonical = Vec::with_capacity(512);
+        write(self, &mut canonical);
+        hex::encode(Sha256::digest(&canonical))
+    }
+}
 
 /// Appends `record`'s canonical JSON to `out`.
 pub(super) fn write(record: &MatchRecord, out: &mut Vec<u8>) {
@@ -77,7 +89,7 @@ fn number(out: &mut Vec<u8>, n: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Outcome, PlayerRecord};
+    use crate::seega::record::{Outcome, PlayerRecord};
     use chrono::DateTime;
     use proptest::prelude::*;
 

@@ -1,0 +1,49 @@
+//! How old, how far ahead and how long a record may be (GM-5): the policy a
+//! deployment configures, and the bounds no configuration moves.
+
+use chrono::{DateTime, Utc};
+
+/// What record validation takes from configuration (GM-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordPolicy {
+    /// How far after the server's clock a record's instant may lie, in milliseconds
+    /// (≥ 0): the game servers' clocks may run this much ahead of podium's.
+    pub max_clock_skew_ms: i64,
+    /// How old a Mahjong Rivals record's instant may be when it arrives, in days
+    /// (1 … [`MAX_RECORD_AGE_DAYS_LIMIT`]): older records are refused for good (GM-5),
+    /// so a day that left the AMR window (MJ-20) is never credited.
+    pub max_record_age_days: i64,
+}
+
+impl Default for RecordPolicy {
+    fn default() -> Self {
+        RecordPolicy {
+            max_clock_skew_ms: DEFAULT_MAX_CLOCK_SKEW_MS,
+            max_record_age_days: DEFAULT_MAX_RECORD_AGE_DAYS,
+        }
+    }
+}
+
+/// How old a Mahjong Rivals record may be by default (days): late deliveries and
+/// retries, far inside the AMR's 365 days (MJ-20).
+pub const DEFAULT_MAX_RECORD_AGE_DAYS: i64 = 30;
+
+/// The largest allowed [`RecordPolicy::max_record_age_days`]: a record must still be
+/// inside the AMR window when it is credited (MJ-20: 365 days, today included).
+pub const MAX_RECORD_AGE_DAYS_LIMIT: i64 = 364;
+
+/// The longest match accepted, in milliseconds (24 hours; GM-5 range).
+pub const MAX_DURATION_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// How far after the server's clock a match may end by default (clock skew of the
+/// game servers), in milliseconds; see [`RecordPolicy`].
+pub const DEFAULT_MAX_CLOCK_SKEW_MS: i64 = 5 * 60 * 1000;
+
+/// The earliest instant a record may name, in seconds since the Unix epoch
+/// (2020-01-01T00:00:00Z): nothing older was ever played on the platform.
+pub const EARLIEST_INSTANT_SECS: i64 = 1_577_836_800;
+
+/// The earliest instant a record may name: 2020-01-01T00:00:00Z.
+pub(crate) fn earliest_instant() -> DateTime<Utc> {
+    DateTime::from_timestamp(EARLIEST_INSTANT_SECS, 0).unwrap_or_default()
+}

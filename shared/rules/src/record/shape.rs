@@ -1,0 +1,141 @@
+//! A record's shape errors (GM-5): the field a JSON error is about, named the way
+//! the record names it, and JSON objects only where the record has objects.
+
+use crate::error::{quoted, RuleError};
+
+/// The JSON path of `segments` as a field name (`players[1].moves`; `record` for the
+/// top), or `None` when a segment is not a plain name of the schema.
+pub(crate) fn field_of(segments: &[serde_path_to_error::Segment]) -> Option<String> {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for s in segments {
+        match s {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } if key.bytes().all(|c| c.is_ascii_lowercase() || c == b'_') => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            _ => return None,
+        }
+    }
+    Some(if out.is_empty() { "record".to_string() } else { out })
+}
+
+/// The refusal for a JSON shape error at the path `segments`. The field named is always
+/// one the schema knows: an unknown key is reported at its parent, its name only quoted
+/// (cut) in the message, so it never reaches a log as a field name; input quoted in
+/// serde's message is cut too (GM-5).
+pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &str) -> RuleError {
+    let named = |prefix: &str| {
+        message
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split('`').next())
+            .map(str::to_string)
+    };
+    if let Some(name) = named("missing field `") {
+        // A missing field is reported at its parent; name the field itself.
+        let field = match field_of(segments).as_deref() {
+            None => "record".to_string(),
+            Some("record") => name,
+            Some(parent) => format!("{parent}.{name}"),
+        };
+        return RuleError::new(field, "GM-5", "missing field");
+    }
+    if let Some(name) = named("unknown field `") {
+        // serde_path_to_error puts the unknown key on the path: its parent is the field.
+        let parent = &segments[..segments.len().saturating_sub(1)];
+        let field = field_of(parent).unwrap_or_else(|| "record".to_string());
+        return RuleError::new(field, "GM-5", format!("unknown field {}", quoted(&name)));
+    }
+    let field = field_of(segments).unwrap_or_else(|| "record".to_string());
+    // serde's position ("at line 1 column 87") says nothing to a caller who sent one line.
+    let message = match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    };
+    RuleError::new(field, "GM-5", cut_quotes(message))
+}
+
+/// `message` with every span between `"…"` or `` `…` `` cut like [`quoted`] cuts input.
+pub(crate) fn cut_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(400));
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let q = rest.as_bytes()[open] as char;
+        out.push_str(&rest[..=open]);
+        let after = &rest[open + 1..];
+        match after.find(q) {
+            Some(close) => {
+                out.push_str(&crate::error::cut(
+                    &after[..close],
+                    crate::error::MAX_QUOTED_CHARS,
+                ));
+                out.push(q);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&crate::error::cut(after, crate::error::MAX_QUOTED_CHARS));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// JSON objects only where the record has objects (GM-5): serde would otherwise
+/// take a struct from an array of its fields' values.
+pub(crate) mod objects {
+    use serde::de::value::MapAccessDeserializer;
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use std::marker::PhantomData;
+
+    /// A `T` read from a JSON object only.
+    pub struct Object<T>(pub T);
+
+    struct ObjectVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(MapAccessDeserializer::new(map))
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(ObjectVisitor(PhantomData)).map(Object)
+        }
+    }
+
+    /// A field holding an object.
+    pub fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+        Object::<T>::deserialize(d).map(|o| o.0)
+    }
+
+    struct SeqVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for SeqVisitor<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON array of objects")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(2).min(16));
+            while let Some(Object(x)) = seq.next_element::<Object<T>>()? {
+                out.push(x);
+            }
+            Ok(out)
+        }
+    }
+
+    /// A field holding an array of objects.
+    pub fn seq_of_objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+        d.deserialize_seq(SeqVisitor(PhantomData))
+    }
+}
