@@ -4,6 +4,7 @@
 use podium_rules::game::Game;
 use podium_rules::history::{HeldKey, KeyHistory};
 use podium_rules::leaderboard::Standing;
+use podium_rules::settlement::LedgerEntry;
 
 /// Partition-key shards a board is spread over (LB-7).
 ///
@@ -274,6 +275,16 @@ pub fn board_shard(player_id: &str) -> u32 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     (h % u64::from(BOARD_SHARDS)) as u32
+}
+
+/// A ledger entry moved to `pseudonym` (GM-6): its player and any mention of the
+/// player's id in its source id replaced.
+pub(crate) fn pseudonymised(e: &LedgerEntry, player_id: &str, pseudonym: &str) -> LedgerEntry {
+    LedgerEntry {
+        player_id: pseudonym.to_string(),
+        source_id: e.source_id.replace(player_id, pseudonym),
+        ..e.clone()
+    }
 }
 
 #[cfg(test)]

@@ -16,9 +16,9 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use redb::WriteTransaction;
 
-use super::{
-    commit_in, read_balances, read_claim, read_period, read_source, read_state, EmbeddedStore, ITEMS,
-};
+use super::keys::{blob_key, BLOBS, ITEMS};
+use super::store::EmbeddedStore;
+use super::txn::{commit_in, read_balances, read_claim, read_period, read_source, read_state};
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::Balance;
@@ -91,13 +91,10 @@ impl SettleStore for EmbeddedBatch {
     }
 
     async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
-        let key = crate::embedded::blob_key(&crate::model::tombstone_key(player_id));
+        let key = blob_key(&crate::model::tombstone_key(player_id));
         self.with(|txn| {
             use redb::ReadableTable;
-            Ok(txn
-                .open_table(crate::embedded::BLOBS)?
-                .get(key.as_str())?
-                .is_some())
+            Ok(txn.open_table(BLOBS)?.get(key.as_str())?.is_some())
         })
     }
 

@@ -1,0 +1,181 @@
+//! Opaque items (snapshots, follows, run states): conditional puts and deletes,
+//! batched reads and writes, Queries by sort-key range.
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest,
+};
+
+use super::store::*;
+use super::{errors, items};
+
+use super::items::{get_b, get_n, get_s, n, s};
+use crate::error::StoreError;
+use crate::model::{check_key, Item, ItemKey, SortKeyRange};
+use crate::traits::ItemStore;
+
+fn decode_item(pk: &str, sk: &str, item: &items::Item) -> Result<Item, StoreError> {
+    let body = get_b(item, "body").map_err(|_| StoreError::corrupt(format!("{pk}/{sk}"), "missing body"))?;
+    Ok(Item {
+        body: body.to_vec(),
+        version: get_n(item, "version")?,
+    })
+}
+
+#[async_trait]
+impl ItemStore for DynamoStore {
+    async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
+        let Some(item) = self.get_raw(key.pk.clone(), key.sk.clone(), consistent).await? else {
+            return Ok(None);
+        };
+        decode_item(&key.pk, &key.sk, &item).map(Some)
+    }
+
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .item("pk", s(&key.pk))
+            .item("sk", s(&key.sk))
+            .item("body", AttributeValue::B(body.to_vec().into()))
+            .item("version", n(expected + 1))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let put = if expected == 0 {
+            put.condition_expression("attribute_not_exists(pk)")
+        } else {
+            put.condition_expression("version = :v")
+                .expression_attribute_values(":v", n(expected))
+        };
+        match put.send().await {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(self.fail("PutItem", e)),
+        }
+    }
+
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        check_key(pk, range.bound().unwrap_or("-"))?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let q = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .expression_attribute_values(":p", s(pk))
+            .scan_index_forward(forward)
+            .consistent_read(consistent)
+            .limit(limit.min(QUERY_LIMIT_MAX) as i32)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let (q, op) = match range {
+            SortKeyRange::All => (q, None),
+            SortKeyRange::Before(sk) => (q.expression_attribute_values(":s", s(sk)), Some("<")),
+            SortKeyRange::AtOrBefore(sk) => (q.expression_attribute_values(":s", s(sk)), Some("<=")),
+            SortKeyRange::After(sk) => (q.expression_attribute_values(":s", s(sk)), Some(">")),
+            SortKeyRange::AtOrAfter(sk) => (q.expression_attribute_values(":s", s(sk)), Some(">=")),
+        };
+        let q = match op {
+            Some(op) => q.key_condition_expression(format!("pk = :p AND sk {op} :s")),
+            None => q.key_condition_expression("pk = :p"),
+        };
+        let out = q.send().await.map_err(|e| self.fail("Query", e))?;
+        self.usage.record_read(out.consumed_capacity());
+        out.items()
+            .iter()
+            .map(|item| {
+                let sk = get_s(item, "sk")?.to_string();
+                let decoded = decode_item(pk, &sk, item)?;
+                Ok((sk, decoded))
+            })
+            .collect()
+    }
+
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .key("pk", s(&key.pk))
+            .key("sk", s(&key.sk))
+            .condition_expression("version = :v")
+            .expression_attribute_values(":v", n(expected))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), DeleteItemError::ConditionalCheckFailedException(_)) =>
+            {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(self.fail("DeleteItem", e)),
+        }
+    }
+
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        let requests = keys
+            .iter()
+            .map(|k| {
+                check_key(&k.pk, &k.sk)?;
+                let delete = DeleteRequest::builder()
+                    .key("pk", s(&k.pk))
+                    .key("sk", s(&k.sk))
+                    .build()
+                    .map_err(|e| errors::build("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().delete_request(delete).build())
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.batch_write(requests).await
+    }
+
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let requests = items
+            .iter()
+            .map(|(key, body)| {
+                check_key(&key.pk, &key.sk)?;
+                let put = PutRequest::builder()
+                    .item("pk", s(&key.pk))
+                    .item("sk", s(&key.sk))
+                    .item("body", AttributeValue::B(body.clone().into()))
+                    .item("version", n(1));
+                let put = match expires_at {
+                    Some(t) => put.item(TTL_ATTRIBUTE, n(t)),
+                    None => put,
+                };
+                let put = put.build().map_err(|e| errors::build("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().put_request(put).build())
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.batch_write(requests).await
+    }
+}

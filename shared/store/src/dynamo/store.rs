@@ -1,0 +1,207 @@
+//! The DynamoDB store's handle: the client, the table, usage counters, and the
+//! request plumbing every capability shares (limits, errors, batched writes).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
+use aws_sdk_dynamodb::Client;
+use podium_rules::game::Game;
+
+use super::client::{client, Timeouts};
+use super::usage::{Usage, UsageSnapshot};
+use super::{errors, items};
+
+use super::items::{balance_sk, decode_entry, get_s, player_pk, s, source_pk};
+use crate::commit::{SourceKey, StoredSource};
+use crate::error::StoreError;
+use crate::model::{check_key, Balance};
+use crate::traits::SourceStore;
+
+/// The attribute DynamoDB's TTL deletes items by (seconds since the Unix epoch).
+pub const TTL_ATTRIBUTE: &str = "expires_at";
+
+/// The board GSI's name.
+pub const BOARD_INDEX: &str = "board";
+
+/// The GSI that lists a player's ledger entries by instant (partition key `pk`, sort
+/// key `ledger_at`, projecting `entry`).
+pub const LEDGER_INDEX: &str = "ledger";
+
+/// Keys a BatchGetItem request takes at most.
+pub(crate) const BATCH_GET_MAX: usize = 100;
+
+/// Items a BatchWriteItem request takes at most.
+pub(crate) const BATCH_WRITE_MAX: usize = 25;
+
+/// Items a TransactWriteItems request takes at most.
+pub(crate) const MAX_TRANSACTION_ITEMS: usize = 100;
+
+/// The most items one Query asks for (DynamoDB's `Limit` is an `i32`; a page of a
+/// Query ends at 1 MB whatever the limit).
+pub(crate) const QUERY_LIMIT_MAX: usize = 10_000;
+
+/// The DynamoDB store. Cheap to clone; clones share the client and the usage counters.
+#[derive(Clone)]
+pub struct DynamoStore {
+    pub(crate) client: Client,
+    pub(crate) table: String,
+    pub(crate) usage: Arc<Usage>,
+}
+
+/// The ClientRequestToken of a transaction (1–36 characters): 36 hex digits of
+/// SHA-256 over its parts (idempotency key, content hash, attempt…), so a resend of
+/// the same transaction is recognised by DynamoDB and any other one is not.
+pub fn request_token(parts: &[&str]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for p in parts {
+        h.update(p.len().to_be_bytes());
+        h.update(p.as_bytes());
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    hex[..36].to_string()
+}
+
+#[async_trait]
+impl SourceStore for DynamoStore {
+    async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
+        let Some(item) = self.get_raw(source_pk(key), "RESULT".into(), true).await? else {
+            return Ok(None);
+        };
+        Ok(Some(StoredSource {
+            content_hash: get_s(&item, "content_hash")?.to_string(),
+            attempt: get_s(&item, "attempt").ok().map(str::to_string),
+            result: get_s(&item, "result")?.to_string(),
+        }))
+    }
+}
+
+impl DynamoStore {
+    /// A store on `table`, through `client` (see [`client()`] for one with timeouts).
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoStore {
+            client,
+            table: table.into(),
+            usage: Arc::new(Usage::default()),
+        }
+    }
+
+    /// A store on `table` from an SDK configuration loaded once at start-up (region,
+    /// credentials, and `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local), with `timeouts`.
+    pub fn from_sdk_config(
+        config: &aws_config::SdkConfig,
+        table: impl Into<String>,
+        timeouts: &Timeouts,
+    ) -> Self {
+        DynamoStore::new(client(config, timeouts), table)
+    }
+
+    /// The SDK client and the table, for tools that need a raw request.
+    pub fn client_and_table(&self) -> (&Client, &str) {
+        (&self.client, &self.table)
+    }
+
+    /// Requests made and capacity consumed so far by this store and its clones.
+    pub fn usage(&self) -> UsageSnapshot {
+        self.usage.snapshot()
+    }
+
+    pub(crate) fn fail<E, R>(&self, operation: &'static str, err: SdkError<E, R>) -> StoreError
+    where
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug,
+    {
+        errors::classify(operation, &self.table, err)
+    }
+
+    pub(crate) async fn get_raw(
+        &self,
+        pk: String,
+        sk: String,
+        consistent: bool,
+    ) -> Result<Option<items::Item>, StoreError> {
+        check_key(&pk, &sk)?;
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key("pk", s(pk))
+            .key("sk", s(sk))
+            .consistent_read(consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await
+            .map_err(|e| self.fail("GetItem", e))?;
+        self.usage.record_read(out.consumed_capacity());
+        Ok(out.item)
+    }
+
+    pub(crate) async fn balance(
+        &self,
+        game: Game,
+        player: &str,
+        consistent: bool,
+    ) -> Result<Option<Balance>, StoreError> {
+        let item = self
+            .get_raw(player_pk(player), balance_sk(game), consistent)
+            .await?;
+        item.map(|item| decode_entry(&item, player, game)).transpose()
+    }
+
+    /// Sends `requests` in BatchWriteItem requests of 25, sending unprocessed items
+    /// (throttling) again with a growing pause.
+    pub(crate) async fn batch_write(&self, requests: Vec<WriteRequest>) -> Result<(), StoreError> {
+        let mut chunks: Vec<Vec<WriteRequest>> = Vec::new();
+        let mut rest = requests;
+        while !rest.is_empty() {
+            let tail = rest.split_off(rest.len().min(BATCH_WRITE_MAX));
+            chunks.push(std::mem::replace(&mut rest, tail));
+        }
+        for mut pending in chunks {
+            for attempt in 0u32.. {
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, pending)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .await
+                    .map_err(|e| self.fail("BatchWriteItem", e))?;
+                self.usage.record_write(out.consumed_capacity());
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut m| m.remove(&self.table))
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+                if attempt >= 10 {
+                    return Err(StoreError::Unavailable {
+                        operation: "BatchWriteItem",
+                        message: "items still unprocessed after 10 attempts".into(),
+                    });
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_tokens_are_36_hex_digits_and_differ_by_part() {
+        let a = request_token(&["match", "m-1", "abc", "x"]);
+        assert_eq!(a.len(), 36);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(a, request_token(&["match", "m-1", "abc", "x"]));
+        assert_ne!(a, request_token(&["match", "m-1", "abc", "y"]));
+        // Parts are length-prefixed: moving a boundary changes the token.
+        assert_ne!(request_token(&["ab", "c"]), request_token(&["a", "bc"]));
+    }
+}

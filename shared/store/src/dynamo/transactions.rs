@@ -1,0 +1,411 @@
+//! The one commit of a settlement as a `TransactWriteItems` (GM-3), and the reads a
+//! settlement takes first (sources, balances, entries, states, claims).
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConditionCheck, KeysAndAttributes, Put, ReturnConsumedCapacity, TransactWriteItem, Update,
+};
+use futures::future::try_join_all;
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::settlement::LedgerEntry;
+
+use super::store::*;
+use super::{errors, items};
+
+use super::items::{
+    balance_sk, claim_sk, decode_entry, entry_item, get_n, get_s, ledger_at, ledger_sk, n, period_sk,
+    player_pk, ref_sk, s, source_pk, state_sk, EntryValues,
+};
+use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, State};
+use crate::error::StoreError;
+use crate::model::{balance_board, board_game, check_key, tombstone_key, Balance, LedgerPosition};
+use crate::traits::{PeriodStore, SettleStore};
+
+impl DynamoStore {
+    /// Sends `commit`'s items as one transaction with `token` as its
+    /// ClientRequestToken; cancellations are classified by their per-item reasons.
+    pub(crate) async fn transact(
+        &self,
+        commit: &Commit,
+        items: Vec<TransactWriteItem>,
+        token: &str,
+    ) -> Result<CommitOutcome, StoreError> {
+        let out = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .client_request_token(token)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(CommitOutcome::Committed)
+            }
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(t) => {
+                    self.usage.record_write(None);
+                    let codes: Vec<&str> = t
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code().unwrap_or("None"))
+                        .collect();
+                    outcome_of_cancellation(commit, &codes).map_err(|message| StoreError::Rejected {
+                        operation: "TransactWriteItems",
+                        message,
+                    })
+                }
+                // The token was used for other content: another call's commit.
+                TransactWriteItemsError::IdempotentParameterMismatchException(_) => {
+                    self.usage.record_write(None);
+                    Ok(CommitOutcome::SourceExists)
+                }
+                _ => Err(self.fail("TransactWriteItems", SdkError::ServiceError(e))),
+            },
+            Err(e) => Err(self.fail("TransactWriteItems", e)),
+        }
+    }
+
+    pub(crate) fn source_item(&self, c: &Commit) -> items::Item {
+        items::Item::from([
+            ("pk".to_string(), s(source_pk(&c.source))),
+            ("sk".to_string(), s("RESULT")),
+            ("content_hash".to_string(), s(&c.content_hash)),
+            ("attempt".to_string(), s(&c.attempt)),
+            ("result".to_string(), s(&c.result)),
+        ])
+    }
+
+    /// The transaction items of `c`, in the commit's order.
+    pub(crate) fn commit_items(&self, c: &Commit) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let build = |e| errors::build("TransactWriteItems", e);
+        let put = |p: Put| TransactWriteItem::builder().put(p).build();
+        let create_only = |item: items::Item| {
+            Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(pk)")
+                .build()
+                .map_err(build)
+        };
+        let mut out = vec![put(create_only(self.source_item(c))?)];
+        for claim in &c.claims {
+            let sk = claim_sk(claim.game, &claim.kind, &claim.day);
+            check_key(&player_pk(&claim.player_id), &sk)?;
+            out.push(put(create_only(items::Item::from([
+                ("pk".to_string(), s(player_pk(&claim.player_id))),
+                ("sk".to_string(), s(sk)),
+                ("body".to_string(), s(&claim.body)),
+            ]))?));
+        }
+        for w in &c.balances {
+            let item = entry_item(
+                balance_sk(w.game),
+                balance_board(w.game).as_ref(),
+                &w.player_id,
+                EntryValues {
+                    value: w.points,
+                    version: w.expected_version + 1,
+                    reached_at_ms: w.reached_at_ms,
+                    history: &w.history,
+                },
+            );
+            out.push(put(self.entry_put(item, w.expected_version, w.must_exist)?));
+        }
+        for w in &c.entries {
+            let item = entry_item(
+                period_sk(&w.board),
+                Some(&w.board),
+                &w.player_id,
+                EntryValues {
+                    value: w.value,
+                    version: w.expected_version + 1,
+                    reached_at_ms: w.reached_at_ms,
+                    history: &w.history,
+                },
+            );
+            out.push(put(self.entry_put(item, w.expected_version, false)?));
+        }
+        for w in &c.states {
+            let sk = state_sk(&w.name);
+            check_key(&player_pk(&w.player_id), &sk)?;
+            let item = items::Item::from([
+                ("pk".to_string(), s(player_pk(&w.player_id))),
+                ("sk".to_string(), s(sk)),
+                ("body".to_string(), s(&w.body)),
+                ("version".to_string(), n(w.expected_version + 1)),
+            ]);
+            out.push(put(self.entry_put(item, w.expected_version, false)?));
+        }
+        for e in &c.ledger {
+            out.push(put(self.ledger_put(e)?));
+        }
+        for m in &c.marks {
+            check_key(&m.key.pk, &m.key.sk)?;
+            let update = Update::builder()
+                .table_name(&self.table)
+                .key("pk", s(&m.key.pk))
+                .key("sk", s(&m.key.sk))
+                .update_expression("SET body = :b, version = if_not_exists(version, :zero) + :one")
+                .expression_attribute_values(":b", AttributeValue::B(m.body.clone().into()))
+                .expression_attribute_values(":zero", n(0))
+                .expression_attribute_values(":one", n(1))
+                .build()
+                .map_err(build)?;
+            out.push(TransactWriteItem::builder().update(update).build());
+        }
+        for r in &c.refs {
+            let sk = ref_sk(&r.named);
+            check_key(&player_pk(&r.player_id), &sk)?;
+            let body = serde_json::to_string(&r.named).map_err(|e| StoreError::corrupt("reference", e))?;
+            let item = Put::builder()
+                .table_name(&self.table)
+                .item("pk", s(player_pk(&r.player_id)))
+                .item("sk", s(sk))
+                .item("body", s(body))
+                .build()
+                .map_err(build)?;
+            out.push(put(item));
+        }
+        // GM-6: no write for a player whose deletion has begun.
+        for player in c.players() {
+            let key = tombstone_key(player);
+            check_key(&key.pk, &key.sk)?;
+            let check = ConditionCheck::builder()
+                .table_name(&self.table)
+                .key("pk", s(key.pk))
+                .key("sk", s(key.sk))
+                .condition_expression("attribute_not_exists(pk)")
+                .build()
+                .map_err(build)?;
+            out.push(TransactWriteItem::builder().condition_check(check).build());
+        }
+        Ok(out)
+    }
+
+    /// The Put of a versioned item at `expected_version + 1`, if the stored version is
+    /// still `expected_version` (0: no item yet; with `must_exist`, 0 always fails).
+    pub(crate) fn entry_put(
+        &self,
+        item: items::Item,
+        expected_version: u64,
+        must_exist: bool,
+    ) -> Result<Put, StoreError> {
+        let builder = Put::builder().table_name(&self.table).set_item(Some(item));
+        let builder = if expected_version == 0 && must_exist {
+            // A balance that must exist was read absent: let the transaction fail on it.
+            builder.condition_expression("attribute_exists(pk) AND attribute_not_exists(pk)")
+        } else if expected_version == 0 {
+            builder.condition_expression("attribute_not_exists(pk)")
+        } else {
+            builder
+                .condition_expression("version = :v")
+                .expression_attribute_values(":v", n(expected_version))
+        };
+        builder
+            .build()
+            .map_err(|e| errors::build("TransactWriteItems", e))
+    }
+
+    pub(crate) fn ledger_put(&self, e: &LedgerEntry) -> Result<Put, StoreError> {
+        let entry = serde_json::to_string(e).map_err(|err| StoreError::corrupt("entry", err))?;
+        let at = ledger_at(e.game, &LedgerPosition::of(e));
+        check_key(&player_pk(&e.player_id), &at)?;
+        Put::builder()
+            .table_name(&self.table)
+            .item("pk", s(player_pk(&e.player_id)))
+            .item("sk", s(ledger_sk(e)))
+            .item("ledger_at", s(at))
+            .item("entry", s(entry))
+            .item("at_ms", n(e.at.timestamp_millis()))
+            .item("applied", n(e.applied))
+            .condition_expression("attribute_not_exists(pk)")
+            .build()
+            .map_err(|err| errors::build("TransactWriteItems", err))
+    }
+}
+
+impl DynamoStore {
+    /// The items of `players` (at most [`BATCH_GET_MAX`]) under sort key `sk` (a
+    /// balance's or a period entry's), by player, in BatchGetItem requests (strongly
+    /// consistent; unprocessed keys retried with backoff).
+    pub(crate) async fn batch_entries(
+        &self,
+        sk: &str,
+        game: Game,
+        players: &[&str],
+    ) -> Result<std::collections::HashMap<String, Balance>, StoreError> {
+        let mut keys = Vec::with_capacity(players.len());
+        for p in players {
+            let pk = player_pk(p);
+            check_key(&pk, sk)?;
+            let key = items::Item::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk.to_string()))]);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        let mut found: std::collections::HashMap<String, Balance> = std::collections::HashMap::new();
+        let mut pending = KeysAndAttributes::builder()
+            .set_keys(Some(keys))
+            .consistent_read(true)
+            .build()
+            .map_err(|e| errors::build("BatchGetItem", e))?;
+        for attempt in 0u32.. {
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, pending)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| self.fail("BatchGetItem", e))?;
+            self.usage.record_read(out.consumed_capacity());
+            for item in out
+                .responses
+                .and_then(|mut r| r.remove(&self.table))
+                .unwrap_or_default()
+            {
+                let pk = get_s(&item, "pk")?;
+                let player = pk.strip_prefix("PLAYER#").unwrap_or(pk).to_string();
+                let balance = decode_entry(&item, &player, game)?;
+                found.insert(player, balance);
+            }
+            match out.unprocessed_keys.and_then(|mut m| m.remove(&self.table)) {
+                Some(rest) if !rest.keys().is_empty() => pending = rest,
+                _ => break,
+            }
+            if attempt >= 10 {
+                return Err(StoreError::Unavailable {
+                    operation: "BatchGetItem",
+                    message: "keys still unprocessed after 10 attempts".into(),
+                });
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
+        }
+        Ok(found)
+    }
+}
+
+#[async_trait]
+impl SettleStore for DynamoStore {
+    /// One strongly consistent BatchGetItem for up to 100 players (one GetItem for
+    /// one), sending unprocessed keys again with a growing pause.
+    async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
+        if players.len() <= 1 || players.len() > BATCH_GET_MAX {
+            let reads = players.iter().map(|p| async move {
+                Ok::<_, StoreError>(
+                    self.balance(game, p, true)
+                        .await?
+                        .unwrap_or_else(|| Balance::absent(game, p)),
+                )
+            });
+            return try_join_all(reads).await;
+        }
+        let found = self.batch_entries(&balance_sk(game), game, players).await?;
+        Ok(players
+            .iter()
+            .map(|p| found.get(*p).cloned().unwrap_or_else(|| Balance::absent(game, p)))
+            .collect())
+    }
+
+    async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
+        self.period_entry(board, player_id).await
+    }
+
+    async fn get_entries(
+        &self,
+        board: &BoardRef,
+        players: &[&str],
+    ) -> Result<Vec<Option<Balance>>, StoreError> {
+        if players.len() <= 1 || players.len() > BATCH_GET_MAX {
+            return try_join_all(players.iter().map(|p| self.period_entry(board, p))).await;
+        }
+        let found = self
+            .batch_entries(&period_sk(board), board_game(board), players)
+            .await?;
+        Ok(players.iter().map(|p| found.get(*p).cloned()).collect())
+    }
+
+    async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
+        let Some(item) = self.get_raw(player_pk(player_id), state_sk(name), true).await? else {
+            return Ok(None);
+        };
+        Ok(Some(State {
+            body: get_s(&item, "body")?.to_string(),
+            version: get_n(&item, "version")?,
+        }))
+    }
+
+    async fn get_claim(
+        &self,
+        player_id: &str,
+        game: Game,
+        kind: &str,
+        day: &str,
+    ) -> Result<Option<Claim>, StoreError> {
+        let item = self
+            .get_raw(player_pk(player_id), claim_sk(game, kind, day), true)
+            .await?;
+        item.map(|item| {
+            Ok(Claim {
+                body: get_s(&item, "body")?.to_string(),
+            })
+        })
+        .transpose()
+    }
+
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        let key = tombstone_key(player_id);
+        Ok(self.get_raw(key.pk, key.sk, true).await?.is_some())
+    }
+
+    async fn commit(&self, c: &Commit) -> Result<CommitOutcome, StoreError> {
+        check_key(&source_pk(&c.source), "RESULT")?;
+        if c.items() > MAX_TRANSACTION_ITEMS {
+            return Err(StoreError::OutOfLimits(format!(
+                "{} items in one transaction (at most {MAX_TRANSACTION_ITEMS})",
+                c.items()
+            )));
+        }
+        if c.items() == 1 {
+            // The source record alone (a void match): one conditional write.
+            let out = self
+                .client
+                .put_item()
+                .table_name(&self.table)
+                .set_item(Some(self.source_item(c)))
+                .condition_expression("attribute_not_exists(pk)")
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await;
+            return match out {
+                Ok(out) => {
+                    self.usage.record_write(out.consumed_capacity());
+                    Ok(CommitOutcome::Committed)
+                }
+                Err(SdkError::ServiceError(e))
+                    if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
+                {
+                    self.usage.record_write(None);
+                    Ok(CommitOutcome::SourceExists)
+                }
+                Err(e) => Err(self.fail("PutItem", e)),
+            };
+        }
+        let token = request_token(&[
+            &self.table,
+            &c.source.kind,
+            &c.source.id,
+            &c.content_hash,
+            &c.attempt,
+            &c.plan.to_string(),
+        ]);
+        let items = self.commit_items(c)?;
+        self.transact(c, items, &token).await
+    }
+}

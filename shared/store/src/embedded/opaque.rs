@@ -1,0 +1,178 @@
+//! Opaque items (snapshots, follows, run states): conditional puts and deletes,
+//! range reads.
+
+use async_trait::async_trait;
+use redb::{ReadableDatabase, ReadableTable};
+
+use crate::error::StoreError;
+use crate::model::{check_key, Item, ItemKey, SortKeyRange};
+use crate::traits::ItemStore;
+
+use super::keys::*;
+use super::store::EmbeddedStore;
+
+#[async_trait]
+impl ItemStore for EmbeddedStore {
+    async fn get_item(&self, key: &ItemKey, _consistent: bool) -> Result<Option<Item>, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let key = blob_key(key);
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let blobs = txn.open_table(BLOBS)?;
+            Ok(blobs.get(key.as_str())?.map(|v| read_blob(v.value())))
+        })
+        .await
+    }
+
+    async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let key = blob_key(key);
+        let body = body.to_vec();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let written = {
+                let mut blobs = txn.open_table(BLOBS)?;
+                let current = blobs
+                    .get(key.as_str())?
+                    .map_or(0, |v| read_blob(v.value()).version);
+                if current == expected {
+                    blobs.insert(key.as_str(), blob(expected + 1, &body).as_slice())?;
+                    true
+                } else {
+                    false
+                }
+            };
+            if written {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(written)
+        })
+        .await
+    }
+
+    async fn put_items(
+        &self,
+        items: &[(ItemKey, Vec<u8>)],
+        _expires_at: Option<i64>,
+    ) -> Result<(), StoreError> {
+        for (k, _) in items {
+            check_key(&k.pk, &k.sk)?;
+        }
+        let items: Vec<(String, Vec<u8>)> = items.iter().map(|(k, b)| (blob_key(k), blob(1, b))).collect();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            {
+                let mut blobs = txn.open_table(BLOBS)?;
+                for (k, raw) in &items {
+                    blobs.insert(k.as_str(), raw.as_slice())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn query_items(
+        &self,
+        pk: &str,
+        range: &SortKeyRange,
+        forward: bool,
+        limit: usize,
+        _consistent: bool,
+    ) -> Result<Vec<(String, Item)>, StoreError> {
+        check_key(pk, range.bound().unwrap_or("-"))?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let prefix = format!("{pk}\u{0}");
+        let end = format!("{pk}\u{1}");
+        let full = |sk: &str| format!("{prefix}{sk}");
+        use std::ops::Bound::{Excluded, Included};
+        let (lo, hi) = match range {
+            SortKeyRange::All => (Included(prefix.clone()), Excluded(end)),
+            SortKeyRange::Before(sk) => (Included(prefix.clone()), Excluded(full(sk))),
+            SortKeyRange::AtOrBefore(sk) => (Included(prefix.clone()), Included(full(sk))),
+            SortKeyRange::After(sk) => (Excluded(full(sk)), Excluded(end)),
+            SortKeyRange::AtOrAfter(sk) => (Included(full(sk)), Excluded(end)),
+        };
+        self.blocking(move |db| {
+            let txn = db.begin_read()?;
+            let blobs = txn.open_table(BLOBS)?;
+            let bounds = (lo.as_ref().map(String::as_str), hi.as_ref().map(String::as_str));
+            let range = blobs.range::<&str>(bounds)?;
+            let mut out = Vec::new();
+            let mut push = |entry: Result<
+                (redb::AccessGuard<'_, &str>, redb::AccessGuard<'_, &[u8]>),
+                redb::StorageError,
+            >|
+             -> Result<bool, StoreError> {
+                let (k, v) = entry?;
+                let sk = k.value()[prefix.len()..].to_string();
+                out.push((sk, read_blob(v.value())));
+                Ok(out.len() < limit)
+            };
+            if forward {
+                for entry in range {
+                    if !push(entry)? {
+                        break;
+                    }
+                }
+            } else {
+                for entry in range.rev() {
+                    if !push(entry)? {
+                        break;
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
+        check_key(&key.pk, &key.sk)?;
+        let key = blob_key(key);
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let deleted = {
+                let mut blobs = txn.open_table(BLOBS)?;
+                let current = blobs.get(key.as_str())?.map(|v| read_blob(v.value()).version);
+                if current == Some(expected) {
+                    blobs.remove(key.as_str())?;
+                    true
+                } else {
+                    false
+                }
+            };
+            if deleted {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(deleted)
+        })
+        .await
+    }
+
+    async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
+        for k in keys {
+            check_key(&k.pk, &k.sk)?;
+        }
+        let keys: Vec<String> = keys.iter().map(blob_key).collect();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            {
+                let mut blobs = txn.open_table(BLOBS)?;
+                for k in &keys {
+                    blobs.remove(k.as_str())?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,102 @@
+//! The embedded store's handle: the database, opened on a file or in memory, and
+//! blocking work moved off the async runtime.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::history::KeyHistory;
+use podium_rules::leaderboard::Standing;
+use redb::backends::InMemoryBackend;
+use redb::{ConcurrencyMode, Database};
+
+use crate::error::StoreError;
+use crate::model::BoardKey;
+
+use super::keys::*;
+
+/// The embedded store. Cheap to clone; clones share the database.
+#[derive(Clone)]
+pub struct EmbeddedStore {
+    pub(crate) db: Arc<Database>,
+    pub(crate) commits: super::group_commit::GroupCommit,
+}
+
+impl EmbeddedStore {
+    /// Opens (or creates) the database file at `path`; several processes may share it.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Embedded(e.to_string()))?;
+        }
+        let db = Database::builder()
+            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+            .create(path)?;
+        Self::init(db)
+    }
+
+    /// A fresh store in memory, gone when dropped (tests, dry runs).
+    pub fn in_memory() -> Result<Self, StoreError> {
+        let db = Database::builder().create_with_backend(InMemoryBackend::new())?;
+        Self::init(db)
+    }
+
+    pub(crate) fn init(db: Database) -> Result<Self, StoreError> {
+        let txn = db.begin_write()?;
+        txn.open_table(ITEMS)?;
+        txn.open_table(BOARD)?;
+        txn.open_table(BLOBS)?;
+        txn.commit()?;
+        Ok(EmbeddedStore {
+            db: Arc::new(db),
+            commits: super::group_commit::GroupCommit::default(),
+        })
+    }
+
+    /// Loads `game`'s all-time board in one write transaction: each standing becomes the
+    /// player's balance (version 1) and board entry. For imports and benchmarks; it
+    /// replaces nothing a player already has, so load into a fresh store.
+    pub fn load_balances(
+        &self,
+        game: Game,
+        standings: impl IntoIterator<Item = Standing>,
+    ) -> Result<u64, StoreError> {
+        let board = BoardRef::all_time(game.id());
+        let txn = self.db.begin_write()?;
+        let mut n = 0u64;
+        {
+            let mut items = txn.open_table(ITEMS)?;
+            let mut entries = txn.open_table(BOARD)?;
+            for s in standings {
+                let item = BalanceItem {
+                    points: s.value,
+                    version: 1,
+                    reached_at_ms: s.reached_at_ms,
+                    history: KeyHistory::default(),
+                };
+                items.insert(balance_key(game, &s.player_id).as_str(), encode(&item).as_slice())?;
+                let key = BoardKey {
+                    value: s.value,
+                    reached_at_ms: s.reached_at_ms,
+                    player_id: s.player_id,
+                };
+                entries.insert(board_entry(&board, &key).as_str(), ())?;
+                n += 1;
+            }
+        }
+        txn.commit()?;
+        Ok(n)
+    }
+
+    /// Runs blocking database work (scans, writes) off the async runtime's worker threads.
+    pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
+    {
+        let db = Arc::clone(&self.db);
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(|e| StoreError::Embedded(format!("store task failed: {e}")))?
+    }
+}
