@@ -86,7 +86,14 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: Clock) -> Result<Sho
                 } else {
                     podium_service::generate_replayed::Replayed::DotsAndBoxes
                 };
-                podium_service::generate_replayed::generate(which, part.matches, part.players, SEED, end, &mut out)?
+                podium_service::generate_replayed::generate(
+                    which,
+                    part.matches,
+                    part.players,
+                    SEED,
+                    end,
+                    &mut out,
+                )?
             }
             _ => {
                 // The tournament's settings first (the operator's step), its records
@@ -100,8 +107,15 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: Clock) -> Result<Sho
         }
         std::io::Write::flush(&mut out).map_err(file_error(&path))?;
         drop(out);
-        let (summary, _, outcome) =
-            replay::replay_quiet(replay::Target::Batched(store), &path, &policy, clock, false, false).await;
+        let (summary, _, outcome) = replay::replay_quiet(
+            replay::Target::Batched(store),
+            &path,
+            &policy,
+            clock,
+            false,
+            false,
+        )
+        .await;
         outcome?;
         println!(
             "  {:<17} {:>5} records: {} scored, {} void, {} duplicates, {} conflicts, {} refused (as a game server fleet sends them)",
@@ -140,7 +154,9 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: Clock) -> Result<Sho
         seega: first("seega.jsonl", two_player),
         rated: first("dots.jsonl", two_player),
         mahjong: first("mahjong.jsonl", |v| {
-            (v["kind"] == "level-completion").then(|| v["player_id"].as_str()).flatten()
+            (v["kind"] == "level-completion")
+                .then(|| v["player_id"].as_str())
+                .flatten()
         }),
         tournament: tournament_id,
     })
@@ -177,7 +193,10 @@ pub fn print_urls(addr: &std::net::SocketAddr, shown: &Shown) {
     let curl = |who: &str, path: &str| format!("  curl -s -H 'Authorization: Dev {who}' '{base}{path}'");
     println!();
     println!("Open in a browser:");
-    println!("  {base}/console          the support console: look up {} (operator: support)", shown.seega);
+    println!(
+        "  {base}/console          the support console: look up {} (operator: support)",
+        shown.seega
+    );
     println!("  {base}/v1/openapi.json  every route, described");
     println!("Every other route needs the caller, named by the header 'Authorization: Dev <player-id>':");
     for line in [

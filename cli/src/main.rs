@@ -191,7 +191,10 @@ const CATCH_UP_TICKS: usize = 40;
 /// `podium snapshot`: catch-up ticks until no ended period is left (the deployed
 /// schedule goes on at its next tick instead), then the refresh of the live boards;
 /// what each tick did.
-async fn snapshot(store: &dyn local_store::Local, now: chrono::DateTime<chrono::Utc>) -> Result<Vec<TickReport>, CliError> {
+async fn snapshot(
+    store: &dyn local_store::Local,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<TickReport>, CliError> {
     let settings = podium_service::config::tick_settings()?;
     let mut reports = Vec::new();
     let mut ticks = 0;

@@ -116,7 +116,8 @@ pub async fn replay(
     clock: Clock,
     refused: Option<&Path>,
 ) -> Result<(), CliError> {
-    let (summary, elapsed, outcome) = replay_quiet(target, file, policy, clock, refused.is_some(), true).await;
+    let (summary, elapsed, outcome) =
+        replay_quiet(target, file, policy, clock, refused.is_some(), true).await;
     print_summary(&summary, file, elapsed);
     if let Some(path) = refused {
         write_refused(path, summary.refused_lines.as_deref().unwrap_or_default())?;

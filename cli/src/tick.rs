@@ -13,7 +13,11 @@ const LEVEL_PREFIX: &str = "mahjong-level-";
 /// refresh), at `at`.
 pub fn summary(at: chrono::DateTime<chrono::Utc>, reports: &[TickReport]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "snapshot at {}", at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    let _ = writeln!(
+        out,
+        "snapshot at {}",
+        at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
     let mut messages = 0usize;
 
     // Periods frozen and closed, per board (a board's periods close oldest first).
@@ -139,7 +143,10 @@ pub fn summary(at: chrono::DateTime<chrono::Utc>, reports: &[TickReport]) -> Str
     let _ = writeln!(out, "  messages     {messages} sent to inboxes");
 
     // What is left for the next run.
-    let behind: Vec<_> = reports.last().map(|r| r.behind.iter().collect()).unwrap_or_default();
+    let behind: Vec<_> = reports
+        .last()
+        .map(|r| r.behind.iter().collect())
+        .unwrap_or_default();
     for b in behind {
         let _ = writeln!(
             out,

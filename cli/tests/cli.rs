@@ -334,7 +334,10 @@ fn a_generated_tournament_replays_cleanly() {
     // The tick: the standings board is snapshotted (it changed).
     let tick = podium(&dir, &["snapshot"], b"");
     let shown = String::from_utf8_lossy(&tick.stdout).to_string();
-    assert!(shown.contains("refreshed") && shown.contains("mahjong-tournament-cup-42-"), "{shown}");
+    assert!(
+        shown.contains("refreshed") && shown.contains("mahjong-tournament-cup-42-"),
+        "{shown}"
+    );
 }
 
 /// [`generate_then_replay_is_exactly_once`] for one game's generated records.
@@ -745,7 +748,11 @@ fn replay_groups_refusals_and_writes_refused_lines() {
     twice_b["match_id"] = json!("twice-b");
     let file = format!("{}\n{twice_a}\nnot json\n{twice_b}\n", seed_record(24, 0));
     std::fs::write(dir.join("mixed.jsonl"), file).expect("write");
-    let out = podium(&dir, &["replay", "mixed.jsonl", "--refused", "refused.jsonl"], b"");
+    let out = podium(
+        &dir,
+        &["replay", "mixed.jsonl", "--refused", "refused.jsonl"],
+        b"",
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("refused     3"), "{text}");
@@ -767,7 +774,9 @@ fn replay_groups_refusals_and_writes_refused_lines() {
     );
     assert_eq!(rows[0]["record"]["match_id"], "twice-a");
     assert_eq!(rows[1]["record"], "not json");
-    assert!(rows[1]["reason"].as_str().is_some_and(|r| r.starts_with("record (GM-5)")));
+    assert!(rows[1]["reason"]
+        .as_str()
+        .is_some_and(|r| r.starts_with("record (GM-5)")));
     // Without the option, the summary says it exists.
     let again = podium(&dir, &["replay", "mixed.jsonl"], b"");
     assert!(String::from_utf8_lossy(&again.stdout).contains("--refused FILE"));
@@ -807,14 +816,18 @@ fn snapshot_prints_one_summary() {
     assert!(text.contains("frozen and closed"), "{text}");
     // The week of the Quick Match closed: its winner's result sent, with the reward.
     assert!(
-        text.contains("mahjong-weekly: ") && text.contains("period_result messages, 1 with a reward (100 points)"),
+        text.contains("mahjong-weekly: ")
+            && text.contains("period_result messages, 1 with a reward (100 points)"),
         "{text}"
     );
     assert!(
         text.contains("mahjong-daily: ") && text.contains("no reward table"),
         "{text}"
     );
-    assert!(text.contains("league       mahjong-league 2026-W47 closed: 1 placed"), "{text}");
+    assert!(
+        text.contains("league       mahjong-league 2026-W47 closed: 1 placed"),
+        "{text}"
+    );
     assert!(text.contains("refreshed") && text.contains("seega"), "{text}");
     assert!(text.contains("messages     "), "{text}");
     // Run again: nothing left to close, nothing sent twice.
@@ -871,14 +884,26 @@ fn serve_demo_loads_every_game() {
             ("m-00001", "mahjong-level-1"),
         ] {
             let auth = format!("Dev {who}");
-            pages.push((board, http(port, "GET", &format!("/v1/leaderboards/{board}?limit=3"), Some(&auth))));
+            pages.push((
+                board,
+                http(
+                    port,
+                    "GET",
+                    &format!("/v1/leaderboards/{board}?limit=3"),
+                    Some(&auth),
+                ),
+            ));
         }
         pages.push(("401", http(port, "GET", "/v1/leaderboards/seega", None)));
     }
     let _ = server.kill();
     let out = server.wait_with_output().expect("output");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(ready, "the demo did not serve: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        ready,
+        "the demo did not serve: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for game in ["Seega", "Dots and Boxes", "Minesweeper duel", "Mahjong Rivals"] {
         assert!(stdout.contains(&format!("  {game} ")), "{game}: {stdout}");
     }
@@ -892,9 +917,15 @@ fn serve_demo_loads_every_game() {
         }
         assert_eq!(*status, 200, "{board}: {body}");
         let v: Value = serde_json::from_str(body).expect("json");
-        assert!(v["snapshot"].is_string(), "{board}: served from a snapshot: {body}");
+        assert!(
+            v["snapshot"].is_string(),
+            "{board}: served from a snapshot: {body}"
+        );
         assert_eq!(v["entries"].as_array().map(Vec::len), Some(3), "{board}: {body}");
     }
     assert!(dir.join("podium-data/demo/podium.redb").exists());
-    assert!(!dir.join("not-this.redb").exists(), "the demo keeps to its own store");
+    assert!(
+        !dir.join("not-this.redb").exists(),
+        "the demo keeps to its own store"
+    );
 }
