@@ -55,13 +55,23 @@ pub fn summary(at: chrono::DateTime<chrono::Utc>, reports: &[TickReport]) -> Str
         }
     }
 
-    // League weeks closed.
+    // League weeks closed, per league.
+    let mut leagues: BTreeMap<&str, (Vec<&str>, usize, usize, usize, usize)> = BTreeMap::new();
     for w in reports.iter().flat_map(|r| &r.league_weeks) {
-        messages += w.sent;
+        let e = leagues.entry(&w.league).or_default();
+        e.0.push(&w.week);
+        e.1 += w.placed;
+        e.2 += w.promoted;
+        e.3 += w.relegated;
+        e.4 += w.sent;
+    }
+    for (league, (weeks, placed, promoted, relegated, sent)) in &leagues {
+        messages += sent;
         let _ = writeln!(
             out,
-            "  league       {} {} closed: {} placed, {} promoted, {} relegated, {} league_result messages",
-            w.league, w.week, w.placed, w.promoted, w.relegated, w.sent
+            "  league       {league}: {} closed: {placed} placed, {promoted} promoted, {relegated} relegated, \
+             {sent} league_result messages",
+            span(weeks)
         );
     }
 

@@ -825,7 +825,7 @@ fn snapshot_prints_one_summary() {
         "{text}"
     );
     assert!(
-        text.contains("league       mahjong-league 2026-W47 closed: 1 placed"),
+        text.contains("league       mahjong-league: 2026-W44 … 2026-W48 (5) closed: 1 placed"),
         "{text}"
     );
     assert!(text.contains("refreshed") && text.contains("seega"), "{text}");
