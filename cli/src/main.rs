@@ -2,18 +2,20 @@
 
 mod ads;
 mod clock;
+mod demo;
 mod error;
 mod lines;
 mod local_store;
 mod replay;
 mod serve;
+mod tick;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
 use crate::error::CliError;
-use podium_service::jobs::{self, Job, ScheduledRun};
+use podium_service::jobs::{self, Job, ScheduledRun, TickReport};
 
 /// podium on one machine: the HTTP API, match replay and dry runs, on the embedded
 /// store (or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set).
@@ -33,38 +35,67 @@ struct Cli {
 /// The games `podium generate` writes records for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum GenerateGame {
+    /// Seega matches (players p-00000 …)
     Seega,
+    /// Mahjong Rivals level completions, Quick Matches and Arenas (players m-00000 …;
+    /// with --tournament also a tournament's registrations and tables)
     Mahjong,
+    /// Dots and Boxes matches, every line drawn (players r-00000 …)
     DotsAndBoxes,
+    /// Minesweeper duels, every timed action (players r-00000 …)
     Minesweeper,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve every HTTP route on 127.0.0.1 (development identity stand-in, see README).
+    /// Serve every HTTP route and the support console on 127.0.0.1 (the caller names
+    /// itself with the header `Authorization: Dev <player-id>`, unverified; operators
+    /// with `Authorization: Operator <name>`). The store is PODIUM_DATA (default
+    /// podium-data/podium.redb), or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set.
     Serve {
         /// Port on 127.0.0.1.
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Also replay this JSON-lines file of records into the same store while
-        /// serving (load runs: reads answered while writes go on); its summary is
+        /// Also replay this JSON-lines file of records (any game) into the same store
+        /// while serving (load runs: reads answered while writes go on); its summary is
         /// printed when it ends.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "demo")]
         replay: Option<PathBuf>,
+        /// Demonstration: generate records of every game (Seega; Dots and Boxes;
+        /// Minesweeper duels; Mahjong Rivals level completions, Quick Matches, Arenas
+        /// and a tournament), replay them into a fresh embedded store of its own,
+        /// podium-data/demo/podium.redb (never PODIUM_DATA, never DynamoDB; replaced at
+        /// every --demo run, kept after the server stops), take the snapshots, then
+        /// serve it and print what to open.
+        #[arg(long)]
+        demo: bool,
     },
-    /// Score a JSON-lines file of match records, in order, exactly as the score-match function does.
+    /// Score a JSON-lines file of records, in order, exactly as the score-match function
+    /// does: Seega, Dots and Boxes and Minesweeper matches; Mahjong Rivals level
+    /// completions, Quick Matches, Arenas, tournament registrations and tables. Prints
+    /// a summary (refusals grouped by field and rule, indexes as `*`).
     Replay {
-        /// The file: one match record per line.
+        /// The file: one record per line.
         file: PathBuf,
         /// DynamoDB only: records settled at once (records of the same player or match
         /// id still go one at a time, in file order); 1 replays strictly line by line.
         /// The embedded store settles in file order, many records to a transaction.
         #[arg(long, default_value_t = replay::IN_FLIGHT, value_parser = clap::value_parser!(u16).range(1..=4096))]
         in_flight: u16,
+        /// Also write every refused line to this file, one JSON object a line:
+        /// `{"line": N, "reason": "field (rule): why", "record": <the line as JSON, or
+        /// as a string when it is not JSON>}`.
+        #[arg(long, value_name = "FILE")]
+        refused: Option<PathBuf>,
     },
-    /// Dry run: read one match record on stdin, print its result as JSON; writes nothing.
+    /// Dry run: read one Seega match record on stdin, print its result against the
+    /// store's current balances as JSON; writes nothing (exit 2 when refused).
     Score,
-    /// Freeze ended periods and materialise every live board's ranked pages now (what the scheduled snapshot function does).
+    /// Run the scheduled snapshot job now: freeze and close every ended period (period
+    /// results with PODIUM_PERIOD_REWARDS, league weeks), move the rolling window and
+    /// the tournaments along, refresh every live board's ranked pages and send
+    /// `overtaken` messages; print a summary of what it did (logs: RUST_LOG, default
+    /// warnings only).
     Snapshot,
     /// Benchmarks only: load a synthetic Seega board of N players into a fresh embedded store.
     #[command(hide = true)]
@@ -120,13 +151,17 @@ enum Command {
         #[arg(long)]
         even_if_unknown: bool,
     },
-    /// Write realistic match records (JSON lines) to stdout: Seega matches, or Mahjong
-    /// Rivals level completions and Quick Matches.
+    /// Write realistic records (JSON lines) to stdout, with the duplicates, late
+    /// retries, conflicts and malformed lines a fleet of game servers sends: Seega
+    /// matches; Dots and Boxes matches; Minesweeper duels; Mahjong Rivals level
+    /// completions, Quick Matches and Arenas (and with --tournament a tournament's
+    /// registrations and tables).
     Generate {
         /// Which game's records.
         #[arg(long, value_enum, default_value_t = GenerateGame::Seega)]
         game: GenerateGame,
-        /// Matches to generate (before duplicates, retries and malformed records are added).
+        /// Matches (Mahjong: records) to generate, before duplicates, retries and
+        /// malformed records are added.
         #[arg(long, default_value_t = 10_000)]
         matches: usize,
         /// Distinct players.
@@ -136,8 +171,9 @@ enum Command {
         /// (`sg-42-0000000`), so files of other seeds add new matches.
         #[arg(long, default_value_t = 42)]
         seed: u64,
-        /// Mahjong only: the records cover the 28 days up to this instant (RFC 3339;
-        /// default: now), which their ids carry too.
+        /// Mahjong, Dots and Boxes, Minesweeper: the records cover the 28 days up to
+        /// this instant (RFC 3339; default: now, or --test-clock), which their ids carry
+        /// too. Seega matches are dated in the days before 2026-11-30.
         #[arg(long)]
         end: Option<chrono::DateTime<chrono::Utc>>,
         /// Mahjong only: also a small tournament three days before the end: its
@@ -152,11 +188,40 @@ enum Command {
 /// closes up to a month of days per board).
 const CATCH_UP_TICKS: usize = 40;
 
+/// `podium snapshot`: catch-up ticks until no ended period is left (the deployed
+/// schedule goes on at its next tick instead), then the refresh of the live boards;
+/// what each tick did.
+async fn snapshot(
+    store: &dyn local_store::Local,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<TickReport>, CliError> {
+    let settings = podium_service::config::tick_settings()?;
+    let mut reports = Vec::new();
+    let mut ticks = 0;
+    let mut job = Job::Freeze;
+    loop {
+        let run = ScheduledRun {
+            job,
+            scheduled_time: now,
+        };
+        let report = jobs::handle(store, run, &settings).await?;
+        let (done, busy) = (report.behind.is_empty(), report.behind.iter().any(|b| b.busy));
+        reports.push(report);
+        if job == Job::Refresh {
+            return Ok(reports);
+        }
+        ticks += 1;
+        if done || busy || ticks == CATCH_UP_TICKS {
+            job = Job::Refresh;
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -170,10 +235,20 @@ async fn main() {
 async fn run(cli: Cli) -> Result<(), CliError> {
     let clock = clock::Clock::new(cli.test_clock);
     match cli.command {
-        Command::Serve { port, replay: file } => {
+        Command::Serve {
+            port,
+            replay: file,
+            demo,
+        } => {
             let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
             if let Some(ads) = podium_service::config::local_ads()? {
                 ctx = ctx.with_ads(ads);
+            }
+            let listener = serve::bind(port).await?;
+            if demo {
+                let (dir, store) = demo::fresh_store()?;
+                let shown = demo::load(&store, &dir, clock).await?;
+                return serve::serve(listener, store, ctx, clock, Some(&shown)).await;
             }
             let store = local_store::open(true).await?;
             if let Some(file) = file {
@@ -184,12 +259,12 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         store: writer.as_ref(),
                         in_flight: usize::from(replay::IN_FLIGHT),
                     };
-                    if let Err(e) = replay::replay(target, &file, &policy, clock).await {
+                    if let Err(e) = replay::replay(target, &file, &policy, clock, None).await {
                         eprintln!("podium serve --replay {}: stopped: {e}", file.display());
                     }
                 });
             }
-            serve::serve(store, ctx, clock, port).await
+            serve::serve(listener, store, ctx, clock, None).await
         }
         Command::AdKeys { dir } => ads::keys(&dir),
         Command::AdCallback {
@@ -207,11 +282,16 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             transaction_id: transaction_id.as_deref(),
             timestamp_ms: timestamp_ms.unwrap_or_else(|| clock.now().timestamp_millis()),
         }),
-        Command::Replay { file, in_flight } => {
+        Command::Replay {
+            file,
+            in_flight,
+            refused,
+        } => {
             let policy = podium_service::config::record_policy()?;
+            let refused = refused.as_deref();
             match local_store::open_target(true).await? {
                 local_store::Opened::Embedded(store) => {
-                    replay::replay(replay::Target::Batched(&store), &file, &policy, clock).await
+                    replay::replay(replay::Target::Batched(&store), &file, &policy, clock, refused).await
                 }
                 local_store::Opened::Other(store) => {
                     let in_flight = usize::from(in_flight);
@@ -219,7 +299,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         store: store.as_ref(),
                         in_flight,
                     };
-                    replay::replay(target, &file, &policy, clock).await
+                    replay::replay(target, &file, &policy, clock, refused).await
                 }
             }
         }
@@ -229,51 +309,9 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Snapshot => {
             let store = local_store::open(true).await?;
-            let settings = podium_service::config::tick_settings()?;
             let now = clock.now();
-            // Catch-up ticks until no ended period is left (the deployed schedule goes
-            // on at its next tick instead), then the refresh of the live boards.
-            let mut ticks = 0;
-            let mut job = Job::Freeze;
-            loop {
-                let run = ScheduledRun {
-                    job,
-                    scheduled_time: now,
-                };
-                let report = jobs::handle(store.as_ref(), run, &settings).await?;
-                for b in &report.runs {
-                    println!(
-                        "{} {}@{}: snapshot {}, {} pages ({} page bodies written now, the others shared), complete: {}",
-                        if b.snapshot == "final" { "Freeze" } else { "Refresh" },
-                        b.board,
-                        b.period,
-                        b.snapshot,
-                        b.pages_total,
-                        b.bodies_written,
-                        b.complete
-                    );
-                }
-                if job == Job::Refresh {
-                    break;
-                }
-                ticks += 1;
-                let busy = report.behind.iter().any(|b| b.busy);
-                if report.behind.is_empty() || busy || ticks == CATCH_UP_TICKS {
-                    for b in &report.behind {
-                        println!(
-                            "{}: still behind from {} on (periods to freeze and close, or days to take off a rolling window){}",
-                            b.board,
-                            b.next,
-                            if b.busy {
-                                "; another tick is at work on it"
-                            } else {
-                                "; run podium snapshot again to go on"
-                            }
-                        );
-                    }
-                    job = Job::Refresh;
-                }
-            }
+            let reports = snapshot(store.as_ref(), now).await?;
+            print!("{}", tick::summary(now, &reports));
             Ok(())
         }
         Command::LoadSynthetic { players } => {
@@ -337,8 +375,15 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             )
             .await
             .map_err(|e| match e {
-                e @ (podium_service::ServiceError::BadRequest { .. }
-                | podium_service::ServiceError::NotFound(_)) => CliError::Declined(e),
+                // Say which option blocks an id with nothing stored under it.
+                podium_service::ServiceError::NotFound(_) => {
+                    CliError::Declined(podium_service::ServiceError::NotFound(format!(
+                        "no such player: nothing is stored under `{player_id}` and nothing was deleted; \
+                         to block this id ahead of any record, run \
+                         `podium delete-player --even-if-unknown {player_id}`"
+                    )))
+                }
+                e @ podium_service::ServiceError::BadRequest { .. } => CliError::Declined(e),
                 // Another deletion of the same player wrote the tombstone meanwhile.
                 podium_service::ServiceError::Contended { .. } => {
                     CliError::Declined(podium_service::ServiceError::BadRequest {

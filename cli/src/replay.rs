@@ -33,9 +33,46 @@ pub struct Summary {
     pub void: u64,
     pub duplicates: u64,
     pub conflicts: u64,
-    /// Refused records by reason (field and rule), with how many.
+    /// Refused records by reason (field pattern, indexes as `*`, and rule), with how many.
     pub refused: BTreeMap<String, u64>,
     pub failed: u64,
+    /// Every refused or conflicting line (`--refused FILE`): its number, kind, full
+    /// reason and text; `None` when not asked for.
+    pub refused_lines: Option<Vec<RefusedLine>>,
+}
+
+/// One line `--refused FILE` writes.
+#[derive(Debug)]
+pub struct RefusedLine {
+    pub line: usize,
+    /// `refused` (a rule refused it) or `conflict` (its id was used for other content).
+    pub kind: &'static str,
+    pub reason: String,
+    /// The line as read; `None` for a line too long to be held.
+    pub text: Option<Vec<u8>>,
+}
+
+/// `field` with every index in brackets replaced by `*`:
+/// `players[0].actions[12]` → `players[*].actions[*]`.
+pub fn field_pattern(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut rest = field;
+    while let Some(open) = rest.find('[') {
+        let (head, tail) = rest.split_at(open);
+        out.push_str(head);
+        match tail[1..].find(']') {
+            Some(close) if close > 0 && tail[1..=close].bytes().all(|b| b.is_ascii_digit()) => {
+                out.push_str("[*]");
+                rest = &tail[close + 2..];
+            }
+            _ => {
+                out.push('[');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 impl Summary {
@@ -59,8 +96,9 @@ pub enum Target<'a> {
     Batched(&'a EmbeddedStore),
 }
 
-/// One non-blank line: its number (from 1), its ordering keys, and the parsed record.
-type Line = (usize, Vec<String>, Result<Incoming, RuleError>);
+/// One non-blank line: its number (from 1), its ordering keys, the parsed record, and
+/// its text when refused lines are kept (`--refused`).
+type Line = (usize, Vec<String>, Result<Incoming, RuleError>, Option<Vec<u8>>);
 
 /// Scores every line of `file` and prints a summary; the outcome is the one of a
 /// line-by-line replay in file order:
@@ -77,6 +115,81 @@ pub async fn replay(
     file: &Path,
     policy: &RecordPolicy,
     clock: Clock,
+    refused: Option<&Path>,
+) -> Result<(), CliError> {
+    let (summary, elapsed, outcome) =
+        replay_quiet(target, file, policy, clock, refused.is_some(), true).await;
+    print_summary(&summary, file, elapsed);
+    if let Some(path) = refused {
+        write_refused(path, summary.refused_lines.as_deref().unwrap_or_default())?;
+        println!(
+            "  every refused or conflicting line, with its number and full reason: {}",
+            path.display()
+        );
+    }
+    outcome
+}
+
+/// Writes `lines` to `path`, one JSON object a line, in line order.
+fn write_refused(path: &Path, lines: &[RefusedLine]) -> Result<(), CliError> {
+    use std::io::Write;
+    let file_error = |source| CliError::File {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(file_error)?);
+    for l in lines {
+        // The line as it was sent when it is JSON (one line, its keys in their order),
+        // else as a string.
+        let record = match &l.text {
+            Some(text) if serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok() => {
+                String::from_utf8_lossy(text.trim_ascii()).into_owned()
+            }
+            Some(text) => json!(String::from_utf8_lossy(text)).to_string(),
+            None => "null".into(),
+        };
+        writeln!(
+            out,
+            "{{\"line\":{},\"kind\":{},\"reason\":{},\"record\":{record}}}",
+            l.line,
+            json!(l.kind),
+            json!(l.reason)
+        )
+        .map_err(file_error)?;
+    }
+    out.flush().map_err(file_error)
+}
+
+/// [`replay`] without printing: the summary, the time it took, and how it ended;
+/// `keep_refused` keeps every refused line (`--refused`), `progress` draws the bar.
+pub async fn replay_quiet(
+    target: Target<'_>,
+    file: &Path,
+    policy: &RecordPolicy,
+    clock: Clock,
+    keep_refused: bool,
+    progress: bool,
+) -> (Summary, std::time::Duration, Result<(), CliError>) {
+    let started = std::time::Instant::now();
+    let mut summary = Summary {
+        refused_lines: keep_refused.then(Vec::new),
+        ..Summary::default()
+    };
+    let outcome = replay_into(target, file, policy, clock, keep_refused, progress, &mut summary).await;
+    if let Some(lines) = summary.refused_lines.as_mut() {
+        lines.sort_by_key(|l| l.line);
+    }
+    (summary, started.elapsed(), outcome)
+}
+
+async fn replay_into(
+    target: Target<'_>,
+    file: &Path,
+    policy: &RecordPolicy,
+    clock: Clock,
+    keep_refused: bool,
+    progress: bool,
+    summary: &mut Summary,
 ) -> Result<(), CliError> {
     let open = || {
         std::fs::File::open(file).map_err(|source| CliError::File {
@@ -92,14 +205,17 @@ pub async fn replay(
     } else {
         None
     };
-    let bar = ProgressBar::with_draw_target(total, indicatif::ProgressDrawTarget::stderr()).with_style(
+    let draw = if progress {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(total, draw).with_style(
         ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} eta {eta}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let started = std::time::Instant::now();
-    let mut summary = Summary::default();
     let mut read_error = None;
     let lines = crate::lines::bounded(std::io::BufReader::new(open()?), MAX_LINE_BYTES)
         .enumerate()
@@ -120,7 +236,7 @@ pub async fn replay(
                         "GM-5",
                         format!("a line of {bytes} bytes, longer than the {MAX_LINE_BYTES}-byte limit"),
                     );
-                    return Some((n + 1, Vec::new(), Err(refused)));
+                    return Some((n + 1, Vec::new(), Err(refused), None));
                 }
             };
             if n == 0 && line.starts_with(b"\xEF\xBB\xBF") {
@@ -132,16 +248,15 @@ pub async fn replay(
             }
             let record = Incoming::from_json(&line, clock.now(), policy);
             let keys = record.as_ref().map(Incoming::ordering_keys).unwrap_or_default();
-            Some((n + 1, keys, record))
+            Some((n + 1, keys, record, keep_refused.then_some(line)))
         });
     let stopped = match target {
         Target::Concurrent { store, in_flight } => {
-            replay_concurrent(store, lines, in_flight, policy, clock, &mut summary, &bar).await
+            replay_concurrent(store, lines, in_flight, policy, clock, summary, &bar).await
         }
-        Target::Batched(store) => replay_batched(store, lines, policy, clock, &mut summary, &bar).await,
+        Target::Batched(store) => replay_batched(store, lines, policy, clock, summary, &bar).await,
     };
     bar.finish_and_clear();
-    print_summary(&summary, file, started.elapsed());
     if let Some((line, e)) = stopped {
         let why = if e.is_unavailable() {
             "the store is not answering".to_string()
@@ -174,10 +289,10 @@ async fn replay_concurrent(
 ) -> Stopped {
     let mut stopped: Stopped = None;
     run_keyed(
-        lines.map(|(n, keys, record)| (keys, (n, record))),
+        lines.map(|(n, keys, record, text)| (keys, (n, record, text))),
         in_flight,
-        |(n, record)| async move { (n, score_line(store, record, policy, clock).await) },
-        |_, (n, outcome)| match outcome {
+        |(n, record, text)| async move { (n, score_line(store, record, policy, clock).await, text) },
+        |_, (n, outcome, text)| match outcome {
             // A line that could not be settled stops the replay: later lines of its
             // players must not be settled before it.
             Err(e) if !e.is_permanent() => {
@@ -189,7 +304,7 @@ async fn replay_concurrent(
             outcome => {
                 bar.inc(1);
                 summary.lines += 1;
-                tally(summary, outcome);
+                tally(summary, n, outcome, text);
                 ControlFlow::Continue(())
             }
         },
@@ -209,7 +324,7 @@ async fn replay_batched(
     loop {
         let chunk: Vec<Line> = lines.by_ref().take(BATCH).collect();
         let first = match chunk.first() {
-            Some((n, _, _)) => *n,
+            Some((n, _, _, _)) => *n,
             None => return None, // the whole file went through
         };
         let batch = match store.begin_batch() {
@@ -217,20 +332,20 @@ async fn replay_batched(
             Err(e) => return Some((first, e.into())),
         };
         let mut outcomes = Vec::with_capacity(chunk.len());
-        for (n, _, record) in chunk {
+        for (n, _, record, text) in chunk {
             match score_line(&batch, record, policy, clock).await {
                 // The transaction may hold part of this line: drop the whole batch.
                 Err(e) if !e.is_permanent() => return Some((first.min(n), e)),
-                outcome => outcomes.push(outcome),
+                outcome => outcomes.push((n, outcome, text)),
             }
         }
         if let Err(e) = batch.finish() {
             return Some((first, e.into()));
         }
         bar.inc(outcomes.len() as u64);
-        for outcome in outcomes {
+        for (n, outcome, text) in outcomes {
             summary.lines += 1;
-            tally(summary, outcome);
+            tally(summary, n, outcome, text);
         }
     }
 }
@@ -249,6 +364,9 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     println!("  refused     {}", summary.refused_total());
     for (reason, n) in &summary.refused {
         println!("    {n:>5}  {reason}");
+    }
+    if summary.refused_total() + summary.conflicts > 0 && summary.refused_lines.is_none() {
+        println!("  (--refused FILE writes each refused line with its number and full reason)");
     }
     if summary.failed > 0 {
         println!(
@@ -278,16 +396,32 @@ async fn score_line<S: SettleStore + ?Sized>(
     }
 }
 
-fn tally(summary: &mut Summary, outcome: Result<Outcome, ServiceError>) {
+/// Counts line `n`'s outcome; keeps the line (`text`) when it was refused and
+/// refused lines are kept.
+fn tally(summary: &mut Summary, n: usize, outcome: Result<Outcome, ServiceError>, text: Option<Vec<u8>>) {
+    let keep = |kind: &'static str, reason: String| {
+        if let Some(lines) = summary.refused_lines.as_mut() {
+            lines.push(RefusedLine {
+                line: n,
+                kind,
+                reason,
+                text,
+            });
+        }
+    };
     match outcome {
         Ok(Outcome::Void) => summary.void += 1,
         Ok(Outcome::Applied) => summary.scored += 1,
         Ok(Outcome::Duplicate) => summary.duplicates += 1,
-        Err(ServiceError::Conflict { .. }) => summary.conflicts += 1,
+        Err(e @ ServiceError::Conflict { .. }) => {
+            keep("conflict", e.to_string());
+            summary.conflicts += 1
+        }
         Err(ServiceError::Invalid(e)) => {
+            keep("refused", e.to_string());
             *summary
                 .refused
-                .entry(format!("{} ({})", e.field, e.rule))
+                .entry(format!("{} ({})", field_pattern(&e.field), e.rule))
                 .or_default() += 1
         }
         Err(e) => {

@@ -134,6 +134,7 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock) -> axum::Router
     state.clock = clock.for_api();
     api::router(state)
         .merge(console)
+        .layer(axum::middleware::map_response(hint_dev_header))
         .layer(axum::middleware::map_request(|mut req: Request| async move {
             let identity = Identity {
                 player: dev_identity(req.headers()),
@@ -144,16 +145,52 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock) -> axum::Router
         }))
 }
 
-/// Serves until interrupted; `ctx` holds the cursor key (configuration).
-pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock, port: u16) -> Result<(), CliError> {
-    let answers_ads = ctx.ads.is_some();
-    let app = app(store, ctx, clock);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+/// What a 401 adds to its message locally: how `podium serve` is told who calls.
+pub const DEV_HEADER_HINT: &str = "podium serve: name the caller with the header \
+    `Authorization: Dev <player-id>` (operator routes: `Authorization: Operator <name>`), \
+    unverified, local only";
+
+/// A 401's JSON message with [`DEV_HEADER_HINT`] appended (the body keeps its shape).
+async fn hint_dev_header(response: Response) -> Response {
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let mut value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => return Response::from_parts(parts, bytes.into()),
+    };
+    if let Some(message) = value.get("message").and_then(|m| m.as_str()) {
+        value["message"] = format!("{message} ({DEV_HEADER_HINT})").into();
+    }
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, serde_json::to_vec(&value).unwrap_or_default().into())
+}
+
+/// Binds 127.0.0.1:`port`, saying what to do when it is taken.
+pub async fn bind(port: u16) -> Result<tokio::net::TcpListener, CliError> {
+    tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|source| CliError::File {
             path: format!("127.0.0.1:{port} (another server there? pick a port with --port)"),
             source,
-        })?;
+        })
+}
+
+/// Serves on `listener` until interrupted; `ctx` holds the cursor key
+/// (configuration). With `demo`, prints what to open first.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    store: Arc<dyn Store>,
+    ctx: ApiContext,
+    clock: Clock,
+    demo: Option<&crate::demo::Shown>,
+) -> Result<(), CliError> {
+    let answers_ads = ctx.ads.is_some();
+    let app = app(store, ctx, clock);
     let addr = listener.local_addr()?;
     eprintln!("podium serving on http://{addr}");
     if answers_ads {
@@ -166,6 +203,9 @@ pub async fn serve(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock, port: u
     eprintln!(
         "support console: http://{addr}/console ('Authorization: Operator <name>', unverified, for /v1/operator/...)"
     );
+    if let Some(shown) = demo {
+        crate::demo::print_urls(&addr, shown);
+    }
     axum::serve(listener, app).await?;
     Ok(())
 }

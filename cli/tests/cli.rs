@@ -334,7 +334,10 @@ fn a_generated_tournament_replays_cleanly() {
     // The tick: the standings board is snapshotted (it changed).
     let tick = podium(&dir, &["snapshot"], b"");
     let shown = String::from_utf8_lossy(&tick.stdout).to_string();
-    assert!(shown.contains("Refresh mahjong-tournament-cup-42-"), "{shown}");
+    assert!(
+        shown.contains("refreshed") && shown.contains("mahjong-tournament-cup-42-"),
+        "{shown}"
+    );
 }
 
 /// [`generate_then_replay_is_exactly_once`] for one game's generated records.
@@ -731,4 +734,198 @@ fn serve_replays_a_file_while_it_serves() {
             assert!(stderr.contains("--replay missing.jsonl: stopped"), "{stderr}");
         }
     }
+}
+
+/// The replay's summary groups refusals by field pattern (indexes as `*`), and
+/// `--refused FILE` writes every refused line with its number, full reason and text.
+#[test]
+fn replay_groups_refusals_and_writes_refused_lines() {
+    let dir = data_dir("refused-lines");
+    let mut twice_a = seed_record(24, 0);
+    twice_a["match_id"] = json!("twice-a");
+    twice_a["players"][1]["player_id"] = json!("winner");
+    let mut twice_b = twice_a.clone();
+    twice_b["match_id"] = json!("twice-b");
+    let file = format!("{}\n{twice_a}\nnot json\n{twice_b}\n", seed_record(24, 0));
+    std::fs::write(dir.join("mixed.jsonl"), file).expect("write");
+    let out = podium(
+        &dir,
+        &["replay", "mixed.jsonl", "--refused", "refused.jsonl"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refused     3"), "{text}");
+    assert!(text.contains("    2  players[*].player_id (GM-5)"), "{text}");
+    assert!(!text.contains("players[1]"), "{text}");
+    assert!(text.contains("refused.jsonl"), "{text}");
+    let rows: Vec<Value> = std::fs::read_to_string(dir.join("refused.jsonl"))
+        .expect("the refused lines")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    let lines: Vec<u64> = rows.iter().map(|r| r["line"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(lines, [2, 3, 4], "{rows:?}");
+    assert!(
+        rows[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("players[1].player_id (GM-5): ")),
+        "{rows:?}"
+    );
+    assert_eq!(rows[0]["record"]["match_id"], "twice-a");
+    assert_eq!(rows[1]["record"], "not json");
+    assert!(rows[1]["reason"]
+        .as_str()
+        .is_some_and(|r| r.starts_with("record (GM-5)")));
+    // Without the option, the summary says it exists.
+    let again = podium(&dir, &["replay", "mixed.jsonl"], b"");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("--refused FILE"));
+}
+
+/// `podium snapshot` prints one short summary (periods frozen and closed with their
+/// results, league weeks, boards refreshed, messages sent) and no log line at the
+/// default level.
+#[test]
+fn snapshot_prints_one_summary() {
+    let dir = data_dir("snapshot-summary");
+    let quick = json!({"match_id": "qm-week", "game": "mahjong-rivals", "kind": "quick-match",
+        "ended_at": (clock() - chrono::Duration::days(8)).to_rfc3339(),
+        "players": [{"player_id": "p-1", "completed": true, "score": 900},
+                    {"player_id": "p-2", "completed": false, "score": 300}]});
+    let file = format!("{}\n{quick}\n", seed_record(24, 0));
+    std::fs::write(dir.join("m.jsonl"), file).expect("write");
+    assert!(podium(&dir, &["replay", "m.jsonl"], b"").status.success());
+    let rewards = r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 1], "points": 100}]}}"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_podium"));
+    let out = cmd
+        .arg("snapshot")
+        .current_dir(&dir)
+        .env("PODIUM_DATA", dir.join("podium.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env_remove("RUST_LOG")
+        .env("PODIUM_TEST_CLOCK", CLOCK)
+        .env("PODIUM_PERIOD_REWARDS", rewards)
+        .output()
+        .expect("podium snapshot");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(stderr.trim().is_empty(), "quiet by default: {stderr}");
+    assert!(text.starts_with("snapshot at 2026-11-30T12:00:00Z\n"), "{text}");
+    assert!(text.lines().count() <= 15, "short: {text}");
+    assert!(text.contains("frozen and closed"), "{text}");
+    // The week of the Quick Match closed: its winner's result sent, with the reward.
+    assert!(
+        text.contains("mahjong-weekly: ")
+            && text.contains("period_result messages, 1 with a reward (100 points)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mahjong-daily: ") && text.contains("no reward table"),
+        "{text}"
+    );
+    assert!(
+        text.contains("league       mahjong-league: 2026-W44 … 2026-W48 (5) closed: 1 placed"),
+        "{text}"
+    );
+    assert!(text.contains("refreshed") && text.contains("seega"), "{text}");
+    assert!(text.contains("messages     "), "{text}");
+    // Run again: nothing left to close, nothing sent twice.
+    let again = podium(&dir, &["snapshot"], b"");
+    let again = String::from_utf8_lossy(&again.stdout).to_string();
+    assert!(again.contains("periods      none to close"), "{again}");
+    assert!(again.contains("messages     0 sent"), "{again}");
+}
+
+/// GM-6: the refusal of an id with nothing stored says how to block it anyway.
+#[test]
+fn delete_player_refusal_names_the_option() {
+    let dir = data_dir("delete-unknown");
+    let out = podium(&dir, &["delete-player", "nobody-here"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no such player"), "{stderr}");
+    assert!(
+        stderr.contains("podium delete-player --even-if-unknown nobody-here"),
+        "{stderr}"
+    );
+}
+
+/// `podium serve --demo`: every game's records loaded into its own store, snapshots
+/// taken, each game's board served; a 401 names the development header.
+#[test]
+fn serve_demo_loads_every_game() {
+    let dir = data_dir("demo");
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(["serve", "--demo", "--port", &port.to_string()])
+        .current_dir(&dir)
+        .env("PODIUM_DATA", dir.join("not-this.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env("PODIUM_TEST_CLOCK", CLOCK)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve --demo");
+    // The port is bound at once; the demo answers once it has loaded.
+    let ready = (0..1200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            && http(port, "GET", "/v1/openapi.json", None).0 == 200
+    });
+    let mut pages = Vec::new();
+    if ready {
+        for (who, board) in [
+            ("p-00001", "seega"),
+            ("r-00001", "dots-and-boxes"),
+            ("r-00001", "minesweeper"),
+            ("m-00001", "mahjong-weekly"),
+            ("m-00001", "mahjong-level-1"),
+        ] {
+            let auth = format!("Dev {who}");
+            pages.push((
+                board,
+                http(
+                    port,
+                    "GET",
+                    &format!("/v1/leaderboards/{board}?limit=3"),
+                    Some(&auth),
+                ),
+            ));
+        }
+        pages.push(("401", http(port, "GET", "/v1/leaderboards/seega", None)));
+    }
+    let _ = server.kill();
+    let out = server.wait_with_output().expect("output");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        ready,
+        "the demo did not serve: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for game in ["Seega", "Dots and Boxes", "Minesweeper duel", "Mahjong Rivals"] {
+        assert!(stdout.contains(&format!("  {game} ")), "{game}: {stdout}");
+    }
+    assert!(stdout.contains("tournament   cup-42-"), "{stdout}");
+    assert!(stdout.contains("Authorization: Dev "), "{stdout}");
+    for (board, (status, body)) in &pages {
+        if *board == "401" {
+            assert_eq!(*status, 401, "{body}");
+            assert!(body.contains("Authorization: Dev <player-id>"), "{body}");
+            continue;
+        }
+        assert_eq!(*status, 200, "{board}: {body}");
+        let v: Value = serde_json::from_str(body).expect("json");
+        assert!(
+            v["snapshot"].is_string(),
+            "{board}: served from a snapshot: {body}"
+        );
+        assert_eq!(v["entries"].as_array().map(Vec::len), Some(3), "{board}: {body}");
+    }
+    assert!(dir.join("podium-data/demo/podium.redb").exists());
+    assert!(
+        !dir.join("not-this.redb").exists(),
+        "the demo keeps to its own store"
+    );
 }

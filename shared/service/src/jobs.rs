@@ -138,13 +138,54 @@ pub const PERIODS_PER_TICK: usize = 31;
 /// still on their way (the `freeze` schedule runs a minute after local midnight).
 pub const FREEZE_GRACE: Duration = Duration::minutes(1);
 
-/// What one tick did: each snapshot run, and the boards it left work on.
+/// What one tick did: each snapshot run, what the closes, the tournaments, the
+/// rolling windows and the `overtaken` notifications did, and the boards it left
+/// work on.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TickReport {
     pub runs: Vec<BoardRun>,
     /// Boards with ended periods (or window days) still to freeze and close: this tick
     /// reached its bound or found another tick at work on them; the next goes on.
     pub behind: Vec<Behind>,
+    /// Periods this tick closed (after freezing them), oldest first per board.
+    pub closed: Vec<PeriodClosed>,
+    /// League weeks this tick closed (not those closed before).
+    pub league_weeks: Vec<crate::players::leagues::WeekReport>,
+    /// Tournaments this tick moved (a step taken or a prize paid).
+    pub tournaments: Vec<crate::games::tournaments::TickReport>,
+    /// Rolling windows this tick moved (entries changed).
+    pub windows: Vec<WindowMoved>,
+    /// `overtaken` messages this tick sent, per board.
+    pub overtaken: Vec<OvertakenSent>,
+}
+
+/// A period closed by a tick, and the `period_result` messages its reward table sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PeriodClosed {
+    pub board: String,
+    pub period: String,
+    /// The results this close sent: `None` when the board has no reward table, or its
+    /// results were sent before.
+    pub results: Option<crate::boards::close::CloseReport>,
+}
+
+/// A rolling board's window moved by a tick (MJ-20).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WindowMoved {
+    pub board: String,
+    /// The last day taken off the window.
+    pub through: String,
+    /// Entries changed.
+    pub changed: u64,
+}
+
+/// `overtaken` messages sent after one board's refresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OvertakenSent {
+    pub board: String,
+    /// Messages to players passed on the top, and to players who opted in.
+    pub top: usize,
+    pub neighbours: usize,
 }
 
 /// A board the catch-up is behind on.
@@ -174,9 +215,10 @@ pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
         for t in crate::games::tournaments::tick(store, at).await? {
             if !t.steps.is_empty() || t.prizes_paid > 0 {
                 tracing::info!(tournament = %t.tournament_id, steps = ?t.steps, prizes_paid = t.prizes_paid, done = t.done, "tournament moved");
+                report.tournaments.push(t);
             }
         }
-        report.runs.extend(refresh(store, at).await?);
+        refresh(store, at, &mut report).await?;
     }
     caught_up?;
     Ok(report)
@@ -190,10 +232,11 @@ pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
 async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
-) -> Result<Vec<BoardRun>, ServiceError> {
+    tick: &mut TickReport,
+) -> Result<(), ServiceError> {
     let id = snapshot::layout::id_for(at);
     let paging = Paging::content_defined(PAGE_SIZE);
-    let mut out = Vec::new();
+    let out = &mut tick.runs;
     let mut failed: Option<ServiceError> = None;
     for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
         let board = def.in_period(&def.period_at(at));
@@ -208,6 +251,11 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
                         checked = n.checked,
                         "overtaken messages sent"
                     );
+                    tick.overtaken.push(OvertakenSent {
+                        board: def.id.to_string(),
+                        top: n.top,
+                        neighbours: n.neighbours,
+                    });
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -239,7 +287,7 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
     }
     match failed {
         Some(e) => Err(e),
-        None => Ok(out),
+        None => Ok(()),
     }
 }
 
@@ -261,6 +309,11 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
                 Ok(Some(w)) => {
                     if w.changed > 0 {
                         tracing::info!(board = def.id, through = %w.through, changed = w.changed, "rolling window moved");
+                        report.windows.push(WindowMoved {
+                            board: def.id.to_string(),
+                            through: w.through.to_string(),
+                            changed: w.changed,
+                        });
                     }
                     if w.behind {
                         report.behind.push(Behind {
@@ -340,7 +393,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             });
             return Ok(());
         }
-        close(store, def, &board, &settings.rewards, at).await?;
+        close(store, def, &board, &settings.rewards, at, report).await?;
         if periods::mark_closed(store, def, &next, version).await? {
             version += 1;
             next = next.next();
@@ -365,18 +418,27 @@ async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     board: &BoardRef,
     rewards: &RewardTables,
     at: DateTime<Utc>,
+    report: &mut TickReport,
 ) -> Result<(), ServiceError> {
+    let mut results = None;
     if let Some(table) = rewards.get(def.id) {
         if let Some(closed) = close::close(store, def, board, Some(table), at).await? {
             if !closed.already_done {
                 tracing::info!(board = def.id, period = %board.period, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
+                results = Some(closed);
             }
         }
     }
+    report.closed.push(PeriodClosed {
+        board: def.id.to_string(),
+        period: board.period.clone(),
+        results,
+    });
     if let Some(league) = podium_rules::league::league_of_board(def.id) {
         let closed = crate::players::leagues::close_week(store, league, &board.period, at).await?;
         if !closed.already_done {
             tracing::info!(league = league.id, week = %board.period, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
+            report.league_weeks.push(closed);
         }
     }
     Ok(())
