@@ -655,3 +655,97 @@ fn print_tree(krate: &Crate, module: usize, indent: usize) {
         print_tree(krate, child, indent + 1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate of `files` (path → text) in a fresh directory: its circles.
+    fn circles_of(files: &[(&str, &str)]) -> Vec<String> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("module-check-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("dir");
+            std::fs::write(&file, text).expect("write");
+        }
+        let krate = load("t", &dir.join("lib.rs")).expect("load");
+        let found = check(&krate, &edges(&krate));
+        let _ = std::fs::remove_dir_all(&dir);
+        found
+    }
+
+    #[test]
+    fn two_files_that_import_each_other_are_a_circle() {
+        let found = circles_of(&[
+            ("lib.rs", "mod a;\nmod b;\n"),
+            ("a.rs", "pub fn x() { crate::b::y() }\n"),
+            ("b.rs", "use crate::a;\npub fn y() {}\npub fn z() { a::x() }\n"),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("crate::a") && found[0].contains("crate::b"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn arrows_one_way_through_a_reexport_are_no_circle() {
+        let found = circles_of(&[
+            (
+                "lib.rs",
+                "pub mod low;\npub mod high;\npub use low::item::Thing;\n",
+            ),
+            ("low/mod.rs", "pub mod item;\npub use item::Thing;\n"),
+            ("low/item.rs", "pub struct Thing;\n"),
+            (
+                "high.rs",
+                "use crate::Thing;\npub fn f(_: Thing) { let _ = crate::low::Thing; }\n",
+            ),
+        ]);
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn rooms_that_use_each_other_are_a_circle_whatever_their_files() {
+        // No two files import each other, but room `a` uses room `b` and back.
+        let found = circles_of(&[
+            ("lib.rs", "mod a;\nmod b;\n"),
+            ("a/mod.rs", "pub mod one;\npub mod two;\n"),
+            ("a/one.rs", "pub fn f() { crate::b::one::g() }\n"),
+            ("a/two.rs", "pub fn h() {}\n"),
+            ("b/mod.rs", "pub mod one;\n"),
+            (
+                "b/one.rs",
+                "pub fn g() {}\npub fn k() { super::super::a::two::h() }\n",
+            ),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("crate::a → crate::b"), "{found:?}");
+    }
+
+    #[test]
+    fn a_parent_using_a_child_that_uses_it_back_is_a_circle() {
+        let found = circles_of(&[
+            ("lib.rs", "mod room;\n"),
+            (
+                "room/mod.rs",
+                "mod part;\npub struct Shared;\npub fn run() { part::go() }\n",
+            ),
+            ("room/part.rs", "pub fn go() { let _ = super::Shared; }\n"),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    #[test]
+    fn paths_in_macro_bodies_count() {
+        let found = circles_of(&[
+            ("lib.rs", "mod a;\nmod b;\n"),
+            ("a.rs", "pub fn x() { println!(\"{}\", crate::b::Y) }\n"),
+            ("b.rs", "pub const Y: u8 = 1;\npub fn z() { crate::a::x() }\n"),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
+}
