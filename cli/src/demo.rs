@@ -125,7 +125,7 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: Clock) -> Result<Sho
     // closed it, so this tick fixes its winners and pays them (MJ-16).
     podium_service::games::tournaments::tick(store, clock.now() - chrono::Duration::seconds(100)).await?;
     let now = clock.now();
-    let reports = crate::snapshot(store, now).await?;
+    let reports = crate::tick::snapshot(store, now).await?;
     print!("{}", crate::tick::summary(now, &reports));
     println!("loaded in {:.1?}", started.elapsed());
     let first = |file: &str, pick: fn(&serde_json::Value) -> Option<&str>| -> String {

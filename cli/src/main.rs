@@ -15,7 +15,6 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::error::CliError;
-use podium_service::jobs::{self, Job, ScheduledRun, TickReport};
 
 /// podium on one machine: the HTTP API, match replay and dry runs, on the embedded
 /// store (or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set).
@@ -184,39 +183,6 @@ enum Command {
     },
 }
 
-/// Ticks `podium snapshot` runs at most to catch up on ended periods (each freezes and
-/// closes up to a month of days per board).
-const CATCH_UP_TICKS: usize = 40;
-
-/// `podium snapshot`: catch-up ticks until no ended period is left (the deployed
-/// schedule goes on at its next tick instead), then the refresh of the live boards;
-/// what each tick did.
-async fn snapshot(
-    store: &dyn local_store::Local,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<TickReport>, CliError> {
-    let settings = podium_service::config::tick_settings()?;
-    let mut reports = Vec::new();
-    let mut ticks = 0;
-    let mut job = Job::Freeze;
-    loop {
-        let run = ScheduledRun {
-            job,
-            scheduled_time: now,
-        };
-        let report = jobs::handle(store, run, &settings).await?;
-        let (done, busy) = (report.behind.is_empty(), report.behind.iter().any(|b| b.busy));
-        reports.push(report);
-        if job == Job::Refresh {
-            return Ok(reports);
-        }
-        ticks += 1;
-        if done || busy || ticks == CATCH_UP_TICKS {
-            job = Job::Refresh;
-        }
-    }
-}
-
 #[tokio::main]
 async fn main() {
     tracing_subscriber::fmt()
@@ -310,7 +276,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Snapshot => {
             let store = local_store::open(true).await?;
             let now = clock.now();
-            let reports = snapshot(store.as_ref(), now).await?;
+            let reports = tick::snapshot(store.as_ref(), now).await?;
             print!("{}", tick::summary(now, &reports));
             Ok(())
         }
@@ -349,9 +315,9 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         other => CliError::Service(other),
                     })?;
             let (word, state) = match settled {
-                podium_service::engine::settle::Settled::Duplicate(s) => ("already configured", s),
-                podium_service::engine::settle::Settled::Applied(s)
-                | podium_service::engine::settle::Settled::Nothing(s) => ("configured", s),
+                podium_service::engine::source::Settled::Duplicate(s) => ("already configured", s),
+                podium_service::engine::source::Settled::Applied(s)
+                | podium_service::engine::source::Settled::Nothing(s) => ("configured", s),
             };
             println!(
                 "tournament {} {word}: {} … {}, standings on /v1/leaderboards/mahjong-tournament-{}",

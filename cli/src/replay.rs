@@ -476,7 +476,7 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: Clock) -> 
     for (i, id) in ids.iter().enumerate() {
         if podium_service::operators::deletion::is_deleted(store, id).await? {
             return Err(CliError::Refused(
-                podium_service::engine::settle::deleted_player_refusal(format!("players[{i}].player_id")),
+                podium_service::engine::source::deleted_player_refusal(format!("players[{i}].player_id")),
             ));
         }
     }

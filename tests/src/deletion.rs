@@ -671,7 +671,7 @@ pub async fn gm6_a_cursor_into_the_current_snapshot_outlives_its_retention<
 /// A source keyed by one player (it writes their state) whose result names another.
 struct KeyedByOneNamingAnother;
 
-impl podium_service::engine::settle::Source for KeyedByOneNamingAnother {
+impl podium_service::engine::source::Source for KeyedByOneNamingAnother {
     type Result = serde_json::Value;
     fn key(&self) -> SourceKey {
         SourceKey::new("test-message", "board@p#s1/ka-1")
@@ -679,12 +679,12 @@ impl podium_service::engine::settle::Source for KeyedByOneNamingAnother {
     fn content_hash(&self) -> String {
         "h".into()
     }
-    fn reads(&self) -> podium_service::engine::settle::Reads {
+    fn reads(&self) -> podium_service::engine::source::Reads {
         Default::default()
     }
     fn plan(
         &self,
-        _: &podium_service::engine::settle::ReadState,
+        _: &podium_service::engine::source::ReadState,
     ) -> Result<podium_rules::settlement::Planned<serde_json::Value>, ServiceError> {
         let mut s = podium_rules::settlement::Settlement::result_only(
             serde_json::json!({"by": [{"player_id": "kb-1", "value": 3}]}),

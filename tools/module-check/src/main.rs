@@ -308,6 +308,9 @@ impl Collector {
 }
 
 impl<'ast> Visit<'ast> for Collector {
+    /// `pub(crate)`, `pub(super)`, `pub(in path)`: who may see an item, not a use.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+
     fn visit_path(&mut self, path: &'ast syn::Path) {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         self.push(segments, path.span().start().line);
@@ -671,7 +674,12 @@ mod tests {
             std::fs::create_dir_all(file.parent().expect("parent")).expect("dir");
             std::fs::write(&file, text).expect("write");
         }
-        let krate = load("t", &dir.join("lib.rs")).expect("load");
+        let root = ["lib.rs", "main.rs"]
+            .map(|f| dir.join(f))
+            .into_iter()
+            .find(|p| p.exists())
+            .expect("root");
+        let krate = load("t", &root).expect("load");
         let found = check(&krate, &edges(&krate));
         let _ = std::fs::remove_dir_all(&dir);
         found
@@ -737,6 +745,15 @@ mod tests {
             ("room/part.rs", "pub fn go() { let _ = super::Shared; }\n"),
         ]);
         assert_eq!(found.len(), 1, "{found:?}");
+    }
+
+    #[test]
+    fn visibilities_are_not_uses() {
+        let found = circles_of(&[
+            ("main.rs", "mod a;\nfn main() { a::f() }\n"),
+            ("a.rs", "pub(crate) fn f() {}\npub(super) fn g() {}\n"),
+        ]);
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

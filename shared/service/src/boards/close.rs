@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::boards::snapshot;
 use crate::boards::snapshot::layout::FINAL;
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle_all, ReadState, Reads, Source};
+use crate::engine::settle::settle_all;
+use crate::engine::source::{ReadState, Reads, Source};
 use crate::error::ServiceError;
 
 /// The source kind of a period's result message.

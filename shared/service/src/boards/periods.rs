@@ -13,7 +13,8 @@ use podium_store::{BoardKey, BoardStore, ItemStore, SettleStore, SourceKey};
 use crate::boards::snapshot::layout::FINAL;
 use crate::boards::snapshot::{self, layout::RunReport};
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle, ReadState, Reads, Settled, Source};
+use crate::engine::settle::settle;
+use crate::engine::source::{ReadState, Reads, Settled, Source};
 use crate::error::ServiceError;
 
 /// How a credit ended.

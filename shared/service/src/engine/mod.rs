@@ -4,6 +4,8 @@
 //! May use: the store, the rules, [`crate::error`], [`crate::telemetry`]. Knows no
 //! game, board page or player feature built on it.
 //!
+//! - [`source`]: what a source of points is to the engine: its reads, what was
+//!   read, how a settlement ended.
 //! - [`settle`]: the one commit path (read, compute, commit, retry, replay).
 //! - [`commit`]: a settlement as the store's commit (claims, balances, entries,
 //!   states, inbox messages, league placements, GM-6 references).
@@ -14,8 +16,10 @@
 //! - [`state`]: players' stored state bodies.
 
 pub mod changes;
+pub mod commit;
 pub mod keyed;
 pub mod names;
 pub mod placement;
 pub mod settle;
+pub mod source;
 pub mod state;

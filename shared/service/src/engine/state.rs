@@ -1,6 +1,6 @@
 //! Players' stored state bodies (JSON), read with a default when absent.
 
-use crate::engine::settle::ReadState;
+use crate::engine::source::ReadState;
 use crate::error::ServiceError;
 
 /// A state item's body read for a settlement, or its default when there is none.

@@ -16,7 +16,7 @@ use podium_rules::seega::record::MatchRecord;
 use podium_rules::seega::result::MatchStatus;
 use serde::Deserialize;
 
-use crate::engine::settle::Settled;
+use crate::engine::source::Settled;
 use crate::error::ServiceError;
 use crate::games::seega::{score_delivery, Scored};
 

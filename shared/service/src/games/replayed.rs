@@ -15,7 +15,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle_as, ReadState, Reads, Settled, Source};
+use crate::engine::settle::settle_as;
+use crate::engine::source::{ReadState, Reads, Settled, Source};
 use crate::error::ServiceError;
 
 /// A checked two-player match of `game`: its record (hashed as it is), its players,

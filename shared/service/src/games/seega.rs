@@ -12,7 +12,8 @@ use podium_rules::seega::{score, Scoring};
 use podium_rules::settlement::Planned;
 use podium_store::{SettleStore, SourceKey, SourceStore};
 
-use crate::engine::settle::{settle_as, ReadState, Reads, Settled, Source};
+use crate::engine::settle::settle_as;
+use crate::engine::source::{ReadState, Reads, Settled, Source};
 use crate::error::ServiceError;
 
 /// The source kind of matches.

@@ -31,7 +31,8 @@ use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SettleStore, SortKe
 use serde::de::DeserializeOwned;
 
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle_as, ReadState, Reads, Settled, Source};
+use crate::engine::settle::settle_as;
+use crate::engine::source::{ReadState, Reads, Settled, Source};
 use crate::engine::state::state_body;
 use crate::error::ServiceError;
 

@@ -16,7 +16,8 @@ use podium_store::{SettleStore, SourceKey};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle, ReadState, Reads, Source};
+use crate::engine::settle::settle;
+use crate::engine::source::{ReadState, Reads, Source};
 use crate::engine::state::state_body;
 use crate::error::ServiceError;
 

@@ -39,7 +39,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::names::hex_sha256;
 use crate::engine::placement::{corrupt, frozen_key, json, members_owner, state, MEMBERS_STATE};
-use crate::engine::settle::{settle_all, ReadState, Reads, Source};
+use crate::engine::settle::settle_all;
+use crate::engine::source::{ReadState, Reads, Source};
 use crate::engine::state::state_body;
 use crate::error::ServiceError;
 

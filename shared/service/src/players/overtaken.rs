@@ -35,7 +35,8 @@ use serde::{Deserialize, Serialize};
 use crate::boards::pages::SnapshotCache;
 use crate::boards::snapshot::{self, layout::Published, read::Directory};
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle, settle_all, ReadState, Reads, Settled, Source, Tally};
+use crate::engine::settle::{settle, settle_all, Tally};
+use crate::engine::source::{ReadState, Reads, Settled, Source};
 use crate::error::ServiceError;
 
 /// The source kind of an `overtaken` message.

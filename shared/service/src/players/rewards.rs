@@ -22,7 +22,8 @@ use podium_store::{SettleStore, SourceKey};
 use serde::Serialize;
 
 use crate::engine::names::hex_sha256;
-use crate::engine::settle::{settle, settle_as, ReadState, Reads, Settled, Source};
+use crate::engine::settle::{settle, settle_as};
+use crate::engine::source::{ReadState, Reads, Settled, Source};
 use crate::engine::state::state_body;
 use crate::error::ServiceError;
 
