@@ -181,7 +181,7 @@ pub fn fresh_store() -> Result<(PathBuf, Arc<EmbeddedStore>), CliError> {
 }
 
 /// What to open and try, for a server on `addr`.
-pub fn print_urls(addr: &std::net::SocketAddr, shown: &Shown) {
+pub fn print_urls(addr: &std::net::SocketAddr, shown: &Shown, charts_installed: bool) {
     let base = format!("http://{addr}");
     let curl = |who: &str, path: &str| format!("  curl -s -H 'Authorization: Dev {who}' '{base}{path}'");
     println!();
@@ -190,6 +190,11 @@ pub fn print_urls(addr: &std::net::SocketAddr, shown: &Shown) {
         "  {base}/console          the support console: look up {} (operator: support)",
         shown.seega
     );
+    if !charts_installed {
+        println!(
+            "                                        (its balance charts need scripts/console-assets, once)"
+        );
+    }
     println!("  {base}/v1/openapi.json  every route, described");
     println!("Every other route needs the caller, named by the header 'Authorization: Dev <player-id>':");
     for line in [

@@ -19,7 +19,14 @@ use crate::error::CliError;
 /// podium on one machine: the HTTP API, match replay and dry runs, on the embedded
 /// store (or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set).
 #[derive(Parser)]
-#[command(name = "podium", version, about)]
+#[command(
+    name = "podium",
+    version,
+    about,
+    after_help = "The store of every command: the embedded store in PODIUM_DATA (default podium-data/podium.redb), \
+or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set (table PODIUM_TABLE, default podium; created if missing). \
+Every setting is read from the environment: docs/deploy.md lists them all."
+)]
 struct Cli {
     /// Run on a fixed clock instead of the system clock (tests, demonstrations): every
     /// time-dependent rule (record bounds, claim days, period closes) reads this instant
@@ -51,6 +58,11 @@ enum Command {
     /// itself with the header `Authorization: Dev <player-id>`, unverified; operators
     /// with `Authorization: Operator <name>`). The store is PODIUM_DATA (default
     /// podium-data/podium.redb), or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set.
+    /// Settings from the environment, among others: PODIUM_PERIOD_REWARDS (period-close
+    /// rewards), PODIUM_AD_CATALOGUE, PODIUM_ADMOB_KEYS_FILE and PODIUM_UNITY_ADS_SECRET
+    /// (ad callbacks), PODIUM_CURSOR_KEY (page cursors survive a restart),
+    /// PODIUM_CONSOLE_ASSETS (the console's chart library, installed by
+    /// scripts/console-assets into console/vendor/).
     Serve {
         /// Port on 127.0.0.1.
         #[arg(long, default_value_t = 8080)]
@@ -81,9 +93,9 @@ enum Command {
         /// The embedded store settles in file order, many records to a transaction.
         #[arg(long, default_value_t = replay::IN_FLIGHT, value_parser = clap::value_parser!(u16).range(1..=4096))]
         in_flight: u16,
-        /// Also write every refused line to this file, one JSON object a line:
-        /// `{"line": N, "reason": "field (rule): why", "record": <the line as JSON, or
-        /// as a string when it is not JSON>}`.
+        /// Also write every refused or conflicting line to this file, one JSON object a
+        /// line: `{"line": N, "kind": "refused" | "conflict", "reason": "field (rule):
+        /// why", "record": <the line as JSON, or as a string when it is not JSON>}`.
         #[arg(long, value_name = "FILE")]
         refused: Option<PathBuf>,
     },
@@ -141,7 +153,8 @@ enum Command {
     /// Operator: delete a player (GM-6, account removal): off every board, snapshot and
     /// period, their ledger and others' results anonymised, later records naming them
     /// refused. Safe to run again: it finishes an interrupted deletion, and says so
-    /// when the player was deleted before (exit 0 either way).
+    /// when the player was deleted before (exit 0 either way). An id nothing is stored
+    /// under is refused (exit 2) unless --even-if-unknown.
     DeletePlayer {
         /// The player's id (the JWT `sub` the API knows them by).
         player_id: String,

@@ -101,6 +101,14 @@ fn vendor_type(file: &str) -> Option<&'static str> {
     }
 }
 
+/// The directory of the console's third-party assets: `PODIUM_CONSOLE_ASSETS`, else
+/// `console/vendor` under the current directory.
+pub(crate) fn console_assets() -> std::path::PathBuf {
+    std::env::var_os(CONSOLE_ASSETS_VAR)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("console/vendor"))
+}
+
 /// `/console/vendor/<file>`: a `.js` or `.css` file of the assets directory, else 404.
 async fn console_vendor(Path(file): Path<String>) -> Response {
     let not_found = || {
@@ -113,10 +121,7 @@ async fn console_vendor(Path(file): Path<String>) -> Response {
     let Some(content_type) = vendor_type(&file) else {
         return not_found();
     };
-    let dir = std::env::var_os(CONSOLE_ASSETS_VAR)
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from("console/vendor"));
-    match tokio::fs::read(dir.join(&file)).await {
+    match tokio::fs::read(console_assets().join(&file)).await {
         Ok(bytes) => asset(content_type, bytes),
         Err(_) => not_found(),
     }
@@ -204,7 +209,7 @@ pub async fn serve(
         "support console: http://{addr}/console ('Authorization: Operator <name>', unverified, for /v1/operator/...)"
     );
     if let Some(shown) = demo {
-        crate::demo::print_urls(&addr, shown);
+        crate::demo::print_urls(&addr, shown, console_assets().join("uPlot.iife.min.js").exists());
     }
     axum::serve(listener, app).await?;
     Ok(())
