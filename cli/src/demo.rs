@@ -18,11 +18,21 @@ use crate::replay;
 /// The seed of every generated file (ids carry it).
 const SEED: u64 = 42;
 
-/// One game's generated records: its name, its file, how many matches (records) among
-/// how many players.
+/// Which generator writes a part's records.
+#[derive(Clone, Copy)]
+enum Kind {
+    Seega,
+    Replayed(podium_generate::replayed::Replayed),
+    /// Mahjong Rivals records and a tournament's.
+    Mahjong,
+}
+
+/// One game's generated records: its name, its file, its generator, how many matches
+/// (records) among how many players.
 struct Part {
     name: &'static str,
     file: &'static str,
+    kind: Kind,
     matches: usize,
     players: usize,
 }
@@ -31,24 +41,28 @@ const PARTS: [Part; 4] = [
     Part {
         name: "Seega",
         file: "seega.jsonl",
+        kind: Kind::Seega,
         matches: 2_000,
         players: 200,
     },
     Part {
         name: "Dots and Boxes",
         file: "dots.jsonl",
+        kind: Kind::Replayed(podium_generate::replayed::Replayed::DotsAndBoxes),
         matches: 400,
         players: 150,
     },
     Part {
         name: "Minesweeper duel",
         file: "duels.jsonl",
+        kind: Kind::Replayed(podium_generate::replayed::Replayed::Minesweeper),
         matches: 400,
         players: 150,
     },
     Part {
         name: "Mahjong Rivals",
         file: "mahjong.jsonl",
+        kind: Kind::Mahjong,
         matches: 2_000,
         players: 200,
     },
@@ -78,17 +92,12 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: Clock) -> Result<Sho
     for part in &PARTS {
         let path = dir.join(part.file);
         let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(file_error(&path))?);
-        match part.file {
-            "seega.jsonl" => podium_generate::seega::generate(part.matches, part.players, SEED, &mut out)?,
-            "dots.jsonl" | "duels.jsonl" => {
-                let which = if part.file == "duels.jsonl" {
-                    podium_generate::replayed::Replayed::Minesweeper
-                } else {
-                    podium_generate::replayed::Replayed::DotsAndBoxes
-                };
+        match part.kind {
+            Kind::Seega => podium_generate::seega::generate(part.matches, part.players, SEED, &mut out)?,
+            Kind::Replayed(which) => {
                 podium_generate::replayed::generate(which, part.matches, part.players, SEED, end, &mut out)?
             }
-            _ => {
+            Kind::Mahjong => {
                 // The tournament's settings first (the operator's step), its records
                 // with the others.
                 let t = podium_generate::mahjong::tournament(part.players, SEED, end, &mut out)?;

@@ -160,6 +160,7 @@ pub struct TickReport {
 }
 
 /// A period closed by a tick, and the `period_result` messages its reward table sent.
+/// A period this tick froze and closed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PeriodClosed {
     pub board: String,
@@ -170,6 +171,7 @@ pub struct PeriodClosed {
 }
 
 /// A rolling board's window moved by a tick (MJ-20).
+/// A rolling window this tick moved (MJ-20: days taken off the AMR).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WindowMoved {
     pub board: String,
@@ -180,11 +182,13 @@ pub struct WindowMoved {
 }
 
 /// `overtaken` messages sent after one board's refresh.
+/// The `overtaken` messages this tick sent on one board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OvertakenSent {
     pub board: String,
-    /// Messages to players passed on the top, and to players who opted in.
+    /// Messages to players passed on the top of the board.
     pub top: usize,
+    /// Messages to players who opted in, passed by a neighbour.
     pub neighbours: usize,
 }
 

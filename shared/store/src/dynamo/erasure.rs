@@ -2,7 +2,6 @@
 //! results and states rewritten under conditions.
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest};
@@ -134,19 +133,12 @@ impl ErasureStore for DynamoStore {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await;
-        match out {
-            Ok(out) => {
-                self.usage.record_write(out.consumed_capacity());
-                Ok(true)
-            }
-            Err(SdkError::ServiceError(e))
-                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
-            {
-                self.usage.record_write(None);
-                Ok(false)
-            }
-            Err(e) => Err(self.fail("UpdateItem", e)),
-        }
+        self.conditional(
+            "UpdateItem",
+            out,
+            |o| o.consumed_capacity(),
+            |e| matches!(e, UpdateItemError::ConditionalCheckFailedException(_)),
+        )
     }
 
     async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError> {
@@ -168,15 +160,13 @@ impl ErasureStore for DynamoStore {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await;
-        match out {
-            Ok(out) => self.usage.record_write(out.consumed_capacity()),
-            Err(SdkError::ServiceError(e))
-                if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
-            {
-                self.usage.record_write(None)
-            }
-            Err(e) => return Err(self.fail("PutItem", e)),
-        }
+        // Written now, or by an earlier run of this move: either way it is there.
+        self.conditional(
+            "PutItem",
+            out,
+            |o| o.consumed_capacity(),
+            |e| matches!(e, PutItemError::ConditionalCheckFailedException(_)),
+        )?;
         let out = self
             .client
             .delete_item()
@@ -214,18 +204,11 @@ impl ErasureStore for DynamoStore {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await;
-        match out {
-            Ok(out) => {
-                self.usage.record_write(out.consumed_capacity());
-                Ok(true)
-            }
-            Err(SdkError::ServiceError(e))
-                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
-            {
-                self.usage.record_write(None);
-                Ok(false)
-            }
-            Err(e) => Err(self.fail("UpdateItem", e)),
-        }
+        self.conditional(
+            "UpdateItem",
+            out,
+            |o| o.consumed_capacity(),
+            |e| matches!(e, UpdateItemError::ConditionalCheckFailedException(_)),
+        )
     }
 }

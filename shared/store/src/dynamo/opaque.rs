@@ -2,7 +2,6 @@
 //! batched reads and writes, Queries by sort-key range.
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::{
@@ -51,19 +50,12 @@ impl ItemStore for DynamoStore {
             put.condition_expression("version = :v")
                 .expression_attribute_values(":v", n(expected))
         };
-        match put.send().await {
-            Ok(out) => {
-                self.usage.record_write(out.consumed_capacity());
-                Ok(true)
-            }
-            Err(SdkError::ServiceError(e))
-                if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
-            {
-                self.usage.record_write(None);
-                Ok(false)
-            }
-            Err(e) => Err(self.fail("PutItem", e)),
-        }
+        self.conditional(
+            "PutItem",
+            put.send().await,
+            |o| o.consumed_capacity(),
+            |e| matches!(e, PutItemError::ConditionalCheckFailedException(_)),
+        )
     }
 
     async fn query_items(
@@ -123,19 +115,12 @@ impl ItemStore for DynamoStore {
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await;
-        match out {
-            Ok(out) => {
-                self.usage.record_write(out.consumed_capacity());
-                Ok(true)
-            }
-            Err(SdkError::ServiceError(e))
-                if matches!(e.err(), DeleteItemError::ConditionalCheckFailedException(_)) =>
-            {
-                self.usage.record_write(None);
-                Ok(false)
-            }
-            Err(e) => Err(self.fail("DeleteItem", e)),
-        }
+        self.conditional(
+            "DeleteItem",
+            out,
+            |o| o.consumed_capacity(),
+            |e| matches!(e, DeleteItemError::ConditionalCheckFailedException(_)),
+        )
     }
 
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
+use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity, WriteRequest};
 use aws_sdk_dynamodb::Client;
 use podium_rules::game::Game;
 
@@ -114,6 +114,34 @@ impl DynamoStore {
         R: std::fmt::Debug,
     {
         errors::classify(operation, &self.table, err)
+    }
+
+    /// A conditional write's answer: `Ok(true)` written, `Ok(false)` its condition
+    /// failed (nothing written; one write request all the same), else the store's
+    /// error for `operation`. `condition_failed` tells the operation's
+    /// `ConditionalCheckFailedException` from its other errors.
+    pub(crate) fn conditional<O, E, R>(
+        &self,
+        operation: &'static str,
+        out: Result<O, SdkError<E, R>>,
+        consumed: impl FnOnce(&O) -> Option<&ConsumedCapacity>,
+        condition_failed: impl FnOnce(&E) -> bool,
+    ) -> Result<bool, StoreError>
+    where
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug,
+    {
+        match out {
+            Ok(out) => {
+                self.usage.record_write(consumed(&out));
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e)) if condition_failed(e.err()) => {
+                self.usage.record_write(None);
+                Ok(false)
+            }
+            Err(e) => Err(self.fail(operation, e)),
+        }
     }
 
     pub(crate) async fn get_raw(

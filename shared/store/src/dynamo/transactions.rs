@@ -383,19 +383,17 @@ impl SettleStore for DynamoStore {
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await;
-            return match out {
-                Ok(out) => {
-                    self.usage.record_write(out.consumed_capacity());
-                    Ok(CommitOutcome::Committed)
-                }
-                Err(SdkError::ServiceError(e))
-                    if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
-                {
-                    self.usage.record_write(None);
-                    Ok(CommitOutcome::SourceExists)
-                }
-                Err(e) => Err(self.fail("PutItem", e)),
-            };
+            let written = self.conditional(
+                "PutItem",
+                out,
+                |o| o.consumed_capacity(),
+                |e| matches!(e, PutItemError::ConditionalCheckFailedException(_)),
+            )?;
+            return Ok(if written {
+                CommitOutcome::Committed
+            } else {
+                CommitOutcome::SourceExists
+            });
         }
         let token = request_token(&[
             &self.table,
