@@ -90,7 +90,8 @@ fn main() -> ExitCode {
                 format!("{} circle(s)", found.len())
             }
         );
-        if krate.modules.len() > 1 {
+        // Floors are only defined where the arrows point one way.
+        if krate.modules.len() > 1 && found.is_empty() {
             for (depth, rooms) in layers(&krate, &edges) {
                 println!("  floor {depth}: {}", rooms.join(", "));
             }
@@ -586,23 +587,20 @@ fn layers(krate: &Crate, edges: &Edges) -> Vec<(usize, Vec<String>)> {
         }
     }
     let mut floor: BTreeMap<usize, usize> = BTreeMap::new();
+    /// Called only on a crate without circles, so the recursion ends.
     fn floor_of(
         room: usize,
         uses: &BTreeMap<usize, BTreeSet<usize>>,
         floor: &mut BTreeMap<usize, usize>,
-        guard: usize,
     ) -> usize {
         if let Some(&f) = floor.get(&room) {
             return f;
-        }
-        if guard > 64 {
-            return 0;
         }
         let f = uses
             .get(&room)
             .map(|deps| {
                 deps.iter()
-                    .map(|&d| 1 + floor_of(d, uses, floor, guard + 1))
+                    .map(|&d| 1 + floor_of(d, uses, floor))
                     .max()
                     .unwrap_or(0)
             })
@@ -612,7 +610,7 @@ fn layers(krate: &Crate, edges: &Edges) -> Vec<(usize, Vec<String>)> {
     }
     let mut by_floor: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for &room in &rooms {
-        let f = floor_of(room, &uses, &mut floor, 0);
+        let f = floor_of(room, &uses, &mut floor);
         let lines = subtree_lines(krate, room);
         by_floor.entry(f).or_default().push(format!(
             "{} ({lines})",
