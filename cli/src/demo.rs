@@ -172,11 +172,27 @@ pub struct Shown {
     pub tournament: String,
 }
 
+/// The demo folder held by one `podium serve --demo` for as long as it runs: a second
+/// one in the same directory is refused instead of replacing the store being served.
+pub struct DemoLock(#[allow(dead_code)] std::fs::File);
+
 /// A fresh demo store in [`DIR`]: the previous demo's store and generated files (and
-/// only those) removed first.
-pub fn fresh_store() -> Result<(PathBuf, Arc<EmbeddedStore>), CliError> {
+/// only those) removed first, under the folder's lock (keep it while serving).
+pub fn fresh_store() -> Result<(PathBuf, Arc<EmbeddedStore>, DemoLock), CliError> {
     let dir = PathBuf::from(DIR);
     std::fs::create_dir_all(&dir).map_err(file_error(&dir))?;
+    let lock_path = dir.join("demo.lock");
+    let lock = std::fs::File::create(&lock_path).map_err(file_error(&lock_path))?;
+    if let Err(e) = lock.try_lock() {
+        let source = match e {
+            std::fs::TryLockError::WouldBlock => std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "another podium serve --demo is running in this directory; stop it, or run this one elsewhere",
+            ),
+            std::fs::TryLockError::Error(e) => e,
+        };
+        return Err(file_error(&lock_path)(source));
+    }
     let store = dir.join("podium.redb");
     for old in std::iter::once(store.clone()).chain(PARTS.iter().map(|p| dir.join(p.file))) {
         match std::fs::remove_file(&old) {
@@ -186,7 +202,7 @@ pub fn fresh_store() -> Result<(PathBuf, Arc<EmbeddedStore>), CliError> {
         }
     }
     let opened = Arc::new(EmbeddedStore::open(&store)?);
-    Ok((dir, opened))
+    Ok((dir, opened, DemoLock(lock)))
 }
 
 /// What to open and try, for a server on `addr`.

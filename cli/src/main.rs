@@ -225,7 +225,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             }
             let listener = serve::bind(port).await?;
             if demo {
-                let (dir, store) = demo::fresh_store()?;
+                let (dir, store, _held) = demo::fresh_store()?;
                 let shown = demo::load(&store, &dir, clock).await?;
                 return serve::serve(listener, store, ctx, clock, Some(&shown)).await;
             }

@@ -117,11 +117,14 @@ pub async fn replay(
     clock: Clock,
     refused: Option<&Path>,
 ) -> Result<(), CliError> {
+    // The refused lines' file is opened before anything is replayed: a path that cannot
+    // be written, or that is the input itself, is refused with nothing done.
+    let out = refused.map(|path| open_refused(path, file)).transpose()?;
     let (summary, elapsed, outcome) =
         replay_quiet(target, file, policy, clock, refused.is_some(), true).await;
     print_summary(&summary, file, elapsed);
-    if let Some(path) = refused {
-        write_refused(path, summary.refused_lines.as_deref().unwrap_or_default())?;
+    if let (Some(path), Some(out)) = (refused, out) {
+        write_refused(path, out, summary.refused_lines.as_deref().unwrap_or_default())?;
         println!(
             "  every refused or conflicting line, with its number and full reason: {}",
             path.display()
@@ -130,14 +133,30 @@ pub async fn replay(
     outcome
 }
 
-/// Writes `lines` to `path`, one JSON object a line, in line order.
-fn write_refused(path: &Path, lines: &[RefusedLine]) -> Result<(), CliError> {
+/// `--refused FILE` created (emptied) for writing, unless it is the `input` being
+/// replayed (which would be lost).
+fn open_refused(path: &Path, input: &Path) -> Result<std::fs::File, CliError> {
+    let file_error = |source| CliError::File {
+        path: path.display().to_string(),
+        source,
+    };
+    if same_file::is_same_file(path, input).unwrap_or(false) {
+        return Err(file_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "--refused names the file being replayed; choose another file",
+        )));
+    }
+    std::fs::File::create(path).map_err(file_error)
+}
+
+/// Writes `lines` to `out` (the file `path`), one JSON object a line, in line order.
+fn write_refused(path: &Path, out: std::fs::File, lines: &[RefusedLine]) -> Result<(), CliError> {
     use std::io::Write;
     let file_error = |source| CliError::File {
         path: path.display().to_string(),
         source,
     };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(file_error)?);
+    let mut out = std::io::BufWriter::new(out);
     for l in lines {
         // The line as it was sent when it is JSON (one line, its keys in their order),
         // else as a string.

@@ -782,6 +782,40 @@ fn replay_groups_refusals_and_writes_refused_lines() {
     assert!(String::from_utf8_lossy(&again.stdout).contains("--refused FILE"));
 }
 
+/// `--refused FILE` that is the input, or that cannot be written, is refused before
+/// anything is replayed: the input is kept and the store is untouched.
+#[test]
+fn replay_refuses_a_refused_file_it_cannot_use_before_replaying() {
+    let dir = data_dir("refused-first");
+    let file = format!("{}\nnot json\n", seed_record(24, 0));
+    std::fs::write(dir.join("in.jsonl"), &file).expect("write");
+    std::fs::create_dir_all(dir.join("a-folder")).expect("folder");
+    for target in ["in.jsonl", "./in.jsonl", "a-folder", "no/such/folder/out.jsonl"] {
+        let out = podium(&dir, &["replay", "in.jsonl", "--refused", target], b"");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{target}: {stderr}");
+        assert!(
+            stderr.contains(target.trim_start_matches("./")),
+            "{target}: {stderr}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("replayed"),
+            "{target}: nothing replayed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("in.jsonl")).expect("input"),
+            file,
+            "{target}: the input is kept"
+        );
+    }
+    let clean = podium(&dir, &["replay", "in.jsonl"], b"");
+    assert!(
+        String::from_utf8_lossy(&clean.stdout).contains("scored      1"),
+        "the store was untouched: {}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+}
+
 /// `podium snapshot` prints one short summary (periods frozen and closed with their
 /// results, league weeks, boards refreshed, messages sent) and no log line at the
 /// default level.
@@ -896,9 +930,27 @@ fn serve_demo_loads_every_game() {
         }
         pages.push(("401", http(port, "GET", "/v1/leaderboards/seega", None)));
     }
+    // A second demo in the same directory is refused: it would replace the store
+    // being served.
+    let second = ready.then(|| {
+        podium_with(
+            &dir,
+            &["serve", "--demo", "--port", &free_port().to_string()],
+            b"",
+            &[],
+        )
+    });
     let _ = server.kill();
     let out = server.wait_with_output().expect("output");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    if let Some(second) = &second {
+        assert!(!second.status.success());
+        assert!(
+            String::from_utf8_lossy(&second.stderr).contains("another podium serve --demo is running"),
+            "{}",
+            String::from_utf8_lossy(&second.stderr)
+        );
+    }
     assert!(
         ready,
         "the demo did not serve: {stdout}\n{}",
