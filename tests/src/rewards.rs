@@ -24,27 +24,30 @@ use crate::contract::cursor_key;
 use crate::fixtures::{seed_balance, seed_game_balance};
 
 /// The ad units of these tests: Seega's daily reward, Mahjong's doubling, a Unity unit.
-const CATALOGUE: &str = r#"{"units": {
+pub const CATALOGUE: &str = r#"{"units": {
     "admob:1111": {"reward": "daily_points", "game": "seega", "points": 40},
     "admob:2222": {"reward": "bonus_doubling", "game": "mahjong-rivals"},
     "unity-ads:3333": {"reward": "daily_points", "game": "seega", "points": 40}}}"#;
 
-const UNITY_SECRET: &[u8] = b"unity-test-secret";
+/// The Unity Ads S2S secret of these tests.
+pub const UNITY_SECRET: &[u8] = b"unity-test-secret";
 
 /// The signing key of these tests' callbacks (key id 7), made at test time.
 fn signing_key() -> SigningKey {
     SigningKey::from_slice(&[42u8; 32]).expect("key")
 }
 
+/// The verifier keys of these tests' callbacks, as AdMob publishes its own
+/// (`{"keys": [{"keyId": 7, "base64": …}]}`).
+pub fn admob_keys_json() -> String {
+    let der = p256::pkcs8::EncodePublicKey::to_public_key_der(signing_key().verifying_key()).expect("der");
+    serde_json::json!({"keys": [{"keyId": 7, "base64": base64::engine::general_purpose::STANDARD.encode(der.as_bytes())}]})
+        .to_string()
+}
+
 /// An API context that answers ad callbacks with the test key and catalogue.
 pub fn ctx() -> ApiContext {
-    let der = p256::pkcs8::EncodePublicKey::to_public_key_der(signing_key().verifying_key()).expect("der");
-    let keys = KeySet::from_json(
-        serde_json::json!({"keys": [{"keyId": 7, "base64": base64::engine::general_purpose::STANDARD.encode(der.as_bytes())}]})
-            .to_string()
-            .as_bytes(),
-    )
-    .expect("keys");
+    let keys = KeySet::from_json(admob_keys_json().as_bytes()).expect("keys");
     ApiContext::new(cursor_key()).with_ads(Ads {
         admob_keys: Arc::new(StaticKeys(keys)),
         catalogue: Catalogue::from_json(CATALOGUE).expect("catalogue"),

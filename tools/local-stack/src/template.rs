@@ -1,0 +1,432 @@
+//! `template.yaml` read as CloudFormation reads it: parameters with their defaults,
+//! the SAM `Globals`, each `AWS::Serverless::Function` with its binary, memory,
+//! timeout, environment and event sources, and the intrinsic functions (`!Ref`,
+//! `!GetAtt`, `!Sub`, and `{{resolve:secretsmanager:…}}` dynamic references) resolved
+//! against the local resources. Nothing here knows podium's own variables: a function
+//! gets exactly what the template gives it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_norway::{Mapping, Value};
+
+use crate::error::StackError;
+
+/// The parsed template.
+#[derive(Debug, Clone)]
+pub struct Template {
+    root: Value,
+}
+
+/// One `AWS::Serverless::Function`.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// Its logical id, e.g. `ScoreMatchFunction`.
+    pub logical_id: String,
+    /// `Metadata.BuildProperties.Binary`: the cargo binary SAM builds for it.
+    pub binary: String,
+    /// Memory in MB (`MemorySize`, else the globals', else Lambda's 128).
+    pub memory_mb: u64,
+    /// Timeout in seconds (`Timeout`, else the globals', else Lambda's 3).
+    pub timeout_secs: u64,
+    /// `LoggingConfig.LogFormat` (`JSON` or `Text`).
+    pub log_format: Option<String>,
+    /// The environment: the globals' variables overlaid with the function's, unresolved.
+    pub environment: BTreeMap<String, Value>,
+    /// Its event sources, by event name.
+    pub events: Vec<(String, EventSource)>,
+}
+
+/// An event source of a function, as the template declares it.
+#[derive(Debug, Clone)]
+pub enum EventSource {
+    /// An HTTP API route: `method` and `path` (`/v1/leaderboards/{board}`); `public`
+    /// when its authorizer is `NONE`; the scopes the JWT must carry.
+    HttpApi {
+        method: String,
+        path: String,
+        public: bool,
+        scopes: Vec<String>,
+    },
+    /// An SQS event source: the queue's logical id and the batch size.
+    Sqs { queue: String, batch_size: usize },
+    /// An EventBridge Scheduler schedule: its expression (`rate(…)`, `cron(…)`,
+    /// unresolved) and its `Input` (JSON text).
+    Schedule { expression: Value, input: String },
+    /// A DynamoDB Streams event source: its filter patterns (JSON) and batch size.
+    DynamoDb {
+        filters: Vec<serde_json::Value>,
+        batch_size: usize,
+    },
+}
+
+/// What a logical id stands for on the local stack.
+pub trait Resolve {
+    /// `!Ref logical_id`, or `None` when the local stack has no such resource.
+    fn reference(&self, logical_id: &str) -> Option<String>;
+    /// `!GetAtt logical_id.attribute`.
+    fn attribute(&self, logical_id: &str, attribute: &str) -> Option<String>;
+    /// A `{{resolve:secretsmanager:ID:SecretString}}` dynamic reference's value.
+    fn secret(&self, id: &str) -> Option<String>;
+    /// `AWS::StackName`.
+    fn stack_name(&self) -> String;
+}
+
+fn key<'a>(map: &'a Value, name: &str) -> Option<&'a Value> {
+    map.as_mapping().and_then(|m: &Mapping| m.get(name))
+}
+
+fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn number(v: Option<&Value>) -> Option<u64> {
+    v.and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())))
+}
+
+impl Template {
+    /// Reads and parses `path`.
+    pub fn load(path: &Path) -> Result<Template, StackError> {
+        let raw = std::fs::read_to_string(path)
+            .map_err(|e| StackError::Template(format!("{}: {e}", path.display())))?;
+        Template::parse(&raw)
+    }
+
+    /// Parses a template's text.
+    pub fn parse(raw: &str) -> Result<Template, StackError> {
+        let root: Value =
+            serde_norway::from_str(raw).map_err(|e| StackError::Template(format!("not YAML: {e}")))?;
+        Ok(Template { root })
+    }
+
+    /// `Parameters`: each name with its `Default` (as text), if any.
+    pub fn parameters(&self) -> BTreeMap<String, Option<String>> {
+        let mut out = BTreeMap::new();
+        if let Some(Value::Mapping(params)) = key(&self.root, "Parameters") {
+            for (name, spec) in params {
+                if let Some(name) = name.as_str() {
+                    out.insert(name.to_string(), key(spec, "Default").and_then(text));
+                }
+            }
+        }
+        out
+    }
+
+    /// The resources: (logical id, `Type`, `Properties`).
+    pub fn resources(&self) -> Vec<(String, String, Value)> {
+        let mut out = Vec::new();
+        if let Some(Value::Mapping(resources)) = key(&self.root, "Resources") {
+            for (id, spec) in resources {
+                let (Some(id), Some(kind)) = (id.as_str(), key(spec, "Type").and_then(Value::as_str)) else {
+                    continue;
+                };
+                let props = key(spec, "Properties").cloned().unwrap_or(Value::Null);
+                out.push((id.to_string(), kind.to_string(), props));
+            }
+        }
+        out
+    }
+
+    /// The `Properties` of the resource `logical_id`.
+    pub fn properties(&self, logical_id: &str) -> Option<Value> {
+        self.resources()
+            .into_iter()
+            .find(|(id, _, _)| id == logical_id)
+            .map(|(_, _, props)| props)
+    }
+
+    /// Every `AWS::Serverless::Function`, in the template's order.
+    pub fn functions(&self) -> Result<Vec<Function>, StackError> {
+        let globals = key(&self.root, "Globals").and_then(|g| key(g, "Function"));
+        let global_env = globals
+            .and_then(|g| key(g, "Environment"))
+            .and_then(|e| key(e, "Variables"));
+        let mut out = Vec::new();
+        let Some(Value::Mapping(resources)) = key(&self.root, "Resources") else {
+            return Ok(out);
+        };
+        for (id, spec) in resources {
+            if key(spec, "Type").and_then(Value::as_str) != Some("AWS::Serverless::Function") {
+                continue;
+            }
+            let id = id.as_str().unwrap_or_default().to_string();
+            let binary = key(spec, "Metadata")
+                .and_then(|m| key(m, "BuildProperties"))
+                .and_then(|b| key(b, "Binary"))
+                .and_then(Value::as_str)
+                .ok_or_else(|| StackError::Template(format!("{id}: no Metadata.BuildProperties.Binary")))?
+                .to_string();
+            let props = key(spec, "Properties").cloned().unwrap_or(Value::Null);
+            let global = |name: &str| globals.and_then(|g| key(g, name));
+            let mut environment = BTreeMap::new();
+            for vars in [
+                global_env,
+                key(&props, "Environment").and_then(|e| key(e, "Variables")),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if let Value::Mapping(vars) = vars {
+                    for (name, value) in vars {
+                        if let Some(name) = name.as_str() {
+                            environment.insert(name.to_string(), value.clone());
+                        }
+                    }
+                }
+            }
+            let mut events = Vec::new();
+            if let Some(Value::Mapping(evs)) = key(&props, "Events") {
+                for (name, ev) in evs {
+                    let name = name.as_str().unwrap_or_default().to_string();
+                    if let Some(source) = event_source(&id, &name, ev)? {
+                        events.push((name, source));
+                    }
+                }
+            }
+            out.push(Function {
+                memory_mb: number(key(&props, "MemorySize"))
+                    .or(number(global("MemorySize")))
+                    .unwrap_or(128),
+                timeout_secs: number(key(&props, "Timeout"))
+                    .or(number(global("Timeout")))
+                    .unwrap_or(3),
+                log_format: key(&props, "LoggingConfig")
+                    .and_then(|l| key(l, "LogFormat"))
+                    .and_then(text),
+                logical_id: id,
+                binary,
+                environment,
+                events,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn event_source(function: &str, name: &str, ev: &Value) -> Result<Option<EventSource>, StackError> {
+    let props = key(ev, "Properties").cloned().unwrap_or(Value::Null);
+    let field = |f: &str| key(&props, f);
+    let bad = |what: &str| StackError::Template(format!("{function}.Events.{name}: {what}"));
+    Ok(match key(ev, "Type").and_then(Value::as_str) {
+        Some("HttpApi") => {
+            let auth = field("Auth");
+            Some(EventSource::HttpApi {
+                method: field("Method")
+                    .and_then(text)
+                    .ok_or_else(|| bad("no Method"))?
+                    .to_uppercase(),
+                path: field("Path").and_then(text).ok_or_else(|| bad("no Path"))?,
+                public: auth.and_then(|a| key(a, "Authorizer")).and_then(Value::as_str) == Some("NONE"),
+                scopes: auth
+                    .and_then(|a| key(a, "AuthorizationScopes"))
+                    .and_then(Value::as_sequence)
+                    .map(|s| s.iter().filter_map(text).collect())
+                    .unwrap_or_default(),
+            })
+        }
+        Some("SQS") => Some(EventSource::Sqs {
+            queue: logical_target(field("Queue")).ok_or_else(|| bad("Queue is not !GetAtt X.Arn"))?,
+            batch_size: number(field("BatchSize")).unwrap_or(10) as usize,
+        }),
+        Some("ScheduleV2") | Some("Schedule") => Some(EventSource::Schedule {
+            expression: field("ScheduleExpression").cloned().unwrap_or(Value::Null),
+            input: field("Input").and_then(text).unwrap_or_else(|| "{}".into()),
+        }),
+        Some("DynamoDB") => {
+            let mut filters = Vec::new();
+            if let Some(list) = field("FilterCriteria")
+                .and_then(|f| key(f, "Filters"))
+                .and_then(Value::as_sequence)
+            {
+                for f in list {
+                    let raw = key(f, "Pattern")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| bad("a filter has no Pattern"))?;
+                    filters
+                        .push(serde_json::from_str(raw).map_err(|e| bad(&format!("filter pattern: {e}")))?);
+                }
+            }
+            Some(EventSource::DynamoDb {
+                filters,
+                batch_size: number(field("BatchSize")).unwrap_or(100) as usize,
+            })
+        }
+        _ => None,
+    })
+}
+
+/// `!GetAtt X.Arn` (or `!Ref X`): the logical id `X`.
+fn logical_target(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Tagged(t) => {
+            let s = text(&t.value)?;
+            Some(s.split('.').next()?.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// `value` with every intrinsic function resolved: the text a deployed function sees.
+pub fn resolve(
+    value: &Value,
+    params: &BTreeMap<String, String>,
+    res: &dyn Resolve,
+) -> Result<String, StackError> {
+    let unknown = |what: String| StackError::Template(format!("{what}: not known to the local stack"));
+    let reference = |name: &str| -> Result<String, StackError> {
+        if let Some(v) = params.get(name) {
+            return Ok(v.clone());
+        }
+        match name {
+            "AWS::StackName" => Ok(res.stack_name()),
+            "AWS::Region" => Ok(crate::REGION.to_string()),
+            "AWS::AccountId" => Ok(crate::ACCOUNT.to_string()),
+            "AWS::URLSuffix" => Ok("amazonaws.com".to_string()),
+            _ => res.reference(name).ok_or_else(|| unknown(format!("!Ref {name}"))),
+        }
+    };
+    let get_att = |path: &str| -> Result<String, StackError> {
+        let (id, attr) = path
+            .split_once('.')
+            .ok_or_else(|| StackError::Template(format!("!GetAtt {path}: no attribute")))?;
+        res.attribute(id, attr)
+            .ok_or_else(|| unknown(format!("!GetAtt {path}")))
+    };
+    let resolved = match value {
+        Value::Tagged(t) => {
+            let arg = text(&t.value)
+                .ok_or_else(|| StackError::Template(format!("{} with a non-scalar argument", t.tag)))?;
+            match t.tag.to_string().as_str() {
+                "!Ref" => reference(&arg)?,
+                "!GetAtt" => get_att(&arg)?,
+                "!Sub" => substitute(&arg, &reference, &get_att)?,
+                other => {
+                    return Err(StackError::Template(format!(
+                        "{other}: not supported by the local stack"
+                    )))
+                }
+            }
+        }
+        other => text(other).ok_or_else(|| StackError::Template(format!("{other:?}: not a scalar")))?,
+    };
+    dynamic_references(&resolved, res)
+}
+
+/// `${Name}` and `${Name.Attribute}` of a `!Sub` string replaced (`${!x}` is a literal `${x}`).
+fn substitute(
+    s: &str,
+    reference: &dyn Fn(&str) -> Result<String, StackError>,
+    get_att: &dyn Fn(&str) -> Result<String, StackError>,
+) -> Result<String, StackError> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| StackError::Template(format!("!Sub {s}: unclosed ${{")))?;
+        let name = &after[..end];
+        if let Some(literal) = name.strip_prefix('!') {
+            out.push_str("${");
+            out.push_str(literal);
+            out.push('}');
+        } else if name.contains('.') && !name.starts_with("AWS::") {
+            out.push_str(&get_att(name)?);
+        } else {
+            out.push_str(&reference(name)?);
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `{{resolve:secretsmanager:ID:SecretString}}` replaced by the secret's value.
+fn dynamic_references(s: &str, res: &dyn Resolve) -> Result<String, StackError> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find("{{resolve:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find("}}")
+            .ok_or_else(|| StackError::Template(format!("{s}: unclosed dynamic reference")))?;
+        let parts: Vec<&str> = after[..end].split(':').collect();
+        match parts.as_slice() {
+            ["resolve", "secretsmanager", id, "SecretString"] => {
+                out.push_str(&res.secret(id).ok_or_else(|| {
+                    StackError::Template(format!("secret {id}: not known to the local stack"))
+                })?)
+            }
+            _ => {
+                return Err(StackError::Template(format!(
+                    "{{{{{}}}}}: not supported",
+                    &after[..end]
+                )))
+            }
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Local;
+    impl Resolve for Local {
+        fn reference(&self, id: &str) -> Option<String> {
+            (id == "Table").then(|| "t1".to_string())
+        }
+        fn attribute(&self, id: &str, attr: &str) -> Option<String> {
+            Some(format!("arn:{id}:{attr}"))
+        }
+        fn secret(&self, id: &str) -> Option<String> {
+            (id == "t1").then(|| "s3cret".to_string())
+        }
+        fn stack_name(&self) -> String {
+            "stack".into()
+        }
+    }
+
+    #[test]
+    fn intrinsics_resolve() {
+        let t = Template::parse(
+            "Parameters:\n  P:\n    Type: Number\n    Default: 5\nResources: {}\nx: !Ref Table\ny: !Sub 'rate(${P} minutes) ${Table.Arn} ${AWS::StackName} ${!Literal}'\nz: !Sub '{{resolve:secretsmanager:${Table}:SecretString}}'\n",
+        )
+        .expect("parse");
+        let params: BTreeMap<String, String> = t
+            .parameters()
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+        let get = |k: &str| resolve(key(&t.root, k).expect("key"), &params, &Local).expect("resolve");
+        assert_eq!(get("x"), "t1");
+        assert_eq!(get("y"), "rate(5 minutes) arn:Table:Arn stack ${Literal}");
+        assert_eq!(get("z"), "s3cret");
+        let unknown = resolve(
+            &serde_norway::from_str("!Ref Nope").expect("yaml"),
+            &params,
+            &Local,
+        );
+        assert!(unknown.unwrap_err().to_string().contains("!Ref Nope"));
+    }
+
+    #[test]
+    fn the_project_template_declares_every_function_with_a_binary() {
+        let t = Template::load(&crate::project_template()).expect("template.yaml");
+        let functions = t.functions().expect("functions");
+        assert!(functions.len() >= 9);
+        assert!(functions
+            .iter()
+            .all(|f| !f.binary.is_empty() && f.timeout_secs > 0));
+    }
+}

@@ -1,0 +1,630 @@
+//! Every function binary as Lambda runs it: started under a local Runtime API with
+//! the environment `template.yaml` gives it (nothing else), on a table made from the
+//! template's declaration in DynamoDB Local and queues and an event bus on a local
+//! SQS/EventBridge server (moto), and sent the events AWS sends. Each test asserts
+//! on what the function answered and on what the store and the queues hold after.
+//!
+//! Needs `PODIUM_TEST_DYNAMODB_ENDPOINT` and `PODIUM_TEST_MOTO_ENDPOINT` (scripts/test
+//! starts both servers) and the function binaries in `PODIUM_FUNCTIONS_DIR` (default
+//! `target/debug`; scripts/test builds them). Without them the tests fail: they
+//! never skip.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use chrono::{Duration, TimeZone, Utc};
+use local_stack::resources::Endpoints;
+use local_stack::runtime::Answer;
+use local_stack::stack::{HttpAnswer, Settings, Stack};
+use local_stack::StackError;
+use serde_json::{json, Map, Value};
+
+fn endpoint(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| {
+        panic!("{var} is not set: these tests run against the local servers scripts/test starts (run scripts/test)")
+    })
+}
+
+fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PODIUM_FUNCTIONS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    target.join("debug")
+}
+
+fn settings() -> Settings {
+    Settings::new(
+        bin_dir(),
+        Endpoints {
+            dynamodb: endpoint("PODIUM_TEST_DYNAMODB_ENDPOINT"),
+            moto: endpoint("PODIUM_TEST_MOTO_ENDPOINT"),
+        },
+    )
+}
+
+async fn start(only: &[&str], parameters: &[(&str, &str)]) -> Stack {
+    let mut s = settings();
+    s.only = Some(only.iter().map(|b| b.to_string()).collect());
+    for (k, v) in parameters {
+        s.parameters.insert(k.to_string(), v.to_string());
+    }
+    match Stack::start(s).await {
+        Ok(stack) => stack,
+        Err(e) => panic!("the stack did not start: {e}"),
+    }
+}
+
+/// The claims API Gateway's JWT authorizer hands over for a verified token.
+fn claims(sub: &str, scope: Option<&str>) -> Option<Map<String, Value>> {
+    let mut c = Map::new();
+    c.insert("sub".into(), json!(sub));
+    c.insert("iss".into(), json!(local_stack::stack::LOCAL_ISSUER));
+    c.insert("aud".into(), json!(local_stack::stack::LOCAL_AUDIENCE));
+    if let Some(s) = scope {
+        c.insert("scope".into(), json!(s));
+    }
+    Some(c)
+}
+
+async fn get(stack: &Stack, path: &str, who: Option<Map<String, Value>>) -> HttpAnswer {
+    stack
+        .http("GET", path, BTreeMap::new(), None, who)
+        .await
+        .expect("http")
+}
+
+async fn post(
+    stack: &Stack,
+    path: &str,
+    headers: &[(&str, &str)],
+    who: Option<Map<String, Value>>,
+) -> HttpAnswer {
+    let headers = headers
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    stack.http("POST", path, headers, None, who).await.expect("http")
+}
+
+/// A Seega match record (the game servers' JSON): `winner` captured every stone.
+fn seega(match_id: &str, winner: &str, loser: &str, ended: chrono::DateTime<Utc>) -> String {
+    json!({
+        "match_id": match_id, "game": "seega",
+        "started_at": (ended - Duration::minutes(5)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "ended_at": ended.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "players": [
+            {"player_id": winner, "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+            {"player_id": loser, "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}],
+        "stones_placed": 48,
+        "outcome": {"result": "win", "winner": winner, "reason": "completed"}
+    })
+    .to_string()
+}
+
+fn response(a: &Answer) -> &Value {
+    match a {
+        Answer::Response(v) => v,
+        Answer::Error { error_type, message } => panic!("the function failed: {error_type}: {message}"),
+    }
+}
+
+/// Polls the function's SQS source until its queue is empty; every answer.
+async fn drain(stack: &Stack, binary: &str) -> Vec<Answer> {
+    let mut all = Vec::new();
+    for _ in 0..20 {
+        let got = stack.poll_sqs(binary).await.expect("poll");
+        if got.is_empty() {
+            break;
+        }
+        all.extend(got);
+    }
+    all
+}
+
+/// The template gives every function what its binary reads: all nine start (their
+/// init reaches the Runtime API's first poll) with the template's variables resolved
+/// and nothing of this process's environment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_function_starts_with_the_template_environment() {
+    let stack = match Stack::start(settings()).await {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let mut binaries = stack.binaries();
+    binaries.sort();
+    assert_eq!(
+        binaries,
+        [
+            "ad-reward",
+            "daily-bonus",
+            "delete-player",
+            "events",
+            "leaderboard",
+            "operator",
+            "player",
+            "score-match",
+            "snapshot"
+        ]
+    );
+    let table = stack.table("PodiumTable").expect("table").to_string();
+    for b in &binaries {
+        let env = stack.environment(b).expect("env");
+        assert_eq!(env.get("PODIUM_TABLE"), Some(&table), "{b}");
+        assert!(env.get("PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS").is_some(), "{b}");
+        assert!(
+            !env.contains_key("PODIUM_TEST_DYNAMODB_ENDPOINT"),
+            "{b}: the test's own environment leaked"
+        );
+        assert!(env["AWS_LAMBDA_FUNCTION_NAME"].ends_with(b.as_str()));
+    }
+    let score = stack.environment("score-match").expect("env");
+    assert!(score["DEAD_LETTER_QUEUE_URL"].contains("MatchesDeadLetterQueue"));
+    let board = stack.environment("leaderboard").expect("env");
+    assert_eq!(
+        board["PODIUM_CURSOR_KEY"].len(),
+        64,
+        "the generated secret, resolved"
+    );
+    let events = stack.environment("events").expect("env");
+    assert_eq!(events["PODIUM_EVENT_BUS"], format!("{}-events", stack.name()));
+}
+
+/// A variable the binary needs, removed from the template: the function fails at
+/// start-up, naming it (so template and binary cannot drift apart unnoticed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variable_missing_from_the_template_fails_the_start() {
+    let text = std::fs::read_to_string(local_stack::project_template()).expect("template");
+    let dir = std::env::temp_dir().join(format!("local-stack-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let cases = [
+        (
+            "          DEAD_LETTER_QUEUE_URL: !Ref MatchesDeadLetterQueue\n",
+            "score-match",
+            "DEAD_LETTER_QUEUE_URL",
+        ),
+        (
+            "          PODIUM_EVENT_BUS: !Ref EventBus\n",
+            "events",
+            "PODIUM_EVENT_BUS",
+        ),
+        (
+            "        PODIUM_TABLE: !Ref PodiumTable\n",
+            "leaderboard",
+            "PODIUM_TABLE",
+        ),
+    ];
+    for (line, binary, var) in cases {
+        assert!(text.contains(line), "template.yaml no longer has {line:?}");
+        let path = dir.join(format!("{binary}.yaml"));
+        std::fs::write(&path, text.replacen(line, "", 1)).expect("write");
+        let mut s = settings();
+        s.template = path;
+        s.only = Some(vec![binary.to_string()]);
+        match Stack::start(s).await {
+            Err(StackError::Init { output, .. }) => assert!(output.contains(var), "{binary}: {output}"),
+            Err(e) => panic!("{binary}: {e}"),
+            Ok(_) => panic!("{binary} started without {var}"),
+        }
+    }
+}
+
+/// An SQS batch from the game servers: a good record, the same record delivered
+/// again, a malformed one. The batch reports no failure; the match is scored once;
+/// the malformed record is in the real dead-letter queue with its reason (GM-3, GM-5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn score_match_scores_a_batch_once_and_dead_letters_the_malformed() {
+    let stack = start(&["score-match", "player"], &[]).await;
+    let ended = Utc::now() - Duration::minutes(2);
+    let good = seega("lm-1", "lp-1", "lp-2", ended);
+    for body in [
+        good.as_str(),
+        good.as_str(),
+        "{\"match_id\": \"lm-bad\", \"game\": \"seega\"}",
+    ] {
+        stack.send_message("MatchesQueue", body).await.expect("send");
+    }
+    let answers = drain(&stack, "score-match").await;
+    assert!(!answers.is_empty());
+    for a in &answers {
+        let failures = response(a)["batchItemFailures"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(failures.is_empty(), "{a:?}\n{}", stack.output("score-match"));
+    }
+    let dead = stack.take_messages("MatchesDeadLetterQueue").await.expect("dlq");
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert!(dead[0].contains("lm-bad"), "{}", dead[0]);
+    assert!(stack
+        .take_messages("MatchesQueue")
+        .await
+        .expect("queue")
+        .is_empty());
+
+    let ledger = get(&stack, "/v1/me/ledger?game=seega", claims("lp-1", None)).await;
+    assert_eq!(ledger.status, 200, "{}", ledger.body);
+    let entries = ledger.json()["entries"].as_array().cloned().unwrap_or_default();
+    let of_match = entries.iter().filter(|e| e.to_string().contains("lm-1")).count();
+    assert_eq!(of_match, 1, "scored once: {}", ledger.body);
+    let me = get(&stack, "/v1/me", claims("lp-1", None)).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+}
+
+/// The HTTP functions behind the JWT authorizer: pages of a board and the next
+/// cursor's page after a refresh (the schedule's event), the caller's entry with
+/// neighbours (LB-3, LB-4); no token: 401 from the authorizer; the public OpenAPI
+/// description without one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boards_pages_cursor_and_around_me_after_a_scheduled_refresh() {
+    let stack = start(&["score-match", "leaderboard", "snapshot"], &[]).await;
+    let ended = Utc::now() - Duration::minutes(10);
+    for i in 0..12 {
+        let body = seega(
+            &format!("bm-{i}"),
+            &format!("bp-{i}"),
+            &format!("bq-{i}"),
+            ended + Duration::seconds(i),
+        );
+        stack.send_message("MatchesQueue", &body).await.expect("send");
+    }
+    drain(&stack, "score-match").await;
+    let refreshed = stack
+        .fire_schedule("snapshot", "RefreshLiveBoards", Utc::now())
+        .await
+        .expect("refresh");
+    response(&refreshed);
+
+    let first = get(&stack, "/v1/leaderboards/seega?limit=5", claims("bp-3", None)).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let page = first.json();
+    assert_eq!(page["entries"].as_array().map(Vec::len), Some(5), "{page}");
+    let cursor = page["next_cursor"].as_str().expect("a next cursor").to_string();
+    let second = get(
+        &stack,
+        &format!("/v1/leaderboards/seega?limit=5&cursor={}", percent(&cursor)),
+        claims("bp-3", None),
+    )
+    .await;
+    assert_eq!(second.status, 200, "{}", second.body);
+    let ids = |page: &Value| -> Vec<String> {
+        page["entries"]
+            .as_array()
+            .map(|e| {
+                e.iter()
+                    .filter_map(|e| e["player_id"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (one, two) = (ids(&page), ids(&second.json()));
+    assert_eq!(two.len(), 5, "{}", second.body);
+    assert!(
+        two.iter().all(|p| !one.contains(p)),
+        "the next page goes on: {one:?} {two:?}"
+    );
+    let tampered = get(
+        &stack,
+        &format!("/v1/leaderboards/seega?limit=5&cursor={}x", percent(&cursor)),
+        claims("bp-3", None),
+    )
+    .await;
+    assert_eq!(tampered.status, 400, "{}", tampered.body);
+
+    let me = get(&stack, "/v1/leaderboards/seega/me", claims("bp-3", None)).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert!(me.body.contains("bp-3"), "{}", me.body);
+
+    assert_eq!(get(&stack, "/v1/leaderboards/seega", None).await.status, 401);
+    let doc = get(&stack, "/v1/openapi.json", None).await;
+    assert_eq!(doc.status, 200);
+    assert!(doc.json()["paths"].is_object());
+    assert_eq!(get(&stack, "/v1/nowhere", claims("bp-3", None)).await.status, 404);
+}
+
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The daily bonus with an `Idempotency-Key` twice: one credit, the same answer
+/// (MJ-14); the freeze schedule's event after the Bucharest day ends closes it and
+/// pays its reward into the inbox (LB-5), claimed once (GM-3); the stream's batch
+/// reaches the `events` function, which publishes to the real event bus.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn daily_bonus_period_close_claim_and_published_events() {
+    let rewards = r#"{"mahjong-daily": {"bands": [{"ranks": [1, 1], "points": 500}]}}"#;
+    let stack = start(
+        &["daily-bonus", "player", "snapshot", "events"],
+        &[("PeriodRewards", rewards)],
+    )
+    .await;
+    let player = format!("dp-{:x}", rand_suffix());
+    let key = [("Idempotency-Key", "bonus-key-1")];
+    let first = post(
+        &stack,
+        "/v1/games/mahjong/daily-bonus",
+        &key,
+        claims(&player, None),
+    )
+    .await;
+    assert_eq!(
+        first.status,
+        200,
+        "{}\n{}",
+        first.body,
+        stack.output("daily-bonus")
+    );
+    let again = post(
+        &stack,
+        "/v1/games/mahjong/daily-bonus",
+        &key,
+        claims(&player, None),
+    )
+    .await;
+    assert_eq!(again.status, first.status);
+    assert_eq!(again.json(), first.json(), "a repeat gets the first answer");
+
+    // The day of Europe/Bucharest ends; the freeze schedule fires a minute later.
+    let bucharest: chrono_tz::Tz = "Europe/Bucharest".parse().expect("zone");
+    let today = Utc::now().with_timezone(&bucharest).date_naive();
+    let midnight = bucharest
+        .from_local_datetime(&(today + chrono::Days::new(1)).and_hms_opt(0, 1, 0).expect("time"))
+        .earliest()
+        .expect("local time")
+        .with_timezone(&Utc);
+    let frozen = stack
+        .fire_schedule("snapshot", "FreezeBucharestPeriods", midnight)
+        .await
+        .expect("freeze");
+    response(&frozen);
+
+    let inbox = get(&stack, "/v1/me/inbox", claims(&player, None)).await;
+    assert_eq!(inbox.status, 200, "{}", inbox.body);
+    let id = inbox.json()["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["reward"].is_object()))
+        .and_then(|m| m["id"].as_str().map(String::from))
+        .unwrap_or_else(|| panic!("a message with a reward: {}", inbox.body));
+    let claim_path = format!("/v1/me/inbox/{}/claim", percent(&id));
+    let claimed = post(&stack, &claim_path, &[], claims(&player, None)).await;
+    assert_eq!(claimed.status, 200, "{}", claimed.body);
+    assert_eq!(claimed.json()["points"], 500);
+    let repeat = post(&stack, &claim_path, &[], claims(&player, None)).await;
+    assert_eq!(repeat.json(), claimed.json(), "claimed once");
+    let stranger = post(&stack, &claim_path, &[], claims("someone-else", None)).await;
+    assert_eq!(stranger.status, 404);
+
+    // The bus's events, through a rule that copies them to a queue.
+    let tap = tap_bus(&stack).await;
+    let answers = stack.poll_stream("events").await.expect("stream");
+    assert!(!answers.is_empty());
+    for a in &answers {
+        let failures = response(a)["batchItemFailures"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(failures.is_empty(), "{a:?}\n{}", stack.output("events"));
+    }
+    let published = read_queue(&stack, &tap).await;
+    assert!(
+        published.iter().any(|e| e.contains(&id) && e.contains(&player)),
+        "{published:?}"
+    );
+}
+
+fn rand_suffix() -> u32 {
+    std::process::id() ^ (Utc::now().timestamp_subsec_nanos())
+}
+
+/// A rule on the stack's bus sending every event to a new queue; its URL.
+async fn tap_bus(stack: &Stack) -> String {
+    let c = stack.clients();
+    let bus = stack.resources().by_id["EventBus"].reference.clone();
+    let name = format!("{}-tap", stack.name());
+    let url = c
+        .sqs
+        .create_queue()
+        .queue_name(&name)
+        .send()
+        .await
+        .expect("queue")
+        .queue_url
+        .expect("url");
+    c.eventbridge
+        .put_rule()
+        .name(&name)
+        .event_bus_name(&bus)
+        .event_pattern(json!({"source": ["podium"]}).to_string())
+        .send()
+        .await
+        .expect("rule");
+    c.eventbridge
+        .put_targets()
+        .rule(&name)
+        .event_bus_name(&bus)
+        .targets(
+            aws_sdk_eventbridge::types::Target::builder()
+                .id("tap")
+                .arn(format!(
+                    "arn:aws:sqs:{}:{}:{name}",
+                    local_stack::REGION,
+                    local_stack::ACCOUNT
+                ))
+                .build()
+                .expect("target"),
+        )
+        .send()
+        .await
+        .expect("targets");
+    url
+}
+
+async fn read_queue(stack: &Stack, url: &str) -> Vec<String> {
+    let got = stack
+        .clients()
+        .sqs
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .wait_time_seconds(1)
+        .send()
+        .await
+        .expect("receive");
+    got.messages
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|m| m.body)
+        .collect()
+}
+
+/// Operator routes: with the `podium/operator` scope the function answers; without
+/// it the authorizer refuses (403) before the function is called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_routes_need_the_operator_scope() {
+    let stack = start(&["score-match", "operator"], &[]).await;
+    let ended = Utc::now() - Duration::minutes(1);
+    stack
+        .send_message("MatchesQueue", &seega("om-1", "op-p-1", "op-p-2", ended))
+        .await
+        .expect("send");
+    drain(&stack, "score-match").await;
+    let path = "/v1/operator/players/op-p-1";
+    let staff = get(&stack, path, claims("support-1", Some("openid podium/operator"))).await;
+    assert_eq!(staff.status, 200, "{}\n{}", staff.body, stack.output("operator"));
+    let player = get(&stack, path, claims("op-p-1", Some("openid"))).await;
+    assert_eq!(player.status, 403, "{}", player.body);
+    let board = get(
+        &stack,
+        "/v1/operator/leaderboards/seega",
+        claims("support-1", Some("podium/operator")),
+    )
+    .await;
+    assert_eq!(board.status, 200, "{}", board.body);
+}
+
+/// Rewarded-ad callbacks, public routes: a forged Unity signature is refused (403)
+/// and writes nothing; an AdMob callback signed with a key the key server publishes
+/// is paid once, its repeat answered alike (SG-10).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ad_callbacks_verify_signatures() {
+    let keys_url = serve_keys(podium_tests::rewards::admob_keys_json()).await;
+    let unity = String::from_utf8_lossy(podium_tests::rewards::UNITY_SECRET).into_owned();
+    let stack = start(
+        &["score-match", "ad-reward", "player"],
+        &[
+            ("AdCatalogue", podium_tests::rewards::CATALOGUE),
+            ("AdMobKeysUrl", &keys_url),
+            ("UnityAdsSecret", &unity),
+        ],
+    )
+    .await;
+    let ended = Utc::now() - Duration::minutes(1);
+    stack
+        .send_message("MatchesQueue", &seega("am-1", "ad-p-1", "ad-p-2", ended))
+        .await
+        .expect("send");
+    drain(&stack, "score-match").await;
+    let forged = get(
+        &stack,
+        "/v1/ad-callbacks/unity-ads?productid=3333&sid=ad-p-1&oid=forged-1&hmac=0123456789abcdef",
+        None,
+    )
+    .await;
+    assert_eq!(
+        forged.status,
+        403,
+        "{}\n{}",
+        forged.body,
+        stack.output("ad-reward")
+    );
+
+    let query =
+        podium_tests::rewards::admob("1111", "txn-local-1", "ad-p-1", Utc::now() - Duration::seconds(5));
+    let paid = get(&stack, &format!("/v1/ad-callbacks/admob?{query}"), None).await;
+    assert_eq!(paid.status, 200, "{}\n{}", paid.body, stack.output("ad-reward"));
+    let again = get(&stack, &format!("/v1/ad-callbacks/admob?{query}"), None).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let ledger = get(&stack, "/v1/me/ledger?game=seega", claims("ad-p-1", None)).await;
+    let entries = ledger.json()["entries"].as_array().cloned().unwrap_or_default();
+    let ads = entries
+        .iter()
+        .filter(|e| e.to_string().contains("txn-local-1"))
+        .count();
+    assert_eq!(ads, 1, "paid once: {}", ledger.body);
+}
+
+/// A key server on loopback answering every request with `keys`; its URL.
+async fn serve_keys(keys: String) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut conn, _)) = listener.accept().await {
+            let keys = keys.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = conn.read(&mut buf).await;
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{keys}",
+                    keys.len()
+                );
+                let _ = conn.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/admob/reward/verifier-keys.json")
+}
+
+/// `delete-player`, invoked directly as operators do (`aws lambda invoke`): the
+/// player's points and history are gone afterwards (GM-6), and a repeat finds the
+/// deletion done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_player_by_direct_invoke() {
+    let stack = start(&["score-match", "player", "delete-player"], &[]).await;
+    stack
+        .send_message(
+            "MatchesQueue",
+            &seega("dm-1", "del-1", "del-2", Utc::now() - Duration::minutes(3)),
+        )
+        .await
+        .expect("send");
+    drain(&stack, "score-match").await;
+    let before = get(&stack, "/v1/me/ledger?game=seega", claims("del-1", None)).await;
+    assert_eq!(
+        before.json()["entries"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        before.body
+    );
+
+    let answer = stack
+        .invoke("delete-player", &json!({"player_id": "del-1"}))
+        .await
+        .expect("invoke");
+    let done = response(&answer).clone();
+    assert_eq!(done["ledger_entries"], 1, "{done}");
+    let again = stack
+        .invoke("delete-player", &json!({"player_id": "del-1"}))
+        .await
+        .expect("invoke");
+    assert_eq!(response(&again)["already_deleted"], true, "{again:?}");
+    let after = get(&stack, "/v1/me/ledger?game=seega", claims("del-1", None)).await;
+    assert!(
+        after.status == 400 && after.body.contains("GM-6"),
+        "{} {}",
+        after.status,
+        after.body
+    );
+    let bad = stack
+        .invoke("delete-player", &json!({"player": 7}))
+        .await
+        .expect("invoke");
+    assert!(matches!(bad, Answer::Error { .. }) || bad != answer, "{bad:?}");
+}
