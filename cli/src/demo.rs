@@ -217,10 +217,11 @@ pub fn print_urls(addr: &std::net::SocketAddr, shown: &Shown, charts_installed: 
     );
     if !charts_installed {
         println!(
-            "                                        (its balance charts need scripts/console-assets, once)"
+            "                                        (its charts and the explorer need scripts/console-assets, once)"
         );
     }
-    println!("  {base}/v1/openapi.json  every route, described");
+    println!("  {base}/explorer         every route, described and tried in the browser (Swagger UI)");
+    println!("  {base}/v1/openapi.json  the same description, as OpenAPI 3.1");
     println!("Every other route needs the caller, named by the header 'Authorization: Dev <player-id>':");
     for line in [
         curl(&shown.seega, "/v1/leaderboards/seega?limit=5"),

@@ -7,8 +7,10 @@
 //! Likewise `Authorization: Operator <name>` names a support operator for the
 //! `/v1/operator/…` routes (deployed: the JWT's `podium/operator` scope).
 //!
-//! It also serves the support console: `GET /console` (the page, its script and
-//! style, compiled in) and `/console/vendor/<file>`, the charting library installed by
+//! It also serves the support console, `GET /console`, and the API explorer,
+//! `GET /explorer` (Swagger UI over `/v1/openapi.json`; "Try it out" sends the
+//! development identity): their pages, scripts and styles compiled in, and
+//! `/console/vendor/<file>`, the third-party assets (uPlot, Swagger UI) installed by
 //! `scripts/console-assets`, read from `PODIUM_CONSOLE_ASSETS` (default
 //! `console/vendor` under the current directory).
 
@@ -45,6 +47,10 @@ pub fn dev_operator(headers: &HeaderMap) -> Option<String> {
 const CONSOLE_HTML: &str = include_str!("../../console/index.html");
 const CONSOLE_JS: &str = include_str!("../../console/console.js");
 const CONSOLE_CSS: &str = include_str!("../../console/console.css");
+/// The API explorer's own files (Swagger UI itself is a vendored asset).
+const EXPLORER_HTML: &str = include_str!("../../console/explorer.html");
+const EXPLORER_JS: &str = include_str!("../../console/explorer.js");
+const EXPLORER_CSS: &str = include_str!("../../console/explorer.css");
 
 /// The variable naming the directory of the console's third-party assets.
 pub const CONSOLE_ASSETS_VAR: &str = "PODIUM_CONSOLE_ASSETS";
@@ -80,6 +86,18 @@ async fn console_js() -> Response {
 
 async fn console_css() -> Response {
     asset("text/css; charset=utf-8", CONSOLE_CSS)
+}
+
+async fn explorer_page() -> Response {
+    asset("text/html; charset=utf-8", EXPLORER_HTML)
+}
+
+async fn explorer_js() -> Response {
+    asset("text/javascript; charset=utf-8", EXPLORER_JS)
+}
+
+async fn explorer_css() -> Response {
+    asset("text/css; charset=utf-8", EXPLORER_CSS)
 }
 
 /// The content type of a vendored asset by its name; `None` for any other file.
@@ -134,7 +152,11 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock) -> axum::Router
         .route("/console/", get(console_page))
         .route("/console/console.js", get(console_js))
         .route("/console/console.css", get(console_css))
-        .route("/console/vendor/{file}", get(console_vendor));
+        .route("/console/vendor/{file}", get(console_vendor))
+        .route("/explorer", get(explorer_page))
+        .route("/explorer/", get(explorer_page))
+        .route("/explorer/explorer.js", get(explorer_js))
+        .route("/explorer/explorer.css", get(explorer_css));
     let mut state = AppState::new(store, ctx);
     state.clock = clock.for_api();
     api::router(state)
@@ -208,8 +230,13 @@ pub async fn serve(
     eprintln!(
         "support console: http://{addr}/console ('Authorization: Operator <name>', unverified, for /v1/operator/...)"
     );
+    eprintln!("API explorer: http://{addr}/explorer");
     if let Some(shown) = demo {
-        crate::demo::print_urls(&addr, shown, console_assets().join("uPlot.iife.min.js").exists());
+        crate::demo::print_urls(
+            &addr,
+            shown,
+            console_assets().join("swagger-ui-bundle.js").exists(),
+        );
     }
     axum::serve(listener, app).await?;
     Ok(())

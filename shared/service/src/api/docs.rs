@@ -24,6 +24,15 @@ use super::state::AppState;
         description = "The leaderboard and rewards API of the casual games platform: ranked pages of every board and period, the caller's own standing, profiles, match results, Mahjong Rivals' Arenas and tournaments, the daily bonus and rewarded-ad callbacks. Deployed behind API Gateway with a JWT authorizer; the caller is the token's `sub`. Values are integer points, or milliseconds on a level's time ranking; instants are UTC (RFC 3339).",
         license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
+    servers(
+        (url = "/", description = "The host that serves this description: a deployed stack's API, or `podium serve`"),
+        (url = "https://{api_id}.execute-api.{region}.amazonaws.com", description = "A deployed stack's HTTP API (its `ApiUrl` output; the `$default` stage has no prefix)",
+            variables(
+                ("api_id" = (default = "abcdef1234", description = "The HTTP API's id, from the stack's ApiUrl output")),
+                ("region" = (default = "eu-central-1", description = "The stack's AWS region"))
+            )),
+        (url = "http://127.0.0.1:8080", description = "`podium serve` on its default port (development: `Authorization: Dev <player-id>`)")
+    ),
     components(schemas(ErrorBody)),
     tags(
         (name = "leaderboards", description = "Ranked pages and the caller's standing (LB-1 … LB-7)"),
