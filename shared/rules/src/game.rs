@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A game of the platform.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Game {

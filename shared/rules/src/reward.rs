@@ -9,6 +9,7 @@ use crate::game::Game;
 use crate::record::ids::is_valid_id;
 
 /// The ad networks podium verifies callbacks of.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AdNetwork {
@@ -157,6 +158,7 @@ impl AdView {
 }
 
 /// How a rewarded ad ended, as the ad network (and the logs) see it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdStatus {
@@ -169,6 +171,7 @@ pub enum AdStatus {
 }
 
 /// The answer to a rewarded-ad callback, stored with the first one (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdResult {
     pub status: AdStatus,

@@ -46,6 +46,7 @@ pub fn claim_id(player_id: &str, day: NaiveDate) -> String {
 }
 
 /// The answer to a claim, stored with it (GM-3: a repeat gets it back).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BonusResult {
     pub player_id: String,

@@ -155,7 +155,7 @@ impl Source for AdGrant {
 }
 
 /// The answer to an ad callback.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct AdAnswer {
     #[serde(flatten)]
     pub result: AdResult,
@@ -281,7 +281,7 @@ impl Source for BonusClaim<'_> {
 }
 
 /// The answer to a daily-bonus claim.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct BonusAnswer {
     #[serde(flatten)]
     pub result: BonusResult,

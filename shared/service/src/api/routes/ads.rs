@@ -52,8 +52,9 @@ pub struct AdmobQuery {
     tag = "ad callbacks",
     params(AdmobQuery),
     responses(
-        (status = 200, description = "Paid, or the earlier answer of the same transaction (`duplicate`)", body = serde_json::Value,
-            example = json!({"player_id": "alice", "points": 50, "duplicate": false})),
+        (status = 200, description = "Paid, or the earlier answer of the same transaction (`duplicate`)", body = crate::players::rewards::AdAnswer,
+            example = json!({"status": "granted", "network": "admob", "transaction_id": "123456789", "player_id": "alice",
+                "game": "seega", "day": "2026-11-30", "points": 40, "balance_after": 540, "duplicate": false})),
         (status = 403, description = "The signature does not verify, the key is unknown, or the ad unit is not podium's", body = ErrorBody),
         (status = 409, description = "The transaction id was paid with other content (GM-3)", body = ErrorBody),
     )

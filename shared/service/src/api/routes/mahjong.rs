@@ -80,8 +80,9 @@ pub(crate) async fn tournament(
     path = "/v1/games/mahjong/daily-bonus",
     tag = "mahjong",
     responses(
-        (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = serde_json::Value,
-            example = json!({"day": "2026-11-30", "streak": 3, "points": 30, "jokers": 0, "claimed_now": true})),
+        (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = crate::players::rewards::BonusAnswer,
+            example = json!({"player_id": "m-00001", "day": "2026-11-30", "streak": 3, "points": 30, "jokers_granted": 0,
+                "jokers": 0, "balance_after": 1296, "next_claim_at": "2026-11-30T22:00:00Z", "claimed_now": true})),
         (status = 400, description = "A malformed `Idempotency-Key` (named in the message), the caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
             example = json!({"error": "invalid", "message": "caller (GM-6): this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it"})),
         (status = 409, description = "A conflicting claim", body = ErrorBody),

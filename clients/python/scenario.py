@@ -1,0 +1,126 @@
+"""A player's session against `podium serve`, through the Python client that
+openapi-python-client generates from GET /v1/openapi.json (scripts/clients-test
+generates it as the package `podium_client` and runs this file).
+
+Every answer must parse into the generated model its route documents, and the model
+must hold the whole answer: turned back into JSON it equals what the server sent, so
+a field the description lacks (or names or types otherwise) fails the run.
+
+    python scenario.py BASE_URL SEEGA_PLAYER MAHJONG_PLAYER...
+
+The Seega player reads a board page and the next (LB-3), their place with neighbours
+(LB-4), their profile and two pages of their point history (GM-4); the first Mahjong
+player with an unclaimed period reward claims it, twice (GM-3, LB-5), and claims the
+daily bonus twice with one Idempotency-Key (MJ-18).
+"""
+
+import datetime
+import json
+import sys
+import uuid
+
+from podium_client import AuthenticatedClient
+from podium_client.api.leaderboards import board_me, board_page
+from podium_client.api.mahjong import daily_bonus
+from podium_client.api.players import claim_reward, me, my_inbox, my_ledger
+from podium_client.models import (
+    BonusAnswer,
+    ClaimAnswer,
+    ErrorBody,
+    HistoryPage,
+    InboxView,
+    LeaderboardAroundMe,
+    LeaderboardPage,
+    Profile,
+)
+from podium_client.types import UNSET
+
+CALLS = []
+
+
+def same(sent, parsed, path="$"):
+    """`parsed` (the model turned back into JSON) equals `sent`; instants compared
+    as instants (the model writes +00:00 where the server wrote Z)."""
+    if isinstance(sent, dict) and isinstance(parsed, dict):
+        missing = sorted(set(sent) - set(parsed))
+        extra = sorted(set(parsed) - set(sent))
+        assert not missing and not extra, f"{path}: fields the model lost {missing}, added {extra}"
+        for k in sent:
+            same(sent[k], parsed[k], f"{path}.{k}")
+    elif isinstance(sent, list) and isinstance(parsed, list):
+        assert len(sent) == len(parsed), f"{path}: {len(sent)} items sent, {len(parsed)} parsed"
+        for i, (a, b) in enumerate(zip(sent, parsed)):
+            same(a, b, f"{path}[{i}]")
+    elif sent != parsed:
+        try:
+            a = datetime.datetime.fromisoformat(str(sent).replace("Z", "+00:00"))
+            b = datetime.datetime.fromisoformat(str(parsed).replace("Z", "+00:00"))
+        except ValueError:
+            a, b = sent, parsed
+        assert a == b, f"{path}: sent {sent!r}, parsed {parsed!r}"
+
+
+def call(module, model, *args, status=200, **kwargs):
+    """One request through the generated `module`; its answer parsed as `model`."""
+    r = module.sync_detailed(*args, **kwargs)
+    name = module.__name__.rsplit(".", 1)[-1]
+    CALLS.append(f"{name} {int(r.status_code)}")
+    assert int(r.status_code) == status, f"{name}: {int(r.status_code)} {r.content[:300]!r}"
+    assert isinstance(r.parsed, model), f"{name}: parsed as {type(r.parsed).__name__}, not {model.__name__}"
+    same(json.loads(r.content), r.parsed.to_dict(), name)
+    return r.parsed
+
+
+def main(base, seega_player, mahjong_players):
+    seega = AuthenticatedClient(base_url=base, token=seega_player, prefix="Dev", raise_on_unexpected_status=True)
+
+    first = call(board_page, LeaderboardPage, "seega", client=seega, limit=5)
+    assert len(first.entries) == 5, first
+    assert isinstance(first.next_cursor, str), "a next page"
+    second = call(board_page, LeaderboardPage, "seega", client=seega, limit=5, cursor=first.next_cursor)
+    assert {e.player_id for e in first.entries}.isdisjoint(e.player_id for e in second.entries)
+    assert second.entries[0].rank >= first.entries[-1].rank
+    call(board_page, ErrorBody, "no-such-board", client=seega, status=404)
+
+    around = call(board_me, LeaderboardAroundMe, "seega", client=seega, neighbours=2)
+    assert around.me is not UNSET and around.me is not None and around.me.player_id == seega_player, around
+
+    profile = call(me, Profile, client=seega)
+    assert profile.player_id == seega_player
+
+    ledger = call(my_ledger, HistoryPage, client=seega, game="seega", limit=3)
+    assert ledger.entries, "the Seega player has a point history"
+    if isinstance(ledger.next_cursor, str):
+        older = call(my_ledger, HistoryPage, client=seega, game="seega", limit=3, cursor=ledger.next_cursor)
+        assert older.entries
+
+    for player in mahjong_players:
+        client = AuthenticatedClient(base_url=base, token=player, prefix="Dev", raise_on_unexpected_status=True)
+        inbox = call(my_inbox, InboxView, client=client)
+        rewarded = [m for m in inbox.messages if m.reward is not UNSET and m.reward is not None]
+        if inbox.unclaimed and rewarded:
+            break
+    else:
+        raise AssertionError(f"none of {mahjong_players} has an unclaimed reward")
+    message = rewarded[0]
+    claimed = call(claim_reward, ClaimAnswer, message.id, client=client)
+    assert claimed.points == message.reward.points
+    again = call(claim_reward, ClaimAnswer, message.id, client=client)
+    assert again.to_dict() == claimed.to_dict(), "a repeat gets the first answer (GM-3)"
+    after = call(my_inbox, InboxView, client=client)
+    assert after.unclaimed == inbox.unclaimed - 1
+
+    key = f"scenario-{uuid.uuid4().hex[:12]}"
+    bonus = call(daily_bonus, BonusAnswer, client=client, idempotency_key=key)
+    repeat = call(daily_bonus, BonusAnswer, client=client, idempotency_key=key)
+    assert repeat.to_dict() == bonus.to_dict(), "one claim per Idempotency-Key (MJ-18)"
+    call(daily_bonus, ErrorBody, client=client, idempotency_key="not a valid key!", status=400)
+
+    print(f"python client scenario: {len(CALLS)} calls, every answer parsed by its generated model:")
+    print("  " + ", ".join(CALLS))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    main(sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3:])

@@ -1,0 +1,188 @@
+// A small client of podium's HTTP API: one function per route, over the types that
+// openapi-typescript generates from GET /v1/openapi.json into ./schema.d.ts
+// (scripts/clients-test generates them and type-checks this file with tsc). A route
+// renamed, a parameter or a field changed in the description breaks this build.
+import createClient, { type Client } from "openapi-fetch";
+import type { components, paths } from "./schema";
+
+export type Schemas = components["schemas"];
+export type Podium = Client<paths>;
+
+/** A client of the API at `baseUrl` (a stack's ApiUrl) sending `authorization`
+ *  (`Bearer <JWT>` deployed; `Dev <player-id>` against `podium serve`). */
+export function podium(baseUrl: string, authorization?: string): Podium {
+  return createClient<paths>({
+    baseUrl,
+    headers: authorization ? { Authorization: authorization } : {},
+  });
+}
+
+/** An answer other than 2xx: the API's error body (`error`, `message`). */
+export class PodiumError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(`podium answered ${status}: ${JSON.stringify(body)}`);
+  }
+}
+
+function ok<T>(r: { data?: T; error?: unknown; response: Response }): T {
+  if (r.data === undefined) throw new PodiumError(r.response.status, r.error);
+  return r.data;
+}
+
+// ---- leaderboards (LB-1 … LB-7)
+
+export async function boardPage(
+  c: Podium,
+  board: string,
+  query: { limit?: number; cursor?: string; period?: string } = {},
+): Promise<Schemas["LeaderboardPage"]> {
+  return ok(await c.GET("/v1/leaderboards/{board}", { params: { path: { board }, query } }));
+}
+
+/** Every entry of a board, page after page (LB-3: the cursor pins the snapshot). */
+export async function wholeBoard(c: Podium, board: string, limit = 100): Promise<Schemas["Entry"][]> {
+  const all: Schemas["Entry"][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await boardPage(c, board, cursor ? { limit, cursor } : { limit });
+    all.push(...page.entries);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+export async function boardMe(
+  c: Podium,
+  board: string,
+  query: { neighbours?: number; period?: string } = {},
+): Promise<Schemas["LeaderboardAroundMe"]> {
+  return ok(await c.GET("/v1/leaderboards/{board}/me", { params: { path: { board }, query } }));
+}
+
+export async function myLeague(c: Podium, league: string): Promise<Schemas["MyLeague"]> {
+  return ok(await c.GET("/v1/leagues/{league}/me", { params: { path: { league } } }));
+}
+
+export async function leagueCohort(
+  c: Podium,
+  league: string,
+  cohort: string,
+  week?: string,
+): Promise<Schemas["CohortView"]> {
+  return ok(
+    await c.GET("/v1/leagues/{league}/cohorts/{cohort}", {
+      params: { path: { league, cohort }, query: week ? { week } : {} },
+    }),
+  );
+}
+
+// ---- the caller
+
+export async function me(c: Podium): Promise<Schemas["Profile"]> {
+  return ok(await c.GET("/v1/me"));
+}
+
+export async function mahjongMe(c: Podium): Promise<Schemas["MahjongProfile"]> {
+  return ok(await c.GET("/v1/me/mahjong-rivals"));
+}
+
+export async function myMatch(c: Podium, match_id: string): Promise<unknown> {
+  return ok(await c.GET("/v1/me/matches/{match_id}", { params: { path: { match_id } } }));
+}
+
+export async function myLedger(
+  c: Podium,
+  game: string,
+  query: { limit?: number; cursor?: string } = {},
+): Promise<Schemas["HistoryPage"]> {
+  return ok(await c.GET("/v1/me/ledger", { params: { query: { game, ...query } } }));
+}
+
+export async function myInbox(c: Podium): Promise<Schemas["InboxView"]> {
+  return ok(await c.GET("/v1/me/inbox"));
+}
+
+export async function claimReward(c: Podium, message_id: string): Promise<Schemas["ClaimAnswer"]> {
+  return ok(await c.POST("/v1/me/inbox/{message_id}/claim", { params: { path: { message_id } } }));
+}
+
+export async function myFollows(c: Podium): Promise<Schemas["Following"]> {
+  return ok(await c.GET("/v1/me/follows"));
+}
+
+export async function follow(c: Podium, board: string): Promise<Schemas["Following"]> {
+  return ok(await c.PUT("/v1/me/follows/{board}", { params: { path: { board } } }));
+}
+
+export async function unfollow(c: Podium, board: string): Promise<Schemas["Following"]> {
+  return ok(await c.DELETE("/v1/me/follows/{board}", { params: { path: { board } } }));
+}
+
+// ---- Mahjong Rivals
+
+export async function myArena(c: Podium, arena_id: string): Promise<unknown> {
+  return ok(await c.GET("/v1/me/arenas/{arena_id}", { params: { path: { arena_id } } }));
+}
+
+export async function myTable(c: Podium, table_id: string): Promise<unknown> {
+  return ok(await c.GET("/v1/me/tournament-tables/{table_id}", { params: { path: { table_id } } }));
+}
+
+export async function tournament(c: Podium, tournament_id: string): Promise<unknown> {
+  return ok(await c.GET("/v1/tournaments/{tournament_id}", { params: { path: { tournament_id } } }));
+}
+
+/** Today's bonus (MJ-18); `idempotencyKey` the same on every retry of this claim. */
+export async function dailyBonus(c: Podium, idempotencyKey: string): Promise<Schemas["BonusAnswer"]> {
+  return ok(
+    await c.POST("/v1/games/mahjong/daily-bonus", {
+      params: { header: { "Idempotency-Key": idempotencyKey } },
+    }),
+  );
+}
+
+// ---- ad callbacks (sent by the ad networks, signed; here for completeness)
+
+export async function admobCallback(
+  c: Podium,
+  query: paths["/v1/ad-callbacks/admob"]["get"]["parameters"]["query"],
+): Promise<Schemas["AdAnswer"]> {
+  return ok(await c.GET("/v1/ad-callbacks/admob", { params: { query } }));
+}
+
+export async function unityCallback(
+  c: Podium,
+  query: paths["/v1/ad-callbacks/unity-ads"]["get"]["parameters"]["query"],
+): Promise<string> {
+  return ok(await c.GET("/v1/ad-callbacks/unity-ads", { params: { query }, parseAs: "text" }));
+}
+
+// ---- operators (JWT with the podium/operator scope)
+
+export async function operatorPlayer(c: Podium, player_id: string): Promise<Schemas["PlayerOverview"]> {
+  return ok(await c.GET("/v1/operator/players/{player_id}", { params: { path: { player_id } } }));
+}
+
+export async function operatorBoard(
+  c: Podium,
+  board: string,
+  query: { limit?: number; cursor?: string; period?: string } = {},
+): Promise<Schemas["LeaderboardPage"]> {
+  return ok(await c.GET("/v1/operator/leaderboards/{board}", { params: { path: { board }, query } }));
+}
+
+// ---- the description itself
+
+export async function openapiDocument(c: Podium): Promise<unknown> {
+  return ok(await c.GET("/v1/openapi.json"));
+}
+
+/** What a leaderboard screen shows: the top page, the caller's place, their inbox. */
+export async function leaderboardScreen(c: Podium, board: string) {
+  const [top, mine, inbox] = await Promise.all([boardPage(c, board, { limit: 10 }), boardMe(c, board), myInbox(c)]);
+  const rows = top.entries.map((e) => `${e.rank}. ${e.player_id} ${e.value_shown}`);
+  return { rows, myRank: mine.me?.rank ?? null, unclaimed: inbox.unclaimed };
+}
