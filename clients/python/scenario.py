@@ -6,12 +6,17 @@ Every answer must parse into the generated model its route documents, and the mo
 must hold the whole answer: turned back into JSON it equals what the server sent, so
 a field the description lacks (or names or types otherwise) fails the run.
 
-    python scenario.py BASE_URL SEEGA_PLAYER MAHJONG_PLAYER...
+    python scenario.py BASE_URL FIXTURES.json
+
+FIXTURES.json names who and what the seeded store holds: {"seega_player",
+"seega_match" (one of that player's matches), "mahjong_players" (candidates for an
+unclaimed period reward), "arena": {"id", "player"}}.
 
 The Seega player reads a board page and the next (LB-3), their place with neighbours
-(LB-4), their profile and two pages of their point history (GM-4); the first Mahjong
-player with an unclaimed period reward claims it, twice (GM-3, LB-5), and claims the
-daily bonus twice with one Idempotency-Key (MJ-18).
+(LB-4), their profile, two pages of their point history (GM-4) and a match's result;
+an Arena's player reads its standings (MJ-11); the first Mahjong player with an
+unclaimed period reward claims it, twice (GM-3, LB-5), and claims the daily bonus
+twice with one Idempotency-Key (MJ-18).
 """
 
 import datetime
@@ -21,9 +26,10 @@ import uuid
 
 from podium_client import AuthenticatedClient
 from podium_client.api.leaderboards import board_me, board_page
-from podium_client.api.mahjong import daily_bonus
-from podium_client.api.players import claim_reward, me, my_inbox, my_ledger
+from podium_client.api.mahjong import daily_bonus, my_arena
+from podium_client.api.players import claim_reward, me, my_inbox, my_ledger, my_match
 from podium_client.models import (
+    ArenaResult,
     BonusAnswer,
     ClaimAnswer,
     ErrorBody,
@@ -71,8 +77,13 @@ def call(module, model, *args, status=200, **kwargs):
     return r.parsed
 
 
-def main(base, seega_player, mahjong_players):
-    seega = AuthenticatedClient(base_url=base, token=seega_player, prefix="Dev", raise_on_unexpected_status=True)
+def client_of(base, player):
+    return AuthenticatedClient(base_url=base, token=player, prefix="Dev", raise_on_unexpected_status=True)
+
+
+def main(base, fixtures):
+    seega_player = fixtures["seega_player"]
+    seega = client_of(base, seega_player)
 
     first = call(board_page, LeaderboardPage, "seega", client=seega, limit=5)
     assert len(first.entries) == 5, first
@@ -94,14 +105,24 @@ def main(base, seega_player, mahjong_players):
         older = call(my_ledger, HistoryPage, client=seega, game="seega", limit=3, cursor=ledger.next_cursor)
         assert older.entries
 
-    for player in mahjong_players:
-        client = AuthenticatedClient(base_url=base, token=player, prefix="Dev", raise_on_unexpected_status=True)
+    result = my_match.sync_detailed(fixtures["seega_match"], client=seega)
+    CALLS.append(f"my_match {int(result.status_code)}")
+    assert int(result.status_code) == 200, result.content[:300]
+    assert result.parsed is not None and not isinstance(result.parsed, ErrorBody), result.parsed
+    same(json.loads(result.content), result.parsed.to_dict(), "my_match")
+
+    arena = fixtures["arena"]
+    standings = call(my_arena, ArenaResult, arena["id"], client=client_of(base, arena["player"]))
+    assert arena["player"] in {s.player_id for s in standings.standings}
+
+    for player in fixtures["mahjong_players"]:
+        client = client_of(base, player)
         inbox = call(my_inbox, InboxView, client=client)
         rewarded = [m for m in inbox.messages if m.reward is not UNSET and m.reward is not None]
         if inbox.unclaimed and rewarded:
             break
     else:
-        raise AssertionError(f"none of {mahjong_players} has an unclaimed reward")
+        raise AssertionError(f"none of {fixtures['mahjong_players']} has an unclaimed reward")
     message = rewarded[0]
     claimed = call(claim_reward, ClaimAnswer, message.id, client=client)
     assert claimed.points == message.reward.points
@@ -121,6 +142,6 @@ def main(base, seega_player, mahjong_players):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
-    main(sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3:])
+    main(sys.argv[1].rstrip("/"), json.load(open(sys.argv[2])))

@@ -89,7 +89,7 @@ export async function mahjongMe(c: Podium): Promise<Schemas["MahjongProfile"]> {
   return ok(await c.GET("/v1/me/mahjong-rivals"));
 }
 
-export async function myMatch(c: Podium, match_id: string): Promise<unknown> {
+export async function myMatch(c: Podium, match_id: string): Promise<Schemas["MatchView"]> {
   return ok(await c.GET("/v1/me/matches/{match_id}", { params: { path: { match_id } } }));
 }
 
@@ -123,11 +123,11 @@ export async function unfollow(c: Podium, board: string): Promise<Schemas["Follo
 
 // ---- Mahjong Rivals
 
-export async function myArena(c: Podium, arena_id: string): Promise<unknown> {
+export async function myArena(c: Podium, arena_id: string): Promise<Schemas["ArenaResult"]> {
   return ok(await c.GET("/v1/me/arenas/{arena_id}", { params: { path: { arena_id } } }));
 }
 
-export async function myTable(c: Podium, table_id: string): Promise<unknown> {
+export async function myTable(c: Podium, table_id: string): Promise<Schemas["TableResult"]> {
   return ok(await c.GET("/v1/me/tournament-tables/{table_id}", { params: { path: { table_id } } }));
 }
 

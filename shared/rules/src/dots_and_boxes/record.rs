@@ -60,6 +60,7 @@ pub struct DotsMatch {
 }
 
 /// The answer to a match, stored with it (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DotsResult {
     pub match_id: String,
@@ -74,6 +75,7 @@ pub struct DotsResult {
 }
 
 /// One player's end of a match.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DotsPlayer {
     pub player_id: String,

@@ -45,6 +45,7 @@ pub struct Arena {
 }
 
 /// One player's end of an Arena.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArenaStanding {
     pub player_id: String,
@@ -61,6 +62,7 @@ pub struct ArenaStanding {
 }
 
 /// The answer to an Arena, stored with it (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArenaResult {
     pub arena_id: String,

@@ -303,11 +303,13 @@ impl Table {
 }
 
 /// The answer to a table result: each player's TP (after the multiplier).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableResult {
     pub table_id: String,
     pub tournament_id: String,
-    /// (account, TP), in the table's order.
+    /// (account, TP), in the table's order: each a pair `["alice", 90]`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Vec<serde_json::Value>>, example = json!([["alice", 90], ["bob", 21]])))]
     pub tp: Vec<(String, i64)>,
 }
 

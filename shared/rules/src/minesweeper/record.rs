@@ -59,6 +59,7 @@ pub struct Duel {
 }
 
 /// One player's end of a duel.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DuelPlayer {
     pub player_id: String,
@@ -69,12 +70,15 @@ pub struct DuelPlayer {
 }
 
 /// The answer to a duel, stored with it (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DuelResult {
     pub match_id: String,
     /// `minesweeper`.
     pub game: Game,
     pub players: Vec<DuelPlayer>,
+    /// `"draw"`, or `{"win": {"player": 0 or 1, "kind": …}}` (MS-5 … MS-7).
+    #[cfg_attr(feature = "openapi", schema(value_type = serde_json::Value))]
     pub decided: Decided,
     pub rated: bool,
 }

@@ -8,6 +8,7 @@ use crate::seega::record::{ValidMatch, ValidOutcome, STONES_PER_PLAYER};
 pub const MIN_STONES_PLACED: u32 = 4;
 
 /// Why a match gives no points.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VoidReason {
@@ -18,6 +19,7 @@ pub enum VoidReason {
 }
 
 /// Win or loss, for one player of a decided match.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {

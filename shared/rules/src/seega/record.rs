@@ -75,6 +75,7 @@ pub struct PlayerRecord {
 
 /// The match's outcome as reported: `{"result": "win", "winner": ID, "reason": R}` or
 /// `{"result": "draw"}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Outcome {
@@ -108,6 +109,7 @@ impl Outcome {
 }
 
 /// `win` or `draw`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultKind {
@@ -116,6 +118,7 @@ pub enum ResultKind {
 }
 
 /// Why a decided match ended (SG-6, SG-9).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {

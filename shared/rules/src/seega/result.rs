@@ -13,6 +13,7 @@ use crate::settlement::{balance_change, LedgerSource, Settlement};
 
 /// A match's settled result, stored once per match id and returned to every
 /// later delivery of the same record (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchResult {
     pub match_id: String,
@@ -28,6 +29,7 @@ pub struct MatchResult {
 }
 
 /// Whether a match changed any balance.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchStatus {
@@ -36,6 +38,7 @@ pub enum MatchStatus {
 }
 
 /// One player's line of a match result.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerResult {
     pub player_id: String,

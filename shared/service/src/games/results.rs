@@ -11,7 +11,7 @@ use crate::error::ServiceError;
 /// A finished match's result as its players see it: a Seega match, a Dots and Boxes
 /// match (boxes, ratings before and after) or a Minesweeper duel (scores, lives, the
 /// kind of win, ratings), each with its `game`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(utoipa::ToSchema, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum MatchView {
     Seega(MatchResult),

@@ -18,7 +18,7 @@ use super::respond::*;
     tag = "mahjong",
     params(("arena_id" = String, Path, description = "The Arena's id", example = "ar-1")),
     responses(
-        (status = 200, description = "The Arena's rounds, standings and prizes (MJ-11)", body = serde_json::Value,
+        (status = 200, description = "The Arena's rounds, standings and prizes (MJ-11)", body = podium_rules::mahjong::arena::ArenaResult,
             example = json!({"arena_id": "ar-1", "standings": [{"player_id": "alice", "place": 1, "prize": 60}]})),
         (status = 404, description = "No such Arena of the caller's", body = ErrorBody),
     ),
@@ -39,7 +39,7 @@ pub(crate) async fn my_arena(
     tag = "mahjong",
     params(("table_id" = String, Path, description = "The table's id", example = "tb-1")),
     responses(
-        (status = 200, description = "The table's TP by player (MJ-13 … MJ-15)", body = serde_json::Value,
+        (status = 200, description = "The table's TP by player (MJ-13 … MJ-15)", body = podium_rules::mahjong::tournament_play::TableResult,
             example = json!({"table_id": "tb-1", "tournament_id": "cup-1", "tp": [["alice", 90], ["bob", 21]]})),
         (status = 404, description = "No such table of the caller's", body = ErrorBody),
     ),

@@ -90,7 +90,7 @@ pub(crate) async fn mahjong_me(State(state): State<AppState>, Caller(player): Ca
     params(("match_id" = String, Path, description = "The match id the game server sent", example = "m-000042")),
     responses(
         (status = 200, description = "The match's result document, by game (`game` says which): Seega's points and captures (SG-1 … SG-9), Dots and Boxes' boxes and ratings, Minesweeper's scores, lives and ratings",
-            body = serde_json::Value,
+            body = crate::games::results::MatchView,
             example = json!({"match_id": "m-000042", "game": "seega", "outcome": "win", "players": [{"player_id": "alice", "points": 311, "points_shown": "+311"}, {"player_id": "bob", "points": -120, "points_shown": "-120"}]})),
         (status = 404, description = "No such match of the caller's", body = ErrorBody),
     ),
