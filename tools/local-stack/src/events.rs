@@ -30,8 +30,13 @@ pub struct HttpRequest {
 /// The path parameters of `path` under the route template `route`, or `None` when
 /// the path does not match it.
 pub fn path_parameters(route: &str, path: &str) -> Option<BTreeMap<String, String>> {
-    let r: Vec<&str> = route.trim_matches('/').split('/').collect();
-    let p: Vec<&str> = path.trim_matches('/').split('/').collect();
+    // Segments exactly as sent: `//v1/me` or `/v1/me/` match no route (API Gateway
+    // answers them 404 itself).
+    let (Some(route), Some(path)) = (route.strip_prefix('/'), path.strip_prefix('/')) else {
+        return None;
+    };
+    let r: Vec<&str> = route.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
     if r.len() != p.len() {
         return None;
     }
@@ -208,6 +213,8 @@ mod tests {
         assert_eq!(p.get("board").map(String::as_str), Some("seega"));
         assert!(path_parameters("/v1/leaderboards/{board}", "/v1/leaderboards/seega/me").is_none());
         assert!(path_parameters("/v1/me", "/v1/me").expect("match").is_empty());
+        assert!(path_parameters("/v1/me/inbox", "/v1/me/inbox/").is_none());
+        assert!(path_parameters("/v1/me/inbox", "//v1/me/inbox").is_none());
         let p = path_parameters("/v1/me/inbox/{id}/claim", "/v1/me/inbox/pr%3Amahjong-daily/claim")
             .expect("match");
         assert_eq!(p["id"], "pr:mahjong-daily");

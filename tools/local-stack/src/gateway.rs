@@ -58,6 +58,9 @@ impl Tokens {
     pub fn verify(&self, token: &str) -> Option<Map<String, Value>> {
         let token = token.strip_prefix("Bearer ").unwrap_or(token).trim();
         let mut v = Validation::new(Algorithm::HS256);
+        // API Gateway checks exp and nbf as they stand: no leeway.
+        v.leeway = 0;
+        v.validate_nbf = true;
         v.set_issuer(&[&self.issuer]);
         v.set_audience(&[&self.audience]);
         v.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
@@ -91,8 +94,9 @@ struct Gateway {
     tokens: Tokens,
 }
 
-/// The largest request body API Gateway takes (10 MB).
-const MAX_BODY: usize = 10 * 1024 * 1024;
+/// The largest request a function can be given: Lambda's 6 MB invocation payload
+/// (API Gateway refuses larger ones with 413).
+const MAX_BODY: usize = 6 * 1024 * 1024;
 
 async fn handle(State(gw): State<Gateway>, req: Request) -> Response {
     let method = req.method().as_str().to_string();

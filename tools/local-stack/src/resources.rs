@@ -216,11 +216,23 @@ async fn create_table(c: &Clients, name: &str, props: &Value) -> Result<Resource
     })
 }
 
-async fn create_queue(c: &Clients, name: &str) -> Result<Resource, StackError> {
-    let url = c
-        .sqs
-        .create_queue()
-        .queue_name(name)
+/// Creates the queue `name` with the template's `VisibilityTimeout`,
+/// `MessageRetentionPeriod`, `DelaySeconds` and `ReceiveMessageWaitTimeSeconds`
+/// (its `RedrivePolicy` is set once every queue exists: [`create`]).
+async fn create_queue(c: &Clients, name: &str, props: &Value) -> Result<Resource, StackError> {
+    use aws_sdk_sqs::types::QueueAttributeName as A;
+    let mut req = c.sqs.create_queue().queue_name(name);
+    for (key, attr) in [
+        ("VisibilityTimeout", A::VisibilityTimeout),
+        ("MessageRetentionPeriod", A::MessageRetentionPeriod),
+        ("DelaySeconds", A::DelaySeconds),
+        ("ReceiveMessageWaitTimeSeconds", A::ReceiveMessageWaitTimeSeconds),
+    ] {
+        if let Some(v) = props.get(key).and_then(|v| v.as_u64().map(|n| n.to_string()).or(v.as_str().map(String::from))) {
+            req = req.attributes(attr, v);
+        }
+    }
+    let url = req
         .send()
         .await
         .map_err(|e| StackError::aws("sqs", e))?
@@ -283,7 +295,7 @@ pub async fn create(
         let name = format!("{stack_name}-{id}");
         let made = match kind.as_str() {
             "AWS::DynamoDB::Table" => create_table(c, &name, &props).await?,
-            "AWS::SQS::Queue" => create_queue(c, &name).await?,
+            "AWS::SQS::Queue" => create_queue(c, &name, &props).await?,
             "AWS::Events::EventBus" => {
                 let bus_name = match props.get("Name") {
                     Some(v) => template::resolve(v, &res.parameters, &res)?,
@@ -301,6 +313,29 @@ pub async fn create(
             _ => continue,
         };
         res.by_id.insert(id, made);
+    }
+    // Redrive policies name other queues: set once every queue exists.
+    for (id, kind, props) in template.resources() {
+        let Some(policy) = props.get("RedrivePolicy").filter(|_| kind == "AWS::SQS::Queue") else {
+            continue;
+        };
+        let target = policy
+            .get("deadLetterTargetArn")
+            .ok_or_else(|| StackError::Template(format!("{id}.RedrivePolicy: no deadLetterTargetArn")))?;
+        let arn = template::resolve(target, &res.parameters, &res)?;
+        let max = policy
+            .get("maxReceiveCount")
+            .map(|v| template::resolve(v, &res.parameters, &res))
+            .transpose()?
+            .unwrap_or_else(|| "10".into());
+        let json = serde_json::json!({"deadLetterTargetArn": arn, "maxReceiveCount": max}).to_string();
+        c.sqs
+            .set_queue_attributes()
+            .queue_url(res.by_id[&id].reference.clone())
+            .attributes(aws_sdk_sqs::types::QueueAttributeName::RedrivePolicy, json)
+            .send()
+            .await
+            .map_err(|e| StackError::aws("sqs", e))?;
     }
     Ok(res)
 }

@@ -81,7 +81,10 @@ pub struct Instance {
     shared: Arc<Mutex<Shared>>,
     exited: watch::Receiver<Option<String>>,
     output: Output,
-    _kill: oneshot::Sender<()>,
+    killer: Mutex<Option<oneshot::Sender<()>>>,
+    /// Set when an invocation timed out: the process was killed (as Lambda ends an
+    /// instance whose invocation times out), and this instance answers no more.
+    timed_out: Mutex<bool>,
     _server: tokio::task::AbortHandle,
 }
 
@@ -201,7 +204,8 @@ impl Instance {
             shared,
             exited,
             output,
-            _kill: kill,
+            killer: Mutex::new(Some(kill)),
+            timed_out: Mutex::new(false),
             _server: server,
         })
     }
@@ -216,6 +220,20 @@ impl Instance {
         self.output.text()
     }
 
+    /// Whether this instance can take no more invocations: it exited, posted an init
+    /// error, or was killed after a timeout (a new instance must take its place).
+    pub fn is_dead(&self) -> bool {
+        self.failed().is_some()
+    }
+
+    /// Ends the process (Lambda ends an instance whose invocation timed out).
+    fn kill(&self) {
+        *self.timed_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        if let Some(k) = self.killer.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = k.send(());
+        }
+    }
+
     fn failed(&self) -> Option<StackError> {
         let init = self
             .shared
@@ -224,9 +242,11 @@ impl Instance {
             .init_error
             .clone();
         let exit = self.exited.borrow().clone();
+        let timed_out = *self.timed_out.lock().unwrap_or_else(|p| p.into_inner());
         let status = match (init, exit) {
             (Some(e), _) => format!("init error: {e}"),
             (None, Some(s)) => format!("exited: {s}"),
+            (None, None) if timed_out => "killed after a timed-out invocation".to_string(),
             (None, None) => return None,
         };
         Some(StackError::Init {
@@ -259,9 +279,24 @@ impl Instance {
     }
 
     /// Sends `event` as one invocation and waits for the answer, at most the
-    /// function's timeout. Invocations of one instance run one after another.
+    /// function's timeout from the moment it is sent (the hand-off included).
+    /// Invocations of one instance run one after another. On a timeout the process is
+    /// killed, as Lambda ends such an instance: nothing of that invocation can take
+    /// effect later, and the instance answers no more ([`Instance::is_dead`]).
     pub async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
-        let sender = self.invoke.lock().await;
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let timed_out = || {
+            self.kill();
+            StackError::Timeout {
+                function: self.name.clone(),
+                secs: self.timeout.as_secs(),
+                output: self.output(),
+            }
+        };
+        let sender = tokio::select! {
+            s = self.invoke.lock() => s,
+            _ = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+        };
         if let Some(e) = self.failed() {
             return Err(e);
         }
@@ -272,35 +307,38 @@ impl Instance {
             .unwrap_or_else(|p| p.into_inner())
             .waiting
             .insert(id.clone(), answer_tx);
-        let deadline_ms = chrono::Utc::now().timestamp_millis() + self.timeout.as_millis() as i64;
+        let forget = || {
+            self.shared
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .waiting
+                .remove(&id);
+        };
         let invocation = Invocation {
             id: id.clone(),
             event: Bytes::from(serde_json::to_vec(event).unwrap_or_default()),
-            deadline_ms,
+            deadline_ms: chrono::Utc::now().timestamp_millis() + self.timeout.as_millis() as i64,
         };
-        if sender.send(invocation).await.is_err() {
-            return Err(StackError::Start {
-                function: self.name.clone(),
-                problem: "the runtime API has stopped".into(),
-            });
-        }
         let mut exited = self.exited.clone();
         let outcome = tokio::select! {
-            answer = answer_rx => answer.ok(),
+            sent = sender.send(invocation) => match sent {
+                Ok(()) => tokio::select! {
+                    answer = answer_rx => answer.ok(),
+                    _ = exited.changed() => None,
+                    _ = tokio::time::sleep_until(deadline) => {
+                        forget();
+                        return Err(timed_out());
+                    }
+                },
+                Err(_) => None,
+            },
             _ = exited.changed() => None,
-            _ = tokio::time::sleep(self.timeout) => {
-                return Err(StackError::Timeout {
-                    function: self.name.clone(),
-                    secs: self.timeout.as_secs(),
-                    output: self.output(),
-                });
+            _ = tokio::time::sleep_until(deadline) => {
+                forget();
+                return Err(timed_out());
             }
         };
-        self.shared
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .waiting
-            .remove(&id);
+        forget();
         match outcome {
             Some(answer) => Ok(answer),
             None => Err(self.failed().unwrap_or(StackError::Init {
@@ -373,8 +411,13 @@ async fn error(State(state): State<ApiState>, UrlPath(id): UrlPath<String>, body
     deliver(&state, &id, Answer::Error { error_type, message })
 }
 
+/// An init error, valid only before the first poll (Lambda answers 403 after it).
 async fn init_error(State(state): State<ApiState>, body: Bytes) -> StatusCode {
     let (kind, message) = error_of(&body);
-    state.shared.lock().unwrap_or_else(|p| p.into_inner()).init_error = Some(format!("{kind}: {message}"));
+    let mut shared = state.shared.lock().unwrap_or_else(|p| p.into_inner());
+    if shared.polled {
+        return StatusCode::FORBIDDEN;
+    }
+    shared.init_error = Some(format!("{kind}: {message}"));
     StatusCode::ACCEPTED
 }

@@ -82,8 +82,42 @@ impl HttpAnswer {
 
 struct Running {
     function: Function,
+    name: String,
     env: BTreeMap<String, String>,
-    instance: Instance,
+    binary: PathBuf,
+    echo: bool,
+    /// The current instance; a dead one (crashed, or killed after a timeout) is
+    /// replaced by a fresh one at the next invocation, as Lambda starts a new one.
+    instance: tokio::sync::Mutex<std::sync::Arc<Instance>>,
+}
+
+impl Running {
+    async fn start(&self) -> Result<Instance, StackError> {
+        Instance::start(Launch {
+            name: &self.name,
+            binary: &self.binary,
+            env: &self.env,
+            timeout: Duration::from_secs(self.function.timeout_secs),
+            echo: self.echo,
+        })
+        .await
+    }
+
+    /// The live instance, a new one started (and ready) when the last has died.
+    async fn instance(&self) -> Result<std::sync::Arc<Instance>, StackError> {
+        let mut current = self.instance.lock().await;
+        if current.is_dead() {
+            let fresh = self.start().await?;
+            fresh.ready().await?;
+            *current = std::sync::Arc::new(fresh);
+        }
+        Ok(current.clone())
+    }
+
+    /// One invocation on the live instance.
+    async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
+        self.instance().await?.invoke(event).await
+    }
 }
 
 /// A running local stack.
@@ -219,13 +253,16 @@ impl Stack {
                 f.binary.clone(),
                 Running {
                     function: f,
+                    name: function_name,
                     env,
-                    instance,
+                    binary,
+                    echo: settings.echo,
+                    instance: tokio::sync::Mutex::new(std::sync::Arc::new(instance)),
                 },
             );
         }
         for r in functions.values() {
-            r.instance.ready().await?;
+            r.instance.lock().await.ready().await?;
         }
         Ok(Stack {
             name,
@@ -270,7 +307,7 @@ impl Stack {
     pub fn output(&self, binary: &str) -> String {
         self.functions
             .get(binary)
-            .map(|r| r.instance.output())
+            .map(|r| r.instance.try_lock().map(|i| i.output()).unwrap_or_default())
             .unwrap_or_default()
     }
 
@@ -283,7 +320,7 @@ impl Stack {
 
     /// A direct invoke of `binary` with `event` (`aws lambda invoke --payload`).
     pub async fn invoke(&self, binary: &str, event: &Value) -> Result<Answer, StackError> {
-        self.running(binary)?.instance.invoke(event).await
+        self.running(binary)?.invoke(event).await
     }
 
     /// The function and route template serving `method path`, as API Gateway matches
@@ -353,10 +390,10 @@ impl Stack {
             claims: if public { None } else { claims },
             scopes,
         };
-        let answer = running.instance.invoke(&events::http_event(&req)).await;
+        let answer = running.invoke(&events::http_event(&req)).await;
         Ok(match answer {
             Ok(Answer::Response(v)) => http_answer(&v),
-            Ok(Answer::Error { .. }) | Err(StackError::Timeout { .. }) => {
+            Ok(Answer::Error { .. }) | Err(StackError::Timeout { .. }) | Err(StackError::Init { .. }) => {
                 HttpAnswer::gateway(500, "Internal Server Error")
             }
             Err(e) => return Err(e),
@@ -482,10 +519,7 @@ impl Stack {
             if messages.is_empty() {
                 continue;
             }
-            let answer = running
-                .instance
-                .invoke(&events::sqs_event(&arn, &messages))
-                .await?;
+            let answer = running.invoke(&events::sqs_event(&arn, &messages)).await?;
             let failed: Vec<String> = match &answer {
                 Answer::Response(v) => v
                     .get("batchItemFailures")
@@ -533,23 +567,21 @@ impl Stack {
             .ok_or_else(|| StackError::Template(format!("{binary} has no schedule {event}")))?;
         let payload = events::scheduler_input(&input, at)
             .map_err(|e| StackError::Template(format!("{binary}.{event}: Input is not JSON: {e}")))?;
-        running.instance.invoke(&payload).await
+        running.invoke(&payload).await
     }
 
-    /// One poll of the DynamoDB Streams event source of `binary`: the stream's new
-    /// records since the last poll (from the trim horizon at first), those its
-    /// filters let through, in batches of its batch size. A batch whose answer names
-    /// a failure is given again from that record at the next poll (as the mapping
-    /// retries). The answers.
+    /// One poll of the DynamoDB Streams event source of `binary`: per shard, the
+    /// records after the last one handed over (from the trim horizon at first), those
+    /// its filters let through, in batches of its batch size. The position moves past
+    /// a batch only when its answer names no failure; a failed batch and everything
+    /// after it are given again at the next poll (as the mapping retries). The answers.
     pub async fn poll_stream(&self, binary: &str) -> Result<Vec<Answer>, StackError> {
         let running = self.running(binary)?;
         let Some((filters, batch_size)) = running.function.events.iter().find_map(|(_, s)| match s {
             EventSource::DynamoDb { filters, batch_size } => Some((filters.clone(), *batch_size)),
             _ => None,
         }) else {
-            return Err(StackError::Template(format!(
-                "{binary} has no DynamoDB event source"
-            )));
+            return Err(StackError::Template(format!("{binary} has no DynamoDB event source")));
         };
         let arn = self
             .resources
@@ -567,25 +599,26 @@ impl Stack {
             .stream_description
             .and_then(|d| d.shards)
             .unwrap_or_default();
+        // One poll at a time: positions are read and moved under this lock.
         let mut positions = self.stream_positions.lock().await;
-        let mut records = Vec::new();
+        let mut answers = Vec::new();
         for shard in shards {
             let id = shard.shard_id().unwrap_or_default().to_string();
-            let iterator = match positions.get(&id) {
-                Some(it) => it.clone(),
-                None => {
-                    streams
-                        .get_shard_iterator()
-                        .stream_arn(&arn)
-                        .shard_id(&id)
-                        .shard_iterator_type(ShardIteratorType::TrimHorizon)
-                        .send()
-                        .await
-                        .map_err(|e| StackError::aws("dynamodbstreams", e))?
-                        .shard_iterator
-                }
+            let after = positions.get(&id).cloned().flatten();
+            let start = streams.get_shard_iterator().stream_arn(&arn).shard_id(&id);
+            let start = match &after {
+                Some(seq) => start
+                    .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
+                    .sequence_number(seq),
+                None => start.shard_iterator_type(ShardIteratorType::TrimHorizon),
             };
-            let mut iterator = iterator;
+            let mut iterator = start
+                .send()
+                .await
+                .map_err(|e| StackError::aws("dynamodbstreams", e))?
+                .shard_iterator;
+            // (record, its sequence number, whether the filters let it through)
+            let mut read: Vec<(Value, String, bool)> = Vec::new();
             while let Some(it) = iterator.clone() {
                 let page = streams
                     .get_records()
@@ -597,10 +630,11 @@ impl Stack {
                 let empty = got.is_empty();
                 for r in got {
                     let Some(d) = r.dynamodb else { continue };
+                    let seq = d.sequence_number.clone().unwrap_or_default();
                     let mut dynamodb = json!({
                         "ApproximateCreationDateTime": d.approximate_creation_date_time.map(|t| t.secs()).unwrap_or(0),
                         "Keys": d.keys.as_ref().map(image).unwrap_or(Value::Null),
-                        "SequenceNumber": d.sequence_number.clone().unwrap_or_default(),
+                        "SequenceNumber": seq,
                         "SizeBytes": d.size_bytes.unwrap_or(0),
                         "StreamViewType": d.stream_view_type.map(|v| v.as_str().to_string()).unwrap_or_default(),
                     });
@@ -610,35 +644,45 @@ impl Stack {
                     if let Some(i) = &d.old_image {
                         dynamodb["OldImage"] = image(i);
                     }
-                    records.push(json!({
+                    let record = json!({
                         "eventID": r.event_id.unwrap_or_default(),
                         "eventName": r.event_name.map(|n| n.as_str().to_string()).unwrap_or_default(),
                         "dynamodb": dynamodb,
-                    }));
+                    });
+                    let passes = filters.is_empty() || filters.iter().any(|f| events::matches(f, &record));
+                    read.push((record, seq, passes));
                 }
                 iterator = page.next_shard_iterator;
                 if empty {
                     break;
                 }
             }
-            positions.insert(id, iterator);
-        }
-        drop(positions);
-        let passed: Vec<Value> = records
-            .into_iter()
-            .filter(|r| filters.is_empty() || filters.iter().any(|f| events::matches(f, r)))
-            .collect();
-        let mut answers = Vec::new();
-        for batch in passed.chunks(batch_size.max(1)) {
-            let answer = running
-                .instance
-                .invoke(&events::stream_event(&arn, batch))
-                .await?;
-            let failed = matches!(&answer, Answer::Error { .. }) || answer_failures(&answer) > 0;
-            answers.push(answer);
-            if failed {
-                break;
+            // Hand the passing records over in batches; the position follows success.
+            let mut batch: Vec<Value> = Vec::new();
+            let mut committed = after.clone();
+            let last = read.len();
+            for (i, (record, seq, passes)) in read.into_iter().enumerate() {
+                if passes {
+                    batch.push(record);
+                }
+                let full = batch.len() >= batch_size.max(1);
+                if full || (i + 1 == last) {
+                    if !batch.is_empty() {
+                        let answer = running.invoke(&events::stream_event(&arn, &batch)).await?;
+                        let failed = answer_failures(&answer) > 0;
+                        answers.push(answer);
+                        batch.clear();
+                        if failed {
+                            break;
+                        }
+                    }
+                    committed = Some(seq);
+                } else if !passes && batch.is_empty() {
+                    // Filtered out with nothing pending before it: consumed.
+                    committed = Some(seq);
+                }
             }
+            positions.insert(id, committed);
         }
         Ok(answers)
     }
