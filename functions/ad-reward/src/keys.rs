@@ -102,13 +102,13 @@ impl<F: Fetch> FetchedKeys<F> {
         let bytes = self.fetch.fetch().await.map_err(|e| {
             tracing::warn!(error = %e, "verifier keys could not be fetched");
             ServiceError::Store(podium_store::StoreError::Unavailable {
-                operation: "verifier keys",
+                operation: podium_service::players::rewards::VERIFIER_KEYS,
                 message: e,
             })
         })?;
         let keys = Arc::new(KeySet::from_json(&bytes).map_err(|e| {
             ServiceError::Store(podium_store::StoreError::Unavailable {
-                operation: "verifier keys",
+                operation: podium_service::players::rewards::VERIFIER_KEYS,
                 message: e.to_string(),
             })
         })?);

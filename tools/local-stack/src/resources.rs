@@ -228,7 +228,10 @@ async fn create_queue(c: &Clients, name: &str, props: &Value) -> Result<Resource
         ("DelaySeconds", A::DelaySeconds),
         ("ReceiveMessageWaitTimeSeconds", A::ReceiveMessageWaitTimeSeconds),
     ] {
-        if let Some(v) = props.get(key).and_then(|v| v.as_u64().map(|n| n.to_string()).or(v.as_str().map(String::from))) {
+        if let Some(v) = props
+            .get(key)
+            .and_then(|v| v.as_u64().map(|n| n.to_string()).or(v.as_str().map(String::from)))
+        {
             req = req.attributes(attr, v);
         }
     }

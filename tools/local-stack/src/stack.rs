@@ -581,7 +581,9 @@ impl Stack {
             EventSource::DynamoDb { filters, batch_size } => Some((filters.clone(), *batch_size)),
             _ => None,
         }) else {
-            return Err(StackError::Template(format!("{binary} has no DynamoDB event source")));
+            return Err(StackError::Template(format!(
+                "{binary} has no DynamoDB event source"
+            )));
         };
         let arn = self
             .resources

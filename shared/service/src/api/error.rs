@@ -42,9 +42,14 @@ impl IntoResponse for ApiError {
             ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
             ServiceError::Conflict { .. } => (409, e.to_string()),
             ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
-            ServiceError::Store(err @ StoreError::Unavailable { .. }) => {
+            ServiceError::Store(err @ StoreError::Unavailable { operation, .. }) => {
                 tracing::warn!(error = %err, "store unavailable");
-                (503, "the store is not answering; try again shortly".to_string())
+                let what = if *operation == crate::players::rewards::VERIFIER_KEYS {
+                    "the ad network's verifier keys could not be fetched"
+                } else {
+                    "the store is not answering"
+                };
+                (503, format!("{what}; try again shortly"))
             }
             ServiceError::Store(err @ StoreError::OutOfLimits(_)) => {
                 tracing::warn!(error = %err, "request outside the store's limits");

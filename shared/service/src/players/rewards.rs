@@ -154,6 +154,10 @@ impl Source for AdGrant {
     }
 }
 
+/// The `operation` of the [`podium_store::StoreError::Unavailable`] a failed fetch
+/// of AdMob's published verifier keys is reported as (answered 503, saying so).
+pub const VERIFIER_KEYS: &str = "verifier keys";
+
 /// The answer to an ad callback.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct AdAnswer {
