@@ -82,6 +82,7 @@ pub struct Instance {
     exited: watch::Receiver<Option<String>>,
     output: Output,
     killer: Mutex<Option<oneshot::Sender<()>>>,
+    pid: Option<u32>,
     /// Set when an invocation timed out: the process was killed (as Lambda ends an
     /// instance whose invocation times out), and this instance answers no more.
     timed_out: Mutex<bool>,
@@ -160,6 +161,7 @@ impl Instance {
             .spawn()
             .map_err(|e| start_err(format!("{}: {e}", launch.binary.display())))?;
         let output = Output::default();
+        let pid = child.id();
         for stream in [
             child
                 .stdout
@@ -205,6 +207,7 @@ impl Instance {
             exited,
             output,
             killer: Mutex::new(Some(kill)),
+            pid,
             timed_out: Mutex::new(false),
             _server: server,
         })
@@ -213,6 +216,11 @@ impl Instance {
     /// The function's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The process id of the function's process.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
     }
 
     /// Everything the function printed so far (its last lines).

@@ -311,6 +311,11 @@ impl Stack {
             .unwrap_or_default()
     }
 
+    /// The process id of the function `binary`'s current instance.
+    pub async fn pid(&self, binary: &str) -> Option<u32> {
+        self.functions.get(binary)?.instance.lock().await.pid()
+    }
+
     fn running(&self, binary: &str) -> Result<&Running, StackError> {
         self.functions.get(binary).ok_or_else(|| StackError::Start {
             function: binary.to_string(),

@@ -628,3 +628,25 @@ async fn delete_player_by_direct_invoke() {
         .expect("invoke");
     assert!(matches!(bad, Answer::Error { .. }) || bad != answer, "{bad:?}");
 }
+
+/// A function instance that crashes is replaced by a new one at the next
+/// invocation, as Lambda starts a new instance: the request that met the crash gets
+/// API Gateway's 500, the next one an answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_instance_is_replaced() {
+    let stack = start(&["leaderboard"], &[]).await;
+    let doc = get(&stack, "/v1/openapi.json", None).await;
+    assert_eq!(doc.status, 200);
+    let pid = stack.pid("leaderboard").await.expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let met = get(&stack, "/v1/openapi.json", None).await;
+    let after = get(&stack, "/v1/openapi.json", None).await;
+    assert!(met.status == 500 || met.status == 200, "{}", met.status);
+    assert_eq!(after.status, 200, "a new instance answers");
+    assert_ne!(stack.pid("leaderboard").await, Some(pid));
+}
