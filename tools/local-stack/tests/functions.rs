@@ -104,6 +104,25 @@ fn seega(match_id: &str, winner: &str, loser: &str, ended: chrono::DateTime<Utc>
     .to_string()
 }
 
+/// `winner`'s Seega win over `loser`, ended `ago` before now, sent to MatchesQueue
+/// and scored by score-match (its SQS source polled until the queue is empty).
+async fn score(stack: &Stack, match_id: &str, winner: &str, loser: &str, ago: Duration) {
+    let record = seega(match_id, winner, loser, Utc::now() - ago);
+    stack.send_message("MatchesQueue", &record).await.expect("send");
+    drain(stack, "score-match").await;
+}
+
+/// Every answer of a batch source names no failed item (`batchItemFailures` empty).
+fn assert_no_failures(stack: &Stack, binary: &str, answers: &[Answer]) {
+    for a in answers {
+        let failures = response(a)["batchItemFailures"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(failures.is_empty(), "{a:?}\n{}", stack.output(binary));
+    }
+}
+
 fn response(a: &Answer) -> &Value {
     match a {
         Answer::Response(v) => v,
@@ -228,13 +247,7 @@ async fn score_match_scores_a_batch_once_and_dead_letters_the_malformed() {
     }
     let answers = drain(&stack, "score-match").await;
     assert!(!answers.is_empty());
-    for a in &answers {
-        let failures = response(a)["batchItemFailures"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        assert!(failures.is_empty(), "{a:?}\n{}", stack.output("score-match"));
-    }
+    assert_no_failures(&stack, "score-match", &answers);
     let dead = stack.take_messages("MatchesDeadLetterQueue").await.expect("dlq");
     assert_eq!(dead.len(), 1, "{dead:?}");
     assert!(dead[0].contains("lm-bad"), "{}", dead[0]);
@@ -324,13 +337,9 @@ async fn boards_pages_cursor_and_around_me_after_a_scheduled_refresh() {
     assert_eq!(get(&stack, "/v1/nowhere", claims("bp-3", None)).await.status, 404);
 }
 
+/// `s` percent-encoded for a path segment or a query value (the percent-encoding crate).
 fn percent(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 /// The daily bonus with an `Idempotency-Key` twice: one credit, the same answer
@@ -405,13 +414,7 @@ async fn daily_bonus_period_close_claim_and_published_events() {
     let tap = tap_bus(&stack).await;
     let answers = stack.poll_stream("events").await.expect("stream");
     assert!(!answers.is_empty());
-    for a in &answers {
-        let failures = response(a)["batchItemFailures"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        assert!(failures.is_empty(), "{a:?}\n{}", stack.output("events"));
-    }
+    assert_no_failures(&stack, "events", &answers);
     let published = read_queue(&stack, &tap).await;
     assert!(
         published.iter().any(|e| e.contains(&id) && e.contains(&player)),
@@ -489,12 +492,7 @@ async fn read_queue(stack: &Stack, url: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn operator_routes_need_the_operator_scope() {
     let stack = start(&["score-match", "operator"], &[]).await;
-    let ended = Utc::now() - Duration::minutes(1);
-    stack
-        .send_message("MatchesQueue", &seega("om-1", "op-p-1", "op-p-2", ended))
-        .await
-        .expect("send");
-    drain(&stack, "score-match").await;
+    score(&stack, "om-1", "op-p-1", "op-p-2", Duration::minutes(1)).await;
     let path = "/v1/operator/players/op-p-1";
     let staff = get(&stack, path, claims("support-1", Some("openid podium/operator"))).await;
     assert_eq!(staff.status, 200, "{}\n{}", staff.body, stack.output("operator"));
@@ -525,12 +523,7 @@ async fn ad_callbacks_verify_signatures() {
         ],
     )
     .await;
-    let ended = Utc::now() - Duration::minutes(1);
-    stack
-        .send_message("MatchesQueue", &seega("am-1", "ad-p-1", "ad-p-2", ended))
-        .await
-        .expect("send");
-    drain(&stack, "score-match").await;
+    score(&stack, "am-1", "ad-p-1", "ad-p-2", Duration::minutes(1)).await;
     let forged = get(
         &stack,
         "/v1/ad-callbacks/unity-ads?productid=3333&sid=ad-p-1&oid=forged-1&hmac=0123456789abcdef",
@@ -588,14 +581,7 @@ async fn serve_keys(keys: String) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_player_by_direct_invoke() {
     let stack = start(&["score-match", "player", "delete-player"], &[]).await;
-    stack
-        .send_message(
-            "MatchesQueue",
-            &seega("dm-1", "del-1", "del-2", Utc::now() - Duration::minutes(3)),
-        )
-        .await
-        .expect("send");
-    drain(&stack, "score-match").await;
+    score(&stack, "dm-1", "del-1", "del-2", Duration::minutes(3)).await;
     let before = get(&stack, "/v1/me/ledger?game=seega", claims("del-1", None)).await;
     assert_eq!(
         before.json()["entries"].as_array().map(Vec::len),
