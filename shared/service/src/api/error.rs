@@ -95,3 +95,36 @@ pub(super) async fn method_not_allowed(method: Method) -> Response {
     };
     (StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    async fn answer(operation: &'static str) -> (u16, serde_json::Value) {
+        let e = ServiceError::Store(StoreError::Unavailable {
+            operation,
+            message: "timed out".into(),
+        });
+        let response = ApiError(e).into_response();
+        let status = response.status().as_u16();
+        let bytes = response.into_body().collect().await.expect("body").to_bytes();
+        (status, serde_json::from_slice(&bytes).expect("error body"))
+    }
+
+    /// A store that does not answer is a 503 saying so; a failed fetch of AdMob's
+    /// verifier keys is a 503 naming the keys, not the store (SG-10).
+    #[tokio::test]
+    async fn unavailable_names_what_did_not_answer() {
+        let (status, body) = answer("GetItem").await;
+        assert_eq!(status, 503);
+        assert_eq!(body["message"], "the store is not answering; try again shortly");
+        let (status, body) = answer(crate::players::rewards::VERIFIER_KEYS).await;
+        assert_eq!(status, 503);
+        assert_eq!(
+            body["message"],
+            "the ad network's verifier keys could not be fetched; try again shortly"
+        );
+        assert_eq!(body["error"], "unavailable");
+    }
+}
