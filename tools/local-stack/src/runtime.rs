@@ -81,11 +81,10 @@ pub struct Instance {
     shared: Arc<Mutex<Shared>>,
     exited: watch::Receiver<Option<String>>,
     output: Output,
+    /// Taken (None) once the process was killed after a timed-out invocation, as
+    /// Lambda ends such an instance: this instance answers no more.
     killer: Mutex<Option<oneshot::Sender<()>>>,
     pid: Option<u32>,
-    /// Set when an invocation timed out: the process was killed (as Lambda ends an
-    /// instance whose invocation times out), and this instance answers no more.
-    timed_out: Mutex<bool>,
     _server: tokio::task::AbortHandle,
 }
 
@@ -208,7 +207,6 @@ impl Instance {
             output,
             killer: Mutex::new(Some(kill)),
             pid,
-            timed_out: Mutex::new(false),
             _server: server,
         })
     }
@@ -236,7 +234,6 @@ impl Instance {
 
     /// Ends the process (Lambda ends an instance whose invocation timed out).
     fn kill(&self) {
-        *self.timed_out.lock().unwrap_or_else(|p| p.into_inner()) = true;
         if let Some(k) = self.killer.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = k.send(());
         }
@@ -250,7 +247,7 @@ impl Instance {
             .init_error
             .clone();
         let exit = self.exited.borrow().clone();
-        let timed_out = *self.timed_out.lock().unwrap_or_else(|p| p.into_inner());
+        let timed_out = self.killer.lock().unwrap_or_else(|p| p.into_inner()).is_none();
         let status = match (init, exit) {
             (Some(e), _) => format!("init error: {e}"),
             (None, Some(s)) => format!("exited: {s}"),
