@@ -636,3 +636,30 @@ async fn a_crashed_instance_is_replaced() {
     assert_eq!(after.status, 200, "a new instance answers");
     assert_ne!(stack.pid("leaderboard").await, Some(pid));
 }
+
+/// A function instance that stops answering is given until its timeout (10 s, the
+/// template's): the request gets API Gateway's 500, the instance is killed (nothing
+/// of that invocation can take effect later), and the next request is answered by a
+/// new instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_instance_times_out_and_is_replaced() {
+    let stack = start(&["leaderboard"], &[]).await;
+    let pid = stack.pid("leaderboard").await.expect("pid");
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .expect("kill -STOP");
+    assert!(stopped.success());
+    let hung = get(&stack, "/v1/openapi.json", None).await;
+    assert_eq!(hung.status, 500, "{}", hung.body);
+    let after = get(&stack, "/v1/openapi.json", None).await;
+    assert_eq!(after.status, 200, "a new instance answers");
+    assert_ne!(stack.pid("leaderboard").await, Some(pid));
+    // The hung process was killed, not left stopped.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let alive = std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .status()
+        .expect("kill -0");
+    assert!(!alive.success(), "the timed-out instance's process is gone");
+}
