@@ -219,7 +219,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             replay: file,
             demo,
         } => {
-            let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?);
+            let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?)
+                .with_profiles(podium_service::config::profile_policy()?);
             if let Some(ads) = podium_service::config::local_ads()? {
                 ctx = ctx.with_ads(ads);
             }

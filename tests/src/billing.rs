@@ -162,6 +162,12 @@ impl<S: ItemStore> ItemStore for Billed<S> {
         self.read();
         self.inner.get_item(key, consistent).await
     }
+    async fn get_items(&self, keys: &[ItemKey], consistent: bool) -> Result<Vec<Option<Item>>, StoreError> {
+        for _ in 0..keys.len().div_ceil(100) {
+            self.read();
+        }
+        self.inner.get_items(keys, consistent).await
+    }
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
         let done = self.inner.put_item_if(key, body, expected).await?;
         if done {

@@ -60,9 +60,21 @@ impl<S: SourceStore> SourceStore for Counted<S> {
 
 #[async_trait]
 impl<S: SettleStore> SettleStore for Counted<S> {
+    /// One BatchGetItem per 100 players, as DynamoDB sends them.
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
-        self.reads.fetch_add(players.len() as u64, Ordering::Relaxed);
+        self.reads
+            .fetch_add(players.len().div_ceil(100) as u64, Ordering::Relaxed);
         self.inner.get_balances(game, players).await
+    }
+    /// One BatchGetItem per 100 players, as DynamoDB sends them.
+    async fn get_entries(
+        &self,
+        board: &BoardRef,
+        players: &[&str],
+    ) -> Result<Vec<Option<Balance>>, StoreError> {
+        self.reads
+            .fetch_add(players.len().div_ceil(100) as u64, Ordering::Relaxed);
+        self.inner.get_entries(board, players).await
     }
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
         self.read();
@@ -158,6 +170,11 @@ impl<S: ItemStore> ItemStore for Counted<S> {
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
         self.read();
         self.inner.get_item(key, consistent).await
+    }
+    async fn get_items(&self, keys: &[ItemKey], consistent: bool) -> Result<Vec<Option<Item>>, StoreError> {
+        self.reads
+            .fetch_add(keys.len().div_ceil(100) as u64, Ordering::Relaxed);
+        self.inner.get_items(keys, consistent).await
     }
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
         self.write(1);

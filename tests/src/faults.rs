@@ -217,6 +217,9 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
         self.inner.get_item(key, consistent).await
     }
+    async fn get_items(&self, keys: &[ItemKey], consistent: bool) -> Result<Vec<Option<Item>>, StoreError> {
+        self.inner.get_items(keys, consistent).await
+    }
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
         if let Some((prefix, left)) = &self.failing_item_writes {
             if key.pk.starts_with(prefix.as_str())

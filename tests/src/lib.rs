@@ -20,6 +20,7 @@ pub mod overtaken;
 pub mod performance;
 pub mod period_close;
 pub mod point_history;
+pub mod profiles;
 pub mod review;
 pub mod rewards;
 pub mod standing;

@@ -16,6 +16,7 @@ pub mod minesweeper;
 pub mod overtaken;
 pub mod period;
 pub mod period_reward;
+pub mod profile;
 pub mod rating;
 pub mod record;
 pub mod reward;

@@ -89,6 +89,10 @@ pub struct Overtaken {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Passer {
     pub player_id: String,
+    /// The player's name, avatar and country (PF-5): filled when the app reads it,
+    /// empty (so absent) in what is stored.
+    #[serde(default, flatten)]
+    pub card: crate::profile::Card,
     pub value: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u64>,

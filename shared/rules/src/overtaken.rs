@@ -151,6 +151,7 @@ impl Message {
                     .iter()
                     .take(MAX_LISTED)
                     .map(|e| Passer {
+                        card: Default::default(),
                         player_id: e.player_id.clone(),
                         value: e.value,
                         rank: (e.rank > 0).then_some(e.rank),
@@ -177,6 +178,7 @@ mod tests {
                 player_id: p.to_string(),
                 value: *v,
                 reached_at_ms: 0,
+                card: Default::default(),
             })
             .collect()
     }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::leaderboard::{listing_key, Standing};
+use crate::profile::Card;
 
 /// Entries per materialised page.
 pub const PAGE_SIZE: u32 = 100;
@@ -18,6 +19,9 @@ pub struct SnapshotEntry {
     pub value: i64,
     /// When the value was reached (ms since the Unix epoch, UTC).
     pub reached_at_ms: i64,
+    /// The player's name, avatar and country when the snapshot read them (PF-5).
+    #[serde(default, skip_serializing_if = "Card::is_empty")]
+    pub card: Card,
 }
 
 /// One page of a snapshot: `entries` in listing order, preceded by `first_position`
@@ -126,6 +130,7 @@ mod tests {
                 player_id: st.player_id,
                 value: st.value,
                 reached_at_ms: st.reached_at_ms,
+                card: Default::default(),
             })
             .collect();
         entries

@@ -19,6 +19,9 @@
 //! | `PODIUM_ADMOB_KEYS_URL` | `ad-reward` | where AdMob's verifier keys are published | `https://www.gstatic.com/admob/reward/verifier-keys.json` |
 //! | `PODIUM_ADMOB_KEYS_FILE` | `podium serve` (and `ad-reward`, instead of the URL) | a verifier-keys JSON file | unset |
 //! | `PODIUM_UNITY_ADS_SECRET` | `ad-reward`; `podium serve` | Unity Ads' S2S secret; unset: Unity callbacks are not answered | unset |
+//! | `PODIUM_NAME_BLOCKLIST` | HTTP functions; `podium serve` | terms no display name may contain (PF-1): comma-separated, or `@file` with one per line | none |
+//! | `PODIUM_AVATARS` | HTTP functions; `podium serve` | the avatar ids the app ships (PF-2), comma-separated | `a01` … `a24` |
+//! | `PODIUM_COUNTRY_CHANGE_DAYS` | HTTP functions; `podium serve` | the least days between two changes of a player's country (PF-3), 0 … 365 | 30 |
 //! | `PODIUM_PERIOD_REWARDS` | `snapshot`; `podium snapshot`, `podium serve` | reward tables of period boards, paid when a period closes (JSON by board id, or `@file`; see `podium_rules::period_reward`) | unset: no board sends period results |
 
 use std::path::PathBuf;
@@ -27,6 +30,7 @@ use std::time::Duration;
 use podium_ads::catalogue::Catalogue;
 use podium_ads::keys::KeySet;
 use podium_rules::period_reward::RewardTables;
+use podium_rules::profile::ProfilePolicy;
 use podium_rules::record::policy::RecordPolicy;
 use podium_rules::reward::AdPolicy;
 use podium_store::dynamo::Timeouts;
@@ -199,6 +203,43 @@ pub fn ad_catalogue() -> Result<Option<Catalogue>, ConfigError> {
             name: "PODIUM_AD_CATALOGUE",
             problem,
         })
+}
+
+/// What profiles are checked against (PF-1 … PF-3): `PODIUM_NAME_BLOCKLIST`
+/// (comma-separated, or `@file` with a term per line), `PODIUM_AVATARS`
+/// (comma-separated ids) and `PODIUM_COUNTRY_CHANGE_DAYS`; defaults:
+/// [`ProfilePolicy::default`].
+pub fn profile_policy() -> Result<ProfilePolicy, ConfigError> {
+    let d = ProfilePolicy::default();
+    let blocked: Vec<String> = match var("PODIUM_NAME_BLOCKLIST") {
+        Some(raw) => text_or_file("PODIUM_NAME_BLOCKLIST", raw)?
+            .split([',', '\n'])
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        None => Vec::new(),
+    };
+    let avatars: Vec<String> = match var("PODIUM_AVATARS") {
+        Some(raw) => raw
+            .split(',')
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        None => d.avatars.clone(),
+    };
+    if avatars.iter().any(|a| !podium_rules::record::ids::is_valid_id(a)) {
+        return Err(ConfigError {
+            name: "PODIUM_AVATARS",
+            problem: "must be ids of A-Z, a-z, 0-9, '.', '_', ':', '-', separated by commas".into(),
+        });
+    }
+    let days = number(
+        "PODIUM_COUNTRY_CHANGE_DAYS",
+        u64::from(podium_rules::profile::DEFAULT_COUNTRY_CHANGE_DAYS),
+        0..=365,
+    )? as u32;
+    let refs: Vec<&str> = blocked.iter().map(String::as_str).collect();
+    Ok(ProfilePolicy::new(&refs, avatars, days))
 }
 
 /// The period boards' reward tables (`PODIUM_PERIOD_REWARDS`: JSON, or `@file`),

@@ -11,7 +11,9 @@
 //! - [`games`]: each game's records settled (Seega, replayed duels, Mahjong Rivals,
 //!   tournaments), incoming routing, match results.
 //! - [`players`]: rewards, the inbox, point history, leagues, `overtaken` follows.
-//! - [`boards`]: live boards, periods and their close, snapshots, pages, cursors.
+//! - [`boards`]: live boards, periods and their close, snapshots, pages, cursors,
+//!   and the views derived from them (friends).
+//! - [`profiles`]: names, avatars, countries and friend lists (PF-*).
 //! - [`engine`]: the settlement engine: one commit path, keyed runs, change marks.
 //! - [`telemetry`], [`error`]: metrics and the crate's error, used by every room.
 
@@ -24,6 +26,7 @@ pub mod games;
 pub mod jobs;
 pub mod operators;
 pub mod players;
+pub mod profiles;
 pub mod telemetry;
 
 pub use error::ServiceError;

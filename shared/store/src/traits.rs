@@ -134,6 +134,13 @@ pub trait ItemStore: Send + Sync {
     /// The item's body and version, if it exists (strongly consistent when `consistent`).
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError>;
 
+    /// Several items, in the order asked (`None`: absent), strongly consistent when
+    /// `consistent`. DynamoDB: one BatchGetItem per 100 keys (unprocessed keys sent
+    /// again); by default one [`get_item`](Self::get_item) each, concurrently.
+    async fn get_items(&self, keys: &[ItemKey], consistent: bool) -> Result<Vec<Option<Item>>, StoreError> {
+        futures::future::try_join_all(keys.iter().map(|k| self.get_item(k, consistent))).await
+    }
+
     /// Writes `body` at version `expected + 1` if the stored version is `expected`
     /// (0: the item must not exist). `Ok(false)`: the condition failed, nothing written.
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError>;

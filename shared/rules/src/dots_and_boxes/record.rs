@@ -79,6 +79,10 @@ pub struct DotsResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DotsPlayer {
     pub player_id: String,
+    /// The player's name, avatar and country (PF-5): filled when the app reads it,
+    /// empty (so absent) in what is stored.
+    #[serde(default, flatten)]
+    pub card: crate::profile::Card,
     /// Boxes taken (DB-3).
     pub boxes: u32,
     pub rating_before: Option<i64>,
@@ -177,6 +181,7 @@ pub fn plan(
             .iter()
             .zip(boxes)
             .map(|(s, b)| DotsPlayer {
+                card: Default::default(),
                 player_id: s.player_id.clone(),
                 boxes: b,
                 rating_before: None,

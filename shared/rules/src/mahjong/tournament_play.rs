@@ -84,6 +84,10 @@ pub struct Winner {
     /// 1-based; no ties (MJ-16).
     pub place: u32,
     pub player_id: String,
+    /// The player's name, avatar and country (PF-5): filled when the app reads it,
+    /// empty (so absent) in what is stored.
+    #[serde(default, flatten)]
+    pub card: crate::profile::Card,
     pub tp: i64,
     /// Points.
     pub prize: i64,
@@ -367,6 +371,7 @@ pub fn winners(t: &Tournament, ordered: &[FinalStanding]) -> Vec<Winner> {
         .take(t.prizes.len().max(1))
         .enumerate()
         .map(|(i, s)| Winner {
+            card: Default::default(),
             place: i as u32 + 1,
             player_id: s.player_id.clone(),
             tp: s.tp,

@@ -63,6 +63,10 @@ pub struct Duel {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DuelPlayer {
     pub player_id: String,
+    /// The player's name, avatar and country (PF-5): filled when the app reads it,
+    /// empty (so absent) in what is stored.
+    #[serde(default, flatten)]
+    pub card: crate::profile::Card,
     pub score: i64,
     pub lives: u32,
     pub rating_before: Option<i64>,
@@ -190,6 +194,7 @@ pub fn plan(
             .iter()
             .zip(ended)
             .map(|(p, (score, lives))| DuelPlayer {
+                card: Default::default(),
                 player_id: p.player_id.clone(),
                 score,
                 lives,

@@ -30,7 +30,7 @@ pub fn is_reserved_id(id: &str) -> bool {
 
 /// [`check_id`] for a player's id, which also may not be of the reserved form of
 /// deleted players' pseudonyms (GM-6).
-pub(crate) fn check_player_id(field: &str, id: &str) -> Result<(), RuleError> {
+pub fn check_player_id(field: &str, id: &str) -> Result<(), RuleError> {
     check_id(field, id)?;
     if is_reserved_id(id) {
         return Err(RuleError::new(

@@ -42,6 +42,10 @@ pub enum MatchStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerResult {
     pub player_id: String,
+    /// The player's name, avatar and country (PF-5): filled when the app reads it,
+    /// empty (so absent) in what is stored.
+    #[serde(default, flatten)]
+    pub card: crate::profile::Card,
     /// `win` or `loss`; absent for a void match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
@@ -78,6 +82,7 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 .iter()
                 .enumerate()
                 .map(|(i, p)| PlayerResult {
+                    card: Default::default(),
                     player_id: p.player_id.clone(),
                     side: None,
                     captured: captured_lost(m, i).0,
@@ -114,6 +119,7 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
                 );
                 let (applied, after) = (entry.applied, change.after);
                 players.push(PlayerResult {
+                    card: Default::default(),
                     player_id: s.player_id.clone(),
                     side: Some(s.side),
                     captured: s.captured,

@@ -14,7 +14,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::ErrorBody;
-use super::routes::{ads::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, operator::*};
+use super::routes::{
+    ads::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, operator::*, profiles::*,
+};
 use super::state::AppState;
 
 #[derive(OpenApi)]
@@ -50,6 +52,9 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(board_page))
         .routes(routes!(board_me))
+        .routes(routes!(board_friends))
+        .routes(routes!(my_profile, put_profile))
+        .routes(routes!(my_friends, put_friends))
         .routes(routes!(me))
         .routes(routes!(mahjong_me))
         .routes(routes!(my_match))

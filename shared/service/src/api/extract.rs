@@ -166,3 +166,41 @@ pub fn int_param(
         },
     }
 }
+
+/// The largest request body read, in bytes: a profile or a friend list of
+/// [`podium_rules::profile::MAX_FRIENDS`] ids fits many times over.
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// The request body as a JSON value of `T`; 400 naming `body` when it is not JSON of
+/// that shape (the message names the path inside it) or larger than [`MAX_BODY`].
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: axum::extract::Request, _: &S) -> Result<Self, Self::Rejection> {
+        let bad = |message: String| {
+            ApiError(ServiceError::BadRequest {
+                field: "body",
+                message,
+            })
+        };
+        let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY)
+            .await
+            .map_err(|_| bad(format!("larger than {MAX_BODY} bytes")))?;
+        let de = &mut serde_json::Deserializer::from_slice(&bytes);
+        serde_path_to_error::deserialize(de).map(JsonBody).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let at = if path == "." {
+                String::new()
+            } else {
+                format!("at {path}: ")
+            };
+            bad(format!(
+                "{at}{}",
+                podium_rules::error::cut(&inner.to_string(), 200)
+            ))
+        })
+    }
+}

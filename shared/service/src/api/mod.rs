@@ -47,5 +47,5 @@ mod tests;
 pub use docs::{openapi, openapi_json, routes};
 pub use error::{ApiError, ErrorBody};
 pub use extract::Identity;
-pub use router::{handle, handle_with_headers, read_back, router, ApiRequest, ApiResponse};
+pub use router::{handle, handle_with_body, handle_with_headers, read_back, router, ApiRequest, ApiResponse};
 pub use state::{ApiContext, AppState, Clock};

@@ -89,6 +89,18 @@ pub async fn handle_with_headers<S: Store + Clone + 'static>(
     headers: &[(&str, &str)],
     now: DateTime<Utc>,
 ) -> ApiResponse {
+    handle_with_body(store, ctx, req, headers, Bytes::new(), now).await
+}
+
+/// [`handle_with_headers`] with a request body (a JSON document for `PUT`s).
+pub async fn handle_with_body<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    req: &ApiRequest,
+    headers: &[(&str, &str)],
+    body: Bytes,
+    now: DateTime<Utc>,
+) -> ApiResponse {
     let state = AppState::new(Arc::new(store.clone()), ctx.clone()).at(now);
     let query = match &req.raw_query {
         Some(raw) => raw.clone(),
@@ -113,7 +125,7 @@ pub async fn handle_with_headers<S: Store + Clone + 'static>(
     for (name, value) in headers {
         builder = builder.header(*name, *value);
     }
-    let built = builder.body(Body::empty());
+    let built = builder.body(Body::from(body));
     let mut http_req = match built {
         Ok(r) => r,
         Err(e) => {

@@ -23,3 +23,12 @@ pub(crate) struct LeaderboardAroundMe {
     around: AroundMe,
     period: podium_rules::period::PeriodClock,
 }
+
+/// A friends view: [`crate::boards::friends::FriendsView`] and its LB-6 period clock.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct FriendsBoard {
+    #[serde(flatten)]
+    friends: crate::boards::friends::FriendsView,
+    period: podium_rules::period::PeriodClock,
+}

@@ -21,6 +21,8 @@ pub struct ApiContext {
     pub callers: Arc<crate::api::callers::Callers>,
     pub cursors: CursorKey,
     pub ads: Option<Arc<Ads>>,
+    /// What names, avatars and countries are checked against (PF-1 … PF-3).
+    pub profiles: Arc<podium_rules::profile::ProfilePolicy>,
 }
 
 impl ApiContext {
@@ -31,7 +33,14 @@ impl ApiContext {
             callers: Arc::default(),
             cursors,
             ads: None,
+            profiles: Arc::default(),
         }
+    }
+
+    /// This context, checking profiles against `policy` (PF-1 … PF-3).
+    pub fn with_profiles(mut self, policy: podium_rules::profile::ProfilePolicy) -> Self {
+        self.profiles = Arc::new(policy);
+        self
     }
 
     /// This context, answering ad callbacks with `ads`.

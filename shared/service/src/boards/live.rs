@@ -13,9 +13,10 @@ use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Unit};
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
 use podium_rules::leaderboard::{RankCounter, Standing};
+use podium_rules::profile::Card;
 use podium_rules::seega::rank::rank_for;
 use podium_rules::standing::Relative;
-use podium_store::{Balance, BoardKey, BoardStore, PeriodStore, SettleStore};
+use podium_store::{Balance, BoardKey, BoardStore, ItemStore, PeriodStore, SettleStore};
 use serde::Serialize;
 
 use crate::boards::cursor::{Cursor, CursorKey};
@@ -44,6 +45,21 @@ pub struct Entry {
     pub rank_id: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub badge: Option<&'static str>,
+    /// The player's name, avatar and country (PF-5), each absent when unset.
+    #[serde(flatten)]
+    pub card: Card,
+}
+
+/// Gives each of `entries` its player's card (PF-5): one batch read of their profiles.
+pub(crate) async fn with_cards<S: ItemStore + ?Sized>(
+    store: &S,
+    entries: &mut [Entry],
+) -> Result<(), ServiceError> {
+    crate::profiles::cards::fill(
+        store,
+        entries.iter_mut().map(|e| (e.player_id.as_str(), &mut e.card)),
+    )
+    .await
 }
 
 /// A page of a board.
@@ -121,16 +137,20 @@ pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
     board: &BoardRef,
     player_id: &str,
 ) -> Result<Balance, ServiceError> {
-    // A game's balance board (`seega`, `dots-and-boxes`) is its balances.
-    let balance_game = board_def(&board.board)
-        .filter(|d| d.id == d.game.id())
-        .map(|d| d.game);
-    let found = if let Some(game) = balance_game {
+    let found = if let Some(game) = balance_game(board) {
         store.get_balance(game, player_id).await?
     } else {
         store.period_entry(board, player_id).await?
     };
     found.ok_or_else(|| ServiceError::NotFound(format!("no entry on {} yet", board.board)))
+}
+
+/// The game whose balances `board` lists: a game's balance board (`seega`,
+/// `dots-and-boxes`, `minesweeper`) is its balances; `None` for a period board.
+pub(crate) fn balance_game(board: &BoardRef) -> Option<Game> {
+    board_def(&board.board)
+        .filter(|d| d.id == d.game.id())
+        .map(|d| d.game)
 }
 
 fn is_seega(board: &BoardRef) -> bool {
@@ -155,12 +175,13 @@ pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
         value,
         rank_id: seega.map(|r| r.id),
         badge: seega.map(|r| r.badge),
+        card: Card::default(),
     }
 }
 
 /// A page of `limit` (1 … 100) entries of the live board from the top, or after
 /// `cursor` (a [`Cursor::Live`] this API issued, LB-3), before the board's first snapshot.
-pub async fn top_page<S: BoardStore + ?Sized>(
+pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     key: &CursorKey,
     board_ref: &BoardRef,
@@ -200,13 +221,14 @@ pub async fn top_page<S: BoardStore + ?Sized>(
         reached_at_ms: s.reached_at_ms,
         player_id: s.player_id.clone(),
     });
-    let entries: Vec<Entry> = rows
+    let mut entries: Vec<Entry> = rows
         .into_iter()
         .map(|s| {
             let rank = counter.next(s.value);
             entry(board_ref, s, rank)
         })
         .collect();
+    with_cards(store, &mut entries).await?;
     let next_cursor = match (more, last_key, counter.last()) {
         (true, Some(k), Some((value, rank))) => Some(key.issue(
             board_ref,
@@ -230,7 +252,7 @@ pub async fn top_page<S: BoardStore + ?Sized>(
 
 /// The caller's entry with its exact LB-2 rank and up to `n` neighbours each side (LB-4).
 /// [`ServiceError::NotFound`] when the caller has no balance on the board yet.
-pub async fn around_me<S: BoardStore + PeriodStore + ?Sized>(
+pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     player_id: &str,
@@ -267,18 +289,23 @@ pub async fn around_me<S: BoardStore + PeriodStore + ?Sized>(
         Some(top) => RankCounter::resume(start, top.value, top_rank),
         None => RankCounter::top(),
     };
-    let entries: Vec<Entry> = window
+    let mut entries: Vec<Entry> = window
         .into_iter()
         .map(|s| {
             let rank = counter.next(s.value);
             entry(board, s, rank)
         })
         .collect();
+    with_cards(store, &mut entries).await?;
+    let mut mine = entry(board, my_key.into_standing(), my_rank);
+    if let Some(e) = entries.iter().find(|e| e.player_id == player_id) {
+        mine.card = e.card.clone();
+    }
     Ok(AroundMe {
         board: board.board.clone(),
         as_of: now,
         snapshot: None,
-        me: entry(board, my_key.into_standing(), my_rank),
+        me: mine,
         entries,
         // A live board's size is not counted (LB-7): no rank of N, no cut-off.
         standing: relative(

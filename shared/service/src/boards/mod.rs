@@ -8,9 +8,11 @@
 //! - [`close`]: a frozen period's close: its `period_result` messages and rewards.
 //! - [`snapshot`]: ranked snapshots of a board: written, encoded, read, rendered.
 //! - [`pages`]: the pages the app reads, served from the current snapshot.
+//! - [`friends`]: a board among the caller's friends (PF-4).
 
 pub mod close;
 pub mod cursor;
+pub mod friends;
 pub mod live;
 pub mod pages;
 pub mod periods;

@@ -240,7 +240,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             break;
         };
         entries_left -= 1;
-        entries.push(entry(
+        let mut shown = entry(
             board,
             podium_rules::leaderboard::Standing {
                 player_id: e.player_id.clone(),
@@ -248,7 +248,9 @@ pub async fn top_page<S: ItemStore + ?Sized>(
                 reached_at_ms: e.reached_at_ms,
             },
             e.rank,
-        ));
+        );
+        shown.card = e.card.clone();
+        entries.push(shown);
         stop = Some((pg, j as u64 + 1));
     }
     // More to list: a shown entry after the stop among the pages read, or entries
@@ -396,16 +398,33 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let standing = my_key.clone().into_standing();
     let placed = around(&pages, &standing, better, stale, n);
     let of = p.entries + u64::from(stale.is_none());
+    // PF-5: every card as the snapshot read it (no extra read: a rename shows from
+    // the next refresh); none for a caller newer than the snapshot.
+    let card_of = |id: &str| {
+        pages
+            .iter()
+            .flat_map(|pg| &pg.entries)
+            .find(|e| e.player_id == id)
+            .map(|e| e.card.clone())
+            .unwrap_or_default()
+    };
     let entries: Vec<_> = placed
         .entries
         .into_iter()
-        .map(|(s, rank)| entry(board, s, rank))
+        .map(|(s, rank)| {
+            let card = card_of(&s.player_id);
+            let mut shown = entry(board, s, rank);
+            shown.card = card;
+            shown
+        })
         .collect();
+    let mut me_entry = entry(board, standing, placed.my_rank);
+    me_entry.card = card_of(player_id);
     Ok(Some(AroundMe {
         board: board.board.clone(),
         as_of: p.as_of,
         snapshot: Some(p.id.clone()),
-        me: entry(board, standing, placed.my_rank),
+        me: me_entry,
         entries,
         standing: relative(
             board,

@@ -3,7 +3,9 @@
 
 use podium_rules::game::Game;
 use podium_rules::seega::result::MatchResult;
-use podium_store::SourceStore;
+use podium_store::{ItemStore, SourceStore};
+
+use crate::profiles::cards::fill;
 use serde::Serialize;
 
 use crate::error::ServiceError;
@@ -22,7 +24,41 @@ pub enum MatchView {
 /// A finished match's result, for one of its two players only; anyone else gets
 /// [`ServiceError::NotFound`], as if the match did not exist. One read for a Seega
 /// match, up to three for the others (each game keeps its own match ids).
-pub async fn match_result<S: SourceStore + ?Sized>(
+pub async fn match_result<S: SourceStore + ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    match_id: &str,
+) -> Result<MatchView, ServiceError> {
+    let mut view = stored_result(store, player_id, match_id).await?;
+    // PF-5: each player's card, one batch read.
+    match &mut view {
+        MatchView::Seega(r) => {
+            fill(
+                store,
+                r.players.iter_mut().map(|p| (p.player_id.as_str(), &mut p.card)),
+            )
+            .await?
+        }
+        MatchView::DotsAndBoxes(r) => {
+            fill(
+                store,
+                r.players.iter_mut().map(|p| (p.player_id.as_str(), &mut p.card)),
+            )
+            .await?
+        }
+        MatchView::Minesweeper(r) => {
+            fill(
+                store,
+                r.players.iter_mut().map(|p| (p.player_id.as_str(), &mut p.card)),
+            )
+            .await?
+        }
+    }
+    Ok(view)
+}
+
+/// The stored result of the caller's match `match_id`, as [`match_result`] finds it.
+async fn stored_result<S: SourceStore + ?Sized>(
     store: &S,
     player_id: &str,
     match_id: &str,

@@ -529,7 +529,23 @@ pub async fn table_result<S: SettleStore + ?Sized>(
 /// A tournament: its settings and where it stands (open, running, cancelled,
 /// closing, or final with its winners, MJ-16). [`ServiceError::NotFound`] for an
 /// unknown id. One read.
-pub async fn tournament<S: SettleStore + ?Sized>(
+pub async fn tournament<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    tournament_id: &str,
+) -> Result<TournamentState, ServiceError> {
+    let mut state = stored_tournament(store, tournament_id).await?;
+    // PF-5: the winners' cards, one batch read.
+    if let Status::Final { winners } = &mut state.status {
+        crate::profiles::cards::fill(
+            store,
+            winners.iter_mut().map(|w| (w.player_id.as_str(), &mut w.card)),
+        )
+        .await?;
+    }
+    Ok(state)
+}
+
+async fn stored_tournament<S: SettleStore + ?Sized>(
     store: &S,
     tournament_id: &str,
 ) -> Result<TournamentState, ServiceError> {

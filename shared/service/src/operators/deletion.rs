@@ -302,6 +302,8 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store
         .delete_items(&crate::players::overtaken::follow_keys(player_id))
         .await?;
+    // The profile and friend list (PF-1 … PF-4).
+    store.delete_items(&crate::profiles::keys_of(player_id)).await?;
     report.balances = holdings.balances.len();
     report.entries = holdings.entries.len();
     report.ledger_entries = holdings.ledger.len();

@@ -39,7 +39,10 @@ pub struct InboxView {
 /// The caller's inbox: one read of their inbox state, and when `overtaken` messages
 /// name other players, one deletion check per player named (GM-6: a deleted player is
 /// left out of `by`).
-pub async fn view<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<InboxView, ServiceError> {
+pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+) -> Result<InboxView, ServiceError> {
     let inbox: Inbox = match store.get_state(player_id, inbox::STATE).await? {
         Some(s) => serde_json::from_str(&s.body)
             .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
@@ -72,6 +75,16 @@ pub async fn view<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result
         }
     }
     messages.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.cmp(&a.id)));
+    // PF-5: the cards of the players named, one batch read.
+    crate::profiles::cards::fill(
+        store,
+        messages
+            .iter_mut()
+            .filter_map(|m| m.overtaken.as_mut())
+            .flat_map(|o| o.by.iter_mut())
+            .map(|p| (p.player_id.as_str(), &mut p.card)),
+    )
+    .await?;
     Ok(InboxView {
         player_id: player_id.to_string(),
         unclaimed: messages.iter().filter(|m| m.unclaimed()).count(),

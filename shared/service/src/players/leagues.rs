@@ -96,6 +96,9 @@ pub struct CohortLine {
     pub value_shown: String,
     /// Where the line stands if the week ended now: `promotion`, `relegation` or `stay`.
     pub zone: &'static str,
+    /// The player's name, avatar and country (PF-5).
+    #[serde(flatten)]
+    pub card: podium_rules::profile::Card,
 }
 
 /// A cohort's standings.
@@ -131,13 +134,20 @@ pub async fn cohort<S: SettleStore + ItemStore + ?Sized>(
             league::close(league, tier, standings(store, league, week, &members).await?)
         }
     };
+    let mut entries: Vec<CohortLine> = results.iter().map(line).collect();
+    // PF-5: the members' cards, one batch read.
+    crate::profiles::cards::fill(
+        store,
+        entries.iter_mut().map(|l| (l.player_id.as_str(), &mut l.card)),
+    )
+    .await?;
     Ok(CohortView {
         league: league.id.to_string(),
         week: week.to_string(),
         cohort: cohort.to_string(),
         tier,
         tier_name: tier_name(league, tier),
-        entries: results.iter().map(line).collect(),
+        entries,
     })
 }
 
@@ -156,6 +166,7 @@ fn line(r: &CohortResult) -> CohortLine {
         player_id: r.player_id.clone(),
         value: r.value,
         value_shown: podium_rules::display::format_points(r.value),
+        card: Default::default(),
         zone: match r.movement {
             league::Movement::Promoted => "promotion",
             league::Movement::Relegated => "relegation",

@@ -558,6 +558,7 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
                     player_id: id.clone(),
                     value: b.points,
                     reached_at_ms: b.reached_at_ms,
+                    card: Default::default(),
                 });
             }
         }
@@ -566,12 +567,14 @@ async fn check_one<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Size
             player_id: player.to_string(),
             value: old.value,
             reached_at_ms: old.reached_at_ms,
+            card: Default::default(),
         };
         let now_entry = SnapshotEntry {
             rank: me.me.rank,
             player_id: player.to_string(),
             value: my_entry.points,
             reached_at_ms: my_entry.reached_at_ms,
+            card: Default::default(),
         };
         let by = neighbour_passes(&was, &now_entry, &were_behind);
         // Told now: not behind any more, whatever the snapshot says (a pass scored

@@ -212,3 +212,50 @@ pub(crate) async fn board_me(
         period: &clock,
     })
 }
+
+/// The query of a friends view (PF-4).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FriendsQuery {
+    /// A period id of the board's kind; the current period by default.
+    #[param(value_type = Option<String>, example = "2026-W49")]
+    period: Option<String>,
+}
+
+/// The caller and their friends (`PUT /v1/me/friends`) on a board, ranked among
+/// themselves (LB-2), each with their global rank as of the current snapshot.
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboards/{board}/friends",
+    tag = "leaderboards",
+    params(
+        ("board" = String, Path, description = "A board of LB-1 or of a family", example = "mahjong-weekly"),
+        FriendsQuery
+    ),
+    responses(
+        (status = 200, description = "The caller and every friend with an entry, ranked among themselves (PF-4, LB-2)", body = crate::api::schemas::FriendsBoard,
+            example = json!({"board": "mahjong-weekly", "as_of": "2026-12-02T10:05:00Z", "snapshot": "20261202T100500Z",
+                "me": {"rank": 2, "player_id": "p-00003", "value": 24, "value_shown": "24", "name": "Ionela", "country": "RO", "global_rank": 41},
+                "entries": [{"rank": 1, "player_id": "p-00007", "value": 31, "value_shown": "31", "name": "Vlad", "avatar": "a02", "global_rank": 17},
+                            {"rank": 2, "player_id": "p-00003", "value": 24, "value_shown": "24", "name": "Ionela", "country": "RO", "global_rank": 41}],
+                "period": {"period": "2026-W49", "kind": "weekly", "zone": "Europe/Bucharest", "start": "2026-11-29T22:00:00Z", "end": "2026-12-06T22:00:00Z", "next_reset": "2026-12-06T22:00:00Z"}})),
+        (status = 404, description = "No such board", body = ErrorBody,
+            example = json!({"error": "not_found", "message": "not found: board \"chess\""})),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn board_friends(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(board): PathId,
+    Params(q): Params<FriendsQuery>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let view = crate::boards::friends::view(store, &ctx.cache, &board, &player, now).await?;
+    json(&Clocked {
+        body: &view,
+        period: &clock,
+    })
+}

@@ -5,6 +5,7 @@
 //! - [`boards`]: board pages and around-me.
 //! - [`me`]: the caller's profiles, match results, point history.
 //! - [`messages`]: the inbox, claims, `overtaken` follows.
+//! - [`profiles`]: the caller's profile and friend list.
 //! - [`leagues`]: the caller's league, a cohort.
 //! - [`mahjong`]: Arenas, tournament tables, tournaments, the daily bonus.
 //! - [`ads`]: rewarded-ad callbacks.
@@ -17,4 +18,5 @@ pub mod mahjong;
 pub mod me;
 pub mod messages;
 pub mod operator;
+pub mod profiles;
 pub mod respond;

@@ -9,13 +9,17 @@
 //! short, decodes to [`StoreError::Corrupt`] naming the item.
 
 use podium_rules::leaderboard::Standing;
+use podium_rules::profile::Card;
 use podium_rules::snapshot::SnapshotEntry;
 use podium_store::StoreError;
 
 use crate::boards::snapshot::layout::DirEntry;
 
-/// The format byte of a page body written by this code.
+/// The format byte of a page body whose entries carry no card.
 pub const PAGE_FORMAT: u8 = 1;
+
+/// The format byte of a page body with each entry's card (PF-5).
+pub const PAGE_FORMAT_CARDS: u8 = 2;
 
 /// The largest entry count a page body may claim (a corrupt count must not make the
 /// decoder reserve gigabytes).
@@ -147,14 +151,14 @@ pub fn read_standings(r: &mut Reader<'_>) -> Result<Vec<Standing>, StoreError> {
     Ok(out)
 }
 
-/// Ranks `entries` (listing order) that follow `first_position` entries, the first
-/// of them ranked `first_rank` (LB-2).
-pub fn ranked(first_position: u64, first_rank: u64, entries: Vec<Standing>) -> Vec<SnapshotEntry> {
+/// Ranks `entries` (listing order, each with its card) that follow `first_position`
+/// entries, the first of them ranked `first_rank` (LB-2).
+pub fn ranked(first_position: u64, first_rank: u64, entries: Vec<(Standing, Card)>) -> Vec<SnapshotEntry> {
     let mut prev: Option<(i64, u64)> = None;
     entries
         .into_iter()
         .enumerate()
-        .map(|(i, s)| {
+        .map(|(i, (s, card))| {
             let rank = match prev {
                 None => first_rank,
                 Some((v, r)) if v == s.value => r,
@@ -166,35 +170,87 @@ pub fn ranked(first_position: u64, first_rank: u64, entries: Vec<Standing>) -> V
                 player_id: s.player_id,
                 value: s.value,
                 reached_at_ms: s.reached_at_ms,
+                card,
             }
         })
         .collect()
 }
 
+/// Appends an optional string: 0 when absent, else its length + 1 and its bytes.
+fn put_opt(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        None => put_varint(out, 0),
+        Some(s) => {
+            put_varint(out, s.len() as u64 + 1);
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+}
+
+fn read_opt(r: &mut Reader<'_>) -> Result<Option<String>, StoreError> {
+    let n = r.varint()?;
+    if n == 0 {
+        return Ok(None);
+    }
+    let len = usize::try_from(n - 1).map_err(|_| r.corrupt("string too long"))?;
+    let b = r.bytes(len)?;
+    String::from_utf8(b.to_vec()).map(Some).map_err(|e| r.corrupt(e))
+}
+
 /// The body of a page shared between snapshots: the format byte, then its entries
-/// ([`put_standings`]); no rank or position, which the directory holds.
-pub fn encode_body(entries: &[Standing]) -> Vec<u8> {
+/// ([`put_standings`]); no rank or position, which the directory holds. When any
+/// entry has a card (PF-5; `cards` in the entries' order, or empty), the format is
+/// [`PAGE_FORMAT_CARDS`] and each entry's name, avatar and country follow; else
+/// [`PAGE_FORMAT`], so a page whose players have no profile keeps its id.
+pub fn encode_body(entries: &[Standing], cards: &[Card]) -> Vec<u8> {
+    let with_cards = cards.iter().any(|c| !c.is_empty());
     let mut out = Vec::with_capacity(8 + entries.len() * 20);
-    out.push(PAGE_FORMAT);
+    out.push(if with_cards {
+        PAGE_FORMAT_CARDS
+    } else {
+        PAGE_FORMAT
+    });
     put_standings(
         &mut out,
         entries
             .iter()
             .map(|e| (e.player_id.as_str(), e.value, e.reached_at_ms)),
     );
+    if with_cards {
+        for i in 0..entries.len() {
+            let c = cards.get(i).cloned().unwrap_or_default();
+            put_opt(&mut out, c.name.as_deref());
+            put_opt(&mut out, c.avatar.as_deref());
+            put_opt(&mut out, c.country.as_deref());
+        }
+    }
     out
 }
 
-/// The entries [`encode_body`] wrote; `what` names the item in errors.
-pub fn decode_body(what: &str, body: &[u8]) -> Result<Vec<Standing>, StoreError> {
+/// The entries [`encode_body`] wrote, each with its card (empty in a body without
+/// cards); `what` names the item in errors.
+pub fn decode_body(what: &str, body: &[u8]) -> Result<Vec<(Standing, Card)>, StoreError> {
     let mut r = Reader::new(what, body);
     let format = r.byte()?;
-    if format != PAGE_FORMAT {
+    if format != PAGE_FORMAT && format != PAGE_FORMAT_CARDS {
         return Err(r.corrupt(format!("unknown page format {format}")));
     }
     let entries = read_standings(&mut r)?;
+    let mut out = Vec::with_capacity(entries.len());
+    for s in entries {
+        let card = if format == PAGE_FORMAT_CARDS {
+            Card {
+                name: read_opt(&mut r)?,
+                avatar: read_opt(&mut r)?,
+                country: read_opt(&mut r)?,
+            }
+        } else {
+            Card::default()
+        };
+        out.push((s, card));
+    }
     r.end()?;
-    Ok(entries)
+    Ok(out)
 }
 
 /// A page body's id: the first 16 bytes of its SHA-256, as 32 hex digits.
@@ -297,9 +353,18 @@ mod tests {
     proptest! {
         /// A page body decodes to its entries, whatever their values.
         #[test]
-        fn bodies_round_trip(values in proptest::collection::vec((any::<i64>(), any::<i64>()), 0..60)) {
+        fn bodies_round_trip(
+            values in proptest::collection::vec((any::<i64>(), any::<i64>()), 0..60),
+            names in proptest::collection::vec(proptest::option::of("\\PC{0,24}"), 0..60),
+        ) {
             let entries = standings(&values);
-            prop_assert_eq!(decode_body("p", &encode_body(&entries)).expect("decodes"), entries);
+            let cards: Vec<Card> = names.iter().map(|n| Card { name: n.clone(), avatar: None, country: n.as_ref().map(|_| "RO".to_string()) }).collect();
+            let cards: Vec<Card> = (0..entries.len()).map(|i| cards.get(i).cloned().unwrap_or_default()).collect();
+            let expected: Vec<(Standing, Card)> = entries.iter().cloned().zip(cards.iter().cloned()).collect();
+            prop_assert_eq!(decode_body("p", &encode_body(&entries, &cards)).expect("decodes"), expected);
+            // PF-5: a page of players without profiles keeps the body it had before cards.
+            let plain = encode_body(&entries, &[]);
+            prop_assert_eq!(plain[0], PAGE_FORMAT);
         }
 
         /// LB-2: ranks derived from the first rank equal a rank counter's over the board.
@@ -312,7 +377,8 @@ mod tests {
             let mut counter = RankCounter::top();
             let ranks: Vec<u64> = board.iter().map(|s| counter.next(s.value)).collect();
             let at = cut.index(board.len());
-            let got = ranked(at as u64, ranks[at], board[at..].to_vec());
+            let rows = board[at..].iter().cloned().map(|s| (s, Card::default())).collect();
+            let got = ranked(at as u64, ranks[at], rows);
             prop_assert_eq!(got.iter().map(|e| e.rank).collect::<Vec<_>>(), ranks[at..].to_vec());
         }
 
@@ -349,7 +415,7 @@ mod tests {
     /// A body cut short or of another format names the item.
     #[test]
     fn truncated_and_foreign_bodies_are_corrupt() {
-        let body = encode_body(&standings(&[(5, 1), (4, 2)]));
+        let body = encode_body(&standings(&[(5, 1), (4, 2)]), &[]);
         for bad in [&body[..body.len() - 1], b"{\"number\":0}".as_slice(), &[]] {
             let err = decode_body("SNAP#x", bad).expect_err("refused");
             assert!(

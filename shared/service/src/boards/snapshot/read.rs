@@ -422,5 +422,6 @@ pub fn body_key_of(board: &BoardRef, page: &SnapshotPage) -> ItemKey {
             reached_at_ms: e.reached_at_ms,
         })
         .collect();
-    body_key(board, &page_id(&encode_body(&standings)))
+    let cards: Vec<_> = page.entries.iter().map(|e| e.card.clone()).collect();
+    body_key(board, &page_id(&encode_body(&standings, &cards)))
 }

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
+use podium_rules::profile::Card;
 use podium_rules::snapshot::SnapshotPage;
 use podium_rules::standing::TOP_CUTOFF;
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, StoreError};
@@ -323,7 +324,14 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             };
             let first_rank = counter.next(first.value);
             let last_rank = rows.iter().skip(1).fold(first_rank, |_, s| counter.next(s.value));
-            let body = encode_body(&rows);
+            // PF-5: each entry's card as the snapshot reads it (one batch read a page).
+            let ids: Vec<&str> = rows.iter().map(|r| r.player_id.as_str()).collect();
+            let mut found = crate::profiles::cards::cards(store, &ids).await?;
+            let cards: Vec<Card> = rows
+                .iter()
+                .map(|r| found.remove(&r.player_id).unwrap_or_default())
+                .collect();
+            let body = encode_body(&rows, &cards);
             let page = page_id(&body);
             let expires_at = match stored.get(&page) {
                 Some(e) if outlives(*e, needed) => *e,
@@ -346,7 +354,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                 first_page = Some(SnapshotPage {
                     number: 0,
                     first_position: 0,
-                    entries: ranked(0, first_rank, rows),
+                    entries: ranked(0, first_rank, rows.into_iter().zip(cards).collect()),
                 });
             }
             next.position += u64::from(entry.len);

@@ -1,0 +1,433 @@
+//! Player profiles and friend lists (PF-1 … PF-5): the display name, avatar and
+//! country every entry the app reads carries, and the friends a friends board ranks.
+//!
+//! Pure: the policy (blocklist, avatars, the country interval) and the clock are
+//! parameters. Normalisation and grapheme counting are Unicode's, through the
+//! `unicode-normalization`, `unicode-segmentation` and `unicode-properties` crates;
+//! countries are ISO 3166-1 alpha-2 codes as the `isocountry` crate lists them.
+
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::error::{quoted, RuleError};
+
+/// The shortest and longest display name, in grapheme clusters (PF-1).
+pub const NAME_MIN: usize = 3;
+pub const NAME_MAX: usize = 24;
+
+/// The most friends a friend list holds (PF-4): a friends view reads the caller and
+/// them in ⌈(n + 1) / 100⌉ batch reads of each kind.
+pub const MAX_FRIENDS: usize = 200;
+
+/// The default least interval between two changes of country (PF-3), in days.
+pub const DEFAULT_COUNTRY_CHANGE_DAYS: u32 = 30;
+
+/// What a name, avatar or country is checked against (PF-1 … PF-3): the operators'
+/// settings, read once at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfilePolicy {
+    /// Terms no name may contain, compared case-folded with everything but letters
+    /// and digits left out (so `B.a d` contains `bad`); stored folded.
+    blocked: Vec<String>,
+    /// The avatar ids the app ships (PF-2).
+    pub avatars: Vec<String>,
+    /// The least time between two changes of country (PF-3), in milliseconds.
+    pub country_change_ms: i64,
+}
+
+impl Default for ProfilePolicy {
+    /// No blocked term, avatars `a01` … `a24`, a country change every 30 days.
+    fn default() -> Self {
+        ProfilePolicy::new(
+            &[],
+            (1..=24).map(|i| format!("a{i:02}")).collect(),
+            DEFAULT_COUNTRY_CHANGE_DAYS,
+        )
+    }
+}
+
+/// A name's letters and digits only, lower-cased: what the blocklist compares.
+fn folded(s: &str) -> String {
+    s.nfkc()
+        .flat_map(char::to_lowercase)
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
+impl ProfilePolicy {
+    /// A policy blocking `blocked` (terms, any case), offering `avatars`, allowing a
+    /// change of country every `country_change_days` days.
+    pub fn new(blocked: &[&str], avatars: Vec<String>, country_change_days: u32) -> Self {
+        ProfilePolicy {
+            blocked: blocked
+                .iter()
+                .map(|t| folded(t))
+                .filter(|t| !t.is_empty())
+                .collect(),
+            avatars,
+            country_change_ms: i64::from(country_change_days) * 86_400_000,
+        }
+    }
+
+    /// The blocked terms, folded.
+    pub fn blocked(&self) -> &[String] {
+        &self.blocked
+    }
+}
+
+/// The name, avatar and country an entry carries (PF-5); each absent when unset.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Card {
+    /// The display name (PF-1): NFKC-normalised, 3–24 grapheme clusters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// An avatar id of the configured set (PF-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+    /// ISO 3166-1 alpha-2 country code (PF-3), upper case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+}
+
+impl Card {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none() && self.avatar.is_none() && self.country.is_none()
+    }
+}
+
+/// A stored profile: the card and when its country last changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    #[serde(flatten)]
+    pub card: Card,
+    /// When the country last changed from one value to another (PF-3; the first
+    /// setting is no change): milliseconds since the Unix epoch, UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country_changed_at_ms: Option<i64>,
+}
+
+impl Profile {
+    /// The earliest instant (ms, UTC) the country may change again (PF-3); `None`: now.
+    pub fn country_changeable_from_ms(&self, policy: &ProfilePolicy) -> Option<i64> {
+        self.country_changed_at_ms
+            .map(|t| t.saturating_add(policy.country_change_ms))
+    }
+}
+
+/// One field of a profile change: left out (kept), `null` (removed) or a value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Change {
+    #[default]
+    Keep,
+    Remove,
+    Set(String),
+}
+
+/// A profile change as the app sends it (`PUT /v1/me/profile`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileChange {
+    pub name: Change,
+    pub avatar: Change,
+    pub country: Change,
+}
+
+impl ProfileChange {
+    /// The change a JSON object of `name`, `avatar` and `country` asks for: a field
+    /// left out is kept, `null` removes it, a string sets it. Errors name the field
+    /// (or `body` for anything but such an object).
+    pub fn from_json(value: &serde_json::Value) -> Result<ProfileChange, RuleError> {
+        let object = value.as_object().ok_or_else(|| {
+            RuleError::new(
+                "body",
+                "PF-1",
+                "a JSON object with `name`, `avatar` and `country`",
+            )
+        })?;
+        let mut change = ProfileChange::default();
+        for (key, v) in object {
+            let (slot, field, rule) = match key.as_str() {
+                "name" => (&mut change.name, "name", "PF-1"),
+                "avatar" => (&mut change.avatar, "avatar", "PF-2"),
+                "country" => (&mut change.country, "country", "PF-3"),
+                other => {
+                    return Err(RuleError::new(
+                        "body",
+                        "PF-1",
+                        format!(
+                            "unknown field {}: a profile has `name`, `avatar` and `country`",
+                            quoted(other)
+                        ),
+                    ))
+                }
+            };
+            *slot = match v {
+                serde_json::Value::Null => Change::Remove,
+                serde_json::Value::String(s) => Change::Set(s.clone()),
+                _ => {
+                    return Err(RuleError::new(
+                        field,
+                        rule,
+                        "must be a string, or null to remove it",
+                    ))
+                }
+            };
+        }
+        Ok(change)
+    }
+}
+
+/// The display name `raw` stands for (PF-1): NFKC-normalised, trimmed, runs of white
+/// space made one space; 3–24 grapheme clusters, each visible; no control, format
+/// (zero-width, bidirectional), private-use, unassigned or separator character save
+/// the zero-width joiner inside an emoji sequence; no blocked term.
+///
+/// Errors name `name` and PF-1.
+pub fn normalize_name(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleError> {
+    let refuse = |message: String| RuleError::new("name", "PF-1", message);
+    let nfkc: String = raw.nfkc().collect();
+    let name = nfkc.split_whitespace().collect::<Vec<_>>().join(" ");
+    for g in name.graphemes(true) {
+        let chars: Vec<char> = g.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            let joiner_in_emoji = c == '\u{200D}' && i > 0 && i + 1 < chars.len();
+            if !joiner_in_emoji && !allowed_char(c) {
+                return Err(refuse(format!(
+                    "U+{:04X} is an invisible or control character, which names may not hold",
+                    c as u32
+                )));
+            }
+        }
+        if g != " " && !chars.iter().any(|&c| visible(c)) {
+            return Err(refuse("every character of a name must be visible".into()));
+        }
+    }
+    let len = name.graphemes(true).count();
+    if !(NAME_MIN..=NAME_MAX).contains(&len) {
+        return Err(refuse(format!(
+            "names are {NAME_MIN}–{NAME_MAX} characters after normalisation; this one has {len}"
+        )));
+    }
+    let f = folded(&name);
+    if policy.blocked.iter().any(|t| f.contains(t.as_str())) {
+        return Err(refuse("this name is not allowed".into()));
+    }
+    Ok(name)
+}
+
+/// Letters that render as nothing (Hangul fillers, the braille blank): refused like
+/// format characters.
+const INVISIBLE_LETTERS: [char; 5] = ['\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}', '\u{2800}'];
+
+fn allowed_char(c: char) -> bool {
+    use GeneralCategory::*;
+    if INVISIBLE_LETTERS.contains(&c) {
+        return false;
+    }
+    !matches!(
+        c.general_category(),
+        Control | Format | PrivateUse | Unassigned | Surrogate | LineSeparator | ParagraphSeparator
+    ) && (c == ' ' || !c.is_whitespace())
+}
+
+/// A character that shows something: a letter, number, punctuation or symbol.
+fn visible(c: char) -> bool {
+    use unicode_properties::GeneralCategoryGroup::*;
+    !INVISIBLE_LETTERS.contains(&c)
+        && matches!(c.general_category_group(), Letter | Number | Punctuation | Symbol)
+}
+
+/// The avatar id `raw`, if the configured set offers it (PF-2); errors name `avatar`.
+pub fn check_avatar(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleError> {
+    if policy.avatars.iter().any(|a| a == raw) {
+        Ok(raw.to_string())
+    } else {
+        Err(RuleError::new(
+            "avatar",
+            "PF-2",
+            format!("{} is not an avatar this game offers", quoted(raw)),
+        ))
+    }
+}
+
+/// The ISO 3166-1 alpha-2 code `raw` (any case), upper case (PF-3); errors name `country`.
+pub fn check_country(raw: &str) -> Result<String, RuleError> {
+    match isocountry::CountryCode::for_alpha2_caseless(raw) {
+        Ok(code) if raw.len() == 2 => Ok(code.alpha2().to_string()),
+        _ => Err(RuleError::new(
+            "country",
+            "PF-3",
+            format!("{} is no ISO 3166-1 alpha-2 country code", quoted(raw)),
+        )),
+    }
+}
+
+/// `current` after `change` at `now_ms` (server clock, ms UTC) under `policy`
+/// (PF-1 … PF-3): each field checked, the country changed at most once per
+/// [`ProfilePolicy::country_change_ms`]. Nothing changes when any field is refused.
+pub fn apply(
+    current: &Profile,
+    change: &ProfileChange,
+    policy: &ProfilePolicy,
+    now_ms: i64,
+) -> Result<Profile, RuleError> {
+    let mut next = current.clone();
+    match &change.name {
+        Change::Keep => {}
+        Change::Remove => next.card.name = None,
+        Change::Set(raw) => next.card.name = Some(normalize_name(raw, policy)?),
+    }
+    match &change.avatar {
+        Change::Keep => {}
+        Change::Remove => next.card.avatar = None,
+        Change::Set(raw) => next.card.avatar = Some(check_avatar(raw, policy)?),
+    }
+    let country = match &change.country {
+        Change::Keep => current.card.country.clone(),
+        Change::Remove => None,
+        Change::Set(raw) => Some(check_country(raw)?),
+    };
+    if country != current.card.country {
+        // The first setting is free; every later change (removal included) counts.
+        let first = current.card.country.is_none() && current.country_changed_at_ms.is_none();
+        if !first {
+            if let Some(from) = current.country_changeable_from_ms(policy) {
+                if now_ms < from {
+                    let when = chrono::DateTime::from_timestamp_millis(from)
+                        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                        .unwrap_or_default();
+                    return Err(RuleError::new(
+                        "country",
+                        "PF-3",
+                        format!("the country changed less than the allowed interval ago; it may change again from {when}"),
+                    ));
+                }
+            }
+            next.country_changed_at_ms = Some(now_ms);
+        }
+        next.card.country = country;
+    }
+    Ok(next)
+}
+
+/// The friend list `ids` as stored (PF-4): each a player id (GM-5), duplicates and
+/// the caller's own id left out, at most [`MAX_FRIENDS`]; errors name
+/// `friends[i]` or `friends`.
+pub fn check_friends(owner: &str, ids: &[String]) -> Result<Vec<String>, RuleError> {
+    let mut out: Vec<String> = Vec::with_capacity(ids.len().min(MAX_FRIENDS));
+    let mut seen = std::collections::HashSet::new();
+    for (i, id) in ids.iter().enumerate() {
+        crate::record::ids::check_player_id(&format!("friends[{i}]"), id)?;
+        if id != owner && seen.insert(id.as_str()) {
+            out.push(id.clone());
+        }
+    }
+    if out.len() > MAX_FRIENDS {
+        return Err(RuleError::new(
+            "friends",
+            "PF-4",
+            format!(
+                "a friend list holds at most {MAX_FRIENDS} players; this one has {}",
+                out.len()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> ProfilePolicy {
+        ProfilePolicy::new(&["badword"], vec!["a01".into(), "a02".into()], 30)
+    }
+
+    /// PF-1: normalised, trimmed, spaces collapsed; full-width letters become ASCII.
+    #[test]
+    fn names_are_normalised() {
+        let p = policy();
+        assert_eq!(normalize_name("  Ａｌｉｃｅ  ", &p).unwrap(), "Alice");
+        assert_eq!(normalize_name("Mr   Bean", &p).unwrap(), "Mr Bean");
+        assert_eq!(normalize_name("ﬁne", &p).unwrap(), "fine");
+        assert_eq!(normalize_name("Ионела", &p).unwrap(), "Ионела");
+        assert_eq!(normalize_name("لاعب", &p).unwrap(), "لاعب");
+        // An emoji sequence with joiners is one grapheme.
+        assert_eq!(normalize_name("ab👨‍👩‍👧", &p).unwrap(), "ab👨‍👩‍👧");
+    }
+
+    /// PF-1: the cases the issue names: too short, too long, zero-width, blocked.
+    #[test]
+    fn bad_names_are_refused_naming_name() {
+        let p = policy();
+        for bad in [
+            "ab",
+            "abcdefghijklmnopqrstuvwxy",
+            "\u{200B}\u{200B}\u{200B}\u{200B}",
+            "a\u{200B}bc",
+            "BadWord99",
+            "b.a.d w o r d",
+            "\u{3164}\u{3164}\u{3164}",
+            "abc\u{202E}def",
+            "a\u{0007}bc",
+            "   ",
+        ] {
+            let e = normalize_name(bad, &p).unwrap_err();
+            assert_eq!((e.field.as_str(), e.rule), ("name", "PF-1"), "{bad:?}: {e}");
+        }
+        assert!(normalize_name(&"x".repeat(24), &p).is_ok());
+        assert!(normalize_name("abc", &p).is_ok());
+    }
+
+    /// PF-2, PF-3: avatars from the set, countries by ISO code.
+    #[test]
+    fn avatars_and_countries() {
+        let p = policy();
+        assert_eq!(check_avatar("a01", &p).unwrap(), "a01");
+        assert_eq!(check_avatar("a99", &p).unwrap_err().field, "avatar");
+        assert_eq!(check_country("ro").unwrap(), "RO");
+        for bad in ["XX", "ROU", "", "R"] {
+            assert_eq!(check_country(bad).unwrap_err().field, "country", "{bad}");
+        }
+    }
+
+    /// PF-3: the first setting is free; a second change within the interval is refused.
+    #[test]
+    fn country_changes_once_per_interval() {
+        let p = policy();
+        let day = 86_400_000;
+        let set = |c: &str| ProfileChange {
+            country: Change::Set(c.into()),
+            ..Default::default()
+        };
+        let a = apply(&Profile::default(), &set("RO"), &p, 0).unwrap();
+        assert_eq!(a.country_changed_at_ms, None);
+        let b = apply(&a, &set("FR"), &p, day).unwrap();
+        assert_eq!(b.card.country.as_deref(), Some("FR"));
+        let e = apply(&b, &set("DE"), &p, 2 * day).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule), ("country", "PF-3"));
+        // Setting the same country again is no change.
+        assert_eq!(apply(&b, &set("fr"), &p, 2 * day).unwrap(), b);
+        // Removing counts as a change too.
+        let off = ProfileChange {
+            country: Change::Remove,
+            ..Default::default()
+        };
+        assert!(apply(&b, &off, &p, 2 * day).is_err());
+        assert!(apply(&b, &set("DE"), &p, 31 * day).is_ok());
+    }
+
+    /// PF-4: duplicates and the caller dropped, ids checked, the size capped.
+    #[test]
+    fn friend_lists() {
+        let ids: Vec<String> = ["b", "c", "b", "me"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(check_friends("me", &ids).unwrap(), vec!["b", "c"]);
+        let bad = vec!["ok".to_string(), "no#".to_string()];
+        assert_eq!(check_friends("me", &bad).unwrap_err().field, "friends[1]");
+        let many: Vec<String> = (0..=MAX_FRIENDS).map(|i| format!("f{i}")).collect();
+        assert_eq!(check_friends("me", &many).unwrap_err().field, "friends");
+    }
+}

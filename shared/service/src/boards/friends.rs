@@ -1,0 +1,239 @@
+//! A board seen among friends (PF-4, LB-2): the caller and their friends ranked among
+//! themselves, each with their global rank where the current snapshot tells it.
+//!
+//! Reads (DynamoDB), for a caller with `n` friends (at most
+//! [`podium_rules::profile::MAX_FRIENDS`]): 1 GetItem of the friend list, then
+//! ⌈(n + 1) / 100⌉ BatchGetItems of the entries (strongly consistent), as many of
+//! the profiles, and at most as many of the snapshot pages that decide the global
+//! ranks (page 0 and directory chunk 0 come with the cached pointer). For 150
+//! friends: 1 + 2 + 2 + ≤ 2 = at most 7 requests, whatever the board's size.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
+use podium_rules::snapshot::{rank_against, SnapshotPage};
+use podium_store::{Balance, BoardKey, ItemStore, SettleStore};
+use serde::Serialize;
+
+use crate::boards::live::{balance_game, entry, with_cards, Entry};
+use crate::boards::pages::SnapshotCache;
+use crate::boards::snapshot::codec::{decode_body, ranked};
+use crate::boards::snapshot::layout::{body_key, Published};
+use crate::error::ServiceError;
+
+/// Players one batch read carries (DynamoDB's BatchGetItem limit).
+const BATCH: usize = 100;
+
+/// One line of a friends view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct FriendLine {
+    /// `rank` is the LB-2 rank among the caller and their friends.
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// The LB-2 rank of this value on the whole board as of the current snapshot
+    /// (1 + the snapshot's entries with a strictly better value); absent before the
+    /// board's first snapshot, for a caller without an entry, and below the
+    /// snapshot's first directory chunk (its first 200 pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_rank: Option<u64>,
+}
+
+/// The caller and their friends on a board, ranked among themselves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct FriendsView {
+    pub board: String,
+    /// The instant the global ranks are of (the snapshot's), or the read instant (UTC).
+    pub as_of: DateTime<Utc>,
+    /// The snapshot the global ranks come from; absent before the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// The caller's own line (also among `entries`): listed last with value 0 when
+    /// they have no entry on the board yet.
+    pub me: FriendLine,
+    /// The caller and every friend with an entry, in LB-2 listing order; friends
+    /// without an entry, unknown or deleted ids are left out.
+    pub entries: Vec<FriendLine>,
+}
+
+/// The entries of `players` on `board` (`None`: no entry), strongly consistent, in
+/// batches of [`BATCH`].
+async fn entries_of<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    players: &[&str],
+) -> Result<Vec<Option<Balance>>, ServiceError> {
+    let mut out = Vec::with_capacity(players.len());
+    for chunk in players.chunks(BATCH) {
+        match balance_game(board) {
+            Some(game) => out.extend(
+                store
+                    .get_balances(game, chunk)
+                    .await?
+                    .into_iter()
+                    .map(|b| (b.version > 0).then_some(b)),
+            ),
+            None => out.extend(store.get_entries(board, chunk).await?),
+        }
+    }
+    Ok(out)
+}
+
+/// The first stored value a directory entry's page lists.
+fn first_value(key: &str) -> Option<i64> {
+    BoardKey::decode(key).map(|k| k.value)
+}
+
+/// The global LB-2 ranks of `values` against snapshot `p`: for each value, the page
+/// that decides it (the last page whose first value is strictly better) when page 0
+/// or directory chunk 0 lists it, read in batches; `None` past chunk 0.
+async fn global_ranks<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    p: &Published,
+    values: &[(String, i64)],
+    now: DateTime<Utc>,
+) -> Result<Vec<Option<u64>>, ServiceError> {
+    let dir = &p.directory;
+    let chunk_is_whole = dir.len() as u64 >= u64::from(p.pages);
+    // For each value: Ok(None) when no page is better (rank 1), Ok(Some(n)) when page n decides, Err(()) when unknown.
+    let deciding: Vec<Result<Option<usize>, ()>> = values
+        .iter()
+        .map(|(_, v)| {
+            let n = dir.partition_point(|e| first_value(&e.key).is_some_and(|f| f > *v));
+            match n {
+                0 => Ok(None),
+                n if n < dir.len() || chunk_is_whole => Ok(Some(n - 1)),
+                _ => Err(()),
+            }
+        })
+        .collect();
+    let mut pages: BTreeMap<usize, SnapshotPage> = BTreeMap::new();
+    if let Some(first) = &p.first_page {
+        pages.insert(0, first.clone());
+    }
+    let wanted: Vec<usize> = {
+        let mut w: Vec<usize> = deciding
+            .iter()
+            .filter_map(|d| d.ok().flatten())
+            .filter(|n| !pages.contains_key(n))
+            .collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    for chunk in wanted.chunks(BATCH) {
+        let keys: Vec<_> = chunk.iter().map(|&n| body_key(board, &dir[n].page)).collect();
+        let found = store.get_items(&keys, p.fresh(now.timestamp_millis())).await?;
+        for ((&n, key), item) in chunk.iter().zip(&keys).zip(found) {
+            if let Some(item) = item {
+                let e = &dir[n];
+                pages.insert(
+                    n,
+                    SnapshotPage {
+                        number: n as u32,
+                        first_position: e.position,
+                        entries: ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?),
+                    },
+                );
+            }
+        }
+    }
+    Ok(values
+        .iter()
+        .zip(deciding)
+        .map(|((player, v), d)| match d {
+            Ok(None) => Some(1),
+            Ok(Some(n)) => pages.get(&n).map(|pg| {
+                // The player's own older, better entry is no rival of theirs.
+                let own = pg.entries.iter().any(|e| &e.player_id == player && e.value > *v);
+                rank_against(Some(pg), *v) - u64::from(own)
+            }),
+            Err(()) => None,
+        })
+        .collect())
+}
+
+/// The caller and their friends on `board` (PF-4, LB-2): ranked among themselves by
+/// their live values, each with their global rank as of the current snapshot.
+pub async fn view<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    board: &BoardRef,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<FriendsView, ServiceError> {
+    let list = crate::profiles::friends::get(store, player_id).await?;
+    let mut ids: Vec<&str> = vec![player_id];
+    ids.extend(list.friends.iter().map(String::as_str));
+    let found = entries_of(store, board, &ids).await?;
+    let mut standings: Vec<Standing> = found
+        .into_iter()
+        .flatten()
+        .map(|b| Standing {
+            player_id: b.player_id,
+            value: b.points,
+            reached_at_ms: b.reached_at_ms,
+        })
+        .collect();
+    standings.sort_by(listing_order);
+    let caller_listed = standings.iter().any(|s| s.player_id == player_id);
+    let published = cache.current(store, board).await?;
+    let globals: HashMap<String, u64> = match &published {
+        Some(p) => {
+            let values: Vec<(String, i64)> =
+                standings.iter().map(|s| (s.player_id.clone(), s.value)).collect();
+            values
+                .iter()
+                .zip(global_ranks(store, board, p, &values, now).await?)
+                .filter_map(|((id, _), r)| r.map(|r| (id.clone(), r)))
+                .collect()
+        }
+        None => HashMap::new(),
+    };
+    let mut counter = RankCounter::top();
+    let mut entries: Vec<Entry> = standings
+        .into_iter()
+        .map(|s| {
+            let rank = counter.next(s.value);
+            entry(board, s, rank)
+        })
+        .collect();
+    if !caller_listed {
+        let rank = counter.position() + 1;
+        entries.push(entry(
+            board,
+            Standing {
+                player_id: player_id.to_string(),
+                value: 0,
+                reached_at_ms: 0,
+            },
+            rank,
+        ));
+    }
+    with_cards(store, &mut entries).await?;
+    let lines: Vec<FriendLine> = entries
+        .into_iter()
+        .map(|e| FriendLine {
+            global_rank: if e.player_id == player_id && !caller_listed {
+                None
+            } else {
+                globals.get(&e.player_id).copied()
+            },
+            entry: e,
+        })
+        .collect();
+    let me = lines
+        .iter()
+        .find(|l| l.entry.player_id == player_id)
+        .cloned()
+        .ok_or_else(|| ServiceError::NotFound("the caller's own line".into()))?;
+    Ok(FriendsView {
+        board: board.board.clone(),
+        as_of: published.as_ref().map_or(now, |p| p.as_of),
+        snapshot: published.as_ref().map(|p| p.id.clone()),
+        me,
+        entries: lines,
+    })
+}

@@ -1,0 +1,80 @@
+//! The caller's profile (PF-1 … PF-3): read, and changed field by field with a
+//! conditional write on its version (concurrent changes retried, none lost).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use podium_rules::profile::{apply, Card, Profile, ProfileChange, ProfilePolicy};
+use podium_store::ItemStore;
+use serde::Serialize;
+
+use super::cards::decode;
+use super::profile_key;
+use crate::error::ServiceError;
+
+/// The caller's profile as the app reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ProfileView {
+    pub player_id: String,
+    #[serde(flatten)]
+    pub card: Card,
+    /// When the country may change again (PF-3; UTC); absent: now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country_changeable_from: Option<String>,
+}
+
+impl ProfileView {
+    fn new(player_id: &str, p: &Profile, policy: &ProfilePolicy, now: DateTime<Utc>) -> Self {
+        let from = p
+            .country_changeable_from_ms(policy)
+            .filter(|&t| t > now.timestamp_millis())
+            .and_then(DateTime::from_timestamp_millis)
+            .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true));
+        ProfileView {
+            player_id: player_id.to_string(),
+            card: p.card.clone(),
+            country_changeable_from: from,
+        }
+    }
+}
+
+/// The stored profile of `player_id` and its version (0: none), strongly consistent.
+async fn stored<S: ItemStore + ?Sized>(store: &S, player_id: &str) -> Result<(Profile, u64), ServiceError> {
+    match store.get_item(&profile_key(player_id), true).await? {
+        Some(item) => Ok((decode(player_id, &item.body)?, item.version)),
+        None => Ok((Profile::default(), 0)),
+    }
+}
+
+/// The caller's profile (empty when never set): one read.
+pub async fn get<S: ItemStore + ?Sized>(
+    store: &S,
+    policy: &ProfilePolicy,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<ProfileView, ServiceError> {
+    let (p, _) = stored(store, player_id).await?;
+    Ok(ProfileView::new(player_id, &p, policy, now))
+}
+
+/// Applies `change` to the caller's profile at `now` (PF-1 … PF-3): one read and one
+/// conditional write (none when nothing changes), retried when a concurrent change
+/// won. Refusals name the field and rule and write nothing.
+pub async fn put<S: ItemStore + ?Sized>(
+    store: &S,
+    policy: &ProfilePolicy,
+    player_id: &str,
+    change: &ProfileChange,
+    now: DateTime<Utc>,
+) -> Result<ProfileView, ServiceError> {
+    for _ in 0..5 {
+        let (current, version) = stored(store, player_id).await?;
+        let next = apply(&current, change, policy, now.timestamp_millis())?;
+        if next == current {
+            return Ok(ProfileView::new(player_id, &next, policy, now));
+        }
+        let body = serde_json::to_vec(&next).unwrap_or_default();
+        if store.put_item_if(&profile_key(player_id), &body, version).await? {
+            return Ok(ProfileView::new(player_id, &next, policy, now));
+        }
+    }
+    Err(ServiceError::Contended { attempts: 5 })
+}

@@ -1,0 +1,508 @@
+//! Profiles and friends on both stores (PF-1 … PF-5, LB-2, GM-6): names checked and
+//! shown on every entry the app reads, friend lists ranked among themselves in a
+//! constant number of batch reads.
+
+use bytes::Bytes;
+use chrono::{DateTime, Duration, Utc};
+use podium_rules::board::{board_def, BoardRef};
+use podium_rules::profile::ProfilePolicy;
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::boards::{periods, snapshot};
+use podium_service::operators::deletion::delete_player;
+use podium_store::{ErasureStore, Store};
+use serde_json::{json, Value};
+
+use crate::contract::cursor_key;
+use crate::counting::Counted;
+use crate::fixtures::{seed_balance, tick};
+use crate::review::get;
+
+/// A context whose blocklist holds `badword`.
+fn ctx() -> ApiContext {
+    ApiContext::new(cursor_key()).with_profiles(ProfilePolicy::new(
+        &["badword"],
+        (1..=24).map(|i| format!("a{i:02}")).collect(),
+        30,
+    ))
+}
+
+fn put_req(path: &str, player: &str) -> ApiRequest {
+    ApiRequest {
+        method: "PUT".into(),
+        path: path.into(),
+        player: Some(player.into()),
+        ..Default::default()
+    }
+}
+
+/// `PUT path` with `body` as `player` at `now`.
+pub async fn put<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    path: &str,
+    player: &str,
+    body: &Value,
+    now: DateTime<Utc>,
+) -> ApiResponse {
+    api::handle_with_body(
+        store,
+        ctx,
+        &put_req(path, player),
+        &[("content-type", "application/json")],
+        Bytes::from(body.to_string()),
+        now,
+    )
+    .await
+}
+
+async fn read<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    path: &str,
+    q: &[(&str, &str)],
+    player: &str,
+) -> ApiResponse {
+    let answer = api::handle(store, ctx, &get(path, q, player), tick()).await;
+    assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    answer
+}
+
+fn refused(answer: &ApiResponse, field: &str) {
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    let message = answer.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("{field} (PF-")),
+        "names {field}: {message}"
+    );
+}
+
+/// PF-1 … PF-3 at the API: a profile is set and read back normalised; a blocked
+/// name, a 2-character name, a name of zero-width characters and a 25-character
+/// name are refused naming `name` and change nothing; a second change of country
+/// within the interval is refused naming `country`, and allowed after it.
+pub async fn profiles_are_checked_and_kept<S: Store + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    let now = tick();
+    let set = put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "pf-1",
+        &json!({"name": "  Ｉｏｎｅｌａ  ", "avatar": "a07", "country": "ro"}),
+        now,
+    )
+    .await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    let expected = json!({"player_id": "pf-1", "name": "Ionela", "avatar": "a07", "country": "RO"});
+    assert_eq!(set.body, expected);
+    assert_eq!(
+        read(&store, &ctx, "/v1/me/profile", &[], "pf-1").await.body,
+        expected
+    );
+    for bad in [
+        "BadWord",
+        "ab",
+        "\u{200B}\u{200B}\u{200B}\u{200B}",
+        "abcdefghijklmnopqrstuvwxy",
+    ] {
+        refused(
+            &put(&store, &ctx, "/v1/me/profile", "pf-1", &json!({"name": bad}), now).await,
+            "name",
+        );
+    }
+    refused(
+        &put(
+            &store,
+            &ctx,
+            "/v1/me/profile",
+            "pf-1",
+            &json!({"avatar": "a99"}),
+            now,
+        )
+        .await,
+        "avatar",
+    );
+    refused(
+        &put(
+            &store,
+            &ctx,
+            "/v1/me/profile",
+            "pf-1",
+            &json!({"country": "XX"}),
+            now,
+        )
+        .await,
+        "country",
+    );
+    let shape = put(&store, &ctx, "/v1/me/profile", "pf-1", &json!({"nick": "x"}), now).await;
+    assert_eq!(shape.status, 400, "{}", shape.body);
+    let not_json = api::handle_with_body(
+        &store,
+        &ctx,
+        &put_req("/v1/me/profile", "pf-1"),
+        &[],
+        Bytes::from_static(b"{name"),
+        now,
+    )
+    .await;
+    assert_eq!(not_json.status, 400, "{}", not_json.body);
+    assert_eq!(
+        read(&store, &ctx, "/v1/me/profile", &[], "pf-1").await.body,
+        expected,
+        "nothing refused was written"
+    );
+    // PF-3: the first setting was free; one change, then none for 30 days.
+    let fr = put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "pf-1",
+        &json!({"country": "FR"}),
+        now,
+    )
+    .await;
+    assert_eq!(fr.status, 200, "{}", fr.body);
+    assert!(fr.body["country_changeable_from"].is_string(), "{}", fr.body);
+    refused(
+        &put(
+            &store,
+            &ctx,
+            "/v1/me/profile",
+            "pf-1",
+            &json!({"country": "DE"}),
+            now + Duration::days(29),
+        )
+        .await,
+        "country",
+    );
+    let later = put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "pf-1",
+        &json!({"country": "DE", "avatar": null}),
+        now + Duration::days(31),
+    )
+    .await;
+    assert_eq!(later.status, 200, "{}", later.body);
+    assert_eq!(later.body["avatar"], Value::Null, "removed: {}", later.body);
+    assert_eq!(
+        (later.body["name"].as_str(), later.body["country"].as_str()),
+        (Some("Ionela"), Some("DE"))
+    );
+    // Concurrent changes of different fields: both kept (conditional writes).
+    let (first, avatar) = (json!({"name": "First"}), json!({"avatar": "a03"}));
+    let (a, b) = tokio::join!(
+        put(&store, &ctx, "/v1/me/profile", "pf-2", &first, now),
+        put(&store, &ctx, "/v1/me/profile", "pf-2", &avatar, now),
+    );
+    assert_eq!((a.status, b.status), (200, 200));
+    assert_eq!(
+        read(&store, &ctx, "/v1/me/profile", &[], "pf-2").await.body,
+        json!({"player_id": "pf-2", "name": "First", "avatar": "a03"})
+    );
+}
+
+fn names(body: &Value) -> Vec<(String, Option<String>)> {
+    body["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or_default().to_string(),
+                e["name"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+fn name_of(body: &Value, player: &str) -> Option<String> {
+    names(body)
+        .into_iter()
+        .find(|(p, _)| p == player)
+        .and_then(|(_, n)| n)
+}
+
+/// PF-5: a rename is shown on the top page, around-me, a league cohort and a friends
+/// view after the next refresh (the top page keeps the old name until then), and a
+/// deleted player's profile is erased with everything else (GM-6).
+pub async fn a_rename_shows_everywhere_after_the_next_refresh<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    let ctx = ctx();
+    let now = tick();
+    for (i, p) in ["nm-1", "nm-2", "nm-3"].iter().enumerate() {
+        seed_balance(&store, p, 100 - i as i64, 1_000).await;
+        let r = put(
+            &store,
+            &ctx,
+            "/v1/me/profile",
+            p,
+            &json!({"name": format!("Old {p}"), "country": "RO"}),
+            now,
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let board = BoardRef::all_time("seega");
+    snapshot::write::run(&store, &board, "r1", now, 10, None, now)
+        .await
+        .expect("snapshot");
+    ctx.cache.forget();
+    let top = read(&store, &ctx, "/v1/leaderboards/seega", &[], "nm-1").await;
+    assert_eq!(
+        name_of(&top.body, "nm-2").as_deref(),
+        Some("Old nm-2"),
+        "{}",
+        top.body
+    );
+    assert_eq!(top.body["entries"][0]["country"], "RO");
+    // The league: nm-2 scores this week and is placed in a cohort.
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    periods::credit(&store, weekly, "nm-2", 5, now, now, "pf-week")
+        .await
+        .expect("credit");
+    let put_friends = put(
+        &store,
+        &ctx,
+        "/v1/me/friends",
+        "nm-1",
+        &json!({"friends": ["nm-2"]}),
+        now,
+    )
+    .await;
+    assert_eq!(put_friends.status, 200, "{}", put_friends.body);
+
+    let renamed = put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "nm-2",
+        &json!({"name": "New name"}),
+        now,
+    )
+    .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    let before = read(&store, &ctx, "/v1/leaderboards/seega", &[], "nm-1").await;
+    assert_eq!(
+        name_of(&before.body, "nm-2").as_deref(),
+        Some("Old nm-2"),
+        "the snapshot's names until the refresh"
+    );
+    snapshot::write::run(&store, &board, "r2", now + Duration::minutes(5), 10, None, now)
+        .await
+        .expect("refresh");
+    ctx.cache.forget();
+    let top = read(&store, &ctx, "/v1/leaderboards/seega", &[], "nm-1").await;
+    assert_eq!(
+        name_of(&top.body, "nm-2").as_deref(),
+        Some("New name"),
+        "{}",
+        top.body
+    );
+    let around = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/seega/me",
+        &[("neighbours", "2")],
+        "nm-1",
+    )
+    .await;
+    assert_eq!(
+        name_of(&around.body, "nm-2").as_deref(),
+        Some("New name"),
+        "{}",
+        around.body
+    );
+    assert_eq!(around.body["me"]["name"], "Old nm-1");
+    let mine = read(&store, &ctx, "/v1/leaderboards/seega/me", &[], "nm-2").await;
+    assert_eq!(mine.body["me"]["name"], "New name", "{}", mine.body);
+    let league = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leagues/mahjong-league/me", &[], "nm-2"),
+        now,
+    )
+    .await;
+    assert_eq!(league.status, 200, "{}", league.body);
+    assert_eq!(
+        name_of(&league.body["cohort"], "nm-2").as_deref(),
+        Some("New name"),
+        "{}",
+        league.body
+    );
+    let friends = read(&store, &ctx, "/v1/leaderboards/seega/friends", &[], "nm-1").await;
+    assert_eq!(
+        name_of(&friends.body, "nm-2").as_deref(),
+        Some("New name"),
+        "{}",
+        friends.body
+    );
+
+    // GM-6: the profile and the friend list go with the player.
+    delete_player(&store, "nm-1", now).await.expect("deleted");
+    for key in podium_service::profiles::keys_of("nm-1") {
+        assert!(
+            store.get_item(&key, true).await.expect("read").is_none(),
+            "{key:?} erased"
+        );
+    }
+}
+
+/// PF-4, LB-2: a caller with 150 friends, 20 of them without an entry and 3 deleted,
+/// sees themselves and the 127 others ranked among themselves with shared ranks,
+/// each with their global rank from the snapshot; the view costs at most 7 requests
+/// (1 friend list, 2 entry batches, 2 profile batches, ≤ 2 page batches); nobody
+/// reads another player's list.
+pub async fn friends_are_ranked_among_themselves<S: Store + ErasureStore + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    let now = tick();
+    let friends: Vec<String> = (0..150).map(|i| format!("fr-{i:03}")).collect();
+    let mut everyone: Vec<(String, i64)> = Vec::new();
+    for (i, f) in friends.iter().enumerate() {
+        if i % 7 == 3 && everyone.len() < 200 && i < 140 {
+            continue; // 20 friends without an entry
+        }
+        let value = 100 + (i as i64 % 10) * 5; // ties
+        seed_balance(&store, f, value, 1_000 + i as i64).await;
+        everyone.push((f.clone(), value));
+    }
+    for i in 0..40 {
+        let p = format!("st-{i:02}");
+        let value = 90 + i * 3;
+        seed_balance(&store, &p, value, 2_000).await;
+        everyone.push((p, value));
+    }
+    seed_balance(&store, "fr-me", 121, 500).await;
+    everyone.push(("fr-me".into(), 121));
+    let no_entry = friends
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 7 == 3 && *i < 140)
+        .count();
+    assert_eq!(no_entry, 20);
+    let set = put(
+        &store,
+        &ctx,
+        "/v1/me/friends",
+        "fr-me",
+        &json!({"friends": friends}),
+        now,
+    )
+    .await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    let board = BoardRef::all_time("seega");
+    snapshot::write::run(&store, &board, "fr", now, 10, None, now)
+        .await
+        .expect("snapshot");
+    let deleted = ["fr-000", "fr-001", "fr-002"];
+    for d in deleted {
+        delete_player(&store, d, now).await.expect("deleted");
+    }
+    let deleted_values: Vec<i64> = everyone
+        .iter()
+        .filter(|(p, _)| deleted.contains(&p.as_str()))
+        .map(|(_, v)| *v)
+        .collect();
+    everyone.retain(|(p, _)| !deleted.contains(&p.as_str()));
+    let counted = Counted::new(store.clone());
+    let ctx = self::ctx();
+    // The pointer is cached per process, as pages are.
+    let _ = api::handle(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega", &[("limit", "1")], "fr-me"),
+        now,
+    )
+    .await;
+    let (r0, _) = counted.counts();
+    let view = api::handle(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega/friends", &[], "fr-me"),
+        now,
+    )
+    .await;
+    let (r1, _) = counted.counts();
+    assert_eq!(view.status, 200, "{}", view.body);
+    // The caller's deletion check is one read of the request, not the view's.
+    assert!(r1 - r0 <= 8, "{} requests", r1 - r0);
+    let lines = view.body["entries"].as_array().cloned().unwrap_or_default();
+    assert_eq!(lines.len(), 150 - 20 - 3 + 1, "the others and the caller");
+    let in_view: Vec<(String, i64)> = everyone
+        .iter()
+        .filter(|(p, _)| p.starts_with("fr-"))
+        .cloned()
+        .collect();
+    for line in &lines {
+        let v = line["value"].as_i64().unwrap_or_default();
+        let rank = 1 + in_view.iter().filter(|(_, w)| *w > v).count() as u64;
+        assert_eq!(line["rank"], rank, "LB-2 among friends: {line}");
+        let global = 1 + everyone.iter().filter(|(_, w)| *w > v).count() as u64;
+        // Deleted players still count in the snapshot's ranks until the next refresh.
+        let global_at_snapshot = global + deleted_values.iter().filter(|&&w| w > v).count() as u64;
+        let got = line["global_rank"].as_u64().unwrap_or_default();
+        assert!(
+            got == global || got == global_at_snapshot,
+            "global rank {got} vs {global}: {line}"
+        );
+    }
+    assert_eq!(view.body["me"]["player_id"], "fr-me");
+    assert!(lines
+        .iter()
+        .all(|l| !deleted.contains(&l["player_id"].as_str().unwrap_or_default())));
+    // Nobody reads another player's list: the route answers the caller's own.
+    let other = read(&store, &ctx, "/v1/me/friends", &[], "fr-010").await;
+    assert_eq!(other.body, json!({"player_id": "fr-010", "friends": []}));
+    // Too many, or a bad id: refused, naming the field, nothing written.
+    let many: Vec<String> = (0..201).map(|i| format!("x-{i}")).collect();
+    let r = put(
+        &store,
+        &ctx,
+        "/v1/me/friends",
+        "fr-me",
+        &json!({"friends": many}),
+        now,
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = put(
+        &store,
+        &ctx,
+        "/v1/me/friends",
+        "fr-me",
+        &json!({"friends": ["ok", "bad#id"]}),
+        now,
+    )
+    .await;
+    assert!(
+        r.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("friends[1]"),
+        "{}",
+        r.body
+    );
+    let kept = read(&store, &ctx, "/v1/me/friends", &[], "fr-me").await;
+    assert_eq!(kept.body["friends"].as_array().map(Vec::len), Some(150));
+}
+
+#[macro_export]
+macro_rules! profile_tests {
+    ($make:path) => {
+        $crate::profile_tests!(@cases $make;
+            profiles_are_checked_and_kept,
+            a_rename_shows_everywhere_after_the_next_refresh,
+            friends_are_ranked_among_themselves,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::profiles::$case($make().await).await;
+            }
+        )*
+    };
+}
