@@ -4,12 +4,13 @@
 
 use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
+use futures::StreamExt;
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::profile::ProfilePolicy;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_service::boards::{periods, snapshot};
 use podium_service::operators::deletion::delete_player;
-use podium_store::{ErasureStore, Store};
+use podium_store::{ErasureStore, ItemStore, Store};
 use serde_json::{json, Value};
 
 use crate::contract::cursor_key;
@@ -488,6 +489,261 @@ pub async fn friends_are_ranked_among_themselves<S: Store + ErasureStore + Clone
     assert_eq!(kept.body["friends"].as_array().map(Vec::len), Some(150));
 }
 
+/// The whole board `everyone` (player, value, reached at) of `country`, ranked by
+/// LB-2 (listing order, shared ranks).
+fn ranked_by_hand(everyone: &[(String, i64, i64, &str)], country: &str) -> Vec<(String, u64)> {
+    let mut mine: Vec<&(String, i64, i64, &str)> = everyone.iter().filter(|e| e.3 == country).collect();
+    mine.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
+    let mut out = Vec::new();
+    let mut prev: Option<(i64, u64)> = None;
+    for (i, e) in mine.iter().enumerate() {
+        let rank = match prev {
+            Some((v, r)) if v == e.1 => r,
+            _ => i as u64 + 1,
+        };
+        prev = Some((e.1, rank));
+        out.push((e.0.clone(), rank));
+    }
+    out
+}
+
+/// Every entry of a board's pages, walked by cursor.
+async fn walk<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    q: &[(&str, &str)],
+) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut query: Vec<(&str, &str)> = q.to_vec();
+        query.push(("limit", "37"));
+        if let Some(c) = cursor.as_deref() {
+            query.push(("cursor", c));
+        }
+        let page = read(store, ctx, "/v1/leaderboards/seega", &query, "walker").await;
+        for e in page.body["entries"].as_array().into_iter().flatten() {
+            out.push((
+                e["player_id"].as_str().unwrap_or_default().to_string(),
+                e["rank"].as_u64().unwrap_or_default(),
+            ));
+        }
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => return out,
+        }
+    }
+}
+
+/// PF-3, LB-2, LB-4: 1,000 players over 5 countries, snapshotted in calls of 30
+/// pages (the run saved and resumed 4 times): each country board, walked by cursor,
+/// is the global board filtered and re-ranked; around-me at a country's top and
+/// bottom; a caller of another country is refused; a frozen week has country pages.
+pub async fn country_boards_are_the_board_filtered_and_re_ranked<
+    S: Store + ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let ctx = ctx();
+    let now = tick();
+    let policy = ProfilePolicy::default();
+    let countries = ["RO", "FR", "DE", "EG", "BR"];
+    let mut everyone: Vec<(String, i64, i64, &str)> = Vec::new();
+    let work: Vec<(String, i64, i64, &str)> = (0..1_000)
+        .map(|i| {
+            let p = format!("c{i:04}");
+            // Skewed countries, many ties.
+            let cc = countries[(i * i + i / 7) % 5];
+            (p, 50 + (i as i64 * 37) % 61, 1_000 + (i as i64 % 13), cc)
+        })
+        .collect();
+    let store_ref = &store;
+    let policy_ref = &policy;
+    futures::stream::iter(work.iter().cloned())
+        .map(|(p, v, t, cc)| async move {
+            seed_balance(store_ref, &p, v, t).await;
+            let change = podium_rules::profile::ProfileChange {
+                country: podium_rules::profile::Change::Set(cc.into()),
+                ..Default::default()
+            };
+            podium_service::profiles::edit::put(store_ref, policy_ref, &p, &change, now)
+                .await
+                .expect("profile");
+        })
+        .buffer_unordered(16)
+        .collect::<Vec<()>>()
+        .await;
+    everyone.extend(work);
+    let board = BoardRef::all_time("seega");
+    let paging = snapshot::layout::Paging::content_defined(8);
+    let first = snapshot::write::run_paged(&store, &board, "cc", now, paging, Some(30), now)
+        .await
+        .expect("snapshot");
+    assert!(!first.complete);
+    // A call that dies after writing a country's chunk but before saving its progress:
+    // its lease is left behind and the chunk is not counted (the next call deletes it).
+    let key = snapshot::layout::run_key(&board, "cc");
+    let item = store
+        .get_item(&key, true)
+        .await
+        .expect("read")
+        .expect("run state");
+    let mut state: snapshot::layout::RunState = serde_json::from_slice(&item.body).expect("state");
+    state.lease = Some(snapshot::layout::Lease {
+        owner: "dead".into(),
+        until_ms: 0,
+    });
+    assert!(store
+        .put_item_if(&key, &serde_json::to_vec(&state).expect("json"), item.version)
+        .await
+        .expect("write"));
+    let ro = snapshot::country::country_board(&board, "RO");
+    let orphan = podium_store::ItemKey::new(
+        snapshot::layout::dir_pk(&ro, "cc"),
+        snapshot::layout::chunk_sk("9999999999999999999#zz"),
+    );
+    store
+        .put_items(
+            &[(orphan.clone(), snapshot::codec::encode_chunk(9_999, &[]))],
+            None,
+        )
+        .await
+        .expect("orphan chunk");
+    let mut calls = 1;
+    loop {
+        calls += 1;
+        let report = snapshot::write::run_paged(&store, &board, "cc", now, paging, Some(30), now)
+            .await
+            .expect("snapshot");
+        if report.complete {
+            break;
+        }
+    }
+    assert!(
+        store.get_item(&orphan, true).await.expect("read").is_none(),
+        "the dead call's chunk deleted"
+    );
+    assert!(calls >= 4, "the run was resumed: {calls} calls");
+    for cc in countries {
+        let expected = ranked_by_hand(&everyone, cc);
+        assert!(expected.len() > 100, "{cc}: {}", expected.len());
+        let got = walk(&store, &ctx, &[("country", cc)]).await;
+        assert_eq!(got, expected, "{cc}: the board filtered and re-ranked");
+        // Around-me at the country's edges.
+        for (player, rank) in [expected.first(), expected.last()].into_iter().flatten() {
+            let me = read(
+                &store,
+                &ctx,
+                "/v1/leaderboards/seega/me",
+                &[("country", cc), ("neighbours", "2")],
+                player,
+            )
+            .await;
+            assert_eq!(me.body["me"]["rank"], *rank, "{cc} {player}: {}", me.body);
+            assert_eq!(me.body["me"]["country"], cc);
+            assert_eq!(
+                me.body["entries"].as_array().map(Vec::len),
+                Some(3),
+                "{}",
+                me.body
+            );
+            assert_eq!(me.body["standing"]["of"], expected.len(), "{}", me.body);
+        }
+    }
+    let stranger = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega/me", &[("country", "RO")], "c0001"),
+        now,
+    )
+    .await;
+    let c0001 = everyone.iter().find(|e| e.0 == "c0001").map(|e| e.3);
+    assert_eq!(
+        stranger.status,
+        if c0001 == Some("RO") { 200 } else { 404 },
+        "{}",
+        stranger.body
+    );
+    let bad = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega", &[("country", "XX")], "c0001"),
+        now,
+    )
+    .await;
+    assert!(
+        bad.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("country (PF-3)"),
+        "{}",
+        bad.body
+    );
+    let nobody = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/seega",
+        &[("country", "JP")],
+        "c0001",
+    )
+    .await;
+    assert_eq!(nobody.body["entries"], json!([]), "no player of JP");
+
+    // A frozen week: its final snapshot has country pages too.
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    let week_start = DateTime::parse_from_rfc3339("2026-11-24T10:00:00Z")
+        .expect("instant")
+        .to_utc();
+    for (i, (p, _, _, _)) in everyone.iter().take(60).enumerate() {
+        periods::credit(
+            &store,
+            weekly,
+            p,
+            1 + (i as i64 % 9),
+            week_start,
+            week_start,
+            &format!("wk-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
+    let period = weekly.period_at(week_start);
+    periods::freeze(&store, weekly, &period, now)
+        .await
+        .expect("frozen");
+    let page = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly",
+        &[
+            ("period", period.id.as_str()),
+            ("country", "RO"),
+            ("limit", "100"),
+        ],
+        "c0001",
+    )
+    .await;
+    assert_eq!(page.body["snapshot"], "final", "{}", page.body);
+    let ro: Vec<&str> = everyone
+        .iter()
+        .take(60)
+        .filter(|e| e.3 == "RO")
+        .map(|e| e.0.as_str())
+        .collect();
+    let listed: Vec<&str> = page.body["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["player_id"].as_str())
+        .collect();
+    let mut expected: Vec<&str> = ro.clone();
+    expected.sort_unstable();
+    let mut got = listed.clone();
+    got.sort_unstable();
+    assert_eq!(got, expected, "the frozen week's RO players: {}", page.body);
+    assert_eq!(page.body["entries"][0]["rank"], 1);
+}
+
 #[macro_export]
 macro_rules! profile_tests {
     ($make:path) => {
@@ -495,6 +751,7 @@ macro_rules! profile_tests {
             profiles_are_checked_and_kept,
             a_rename_shows_everywhere_after_the_next_refresh,
             friends_are_ranked_among_themselves,
+            country_boards_are_the_board_filtered_and_re_ranked,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

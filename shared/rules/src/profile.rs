@@ -265,6 +265,11 @@ pub fn check_country(raw: &str) -> Result<String, RuleError> {
     }
 }
 
+/// Every ISO 3166-1 alpha-2 code (PF-3): the countries a profile may name.
+pub fn all_countries() -> impl Iterator<Item = &'static str> {
+    isocountry::CountryCode::as_array().iter().map(|c| c.alpha2())
+}
+
 /// `current` after `change` at `now_ms` (server clock, ms UTC) under `policy`
 /// (PF-1 … PF-3): each field checked, the country changed at most once per
 /// [`ProfilePolicy::country_change_ms`]. Nothing changes when any field is refused.

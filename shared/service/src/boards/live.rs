@@ -137,6 +137,8 @@ pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
     board: &BoardRef,
     player_id: &str,
 ) -> Result<Balance, ServiceError> {
+    // A country board's values are its board's (PF-3).
+    let (board, _) = &crate::boards::snapshot::country::split(board);
     let found = if let Some(game) = balance_game(board) {
         store.get_balance(game, player_id).await?
     } else {

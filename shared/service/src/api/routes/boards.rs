@@ -15,6 +15,7 @@ use crate::api::state::AppState;
 use crate::boards::cursor::Cursor;
 use crate::boards::live::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::boards::pages;
+use crate::boards::snapshot::country::country_board;
 use crate::error::ServiceError;
 
 use super::respond::*;
@@ -34,6 +35,10 @@ pub struct PageQuery {
     /// period by default. A past period is read from its frozen snapshot (LB-5).
     #[param(value_type = Option<String>, example = "all")]
     period: Option<String>,
+    /// An ISO 3166-1 alpha-2 code: that country's players only, ranked among
+    /// themselves (PF-3), from the same snapshots.
+    #[param(value_type = Option<String>, example = "RO")]
+    country: Option<String>,
 }
 
 /// The query of an around-me read (LB-4).
@@ -46,6 +51,10 @@ pub struct AroundQuery {
     /// A period id of the board's kind; the current period by default.
     #[param(value_type = Option<String>, example = "all")]
     period: Option<String>,
+    /// An ISO 3166-1 alpha-2 code: the caller among their country's players (PF-3);
+    /// it must be the caller's profile's country.
+    #[param(value_type = Option<String>, example = "RO")]
+    country: Option<String>,
 }
 
 /// A board response with its LB-6 period clock as `period`.
@@ -73,6 +82,18 @@ fn board_in_period(
     };
     // The requested name: a family's board (a level's time ranking) is named by it.
     Ok((BoardRef::new(board, period.id.clone()), def.clock(&period, now)))
+}
+
+/// `board`, or its board of `country`'s players (PF-3); 400 naming `country` for a
+/// code that is no ISO 3166-1 alpha-2 code.
+fn in_country(board: BoardRef, country: Option<&str>) -> Result<(BoardRef, Option<String>), ServiceError> {
+    match country {
+        None => Ok((board, None)),
+        Some(raw) => {
+            let cc = podium_rules::profile::check_country(raw)?;
+            Ok((country_board(&board, &cc), Some(cc)))
+        }
+    }
 }
 
 /// A ranked page of a board (LB-3): from the current snapshot when the board has one
@@ -112,6 +133,7 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(board, q.period.as_deref(), now)?;
+    let (board, country) = in_country(board, q.country.as_deref())?;
     let limit = int_param(q.limit.as_deref(), "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
     let cursor = match q.cursor.as_deref() {
         Some(c) => Some(ctx.cursors.open(&board, c)?),
@@ -155,6 +177,19 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
             return Ok(body);
         }
     }
+    if country.is_some() {
+        // A country's board exists from its board's next snapshot on: nobody yet.
+        return Ok(json_bytes(&Clocked {
+            body: &live::Page {
+                board: board.board.clone(),
+                as_of: now,
+                snapshot: None,
+                entries: Vec::new(),
+                next_cursor: None,
+            },
+            period: &clock,
+        }));
+    }
     let page = live::top_page(store, &ctx.cursors, &board, limit, cursor, now).await?;
     Ok(json_bytes(&Clocked {
         body: &page,
@@ -196,6 +231,7 @@ pub(crate) async fn board_me(
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let (board, country) = in_country(board, q.country.as_deref())?;
     let n = int_param(
         q.neighbours.as_deref(),
         "neighbours",
@@ -203,8 +239,22 @@ pub(crate) async fn board_me(
         0,
         MAX_NEIGHBOURS,
     )?;
+    if let Some(cc) = &country {
+        // PF-3: a caller stands among their own country's players only.
+        let mine = crate::profiles::cards::card(store, &player).await?;
+        if mine.country.as_deref() != Some(cc.as_str()) {
+            return Err(ServiceError::NotFound(format!(
+                "no entry of yours among {cc}'s players: your profile's country is {}",
+                mine.country.as_deref().unwrap_or("not set")
+            ))
+            .into());
+        }
+    }
     let me = match pages::around_me(store, &ctx.cache, &board, &player, n, now).await? {
         Some(me) => me,
+        None if country.is_some() => {
+            return Err(ServiceError::NotFound("no snapshot of this country's players yet".into()).into())
+        }
         None => live::around_me(store, &board, &player, n, now).await?,
     };
     json(&Clocked {

@@ -214,6 +214,9 @@ pub struct RunState {
     pub read_from_ms: Option<i64>,
     #[serde(default)]
     pub read_to_ms: Option<i64>,
+    /// Each country's progress ([`crate::boards::snapshot::country`]), as of the last save.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub countries: std::collections::BTreeMap<String, crate::boards::snapshot::country::SinkState>,
 }
 
 impl RunState {
@@ -266,6 +269,10 @@ pub struct Published {
     /// from it before is not served again ([`Published::render_key`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub revision: u32,
+    /// The countries this snapshot ranks separately (PF-3), ISO 3166-1 alpha-2, sorted:
+    /// each has a country board ([`crate::boards::snapshot::country::country_board`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub countries: Vec<String>,
 }
 
 pub(crate) fn is_zero(n: &u32) -> bool {
@@ -354,16 +361,16 @@ pub(crate) fn scope(board: &BoardRef) -> String {
     format!("SNAP#{}", board.key())
 }
 
-pub(crate) fn run_key(board: &BoardRef, id: &str) -> ItemKey {
+pub fn run_key(board: &BoardRef, id: &str) -> ItemKey {
     ItemKey::new(scope(board), format!("RUN#{id}"))
 }
 
 /// The partition that holds snapshot `id`'s directory.
-pub(crate) fn dir_pk(board: &BoardRef, id: &str) -> String {
+pub fn dir_pk(board: &BoardRef, id: &str) -> String {
     format!("{}#{id}", scope(board))
 }
 
-pub(crate) fn chunk_sk(first_key: &str) -> String {
+pub fn chunk_sk(first_key: &str) -> String {
     format!("{DIR_PREFIX}{first_key}")
 }
 

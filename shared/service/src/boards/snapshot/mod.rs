@@ -2,12 +2,14 @@
 //! directory in chunks, a `CURRENT` pointer.
 //!
 //! - [`layout`]: the items a snapshot is made of and their keys.
+//! - [`country`]: the country boards a run derives from the board (PF-3).
 //! - [`codec`]: the compact binary encoding of page bodies and directory chunks.
 //! - [`write`]: a refresh or freeze run, resumable, and erasures (GM-6).
 //! - [`read`]: the current snapshot, its directory and pages.
 //! - [`rendered`]: top pages kept as rendered JSON per snapshot.
 
 pub mod codec;
+pub mod country;
 pub mod layout;
 pub mod read;
 pub mod rendered;

@@ -24,6 +24,15 @@ use podium_rules::period::PeriodClock;
 /// that callers page through).
 pub const MAX_PERIODS_PER_BOARD: usize = 4;
 
+/// What the periods kept together belong to: the board, or a country's board of it
+/// (each country keeps its own [`MAX_PERIODS_PER_BOARD`]).
+fn group(board: &BoardRef) -> String {
+    match crate::boards::snapshot::country::split(board) {
+        (base, Some(country)) => format!("{}~{country}", base.board),
+        (base, None) => base.board,
+    }
+}
+
 /// The rendered top pages, per board and period. Shared by every request of a process.
 #[derive(Default)]
 pub struct RenderedPages {
@@ -64,7 +73,7 @@ impl RenderedPages {
             // A new period of this board: make room by dropping the oldest ones.
             let mut same_board: Vec<(Instant, String)> = slots
                 .iter()
-                .filter(|(_, s)| s.board == board.board)
+                .filter(|(_, s)| s.board == group(board))
                 .map(|(k, s)| (s.filled, k.clone()))
                 .collect();
             same_board.sort();
@@ -74,7 +83,7 @@ impl RenderedPages {
             }
         }
         let slot = slots.entry(key).or_insert_with(|| Slot {
-            board: board.board.clone(),
+            board: group(board),
             snapshot: snapshot.to_string(),
             clock: clock.clone(),
             filled: Instant::now(),

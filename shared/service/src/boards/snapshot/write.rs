@@ -1,7 +1,7 @@
 //! Writing a snapshot: a refresh or freeze run, resumable under a lease, and the
 //! erasure of a deleted player (GM-6). The items it writes: [`super::layout`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
@@ -11,6 +11,7 @@ use podium_rules::snapshot::SnapshotPage;
 use podium_rules::standing::TOP_CUTOFF;
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, StoreError};
 
+use super::country::{country_board, Sink};
 use super::layout::*;
 use super::read::*;
 use crate::boards::snapshot::codec::{decode_chunk, encode_body, page_id, ranked};
@@ -243,6 +244,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                 lease: lease(&owner),
                 read_from_ms: None,
                 read_to_ms: None,
+                countries: Default::default(),
             };
             if !store.put_item_if(&rkey, &encode(&fresh), 0).await? {
                 return busy();
@@ -266,11 +268,20 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             if state.lease.as_ref().is_some_and(|l| l.until_ms > clock.now_ms()) {
                 return busy();
             }
+            // A lease left behind: the call died (a clean stop gives its lease up).
+            let died = state.lease.is_some();
             state.lease = lease(&owner);
             if !store.put_item_if(&rkey, &encode(&state), item.version).await? {
                 return busy();
             }
             delete_unsaved_chunks(store, board, id, state.last_chunk.as_deref()).await?;
+            if died {
+                // Its countries may have written chunks after the last save: any country.
+                for cc in podium_rules::profile::all_countries() {
+                    let saved = state.countries.get(cc).and_then(|c| c.last_chunk.as_deref());
+                    delete_unsaved_chunks(store, &country_board(board, cc), id, saved).await?;
+                }
+            }
             (state, item.version + 1)
         }
     };
@@ -287,6 +298,13 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         Default::default()
     };
     stored.extend(stored_bodies(store, board, id).await?);
+    // PF-3: one sink per country, resuming the saved progress.
+    let mut sinks: BTreeMap<String, Sink> = BTreeMap::new();
+    for (cc, saved) in &state.countries {
+        let cb = country_board(board, cc);
+        let bodies = stored_bodies(store, &cb, id).await?;
+        sinks.insert(cc.clone(), Sink::new(cb, saved.clone(), bodies));
+    }
     let mut stream = BoardStream::new(store, board, resume_after);
     let (mut written_now, mut bodies_now) = (0, 0);
     let mut first_page = None;
@@ -331,6 +349,19 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                 .iter()
                 .map(|r| found.remove(&r.player_id).unwrap_or_default())
                 .collect();
+            for (row, card) in rows.iter().zip(&cards) {
+                let Some(cc) = card.country.as_deref() else {
+                    continue;
+                };
+                if !sinks.contains_key(cc) {
+                    let cb = country_board(board, cc);
+                    let bodies = stored_bodies(store, &cb, id).await?;
+                    sinks.insert(cc.to_string(), Sink::new(cb, Default::default(), bodies));
+                }
+                if let Some(sink) = sinks.get_mut(cc) {
+                    sink.push(row.clone(), card.clone(), &paging, needed, fresh_expiry);
+                }
+            }
             let body = encode_body(&rows, &cards);
             let page = page_id(&body);
             let expires_at = match stored.get(&page) {
@@ -383,6 +414,14 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         if first_number == 0 {
             first_chunk = Some(listed);
         }
+        // The countries' pages so far, saved with the board's progress.
+        for sink in sinks.values_mut() {
+            sink.flush(store, id, needed, fresh_expiry).await?;
+        }
+        next.countries = sinks
+            .iter()
+            .map(|(cc, s)| (cc.clone(), s.state.clone()))
+            .collect();
         next.last_chunk = Some(sk);
         next.read_to_ms = Some(clock.now_ms());
         next.lease = lease(&owner);
@@ -438,6 +477,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         }
         false => None,
     };
+    let countries = publish_countries(store, board, id, &state, &mut sinks, &clock).await?;
     let mut done = state.clone();
     done.complete = true;
     done.lease = None;
@@ -463,8 +503,10 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             published_at_ms: 0,
             erased: Vec::new(),
             revision: 0,
+            countries,
         },
         &clock,
+        Vec::new(),
     )
     .await?;
     Ok(RunReport {
@@ -479,12 +521,104 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     })
 }
 
+/// Publishes each country's snapshot of run `state` (PF-3), and an empty one for each
+/// country the board's current snapshot ranked that this run met no entry of, each
+/// leaving out whom the board's current pointer does (GM-6); answers the countries
+/// ranked, sorted.
+async fn publish_countries<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    state: &RunState,
+    sinks: &mut BTreeMap<String, Sink>,
+    clock: &RunClock,
+) -> Result<Vec<String>, ServiceError> {
+    let previous = pointer(store, board, true).await?;
+    let inherit = previous.as_ref().map(|p| p.erased.clone()).unwrap_or_default();
+    let before = previous.map(|p| p.countries).unwrap_or_default();
+    let snapshot = |pages: u32, entries: u64| Published {
+        layout: LAYOUT,
+        id: id.to_string(),
+        as_of: state.as_of,
+        page_size: state.page_size,
+        pages,
+        entries,
+        first_page: None,
+        top_cutoff: None,
+        directory: Vec::new(),
+        read_from_ms: state.read_from_ms.unwrap_or_default(),
+        read_to_ms: state.read_to_ms.unwrap_or_default(),
+        published_at_ms: 0,
+        erased: Vec::new(),
+        revision: 0,
+        countries: Vec::new(),
+    };
+    let mut ranked = Vec::new();
+    for (cc, sink) in sinks.iter_mut() {
+        if sink.state.pages_written == 0 {
+            continue;
+        }
+        let cb = sink.board.clone();
+        let (first_page, first_chunk) = match (sink.first_page.take(), sink.first_chunk.take()) {
+            (Some(page), Some(chunk)) => (Some(page), chunk),
+            _ => {
+                // Written by an earlier call of this run: read them back.
+                let found = store
+                    .query_items(&dir_pk(&cb, id), &SortKeyRange::All, true, 1, true)
+                    .await?;
+                match found.into_iter().next() {
+                    Some((sk, item)) => {
+                        let (_, entries) = decode_chunk(&sk, &item.body)?;
+                        let page = match entries.first() {
+                            Some(e) => load_page(store, &cb, 0, e, true).await?,
+                            None => None,
+                        };
+                        (page, entries)
+                    }
+                    None => (None, Vec::new()),
+                }
+            }
+        };
+        let top_cutoff = match sink.state.position > TOP_CUTOFF {
+            true => {
+                value_at(
+                    store,
+                    &cb,
+                    first_page.as_ref(),
+                    Some(&first_chunk),
+                    TOP_CUTOFF - 1,
+                )
+                .await?
+            }
+            false => None,
+        };
+        let mut published = snapshot(sink.state.pages_written, sink.state.position);
+        published.first_page = first_page;
+        published.directory = first_chunk;
+        published.top_cutoff = top_cutoff;
+        publish(store, &cb, published, clock, inherit.clone()).await?;
+        ranked.push(cc.clone());
+    }
+    for cc in before.iter().filter(|c| !ranked.contains(c)) {
+        publish(
+            store,
+            &country_board(board, cc),
+            snapshot(0, 0),
+            clock,
+            inherit.clone(),
+        )
+        .await?;
+    }
+    Ok(ranked)
+}
+
 /// Points readers at `snapshot` unless a newer one is current already.
 async fn publish<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     mut snapshot: Published,
     clock: &RunClock,
+    inherit: Vec<Erased>,
 ) -> Result<(), ServiceError> {
     let key = current_key(board);
     for _ in 0..10 {
@@ -509,6 +643,12 @@ async fn publish<S: ItemStore + ?Sized>(
             // The board's first pointer: players deleted before it existed.
             None => pending_erasures(store, board).await?.0,
         };
+        // A country board also leaves out whom its board does (PF-3, GM-6).
+        for e in &inherit {
+            if !snapshot.erased.iter().any(|x| x.hash == e.hash) {
+                snapshot.erased.push(e.clone());
+            }
+        }
         if store.put_item_if(&key, &encode(&snapshot), version).await? {
             if first {
                 // A deletion may have recorded its erasure after the read above and
@@ -535,13 +675,15 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
     player_id: &str,
     now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
-    erase_hash(
-        store,
-        board,
-        &crate::engine::names::id_hash(player_id),
-        now.timestamp_millis(),
-    )
-    .await
+    let hash = crate::engine::names::id_hash(player_id);
+    let marked = erase_hash(store, board, &hash, now.timestamp_millis()).await?;
+    // PF-3: and from the board's country boards.
+    if let Some(p) = pointer(store, board, true).await? {
+        for cc in &p.countries {
+            erase_hash(store, &country_board(board, cc), &hash, now.timestamp_millis()).await?;
+        }
+    }
+    Ok(marked)
 }
 
 /// [`erase_player`] by the id's hash, at the server clock `now_ms` (milliseconds, UTC). A board without a pointer yet records the
