@@ -10,7 +10,7 @@ use podium_rules::profile::ProfilePolicy;
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_service::boards::{periods, snapshot};
 use podium_service::operators::deletion::delete_player;
-use podium_store::{ErasureStore, ItemStore, Store};
+use podium_store::{ErasureStore, Store};
 use serde_json::{json, Value};
 
 use crate::contract::cursor_key;

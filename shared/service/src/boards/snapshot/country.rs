@@ -57,18 +57,22 @@ pub struct SinkState {
     pub last_chunk: Option<String>,
 }
 
-/// A page cut from `rows` (listing order) after the entries `state` counts: its
-/// directory entry (expiry unset), its body, and its entries ranked.
+/// A page cut from a run's rows: its directory entry (expiry not set yet), its body,
+/// its entries ranked, and its last entry's encoded key, value and rank.
+pub(crate) struct CutPage {
+    pub entry: DirEntry,
+    pub body: Vec<u8>,
+    pub entries: Vec<podium_rules::snapshot::SnapshotEntry>,
+    pub tail: (String, i64, u64),
+}
+
+/// The page of `rows` (listing order, each with its card) that follows `position`
+/// entries, the last of them `last` (key, value, rank); `None` for no rows.
 pub(crate) fn cut(
     rows: Vec<(Standing, Card)>,
     position: u64,
     last: Option<&(String, i64, u64)>,
-) -> Option<(
-    DirEntry,
-    Vec<u8>,
-    Vec<podium_rules::snapshot::SnapshotEntry>,
-    (String, i64, u64),
-)> {
+) -> Option<CutPage> {
     let first = rows.first()?;
     let mut counter = match last {
         Some((_, v, r)) => RankCounter::resume(position, *v, *r),
@@ -99,7 +103,12 @@ pub(crate) fn cut(
         expires_at: None,
     };
     let entries = ranked(position, first_rank, rows);
-    Some((entry, body, entries, tail))
+    Some(CutPage {
+        entry,
+        body,
+        entries,
+        tail,
+    })
 }
 
 /// One country's part of a run: the rows of its page being cut, the pages cut since
@@ -151,7 +160,12 @@ impl Sink {
     /// Cuts the rows held into a page (none when there are none).
     fn cut_page(&mut self, needed: Option<i64>, fresh: Option<i64>) {
         let rows = std::mem::take(&mut self.rows);
-        let Some((mut entry, body, entries, tail)) = cut(rows, self.state.position, self.state.last.as_ref())
+        let Some(CutPage {
+            mut entry,
+            body,
+            entries,
+            tail,
+        }) = cut(rows, self.state.position, self.state.last.as_ref())
         else {
             return;
         };
@@ -221,6 +235,6 @@ mod tests {
         let ro = country_board(&base, "RO");
         assert_eq!(ro.key(), "mahjong-weekly@2026-W49~RO");
         assert_eq!(split(&ro), (base.clone(), Some("RO")));
-        assert_eq!(split(&base), (base, None));
+        assert_eq!(split(&base), (base.clone(), None));
     }
 }

@@ -5,16 +5,16 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_rules::leaderboard::{listing_order, RankCounter, Standing};
+use podium_rules::leaderboard::{listing_order, Standing};
 use podium_rules::profile::Card;
 use podium_rules::snapshot::SnapshotPage;
 use podium_rules::standing::TOP_CUTOFF;
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, StoreError};
 
-use super::country::{country_board, Sink};
+use super::country::{country_board, cut, CutPage, Sink};
 use super::layout::*;
 use super::read::*;
-use crate::boards::snapshot::codec::{decode_chunk, encode_body, page_id, ranked};
+use crate::boards::snapshot::codec::decode_chunk;
 use crate::error::ServiceError;
 
 /// Entries one shard read asks for while a snapshot streams the board.
@@ -333,23 +333,21 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                     break;
                 }
             }
-            let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+            if rows.is_empty() {
                 break;
-            };
-            let mut counter = match &next.last {
-                Some((_, v, r)) => RankCounter::resume(next.position, *v, *r),
-                None => RankCounter::top(),
-            };
-            let first_rank = counter.next(first.value);
-            let last_rank = rows.iter().skip(1).fold(first_rank, |_, s| counter.next(s.value));
+            }
             // PF-5: each entry's card as the snapshot reads it (one batch read a page).
             let ids: Vec<&str> = rows.iter().map(|r| r.player_id.as_str()).collect();
             let mut found = crate::profiles::cards::cards(store, &ids).await?;
-            let cards: Vec<Card> = rows
-                .iter()
-                .map(|r| found.remove(&r.player_id).unwrap_or_default())
+            let rows: Vec<(Standing, Card)> = rows
+                .into_iter()
+                .map(|r| {
+                    let card = found.remove(&r.player_id).unwrap_or_default();
+                    (r, card)
+                })
                 .collect();
-            for (row, card) in rows.iter().zip(&cards) {
+            // PF-3: each entry of a country also to that country's board.
+            for (row, card) in &rows {
                 let Some(cc) = card.country.as_deref() else {
                     continue;
                 };
@@ -362,30 +360,29 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                     sink.push(row.clone(), card.clone(), &paging, needed, fresh_expiry);
                 }
             }
-            let body = encode_body(&rows, &cards);
-            let page = page_id(&body);
-            let expires_at = match stored.get(&page) {
+            let Some(CutPage {
+                mut entry,
+                body,
+                entries,
+                tail,
+            }) = cut(rows, next.position, next.last.as_ref())
+            else {
+                break;
+            };
+            entry.expires_at = match stored.get(&entry.page) {
                 Some(e) if outlives(*e, needed) => *e,
                 _ => {
-                    bodies.push((body_key(board, &page), body));
-                    stored.insert(page.clone(), fresh_expiry);
+                    bodies.push((body_key(board, &entry.page), body));
+                    stored.insert(entry.page.clone(), fresh_expiry);
                     fresh_expiry
                 }
             };
-            let entry = DirEntry {
-                key: key_of(first).encode(),
-                page,
-                position: next.position,
-                rank: first_rank,
-                len: rows.len() as u32,
-                expires_at,
-            };
-            next.last = Some((key_of(last).encode(), last.value, last_rank));
+            next.last = Some(tail);
             if next.pages_written == 0 {
                 first_page = Some(SnapshotPage {
                     number: 0,
                     first_position: 0,
-                    entries: ranked(0, first_rank, rows.into_iter().zip(cards).collect()),
+                    entries,
                 });
             }
             next.position += u64::from(entry.len);
