@@ -2,6 +2,7 @@
 //! store contract suite that both stores must pass ([`contract`]).
 
 pub mod billing;
+pub mod caching;
 pub mod catch_up;
 pub mod commit_items;
 pub mod contract;

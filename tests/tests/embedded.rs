@@ -44,3 +44,4 @@ podium_tests::overtaken_tests!(podium_tests::fixtures::embedded);
 podium_tests::catch_up_tests!(podium_tests::fixtures::embedded, with_400_days);
 podium_tests::commit_items_tests!(podium_tests::fixtures::embedded);
 podium_tests::profile_tests!(podium_tests::fixtures::embedded);
+podium_tests::caching_tests!(podium_tests::fixtures::embedded);

@@ -66,7 +66,9 @@ pub async fn run_function() -> Result<(), lambda_http::Error> {
 /// ad-callback function adds its verifier keys and ad-unit catalogue).
 pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
     use podium_service::config;
-    let ctx = ctx.with_profiles(config::profile_policy()?);
+    let ctx = ctx
+        .with_profiles(config::profile_policy()?)
+        .with_refresh(config::snapshot_refresh()?);
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
     let aws = podium_store::aws::lambda_sdk_config().await;

@@ -19,6 +19,7 @@
 //! | `PODIUM_ADMOB_KEYS_URL` | `ad-reward` | where AdMob's verifier keys are published | `https://www.gstatic.com/admob/reward/verifier-keys.json` |
 //! | `PODIUM_ADMOB_KEYS_FILE` | `podium serve` (and `ad-reward`, instead of the URL) | a verifier-keys JSON file | unset |
 //! | `PODIUM_UNITY_ADS_SECRET` | `ad-reward`; `podium serve` | Unity Ads' S2S secret; unset: Unity callbacks are not answered | unset |
+//! | `PODIUM_SNAPSHOT_REFRESH_MINUTES` | HTTP functions; `podium serve` | how often the snapshot schedule refreshes live boards (template: `SnapshotRefreshMinutes`): how long answers built from a snapshot may be cached | 5 |
 //! | `PODIUM_NAME_BLOCKLIST` | HTTP functions; `podium serve` | terms no display name may contain (PF-1): comma-separated, or `@file` with one per line | none |
 //! | `PODIUM_AVATARS` | HTTP functions; `podium serve` | the avatar ids the app ships (PF-2), comma-separated | `a01` … `a24` |
 //! | `PODIUM_COUNTRY_CHANGE_DAYS` | HTTP functions; `podium serve` | the least days between two changes of a player's country (PF-3), 0 … 365 | 30 |
@@ -203,6 +204,20 @@ pub fn ad_catalogue() -> Result<Option<Catalogue>, ConfigError> {
             name: "PODIUM_AD_CATALOGUE",
             problem,
         })
+}
+
+/// The snapshot refresh interval when `PODIUM_SNAPSHOT_REFRESH_MINUTES` is unset.
+pub const DEFAULT_REFRESH: Duration = Duration::from_secs(5 * 60);
+
+/// How often the snapshot schedule refreshes live boards
+/// (`PODIUM_SNAPSHOT_REFRESH_MINUTES`, 1 … 60; default 5).
+pub fn snapshot_refresh() -> Result<Duration, ConfigError> {
+    let minutes = number(
+        "PODIUM_SNAPSHOT_REFRESH_MINUTES",
+        DEFAULT_REFRESH.as_secs() / 60,
+        1..=60,
+    )?;
+    Ok(Duration::from_secs(minutes * 60))
 }
 
 /// What profiles are checked against (PF-1 … PF-3): `PODIUM_NAME_BLOCKLIST`

@@ -43,6 +43,7 @@ mod schemas;
 mod state;
 #[cfg(test)]
 mod tests;
+pub mod validators;
 
 pub use docs::{openapi, openapi_json, routes};
 pub use error::{ApiError, ErrorBody};

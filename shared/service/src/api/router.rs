@@ -67,6 +67,9 @@ pub struct ApiResponse {
     pub text: Option<String>,
     /// The `Allow` header of a 405: the method the route takes.
     pub allow: Option<String>,
+    /// The `ETag` and `Cache-Control` headers, when sent.
+    pub etag: Option<String>,
+    pub cache_control: Option<String>,
 }
 
 /// Sends `req` through [`router`] over `store` at the instant `now`, and reads the
@@ -134,6 +137,8 @@ pub async fn handle_with_body<S: Store + Clone + 'static>(
                 body: serde_json::json!({"error": "bad_request", "message": e.to_string()}),
                 text: None,
                 allow: None,
+                etag: None,
+                cache_control: None,
             }
         }
     };
@@ -156,11 +161,20 @@ pub async fn read_back(response: axum::response::Response) -> ApiResponse {
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    let allow = response
-        .headers()
-        .get(axum::http::header::ALLOW)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let (allow, etag, cache_control) = {
+        let header = |name: axum::http::header::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        (
+            header(axum::http::header::ALLOW),
+            header(axum::http::header::ETAG),
+            header(axum::http::header::CACHE_CONTROL),
+        )
+    };
     let bytes = response
         .into_body()
         .collect()
@@ -177,5 +191,7 @@ pub async fn read_back(response: axum::response::Response) -> ApiResponse {
         body,
         text,
         allow,
+        etag,
+        cache_control,
     }
 }

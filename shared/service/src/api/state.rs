@@ -23,6 +23,9 @@ pub struct ApiContext {
     pub ads: Option<Arc<Ads>>,
     /// What names, avatars and countries are checked against (PF-1 … PF-3).
     pub profiles: Arc<podium_rules::profile::ProfilePolicy>,
+    /// How often the snapshot job refreshes live boards: how long an answer built
+    /// from a snapshot stays fresh ([`crate::api::validators`]).
+    pub refresh: std::time::Duration,
 }
 
 impl ApiContext {
@@ -34,7 +37,14 @@ impl ApiContext {
             cursors,
             ads: None,
             profiles: Arc::default(),
+            refresh: crate::config::DEFAULT_REFRESH,
         }
+    }
+
+    /// This context, with snapshots refreshed every `refresh`.
+    pub fn with_refresh(mut self, refresh: std::time::Duration) -> Self {
+        self.refresh = refresh;
+        self
     }
 
     /// This context, checking profiles against `policy` (PF-1 … PF-3).

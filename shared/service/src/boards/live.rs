@@ -92,6 +92,10 @@ pub struct AroundMe {
     /// The caller against the whole board: rank of N, top X %, the next better value
     /// and the top-100 cut-off, with the gaps to them.
     pub standing: Relative,
+    /// The caller's live entry this answer ranked (stored value, reached at, ms UTC):
+    /// what its cache validators name besides the snapshot.
+    #[serde(skip)]
+    pub live_key: (i64, i64),
 }
 
 /// The caller's [`Relative`] standing on `board` (stored values; see
@@ -304,6 +308,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         mine.card = e.card.clone();
     }
     Ok(AroundMe {
+        live_key: (me.points, me.reached_at_ms),
         board: board.board.clone(),
         as_of: now,
         snapshot: None,

@@ -301,6 +301,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         // An empty snapshot: the caller alone.
         let mine = entry(board, my_key.into_standing(), 1);
         return Ok(Some(AroundMe {
+            live_key: (me.points, me.reached_at_ms),
             board: board.board.clone(),
             as_of: p.as_of,
             snapshot: Some(p.id.clone()),
@@ -421,6 +422,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let mut me_entry = entry(board, standing, placed.my_rank);
     me_entry.card = card_of(player_id);
     Ok(Some(AroundMe {
+        live_key: (me.points, me.reached_at_ms),
         board: board.board.clone(),
         as_of: p.as_of,
         snapshot: Some(p.id.clone()),

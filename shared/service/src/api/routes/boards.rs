@@ -1,6 +1,7 @@
 //! Board pages and around-me (LB-2 … LB-7).
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -12,6 +13,7 @@ use utoipa::IntoParams;
 use crate::api::error::ErrorBody;
 use crate::api::extract::{int_param, Authenticated, Caller, Params, PathId};
 use crate::api::state::AppState;
+use crate::api::validators::Validators;
 use crate::boards::cursor::Cursor;
 use crate::boards::live::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::boards::pages;
@@ -105,15 +107,21 @@ fn in_country(board: BoardRef, country: Option<&str>) -> Result<(BoardRef, Optio
     tag = "leaderboards",
     params(
         ("board" = String, Path, description = "A board of LB-1 (`seega`, `dots-and-boxes`, `minesweeper`, `mahjong-amr`, `mahjong-weekly`, `mahjong-daily`) or of a family (`mahjong-level-N`, `mahjong-tournament-{id}`)", example = "seega"),
-        PageQuery
+        PageQuery,
+        ("If-None-Match" = Option<String>, Header, description = "The ETag of a copy kept: answered 304 while it holds, before any page is read"),
     ),
     responses(
         (status = 200, description = "A page of the board, best first, with the period clock (LB-3, LB-6)", body = crate::api::schemas::LeaderboardPage,
+            headers(
+                ("ETag" = String, description = "Names the snapshot (and its revision) and the request; absent on the live board"),
+                ("Cache-Control" = String, description = "`public, max-age=N`: N seconds until the board's next scheduled refresh (a day for a frozen period)"),
+            ),
             example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
                 "entries": [{"rank": 1, "player_id": "p-00007", "value": 2161, "value_shown": "2.1K", "rank_id": "member", "badge": "1 star"},
                             {"rank": 2, "player_id": "p-00002", "value": 1550, "value_shown": "1.5K", "rank_id": "member", "badge": "1 star"}],
                 "next_cursor": "eyJiIjoic2VlZ2FAYWxsIi…",
                 "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
+        (status = 304, description = "Not modified: the `If-None-Match` still holds (no body; `ETag` and `Cache-Control` again)"),
         (status = 404, description = "No such board", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: board \"chess\""})),
     ),
@@ -124,8 +132,65 @@ pub(crate) async fn board_page(
     _: Authenticated,
     PathId(board): PathId,
     Params(q): Params<PageQuery>,
+    headers: HeaderMap,
 ) -> Answer {
-    Ok(JsonBytes(page_body(&state, &board, &q).await?).into_response())
+    let validators = page_validators(&state, &board, &q).await?;
+    if let Some(v) = validators.as_ref().filter(|v| v.not_modified(&headers)) {
+        return Ok(v.not_modified_response());
+    }
+    let mut response = JsonBytes(page_body(&state, &board, &q).await?).into_response();
+    if let Some(v) = validators {
+        v.apply(&mut response);
+    }
+    Ok(response)
+}
+
+/// The cache validators of a page of `board` built from a snapshot (LB-5): `None`
+/// for the live board (before the first snapshot, or a live cursor). Reads only the
+/// board's pointer (cached per process).
+async fn page_validators(
+    state: &AppState,
+    board: &str,
+    q: &PageQuery,
+) -> Result<Option<Validators>, ServiceError> {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let (board, clock) = board_in_period(board, q.period.as_deref(), now)?;
+    let (board, _) = in_country(board, q.country.as_deref())?;
+    let limit = int_param(q.limit.as_deref(), "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
+    if let Some(c) = q.cursor.as_deref() {
+        if matches!(ctx.cursors.open(&board, c)?, Cursor::Live { .. }) {
+            return Ok(None);
+        }
+    }
+    let Some(p) = ctx.cache.current(store, &board).await? else {
+        return Ok(None);
+    };
+    let request = format!(
+        "page|{}|{}|{limit}|{}",
+        board.key(),
+        serde_json::to_string(&clock).unwrap_or_default(),
+        q.cursor.as_deref().unwrap_or_default()
+    );
+    Ok(Some(Validators::new(&p, &request, false, ctx.refresh, now)))
+}
+
+/// The around-me request `board_me` answers, for its validators: the caller, their
+/// live entry, the neighbours asked and the period clock.
+fn around_request(
+    board: &BoardRef,
+    clock: &PeriodClock,
+    player: &str,
+    n: usize,
+    live_key: (i64, i64),
+) -> String {
+    format!(
+        "me|{}|{}|{player}|{n}|{}|{}",
+        board.key(),
+        serde_json::to_string(clock).unwrap_or_default(),
+        live_key.0,
+        live_key.1
+    )
 }
 
 /// The JSON body of a page of `board` (players' and operators' routes alike).
@@ -204,10 +269,15 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
     tag = "leaderboards",
     params(
         ("board" = String, Path, description = "A board of LB-1 or of a family", example = "seega"),
-        AroundQuery
+        AroundQuery,
+        ("If-None-Match" = Option<String>, Header, description = "The ETag of a copy kept: answered 304 while it holds (the caller's live entry read, no page)"),
     ),
     responses(
         (status = 200, description = "The caller's entry and up to N entries each side (LB-4)", body = crate::api::schemas::LeaderboardAroundMe,
+            headers(
+                ("ETag" = String, description = "Names the snapshot, the caller's live entry and the request; absent on the live board"),
+                ("Cache-Control" = String, description = "`private, max-age=N`: until the board's next scheduled refresh"),
+            ),
             example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
                 "me": {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
                 "entries": [{"rank": 8, "player_id": "p-00001", "value": 676, "value_shown": "676", "rank_id": "member", "badge": "1 star"},
@@ -217,7 +287,8 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
                     "next_better": {"value": 676, "value_shown": "676", "gap": 423},
                     "top_cutoff": {"top": 100, "value": 212, "value_shown": "212", "gap": 0}},
                 "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
-        (status = 404, description = "No such board, or the caller has no entry on it", body = ErrorBody,
+        (status = 304, description = "Not modified: the `If-None-Match` still holds (no body)"),
+        (status = 404, description = "No such board, or the caller has no entry on it (or, with `country`, is not of that country)", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: no entry of yours on this board"})),
     ),
     security(("jwt" = []))
@@ -227,6 +298,7 @@ pub(crate) async fn board_me(
     Caller(player): Caller,
     PathId(board): PathId,
     Params(q): Params<AroundQuery>,
+    headers: HeaderMap,
 ) -> Answer {
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
@@ -250,6 +322,19 @@ pub(crate) async fn board_me(
             .into());
         }
     }
+    // A revalidation (`If-None-Match`): the pointer (cached) and the caller's live
+    // entry decide it, before any page is read.
+    if headers.contains_key(axum::http::header::IF_NONE_MATCH) {
+        if let Some(p) = ctx.cache.current(store, &board).await? {
+            if let Ok(live) = live::board_value(store, &board, &player).await {
+                let request = around_request(&board, &clock, &player, n, (live.points, live.reached_at_ms));
+                let v = Validators::new(&p, &request, true, ctx.refresh, now);
+                if v.not_modified(&headers) {
+                    return Ok(v.not_modified_response());
+                }
+            }
+        }
+    }
     let me = match pages::around_me(store, &ctx.cache, &board, &player, n, now).await? {
         Some(me) => me,
         None if country.is_some() => {
@@ -257,10 +342,17 @@ pub(crate) async fn board_me(
         }
         None => live::around_me(store, &board, &player, n, now).await?,
     };
-    json(&Clocked {
+    let mut response = json(&Clocked {
         body: &me,
         period: &clock,
-    })
+    })?;
+    if me.snapshot.is_some() {
+        if let Some(p) = ctx.cache.current(store, &board).await? {
+            let request = around_request(&board, &clock, &player, n, me.live_key);
+            Validators::new(&p, &request, true, ctx.refresh, now).apply(&mut response);
+        }
+    }
+    Ok(response)
 }
 
 /// The query of a friends view (PF-4).

@@ -1,0 +1,81 @@
+//! Conditional requests on answers built from a snapshot (LB-5): an `ETag` naming the
+//! snapshot (and its revision, GM-6) and the request, `Cache-Control` up to the
+//! board's next scheduled refresh, and `304 Not Modified` for an `If-None-Match`
+//! that still holds, answered before any page is read.
+//!
+//! A snapshot's pages never change, so an answer built from one is fresh until the
+//! next refresh replaces it: `max-age` is the time left until then (`as_of` + the
+//! refresh interval), 0 when the refresh is late (the cache then revalidates, and a
+//! 304 costs no page read). A period's frozen `final` snapshot never changes: a day.
+//! Pages are the same for every caller (`public`); around-me is the caller's own
+//! (`private`). See `docs/api.md` ("Caching") for CloudFront and the app's HTTP cache.
+
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+
+use crate::boards::snapshot::layout::{Published, FINAL};
+
+/// How long a frozen period's answers may be kept, in seconds.
+pub const FINAL_MAX_AGE_SECS: i64 = 86_400;
+
+/// The validators of one answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validators {
+    /// A strong entity tag, quoted: `"{snapshot}.{16 hex digits of the request}"`.
+    pub etag: String,
+    pub cache_control: String,
+}
+
+impl Validators {
+    /// The validators of an answer to `request` (every input of the answer besides the
+    /// snapshot, in one string) built from snapshot `p` at `now`, with snapshots
+    /// refreshed every `refresh`; `private` for an answer about the caller.
+    pub fn new(p: &Published, request: &str, private: bool, refresh: Duration, now: DateTime<Utc>) -> Self {
+        let digest = crate::engine::names::hex_sha256(request);
+        let etag = format!("\"{}.{}\"", p.render_key(), &digest[..16]);
+        let max_age = if p.id == FINAL {
+            FINAL_MAX_AGE_SECS
+        } else {
+            let refresh_ms = i64::try_from(refresh.as_millis()).unwrap_or(i64::MAX);
+            let next = p.as_of.timestamp_millis().saturating_add(refresh_ms);
+            (next - now.timestamp_millis()).clamp(0, refresh_ms) / 1000
+        };
+        let scope = if private { "private" } else { "public" };
+        Validators {
+            etag,
+            cache_control: format!("{scope}, max-age={max_age}"),
+        }
+    }
+
+    /// Whether `headers` carry an `If-None-Match` this ETag satisfies (`*` included).
+    pub fn not_modified(&self, headers: &HeaderMap) -> bool {
+        headers
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|t| t.trim().trim_start_matches("W/"))
+            .any(|t| t == "*" || t == self.etag)
+    }
+
+    /// A 304 with these validators and no body.
+    pub fn not_modified_response(&self) -> Response {
+        let mut r = StatusCode::NOT_MODIFIED.into_response();
+        self.apply(&mut r);
+        r
+    }
+
+    /// Puts the `ETag` and `Cache-Control` headers on `response`.
+    pub fn apply(&self, response: &mut Response) {
+        let h = response.headers_mut();
+        if let Ok(v) = HeaderValue::from_str(&self.etag) {
+            h.insert(header::ETAG, v);
+        }
+        if let Ok(v) = HeaderValue::from_str(&self.cache_control) {
+            h.insert(header::CACHE_CONTROL, v);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Conditional requests on both stores (LB-5, LB-7): answers built from a snapshot
+//! carry an ETag and a max-age up to the next refresh, and a revalidation that still
+//! holds is a 304 read from no page.
+
+use chrono::Duration;
+use podium_rules::board::BoardRef;
+use podium_service::api::{self, ApiContext};
+use podium_service::boards::snapshot;
+use podium_store::Store;
+
+use crate::contract::cursor_key;
+use crate::counting::Counted;
+use crate::fixtures::{seed_balance, tick};
+use crate::review::get;
+
+/// LB-5: a page's second read with its ETag is a 304 that reads nothing from the
+/// store (pointer and caller cached); `max-age` runs to the next refresh; a cursor
+/// page and around-me (private) revalidate alike, around-me reading only the
+/// caller's tombstone and live entry; a new snapshot changes every ETag.
+pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store: S) {
+    for i in 0..40 {
+        seed_balance(&store, &format!("e{i:02}"), 100 + i % 7, 1_000 + i).await;
+    }
+    let board = BoardRef::all_time("seega");
+    let now = tick();
+    snapshot::write::run(&store, &board, "e1", now, 10, None, now)
+        .await
+        .expect("snapshot");
+    let counted = Counted::new(store.clone());
+    let ctx = ApiContext::new(cursor_key()).with_refresh(std::time::Duration::from_secs(300));
+    let at = now + Duration::seconds(100);
+    let page = |q: &'static [(&'static str, &'static str)]| get("/v1/leaderboards/seega", q, "e01");
+    let first = api::handle(&counted, &ctx, &page(&[("limit", "10")]), at).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let etag = first.etag.clone().expect("an ETag");
+    assert!(etag.starts_with("\"e1."), "{etag}");
+    assert_eq!(
+        first.cache_control.as_deref(),
+        Some("public, max-age=200"),
+        "to the next refresh"
+    );
+    let (r0, _) = counted.counts();
+    let again = api::handle_with_headers(
+        &counted,
+        &ctx,
+        &page(&[("limit", "10")]),
+        &[("if-none-match", &etag)],
+        at,
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert_eq!(again.etag.as_deref(), Some(etag.as_str()));
+    assert_eq!(counted.counts().0, r0, "a 304 reads nothing");
+    // Another query is another answer.
+    let other = api::handle_with_headers(
+        &counted,
+        &ctx,
+        &page(&[("limit", "11")]),
+        &[("if-none-match", &etag)],
+        at,
+    )
+    .await;
+    assert_eq!(other.status, 200);
+    assert_ne!(other.etag, first.etag);
+    // A cursor page revalidates too.
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let q = [("limit", "10"), ("cursor", cursor.as_str())];
+    let second = api::handle(&counted, &ctx, &get("/v1/leaderboards/seega", &q, "e01"), at).await;
+    let tag2 = second.etag.clone().expect("an ETag");
+    let (r1, _) = counted.counts();
+    let again = api::handle_with_headers(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega", &q, "e01"),
+        &[("if-none-match", &tag2)],
+        at,
+    )
+    .await;
+    assert_eq!((again.status, counted.counts().0), (304, r1));
+    // Around-me: private; a 304 reads the caller's tombstone and live entry, no page.
+    let me = api::handle(&counted, &ctx, &get("/v1/leaderboards/seega/me", &[], "e05"), at).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert!(
+        me.cache_control
+            .as_deref()
+            .is_some_and(|c| c.starts_with("private, max-age=")),
+        "{:?}",
+        me.cache_control
+    );
+    let tag_me = me.etag.clone().expect("an ETag");
+    let (r2, _) = counted.counts();
+    let again = api::handle_with_headers(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega/me", &[], "e05"),
+        &[("if-none-match", &tag_me)],
+        at,
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert_eq!(counted.counts().0 - r2, 2, "tombstone and live entry");
+    // The caller's value changed: the same validator no longer holds.
+    seed_balance(&store, "e05", 999, 9_000).await;
+    let changed = api::handle_with_headers(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega/me", &[], "e05"),
+        &[("if-none-match", &tag_me)],
+        at,
+    )
+    .await;
+    assert_eq!(changed.status, 200);
+    // A new snapshot: new ETags; the old one answers 200.
+    snapshot::write::run(&store, &board, "e2", now + Duration::minutes(5), 10, None, now)
+        .await
+        .expect("refresh");
+    ctx.cache.forget();
+    let later = now + Duration::minutes(5) + Duration::seconds(30);
+    let fresh = api::handle_with_headers(
+        &counted,
+        &ctx,
+        &page(&[("limit", "10")]),
+        &[("if-none-match", &etag)],
+        later,
+    )
+    .await;
+    assert_eq!(fresh.status, 200);
+    assert!(
+        fresh
+            .etag
+            .as_deref()
+            .is_some_and(|t| t.starts_with("\"e2.") && t != etag),
+        "{:?}",
+        fresh.etag
+    );
+    // A late refresh: max-age 0, so caches revalidate.
+    let late = api::handle(
+        &counted,
+        &ctx,
+        &page(&[("limit", "10")]),
+        now + Duration::minutes(30),
+    )
+    .await;
+    assert_eq!(late.cache_control.as_deref(), Some("public, max-age=0"));
+}
+
+#[macro_export]
+macro_rules! caching_tests {
+    ($make:path) => {
+        $crate::caching_tests!(@cases $make;
+            a_revalidated_page_reads_nothing,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::caching::$case($make().await).await;
+            }
+        )*
+    };
+}
