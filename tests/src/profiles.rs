@@ -744,6 +744,136 @@ pub async fn country_boards_are_the_board_filtered_and_re_ranked<
     assert_eq!(page.body["entries"][0]["rank"], 1);
 }
 
+/// PF-5: on a weekly board, a player who was 9th in last week's final and is 3rd now
+/// sees +6 since the final, on their standing and on the page; after the next
+/// refresh, where they climbed to 2nd, +1 since the previous snapshot. Around-me reads
+/// one movement item more than before.
+pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    let t = |s: &str| DateTime::parse_from_rfc3339(s).expect("instant").to_utc();
+    let (last_week, this_week) = (t("2026-11-24T10:00:00Z"), t("2026-12-01T10:00:00Z"));
+    // Last week: mv-08 is 9th of 12.
+    for i in 0..12i64 {
+        let p = format!("mv-{i:02}");
+        periods::credit(
+            &store,
+            weekly,
+            &p,
+            100 - i * 5,
+            last_week,
+            last_week,
+            &format!("lw-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
+    let final_period = weekly.period_at(last_week);
+    periods::freeze(&store, weekly, &final_period, this_week)
+        .await
+        .expect("frozen");
+    // This week: mv-08 is 3rd; others as before.
+    for i in 0..12i64 {
+        let p = format!("mv-{i:02}");
+        let points = if i == 8 { 91 } else { 100 - i * 5 };
+        periods::credit(
+            &store,
+            weekly,
+            &p,
+            points,
+            this_week,
+            this_week,
+            &format!("tw-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
+    let period = weekly.period_at(this_week);
+    let board = weekly.in_period(&period);
+    let at = this_week + Duration::minutes(1);
+    snapshot::write::run_paged(
+        &store,
+        &board,
+        "w1",
+        at,
+        snapshot::layout::Paging::content_defined(4),
+        None,
+        at,
+    )
+    .await
+    .expect("snapshot");
+    ctx.cache.forget();
+    let counted = Counted::new(store.clone());
+    let me = api::handle(
+        &counted,
+        &ctx,
+        &get(
+            "/v1/leaderboards/mahjong-weekly/me",
+            &[("neighbours", "1")],
+            "mv-08",
+        ),
+        at,
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["me"]["rank"], 3, "{}", me.body);
+    assert_eq!(
+        me.body["movement"],
+        json!({"previous_final": {"of": final_period.id, "rank": 9, "rank_change": 6}}),
+        "{}",
+        me.body
+    );
+    assert_eq!(me.body["me"]["movement"], json!({"since_final": 6}));
+    // The caller's tombstone, the pointer, the live entry, and the one movement item.
+    assert_eq!(counted.counts().0, 4, "one read for movement");
+    let page = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly",
+        &[("limit", "12")],
+        "mv-01",
+    )
+    .await;
+    for e in page.body["entries"].as_array().into_iter().flatten() {
+        let i: i64 = e["player_id"].as_str().unwrap_or_default()[3..]
+            .parse()
+            .unwrap_or_default();
+        let final_rank = i + 1;
+        let change = final_rank - e["rank"].as_i64().unwrap_or_default();
+        assert_eq!(e["movement"]["since_final"], change, "{e}");
+    }
+    // The next refresh: mv-08 climbs to 2nd.
+    periods::credit(&store, weekly, "mv-08", 5, this_week, this_week, "tw-more")
+        .await
+        .expect("credit");
+    let later = at + Duration::minutes(5);
+    snapshot::write::run_paged(
+        &store,
+        &board,
+        "w2",
+        later,
+        snapshot::layout::Paging::content_defined(4),
+        None,
+        later,
+    )
+    .await
+    .expect("refresh");
+    ctx.cache.forget();
+    let me = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/mahjong-weekly/me", &[], "mv-08"),
+        later,
+    )
+    .await;
+    assert_eq!(me.body["me"]["rank"], 2, "{}", me.body);
+    assert_eq!(
+        me.body["movement"]["previous_snapshot"],
+        json!({"of": "w1", "rank": 3, "rank_change": 1})
+    );
+    assert_eq!(me.body["movement"]["previous_final"]["rank_change"], 7);
+}
+
 #[macro_export]
 macro_rules! profile_tests {
     ($make:path) => {
@@ -752,6 +882,7 @@ macro_rules! profile_tests {
             a_rename_shows_everywhere_after_the_next_refresh,
             friends_are_ranked_among_themselves,
             country_boards_are_the_board_filtered_and_re_ranked,
+            movement_since_the_final_and_the_previous_snapshot,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -48,6 +48,53 @@ pub struct Entry {
     /// The player's name, avatar and country (PF-5), each absent when unset.
     #[serde(flatten)]
     pub card: Card,
+    /// How many places the entry climbed (negative: fell) since the previous snapshot
+    /// and since the previous period's final; absent where unknown (a live board, a
+    /// player new since then, a country board).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movement: Option<Movement>,
+}
+
+/// Places climbed since earlier snapshots (PF-5): earlier rank − rank now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Movement {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_previous: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_final: Option<i64>,
+}
+
+impl Movement {
+    /// The movement of an entry ranked `rank` now, `earlier` before; `None` when
+    /// neither earlier rank is known.
+    pub fn of(earlier: crate::boards::snapshot::codec::Earlier, rank: u64) -> Option<Movement> {
+        let change = |r: u64| i64::try_from(r).unwrap_or(i64::MAX) - i64::try_from(rank).unwrap_or(i64::MAX);
+        let m = Movement {
+            since_previous: earlier.previous.map(change),
+            since_final: earlier.last_final.map(change),
+        };
+        (m != Movement::default()).then_some(m)
+    }
+}
+
+/// The caller's rank in an earlier snapshot, and the places climbed since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct EarlierRank {
+    /// The earlier snapshot's id, or the period whose final it is.
+    pub of: String,
+    pub rank: u64,
+    /// `rank` − the caller's rank now: +6 for a climb from 9th to 3rd.
+    pub rank_change: i64,
+}
+
+/// The caller's movement (PF-5): against the board's previous snapshot and the
+/// previous period's final, where the caller was on them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct StandingMovement {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_snapshot: Option<EarlierRank>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_final: Option<EarlierRank>,
 }
 
 /// Gives each of `entries` its player's card (PF-5): one batch read of their profiles.
@@ -92,6 +139,9 @@ pub struct AroundMe {
     /// The caller against the whole board: rank of N, top X %, the next better value
     /// and the top-100 cut-off, with the gaps to them.
     pub standing: Relative,
+    /// Where the caller stood in earlier snapshots (PF-5); absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movement: Option<StandingMovement>,
     /// The caller's live entry this answer ranked (stored value, reached at, ms UTC):
     /// what its cache validators name besides the snapshot.
     #[serde(skip)]
@@ -182,6 +232,7 @@ pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
         rank_id: seega.map(|r| r.id),
         badge: seega.map(|r| r.badge),
         card: Card::default(),
+        movement: None,
     }
 }
 
@@ -308,6 +359,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         mine.card = e.card.clone();
     }
     Ok(AroundMe {
+        movement: None,
         live_key: (me.points, me.reached_at_ms),
         board: board.board.clone(),
         as_of: now,

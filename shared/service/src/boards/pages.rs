@@ -21,7 +21,10 @@ use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore};
 
 use crate::boards::cursor::{Cursor, CursorKey};
-use crate::boards::live::{board_value, entry, relative, AroundMe, Page};
+use crate::boards::live::{
+    board_value, entry, relative, AroundMe, EarlierRank, Movement, Page, StandingMovement,
+};
+use crate::boards::snapshot::codec::Earlier;
 use crate::boards::snapshot::{self, layout::first_key, layout::Published, read::Directory};
 use crate::error::ServiceError;
 
@@ -222,6 +225,54 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     if pinned && start_pages.is_empty() {
         return Err(gone());
     }
+    let (mut entries, shown_at, next_cursor) =
+        list_from(board, key, &walk, &start_pages, start_offset, limit, &hidden);
+    // PF-5: movement, one read per directory chunk the entries are listed in.
+    let recorded = current
+        .as_ref()
+        .is_some_and(|p| p.id == walk.id && (p.previous.is_some() || p.last_final.is_some()));
+    if recorded {
+        let mut chunks: BTreeMap<u32, Option<Vec<Vec<Earlier>>>> = BTreeMap::new();
+        for (e, (number, j)) in entries.iter_mut().zip(&shown_at) {
+            let Some((first, key)) = dir.chunk_of(*number) else {
+                continue;
+            };
+            if !chunks.contains_key(&first) {
+                let found = snapshot::movement::moves(store, board, &walk.id, &key).await?;
+                chunks.insert(first, found);
+            }
+            let earlier = chunks
+                .get(&first)
+                .and_then(|m| m.as_ref())
+                .and_then(|m| m.get((number - first) as usize))
+                .and_then(|pg| pg.get(*j));
+            if let Some(earlier) = earlier {
+                e.movement = Movement::of(*earlier, e.rank);
+            }
+        }
+    }
+
+    Ok(Some(Page {
+        board: board.board.clone(),
+        as_of: walk.as_of,
+        snapshot: Some(walk.id.clone()),
+        entries,
+        next_cursor,
+    }))
+}
+
+/// The entries a page shows from `start_pages` (from `start_offset` on the first),
+/// at most `limit`, skipping hidden players (GM-6): the entries, where each is listed
+/// (page number, index), and the cursor after the last when more follow.
+fn list_from(
+    board: &BoardRef,
+    key: &CursorKey,
+    walk: &Walk<'_>,
+    start_pages: &[SnapshotPage],
+    start_offset: u64,
+    limit: u64,
+    hidden: &dyn Fn(&str) -> bool,
+) -> (Vec<crate::boards::live::Entry>, Vec<(u32, usize)>, Option<String>) {
     let mut entries = Vec::new();
     // The last page listed from, and the offset after its last entry listed.
     let mut stop: Option<(&SnapshotPage, u64)> = None;
@@ -234,6 +285,8 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             .map(move |(j, e)| (pg, j, e))
     });
     let mut listed = listed.filter(|(_, _, e)| !hidden(&e.player_id)).peekable();
+    // Where each entry shown is listed: page number, index on the page.
+    let mut shown_at: Vec<(u32, usize)> = Vec::new();
     let mut entries_left = limit as usize;
     while entries_left > 0 {
         let Some((pg, j, e)) = listed.next() else {
@@ -251,6 +304,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
         );
         shown.card = e.card.clone();
         entries.push(shown);
+        shown_at.push((pg.number, j));
         stop = Some((pg, j as u64 + 1));
     }
     // More to list: a shown entry after the stop among the pages read, or entries
@@ -262,13 +316,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     let next_cursor = stop
         .filter(|(pg, after)| more && pg.first_position + after < walk.entries)
         .map(|(pg, after)| walk.cursor(key, pg, after));
-    Ok(Some(Page {
-        board: board.board.clone(),
-        as_of: walk.as_of,
-        snapshot: Some(walk.id.clone()),
-        entries,
-        next_cursor,
-    }))
+    (entries, shown_at, next_cursor)
 }
 
 /// The caller's LB-2 rank for their live value against the current snapshot, with
@@ -301,6 +349,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         // An empty snapshot: the caller alone.
         let mine = entry(board, my_key.into_standing(), 1);
         return Ok(Some(AroundMe {
+            movement: None,
             live_key: (me.points, me.reached_at_ms),
             board: board.board.clone(),
             as_of: p.as_of,
@@ -371,6 +420,16 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             .filter(|&v| v > me.points)
             .min()
     });
+    // Where each entry read is listed (page number, index), before GM-6 hides any.
+    let listed_at: HashMap<String, (u32, usize)> = read
+        .values()
+        .flat_map(|pg| {
+            pg.entries
+                .iter()
+                .enumerate()
+                .map(move |(j, e)| (e.player_id.clone(), (pg.number, j)))
+        })
+        .collect();
     // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
     let pages: Vec<SnapshotPage> = read
         .into_values()
@@ -421,7 +480,53 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         .collect();
     let mut me_entry = entry(board, standing, placed.my_rank);
     me_entry.card = card_of(player_id);
+    // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists
+    // their snapshot entry (one read); neighbours of that chunk get theirs too.
+    let mut entries = entries;
+    let mut movement = None;
+    let recorded = p.previous.is_some() || p.last_final.is_some();
+    if let (true, Some(&(number, j))) = (recorded, listed_at.get(player_id)) {
+        if let Some((first, key)) = dir.chunk_of(number) {
+            if let Some(moves) = snapshot::movement::moves(store, board, &p.id, &key).await? {
+                let earlier_of = |id: &str| {
+                    listed_at.get(id).and_then(|&(n, k)| {
+                        n.checked_sub(first)
+                            .and_then(|i| moves.get(i as usize))
+                            .and_then(|pg| pg.get(k))
+                            .copied()
+                    })
+                };
+                for e in entries.iter_mut() {
+                    if let Some(earlier) = earlier_of(&e.player_id) {
+                        e.movement = Movement::of(earlier, e.rank);
+                    }
+                }
+                if let Some(earlier) = moves.get((number - first) as usize).and_then(|pg| pg.get(j)) {
+                    me_entry.movement = Movement::of(*earlier, placed.my_rank);
+                    let change = |r: u64| i64::try_from(r).unwrap_or(i64::MAX) - placed.my_rank as i64;
+                    movement = Some(StandingMovement {
+                        previous_snapshot: p.previous.clone().zip(earlier.previous).map(|(of, rank)| {
+                            EarlierRank {
+                                of,
+                                rank,
+                                rank_change: change(rank),
+                            }
+                        }),
+                        previous_final: p.last_final.clone().zip(earlier.last_final).map(|(of, rank)| {
+                            EarlierRank {
+                                of,
+                                rank,
+                                rank_change: change(rank),
+                            }
+                        }),
+                    })
+                    .filter(|m| m.previous_snapshot.is_some() || m.previous_final.is_some());
+                }
+            }
+        }
+    }
     Ok(Some(AroundMe {
+        movement,
         live_key: (me.points, me.reached_at_ms),
         board: board.board.clone(),
         as_of: p.as_of,

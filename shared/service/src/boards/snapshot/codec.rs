@@ -330,6 +330,61 @@ pub fn decode_chunk(what: &str, body: &[u8]) -> Result<(u32, Vec<DirEntry>), Sto
     Ok((first, out))
 }
 
+/// The format byte of a movement item.
+pub const MOVES_FORMAT: u8 = 1;
+
+/// One entry's earlier ranks (LB-2): in the board's previous snapshot and in its
+/// previous period's final snapshot; `None` where it had no entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Earlier {
+    pub previous: Option<u64>,
+    pub last_final: Option<u64>,
+}
+
+/// A movement item: for each page a directory chunk lists, each entry's [`Earlier`]
+/// ranks, as varints (0: none, else the rank).
+pub fn encode_moves(pages: &[Vec<Earlier>]) -> Vec<u8> {
+    let mut out = vec![MOVES_FORMAT];
+    put_varint(&mut out, pages.len() as u64);
+    for page in pages {
+        put_varint(&mut out, page.len() as u64);
+        for e in page {
+            put_varint(&mut out, e.previous.unwrap_or(0));
+            put_varint(&mut out, e.last_final.unwrap_or(0));
+        }
+    }
+    out
+}
+
+/// What [`encode_moves`] wrote; `what` names the item in errors.
+pub fn decode_moves(what: &str, body: &[u8]) -> Result<Vec<Vec<Earlier>>, StoreError> {
+    let mut r = Reader::new(what, body);
+    let format = r.byte()?;
+    if format != MOVES_FORMAT {
+        return Err(r.corrupt(format!("unknown movement format {format}")));
+    }
+    let pages = r.varint()?;
+    if pages > MAX_ENTRIES {
+        return Err(r.corrupt(format!("{pages} pages")));
+    }
+    let mut out = Vec::with_capacity((pages as usize).min(r.remaining()));
+    for _ in 0..pages {
+        let n = r.varint()?;
+        if n > MAX_ENTRIES {
+            return Err(r.corrupt(format!("{n} entries")));
+        }
+        let mut page = Vec::with_capacity((n as usize).min(r.remaining() / 2));
+        for _ in 0..n {
+            let previous = Some(r.varint()?).filter(|&v| v > 0);
+            let last_final = Some(r.varint()?).filter(|&v| v > 0);
+            page.push(Earlier { previous, last_final });
+        }
+        out.push(page);
+    }
+    r.end()?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,11 +459,19 @@ mod tests {
             prop_assert_eq!(decode_chunk("d", &encode_chunk(first, &entries)).expect("decodes"), (first, entries));
         }
 
+        /// A movement item decodes to itself.
+        #[test]
+        fn moves_round_trip(pages in proptest::collection::vec(proptest::collection::vec((proptest::option::of(1u64..1_000_000), proptest::option::of(1u64..1_000_000)), 0..30), 0..20)) {
+            let pages: Vec<Vec<Earlier>> = pages.into_iter().map(|p| p.into_iter().map(|(previous, last_final)| Earlier { previous, last_final }).collect()).collect();
+            prop_assert_eq!(decode_moves("m", &encode_moves(&pages)).expect("decodes"), pages);
+        }
+
         /// Corrupt bodies and chunks are refused with an error, never a panic.
         #[test]
         fn corrupt_items_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..80)) {
             let _ = decode_body("p", &bytes);
             let _ = decode_chunk("d", &bytes);
+            let _ = decode_moves("m", &bytes);
         }
     }
 

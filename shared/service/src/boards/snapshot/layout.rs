@@ -9,6 +9,7 @@
 //! | run state | `SNAP#B@P` | `RUN#{id}` | [`RunState`] (JSON, constant size): progress and lease, so a retried run resumes |
 //! | directory chunk | `SNAP#B@P#{id}` | `DIR#{its first page's first board key}` | up to [`CHUNK_PAGES`] [`DirEntry`]s, compact binary ([`crate::boards::snapshot::codec`]) |
 //! | page body | `SNAP#B@P#PAGE#{page id}` | `P` | a page's entries without ranks, compact binary |
+//! | movement | `SNAP#B@P#{id}#MOVE` | the chunk's sort key | each listed entry's ranks in the previous snapshot and the previous period's final ([`crate::boards::snapshot::movement`]) |
 //! | current snapshot | `SNAP#B@P` | `CURRENT` | [`Published`] (JSON), with page 0 and directory chunk 0 inline |
 //!
 //! Page bodies are shared between snapshots: a page's id is a hash of its
@@ -273,6 +274,13 @@ pub struct Published {
     /// each has a country board ([`crate::boards::snapshot::country::country_board`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub countries: Vec<String>,
+    /// The snapshot this one's movement compares with (its predecessor), and the
+    /// period whose final it compares with ([`crate::boards::snapshot::movement`]);
+    /// when either is set, each directory chunk has a movement item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_final: Option<String>,
 }
 
 pub(crate) fn is_zero(n: &u32) -> bool {
@@ -368,6 +376,12 @@ pub fn run_key(board: &BoardRef, id: &str) -> ItemKey {
 /// The partition that holds snapshot `id`'s directory.
 pub fn dir_pk(board: &BoardRef, id: &str) -> String {
     format!("{}#{id}", scope(board))
+}
+
+/// The partition of snapshot `id`'s movement items: one per directory chunk, under
+/// the chunk's sort key, each entry's [`crate::boards::snapshot::codec::Earlier`] ranks.
+pub fn moves_pk(board: &BoardRef, id: &str) -> String {
+    format!("{}#MOVE", dir_pk(board, id))
 }
 
 pub fn chunk_sk(first_key: &str) -> String {

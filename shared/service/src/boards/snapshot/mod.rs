@@ -5,12 +5,14 @@
 //! - [`country`]: the country boards a run derives from the board (PF-3).
 //! - [`codec`]: the compact binary encoding of page bodies and directory chunks.
 //! - [`write`]: a refresh or freeze run, resumable, and erasures (GM-6).
+//! - [`movement`]: each entry's earlier ranks, recorded by the run.
 //! - [`read`]: the current snapshot, its directory and pages.
 //! - [`rendered`]: top pages kept as rendered JSON per snapshot.
 
 pub mod codec;
 pub mod country;
 pub mod layout;
+pub mod movement;
 pub mod read;
 pub mod rendered;
 pub mod write;

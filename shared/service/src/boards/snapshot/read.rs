@@ -249,6 +249,20 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         }
     }
 
+    /// The directory chunk read that lists page `number`: its first page's number and
+    /// first key (what its movement item is stored under).
+    pub fn chunk_of(&self, number: u32) -> Option<(u32, String)> {
+        self.chunks.iter().find_map(|c| {
+            let i = number.checked_sub(c.first)? as usize;
+            (i < c.entries.len()).then(|| (c.first, c.entries[0].key.clone()))
+        })
+    }
+
+    /// The snapshot this directory is of.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     /// The entry of page `number` if a chunk read holds it.
     fn known(&self, number: u32) -> Option<&DirEntry> {
         self.chunks.iter().find_map(|c| {

@@ -14,7 +14,7 @@ use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, Store
 use super::country::{country_board, cut, CutPage, Sink};
 use super::layout::*;
 use super::read::*;
-use crate::boards::snapshot::codec::decode_chunk;
+use crate::boards::snapshot::codec::{decode_chunk, encode_moves, Earlier};
 use crate::error::ServiceError;
 
 /// Entries one shard read asks for while a snapshot streams the board.
@@ -298,6 +298,8 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         Default::default()
     };
     stored.extend(stored_bodies(store, board, id).await?);
+    // Movement: the earlier snapshots this one is compared with, read whole.
+    let earlier = super::movement::earlier(store, board, id).await?;
     // PF-3: one sink per country, resuming the saved progress.
     let mut sinks: BTreeMap<String, Sink> = BTreeMap::new();
     for (cc, saved) in &state.countries {
@@ -316,6 +318,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     while budget > 0 && !exhausted {
         let mut next = state.clone();
         let mut listed: Vec<DirEntry> = Vec::new();
+        let mut moves: Vec<Vec<Earlier>> = Vec::new();
         let mut bodies: Vec<(ItemKey, Vec<u8>)> = Vec::new();
         while listed.len() < CHUNK_PAGES && budget > 0 {
             let mut rows: Vec<Standing> = Vec::new();
@@ -360,6 +363,9 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
                     sink.push(row.clone(), card.clone(), &paging, needed, fresh_expiry);
                 }
             }
+            if earlier.any() {
+                moves.push(rows.iter().map(|(r, _)| earlier.of(&r.player_id)).collect());
+            }
             let Some(CutPage {
                 mut entry,
                 body,
@@ -403,9 +409,14 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             store.put_items(&bodies, fresh_expiry).await?;
         }
         let chunk = crate::boards::snapshot::codec::encode_chunk(first_number, &listed);
-        store
-            .put_items(&[(ItemKey::new(dir_pk(board, id), sk.clone()), chunk)], needed)
-            .await?;
+        let mut items = vec![(ItemKey::new(dir_pk(board, id), sk.clone()), chunk)];
+        if earlier.any() {
+            items.push((
+                ItemKey::new(moves_pk(board, id), sk.clone()),
+                encode_moves(&moves),
+            ));
+        }
+        store.put_items(&items, needed).await?;
         written_now += listed.len() as u32;
         bodies_now += bodies.len() as u32;
         if first_number == 0 {
@@ -501,6 +512,8 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             erased: Vec::new(),
             revision: 0,
             countries,
+            previous: earlier.previous.as_ref().map(|(id, _)| id.clone()),
+            last_final: earlier.last_final.as_ref().map(|(id, _)| id.clone()),
         },
         &clock,
         Vec::new(),
@@ -549,6 +562,8 @@ async fn publish_countries<S: ItemStore + ?Sized>(
         erased: Vec::new(),
         revision: 0,
         countries: Vec::new(),
+        previous: None,
+        last_final: None,
     };
     let mut ranked = Vec::new();
     for (cc, sink) in sinks.iter_mut() {

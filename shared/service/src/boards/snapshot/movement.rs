@@ -1,0 +1,124 @@
+//! Movement (PF-5, LB-2): each entry's rank in the board's previous snapshot and in
+//! its previous period's final snapshot, recorded by the run that lists it.
+//!
+//! A run reads both earlier snapshots whole at the start of each call (their
+//! directories, then their page bodies in batches of 100: `2 × entries ÷ page size`
+//! bodies, eventually consistent) into maps of player → rank, and writes with each
+//! directory chunk one movement item ([`super::layout::moves_pk`], the chunk's sort
+//! key) listing every entry's two earlier ranks. Page bodies stay as they were, so
+//! they are still shared between snapshots. A reader needs one more read per
+//! directory chunk it shows entries of. Country boards carry no movement.
+
+use std::collections::HashMap;
+
+use podium_rules::board::{board_def, BoardRef};
+use podium_rules::period::{Period, PeriodKind};
+use podium_store::{ItemKey, ItemStore};
+
+use super::codec::{decode_body, decode_moves, ranked, Earlier};
+use super::layout::*;
+use super::read::{all_chunks, pointer};
+use crate::error::ServiceError;
+
+/// Page bodies one batch read carries.
+const BATCH: usize = 100;
+
+/// The earlier snapshots a run compares with, and every player's rank in each.
+#[derive(Debug, Default)]
+pub(crate) struct EarlierRanks {
+    /// The previous snapshot's id, and its ranks.
+    pub previous: Option<(String, HashMap<String, u64>)>,
+    /// The previous period's id, and its final ranks.
+    pub last_final: Option<(String, HashMap<String, u64>)>,
+}
+
+impl EarlierRanks {
+    /// Whether there is anything to compare with.
+    pub fn any(&self) -> bool {
+        self.previous.is_some() || self.last_final.is_some()
+    }
+
+    /// `player_id`'s earlier ranks.
+    pub fn of(&self, player_id: &str) -> Earlier {
+        Earlier {
+            previous: self
+                .previous
+                .as_ref()
+                .and_then(|(_, m)| m.get(player_id).copied()),
+            last_final: self
+                .last_final
+                .as_ref()
+                .and_then(|(_, m)| m.get(player_id).copied()),
+        }
+    }
+}
+
+/// Every player's rank in snapshot `id` of `board` (pages whose body is gone are
+/// left out): its directory, then its bodies in batches.
+async fn ranks_of<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<HashMap<String, u64>, ServiceError> {
+    let listed: Vec<DirEntry> = all_chunks(store, board, id, false)
+        .await?
+        .into_iter()
+        .flat_map(|(_, _, entries)| entries)
+        .collect();
+    let mut out = HashMap::with_capacity(listed.iter().map(|e| e.len as usize).sum());
+    for chunk in listed.chunks(BATCH) {
+        let keys: Vec<ItemKey> = chunk.iter().map(|e| body_key(board, &e.page)).collect();
+        for ((e, key), item) in chunk.iter().zip(&keys).zip(store.get_items(&keys, false).await?) {
+            let Some(item) = item else { continue };
+            for entry in ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?) {
+                out.insert(entry.player_id, entry.rank);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What run `id` of `board` compares with: the board's current snapshot (unless it
+/// is this one) and, on a daily or weekly board, the previous period's final.
+pub(crate) async fn earlier<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+) -> Result<EarlierRanks, ServiceError> {
+    let mut out = EarlierRanks::default();
+    if crate::boards::snapshot::country::split(board).1.is_some() {
+        return Ok(out);
+    }
+    if let Some(p) = pointer(store, board, true).await? {
+        if p.id != id && p.entries > 0 {
+            out.previous = Some((p.id.clone(), ranks_of(store, board, &p.id).await?));
+        }
+    }
+    let def = board_def(&board.board).filter(|d| d.window_days.is_none() && d.period != PeriodKind::AllTime);
+    if let Some(def) = def {
+        if let Ok(period) = Period::parse(def.period, def.zone, &board.period) {
+            let before = BoardRef::new(board.board.clone(), period.previous().id);
+            if let Some(p) = pointer(store, &before, false).await? {
+                if p.id == FINAL && p.entries > 0 {
+                    out.last_final = Some((before.period.clone(), ranks_of(store, &before, FINAL).await?));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The movement item of the directory chunk of snapshot `id` whose first page starts
+/// at `first_key`: each listed page's entries' earlier ranks (`None`: not written).
+pub async fn moves<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    first_key: &str,
+) -> Result<Option<Vec<Vec<Earlier>>>, ServiceError> {
+    let key = ItemKey::new(moves_pk(board, id), chunk_sk(first_key));
+    match store.get_item(&key, false).await? {
+        Some(item) => Ok(Some(decode_moves(&key.pk, &item.body)?)),
+        None => Ok(None),
+    }
+}
