@@ -237,9 +237,8 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             let Some((first, key)) = dir.chunk_of(*number) else {
                 continue;
             };
-            if !chunks.contains_key(&first) {
-                let found = snapshot::movement::moves(store, board, &walk.id, &key).await?;
-                chunks.insert(first, found);
+            if let std::collections::btree_map::Entry::Vacant(slot) = chunks.entry(first) {
+                slot.insert(snapshot::movement::moves(store, board, &walk.id, &key).await?);
             }
             let earlier = chunks
                 .get(&first)
