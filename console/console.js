@@ -100,7 +100,9 @@
 
   function showPlayer(o) {
     $("player").hidden = false;
-    $("player-title").textContent = o.player_id + " · as of " + instant(o.as_of) + " UTC";
+    const prof = o.profile || {};
+    const shown = prof.name ? " · " + prof.name + (prof.country ? " (" + prof.country + ")" : "") : "";
+    $("player-title").textContent = o.player_id + shown + " · as of " + instant(o.as_of) + " UTC";
 
     const games = $("games").tBodies[0];
     clear(games);
@@ -284,14 +286,16 @@
     const board = cursor ? current.board : boardName();
     if (!board) return status("Name a board", true);
     const period = cursor ? current.period : $("period").value.trim();
+    const country = cursor ? current.country : $("country").value.trim().toUpperCase();
     const limit = cursor ? current.limit : $("limit").value;
     const q = new URLSearchParams({ limit: limit });
     if (period) q.set("period", period);
+    if (country) q.set("country", country);
     if (cursor) q.set("cursor", cursor);
     status("Reading " + board + " …");
     try {
       const page = await get("/v1/operator/leaderboards/" + encodeURIComponent(board) + "?" + q.toString());
-      current = { board: board, period: period, limit: limit };
+      current = { board: board, period: period, country: country, limit: limit };
       showPage(page, !!cursor);
       status("");
     } catch (e) {
@@ -310,12 +314,13 @@
         lookUp(e.player_id);
         window.scrollTo(0, 0);
       });
-      tbody.appendChild(row([e.rank, link, e.value_shown, e.badge || ""]));
+      tbody.appendChild(row([e.rank, link, e.name || "", e.country || "", e.value_shown, e.badge || ""]));
     }
     if (page.entries.length === 0) tbody.appendChild(row(["no entries"]));
     const p = page.period || {};
     $("board-info").textContent =
       page.board + " · period " + (p.period || "") + " (" + (p.kind || "") + ", " + (p.zone || "") + ")" +
+      (current.country ? " · players of " + current.country : "") +
       " · " + (page.snapshot ? "snapshot " + page.snapshot : "live board") + " · as of " + instant(page.as_of) + " UTC" +
       (more ? " · a following page" : "");
     nextCursor = page.next_cursor || null;

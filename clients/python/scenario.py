@@ -25,19 +25,34 @@ import sys
 import uuid
 
 from podium_client import AuthenticatedClient
-from podium_client.api.leaderboards import board_me, board_page
+from podium_client.api.leaderboards import board_friends, board_me, board_page
 from podium_client.api.mahjong import daily_bonus, my_arena
-from podium_client.api.players import claim_reward, me, my_inbox, my_ledger, my_match
+from podium_client.api.players import (
+    claim_reward,
+    me,
+    my_friends,
+    my_inbox,
+    my_ledger,
+    my_match,
+    my_profile,
+    put_friends,
+    put_profile,
+)
 from podium_client.models import (
     ArenaResult,
     BonusAnswer,
     ClaimAnswer,
     ErrorBody,
+    FriendList,
+    FriendsBoard,
+    FriendsBody,
     HistoryPage,
     InboxView,
     LeaderboardAroundMe,
     LeaderboardPage,
     Profile,
+    ProfileChangeBody,
+    ProfileView,
 )
 from podium_client.types import UNSET
 
@@ -98,6 +113,19 @@ def main(base, fixtures):
 
     profile = call(me, Profile, client=seega)
     assert profile.player_id == seega_player
+
+    # PF-1 … PF-4: a name, an avatar, a country; friends; a country's board.
+    named = call(put_profile, ProfileView, client=seega, body=ProfileChangeBody(name=" Ｓｃｅｎａｒｉｏ ", avatar="a03", country="ro"))
+    assert (named.name, named.country) == ("Scenario", "RO"), named
+    assert call(my_profile, ProfileView, client=seega).to_dict() == named.to_dict()
+    call(put_profile, ErrorBody, client=seega, body=ProfileChangeBody(name="ab"), status=400)
+    friends = [e.player_id for e in first.entries if e.player_id != seega_player][:3]
+    stored = call(put_friends, FriendList, client=seega, body=FriendsBody(friends=friends))
+    assert stored.friends == friends, stored
+    assert call(my_friends, FriendList, client=seega).friends == friends
+    among = call(board_friends, FriendsBoard, "seega", client=seega)
+    assert {e.player_id for e in among.entries} >= {seega_player}, among
+    call(board_page, LeaderboardPage, "seega", client=seega, limit=5, country="RO")
 
     ledger = call(my_ledger, HistoryPage, client=seega, game="seega", limit=3)
     assert ledger.entries, "the Seega player has a point history"

@@ -12,10 +12,12 @@ ranks SG-12, Quick Match points MJ-7; each ledger row shows the rule it records)
   seega board: 1 bob 529, 2 alice 487, 3 carol 244, 4 dave 0
 """
 
+import json
 import os
 import sys
 import tempfile
 import unittest
+import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -138,7 +140,7 @@ class ConsoleTest(unittest.TestCase):
         self.driver.find_element(By.ID, "load-board").click()
         self.wait.until(lambda d: len(self.rows("board-entries")) == 4)
         self.assertEqual(
-            [cells(r)[:3] for r in self.rows("board-entries")],
+            [[cells(r)[i] for i in (0, 1, 4)] for r in self.rows("board-entries")],
             [["1", "bob", "529"], ["2", "alice", "487"], ["3", "carol", "244"], ["4", "dave", "0"]],
         )
 
@@ -181,6 +183,15 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(len(self.rows("ledger")), 4, "the rest of the page works")
 
     def test_4_board_pages_with_ranks_and_next_page(self):
+        # PF-1, PF-5: bob names himself; his row shows the name and country.
+        req = urllib.request.Request(
+            BASE + "/v1/me/profile",
+            data=json.dumps({"name": "Bobby", "country": "ro"}).encode(),
+            headers={"Authorization": "Dev bob", "Content-Type": "application/json"},
+            method="PUT",
+        )
+        with urllib.request.urlopen(req, timeout=10) as r:
+            self.assertEqual(json.loads(r.read())["name"], "Bobby")
         self.open_console()
         d = self.driver
         Select(d.find_element(By.ID, "board-select")).select_by_visible_text("seega")
@@ -189,14 +200,14 @@ class ConsoleTest(unittest.TestCase):
         d.find_element(By.ID, "load-board").click()
         self.wait.until(lambda d: len(self.rows("board-entries")) == 2 and cells(self.rows("board-entries")[0])[0] == "1")
         page = [cells(r) for r in self.rows("board-entries")]
-        self.assertEqual(page, [["1", "bob", "529", "1 star"], ["2", "alice", "487", "1 star"]])
+        self.assertEqual(page, [["1", "bob", "Bobby", "RO", "529", "1 star"], ["2", "alice", "", "", "487", "1 star"]])
         self.assertIn("period all", d.find_element(By.ID, "board-info").text)
         nxt = d.find_element(By.ID, "next-page")
         self.assertTrue(nxt.is_enabled())
         nxt.click()
         self.wait.until(lambda d: cells(self.rows("board-entries")[0])[0] == "3")
         page = [cells(r) for r in self.rows("board-entries")]
-        self.assertEqual(page, [["3", "carol", "244", "1 star"], ["4", "dave", "0", "1 star"]])
+        self.assertEqual(page, [["3", "carol", "", "", "244", "1 star"], ["4", "dave", "", "", "0", "1 star"]])
         self.assertFalse(d.find_element(By.ID, "next-page").is_enabled(), "the last page")
         # A player on the page opens their overview.
         d.find_element(By.LINK_TEXT, "carol").click()
@@ -216,8 +227,6 @@ class ConsoleTest(unittest.TestCase):
         """The API explorer (Swagger UI, vendored by scripts/console-assets) renders
         every operation of /v1/openapi.json and "Try it out" sends the development
         identity typed in its header."""
-        import json
-        import urllib.request
 
         with urllib.request.urlopen(BASE + "/v1/openapi.json", timeout=10) as r:
             doc = json.load(r)

@@ -760,4 +760,178 @@ async fn main() {
         .await
         .expect("notify again");
     row("overtaken again, same snapshot (nothing to send)", before, &store);
+
+    // Issue 25: profiles, friends, country boards, movement, revalidation.
+    profiles_and_views(&store, &ctx, later).await;
+}
+
+/// Profiles (PF-1 … PF-3) on the `players()` players, 50 countries; a friend list
+/// of 150; a refresh that reads every card, ranks 50 country boards and records
+/// movement; a country page and around-me; a friends view; 304 revalidations.
+async fn profiles_and_views(store: &DynamoStore, ctx: &ApiContext, after: chrono::DateTime<chrono::Utc>) {
+    use bytes::Bytes;
+    let countries: Vec<&str> = podium_rules::profile::all_countries().take(50).collect();
+    let n_players = players();
+    let now = chrono::Utc::now();
+    let put = |path: &str, player: &str| ApiRequest {
+        method: "PUT".into(),
+        ..get(path, &[], player)
+    };
+    for i in 0..n_players {
+        let p = format!("p-{i:05}");
+        let body =
+            serde_json::json!({"name": format!("Player {i}"), "avatar": "a01", "country": countries[i % 50]});
+        let before = store.usage();
+        let answer = api::handle_with_body(
+            store,
+            ctx,
+            &put("/v1/me/profile", &p),
+            &[],
+            Bytes::from(body.to_string()),
+            now,
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        if i == 0 {
+            row(
+                "PUT /v1/me/profile (a new profile: name, avatar, country)",
+                before,
+                store,
+            );
+        }
+    }
+    let before = store.usage();
+    let rename = serde_json::json!({"name": "Renamed"});
+    api::handle_with_body(
+        store,
+        ctx,
+        &put("/v1/me/profile", "p-00001"),
+        &[],
+        Bytes::from(rename.to_string()),
+        now,
+    )
+    .await;
+    row("PUT /v1/me/profile (a rename)", before, store);
+    let friends: Vec<String> = (2..152).map(|i| format!("p-{i:05}")).collect();
+    let before = store.usage();
+    let body = serde_json::json!({ "friends": friends });
+    let answer = api::handle_with_body(
+        store,
+        ctx,
+        &put("/v1/me/friends", "p-00001"),
+        &[],
+        Bytes::from(body.to_string()),
+        now,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    row("PUT /v1/me/friends (150 ids)", before, store);
+
+    let seega_board = BoardRef::all_time("seega");
+    let refresh_at = after + chrono::Duration::minutes(5);
+    let started = Instant::now();
+    let before = store.usage();
+    let run = snapshot::write::run(
+        store,
+        &seega_board,
+        "cost-3",
+        refresh_at,
+        PAGE_SIZE,
+        None,
+        refresh_at,
+    )
+    .await
+    .expect("snapshot");
+    row(
+        &format!(
+            "snapshot run with cards, 50 country boards and movement: {} pages in {:.1?}",
+            run.pages_total,
+            started.elapsed()
+        ),
+        before,
+        store,
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(
+        snapshot::layout::FRESH_MS as u64 + 500,
+    ))
+    .await;
+    let ctx = ApiContext::new(CursorKey::random());
+    let seega = "/v1/leaderboards/seega";
+    let top = measure(
+        store,
+        &ctx,
+        "snapshot top 50 with names and movement, cold cache",
+        get(seega, &[], "p-00001"),
+    )
+    .await;
+    assert!(top["entries"][0]["movement"].is_object(), "{}", top["entries"][0]);
+    measure(
+        store,
+        &ctx,
+        "snapshot around-me with movement, 5 each side",
+        get(&format!("{seega}/me"), &[], "p-00500"),
+    )
+    .await;
+    let country = countries[0];
+    measure(
+        store,
+        &ctx,
+        &format!("country page: top 50 of {country}, cold cache"),
+        get(seega, &[("country", country)], "p-00000"),
+    )
+    .await;
+    measure(
+        store,
+        &ctx,
+        &format!("country around-me ({country}, 5 each side)"),
+        get(&format!("{seega}/me"), &[("country", country)], "p-00000"),
+    )
+    .await;
+    measure(
+        store,
+        &ctx,
+        "GET /v1/leaderboards/seega/friends (150 friends)",
+        get(&format!("{seega}/friends"), &[], "p-00001"),
+    )
+    .await;
+    let first = api::handle(store, &ctx, &get(seega, &[], "p-00001"), chrono::Utc::now()).await;
+    let etag = first.etag.expect("an ETag");
+    let before = store.usage();
+    let again = api::handle_with_headers(
+        store,
+        &ctx,
+        &get(seega, &[], "p-00001"),
+        &[("if-none-match", &etag)],
+        chrono::Utc::now(),
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    row(
+        "304: GET /v1/leaderboards/seega with If-None-Match",
+        before,
+        store,
+    );
+    let me = api::handle(
+        store,
+        &ctx,
+        &get(&format!("{seega}/me"), &[], "p-00500"),
+        chrono::Utc::now(),
+    )
+    .await;
+    let etag = me.etag.expect("an ETag");
+    let before = store.usage();
+    let again = api::handle_with_headers(
+        store,
+        &ctx,
+        &get(&format!("{seega}/me"), &[], "p-00500"),
+        &[("if-none-match", &etag)],
+        chrono::Utc::now(),
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    row(
+        "304: GET /v1/leaderboards/seega/me with If-None-Match (caller and live entry read)",
+        before,
+        store,
+    );
 }

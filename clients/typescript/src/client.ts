@@ -37,7 +37,7 @@ function ok<T>(r: { data?: T; error?: unknown; response: Response }): T {
 export async function boardPage(
   c: Podium,
   board: string,
-  query: { limit?: number; cursor?: string; period?: string } = {},
+  query: { limit?: number; cursor?: string; period?: string; country?: string } = {},
 ): Promise<Schemas["LeaderboardPage"]> {
   return ok(await c.GET("/v1/leaderboards/{board}", { params: { path: { board }, query } }));
 }
@@ -57,9 +57,18 @@ export async function wholeBoard(c: Podium, board: string, limit = 100): Promise
 export async function boardMe(
   c: Podium,
   board: string,
-  query: { neighbours?: number; period?: string } = {},
+  query: { neighbours?: number; period?: string; country?: string } = {},
 ): Promise<Schemas["LeaderboardAroundMe"]> {
   return ok(await c.GET("/v1/leaderboards/{board}/me", { params: { path: { board }, query } }));
+}
+
+/** The caller and their friends on a board, ranked among themselves (PF-4). */
+export async function boardFriends(
+  c: Podium,
+  board: string,
+  query: { period?: string } = {},
+): Promise<Schemas["FriendsBoard"]> {
+  return ok(await c.GET("/v1/leaderboards/{board}/friends", { params: { path: { board }, query } }));
 }
 
 export async function myLeague(c: Podium, league: string): Promise<Schemas["MyLeague"]> {
@@ -83,6 +92,28 @@ export async function leagueCohort(
 
 export async function me(c: Podium): Promise<Schemas["Profile"]> {
   return ok(await c.GET("/v1/me"));
+}
+
+/** The caller's name, avatar and country (PF-1 … PF-3). */
+export async function myProfile(c: Podium): Promise<Schemas["ProfileView"]> {
+  return ok(await c.GET("/v1/me/profile"));
+}
+
+/** Changes the caller's profile: fields left out are kept, `null` removes one. */
+export async function setProfile(
+  c: Podium,
+  change: Schemas["ProfileChangeBody"],
+): Promise<Schemas["ProfileView"]> {
+  return ok(await c.PUT("/v1/me/profile", { body: change }));
+}
+
+export async function myFriends(c: Podium): Promise<Schemas["FriendList"]> {
+  return ok(await c.GET("/v1/me/friends"));
+}
+
+/** Replaces the caller's friend list with the platform's (PF-4, at most 200 ids). */
+export async function setFriends(c: Podium, friends: string[]): Promise<Schemas["FriendList"]> {
+  return ok(await c.PUT("/v1/me/friends", { body: { friends } }));
 }
 
 export async function mahjongMe(c: Podium): Promise<Schemas["MahjongProfile"]> {
@@ -169,7 +200,7 @@ export async function operatorPlayer(c: Podium, player_id: string): Promise<Sche
 export async function operatorBoard(
   c: Podium,
   board: string,
-  query: { limit?: number; cursor?: string; period?: string } = {},
+  query: { limit?: number; cursor?: string; period?: string; country?: string } = {},
 ): Promise<Schemas["LeaderboardPage"]> {
   return ok(await c.GET("/v1/operator/leaderboards/{board}", { params: { path: { board }, query } }));
 }
@@ -183,6 +214,6 @@ export async function openapiDocument(c: Podium): Promise<unknown> {
 /** What a leaderboard screen shows: the top page, the caller's place, their inbox. */
 export async function leaderboardScreen(c: Podium, board: string) {
   const [top, mine, inbox] = await Promise.all([boardPage(c, board, { limit: 10 }), boardMe(c, board), myInbox(c)]);
-  const rows = top.entries.map((e) => `${e.rank}. ${e.player_id} ${e.value_shown}`);
+  const rows = top.entries.map((e) => `${e.rank}. ${e.name ?? e.player_id} ${e.value_shown}`);
   return { rows, myRank: mine.me?.rank ?? null, unclaimed: inbox.unclaimed };
 }

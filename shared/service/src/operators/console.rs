@@ -54,6 +54,8 @@ pub const MAX_MATCHES: usize = 20;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct PlayerOverview {
     pub player_id: String,
+    /// Their name, avatar and country (PF-1 … PF-3), each absent when unset.
+    pub profile: podium_rules::profile::Card,
     /// The instant the overview was read (UTC): the current periods are those of it.
     pub as_of: DateTime<Utc>,
     /// One per game of [`GAMES`], in that order, whether or not the player has an
@@ -226,6 +228,7 @@ where
     }
     Ok(PlayerOverview {
         player_id: player_id.to_string(),
+        profile: crate::profiles::cards::card(store, player_id).await?,
         as_of: now,
         games,
         boards,

@@ -38,8 +38,8 @@ pub struct PageQuery {
     #[param(value_type = Option<String>, example = "all")]
     period: Option<String>,
     /// An ISO 3166-1 alpha-2 code: that country's players only, ranked among
-    /// themselves (PF-3), from the same snapshots.
-    #[param(value_type = Option<String>, example = "RO")]
+    /// themselves (PF-3), from the same snapshots (`RO`).
+    #[param(value_type = Option<String>)]
     country: Option<String>,
 }
 
@@ -54,8 +54,8 @@ pub struct AroundQuery {
     #[param(value_type = Option<String>, example = "all")]
     period: Option<String>,
     /// An ISO 3166-1 alpha-2 code: the caller among their country's players (PF-3);
-    /// it must be the caller's profile's country.
-    #[param(value_type = Option<String>, example = "RO")]
+    /// it must be the caller's profile's country (`RO`).
+    #[param(value_type = Option<String>)]
     country: Option<String>,
 }
 
