@@ -768,6 +768,34 @@ pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone
         .await
         .expect("credit");
     }
+    // 120 more players below them, in another order each week: pages enough for
+    // several movement blocks.
+    let filler = |i: i64, week: i64| 1 + (i * week) % 50;
+    for i in 0..120i64 {
+        let p = format!("mf-{i:03}");
+        periods::credit(
+            &store,
+            weekly,
+            &p,
+            filler(i, 7),
+            last_week,
+            last_week,
+            &format!("lw-{p}"),
+        )
+        .await
+        .expect("credit");
+        periods::credit(
+            &store,
+            weekly,
+            &p,
+            filler(i, 11),
+            this_week,
+            this_week,
+            &format!("tw-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
     let final_period = weekly.period_at(last_week);
     periods::freeze(&store, weekly, &final_period, this_week)
         .await
@@ -826,22 +854,39 @@ pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone
     assert_eq!(me.body["me"]["movement"], json!({"since_final": 6}));
     // The caller's tombstone, the pointer, the live entry, and the one movement item.
     assert_eq!(counted.counts().0, 4, "one read for movement");
-    let page = read(
-        &store,
-        &ctx,
-        "/v1/leaderboards/mahjong-weekly",
-        &[("limit", "12")],
-        "mv-01",
-    )
-    .await;
-    for e in page.body["entries"].as_array().into_iter().flatten() {
-        let i: i64 = e["player_id"].as_str().unwrap_or_default()[3..]
-            .parse()
+    // Every entry of every page: its final rank (LB-2 over last week) − its rank now.
+    let last: Vec<(String, i64)> = (0..12i64)
+        .map(|i| (format!("mv-{i:02}"), 100 - i * 5))
+        .chain((0..120i64).map(|i| (format!("mf-{i:03}"), filler(i, 7))))
+        .collect();
+    let final_rank = |p: &str| {
+        let v = last
+            .iter()
+            .find(|(q, _)| q == p)
+            .map(|(_, v)| *v)
             .unwrap_or_default();
-        let final_rank = i + 1;
-        let change = final_rank - e["rank"].as_i64().unwrap_or_default();
-        assert_eq!(e["movement"]["since_final"], change, "{e}");
+        1 + last.iter().filter(|(_, w)| *w > v).count() as i64
+    };
+    let mut cursor: Option<String> = None;
+    let mut seen = 0;
+    loop {
+        let mut q = vec![("limit", "50"), ("period", period.id.as_str())];
+        if let Some(c) = cursor.as_deref() {
+            q.push(("cursor", c));
+        }
+        let page = read(&store, &ctx, "/v1/leaderboards/mahjong-weekly", &q, "mv-01").await;
+        for e in page.body["entries"].as_array().into_iter().flatten() {
+            let p = e["player_id"].as_str().unwrap_or_default();
+            let change = final_rank(p) - e["rank"].as_i64().unwrap_or_default();
+            assert_eq!(e["movement"]["since_final"], change, "{e}");
+            seen += 1;
+        }
+        match page.body["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
     }
+    assert_eq!(seen, 132);
     // The next refresh: mv-08 climbs to 2nd.
     periods::credit(&store, weekly, "mv-08", 5, this_week, this_week, "tw-more")
         .await

@@ -171,11 +171,7 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
     let mut standings: Vec<Standing> = found
         .into_iter()
         .flatten()
-        .map(|b| Standing {
-            player_id: b.player_id,
-            value: b.points,
-            reached_at_ms: b.reached_at_ms,
-        })
+        .map(|b| b.board_key().into_standing())
         .collect();
     standings.sort_by(listing_order);
     let caller_listed = standings.iter().any(|s| s.player_id == player_id);

@@ -25,6 +25,7 @@ use crate::boards::live::{
     board_value, entry, relative, AroundMe, EarlierRank, Movement, Page, StandingMovement,
 };
 use crate::boards::snapshot::codec::Earlier;
+use crate::boards::snapshot::layout::MOVE_BLOCK;
 use crate::boards::snapshot::{self, layout::first_key, layout::Published, read::Directory};
 use crate::error::ServiceError;
 
@@ -227,30 +228,32 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     }
     let (mut entries, shown_at, next_cursor) =
         list_from(board, key, &walk, &start_pages, start_offset, limit, &hidden);
-    // PF-5: movement, one read per directory chunk the entries are listed in.
+    // PF-5: movement, one read per block of pages the entries are listed in.
     let recorded = current
         .as_ref()
         .is_some_and(|p| p.id == walk.id && (p.previous.is_some() || p.last_final.is_some()));
     if recorded {
-        let mut chunks: BTreeMap<u32, Option<Vec<Vec<Earlier>>>> = BTreeMap::new();
+        type Block = Option<Vec<Vec<Earlier>>>;
+        let mut blocks: BTreeMap<(u32, u32), Block> = BTreeMap::new();
         for (e, (number, j)) in entries.iter_mut().zip(&shown_at) {
             let Some((first, key)) = dir.chunk_of(*number) else {
                 continue;
             };
-            if let std::collections::btree_map::Entry::Vacant(slot) = chunks.entry(first) {
-                slot.insert(snapshot::movement::moves(store, board, &walk.id, &key).await?);
+            let offset = number - first;
+            let at = (first, offset / MOVE_BLOCK as u32);
+            if let std::collections::btree_map::Entry::Vacant(slot) = blocks.entry(at) {
+                slot.insert(snapshot::movement::block(store, board, &walk.id, &key, offset).await?);
             }
-            let earlier = chunks
-                .get(&first)
+            let earlier = blocks
+                .get(&at)
                 .and_then(|m| m.as_ref())
-                .and_then(|m| m.get((number - first) as usize))
+                .and_then(|m| m.get(offset as usize % MOVE_BLOCK))
                 .and_then(|pg| pg.get(*j));
             if let Some(earlier) = earlier {
                 e.movement = Movement::of(*earlier, e.rank);
             }
         }
     }
-
     Ok(Some(Page {
         board: board.board.clone(),
         as_of: walk.as_of,
@@ -486,10 +489,13 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let recorded = p.previous.is_some() || p.last_final.is_some();
     if let (true, Some(&(number, j))) = (recorded, listed_at.get(player_id)) {
         if let Some((first, key)) = dir.chunk_of(number) {
-            if let Some(moves) = snapshot::movement::moves(store, board, &p.id, &key).await? {
+            let offset = number - first;
+            if let Some(moves) = snapshot::movement::block(store, board, &p.id, &key, offset).await? {
+                // The block's pages: those of the chunk from `block_first` on.
+                let block_first = first + offset / MOVE_BLOCK as u32 * MOVE_BLOCK as u32;
                 let earlier_of = |id: &str| {
                     listed_at.get(id).and_then(|&(n, k)| {
-                        n.checked_sub(first)
+                        n.checked_sub(block_first)
                             .and_then(|i| moves.get(i as usize))
                             .and_then(|pg| pg.get(k))
                             .copied()
@@ -500,7 +506,10 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                         e.movement = Movement::of(earlier, e.rank);
                     }
                 }
-                if let Some(earlier) = moves.get((number - first) as usize).and_then(|pg| pg.get(j)) {
+                if let Some(earlier) = moves
+                    .get((number - block_first) as usize)
+                    .and_then(|pg| pg.get(j))
+                {
                     me_entry.movement = Movement::of(*earlier, placed.my_rank);
                     let change = |r: u64| i64::try_from(r).unwrap_or(i64::MAX) - placed.my_rank as i64;
                     movement = Some(StandingMovement {

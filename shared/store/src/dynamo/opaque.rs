@@ -43,64 +43,23 @@ impl ItemStore for DynamoStore {
             }
             return Ok(out);
         }
-        let mut found: std::collections::HashMap<(String, String), Item> = Default::default();
-        let mut unique: Vec<&ItemKey> = Vec::with_capacity(keys.len());
+        let mut wanted: Vec<items::Item> = Vec::with_capacity(keys.len());
         let mut seen = std::collections::HashSet::new();
         for k in keys {
             check_key(&k.pk, &k.sk)?;
             if seen.insert((k.pk.as_str(), k.sk.as_str())) {
-                unique.push(k);
+                wanted.push(items::Item::from([
+                    ("pk".to_string(), s(&k.pk)),
+                    ("sk".to_string(), s(&k.sk)),
+                ]));
             }
         }
-        for chunk in unique.chunks(BATCH_GET_MAX) {
-            let wanted = chunk
-                .iter()
-                .map(|k| {
-                    std::collections::HashMap::from([
-                        ("pk".to_string(), s(&k.pk)),
-                        ("sk".to_string(), s(&k.sk)),
-                    ])
-                })
-                .collect::<Vec<_>>();
-            let mut pending = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
-                .set_keys(Some(wanted))
-                .consistent_read(consistent)
-                .build()
-                .map_err(|e| errors::build("BatchGetItem", e))?;
-            let mut attempt = 0u32;
-            loop {
-                attempt += 1;
-                let out = self
-                    .client
-                    .batch_get_item()
-                    .request_items(&self.table, pending)
-                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                    .send()
-                    .await
-                    .map_err(|e| self.fail("BatchGetItem", e))?;
-                self.usage.record_read(out.consumed_capacity());
-                for item in out
-                    .responses
-                    .and_then(|mut r| r.remove(&self.table))
-                    .unwrap_or_default()
-                {
-                    let pk = get_s(&item, "pk")?.to_string();
-                    let sk = get_s(&item, "sk")?.to_string();
-                    let decoded = decode_item(&pk, &sk, &item)?;
-                    found.insert((pk, sk), decoded);
-                }
-                match out.unprocessed_keys.and_then(|mut m| m.remove(&self.table)) {
-                    Some(rest) if !rest.keys().is_empty() => pending = rest,
-                    _ => break,
-                }
-                if attempt >= 10 {
-                    return Err(StoreError::Unavailable {
-                        operation: "BatchGetItem",
-                        message: "keys still unprocessed after 10 attempts".into(),
-                    });
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(20 << attempt.min(5))).await;
-            }
+        let mut found: std::collections::HashMap<(String, String), Item> = Default::default();
+        for item in self.batch_get_raw(wanted, consistent).await? {
+            let pk = get_s(&item, "pk")?.to_string();
+            let sk = get_s(&item, "sk")?.to_string();
+            let decoded = decode_item(&pk, &sk, &item)?;
+            found.insert((pk, sk), decoded);
         }
         Ok(keys
             .iter()

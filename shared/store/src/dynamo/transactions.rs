@@ -250,9 +250,45 @@ impl DynamoStore {
             }
         }
         let mut found: std::collections::HashMap<String, Balance> = std::collections::HashMap::new();
+        for item in self.batch_get_raw(keys, true).await? {
+            let pk = get_s(&item, "pk")?;
+            let player = pk.strip_prefix("PLAYER#").unwrap_or(pk).to_string();
+            let balance = decode_entry(&item, &player, game)?;
+            found.insert(player, balance);
+        }
+        Ok(found)
+    }
+
+    /// The items of `keys` (distinct; any number), in BatchGetItem requests of
+    /// [`BATCH_GET_MAX`], up to [`BATCH_GETS_IN_FLIGHT`] at once, unprocessed keys sent
+    /// again with a growing pause; in no particular order, absent ones left out.
+    pub(crate) async fn batch_get_raw(
+        &self,
+        keys: Vec<items::Item>,
+        consistent: bool,
+    ) -> Result<Vec<items::Item>, StoreError> {
+        use futures::StreamExt;
+        let chunks: Vec<Vec<items::Item>> = keys.chunks(BATCH_GET_MAX).map(<[_]>::to_vec).collect();
+        let batches: Vec<Vec<items::Item>> = futures::stream::iter(chunks)
+            .map(|chunk| self.batch_get_one(chunk, consistent))
+            .buffer_unordered(BATCH_GETS_IN_FLIGHT)
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .collect::<Result<_, _>>()?;
+        Ok(batches.into_iter().flatten().collect())
+    }
+
+    /// One BatchGetItem of at most [`BATCH_GET_MAX`] keys, and its unprocessed keys again.
+    async fn batch_get_one(
+        &self,
+        keys: Vec<items::Item>,
+        consistent: bool,
+    ) -> Result<Vec<items::Item>, StoreError> {
+        let mut found = Vec::with_capacity(keys.len());
         let mut pending = KeysAndAttributes::builder()
             .set_keys(Some(keys))
-            .consistent_read(true)
+            .consistent_read(consistent)
             .build()
             .map_err(|e| errors::build("BatchGetItem", e))?;
         for attempt in 0u32.. {
@@ -265,16 +301,11 @@ impl DynamoStore {
                 .await
                 .map_err(|e| self.fail("BatchGetItem", e))?;
             self.usage.record_read(out.consumed_capacity());
-            for item in out
-                .responses
-                .and_then(|mut r| r.remove(&self.table))
-                .unwrap_or_default()
-            {
-                let pk = get_s(&item, "pk")?;
-                let player = pk.strip_prefix("PLAYER#").unwrap_or(pk).to_string();
-                let balance = decode_entry(&item, &player, game)?;
-                found.insert(player, balance);
-            }
+            found.extend(
+                out.responses
+                    .and_then(|mut r| r.remove(&self.table))
+                    .unwrap_or_default(),
+            );
             match out.unprocessed_keys.and_then(|mut m| m.remove(&self.table)) {
                 Some(rest) if !rest.keys().is_empty() => pending = rest,
                 _ => break,
@@ -290,6 +321,9 @@ impl DynamoStore {
         Ok(found)
     }
 }
+
+/// BatchGetItem requests one batch read sends at once.
+pub(crate) const BATCH_GETS_IN_FLIGHT: usize = 8;
 
 #[async_trait]
 impl SettleStore for DynamoStore {

@@ -9,7 +9,7 @@
 //! | run state | `SNAP#B@P` | `RUN#{id}` | [`RunState`] (JSON, constant size): progress and lease, so a retried run resumes |
 //! | directory chunk | `SNAP#B@P#{id}` | `DIR#{its first page's first board key}` | up to [`CHUNK_PAGES`] [`DirEntry`]s, compact binary ([`crate::boards::snapshot::codec`]) |
 //! | page body | `SNAP#B@P#PAGE#{page id}` | `P` | a page's entries without ranks, compact binary |
-//! | movement | `SNAP#B@P#{id}#MOVE` | the chunk's sort key | each listed entry's ranks in the previous snapshot and the previous period's final ([`crate::boards::snapshot::movement`]) |
+//! | movement | `SNAP#B@P#{id}#MOVE` | the chunk's sort key and a block of 16 of its pages | each listed entry's ranks in the previous snapshot and the previous period's final ([`crate::boards::snapshot::movement`]) |
 //! | current snapshot | `SNAP#B@P` | `CURRENT` | [`Published`] (JSON), with page 0 and directory chunk 0 inline |
 //!
 //! Page bodies are shared between snapshots: a page's id is a hash of its
@@ -378,10 +378,20 @@ pub fn dir_pk(board: &BoardRef, id: &str) -> String {
     format!("{}#{id}", scope(board))
 }
 
-/// The partition of snapshot `id`'s movement items: one per directory chunk, under
-/// the chunk's sort key, each entry's [`crate::boards::snapshot::codec::Earlier`] ranks.
+/// The partition of snapshot `id`'s movement items: one per [`MOVE_BLOCK`] pages of
+/// a directory chunk ([`move_sk`]), each entry's
+/// [`crate::boards::snapshot::codec::Earlier`] ranks.
 pub fn moves_pk(board: &BoardRef, id: &str) -> String {
     format!("{}#MOVE", dir_pk(board, id))
+}
+
+/// Pages one movement item covers: a reader reads about 1 KB per page shown's block.
+pub const MOVE_BLOCK: usize = 16;
+
+/// The sort key of block `block` (pages `block × MOVE_BLOCK ..` of the chunk) of the
+/// movement of the directory chunk whose sort key is `chunk_sk`.
+pub fn move_sk(chunk_sk: &str, block: usize) -> String {
+    format!("{chunk_sk}#{block:04}")
 }
 
 pub fn chunk_sk(first_key: &str) -> String {

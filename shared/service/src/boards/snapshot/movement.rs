@@ -4,10 +4,11 @@
 //! A run reads both earlier snapshots whole at the start of each call (their
 //! directories, then their page bodies in batches of 100: `2 × entries ÷ page size`
 //! bodies, eventually consistent) into maps of player → rank, and writes with each
-//! directory chunk one movement item ([`super::layout::moves_pk`], the chunk's sort
-//! key) listing every entry's two earlier ranks. Page bodies stay as they were, so
-//! they are still shared between snapshots. A reader needs one more read per
-//! directory chunk it shows entries of. Country boards carry no movement.
+//! directory chunk its movement items, one per 16 of its pages
+//! ([`super::layout::moves_pk`], [`super::layout::move_sk`]), listing every entry's
+//! two earlier ranks. Page bodies stay as they were, so they are still shared
+//! between snapshots. A reader needs one more read per block of pages it shows
+//! entries of (about 1 KB a page). Country boards carry no movement.
 
 use std::collections::HashMap;
 
@@ -108,15 +109,19 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
     Ok(out)
 }
 
-/// The movement item of the directory chunk of snapshot `id` whose first page starts
-/// at `first_key`: each listed page's entries' earlier ranks (`None`: not written).
-pub async fn moves<S: ItemStore + ?Sized>(
+/// The movement item that holds the page `offset` pages into the chunk starting at
+/// `first_key`: its pages' entries' earlier ranks, the block's first page first.
+pub async fn block<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
     first_key: &str,
+    offset: u32,
 ) -> Result<Option<Vec<Vec<Earlier>>>, ServiceError> {
-    let key = ItemKey::new(moves_pk(board, id), chunk_sk(first_key));
+    let key = ItemKey::new(
+        moves_pk(board, id),
+        move_sk(&chunk_sk(first_key), offset as usize / MOVE_BLOCK),
+    );
     match store.get_item(&key, false).await? {
         Some(item) => Ok(Some(decode_moves(&key.pk, &item.body)?)),
         None => Ok(None),

@@ -20,6 +20,9 @@ use crate::error::ServiceError;
 /// Entries one shard read asks for while a snapshot streams the board.
 pub const SHARD_FETCH: usize = 1_000;
 
+/// Players whose cards a run reads ahead of the page it cuts (PF-5): 8 BatchGetItems.
+pub const CARDS_AHEAD: usize = 800;
+
 /// The whole board in listing order, read shard by shard (one Query per
 /// [`SHARD_FETCH`] entries of a shard) and merged, so each entry is read once.
 struct BoardStream<'a, S: ?Sized> {
@@ -53,6 +56,18 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
             })
             .collect();
         BoardStream { store, board, shards }
+    }
+
+    /// The player ids of up to `limit` entries read but not yet taken, about evenly
+    /// from each shard: those the next pages will list (for reading their cards ahead).
+    fn upcoming(&self, limit: usize) -> Vec<String> {
+        let each = limit / self.shards.len().max(1) + 1;
+        self.shards
+            .iter()
+            .flat_map(|s| s.buffered.iter().take(each))
+            .map(|r| r.player_id.clone())
+            .take(limit)
+            .collect()
     }
 
     /// The next entry (`None` at the end of the board).
@@ -308,6 +323,8 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         sinks.insert(cc.clone(), Sink::new(cb, saved.clone(), bodies));
     }
     let mut stream = BoardStream::new(store, board, resume_after);
+    // Cards read ahead of the pages that list them (absent profiles: empty cards).
+    let mut known: HashMap<String, Card> = HashMap::new();
     let (mut written_now, mut bodies_now) = (0, 0);
     let mut first_page = None;
     let mut first_chunk = None;
@@ -339,13 +356,25 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             if rows.is_empty() {
                 break;
             }
-            // PF-5: each entry's card as the snapshot reads it (one batch read a page).
-            let ids: Vec<&str> = rows.iter().map(|r| r.player_id.as_str()).collect();
-            let mut found = crate::profiles::cards::cards(store, &ids).await?;
+            // PF-5: each entry's card as the snapshot reads it, read ahead for the next
+            // pages too (one BatchGetItem per 100 players, several in flight).
+            if rows.iter().any(|r| !known.contains_key(&r.player_id)) {
+                let mut ids: Vec<String> = rows.iter().map(|r| r.player_id.clone()).collect();
+                ids.extend(stream.upcoming(CARDS_AHEAD));
+                ids.retain(|id| !known.contains_key(id));
+                ids.sort_unstable();
+                ids.dedup();
+                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                let mut found = crate::profiles::cards::cards(store, &refs).await?;
+                for id in ids {
+                    let card = found.remove(&id).unwrap_or_default();
+                    known.insert(id, card);
+                }
+            }
             let rows: Vec<(Standing, Card)> = rows
                 .into_iter()
                 .map(|r| {
-                    let card = found.remove(&r.player_id).unwrap_or_default();
+                    let card = known.remove(&r.player_id).unwrap_or_default();
                     (r, card)
                 })
                 .collect();
@@ -411,10 +440,12 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         let chunk = crate::boards::snapshot::codec::encode_chunk(first_number, &listed);
         let mut items = vec![(ItemKey::new(dir_pk(board, id), sk.clone()), chunk)];
         if earlier.any() {
-            items.push((
-                ItemKey::new(moves_pk(board, id), sk.clone()),
-                encode_moves(&moves),
-            ));
+            for (b, block) in moves.chunks(MOVE_BLOCK).enumerate() {
+                items.push((
+                    ItemKey::new(moves_pk(board, id), move_sk(&sk, b)),
+                    encode_moves(block),
+                ));
+            }
         }
         store.put_items(&items, needed).await?;
         written_now += listed.len() as u32;
