@@ -18,7 +18,6 @@ use podium_rules::leaderboard::{RankCounter, Standing};
 use podium_rules::profile::Card;
 use podium_rules::snapshot::SnapshotPage;
 use podium_store::{BoardKey, ItemKey, ItemStore};
-use serde::{Deserialize, Serialize};
 
 use super::codec::{encode_body, encode_chunk, page_id, ranked};
 use super::layout::*;
@@ -39,22 +38,6 @@ pub fn split(board: &BoardRef) -> (BoardRef, Option<&str>) {
         Some((period, country)) => (BoardRef::new(board.board.clone(), period), Some(country)),
         None => (board.clone(), None),
     }
-}
-
-/// A country's progress in a run, saved with the run state.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SinkState {
-    /// Entries listed so far.
-    #[serde(rename = "n")]
-    pub position: u64,
-    /// The last listed entry's encoded board key, value and rank.
-    #[serde(rename = "l")]
-    pub last: Option<(String, i64, u64)>,
-    #[serde(rename = "p")]
-    pub pages_written: u32,
-    /// The sort key of the last directory chunk saved.
-    #[serde(rename = "c")]
-    pub last_chunk: Option<String>,
 }
 
 /// A page cut from a run's rows: its directory entry (expiry not set yet), its body,

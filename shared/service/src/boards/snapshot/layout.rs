@@ -217,7 +217,23 @@ pub struct RunState {
     pub read_to_ms: Option<i64>,
     /// Each country's progress ([`crate::boards::snapshot::country`]), as of the last save.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub countries: std::collections::BTreeMap<String, crate::boards::snapshot::country::SinkState>,
+    pub countries: std::collections::BTreeMap<String, SinkState>,
+}
+
+/// A country's progress in a run, saved with the run state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SinkState {
+    /// Entries listed so far.
+    #[serde(rename = "n")]
+    pub position: u64,
+    /// The last listed entry's encoded board key, value and rank.
+    #[serde(rename = "l")]
+    pub last: Option<(String, i64, u64)>,
+    #[serde(rename = "p")]
+    pub pages_written: u32,
+    /// The sort key of the last directory chunk saved.
+    #[serde(rename = "c")]
+    pub last_chunk: Option<String>,
 }
 
 impl RunState {
