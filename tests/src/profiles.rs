@@ -147,6 +147,17 @@ pub async fn profiles_are_checked_and_kept<S: Store + Clone + 'static>(store: S)
     )
     .await;
     assert_eq!(not_json.status, 400, "{}", not_json.body);
+    // One JSON document: trailing bytes are refused, not ignored.
+    let trailing = api::handle_with_body(
+        &store,
+        &ctx,
+        &put_req("/v1/me/profile", "pf-1"),
+        &[],
+        Bytes::from_static(br#"{"name": "Xyzzy"}{"name": "Other"} junk"#),
+        now,
+    )
+    .await;
+    assert_eq!(trailing.status, 400, "{}", trailing.body);
     assert_eq!(
         read(&store, &ctx, "/v1/me/profile", &[], "pf-1").await.body,
         expected,
@@ -190,6 +201,30 @@ pub async fn profiles_are_checked_and_kept<S: Store + Clone + 'static>(store: S)
     assert_eq!(
         (later.body["name"].as_str(), later.body["country"].as_str()),
         (Some("Ionela"), Some("DE"))
+    );
+    // 12 concurrent renames of one player: every one answered 200 (conditional
+    // writes retried), the last written kept.
+    let names: Vec<Value> = (0..12)
+        .map(|i| json!({"name": format!("Racer {i:02}")}))
+        .collect();
+    let answers = futures::future::join_all(
+        names
+            .iter()
+            .map(|n| put(&store, &ctx, "/v1/me/profile", "pf-3", n, now)),
+    )
+    .await;
+    assert!(
+        answers.iter().all(|a| a.status == 200),
+        "{:?}",
+        answers.iter().map(|a| a.status).collect::<Vec<_>>()
+    );
+    let kept = read(&store, &ctx, "/v1/me/profile", &[], "pf-3").await;
+    assert!(
+        kept.body["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("Racer ")),
+        "{}",
+        kept.body
     );
     // Concurrent changes of different fields: both kept (conditional writes).
     let (first, avatar) = (json!({"name": "First"}), json!({"avatar": "a03"}));
@@ -319,6 +354,26 @@ pub async fn a_rename_shows_everywhere_after_the_next_refresh<S: Store + Erasure
     assert_eq!(around.body["me"]["name"], "Old nm-1");
     let mine = read(&store, &ctx, "/v1/leaderboards/seega/me", &[], "nm-2").await;
     assert_eq!(mine.body["me"]["name"], "New name", "{}", mine.body);
+    // A player newer than the snapshot who asks among their country sees their name.
+    seed_balance(&store, "nm-4", 50, 2_000).await;
+    put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "nm-4",
+        &json!({"name": "Newcomer", "country": "RO"}),
+        now,
+    )
+    .await;
+    let newcomer = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/seega/me",
+        &[("country", "RO")],
+        "nm-4",
+    )
+    .await;
+    assert_eq!(newcomer.body["me"]["name"], "Newcomer", "{}", newcomer.body);
     let league = api::handle(
         &store,
         &ctx,
@@ -485,8 +540,31 @@ pub async fn friends_are_ranked_among_themselves<S: Store + ErasureStore + Clone
         "{}",
         r.body
     );
+    for (body, field) in [
+        (json!(["a"]), "body (PF-4)"),
+        (json!({"friends": "a"}), "friends (PF-4)"),
+        (json!({"friends": ["a"], "more": 1}), "body (PF-4)"),
+    ] {
+        let r = put(&store, &ctx, "/v1/me/friends", "fr-me", &body, now).await;
+        assert!(
+            r.body["message"].as_str().unwrap_or_default().starts_with(field),
+            "{body}: {}",
+            r.body
+        );
+    }
     let kept = read(&store, &ctx, "/v1/me/friends", &[], "fr-me").await;
     assert_eq!(kept.body["friends"].as_array().map(Vec::len), Some(150));
+    // A caller with no entry is listed last, `no_entry`, whatever the board.
+    let level = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-level-1/friends",
+        &[],
+        "fr-me",
+    )
+    .await;
+    assert_eq!(level.body["me"]["no_entry"], true, "{}", level.body);
+    assert_eq!(level.body["me"]["value_shown"], "–");
 }
 
 /// The whole board `everyone` (player, value, reached at) of `country`, ranked by

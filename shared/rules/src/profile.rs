@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
-use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+use unicode_properties::{GeneralCategory, UnicodeEmoji, UnicodeGeneralCategory};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{quoted, RuleError};
@@ -29,8 +29,9 @@ pub const DEFAULT_COUNTRY_CHANGE_DAYS: u32 = 30;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfilePolicy {
     /// Terms no name may contain, compared case-folded with everything but letters
-    /// and digits left out (so `B.a d` contains `bad`); stored folded.
-    blocked: Vec<String>,
+    /// and digits left out (so `B.a d` contains `bad`), and as confusable skeletons;
+    /// stored both ways.
+    blocked: Vec<(String, String)>,
     /// The avatar ids the app ships (PF-2).
     pub avatars: Vec<String>,
     /// The least time between two changes of country (PF-3), in milliseconds.
@@ -48,12 +49,22 @@ impl Default for ProfilePolicy {
     }
 }
 
-/// A name's letters and digits only, lower-cased: what the blocklist compares.
+/// A name's letters and digits only, case-folded (Unicode's full folding: `ß` is
+/// `ss`): what the blocklist compares.
 fn folded(s: &str) -> String {
-    s.nfkc()
-        .flat_map(char::to_lowercase)
+    let nfkc: String = s.nfkc().collect();
+    caseless::default_case_fold_str(&nfkc)
+        .chars()
         .filter(|c| c.is_alphanumeric())
         .collect()
+}
+
+/// [`folded`] of the name's confusable skeleton (Unicode TS #39): `bаd` with a
+/// Cyrillic `а` and `Admın` meet the terms they imitate (symbols such as `🅱` are
+/// not letters and are left out, as TS #39 does not map them).
+fn skeleton(s: &str) -> String {
+    let nfkc: String = s.nfkc().collect();
+    folded(&unicode_security::confusable_detection::skeleton(&nfkc).collect::<String>())
 }
 
 impl ProfilePolicy {
@@ -63,17 +74,17 @@ impl ProfilePolicy {
         ProfilePolicy {
             blocked: blocked
                 .iter()
-                .map(|t| folded(t))
-                .filter(|t| !t.is_empty())
+                .map(|t| (folded(t), skeleton(t)))
+                .filter(|(f, k)| !f.is_empty() && !k.is_empty())
                 .collect(),
             avatars,
             country_change_ms: i64::from(country_change_days) * 86_400_000,
         }
     }
 
-    /// The blocked terms, folded.
-    pub fn blocked(&self) -> &[String] {
-        &self.blocked
+    /// How many terms are blocked.
+    pub fn blocked_terms(&self) -> usize {
+        self.blocked.len()
     }
 }
 
@@ -180,23 +191,44 @@ impl ProfileChange {
     }
 }
 
+/// The most code points one character (grapheme cluster) of a name may hold: an
+/// emoji family with skin tones has 11; a pile of combining marks is refused.
+pub const GRAPHEME_MAX_CHARS: usize = 12;
+
+/// The most bytes of UTF-8 a name may take.
+pub const NAME_MAX_BYTES: usize = 200;
+
 /// The display name `raw` stands for (PF-1): NFKC-normalised, trimmed, runs of white
-/// space made one space; 3–24 grapheme clusters, each visible; no control, format
-/// (zero-width, bidirectional), private-use, unassigned or separator character save
-/// the zero-width joiner inside an emoji sequence; no blocked term.
+/// space (tabs and line breaks included) made one space; 3–24 grapheme clusters, each
+/// visible and of at most [`GRAPHEME_MAX_CHARS`] code points, [`NAME_MAX_BYTES`] at
+/// most; no control, format (zero-width, bidirectional), private-use, unassigned or
+/// separator character, and no default-ignorable mark (variation selectors, the
+/// grapheme joiner, Hangul fillers) save the joiners, variation selectors and tags
+/// inside an emoji; no blocked term, compared case-folded and as confusable skeletons.
 ///
-/// Errors name `name` and PF-1.
+/// Errors name `name` and PF-1; a character is named as it stands after NFKC.
 pub fn normalize_name(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleError> {
     let refuse = |message: String| RuleError::new("name", "PF-1", message);
     let nfkc: String = raw.nfkc().collect();
     let name = nfkc.split_whitespace().collect::<Vec<_>>().join(" ");
     for g in name.graphemes(true) {
         let chars: Vec<char> = g.chars().collect();
+        if chars.len() > GRAPHEME_MAX_CHARS {
+            return Err(refuse(format!(
+                "a character may hold at most {GRAPHEME_MAX_CHARS} code points (combining marks included); one holds {}",
+                chars.len()
+            )));
+        }
+        let emoji = chars.first().is_some_and(|&c| !c.is_ascii() && c.is_emoji_char());
         for (i, &c) in chars.iter().enumerate() {
-            let joiner_in_emoji = c == '\u{200D}' && i > 0 && i + 1 < chars.len();
-            if !joiner_in_emoji && !allowed_char(c) {
+            let inside = i > 0 && i + 1 < chars.len();
+            let emoji_part = emoji
+                && i > 0
+                && ((c == '\u{200D}' && inside)
+                    || matches!(c, '\u{FE0E}' | '\u{FE0F}' | '\u{E0020}'..='\u{E007F}'));
+            if !emoji_part && !allowed_char(c) {
                 return Err(refuse(format!(
-                    "U+{:04X} is an invisible or control character, which names may not hold",
+                    "U+{:04X} (after NFKC normalisation) is an invisible or control character, which names may not hold",
                     c as u32
                 )));
             }
@@ -211,20 +243,44 @@ pub fn normalize_name(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleE
             "names are {NAME_MIN}–{NAME_MAX} characters after normalisation; this one has {len}"
         )));
     }
-    let f = folded(&name);
-    if policy.blocked.iter().any(|t| f.contains(t.as_str())) {
+    if name.len() > NAME_MAX_BYTES {
+        return Err(refuse(format!(
+            "names take at most {NAME_MAX_BYTES} bytes of UTF-8; this one takes {}",
+            name.len()
+        )));
+    }
+    let (f, k) = (folded(&name), skeleton(&name));
+    if policy
+        .blocked
+        .iter()
+        .any(|(tf, tk)| f.contains(tf.as_str()) || k.contains(tk.as_str()))
+    {
         return Err(refuse("this name is not allowed".into()));
     }
     Ok(name)
 }
 
-/// Letters that render as nothing (Hangul fillers, the braille blank): refused like
-/// format characters.
-const INVISIBLE_LETTERS: [char; 5] = ['\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}', '\u{2800}'];
+/// Marks and letters that render as nothing (default-ignorable code points of
+/// categories other than format, which are refused as a class): refused like them.
+const INVISIBLE: [std::ops::RangeInclusive<char>; 9] = [
+    '\u{034F}'..='\u{034F}',
+    '\u{115F}'..='\u{1160}',
+    '\u{17B4}'..='\u{17B5}',
+    '\u{180B}'..='\u{180F}',
+    '\u{2800}'..='\u{2800}',
+    '\u{3164}'..='\u{3164}',
+    '\u{FE00}'..='\u{FE0F}',
+    '\u{FFA0}'..='\u{FFA0}',
+    '\u{E0100}'..='\u{E01EF}',
+];
+
+fn invisible(c: char) -> bool {
+    INVISIBLE.iter().any(|r| r.contains(&c))
+}
 
 fn allowed_char(c: char) -> bool {
     use GeneralCategory::*;
-    if INVISIBLE_LETTERS.contains(&c) {
+    if invisible(c) {
         return false;
     }
     !matches!(
@@ -236,8 +292,7 @@ fn allowed_char(c: char) -> bool {
 /// A character that shows something: a letter, number, punctuation or symbol.
 fn visible(c: char) -> bool {
     use unicode_properties::GeneralCategoryGroup::*;
-    !INVISIBLE_LETTERS.contains(&c)
-        && matches!(c.general_category_group(), Letter | Number | Punctuation | Symbol)
+    !invisible(c) && matches!(c.general_category_group(), Letter | Number | Punctuation | Symbol)
 }
 
 /// The avatar id `raw`, if the configured set offers it (PF-2); errors name `avatar`.
@@ -318,6 +373,37 @@ pub fn apply(
     Ok(next)
 }
 
+/// The ids of a friend list body, `{"friends": [ids]}` (PF-4); errors name `body`,
+/// `friends` or `friends[i]`.
+pub fn friends_from_json(value: &serde_json::Value) -> Result<Vec<String>, RuleError> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| RuleError::new("body", "PF-4", "a JSON object: {\"friends\": [player ids]}"))?;
+    if let Some(other) = object.keys().find(|k| k.as_str() != "friends") {
+        return Err(RuleError::new(
+            "body",
+            "PF-4",
+            format!(
+                "unknown field {}: a friend list has `friends` only",
+                quoted(other)
+            ),
+        ));
+    }
+    let list = object
+        .get("friends")
+        .ok_or_else(|| RuleError::new("friends", "PF-4", "required: a list of player ids"))?
+        .as_array()
+        .ok_or_else(|| RuleError::new("friends", "PF-4", "must be a list of player ids"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_str().map(str::to_string).ok_or_else(|| {
+                RuleError::new(format!("friends[{i}]"), "PF-4", "must be a player id (a string)")
+            })
+        })
+        .collect()
+}
+
 /// The friend list `ids` as stored (PF-4): each a player id (GM-5), duplicates and
 /// the caller's own id left out, at most [`MAX_FRIENDS`]; errors name
 /// `friends[i]` or `friends`.
@@ -325,8 +411,18 @@ pub fn check_friends(owner: &str, ids: &[String]) -> Result<Vec<String>, RuleErr
     let mut out: Vec<String> = Vec::with_capacity(ids.len().min(MAX_FRIENDS));
     let mut seen = std::collections::HashSet::new();
     for (i, id) in ids.iter().enumerate() {
-        crate::record::ids::check_player_id(&format!("friends[{i}]"), id)?;
-        if id != owner && seen.insert(id.as_str()) {
+        if !crate::record::ids::is_valid_id(id) {
+            return Err(RuleError::new(
+                format!("friends[{i}]"),
+                "PF-4",
+                format!(
+                    "ids are 1–{} characters of A–Z, a–z, 0–9, '.', '_', ':', '-', '|'",
+                    crate::record::ids::MAX_ID_LEN
+                ),
+            ));
+        }
+        // A deleted player's pseudonym (GM-6) is nobody's: left out, like a deleted id.
+        if id != owner && !crate::record::ids::is_reserved_id(id) && seen.insert(id.as_str()) {
             out.push(id.clone());
         }
     }
@@ -385,6 +481,61 @@ mod tests {
         }
         assert!(normalize_name(&"x".repeat(24), &p).is_ok());
         assert!(normalize_name("abc", &p).is_ok());
+    }
+
+    /// PF-1: piles of combining marks, invisible marks outside emoji, and confusable
+    /// or case-folded spellings of a blocked term are refused; emoji sequences (ZWJ
+    /// families with skin tones, tag flags) are one visible character each.
+    #[test]
+    fn hostile_names() {
+        let p = ProfilePolicy::new(&["bad", "admin", "straße"], vec![], 30);
+        for bad in [
+            format!("Zed{}", "\u{0301}".repeat(30)),
+            "Ione\u{034F}la".to_string(),
+            "Ione\u{FE0F}la".to_string(),
+            "Ione\u{17B4}la".to_string(),
+            "x\u{E0100}yz".to_string(),
+            "bаd guy".to_string(), // Cyrillic а
+            "Admın".to_string(),
+            "Strasse".to_string(),
+        ] {
+            let e = normalize_name(&bad, &p).expect_err(&bad);
+            assert_eq!((e.field.as_str(), e.rule), ("name", "PF-1"), "{bad:?}: {e}");
+        }
+        assert!(normalize_name(&"é".repeat(24), &p).is_ok());
+        for good in [
+            "ab👨🏻‍👩🏻‍👧🏻‍👦🏻",
+            "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}go",
+            "❤️‍🔥 fan",
+            "Sinclair",
+        ] {
+            assert!(
+                normalize_name(good, &p).is_ok(),
+                "{good:?}: {:?}",
+                normalize_name(good, &p)
+            );
+        }
+        // At most 200 bytes: 24 families of 25 bytes each are too many.
+        let families = "👨‍👩‍👧‍👦".repeat(24);
+        assert_eq!(normalize_name(&families, &p).unwrap_err().field, "name");
+    }
+
+    /// PF-4: a friend list body, every refusal naming its field.
+    #[test]
+    fn friend_list_bodies() {
+        let ok = serde_json::json!({"friends": ["a", "b"]});
+        assert_eq!(friends_from_json(&ok).unwrap(), vec!["a", "b"]);
+        for (body, field) in [
+            (serde_json::json!(["a"]), "body"),
+            (serde_json::json!({"friends": ["a"], "x": 1}), "body"),
+            (serde_json::json!({}), "friends"),
+            (serde_json::json!({"friends": "a"}), "friends"),
+            (serde_json::json!({"friends": ["a", 3]}), "friends[1]"),
+        ] {
+            assert_eq!(friends_from_json(&body).unwrap_err().field, field, "{body}");
+        }
+        let with_pseudonym = vec!["deleted-0123456789abcdef".to_string(), "c".to_string()];
+        assert_eq!(check_friends("me", &with_pseudonym).unwrap(), vec!["c"]);
     }
 
     /// PF-2, PF-3: avatars from the set, countries by ISO code.

@@ -188,8 +188,8 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
         let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY)
             .await
             .map_err(|_| bad(format!("larger than {MAX_BODY} bytes")))?;
-        let de = &mut serde_json::Deserializer::from_slice(&bytes);
-        serde_path_to_error::deserialize(de).map(JsonBody).map_err(|e| {
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let at = if path == "." {
@@ -201,6 +201,10 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
                 "{at}{}",
                 podium_rules::error::cut(&inner.to_string(), 200)
             ))
-        })
+        })?;
+        // One JSON document: anything after it is refused, not ignored.
+        de.end()
+            .map_err(|e| bad(podium_rules::error::cut(&e.to_string(), 200)))?;
+        Ok(JsonBody(value))
     }
 }

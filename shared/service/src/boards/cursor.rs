@@ -165,7 +165,7 @@ impl CursorKey {
         } else {
             (
                 "not a cursor this API issued for this board and period",
-                "this cursor belongs to another board or period",
+                "this cursor belongs to another board, period or country",
             )
         };
         if token.is_empty() || token.len() > MAX_CURSOR_CHARS {

@@ -38,6 +38,10 @@ pub struct FriendLine {
     /// snapshot's first directory chunk (its first 200 pages).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub global_rank: Option<u64>,
+    /// The caller has no entry on the board yet: listed last, `value` 0 and
+    /// `value_shown` `–` (on any board, a time ranking included).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub no_entry: bool,
 }
 
 /// The caller and their friends on a board, ranked among themselves.
@@ -49,7 +53,7 @@ pub struct FriendsView {
     /// The snapshot the global ranks come from; absent before the first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
-    /// The caller's own line (also among `entries`): listed last with value 0 when
+    /// The caller's own line (also among `entries`): listed last with `no_entry` when
     /// they have no entry on the board yet.
     pub me: FriendLine,
     /// The caller and every friend with an entry, in LB-2 listing order; friends
@@ -198,7 +202,7 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
         .collect();
     if !caller_listed {
         let rank = counter.position() + 1;
-        entries.push(entry(
+        let mut mine = entry(
             board,
             Standing {
                 player_id: player_id.to_string(),
@@ -206,18 +210,25 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
                 reached_at_ms: 0,
             },
             rank,
-        ));
+        );
+        (mine.value, mine.value_shown) = (0, "–".to_string());
+        (mine.rank_id, mine.badge) = (None, None);
+        entries.push(mine);
     }
     with_cards(store, &mut entries).await?;
     let lines: Vec<FriendLine> = entries
         .into_iter()
-        .map(|e| FriendLine {
-            global_rank: if e.player_id == player_id && !caller_listed {
-                None
-            } else {
-                globals.get(&e.player_id).copied()
-            },
-            entry: e,
+        .map(|e| {
+            let no_entry = e.player_id == player_id && !caller_listed;
+            FriendLine {
+                global_rank: if no_entry {
+                    None
+                } else {
+                    globals.get(&e.player_id).copied()
+                },
+                no_entry,
+                entry: e,
+            }
         })
         .collect();
     let me = lines

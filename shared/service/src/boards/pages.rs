@@ -482,9 +482,10 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         .collect();
     let mut me_entry = entry(board, standing, placed.my_rank);
     me_entry.card = card_of(player_id);
-    // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists
-    // their snapshot entry (one read); neighbours of that chunk get theirs too.
     let mut entries = entries;
+    // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists
+    // their snapshot entry (one read); neighbours of that block get theirs too, against
+    // their snapshot rank.
     let mut movement = None;
     let recorded = p.previous.is_some() || p.last_final.is_some();
     if let (true, Some(&(number, j))) = (recorded, listed_at.get(player_id)) {
@@ -501,9 +502,18 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                             .copied()
                     })
                 };
-                for e in entries.iter_mut() {
-                    if let Some(earlier) = earlier_of(&e.player_id) {
-                        e.movement = Movement::of(earlier, e.rank);
+                let snapshot_rank = |id: &str| {
+                    pages
+                        .iter()
+                        .flat_map(|pg| &pg.entries)
+                        .find(|x| x.player_id == id)
+                        .map(|x| x.rank)
+                };
+                for e in entries.iter_mut().filter(|e| e.player_id != player_id) {
+                    if let (Some(earlier), Some(rank)) =
+                        (earlier_of(&e.player_id), snapshot_rank(&e.player_id))
+                    {
+                        e.movement = Movement::of(earlier, rank);
                     }
                 }
                 if let Some(earlier) = moves
@@ -511,6 +521,9 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                     .and_then(|pg| pg.get(j))
                 {
                     me_entry.movement = Movement::of(*earlier, placed.my_rank);
+                    for e in entries.iter_mut().filter(|e| e.player_id == player_id) {
+                        e.movement = me_entry.movement;
+                    }
                     let change = |r: u64| i64::try_from(r).unwrap_or(i64::MAX) - placed.my_rank as i64;
                     movement = Some(StandingMovement {
                         previous_snapshot: p.previous.clone().zip(earlier.previous).map(|(of, rank)| {

@@ -65,7 +65,10 @@ pub async fn put<S: ItemStore + ?Sized>(
     change: &ProfileChange,
     now: DateTime<Utc>,
 ) -> Result<ProfileView, ServiceError> {
-    for _ in 0..5 {
+    for attempt in 0..super::WRITE_ATTEMPTS {
+        if attempt > 0 {
+            crate::engine::settle::backoff(attempt).await;
+        }
         let (current, version) = stored(store, player_id).await?;
         let next = apply(&current, change, policy, now.timestamp_millis())?;
         if next == current {
@@ -76,5 +79,7 @@ pub async fn put<S: ItemStore + ?Sized>(
             return Ok(ProfileView::new(player_id, &next, policy, now));
         }
     }
-    Err(ServiceError::Contended { attempts: 5 })
+    Err(ServiceError::Contended {
+        attempts: super::WRITE_ATTEMPTS,
+    })
 }

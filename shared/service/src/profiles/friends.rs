@@ -42,7 +42,10 @@ pub async fn put<S: ItemStore + ?Sized>(
     let body = serde_json::to_vec(&friends).unwrap_or_default();
     let key = friends_key(player_id);
     // A conditional write on the version read: of two concurrent lists, one is kept whole.
-    for _ in 0..5 {
+    for attempt in 0..super::WRITE_ATTEMPTS {
+        if attempt > 0 {
+            crate::engine::settle::backoff(attempt).await;
+        }
         let version = store.get_item(&key, true).await?.map_or(0, |i| i.version);
         if store.put_item_if(&key, &body, version).await? {
             return Ok(FriendList {
@@ -51,5 +54,7 @@ pub async fn put<S: ItemStore + ?Sized>(
             });
         }
     }
-    Err(ServiceError::Contended { attempts: 5 })
+    Err(ServiceError::Contended {
+        attempts: super::WRITE_ATTEMPTS,
+    })
 }

@@ -1,8 +1,8 @@
 //! Players' profiles and friend lists (PF-1 … PF-5): the name, avatar and country
 //! every entry the app reads carries, read in batches for any view.
 //!
-//! May use: the store, the rules. Knows no board, game or player feature; every
-//! view above reads cards through [`cards`].
+//! May use: [`crate::engine`] (its backoff), the store, the rules. Knows no board,
+//! game or player feature; every view above reads cards through [`cards`].
 //!
 //! - [`cards`]: the items, and the cards of many players in one batch read.
 //! - [`edit`]: the caller's profile read and changed (conditional on its version).
@@ -16,6 +16,11 @@
 pub mod cards;
 pub mod edit;
 pub mod friends;
+
+/// Attempts of a conditional write on one player's item before answering 503
+/// `contended` (each after a jittered pause: concurrent writes of one player's own
+/// item are rare, and none is lost).
+pub(crate) const WRITE_ATTEMPTS: u32 = 12;
 
 use podium_store::ItemKey;
 

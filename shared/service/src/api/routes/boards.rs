@@ -121,7 +121,11 @@ fn in_country(board: BoardRef, country: Option<&str>) -> Result<(BoardRef, Optio
                             {"rank": 2, "player_id": "p-00002", "value": 1550, "value_shown": "1.5K", "rank_id": "member", "badge": "1 star"}],
                 "next_cursor": "eyJiIjoic2VlZ2FAYWxsIi…",
                 "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
-        (status = 304, description = "Not modified: the `If-None-Match` still holds (no body; `ETag` and `Cache-Control` again)"),
+        (status = 304, description = "Not modified: the `If-None-Match` still holds (no body)",
+            headers(
+                ("ETag" = String, description = "The same tag"),
+                ("Cache-Control" = String, description = "`public, max-age=N` again"),
+            )),
         (status = 404, description = "No such board", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: board \"chess\""})),
     ),
@@ -287,7 +291,11 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
                     "next_better": {"value": 676, "value_shown": "676", "gap": 423},
                     "top_cutoff": {"top": 100, "value": 212, "value_shown": "212", "gap": 0}},
                 "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null}})),
-        (status = 304, description = "Not modified: the `If-None-Match` still holds (no body)"),
+        (status = 304, description = "Not modified: the `If-None-Match` still holds (no body)",
+            headers(
+                ("ETag" = String, description = "The same tag"),
+                ("Cache-Control" = String, description = "`private, max-age=N` again"),
+            )),
         (status = 404, description = "No such board, or the caller has no entry on it (or, with `country`, is not of that country)", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: no entry of yours on this board"})),
     ),
@@ -311,6 +319,7 @@ pub(crate) async fn board_me(
         0,
         MAX_NEIGHBOURS,
     )?;
+    let mut my_card = None;
     if let Some(cc) = &country {
         // PF-3: a caller stands among their own country's players only.
         let mine = crate::profiles::cards::card(store, &player).await?;
@@ -321,6 +330,7 @@ pub(crate) async fn board_me(
             ))
             .into());
         }
+        my_card = Some(mine);
     }
     // A revalidation (`If-None-Match`): the pointer (cached) and the caller's live
     // entry decide it, before any page is read.
@@ -338,10 +348,19 @@ pub(crate) async fn board_me(
     let me = match pages::around_me(store, &ctx.cache, &board, &player, n, now).await? {
         Some(me) => me,
         None if country.is_some() => {
-            return Err(ServiceError::NotFound("no snapshot of this country's players yet".into()).into())
+            // No entry on the board at all, or no snapshot of the country yet.
+            live::board_value(store, &board, &player).await?;
+            return Err(ServiceError::NotFound("no snapshot of this country's players yet".into()).into());
         }
         None => live::around_me(store, &board, &player, n, now).await?,
     };
+    let mut me = me;
+    if let Some(card) = my_card {
+        // The card just read: the caller's own, even when new to this country's snapshot.
+        for e in std::iter::once(&mut me.me).chain(me.entries.iter_mut().filter(|e| e.player_id == player)) {
+            e.card = card.clone();
+        }
+    }
     let mut response = json(&Clocked {
         body: &me,
         period: &clock,

@@ -31,6 +31,7 @@ pub struct ProfileChangeBody {
 /// A friend list as the app sends it.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct FriendsBody {
     /// Player ids (PF-4), at most 200; duplicates and the caller's own id are left out.
     #[schema(example = json!(["p-00002", "p-00007"]))]
@@ -111,7 +112,8 @@ pub(crate) async fn my_friends(State(state): State<AppState>, Caller(player): Ca
 pub(crate) async fn put_friends(
     State(state): State<AppState>,
     Caller(player): Caller,
-    JsonBody(body): JsonBody<FriendsBody>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Answer {
-    json(&friends::put(state.store.as_ref(), &player, &body.friends).await?)
+    let ids = podium_rules::profile::friends_from_json(&body).map_err(crate::error::ServiceError::from)?;
+    json(&friends::put(state.store.as_ref(), &player, &ids).await?)
 }
