@@ -352,6 +352,43 @@ pub async fn a_rename_shows_everywhere_after_the_next_refresh<S: Store + Erasure
         around.body
     );
     assert_eq!(around.body["me"]["name"], "Old nm-1");
+    // PF-5: a refresh with no profile changed since the last reads no card; the
+    // cards come from the previous snapshot's pages (server clocks half an hour on,
+    // past the changes above).
+    let counted = Counted::new(store.clone());
+    // (Within one UTC hour of the clock: one hour's changes read each time.)
+    let (t1, t2, t3) = (
+        now + Duration::minutes(20),
+        now + Duration::minutes(35),
+        now + Duration::minutes(50),
+    );
+    snapshot::write::run(&counted, &board, "r2a", t1, 10, None, t1)
+        .await
+        .expect("refresh");
+    let before = counted.counts().0;
+    snapshot::write::run(&counted, &board, "r2b", t2, 10, None, t2)
+        .await
+        .expect("refresh");
+    let quiet = counted.counts().0 - before;
+    let before = counted.counts().0;
+    put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "nm-3",
+        &json!({"avatar": "a05"}),
+        t2 + Duration::minutes(1),
+    )
+    .await;
+    snapshot::write::run(&counted, &board, "r2c", t3, 10, None, t3)
+        .await
+        .expect("refresh");
+    let one_change = counted.counts().0 - before;
+    assert_eq!(
+        one_change,
+        quiet + 1,
+        "one card read for the one player who changed"
+    );
     let mine = read(&store, &ctx, "/v1/leaderboards/seega/me", &[], "nm-2").await;
     assert_eq!(mine.body["me"]["name"], "New name", "{}", mine.body);
     // A player newer than the snapshot who asks among their country sees their name.

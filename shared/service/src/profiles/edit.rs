@@ -75,6 +75,15 @@ pub async fn put<S: ItemStore + ?Sized>(
             return Ok(ProfileView::new(player_id, &next, policy, now));
         }
         let body = serde_json::to_vec(&next).unwrap_or_default();
+        // The change first: a snapshot run then reads this player's card again (a
+        // change recorded for a write that then fails costs one read more, nothing else).
+        let at = now.timestamp_millis();
+        store
+            .put_items(
+                &[(super::change_key(player_id, at), Vec::new())],
+                Some(now.timestamp() + super::CHANGE_RETENTION_SECS),
+            )
+            .await?;
         if store.put_item_if(&profile_key(player_id), &body, version).await? {
             return Ok(ProfileView::new(player_id, &next, policy, now));
         }

@@ -12,6 +12,11 @@
 //! |---|---|---|---|
 //! | profile | `PROFILE#{player id}` | `P` | [`podium_rules::profile::Profile`] (JSON) |
 //! | friend list | `FRIENDS#{player id}` | `F` | the ids (JSON array) |
+//! | profile change | `PROFILECHANGES#{UTC hour, YYYYMMDDHH}` | `{ms, 13 digits}#{player id}` | empty; expires after [`CHANGE_RETENTION_SECS`] |
+//!
+//! Each profile write first records a change: a snapshot run takes the cards of the
+//! players who did not change since the previous snapshot from that snapshot's pages
+//! and reads only the others' ([`changed_between`]).
 
 pub mod cards;
 pub mod edit;
@@ -23,6 +28,56 @@ pub mod friends;
 pub(crate) const WRITE_ATTEMPTS: u32 = 12;
 
 use podium_store::ItemKey;
+
+/// How long a profile change is recorded: longer than any gap between two
+/// snapshots of a board that reuse each other's cards.
+pub const CHANGE_RETENTION_SECS: i64 = 2 * 86_400;
+
+/// The partition of the profile changes of the UTC hour that holds `ms`.
+fn change_pk(ms: i64) -> String {
+    let hour = chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    format!("PROFILECHANGES#{}", hour.format("%Y%m%d%H"))
+}
+
+/// The record of `player_id`'s profile change at `ms` (server clock, ms UTC).
+pub fn change_key(player_id: &str, ms: i64) -> ItemKey {
+    ItemKey::new(change_pk(ms), format!("{ms:013}#{player_id}"))
+}
+
+/// The players whose profile changed from `from_ms` to `to_ms` (server clock, ms UTC):
+/// one Query per UTC hour of the span (paged). `None` when the span reaches back past
+/// [`CHANGE_RETENTION_SECS`] (the records may be gone: read every card).
+pub async fn changed_between<S: podium_store::ItemStore + ?Sized>(
+    store: &S,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Option<std::collections::HashSet<String>>, crate::error::ServiceError> {
+    if to_ms - from_ms > (CHANGE_RETENTION_SECS - 3_600) * 1000 {
+        return Ok(None);
+    }
+    let mut out = std::collections::HashSet::new();
+    let mut hour = from_ms - from_ms.rem_euclid(3_600_000);
+    while hour <= to_ms {
+        let pk = change_pk(hour);
+        let mut range = podium_store::SortKeyRange::AtOrAfter(format!("{from_ms:013}"));
+        loop {
+            let found = store.query_items(&pk, &range, true, 1_000, true).await?;
+            let full = found.len() == 1_000;
+            let Some((last, _)) = found.last() else { break };
+            range = podium_store::SortKeyRange::After(last.clone());
+            out.extend(
+                found
+                    .iter()
+                    .filter_map(|(sk, _)| sk.split_once('#').map(|(_, p)| p.to_string())),
+            );
+            if !full {
+                break;
+            }
+        }
+        hour += 3_600_000;
+    }
+    Ok(Some(out))
+}
 
 /// The item of `player_id`'s profile.
 pub fn profile_key(player_id: &str) -> ItemKey {

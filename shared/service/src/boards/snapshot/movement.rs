@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::period::{Period, PeriodKind};
+use podium_rules::profile::Card;
 use podium_store::{ItemKey, ItemStore};
 
 use super::codec::{decode_body, decode_moves, ranked, Earlier};
@@ -24,13 +25,18 @@ use crate::error::ServiceError;
 /// Page bodies one batch read carries.
 const BATCH: usize = 100;
 
+/// Every player's rank and card in one snapshot.
+pub(crate) type Listed = HashMap<String, (u64, Card)>;
+
 /// The earlier snapshots a run compares with, and every player's rank in each.
 #[derive(Debug, Default)]
 pub(crate) struct EarlierRanks {
-    /// The previous snapshot's id, and its ranks.
-    pub previous: Option<(String, HashMap<String, u64>)>,
-    /// The previous period's id, and its final ranks.
-    pub last_final: Option<(String, HashMap<String, u64>)>,
+    /// The previous snapshot's id, and its ranks and cards.
+    pub previous: Option<(String, Listed)>,
+    /// When the previous snapshot started reading the board (server clock, ms).
+    pub previous_read_from_ms: i64,
+    /// The previous period's id, and its final ranks (and cards).
+    pub last_final: Option<(String, Listed)>,
 }
 
 impl EarlierRanks {
@@ -45,12 +51,19 @@ impl EarlierRanks {
             previous: self
                 .previous
                 .as_ref()
-                .and_then(|(_, m)| m.get(player_id).copied()),
+                .and_then(|(_, m)| m.get(player_id).map(|(r, _)| *r)),
             last_final: self
                 .last_final
                 .as_ref()
-                .and_then(|(_, m)| m.get(player_id).copied()),
+                .and_then(|(_, m)| m.get(player_id).map(|(r, _)| *r)),
         }
+    }
+
+    /// `player_id`'s card as the previous snapshot holds it.
+    pub fn previous_card(&self, player_id: &str) -> Option<&Card> {
+        self.previous
+            .as_ref()
+            .and_then(|(_, m)| m.get(player_id).map(|(_, c)| c))
     }
 }
 
@@ -60,7 +73,7 @@ async fn ranks_of<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
-) -> Result<HashMap<String, u64>, ServiceError> {
+) -> Result<Listed, ServiceError> {
     let listed: Vec<DirEntry> = all_chunks(store, board, id, false)
         .await?
         .into_iter()
@@ -72,7 +85,7 @@ async fn ranks_of<S: ItemStore + ?Sized>(
         for ((e, key), item) in chunk.iter().zip(&keys).zip(store.get_items(&keys, false).await?) {
             let Some(item) = item else { continue };
             for entry in ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?) {
-                out.insert(entry.player_id, entry.rank);
+                out.insert(entry.player_id, (entry.rank, entry.card));
             }
         }
     }
@@ -93,6 +106,7 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
     if let Some(p) = pointer(store, board, true).await? {
         if p.id != id && p.entries > 0 {
             out.previous = Some((p.id.clone(), ranks_of(store, board, &p.id).await?));
+            out.previous_read_from_ms = p.read_from_ms;
         }
     }
     let def = board_def(&board.board).filter(|d| d.window_days.is_none() && d.period != PeriodKind::AllTime);

@@ -23,6 +23,10 @@ pub const SHARD_FETCH: usize = 1_000;
 /// Players whose cards a run reads ahead of the page it cuts (PF-5): 8 BatchGetItems.
 pub const CARDS_AHEAD: usize = 800;
 
+/// How far before the previous snapshot's start a run looks for profile changes (ms):
+/// more than any skew between the functions' clocks.
+const CHANGE_MARGIN_MS: i64 = 10 * 60 * 1000;
+
 /// The whole board in listing order, read shard by shard (one Query per
 /// [`SHARD_FETCH`] entries of a shard) and merged, so each entry is read once.
 struct BoardStream<'a, S: ?Sized> {
@@ -325,6 +329,22 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     let mut stream = BoardStream::new(store, board, resume_after);
     // Cards read ahead of the pages that list them (absent profiles: empty cards).
     let mut known: HashMap<String, Card> = HashMap::new();
+    // PF-5: the cards of players who did not change their profile since the previous
+    // snapshot started reading are that snapshot's; only the others' are read.
+    let changed = match &earlier.previous {
+        Some(_) => {
+            let from = earlier.previous_read_from_ms - CHANGE_MARGIN_MS;
+            crate::profiles::changed_between(store, from, clock.now_ms()).await?
+        }
+        None => None,
+    };
+    let reusable = |player: &str| -> Option<Card> {
+        let changed = changed.as_ref()?;
+        if changed.contains(player) {
+            return None;
+        }
+        earlier.previous_card(player).cloned()
+    };
     let (mut written_now, mut bodies_now) = (0, 0);
     let mut first_page = None;
     let mut first_chunk = None;
@@ -358,10 +378,17 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             }
             // PF-5: each entry's card as the snapshot reads it, read ahead for the next
             // pages too (one BatchGetItem per 100 players, several in flight).
+            for r in &rows {
+                if !known.contains_key(&r.player_id) {
+                    if let Some(card) = reusable(&r.player_id) {
+                        known.insert(r.player_id.clone(), card);
+                    }
+                }
+            }
             if rows.iter().any(|r| !known.contains_key(&r.player_id)) {
                 let mut ids: Vec<String> = rows.iter().map(|r| r.player_id.clone()).collect();
                 ids.extend(stream.upcoming(CARDS_AHEAD));
-                ids.retain(|id| !known.contains_key(id));
+                ids.retain(|id| !known.contains_key(id) && reusable(id).is_none());
                 ids.sort_unstable();
                 ids.dedup();
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
