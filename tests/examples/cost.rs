@@ -772,7 +772,9 @@ async fn profiles_and_views(store: &DynamoStore, ctx: &ApiContext, after: chrono
     use bytes::Bytes;
     let countries: Vec<&str> = podium_rules::profile::all_countries().take(50).collect();
     let n_players = players();
-    let now = chrono::Utc::now();
+    // Profile changes are dated on the same clock as the snapshot runs (the cards of
+    // players who did not change since the previous snapshot are that snapshot's).
+    let now = after;
     let put = |path: &str, player: &str| ApiRequest {
         method: "PUT".into(),
         ..get(path, &[], player)
