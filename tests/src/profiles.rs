@@ -1034,6 +1034,54 @@ pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone
     assert_eq!(me.body["movement"]["previous_final"]["rank_change"], 7);
 }
 
+/// PF-1, GM-5: a profile write whose conditional write the store refuses midway
+/// (throttled after the change was recorded) answers 503 and changes nothing; the
+/// retry writes it whole, and a refresh then shows it (the extra change record
+/// costs one card read, nothing else).
+pub async fn a_profile_write_failing_midway_changes_nothing<S: Store + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    let now = tick();
+    let set = put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "fw-1",
+        &json!({"name": "Before"}),
+        now,
+    )
+    .await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    let faulty = crate::faults::Faulty::new(store.clone()).failing_item_writes("PROFILE#fw-1", 1);
+    let failed = put(
+        &faulty,
+        &ctx,
+        "/v1/me/profile",
+        "fw-1",
+        &json!({"name": "After"}),
+        now,
+    )
+    .await;
+    assert_eq!(failed.status, 503, "{}", failed.body);
+    assert_eq!(
+        read(&store, &ctx, "/v1/me/profile", &[], "fw-1").await.body["name"],
+        "Before"
+    );
+    let retried = put(
+        &faulty,
+        &ctx,
+        "/v1/me/profile",
+        "fw-1",
+        &json!({"name": "After"}),
+        now,
+    )
+    .await;
+    assert_eq!(retried.status, 200, "{}", retried.body);
+    assert_eq!(
+        read(&store, &ctx, "/v1/me/profile", &[], "fw-1").await.body["name"],
+        "After"
+    );
+}
+
 #[macro_export]
 macro_rules! profile_tests {
     ($make:path) => {
@@ -1043,6 +1091,7 @@ macro_rules! profile_tests {
             friends_are_ranked_among_themselves,
             country_boards_are_the_board_filtered_and_re_ranked,
             movement_since_the_final_and_the_previous_snapshot,
+            a_profile_write_failing_midway_changes_nothing,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

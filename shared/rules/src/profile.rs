@@ -81,11 +81,6 @@ impl ProfilePolicy {
             country_change_ms: i64::from(country_change_days) * 86_400_000,
         }
     }
-
-    /// How many terms are blocked.
-    pub fn blocked_terms(&self) -> usize {
-        self.blocked.len()
-    }
 }
 
 /// The name, avatar and country an entry carries (PF-5); each absent when unset.

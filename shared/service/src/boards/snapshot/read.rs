@@ -258,11 +258,6 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         })
     }
 
-    /// The snapshot this directory is of.
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
     /// The entry of page `number` if a chunk read holds it.
     fn known(&self, number: u32) -> Option<&DirEntry> {
         self.chunks.iter().find_map(|c| {
