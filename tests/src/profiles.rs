@@ -622,12 +622,13 @@ fn ranked_by_hand(everyone: &[(String, i64, i64, &str)], country: &str) -> Vec<(
     out
 }
 
-/// Every entry of a board's pages, walked by cursor.
-async fn walk<S: Store + Clone + 'static>(
+/// Every entry of `path`'s pages with the query `q`, walked by cursor (37 a page).
+async fn walk_entries<S: Store + Clone + 'static>(
     store: &S,
     ctx: &ApiContext,
+    path: &str,
     q: &[(&str, &str)],
-) -> Vec<(String, u64)> {
+) -> Vec<Value> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -636,18 +637,31 @@ async fn walk<S: Store + Clone + 'static>(
         if let Some(c) = cursor.as_deref() {
             query.push(("cursor", c));
         }
-        let page = read(store, ctx, "/v1/leaderboards/seega", &query, "walker").await;
-        for e in page.body["entries"].as_array().into_iter().flatten() {
-            out.push((
-                e["player_id"].as_str().unwrap_or_default().to_string(),
-                e["rank"].as_u64().unwrap_or_default(),
-            ));
-        }
+        let page = read(store, ctx, path, &query, "walker").await;
+        out.extend(page.body["entries"].as_array().into_iter().flatten().cloned());
         match page.body["next_cursor"].as_str() {
             Some(c) => cursor = Some(c.to_string()),
             None => return out,
         }
     }
+}
+
+/// Every (player, rank) of the `seega` board's pages with the query `q`.
+async fn walk<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    q: &[(&str, &str)],
+) -> Vec<(String, u64)> {
+    walk_entries(store, ctx, "/v1/leaderboards/seega", q)
+        .await
+        .iter()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or_default().to_string(),
+                e["rank"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect()
 }
 
 /// PF-3, LB-2, LB-4: 1,000 players over 5 countries, snapshotted in calls of 30
@@ -982,25 +996,19 @@ pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone
             .unwrap_or_default();
         1 + last.iter().filter(|(_, w)| *w > v).count() as i64
     };
-    let mut cursor: Option<String> = None;
-    let mut seen = 0;
-    loop {
-        let mut q = vec![("limit", "50"), ("period", period.id.as_str())];
-        if let Some(c) = cursor.as_deref() {
-            q.push(("cursor", c));
-        }
-        let page = read(&store, &ctx, "/v1/leaderboards/mahjong-weekly", &q, "mv-01").await;
-        for e in page.body["entries"].as_array().into_iter().flatten() {
-            let p = e["player_id"].as_str().unwrap_or_default();
-            let change = final_rank(p) - e["rank"].as_i64().unwrap_or_default();
-            assert_eq!(e["movement"]["since_final"], change, "{e}");
-            seen += 1;
-        }
-        match page.body["next_cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_string()),
-            None => break,
-        }
+    let entries = walk_entries(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly",
+        &[("period", period.id.as_str())],
+    )
+    .await;
+    for e in &entries {
+        let p = e["player_id"].as_str().unwrap_or_default();
+        let change = final_rank(p) - e["rank"].as_i64().unwrap_or_default();
+        assert_eq!(e["movement"]["since_final"], change, "{e}");
     }
+    let seen = entries.len();
     assert_eq!(seen, 132);
     // The next refresh: mv-08 climbs to 2nd.
     periods::credit(&store, weekly, "mv-08", 5, this_week, this_week, "tw-more")
