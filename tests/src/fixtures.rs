@@ -143,6 +143,7 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
             rule: String::new(),
             seq: current[0].version + 1,
             settled_at: Some(when),
+            note: None,
         }],
     };
     assert_eq!(

@@ -16,6 +16,7 @@ pub mod history;
 pub mod leagues;
 pub mod mahjong;
 pub mod messages;
+pub mod moderation;
 pub mod operator;
 pub mod overtaken;
 pub mod performance;

@@ -45,3 +45,4 @@ podium_tests::catch_up_tests!(podium_tests::fixtures::embedded, with_400_days);
 podium_tests::commit_items_tests!(podium_tests::fixtures::embedded);
 podium_tests::profile_tests!(podium_tests::fixtures::embedded);
 podium_tests::caching_tests!(podium_tests::fixtures::embedded);
+podium_tests::moderation_tests!(podium_tests::fixtures::embedded);

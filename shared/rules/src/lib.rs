@@ -13,6 +13,7 @@ pub mod league;
 pub mod mahjong;
 pub mod message;
 pub mod minesweeper;
+pub mod operator;
 pub mod overtaken;
 pub mod period;
 pub mod period_reward;

@@ -40,6 +40,10 @@ pub struct LedgerEntry {
     /// from then on. `None` on entries written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled_at: Option<DateTime<Utc>>,
+    /// Why, when a person decided it (an operator's correction, OP-1): shown to the
+    /// player in their point history. `None` on entries the rules computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// What a ledger entry is for (GM-4): the source's kind and id, and the rule id that
@@ -181,6 +185,7 @@ pub fn balance_change(
             rule: source.rule.to_string(),
             seq: 0,
             settled_at: None,
+            note: None,
         },
     )
 }

@@ -8,6 +8,7 @@
 //! - [`jobs`]: the scheduled tick (refreshes, period closes, league weeks,
 //!   tournaments, `overtaken` messages, the AMR window).
 //! - [`operators`]: deletion (GM-6), the support console's read model, events.
+//! - [`moderation`]: what operators change: corrections (OP-1), the audit trail (OP-5).
 //! - [`games`]: each game's records settled (Seega, replayed duels, Mahjong Rivals,
 //!   tournaments), incoming routing, match results.
 //! - [`players`]: rewards, the inbox, point history, leagues, `overtaken` follows.
@@ -24,6 +25,7 @@ pub mod engine;
 pub mod error;
 pub mod games;
 pub mod jobs;
+pub mod moderation;
 pub mod operators;
 pub mod players;
 pub mod profiles;

@@ -372,6 +372,7 @@ mod tests {
                     rule: "SG-10".into(),
                     seq: 2,
                     settled_at: None,
+                    note: None,
                 })
                 .collect(),
             marks: Vec::new(),

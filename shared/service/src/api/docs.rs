@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use super::error::ErrorBody;
 use super::routes::{
-    ads::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, operator::*, profiles::*,
+    ads::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, moderation::*, operator::*, profiles::*,
 };
 use super::state::AppState;
 
@@ -41,7 +41,7 @@ use super::state::AppState;
         (name = "players", description = "The caller's profiles and match results"),
         (name = "mahjong", description = "Mahjong Rivals: Arenas, tournaments, the daily bonus"),
         (name = "ad callbacks", description = "Rewarded-ad callbacks, authenticated by their signatures"),
-        (name = "operators", description = "Support staff: a player's overview and any board (JWT with the `podium/operator` scope)"),
+        (name = "operators", description = "Support staff: a player's overview, any board, corrections and the audit trail (JWT with the `podium/operator` scope)"),
         (name = "meta", description = "This description"),
     )
 )]
@@ -73,6 +73,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(unity_callback))
         .routes(routes!(operator_player))
         .routes(routes!(operator_board))
+        .routes(routes!(post_correction))
+        .routes(routes!(operator_audit))
         .routes(routes!(openapi_document))
 }
 

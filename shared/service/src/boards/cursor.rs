@@ -74,6 +74,13 @@ pub enum Cursor {
         #[serde(rename = "i")]
         source_id: String,
     },
+    /// In a list read by sort key (an audit trail, the review queue): after the item
+    /// with sort key `key`, in the list's order.
+    #[serde(rename = "k")]
+    Key {
+        #[serde(rename = "k")]
+        key: String,
+    },
 }
 
 #[derive(Serialize, Deserialize)]

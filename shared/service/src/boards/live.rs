@@ -261,7 +261,7 @@ pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
             })?;
             (Some(k), RankCounter::resume(position, value, rank))
         }
-        Some(Cursor::Ledger { .. }) => return Err(crate::boards::cursor::foreign()),
+        Some(Cursor::Ledger { .. } | Cursor::Key { .. }) => return Err(crate::boards::cursor::foreign()),
         Some(Cursor::Snapshot { .. }) => {
             return Err(ServiceError::BadRequest {
                 field: "cursor",

@@ -197,7 +197,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             (walk, dir, number, offset)
         }
         Some(Cursor::Live { .. }) => return Ok(None),
-        Some(Cursor::Ledger { .. }) => return Err(crate::boards::cursor::foreign()),
+        Some(Cursor::Ledger { .. } | Cursor::Key { .. }) => return Err(crate::boards::cursor::foreign()),
     };
     // Consecutive pages until the request is covered: a page whose body is gone (a
     // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.

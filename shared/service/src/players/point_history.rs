@@ -25,7 +25,7 @@ pub const MAX_HISTORY_PAGE: usize = 100;
 pub struct HistoryEntry {
     /// What earned or cost the points: `match` (Seega), `dots-and-boxes`,
     /// `minesweeper`, `ad`, `bonus`, `level`, `quick-match`, `arena`,
-    /// `tournament-prize`, `period-reward`.
+    /// `tournament-prize`, `period-reward`, `correction` (an operator's, OP-1).
     pub source: String,
     /// The source's id: a match id, `{network}:{transaction id}`, `{player}:{day}`, ….
     pub source_id: String,
@@ -60,6 +60,9 @@ pub struct HistoryEntry {
     /// Boxes or Minesweeper match's result, an Arena's): a path of this API.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// Why, when an operator decided it (a correction, OP-1): their reason, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl HistoryEntry {
@@ -80,6 +83,7 @@ impl HistoryEntry {
             balance_after_shown: format_points(e.balance_after),
             floored: e.applied != e.nominal,
             result: result_path(e),
+            reason: e.note.clone(),
         }
     }
 }

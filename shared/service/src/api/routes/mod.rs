@@ -9,7 +9,8 @@
 //! - [`leagues`]: the caller's league, a cohort.
 //! - [`mahjong`]: Arenas, tournament tables, tournaments, the daily bonus.
 //! - [`ads`]: rewarded-ad callbacks.
-//! - [`operator`]: the operator routes.
+//! - [`operator`]: the operator routes that read.
+//! - [`moderation`]: the operator routes that act: corrections, the audit trail.
 
 pub mod ads;
 pub mod boards;
@@ -17,6 +18,7 @@ pub mod leagues;
 pub mod mahjong;
 pub mod me;
 pub mod messages;
+pub mod moderation;
 pub mod operator;
 pub mod profiles;
 pub mod respond;

@@ -1,0 +1,170 @@
+//! Operator actions (the `podium/operator` scope): corrections (OP-1) and the audit
+//! trail (OP-5). The operator is the verified identity (the JWT's `sub`).
+
+use axum::extract::State;
+use podium_rules::game::Game;
+use podium_rules::operator::Correction;
+use serde::Deserialize;
+
+use crate::api::error::ErrorBody;
+use crate::api::extract::{JsonBody, OperatorCaller, Params, PathId};
+use crate::api::state::AppState;
+use crate::boards::cursor::Cursor;
+use crate::error::ServiceError;
+use crate::moderation::audit::{self, AuditEntry, Trail};
+use crate::moderation::corrections::{self, CorrectionAnswer};
+
+use super::respond::*;
+
+/// A correction as the console sends it (OP-1).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CorrectionBody {
+    /// The idempotency key the console chose for this correction (GM-5 id form): sent
+    /// again after a lost reply, it applies once.
+    #[schema(example = "fix-2026-12-02-0001")]
+    pub correction_id: String,
+    /// `seega`, `dots-and-boxes`, `minesweeper` or `mahjong-rivals`.
+    #[schema(example = "seega")]
+    pub game: String,
+    /// The signed change (points), not 0, at most 1,000,000 either way.
+    #[schema(example = -500)]
+    pub points: i64,
+    /// Why (3–500 characters): shown to the player in their point history.
+    #[schema(example = "points won in a match the server scored twice")]
+    pub reason: String,
+}
+
+/// Corrects a player's balance on one game (OP-1): a settlement like any other
+/// source, floored at zero (SG-7), in the player's point history with its reason,
+/// credited to the game's period boards in the periods of its instant, exactly once
+/// by its `correction_id`, and recorded in the audit trail (OP-5). Operators only.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/players/{player_id}/corrections",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    request_body = CorrectionBody,
+    responses(
+        (status = 200, description = "Applied now, or before with this key (`duplicate`)", body = CorrectionAnswer,
+            example = json!({"correction_id": "fix-0001", "player_id": "alice", "game": "seega", "nominal": -500, "applied": -300, "balance_after": 0,
+                "reason": "points won in a match the server scored twice", "operator": "support-7", "at": "2026-12-02T09:00:00Z", "duplicate": false})),
+        (status = 400, description = "A refused field, named with its rule", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "points (OP-1): a correction is a whole number of points from −1000000 to 1000000, not 0"})),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "The player has no balance on that game", body = ErrorBody),
+        (status = 409, description = "This `correction_id` was used with other content", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn post_correction(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(player_id): PathId,
+    JsonBody(body): JsonBody<CorrectionBody>,
+) -> Answer {
+    let game = Game::from_id(&body.game).ok_or_else(|| ServiceError::BadRequest {
+        field: "game",
+        message: "not a game podium scores".into(),
+    })?;
+    let correction = Correction {
+        correction_id: body.correction_id,
+        player_id,
+        game,
+        points: body.points,
+        reason: body.reason,
+    };
+    let now = (state.clock)();
+    json(&corrections::correct(state.store.as_ref(), correction, &operator, now).await?)
+}
+
+/// Whose audit entries to read: exactly one of `player`, `operator`, `day`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditQuery {
+    /// Entries about this player.
+    pub player: Option<String>,
+    /// Entries of this operator.
+    pub operator: Option<String>,
+    /// Entries of this UTC day (`YYYY-MM-DD`), every operator.
+    pub day: Option<String>,
+    /// Entries per page (1 … 200; default 50).
+    pub limit: Option<usize>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// A page of the audit trail, newest first.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(crate) struct AuditPage {
+    pub entries: Vec<AuditEntry>,
+    /// Where the next page starts; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The audit trail (OP-5): every operator action about a player, by an operator, or
+/// on a day, newest first. Append only; a deleted player's entries keep only the fact
+/// of each action (GM-6). Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/audit",
+    tag = "operators",
+    params(AuditQuery),
+    responses(
+        (status = 200, description = "A page of entries", body = AuditPage,
+            example = json!({"entries": [{"id": "fix-0001", "at": "2026-12-02T09:00:00Z", "operator": "support-7", "action": "correction",
+                "target": "alice", "player_id": "alice", "reason": "points won in a match the server scored twice",
+                "changes": {"game": "seega", "nominal": -500, "applied": -300, "balance_after": 0}}]})),
+        (status = 400, description = "Not exactly one of `player`, `operator`, `day`; or a bad cursor", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn operator_audit(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    Params(q): Params<AuditQuery>,
+) -> Answer {
+    let bad = |field: &'static str, message: &str| ServiceError::BadRequest {
+        field,
+        message: message.into(),
+    };
+    let id = |field: &'static str, v: String| {
+        if podium_rules::record::ids::is_valid_id(&v) {
+            Ok(v)
+        } else {
+            Err(bad(field, "not an id"))
+        }
+    };
+    let trail = match (q.player, q.operator, q.day) {
+        (Some(p), None, None) => Trail::Player(id("player", p)?),
+        (None, Some(o), None) => Trail::Operator(id("operator", o)?),
+        (None, None, Some(d)) => Trail::Day(
+            chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
+                .map_err(|_| bad("day", "a date is YYYY-MM-DD"))?,
+        ),
+        _ => return Err(bad("player", "give exactly one of player, operator, day").into()),
+    };
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=audit::MAX_PAGE).contains(&limit) {
+        return Err(bad("limit", "from 1 to 200").into());
+    }
+    let scope = format!("audit:{trail:?}");
+    let before = match q
+        .cursor
+        .as_deref()
+        .map(|c| state.ctx.cursors.open_in(&scope, c))
+        .transpose()?
+    {
+        Some(Cursor::Key { key }) => Some(key),
+        Some(_) => return Err(crate::boards::cursor::foreign().into()),
+        None => None,
+    };
+    let (entries, next) = audit::read(state.store.as_ref(), &trail, before.as_deref(), limit).await?;
+    json(&AuditPage {
+        entries,
+        next_cursor: next.map(|key| state.ctx.cursors.issue_in(&scope, Cursor::Key { key })),
+    })
+}

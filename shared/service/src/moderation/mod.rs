@@ -1,0 +1,11 @@
+//! What operators change (OP-*): corrections of a balance, the audit trail of every
+//! operator action.
+//!
+//! May use: [`crate::games`], [`crate::players`], [`crate::boards`],
+//! [`crate::profiles`], [`crate::engine`], the store, the rules.
+//!
+//! - [`audit`]: the append-only trail of operator actions (OP-5).
+//! - [`corrections`]: operators' corrections of a balance (OP-1).
+
+pub mod audit;
+pub mod corrections;

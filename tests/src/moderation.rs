@@ -1,0 +1,236 @@
+//! Operators who act, on both stores (OP-1 … OP-5): corrections settled exactly once
+//! and shown with their reason, every action in the audit trail, operator routes
+//! refused to app callers.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_store::Store;
+use serde_json::{json, Value};
+
+use crate::contract::cursor_key;
+use crate::fixtures::{seed_balance, seed_game_balance, tick};
+use crate::review::get;
+
+/// `method path` with `body` as operator `operator` (or as player `player`).
+pub async fn operator_call<S: Store + Clone + 'static>(
+    store: &S,
+    method: &str,
+    path: &str,
+    query: &[(&str, &str)],
+    operator: Option<&str>,
+    body: Option<&Value>,
+    now: DateTime<Utc>,
+) -> ApiResponse {
+    let req = ApiRequest {
+        method: method.into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<HashMap<_, _>>(),
+        player: operator.is_none().then(|| "mallory".to_string()),
+        operator: operator.map(str::to_string),
+        raw_query: None,
+    };
+    let ctx = ApiContext::new(cursor_key());
+    match body {
+        Some(b) => {
+            api::handle_with_body(
+                store,
+                &ctx,
+                &req,
+                &[("content-type", "application/json")],
+                Bytes::from(b.to_string()),
+                now,
+            )
+            .await
+        }
+        None => api::handle(store, &ctx, &req, now).await,
+    }
+}
+
+async fn correction<S: Store + Clone + 'static>(store: &S, player: &str, body: &Value) -> ApiResponse {
+    operator_call(
+        store,
+        "POST",
+        &format!("/v1/operator/players/{player}/corrections"),
+        &[],
+        Some("support-7"),
+        Some(body),
+        tick(),
+    )
+    .await
+}
+
+/// OP-1 with SG-7, GM-3, GM-4, OP-5: a correction of −500 on a 300 balance applies
+/// −300, shows nominal, applied and its reason in the player's point history, applies
+/// once when sent twice, is a conflict with other content under the same key, and is
+/// one entry of the audit trail. App callers are refused.
+pub async fn a_correction_is_a_settlement_with_its_reason<S: Store + Clone + 'static>(store: S) {
+    seed_balance(&store, "alice", 300, 1).await;
+    let body = json!({"correction_id": "fix-1", "game": "seega", "points": -500,
+        "reason": "points won in a match the server scored twice"});
+    let first = correction(&store, "alice", &body).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(
+        (
+            &first.body["nominal"],
+            &first.body["applied"],
+            &first.body["balance_after"],
+            &first.body["duplicate"]
+        ),
+        (&json!(-500), &json!(-300), &json!(0), &json!(false))
+    );
+    let again = correction(&store, "alice", &body).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body["duplicate"], json!(true));
+    assert_eq!(again.body["at"], first.body["at"], "the first result");
+    let balance = store.get_balances(Game::Seega, &["alice"]).await.expect("read");
+    assert_eq!(balance[0].points, 0, "applied once");
+    let other = json!({"correction_id": "fix-1", "game": "seega", "points": -400, "reason": "other"});
+    assert_eq!(correction(&store, "alice", &other).await.status, 409);
+
+    // The player sees it, with its reason.
+    let ctx = ApiContext::new(cursor_key());
+    let ledger = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/me/ledger", &[("game", "seega")], "alice"),
+        tick(),
+    )
+    .await;
+    assert_eq!(ledger.status, 200, "{}", ledger.body);
+    let newest = &ledger.body["entries"][0];
+    assert_eq!(newest["source"], "correction");
+    assert_eq!(newest["rule"], "OP-1");
+    assert_eq!(
+        (&newest["nominal"], &newest["applied"]),
+        (&json!(-500), &json!(-300))
+    );
+    assert_eq!(newest["reason"], "points won in a match the server scored twice");
+    assert_eq!(
+        ledger.body["entries"].as_array().map(Vec::len),
+        Some(2),
+        "seed and one correction"
+    );
+
+    // Refusals name the field and write nothing.
+    for (bad, field) in [
+        (
+            json!({"correction_id": "fix-2", "game": "seega", "points": 0, "reason": "zero"}),
+            "points",
+        ),
+        (
+            json!({"correction_id": "fix-2", "game": "chess", "points": 5, "reason": "wrong game"}),
+            "game",
+        ),
+        (
+            json!({"correction_id": "fix-2", "game": "seega", "points": 5, "reason": "x"}),
+            "reason",
+        ),
+        (
+            json!({"correction_id": "fix 2", "game": "seega", "points": 5, "reason": "bad key"}),
+            "correction_id",
+        ),
+    ] {
+        let answer = correction(&store, "alice", &bad).await;
+        assert_eq!(answer.status, 400, "{bad}: {}", answer.body);
+        assert!(
+            answer.body["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(field),
+            "names {field}: {}",
+            answer.body
+        );
+    }
+    let nobody = json!({"correction_id": "fix-3", "game": "seega", "points": 5, "reason": "no such player"});
+    assert_eq!(correction(&store, "nobody", &nobody).await.status, 404);
+
+    // An app caller cannot correct, nor read the trail.
+    let as_player = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/alice/corrections",
+        &[],
+        None,
+        Some(&body),
+        tick(),
+    )
+    .await;
+    assert_eq!(as_player.status, 403, "{}", as_player.body);
+    let trail_as_player = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "alice")],
+        None,
+        None,
+        tick(),
+    )
+    .await;
+    assert_eq!(trail_as_player.status, 403);
+
+    // One audit entry, whoever reads it: by player, by operator.
+    for q in [("player", "alice"), ("operator", "support-7")] {
+        let trail = operator_call(
+            &store,
+            "GET",
+            "/v1/operator/audit",
+            &[q],
+            Some("support-8"),
+            None,
+            tick(),
+        )
+        .await;
+        assert_eq!(trail.status, 200, "{}", trail.body);
+        let entries = trail.body["entries"].as_array().cloned().unwrap_or_default();
+        assert_eq!(entries.len(), 1, "{q:?}: {}", trail.body);
+        assert_eq!(entries[0]["action"], "correction");
+        assert_eq!(entries[0]["operator"], "support-7");
+        assert_eq!(entries[0]["changes"]["applied"], json!(-300));
+    }
+}
+
+/// OP-1, MJ-20: a Mahjong correction credits the period boards of its instant.
+pub async fn a_mahjong_correction_credits_its_periods<S: Store + Clone + 'static>(store: S) {
+    seed_game_balance(&store, Game::MahjongRivals, "bob", 100, 1).await;
+    let body = json!({"correction_id": "fix-m", "game": "mahjong-rivals", "points": 40, "reason": "a lost level completion"});
+    let answer = correction(&store, "bob", &body).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let at: DateTime<Utc> = serde_json::from_value(answer.body["at"].clone()).expect("at");
+    let week = podium_rules::board::board_def("mahjong-weekly")
+        .expect("board")
+        .period_at(at)
+        .id;
+    let entry = store
+        .period_entry(&BoardRef::new("mahjong-weekly", week), "bob")
+        .await
+        .expect("read")
+        .expect("credited");
+    assert_eq!(entry.points, 40);
+}
+
+/// Runs each moderation case against a fresh store from `$make`.
+#[macro_export]
+macro_rules! moderation_tests {
+    ($make:path) => {
+        $crate::moderation_tests!(@cases $make;
+            a_correction_is_a_settlement_with_its_reason,
+            a_mahjong_correction_credits_its_periods,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::moderation::$case($make().await).await;
+            }
+        )*
+    };
+}
