@@ -15,6 +15,8 @@ use serde_json::{json, Value};
 use crate::contract::cursor_key;
 use crate::fixtures::{seed_balance, seed_game_balance, tick};
 use crate::review::get;
+use podium_service::games::incoming::{Incoming, Outcome};
+use podium_service::moderation::review::{accept, Intake};
 
 /// `method path` with `body` as operator `operator` (or as player `player`).
 pub async fn operator_call<S: Store + Clone + 'static>(
@@ -216,6 +218,206 @@ pub async fn a_mahjong_correction_credits_its_periods<S: Store + Clone + 'static
     assert_eq!(entry.points, 40);
 }
 
+fn completion(i: usize) -> Vec<u8> {
+    json!({
+        "completion_id": format!("c-{i:02}"), "game": "mahjong-rivals", "kind": "level-completion",
+        "player_id": format!("p-{i:02}"), "level": i + 1, "time_ms": 1_000,
+        "completed_at": "2026-12-29T10:00:00Z", "jokers_used": 0,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn floor_policy() -> podium_rules::record::policy::RecordPolicy {
+    podium_rules::record::policy::RecordPolicy {
+        plausibility: std::sync::Arc::new(
+            podium_rules::plausibility::Plausibility::from_json(
+                r#"{"mahjong_level_floor_ms": {"default": 60000}}"#,
+            )
+            .expect("checks"),
+        ),
+        ..Default::default()
+    }
+}
+
+async fn offer<S: Store + ?Sized>(store: &S, line: &[u8], now: DateTime<Utc>) -> Intake {
+    let policy = floor_policy();
+    let record = Incoming::from_json(line, now, &policy).expect("parses");
+    let delivery = format!("test-{:016x}", rand::random::<u64>());
+    accept(store, line, &record, now, &policy, &delivery)
+        .await
+        .expect("accepted")
+}
+
+async fn decide_call<S: Store + Clone + 'static>(
+    store: &S,
+    id: &str,
+    verdict: &str,
+    now: DateTime<Utc>,
+) -> ApiResponse {
+    let ctx = ApiContext::new(cursor_key()).with_records(floor_policy());
+    let req = ApiRequest {
+        method: "POST".into(),
+        path: format!("/v1/operator/review/level-completion/{id}"),
+        operator: Some("support-7".into()),
+        ..Default::default()
+    };
+    let body = json!({"verdict": verdict, "reason": "checked against the replay"});
+    api::handle_with_body(
+        store,
+        &ctx,
+        &req,
+        &[("content-type", "application/json")],
+        Bytes::from(body.to_string()),
+        now,
+    )
+    .await
+}
+
+/// OP-2, OP-3, GM-3: 50 level completions faster than the configured floor, 10 of
+/// them delivered twice, are 50 held records counted nowhere; 30 approved are settled
+/// once each (5 approvals of one at once apply it once), credited to the day of their
+/// own instant; 20 rejected are never applied, not even when delivered again.
+pub async fn implausible_records_are_held_for_review<S: Store + Clone + 'static>(store: S) {
+    let now = crate::fixtures::now();
+    for i in 0..50 {
+        let first = offer(&store, &completion(i), now).await;
+        assert_eq!(
+            first,
+            Intake::Held {
+                check: "mahjong_level_floor_ms".into(),
+                duplicate: false
+            }
+        );
+        if i % 5 == 0 {
+            assert!(matches!(
+                offer(&store, &completion(i), now).await,
+                Intake::Held { duplicate: true, .. }
+            ));
+        }
+    }
+    let p = |i: usize| format!("p-{i:02}");
+    for i in 0..50 {
+        assert!(
+            store
+                .get_balance(Game::MahjongRivals, &p(i))
+                .await
+                .expect("read")
+                .is_none(),
+            "not counted"
+        );
+    }
+    let queue = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/review",
+        &[("limit", "100")],
+        Some("support-7"),
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(queue.status, 200, "{}", queue.body);
+    let held = queue.body["held"].as_array().cloned().unwrap_or_default();
+    assert_eq!(held.len(), 50, "one held record each, duplicates included");
+    assert_eq!(held[0]["check"], "mahjong_level_floor_ms");
+    assert!(held[0]["record"].as_str().unwrap_or_default().contains("c-00"));
+    let as_player = operator_call(&store, "GET", "/v1/operator/review", &[], None, None, now).await;
+    assert_eq!(as_player.status, 403);
+
+    // A day later: 5 operators approve c-00 at once; 29 more approved, 20 rejected.
+    let later = now + chrono::Duration::days(1);
+    let together =
+        futures::future::join_all((0..5).map(|_| decide_call(&store, "c-00", "approve", later))).await;
+    for answer in &together {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert_eq!(answer.body["state"], "approved");
+    }
+    for i in 1..50 {
+        let verdict = if i < 30 { "approve" } else { "reject" };
+        let answer = decide_call(&store, &format!("c-{i:02}"), verdict, later).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+    }
+    assert_eq!(
+        decide_call(&store, "c-40", "approve", later).await.status,
+        409,
+        "rejected stays rejected"
+    );
+    assert_eq!(decide_call(&store, "c-99", "approve", later).await.status, 404);
+    // A rejected record delivered again is not applied.
+    assert_eq!(
+        offer(&store, &completion(40), later).await,
+        Intake::Settled(Outcome::Duplicate)
+    );
+
+    let day = podium_rules::board::board_def("mahjong-daily")
+        .expect("board")
+        .period_at(
+            DateTime::parse_from_rfc3339("2026-12-29T10:00:00Z")
+                .expect("instant")
+                .to_utc(),
+        );
+    for i in 0..50 {
+        let ledger = store
+            .ledger_entries(Game::MahjongRivals, &p(i))
+            .await
+            .expect("ledger");
+        let credited = store
+            .period_entry(&BoardRef::new("mahjong-daily", day.id.clone()), &p(i))
+            .await
+            .expect("entry");
+        if i < 30 {
+            assert_eq!(ledger.len(), 1, "{}: settled once", p(i));
+            let balance = store
+                .get_balance(Game::MahjongRivals, &p(i))
+                .await
+                .expect("read")
+                .expect("balance");
+            assert_eq!(balance.points, ledger[0].balance_after);
+            assert_eq!(
+                credited.map(|e| e.points),
+                Some(ledger[0].applied),
+                "{}: the day of its instant",
+                p(i)
+            );
+        } else {
+            assert!(ledger.is_empty(), "{}: never applied", p(i));
+            assert!(credited.is_none());
+        }
+    }
+    let rest = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/review",
+        &[],
+        Some("support-7"),
+        None,
+        later,
+    )
+    .await;
+    assert_eq!(
+        rest.body["held"].as_array().map(Vec::len),
+        Some(0),
+        "the queue is empty"
+    );
+    let trail = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("operator", "support-7")],
+        Some("support-7"),
+        None,
+        later,
+    )
+    .await;
+    assert_eq!(
+        trail.body["entries"].as_array().map(Vec::len),
+        Some(50),
+        "one entry per decided record: {}",
+        trail.body
+    );
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -223,6 +425,7 @@ macro_rules! moderation_tests {
         $crate::moderation_tests!(@cases $make;
             a_correction_is_a_settlement_with_its_reason,
             a_mahjong_correction_credits_its_periods,
+            implausible_records_are_held_for_review,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

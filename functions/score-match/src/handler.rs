@@ -3,6 +3,7 @@
 //! id settle one after another, in delivery order.
 //!
 //! - scored or duplicate (GM-3): done;
+//! - breaking a plausibility check (OP-2): held for review, done;
 //! - refused (GM-5) or conflicting (GM-3): sent to the dead-letter queue with its
 //!   reason and logged, never retried;
 //! - transient (store, contention, or the dead-letter queue itself failing): reported
@@ -16,10 +17,11 @@ use chrono::{DateTime, Utc};
 use podium_rules::error::RuleError;
 use podium_rules::record::policy::RecordPolicy;
 use podium_service::engine::keyed::run_keyed;
-use podium_service::games::incoming::{settle_incoming, Incoming, Outcome};
+use podium_service::games::incoming::{Incoming, Outcome};
+use podium_service::moderation::review::{accept, Intake};
 use podium_service::telemetry;
 use podium_service::ServiceError;
-use podium_store::SettleStore;
+use podium_store::{ItemStore, SettleStore};
 
 use crate::dead_letter::DeadLetters;
 
@@ -31,6 +33,8 @@ pub const MAX_REASON_CHARS: usize = 1_000;
 pub enum RecordOutcome {
     Applied,
     Duplicate,
+    /// Held for review: it broke this plausibility check (OP-2).
+    Held(String),
     /// Sent to the dead-letter queue with this reason.
     DeadLettered(String),
     /// Left for SQS to redeliver.
@@ -39,7 +43,7 @@ pub enum RecordOutcome {
 
 /// Handles one batch at the server clock `now` under `policy`; the response lists
 /// the records SQS must redeliver.
-pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
+pub async fn handle<S: SettleStore + ItemStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     event: SqsEvent,
@@ -59,7 +63,7 @@ pub async fn handle<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
 }
 
 /// [`handle`], answering what became of each record of the batch, in the batch's order.
-pub async fn handle_outcomes<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
+pub async fn handle_outcomes<S: SettleStore + ItemStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     event: &SqsEvent,
@@ -89,7 +93,7 @@ pub async fn handle_outcomes<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
 }
 
 /// Handles one record, parsed from `message`'s body.
-pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
+pub async fn handle_record<S: SettleStore + ItemStore + ?Sized, D: DeadLetters + ?Sized>(
     store: &S,
     dead_letters: &D,
     message: &SqsMessage,
@@ -102,9 +106,29 @@ pub async fn handle_record<S: SettleStore + ?Sized, D: DeadLetters + ?Sized>(
     let kind = record.as_ref().map_or("unparsed", Incoming::kind);
     let result = match record {
         // A redelivered message keeps its id: a retry after a lost reply counts as applied.
-        Ok(record) => settle_incoming(store, &record, now, policy, &format!("sqs:{message_id}"))
-            .await
-            .map(|outcome| (outcome, record.match_id().to_string())),
+        Ok(record) => match accept(
+            store,
+            body.as_bytes(),
+            &record,
+            now,
+            policy,
+            &format!("sqs:{message_id}"),
+        )
+        .await
+        {
+            Ok(Intake::Settled(outcome)) => Ok((outcome, record.match_id().to_string())),
+            Ok(Intake::Held { check, duplicate }) => {
+                tracing::warn!(
+                    message_id,
+                    match_id = record.match_id(),
+                    check,
+                    duplicate,
+                    "record held for review"
+                );
+                return RecordOutcome::Held(check);
+            }
+            Err(e) => Err(e),
+        },
         Err(e) => Err(ServiceError::Invalid(e)),
     };
     match &result {

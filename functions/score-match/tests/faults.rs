@@ -168,6 +168,7 @@ async fn deliver<S: Store + 'static>(
                             RecordOutcome::Duplicate => Delivered::Duplicate,
                             RecordOutcome::DeadLettered(reason) => Delivered::Refused(reason),
                             RecordOutcome::Retry => Delivered::Retry,
+                            RecordOutcome::Held(check) => panic!("no check is configured, yet held: {check}"),
                         };
                         history.delivered(i, d.clone());
                         if d == Delivered::Retry && history.attempts_of(i) < MAX_DELIVERIES {

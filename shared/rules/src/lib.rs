@@ -17,6 +17,7 @@ pub mod operator;
 pub mod overtaken;
 pub mod period;
 pub mod period_reward;
+pub mod plausibility;
 pub mod profile;
 pub mod rating;
 pub mod record;

@@ -23,6 +23,7 @@
 //! | `PODIUM_NAME_BLOCKLIST` | HTTP functions; `podium serve` | terms no display name may contain (PF-1): comma-separated, or `@file` with one per line | none |
 //! | `PODIUM_AVATARS` | HTTP functions; `podium serve` | the avatar ids the app ships (PF-2), comma-separated | `a01` … `a24` |
 //! | `PODIUM_COUNTRY_CHANGE_DAYS` | HTTP functions; `podium serve` | the least days between two changes of a player's country (PF-3), 0 … 365 | 30 |
+//! | `PODIUM_PLAUSIBILITY` | score-match; `podium` | the plausibility checks (OP-2) a record must pass to be counted, else it is held for review (JSON, or `@file`; see `podium_rules::plausibility`) | unset: none |
 //! | `PODIUM_PERIOD_REWARDS` | `snapshot`; `podium snapshot`, `podium serve` | reward tables of period boards, paid when a period closes (JSON by board id, or `@file`; see `podium_rules::period_reward`) | unset: no board sends period results |
 
 use std::path::PathBuf;
@@ -148,6 +149,19 @@ pub fn record_policy() -> Result<RecordPolicy, ConfigError> {
     Ok(RecordPolicy {
         max_clock_skew_ms: secs as i64 * 1000,
         max_record_age_days: days as i64,
+        plausibility: std::sync::Arc::new(plausibility()?),
+    })
+}
+
+/// The plausibility checks (OP-2; `PODIUM_PLAUSIBILITY`, JSON or `@file`): unset, none.
+pub fn plausibility() -> Result<podium_rules::plausibility::Plausibility, ConfigError> {
+    let Some(raw) = var("PODIUM_PLAUSIBILITY") else {
+        return Ok(Default::default());
+    };
+    let text = text_or_file("PODIUM_PLAUSIBILITY", raw)?;
+    podium_rules::plausibility::Plausibility::from_json(&text).map_err(|problem| ConfigError {
+        name: "PODIUM_PLAUSIBILITY",
+        problem,
     })
 }
 

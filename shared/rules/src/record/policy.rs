@@ -3,8 +3,9 @@
 
 use chrono::{DateTime, Utc};
 
-/// What record validation takes from configuration (GM-5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What record validation takes from configuration (GM-5), and the plausibility
+/// checks (OP-2) records must pass to be counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordPolicy {
     /// How far after the server's clock a record's instant may lie, in milliseconds
     /// (≥ 0): the game servers' clocks may run this much ahead of podium's.
@@ -13,6 +14,8 @@ pub struct RecordPolicy {
     /// (1 … [`MAX_RECORD_AGE_DAYS_LIMIT`]): older records are refused for good (GM-5),
     /// so a day that left the AMR window (MJ-20) is never credited.
     pub max_record_age_days: i64,
+    /// The plausibility checks (OP-2): a record breaking one is held for review.
+    pub plausibility: std::sync::Arc<crate::plausibility::Plausibility>,
 }
 
 impl Default for RecordPolicy {
@@ -20,6 +23,7 @@ impl Default for RecordPolicy {
         RecordPolicy {
             max_clock_skew_ms: DEFAULT_MAX_CLOCK_SKEW_MS,
             max_record_age_days: DEFAULT_MAX_RECORD_AGE_DAYS,
+            plausibility: Default::default(),
         }
     }
 }

@@ -75,6 +75,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(operator_board))
         .routes(routes!(post_correction))
         .routes(routes!(operator_audit))
+        .routes(routes!(review_queue))
+        .routes(routes!(review_decide))
         .routes(routes!(openapi_document))
 }
 

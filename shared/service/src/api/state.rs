@@ -26,6 +26,9 @@ pub struct ApiContext {
     /// How often the snapshot job refreshes live boards: how long an answer built
     /// from a snapshot stays fresh ([`crate::api::validators`]).
     pub refresh: std::time::Duration,
+    /// How records are validated, and the plausibility checks (GM-5, OP-2): what an
+    /// approval of a held record settles it under.
+    pub records: Arc<podium_rules::record::policy::RecordPolicy>,
 }
 
 impl ApiContext {
@@ -38,7 +41,14 @@ impl ApiContext {
             ads: None,
             profiles: Arc::default(),
             refresh: crate::config::DEFAULT_REFRESH,
+            records: Arc::default(),
         }
+    }
+
+    /// This context, validating records under `policy` (GM-5, OP-2).
+    pub fn with_records(mut self, policy: podium_rules::record::policy::RecordPolicy) -> Self {
+        self.records = Arc::new(policy);
+        self
     }
 
     /// This context, with snapshots refreshed every `refresh`.

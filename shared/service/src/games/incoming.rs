@@ -167,6 +167,70 @@ impl Incoming {
         }
     }
 
+    /// The players the record names, in its order.
+    pub fn players(&self) -> Vec<&str> {
+        match self {
+            Incoming::Seega(r) => r.players.iter().map(|p| p.player_id.as_str()).collect(),
+            Incoming::QuickMatch(m) => m.players.iter().map(|p| p.player_id.as_str()).collect(),
+            Incoming::LevelCompletion(c) => vec![c.player_id.as_str()],
+            Incoming::Arena(a) => a.players.iter().map(String::as_str).collect(),
+            Incoming::Registration(r) => vec![r.player_id.as_str()],
+            Incoming::Table(t) => t.players.iter().map(|p| p.player_id.as_str()).collect(),
+            Incoming::DotsAndBoxes(m) => m.players.iter().map(|p| p.player_id.as_str()).collect(),
+            Incoming::Minesweeper(d) => d.players.iter().map(|p| p.player_id.as_str()).collect(),
+        }
+    }
+
+    /// What the plausibility checks (OP-2) read of the record: its game, a match's
+    /// duration, a Seega match's moves and winner's points (SG-2, as the rules score
+    /// it; none when it does not validate: the settlement refuses it), a level
+    /// completion's level and time.
+    pub fn facts(&self, now: DateTime<Utc>, policy: &RecordPolicy) -> podium_rules::plausibility::Facts {
+        use podium_rules::game::Game;
+        use podium_rules::plausibility::Facts;
+        let span = |a: DateTime<Utc>, b: DateTime<Utc>| Some((b - a).num_milliseconds());
+        match self {
+            Incoming::Seega(r) => {
+                let Ok(m) = r.validate_with(now, policy) else {
+                    return Facts::default();
+                };
+                let win_points = match podium_rules::seega::points::score(&m) {
+                    podium_rules::seega::points::Scoring::Decided(scores) => scores
+                        .iter()
+                        .find(|s| s.side == podium_rules::seega::points::Side::Win)
+                        .map(|s| s.points),
+                    podium_rules::seega::points::Scoring::Void(_) => None,
+                };
+                Facts {
+                    game: Some(Game::Seega),
+                    duration_ms: span(r.started_at, r.ended_at),
+                    moves: Some(r.players.iter().map(|p| p.moves).sum()),
+                    win_points,
+                    level: None,
+                }
+            }
+            Incoming::DotsAndBoxes(m) => Facts {
+                game: Some(Game::DotsAndBoxes),
+                duration_ms: span(m.started_at, m.ended_at),
+                ..Facts::default()
+            },
+            Incoming::Minesweeper(d) => Facts {
+                game: Some(Game::Minesweeper),
+                duration_ms: span(d.started_at, d.ended_at),
+                ..Facts::default()
+            },
+            Incoming::LevelCompletion(c) => Facts {
+                game: Some(Game::MahjongRivals),
+                level: Some((c.level, c.time_ms)),
+                ..Facts::default()
+            },
+            _ => Facts {
+                game: Some(Game::MahjongRivals),
+                ..Facts::default()
+            },
+        }
+    }
+
     /// The keys that order its settlement against others' in
     /// [`run_keyed`](crate::engine::keyed::run_keyed): its match id and each player.
     pub fn ordering_keys(&self) -> Vec<String> {

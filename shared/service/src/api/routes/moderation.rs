@@ -1,5 +1,5 @@
-//! Operator actions (the `podium/operator` scope): corrections (OP-1) and the audit
-//! trail (OP-5). The operator is the verified identity (the JWT's `sub`).
+//! Operator actions (the `podium/operator` scope): corrections (OP-1), the review of
+//! held records (OP-2, OP-3) and the audit trail (OP-5). The operator is the verified identity (the JWT's `sub`).
 
 use axum::extract::State;
 use podium_rules::game::Game;
@@ -7,12 +7,13 @@ use podium_rules::operator::Correction;
 use serde::Deserialize;
 
 use crate::api::error::ErrorBody;
-use crate::api::extract::{JsonBody, OperatorCaller, Params, PathId};
+use crate::api::extract::{JsonBody, OperatorCaller, Params, PathId, PathPair};
 use crate::api::state::AppState;
 use crate::boards::cursor::Cursor;
 use crate::error::ServiceError;
 use crate::moderation::audit::{self, AuditEntry, Trail};
 use crate::moderation::corrections::{self, CorrectionAnswer};
+use crate::moderation::review::{self, HeldRecord, Verdict};
 
 use super::respond::*;
 
@@ -167,4 +168,126 @@ pub(crate) async fn operator_audit(
         entries,
         next_cursor: next.map(|key| state.ctx.cursors.issue_in(&scope, Cursor::Key { key })),
     })
+}
+
+/// Where the review queue is read from.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct QueueQuery {
+    /// Records per page (1 … 100; default 50).
+    pub limit: Option<usize>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// A page of the review queue, oldest first.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(crate) struct QueuePage {
+    pub held: Vec<HeldRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The review queue (OP-2): records held because they broke a plausibility check,
+/// counted nowhere until decided, oldest first, each with the check it broke and the
+/// record as the game server sent it. Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/review",
+    tag = "operators",
+    params(QueueQuery),
+    responses(
+        (status = 200, description = "A page of held records", body = QueuePage,
+            example = json!({"held": [{"kind": "dots-and-boxes", "id": "db-17", "players": ["alice", "bob"], "held_at": "2026-12-02T09:00:00Z",
+                "cause": "plausibility", "check": "min_duration_ms", "message": "the match lasted 4000 ms; the shortest plausible dots-and-boxes match is 60000 ms",
+                "state": "held", "content_hash": "9f2c…", "record": "{\"match_id\":\"db-17\",…}"}]})),
+        (status = 400, description = "A bad limit or cursor", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn review_queue(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    Params(q): Params<QueueQuery>,
+) -> Answer {
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=100).contains(&limit) {
+        return Err(ServiceError::BadRequest {
+            field: "limit",
+            message: "from 1 to 100".into(),
+        }
+        .into());
+    }
+    const SCOPE: &str = "review";
+    let after = match q
+        .cursor
+        .as_deref()
+        .map(|c| state.ctx.cursors.open_in(SCOPE, c))
+        .transpose()?
+    {
+        Some(Cursor::Key { key }) => Some(key),
+        Some(_) => return Err(crate::boards::cursor::foreign().into()),
+        None => None,
+    };
+    let (held, next) = review::queue(state.store.as_ref(), after.as_deref(), limit).await?;
+    json(&QueuePage {
+        held,
+        next_cursor: next.map(|key| state.ctx.cursors.issue_in(SCOPE, Cursor::Key { key })),
+    })
+}
+
+/// An operator's decision on a held record (OP-3).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DecisionBody {
+    /// `approve`: settle it once, credited to the periods of its own instant;
+    /// `reject`: never apply it.
+    pub verdict: Verdict,
+    /// Why (3–500 characters), kept in the audit trail.
+    #[schema(example = "replay checked: a fast but fair match")]
+    pub reason: String,
+}
+
+/// Approves or rejects a held record (OP-3), recorded in the audit trail (OP-5). An
+/// approval settles it exactly once, however often it is sent or by how many
+/// operators at once; a record's settlement the rules refuse on approval (a player
+/// deleted meanwhile) ends `rejected` with the rules' reason. Operators only.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/review/{kind}/{id}",
+    tag = "operators",
+    params(
+        ("kind" = String, Path, description = "The held record's kind", example = "dots-and-boxes"),
+        ("id" = String, Path, description = "The held record's id (its match id)", example = "db-17"),
+    ),
+    request_body = DecisionBody,
+    responses(
+        (status = 200, description = "The record as decided", body = HeldRecord),
+        (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such held record", body = ErrorBody),
+        (status = 409, description = "It was decided the other way", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn review_decide(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathPair(kind, id): PathPair,
+    JsonBody(body): JsonBody<DecisionBody>,
+) -> Answer {
+    let now = (state.clock)();
+    json(
+        &review::decide(
+            state.store.as_ref(),
+            (&kind, &id),
+            body.verdict,
+            (&operator, &body.reason),
+            now,
+            &state.ctx.records,
+        )
+        .await?,
+    )
 }
