@@ -155,6 +155,13 @@ enum Command {
     /// refused. Safe to run again: it finishes an interrupted deletion, and says so
     /// when the player was deleted before (exit 0 either way). An id nothing is stored
     /// under is refused (exit 2) unless --even-if-unknown.
+    /// Print everything podium stores about a player as one JSON document (GDPR
+    /// Art. 15 and 20): balances, ledger, period entries, results, claims, inbox,
+    /// leagues, follows, profile, friends, held records, audit entries.
+    ExportPlayer {
+        /// The player's id (the JWT `sub` the API knows them by).
+        player_id: String,
+    },
     DeletePlayer {
         /// The player's id (the JWT `sub` the API knows them by).
         player_id: String,
@@ -342,6 +349,19 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 state.tournament.ends_at,
                 state.tournament.tournament_id
             );
+            Ok(())
+        }
+        Command::ExportPlayer { player_id } => {
+            let store = local_store::open(false).await?;
+            let export =
+                podium_service::operators::export::export_player(store.as_ref(), &player_id, clock.now())
+                    .await
+                    .map_err(|e| match e {
+                        e @ (podium_service::ServiceError::NotFound(_)
+                        | podium_service::ServiceError::BadRequest { .. }) => CliError::Declined(e),
+                        other => CliError::Service(other),
+                    })?;
+            println!("{}", serde_json::to_string_pretty(&export).unwrap_or_default());
             Ok(())
         }
         Command::DeletePlayer {

@@ -218,3 +218,32 @@ impl<S: PeriodStore> PeriodStore for Counted<S> {
         self.inner.period_entry(b, player_id).await
     }
 }
+
+#[async_trait]
+impl<S: podium_store::ErasureStore> podium_store::ErasureStore for Counted<S> {
+    async fn holdings(&self, player_id: &str) -> Result<podium_store::Holdings, StoreError> {
+        self.inner.holdings(player_id).await
+    }
+
+    async fn erase_holdings(&self, player_id: &str, pseudonym: &str) -> Result<(), StoreError> {
+        self.inner.erase_holdings(player_id, pseudonym).await
+    }
+
+    async fn replace_source_result(&self, key: &SourceKey, result: &str) -> Result<bool, StoreError> {
+        self.inner.replace_source_result(key, result).await
+    }
+
+    async fn replace_state(
+        &self,
+        owner: &str,
+        name: &str,
+        body: &str,
+        version: u64,
+    ) -> Result<bool, StoreError> {
+        self.inner.replace_state(owner, name, body, version).await
+    }
+
+    async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError> {
+        self.inner.move_source(from, to, result).await
+    }
+}

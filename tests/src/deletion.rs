@@ -19,7 +19,7 @@ use podium_store::{tombstone_key, ErasureStore, SourceKey, Store};
 use crate::contract::{cursor_key, score_match};
 use crate::fixtures::{rout, seed_balance};
 
-fn t(s: &str) -> DateTime<Utc> {
+pub(crate) fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
 }
 
@@ -92,7 +92,7 @@ async fn tick<S: Store + ?Sized>(store: &S, job: Job, at: &str) {
 const PLAYERS: [&str; 5] = ["alice", "bob", "carol", "dave", "erin"];
 const NOW: &str = "2027-07-19T06:00:00Z";
 
-async fn seed<S: Store + ?Sized>(store: &S) {
+pub(crate) async fn seed<S: Store + ?Sized>(store: &S) {
     for (i, p) in PLAYERS.iter().enumerate() {
         seed_balance(store, p, 1_000 + 100 * i as i64, 1_000).await;
     }

@@ -320,7 +320,7 @@ pub async fn implausible_records_are_held_for_review<S: Store + Clone + 'static>
     assert_eq!(queue.status, 200, "{}", queue.body);
     let held = queue.body["held"].as_array().cloned().unwrap_or_default();
     assert_eq!(held.len(), 50, "one held record each, duplicates included");
-    assert_eq!(held[0]["check"], "mahjong_level_floor_ms");
+    assert_eq!(held[0]["cause"]["check"], "mahjong_level_floor_ms");
     assert!(held[0]["record"].as_str().unwrap_or_default().contains("c-00"));
     let as_player = operator_call(&store, "GET", "/v1/operator/review", &[], None, None, now).await;
     assert_eq!(as_player.status, 403);
@@ -418,6 +418,116 @@ pub async fn implausible_records_are_held_for_review<S: Store + Clone + 'static>
     );
 }
 
+/// GDPR Art. 15/20: after a season of play (Seega matches, Mahjong Quick Matches, a
+/// frozen day, a profile, friends, a follow, a correction, a held record), the export
+/// lists every item of the player's partition (compared with a scan of it), the result
+/// of every source their ledger names, and what is stored about them elsewhere.
+pub async fn an_export_lists_everything_stored_about_the_player<S: Store + Clone + 'static>(store: S) {
+    crate::deletion::seed(&store).await;
+    let at = crate::deletion::t("2027-07-19T06:00:00Z");
+    let ctx = ApiContext::new(cursor_key()).with_profiles(podium_rules::profile::ProfilePolicy::default());
+    for (path, body) in [
+        ("/v1/me/profile", json!({"name": "Alice", "country": "RO"})),
+        ("/v1/me/friends", json!({"friends": ["bob", "carol"]})),
+    ] {
+        let answer = crate::profiles::put(&store, &ctx, path, "alice", &body, at).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    }
+    let follow = ApiRequest {
+        method: "PUT".into(),
+        ..get("/v1/me/follows/seega", &[], "alice")
+    };
+    assert_eq!(api::handle(&store, &ctx, &follow, at).await.status, 200);
+    let fix =
+        json!({"correction_id": "fix-exp", "game": "seega", "points": 25, "reason": "a goodwill credit"});
+    assert_eq!(correction(&store, "alice", &fix).await.status, 200);
+    let fast = json!({"completion_id": "c-exp", "game": "mahjong-rivals", "kind": "level-completion",
+        "player_id": "alice", "level": 2, "time_ms": 1_000, "completed_at": "2027-07-19T05:59:00Z", "jokers_used": 0})
+    .to_string();
+    assert!(matches!(
+        offer(&store, fast.as_bytes(), at).await,
+        Intake::Held { .. }
+    ));
+
+    let answer = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/players/alice/export",
+        &[],
+        Some("support-7"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let export = &answer.body;
+    // The partition, scanned: every item is in the export, each once.
+    let scan = store.holdings("alice").await.expect("scan");
+    let len = |k: &str| export[k].as_array().map_or(0, Vec::len);
+    assert_eq!(len("balances"), scan.balances.len());
+    assert_eq!(len("entries"), scan.entries.len());
+    assert_eq!(len("ledger"), scan.ledger.len());
+    assert_eq!(len("claims"), scan.claims);
+    assert_eq!(len("states"), scan.states);
+    assert_eq!(len("references"), scan.refs.len());
+    assert!(
+        scan.balances.len() >= 2 && scan.entries.len() >= 3 && scan.ledger.len() >= 4,
+        "a season: {scan:?}"
+    );
+    for board in &scan.entries {
+        assert!(
+            export["entries"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|e| e["board"] == board.board.as_str() && e["period"] == board.period.as_str()),
+            "{board:?} listed"
+        );
+    }
+    // The result of every source the ledger names.
+    let results: Vec<String> = export["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["key"].as_str().map(str::to_string))
+        .collect();
+    for e in &scan.ledger {
+        assert!(
+            results.iter().any(|k| k.ends_with(&format!("/{}", e.source_id))),
+            "{} {} in {results:?}",
+            e.source,
+            e.source_id
+        );
+    }
+    assert_eq!(export["profile"]["name"], "Alice");
+    assert_eq!(export["friends"], json!(["bob", "carol"]));
+    assert_eq!(export["follows"], json!(["seega"]));
+    assert_eq!(export["held"][0]["id"], "c-exp");
+    assert_eq!(export["audit"][0]["action"], "correction");
+    let nobody = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/players/nobody/export",
+        &[],
+        Some("support-7"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(nobody.status, 404);
+    let as_player = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/players/alice/export",
+        &[],
+        None,
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(as_player.status, 403);
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -426,6 +536,7 @@ macro_rules! moderation_tests {
             a_correction_is_a_settlement_with_its_reason,
             a_mahjong_correction_credits_its_periods,
             implausible_records_are_held_for_review,
+            an_export_lists_everything_stored_about_the_player,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -205,6 +205,43 @@ export async function operatorBoard(
   return ok(await c.GET("/v1/operator/leaderboards/{board}", { params: { path: { board }, query } }));
 }
 
+/** Corrects a player's balance (OP-1); the same `correction_id` applies once. */
+export async function correctBalance(
+  c: Podium,
+  player_id: string,
+  correction: Schemas["CorrectionBody"],
+): Promise<Schemas["CorrectionAnswer"]> {
+  return ok(await c.POST("/v1/operator/players/{player_id}/corrections", { params: { path: { player_id } }, body: correction }));
+}
+
+/** The audit trail (OP-5) of a player, an operator or a UTC day, newest first. */
+export async function auditTrail(
+  c: Podium,
+  query: { player?: string; operator?: string; day?: string; limit?: number; cursor?: string },
+): Promise<Schemas["AuditPage"]> {
+  return ok(await c.GET("/v1/operator/audit", { params: { query } }));
+}
+
+/** The review queue of held records (OP-2), oldest first. */
+export async function reviewQueue(c: Podium, query: { limit?: number; cursor?: string } = {}): Promise<Schemas["QueuePage"]> {
+  return ok(await c.GET("/v1/operator/review", { params: { query } }));
+}
+
+/** Approves or rejects a held record (OP-3). */
+export async function decideHeld(
+  c: Podium,
+  kind: string,
+  id: string,
+  decision: Schemas["DecisionBody"],
+): Promise<Schemas["HeldRecord"]> {
+  return ok(await c.POST("/v1/operator/review/{kind}/{id}", { params: { path: { kind, id } }, body: decision }));
+}
+
+/** Everything stored about a player (GDPR Art. 15, 20). */
+export async function exportPlayer(c: Podium, player_id: string): Promise<Schemas["PlayerExport"]> {
+  return ok(await c.GET("/v1/operator/players/{player_id}/export", { params: { path: { player_id } } }));
+}
+
 // ---- the description itself
 
 export async function openapiDocument(c: Podium): Promise<unknown> {

@@ -193,6 +193,10 @@ pub struct Holdings {
     /// Once-a-day claims and state items (streaks, inventories) held.
     pub claims: usize,
     pub states: usize,
+    /// The claims as stored: (`{game}/{kind}/{day}`, body), for a player's export.
+    pub claim_items: Vec<(String, String)>,
+    /// The state items as stored: (name, body), for a player's export.
+    pub state_items: Vec<(String, String)>,
     /// Items elsewhere that name the player ([`crate::Reference`]): results that pay
     /// them nothing, others' state items that list them.
     pub refs: Vec<crate::Named>,
@@ -249,6 +253,7 @@ pub trait ErasureStore: Send + Sync {
     async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError>;
 }
 
-/// Every capability: what the local binary and the contract tests use.
-pub trait Store: SettleStore + BoardStore + LedgerStore + ItemStore + PeriodStore {}
-impl<T: SettleStore + BoardStore + LedgerStore + ItemStore + PeriodStore> Store for T {}
+/// Every capability: what the local binary, the HTTP functions (a player's export
+/// reads their holdings) and the contract tests use.
+pub trait Store: SettleStore + BoardStore + LedgerStore + ItemStore + PeriodStore + ErasureStore {}
+impl<T: SettleStore + BoardStore + LedgerStore + ItemStore + PeriodStore + ErasureStore> Store for T {}

@@ -77,6 +77,7 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(operator_audit))
         .routes(routes!(review_queue))
         .routes(routes!(review_decide))
+        .routes(routes!(export_player))
         .routes(routes!(openapi_document))
 }
 

@@ -29,15 +29,17 @@ use crate::games::incoming::{settle_incoming, Incoming, Outcome};
 
 /// Why a record is held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(tag = "cause", rename_all = "snake_case")]
-pub enum HoldCause {
-    /// It broke a plausibility check (OP-2).
-    Plausibility {
-        /// The check's name, e.g. `min_duration_ms`.
-        check: String,
-        message: String,
-    },
+pub struct HoldCause {
+    /// `plausibility`: it broke a plausibility check (OP-2).
+    pub cause: String,
+    /// The check's name, e.g. `min_duration_ms`.
+    pub check: String,
+    /// The check's finding, in words.
+    pub message: String,
 }
+
+/// The cause of records held by a plausibility check (OP-2).
+pub const PLAUSIBILITY: &str = "plausibility";
 
 /// Where a held record stands (OP-3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -76,7 +78,6 @@ pub struct HeldRecord {
     /// When it was held (server clock, UTC): the record is validated as of then when
     /// approved.
     pub held_at: DateTime<Utc>,
-    #[serde(flatten)]
     pub cause: HoldCause,
     pub state: HeldState,
     /// SHA-256 (hex) of the record as sent.
@@ -162,7 +163,8 @@ async fn hold<S: ItemStore + ?Sized>(
         id: record.match_id().to_string(),
         players: record.players().into_iter().map(str::to_string).collect(),
         held_at: now,
-        cause: HoldCause::Plausibility {
+        cause: HoldCause {
+            cause: PLAUSIBILITY.into(),
             check: breach.check.clone(),
             message: breach.message,
         },
@@ -194,11 +196,8 @@ async fn hold<S: ItemStore + ?Sized>(
         HeldState::Held => {
             // A first delivery that stopped before its index items: write them now.
             store.put_items(&index_items(&stored)?, None).await?;
-            let check = match stored.cause {
-                HoldCause::Plausibility { check, .. } => check,
-            };
             Ok(Intake::Held {
-                check,
+                check: stored.cause.check,
                 duplicate: true,
             })
         }

@@ -109,7 +109,7 @@ pub struct DeletionReport {
 /// game's records are stored under (a ledger names `match`, the Dots and Boxes
 /// record is stored under `dots-and-boxes`; a level's ledger names `level`, its
 /// record `level-completion`). Only results that mention the player are rewritten.
-fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
+pub(crate) fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
     use podium_rules::mahjong::{completion, quick_match};
     let mut kinds = vec![e.source.clone(), e.game.id().to_string()];
     for k in [crate::games::seega::MATCH, quick_match::KIND, completion::KIND] {
@@ -127,7 +127,7 @@ fn candidate_kinds(e: &podium_rules::settlement::LedgerEntry) -> Vec<String> {
 
 /// The source `kind`/`id` a reference names, or, when another deletion renamed it
 /// since (its key named that other player too), where it is now.
-async fn find_source<S: SettleStore + ?Sized>(
+pub(crate) async fn find_source<S: SettleStore + ?Sized>(
     store: &S,
     kind: &str,
     id: &str,

@@ -1,12 +1,15 @@
-//! What operators run: deletion, the support console's read model, events.
+//! What operators run: deletion, a player's export, the support console's read model,
+//! events.
 //!
-//! May use: [`crate::players`], [`crate::games`], [`crate::boards`],
+//! May use: [`crate::moderation`], [`crate::players`], [`crate::profiles`], [`crate::games`], [`crate::boards`],
 //! [`crate::engine`], the store, the rules.
 //!
 //! - [`deletion`]: deleting a player (GM-6), resumably.
+//! - [`export`]: everything stored about a player, as one document (GDPR Art. 15, 20).
 //! - [`console`]: the support console's read model and the operator scope.
 //! - [`events`]: new inbox messages as EventBridge events.
 
 pub mod console;
 pub mod deletion;
 pub mod events;
+pub mod export;

@@ -67,10 +67,14 @@ impl ErasureStore for DynamoStore {
                 let raw = get_s(&item, "entry")?;
                 out.ledger
                     .push(serde_json::from_str(raw).map_err(|e| StoreError::corrupt(sk, e))?);
-            } else if sk.starts_with("CLAIM#") {
+            } else if let Some(id) = sk.strip_prefix("CLAIM#") {
                 out.claims += 1;
-            } else if sk.starts_with("STATE#") {
+                out.claim_items
+                    .push((id.replace('#', "/"), get_s(&item, "body")?.to_string()));
+            } else if let Some(name) = sk.strip_prefix("STATE#") {
                 out.states += 1;
+                out.state_items
+                    .push((name.to_string(), get_s(&item, "body")?.to_string()));
             } else if sk.starts_with("REF#") {
                 let raw = get_s(&item, "body")?;
                 out.refs

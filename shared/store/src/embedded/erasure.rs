@@ -63,8 +63,26 @@ fn player_items(
         for entry in items.range::<&str>(start.as_str()..end.as_str())? {
             let (k, v) = entry?;
             match kind {
-                0 => out.claims += 1,
-                1 => out.states += 1,
+                0 => {
+                    out.claims += 1;
+                    let id = k
+                        .value()
+                        .strip_prefix(start.as_str())
+                        .unwrap_or_default()
+                        .to_string();
+                    out.claim_items
+                        .push((id, String::from_utf8_lossy(v.value()).into_owned()));
+                }
+                1 => {
+                    out.states += 1;
+                    let name = k
+                        .value()
+                        .strip_prefix(start.as_str())
+                        .unwrap_or_default()
+                        .to_string();
+                    let item: StateItem = decode(k.value(), v.value())?;
+                    out.state_items.push((name, item.body));
+                }
                 2 => out.ledger.push(decode(k.value(), v.value())?),
                 _ => out
                     .refs

@@ -200,7 +200,7 @@ pub(crate) struct QueuePage {
     responses(
         (status = 200, description = "A page of held records", body = QueuePage,
             example = json!({"held": [{"kind": "dots-and-boxes", "id": "db-17", "players": ["alice", "bob"], "held_at": "2026-12-02T09:00:00Z",
-                "cause": "plausibility", "check": "min_duration_ms", "message": "the match lasted 4000 ms; the shortest plausible dots-and-boxes match is 60000 ms",
+                "cause": {"cause": "plausibility", "check": "min_duration_ms", "message": "the match lasted 4000 ms; the shortest plausible dots-and-boxes match is 60000 ms"},
                 "state": "held", "content_hash": "9f2c…", "record": "{\"match_id\":\"db-17\",…}"}]})),
         (status = 400, description = "A bad limit or cursor", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
@@ -290,4 +290,29 @@ pub(crate) async fn review_decide(
         )
         .await?,
     )
+}
+
+/// Everything podium stores about a player, as one JSON document (GDPR Art. 15 and
+/// 20): balances, ledger, period entries, the results their ledger names, claims,
+/// the inbox, leagues and other state items, follows, profile, friends, held records,
+/// audit entries. Operators only; `podium export-player ID` prints the same.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/players/{player_id}/export",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    responses(
+        (status = 200, description = "The player's data", body = crate::operators::export::PlayerExport),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "Nothing is stored about this player", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn export_player(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(player_id): PathId,
+) -> Answer {
+    let now = (state.clock)();
+    json(&crate::operators::export::export_player(state.store.as_ref(), &player_id, now).await?)
 }

@@ -1,0 +1,233 @@
+//! A player's data export (GDPR Art. 15 and 20): one JSON document of everything podium
+//! stores about a player, for `podium export-player` and the operator route.
+//!
+//! Read from: the player's partition (balances, period entries, ledger, claims, state
+//! items such as the inbox, leagues and streaks, references), their profile and friend
+//! list, their `overtaken` follows, the stored results their ledger and references name
+//! (matches, Arenas, rewards), their held records and the audit entries about them.
+//! Cost: one Query of the partition, one GetItem per result, per board followable, and
+//! a Query each for held records and the audit trail.
+
+use chrono::{DateTime, Utc};
+use podium_rules::settlement::LedgerEntry;
+use podium_store::{ErasureStore, ItemStore, SettleStore};
+use serde::Serialize;
+
+use crate::error::ServiceError;
+use crate::moderation::audit::{self, AuditEntry, Trail};
+use crate::moderation::review::{self, HeldRecord};
+
+/// A balance in the export.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ExportBalance {
+    pub game: String,
+    /// Points.
+    pub points: i64,
+    /// When the value was reached (milliseconds since the epoch, UTC).
+    pub reached_at_ms: i64,
+}
+
+/// A period-board entry in the export.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ExportEntry {
+    pub board: String,
+    pub period: String,
+    /// The entry's value (points, or milliseconds on a level's time ranking).
+    pub value: i64,
+}
+
+/// A stored item in the export: its key within the kind, and its body as stored (JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ExportItem {
+    pub key: String,
+    #[schema(value_type = Object)]
+    pub body: serde_json::Value,
+}
+
+/// Everything podium stores about one player.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct PlayerExport {
+    pub player_id: String,
+    /// When the export was read (UTC).
+    pub generated_at: DateTime<Utc>,
+    /// The profile as stored (PF-1 … PF-3), if any.
+    #[schema(value_type = Object)]
+    pub profile: Option<serde_json::Value>,
+    /// The friend list (PF-4).
+    pub friends: Vec<String>,
+    pub balances: Vec<ExportBalance>,
+    /// Every ledger entry, all games, in settlement order per game (GM-4).
+    #[schema(value_type = Vec<Object>)]
+    pub ledger: Vec<LedgerEntry>,
+    pub entries: Vec<ExportEntry>,
+    /// Once-a-day claims (`{game}/{kind}/{day}`).
+    pub claims: Vec<ExportItem>,
+    /// State items by name: the inbox, league memberships, streaks, inventories.
+    pub states: Vec<ExportItem>,
+    /// Boards whose `overtaken` messages the player follows.
+    pub follows: Vec<String>,
+    /// The stored results of the sources the ledger and references name
+    /// (`{kind}/{id}`): matches, Arenas, tables, rewards, corrections.
+    pub results: Vec<ExportItem>,
+    /// Items elsewhere that name the player (GM-6 references).
+    #[schema(value_type = Vec<Object>)]
+    pub references: Vec<podium_store::Named>,
+    /// Records naming the player held for review (OP-2).
+    pub held: Vec<HeldRecord>,
+    /// Operator actions about the player (OP-5), newest first.
+    pub audit: Vec<AuditEntry>,
+}
+
+impl PlayerExport {
+    /// How many stored items of the player's own partition the export lists (each
+    /// balance, period entry, ledger entry, claim, state item and reference once).
+    pub fn partition_items(&self) -> usize {
+        self.balances.len()
+            + self.entries.len()
+            + self.ledger.len()
+            + self.claims.len()
+            + self.states.len()
+            + self.references.len()
+    }
+}
+
+fn json_of(what: &str, text: &str) -> Result<serde_json::Value, ServiceError> {
+    serde_json::from_str(text).map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(what, e)))
+}
+
+/// Reads everything stored about `player_id` at `now`. Errors: [`ServiceError::BadRequest`]
+/// (not a player id), [`ServiceError::NotFound`] (nothing stored about them), the
+/// transient store errors.
+pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<PlayerExport, ServiceError> {
+    if !podium_rules::record::ids::is_valid_id(player_id) {
+        return Err(ServiceError::BadRequest {
+            field: "player_id",
+            message: "not a player id".into(),
+        });
+    }
+    let h = store.holdings(player_id).await?;
+    let mut balances = Vec::new();
+    for game in &h.balances {
+        if let Some(b) = store
+            .get_balances(*game, &[player_id])
+            .await?
+            .into_iter()
+            .find(|b| b.version > 0)
+        {
+            balances.push(ExportBalance {
+                game: game.id().to_string(),
+                points: b.points,
+                reached_at_ms: b.reached_at_ms,
+            });
+        }
+    }
+    let mut entries = Vec::new();
+    for board in &h.entries {
+        if let Some(e) = store.get_entry(board, player_id).await? {
+            entries.push(ExportEntry {
+                board: board.board.clone(),
+                period: board.period.clone(),
+                value: e.points,
+            });
+        }
+    }
+    let mut results: Vec<ExportItem> = Vec::new();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for e in &h.ledger {
+        for kind in crate::operators::deletion::candidate_kinds(e) {
+            if seen.contains(&(kind.clone(), e.source_id.clone())) {
+                continue;
+            }
+            if let Some((key, stored)) =
+                crate::operators::deletion::find_source(store, &kind, &e.source_id, player_id).await?
+            {
+                seen.push((kind, e.source_id.clone()));
+                results.push(ExportItem {
+                    key: format!("{}/{}", key.kind, key.id),
+                    body: json_of(&key.id, &stored.result)?,
+                });
+                break;
+            }
+        }
+    }
+    for r in &h.refs {
+        if let podium_store::Named::Source { kind, id } = r {
+            if !seen.contains(&(kind.clone(), id.clone())) {
+                if let Some(stored) = store.get_source(&podium_store::SourceKey::new(kind, id)).await? {
+                    seen.push((kind.clone(), id.clone()));
+                    results.push(ExportItem {
+                        key: format!("{kind}/{id}"),
+                        body: json_of(id, &stored.result)?,
+                    });
+                }
+            }
+        }
+    }
+    let items = |list: &[(String, String)]| -> Result<Vec<ExportItem>, ServiceError> {
+        list.iter()
+            .map(|(k, b)| {
+                Ok(ExportItem {
+                    key: k.clone(),
+                    body: json_of(k, b).unwrap_or_else(|_| serde_json::Value::String(b.clone())),
+                })
+            })
+            .collect()
+    };
+    let profile = store
+        .get_item(&crate::profiles::profile_key(player_id), true)
+        .await?
+        .map(|i| serde_json::from_slice(&i.body).unwrap_or(serde_json::Value::Null));
+    let friends = crate::profiles::friends::get(store, player_id).await?.friends;
+    let follows = crate::players::overtaken::following(store, player_id)
+        .await?
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let held = review::of_player(store, player_id).await?;
+    let mut audit = Vec::new();
+    let mut before: Option<String> = None;
+    loop {
+        let (page, next) = audit::read(
+            store,
+            &Trail::Player(player_id.to_string()),
+            before.as_deref(),
+            audit::MAX_PAGE,
+        )
+        .await?;
+        audit.extend(page);
+        match next {
+            Some(n) => before = Some(n),
+            None => break,
+        }
+    }
+    let export = PlayerExport {
+        player_id: player_id.to_string(),
+        generated_at: now,
+        profile,
+        friends,
+        balances,
+        ledger: h.ledger.clone(),
+        entries,
+        claims: items(&h.claim_items)?,
+        states: items(&h.state_items)?,
+        follows,
+        results,
+        references: h.refs.clone(),
+        held,
+        audit,
+    };
+    if export.partition_items() == 0
+        && export.profile.is_none()
+        && export.held.is_empty()
+        && export.audit.is_empty()
+    {
+        return Err(ServiceError::NotFound(
+            "nothing is stored about this player".into(),
+        ));
+    }
+    Ok(export)
+}
