@@ -229,7 +229,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let mut ctx = podium_service::api::ApiContext::new(podium_service::config::local_cursor_key()?)
                 .with_profiles(podium_service::config::profile_policy()?)
                 .with_refresh(podium_service::config::snapshot_refresh()?)
-                .with_records(podium_service::config::record_policy()?);
+                .with_records(podium_service::config::record_policy()?)
+                .with_restore_days(podium_service::config::restore_days()?);
             if let Some(ads) = podium_service::config::local_ads()? {
                 ctx = ctx.with_ads(ads);
             }

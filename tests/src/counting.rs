@@ -94,9 +94,9 @@ impl<S: SettleStore> SettleStore for Counted<S> {
         self.read();
         self.inner.get_claim(player_id, game, kind, day).await
     }
-    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+    async fn account(&self, player_id: &str) -> Result<podium_store::Account, StoreError> {
         self.read();
-        self.inner.is_deleted(player_id).await
+        self.inner.account(player_id).await
     }
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
         self.write(1);

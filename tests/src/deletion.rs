@@ -23,7 +23,7 @@ pub(crate) fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
 }
 
-fn quick_match(id: &str, ended_at: &str, winner: &str, loser: &str) -> Vec<u8> {
+pub(crate) fn quick_match(id: &str, ended_at: &str, winner: &str, loser: &str) -> Vec<u8> {
     serde_json::json!({
         "match_id": id, "game": "mahjong-rivals", "kind": "quick-match",
         "ended_at": ended_at,
@@ -61,7 +61,7 @@ fn get(path: &str, player: &str, query: &[(&str, &str)]) -> ApiRequest {
     }
 }
 
-fn ids(page: &ApiResponse) -> Vec<String> {
+pub(crate) fn ids(page: &ApiResponse) -> Vec<String> {
     page.body["entries"]
         .as_array()
         .map(|a| {
@@ -72,7 +72,7 @@ fn ids(page: &ApiResponse) -> Vec<String> {
         .unwrap_or_default()
 }
 
-async fn tick<S: Store + ?Sized>(store: &S, job: Job, at: &str) {
+pub(crate) async fn tick<S: Store + ?Sized>(store: &S, job: Job, at: &str) {
     let runs = handle(
         store,
         ScheduledRun {

@@ -118,8 +118,8 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
     ) -> Result<Option<Claim>, StoreError> {
         self.inner.get_claim(player_id, game, kind, day).await
     }
-    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
-        self.inner.is_deleted(player_id).await
+    async fn account(&self, player_id: &str) -> Result<podium_store::Account, StoreError> {
+        self.inner.account(player_id).await
     }
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
         if self.failing_source.as_deref() == Some(commit.source.id.as_str()) {

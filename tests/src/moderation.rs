@@ -528,6 +528,230 @@ pub async fn an_export_lists_everything_stored_about_the_player<S: Store + Clone
     assert_eq!(as_player.status, 403);
 }
 
+async fn read_as<S: Store + Clone + 'static>(
+    store: &S,
+    player: &str,
+    path: &str,
+    q: &[(&str, &str)],
+    at: DateTime<Utc>,
+) -> ApiResponse {
+    let ctx = ApiContext::new(cursor_key());
+    api::handle(store, &ctx, &get(path, q, player), at).await
+}
+
+fn ranks(page: &Value) -> Vec<(String, u64)> {
+    page["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or_default().to_string(),
+                e["rank"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// OP-4: a top player suspended is absent at once from the top page, their
+/// neighbour's around-me (ranks closed up), a frozen day's archive and the week's
+/// board; their calls are refused and their next three records held, not scored.
+/// Restored a day later: the archive reads as before, the three records are settled
+/// once each in the order they arrived, and every balance equals its ledger.
+pub async fn a_suspension_hides_holds_and_restores<S: Store + Clone + 'static>(store: S) {
+    use crate::deletion::{t, tick};
+    use podium_service::jobs::Job;
+    crate::deletion::seed(&store).await;
+    let at = t("2027-07-19T06:00:00Z");
+    let reads: [(&str, &[(&str, &str)]); 4] = [
+        ("/v1/leaderboards/seega", &[]),
+        ("/v1/leaderboards/mahjong-daily", &[("period", "2027-07-18")]),
+        ("/v1/leaderboards/mahjong-weekly", &[]),
+        ("/v1/leaderboards/seega/me", &[("neighbours", "5")]),
+    ];
+    let mut before = Vec::new();
+    for (path, q) in reads {
+        let r = read_as(&store, "carol", path, q, at).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        before.push(ranks(&r.body));
+    }
+    for (i, b) in before.iter().enumerate().take(3) {
+        assert!(
+            b.iter().any(|(p, _)| p == "bob"),
+            "read {i} lists bob first: {b:?}"
+        );
+    }
+    let suspended = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/bob/suspend",
+        &[],
+        Some("support-7"),
+        Some(&json!({"reason": "reported for a modified client"})),
+        at,
+    )
+    .await;
+    assert_eq!(suspended.status, 200, "{}", suspended.body);
+    assert_eq!(suspended.body["state"], "suspended");
+
+    // At once: absent everywhere, the ranks below closed up.
+    let later = at + chrono::Duration::seconds(1);
+    for (i, (path, q)) in reads.iter().enumerate() {
+        let r = read_as(&store, "carol", path, q, later).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        let now = ranks(&r.body);
+        assert!(
+            !now.iter().any(|(p, _)| p == "bob"),
+            "{path}: bob hidden: {now:?}"
+        );
+        let bob_rank = before[i].iter().find(|(p, _)| p == "bob").map(|(_, r)| *r);
+        for (p, rank) in &now {
+            let was = before[i]
+                .iter()
+                .find(|(q, _)| q == p)
+                .map(|(_, r)| *r)
+                .unwrap_or_else(|| panic!("{path}: {p} listed before"));
+            let closed = u64::from(bob_rank.is_some_and(|b| b < was));
+            assert_eq!(*rank, was - closed, "{path}: {p} was {was}, bob {bob_rank:?}");
+        }
+    }
+    assert_eq!(
+        read_as(&store, "bob", "/v1/me", &[], later).await.status,
+        403,
+        "bob's own calls are refused"
+    );
+
+    // Three records naming bob are held, not scored.
+    let balance = |p: &'static str| {
+        let store = store.clone();
+        async move {
+            store
+                .get_balance(Game::Seega, p)
+                .await
+                .expect("read")
+                .map_or(0, |b| b.points)
+        }
+    };
+    let (bob0, carol0) = (balance("bob").await, balance("carol").await);
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    for (i, (w, l)) in [("bob", "carol"), ("carol", "bob"), ("bob", "dave")]
+        .iter()
+        .enumerate()
+    {
+        let ended = t("2027-07-19T06:10:00Z") + chrono::Duration::minutes(i as i64);
+        let line =
+            serde_json::to_vec(&crate::fixtures::rout(&format!("held-{i}"), w, l, ended)).expect("json");
+        let arrived = ended + chrono::Duration::seconds(30);
+        let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
+        let intake = accept(&store, &line, &record, arrived, &policy, &format!("d-{i}"))
+            .await
+            .expect("accepted");
+        assert_eq!(
+            intake,
+            Intake::Held {
+                check: "suspended".into(),
+                duplicate: false
+            }
+        );
+    }
+    assert_eq!(
+        (balance("bob").await, balance("carol").await),
+        (bob0, carol0),
+        "nothing scored"
+    );
+    tick(&store, Job::Refresh, "2027-07-19T06:30:00Z").await;
+    let during = read_as(
+        &store,
+        "carol",
+        "/v1/leaderboards/seega",
+        &[],
+        t("2027-07-19T06:31:00Z"),
+    )
+    .await;
+    assert!(
+        !ids_of(&during.body).contains(&"bob".to_string()),
+        "left out of a new snapshot"
+    );
+
+    // Restored a day later.
+    let next_day = t("2027-07-20T06:00:00Z");
+    let restored = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/bob/restore",
+        &[],
+        Some("support-8"),
+        Some(&json!({"reason": "the report was wrong"})),
+        next_day,
+    )
+    .await;
+    assert_eq!(restored.status, 200, "{}", restored.body);
+    assert_eq!(restored.body["released"], json!(3));
+    let archive = read_as(&store, "carol", reads[1].0, reads[1].1, next_day).await;
+    assert_eq!(ranks(&archive.body), before[1], "the frozen day reads as before");
+    tick(&store, Job::Refresh, "2027-07-20T06:05:00Z").await;
+    let page = read_as(
+        &store,
+        "carol",
+        "/v1/leaderboards/seega",
+        &[],
+        t("2027-07-20T06:06:00Z"),
+    )
+    .await;
+    let mut shown = ids_of(&page.body);
+    let mut was: Vec<String> = before[0].iter().map(|(p, _)| p.clone()).collect();
+    shown.sort();
+    was.sort();
+    assert_eq!(shown, was, "everyone listed again");
+    assert_eq!(read_as(&store, "bob", "/v1/me", &[], next_day).await.status, 200);
+    // Settled once each, in the order they arrived; balances equal their ledgers.
+    let ledger = store.ledger_entries(Game::Seega, "bob").await.expect("ledger");
+    let held: Vec<&str> = ledger
+        .iter()
+        .filter(|e| e.source_id.starts_with("held-"))
+        .map(|e| e.source_id.as_str())
+        .collect();
+    assert_eq!(held, ["held-0", "held-1", "held-2"]);
+    for p in ["bob", "carol", "dave"] {
+        let entries = store.ledger_entries(Game::Seega, p).await.expect("ledger");
+        let sum: i64 = entries.iter().map(|e| e.applied).sum();
+        assert_eq!(balance(p).await, sum, "{p}: the balance is the sum of the ledger");
+    }
+    // A repeat changes nothing; the trail has both actions.
+    let again = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/bob/restore",
+        &[],
+        Some("support-8"),
+        Some(&json!({"reason": "the report was wrong"})),
+        next_day,
+    )
+    .await;
+    assert_eq!(again.status, 404, "not suspended any more");
+    let trail = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "bob")],
+        Some("support-7"),
+        None,
+        next_day,
+    )
+    .await;
+    let actions: Vec<&str> = trail.body["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert_eq!(actions, ["restore", "suspend"]);
+}
+
+fn ids_of(page: &Value) -> Vec<String> {
+    ranks(page).into_iter().map(|(p, _)| p).collect()
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -537,6 +761,7 @@ macro_rules! moderation_tests {
             a_mahjong_correction_credits_its_periods,
             implausible_records_are_held_for_review,
             an_export_lists_everything_stored_about_the_player,
+            a_suspension_hides_holds_and_restores,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

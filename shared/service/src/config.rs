@@ -24,6 +24,7 @@
 //! | `PODIUM_AVATARS` | HTTP functions; `podium serve` | the avatar ids the app ships (PF-2), comma-separated | `a01` … `a24` |
 //! | `PODIUM_COUNTRY_CHANGE_DAYS` | HTTP functions; `podium serve` | the least days between two changes of a player's country (PF-3), 0 … 365 | 30 |
 //! | `PODIUM_PLAUSIBILITY` | score-match; `podium` | the plausibility checks (OP-2) a record must pass to be counted, else it is held for review (JSON, or `@file`; see `podium_rules::plausibility`) | unset: none |
+//! | `PODIUM_RESTORE_DAYS` | operator function; `podium serve` | how long a suspended player can be restored (OP-4), 1 … 365 days | 30 |
 //! | `PODIUM_PERIOD_REWARDS` | `snapshot`; `podium snapshot`, `podium serve` | reward tables of period boards, paid when a period closes (JSON by board id, or `@file`; see `podium_rules::period_reward`) | unset: no board sends period results |
 
 use std::path::PathBuf;
@@ -222,6 +223,16 @@ pub fn ad_catalogue() -> Result<Option<Catalogue>, ConfigError> {
 
 /// The snapshot refresh interval when `PODIUM_SNAPSHOT_REFRESH_MINUTES` is unset.
 pub const DEFAULT_REFRESH: Duration = Duration::from_secs(5 * 60);
+
+/// How long a suspension can be restored (`PODIUM_RESTORE_DAYS`, 1 … 365 days;
+/// default 30; OP-4).
+pub fn restore_days() -> Result<i64, ConfigError> {
+    Ok(number(
+        "PODIUM_RESTORE_DAYS",
+        crate::moderation::suspensions::DEFAULT_RESTORE_DAYS as u64,
+        1..=365,
+    )? as i64)
+}
 
 /// How often the snapshot schedule refreshes live boards
 /// (`PODIUM_SNAPSHOT_REFRESH_MINUTES`, 1 … 60; default 5).

@@ -29,6 +29,11 @@ pub enum ServiceError {
     /// The route exists but not for this HTTP method (HTTP 405).
     #[error("method not allowed: this route takes {allowed}")]
     MethodNotAllowed { allowed: &'static str },
+    /// A player the source writes or names is suspended (OP-4): nothing was written.
+    /// A record from the game servers is held until the player is restored; a caller
+    /// who is suspended is refused (HTTP 403). The id is not displayed.
+    #[error("suspended (OP-4): a player this concerns is suspended")]
+    Suspended { player: String },
     /// Nothing to show the caller (HTTP 404).
     #[error("not found: {0}")]
     NotFound(String),
@@ -71,6 +76,7 @@ impl ServiceError {
             ServiceError::Forbidden(_) => "forbidden",
             ServiceError::MethodNotAllowed { .. } => "method_not_allowed",
             ServiceError::NotFound(_) => "not_found",
+            ServiceError::Suspended { .. } => "suspended",
             ServiceError::Contended { .. } => "contended",
             ServiceError::Store(StoreError::Unavailable { .. }) => "unavailable",
             ServiceError::Store(StoreError::OutOfLimits(_)) => "bad_request",

@@ -95,6 +95,39 @@ pub fn board_game(board: &podium_rules::board::BoardRef) -> Game {
 /// `DELETED#{player id}`, sort key `TOMBSTONE`; its body is the deletion's progress
 /// (written by `podium_service::operators::deletion`). Every [`crate::Commit`] checks it is absent
 /// for each player it writes anything of.
+/// What a player's guard item ([`tombstone_key`]) says: no item, a suspension
+/// (OP-4: its body's `state` is `suspended`), or a deletion begun or done (GM-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Account {
+    Active,
+    Suspended,
+    Deleted,
+}
+
+impl Account {
+    /// The account a guard item's body (JSON with a `state`) stands for; `None`: no item.
+    pub fn of_guard(body: Option<&[u8]>) -> Account {
+        #[derive(serde::Deserialize)]
+        struct Guard {
+            #[serde(default)]
+            state: String,
+        }
+        match body {
+            None => Account::Active,
+            Some(b) => match serde_json::from_slice::<Guard>(b) {
+                Ok(g) if g.state == SUSPENDED => Account::Suspended,
+                _ => Account::Deleted,
+            },
+        }
+    }
+}
+
+/// The guard item's `state` while a player is suspended (OP-4).
+pub const SUSPENDED: &str = "suspended";
+
+/// The key of a player's guard item (`DELETED#{player}` / `TOMBSTONE`): while it
+/// exists no commit writes or names the player. It holds a deletion (GM-6, for good)
+/// or a suspension (OP-4, until restored).
 pub fn tombstone_key(player_id: &str) -> ItemKey {
     ItemKey::new(format!("DELETED#{player_id}"), "TOMBSTONE")
 }

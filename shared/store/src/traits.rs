@@ -52,10 +52,16 @@ pub trait SettleStore: SourceStore {
         day: &str,
     ) -> Result<Option<Claim>, StoreError>;
 
-    /// Whether `player_id` was deleted (GM-6): their tombstone
-    /// ([`crate::tombstone_key`]) exists (strongly consistent). Commits check it
-    /// themselves; this read only lets a refusal name GM-6.
-    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError>;
+    /// Whether `player_id` is active, suspended (OP-4) or deleted (GM-6): their guard
+    /// item ([`crate::tombstone_key`]) absent, or holding a suspension or a deletion
+    /// (strongly consistent). Commits check the guard themselves (it must be absent);
+    /// this read lets a refusal name GM-6, and a suspended player's record be held.
+    async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError>;
+
+    /// Whether `player_id` was deleted (GM-6): [`account`](Self::account) says so.
+    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+        Ok(self.account(player_id).await? == crate::model::Account::Deleted)
+    }
 
     /// Writes a settlement whole, or nothing (see [`Commit`]).
     ///

@@ -1,5 +1,5 @@
-//! Whether a caller's account was deleted (GM-6): every route refuses a deleted
-//! caller, and any caller whose id is of the form reserved for deleted players'
+//! Whether a caller's account was deleted (GM-6) or is suspended (OP-4, 403): every
+//! route refuses a deleted caller, and any caller whose id is of the form reserved for deleted players'
 //! pseudonyms, with 400 naming `caller` and GM-6, before it reads or writes anything.
 //!
 //! Every route that reads or writes the caller's own data reads their tombstone each
@@ -62,7 +62,14 @@ impl Callers {
             Some(Known::NotDeletedAt(at)) if !fresh && at.elapsed() < NOT_DELETED_TTL => return Ok(()),
             _ => {}
         }
-        let deleted = store.is_deleted(player).await?;
+        let account = store.account(player).await?;
+        if account == podium_store::Account::Suspended {
+            // OP-4: refused while suspended; not remembered (a restore lifts it).
+            return Err(ServiceError::Suspended {
+                player: player.to_string(),
+            });
+        }
+        let deleted = account == podium_store::Account::Deleted;
         let mut known = self.known();
         if known.len() >= MAX_REMEMBERED {
             known.retain(|_, k| matches!(k, Known::Deleted));

@@ -78,6 +78,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(review_queue))
         .routes(routes!(review_decide))
         .routes(routes!(export_player))
+        .routes(routes!(suspend_player))
+        .routes(routes!(restore_player))
         .routes(routes!(openapi_document))
 }
 

@@ -37,7 +37,7 @@ impl IntoResponse for ApiError {
         let (status, message) = match e {
             ServiceError::BadRequest { .. } | ServiceError::Invalid(_) => (400, e.to_string()),
             ServiceError::Unauthenticated => (401, e.to_string()),
-            ServiceError::Forbidden(_) => (403, e.to_string()),
+            ServiceError::Forbidden(_) | ServiceError::Suspended { .. } => (403, e.to_string()),
             ServiceError::NotFound(_) => (404, e.to_string()),
             ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
             ServiceError::Conflict { .. } => (409, e.to_string()),

@@ -29,6 +29,8 @@ pub struct ApiContext {
     /// How records are validated, and the plausibility checks (GM-5, OP-2): what an
     /// approval of a held record settles it under.
     pub records: Arc<podium_rules::record::policy::RecordPolicy>,
+    /// How long a suspension can be restored (days; OP-4).
+    pub restore_days: i64,
 }
 
 impl ApiContext {
@@ -42,7 +44,14 @@ impl ApiContext {
             profiles: Arc::default(),
             refresh: crate::config::DEFAULT_REFRESH,
             records: Arc::default(),
+            restore_days: crate::moderation::suspensions::DEFAULT_RESTORE_DAYS,
         }
+    }
+
+    /// This context, letting suspensions be restored for `days` (OP-4).
+    pub fn with_restore_days(mut self, days: i64) -> Self {
+        self.restore_days = days;
+        self
     }
 
     /// This context, validating records under `policy` (GM-5, OP-2).

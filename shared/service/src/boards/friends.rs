@@ -178,8 +178,12 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
         .map(|b| b.board_key().into_standing())
         .collect();
     standings.sort_by(listing_order);
-    let caller_listed = standings.iter().any(|s| s.player_id == player_id);
     let published = cache.current(store, board).await?;
+    // OP-4: a suspended friend is not shown.
+    if let Some(p) = &published {
+        standings.retain(|s| s.player_id == player_id || !p.hides(&s.player_id));
+    }
+    let caller_listed = standings.iter().any(|s| s.player_id == player_id);
     let globals: HashMap<String, u64> = match &published {
         Some(p) => {
             let values: Vec<(String, i64)> =
@@ -187,7 +191,7 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
             values
                 .iter()
                 .zip(global_ranks(store, board, p, &values, now).await?)
-                .filter_map(|((id, _), r)| r.map(|r| (id.clone(), r)))
+                .filter_map(|((id, _), r)| r.map(|r| (id.clone(), r - p.closed_up(&p.id, r))))
                 .collect()
         }
         None => HashMap::new(),

@@ -9,10 +9,12 @@
 //! - [`snapshot`]: ranked snapshots of a board: written, encoded, read, rendered.
 //! - [`pages`]: the pages the app reads, served from the current snapshot.
 //! - [`friends`]: a board among the caller's friends (PF-4).
+//! - [`hidden`]: suspended players hidden from every board, ranks closed up (OP-4).
 
 pub mod close;
 pub mod cursor;
 pub mod friends;
+pub mod hidden;
 pub mod live;
 pub mod pages;
 pub mod periods;

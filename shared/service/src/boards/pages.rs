@@ -226,8 +226,17 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     if pinned && start_pages.is_empty() {
         return Err(gone());
     }
-    let (mut entries, shown_at, next_cursor) =
-        list_from(board, key, &walk, &start_pages, start_offset, limit, &hidden);
+    // OP-4: ranks close up below a player hidden while suspended.
+    let closed_up = |rank: u64| rank - current.as_ref().map_or(0, |p| p.closed_up(&walk.id, rank));
+    let (mut entries, shown_at, next_cursor) = list_from(
+        board,
+        key,
+        &walk,
+        &start_pages,
+        start_offset,
+        limit,
+        (&hidden, &closed_up),
+    );
     // PF-5: movement, one read per block of pages the entries are listed in.
     let recorded = current
         .as_ref()
@@ -263,8 +272,14 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     }))
 }
 
+/// Whether readers leave a player out (GM-6, OP-4).
+type Hidden<'a> = &'a dyn Fn(&str) -> bool;
+/// A snapshot rank as shown, closed up below suspended players (OP-4).
+type ClosedUp<'a> = &'a dyn Fn(u64) -> u64;
+
 /// The entries a page shows from `start_pages` (from `start_offset` on the first),
-/// at most `limit`, skipping hidden players (GM-6): the entries, where each is listed
+/// at most `limit`, skipping hidden players (GM-6, OP-4) and closing up the ranks below
+/// a suspended one (`closed_up`): the entries, where each is listed
 /// (page number, index), and the cursor after the last when more follow.
 fn list_from(
     board: &BoardRef,
@@ -273,7 +288,7 @@ fn list_from(
     start_pages: &[SnapshotPage],
     start_offset: u64,
     limit: u64,
-    hidden: &dyn Fn(&str) -> bool,
+    (hidden, closed_up): (Hidden<'_>, ClosedUp<'_>),
 ) -> (Vec<crate::boards::live::Entry>, Vec<(u32, usize)>, Option<String>) {
     let mut entries = Vec::new();
     // The last page listed from, and the offset after its last entry listed.
@@ -302,7 +317,7 @@ fn list_from(
                 value: e.value,
                 reached_at_ms: e.reached_at_ms,
             },
-            e.rank,
+            closed_up(e.rank),
         );
         shown.card = e.card.clone();
         entries.push(shown);
@@ -475,12 +490,17 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         .into_iter()
         .map(|(s, rank)| {
             let card = card_of(&s.player_id);
-            let mut shown = entry(board, s, rank);
+            // OP-4: ranks close up below a player hidden while suspended.
+            let mut shown = entry(board, s, rank - p.closed_up(&p.id, rank));
             shown.card = card;
             shown
         })
         .collect();
-    let mut me_entry = entry(board, standing, placed.my_rank);
+    let mut me_entry = entry(
+        board,
+        standing,
+        placed.my_rank - p.closed_up(&p.id, placed.my_rank),
+    );
     me_entry.card = card_of(player_id);
     let mut entries = entries;
     // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists

@@ -87,6 +87,21 @@ pub fn mark_for(board: &BoardRef, player_id: &str, now_ms: i64) -> Option<MarkWr
     })
 }
 
+/// Writes `mark` whatever the item holds, its version raised by one (a change outside
+/// a settlement: a deletion, a restore), retried while others write it.
+pub async fn raise<S: ItemStore + ?Sized>(
+    store: &S,
+    mark: &podium_store::MarkWrite,
+) -> Result<(), ServiceError> {
+    for _ in 0..10 {
+        let version = store.get_item(&mark.key, true).await?.map_or(0, |i| i.version);
+        if store.put_item_if(&mark.key, &mark.body, version).await? {
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
 /// Every board with raised marks, least recently changed first, at most `limit`.
 /// [`MARK_SHARDS`] Queries (more only past [`MARKS_PER_QUERY`] marks in a shard).
 pub async fn changed<S: ItemStore + ?Sized>(store: &S, limit: usize) -> Result<Vec<Changed>, ServiceError> {

@@ -158,9 +158,12 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             }
             CommitOutcome::ClaimTaken(_) => {}
             CommitOutcome::Contended => backoff(plan_no).await,
-            // GM-6: the commit checked the player's tombstone; nothing was written.
+            // GM-6, OP-4: the commit checked the player's guard; nothing was written.
             CommitOutcome::PlayerDeleted(player) => {
-                return Err(deleted_player_refusal(source.player_field(&player)))
+                return Err(match store.account(&player).await? {
+                    podium_store::Account::Suspended => ServiceError::Suspended { player },
+                    _ => deleted_player_refusal(source.player_field(&player)),
+                })
             }
         }
     }
@@ -263,7 +266,8 @@ async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadS
 pub struct Tally {
     /// Sources this call committed.
     pub applied: usize,
-    /// Sources refused because a player they name was deleted (GM-6), or skipped
+    /// Sources refused because a player they name was deleted (GM-6) or is suspended
+    /// (OP-4), or skipped
     /// because a stored item they read is corrupt.
     pub skipped: usize,
 }
@@ -291,6 +295,8 @@ pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
             Ok(Settled::Applied(_)) => Ok(Some(true)),
             Ok(_) => Ok(Some(false)),
             Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(None),
+            // OP-4: a suspended player's share is left out (they are off every board).
+            Err(ServiceError::Suspended { .. }) => Ok(None),
             Err(ServiceError::Store(e @ podium_store::StoreError::Corrupt { .. })) => {
                 tracing::error!(error = %e, "a stored item cannot be read; this one is skipped");
                 Ok(None)

@@ -1,13 +1,15 @@
 //! What operators change (OP-*): corrections of a balance, held records and their
-//! review, the audit trail of every operator action.
+//! review, suspensions, the audit trail of every operator action.
 //!
 //! May use: [`crate::games`], [`crate::players`], [`crate::boards`],
 //! [`crate::profiles`], [`crate::engine`], the store, the rules.
 //!
 //! - [`audit`]: the append-only trail of operator actions (OP-5).
 //! - [`corrections`]: operators' corrections of a balance (OP-1).
+//! - [`suspensions`]: suspending a player and restoring them (OP-4).
 //! - [`review`]: records held by the plausibility checks, and their review (OP-2, OP-3).
 
 pub mod audit;
 pub mod corrections;
 pub mod review;
+pub mod suspensions;

@@ -41,6 +41,10 @@ pub struct HoldCause {
 /// The cause of records held by a plausibility check (OP-2).
 pub const PLAUSIBILITY: &str = "plausibility";
 
+/// The cause of records held because a player they name is suspended (OP-4): released
+/// when the player is restored, not listed in the review queue.
+pub const SUSPENDED: &str = "suspended";
+
 /// Where a held record stands (OP-3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -119,8 +123,10 @@ fn encode(h: &HeldRecord) -> Result<Vec<u8>, ServiceError> {
 /// The queue's and the players' index items of `h` (the queue's holds the whole record).
 fn index_items(h: &HeldRecord) -> Result<Vec<(ItemKey, Vec<u8>)>, ServiceError> {
     let sk = index_sk(h);
-    let body = encode(h)?;
-    let mut items = vec![(ItemKey::new(QUEUE, sk.clone()), body)];
+    let mut items = Vec::new();
+    if h.cause.cause == PLAUSIBILITY {
+        items.push((ItemKey::new(QUEUE, sk.clone()), encode(h)?));
+    }
     let pointer = serde_json::to_vec(&(&h.kind, &h.id)).map_err(|e| corrupt("held record", e))?;
     for p in &h.players {
         items.push((ItemKey::new(format!("HELDP#{p}"), sk.clone()), pointer.clone()));
@@ -143,19 +149,27 @@ pub async fn accept<S: SettleStore + ItemStore + ?Sized>(
 ) -> Result<Intake, ServiceError> {
     if !policy.plausibility.is_empty() {
         if let Some(breach) = policy.plausibility.check(&record.facts(now, policy)) {
-            return hold(store, raw, record, breach, now).await;
+            return hold(store, raw, record, (PLAUSIBILITY, breach), now).await;
         }
     }
-    Ok(Intake::Settled(
-        settle_incoming(store, record, now, policy, delivery).await?,
-    ))
+    match settle_incoming(store, record, now, policy, delivery).await {
+        // OP-4: a record naming a suspended player waits for their restore.
+        Err(ServiceError::Suspended { .. }) => {
+            let breach = Breach {
+                check: SUSPENDED.into(),
+                message: "a player it names is suspended; it is settled when they are restored".into(),
+            };
+            hold(store, raw, record, (SUSPENDED, breach), now).await
+        }
+        settled => Ok(Intake::Settled(settled?)),
+    }
 }
 
 async fn hold<S: ItemStore + ?Sized>(
     store: &S,
     raw: &[u8],
     record: &Incoming,
-    breach: Breach,
+    (cause, breach): (&str, Breach),
     now: DateTime<Utc>,
 ) -> Result<Intake, ServiceError> {
     let held = HeldRecord {
@@ -164,7 +178,7 @@ async fn hold<S: ItemStore + ?Sized>(
         players: record.players().into_iter().map(str::to_string).collect(),
         held_at: now,
         cause: HoldCause {
-            cause: PLAUSIBILITY.into(),
+            cause: cause.into(),
             check: breach.check.clone(),
             message: breach.message,
         },
@@ -406,4 +420,64 @@ async fn finish<S: ItemStore + ?Sized>(store: &S, held: HeldRecord) -> Result<He
         .await?;
     }
     Ok(held)
+}
+
+/// Settles the records held because `player_id` was suspended (OP-4), oldest first,
+/// each exactly once, now that they are restored; a record naming another player who
+/// is still suspended stays held. Answers how many were settled. Safe to repeat.
+pub async fn release<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    (operator, reason): (&str, &str),
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+) -> Result<usize, ServiceError> {
+    let pk = format!("HELDP#{player_id}");
+    let mut released = 0;
+    for (_, item) in store
+        .query_items(&pk, &SortKeyRange::All, true, 10_000, true)
+        .await?
+    {
+        let (kind, id): (String, String) = serde_json::from_slice(&item.body).map_err(|e| corrupt(&pk, e))?;
+        let Some((held, _)) = read(store, &kind, &id).await? else {
+            continue;
+        };
+        if held.state != HeldState::Held || held.cause.cause != SUSPENDED {
+            continue;
+        }
+        let outcome = match Incoming::from_json(held.record.as_bytes(), held.held_at, policy) {
+            Err(e) => Err(ServiceError::Invalid(e)),
+            Ok(record) => {
+                let delivery = format!("held:{}:{}", held.kind, held.id);
+                settle_incoming(store, &record, now, policy, &delivery).await
+            }
+        };
+        let (state, said) = match outcome {
+            Ok(Outcome::Applied | Outcome::Void) => (HeldState::Approved, "applied".to_string()),
+            Ok(Outcome::Duplicate) => (HeldState::Approved, "duplicate".to_string()),
+            Err(ServiceError::Suspended { .. }) => continue,
+            Err(e) if e.is_permanent() => (HeldState::Rejected, format!("refused by the rules: {e}")),
+            Err(e) => return Err(e),
+        };
+        released += usize::from(state == HeldState::Approved);
+        while let Some((mut current, version)) = read(store, &kind, &id).await? {
+            if current.state != HeldState::Held {
+                break;
+            }
+            current.state = state;
+            current.decision = Some(Decision {
+                operator: operator.to_string(),
+                at: now,
+                reason: reason.to_string(),
+                outcome: Some(said.clone()),
+            });
+            if store
+                .put_item_if(&record_key(&kind, &id), &encode(&current)?, version)
+                .await?
+            {
+                break;
+            }
+        }
+    }
+    Ok(released)
 }

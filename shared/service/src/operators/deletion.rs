@@ -181,8 +181,24 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     };
     // 1. The tombstone, first: no commit naming the player lands after it.
     let existed = store.get_item(&key, true).await?;
-    report.resumed = existed.is_some();
+    let suspended = existed
+        .as_ref()
+        .is_some_and(|i| podium_store::Account::of_guard(Some(&i.body)) == podium_store::Account::Suspended);
+    report.resumed = existed.is_some() && !suspended;
     let (mut tomb, mut version) = match existed {
+        // A suspended player (OP-4): the deletion takes over the guard.
+        Some(item) if suspended => {
+            let t = Tombstone {
+                state: DELETING.into(),
+                started_at: Some(now),
+                ..Tombstone::default()
+            };
+            let body = serde_json::to_vec(&t).map_err(|e| corrupt(&key.pk, e))?;
+            if !store.put_item_if(&key, &body, item.version).await? {
+                return Err(ServiceError::Contended { attempts: 1 });
+            }
+            (t, item.version + 1)
+        }
         Some(item) => {
             let t: Tombstone = serde_json::from_slice(&item.body).map_err(|e| corrupt(&key.pk, e))?;
             (t, item.version)
@@ -304,6 +320,10 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         .await?;
     // The profile and friend list (PF-1 … PF-4).
     store.delete_items(&crate::profiles::keys_of(player_id)).await?;
+    // Off the list of suspended players (OP-4); the audit trail keeps only the fact of
+    // each action about them (OP-5).
+    crate::moderation::suspensions::forget(store, player_id).await?;
+    crate::moderation::audit::erase_player(store, player_id, &report.pseudonym).await?;
     report.balances = holdings.balances.len();
     report.entries = holdings.entries.len();
     report.ledger_entries = holdings.ledger.len();
@@ -314,7 +334,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         if let Some((board, period)) = b.split_once('@') {
             let board = BoardRef::new(board, period);
             if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
-                raise_mark(store, &mark).await?;
+                crate::engine::changes::raise(store, &mark).await?;
             }
         }
     }
@@ -362,20 +382,6 @@ async fn anonymise_state<S: SettleStore + ErasureStore + ?Sized>(
         let text = serde_json::to_string(&doc).map_err(|e| corrupt(name, e))?;
         if store.replace_state(owner, name, &text, state.version).await? {
             return Ok(true);
-        }
-    }
-    Err(ServiceError::Contended { attempts: 10 })
-}
-
-/// Raises a change mark by one version (as a commit does), retried on a race.
-async fn raise_mark<S: ItemStore + ?Sized>(
-    store: &S,
-    mark: &podium_store::MarkWrite,
-) -> Result<(), ServiceError> {
-    for _ in 0..10 {
-        let version = store.get_item(&mark.key, true).await?.map_or(0, |i| i.version);
-        if store.put_item_if(&mark.key, &mark.body, version).await? {
-            return Ok(());
         }
     }
     Err(ServiceError::Contended { attempts: 10 })

@@ -393,9 +393,15 @@ impl SettleStore for DynamoStore {
         .transpose()
     }
 
-    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+    async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {
         let key = tombstone_key(player_id);
-        Ok(self.get_raw(key.pk, key.sk, true).await?.is_some())
+        let item = self.get_raw(key.pk, key.sk, true).await?;
+        let body = item.as_ref().map(|i| {
+            super::items::get_b(i, "body")
+                .map(|b| b.to_vec())
+                .unwrap_or_default()
+        });
+        Ok(crate::model::Account::of_guard(body.as_deref()))
     }
 
     async fn commit(&self, c: &Commit) -> Result<CommitOutcome, StoreError> {

@@ -90,11 +90,18 @@ impl SettleStore for EmbeddedBatch {
         self.with(|txn| read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day))
     }
 
-    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
+    async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {
         let key = blob_key(&crate::model::tombstone_key(player_id));
         self.with(|txn| {
             use redb::ReadableTable;
-            Ok(txn.open_table(BLOBS)?.get(key.as_str())?.is_some())
+            let table = txn.open_table(BLOBS)?;
+            let found = table.get(key.as_str())?;
+            Ok(crate::model::Account::of_guard(
+                found
+                    .as_ref()
+                    .map(|v| crate::embedded::keys::read_blob(v.value()).body)
+                    .as_deref(),
+            ))
         })
     }
 

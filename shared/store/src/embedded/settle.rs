@@ -54,8 +54,11 @@ impl SettleStore for EmbeddedStore {
         read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day)
     }
 
-    async fn is_deleted(&self, player_id: &str) -> Result<bool, StoreError> {
-        Ok(self.get_item(&tombstone_key(player_id), true).await?.is_some())
+    async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {
+        let item = self.get_item(&tombstone_key(player_id), true).await?;
+        Ok(crate::model::Account::of_guard(
+            item.as_ref().map(|i| i.body.as_slice()),
+        ))
     }
 
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {

@@ -316,3 +316,88 @@ pub(crate) async fn export_player(
     let now = (state.clock)();
     json(&crate::operators::export::export_player(state.store.as_ref(), &player_id, now).await?)
 }
+
+/// Why an operator acts (OP-5).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReasonBody {
+    /// Why (3–500 characters), kept in the audit trail.
+    #[schema(example = "reported for a modified client; under review")]
+    pub reason: String,
+}
+
+/// Suspends a player (OP-4): from now on no read shows them (pages, around-me,
+/// standing, cohorts, friends, country views, frozen archives; the ranks below close
+/// up), their calls are refused (403) and the records naming them are held, not
+/// scored and not lost; nothing of theirs is removed. Restorable for the configured
+/// window. Operators only; recorded in the audit trail.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/players/{player_id}/suspend",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    request_body = ReasonBody,
+    responses(
+        (status = 200, description = "Suspended now, or before (`unchanged`)", body = crate::moderation::suspensions::SuspensionAnswer),
+        (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "Nothing is stored about the player, or they were deleted", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn suspend_player(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(player_id): PathId,
+    JsonBody(body): JsonBody<ReasonBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let answer = crate::moderation::suspensions::suspend(
+        state.store.as_ref(),
+        &player_id,
+        (&operator, &body.reason),
+        state.ctx.restore_days,
+        now,
+    )
+    .await?;
+    state.ctx.cache.forget();
+    json(&answer)
+}
+
+/// Restores a suspended player (OP-4) within the restore window: every read shows
+/// them again as before (a live board's from its next refresh), and the records held
+/// meanwhile are settled in the order they arrived, each once. Operators only;
+/// recorded in the audit trail.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/players/{player_id}/restore",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    request_body = ReasonBody,
+    responses(
+        (status = 200, description = "Restored, with the held records settled", body = crate::moderation::suspensions::SuspensionAnswer),
+        (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "The player is not suspended", body = ErrorBody),
+        (status = 409, description = "Past the restore window: only a deletion ends it", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn restore_player(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(player_id): PathId,
+    JsonBody(body): JsonBody<ReasonBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let answer = crate::moderation::suspensions::restore(
+        state.store.as_ref(),
+        &player_id,
+        (&operator, &body.reason),
+        now,
+        &state.ctx.records,
+    )
+    .await?;
+    state.ctx.cache.forget();
+    json(&answer)
+}

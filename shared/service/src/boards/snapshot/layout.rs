@@ -311,6 +311,16 @@ pub struct Erased {
     pub hash: String,
     #[serde(rename = "t")]
     pub at_ms: i64,
+    /// Hidden while suspended (OP-4), not deleted: a restore removes the entry.
+    #[serde(rename = "s", default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspended: bool,
+    /// The rank the player holds in snapshot [`Erased::snapshot`]: readers of that
+    /// snapshot list everyone ranked below one place higher. `None`: unknown (ranks
+    /// keep a gap where the player stood).
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 impl Published {
@@ -320,6 +330,16 @@ impl Published {
             let h = crate::engine::names::id_hash(player_id);
             self.erased.iter().any(|e| e.hash == h)
         }
+    }
+
+    /// How many places a rank of `snapshot` closes up (OP-4): the players hidden from
+    /// it who rank strictly better than `rank` there (a player tied with them keeps
+    /// their rank, LB-2).
+    pub fn closed_up(&self, snapshot: &str, rank: u64) -> u64 {
+        self.erased
+            .iter()
+            .filter(|e| e.snapshot.as_deref() == Some(snapshot) && e.rank.is_some_and(|r| r < rank))
+            .count() as u64
     }
 
     /// What rendered top pages of this pointer are kept under

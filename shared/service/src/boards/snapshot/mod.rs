@@ -4,6 +4,7 @@
 //! - [`layout`]: the items a snapshot is made of and their keys.
 //! - [`country`]: the country boards a run derives from the board (PF-3).
 //! - [`codec`]: the compact binary encoding of page bodies and directory chunks.
+//! - [`left_out`]: the players a run leaves out while suspended (OP-4).
 //! - [`write`]: a refresh or freeze run, resumable, and erasures (GM-6).
 //! - [`movement`]: each entry's earlier ranks, recorded by the run.
 //! - [`read`]: the current snapshot, its directory and pages.
@@ -12,6 +13,7 @@
 pub mod codec;
 pub mod country;
 pub mod layout;
+pub mod left_out;
 pub mod movement;
 pub mod read;
 pub mod rendered;

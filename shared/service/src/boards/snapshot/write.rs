@@ -33,6 +33,8 @@ struct BoardStream<'a, S: ?Sized> {
     store: &'a S,
     board: &'a BoardRef,
     shards: Vec<ShardBuffer>,
+    /// Players left out: those suspended when the run read the board (OP-4).
+    skip: HashSet<String>,
 }
 
 struct ShardBuffer {
@@ -51,7 +53,7 @@ fn key_of(s: &Standing) -> BoardKey {
 
 impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
     /// A stream of the entries after `after` (from the top when `None`).
-    fn new(store: &'a S, board: &'a BoardRef, after: Option<BoardKey>) -> Self {
+    fn new(store: &'a S, board: &'a BoardRef, after: Option<BoardKey>, skip: HashSet<String>) -> Self {
         let shards = (0..store.board_shards())
             .map(|_| ShardBuffer {
                 buffered: Default::default(),
@@ -59,7 +61,12 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
                 done: false,
             })
             .collect();
-        BoardStream { store, board, shards }
+        BoardStream {
+            store,
+            board,
+            shards,
+            skip,
+        }
     }
 
     /// The player ids of up to `limit` entries read but not yet taken, about evenly
@@ -74,8 +81,18 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
             .collect()
     }
 
-    /// The next entry (`None` at the end of the board).
+    /// The next entry not left out (`None` at the end of the board).
     async fn next(&mut self) -> Result<Option<Standing>, ServiceError> {
+        loop {
+            match self.next_listed().await? {
+                Some(s) if self.skip.contains(&s.player_id) => continue,
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// The next entry (`None` at the end of the board).
+    async fn next_listed(&mut self) -> Result<Option<Standing>, ServiceError> {
         for (i, shard) in self.shards.iter_mut().enumerate() {
             if shard.buffered.is_empty() && !shard.done {
                 let rows = self
@@ -326,7 +343,9 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         let bodies = stored_bodies(store, &cb, id).await?;
         sinks.insert(cc.clone(), Sink::new(cb, saved.clone(), bodies));
     }
-    let mut stream = BoardStream::new(store, board, resume_after);
+    // OP-4: suspended players are left out, so the snapshot's ranks close up.
+    let skip = crate::boards::snapshot::left_out::suspended_ids(store).await?;
+    let mut stream = BoardStream::new(store, board, resume_after, skip);
     // Cards read ahead of the pages that list them (absent profiles: empty cards).
     let mut known: HashMap<String, Card> = HashMap::new();
     // PF-5: the cards of players who did not change their profile since the previous
@@ -708,8 +727,33 @@ async fn publish<S: ItemStore + ?Sized>(
         // board before the player's entries were removed).
         let keep_from = snapshot.published_at_ms - REFRESH_RETENTION_SECS * 1000;
         let first = current.is_none();
+        // OP-4: a suspension is carried only while the player is still suspended
+        // (this run left them out unless it read the board before the suspension: then
+        // they are hidden, with a gap), without the rank it had in the older snapshot.
+        let still: HashSet<String> = crate::boards::snapshot::left_out::suspended_ids(store)
+            .await?
+            .iter()
+            .map(|p| crate::engine::names::id_hash(p))
+            .collect();
         snapshot.erased = match current {
-            Some(c) => c.erased.into_iter().filter(|e| e.at_ms >= keep_from).collect(),
+            Some(c) => c
+                .erased
+                .into_iter()
+                .filter(|e| {
+                    if e.suspended {
+                        still.contains(&e.hash)
+                    } else {
+                        e.at_ms >= keep_from
+                    }
+                })
+                .map(|mut e| {
+                    if e.suspended {
+                        e.rank = None;
+                        e.snapshot = None;
+                    }
+                    e
+                })
+                .collect(),
             // The board's first pointer: players deleted before it existed.
             None => pending_erasures(store, board).await?.0,
         };
@@ -774,6 +818,9 @@ async fn erase_hash<S: ItemStore + ?Sized>(
                 pending.push(Erased {
                     hash: hash.clone(),
                     at_ms: now_ms,
+                    suspended: false,
+                    rank: None,
+                    snapshot: None,
                 });
                 if !store
                     .put_item_if(&pending_erasures_key(board), &encode(&pending), version)
@@ -795,6 +842,9 @@ async fn erase_hash<S: ItemStore + ?Sized>(
         p.erased.push(Erased {
             hash: hash.clone(),
             at_ms: now_ms,
+            suspended: false,
+            rank: None,
+            snapshot: None,
         });
         p.revision = p.revision.saturating_add(1);
         if store.put_item_if(&key, &encode(&p), item.version).await? {

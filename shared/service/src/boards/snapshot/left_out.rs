@@ -1,0 +1,66 @@
+//! The players a snapshot run leaves out (OP-4): those suspended, listed in one item
+//! (`SUSPENDED` / `LIST`) read once per run call.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use podium_store::{ItemKey, ItemStore};
+use serde::{Deserialize, Serialize};
+
+use crate::boards::snapshot::layout::{decode, encode};
+use crate::error::ServiceError;
+
+fn list_key() -> ItemKey {
+    ItemKey::new("SUSPENDED", "LIST")
+}
+
+/// One suspended player in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listed {
+    pub player_id: String,
+    /// Since when (UTC).
+    pub since: DateTime<Utc>,
+}
+
+/// The players suspended now (strongly consistent).
+pub async fn suspended<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Listed>, ServiceError> {
+    Ok(match store.get_item(&list_key(), true).await? {
+        Some(item) => decode(&list_key().pk, &item.body)?,
+        None => Vec::new(),
+    })
+}
+
+/// The ids of [`suspended`], for a snapshot run to leave out.
+pub async fn suspended_ids<S: ItemStore + ?Sized>(store: &S) -> Result<HashSet<String>, ServiceError> {
+    Ok(suspended(store).await?.into_iter().map(|l| l.player_id).collect())
+}
+
+/// Adds (`Some(since)`) or removes (`None`) `player_id` in the list, by conditional
+/// writes retried; safe to repeat.
+pub async fn set_listed<S: ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    since: Option<DateTime<Utc>>,
+) -> Result<(), ServiceError> {
+    for _ in 0..20 {
+        let (mut list, version): (Vec<Listed>, u64) = match store.get_item(&list_key(), true).await? {
+            Some(item) => (decode(&list_key().pk, &item.body)?, item.version),
+            None => (Vec::new(), 0),
+        };
+        let listed = list.iter().any(|l| l.player_id == player_id);
+        match since {
+            Some(_) if listed => return Ok(()),
+            None if !listed => return Ok(()),
+            Some(since) => list.push(Listed {
+                player_id: player_id.to_string(),
+                since,
+            }),
+            None => list.retain(|l| l.player_id != player_id),
+        }
+        if store.put_item_if(&list_key(), &encode(&list), version).await? {
+            return Ok(());
+        }
+        crate::engine::settle::backoff(2).await;
+    }
+    Err(ServiceError::Contended { attempts: 20 })
+}
