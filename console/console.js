@@ -1,6 +1,7 @@
 // podium support console: plain script, no build step. It reads the operator routes
-// (GET /v1/operator/players/{id}, GET /v1/operator/leaderboards/{board}) with the
-// development header `Authorization: Operator <name>`.
+// (GET /v1/operator/players/{id}, GET /v1/operator/leaderboards/{board}, the review
+// queue, the audit trail) and acts through them (suspend, restore, correct, approve,
+// reject), with the development header `Authorization: Operator <name>` locally.
 //
 // Every value from the API (player ids, match ids, sources) is attacker-controlled:
 // it reaches the page only through textContent / createTextNode, never innerHTML.
@@ -79,6 +80,54 @@
     return body;
   }
 
+  /**
+   * `method path` with a JSON `body` as the operator on the page; the JSON answer, or
+   * throws its message.
+   */
+  async function send(method, path, body) {
+    const res = await fetch(path, {
+      method,
+      headers: { Authorization: authorization(), "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    let answer = null;
+    try {
+      answer = await res.json();
+    } catch (_) {
+      answer = null;
+    }
+    if (!res.ok) {
+      const kind = answer && answer.error ? answer.error : "HTTP " + res.status;
+      const message = answer && answer.message ? answer.message : res.statusText;
+      throw new Error(res.status + " " + kind + ": " + message);
+    }
+    return answer;
+  }
+
+  /** The reason typed in `input`, or null (with a message) when too short. */
+  function reasonOf(input) {
+    const reason = $(input).value.trim();
+    if (reason.length < 3) {
+      status("A reason of at least 3 characters is required (OP-5).", true);
+      $(input).focus();
+      return null;
+    }
+    return reason;
+  }
+
+  /** Runs an operator action after a confirmation; shows its outcome; true when it ran. */
+  async function act(question, run, done) {
+    if (!window.confirm(question)) return false;
+    try {
+      const answer = await run();
+      status(done(answer));
+      return true;
+    } catch (e) {
+      status(e.message, true);
+      return false;
+    }
+  }
+
   // ---------------------------------------------------------------- player
 
   let chart = null;
@@ -98,8 +147,18 @@
     }
   }
 
+  let shownPlayer = null;
+
   function showPlayer(o) {
     $("player").hidden = false;
+    shownPlayer = o.player_id;
+    const sus = o.suspension;
+    $("suspension-state").textContent = sus
+      ? "SUSPENDED since " + instant(sus.since) + " UTC by " + sus.operator + " (" + sus.reason + "); restorable until " + instant(sus.restorable_until) + " UTC"
+      : "active";
+    $("suspension-state").className = sus ? "error" : "muted";
+    $("suspend").disabled = !!sus;
+    $("restore").disabled = !sus;
     const prof = o.profile || {};
     const shown = prof.name ? " · " + prof.name + (prof.country ? " (" + prof.country + ")" : "") : "";
     $("player-title").textContent = o.player_id + shown + " · as of " + instant(o.as_of) + " UTC";
@@ -327,6 +386,123 @@
     $("next-page").disabled = !nextCursor;
   }
 
+  // ---------------------------------------------------------------- actions
+
+  function playerPath(suffix) {
+    return "/v1/operator/players/" + encodeURIComponent(shownPlayer) + suffix;
+  }
+
+  async function afterAction(message) {
+    await lookUp(shownPlayer);
+    await loadAudit("player", shownPlayer);
+    status(message);
+  }
+
+  function suspend() {
+    const reason = reasonOf("action-reason");
+    if (!reason || !shownPlayer) return;
+    act(
+      "Suspend " + shownPlayer + "? They disappear from every board and their records are held until restored.",
+      () => send("POST", playerPath("/suspend"), { reason }),
+      () => "",
+    ).then((ok) => ok && afterAction("Suspended " + shownPlayer + "."));
+  }
+
+  function restore() {
+    const reason = reasonOf("action-reason");
+    if (!reason || !shownPlayer) return;
+    let released = 0;
+    act(
+      "Restore " + shownPlayer + "? Their held records are settled.",
+      () => send("POST", playerPath("/restore"), { reason }).then((a) => (released = a.released || 0)),
+      () => "",
+    ).then((ok) => ok && afterAction("Restored " + shownPlayer + "; " + released + " held records settled."));
+  }
+
+  function correct() {
+    const reason = reasonOf("action-reason");
+    const points = Number($("correction-points").value);
+    if (!reason || !shownPlayer) return;
+    if (!Number.isInteger(points) || points === 0) {
+      status("Points: a whole number, not 0 (OP-1).", true);
+      return;
+    }
+    const game = $("correction-game").value;
+    const id = "console-" + Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e6).toString(36);
+    act(
+      "Correct " + shownPlayer + "'s " + game + " balance by " + signed(points) + "?",
+      () => send("POST", playerPath("/corrections"), { correction_id: id, game, points, reason }),
+      () => "",
+    ).then((ok) => ok && afterAction("Correction applied to " + shownPlayer + "."));
+  }
+
+  // ---------------------------------------------------------------- review queue
+
+  async function loadReview() {
+    const body = $("held").tBodies[0];
+    try {
+      const page = await get("/v1/operator/review?limit=100");
+      clear(body);
+      for (const h of page.held) {
+        const details = document.createElement("details");
+        details.appendChild(el("summary", "record"));
+        let pretty = h.record;
+        try {
+          pretty = JSON.stringify(JSON.parse(h.record), null, 2);
+        } catch (_) {
+          /* shown as sent */
+        }
+        details.appendChild(el("pre", pretty));
+        const decide = document.createElement("span");
+        for (const verdict of ["approve", "reject"]) {
+          const b = el("button", verdict === "approve" ? "Approve" : "Reject");
+          b.type = "button";
+          b.className = verdict;
+          b.addEventListener("click", () => decideHeld(h, verdict));
+          decide.appendChild(b);
+        }
+        const tr = row([instant(h.held_at), h.kind, h.id, h.players.join(", "), h.cause.check, h.cause.message, details, decide]);
+        tr.dataset.id = h.id;
+        body.appendChild(tr);
+      }
+      status(page.held.length + " held records.");
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
+  function decideHeld(h, verdict) {
+    const reason = reasonOf("review-reason");
+    if (!reason) return;
+    act(
+      (verdict === "approve" ? "Approve" : "Reject") + " " + h.kind + " " + h.id + "?",
+      () => send("POST", "/v1/operator/review/" + encodeURIComponent(h.kind) + "/" + encodeURIComponent(h.id), { verdict, reason }),
+      (a) => h.kind + " " + h.id + ": " + a.state + (a.decision && a.decision.outcome ? " (" + a.decision.outcome + ")" : ""),
+    ).then((ok) => ok && loadReview());
+  }
+
+  // ---------------------------------------------------------------- audit trail
+
+  async function loadAudit(by, who) {
+    by = by || $("audit-by").value;
+    who = (who || $("audit-who").value).trim();
+    if (!who) return;
+    $("audit-by").value = by;
+    $("audit-who").value = who;
+    const body = $("audit").tBodies[0];
+    try {
+      const page = await get("/v1/operator/audit?" + encodeURIComponent(by) + "=" + encodeURIComponent(who) + "&limit=100");
+      clear(body);
+      for (const e of page.entries) {
+        const tr = row([instant(e.at), e.operator, e.action, e.target, e.reason, e.changes === null ? "" : JSON.stringify(e.changes)]);
+        tr.dataset.action = e.action;
+        body.appendChild(tr);
+      }
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
   // ---------------------------------------------------------------- wiring
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -340,6 +516,17 @@
     });
     $("next-page").addEventListener("click", () => {
       if (nextCursor) loadBoard(nextCursor);
+    });
+    $("suspend").addEventListener("click", suspend);
+    $("restore").addEventListener("click", restore);
+    $("correct").addEventListener("click", correct);
+    $("review-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      loadReview();
+    });
+    $("audit-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      loadAudit();
     });
     $("board-select").addEventListener("change", () => {
       $("board-other-label").hidden = $("board-select").value !== "";

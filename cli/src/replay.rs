@@ -36,6 +36,8 @@ pub struct Summary {
     /// Refused records by reason (field pattern, indexes as `*`, and rule), with how many.
     pub refused: BTreeMap<String, u64>,
     pub failed: u64,
+    /// Lines held for review: they broke a plausibility check (OP-2).
+    pub held: u64,
     /// Every refused or conflicting line (`--refused FILE`): its number, kind, full
     /// reason and text; `None` when not asked for.
     pub refused_lines: Option<Vec<RefusedLine>>,
@@ -236,6 +238,7 @@ async fn replay_into(
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut read_error = None;
+    let held: std::sync::Mutex<Vec<(usize, Vec<u8>)>> = Default::default();
     let lines = crate::lines::bounded(std::io::BufReader::new(open()?), MAX_LINE_BYTES)
         .enumerate()
         .map_while(|(n, line)| match line {
@@ -266,14 +269,37 @@ async fn replay_into(
                 return None;
             }
             let record = Incoming::from_json(&line, clock.now(), policy);
+            // OP-2: a line breaking a plausibility check is held, after the others.
+            if let Ok(r) = &record {
+                if !policy.plausibility.is_empty()
+                    && policy.plausibility.check(&r.facts(clock.now(), policy)).is_some()
+                {
+                    held.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((n + 1, line));
+                    bar.inc(1);
+                    return None;
+                }
+            }
             let keys = record.as_ref().map(Incoming::ordering_keys).unwrap_or_default();
             Some((n + 1, keys, record, keep_refused.then_some(line)))
         });
+    let holder: &dyn Store = match &target {
+        Target::Concurrent { store, .. } => *store,
+        Target::Batched(store) => *store,
+    };
     let stopped = match target {
         Target::Concurrent { store, in_flight } => {
             replay_concurrent(store, lines, in_flight, policy, clock, summary, &bar).await
         }
         Target::Batched(store) => replay_batched(store, lines, policy, clock, summary, &bar).await,
+    };
+    let stopped = match stopped {
+        None => {
+            let held = std::mem::take(&mut *held.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+            hold_lines(holder, held, policy, clock, summary).await
+        }
+        stopped => stopped,
     };
     bar.finish_and_clear();
     if let Some((line, e)) = stopped {
@@ -296,6 +322,39 @@ async fn replay_into(
 
 /// The first line (by number) the store could not take, and why.
 type Stopped = Option<(usize, ServiceError)>;
+
+/// Holds the lines that broke a plausibility check (OP-2) for review, each once.
+async fn hold_lines(
+    store: &dyn Store,
+    held: Vec<(usize, Vec<u8>)>,
+    policy: &RecordPolicy,
+    clock: Clock,
+    summary: &mut Summary,
+) -> Stopped {
+    for (n, line) in held {
+        let Ok(record) = Incoming::from_json(&line, clock.now(), policy) else {
+            continue;
+        };
+        let delivery = format!("replay:{:016x}", rand::random::<u64>());
+        summary.lines += 1;
+        match podium_service::moderation::review::accept(
+            store,
+            &line,
+            &record,
+            clock.now(),
+            policy,
+            &delivery,
+        )
+        .await
+        {
+            Ok(podium_service::moderation::review::Intake::Held { .. }) => summary.held += 1,
+            Ok(podium_service::moderation::review::Intake::Settled(o)) => tally(summary, n, Ok(o), None),
+            Err(e) if e.is_permanent() => tally(summary, n, Err(e), None),
+            Err(e) => return Some((n, e)),
+        }
+    }
+    None
+}
 
 async fn replay_concurrent(
     store: &dyn Store,
@@ -380,6 +439,12 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     println!("  void        {}", summary.void);
     println!("  duplicates  {}", summary.duplicates);
     println!("  conflicts   {}", summary.conflicts);
+    if summary.held > 0 {
+        println!(
+            "  held        {} (a plausibility check, OP-2: see the review queue)",
+            summary.held
+        );
+    }
     println!("  refused     {}", summary.refused_total());
     for (reason, n) in &summary.refused {
         println!("    {n:>5}  {reason}");

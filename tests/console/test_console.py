@@ -10,6 +10,7 @@ ranks SG-12, Quick Match points MJ-7; each ledger row shows the rule it records)
   alice: c-m1 +311 → 311, c-m3 +252 → 563, c-m4 −76 → 487; Quick Match c-qm1 +20 → 20
   bob:   c-m1 −123 cut to 0 by the floor (SG-7), c-m2 +276 → 276, c-m6 +253 → 529
   seega board: 1 bob 529, 2 alice 487, 3 carol 244, 4 dave 0
+  carol's level completion c-lv1 (1 s, under the configured 5 s floor) is held (OP-2)
 """
 
 import json
@@ -260,6 +261,59 @@ class ConsoleTest(unittest.TestCase):
         self.assertIn('"alice"', body)
         os.makedirs(ARTIFACTS, exist_ok=True)
         d.save_screenshot(os.path.join(ARTIFACTS, "explorer.png"))
+
+    def accept_confirmation(self):
+        alert = self.wait.until(lambda d: d.switch_to.alert)
+        alert.accept()
+
+    def test_7_operator_suspends_restores_approves_and_reads_the_audit(self):
+        self.open_console()
+        d = self.driver
+        # Suspend carol (3rd on the Seega board): gone from the board, dave closes up.
+        self.look_up("carol")
+        self.wait_for_player("carol")
+        self.assertEqual(d.find_element(By.ID, "suspension-state").text, "active")
+        reason = d.find_element(By.ID, "action-reason")
+        reason.send_keys("reported for a modified client")
+        d.find_element(By.ID, "suspend").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: d.find_element(By.ID, "suspension-state").text.startswith("SUSPENDED"))
+        d.find_element(By.ID, "load-board").click()
+        self.wait.until(lambda d: len(self.rows("board-entries")) == 3)
+        board = [cells(r)[:2] for r in self.rows("board-entries")]
+        self.assertEqual([b[1] for b in board], ["bob", "alice", "dave"])
+        self.assertEqual(board[2][0], "3", "dave's rank closes up")
+        # Restore her.
+        reason.clear()
+        reason.send_keys("the report was wrong")
+        d.find_element(By.ID, "restore").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: d.find_element(By.ID, "suspension-state").text == "active")
+        d.find_element(By.ID, "load-board").click()
+        self.wait.until(lambda d: len(self.rows("board-entries")) == 4)
+        # The held level completion: its check and record shown; approved.
+        d.find_element(By.ID, "load-review").click()
+        self.wait.until(lambda d: len(self.rows("held")) == 1)
+        held = cells(self.rows("held")[0])
+        self.assertEqual(held[1:5], ["level-completion", "c-lv1", "carol", "mahjong_level_floor_ms"])
+        d.find_element(By.ID, "review-reason").send_keys("checked against the replay")
+        self.rows("held")[0].find_element(By.CSS_SELECTOR, "button.approve").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: len(self.rows("held")) == 0)
+        # The audit view shows all three (the served clock is fixed: one instant).
+        select = Select(d.find_element(By.ID, "audit-by"))
+        select.select_by_value("operator")
+        who = d.find_element(By.ID, "audit-who")
+        who.clear()
+        who.send_keys("support")
+        d.find_element(By.ID, "load-audit").click()
+        self.wait.until(lambda d: len(self.rows("audit")) == 3)
+        entries = {cells(r)[2]: cells(r) for r in self.rows("audit")}
+        self.assertEqual(sorted(entries), ["approve", "restore", "suspend"])
+        self.assertEqual(entries["suspend"][3:5], ["carol", "reported for a modified client"])
+        self.assertEqual(entries["approve"][3], "level-completion/c-lv1")
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        d.save_screenshot(os.path.join(ARTIFACTS, "actions.png"))
 
 
 if __name__ == "__main__":

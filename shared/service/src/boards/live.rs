@@ -270,7 +270,12 @@ pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
         }
         None => (None, RankCounter::top()),
     };
-    let mut rows = store.board_after(board_ref, after.as_ref(), limit + 1).await?;
+    // OP-4: suspended players are left out (their rows skipped, ranks closed up).
+    let hidden = crate::boards::snapshot::left_out::suspended_ids(store).await?;
+    let mut rows = store
+        .board_after(board_ref, after.as_ref(), limit + 1 + hidden.len())
+        .await?;
+    rows.retain(|s| !hidden.contains(&s.player_id));
     let more = rows.len() > limit;
     rows.truncate(limit);
     let last_key = rows.last().map(|s| BoardKey {
@@ -327,16 +332,38 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         store.board_before(board, &first_of_mine, 1),
     )
     .await?;
+    // OP-4: suspended players ahead are not counted, nor shown.
+    let hidden = crate::boards::snapshot::left_out::suspended_ids(store).await?;
+    let (mut position, mut better) = (position, better);
+    let (mine_at, better_at) = (my_key.encode(), first_of_mine.encode());
+    let mut hidden_keys = Vec::new();
+    for p in hidden.iter().filter(|p| p.as_str() != player_id) {
+        if let Ok(v) = board_value(store, board, p).await {
+            let k = v.board_key().encode();
+            position -= u64::from(k < mine_at && position > 0);
+            better -= u64::from(k < better_at && better > 0);
+            hidden_keys.push(k);
+        }
+    }
+    let (above, below): (Vec<Standing>, Vec<Standing>) = (
+        above
+            .into_iter()
+            .filter(|s| !hidden.contains(&s.player_id))
+            .collect(),
+        below
+            .into_iter()
+            .filter(|s| !hidden.contains(&s.player_id))
+            .collect(),
+    );
     let my_rank = better + 1;
     let mut window: Vec<Standing> = above.into_iter().rev().collect();
     let top_rank = match window.first() {
         None => my_rank,
         Some(top) if top.value == me.points => my_rank,
         Some(top) => {
-            store
-                .count_before(board, &BoardKey::first_of_value(top.value))
-                .await?
-                + 1
+            let first = BoardKey::first_of_value(top.value);
+            let ahead = hidden_keys.iter().filter(|k| **k < first.encode()).count() as u64;
+            store.count_before(board, &first).await?.saturating_sub(ahead) + 1
         }
     };
     let start = position.saturating_sub(window.len() as u64);

@@ -66,7 +66,10 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> ServiceError {
     ServiceError::Store(podium_store::StoreError::corrupt(what, e))
 }
 
-async fn guard<S: Store + ?Sized>(store: &S, player_id: &str) -> Result<Option<(Guard, u64)>, ServiceError> {
+async fn guard<S: podium_store::ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+) -> Result<Option<(Guard, u64)>, ServiceError> {
     let key = tombstone_key(player_id);
     match store.get_item(&key, true).await? {
         Some(item) if Account::of_guard(Some(&item.body)) == Account::Suspended => Ok(Some((
@@ -244,7 +247,7 @@ pub async fn restore<S: Store + ?Sized>(
 }
 
 /// Whether `player_id` is suspended, with the suspension.
-pub async fn of_player<S: Store + ?Sized>(
+pub async fn of_player<S: podium_store::ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
 ) -> Result<Option<Suspension>, ServiceError> {

@@ -69,6 +69,9 @@ pub struct PlayerOverview {
     /// gives the player.
     #[schema(value_type = Vec<Object>)]
     pub matches: Vec<MatchView>,
+    /// The player's suspension (OP-4), while suspended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<crate::moderation::suspensions::Suspension>,
 }
 
 /// One game's account of the player.
@@ -233,6 +236,7 @@ where
         games,
         boards,
         matches,
+        suspension: crate::moderation::suspensions::of_player(store, player_id).await?,
     })
 }
 
