@@ -481,6 +481,32 @@
     ).then((ok) => ok && loadReview());
   }
 
+  // ---------------------------------------------------------------- periods
+
+  function closePeriod(dryRun) {
+    const reason = reasonOf("close-reason");
+    const board = $("close-board").value;
+    const period = $("close-period").value.trim();
+    if (!reason || !period) return;
+    const path = "/v1/operator/periods/" + encodeURIComponent(board) + "/" + encodeURIComponent(period) + "/close";
+    const run = () => send("POST", path, { reason, dry_run: dryRun });
+    const show = (op) => {
+      $("close-info").textContent =
+        op.board + " " + op.period + (op.was_frozen ? " (frozen before)" : " (not frozen before)") + ": " +
+        op.ranked + " ranked, " + op.already_sent + " sent before, " +
+        (dryRun ? op.to_send + " would be sent now" : op.sent + " sent now");
+      const body = $("close-results").tBodies[0];
+      clear(body);
+      for (const r of op.results) body.appendChild(row([r.rank, r.of, r.player_id, r.value, r.reward, r.sent ? "yes" : "no"]));
+      return "";
+    };
+    if (dryRun) {
+      run().then(show).catch((e) => status(e.message, true));
+    } else {
+      act("Close " + board + " " + period + "? Every result not sent yet is sent now.", run, show);
+    }
+  }
+
   // ---------------------------------------------------------------- audit trail
 
   async function loadAudit(by, who) {
@@ -524,6 +550,11 @@
       ev.preventDefault();
       loadReview();
     });
+    $("period-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      closePeriod(true);
+    });
+    $("close-apply").addEventListener("click", () => closePeriod(false));
     $("audit-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       loadAudit();

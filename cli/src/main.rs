@@ -155,6 +155,25 @@ enum Command {
     /// refused. Safe to run again: it finishes an interrupted deletion, and says so
     /// when the player was deleted before (exit 0 either way). An id nothing is stored
     /// under is refused (exit 2) unless --even-if-unknown.
+    /// Close an ended period of a period board (LB-5): freeze it when no tick did, send
+    /// each ranked player's result once (a close run again sends only what was never
+    /// sent), close the league's week; recorded in the audit trail (OP-5). Prints what
+    /// was (or, with --dry-run, would be) sent, as JSON.
+    ClosePeriod {
+        /// A period board, e.g. `mahjong-weekly`.
+        board: String,
+        /// One of its ended periods, e.g. `2026-W48`.
+        period: String,
+        /// Why (3–500 characters), for the audit trail.
+        #[arg(long)]
+        reason: String,
+        /// Who runs it, for the audit trail.
+        #[arg(long, default_value = "cli")]
+        operator: String,
+        /// Only say what would be sent, to whom.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print everything podium stores about a player as one JSON document (GDPR
     /// Art. 15 and 20): balances, ledger, period entries, results, claims, inbox,
     /// leagues, follows, profile, friends, held records, audit entries.
@@ -230,7 +249,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .with_profiles(podium_service::config::profile_policy()?)
                 .with_refresh(podium_service::config::snapshot_refresh()?)
                 .with_records(podium_service::config::record_policy()?)
-                .with_restore_days(podium_service::config::restore_days()?);
+                .with_restore_days(podium_service::config::restore_days()?)
+                .with_rewards(podium_service::config::period_rewards()?);
             if let Some(ads) = podium_service::config::local_ads()? {
                 ctx = ctx.with_ads(ads);
             }
@@ -350,6 +370,33 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 state.tournament.ends_at,
                 state.tournament.tournament_id
             );
+            Ok(())
+        }
+        Command::ClosePeriod {
+            board,
+            period,
+            reason,
+            operator,
+            dry_run,
+        } => {
+            let store = local_store::open(false).await?;
+            let rewards = podium_service::config::period_rewards()?;
+            let done = podium_service::operators::periods::close_period(
+                store.as_ref(),
+                (&board, &period),
+                dry_run,
+                &rewards,
+                (&operator, &reason),
+                clock.now(),
+            )
+            .await
+            .map_err(|e| match e {
+                e @ (podium_service::ServiceError::NotFound(_)
+                | podium_service::ServiceError::BadRequest { .. }
+                | podium_service::ServiceError::Invalid(_)) => CliError::Declined(e),
+                other => CliError::Service(other),
+            })?;
+            println!("{}", serde_json::to_string_pretty(&done).unwrap_or_default());
             Ok(())
         }
         Command::ExportPlayer { player_id } => {

@@ -752,6 +752,132 @@ fn ids_of(page: &Value) -> Vec<String> {
     ranks(page).into_iter().map(|(p, _)| p).collect()
 }
 
+async fn close_call<S: Store + Clone + 'static>(
+    store: &S,
+    board: &str,
+    period: &str,
+    dry_run: bool,
+    at: DateTime<Utc>,
+) -> ApiResponse {
+    let tables = podium_service::config::parse_period_rewards(
+        r#"{"mahjong-daily": {"bands": [{"ranks": [1, 1], "points": 50}, {"top_percent": 100, "points": 5}]}}"#,
+    )
+    .expect("tables");
+    let ctx = ApiContext::new(cursor_key()).with_rewards(tables);
+    let req = ApiRequest {
+        method: "POST".into(),
+        path: format!("/v1/operator/periods/{board}/{period}/close"),
+        operator: Some("support-7".into()),
+        ..Default::default()
+    };
+    let body = json!({"reason": "the tick missed this day", "dry_run": dry_run});
+    api::handle_with_body(
+        store,
+        &ctx,
+        &req,
+        &[("content-type", "application/json")],
+        Bytes::from(body.to_string()),
+        at,
+    )
+    .await
+}
+
+/// LB-5, GM-3, OP-5: an ended day no tick froze is frozen and closed by an operator
+/// (a dry run first says what would be sent, to whom, and sends nothing); run again,
+/// it sends nothing more; a frozen day closed before without rewards is run again and
+/// sends only what was never sent. Each applied close is in the audit trail.
+pub async fn an_operator_closes_a_missed_period_once<S: Store + Clone + 'static>(store: S) {
+    use crate::deletion::t;
+    crate::deletion::seed(&store).await;
+    let at = t("2027-07-20T06:00:00Z");
+    // 19 July (Bucharest): ended, never frozen.
+    let dry = close_call(&store, "mahjong-daily", "2027-07-19", true, at).await;
+    assert_eq!(dry.status, 200, "{}", dry.body);
+    assert_eq!(
+        (&dry.body["was_frozen"], &dry.body["sent"]),
+        (&json!(false), &json!(0))
+    );
+    let applied = close_call(&store, "mahjong-daily", "2027-07-19", false, at).await;
+    assert_eq!(applied.status, 200, "{}", applied.body);
+    let ranked = applied.body["ranked"].as_u64().expect("ranked");
+    assert!(ranked >= 2, "{}", applied.body);
+    assert_eq!(applied.body["sent"].as_u64(), Some(ranked), "one result each");
+    let again = close_call(
+        &store,
+        "mahjong-daily",
+        "2027-07-19",
+        false,
+        at + chrono::Duration::seconds(1),
+    )
+    .await;
+    assert_eq!(
+        (&again.body["was_frozen"], &again.body["sent"]),
+        (&json!(true), &json!(0))
+    );
+    assert_eq!(again.body["already_sent"].as_u64(), Some(ranked));
+    let dry_again = close_call(&store, "mahjong-daily", "2027-07-19", true, at).await;
+    assert_eq!(dry_again.body["to_send"], json!(0));
+    assert!(dry_again.body["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .all(|r| r["sent"] == json!(true)));
+    // 18 July, frozen by the tick without a reward table then: this run sends them.
+    let rerun = close_call(&store, "mahjong-daily", "2027-07-18", false, at).await;
+    assert_eq!(rerun.status, 200, "{}", rerun.body);
+    assert_eq!(rerun.body["was_frozen"], json!(true));
+    assert_eq!(rerun.body["sent"], rerun.body["ranked"]);
+    // Each player's inbox holds one result of each day.
+    let inbox = read_as(&store, "bob", "/v1/me/inbox", &[], at).await;
+    let days: Vec<String> = inbox.body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["kind"] == "period_result")
+        .filter_map(|m| m["period"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        days.iter().filter(|d| d.as_str() == "2027-07-19").count(),
+        1,
+        "{}",
+        inbox.body
+    );
+    // Refusals name the field; the trail has the two applied closes of the 19th and the one of the 18th.
+    assert_eq!(
+        close_call(&store, "mahjong-amr", "all", false, at).await.status,
+        400
+    );
+    assert_eq!(
+        close_call(&store, "mahjong-daily", "2027-07-20", false, at)
+            .await
+            .status,
+        400
+    );
+    assert_eq!(
+        close_call(&store, "mahjong-daily", "yesterday", false, at)
+            .await
+            .status,
+        400
+    );
+    let trail = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("operator", "support-7")],
+        Some("support-7"),
+        None,
+        at,
+    )
+    .await;
+    let closes = trail.body["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["action"] == "close")
+        .count();
+    assert_eq!(closes, 3);
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -762,6 +888,7 @@ macro_rules! moderation_tests {
             implausible_records_are_held_for_review,
             an_export_lists_everything_stored_about_the_player,
             a_suspension_hides_holds_and_restores,
+            an_operator_closes_a_missed_period_once,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

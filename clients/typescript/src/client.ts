@@ -242,6 +242,26 @@ export async function exportPlayer(c: Podium, player_id: string): Promise<Schema
   return ok(await c.GET("/v1/operator/players/{player_id}/export", { params: { path: { player_id } } }));
 }
 
+/** Suspends a player (OP-4): hidden from every read, their records held. */
+export async function suspendPlayer(c: Podium, player_id: string, reason: string): Promise<Schemas["SuspensionAnswer"]> {
+  return ok(await c.POST("/v1/operator/players/{player_id}/suspend", { params: { path: { player_id } }, body: { reason } }));
+}
+
+/** Restores a suspended player (OP-4); their held records are settled. */
+export async function restorePlayer(c: Podium, player_id: string, reason: string): Promise<Schemas["SuspensionAnswer"]> {
+  return ok(await c.POST("/v1/operator/players/{player_id}/restore", { params: { path: { player_id } }, body: { reason } }));
+}
+
+/** Closes an ended period (LB-5), or says what that would send (`dry_run`). */
+export async function closePeriod(
+  c: Podium,
+  board: string,
+  period: string,
+  body: Schemas["CloseBody"],
+): Promise<Schemas["PeriodOperation"]> {
+  return ok(await c.POST("/v1/operator/periods/{board}/{period}/close", { params: { path: { board, period } }, body }));
+}
+
 // ---- the description itself
 
 export async function openapiDocument(c: Podium): Promise<unknown> {

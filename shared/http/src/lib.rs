@@ -70,7 +70,8 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
         .with_profiles(config::profile_policy()?)
         .with_refresh(config::snapshot_refresh()?)
         .with_records(config::record_policy()?)
-        .with_restore_days(config::restore_days()?);
+        .with_restore_days(config::restore_days()?)
+        .with_rewards(config::period_rewards()?);
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
     let aws = podium_store::aws::lambda_sdk_config().await;

@@ -80,6 +80,7 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(export_player))
         .routes(routes!(suspend_player))
         .routes(routes!(restore_player))
+        .routes(routes!(close_period))
         .routes(routes!(openapi_document))
 }
 

@@ -31,6 +31,8 @@ pub struct ApiContext {
     pub records: Arc<podium_rules::record::policy::RecordPolicy>,
     /// How long a suspension can be restored (days; OP-4).
     pub restore_days: i64,
+    /// The period boards' reward tables: what a period close an operator runs sends.
+    pub rewards: Arc<podium_rules::period_reward::RewardTables>,
 }
 
 impl ApiContext {
@@ -45,7 +47,14 @@ impl ApiContext {
             refresh: crate::config::DEFAULT_REFRESH,
             records: Arc::default(),
             restore_days: crate::moderation::suspensions::DEFAULT_RESTORE_DAYS,
+            rewards: Arc::default(),
         }
+    }
+
+    /// This context, closing periods with `tables`' rewards.
+    pub fn with_rewards(mut self, tables: podium_rules::period_reward::RewardTables) -> Self {
+        self.rewards = Arc::new(tables);
+        self
     }
 
     /// This context, letting suspensions be restored for `days` (OP-4).

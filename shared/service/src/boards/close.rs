@@ -45,7 +45,7 @@ impl Source for ResultMessage<'_> {
     type Result = Message;
 
     fn key(&self) -> SourceKey {
-        SourceKey::new(KIND, format!("{}:{}", self.board.key(), self.result.player_id))
+        result_key(self.board, &self.result.player_id)
     }
 
     fn content_hash(&self) -> String {
@@ -130,6 +130,85 @@ pub struct CloseReport {
     pub already_done: bool,
 }
 
+/// The results of `board`'s frozen period (LB-2 ranks over its final snapshot, with
+/// `table`'s rewards), in listing order. Reads the whole final snapshot.
+pub async fn final_results<S: ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+    table: Option<&RewardTable>,
+) -> Result<Vec<PeriodResult>, ServiceError> {
+    let entries: Vec<(String, i64)> =
+        snapshot::read::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
+            .await?
+            .into_iter()
+            .flat_map(|p| p.entries)
+            .map(|e| (e.player_id, e.value))
+            .collect();
+    Ok(period_reward::results(
+        table,
+        period_reward::splits_ties(def.game),
+        &entries,
+    ))
+}
+
+/// Whether `board`'s final snapshot is complete (the period is frozen).
+pub async fn is_frozen<S: ItemStore + ?Sized>(store: &S, board: &BoardRef) -> Result<bool, ServiceError> {
+    Ok(matches!(snapshot::read::run_state(store, board, FINAL).await?, Some(s) if s.complete))
+}
+
+/// The idempotency key of `player_id`'s result message of `board`'s period.
+pub fn result_key(board: &BoardRef, player_id: &str) -> SourceKey {
+    SourceKey::new(KIND, format!("{}:{player_id}", board.key()))
+}
+
+/// Runs `board`'s close again, whatever its record says: every result settled once
+/// more (those sent before are duplicates and write nothing, GM-3), then recorded as
+/// done. `Ok(None)`: the period is not frozen.
+pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+    table: Option<&RewardTable>,
+    now: DateTime<Utc>,
+) -> Result<Option<CloseReport>, ServiceError> {
+    if !is_frozen(store, board).await? {
+        return Ok(None);
+    }
+    let results = final_results(store, def, board, table).await?;
+    let sources: Vec<ResultMessage> = results
+        .iter()
+        .map(|result| ResultMessage {
+            board,
+            def,
+            result,
+            now,
+        })
+        .collect();
+    let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+    let key = progress_key(board);
+    let (_, version) = read_progress(store, &key).await?;
+    let done = Progress {
+        settled: results.len(),
+        done: true,
+    };
+    // A concurrent close recorded its own progress: either way every result is settled.
+    store
+        .put_item_if(&key, &serde_json::to_vec(&done).unwrap_or_default(), version)
+        .await?;
+    Ok(Some(CloseReport {
+        board: board.board.clone(),
+        period: board.period.clone(),
+        ranked: results.len(),
+        sent: tally.applied,
+        rewarded: results.iter().filter(|r| r.reward > 0).count(),
+        reward_points: results.iter().map(|r| r.reward).sum(),
+        skipped: tally.skipped,
+        done: true,
+        already_done: false,
+    }))
+}
+
 /// Closes `board` (of `def`) in its period, if its final snapshot is complete: sends
 /// every ranked player their result, with `table`'s reward. Safe to run again and to
 /// run concurrently (each message is its own settlement); resumes where a failed run
@@ -157,14 +236,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
             ..CloseReport::default()
         }));
     }
-    let entries: Vec<(String, i64)> =
-        snapshot::read::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
-            .await?
-            .into_iter()
-            .flat_map(|p| p.entries)
-            .map(|e| (e.player_id, e.value))
-            .collect();
-    let results = period_reward::results(table, period_reward::splits_ties(def.game), &entries);
+    let results = final_results(store, def, board, table).await?;
     let mut report = CloseReport {
         board: board.board.clone(),
         period: board.period.clone(),

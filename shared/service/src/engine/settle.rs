@@ -307,14 +307,26 @@ pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
             Err(e) => Err(e),
         }
     }
-    let outcomes: Vec<(X, Result<Option<bool>, ServiceError>)> = stream::iter(sources)
-        .map(|source| async move {
-            let outcome = one(store, &source, now).await;
-            (source, outcome)
-        })
-        .buffer_unordered(in_flight.max(1))
-        .collect()
-        .await;
+    // `in_flight` at a time (a plain loop over a FuturesUnordered rather than stream
+    // combinators: the futures stay provably Send for callers that hold borrowed sources).
+    let mut outcomes: Vec<(X, Result<Option<bool>, ServiceError>)> = Vec::new();
+    let mut running = stream::FuturesUnordered::new();
+    let mut sources = sources.into_iter();
+    loop {
+        while running.len() < in_flight.max(1) {
+            let Some(source) = sources.next() else {
+                break;
+            };
+            running.push(async move {
+                let outcome = one(store, &source, now).await;
+                (source, outcome)
+            });
+        }
+        match running.next().await {
+            Some(done) => outcomes.push(done),
+            None => break,
+        }
+    }
     let mut tally = Tally::default();
     let mut count = |o: Option<bool>| match o {
         Some(true) => tally.applied += 1,

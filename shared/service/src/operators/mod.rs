@@ -6,6 +6,7 @@
 //!
 //! - [`deletion`]: deleting a player (GM-6), resumably.
 //! - [`export`]: everything stored about a player, as one document (GDPR Art. 15, 20).
+//! - [`periods`]: a period's close run again, or run for a period no tick closed.
 //! - [`console`]: the support console's read model and the operator scope.
 //! - [`events`]: new inbox messages as EventBridge events.
 
@@ -13,3 +14,4 @@ pub mod console;
 pub mod deletion;
 pub mod events;
 pub mod export;
+pub mod periods;

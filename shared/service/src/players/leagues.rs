@@ -588,7 +588,12 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         .collect();
     late.sort_unstable();
     if !late.is_empty() {
-        let joins = late.iter().map(|player| LateJoin { league, week, player });
+        // Collected (as below): a lazy map's closure keeps an HTTP handler's future
+        // from being proved Send (an operator's close runs it).
+        let joins: Vec<LateJoin> = late
+            .iter()
+            .map(|player| LateJoin { league, week, player })
+            .collect();
         let tally = settle_all(store, joins, IN_FLIGHT, now).await?;
         if tally.applied > 0 {
             listed = week_cohorts(store, league, week).await?;
@@ -631,20 +636,26 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     }
     // Each cohort's record first (what its view shows from now on), then each member's
     // result: [`IN_FLIGHT`] settlements at a time.
-    let records = cohorts.iter().map(|(cohort, results)| CohortRecord {
-        league,
-        week,
-        cohort,
-        results,
-    });
+    let records: Vec<CohortRecord> = cohorts
+        .iter()
+        .map(|(cohort, results)| CohortRecord {
+            league,
+            week,
+            cohort,
+            results,
+        })
+        .collect();
     settle_all(store, records, IN_FLIGHT, now).await?;
-    let sources = all.iter().map(|(cohort, result)| WeekResult {
-        league,
-        week,
-        cohort,
-        result,
-        now,
-    });
+    let sources: Vec<WeekResult> = all
+        .iter()
+        .map(|(cohort, result)| WeekResult {
+            league,
+            week,
+            cohort,
+            result,
+            now,
+        })
+        .collect();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
     (report.sent, report.skipped) = (tally.applied, tally.skipped);
     report.cohort_sizes = sizes.into_iter().collect();

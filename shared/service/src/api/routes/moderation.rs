@@ -401,3 +401,57 @@ pub(crate) async fn restore_player(
     state.ctx.cache.forget();
     json(&answer)
 }
+
+/// A period close an operator runs.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CloseBody {
+    /// Why (3–500 characters), kept in the audit trail.
+    #[schema(example = "the tick missed the week: the scheduler was disabled")]
+    pub reason: String,
+    /// Only say what the close would send, to whom (default false).
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// Closes an ended period of a period board (LB-5): freezes it when no tick did, then
+/// sends each ranked player's result with the board's reward exactly once (a close run
+/// again sends only what was never sent), and closes the league's week. With
+/// `dry_run`, only lists what would be sent, to whom. Operators only; an applied close
+/// is recorded in the audit trail.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/periods/{board}/{period}/close",
+    tag = "operators",
+    params(
+        ("board" = String, Path, description = "A period board", example = "mahjong-weekly"),
+        ("period" = String, Path, description = "An ended period of it", example = "2026-W48"),
+    ),
+    request_body = CloseBody,
+    responses(
+        (status = 200, description = "What was (or would be) sent", body = crate::operators::periods::PeriodOperation),
+        (status = 400, description = "Not a period board, a period not ended or malformed, or a bad reason", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such board", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn close_period(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathPair(board, period): PathPair,
+    JsonBody(body): JsonBody<CloseBody>,
+) -> Answer {
+    let now = (state.clock)();
+    json(
+        &crate::operators::periods::close_period(
+            state.store.as_ref(),
+            (&board, &period),
+            body.dry_run,
+            &state.ctx.rewards,
+            (&operator, &body.reason),
+            now,
+        )
+        .await?,
+    )
+}
