@@ -878,6 +878,113 @@ pub async fn an_operator_closes_a_missed_period_once<S: Store + Clone + 'static>
     assert_eq!(closes, 3);
 }
 
+/// OP-5, GM-6: a name reset and a deletion are audited; the deletion erases what the
+/// trail says about the player and keeps the fact of each action, under the pseudonym.
+pub async fn a_deletion_keeps_only_the_fact_in_the_trail<S: Store + Clone + 'static>(store: S) {
+    seed_balance(&store, "alice", 300, 1).await;
+    let at = tick();
+    let ctx = ApiContext::new(cursor_key());
+    let named = crate::profiles::put(
+        &store,
+        &ctx,
+        "/v1/me/profile",
+        "alice",
+        &json!({"name": "Alice Rude"}),
+        at,
+    )
+    .await;
+    assert_eq!(named.status, 200, "{}", named.body);
+    let reset = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/alice/name-reset",
+        &[],
+        Some("support-7"),
+        Some(&json!({"reason": "an offensive name"})),
+        tick(),
+    )
+    .await;
+    assert_eq!(reset.status, 200, "{}", reset.body);
+    assert!(reset.body.get("name").is_none(), "{}", reset.body);
+    let fix =
+        json!({"correction_id": "fix-d", "game": "seega", "points": 10, "reason": "goodwill for alice"});
+    assert_eq!(correction(&store, "alice", &fix).await.status, 200);
+    let trail = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "alice")],
+        Some("support-7"),
+        None,
+        tick(),
+    )
+    .await;
+    assert_eq!(trail.body["entries"].as_array().map(Vec::len), Some(2));
+    assert_eq!(trail.body["entries"][1]["changes"]["name_was"], "Alice Rude");
+    let deleted = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/alice/delete",
+        &[],
+        Some("support-8"),
+        Some(&json!({"reason": "the player asked (GDPR Art. 17)"})),
+        tick(),
+    )
+    .await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    let pseudonym = deleted.body["pseudonym"].as_str().expect("pseudonym").to_string();
+    let about = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "alice")],
+        Some("support-7"),
+        None,
+        tick(),
+    )
+    .await;
+    assert_eq!(
+        about.body["entries"].as_array().map(Vec::len),
+        Some(0),
+        "erased: {}",
+        about.body
+    );
+    for op in ["support-7", "support-8"] {
+        let kept = operator_call(
+            &store,
+            "GET",
+            "/v1/operator/audit",
+            &[("operator", op)],
+            Some("support-7"),
+            None,
+            tick(),
+        )
+        .await;
+        for e in kept.body["entries"].as_array().into_iter().flatten() {
+            assert_eq!(e["target"], pseudonym.as_str(), "{e}");
+            assert!(
+                !e.to_string().contains("alice") && !e.to_string().contains("Alice"),
+                "nothing of her: {e}"
+            );
+        }
+    }
+    let kept = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("operator", "support-8")],
+        Some("support-7"),
+        None,
+        tick(),
+    )
+    .await;
+    assert_eq!(kept.body["entries"][0]["action"], "delete");
+    assert_eq!(
+        kept.body["entries"][0]["reason"],
+        "the player asked (GDPR Art. 17)"
+    );
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -889,6 +996,7 @@ macro_rules! moderation_tests {
             an_export_lists_everything_stored_about_the_player,
             a_suspension_hides_holds_and_restores,
             an_operator_closes_a_missed_period_once,
+            a_deletion_keeps_only_the_fact_in_the_trail,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -262,6 +262,16 @@ export async function closePeriod(
   return ok(await c.POST("/v1/operator/periods/{board}/{period}/close", { params: { path: { board, period } }, body }));
 }
 
+/** Removes a player's display name (PF-1). */
+export async function resetName(c: Podium, player_id: string, reason: string): Promise<Schemas["ProfileView"]> {
+  return ok(await c.POST("/v1/operator/players/{player_id}/name-reset", { params: { path: { player_id } }, body: { reason } }));
+}
+
+/** Deletes a player (GM-6), resumably. */
+export async function deletePlayer(c: Podium, player_id: string, reason: string): Promise<unknown> {
+  return ok(await c.POST("/v1/operator/players/{player_id}/delete", { params: { path: { player_id } }, body: { reason } }));
+}
+
 // ---- the description itself
 
 export async function openapiDocument(c: Podium): Promise<unknown> {

@@ -81,6 +81,8 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(suspend_player))
         .routes(routes!(restore_player))
         .routes(routes!(close_period))
+        .routes(routes!(reset_name))
+        .routes(routes!(delete_player))
         .routes(routes!(openapi_document))
 }
 

@@ -149,12 +149,22 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
         for (sk, item) in &items {
             let mut e: AuditEntry = serde_json::from_slice(&item.body).map_err(|e| corrupt(&pk, e))?;
             e.player_id = Some(pseudonym.to_string());
+            e.id = e.id.replace(player_id, pseudonym);
             e.target = e.target.replace(player_id, pseudonym);
             e.reason = String::from("(erased with the player, GM-6)");
             e.changes = serde_json::Value::Null;
+            // The sort key holds the id: the copies move to the renamed one.
+            let renamed = sort_key(&e);
             let body = serde_json::to_vec(&e).map_err(|e| corrupt("audit entry", e))?;
-            rewritten.push((ItemKey::new(operator_pk(&e.operator), sk.clone()), body.clone()));
-            rewritten.push((ItemKey::new(day_pk(e.at), sk.clone()), body));
+            rewritten.push((
+                ItemKey::new(operator_pk(&e.operator), renamed.clone()),
+                body.clone(),
+            ));
+            rewritten.push((ItemKey::new(day_pk(e.at), renamed.clone()), body));
+            if renamed != *sk {
+                gone.push(ItemKey::new(operator_pk(&e.operator), sk.clone()));
+                gone.push(ItemKey::new(day_pk(e.at), sk.clone()));
+            }
             gone.push(ItemKey::new(pk.clone(), sk.clone()));
         }
         store.put_items(&rewritten, None).await?;

@@ -6,10 +6,12 @@
 //!
 //! - [`audit`]: the append-only trail of operator actions (OP-5).
 //! - [`corrections`]: operators' corrections of a balance (OP-1).
+//! - [`names`]: an operator's reset of a display name (PF-1).
 //! - [`suspensions`]: suspending a player and restoring them (OP-4).
 //! - [`review`]: records held by the plausibility checks, and their review (OP-2, OP-3).
 
 pub mod audit;
 pub mod corrections;
+pub mod names;
 pub mod review;
 pub mod suspensions;

@@ -411,6 +411,35 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
     delete_player(store, player_id, now).await
 }
 
+/// [`delete_known_player`] by `operator` with `reason` (OP-5): the audit trail keeps
+/// the fact of the deletion, under the pseudonym (the entries about the player were
+/// erased with them, GM-6). Errors: those of [`delete_known_player`]; `Invalid` for the
+/// reason.
+pub async fn delete_by_operator<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    (operator, reason): (&str, &str),
+    now: DateTime<Utc>,
+) -> Result<DeletionReport, ServiceError> {
+    let reason = podium_rules::operator::check_reason("reason", reason)?;
+    let report = delete_known_player(store, player_id, now, false).await?;
+    crate::moderation::audit::append(
+        store,
+        &crate::moderation::audit::AuditEntry {
+            id: report.pseudonym.clone(),
+            at: now,
+            operator: operator.to_string(),
+            action: crate::moderation::audit::action::DELETE.into(),
+            target: report.pseudonym.clone(),
+            player_id: None,
+            reason,
+            changes: serde_json::json!({"already_deleted": report.already_deleted, "ledger_entries": report.ledger_entries}),
+        },
+    )
+    .await?;
+    Ok(report)
+}
+
 /// Whether `player_id` was deleted (or is being deleted): their tombstone exists (GM-6).
 pub async fn is_deleted<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<bool, ServiceError> {
     Ok(store.is_deleted(player_id).await?)

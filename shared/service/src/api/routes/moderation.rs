@@ -455,3 +455,75 @@ pub(crate) async fn close_period(
         .await?,
     )
 }
+
+/// Removes a player's display name (PF-1), their avatar and country kept: every entry
+/// shows it gone from the next snapshot refresh. Operators only; recorded in the audit
+/// trail.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/players/{player_id}/name-reset",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    request_body = ReasonBody,
+    responses(
+        (status = 200, description = "The profile as stored now", body = crate::profiles::edit::ProfileView),
+        (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn reset_name(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(player_id): PathId,
+    JsonBody(body): JsonBody<ReasonBody>,
+) -> Answer {
+    let now = (state.clock)();
+    json(
+        &crate::moderation::names::reset_name(
+            state.store.as_ref(),
+            &state.ctx.profiles,
+            &player_id,
+            (&operator, &body.reason),
+            now,
+        )
+        .await?,
+    )
+}
+
+/// Deletes a player (GM-6): off every board, snapshot and period, the ledger
+/// anonymised, their profile, friends and audit entries erased (the trail keeps the
+/// fact of each action, under the pseudonym, and of this deletion). Resumable: an
+/// interrupted deletion is finished by sending it again. A suspended player can be
+/// deleted (the deletion takes over the suspension). Operators only.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/players/{player_id}/delete",
+    tag = "operators",
+    params(("player_id" = String, Path, description = "The player's id", example = "alice")),
+    request_body = ReasonBody,
+    responses(
+        (status = 200, description = "What the deletion removed", body = Object),
+        (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "Nothing is stored under this id", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn delete_player(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(player_id): PathId,
+    JsonBody(body): JsonBody<ReasonBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let report = crate::operators::deletion::delete_by_operator(
+        state.store.as_ref(),
+        &player_id,
+        (&operator, &body.reason),
+        now,
+    )
+    .await?;
+    state.ctx.cache.forget();
+    json(&report)
+}
