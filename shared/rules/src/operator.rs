@@ -61,7 +61,7 @@ impl Correction {
     pub fn checked(mut self) -> Result<Correction, RuleError> {
         check_id("correction_id", &self.correction_id)?;
         check_player_id("player_id", &self.player_id)?;
-        if self.points == 0 || self.points.abs() > MAX_CORRECTION_POINTS {
+        if self.points == 0 || self.points.unsigned_abs() > MAX_CORRECTION_POINTS as u64 {
             return Err(RuleError::new(
                 "points",
                 "OP-1",

@@ -47,9 +47,9 @@ pub struct AuditEntry {
     pub player_id: Option<String>,
     /// Why, as the operator wrote it (OP-5).
     pub reason: String,
-    /// What changed (the action's result: points applied, records settled, …).
+    /// What changed (the action's result: points applied, records settled, …), a JSON
+    /// object; empty once erased with the player (GM-6).
     #[serde(default)]
-    #[schema(value_type = Object)]
     pub changes: serde_json::Value,
 }
 
@@ -152,7 +152,7 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
             e.id = e.id.replace(player_id, pseudonym);
             e.target = e.target.replace(player_id, pseudonym);
             e.reason = String::from("(erased with the player, GM-6)");
-            e.changes = serde_json::Value::Null;
+            e.changes = serde_json::json!({});
             // The sort key holds the id: the copies move to the renamed one.
             let renamed = sort_key(&e);
             let body = serde_json::to_vec(&e).map_err(|e| corrupt("audit entry", e))?;

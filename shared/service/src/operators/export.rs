@@ -40,7 +40,7 @@ pub struct ExportEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ExportItem {
     pub key: String,
-    #[schema(value_type = Object)]
+    /// Any JSON value (an object, a list, …).
     pub body: serde_json::Value,
 }
 
@@ -50,8 +50,7 @@ pub struct PlayerExport {
     pub player_id: String,
     /// When the export was read (UTC).
     pub generated_at: DateTime<Utc>,
-    /// The profile as stored (PF-1 … PF-3), if any.
-    #[schema(value_type = Object)]
+    /// The profile as stored (PF-1 … PF-3), if any (a JSON object, or null).
     pub profile: Option<serde_json::Value>,
     /// The friend list (PF-4).
     pub friends: Vec<String>,

@@ -37,8 +37,8 @@ pub struct InboxView {
 }
 
 /// The caller's inbox: one read of their inbox state, and when `overtaken` messages
-/// name other players, one deletion check per player named (GM-6: a deleted player is
-/// left out of `by`).
+/// name other players, one guard read per player named (GM-6, OP-4: a deleted or
+/// suspended player is left out of `by`).
 pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
@@ -60,7 +60,9 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
     // 16 at a time.
     let mut checks: Vec<bool> = Vec::with_capacity(named.len());
     for chunk in named.chunks(16) {
-        checks.extend(futures::future::try_join_all(chunk.iter().map(|p| store.is_deleted(p))).await?);
+        let accounts = futures::future::try_join_all(chunk.iter().map(|p| store.account(p))).await?;
+        // GM-6, OP-4: a deleted or suspended player is left out.
+        checks.extend(accounts.into_iter().map(|a| a != podium_store::Account::Active));
     }
     let deleted: Vec<&String> = named
         .iter()
