@@ -985,6 +985,47 @@ pub async fn a_deletion_keeps_only_the_fact_in_the_trail<S: Store + Clone + 'sta
     );
 }
 
+/// OP-4: a suspension that stops midway (a snapshot pointer's write fails) is finished
+/// by sending it again: the player is hidden, listed once, and audited once.
+pub async fn an_interrupted_suspension_is_finished_by_its_repeat<S: Store + Clone + 'static>(store: S) {
+    crate::deletion::seed(&store).await;
+    let at = crate::deletion::t("2027-07-19T06:00:00Z");
+    let faulty = crate::faults::Faulty::new(store.clone()).failing_item_writes("SNAP#", 1);
+    let first = podium_service::moderation::suspensions::suspend(
+        &faulty,
+        "bob",
+        ("support-7", "a modified client"),
+        30,
+        at,
+    )
+    .await;
+    assert!(first.is_err(), "the pointer write failed");
+    let again = podium_service::moderation::suspensions::suspend(
+        &store,
+        "bob",
+        ("support-7", "a modified client"),
+        30,
+        at,
+    )
+    .await
+    .expect("finished");
+    assert!(again.unchanged);
+    assert!(!again.suspension.expect("suspension").hidden_from.is_empty());
+    let page = read_as(&store, "carol", "/v1/leaderboards/seega", &[], at).await;
+    assert!(!ids_of(&page.body).contains(&"bob".to_string()), "{}", page.body);
+    let trail = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "bob")],
+        Some("support-7"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(trail.body["entries"].as_array().map(Vec::len), Some(1));
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -997,6 +1038,7 @@ macro_rules! moderation_tests {
             a_suspension_hides_holds_and_restores,
             an_operator_closes_a_missed_period_once,
             a_deletion_keeps_only_the_fact_in_the_trail,
+            an_interrupted_suspension_is_finished_by_its_repeat,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -54,7 +54,9 @@ struct Guard {
 pub struct SuspensionAnswer {
     /// `suspended` or `active`.
     pub state: String,
-    pub suspension: Suspension,
+    /// The suspension (absent when a restore only finished an earlier one's records).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<Suspension>,
     /// Held records settled by this restore.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub released: Option<usize>,
@@ -94,8 +96,8 @@ async fn boards_of<S: ErasureStore + ?Sized>(
 }
 
 /// Suspends `player_id` (OP-4) by `operator` with `reason` at `now`, restorable for
-/// `restore_days`; see the module notes. Safe to repeat: a suspended player's
-/// suspension is answered as it stands (`unchanged`). Errors: `BadRequest`/`Invalid`
+/// `restore_days`; see the module notes. Safe to repeat and to resume: a suspended
+/// player's suspension is answered as it stands (`unchanged`), its hiding finished. Errors: `BadRequest`/`Invalid`
 /// (the id; the reason, OP-5), [`ServiceError::NotFound`] (nothing stored about the
 /// player, or deleted), the transient store errors (call again: it resumes).
 pub async fn suspend<S: Store + ?Sized>(
@@ -114,16 +116,16 @@ pub async fn suspend<S: Store + ?Sized>(
         });
     }
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let (suspension, unchanged) = match guard(store, player_id).await? {
-        Some((g, _)) => (g.suspension, true),
+    let key = tombstone_key(player_id);
+    let (mut g, version, unchanged) = match guard(store, player_id).await? {
+        Some((g, version)) => (g, version, true),
         None => {
-            let boards = boards_of(store, player_id).await?;
-            if boards.is_empty() {
+            if boards_of(store, player_id).await?.is_empty() {
                 return Err(ServiceError::NotFound(
                     "nothing is stored about this player".into(),
                 ));
             }
-            let mut g = Guard {
+            let g = Guard {
                 state: podium_store::SUSPENDED.into(),
                 suspension: Suspension {
                     player_id: player_id.to_string(),
@@ -134,52 +136,53 @@ pub async fn suspend<S: Store + ?Sized>(
                     hidden_from: Vec::new(),
                 },
             };
-            let key = tombstone_key(player_id);
             let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
-            if !store.put_item_if(&key, &body, 0).await? {
-                // Suspended or deleted meanwhile: answer what stands.
-                let (g, _) = guard(store, player_id)
+            if store.put_item_if(&key, &body, 0).await? {
+                (g, 1, false)
+            } else {
+                // Suspended (or deleted) meanwhile: go on with what stands.
+                let (g, version) = guard(store, player_id)
                     .await?
                     .ok_or(ServiceError::Contended { attempts: 1 })?;
-                return Ok(SuspensionAnswer {
-                    state: "suspended".into(),
-                    suspension: g.suspension,
-                    released: None,
-                    unchanged: true,
-                });
+                (g, version, true)
             }
-            // Left out of every snapshot from now on, then hidden from those taken.
-            crate::boards::snapshot::left_out::set_listed(store, player_id, Some(now)).await?;
-            for board in &boards {
-                let hidden = crate::boards::hidden::hide(store, board, player_id, now).await?;
-                g.suspension.hidden_from.extend(hidden);
-            }
-            let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
-            // The guard's version is 1: only this call wrote it (a restore would have
-            // to read it first; if it did, the restore's own record stands).
-            store.put_item_if(&key, &body, 1).await?;
-            (g.suspension, false)
         }
     };
-    if !unchanged {
-        audit::append(
-            store,
-            &AuditEntry {
-                id: format!("{player_id}@{}", suspension.since.timestamp_millis()),
-                at: suspension.since,
-                operator: suspension.operator.clone(),
-                action: action::SUSPEND.into(),
-                target: player_id.to_string(),
-                player_id: Some(player_id.to_string()),
-                reason: suspension.reason.clone(),
-                changes: serde_json::json!({"hidden_from": suspension.hidden_from, "restorable_until": suspension.restorable_until}),
-            },
-        )
-        .await?;
+    // Every step below is safe to repeat: a call that stopped midway (or found the
+    // suspension already written) finishes them. Left out of every snapshot from now
+    // on, then hidden from those taken.
+    let since = g.suspension.since;
+    crate::boards::snapshot::left_out::set_listed(store, player_id, Some(since)).await?;
+    let mut hidden_from = Vec::new();
+    for board in boards_of(store, player_id).await? {
+        hidden_from.extend(crate::boards::hidden::hide(store, &board, player_id, since).await?);
     }
+    hidden_from.retain(|b| !g.suspension.hidden_from.contains(b));
+    if !hidden_from.is_empty() {
+        g.suspension.hidden_from.extend(hidden_from);
+        let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
+        // A restore that read the guard meanwhile wins: its own record stands.
+        store.put_item_if(&key, &body, version).await?;
+    }
+    let suspension = g.suspension;
+    // The same action's entry (same instant and id) on every repeat.
+    audit::append(
+        store,
+        &AuditEntry {
+            id: format!("{player_id}@{}", suspension.since.timestamp_millis()),
+            at: suspension.since,
+            operator: suspension.operator.clone(),
+            action: action::SUSPEND.into(),
+            target: player_id.to_string(),
+            player_id: Some(player_id.to_string()),
+            reason: suspension.reason.clone(),
+            changes: serde_json::json!({"hidden_from": suspension.hidden_from, "restorable_until": suspension.restorable_until}),
+        },
+    )
+    .await?;
     Ok(SuspensionAnswer {
         state: "suspended".into(),
-        suspension,
+        suspension: Some(suspension),
         released: None,
         unchanged,
     })
@@ -198,9 +201,19 @@ pub async fn restore<S: Store + ?Sized>(
     policy: &RecordPolicy,
 ) -> Result<SuspensionAnswer, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let found = guard(store, player_id).await?;
-    let Some((g, version)) = found else {
-        return Err(ServiceError::NotFound("the player is not suspended".into()));
+    let Some((g, version)) = guard(store, player_id).await? else {
+        // Not suspended: an earlier restore that stopped after removing the guard
+        // left held records to settle; finish them.
+        let released = super::review::release(store, player_id, (operator, &reason), now, policy).await?;
+        if released == 0 {
+            return Err(ServiceError::NotFound("the player is not suspended".into()));
+        }
+        return Ok(SuspensionAnswer {
+            state: "active".into(),
+            suspension: None,
+            released: Some(released),
+            unchanged: false,
+        });
     };
     if now > g.suspension.restorable_until {
         return Err(ServiceError::Conflict {
@@ -208,20 +221,22 @@ pub async fn restore<S: Store + ?Sized>(
             id: "past the restore window; the suspension can only become a deletion".into(),
         });
     }
-    if !store.delete_item_if(&tombstone_key(player_id), version).await? {
-        return Err(ServiceError::Contended { attempts: 1 });
-    }
-    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await?;
+    // Shown again, off the list, the boards marked changed (the next refresh lists
+    // them, LB-5): all safe to repeat, and done while the guard still holds their
+    // records back. Then the guard goes, and the held records are settled.
     for b in &g.suspension.hidden_from {
         if let Some((board, period)) = b.split_once('@') {
             crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
         }
     }
-    // The next refresh of each board they stand on lists them again (LB-5).
+    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await?;
     for board in boards_of(store, player_id).await? {
         if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
             crate::engine::changes::raise(store, &mark).await?;
         }
+    }
+    if !store.delete_item_if(&tombstone_key(player_id), version).await? {
+        return Err(ServiceError::Contended { attempts: 1 });
     }
     let released = super::review::release(store, player_id, (operator, &reason), now, policy).await?;
     audit::append(
@@ -240,7 +255,7 @@ pub async fn restore<S: Store + ?Sized>(
     .await?;
     Ok(SuspensionAnswer {
         state: "active".into(),
-        suspension: g.suspension,
+        suspension: Some(g.suspension),
         released: Some(released),
         unchanged: false,
     })
