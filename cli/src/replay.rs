@@ -196,7 +196,7 @@ pub async fn replay_quiet(
         refused_lines: keep_refused.then(Vec::new),
         ..Summary::default()
     };
-    let outcome = replay_into(target, file, policy, clock, keep_refused, progress, &mut summary).await;
+    let outcome = replay_into(target, file, policy, clock, progress, &mut summary).await;
     if let Some(lines) = summary.refused_lines.as_mut() {
         lines.sort_by_key(|l| l.line);
     }
@@ -208,7 +208,6 @@ async fn replay_into(
     file: &Path,
     policy: &RecordPolicy,
     clock: Clock,
-    keep_refused: bool,
     progress: bool,
     summary: &mut Summary,
 ) -> Result<(), CliError> {
@@ -238,7 +237,8 @@ async fn replay_into(
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut read_error = None;
-    let held: std::sync::Mutex<Vec<(usize, Vec<u8>)>> = Default::default();
+    // Lines held for review (OP-2) or because a player they name is suspended (OP-4).
+    let held: HeldLines = Default::default();
     let lines = crate::lines::bounded(std::io::BufReader::new(open()?), MAX_LINE_BYTES)
         .enumerate()
         .map_while(|(n, line)| match line {
@@ -282,7 +282,9 @@ async fn replay_into(
                 }
             }
             let keys = record.as_ref().map(Incoming::ordering_keys).unwrap_or_default();
-            Some((n + 1, keys, record, keep_refused.then_some(line)))
+            // The text travels with the line: a refused line may be kept, and a line
+            // naming a suspended player (OP-4) is held after the others.
+            Some((n + 1, keys, record, Some(line)))
         });
     let holder: &dyn Store = match &target {
         Target::Concurrent { store, .. } => *store,
@@ -290,13 +292,15 @@ async fn replay_into(
     };
     let stopped = match target {
         Target::Concurrent { store, in_flight } => {
-            replay_concurrent(store, lines, in_flight, policy, clock, summary, &bar).await
+            replay_concurrent(store, lines, in_flight, policy, clock, summary, &bar, &held).await
         }
-        Target::Batched(store) => replay_batched(store, lines, policy, clock, summary, &bar).await,
+        Target::Batched(store) => replay_batched(store, lines, policy, clock, summary, &bar, &held).await,
     };
     let stopped = match stopped {
         None => {
-            let held = std::mem::take(&mut *held.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+            let mut held =
+                std::mem::take(&mut *held.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+            held.sort_by_key(|(n, _)| *n);
             hold_lines(holder, held, policy, clock, summary).await
         }
         stopped => stopped,
@@ -319,6 +323,9 @@ async fn replay_into(
     }
     Ok(())
 }
+
+/// Lines to hold after the others: (line number, text).
+type HeldLines = std::sync::Mutex<Vec<(usize, Vec<u8>)>>;
 
 /// The first line (by number) the store could not take, and why.
 type Stopped = Option<(usize, ServiceError)>;
@@ -356,6 +363,7 @@ async fn hold_lines(
     None
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn replay_concurrent(
     store: &dyn Store,
     lines: impl Iterator<Item = Line>,
@@ -364,6 +372,7 @@ async fn replay_concurrent(
     clock: Clock,
     summary: &mut Summary,
     bar: &ProgressBar,
+    suspended: &HeldLines,
 ) -> Stopped {
     let mut stopped: Stopped = None;
     run_keyed(
@@ -371,6 +380,17 @@ async fn replay_concurrent(
         in_flight,
         |(n, record, text)| async move { (n, score_line(store, record, policy, clock).await, text) },
         |_, (n, outcome, text)| match outcome {
+            // OP-4: held (after the others), not lost.
+            Err(ServiceError::Suspended { .. }) => {
+                bar.inc(1);
+                if let Some(line) = text {
+                    suspended
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((n, line));
+                }
+                ControlFlow::Continue(())
+            }
             // A line that could not be settled stops the replay: later lines of its
             // players must not be settled before it.
             Err(e) if !e.is_permanent() => {
@@ -398,6 +418,7 @@ async fn replay_batched(
     clock: Clock,
     summary: &mut Summary,
     bar: &ProgressBar,
+    suspended: &HeldLines,
 ) -> Stopped {
     loop {
         let chunk: Vec<Line> = lines.by_ref().take(BATCH).collect();
@@ -412,6 +433,16 @@ async fn replay_batched(
         let mut outcomes = Vec::with_capacity(chunk.len());
         for (n, _, record, text) in chunk {
             match score_line(&batch, record, policy, clock).await {
+                // OP-4: nothing of it was written; held after the others.
+                Err(ServiceError::Suspended { .. }) => {
+                    if let Some(line) = text {
+                        suspended
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .push((n, line));
+                    }
+                    bar.inc(1);
+                }
                 // The transaction may hold part of this line: drop the whole batch.
                 Err(e) if !e.is_permanent() => return Some((first.min(n), e)),
                 outcome => outcomes.push((n, outcome, text)),

@@ -981,3 +981,79 @@ fn serve_demo_loads_every_game() {
         "the demo keeps to its own store"
     );
 }
+
+/// GDPR Art. 15/20, LB-5, OP-2: `podium export-player` prints everything stored about
+/// a player; `podium replay` holds a line breaking a plausibility check; `podium
+/// close-period` says what a close would send (dry run), then closes once.
+#[test]
+fn export_hold_and_close_period() {
+    let dir = data_dir("operators");
+    let completion = json!({"completion_id": "c-fast", "game": "mahjong-rivals", "kind": "level-completion",
+        "player_id": "winner", "level": 1, "time_ms": 1000, "completed_at": "2026-11-29T10:00:00Z", "jokers_used": 0});
+    let lines = format!("{}\n{}\n", seed_record(24, 0), completion);
+    std::fs::write(dir.join("season.jsonl"), lines).expect("write");
+    let checks = [(
+        "PODIUM_PLAUSIBILITY",
+        r#"{"mahjong_level_floor_ms": {"default": 5000}}"#,
+    )];
+    let out = podium_with(&dir, &["replay", "season.jsonl"], b"", &checks);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("held        1"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = podium(&dir, &["export-player", "winner"], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let export: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(export["ledger"].as_array().map(Vec::len), Some(1));
+    assert_eq!(export["held"][0]["id"], "c-fast");
+    assert_eq!(
+        podium(&dir, &["export-player", "nobody"], b"").status.code(),
+        Some(2)
+    );
+    let rewards = [(
+        "PODIUM_PERIOD_REWARDS",
+        r#"{"mahjong-daily": {"bands": [{"ranks": [1, 1], "points": 50}]}}"#,
+    )];
+    let args = [
+        "close-period",
+        "mahjong-daily",
+        "2026-11-28",
+        "--reason",
+        "the tick was off",
+    ];
+    let dry = podium_with(&dir, &[&args[..], &["--dry-run"]].concat(), b"", &rewards);
+    assert!(dry.status.success(), "{}", String::from_utf8_lossy(&dry.stderr));
+    let dry: Value = serde_json::from_slice(&dry.stdout).expect("JSON");
+    assert_eq!(
+        (dry["dry_run"].clone(), dry["sent"].clone()),
+        (json!(true), json!(0))
+    );
+    let applied = podium_with(&dir, &args, b"", &rewards);
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    let applied: Value = serde_json::from_slice(&applied.stdout).expect("JSON");
+    assert_eq!(applied["was_frozen"], json!(false));
+    let early = podium_with(
+        &dir,
+        &[
+            "close-period",
+            "mahjong-daily",
+            "2026-11-30",
+            "--reason",
+            "too early",
+        ],
+        b"",
+        &rewards,
+    );
+    assert_eq!(
+        early.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&early.stderr)
+    );
+}

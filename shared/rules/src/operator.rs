@@ -31,11 +31,23 @@ pub fn check_reason(field: &str, reason: &str) -> Result<String, RuleError> {
             format!("a reason is {MIN_REASON_CHARS}–{MAX_REASON_CHARS} characters ({n} given)"),
         ));
     }
-    if r.chars().any(|c| c.is_control() && c != '\n') {
+    use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+    // Control and format characters (zero-width, bidirectional overrides) hide or
+    // reorder what a reader sees: refused; line breaks are allowed.
+    if r.chars()
+        .any(|c| c != '\n' && c.general_category_group() == GeneralCategoryGroup::Other)
+    {
         return Err(RuleError::new(
             field,
             "OP-5",
-            "a reason has no control characters",
+            "a reason has no control, format or unassigned characters",
+        ));
+    }
+    if !r.chars().any(char::is_alphanumeric) {
+        return Err(RuleError::new(
+            field,
+            "OP-5",
+            "a reason says something (letters or digits)",
         ));
     }
     Ok(r.to_string())
@@ -179,6 +191,16 @@ mod tests {
         let mut bad = c(5);
         bad.correction_id = "a#b".into();
         assert_eq!(bad.checked().unwrap_err().field, "correction_id");
+        for hidden in [
+            "a\u{200b}bc",
+            "abc\u{202e}",
+            "\u{200b}\u{200b}\u{200b}",
+            "...",
+            "a\u{1b}bc",
+        ] {
+            assert!(check_reason("reason", hidden).is_err(), "{hidden:?}");
+        }
+        assert!(check_reason("reason", "two\nlines").is_ok());
     }
 
     /// OP-1: a Mahjong correction credits the period boards of its instant.

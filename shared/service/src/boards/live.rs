@@ -355,6 +355,18 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             .filter(|s| !hidden.contains(&s.player_id))
             .collect(),
     );
+    // The nearest better value shown: not a hidden player's.
+    let nearest_better = if hidden.is_empty() {
+        nearest_better
+    } else {
+        store
+            .board_before(board, &first_of_mine, 1 + hidden.len())
+            .await?
+            .into_iter()
+            .filter(|s| !hidden.contains(&s.player_id))
+            .take(1)
+            .collect()
+    };
     let my_rank = better + 1;
     let mut window: Vec<Standing> = above.into_iter().rev().collect();
     let top_rank = match window.first() {

@@ -433,6 +433,8 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let next_better = deciding.as_ref().and_then(|pg| {
         pg.entries
             .iter()
+            // GM-6, OP-4: a hidden player's value is not shown either.
+            .filter(|e| !p.hides(&e.player_id))
             .map(|e| e.value)
             .filter(|&v| v > me.points)
             .min()

@@ -159,12 +159,14 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             CommitOutcome::ClaimTaken(_) => {}
             CommitOutcome::Contended => backoff(plan_no).await,
             // GM-6, OP-4: the commit checked the player's guard; nothing was written.
-            CommitOutcome::PlayerDeleted(player) => {
-                return Err(match store.account(&player).await? {
-                    podium_store::Account::Suspended => ServiceError::Suspended { player },
-                    _ => deleted_player_refusal(source.player_field(&player)),
-                })
-            }
+            CommitOutcome::PlayerDeleted(player) => match store.account(&player).await? {
+                podium_store::Account::Suspended => return Err(ServiceError::Suspended { player }),
+                podium_store::Account::Deleted => {
+                    return Err(deleted_player_refusal(source.player_field(&player)))
+                }
+                // Restored since the commit saw the guard: plan again.
+                podium_store::Account::Active => backoff(plan_no).await,
+            },
         }
     }
     Err(ServiceError::Contended {

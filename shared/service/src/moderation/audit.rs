@@ -53,6 +53,13 @@ pub struct AuditEntry {
     pub changes: serde_json::Value,
 }
 
+/// An entry id for an action that has no key of its own (a name reset, a restore, a
+/// period close, a deletion): `base` and a random suffix, so two such actions at one
+/// instant are two entries.
+pub fn fresh_id(base: &str) -> String {
+    format!("{base}~{:08x}", rand::random::<u32>())
+}
+
 /// The longest page of entries read (entries).
 pub const MAX_PAGE: usize = 200;
 

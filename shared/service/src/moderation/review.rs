@@ -481,3 +481,50 @@ pub async fn release<S: SettleStore + ItemStore + ?Sized>(
     }
     Ok(released)
 }
+
+/// GM-6: the held records naming `player_id`, deleted, are decided for good (rejected:
+/// a record naming a deleted player is refused) and anonymised: the id replaced by
+/// `pseudonym` in their players and record; they leave the review queue and the
+/// player's list. Safe to repeat.
+pub async fn forget_player<S: ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    pseudonym: &str,
+) -> Result<usize, ServiceError> {
+    let pk = format!("HELDP#{player_id}");
+    let listed = store
+        .query_items(&pk, &SortKeyRange::All, true, 10_000, true)
+        .await?;
+    let mut gone = Vec::new();
+    for (sk, item) in &listed {
+        let (kind, id): (String, String) = serde_json::from_slice(&item.body).map_err(|e| corrupt(&pk, e))?;
+        while let Some((mut held, version)) = read(store, &kind, &id).await? {
+            let queued = ItemKey::new(QUEUE, index_sk(&held));
+            for p in &mut held.players {
+                if p == player_id {
+                    *p = pseudonym.to_string();
+                }
+            }
+            held.record = held.record.replace(player_id, pseudonym);
+            if matches!(held.state, HeldState::Held | HeldState::Approving) {
+                held.state = HeldState::Rejected;
+                held.decision = Some(Decision {
+                    operator: "gm-6".into(),
+                    at: held.held_at,
+                    reason: "a player it names was deleted (GM-6)".into(),
+                    outcome: None,
+                });
+            }
+            if store
+                .put_item_if(&record_key(&kind, &id), &encode(&held)?, version)
+                .await?
+            {
+                gone.push(queued);
+                break;
+            }
+        }
+        gone.push(ItemKey::new(pk.clone(), sk.clone()));
+    }
+    store.delete_items(&gone).await?;
+    Ok(listed.len())
+}

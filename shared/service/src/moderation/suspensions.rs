@@ -242,7 +242,7 @@ pub async fn restore<S: Store + ?Sized>(
     audit::append(
         store,
         &AuditEntry {
-            id: format!("{player_id}@{}", now.timestamp_millis()),
+            id: audit::fresh_id(&format!("{player_id}@{}", now.timestamp_millis())),
             at: now,
             operator: operator.to_string(),
             action: action::RESTORE.into(),

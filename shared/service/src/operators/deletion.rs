@@ -323,6 +323,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     // Off the list of suspended players (OP-4); the audit trail keeps only the fact of
     // each action about them (OP-5).
     crate::moderation::suspensions::forget(store, player_id).await?;
+    crate::moderation::review::forget_player(store, player_id, &report.pseudonym).await?;
     crate::moderation::audit::erase_player(store, player_id, &report.pseudonym).await?;
     report.balances = holdings.balances.len();
     report.entries = holdings.entries.len();
@@ -426,7 +427,7 @@ pub async fn delete_by_operator<S: SettleStore + ItemStore + ErasureStore + ?Siz
     crate::moderation::audit::append(
         store,
         &crate::moderation::audit::AuditEntry {
-            id: report.pseudonym.clone(),
+            id: crate::moderation::audit::fresh_id(&report.pseudonym),
             at: now,
             operator: operator.to_string(),
             action: crate::moderation::audit::action::DELETE.into(),

@@ -75,6 +75,9 @@ pub struct PlayerExport {
     pub held: Vec<HeldRecord>,
     /// Operator actions about the player (OP-5), newest first.
     pub audit: Vec<AuditEntry>,
+    /// Their suspension (OP-4), while suspended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<crate::moderation::suspensions::Suspension>,
 }
 
 impl PlayerExport {
@@ -203,6 +206,11 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
             None => break,
         }
     }
+    let suspension = match crate::moderation::suspensions::of_player(store, player_id).await {
+        Ok(s) => s,
+        Err(ServiceError::NotFound(_)) => None,
+        Err(e) => return Err(e),
+    };
     let export = PlayerExport {
         player_id: player_id.to_string(),
         generated_at: now,
@@ -218,6 +226,7 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         references: h.refs.clone(),
         held,
         audit,
+        suspension,
     };
     if export.partition_items() == 0
         && export.profile.is_none()

@@ -154,7 +154,7 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     audit::append(
         store,
         &AuditEntry {
-            id: format!("{}@{}#{}", def.id, p.id, now.timestamp_millis()),
+            id: audit::fresh_id(&format!("{}@{}", def.id, p.id)),
             at: now,
             operator: operator.to_string(),
             action: action::CLOSE.into(),

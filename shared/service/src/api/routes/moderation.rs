@@ -52,7 +52,7 @@ pub(crate) struct CorrectionBody {
                 "reason": "points won in a match the server scored twice", "operator": "support-7", "at": "2026-12-02T09:00:00Z", "duplicate": false})),
         (status = 400, description = "A refused field, named with its rule", body = ErrorBody,
             example = json!({"error": "invalid", "message": "points (OP-1): a correction is a whole number of points from −1000000 to 1000000, not 0"})),
-        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator; or the player is suspended (`suspended`: restore them first)", body = ErrorBody),
         (status = 404, description = "The player has no balance on that game", body = ErrorBody),
         (status = 409, description = "This `correction_id` was used with other content", body = ErrorBody),
     ),
@@ -142,10 +142,21 @@ pub(crate) async fn operator_audit(
     let trail = match (q.player, q.operator, q.day) {
         (Some(p), None, None) => Trail::Player(id("player", p)?),
         (None, Some(o), None) => Trail::Operator(id("operator", o)?),
-        (None, None, Some(d)) => Trail::Day(
-            chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
-                .map_err(|_| bad("day", "a date is YYYY-MM-DD"))?,
-        ),
+        (None, None, Some(d)) => {
+            // Exactly YYYY-MM-DD (chrono alone takes a sign or a short year).
+            let strict = d.len() == 10
+                && d.bytes().enumerate().all(|(i, b)| {
+                    if i == 4 || i == 7 {
+                        b == b'-'
+                    } else {
+                        b.is_ascii_digit()
+                    }
+                });
+            let day = chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
+                .ok()
+                .filter(|_| strict);
+            Trail::Day(day.ok_or_else(|| bad("day", "a date is YYYY-MM-DD"))?)
+        }
         _ => return Err(bad("player", "give exactly one of player, operator, day").into()),
     };
     let limit = q.limit.unwrap_or(50);
@@ -266,7 +277,7 @@ pub(crate) struct DecisionBody {
     responses(
         (status = 200, description = "The record as decided", body = HeldRecord),
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
-        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator; or an approval names a suspended player (`suspended`: it settles when sent again after the restore)", body = ErrorBody),
         (status = 404, description = "No such held record", body = ErrorBody),
         (status = 409, description = "It was decided the other way", body = ErrorBody),
     ),
@@ -467,8 +478,9 @@ pub(crate) async fn close_period(
     request_body = ReasonBody,
     responses(
         (status = 200, description = "The profile as stored now", body = crate::profiles::edit::ProfileView),
-        (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
+        (status = 400, description = "Not a player id, or a refused reason (OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "Nothing is stored under this id, or the player was deleted", body = ErrorBody),
     ),
     security(("jwt" = ["podium/operator"]))
 )]
