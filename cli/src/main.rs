@@ -150,12 +150,7 @@ enum Command {
         /// "multiplier", "prizes": [...], "champions"}`.
         file: PathBuf,
     },
-    /// Operator: delete a player (GM-6, account removal): off every board, snapshot and
-    /// period, their ledger and others' results anonymised, later records naming them
-    /// refused. Safe to run again: it finishes an interrupted deletion, and says so
-    /// when the player was deleted before (exit 0 either way). An id nothing is stored
-    /// under is refused (exit 2) unless --even-if-unknown.
-    /// Close an ended period of a period board (LB-5): freeze it when no tick did, send
+    /// Operator: close an ended period of a period board (LB-5): freeze it when no tick did, send
     /// each ranked player's result once (a close run again sends only what was never
     /// sent), close the league's week; recorded in the audit trail (OP-5). Prints what
     /// was (or, with --dry-run, would be) sent, as JSON.
@@ -174,13 +169,18 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
-    /// Print everything podium stores about a player as one JSON document (GDPR
+    /// Operator: print everything podium stores about a player as one JSON document (GDPR
     /// Art. 15 and 20): balances, ledger, period entries, results, claims, inbox,
     /// leagues, follows, profile, friends, held records, audit entries.
     ExportPlayer {
         /// The player's id (the JWT `sub` the API knows them by).
         player_id: String,
     },
+    /// Operator: delete a player (GM-6, account removal): off every board, snapshot and
+    /// period, their ledger and others' results anonymised, later records naming them
+    /// refused. Safe to run again: it finishes an interrupted deletion, and says so
+    /// when the player was deleted before (exit 0 either way). An id nothing is stored
+    /// under is refused (exit 2) unless --even-if-unknown.
     DeletePlayer {
         /// The player's id (the JWT `sub` the API knows them by).
         player_id: String,

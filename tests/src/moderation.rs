@@ -615,6 +615,18 @@ pub async fn a_suspension_hides_holds_and_restores<S: Store + Clone + 'static>(s
             assert_eq!(*rank, was - closed, "{path}: {p} was {was}, bob {bob_rank:?}");
         }
     }
+    let mine = read_as(&store, "carol", "/v1/leaderboards/seega/me", &[], later).await;
+    assert_eq!(
+        mine.body["standing"]["rank"], mine.body["me"]["rank"],
+        "{}",
+        mine.body
+    );
+    assert_eq!(
+        mine.body["standing"]["of"],
+        json!(4),
+        "bob not counted: {}",
+        mine.body
+    );
     assert_eq!(
         read_as(&store, "bob", "/v1/me", &[], later).await.status,
         403,

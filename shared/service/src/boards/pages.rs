@@ -576,10 +576,11 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         snapshot: Some(p.id.clone()),
         me: me_entry,
         entries,
+        // OP-4: the rank closed up and the count without the players hidden from it.
         standing: relative(
             board,
-            placed.my_rank,
-            Some(of),
+            placed.my_rank - p.closed_up(&p.id, placed.my_rank),
+            Some(of.saturating_sub(p.hidden_from(&p.id))),
             me.points,
             next_better,
             p.top_cutoff,

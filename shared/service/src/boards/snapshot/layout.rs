@@ -342,6 +342,15 @@ impl Published {
             .count() as u64
     }
 
+    /// How many players listed in `snapshot` readers leave out while suspended (OP-4):
+    /// those whose rank there is known.
+    pub fn hidden_from(&self, snapshot: &str) -> u64 {
+        self.erased
+            .iter()
+            .filter(|e| e.snapshot.as_deref() == Some(snapshot) && e.rank.is_some())
+            .count() as u64
+    }
+
     /// What rendered top pages of this pointer are kept under
     /// ([`crate::boards::snapshot::rendered::RenderedPages`]): the snapshot id, and its revision once a
     /// deletion changed what it shows.
