@@ -12,7 +12,7 @@ use crate::profiles::edit::{self, ProfileView};
 
 /// Removes `player_id`'s display name by `operator` with `reason` at `now`. Safe to
 /// repeat (a name already gone changes nothing, and the trail records the call).
-/// Errors: `BadRequest` (not a player id), [`ServiceError::NotFound`] (nothing stored
+/// Errors: `Invalid` (not a player id: GM-5, GM-6), [`ServiceError::NotFound`] (nothing stored
 /// under the id, or the player was deleted), `Invalid` (the reason, OP-5), the
 /// transient store errors.
 pub async fn reset_name<S: Store + ?Sized>(
@@ -22,14 +22,8 @@ pub async fn reset_name<S: Store + ?Sized>(
     (operator, reason): (&str, &str),
     now: DateTime<Utc>,
 ) -> Result<ProfileView, ServiceError> {
-    if !podium_rules::record::ids::is_valid_id(player_id)
-        || podium_rules::record::ids::is_reserved_id(player_id)
-    {
-        return Err(ServiceError::BadRequest {
-            field: "player_id",
-            message: "not a player id".into(),
-        });
-    }
+    // GM-5, GM-6: a player id, not a deleted player's pseudonym (400 naming the rule).
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let unknown = || ServiceError::NotFound("no such player".into());
     if store.account(player_id).await? == Account::Deleted {

@@ -351,13 +351,16 @@ pub async fn decide<S: SettleStore + ItemStore + ?Sized>(
     Err(ServiceError::Contended { attempts: 10 })
 }
 
-/// Settles an approved record and records the outcome.
-async fn approve<S: SettleStore + ItemStore + ?Sized>(
+/// Settles a held record as the one delivery `held:{kind}:{id}` (exactly once, GM-3),
+/// validated as of when it was held: the state it ends in and what its settlement did
+/// (or why the rules refused it). Transient errors, and [`ServiceError::Suspended`],
+/// are returned.
+async fn settle_held<S: SettleStore + ?Sized>(
     store: &S,
-    mut held: HeldRecord,
+    held: &HeldRecord,
     policy: &RecordPolicy,
     now: DateTime<Utc>,
-) -> Result<HeldRecord, ServiceError> {
+) -> Result<(HeldState, String), ServiceError> {
     let outcome = match Incoming::from_json(held.record.as_bytes(), held.held_at, policy) {
         Err(e) => Err(ServiceError::Invalid(e)),
         Ok(record) => {
@@ -365,12 +368,22 @@ async fn approve<S: SettleStore + ItemStore + ?Sized>(
             settle_incoming(store, &record, now, policy, &delivery).await
         }
     };
-    let (state, said) = match outcome {
-        Ok(Outcome::Applied | Outcome::Void) => (HeldState::Approved, "applied".to_string()),
-        Ok(Outcome::Duplicate) => (HeldState::Approved, "duplicate".to_string()),
-        Err(e) if e.is_permanent() => (HeldState::Rejected, format!("refused by the rules: {e}")),
-        Err(e) => return Err(e),
-    };
+    match outcome {
+        Ok(Outcome::Applied | Outcome::Void) => Ok((HeldState::Approved, "applied".to_string())),
+        Ok(Outcome::Duplicate) => Ok((HeldState::Approved, "duplicate".to_string())),
+        Err(e) if e.is_permanent() => Ok((HeldState::Rejected, format!("refused by the rules: {e}"))),
+        Err(e) => Err(e),
+    }
+}
+
+/// Settles an approved record and records the outcome.
+async fn approve<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    mut held: HeldRecord,
+    policy: &RecordPolicy,
+    now: DateTime<Utc>,
+) -> Result<HeldRecord, ServiceError> {
+    let (state, said) = settle_held(store, &held, policy, now).await?;
     loop {
         let (current, version) = read(store, &held.kind, &held.id)
             .await?
@@ -445,19 +458,9 @@ pub async fn release<S: SettleStore + ItemStore + ?Sized>(
         if held.state != HeldState::Held || held.cause.cause != SUSPENDED {
             continue;
         }
-        let outcome = match Incoming::from_json(held.record.as_bytes(), held.held_at, policy) {
-            Err(e) => Err(ServiceError::Invalid(e)),
-            Ok(record) => {
-                let delivery = format!("held:{}:{}", held.kind, held.id);
-                settle_incoming(store, &record, now, policy, &delivery).await
-            }
-        };
-        let (state, said) = match outcome {
-            Ok(Outcome::Applied | Outcome::Void) => (HeldState::Approved, "applied".to_string()),
-            Ok(Outcome::Duplicate) => (HeldState::Approved, "duplicate".to_string()),
+        let (state, said) = match settle_held(store, &held, policy, now).await {
             Err(ServiceError::Suspended { .. }) => continue,
-            Err(e) if e.is_permanent() => (HeldState::Rejected, format!("refused by the rules: {e}")),
-            Err(e) => return Err(e),
+            decided => decided?,
         };
         released += usize::from(state == HeldState::Approved);
         while let Some((mut current, version)) = read(store, &kind, &id).await? {

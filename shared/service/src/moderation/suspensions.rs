@@ -97,8 +97,8 @@ async fn boards_of<S: ErasureStore + ?Sized>(
 
 /// Suspends `player_id` (OP-4) by `operator` with `reason` at `now`, restorable for
 /// `restore_days`; see the module notes. Safe to repeat and to resume: a suspended
-/// player's suspension is answered as it stands (`unchanged`), its hiding finished. Errors: `BadRequest`/`Invalid`
-/// (the id; the reason, OP-5), [`ServiceError::NotFound`] (nothing stored about the
+/// player's suspension is answered as it stands (`unchanged`), its hiding finished. Errors: `Invalid` (the id,
+/// GM-5/GM-6; the reason, OP-5), [`ServiceError::NotFound`] (nothing stored about the
 /// player, or deleted), the transient store errors (call again: it resumes).
 pub async fn suspend<S: Store + ?Sized>(
     store: &S,
@@ -107,14 +107,8 @@ pub async fn suspend<S: Store + ?Sized>(
     restore_days: i64,
     now: DateTime<Utc>,
 ) -> Result<SuspensionAnswer, ServiceError> {
-    if !podium_rules::record::ids::is_valid_id(player_id)
-        || podium_rules::record::ids::is_reserved_id(player_id)
-    {
-        return Err(ServiceError::BadRequest {
-            field: "player_id",
-            message: "not a player id".into(),
-        });
-    }
+    // GM-5, GM-6: a player id, not a deleted player's pseudonym (400 naming the rule).
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let key = tombstone_key(player_id);
     let (mut g, version, unchanged) = match guard(store, player_id).await? {
