@@ -53,6 +53,29 @@ pub struct AuditEntry {
     pub changes: serde_json::Value,
 }
 
+impl AuditEntry {
+    /// An entry of a keyless `action` by `operator` on `player_id` at `now` (a name
+    /// reset, a restore): its id fresh ([`fresh_id`]), the player its target.
+    pub fn on_player(
+        action: &str,
+        player_id: &str,
+        (operator, reason): (&str, String),
+        now: DateTime<Utc>,
+        changes: serde_json::Value,
+    ) -> AuditEntry {
+        AuditEntry {
+            id: fresh_id(&format!("{player_id}@{}", now.timestamp_millis())),
+            at: now,
+            operator: operator.to_string(),
+            action: action.to_string(),
+            target: player_id.to_string(),
+            player_id: Some(player_id.to_string()),
+            reason,
+            changes,
+        }
+    }
+}
+
 /// An entry id for an action that has no key of its own (a name reset, a restore, a
 /// period close, a deletion): `base` and a random suffix, so two such actions at one
 /// instant are two entries.

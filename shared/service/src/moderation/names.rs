@@ -37,16 +37,13 @@ pub async fn reset_name<S: Store + ?Sized>(
     let after = edit::put(store, policy, player_id, &change, now).await?;
     audit::append(
         store,
-        &AuditEntry {
-            id: audit::fresh_id(&format!("{player_id}@{}", now.timestamp_millis())),
-            at: now,
-            operator: operator.to_string(),
-            action: action::NAME_RESET.into(),
-            target: player_id.to_string(),
-            player_id: Some(player_id.to_string()),
-            reason,
-            changes: serde_json::json!({"name_was": before.card.name}),
-        },
+        &AuditEntry::on_player(
+            action::NAME_RESET,
+            player_id,
+            (operator, reason),
+            now,
+            serde_json::json!({"name_was": before.card.name}),
+        ),
     )
     .await?;
     Ok(after)

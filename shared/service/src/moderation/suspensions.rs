@@ -111,10 +111,12 @@ pub async fn suspend<S: Store + ?Sized>(
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let key = tombstone_key(player_id);
+    // The player's partition, read once: the boards to hide them from.
+    let boards = boards_of(store, player_id).await?;
     let (mut g, version, unchanged) = match guard(store, player_id).await? {
         Some((g, version)) => (g, version, true),
         None => {
-            if boards_of(store, player_id).await?.is_empty() {
+            if boards.is_empty() {
                 return Err(ServiceError::NotFound(
                     "nothing is stored about this player".into(),
                 ));
@@ -148,8 +150,8 @@ pub async fn suspend<S: Store + ?Sized>(
     let since = g.suspension.since;
     crate::boards::snapshot::left_out::set_listed(store, player_id, Some(since)).await?;
     let mut hidden_from = Vec::new();
-    for board in boards_of(store, player_id).await? {
-        hidden_from.extend(crate::boards::hidden::hide(store, &board, player_id, since).await?);
+    for board in &boards {
+        hidden_from.extend(crate::boards::hidden::hide(store, board, player_id, since).await?);
     }
     hidden_from.retain(|b| !g.suspension.hidden_from.contains(b));
     if !hidden_from.is_empty() {
@@ -235,16 +237,13 @@ pub async fn restore<S: Store + ?Sized>(
     let released = super::review::release(store, player_id, (operator, &reason), now, policy).await?;
     audit::append(
         store,
-        &AuditEntry {
-            id: audit::fresh_id(&format!("{player_id}@{}", now.timestamp_millis())),
-            at: now,
-            operator: operator.to_string(),
-            action: action::RESTORE.into(),
-            target: player_id.to_string(),
-            player_id: Some(player_id.to_string()),
-            reason,
-            changes: serde_json::json!({"suspended_since": g.suspension.since, "held_records_settled": released}),
-        },
+        &AuditEntry::on_player(
+            action::RESTORE,
+            player_id,
+            (operator, reason),
+            now,
+            serde_json::json!({"suspended_since": g.suspension.since, "held_records_settled": released}),
+        ),
     )
     .await?;
     Ok(SuspensionAnswer {
