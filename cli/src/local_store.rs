@@ -32,6 +32,22 @@ pub async fn open_target(create: bool) -> Result<Opened, CliError> {
 pub trait Local: Store + ErasureStore {}
 impl<T: Store + ErasureStore> Local for T {}
 
+/// Opens the configured store for a command that acts on what is stored (an export,
+/// a period close): an embedded store file that does not exist is refused, naming it,
+/// rather than read as an empty store.
+pub async fn open_existing() -> Result<Arc<dyn Local>, CliError> {
+    if let LocalStore::Embedded(path) = config::local_store() {
+        if !path.exists() {
+            return Err(CliError::StoreUnreachable(format!(
+                "no store at {}: nothing to act on (PODIUM_DATA names the store file; the \
+                 demo's is podium-data/demo/podium.redb)",
+                path.display()
+            )));
+        }
+    }
+    open(false).await
+}
+
 /// Opens the configured store; on DynamoDB, creates the table if it is missing and
 /// `create` is set (a dry run reads only).
 pub async fn open(create: bool) -> Result<Arc<dyn Local>, CliError> {

@@ -250,7 +250,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .with_refresh(podium_service::config::snapshot_refresh()?)
                 .with_records(podium_service::config::record_policy()?)
                 .with_restore_days(podium_service::config::restore_days()?)
-                .with_rewards(podium_service::config::period_rewards()?);
+                .with_rewards(podium_service::config::period_rewards()?)
+                .with_read_cache(podium_service::config::read_cache_entries(
+                    podium_service::config::SERVE_READ_CACHE_ENTRIES,
+                )?);
             if let Some(ads) = podium_service::config::local_ads()? {
                 ctx = ctx.with_ads(ads);
             }
@@ -379,7 +382,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             operator,
             dry_run,
         } => {
-            let store = local_store::open(false).await?;
+            let store = local_store::open_existing().await?;
             let rewards = podium_service::config::period_rewards()?;
             let done = podium_service::operators::periods::close_period(
                 store.as_ref(),
@@ -400,7 +403,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::ExportPlayer { player_id } => {
-            let store = local_store::open(false).await?;
+            let store = local_store::open_existing().await?;
             let export =
                 podium_service::operators::export::export_player(store.as_ref(), &player_id, clock.now())
                     .await

@@ -472,7 +472,7 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     println!("  conflicts   {}", summary.conflicts);
     if summary.held > 0 {
         println!(
-            "  held        {} (a plausibility check, OP-2: see the review queue)",
+            "  held        {} (a plausibility check, OP-2, in the review queue; or a suspended player, OP-4, until restored)",
             summary.held
         );
     }

@@ -1038,6 +1038,548 @@ pub async fn an_interrupted_suspension_is_finished_by_its_repeat<S: Store + Clon
     assert_eq!(trail.body["entries"].as_array().map(Vec::len), Some(1));
 }
 
+/// The balance of `player` on `game`, checked equal to the sum of their ledger.
+async fn balance_is_its_ledger<S: Store + ?Sized>(store: &S, game: Game, player: &str) -> i64 {
+    let entries = store.ledger_entries(game, player).await.expect("ledger");
+    let sum: i64 = entries.iter().map(|e| e.applied).sum();
+    let balance = store
+        .get_balance(game, player)
+        .await
+        .expect("read")
+        .map_or(0, |b| b.points);
+    assert_eq!(balance, sum, "{player}: the balance is the sum of the ledger");
+    balance
+}
+
+/// The audit trail of `q` (one page of up to 200, newest first).
+async fn trail_of<S: Store + Clone + 'static>(store: &S, q: (&str, &str), at: DateTime<Utc>) -> Vec<Value> {
+    let trail = operator_call(
+        store,
+        "GET",
+        "/v1/operator/audit",
+        &[q, ("limit", "200")],
+        Some("support-9"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(trail.status, 200, "{}", trail.body);
+    trail.body["entries"].as_array().cloned().unwrap_or_default()
+}
+
+/// OP-1, GM-3, OP-5: a correction whose commit fails, then one whose commit is applied
+/// but its reply lost, then sent again by two operators five times at once, is applied
+/// exactly once: the balance moves once and equals its ledger, every answer is the
+/// first result, and the trail holds one entry, of the operator who made it.
+pub async fn an_interrupted_correction_applies_once_on_its_repeat<S: Store + Clone + 'static>(store: S) {
+    use podium_rules::operator::Correction;
+    use podium_service::moderation::corrections::correct;
+    seed_balance(&store, "alice", 300, 1).await;
+    let fix = || Correction {
+        correction_id: "fix-int".into(),
+        player_id: "alice".into(),
+        game: Game::Seega,
+        points: 120,
+        reason: "a match scored with the wrong rules".into(),
+    };
+    let at = tick();
+    // The commit fails: nothing is written.
+    let failing = crate::faults::Faulty::new(store.clone()).failing_source("fix-int");
+    assert!(correct(&failing, fix(), "support-7", at).await.is_err());
+    assert_eq!(balance_is_its_ledger(&store, Game::Seega, "alice").await, 300);
+    assert!(trail_of(&store, ("player", "alice"), at).await.is_empty());
+    // The commit is applied, its reply lost.
+    let lossy = crate::faults::Faulty::new(store.clone()).losing_replies(1);
+    let lost = correct(&lossy, fix(), "support-7", tick()).await;
+    assert_eq!(balance_is_its_ledger(&store, Game::Seega, "alice").await, 420);
+    // Sent again, five times at once, by two operators; and once through the API.
+    let later = tick() + chrono::Duration::seconds(5);
+    let again = futures::future::join_all((0..5).map(|i| {
+        let op = if i % 2 == 0 { "support-7" } else { "support-8" };
+        correct(&store, fix(), op, later)
+    }))
+    .await;
+    let first = match lost {
+        Ok(answer) => answer.result,
+        Err(_) => again[0].as_ref().expect("repeated").result.clone(),
+    };
+    for answer in again {
+        let answer = answer.expect("repeated");
+        assert!(answer.duplicate, "applied before: {answer:?}");
+        assert_eq!(answer.result, first, "the first result");
+    }
+    let body = json!({"correction_id": "fix-int", "game": "seega", "points": 120,
+        "reason": "a match scored with the wrong rules"});
+    let via_api = correction(&store, "alice", &body).await;
+    assert_eq!(via_api.status, 200, "{}", via_api.body);
+    assert_eq!(via_api.body["duplicate"], json!(true));
+    assert_eq!(via_api.body["balance_after"], json!(420));
+    assert_eq!(balance_is_its_ledger(&store, Game::Seega, "alice").await, 420);
+    let corrections: Vec<_> = store
+        .ledger_entries(Game::Seega, "alice")
+        .await
+        .expect("ledger")
+        .into_iter()
+        .filter(|e| e.source == "correction")
+        .collect();
+    assert_eq!(corrections.len(), 1, "applied once: {corrections:?}");
+    assert_eq!(corrections[0].applied, 120);
+    let entries = trail_of(&store, ("player", "alice"), later).await;
+    assert_eq!(entries.len(), 1, "one audit entry: {entries:?}");
+    assert_eq!(entries[0]["action"], "correction");
+    assert_eq!(entries[0]["operator"], "support-7", "the operator who made it");
+    assert_eq!(entries[0]["changes"]["applied"], json!(120));
+    assert!(trail_of(&store, ("operator", "support-8"), later)
+        .await
+        .is_empty());
+}
+
+/// OP-3, GM-3, OP-5: an approval whose settlement fails leaves the record approving
+/// (a rejection is then refused); one whose commit is applied but its reply lost, then
+/// three operators approving at once, settle it exactly once: one ledger entry, the
+/// balance its ledger, the day of its own instant credited once, the queue empty, one
+/// audit entry.
+pub async fn an_interrupted_approval_settles_once_on_its_repeat<S: Store + Clone + 'static>(store: S) {
+    use podium_service::moderation::review::{self as held, HeldState, Verdict};
+    let now = crate::fixtures::now();
+    assert!(matches!(
+        offer(&store, &completion(3), now).await,
+        Intake::Held { duplicate: false, .. }
+    ));
+    let later = now + chrono::Duration::days(1);
+    let policy = floor_policy();
+    let who = ("support-7", "checked against the replay");
+    // The settlement's commit fails: the record is left approving, nothing applied.
+    let failing = crate::faults::Faulty::new(store.clone()).failing_source("c-03");
+    assert!(held::decide(
+        &failing,
+        ("level-completion", "c-03"),
+        Verdict::Approve,
+        who,
+        later,
+        &policy
+    )
+    .await
+    .is_err());
+    let record = held::get(&store, "level-completion", "c-03")
+        .await
+        .expect("read")
+        .expect("held");
+    assert_eq!(record.state, HeldState::Approving);
+    assert!(store
+        .ledger_entries(Game::MahjongRivals, "p-03")
+        .await
+        .expect("ledger")
+        .is_empty());
+    assert_eq!(
+        decide_call(&store, "c-03", "reject", later).await.status,
+        409,
+        "the approval stands"
+    );
+    // The commit is applied, its reply lost.
+    let lossy = crate::faults::Faulty::new(store.clone()).losing_replies(1);
+    let _ = held::decide(
+        &lossy,
+        ("level-completion", "c-03"),
+        Verdict::Approve,
+        who,
+        later + chrono::Duration::minutes(1),
+        &policy,
+    )
+    .await;
+    // Three operators approve it at once.
+    let answers = futures::future::join_all(
+        (0..3).map(|_| decide_call(&store, "c-03", "approve", later + chrono::Duration::minutes(2))),
+    )
+    .await;
+    for answer in &answers {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert_eq!(answer.body["state"], "approved", "{}", answer.body);
+    }
+    let ledger = store
+        .ledger_entries(Game::MahjongRivals, "p-03")
+        .await
+        .expect("ledger");
+    assert_eq!(ledger.len(), 1, "settled once: {ledger:?}");
+    balance_is_its_ledger(&store, Game::MahjongRivals, "p-03").await;
+    let day = podium_rules::board::board_def("mahjong-daily")
+        .expect("board")
+        .period_at(
+            DateTime::parse_from_rfc3339("2026-12-29T10:00:00Z")
+                .expect("instant")
+                .to_utc(),
+        );
+    let credited = store
+        .period_entry(&BoardRef::new("mahjong-daily", day.id.clone()), "p-03")
+        .await
+        .expect("entry");
+    assert_eq!(
+        credited.map(|e| e.points),
+        Some(ledger[0].applied),
+        "credited once"
+    );
+    let queue = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/review",
+        &[],
+        Some("support-7"),
+        None,
+        later,
+    )
+    .await;
+    assert_eq!(
+        queue.body["held"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        queue.body
+    );
+    let entries = trail_of(&store, ("player", "p-03"), later).await;
+    assert_eq!(entries.len(), 1, "one audit entry: {entries:?}");
+    assert_eq!(entries[0]["action"], "approve");
+}
+
+/// OP-4, OP-5, GM-3: a restore that stops while settling the held records (the second
+/// one's commit fails) is finished by sending it again: bob is shown and served again,
+/// his three held records are settled once each in the order they arrived, every
+/// balance equals its ledger, and the trail holds one suspension and one restore.
+pub async fn an_interrupted_restore_is_finished_by_its_repeat<S: Store + Clone + 'static>(store: S) {
+    use crate::deletion::{t, tick};
+    use podium_service::jobs::Job;
+    use podium_service::moderation::review::{self as held, HeldState};
+    use podium_service::moderation::suspensions::{restore, suspend};
+    crate::deletion::seed(&store).await;
+    let at = t("2027-07-19T06:00:00Z");
+    suspend(
+        &store,
+        "bob",
+        ("support-7", "reported for a modified client"),
+        30,
+        at,
+    )
+    .await
+    .expect("suspended");
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    for (i, (w, l)) in [("bob", "carol"), ("carol", "bob"), ("bob", "dave")]
+        .iter()
+        .enumerate()
+    {
+        let ended = t("2027-07-19T06:10:00Z") + chrono::Duration::minutes(i as i64);
+        let line =
+            serde_json::to_vec(&crate::fixtures::rout(&format!("held-{i}"), w, l, ended)).expect("json");
+        let arrived = ended + chrono::Duration::seconds(30);
+        let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
+        let intake = accept(&store, &line, &record, arrived, &policy, &format!("d-{i}"))
+            .await
+            .expect("accepted");
+        assert!(matches!(intake, Intake::Held { .. }), "{intake:?}");
+    }
+    let next_day = t("2027-07-20T06:00:00Z");
+    // The restore stops at the second held record.
+    let failing = crate::faults::Faulty::new(store.clone()).failing_source("held-1");
+    assert!(restore(
+        &failing,
+        "bob",
+        ("support-8", "the report was wrong"),
+        next_day,
+        &policy
+    )
+    .await
+    .is_err());
+    // Sent again: finished.
+    let again = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/bob/restore",
+        &[],
+        Some("support-8"),
+        Some(&json!({"reason": "the report was wrong"})),
+        next_day + chrono::Duration::minutes(1),
+    )
+    .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(read_as(&store, "bob", "/v1/me", &[], next_day).await.status, 200);
+    tick(&store, Job::Refresh, "2027-07-20T06:05:00Z").await;
+    let page = read_as(
+        &store,
+        "carol",
+        "/v1/leaderboards/seega",
+        &[],
+        t("2027-07-20T06:06:00Z"),
+    )
+    .await;
+    assert!(ids_of(&page.body).contains(&"bob".to_string()), "{}", page.body);
+    let order: Vec<String> = store
+        .ledger_entries(Game::Seega, "bob")
+        .await
+        .expect("ledger")
+        .into_iter()
+        .filter(|e| e.source_id.starts_with("held-"))
+        .map(|e| e.source_id)
+        .collect();
+    assert_eq!(
+        order,
+        ["held-0", "held-1", "held-2"],
+        "once each, in arrival order"
+    );
+    for p in ["bob", "carol", "dave"] {
+        balance_is_its_ledger(&store, Game::Seega, p).await;
+    }
+    for i in 0..3 {
+        let h = held::get(&store, "seega", &format!("held-{i}"))
+            .await
+            .expect("read")
+            .expect("held");
+        assert_eq!(h.state, HeldState::Approved, "held-{i}");
+    }
+    let actions: Vec<String> = trail_of(&store, ("player", "bob"), next_day)
+        .await
+        .iter()
+        .filter_map(|e| e["action"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(actions, ["restore", "suspend"], "the restore is audited once");
+}
+
+/// LB-5, GM-3, OP-5: a close whose freeze stops at its first snapshot write, then one
+/// whose result message to bob fails, then two at once, send each ranked player's
+/// result exactly once (one `period_result` of the day each, the balances their
+/// ledgers); the trail holds one close per call that answered 200.
+pub async fn an_interrupted_period_close_sends_each_result_once<S: Store + Clone + 'static>(store: S) {
+    use crate::deletion::t;
+    crate::deletion::seed(&store).await;
+    let at = t("2027-07-20T06:00:00Z");
+    let stalled = crate::faults::Faulty::new(store.clone()).failing_item_writes("SNAP#", 1);
+    let first = close_call(&stalled, "mahjong-daily", "2027-07-19", false, at).await;
+    assert_eq!(first.status, 503, "{}", first.body);
+    let failing = crate::faults::Faulty::new(store.clone()).failing_source("mahjong-daily@2027-07-19:bob");
+    let second = close_call(
+        &failing,
+        "mahjong-daily",
+        "2027-07-19",
+        false,
+        at + chrono::Duration::seconds(1),
+    )
+    .await;
+    assert_eq!(second.status, 503, "{}", second.body);
+    let later = at + chrono::Duration::seconds(2);
+    let (a, b) = futures::future::join(
+        close_call(&store, "mahjong-daily", "2027-07-19", false, later),
+        close_call(&store, "mahjong-daily", "2027-07-19", false, later),
+    )
+    .await;
+    let mut ok = 0;
+    for answer in [&a, &b] {
+        assert!(
+            answer.status == 200 || answer.status == 503,
+            "{}: {}",
+            answer.status,
+            answer.body
+        );
+        ok += usize::from(answer.status == 200);
+    }
+    if ok == 0 {
+        let c = close_call(&store, "mahjong-daily", "2027-07-19", false, later).await;
+        assert_eq!(c.status, 200, "{}", c.body);
+        ok = 1;
+    }
+    let done = close_call(&store, "mahjong-daily", "2027-07-19", true, later).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(done.body["to_send"], json!(0), "{}", done.body);
+    let ranked: Vec<String> = done.body["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["player_id"].as_str().map(str::to_string))
+        .collect();
+    assert!(ranked.contains(&"bob".to_string()), "{}", done.body);
+    for p in &ranked {
+        let inbox = read_as(&store, p, "/v1/me/inbox", &[], later).await;
+        let n = inbox.body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["kind"] == "period_result" && m["period"] == "2027-07-19")
+            .count();
+        assert_eq!(n, 1, "{p}: one result: {}", inbox.body);
+        balance_is_its_ledger(&store, Game::MahjongRivals, p).await;
+    }
+    let closes = trail_of(&store, ("operator", "support-7"), later)
+        .await
+        .iter()
+        .filter(|e| e["action"] == "close")
+        .count();
+    assert_eq!(closes, ok, "one entry per close that answered 200");
+}
+
+/// OP-4: a suspension that stops midway (bob hidden from the frozen 18 July archive,
+/// the weekly board's pointer write failing before the suspension records where it
+/// hid him) and is then restored rather than repeated shows bob again everywhere: the
+/// frozen day at once, as before, and the live board from its next refresh.
+pub async fn a_restore_after_an_interrupted_suspension_shows_the_player_everywhere<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    use crate::deletion::{t, tick};
+    use podium_service::jobs::Job;
+    use podium_service::moderation::suspensions::suspend;
+    crate::deletion::seed(&store).await;
+    let at = t("2027-07-19T06:00:00Z");
+    let later = at + chrono::Duration::minutes(1);
+    let (path, q): (&str, &[(&str, &str)]) = ("/v1/leaderboards/mahjong-daily", &[("period", "2027-07-18")]);
+    let before = read_as(&store, "carol", path, q, at).await;
+    assert!(
+        ids_of(&before.body).contains(&"bob".to_string()),
+        "{}",
+        before.body
+    );
+    let faulty = crate::faults::Faulty::new(store.clone()).failing_item_writes("SNAP#mahjong-weekly", 1);
+    let first = suspend(&faulty, "bob", ("support-7", "a modified client"), 30, at).await;
+    assert!(first.is_err(), "the weekly pointer's write failed");
+    let during = read_as(&store, "carol", path, q, at).await;
+    assert!(
+        !ids_of(&during.body).contains(&"bob".to_string()),
+        "hidden from the archive before the failure: {}",
+        during.body
+    );
+    // The operator restores him instead of repeating the suspension.
+    let restored = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/bob/restore",
+        &[],
+        Some("support-8"),
+        Some(&json!({"reason": "suspended by mistake"})),
+        later,
+    )
+    .await;
+    assert_eq!(restored.status, 200, "{}", restored.body);
+    assert_eq!(read_as(&store, "bob", "/v1/me", &[], later).await.status, 200);
+    let after = read_as(&store, "carol", path, q, later).await;
+    assert_eq!(
+        ranks(&after.body),
+        ranks(&before.body),
+        "the frozen day reads as before"
+    );
+    tick(&store, Job::Refresh, "2027-07-19T06:10:00Z").await;
+    let page = read_as(
+        &store,
+        "carol",
+        "/v1/leaderboards/seega",
+        &[],
+        t("2027-07-19T06:11:00Z"),
+    )
+    .await;
+    assert!(ids_of(&page.body).contains(&"bob".to_string()), "{}", page.body);
+}
+
+/// OP-2, GM-3: a record settled before a plausibility check was configured, delivered
+/// again afterwards (a queue retry), is a duplicate: not held and not in the review
+/// queue, where it would read as counted nowhere while it is on the balance.
+pub async fn a_settled_record_delivered_again_is_not_held<S: Store + Clone + 'static>(store: S) {
+    let now = crate::fixtures::now();
+    let line = completion(7);
+    let plain = podium_rules::record::policy::RecordPolicy::default();
+    let record = Incoming::from_json(&line, now, &plain).expect("parses");
+    assert_eq!(
+        accept(&store, &line, &record, now, &plain, "first")
+            .await
+            .expect("settled"),
+        Intake::Settled(Outcome::Applied)
+    );
+    let again = offer(&store, &line, now + chrono::Duration::minutes(1)).await;
+    assert_eq!(again, Intake::Settled(Outcome::Duplicate));
+    let queue = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/review",
+        &[],
+        Some("support-7"),
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(
+        queue.body["held"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        queue.body
+    );
+}
+
+/// OP-3, OP-4: a record held because bob is suspended, approved while he still is
+/// (refused: 403 `suspended`), is settled once when he is restored, like the other
+/// records held meanwhile, and not left `approving` out of every queue.
+pub async fn an_approval_refused_for_a_suspension_is_settled_by_the_restore<S: Store + Clone + 'static>(
+    store: S,
+) {
+    use crate::deletion::t;
+    use podium_service::moderation::review::{self as held, HeldState};
+    use podium_service::moderation::suspensions::suspend;
+    crate::deletion::seed(&store).await;
+    let at = t("2027-07-19T06:00:00Z");
+    suspend(
+        &store,
+        "bob",
+        ("support-7", "reported for a modified client"),
+        30,
+        at,
+    )
+    .await
+    .expect("suspended");
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    let ended = t("2027-07-19T06:10:00Z");
+    let line = serde_json::to_vec(&crate::fixtures::rout("held-a", "bob", "carol", ended)).expect("json");
+    let arrived = ended + chrono::Duration::seconds(30);
+    let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
+    let intake = accept(&store, &line, &record, arrived, &policy, "d-a")
+        .await
+        .expect("accepted");
+    assert!(matches!(intake, Intake::Held { .. }), "{intake:?}");
+    let ctx = ApiContext::new(cursor_key());
+    let req = ApiRequest {
+        method: "POST".into(),
+        path: "/v1/operator/review/seega/held-a".into(),
+        operator: Some("support-7".into()),
+        ..Default::default()
+    };
+    let approve = api::handle_with_body(
+        &store,
+        &ctx,
+        &req,
+        &[("content-type", "application/json")],
+        Bytes::from(json!({"verdict": "approve", "reason": "a fair match"}).to_string()),
+        arrived + chrono::Duration::minutes(1),
+    )
+    .await;
+    assert_eq!(approve.status, 403, "{}", approve.body);
+    let restored = operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/bob/restore",
+        &[],
+        Some("support-8"),
+        Some(&json!({"reason": "the report was wrong"})),
+        t("2027-07-20T06:00:00Z"),
+    )
+    .await;
+    assert_eq!(restored.status, 200, "{}", restored.body);
+    let h = held::get(&store, "seega", "held-a")
+        .await
+        .expect("read")
+        .expect("held");
+    assert_eq!(h.state, HeldState::Approved, "{h:?}");
+    let settled = store
+        .ledger_entries(Game::Seega, "bob")
+        .await
+        .expect("ledger")
+        .into_iter()
+        .filter(|e| e.source_id == "held-a")
+        .count();
+    assert_eq!(settled, 1, "settled once by the restore");
+    balance_is_its_ledger(&store, Game::Seega, "bob").await;
+}
+
 /// Runs each moderation case against a fresh store from `$make`.
 #[macro_export]
 macro_rules! moderation_tests {
@@ -1051,6 +1593,13 @@ macro_rules! moderation_tests {
             an_operator_closes_a_missed_period_once,
             a_deletion_keeps_only_the_fact_in_the_trail,
             an_interrupted_suspension_is_finished_by_its_repeat,
+            an_interrupted_correction_applies_once_on_its_repeat,
+            an_interrupted_approval_settles_once_on_its_repeat,
+            an_interrupted_restore_is_finished_by_its_repeat,
+            an_interrupted_period_close_sends_each_result_once,
+            a_restore_after_an_interrupted_suspension_shows_the_player_everywhere,
+            a_settled_record_delivered_again_is_not_held,
+            an_approval_refused_for_a_suspension_is_settled_by_the_restore,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -77,7 +77,11 @@ impl Correction {
             return Err(RuleError::new(
                 "points",
                 "OP-1",
-                format!("a correction is a whole number of points from −{MAX_CORRECTION_POINTS} to {MAX_CORRECTION_POINTS}, not 0"),
+                format!(
+                    "a correction is a whole number of points from −{MAX_CORRECTION_POINTS} to \
+                     {MAX_CORRECTION_POINTS} other than 0, not {}",
+                    self.points
+                ),
             ));
         }
         self.reason = check_reason("reason", &self.reason)?;

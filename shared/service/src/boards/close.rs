@@ -90,6 +90,11 @@ struct Progress {
     /// Results settled, in listing order.
     settled: usize,
     done: bool,
+    /// The players the close leaves out (OP-4: suspended when it was first run), as
+    /// id hashes ([`crate::engine::names::id_hash`]); decided once, before any result
+    /// is sent, and kept (a restore later does not change the period's results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    left_out: Option<Vec<String>>,
 }
 
 fn progress_key(board: &BoardRef) -> ItemKey {
@@ -131,25 +136,73 @@ pub struct CloseReport {
 }
 
 /// The results of `board`'s frozen period (LB-2 ranks over its final snapshot, with
-/// `table`'s rewards), in listing order. Reads the whole final snapshot.
+/// `table`'s rewards), in listing order, without the players the close leaves out
+/// (OP-4: those suspended when it was first run, or now if it has not run; the ranks
+/// below them close up). Reads the whole final snapshot.
 pub async fn final_results<S: ItemStore + ?Sized>(
     store: &S,
     def: &BoardDef,
     board: &BoardRef,
     table: Option<&RewardTable>,
 ) -> Result<Vec<PeriodResult>, ServiceError> {
+    let (progress, _) = read_progress(store, &progress_key(board)).await?;
+    let left_out = match progress.left_out {
+        Some(l) => l,
+        None => suspended_now(store, board).await?,
+    };
+    let kept = |id: &str| left_out.is_empty() || !left_out.contains(&crate::engine::names::id_hash(id));
     let entries: Vec<(String, i64)> =
         snapshot::read::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
             .await?
-            .into_iter()
-            .flat_map(|p| p.entries)
-            .map(|e| (e.player_id, e.value))
+            .iter()
+            .flat_map(|p| p.entries.iter())
+            .filter(|e| kept(&e.player_id))
+            .map(|e| (e.player_id.clone(), e.value))
             .collect();
     Ok(period_reward::results(
         table,
         period_reward::splits_ties(def.game),
         &entries,
     ))
+}
+
+/// The players suspended now on `board`'s frozen period (its pointer's hidden
+/// entries), as id hashes.
+async fn suspended_now<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<Vec<String>, ServiceError> {
+    Ok(snapshot::read::current_consistent(store, board)
+        .await?
+        .map(|p| {
+            p.erased
+                .iter()
+                .filter(|e| e.suspended)
+                .map(|e| e.hash.clone())
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+/// The close's progress with the players it leaves out decided: recorded by the
+/// first run (conditionally: concurrent runs agree), read by the others.
+async fn decided<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<(Progress, u64), ServiceError> {
+    let key = progress_key(board);
+    for _ in 0..10 {
+        let (mut progress, version) = read_progress(store, &key).await?;
+        if progress.left_out.is_some() || progress.done {
+            return Ok((progress, version));
+        }
+        progress.left_out = Some(suspended_now(store, board).await?);
+        let body = serde_json::to_vec(&progress).unwrap_or_default();
+        if store.put_item_if(&key, &body, version).await? {
+            return Ok((progress, version + 1));
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
 }
 
 /// Whether `board`'s final snapshot is complete (the period is frozen).
@@ -175,6 +228,7 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
     if !is_frozen(store, board).await? {
         return Ok(None);
     }
+    decided(store, board).await?;
     let results = final_results(store, def, board, table).await?;
     let sources: Vec<ResultMessage> = results
         .iter()
@@ -187,10 +241,11 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
         .collect();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
     let key = progress_key(board);
-    let (_, version) = read_progress(store, &key).await?;
+    let (prior, version) = read_progress(store, &key).await?;
     let done = Progress {
         settled: results.len(),
         done: true,
+        left_out: prior.left_out,
     };
     // A concurrent close recorded its own progress: either way every result is settled.
     store
@@ -225,7 +280,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         _ => return Ok(None),
     }
     let key = progress_key(board);
-    let (mut progress, mut version) = read_progress(store, &key).await?;
+    let (mut progress, mut version) = decided(store, board).await?;
     if progress.done {
         // Closed before: nothing to read or send (one read per tick).
         return Ok(Some(CloseReport {
@@ -262,6 +317,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         let next = Progress {
             settled: end,
             done: end >= results.len(),
+            left_out: progress.left_out.clone(),
         };
         let body = serde_json::to_vec(&next).unwrap_or_default();
         if store.put_item_if(&key, &body, version).await? {

@@ -34,7 +34,7 @@ async fn rank_in<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             .find(|e| e.player_id == player_id)
             .map(|e| (e.rank, e.card.clone()))
     };
-    if let Some(found) = p.first_page.as_ref().and_then(find) {
+    if let Some(found) = p.first_page.as_deref().and_then(find) {
         return Ok(Some(found));
     }
     let me = match crate::boards::live::board_value(store, board, player_id).await {
@@ -52,7 +52,7 @@ async fn rank_in<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             reached_at_ms: held.reached_at_ms,
             player_id: player_id.to_string(),
         };
-        if let Some(found) = dir.page_holding(&key).await?.as_ref().and_then(find) {
+        if let Some(found) = dir.page_holding(&key).await?.as_deref().and_then(find) {
             return Ok(Some(found));
         }
     }
@@ -92,21 +92,65 @@ pub async fn hide<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     player_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<String>, ServiceError> {
-    let hash = crate::engine::names::id_hash(player_id);
-    let mut hidden = Vec::new();
+    let views = views(store, board, player_id).await?;
+    hide_in(store, views, player_id, now).await
+}
+
+/// The snapshots [`hide`] hides `player_id` from on `board`: the board's and their
+/// country's view's, each with its pointer and the player's rank there (read, nothing
+/// written), so that a caller can record where it is about to hide them first.
+pub async fn views<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    player_id: &str,
+) -> Result<Vec<View>, ServiceError> {
     let Some(p) = crate::boards::snapshot::read::pointer(store, board, true).await? else {
-        return Ok(hidden);
+        return Ok(Vec::new());
     };
     let found = rank_in(store, board, &p, player_id).await?;
-    let mut views = vec![(board.clone(), p, found.as_ref().map(|f| f.0))];
+    let mut views = vec![View {
+        board: board.clone(),
+        pointer: p,
+        rank: found.as_ref().map(|f| f.0),
+    }];
     if let Some(cc) = found.as_ref().and_then(|f| f.1.country.clone()) {
         let view = country_board(board, &cc);
         if let Some(cp) = crate::boards::snapshot::read::pointer(store, &view, true).await? {
             let rank = rank_in(store, &view, &cp, player_id).await?.map(|f| f.0);
-            views.push((view, cp, rank));
+            views.push(View {
+                board: view,
+                pointer: cp,
+                rank,
+            });
         }
     }
-    for (view, p, rank) in views {
+    Ok(views)
+}
+
+/// One snapshot [`hide`] hides a player from: its board, pointer as read, and the
+/// player's rank in it (`None`: not listed there).
+pub struct View {
+    pub board: BoardRef,
+    pointer: Published,
+    rank: Option<u64>,
+}
+
+/// Hides `player_id` from each of `views` ([`views`]); answers the boards whose
+/// pointers now hide them. Safe to repeat.
+pub async fn hide_in<S: ItemStore + ?Sized>(
+    store: &S,
+    views: Vec<View>,
+    player_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<String>, ServiceError> {
+    let hash = crate::engine::names::id_hash(player_id);
+    let mut hidden = Vec::new();
+    for View {
+        board: view,
+        pointer: p,
+        rank,
+    } in views
+    {
         let id = p.id.clone();
         let entry = Erased {
             hash: hash.clone(),

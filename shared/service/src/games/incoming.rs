@@ -153,6 +153,23 @@ impl Incoming {
         }
     }
 
+    /// The key the record is settled under, its idempotency key (GM-3): the one
+    /// [`settle_incoming`] records it as.
+    pub fn source_key(&self) -> podium_store::SourceKey {
+        use podium_rules::game::Game;
+        use podium_store::SourceKey;
+        match self {
+            Incoming::Seega(r) => SourceKey::new(crate::games::seega::MATCH, r.match_id.clone()),
+            Incoming::QuickMatch(m) => SourceKey::new(quick_match::KIND, m.match_id.clone()),
+            Incoming::LevelCompletion(c) => SourceKey::new(completion::KIND, c.completion_id.clone()),
+            Incoming::Arena(a) => SourceKey::new(arena::KIND, a.arena_id.clone()),
+            Incoming::Registration(r) => SourceKey::new(tournament::KIND_REGISTRATION, r.id()),
+            Incoming::Table(t) => SourceKey::new(tournament::KIND_TABLE, t.table_id.clone()),
+            Incoming::DotsAndBoxes(m) => SourceKey::new(Game::DotsAndBoxes.id(), m.match_id.clone()),
+            Incoming::Minesweeper(d) => SourceKey::new(Game::Minesweeper.id(), d.match_id.clone()),
+        }
+    }
+
     /// The match id.
     pub fn match_id(&self) -> &str {
         match self {

@@ -65,7 +65,7 @@ pub struct Decision {
     pub operator: String,
     pub at: DateTime<Utc>,
     pub reason: String,
-    /// What the approval's settlement did (`applied`, `duplicate`), or why the rules
+    /// What the approval's settlement did (`applied`, `void`: applied as a void match, `duplicate`), or why the rules
     /// refused it; absent on a rejection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
@@ -149,7 +149,11 @@ pub async fn accept<S: SettleStore + ItemStore + ?Sized>(
 ) -> Result<Intake, ServiceError> {
     if !policy.plausibility.is_empty() {
         if let Some(breach) = policy.plausibility.check(&record.facts(now, policy)) {
-            return hold(store, raw, record, (PLAUSIBILITY, breach), now).await;
+            // GM-3: a record settled before (a check configured since, a queue retry)
+            // is answered as settled, a duplicate or a conflict, never held.
+            if store.get_source(&record.source_key()).await?.is_none() {
+                return hold(store, raw, record, (PLAUSIBILITY, breach), now).await;
+            }
         }
     }
     match settle_incoming(store, record, now, policy, delivery).await {
@@ -369,7 +373,8 @@ async fn settle_held<S: SettleStore + ?Sized>(
         }
     };
     match outcome {
-        Ok(Outcome::Applied | Outcome::Void) => Ok((HeldState::Approved, "applied".to_string())),
+        Ok(Outcome::Applied) => Ok((HeldState::Approved, "applied".to_string())),
+        Ok(Outcome::Void) => Ok((HeldState::Approved, "void".to_string())),
         Ok(Outcome::Duplicate) => Ok((HeldState::Approved, "duplicate".to_string())),
         Err(e) if e.is_permanent() => Ok((HeldState::Rejected, format!("refused by the rules: {e}"))),
         Err(e) => Err(e),
@@ -383,7 +388,15 @@ async fn approve<S: SettleStore + ItemStore + ?Sized>(
     policy: &RecordPolicy,
     now: DateTime<Utc>,
 ) -> Result<HeldRecord, ServiceError> {
-    let (state, said) = settle_held(store, &held, policy, now).await?;
+    let (state, said) = match settle_held(store, &held, policy, now).await {
+        Err(e @ ServiceError::Suspended { .. }) => {
+            // OP-4: a player it names is suspended: the record stays held (a record
+            // held for the suspension is settled by the restore), undecided.
+            reopen(store, &held).await?;
+            return Err(e);
+        }
+        decided => decided?,
+    };
     loop {
         let (current, version) = read(store, &held.kind, &held.id)
             .await?
@@ -403,6 +416,27 @@ async fn approve<S: SettleStore + ItemStore + ?Sized>(
             return finish(store, held).await;
         }
     }
+}
+
+/// Puts an approval that could not settle back to `held`, undecided (safe to repeat;
+/// a record another call decided meanwhile is left as it stands).
+async fn reopen<S: ItemStore + ?Sized>(store: &S, held: &HeldRecord) -> Result<(), ServiceError> {
+    while let Some((mut current, version)) = read(store, &held.kind, &held.id).await? {
+        if current.state != HeldState::Approving {
+            return Ok(());
+        }
+        current.state = HeldState::Held;
+        current.decision = None;
+        if store
+            .put_item_if(&record_key(&held.kind, &held.id), &encode(&current)?, version)
+            .await?
+        {
+            // Back in the queue if it was listed there (the index items are safe to rewrite).
+            store.put_items(&index_items(&current)?, None).await?;
+            return Ok(());
+        }
+    }
+    Ok(())
 }
 
 /// A decided record leaves the queue and enters the audit trail (both safe to repeat).

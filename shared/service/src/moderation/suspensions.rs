@@ -47,6 +47,17 @@ pub struct Suspension {
 struct Guard {
     state: String,
     suspension: Suspension,
+    /// A restore under way: who began it, when and why (it ends by removing the
+    /// guard). A suspension found restoring hides nothing more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    restoring: Option<Restoring>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Restoring {
+    at: DateTime<Utc>,
+    operator: String,
+    reason: String,
 }
 
 /// What a suspend or restore call answers.
@@ -131,6 +142,7 @@ pub async fn suspend<S: Store + ?Sized>(
                     reason,
                     hidden_from: Vec::new(),
                 },
+                restoring: None,
             };
             let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
             if store.put_item_if(&key, &body, 0).await? {
@@ -144,21 +156,32 @@ pub async fn suspend<S: Store + ?Sized>(
             }
         }
     };
+    if g.restoring.is_some() {
+        return Err(restore_under_way());
+    }
     // Every step below is safe to repeat: a call that stopped midway (or found the
     // suspension already written) finishes them. Left out of every snapshot from now
-    // on, then hidden from those taken.
+    // on, then hidden from those taken: each board's snapshots recorded in the guard
+    // before they are hidden (so a restore shows them again whatever stopped where),
+    // and after each step the guard read again: a restore that began meanwhile wins,
+    // and this call undoes what it did and answers 503.
     let since = g.suspension.since;
+    let mut version = version;
     crate::boards::snapshot::left_out::set_listed(store, player_id, Some(since)).await?;
-    let mut hidden_from = Vec::new();
+    still_suspended(store, player_id, &g).await?;
     for board in &boards {
-        hidden_from.extend(crate::boards::hidden::hide(store, board, player_id, since).await?);
-    }
-    hidden_from.retain(|b| !g.suspension.hidden_from.contains(b));
-    if !hidden_from.is_empty() {
-        g.suspension.hidden_from.extend(hidden_from);
-        let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
-        // A restore that read the guard meanwhile wins: its own record stands.
-        store.put_item_if(&key, &body, version).await?;
+        let views = crate::boards::hidden::views(store, board, player_id).await?;
+        let new: Vec<String> = views
+            .iter()
+            .map(|v| v.board.key())
+            .filter(|b| !g.suspension.hidden_from.contains(b))
+            .collect();
+        if !new.is_empty() {
+            g.suspension.hidden_from.extend(new);
+            version = record(store, player_id, &mut g, version).await?;
+        }
+        crate::boards::hidden::hide_in(store, views, player_id, since).await?;
+        still_suspended(store, player_id, &g).await?;
     }
     let suspension = g.suspension;
     // The same action's entry (same instant and id) on every repeat.
@@ -197,9 +220,9 @@ pub async fn restore<S: Store + ?Sized>(
     policy: &RecordPolicy,
 ) -> Result<SuspensionAnswer, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let Some((g, version)) = guard(store, player_id).await? else {
+    let Some((mut g, mut version)) = guard(store, player_id).await? else {
         // Not suspended: an earlier restore that stopped after removing the guard
-        // left held records to settle; finish them.
+        // (its audit entry written) left held records to settle; finish them.
         let released = super::review::release(store, player_id, (operator, &reason), now, policy).await?;
         if released == 0 {
             return Err(ServiceError::NotFound("the player is not suspended".into()));
@@ -211,15 +234,37 @@ pub async fn restore<S: Store + ?Sized>(
             unchanged: false,
         });
     };
-    if now > g.suspension.restorable_until {
-        return Err(ServiceError::Conflict {
-            field: "player_id",
-            id: "past the restore window; the suspension can only become a deletion".into(),
+    if g.restoring.is_none() {
+        if now > g.suspension.restorable_until {
+            return Err(ServiceError::Conflict {
+                field: "player_id",
+                id: "past the restore window; the suspension can only become a deletion".into(),
+            });
+        }
+        // The restore begins: recorded in the guard, so that a suspension repeated
+        // meanwhile hides nothing more, and a repeat of this call finishes it as begun.
+        g.restoring = Some(Restoring {
+            at: now,
+            operator: operator.to_string(),
+            reason: reason.clone(),
         });
+        let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
+        if !store
+            .put_item_if(&tombstone_key(player_id), &body, version)
+            .await?
+        {
+            return Err(ServiceError::Contended { attempts: 1 });
+        }
+        version += 1;
     }
+    let began = g
+        .restoring
+        .clone()
+        .ok_or(ServiceError::Contended { attempts: 1 })?;
     // Shown again, off the list, the boards marked changed (the next refresh lists
-    // them, LB-5): all safe to repeat, and done while the guard still holds their
-    // records back. Then the guard goes, and the held records are settled.
+    // them, LB-5), the action audited: all safe to repeat, and done while the guard
+    // still holds their records back. Then the guard goes, and the held records are
+    // settled.
     for b in &g.suspension.hidden_from {
         if let Some((board, period)) = b.split_once('@') {
             crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
@@ -231,27 +276,116 @@ pub async fn restore<S: Store + ?Sized>(
             crate::engine::changes::raise(store, &mark).await?;
         }
     }
+    // The same entry (instant and id) on every repeat of this restore.
+    audit::append(
+        store,
+        &AuditEntry {
+            id: format!("{player_id}@{}", g.suspension.since.timestamp_millis()),
+            at: began.at,
+            operator: began.operator.clone(),
+            action: action::RESTORE.into(),
+            target: player_id.to_string(),
+            player_id: Some(player_id.to_string()),
+            reason: began.reason.clone(),
+            changes: serde_json::json!({"suspended_since": g.suspension.since}),
+        },
+    )
+    .await?;
     if !store.delete_item_if(&tombstone_key(player_id), version).await? {
         return Err(ServiceError::Contended { attempts: 1 });
     }
-    let released = super::review::release(store, player_id, (operator, &reason), now, policy).await?;
-    audit::append(
-        store,
-        &AuditEntry::on_player(
-            action::RESTORE,
-            player_id,
-            (operator, reason),
-            now,
-            serde_json::json!({"suspended_since": g.suspension.since, "held_records_settled": released}),
-        ),
-    )
-    .await?;
+    let released =
+        super::review::release(store, player_id, (&began.operator, &began.reason), now, policy).await?;
+    g.restoring = None;
     Ok(SuspensionAnswer {
         state: "active".into(),
         suspension: Some(g.suspension),
         released: Some(released),
         unchanged: false,
     })
+}
+
+fn restore_under_way() -> ServiceError {
+    ServiceError::Contended { attempts: 1 }
+}
+
+/// Writes `g` (the boards about to be hidden added) over the guard at `version`;
+/// answers the new version. A guard another suspend call changed meanwhile is merged
+/// with and written again; one a restore began on, or removed, is not: what this
+/// call hid is shown again and it answers 503.
+async fn record<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    g: &mut Guard,
+    mut version: u64,
+) -> Result<u64, ServiceError> {
+    let key = tombstone_key(player_id);
+    for _ in 0..10 {
+        let body = serde_json::to_vec(&*g).map_err(|e| corrupt("suspension", e))?;
+        if store.put_item_if(&key, &body, version).await? {
+            return Ok(version + 1);
+        }
+        match guard(store, player_id).await? {
+            Some((stored, v))
+                if stored.restoring.is_none() && stored.suspension.since == g.suspension.since =>
+            {
+                for b in stored.suspension.hidden_from {
+                    if !g.suspension.hidden_from.contains(&b) {
+                        g.suspension.hidden_from.push(b);
+                    }
+                }
+                version = v;
+            }
+            found => {
+                overtaken(store, player_id, g, found.map(|(s, _)| s)).await?;
+                return Err(restore_under_way());
+            }
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// Checks that the guard still holds `g`'s suspension, no restore begun on it; if a
+/// restore began (or ended), shows `player_id` again where this call hid them and
+/// answers 503.
+async fn still_suspended<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    g: &Guard,
+) -> Result<(), ServiceError> {
+    match guard(store, player_id).await? {
+        Some((stored, _)) if stored.restoring.is_none() && stored.suspension.since == g.suspension.since => {
+            Ok(())
+        }
+        found => overtaken(store, player_id, g, found.map(|(s, _)| s)).await,
+    }
+}
+
+/// A suspension call overtaken: by a restore of its suspension (or one that ended it),
+/// whose hiding it undoes; or by a newer suspension, which owns the hiding now. 503
+/// either way.
+async fn overtaken<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    g: &Guard,
+    stored: Option<Guard>,
+) -> Result<(), ServiceError> {
+    let newer = stored.is_some_and(|s| s.restoring.is_none() && s.suspension.since != g.suspension.since);
+    if !newer {
+        undo(store, player_id, g).await?;
+    }
+    Err(restore_under_way())
+}
+
+/// Shows `player_id` again on every board `g` records and takes them off the list (a
+/// suspension overtaken by a restore). Safe to repeat.
+async fn undo<S: Store + ?Sized>(store: &S, player_id: &str, g: &Guard) -> Result<(), ServiceError> {
+    for b in &g.suspension.hidden_from {
+        if let Some((board, period)) = b.split_once('@') {
+            crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
+        }
+    }
+    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await
 }
 
 /// Whether `player_id` is suspended, with the suspension.

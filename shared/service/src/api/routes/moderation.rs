@@ -51,7 +51,7 @@ pub(crate) struct CorrectionBody {
             example = json!({"correction_id": "fix-0001", "player_id": "alice", "game": "seega", "nominal": -500, "applied": -300, "balance_after": 0,
                 "reason": "points won in a match the server scored twice", "operator": "support-7", "at": "2026-12-02T09:00:00Z", "duplicate": false})),
         (status = 400, description = "A refused field, named with its rule", body = ErrorBody,
-            example = json!({"error": "invalid", "message": "points (OP-1): a correction is a whole number of points from −1000000 to 1000000, not 0"})),
+            example = json!({"error": "invalid", "message": "points (OP-1): a correction is a whole number of points from −1000000 to 1000000 other than 0, not 0"})),
         (status = 403, description = "The caller is a player, not an operator; or the player is suspended (`suspended`: restore them first)", body = ErrorBody),
         (status = 404, description = "The player has no balance on that game", body = ErrorBody),
         (status = 409, description = "This `correction_id` was used with other content", body = ErrorBody),
