@@ -602,7 +602,7 @@ pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
             .page_deciding(value)
             .await
             .expect("read");
-        assert_eq!(rank_against(page.as_ref(), value), *rank, "{player}");
+        assert_eq!(rank_against(page.as_deref(), value), *rank, "{player}");
         let current = snapshot::read::current(&store, &board)
             .await
             .expect("read")
@@ -611,7 +611,7 @@ pub async fn snapshot_walk_and_ranks<S: Store>(store: S) {
             .page_deciding(value)
             .await
             .expect("read");
-        assert_eq!(rank_against(page.as_ref(), value), *rank, "{player}");
+        assert_eq!(rank_against(page.as_deref(), value), *rank, "{player}");
     }
 }
 
@@ -768,8 +768,8 @@ pub async fn period_credits_land_in_the_event_period<S: Store>(store: S) {
         .first_page
         .expect("page")
         .entries
-        .into_iter()
-        .map(|e| (e.player_id, e.value, e.rank))
+        .iter()
+        .map(|e| (e.player_id.clone(), e.value, e.rank))
         .collect();
     assert_eq!(top, [("p2".to_string(), 7, 1), ("p1".to_string(), 5, 2)]);
     // A late credit for W53 changes the live period board, never the frozen snapshot.

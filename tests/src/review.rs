@@ -432,6 +432,124 @@ pub async fn around_me_reads_stay_few_in_tie_groups<S: Store + Clone + 'static>(
     let _ = players;
 }
 
+/// LB-7, a warm process: once a server (or a warm Lambda container) has read a
+/// snapshot's pages and directory chunks, it keeps them decoded (they never change
+/// once published), so around-me and the caller's standing cost two point reads (the
+/// caller's account, OP-4, and live entry) and a cursor page one (the account),
+/// whatever the caller's depth; every answer stays the one a cold reader gives.
+pub async fn a_warm_process_reads_only_the_callers_entry<S: Store + Clone + 'static>(store: S) {
+    let counted = Counted::new(store);
+    for i in 0..600i64 {
+        seed_balance(&counted, &format!("w{i:03}"), 1_000 - i / 3, 10_000 + i).await;
+    }
+    snapshot::write::run(
+        &counted,
+        &BoardRef::all_time("seega"),
+        "warm",
+        at(60),
+        // Pages of 2: 300 pages, so the directory has a second chunk (LB-7).
+        2,
+        None,
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("snapshot");
+    // w450 gains after the snapshot: its older entry sits pages below its live one.
+    score_match(
+        &counted,
+        &rout("warm-m1", "w450", "w010", at(61)),
+        crate::fixtures::tick(),
+    )
+    .await
+    .expect("scored");
+    let ctx = ApiContext::new(cursor_key());
+    let probes = ["w000", "w010", "w299", "w450", "w599"];
+    // A walk of the whole board, from the top, keeping each page's cursor.
+    let walk = |ctx: ApiContext| {
+        let counted = counted.clone();
+        async move {
+            let mut pages = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut q = vec![("limit", "25")];
+                if let Some(c) = &cursor {
+                    q.push(("cursor", c.as_str()));
+                }
+                let page = call(&counted, &ctx, get("/v1/leaderboards/seega", &q, "w000")).await;
+                assert_eq!(page.status, 200, "{}", page.body);
+                cursor = page.body["next_cursor"].as_str().map(str::to_string);
+                pages.push((cursor.clone(), page.body["entries"].clone()));
+                if cursor.is_none() {
+                    return pages;
+                }
+            }
+        }
+    };
+    let cold_walk = walk(ApiContext::new(cursor_key())).await;
+    let mut cold = Vec::new();
+    for p in probes {
+        for n in ["5", "0"] {
+            // A fresh process each: nothing read before.
+            let fresh = ApiContext::new(cursor_key());
+            let a = call(
+                &counted,
+                &fresh,
+                get("/v1/leaderboards/seega/me", &[("neighbours", n)], p),
+            )
+            .await;
+            assert_eq!(a.status, 200, "{}", a.body);
+            cold.push(a.body);
+        }
+    }
+    // Warm: one process reads every page and the caller's surroundings once, then
+    // the same reads again.
+    walk(ctx.clone()).await;
+    for p in probes {
+        call(
+            &counted,
+            &ctx,
+            get("/v1/leaderboards/seega/me", &[("neighbours", "5")], p),
+        )
+        .await;
+    }
+    let mut warm = Vec::new();
+    for p in probes {
+        for n in ["5", "0"] {
+            let (before, _) = counted.counts();
+            let a = call(
+                &counted,
+                &ctx,
+                get("/v1/leaderboards/seega/me", &[("neighbours", n)], p),
+            )
+            .await;
+            let reads = counted.counts().0 - before;
+            assert_eq!(a.status, 200, "{}", a.body);
+            assert!(reads <= 2, "{p}, neighbours={n}: {reads} reads warm");
+            warm.push(a.body);
+        }
+    }
+    assert_eq!(warm, cold, "a warm answer differs from the cold one");
+    for (cursor, _) in &cold_walk {
+        let Some(cursor) = cursor else { continue };
+        let (before, _) = counted.counts();
+        let page = call(
+            &counted,
+            &ctx,
+            get(
+                "/v1/leaderboards/seega",
+                &[("limit", "25"), ("cursor", cursor)],
+                "w000",
+            ),
+        )
+        .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert!(counted.counts().0 - before <= 1, "a warm cursor page read a page");
+    }
+    // The walk itself, warm, lists the same pages.
+    let warm_walk = walk(ctx.clone()).await;
+    assert_eq!(warm_walk, cold_walk);
+}
+
 /// Review case 4 (GM-5): every parameter in range answers 200 on the live board and on
 /// a snapshot (neighbours 0 … 25, limit 1 … 100; the caller alone with neighbours=0),
 /// and every parameter out of range or malformed is a 400 naming it, never a 5xx.
@@ -880,6 +998,7 @@ macro_rules! review_tests {
             forged_cursors_are_refused,
             around_me_sets_the_callers_older_entry_aside,
             around_me_reads_stay_few_in_tie_groups,
+            a_warm_process_reads_only_the_callers_entry,
             parameters_are_checked_before_the_store,
             around_me_after_many_changes_stays_on_the_snapshot,
             a_resumed_run_lists_nobody_twice,

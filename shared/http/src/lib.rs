@@ -71,7 +71,10 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
         .with_refresh(config::snapshot_refresh()?)
         .with_records(config::record_policy()?)
         .with_restore_days(config::restore_days()?)
-        .with_rewards(config::period_rewards()?);
+        .with_rewards(config::period_rewards()?)
+        .with_read_cache(config::read_cache_entries(
+            podium_service::boards::snapshot::read::MEMO_DEFAULT_ENTRIES,
+        )?);
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
     let aws = podium_store::aws::lambda_sdk_config().await;

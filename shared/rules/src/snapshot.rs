@@ -69,8 +69,8 @@ pub struct Around {
 ///
 /// A neighbour's rank is its snapshot rank, one less if the caller's older entry was
 /// strictly better than it, one more if the caller's live value is.
-pub fn around(
-    pages: &[SnapshotPage],
+pub fn around<P: std::borrow::Borrow<SnapshotPage>>(
+    pages: &[P],
     me: &Standing,
     better: u64,
     stale_value: Option<i64>,
@@ -79,7 +79,7 @@ pub fn around(
     let stale_better = |v: i64| u64::from(stale_value.is_some_and(|s| s > v));
     let others: Vec<&SnapshotEntry> = pages
         .iter()
-        .flat_map(|p| p.entries.iter())
+        .flat_map(|p| p.borrow().entries.iter())
         .filter(|e| e.player_id != me.player_id)
         .collect();
     let mine = listing_key(me.value, me.reached_at_ms, &me.player_id);

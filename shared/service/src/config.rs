@@ -234,6 +234,18 @@ pub fn restore_days() -> Result<i64, ConfigError> {
     )? as i64)
 }
 
+/// How many decoded snapshot page entries a process keeps between requests
+/// (`PODIUM_READ_CACHE_ENTRIES`, 1,000 … 100,000,000; `default` when unset): about
+/// 270 bytes of memory each when full, directory and movement included
+/// ([`crate::boards::snapshot::read::Memo`]).
+pub fn read_cache_entries(default: u64) -> Result<u64, ConfigError> {
+    number("PODIUM_READ_CACHE_ENTRIES", default, 1_000..=100_000_000)
+}
+
+/// The default of [`read_cache_entries`] for `podium serve`: a whole 10^6-player
+/// board's pages and more (about 540 MB when full).
+pub const SERVE_READ_CACHE_ENTRIES: u64 = 2_000_000;
+
 /// How often the snapshot schedule refreshes live boards
 /// (`PODIUM_SNAPSHOT_REFRESH_MINUTES`, 1 … 60; default 5).
 pub fn snapshot_refresh() -> Result<Duration, ConfigError> {

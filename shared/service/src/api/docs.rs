@@ -47,43 +47,82 @@ use super::state::AppState;
 )]
 struct ApiDoc;
 
+/// Every route, once: each group is the handlers of one path. `$with!` receives the
+/// list: [`api_router`] documents it, [`serving_router`] only routes it.
+macro_rules! every_route {
+    ($with:ident) => {
+        $with!(
+            [board_page],
+            [board_me],
+            [board_friends],
+            [my_profile, put_profile],
+            [my_friends, put_friends],
+            [me],
+            [mahjong_me],
+            [my_match],
+            [my_ledger],
+            [my_inbox],
+            [claim_reward],
+            [my_follows],
+            [follow, unfollow],
+            [my_league],
+            [league_cohort],
+            [my_arena],
+            [my_table],
+            [tournament],
+            [daily_bonus],
+            [admob_callback],
+            [unity_callback],
+            [operator_player],
+            [operator_board],
+            [post_correction],
+            [operator_audit],
+            [review_queue],
+            [review_decide],
+            [export_player],
+            [suspend_player],
+            [restore_player],
+            [close_period],
+            [reset_name],
+            [delete_player],
+            [openapi_document]
+        )
+    };
+}
+
+/// The routes with their OpenAPI operations (for [`openapi`]).
+macro_rules! documented {
+    ($([$($handler:ident),+]),* $(,)?) => {
+        OpenApiRouter::with_openapi(ApiDoc::openapi()) $(.routes(routes!($($handler),+)))*
+    };
+}
+
+/// The routes alone: each handler at its annotated path and methods, read from its
+/// `utoipa::Path` (`path()` and `methods()` build no schema or operation).
+macro_rules! served {
+    ($([$($handler:ident),+]),* $(,)?) => {
+        axum::Router::new() $($(.route(
+            &utoipa_axum::paste! { <[<__path_ $handler>] as utoipa::Path>::path() },
+            utoipa_axum::paste! { <[<__path_ $handler>] as utoipa::Path>::methods() }
+                .iter()
+                .fold(axum::routing::MethodRouter::new(), |r, m| {
+                    r.on(utoipa_axum::PathItemExt::to_method_filter(m), $handler)
+                }),
+        ))+)*
+    };
+}
+
 /// Every route with its handler and its operation.
 pub(super) fn api_router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(board_page))
-        .routes(routes!(board_me))
-        .routes(routes!(board_friends))
-        .routes(routes!(my_profile, put_profile))
-        .routes(routes!(my_friends, put_friends))
-        .routes(routes!(me))
-        .routes(routes!(mahjong_me))
-        .routes(routes!(my_match))
-        .routes(routes!(my_ledger))
-        .routes(routes!(my_inbox))
-        .routes(routes!(claim_reward))
-        .routes(routes!(my_follows))
-        .routes(routes!(follow, unfollow))
-        .routes(routes!(my_league))
-        .routes(routes!(league_cohort))
-        .routes(routes!(my_arena))
-        .routes(routes!(my_table))
-        .routes(routes!(tournament))
-        .routes(routes!(daily_bonus))
-        .routes(routes!(admob_callback))
-        .routes(routes!(unity_callback))
-        .routes(routes!(operator_player))
-        .routes(routes!(operator_board))
-        .routes(routes!(post_correction))
-        .routes(routes!(operator_audit))
-        .routes(routes!(review_queue))
-        .routes(routes!(review_decide))
-        .routes(routes!(export_player))
-        .routes(routes!(suspend_player))
-        .routes(routes!(restore_player))
-        .routes(routes!(close_period))
-        .routes(routes!(reset_name))
-        .routes(routes!(delete_player))
-        .routes(routes!(openapi_document))
+    every_route!(documented)
+}
+
+/// Every route with its handler, without the OpenAPI document: what the router
+/// serves. Building the document takes 1.5–2 ms and hundreds of page faults, so a
+/// function builds it only when `/v1/openapi.json` is asked for, keeping its cold
+/// start near a hello-world function's (`scripts/bench-cold-start`, BENCHMARKS.md).
+pub(super) fn serving_router() -> axum::Router<AppState> {
+    every_route!(served)
 }
 
 /// The OpenAPI 3.1 document of every route.

@@ -21,7 +21,7 @@ use crate::api::state::{ApiContext, AppState};
 pub fn router(state: AppState) -> axum::Router {
     static ROUTER: OnceLock<axum::Router<AppState>> = OnceLock::new();
     ROUTER
-        .get_or_init(|| crate::api::docs::api_router().split_for_parts().0)
+        .get_or_init(crate::api::docs::serving_router)
         .clone()
         .fallback(crate::api::error::unknown_route)
         .method_not_allowed_fallback(crate::api::error::method_not_allowed)

@@ -51,6 +51,13 @@ impl ApiContext {
         }
     }
 
+    /// This context, keeping at most `entries` decoded snapshot page entries between
+    /// requests ([`crate::boards::snapshot::read::Memo`]; [`crate::config::read_cache_entries`]).
+    pub fn with_read_cache(mut self, entries: u64) -> Self {
+        self.cache = Arc::new(SnapshotCache::with_memo_entries(entries));
+        self
+    }
+
     /// This context, closing periods with `tables`' rewards.
     pub fn with_rewards(mut self, tables: podium_rules::period_reward::RewardTables) -> Self {
         self.rewards = Arc::new(tables);

@@ -115,7 +115,7 @@ async fn global_ranks<S: ItemStore + ?Sized>(
         .collect();
     let mut pages: BTreeMap<usize, SnapshotPage> = BTreeMap::new();
     if let Some(first) = &p.first_page {
-        pages.insert(0, first.clone());
+        pages.insert(0, SnapshotPage::clone(first));
     }
     let wanted: Vec<usize> = {
         let mut w: Vec<usize> = deciding

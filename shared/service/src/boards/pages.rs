@@ -26,16 +26,18 @@ use crate::boards::live::{
 };
 use crate::boards::snapshot::codec::Earlier;
 use crate::boards::snapshot::layout::MOVE_BLOCK;
-use crate::boards::snapshot::{self, layout::first_key, layout::Published, read::Directory};
+use crate::boards::snapshot::{layout::first_key, layout::Published, read::Directory, read::Memo};
 use crate::error::ServiceError;
 
 /// How long a process trusts its copy of the current snapshot's pointer.
 pub const CACHE_TTL: Duration = Duration::from_secs(30);
 
-/// The current snapshot's pointer of each board, cached for [`CACHE_TTL`].
+/// The current snapshot's pointer of each board, cached for [`CACHE_TTL`], and the
+/// snapshots' decoded directory chunks, pages and movement ([`Memo`], bounded).
 #[derive(Default)]
 pub struct SnapshotCache {
     slots: Mutex<HashMap<String, (Instant, Arc<Published>)>>,
+    memo: Memo,
 }
 
 impl SnapshotCache {
@@ -52,6 +54,19 @@ impl SnapshotCache {
         self.slots().clear();
     }
 
+    /// A cache whose [`Memo`] holds at most `entries` page entries ([`Memo::with_capacity`]).
+    pub fn with_memo_entries(entries: u64) -> Self {
+        SnapshotCache {
+            slots: Mutex::default(),
+            memo: Memo::with_capacity(entries),
+        }
+    }
+
+    /// The decoded snapshot data this process keeps.
+    pub fn memo(&self) -> &Memo {
+        &self.memo
+    }
+
     /// The current snapshot of `board`, if there is one.
     pub async fn current<S: ItemStore + ?Sized>(
         &self,
@@ -63,7 +78,7 @@ impl SnapshotCache {
                 return Ok(Some(Arc::clone(p)));
             }
         }
-        let Some(published) = snapshot::read::current(store, board).await? else {
+        let Some(published) = crate::boards::snapshot::read::current(store, board).await? else {
             return Ok(None);
         };
         let published = Arc::new(published);
@@ -141,7 +156,8 @@ pub async fn top_page<S: ItemStore + ?Sized>(
                 entries: p.entries,
                 consistent: p.fresh(now.timestamp_millis()),
             };
-            let dir = Directory::new(store, board, &p, walk.consistent);
+            let dir = Directory::new(store, board, &p, walk.consistent)
+                .with_memo(&cache.memo, p.as_of.timestamp_millis());
             (walk, dir, 0, 0)
         }
         Some(Cursor::Snapshot {
@@ -177,7 +193,9 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             };
             // The cursor's page must still be listed where the cursor saw it: a
             // directory expired in between would shift the walk.
-            let mut dir = Directory::pinned(store, board, &walk.id, None, false);
+            let mut dir = Directory::pinned(store, board, &walk.id, None, false)
+                .with_entries(walk.entries)
+                .with_memo(&cache.memo, as_of_ms);
             let Some(mut number) = dir.number_of(&page).await? else {
                 return Err(gone());
             };
@@ -202,7 +220,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     // Consecutive pages until the request is covered: a page whose body is gone (a
     // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.
     // Entries of deleted players (GM-6) are skipped, not counted.
-    let mut start_pages: Vec<SnapshotPage> = Vec::new();
+    let mut start_pages: Vec<Arc<SnapshotPage>> = Vec::new();
     let mut covered = 0u64;
     let mut number = start;
     while covered < limit {
@@ -242,7 +260,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
         .as_ref()
         .is_some_and(|p| p.id == walk.id && (p.previous.is_some() || p.last_final.is_some()));
     if recorded {
-        type Block = Option<Vec<Vec<Earlier>>>;
+        type Block = Option<Arc<Vec<Vec<Earlier>>>>;
         let mut blocks: BTreeMap<(u32, u32), Block> = BTreeMap::new();
         for (e, (number, j)) in entries.iter_mut().zip(&shown_at) {
             let Some((first, key)) = dir.chunk_of(*number) else {
@@ -251,7 +269,7 @@ pub async fn top_page<S: ItemStore + ?Sized>(
             let offset = number - first;
             let at = (first, offset / MOVE_BLOCK as u32);
             if let std::collections::btree_map::Entry::Vacant(slot) = blocks.entry(at) {
-                slot.insert(snapshot::movement::block(store, board, &walk.id, &key, offset).await?);
+                slot.insert(dir.movement(&key, offset).await?);
             }
             let earlier = blocks
                 .get(&at)
@@ -285,7 +303,7 @@ fn list_from(
     board: &BoardRef,
     key: &CursorKey,
     walk: &Walk<'_>,
-    start_pages: &[SnapshotPage],
+    start_pages: &[Arc<SnapshotPage>],
     start_offset: u64,
     limit: u64,
     (hidden, closed_up): (Hidden<'_>, ClosedUp<'_>),
@@ -354,12 +372,13 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let my_key = me.board_key();
     let mine = listing_key(my_key.value, my_key.reached_at_ms, &my_key.player_id);
     let before_me = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine;
-    let mut dir = Directory::new(store, board, &p, consistent);
-    let mut read: BTreeMap<u32, SnapshotPage> = BTreeMap::new();
+    let mut dir =
+        Directory::new(store, board, &p, consistent).with_memo(&cache.memo, p.as_of.timestamp_millis());
+    let mut read: BTreeMap<u32, Arc<SnapshotPage>> = BTreeMap::new();
     let page0 = p.first_page.as_ref();
     // The page that holds the caller's live key (page 0 when it comes before every page).
     let holding = match page0 {
-        Some(first) if p.pages == 1 => Some(first.clone()),
+        Some(first) if p.pages == 1 => Some(Arc::clone(first)),
         _ => dir.page_holding(&my_key).await?.or_else(|| page0.cloned()),
     };
     let Some(holding) = holding else {
@@ -427,7 +446,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             }
         }
     };
-    let better = rank_against(deciding.as_ref(), me.points) - 1;
+    let better = rank_against(deciding.as_deref(), me.points) - 1;
     // The nearest strictly better value is on the deciding page (every later page
     // starts at or after the caller's value); the top-100 cut-off is in the pointer.
     let next_better = deciding.as_ref().and_then(|pg| {
@@ -439,22 +458,31 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             .filter(|&v| v > me.points)
             .min()
     });
-    // Where each entry read is listed (page number, index), before GM-6 hides any.
-    let listed_at: HashMap<String, (u32, usize)> = read
-        .values()
-        .flat_map(|pg| {
-            pg.entries
-                .iter()
-                .enumerate()
-                .map(move |(j, e)| (e.player_id.clone(), (pg.number, j)))
-        })
-        .collect();
+    // Where each entry read is listed (page number, index), before GM-6 hides any:
+    // for movement only (PF-5), so built only when the snapshot records it.
+    let recorded = p.previous.is_some() || p.last_final.is_some();
+    let listed_at: HashMap<&str, (u32, usize)> = match recorded {
+        true => read
+            .values()
+            .flat_map(|pg| {
+                pg.entries
+                    .iter()
+                    .enumerate()
+                    .map(move |(j, e)| (e.player_id.as_str(), (pg.number, j)))
+            })
+            .collect(),
+        false => HashMap::new(),
+    };
     // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
-    let pages: Vec<SnapshotPage> = read
-        .into_values()
-        .map(|mut pg| {
+    let pages: Vec<Arc<SnapshotPage>> = read
+        .values()
+        .map(|pg| {
+            if p.erased.is_empty() {
+                return Arc::clone(pg);
+            }
+            let mut pg = SnapshotPage::clone(pg);
             pg.entries.retain(|e| !p.hides(&e.player_id));
-            pg
+            Arc::new(pg)
         })
         .collect();
     let stale = match pages
@@ -509,11 +537,10 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // their snapshot entry (one read); neighbours of that block get theirs too, against
     // their snapshot rank.
     let mut movement = None;
-    let recorded = p.previous.is_some() || p.last_final.is_some();
     if let (true, Some(&(number, j))) = (recorded, listed_at.get(player_id)) {
         if let Some((first, key)) = dir.chunk_of(number) {
             let offset = number - first;
-            if let Some(moves) = snapshot::movement::block(store, board, &p.id, &key, offset).await? {
+            if let Some(moves) = dir.movement(&key, offset).await? {
                 // The block's pages: those of the chunk from `block_first` on.
                 let block_first = first + offset / MOVE_BLOCK as u32 * MOVE_BLOCK as u32;
                 let earlier_of = |id: &str| {
@@ -625,7 +652,7 @@ enum Found {
 async fn own_entry_above<S: ItemStore + ?Sized>(
     dir: &mut Directory<'_, S>,
     p: &Published,
-    pages: &[SnapshotPage],
+    pages: &[Arc<SnapshotPage>],
     me: &podium_store::Balance,
 ) -> Result<Found, ServiceError> {
     let Some(first_read) = pages.first() else {
@@ -642,7 +669,7 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
         .history
         .snapshot_candidates(me.held(), p.read_from_ms, p.read_to_ms);
     // Pages read while looking, so that candidates on one page cost one read.
-    let mut looked: Vec<SnapshotPage> = p.first_page.iter().cloned().collect();
+    let mut looked: Vec<Arc<SnapshotPage>> = p.first_page.iter().cloned().collect();
     let mut reads = 0;
     for held in &candidates.keys {
         let mine = listing_key(held.value, held.reached_at_ms, &me.player_id);
@@ -662,7 +689,7 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
             next_first || (pg.number + 1 == p.pages && first.is_some_and(|f| f <= mine))
         };
         let page = match looked.iter().find(|pg| holds(pg)) {
-            Some(pg) => Some(pg.clone()),
+            Some(pg) => Some(Arc::clone(pg)),
             None if reads < MAX_LOOKUPS => {
                 reads += 1;
                 let key = BoardKey {

@@ -275,7 +275,12 @@ async fn first_entries<S: ItemStore + ?Sized>(
         let Some(page) = dir.page(number).await? else {
             return Ok((out, true));
         };
-        out.extend(page.entries.into_iter().filter(|e| !current.hides(&e.player_id)));
+        out.extend(
+            page.entries
+                .iter()
+                .filter(|e| !current.hides(&e.player_id))
+                .cloned(),
+        );
         if out.len() as u64 >= at_least {
             return Ok((out, false));
         }

@@ -11,17 +11,18 @@ use crate::traits::ItemStore;
 use super::keys::*;
 use super::store::EmbeddedStore;
 
+/// The most items a range read takes in place, without a blocking thread.
+const IN_PLACE_ITEMS: usize = 128;
+
 #[async_trait]
 impl ItemStore for EmbeddedStore {
     async fn get_item(&self, key: &ItemKey, _consistent: bool) -> Result<Option<Item>, StoreError> {
         check_key(&key.pk, &key.sk)?;
-        let key = blob_key(key);
-        self.blocking(move |db| {
-            let txn = db.begin_read()?;
-            let blobs = txn.open_table(BLOBS)?;
-            Ok(blobs.get(key.as_str())?.map(|v| read_blob(v.value())))
-        })
-        .await
+        // A point read runs in place (see `settle.rs`): no hand-off to a blocking thread.
+        let txn = self.db.begin_read()?;
+        let blobs = txn.open_table(BLOBS)?;
+        let found = blobs.get(blob_key(key).as_str())?;
+        Ok(found.map(|v| read_blob(v.value())))
     }
 
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
@@ -98,7 +99,7 @@ impl ItemStore for EmbeddedStore {
             SortKeyRange::After(sk) => (Excluded(full(sk)), Excluded(end)),
             SortKeyRange::AtOrAfter(sk) => (Included(full(sk)), Excluded(end)),
         };
-        self.blocking(move |db| {
+        let read = move |db: &redb::Database| {
             let txn = db.begin_read()?;
             let blobs = txn.open_table(BLOBS)?;
             let bounds = (lo.as_ref().map(String::as_str), hi.as_ref().map(String::as_str));
@@ -128,8 +129,14 @@ impl ItemStore for EmbeddedStore {
                 }
             }
             Ok(out)
-        })
-        .await
+        };
+        // A few items (a directory chunk, a page of follows) are read in place like a
+        // point read; longer ranges run on a blocking thread.
+        if limit <= IN_PLACE_ITEMS {
+            read(&self.db)
+        } else {
+            self.blocking(read).await
+        }
     }
 
     async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {

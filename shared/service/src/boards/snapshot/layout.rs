@@ -257,8 +257,8 @@ pub struct Published {
     pub page_size: u32,
     pub pages: u32,
     pub entries: u64,
-    /// Page 0, so the top page costs no extra read.
-    pub first_page: Option<SnapshotPage>,
+    /// Page 0, so the top page costs no extra read (shared, never copied, by readers).
+    pub first_page: Option<std::sync::Arc<SnapshotPage>>,
     /// The stored value listed at position [`TOP_CUTOFF`] (the 100th entry), when the
     /// snapshot has more entries than that: the top-100 cut-off every caller's
     /// standing measures against, found once by the run (absent on older pointers).
@@ -267,7 +267,7 @@ pub struct Published {
     /// Directory chunk 0 (the first [`CHUNK_PAGES`] pages), so reads near the top and
     /// on small boards need no directory read.
     #[serde(default)]
-    pub directory: Vec<DirEntry>,
+    pub directory: std::sync::Arc<Vec<DirEntry>>,
     /// Server clock (ms) of the window in which the run read the board.
     #[serde(default)]
     pub read_from_ms: i64,
@@ -441,6 +441,15 @@ pub fn move_sk(chunk_sk: &str, block: usize) -> String {
 
 pub fn chunk_sk(first_key: &str) -> String {
     format!("{DIR_PREFIX}{first_key}")
+}
+
+/// The movement item of snapshot `id` that holds the page `offset` pages into the
+/// directory chunk starting at `first_key` ([`crate::boards::snapshot::movement::block`]).
+pub fn block_key(board: &BoardRef, id: &str, first_key: &str, offset: u32) -> ItemKey {
+    ItemKey::new(
+        moves_pk(board, id),
+        move_sk(&chunk_sk(first_key), offset as usize / MOVE_BLOCK),
+    )
 }
 
 /// The item that stores the body of page `page` (a [`DirEntry::page`]) of `board`.

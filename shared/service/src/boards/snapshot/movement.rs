@@ -132,10 +132,7 @@ pub async fn block<S: ItemStore + ?Sized>(
     first_key: &str,
     offset: u32,
 ) -> Result<Option<Vec<Vec<Earlier>>>, ServiceError> {
-    let key = ItemKey::new(
-        moves_pk(board, id),
-        move_sk(&chunk_sk(first_key), offset as usize / MOVE_BLOCK),
-    );
+    let key = block_key(board, id, first_key, offset);
     match store.get_item(&key, false).await? {
         Some(item) => Ok(Some(decode_moves(&key.pk, &item.body)?)),
         None => Ok(None),

@@ -1,13 +1,17 @@
 //! Reading a snapshot: the current pointer, its directory chunks and page bodies,
 //! each read a constant number of times (LB-7).
 
+use std::sync::Arc;
+
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::Standing;
 use podium_rules::snapshot::SnapshotPage;
 use podium_store::{BoardKey, ItemKey, ItemStore, SortKeyRange, StoreError};
 
 use super::layout::*;
-use crate::boards::snapshot::codec::{decode_body, decode_chunk, encode_body, page_id, ranked};
+use crate::boards::snapshot::codec::{
+    decode_body, decode_chunk, decode_moves, encode_body, page_id, ranked, Earlier,
+};
 use crate::error::ServiceError;
 
 /// The erasures recorded before the board's first pointer (none when absent).
@@ -202,20 +206,128 @@ pub(crate) fn in_range(range: &SortKeyRange, sk: &str) -> bool {
 /// One directory chunk a [`Directory`] has read: the pages `first ..` it lists.
 pub(crate) struct Chunk {
     first: u32,
-    entries: Vec<DirEntry>,
+    entries: Arc<Vec<DirEntry>>,
+}
+
+/// Decoded snapshot data kept by a process between requests (a server's, a warm
+/// Lambda container's). Once a snapshot is published nothing it lists changes: page
+/// bodies are addressed by their content's hash, directory chunks and movement items
+/// by the snapshot's id and `as_of`. So each is read and decoded once and then
+/// shared, never copied, by every request that needs it.
+///
+/// Bounded by entries held ([`Memo::with_capacity`]): `entries` ranked page entries
+/// (about 200 bytes each with their cards), a quarter as many directory entries
+/// (about 150 bytes each; a 10^6-player board's whole directory is about 20,000) and
+/// half as many movement entries (about 24 bytes each), the least recently used
+/// evicted first. The default, [`MEMO_DEFAULT_ENTRIES`], is about 27 MB when full.
+pub struct Memo {
+    pages: quick_cache::sync::Cache<PageId, Arc<SnapshotPage>, EntriesWeight>,
+    chunks: quick_cache::sync::Cache<String, Arc<KnownChunks>, EntriesWeight>,
+    moves: quick_cache::sync::Cache<MoveId, Arc<Vec<Vec<Earlier>>>, EntriesWeight>,
+}
+
+/// The page entries a [`Memo`] holds at most by default (a 128 MB Lambda function's).
+pub const MEMO_DEFAULT_ENTRIES: u64 = 100_000;
+
+/// A ranked page: its body's item key, its number, first position and first rank.
+type PageId = (String, u32, u64, u64);
+
+/// A movement item: its partition and sort key, and its snapshot's `as_of` (ms).
+type MoveId = (String, String, i64);
+
+/// The directory chunks of one snapshot read so far, in no particular order. Never
+/// changed once in the memo (its weight must stay what it was when inserted): a
+/// chunk read later is added to a copy, which replaces it.
+type KnownChunks = Vec<Arc<Chunk>>;
+
+/// Weighs a [`Memo`] value by the entries it holds.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct EntriesWeight;
+
+impl quick_cache::Weighter<PageId, Arc<SnapshotPage>> for EntriesWeight {
+    fn weight(&self, _: &PageId, page: &Arc<SnapshotPage>) -> u64 {
+        page.entries.len() as u64 + 1
+    }
+}
+
+impl quick_cache::Weighter<String, Arc<KnownChunks>> for EntriesWeight {
+    fn weight(&self, _: &String, known: &Arc<KnownChunks>) -> u64 {
+        known.iter().map(|c| c.entries.len() as u64).sum::<u64>() + 1
+    }
+}
+
+impl quick_cache::Weighter<MoveId, Arc<Vec<Vec<Earlier>>>> for EntriesWeight {
+    fn weight(&self, _: &MoveId, moves: &Arc<Vec<Vec<Earlier>>>) -> u64 {
+        moves.iter().map(|pg| pg.len() as u64).sum::<u64>() + 1
+    }
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        Memo::with_capacity(MEMO_DEFAULT_ENTRIES)
+    }
+}
+
+impl Memo {
+    /// A memo of at most `entries` ranked page entries, `entries / 4` directory
+    /// entries and `entries / 2` movement entries.
+    pub fn with_capacity(entries: u64) -> Self {
+        // quick_cache sizes its tables from an estimate of the items held: pages of
+        // about 50 entries, chunks of 200 pages, movement blocks of 16 pages of 50.
+        use quick_cache::sync::Cache;
+        let (pages, dirs, moves) = (entries.max(1), (entries / 4).max(1), (entries / 2).max(1));
+        Memo {
+            pages: Cache::with_weighter((pages / 50).max(16) as usize, pages, EntriesWeight),
+            chunks: Cache::with_weighter((dirs / 200).max(16) as usize, dirs, EntriesWeight),
+            moves: Cache::with_weighter((moves / 800).max(16) as usize, moves, EntriesWeight),
+        }
+    }
+
+    /// Forgets everything held (tests; a store replaced under a running process).
+    pub fn clear(&self) {
+        self.pages.clear();
+        self.chunks.clear();
+        self.moves.clear();
+    }
+
+    /// The movement block item `key` of the snapshot taken at `as_of_ms`, read and
+    /// decoded once; `None` when it is absent (not kept: it may not be visible yet).
+    pub(crate) async fn moves<S: ItemStore + ?Sized>(
+        &self,
+        store: &S,
+        key: &ItemKey,
+        as_of_ms: i64,
+    ) -> Result<Option<Arc<Vec<Vec<Earlier>>>>, ServiceError> {
+        let id = (key.pk.clone(), key.sk.clone(), as_of_ms);
+        if let Some(found) = self.moves.get(&id) {
+            return Ok(Some(found));
+        }
+        match store.get_item(key, false).await? {
+            Some(item) => {
+                let moves = Arc::new(crate::boards::snapshot::codec::decode_moves(&key.pk, &item.body)?);
+                self.moves.insert(id, Arc::clone(&moves));
+                Ok(Some(moves))
+            }
+            None => Ok(None),
+        }
+    }
 }
 
 /// The directory of one snapshot as one request reads it: chunk 0 from the pointer,
 /// other chunks read when needed (one Query each) and kept for the request, page
-/// bodies one read each (page 0 from the pointer).
+/// bodies one read each (page 0 from the pointer). With a [`Memo`], chunks and
+/// pages read by earlier requests are taken from it, and those read now are added.
 pub struct Directory<'a, S: ?Sized> {
     store: &'a S,
     board: &'a BoardRef,
     id: String,
     pages: u32,
     consistent: bool,
-    first_page: Option<SnapshotPage>,
-    chunks: Vec<Chunk>,
+    /// Entries listed in the snapshot (`u64::MAX`: unknown): the page that ends there is the last.
+    entries: u64,
+    first_page: Option<Arc<SnapshotPage>>,
+    chunks: Vec<Arc<Chunk>>,
+    memo: Option<(&'a Memo, String, i64)>,
 }
 
 impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
@@ -226,12 +338,14 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             board,
             id: p.id.clone(),
             pages: p.pages,
+            entries: p.entries,
             consistent,
             first_page: p.first_page.clone(),
-            chunks: vec![Chunk {
+            chunks: vec![Arc::new(Chunk {
                 first: 0,
-                entries: p.directory.clone(),
-            }],
+                entries: Arc::clone(&p.directory),
+            })],
+            memo: None,
         }
     }
 
@@ -243,10 +357,33 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             board,
             id: id.to_string(),
             pages: pages.unwrap_or(u32::MAX),
+            entries: u64::MAX,
             consistent,
             first_page: None,
             chunks: Vec::new(),
+            memo: None,
         }
+    }
+
+    /// This directory, of a snapshot that lists `entries` entries (as its cursors carry).
+    pub fn with_entries(mut self, entries: u64) -> Self {
+        self.entries = entries;
+        self
+    }
+
+    /// This directory reading through `memo`, for the snapshot taken at `as_of_ms`
+    /// (its chunks and pages read earlier are taken from it, those read now added).
+    pub fn with_memo(mut self, memo: &'a Memo, as_of_ms: i64) -> Self {
+        let snapshot = format!("{}\u{0}{as_of_ms}", dir_pk(self.board, &self.id));
+        if let Some(known) = memo.chunks.get(&snapshot) {
+            for c in known.iter() {
+                if !self.chunks.iter().any(|held| held.first == c.first) {
+                    self.chunks.push(Arc::clone(c));
+                }
+            }
+        }
+        self.memo = Some((memo, snapshot, as_of_ms));
+        self
     }
 
     /// The directory chunk read that lists page `number`: its first page's number and
@@ -285,7 +422,19 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             return Err(StoreError::corrupt(sk, "page numbers overflow").into());
         }
         if !self.chunks.iter().any(|c| c.first == first) {
-            self.chunks.push(Chunk { first, entries });
+            let chunk = Arc::new(Chunk {
+                first,
+                entries: Arc::new(entries),
+            });
+            if let Some((memo, snapshot, _)) = &self.memo {
+                let mut known: KnownChunks =
+                    memo.chunks.get(snapshot).map(|k| k.to_vec()).unwrap_or_default();
+                if !known.iter().any(|c| c.first == first) {
+                    known.push(Arc::clone(&chunk));
+                    memo.chunks.insert(snapshot.clone(), Arc::new(known));
+                }
+            }
+            self.chunks.push(chunk);
         }
         Ok(Some(first))
     }
@@ -302,12 +451,22 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             let number = c.first + n as u32 - 1;
             // Known when a later page of this chunk, or the next chunk's first, is after `key`.
             let next = number + 1;
+            let last = &c.entries[n - 1];
             let decided = n < c.entries.len()
                 || next >= self.pages
+                || last.position + u64::from(last.len) >= self.entries
                 || self.known(next).is_some_and(|e| !before(&e.key));
             if decided {
                 return Ok(Some(number));
             }
+        }
+        // Before page 0's first key: before every page, no read needed.
+        if self
+            .chunks
+            .iter()
+            .any(|c| c.first == 0 && c.entries.first().is_some_and(|e| !before(&e.key)))
+        {
+            return Ok(None);
         }
         let target = chunk_sk(key);
         let range = if inclusive {
@@ -356,21 +515,54 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     }
 
     /// Page `number`, `None` when there is no such page or its body is gone.
-    pub async fn page(&mut self, number: u32) -> Result<Option<SnapshotPage>, ServiceError> {
+    pub async fn page(&mut self, number: u32) -> Result<Option<Arc<SnapshotPage>>, ServiceError> {
         if number == 0 {
             if let Some(p) = &self.first_page {
-                return Ok(Some(p.clone()));
+                return Ok(Some(Arc::clone(p)));
             }
         }
         let Some(e) = self.entry(number).await? else {
             return Ok(None);
         };
-        load_page(self.store, self.board, number, &e, self.consistent).await
+        let Some((memo, _, _)) = &self.memo else {
+            return Ok(load_page(self.store, self.board, number, &e, self.consistent)
+                .await?
+                .map(Arc::new));
+        };
+        let id = (body_key(self.board, &e.page).pk, number, e.position, e.rank);
+        if let Some(page) = memo.pages.get(&id) {
+            return Ok(Some(page));
+        }
+        let page = load_page(self.store, self.board, number, &e, self.consistent)
+            .await?
+            .map(Arc::new);
+        if let Some(page) = &page {
+            memo.pages.insert(id, Arc::clone(page));
+        }
+        Ok(page)
+    }
+
+    /// The movement block of this snapshot that holds the page `offset` pages into
+    /// the chunk starting at `first_key` ([`crate::boards::snapshot::movement::block`]),
+    /// through the memo when there is one.
+    pub async fn movement(
+        &self,
+        first_key: &str,
+        offset: u32,
+    ) -> Result<Option<Arc<Vec<Vec<Earlier>>>>, ServiceError> {
+        let key = block_key(self.board, &self.id, first_key, offset);
+        match &self.memo {
+            Some((memo, _, as_of_ms)) => memo.moves(self.store, &key, *as_of_ms).await,
+            None => match self.store.get_item(&key, false).await? {
+                Some(item) => Ok(Some(Arc::new(decode_moves(&key.pk, &item.body)?))),
+                None => Ok(None),
+            },
+        }
     }
 
     /// The page that holds board key `key`, or would hold it: the last page whose
     /// first key is at or before it (`None`: it lies before every page).
-    pub async fn page_holding(&mut self, key: &BoardKey) -> Result<Option<SnapshotPage>, ServiceError> {
+    pub async fn page_holding(&mut self, key: &BoardKey) -> Result<Option<Arc<SnapshotPage>>, ServiceError> {
         match self.last_before(&key.encode(), true).await? {
             Some(n) => self.page(n).await,
             None => Ok(None),
@@ -379,7 +571,7 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
 
     /// The page that decides the LB-2 rank of `value`: the last page whose first
     /// value is strictly better (`None`: no entry is).
-    pub async fn page_deciding(&mut self, value: i64) -> Result<Option<SnapshotPage>, ServiceError> {
+    pub async fn page_deciding(&mut self, value: i64) -> Result<Option<Arc<SnapshotPage>>, ServiceError> {
         match self
             .last_before(&BoardKey::first_of_value(value).encode(), false)
             .await?
@@ -394,7 +586,7 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         &mut self,
         page: &SnapshotPage,
         after: bool,
-    ) -> Result<Option<SnapshotPage>, ServiceError> {
+    ) -> Result<Option<Arc<SnapshotPage>>, ServiceError> {
         let number = if after {
             page.number.checked_add(1)
         } else {

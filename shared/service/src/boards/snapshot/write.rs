@@ -580,9 +580,9 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             page_size: state.page_size,
             pages: state.pages_written,
             entries: state.position,
-            first_page,
+            first_page: first_page.map(std::sync::Arc::new),
             top_cutoff,
-            directory: first_chunk.unwrap_or_default(),
+            directory: std::sync::Arc::new(first_chunk.unwrap_or_default()),
             read_from_ms: done.read_from_ms.unwrap_or_default(),
             read_to_ms: done.read_to_ms.unwrap_or_default(),
             published_at_ms: 0,
@@ -632,7 +632,7 @@ async fn publish_countries<S: ItemStore + ?Sized>(
         entries,
         first_page: None,
         top_cutoff: None,
-        directory: Vec::new(),
+        directory: Default::default(),
         read_from_ms: state.read_from_ms.unwrap_or_default(),
         read_to_ms: state.read_to_ms.unwrap_or_default(),
         published_at_ms: 0,
@@ -682,8 +682,8 @@ async fn publish_countries<S: ItemStore + ?Sized>(
             false => None,
         };
         let mut published = snapshot(sink.state.pages_written, sink.state.position);
-        published.first_page = first_page;
-        published.directory = first_chunk;
+        published.first_page = first_page.map(std::sync::Arc::new);
+        published.directory = std::sync::Arc::new(first_chunk);
         published.top_cutoff = top_cutoff;
         publish(store, &cb, published, clock, inherit.clone()).await?;
         ranked.push(cc.clone());
