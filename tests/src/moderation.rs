@@ -1038,6 +1038,26 @@ pub async fn an_interrupted_suspension_is_finished_by_its_repeat<S: Store + Clon
     assert_eq!(trail.body["entries"].as_array().map(Vec::len), Some(1));
 }
 
+/// The review queue, read by an operator at `at`, lists nothing.
+async fn review_queue_is_empty<S: Store + Clone + 'static>(store: &S, at: DateTime<Utc>) {
+    let queue = operator_call(
+        store,
+        "GET",
+        "/v1/operator/review",
+        &[],
+        Some("support-7"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(
+        queue.body["held"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        queue.body
+    );
+}
+
 /// The balance of `player` on `game`, checked equal to the sum of their ledger.
 async fn balance_is_its_ledger<S: Store + ?Sized>(store: &S, game: Game, player: &str) -> i64 {
     let entries = store.ledger_entries(game, player).await.expect("ledger");
@@ -1218,22 +1238,7 @@ pub async fn an_interrupted_approval_settles_once_on_its_repeat<S: Store + Clone
         Some(ledger[0].applied),
         "credited once"
     );
-    let queue = operator_call(
-        &store,
-        "GET",
-        "/v1/operator/review",
-        &[],
-        Some("support-7"),
-        None,
-        later,
-    )
-    .await;
-    assert_eq!(
-        queue.body["held"].as_array().map(Vec::len),
-        Some(0),
-        "{}",
-        queue.body
-    );
+    review_queue_is_empty(&store, later).await;
     let entries = trail_of(&store, ("player", "p-03"), later).await;
     assert_eq!(entries.len(), 1, "one audit entry: {entries:?}");
     assert_eq!(entries[0]["action"], "approve");
@@ -1489,22 +1494,7 @@ pub async fn a_settled_record_delivered_again_is_not_held<S: Store + Clone + 'st
     );
     let again = offer(&store, &line, now + chrono::Duration::minutes(1)).await;
     assert_eq!(again, Intake::Settled(Outcome::Duplicate));
-    let queue = operator_call(
-        &store,
-        "GET",
-        "/v1/operator/review",
-        &[],
-        Some("support-7"),
-        None,
-        now,
-    )
-    .await;
-    assert_eq!(
-        queue.body["held"].as_array().map(Vec::len),
-        Some(0),
-        "{}",
-        queue.body
-    );
+    review_queue_is_empty(&store, now).await;
 }
 
 /// OP-3, OP-4: a record held because bob is suspended, approved while he still is
