@@ -645,19 +645,12 @@ pub async fn a_suspension_hides_holds_and_restores<S: Store + Clone + 'static>(s
         }
     };
     let (bob0, carol0) = (balance("bob").await, balance("carol").await);
-    let policy = podium_rules::record::policy::RecordPolicy::default();
     for (i, (w, l)) in [("bob", "carol"), ("carol", "bob"), ("bob", "dave")]
         .iter()
         .enumerate()
     {
         let ended = t("2027-07-19T06:10:00Z") + chrono::Duration::minutes(i as i64);
-        let line =
-            serde_json::to_vec(&crate::fixtures::rout(&format!("held-{i}"), w, l, ended)).expect("json");
-        let arrived = ended + chrono::Duration::seconds(30);
-        let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
-        let intake = accept(&store, &line, &record, arrived, &policy, &format!("d-{i}"))
-            .await
-            .expect("accepted");
+        let intake = deliver(&store, &format!("held-{i}"), (w, l), ended, &format!("d-{i}")).await;
         assert_eq!(
             intake,
             Intake::Held {
@@ -1038,6 +1031,24 @@ pub async fn an_interrupted_suspension_is_finished_by_its_repeat<S: Store + Clon
     assert_eq!(trail.body["entries"].as_array().map(Vec::len), Some(1));
 }
 
+/// Delivers the Seega match `id` (`winner` beats `loser`, ended at `ended`) from the
+/// queue as delivery `delivery`, 30 s after it ended: what the intake answers.
+async fn deliver<S: Store + Clone + 'static>(
+    store: &S,
+    id: &str,
+    (winner, loser): (&str, &str),
+    ended: DateTime<Utc>,
+    delivery: &str,
+) -> Intake {
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    let line = serde_json::to_vec(&crate::fixtures::rout(id, winner, loser, ended)).expect("json");
+    let arrived = ended + chrono::Duration::seconds(30);
+    let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
+    accept(store, &line, &record, arrived, &policy, delivery)
+        .await
+        .expect("accepted")
+}
+
 /// The review queue, read by an operator at `at`, lists nothing.
 async fn review_queue_is_empty<S: Store + Clone + 'static>(store: &S, at: DateTime<Utc>) {
     let queue = operator_call(
@@ -1270,13 +1281,7 @@ pub async fn an_interrupted_restore_is_finished_by_its_repeat<S: Store + Clone +
         .enumerate()
     {
         let ended = t("2027-07-19T06:10:00Z") + chrono::Duration::minutes(i as i64);
-        let line =
-            serde_json::to_vec(&crate::fixtures::rout(&format!("held-{i}"), w, l, ended)).expect("json");
-        let arrived = ended + chrono::Duration::seconds(30);
-        let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
-        let intake = accept(&store, &line, &record, arrived, &policy, &format!("d-{i}"))
-            .await
-            .expect("accepted");
+        let intake = deliver(&store, &format!("held-{i}"), (w, l), ended, &format!("d-{i}")).await;
         assert!(matches!(intake, Intake::Held { .. }), "{intake:?}");
     }
     let next_day = t("2027-07-20T06:00:00Z");
@@ -1517,14 +1522,9 @@ pub async fn an_approval_refused_for_a_suspension_is_settled_by_the_restore<S: S
     )
     .await
     .expect("suspended");
-    let policy = podium_rules::record::policy::RecordPolicy::default();
     let ended = t("2027-07-19T06:10:00Z");
-    let line = serde_json::to_vec(&crate::fixtures::rout("held-a", "bob", "carol", ended)).expect("json");
     let arrived = ended + chrono::Duration::seconds(30);
-    let record = Incoming::from_json(&line, arrived, &policy).expect("parses");
-    let intake = accept(&store, &line, &record, arrived, &policy, "d-a")
-        .await
-        .expect("accepted");
+    let intake = deliver(&store, "held-a", ("bob", "carol"), ended, "d-a").await;
     assert!(matches!(intake, Intake::Held { .. }), "{intake:?}");
     let ctx = ApiContext::new(cursor_key());
     let req = ApiRequest {

@@ -283,13 +283,6 @@ impl Memo {
         }
     }
 
-    /// Forgets everything held (tests; a store replaced under a running process).
-    pub fn clear(&self) {
-        self.pages.clear();
-        self.chunks.clear();
-        self.moves.clear();
-    }
-
     /// The movement block item `key` of the snapshot taken at `as_of_ms`, read and
     /// decoded once; `None` when it is absent (not kept: it may not be visible yet).
     pub(crate) async fn moves<S: ItemStore + ?Sized>(
