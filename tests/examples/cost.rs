@@ -119,6 +119,7 @@ async fn main() {
         .await
         .expect("scored");
     row("score a match (2 existing players)", before, &store);
+    let match_price = store.last_price();
 
     let before = store.usage();
     score_match(&store, &rout("m-cost", "p-00001", "p-00002", now), clock)
@@ -763,6 +764,26 @@ async fn main() {
 
     // Issue 25: profiles, friends, country boards, movement, revalidation.
     profiles_and_views(&store, &ctx, later).await;
+
+    // Issue 27: the scored match's writes item by item, by the published pricing.
+    print_price("score a match (2 existing players)", &match_price);
+}
+
+/// A transaction's price by DynamoDB's published pricing, line by line, with its total.
+fn print_price(what: &str, lines: &[podium_store::dynamo::PricedWrite]) {
+    println!("\n{what}, by DynamoDB's published on-demand pricing:\n");
+    println!("| write | bytes | write request units |");
+    println!("|---|---|---|");
+    for l in lines {
+        println!("| {} | {} | {} |", l.what, l.bytes, l.units);
+    }
+    let units: u64 = lines.iter().map(|l| l.units).sum();
+    let checks: u64 = lines.iter().map(|l| l.checks).sum();
+    println!("| **total** | | **{units}** |");
+    println!(
+        "\n{checks} condition checks write nothing; if each were billed as a transaction item (2 units) the total would be {}.",
+        units + 2 * checks
+    );
 }
 
 /// Profiles (PF-1 … PF-3) on the `players()` players, 50 countries; a friend list

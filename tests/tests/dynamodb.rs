@@ -97,3 +97,39 @@ podium_tests::messages_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::overtaken_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::catch_up_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::commit_items_tests!(podium_tests::fixtures::dynamodb);
+
+/// Issue 27's write budget (GM-3, SG-2): a Seega match between two existing players is
+/// one transaction of at most 12 write request units by DynamoDB's published pricing
+/// (the match record carrying both ledger entries, two balances, their board GSI
+/// entries moved, the two carried entries' GSI entries), counted item by item from
+/// the items sent; and both entries read back as the players' ledgers.
+#[tokio::test]
+async fn a_scored_match_writes_at_most_twelve_units() {
+    use podium_rules::game::Game;
+    use podium_store::LedgerStore;
+
+    let store = podium_tests::fixtures::dynamodb().await;
+    podium_tests::fixtures::seed_balance(&store, "u-alice", 100, 1_000).await;
+    podium_tests::fixtures::seed_balance(&store, "u-bob", 100, 1_000).await;
+    let before = store.usage();
+    let r = podium_tests::fixtures::rout("m-units", "u-alice", "u-bob", podium_tests::fixtures::at(0));
+    podium_tests::contract::score_match(&store, &r, podium_tests::fixtures::now())
+        .await
+        .expect("scored");
+    let used = store.usage().since(&before);
+    let lines = store.last_price();
+    let units: u64 = lines.iter().map(|l| l.units).sum();
+    assert_eq!(used.write_requests, 1, "one transaction");
+    assert_eq!(used.published_write_units, units);
+    assert!(units <= 12, "{units} write units: {lines:#?}");
+    assert!(
+        !lines.iter().any(|l| l.what.starts_with("ledger item")),
+        "no ledger item of its own: {lines:#?}"
+    );
+    for p in ["u-alice", "u-bob"] {
+        let all = store.ledger_entries(Game::Seega, p).await.expect("ledger");
+        let page = store.ledger_page(Game::Seega, p, None, 10).await.expect("page");
+        assert_eq!(all.iter().filter(|e| e.source_id == "m-units").count(), 1, "{p}");
+        assert_eq!(page.iter().filter(|e| e.source_id == "m-units").count(), 1, "{p}");
+    }
+}

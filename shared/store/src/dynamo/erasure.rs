@@ -13,11 +13,12 @@ use super::store::*;
 use super::{errors, items};
 
 use super::items::{get_s, ledger_at, ledger_sk, n, player_pk, s, source_pk, state_sk};
+use super::transactions::carried_attributes;
 use crate::commit::{Named, SourceKey};
 use crate::error::StoreError;
 use crate::model::pseudonymised;
 use crate::model::{check_key, LedgerPosition};
-use crate::traits::{ErasureStore, Holdings, SourceStore};
+use crate::traits::{ErasureStore, Holdings};
 
 impl DynamoStore {
     /// Every item of the player's partition `PLAYER#{id}` (strongly consistent, paged).
@@ -81,12 +82,49 @@ impl ErasureStore for DynamoStore {
                     .push(serde_json::from_str::<Named>(raw).map_err(|e| StoreError::corrupt(sk, e))?);
             }
         }
+        // The entries two-player source records carry for them.
+        for slot in &CARRIED_LEDGER {
+            for item in self.carried_items(slot, player_id, None).await? {
+                out.ledger.push(slot.decode(&item)?);
+            }
+        }
         Ok(out)
     }
 
-    /// BatchWriteItem puts of the moved ledger entries, then BatchWriteItem deletes of
+    /// The entries source records carry for the player rewritten in place for the
+    /// pseudonym (an UpdateItem each, conditional on still naming the player), then
+    /// BatchWriteItem puts of the moved ledger items, then BatchWriteItem deletes of
     /// every item of the player's partition (the GSI entries go with them).
     async fn erase_holdings(&self, player_id: &str, pseudonym: &str) -> Result<(), StoreError> {
+        for slot in &CARRIED_LEDGER {
+            for item in self.carried_items(slot, player_id, None).await? {
+                let moved = pseudonymised(&slot.decode(&item)?, player_id, pseudonym);
+                let (pk, _, entry) = carried_attributes(&moved)?;
+                let out = self
+                    .client
+                    .update_item()
+                    .table_name(&self.table)
+                    .key("pk", s(get_s(&item, "pk")?))
+                    .key("sk", s(get_s(&item, "sk")?))
+                    .update_expression("SET #p = :new, #e = :e")
+                    .condition_expression("#p = :old")
+                    .expression_attribute_names("#p", slot.pk)
+                    .expression_attribute_names("#e", slot.entry)
+                    .expression_attribute_values(":new", s(pk))
+                    .expression_attribute_values(":old", s(player_pk(player_id)))
+                    .expression_attribute_values(":e", s(entry))
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send()
+                    .await;
+                // Rewritten now, or already by an earlier run of this deletion.
+                self.conditional(
+                    "UpdateItem",
+                    out,
+                    |o| o.consumed_capacity(),
+                    |e| matches!(e, UpdateItemError::ConditionalCheckFailedException(_)),
+                )?;
+            }
+        }
         let items = self.player_partition(player_id).await?;
         let mut puts = Vec::new();
         let mut deletes = Vec::new();
@@ -148,18 +186,17 @@ impl ErasureStore for DynamoStore {
     async fn move_source(&self, from: &SourceKey, to: &SourceKey, result: &str) -> Result<bool, StoreError> {
         check_key(&source_pk(from), "RESULT")?;
         check_key(&source_pk(to), "RESULT")?;
-        let Some(stored) = self.get_source(from).await? else {
+        let Some(mut item) = self.get_raw(source_pk(from), "RESULT".to_string(), true).await? else {
             return Ok(false);
         };
+        // Everything the record holds moves with it (the ledger entries it carries too).
+        item.insert("pk".to_string(), s(source_pk(to)));
+        item.insert("result".to_string(), s(result));
         let out = self
             .client
             .put_item()
             .table_name(&self.table)
-            .item("pk", s(source_pk(to)))
-            .item("sk", s("RESULT"))
-            .item("content_hash", s(&stored.content_hash))
-            .item("attempt", s(stored.attempt.as_deref().unwrap_or_default()))
-            .item("result", s(result))
+            .set_item(Some(item))
             .condition_expression("attribute_not_exists(pk)")
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()

@@ -1,5 +1,5 @@
 //! The table podium needs, created where it is missing (tests, local runs): keys,
-//! the `board` and `ledger` GSIs, TTL, and the stream when asked.
+//! the `board`, `ledger`, `ledger_a` and `ledger_b` GSIs, TTL, and the stream when asked.
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
@@ -64,20 +64,45 @@ impl DynamoStore {
             )
             .build()
             .map_err(build)?;
+        let mut carried = Vec::new();
+        for slot in &CARRIED_LEDGER {
+            carried.push(
+                GlobalSecondaryIndex::builder()
+                    .index_name(slot.index)
+                    .key_schema(key(slot.pk, KeyType::Hash)?)
+                    .key_schema(key(slot.at, KeyType::Range)?)
+                    .projection(
+                        Projection::builder()
+                            .projection_type(ProjectionType::Include)
+                            .non_key_attributes(slot.entry)
+                            .build(),
+                    )
+                    .build()
+                    .map_err(build)?,
+            );
+        }
+        let mut attributes = vec![
+            attr("pk")?,
+            attr("sk")?,
+            attr("board_shard")?,
+            attr("board_key")?,
+            attr("ledger_at")?,
+        ];
+        for slot in &CARRIED_LEDGER {
+            attributes.push(attr(slot.pk)?);
+            attributes.push(attr(slot.at)?);
+        }
+        let mut indexes = vec![gsi, ledger];
+        indexes.extend(carried);
         let result = self
             .client
             .create_table()
             .table_name(&self.table)
             .billing_mode(BillingMode::PayPerRequest)
-            .attribute_definitions(attr("pk")?)
-            .attribute_definitions(attr("sk")?)
-            .attribute_definitions(attr("board_shard")?)
-            .attribute_definitions(attr("board_key")?)
-            .attribute_definitions(attr("ledger_at")?)
+            .set_attribute_definitions(Some(attributes))
             .key_schema(key("pk", KeyType::Hash)?)
             .key_schema(key("sk", KeyType::Range)?)
-            .global_secondary_indexes(gsi)
-            .global_secondary_indexes(ledger)
+            .set_global_secondary_indexes(Some(indexes))
             // Inbox messages reach EventBridge from the table's stream (`events`).
             .set_stream_specification(
                 stream

@@ -34,6 +34,7 @@ impl DynamoStore {
         items: Vec<TransactWriteItem>,
         token: &str,
     ) -> Result<CommitOutcome, StoreError> {
+        let price = super::pricing::price(commit, &items, carried(commit).is_some());
         let out = self
             .client
             .transact_write_items()
@@ -45,16 +46,28 @@ impl DynamoStore {
         match out {
             Ok(out) => {
                 self.usage.record_write(out.consumed_capacity());
+                self.usage.record_price(price);
                 Ok(CommitOutcome::Committed)
             }
             Err(SdkError::ServiceError(e)) => match e.err() {
                 TransactWriteItemsError::TransactionCanceledException(t) => {
                     self.usage.record_write(None);
-                    let codes: Vec<&str> = t
+                    let mut codes: Vec<&str> = t
                         .cancellation_reasons()
                         .iter()
                         .map(|r| r.code().unwrap_or("None"))
                         .collect();
+                    if carried(commit).is_some() {
+                        // The ledger entries rode on the source record: no item of
+                        // their own had a reason; the commit's order has them.
+                        let at = (1
+                            + commit.claims.len()
+                            + commit.balances.len()
+                            + commit.entries.len()
+                            + commit.states.len())
+                        .min(codes.len());
+                        codes.splice(at..at, std::iter::repeat_n("None", commit.ledger.len()));
+                    }
                     outcome_of_cancellation(commit, &codes).map_err(|message| StoreError::Rejected {
                         operation: "TransactWriteItems",
                         message,
@@ -71,14 +84,24 @@ impl DynamoStore {
         }
     }
 
-    pub(crate) fn source_item(&self, c: &Commit) -> items::Item {
-        items::Item::from([
+    /// The source record of `c`, with the ledger entries it carries ([`carried`]).
+    pub(crate) fn source_item(&self, c: &Commit) -> Result<items::Item, StoreError> {
+        let mut item = items::Item::from([
             ("pk".to_string(), s(source_pk(&c.source))),
             ("sk".to_string(), s("RESULT")),
             ("content_hash".to_string(), s(&c.content_hash)),
             ("attempt".to_string(), s(&c.attempt)),
             ("result".to_string(), s(&c.result)),
-        ])
+        ]);
+        if let Some(entries) = carried(c) {
+            for (slot, e) in CARRIED_LEDGER.iter().zip(entries) {
+                let (pk, at, entry) = carried_attributes(e)?;
+                item.insert(slot.pk.to_string(), s(pk));
+                item.insert(slot.at.to_string(), s(at));
+                item.insert(slot.entry.to_string(), s(entry));
+            }
+        }
+        Ok(item)
     }
 
     /// The transaction items of `c`, in the commit's order.
@@ -93,7 +116,7 @@ impl DynamoStore {
                 .build()
                 .map_err(build)
         };
-        let mut out = vec![put(create_only(self.source_item(c))?)];
+        let mut out = vec![put(create_only(self.source_item(c)?)?)];
         for claim in &c.claims {
             let sk = claim_sk(claim.game, &claim.kind, &claim.day);
             check_key(&player_pk(&claim.player_id), &sk)?;
@@ -142,8 +165,10 @@ impl DynamoStore {
             ]);
             out.push(put(self.entry_put(item, w.expected_version, false)?));
         }
-        for e in &c.ledger {
-            out.push(put(self.ledger_put(e)?));
+        if carried(c).is_none() {
+            for e in &c.ledger {
+                out.push(put(self.ledger_put(e)?));
+            }
         }
         for m in &c.marks {
             check_key(&m.key.pk, &m.key.sk)?;
@@ -228,6 +253,89 @@ impl DynamoStore {
             .build()
             .map_err(|err| errors::build("TransactWriteItems", err))
     }
+}
+
+/// The ledger entries `c`'s source record carries instead of ledger items of their own
+/// ([`CARRIED_LEDGER`]): exactly two, when the source's id names neither player (so a
+/// deletion never moves the record to a renamed key, only rewrites it in place).
+pub(crate) fn carried(c: &Commit) -> Option<&[LedgerEntry]> {
+    let [a, b] = c.ledger.as_slice() else {
+        return None;
+    };
+    let named = |e: &LedgerEntry| c.source.id.contains(e.player_id.as_str());
+    (!named(a) && !named(b)).then_some(c.ledger.as_slice())
+}
+
+/// A carried entry's three attributes: the player's partition key, its position
+/// (`{game}#{seq}#{source}#{source id}`), and the rest of the entry as JSON
+/// ([`CarriedEntry`]: what the two keys do not already say, so the record stays within
+/// one KB of transaction write).
+pub(crate) fn carried_attributes(e: &LedgerEntry) -> Result<(String, String, String), StoreError> {
+    let pk = player_pk(&e.player_id);
+    let at = ledger_at(e.game, &LedgerPosition::of(e));
+    check_key(&pk, &at)?;
+    let rest = CarriedEntry {
+        at: e.at,
+        nominal: e.nominal,
+        applied: e.applied,
+        balance_after: e.balance_after,
+        rule: e.rule.clone(),
+        settled_at: e.settled_at,
+        note: e.note.clone(),
+    };
+    let entry = serde_json::to_string(&rest).map_err(|err| StoreError::corrupt("entry", err))?;
+    Ok((pk, at, entry))
+}
+
+/// The ledger entry a source record carries, from its three attributes (as
+/// [`carried_attributes`] wrote them).
+pub(crate) fn carried_entry(pk: &str, at: &str, entry: &str) -> Result<LedgerEntry, StoreError> {
+    let bad = |why: &str| StoreError::corrupt(at.to_string(), why.to_string());
+    let player_id = pk
+        .strip_prefix("PLAYER#")
+        .ok_or_else(|| bad("not a player key"))?;
+    let mut parts = at.splitn(4, '#');
+    let (Some(game), Some(seq), Some(source), Some(source_id)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad("not a ledger position"));
+    };
+    let rest: CarriedEntry =
+        serde_json::from_str(entry).map_err(|e| StoreError::corrupt(at.to_string(), e))?;
+    Ok(LedgerEntry {
+        player_id: player_id.to_string(),
+        game: Game::from_id(game).ok_or_else(|| bad("unknown game"))?,
+        source: source.to_string(),
+        source_id: source_id.to_string(),
+        at: rest.at,
+        nominal: rest.nominal,
+        applied: rest.applied,
+        balance_after: rest.balance_after,
+        rule: rest.rule,
+        seq: seq.parse().map_err(|_| bad("not a sequence number"))?,
+        settled_at: rest.settled_at,
+        note: rest.note,
+    })
+}
+
+/// A carried ledger entry without what its attributes' keys hold (player, game, source,
+/// source id, sequence number): short field names, as it is written with every match.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CarriedEntry {
+    #[serde(rename = "t")]
+    at: chrono::DateTime<chrono::Utc>,
+    #[serde(rename = "n")]
+    nominal: i64,
+    #[serde(rename = "a")]
+    applied: i64,
+    #[serde(rename = "b")]
+    balance_after: i64,
+    #[serde(rename = "r")]
+    rule: String,
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    settled_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(rename = "w", default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
 }
 
 impl DynamoStore {
@@ -418,7 +526,7 @@ impl SettleStore for DynamoStore {
                 .client
                 .put_item()
                 .table_name(&self.table)
-                .set_item(Some(self.source_item(c)))
+                .set_item(Some(self.source_item(c)?))
                 .condition_expression("attribute_not_exists(pk)")
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()

@@ -1,6 +1,9 @@
 //! Requests made and capacity consumed, as DynamoDB reports them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::pricing::PricedWrite;
 
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 
@@ -12,6 +15,9 @@ pub struct Usage {
     write_requests: AtomicU64,
     read_milli_units: AtomicU64,
     write_milli_units: AtomicU64,
+    published_write_units: AtomicU64,
+    /// The last transaction's price, line by line (replaced by each transaction).
+    last_price: Mutex<Vec<PricedWrite>>,
 }
 
 /// A copy of [`Usage`]'s counters at one moment.
@@ -25,6 +31,9 @@ pub struct UsageSnapshot {
     pub read_milli_units: u64,
     /// Write capacity units × 1000.
     pub write_milli_units: u64,
+    /// Write request units of the transactions by DynamoDB's published pricing
+    /// (condition checks not counted; see [`PricedWrite`]).
+    pub published_write_units: u64,
 }
 
 impl UsageSnapshot {
@@ -35,6 +44,7 @@ impl UsageSnapshot {
             write_requests: self.write_requests - earlier.write_requests,
             read_milli_units: self.read_milli_units - earlier.read_milli_units,
             write_milli_units: self.write_milli_units - earlier.write_milli_units,
+            published_write_units: self.published_write_units - earlier.published_write_units,
         }
     }
 }
@@ -71,6 +81,21 @@ impl Usage {
             write_requests: self.write_requests.load(Ordering::Relaxed),
             read_milli_units: self.read_milli_units.load(Ordering::Relaxed),
             write_milli_units: self.write_milli_units.load(Ordering::Relaxed),
+            published_write_units: self.published_write_units.load(Ordering::Relaxed),
         }
+    }
+
+    /// Adds a committed transaction's price and keeps its lines as the last price.
+    pub(crate) fn record_price(&self, lines: Vec<PricedWrite>) {
+        let units: u64 = lines.iter().map(|l| l.units).sum();
+        self.published_write_units.fetch_add(units, Ordering::Relaxed);
+        if let Ok(mut last) = self.last_price.lock() {
+            *last = lines;
+        }
+    }
+
+    /// The last committed transaction's price, line by line.
+    pub fn last_price(&self) -> Vec<PricedWrite> {
+        self.last_price.lock().map(|l| l.clone()).unwrap_or_default()
     }
 }
