@@ -12,8 +12,8 @@ use podium_rules::settlement::LedgerEntry;
 use super::store::*;
 use super::{errors, items};
 
+use super::items::carried_attributes;
 use super::items::{get_s, ledger_at, ledger_sk, n, player_pk, s, source_pk, state_sk};
-use super::transactions::carried_attributes;
 use crate::commit::{Named, SourceKey};
 use crate::error::StoreError;
 use crate::model::pseudonymised;

@@ -10,7 +10,7 @@ use podium_rules::history::KeyHistory;
 use podium_rules::settlement::LedgerEntry;
 
 use crate::error::StoreError;
-use crate::model::{board_shard, Balance, BoardKey, LedgerPosition};
+use crate::model::{board_shard, check_key, Balance, BoardKey, LedgerPosition};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
@@ -136,4 +136,125 @@ pub(crate) fn decode_entry(item: &Item, player: &str, game: Game) -> Result<Bala
         reached_at_ms: get_n(item, "reached_at_ms")?,
         history,
     })
+}
+
+/// The GSI that lists a player's ledger entries by instant (partition key `pk`, sort
+/// key `ledger_at`, projecting `entry`).
+pub const LEDGER_INDEX: &str = "ledger";
+
+/// Where a source record carries one of its two players' ledger entries (GM-4), and the
+/// GSI that lists it in that player's point history: partition key `pk` (the player's
+/// `PLAYER#{id}`), sort key `at` (as `ledger_at`), projecting `entry` (the entry's JSON).
+#[derive(Debug, Clone, Copy)]
+pub struct CarriedLedger {
+    /// The GSI's name.
+    pub index: &'static str,
+    /// The attribute holding the player's partition key.
+    pub pk: &'static str,
+    /// The attribute holding the entry's position ([`LedgerPosition::index_key`](crate::model::LedgerPosition::index_key)).
+    pub at: &'static str,
+    /// The attribute holding the entry (JSON).
+    pub entry: &'static str,
+}
+
+impl CarriedLedger {
+    /// The entry an item listed by this GSI carries (base table item or index item).
+    pub(crate) fn decode(&self, item: &Item) -> Result<LedgerEntry, StoreError> {
+        carried_entry(
+            get_s(item, self.pk)?,
+            get_s(item, self.at)?,
+            get_s(item, self.entry)?,
+        )
+    }
+}
+
+/// The two places of a two-player source record's ledger entries: GSIs `ledger_a` and
+/// `ledger_b`. A match between two players writes no ledger item of its own (each
+/// would be a transaction item of 2 write units and a `ledger` GSI write): the record
+/// carries both entries and each GSI adds one standard write.
+pub const CARRIED_LEDGER: [CarriedLedger; 2] = [
+    CarriedLedger {
+        index: "ledger_a",
+        pk: "la_pk",
+        at: "la_at",
+        entry: "la_entry",
+    },
+    CarriedLedger {
+        index: "ledger_b",
+        pk: "lb_pk",
+        at: "lb_at",
+        entry: "lb_entry",
+    },
+];
+
+/// A carried entry's three attributes: the player's partition key, its position
+/// (`{game}#{seq}#{source}#{source id}`), and the rest of the entry as JSON
+/// ([`CarriedEntry`]: what the two keys do not already say, so the record stays within
+/// one KB of transaction write).
+pub(crate) fn carried_attributes(e: &LedgerEntry) -> Result<(String, String, String), StoreError> {
+    let pk = player_pk(&e.player_id);
+    let at = ledger_at(e.game, &LedgerPosition::of(e));
+    check_key(&pk, &at)?;
+    let rest = CarriedEntry {
+        at: e.at,
+        nominal: e.nominal,
+        applied: e.applied,
+        balance_after: e.balance_after,
+        rule: e.rule.clone(),
+        settled_at: e.settled_at,
+        note: e.note.clone(),
+    };
+    let entry = serde_json::to_string(&rest).map_err(|err| StoreError::corrupt("entry", err))?;
+    Ok((pk, at, entry))
+}
+
+/// The ledger entry a source record carries, from its three attributes (as
+/// [`carried_attributes`] wrote them).
+pub(crate) fn carried_entry(pk: &str, at: &str, entry: &str) -> Result<LedgerEntry, StoreError> {
+    let bad = |why: &str| StoreError::corrupt(at.to_string(), why.to_string());
+    let player_id = pk
+        .strip_prefix("PLAYER#")
+        .ok_or_else(|| bad("not a player key"))?;
+    let mut parts = at.splitn(4, '#');
+    let (Some(game), Some(seq), Some(source), Some(source_id)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad("not a ledger position"));
+    };
+    let rest: CarriedEntry =
+        serde_json::from_str(entry).map_err(|e| StoreError::corrupt(at.to_string(), e))?;
+    Ok(LedgerEntry {
+        player_id: player_id.to_string(),
+        game: Game::from_id(game).ok_or_else(|| bad("unknown game"))?,
+        source: source.to_string(),
+        source_id: source_id.to_string(),
+        at: rest.at,
+        nominal: rest.nominal,
+        applied: rest.applied,
+        balance_after: rest.balance_after,
+        rule: rest.rule,
+        seq: seq.parse().map_err(|_| bad("not a sequence number"))?,
+        settled_at: rest.settled_at,
+        note: rest.note,
+    })
+}
+
+/// A carried ledger entry without what its attributes' keys hold (player, game, source,
+/// source id, sequence number): short field names, as it is written with every match.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CarriedEntry {
+    #[serde(rename = "t")]
+    at: chrono::DateTime<chrono::Utc>,
+    #[serde(rename = "n")]
+    nominal: i64,
+    #[serde(rename = "a")]
+    applied: i64,
+    #[serde(rename = "b")]
+    balance_after: i64,
+    #[serde(rename = "r")]
+    rule: String,
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    settled_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(rename = "w", default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
 }

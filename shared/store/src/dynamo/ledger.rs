@@ -10,8 +10,8 @@ use podium_rules::settlement::LedgerEntry;
 
 use super::store::*;
 
+use super::items::carried_entry;
 use super::items::{get_s, ledger_at, ledger_sk, player_pk, s, Item};
-use super::transactions::carried_entry;
 use crate::error::StoreError;
 use crate::model::{check_key, LedgerPosition};
 use crate::traits::LedgerStore;

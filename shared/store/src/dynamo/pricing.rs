@@ -12,7 +12,7 @@
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 
 use super::items::Item;
-use super::store::{CARRIED_LEDGER, LEDGER_INDEX};
+use super::items::{CARRIED_LEDGER, LEDGER_INDEX};
 use crate::commit::{Commit, Role};
 
 /// One line of a commit's price: what was written, its size, its units.

@@ -25,57 +25,7 @@ pub const TTL_ATTRIBUTE: &str = "expires_at";
 /// The board GSI's name.
 pub const BOARD_INDEX: &str = "board";
 
-/// The GSI that lists a player's ledger entries by instant (partition key `pk`, sort
-/// key `ledger_at`, projecting `entry`).
-pub const LEDGER_INDEX: &str = "ledger";
-
-/// Where a source record carries one of its two players' ledger entries (GM-4), and the
-/// GSI that lists it in that player's point history: partition key `pk` (the player's
-/// `PLAYER#{id}`), sort key `at` (as `ledger_at`), projecting `entry` (the entry's JSON).
-#[derive(Debug, Clone, Copy)]
-pub struct CarriedLedger {
-    /// The GSI's name.
-    pub index: &'static str,
-    /// The attribute holding the player's partition key.
-    pub pk: &'static str,
-    /// The attribute holding the entry's position ([`LedgerPosition::index_key`](crate::model::LedgerPosition::index_key)).
-    pub at: &'static str,
-    /// The attribute holding the entry (JSON).
-    pub entry: &'static str,
-}
-
-impl CarriedLedger {
-    /// The entry an item listed by this GSI carries (base table item or index item).
-    pub(crate) fn decode(
-        &self,
-        item: &items::Item,
-    ) -> Result<podium_rules::settlement::LedgerEntry, StoreError> {
-        super::transactions::carried_entry(
-            items::get_s(item, self.pk)?,
-            items::get_s(item, self.at)?,
-            items::get_s(item, self.entry)?,
-        )
-    }
-}
-
-/// The two places of a two-player source record's ledger entries: GSIs `ledger_a` and
-/// `ledger_b`. A match between two players writes no ledger item of its own (each
-/// would be a transaction item of 2 write units and a `ledger` GSI write): the record
-/// carries both entries and each GSI adds one standard write.
-pub const CARRIED_LEDGER: [CarriedLedger; 2] = [
-    CarriedLedger {
-        index: "ledger_a",
-        pk: "la_pk",
-        at: "la_at",
-        entry: "la_entry",
-    },
-    CarriedLedger {
-        index: "ledger_b",
-        pk: "lb_pk",
-        at: "lb_at",
-        entry: "lb_entry",
-    },
-];
+pub use super::items::{CarriedLedger, CARRIED_LEDGER, LEDGER_INDEX};
 
 /// Keys a BatchGetItem request takes at most.
 pub(crate) const BATCH_GET_MAX: usize = 100;

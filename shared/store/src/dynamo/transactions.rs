@@ -17,8 +17,8 @@ use super::store::*;
 use super::{errors, items};
 
 use super::items::{
-    balance_sk, claim_sk, decode_entry, entry_item, get_n, get_s, ledger_at, ledger_sk, n, period_sk,
-    player_pk, ref_sk, s, source_pk, state_sk, EntryValues,
+    balance_sk, carried_attributes, claim_sk, decode_entry, entry_item, get_n, get_s, ledger_at, ledger_sk,
+    n, period_sk, player_pk, ref_sk, s, source_pk, state_sk, EntryValues,
 };
 use crate::commit::{outcome_of_cancellation, Claim, Commit, CommitOutcome, State};
 use crate::error::StoreError;
@@ -264,78 +264,6 @@ pub(crate) fn carried(c: &Commit) -> Option<&[LedgerEntry]> {
     };
     let named = |e: &LedgerEntry| c.source.id.contains(e.player_id.as_str());
     (!named(a) && !named(b)).then_some(c.ledger.as_slice())
-}
-
-/// A carried entry's three attributes: the player's partition key, its position
-/// (`{game}#{seq}#{source}#{source id}`), and the rest of the entry as JSON
-/// ([`CarriedEntry`]: what the two keys do not already say, so the record stays within
-/// one KB of transaction write).
-pub(crate) fn carried_attributes(e: &LedgerEntry) -> Result<(String, String, String), StoreError> {
-    let pk = player_pk(&e.player_id);
-    let at = ledger_at(e.game, &LedgerPosition::of(e));
-    check_key(&pk, &at)?;
-    let rest = CarriedEntry {
-        at: e.at,
-        nominal: e.nominal,
-        applied: e.applied,
-        balance_after: e.balance_after,
-        rule: e.rule.clone(),
-        settled_at: e.settled_at,
-        note: e.note.clone(),
-    };
-    let entry = serde_json::to_string(&rest).map_err(|err| StoreError::corrupt("entry", err))?;
-    Ok((pk, at, entry))
-}
-
-/// The ledger entry a source record carries, from its three attributes (as
-/// [`carried_attributes`] wrote them).
-pub(crate) fn carried_entry(pk: &str, at: &str, entry: &str) -> Result<LedgerEntry, StoreError> {
-    let bad = |why: &str| StoreError::corrupt(at.to_string(), why.to_string());
-    let player_id = pk
-        .strip_prefix("PLAYER#")
-        .ok_or_else(|| bad("not a player key"))?;
-    let mut parts = at.splitn(4, '#');
-    let (Some(game), Some(seq), Some(source), Some(source_id)) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(bad("not a ledger position"));
-    };
-    let rest: CarriedEntry =
-        serde_json::from_str(entry).map_err(|e| StoreError::corrupt(at.to_string(), e))?;
-    Ok(LedgerEntry {
-        player_id: player_id.to_string(),
-        game: Game::from_id(game).ok_or_else(|| bad("unknown game"))?,
-        source: source.to_string(),
-        source_id: source_id.to_string(),
-        at: rest.at,
-        nominal: rest.nominal,
-        applied: rest.applied,
-        balance_after: rest.balance_after,
-        rule: rest.rule,
-        seq: seq.parse().map_err(|_| bad("not a sequence number"))?,
-        settled_at: rest.settled_at,
-        note: rest.note,
-    })
-}
-
-/// A carried ledger entry without what its attributes' keys hold (player, game, source,
-/// source id, sequence number): short field names, as it is written with every match.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct CarriedEntry {
-    #[serde(rename = "t")]
-    at: chrono::DateTime<chrono::Utc>,
-    #[serde(rename = "n")]
-    nominal: i64,
-    #[serde(rename = "a")]
-    applied: i64,
-    #[serde(rename = "b")]
-    balance_after: i64,
-    #[serde(rename = "r")]
-    rule: String,
-    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
-    settled_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(rename = "w", default, skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
 }
 
 impl DynamoStore {
