@@ -220,7 +220,15 @@ pub(crate) struct Chunk {
 /// (about 150 bytes each; a 10^6-player board's whole directory is about 20,000) and
 /// half as many movement entries (about 24 bytes each), the least recently used
 /// evicted first. The default, [`MEMO_DEFAULT_ENTRIES`], is about 27 MB when full.
+/// Its tables are made on first use, not when the memo is (a function's start-up
+/// makes a context, and so a memo, before its first request).
 pub struct Memo {
+    entries: u64,
+    held: std::sync::OnceLock<Held>,
+}
+
+/// What a [`Memo`] holds: decoded pages, directory chunks, movement blocks.
+struct Held {
     pages: quick_cache::sync::Cache<PageId, Arc<SnapshotPage>, EntriesWeight>,
     chunks: quick_cache::sync::Cache<String, Arc<KnownChunks>, EntriesWeight>,
     moves: quick_cache::sync::Cache<MoveId, Arc<Vec<Vec<Earlier>>>, EntriesWeight>,
@@ -272,15 +280,26 @@ impl Memo {
     /// A memo of at most `entries` ranked page entries, `entries / 4` directory
     /// entries and `entries / 2` movement entries.
     pub fn with_capacity(entries: u64) -> Self {
-        // quick_cache sizes its tables from an estimate of the items held: pages of
-        // about 50 entries, chunks of 200 pages, movement blocks of 16 pages of 50.
-        use quick_cache::sync::Cache;
-        let (pages, dirs, moves) = (entries.max(1), (entries / 4).max(1), (entries / 2).max(1));
         Memo {
-            pages: Cache::with_weighter((pages / 50).max(16) as usize, pages, EntriesWeight),
-            chunks: Cache::with_weighter((dirs / 200).max(16) as usize, dirs, EntriesWeight),
-            moves: Cache::with_weighter((moves / 800).max(16) as usize, moves, EntriesWeight),
+            entries,
+            held: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The memo's tables, made on the first call.
+    fn held(&self) -> &Held {
+        self.held.get_or_init(|| {
+            // quick_cache sizes its tables from an estimate of the items held: pages of
+            // about 50 entries, chunks of 200 pages, movement blocks of 16 pages of 50.
+            use quick_cache::sync::Cache;
+            let entries = self.entries;
+            let (pages, dirs, moves) = (entries.max(1), (entries / 4).max(1), (entries / 2).max(1));
+            Held {
+                pages: Cache::with_weighter((pages / 50).max(16) as usize, pages, EntriesWeight),
+                chunks: Cache::with_weighter((dirs / 200).max(16) as usize, dirs, EntriesWeight),
+                moves: Cache::with_weighter((moves / 800).max(16) as usize, moves, EntriesWeight),
+            }
+        })
     }
 
     /// The movement block item `key` of the snapshot taken at `as_of_ms`, read and
@@ -292,13 +311,13 @@ impl Memo {
         as_of_ms: i64,
     ) -> Result<Option<Arc<Vec<Vec<Earlier>>>>, ServiceError> {
         let id = (key.pk.clone(), key.sk.clone(), as_of_ms);
-        if let Some(found) = self.moves.get(&id) {
+        if let Some(found) = self.held().moves.get(&id) {
             return Ok(Some(found));
         }
         match store.get_item(key, false).await? {
             Some(item) => {
                 let moves = Arc::new(crate::boards::snapshot::codec::decode_moves(&key.pk, &item.body)?);
-                self.moves.insert(id, Arc::clone(&moves));
+                self.held().moves.insert(id, Arc::clone(&moves));
                 Ok(Some(moves))
             }
             None => Ok(None),
@@ -368,7 +387,7 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     /// (its chunks and pages read earlier are taken from it, those read now added).
     pub fn with_memo(mut self, memo: &'a Memo, as_of_ms: i64) -> Self {
         let snapshot = format!("{}\u{0}{as_of_ms}", dir_pk(self.board, &self.id));
-        if let Some(known) = memo.chunks.get(&snapshot) {
+        if let Some(known) = memo.held().chunks.get(&snapshot) {
             for c in known.iter() {
                 if !self.chunks.iter().any(|held| held.first == c.first) {
                     self.chunks.push(Arc::clone(c));
@@ -420,11 +439,15 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
                 entries: Arc::new(entries),
             });
             if let Some((memo, snapshot, _)) = &self.memo {
-                let mut known: KnownChunks =
-                    memo.chunks.get(snapshot).map(|k| k.to_vec()).unwrap_or_default();
+                let mut known: KnownChunks = memo
+                    .held()
+                    .chunks
+                    .get(snapshot)
+                    .map(|k| k.to_vec())
+                    .unwrap_or_default();
                 if !known.iter().any(|c| c.first == first) {
                     known.push(Arc::clone(&chunk));
-                    memo.chunks.insert(snapshot.clone(), Arc::new(known));
+                    memo.held().chunks.insert(snapshot.clone(), Arc::new(known));
                 }
             }
             self.chunks.push(chunk);
@@ -523,14 +546,14 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
                 .map(Arc::new));
         };
         let id = (body_key(self.board, &e.page).pk, number, e.position, e.rank);
-        if let Some(page) = memo.pages.get(&id) {
+        if let Some(page) = memo.held().pages.get(&id) {
             return Ok(Some(page));
         }
         let page = load_page(self.store, self.board, number, &e, self.consistent)
             .await?
             .map(Arc::new);
         if let Some(page) = &page {
-            memo.pages.insert(id, Arc::clone(page));
+            memo.held().pages.insert(id, Arc::clone(page));
         }
         Ok(page)
     }
