@@ -237,6 +237,12 @@ impl Commit {
         out
     }
 
+    /// Where the ledger entries start in the commit's order (after the source record,
+    /// claims, balances, period entries and states).
+    pub fn ledger_start(&self) -> usize {
+        1 + self.claims.len() + self.balances.len() + self.entries.len() + self.states.len()
+    }
+
     /// What the item at `index` of the commit's order is.
     pub fn role(&self, index: usize) -> Role {
         let bounds = [

@@ -25,28 +25,14 @@ impl DynamoStore {
     pub(crate) async fn player_partition(&self, player_id: &str) -> Result<Vec<items::Item>, StoreError> {
         let pk = player_pk(player_id);
         check_key(&pk, "-")?;
-        let mut out = Vec::new();
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :p")
-                .expression_attribute_values(":p", s(pk.clone()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(|e| self.fail("Query", e))?;
-            self.usage.record_read(page.consumed_capacity());
-            out.extend(page.items().iter().cloned());
-            match page.last_evaluated_key {
-                Some(k) if !k.is_empty() => start = Some(k),
-                _ => return Ok(out),
-            }
-        }
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :p")
+            .expression_attribute_values(":p", s(pk))
+            .consistent_read(true);
+        self.query_to_end(query).await
     }
 }
 

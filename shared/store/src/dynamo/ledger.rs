@@ -68,36 +68,21 @@ impl DynamoStore {
     ) -> Result<Vec<Item>, StoreError> {
         let pk = player_pk(player_id);
         check_key(&pk, "-")?;
-        let mut out = Vec::new();
-        let mut start = None;
-        loop {
-            let query = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(slot.index)
-                .expression_attribute_names("#p", slot.pk)
-                .expression_attribute_values(":p", s(pk.clone()));
-            let query = match game {
-                Some(g) => query
-                    .key_condition_expression("#p = :p AND begins_with(#a, :g)")
-                    .expression_attribute_names("#a", slot.at)
-                    .expression_attribute_values(":g", s(format!("{}#", g.id()))),
-                None => query.key_condition_expression("#p = :p"),
-            };
-            let page = query
-                .set_exclusive_start_key(start)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(|e| self.fail("Query", e))?;
-            self.usage.record_read(page.consumed_capacity());
-            out.extend(page.items().iter().cloned());
-            match page.last_evaluated_key {
-                Some(k) if !k.is_empty() => start = Some(k),
-                _ => return Ok(out),
-            }
-        }
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(slot.index)
+            .expression_attribute_names("#p", slot.pk)
+            .expression_attribute_values(":p", s(pk));
+        let query = match game {
+            Some(g) => query
+                .key_condition_expression("#p = :p AND begins_with(#a, :g)")
+                .expression_attribute_names("#a", slot.at)
+                .expression_attribute_values(":g", s(format!("{}#", g.id()))),
+            None => query.key_condition_expression("#p = :p"),
+        };
+        self.query_to_end(query).await
     }
 
     /// Up to `limit` of the player's entries of `game` in one listing, newest first,
@@ -157,33 +142,18 @@ impl LedgerStore for DynamoStore {
     /// orders them.
     async fn ledger_entries(&self, game: Game, player_id: &str) -> Result<Vec<LedgerEntry>, StoreError> {
         check_key(&player_pk(player_id), "LEDGER#")?;
-        let mut out: Vec<LedgerEntry> = Vec::new();
-        let mut start = None;
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :p AND begins_with(sk, :l)")
-                .expression_attribute_values(":p", s(player_pk(player_id)))
-                .expression_attribute_values(":l", s(format!("LEDGER#{}#", game.id())))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(|e| self.fail("Query", e))?;
-            self.usage.record_read(page.consumed_capacity());
-            for item in page.items() {
-                let raw = get_s(item, "entry")?;
-                out.push(
-                    serde_json::from_str(raw).map_err(|e| StoreError::corrupt(player_pk(player_id), e))?,
-                );
-            }
-            match page.last_evaluated_key {
-                Some(k) if !k.is_empty() => start = Some(k),
-                _ => break,
-            }
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :p AND begins_with(sk, :l)")
+            .expression_attribute_values(":p", s(player_pk(player_id)))
+            .expression_attribute_values(":l", s(format!("LEDGER#{}#", game.id())))
+            .consistent_read(true);
+        let mut out = Vec::new();
+        for item in self.query_to_end(query).await? {
+            let raw = get_s(&item, "entry")?;
+            out.push(serde_json::from_str(raw).map_err(|e| StoreError::corrupt(player_pk(player_id), e))?);
         }
         for slot in &CARRIED_LEDGER {
             for item in self.carried_items(slot, player_id, Some(game)).await? {

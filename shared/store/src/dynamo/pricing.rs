@@ -84,7 +84,7 @@ fn role_name(role: Role) -> &'static str {
 pub(crate) fn price(c: &Commit, items: &[TransactWriteItem], carried: bool) -> Vec<PricedWrite> {
     let mut out = Vec::new();
     let mut index_lines = Vec::new();
-    let ledger_at = 1 + c.claims.len() + c.balances.len() + c.entries.len() + c.states.len();
+    let ledger_at = c.ledger_start();
     for (i, item) in items.iter().enumerate() {
         // The commit's index of this transaction item.
         let at = if carried && i >= ledger_at {

@@ -170,6 +170,31 @@ impl DynamoStore {
         Ok(out.item)
     }
 
+    /// Every item `query` matches, page after page to the end (`query` is sent again
+    /// from each page's last key), each page's capacity recorded.
+    pub(crate) async fn query_to_end(
+        &self,
+        query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+    ) -> Result<Vec<items::Item>, StoreError> {
+        let mut out = Vec::new();
+        let mut start = None;
+        loop {
+            let page = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(|e| self.fail("Query", e))?;
+            self.usage.record_read(page.consumed_capacity());
+            out.extend(page.items.unwrap_or_default());
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => return Ok(out),
+            }
+        }
+    }
+
     pub(crate) async fn balance(
         &self,
         game: Game,

@@ -60,12 +60,7 @@ impl DynamoStore {
                     if carried(commit).is_some() {
                         // The ledger entries rode on the source record: no item of
                         // their own had a reason; the commit's order has them.
-                        let at = (1
-                            + commit.claims.len()
-                            + commit.balances.len()
-                            + commit.entries.len()
-                            + commit.states.len())
-                        .min(codes.len());
+                        let at = commit.ledger_start().min(codes.len());
                         codes.splice(at..at, std::iter::repeat_n("None", commit.ledger.len()));
                     }
                     outcome_of_cancellation(commit, &codes).map_err(|message| StoreError::Rejected {
@@ -481,5 +476,67 @@ impl SettleStore for DynamoStore {
         ]);
         let items = self.commit_items(c)?;
         self.transact(c, items, &token).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commit::SourceKey;
+    use crate::dynamo::items::{carried_attributes, carried_entry};
+
+    fn entry(player: &str, source_id: &str) -> LedgerEntry {
+        LedgerEntry {
+            player_id: player.into(),
+            game: Game::Seega,
+            source: "match".into(),
+            source_id: source_id.into(),
+            at: chrono::DateTime::UNIX_EPOCH,
+            nominal: -19,
+            applied: -7,
+            balance_after: 0,
+            rule: "SG-3".into(),
+            seq: 12,
+            settled_at: Some(chrono::DateTime::UNIX_EPOCH),
+            note: Some("a reason".into()),
+        }
+    }
+
+    fn commit(id: &str, players: &[&str]) -> Commit {
+        Commit {
+            source: SourceKey::new("match", id),
+            content_hash: "h".into(),
+            attempt: "a".into(),
+            plan: 0,
+            result: "{}".into(),
+            claims: Vec::new(),
+            balances: Vec::new(),
+            entries: Vec::new(),
+            states: Vec::new(),
+            ledger: players.iter().map(|p| entry(p, id)).collect(),
+            marks: Vec::new(),
+            refs: Vec::new(),
+            named: Vec::new(),
+        }
+    }
+
+    /// GM-4: the record carries exactly two entries, and only when its id names
+    /// neither player (a deletion never moves it to a renamed key).
+    #[test]
+    fn a_record_carries_two_entries_when_its_id_names_neither_player() {
+        assert!(carried(&commit("sg-42", &["alice", "bob"])).is_some());
+        assert!(carried(&commit("sg-42", &["alice"])).is_none());
+        assert!(carried(&commit("sg-42", &["alice", "bob", "carol"])).is_none());
+        assert!(carried(&commit("bob:2027-05-10", &["alice", "bob"])).is_none());
+    }
+
+    /// A carried entry reads back as written, a source id with `#` in it included.
+    #[test]
+    fn a_carried_entry_reads_back_whole() {
+        let e = entry("alice", "sg#42#x");
+        let (pk, at, rest) = carried_attributes(&e).expect("attributes");
+        assert_eq!(carried_entry(&pk, &at, &rest).expect("entry"), e);
+        assert!(carried_entry("alice", &at, &rest).is_err(), "not a player key");
+        assert!(carried_entry(&pk, "seega#12", &rest).is_err(), "not a position");
     }
 }
