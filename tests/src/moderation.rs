@@ -1263,18 +1263,8 @@ pub async fn an_interrupted_restore_is_finished_by_its_repeat<S: Store + Clone +
     use crate::deletion::{t, tick};
     use podium_service::jobs::Job;
     use podium_service::moderation::review::{self as held, HeldState};
-    use podium_service::moderation::suspensions::{restore, suspend};
-    crate::deletion::seed(&store).await;
-    let at = t("2027-07-19T06:00:00Z");
-    suspend(
-        &store,
-        "bob",
-        ("support-7", "reported for a modified client"),
-        30,
-        at,
-    )
-    .await
-    .expect("suspended");
+    use podium_service::moderation::suspensions::restore;
+    seeded_with_bob_suspended(&store).await;
     let policy = podium_rules::record::policy::RecordPolicy::default();
     for (i, (w, l)) in [("bob", "carol"), ("carol", "bob"), ("bob", "dave")]
         .iter()
@@ -1510,18 +1500,7 @@ pub async fn an_approval_refused_for_a_suspension_is_settled_by_the_restore<S: S
 ) {
     use crate::deletion::t;
     use podium_service::moderation::review::{self as held, HeldState};
-    use podium_service::moderation::suspensions::suspend;
-    crate::deletion::seed(&store).await;
-    let at = t("2027-07-19T06:00:00Z");
-    suspend(
-        &store,
-        "bob",
-        ("support-7", "reported for a modified client"),
-        30,
-        at,
-    )
-    .await
-    .expect("suspended");
+    seeded_with_bob_suspended(&store).await;
     let ended = t("2027-07-19T06:10:00Z");
     let arrived = ended + chrono::Duration::seconds(30);
     let intake = deliver(&store, "held-a", ("bob", "carol"), ended, "d-a").await;
@@ -1600,4 +1579,20 @@ macro_rules! moderation_tests {
             }
         )*
     };
+}
+
+/// The deletion tests' players, then Bob suspended (OP-4) by `support-7` at
+/// 2027-07-19T06:00Z with a 30-day restore window.
+async fn seeded_with_bob_suspended<S: Store + Clone + 'static>(store: &S) {
+    crate::deletion::seed(store).await;
+    let at = crate::deletion::t("2027-07-19T06:00:00Z");
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "bob",
+        ("support-7", "reported for a modified client"),
+        30,
+        at,
+    )
+    .await
+    .expect("suspended");
 }
