@@ -775,7 +775,7 @@ fn print_price(what: &str, lines: &[podium_store::dynamo::PricedWrite]) {
     println!("| write | bytes | write request units |");
     println!("|---|---|---|");
     for l in lines {
-        println!("| {} | {} | {} |", l.what, l.bytes, l.units);
+        println!("| {} | {} | {} |", l.what(), l.bytes, l.units);
     }
     let units: u64 = lines.iter().map(|l| l.units).sum();
     let checks: u64 = lines.iter().map(|l| l.checks).sum();

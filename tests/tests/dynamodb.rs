@@ -123,7 +123,7 @@ async fn a_scored_match_writes_at_most_twelve_units() {
     assert_eq!(used.published_write_units, units);
     assert!(units <= 12, "{units} write units: {lines:#?}");
     assert!(
-        !lines.iter().any(|l| l.what.starts_with("ledger item")),
+        !lines.iter().any(|l| l.what().starts_with("ledger item")),
         "no ledger item of its own: {lines:#?}"
     );
     for p in ["u-alice", "u-bob"] {

@@ -43,7 +43,7 @@ mod transactions;
 mod usage;
 
 pub use client::{client, Timeouts};
-pub use pricing::PricedWrite;
+pub use pricing::{PricedWrite, Write};
 pub use store::{
     request_token, CarriedLedger, DynamoStore, BOARD_INDEX, CARRIED_LEDGER, LEDGER_INDEX, TTL_ATTRIBUTE,
 };

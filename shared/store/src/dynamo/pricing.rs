@@ -15,17 +15,50 @@ use super::items::Item;
 use super::items::{CARRIED_LEDGER, LEDGER_INDEX};
 use crate::commit::{Commit, Role};
 
-/// One line of a commit's price: what was written, its size, its units.
+/// One line of a commit's price: what was written, its size, its units. Made for
+/// every committed transaction, so it holds no text of its own ([`PricedWrite::what`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PricedWrite {
-    /// What it is: the commit role and the table, or the GSI (`board GSI, key moved`).
-    pub what: String,
+    /// The commit item it belongs to (`source record`, `balance`, …).
+    pub item: &'static str,
+    /// What was written for it.
+    pub write: Write,
     /// The item's (or index entry's) size in bytes, as DynamoDB counts it.
     pub bytes: usize,
     /// Write request units by the published pricing.
     pub units: u64,
     /// Condition checks on this line (each writes nothing).
     pub checks: u64,
+}
+
+/// What a [`PricedWrite`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// A transaction's put of the item.
+    Put,
+    /// A transaction's update of the item.
+    Update,
+    /// A transaction's condition check on the item.
+    Check,
+    /// The item's entry in a GSI; `moved` when its key moved (a delete and a put).
+    Index { index: &'static str, moved: bool },
+}
+
+impl PricedWrite {
+    /// The line as a reader says it: `balance: transactional put`, `board GSI entry of
+    /// the balance (key moved: delete and put)`, …
+    pub fn what(&self) -> String {
+        let item = self.item;
+        match self.write {
+            Write::Put => format!("{item}: transactional put"),
+            Write::Update => format!("{item}: transactional update"),
+            Write::Check => format!("{item}: condition check"),
+            Write::Index { index, moved } => format!(
+                "{index} GSI entry of the {item}{}",
+                if moved { " (key moved: delete and put)" } else { "" }
+            ),
+        }
+    }
 }
 
 /// DynamoDB's size of an attribute value in bytes (strings and binaries their length,
@@ -53,17 +86,21 @@ fn kb(bytes: usize) -> u64 {
     bytes.div_ceil(1024).max(1) as u64
 }
 
-/// The GSIs an item is listed in: (index, its key attributes, its projected ones).
-fn indexes() -> Vec<(&'static str, [&'static str; 2], Vec<&'static str>)> {
-    let mut out = vec![
-        ("board", ["board_shard", "board_key"], Vec::new()),
-        (LEDGER_INDEX, ["pk", "ledger_at"], vec!["entry"]),
-    ];
-    for slot in &CARRIED_LEDGER {
-        out.push((slot.index, [slot.pk, slot.at], vec![slot.entry]));
-    }
-    out
-}
+/// The GSIs an item is listed in: (index, its key attributes, its projected one).
+const INDEXES: [(&str, [&str; 2], Option<&str>); 4] = [
+    ("board", ["board_shard", "board_key"], None),
+    (LEDGER_INDEX, ["pk", "ledger_at"], Some("entry")),
+    (
+        CARRIED_LEDGER[0].index,
+        [CARRIED_LEDGER[0].pk, CARRIED_LEDGER[0].at],
+        Some(CARRIED_LEDGER[0].entry),
+    ),
+    (
+        CARRIED_LEDGER[1].index,
+        [CARRIED_LEDGER[1].pk, CARRIED_LEDGER[1].at],
+        Some(CARRIED_LEDGER[1].entry),
+    ),
+];
 
 fn role_name(role: Role) -> &'static str {
     match role {
@@ -97,7 +134,8 @@ pub(crate) fn price(c: &Commit, items: &[TransactWriteItem], carried: bool) -> V
             let body = put.item();
             let bytes = item_size(body);
             out.push(PricedWrite {
-                what: format!("{role}: transactional put"),
+                item: role,
+                write: Write::Put,
                 bytes,
                 units: 2 * kb(bytes),
                 checks: 0,
@@ -111,7 +149,7 @@ pub(crate) fn price(c: &Commit, items: &[TransactWriteItem], carried: bool) -> V
                 .iter()
                 .filter_map(|k| body.get(*k).map(|v| k.len() + value_size(v)));
             let base: usize = base_keys.sum();
-            for (index, keys, projected) in indexes() {
+            for (index, keys, projected) in INDEXES {
                 if !keys.iter().all(|k| body.contains_key(*k)) {
                     continue;
                 }
@@ -125,14 +163,11 @@ pub(crate) fn price(c: &Commit, items: &[TransactWriteItem], carried: bool) -> V
                     + 100;
                 let writes = if replaces { 2 } else { 1 };
                 index_lines.push(PricedWrite {
-                    what: format!(
-                        "{index} GSI entry of the {role}{}",
-                        if replaces {
-                            " (key moved: delete and put)"
-                        } else {
-                            ""
-                        }
-                    ),
+                    item: role,
+                    write: Write::Index {
+                        index,
+                        moved: replaces,
+                    },
                     bytes: entry,
                     units: writes * kb(entry),
                     checks: 0,
@@ -149,14 +184,16 @@ pub(crate) fn price(c: &Commit, items: &[TransactWriteItem], carried: bool) -> V
                     .map(|m| m.values().map(value_size).sum::<usize>())
                     .unwrap_or(0);
             out.push(PricedWrite {
-                what: format!("{role}: transactional update"),
+                item: role,
+                write: Write::Update,
                 bytes,
                 units: 2 * kb(bytes),
                 checks: 0,
             });
         } else if item.condition_check().is_some() {
             out.push(PricedWrite {
-                what: format!("{role}: condition check"),
+                item: role,
+                write: Write::Check,
                 bytes: 0,
                 units: 0,
                 checks: 1,
