@@ -80,6 +80,28 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
     let aws = podium_store::aws::lambda_sdk_config().await;
     let store = podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
     let metrics = emf::collector()?;
-    metrics_cloudwatch_embedded::lambda::service::run_http(metrics, app(AppState::new(Arc::new(store), ctx)))
-        .await
+    metrics_cloudwatch_embedded::lambda::service::run_http(
+        metrics,
+        on_first_request(AppState::new(Arc::new(store), ctx)),
+    )
+    .await
+}
+
+/// [`app`] built when the first request comes, not before the function's first poll
+/// of the Runtime API: a cold start waits for everything done before that poll. The
+/// service answers every request with the one router.
+pub fn on_first_request(
+    state: AppState,
+) -> impl lambda_http::Service<
+    lambda_http::Request,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl std::future::Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send,
+> + Clone {
+    use lambda_http::tower::ServiceExt;
+    let router: Arc<std::sync::OnceLock<axum::Router>> = Arc::default();
+    lambda_http::service_fn(move |req: lambda_http::Request| {
+        let router = router.get_or_init(|| app(state.clone())).clone();
+        router.oneshot(req)
+    })
 }

@@ -16,11 +16,26 @@ fn request(name: &str) -> Request {
     lambda_http::request::from_str(&text).expect("an API Gateway v2 event")
 }
 
-/// The request through the deployed router (identity from the authorizer's claims).
+/// The request through the deployed service: the router built on the first request
+/// (identity from the authorizer's claims).
 async fn send(store: &EmbeddedStore, req: Request) -> ApiResponse {
     let state = AppState::new(Arc::new(store.clone()), ApiContext::new(CursorKey::random()));
-    let Ok(response) = podium_http::app(state).oneshot(req).await;
+    let Ok(response) = podium_http::on_first_request(state).oneshot(req).await;
     api::read_back(response).await
+}
+
+/// One deployed service answers every request of its container with the router its
+/// first request built (a clone of the service shares it).
+#[tokio::test]
+async fn the_router_built_on_the_first_request_answers_the_next() {
+    let store = store_with(&[("mallory", 900), ("alice", 500), ("bob", 100)]).await;
+    let state = AppState::new(Arc::new(store), ApiContext::new(CursorKey::random()));
+    let service = podium_http::on_first_request(state);
+    for _ in 0..2 {
+        let Ok(response) = service.clone().oneshot(request("around-me-jwt.json")).await;
+        let resp = api::read_back(response).await;
+        assert_eq!((resp.status, resp.body["me"]["rank"].as_u64()), (200, Some(2)));
+    }
 }
 
 async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
