@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_rules::leaderboard::listing_key;
+use podium_rules::leaderboard::{listing_key, Standing};
 use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore};
 
@@ -396,7 +396,8 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         }));
     };
     // q: snapshot entries listed before the live key; read every page of q − n − 1 … q + n.
-    let q = holding.first_position + holding.entries.iter().filter(|e| before_me(e)).count() as u64;
+    // (A page lists its entries in listing order: a binary search, not a scan.)
+    let q = holding.first_position + holding.entries.partition_point(before_me) as u64;
     // Entries of deleted players (GM-6) are left out below: read a few more (at most
     // n + 1 each side, so many deletions cannot make around-me read many pages).
     let slack = (p.erased.len() as u64).min(n as u64 + 1);
@@ -485,11 +486,12 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             Arc::new(pg)
         })
         .collect();
-    let stale = match pages
+    // The caller's own entry among the pages read, if listed there (its card is theirs).
+    let listed_mine = pages
         .iter()
         .flat_map(|pg| &pg.entries)
-        .find(|e| e.player_id == player_id)
-    {
+        .find(|e| e.player_id == player_id);
+    let stale = match listed_mine {
         Some(e) => Some(e.value),
         None => match own_entry_above(&mut dir, &p, &pages, &me).await? {
             Found::Entry(v) => Some(v),
@@ -506,12 +508,14 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let placed = around(&pages, &standing, better, stale, n);
     let of = p.entries + u64::from(stale.is_none());
     // PF-5: every card as the snapshot read it (no extra read: a rename shows from
-    // the next refresh); none for a caller newer than the snapshot.
-    let card_of = |id: &str| {
-        pages
-            .iter()
-            .flat_map(|pg| &pg.entries)
-            .find(|e| e.player_id == id)
+    // the next refresh); none for a caller newer than the snapshot. A neighbour is
+    // found by its listing key (binary searches over the pages read), the caller by id.
+    let my_card = listed_mine.map(|e| e.card.clone()).unwrap_or_default();
+    let card_of = |s: &Standing| {
+        if s.player_id == player_id {
+            return my_card.clone();
+        }
+        listed_entry(&pages, s)
             .map(|e| e.card.clone())
             .unwrap_or_default()
     };
@@ -519,7 +523,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         .entries
         .into_iter()
         .map(|(s, rank)| {
-            let card = card_of(&s.player_id);
+            let card = card_of(&s);
             // OP-4: ranks close up below a player hidden while suspended.
             let mut shown = entry(board, s, rank - p.closed_up(&p.id, rank));
             shown.card = card;
@@ -531,7 +535,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         standing,
         placed.my_rank - p.closed_up(&p.id, placed.my_rank),
     );
-    me_entry.card = card_of(player_id);
+    me_entry.card = my_card.clone();
     let mut entries = entries;
     // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists
     // their snapshot entry (one read); neighbours of that block get theirs too, against
@@ -613,6 +617,18 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             p.top_cutoff,
         ),
     }))
+}
+
+/// The entry listed with `s`'s listing key (LB-2) among `pages` (consecutive, in page
+/// order), if it is `s`'s player's: two binary searches.
+fn listed_entry<'p>(pages: &'p [Arc<SnapshotPage>], s: &Standing) -> Option<&'p SnapshotEntry> {
+    let key = listing_key(s.value, s.reached_at_ms, &s.player_id);
+    let before = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < key;
+    let at = pages.partition_point(|pg| pg.entries.last().is_some_and(before));
+    let pg = pages.get(at)?;
+    pg.entries
+        .get(pg.entries.partition_point(before))
+        .filter(|e| e.player_id == s.player_id)
 }
 
 /// The caller's place on `board` with neighbours (LB-4): from its current snapshot, or

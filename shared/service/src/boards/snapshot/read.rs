@@ -243,7 +243,7 @@ type PageId = (String, u32, u64, u64);
 /// A movement item: its partition and sort key, and its snapshot's `as_of` (ms).
 type MoveId = (String, String, i64);
 
-/// The directory chunks of one snapshot read so far, in no particular order. Never
+/// The directory chunks of one snapshot read so far, in page order. Never
 /// changed once in the memo (its weight must stay what it was when inserted): a
 /// chunk read later is added to a copy, which replaces it.
 type KnownChunks = Vec<Arc<Chunk>>;
@@ -388,9 +388,11 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     pub fn with_memo(mut self, memo: &'a Memo, as_of_ms: i64) -> Self {
         let snapshot = format!("{}\u{0}{as_of_ms}", dir_pk(self.board, &self.id));
         if let Some(known) = memo.held().chunks.get(&snapshot) {
-            for c in known.iter() {
-                if !self.chunks.iter().any(|held| held.first == c.first) {
-                    self.chunks.push(Arc::clone(c));
+            if self.chunks.is_empty() {
+                self.chunks = known.to_vec();
+            } else {
+                for c in known.iter() {
+                    self.keep(Arc::clone(c));
                 }
             }
         }
@@ -398,22 +400,29 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         self
     }
 
+    /// Adds chunk `c` in page order unless a chunk with its first page is held.
+    fn keep(&mut self, c: Arc<Chunk>) {
+        keep_in_order(&mut self.chunks, c);
+    }
+
+    /// How many chunks held start at or before page `number` (the chunk that may list
+    /// it is the one before that index; the next one starts after it).
+    fn chunks_through(&self, number: u32) -> usize {
+        self.chunks.partition_point(|c| c.first <= number)
+    }
+
     /// The directory chunk read that lists page `number`: its first page's number and
     /// first key (what its movement item is stored under).
     pub fn chunk_of(&self, number: u32) -> Option<(u32, String)> {
-        self.chunks.iter().find_map(|c| {
-            let i = number.checked_sub(c.first)? as usize;
-            (i < c.entries.len()).then(|| (c.first, c.entries[0].key.clone()))
-        })
+        let c = self.chunks.get(self.chunks_through(number).checked_sub(1)?)?;
+        let i = (number - c.first) as usize;
+        (i < c.entries.len()).then(|| (c.first, c.entries[0].key.clone()))
     }
 
     /// The entry of page `number` if a chunk read holds it.
     fn known(&self, number: u32) -> Option<&DirEntry> {
-        self.chunks.iter().find_map(|c| {
-            number
-                .checked_sub(c.first)
-                .and_then(|i| c.entries.get(i as usize))
-        })
+        let c = self.chunks.get(self.chunks_through(number).checked_sub(1)?)?;
+        c.entries.get((number - c.first) as usize)
     }
 
     /// Reads the chunk `range` finds nearest first (`forward` or back), keeps it and
@@ -433,7 +442,7 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         {
             return Err(StoreError::corrupt(sk, "page numbers overflow").into());
         }
-        if !self.chunks.iter().any(|c| c.first == first) {
+        if self.chunks.binary_search_by_key(&first, |c| c.first).is_err() {
             let chunk = Arc::new(Chunk {
                 first,
                 entries: Arc::new(entries),
@@ -445,12 +454,11 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
                     .get(snapshot)
                     .map(|k| k.to_vec())
                     .unwrap_or_default();
-                if !known.iter().any(|c| c.first == first) {
-                    known.push(Arc::clone(&chunk));
+                if keep_in_order(&mut known, Arc::clone(&chunk)) {
                     memo.held().chunks.insert(snapshot.clone(), Arc::new(known));
                 }
             }
-            self.chunks.push(chunk);
+            self.keep(chunk);
         }
         Ok(Some(first))
     }
@@ -459,11 +467,14 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     /// `inclusive`): from the chunks read when they tell, else after one Query.
     async fn last_before(&mut self, key: &str, inclusive: bool) -> Result<Option<u32>, ServiceError> {
         let before = |k: &str| if inclusive { k <= key } else { k < key };
-        for c in &self.chunks {
+        // The chunks held are in page order, so are their keys: the last chunk whose
+        // first key is before `key` is the only one that can list the page (a binary
+        // search, not a scan of every chunk a warm memo holds).
+        let starts_before = self
+            .chunks
+            .partition_point(|c| c.entries.first().is_some_and(|e| before(&e.key)));
+        if let Some(c) = starts_before.checked_sub(1).map(|i| &self.chunks[i]) {
             let n = c.entries.partition_point(|e| before(&e.key));
-            if n == 0 {
-                continue;
-            }
             let number = c.first + n as u32 - 1;
             // Known when a later page of this chunk, or the next chunk's first, is after `key`.
             let next = number + 1;
@@ -471,17 +482,19 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             let decided = n < c.entries.len()
                 || next >= self.pages
                 || last.position + u64::from(last.len) >= self.entries
-                || self.known(next).is_some_and(|e| !before(&e.key));
+                || self
+                    .chunks
+                    .get(starts_before)
+                    .is_some_and(|c| c.first == next && !c.entries.is_empty());
             if decided {
                 return Ok(Some(number));
             }
-        }
-        // Before page 0's first key: before every page, no read needed.
-        if self
+        } else if self
             .chunks
-            .iter()
-            .any(|c| c.first == 0 && c.entries.first().is_some_and(|e| !before(&e.key)))
+            .first()
+            .is_some_and(|c| c.first == 0 && !c.entries.is_empty())
         {
+            // Before page 0's first key: before every page, no read needed.
             return Ok(None);
         }
         let target = chunk_sk(key);
@@ -493,7 +506,11 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         let Some(first) = self.read_chunk(range, false).await? else {
             return Ok(None);
         };
-        let c = self.chunks.iter().find(|c| c.first == first);
+        let c = self
+            .chunks
+            .binary_search_by_key(&first, |c| c.first)
+            .ok()
+            .map(|i| &self.chunks[i]);
         Ok(c.and_then(|c| {
             let n = c.entries.partition_point(|e| before(&e.key));
             (n > 0).then(|| c.first + n as u32 - 1)
@@ -510,17 +527,13 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             return Ok(Some(e.clone()));
         }
         // The nearest chunk read before or after it.
-        let below = self
-            .chunks
-            .iter()
-            .filter(|c| c.first <= number)
-            .max_by_key(|c| c.first)
-            .and_then(|c| c.entries.first().map(|e| chunk_sk(&e.key)));
+        let through = self.chunks_through(number);
+        let below = through
+            .checked_sub(1)
+            .and_then(|i| self.chunks[i].entries.first().map(|e| chunk_sk(&e.key)));
         let above = self
             .chunks
-            .iter()
-            .filter(|c| c.first > number)
-            .min_by_key(|c| c.first)
+            .get(through)
             .and_then(|c| c.entries.first().map(|e| chunk_sk(&e.key)));
         match (below, above) {
             (Some(sk), _) => self.read_chunk(SortKeyRange::After(sk), true).await?,
@@ -628,6 +641,18 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     }
 }
 
+/// Adds `c` to `chunks` (in page order) at its place; false when a chunk with its
+/// first page is there already.
+fn keep_in_order(chunks: &mut Vec<Arc<Chunk>>, c: Arc<Chunk>) -> bool {
+    match chunks.binary_search_by_key(&c.first, |held| held.first) {
+        Ok(_) => false,
+        Err(at) => {
+            chunks.insert(at, c);
+            true
+        }
+    }
+}
+
 /// The item that stores the body of `page` (the id follows from its entries).
 pub fn body_key_of(board: &BoardRef, page: &SnapshotPage) -> ItemKey {
     let standings: Vec<Standing> = page
@@ -641,4 +666,87 @@ pub fn body_key_of(board: &BoardRef, page: &SnapshotPage) -> ItemKey {
         .collect();
     let cards: Vec<_> = page.entries.iter().map(|e| e.card.clone()).collect();
     body_key(board, &page_id(&encode_body(&standings, &cards)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_store::embedded::EmbeddedStore;
+
+    /// A chunk starting at page `first`, listing pages of 10 entries with first keys `keys`.
+    fn chunk(first: u32, keys: &[&str]) -> Arc<Chunk> {
+        let entries = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let position = u64::from(first + i as u32) * 10;
+                DirEntry {
+                    key: k.to_string(),
+                    page: format!("page-{k}"),
+                    position,
+                    rank: position + 1,
+                    len: 10,
+                    expires_at: None,
+                }
+            })
+            .collect();
+        Arc::new(Chunk {
+            first,
+            entries: Arc::new(entries),
+        })
+    }
+
+    /// LB-7: chunks met in any order are held in page order, and the page holding a
+    /// key is found from them alone (binary searches, no Query) whenever they tell.
+    #[tokio::test]
+    async fn chunks_met_in_any_order_find_the_page_holding_a_key() {
+        let store = EmbeddedStore::in_memory().expect("store");
+        let board = BoardRef::all_time("seega");
+        let mut dir = Directory::pinned(&store, &board, "s", Some(6), true).with_entries(60);
+        for c in [
+            chunk(4, &["j", "l"]),
+            chunk(0, &["b", "d"]),
+            chunk(2, &["f", "h"]),
+            chunk(2, &["f", "h"]),
+        ] {
+            dir.keep(c);
+        }
+        assert_eq!(dir.chunks.iter().map(|c| c.first).collect::<Vec<_>>(), [0, 2, 4]);
+        for (key, inclusive, page) in [
+            ("a", true, None),
+            ("b", true, Some(0)),
+            ("b", false, None),
+            ("c", true, Some(0)),
+            ("f", false, Some(1)),
+            ("g", true, Some(2)),
+            // The last page of a chunk: decided by the next chunk's first key.
+            ("i", true, Some(3)),
+            ("l", false, Some(4)),
+            // The last page of the snapshot.
+            ("z", true, Some(5)),
+        ] {
+            assert_eq!(
+                dir.last_before(key, inclusive).await.expect("read"),
+                page,
+                "{key} {inclusive}"
+            );
+        }
+        assert_eq!(dir.known(3).map(|e| e.key.as_str()), Some("h"));
+        assert_eq!(dir.known(6), None);
+        assert_eq!(dir.chunk_of(5), Some((4, "j".to_string())));
+        assert_eq!(dir.chunk_of(1), Some((0, "b".to_string())));
+    }
+
+    /// A gap between the chunks held: the page after a chunk's last is not known, so
+    /// the chunk after it is read (here: none stored, so no page is named).
+    #[tokio::test]
+    async fn a_gap_between_chunks_is_read_not_guessed() {
+        let store = EmbeddedStore::in_memory().expect("store");
+        let board = BoardRef::all_time("seega");
+        let mut dir = Directory::pinned(&store, &board, "s", Some(6), true).with_entries(60);
+        dir.keep(chunk(4, &["j", "l"]));
+        dir.keep(chunk(0, &["b", "d"]));
+        assert_eq!(dir.last_before("e", true).await.expect("read"), None);
+        assert_eq!(dir.last_before("k", true).await.expect("read"), Some(4));
+    }
 }
