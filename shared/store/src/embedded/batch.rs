@@ -27,6 +27,7 @@ use crate::traits::{SettleStore, SourceStore};
 /// One write transaction that settlements commit into until [`finish`](Self::finish).
 pub struct EmbeddedBatch {
     txn: Mutex<WriteTransaction>,
+    views: super::views::Views,
 }
 
 impl EmbeddedStore {
@@ -35,6 +36,7 @@ impl EmbeddedStore {
     pub fn begin_batch(&self) -> Result<EmbeddedBatch, StoreError> {
         Ok(EmbeddedBatch {
             txn: Mutex::new(self.db.begin_write()?),
+            views: self.views.clone(),
         })
     }
 }
@@ -54,8 +56,9 @@ impl EmbeddedBatch {
             .txn
             .into_inner()
             .map_err(|_| StoreError::Embedded("a batch's transaction was poisoned by a panic".into()))?;
-        txn.commit()?;
-        Ok(())
+        let done = txn.commit();
+        self.views.write_ended();
+        Ok(done?)
     }
 }
 

@@ -17,8 +17,7 @@ use super::txn::*;
 #[async_trait]
 impl BoardStore for EmbeddedStore {
     async fn get_balance(&self, game: Game, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_balance(&txn.open_table(ITEMS)?, game, player_id)
+        read_balance(&self.views.view(&self.db)?.items, game, player_id)
     }
 
     async fn board_after(
@@ -96,8 +95,7 @@ impl BoardStore for EmbeddedStore {
 #[async_trait]
 impl PeriodStore for EmbeddedStore {
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_period(&txn.open_table(ITEMS)?, board, player_id)
+        read_period(&self.views.view(&self.db)?.items, board, player_id)
     }
 }
 

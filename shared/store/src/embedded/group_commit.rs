@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use redb::Database;
 use tokio::sync::oneshot;
 
+use super::views::Views;
 use crate::commit::{Commit, CommitOutcome};
 use crate::error::StoreError;
 
@@ -34,9 +35,19 @@ struct Queue {
 #[derive(Clone, Default)]
 pub struct GroupCommit {
     queue: Arc<Mutex<Queue>>,
+    /// Told when each batch's write transaction ends, before any of its commits is answered.
+    views: Views,
 }
 
 impl GroupCommit {
+    /// A queue whose batches end `views`' shared view.
+    pub(crate) fn new(views: Views) -> Self {
+        GroupCommit {
+            queue: Arc::default(),
+            views,
+        }
+    }
+
     /// Commits `commit` with whichever others are waiting, answering once the
     /// transaction that holds it is durable. `apply` checks and writes one commit
     /// inside the transaction (writing nothing unless it answers `Committed`).
@@ -56,8 +67,8 @@ impl GroupCommit {
             !std::mem::replace(&mut q.leader, true)
         };
         if lead {
-            let queue = Arc::clone(&self.queue);
-            tokio::task::spawn_blocking(move || drain(&queue, &db, apply));
+            let (queue, views) = (Arc::clone(&self.queue), self.views.clone());
+            tokio::task::spawn_blocking(move || drain(&queue, &db, &views, apply));
         }
         rx.await
             .map_err(|_| StoreError::Embedded("the commit's write transaction was dropped".into()))?
@@ -68,6 +79,7 @@ impl GroupCommit {
 fn drain(
     queue: &Mutex<Queue>,
     db: &Database,
+    views: &Views,
     apply: fn(&redb::WriteTransaction, &Commit) -> Result<CommitOutcome, StoreError>,
 ) {
     /// Hands leadership back if a batch panics, so later commits are not left waiting.
@@ -92,7 +104,9 @@ fn drain(
             let take = q.waiting.len().min(MAX_BATCH);
             q.waiting.drain(..take).collect()
         };
-        match run_batch(db, &batch, apply) {
+        let ran = run_batch(db, &batch, apply);
+        views.write_ended();
+        match ran {
             Ok(outcomes) => {
                 for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
                     let _ = reply.send(Ok(outcome));
@@ -109,7 +123,9 @@ fn drain(
                 // alone and the others are unaffected.
                 for one in batch {
                     let single = [one];
-                    let outcome = run_batch(db, &single, apply).and_then(|mut o| {
+                    let ran = run_batch(db, &single, apply);
+                    views.write_ended();
+                    let outcome = ran.and_then(|mut o| {
                         o.pop()
                             .ok_or_else(|| StoreError::Embedded("a commit without an outcome".into()))
                     });

@@ -16,6 +16,7 @@ mod opaque;
 mod settle;
 mod store;
 mod txn;
+mod views;
 
 pub use batch::EmbeddedBatch;
 pub use store::EmbeddedStore;

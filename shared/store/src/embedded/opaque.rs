@@ -18,10 +18,10 @@ const IN_PLACE_ITEMS: usize = 128;
 impl ItemStore for EmbeddedStore {
     async fn get_item(&self, key: &ItemKey, _consistent: bool) -> Result<Option<Item>, StoreError> {
         check_key(&key.pk, &key.sk)?;
-        // A point read runs in place (see `settle.rs`): no hand-off to a blocking thread.
-        let txn = self.db.begin_read()?;
-        let blobs = txn.open_table(BLOBS)?;
-        let found = blobs.get(blob_key(key).as_str())?;
+        // A point read runs in place (see `settle.rs`): no hand-off to a blocking
+        // thread, on the view point reads share (`views.rs`).
+        let view = self.views.view(&self.db)?;
+        let found = view.blobs.get(blob_key(key).as_str())?;
         Ok(found.map(|v| read_blob(v.value())))
     }
 

@@ -5,33 +5,29 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
-use redb::ReadableDatabase;
 
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{tombstone_key, Balance};
 use crate::traits::{ItemStore, PeriodStore, SettleStore, SourceStore};
 
-use super::keys::*;
 use super::store::EmbeddedStore;
 use super::txn::*;
 
-// Point reads (a few items by key) run in place: a redb read transaction never waits
-// for writers, and a handful of cached pages costs less than handing the work to
-// another thread and back.
+// Point reads (a few items by key) run in place, on the view point reads share
+// (`views.rs`): a redb read transaction never waits for writers, and a handful of
+// cached pages costs less than handing the work to another thread and back.
 #[async_trait]
 impl SourceStore for EmbeddedStore {
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_source(&txn.open_table(ITEMS)?, key)
+        read_source(&self.views.view(&self.db)?.items, key)
     }
 }
 
 #[async_trait]
 impl SettleStore for EmbeddedStore {
     async fn get_balances(&self, game: Game, players: &[&str]) -> Result<Vec<Balance>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_balances(&txn.open_table(ITEMS)?, game, players)
+        read_balances(&self.views.view(&self.db)?.items, game, players)
     }
 
     async fn get_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
@@ -39,8 +35,7 @@ impl SettleStore for EmbeddedStore {
     }
 
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_state(&txn.open_table(ITEMS)?, player_id, name)
+        read_state(&self.views.view(&self.db)?.items, player_id, name)
     }
 
     async fn get_claim(
@@ -50,8 +45,7 @@ impl SettleStore for EmbeddedStore {
         kind: &str,
         day: &str,
     ) -> Result<Option<Claim>, StoreError> {
-        let txn = self.db.begin_read()?;
-        read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day)
+        read_claim(&self.views.view(&self.db)?.items, player_id, game, kind, day)
     }
 
     async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {

@@ -21,6 +21,8 @@ use super::keys::*;
 pub struct EmbeddedStore {
     pub(crate) db: Arc<Database>,
     pub(crate) commits: super::group_commit::GroupCommit,
+    /// The read transaction point reads share ([`super::views`]).
+    pub(crate) views: super::views::Views,
 }
 
 impl EmbeddedStore {
@@ -47,9 +49,11 @@ impl EmbeddedStore {
         txn.open_table(BOARD)?;
         txn.open_table(BLOBS)?;
         txn.commit()?;
+        let views = super::views::Views::default();
         Ok(EmbeddedStore {
             db: Arc::new(db),
-            commits: super::group_commit::GroupCommit::default(),
+            commits: super::group_commit::GroupCommit::new(views.clone()),
+            views,
         })
     }
 
@@ -85,18 +89,25 @@ impl EmbeddedStore {
             }
         }
         txn.commit()?;
+        self.views.write_ended();
         Ok(n)
     }
 
-    /// Runs blocking database work (scans, writes) off the async runtime's worker threads.
+    /// Runs blocking database work (scans, writes) off the async runtime's worker
+    /// threads; point reads begun after it are not answered from an earlier view.
     pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
     {
         let db = Arc::clone(&self.db);
-        tokio::task::spawn_blocking(move || f(&db))
-            .await
-            .map_err(|e| StoreError::Embedded(format!("store task failed: {e}")))?
+        let views = self.views.clone();
+        tokio::task::spawn_blocking(move || {
+            let done = f(&db);
+            views.write_ended();
+            done
+        })
+        .await
+        .map_err(|e| StoreError::Embedded(format!("store task failed: {e}")))?
     }
 }

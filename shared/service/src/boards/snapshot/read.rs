@@ -338,7 +338,9 @@ pub struct Directory<'a, S: ?Sized> {
     /// Entries listed in the snapshot (`u64::MAX`: unknown): the page that ends there is the last.
     entries: u64,
     first_page: Option<Arc<SnapshotPage>>,
-    chunks: Vec<Arc<Chunk>>,
+    /// The chunks read, in page order: shared with the memo, copied only when this
+    /// request reads a chunk the memo did not hold.
+    chunks: Arc<KnownChunks>,
     memo: Option<(&'a Memo, String, i64)>,
 }
 
@@ -353,10 +355,10 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             entries: p.entries,
             consistent,
             first_page: p.first_page.clone(),
-            chunks: vec![Arc::new(Chunk {
+            chunks: Arc::new(vec![Arc::new(Chunk {
                 first: 0,
                 entries: Arc::clone(&p.directory),
-            })],
+            })]),
             memo: None,
         }
     }
@@ -372,7 +374,7 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
             entries: u64::MAX,
             consistent,
             first_page: None,
-            chunks: Vec::new(),
+            chunks: Arc::default(),
             memo: None,
         }
     }
@@ -388,8 +390,14 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     pub fn with_memo(mut self, memo: &'a Memo, as_of_ms: i64) -> Self {
         let snapshot = format!("{}\u{0}{as_of_ms}", dir_pk(self.board, &self.id));
         if let Some(known) = memo.held().chunks.get(&snapshot) {
-            if self.chunks.is_empty() {
-                self.chunks = known.to_vec();
+            // The memo's chunks of this snapshot include chunk 0 once any chunk was
+            // read through it: then they are taken as they are, not copied.
+            if self
+                .chunks
+                .iter()
+                .all(|c| known.binary_search_by_key(&c.first, |k| k.first).is_ok())
+            {
+                self.chunks = known;
             } else {
                 for c in known.iter() {
                     self.keep(Arc::clone(c));
@@ -402,7 +410,13 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
 
     /// Adds chunk `c` in page order unless a chunk with its first page is held.
     fn keep(&mut self, c: Arc<Chunk>) {
-        keep_in_order(&mut self.chunks, c);
+        if self
+            .chunks
+            .binary_search_by_key(&c.first, |held| held.first)
+            .is_err()
+        {
+            keep_in_order(Arc::make_mut(&mut self.chunks), c);
+        }
     }
 
     /// How many chunks held start at or before page `number` (the chunk that may list
@@ -447,18 +461,24 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
                 first,
                 entries: Arc::new(entries),
             });
+            self.keep(chunk);
             if let Some((memo, snapshot, _)) = &self.memo {
+                // The memo gets every chunk this request holds (chunk 0 from the
+                // pointer too), so the next request takes them without a copy.
                 let mut known: KnownChunks = memo
                     .held()
                     .chunks
                     .get(snapshot)
                     .map(|k| k.to_vec())
                     .unwrap_or_default();
-                if keep_in_order(&mut known, Arc::clone(&chunk)) {
+                let mut added = false;
+                for c in self.chunks.iter() {
+                    added |= keep_in_order(&mut known, Arc::clone(c));
+                }
+                if added {
                     memo.held().chunks.insert(snapshot.clone(), Arc::new(known));
                 }
             }
-            self.keep(chunk);
         }
         Ok(Some(first))
     }
