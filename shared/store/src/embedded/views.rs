@@ -96,7 +96,6 @@ impl Views {
 mod tests {
     use super::*;
     use redb::backends::InMemoryBackend;
-    use redb::ReadableTable;
 
     fn db() -> Database {
         let db = Database::builder()
