@@ -237,8 +237,58 @@ struct Held {
 /// The page entries a [`Memo`] holds at most by default (a 128 MB Lambda function's).
 pub const MEMO_DEFAULT_ENTRIES: u64 = 100_000;
 
-/// A ranked page: its body's item key, its number, first position and first rank.
-type PageId = (String, u32, u64, u64);
+/// A ranked page in the memo: its body's id (the hash of its content, which holds
+/// its entries and cards, so equal ids decode alike on any board), its number, first
+/// position and first rank.
+#[derive(PartialEq, Eq)]
+struct PageId {
+    page: String,
+    number: u32,
+    position: u64,
+    rank: u64,
+}
+
+/// A [`PageId`] borrowed from a directory entry: looks a page up without allocating.
+#[derive(Hash)]
+struct PageRef<'a> {
+    page: &'a str,
+    number: u32,
+    position: u64,
+    rank: u64,
+}
+
+impl<'a> PageRef<'a> {
+    fn of(number: u32, e: &'a DirEntry) -> Self {
+        PageRef {
+            page: &e.page,
+            number,
+            position: e.position,
+            rank: e.rank,
+        }
+    }
+}
+
+impl std::hash::Hash for PageId {
+    /// As its [`PageRef`] hashes (the memo finds one by the other).
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        PageRef {
+            page: &self.page,
+            number: self.number,
+            position: self.position,
+            rank: self.rank,
+        }
+        .hash(h)
+    }
+}
+
+impl quick_cache::Equivalent<PageId> for PageRef<'_> {
+    fn equivalent(&self, id: &PageId) -> bool {
+        self.page == id.page
+            && self.number == id.number
+            && self.position == id.position
+            && self.rank == id.rank
+    }
+}
 
 /// A movement item: its partition and sort key, and its snapshot's `as_of` (ms).
 type MoveId = (String, String, i64);
@@ -570,6 +620,12 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
                 return Ok(Some(Arc::clone(p)));
             }
         }
+        // A page a chunk held lists, found in the memo: no copy of its entry.
+        if let (Some((memo, _, _)), Some(e)) = (&self.memo, self.known(number)) {
+            if let Some(page) = memo.held().pages.get(&PageRef::of(number, e)) {
+                return Ok(Some(page));
+            }
+        }
         let Some(e) = self.entry(number).await? else {
             return Ok(None);
         };
@@ -578,14 +634,19 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
                 .await?
                 .map(Arc::new));
         };
-        let id = (body_key(self.board, &e.page).pk, number, e.position, e.rank);
-        if let Some(page) = memo.held().pages.get(&id) {
+        if let Some(page) = memo.held().pages.get(&PageRef::of(number, &e)) {
             return Ok(Some(page));
         }
         let page = load_page(self.store, self.board, number, &e, self.consistent)
             .await?
             .map(Arc::new);
         if let Some(page) = &page {
+            let id = PageId {
+                page: e.page.clone(),
+                number,
+                position: e.position,
+                rank: e.rank,
+            };
             memo.held().pages.insert(id, Arc::clone(page));
         }
         Ok(page)
