@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use aws_config::environment::{EnvironmentVariableCredentialsProvider, EnvironmentVariableRegionProvider};
 use aws_config::{BehaviorVersion, SdkConfig};
+use aws_runtime::env_config::file::{EnvConfigFileKind, EnvConfigFiles};
 use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
@@ -24,13 +25,25 @@ use aws_smithy_types::config_bag::ConfigBag;
 /// The SDK configuration of a Lambda function: region and credentials from Lambda's
 /// environment variables, the process's one [`https_client`]. Endpoint overrides
 /// (`AWS_ENDPOINT_URL_DYNAMODB`, …) are still honoured.
+///
+/// No profile file is read: Lambda has none, and looking for `~/.aws/config` and
+/// `~/.aws/credentials` costs a cold start a blocking thread and two file opens.
+/// The SDK is given one empty config file instead ([`no_profile_files`]).
 pub async fn lambda_sdk_config() -> SdkConfig {
     aws_config::defaults(BehaviorVersion::latest())
         .region(EnvironmentVariableRegionProvider::new())
         .credentials_provider(EnvironmentVariableCredentialsProvider::new())
+        .profile_files(no_profile_files())
         .http_client(https_client())
         .load()
         .await
+}
+
+/// A profile file set of one empty config file: nothing read from disk.
+pub fn no_profile_files() -> EnvConfigFiles {
+    EnvConfigFiles::builder()
+        .with_contents(EnvConfigFileKind::Config, "")
+        .build()
 }
 
 /// The SDK configuration of a tool or test run outside Lambda: the SDK's default
