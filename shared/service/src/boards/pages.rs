@@ -620,12 +620,14 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
 }
 
 /// The entry listed with `s`'s listing key (LB-2) among `pages` (consecutive, in page
-/// order), if it is `s`'s player's: two binary searches.
+/// order), if it is `s`'s player's: the first page that ends at or after the key (a
+/// page emptied by GM-6 is passed over), then a binary search in it.
 fn listed_entry<'p>(pages: &'p [Arc<SnapshotPage>], s: &Standing) -> Option<&'p SnapshotEntry> {
     let key = listing_key(s.value, s.reached_at_ms, &s.player_id);
     let before = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < key;
-    let at = pages.partition_point(|pg| pg.entries.last().is_some_and(before));
-    let pg = pages.get(at)?;
+    let pg = pages
+        .iter()
+        .find(|pg| pg.entries.last().is_some_and(|e| !before(e)))?;
     pg.entries
         .get(pg.entries.partition_point(before))
         .filter(|e| e.player_id == s.player_id)
@@ -737,3 +739,55 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
 /// The most pages one around-me reads looking for the caller's older entry; the
 /// likeliest key is tried first, so one is the rule.
 const MAX_LOOKUPS: u32 = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_rules::profile::Card;
+
+    fn page(number: u32, entries: &[(&str, i64, u64)]) -> Arc<SnapshotPage> {
+        Arc::new(SnapshotPage {
+            number,
+            first_position: u64::from(number) * 2,
+            entries: entries
+                .iter()
+                .map(|&(id, value, rank)| SnapshotEntry {
+                    rank,
+                    player_id: id.to_string(),
+                    value,
+                    reached_at_ms: 0,
+                    card: Card {
+                        name: Some(format!("name of {id}")),
+                        ..Card::default()
+                    },
+                })
+                .collect(),
+        })
+    }
+
+    fn standing(id: &str, value: i64) -> Standing {
+        Standing {
+            player_id: id.to_string(),
+            value,
+            reached_at_ms: 0,
+        }
+    }
+
+    /// PF-5: a neighbour's card is found by its listing key (LB-2), ties broken by
+    /// id, across a page that GM-6 emptied; a key no entry of that player has finds none.
+    #[test]
+    fn a_neighbours_entry_is_found_by_its_listing_key_past_an_emptied_page() {
+        let pages = [
+            page(0, &[("a", 90, 1), ("b", 80, 2)]),
+            page(1, &[]),
+            page(2, &[("c", 70, 5), ("d", 70, 5)]),
+            page(3, &[("e", 60, 7), ("f", 50, 8)]),
+        ];
+        for (id, value) in [("a", 90), ("b", 80), ("c", 70), ("d", 70), ("e", 60), ("f", 50)] {
+            let found = listed_entry(&pages, &standing(id, value)).map(|e| e.card.name.clone());
+            assert_eq!(found, Some(Some(format!("name of {id}"))), "{id}");
+        }
+        assert!(listed_entry(&pages, &standing("c", 60)).is_none());
+        assert!(listed_entry(&pages, &standing("z", 10)).is_none());
+    }
+}
