@@ -498,6 +498,9 @@ pub async fn a_warm_process_reads_only_the_callers_entry<S: Store + Clone + 'sta
             )
             .await;
             assert_eq!(a.status, 200, "{}", a.body);
+            // LB-4: every caller is counted once among the snapshot's 600 entries,
+            // w450 too, whose older entry is pages below the pages around its live one.
+            assert_eq!(a.body["standing"]["of"], 600, "{p}, neighbours={n}: {}", a.body);
             cold.push(a.body);
         }
     }

@@ -493,7 +493,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         .find(|e| e.player_id == player_id);
     let stale = match listed_mine {
         Some(e) => Some(e.value),
-        None => match own_entry_above(&mut dir, &p, &pages, &me).await? {
+        None => match own_entry_elsewhere(&mut dir, &p, &pages, &me).await? {
             Found::Entry(v) => Some(v),
             Found::Absent => None,
             Found::Unknown => {
@@ -654,20 +654,21 @@ pub async fn place<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     }
 }
 
-/// Whether the caller has an entry in the snapshot above the pages read.
+/// Whether the caller has an entry in the snapshot outside the pages read.
 enum Found {
-    /// Yes, with this value.
+    /// Yes, with this value: above the pages read (a player who fell since), or
+    /// below them (one who climbed; it still counts among the snapshot's entries).
     Entry(i64),
-    /// No (or only below the pages read, where it changes nothing shown).
+    /// No.
     Absent,
     /// The caller's history no longer reaches back to the snapshot.
     Unknown,
 }
 
-/// Looks for the caller's own older entry among the snapshot pages listed before
-/// `pages`, trying the keys the caller's history says the snapshot may hold, most
-/// likely first (usually one read, none when the caller did not change since).
-async fn own_entry_above<S: ItemStore + ?Sized>(
+/// Looks for the caller's own older entry among the snapshot pages listed before or
+/// after `pages`, trying the keys the caller's history says the snapshot may hold,
+/// most likely first (usually one read, none when the caller did not change since).
+async fn own_entry_elsewhere<S: ItemStore + ?Sized>(
     dir: &mut Directory<'_, S>,
     p: &Published,
     pages: &[Arc<SnapshotPage>],
@@ -676,13 +677,23 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
     let Some(first_read) = pages.first() else {
         return Ok(Found::Absent);
     };
-    let Some(top) = first_read.entries.first() else {
-        return Ok(Found::Absent);
-    };
-    if first_read.number == 0 {
+    fn key_of(e: &SnapshotEntry) -> (std::cmp::Reverse<i64>, i64, &str) {
+        listing_key(e.value, e.reached_at_ms, &e.player_id)
+    }
+    // The listing keys the pages read span: the first page's first key (none when the
+    // pages read start at page 0), the last page's last key (none when they end the
+    // snapshot). Pages emptied by GM-6 are passed over.
+    let top = (first_read.number > 0)
+        .then(|| pages.iter().find_map(|pg| pg.entries.first()).map(key_of))
+        .flatten();
+    let last_read = pages.last().map_or(0, |pg| pg.number);
+    let bottom = (last_read + 1 < p.pages)
+        .then(|| pages.iter().rev().find_map(|pg| pg.entries.last()).map(key_of))
+        .flatten();
+    if top.is_none() && bottom.is_none() {
+        // Every page was read: the caller's entry would be among them.
         return Ok(Found::Absent);
     }
-    let top = listing_key(top.value, top.reached_at_ms, &top.player_id);
     let candidates = me
         .history
         .snapshot_candidates(me.held(), p.read_from_ms, p.read_to_ms);
@@ -691,8 +702,10 @@ async fn own_entry_above<S: ItemStore + ?Sized>(
     let mut reads = 0;
     for held in &candidates.keys {
         let mine = listing_key(held.value, held.reached_at_ms, &me.player_id);
-        if mine >= top {
-            continue; // among or after the pages read: not found there, so not in the snapshot there
+        let above = top.as_ref().is_some_and(|t| mine < *t);
+        let below = bottom.as_ref().is_some_and(|b| mine > *b);
+        if !above && !below {
+            continue; // among the pages read: not found there, so not in the snapshot
         }
         let holds = |pg: &SnapshotPage| {
             let first = pg
