@@ -8,44 +8,70 @@
 ///
 /// `999 → "999"`, `12,345 → "12.3K"`, `3,479,999 → "3.47M"`, `1,234,560,000 → "1234.56M"`.
 pub fn format_points(points: i64) -> String {
-    let sign = if points < 0 { "\u{2212}" } else { "" };
-    format!("{sign}{}", magnitude(points.unsigned_abs()))
+    let mut out = String::with_capacity(12);
+    if points < 0 {
+        out.push('\u{2212}');
+    }
+    magnitude(&mut out, points.unsigned_abs());
+    out
 }
 
 /// Formats a signed delta by DISP-4: always signed (`+311`, `−123`, `+1.2K`, `−1.2K`);
 /// zero shows as `0`.
 pub fn format_delta(delta: i64) -> String {
+    let mut out = String::with_capacity(12);
     match delta {
-        0 => "0".to_string(),
-        d if d > 0 => format!("+{}", magnitude(d.unsigned_abs())),
-        d => format!("\u{2212}{}", magnitude(d.unsigned_abs())),
+        0 => out.push('0'),
+        d => {
+            out.push(if d > 0 { '+' } else { '\u{2212}' });
+            magnitude(&mut out, d.unsigned_abs());
+        }
     }
+    out
 }
 
-/// DISP-1 … DISP-3 on a magnitude.
-fn magnitude(n: u64) -> String {
+/// DISP-1 … DISP-3 on a magnitude, appended to `out` (one buffer: this runs for
+/// every entry a page shows).
+fn magnitude(out: &mut String, n: u64) {
     if n < 1_000 {
         // DISP-1
-        n.to_string()
+        push_int(out, n);
     } else if n < 1_000_000 {
         // DISP-2: one decimal, truncated; trailing ".0" dropped.
         let tenths = n / 100;
-        with_decimals(tenths / 10, tenths % 10, 1) + "K"
+        with_decimals(out, tenths / 10, tenths % 10, 1);
+        out.push('K');
     } else {
         // DISP-3: two decimals, truncated; trailing zeros dropped; stays in M above a billion.
         let hundredths = n / 10_000;
-        with_decimals(hundredths / 100, hundredths % 100, 2) + "M"
+        with_decimals(out, hundredths / 100, hundredths % 100, 2);
+        out.push('M');
     }
 }
 
-fn with_decimals(whole: u64, fraction: u64, digits: usize) -> String {
-    let fraction = format!("{fraction:0digits$}");
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() {
-        whole.to_string()
-    } else {
-        format!("{whole}.{fraction}")
+/// `whole`, then `.` and the `digits` decimals of `fraction` (`fraction` < 10^digits)
+/// with trailing zeros dropped, appended to `out`.
+fn with_decimals(out: &mut String, whole: u64, fraction: u64, digits: u32) {
+    push_int(out, whole);
+    let (mut fraction, mut digits) = (fraction, digits);
+    while digits > 0 && fraction % 10 == 0 {
+        fraction /= 10;
+        digits -= 1;
     }
+    if digits > 0 {
+        out.push('.');
+        let text = fraction.to_string();
+        for _ in text.len()..digits as usize {
+            out.push('0');
+        }
+        out.push_str(&text);
+    }
+}
+
+/// `n` in decimal, appended to `out`.
+fn push_int(out: &mut String, n: u64) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "{n}");
 }
 
 #[cfg(test)]
@@ -102,6 +128,12 @@ mod tests {
             value += u64::from(d.to_digit(10).unwrap()) * unit;
         }
         value
+    }
+
+    fn magnitude(n: u64) -> String {
+        let mut out = String::new();
+        super::magnitude(&mut out, n);
+        out
     }
 
     proptest! {

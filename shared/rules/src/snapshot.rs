@@ -41,7 +41,8 @@ pub struct SnapshotPage {
 pub fn rank_against(page: Option<&SnapshotPage>, value: i64) -> u64 {
     match page {
         None => 1,
-        Some(p) => p.first_position + p.entries.iter().filter(|e| e.value > value).count() as u64 + 1,
+        // Entries are in listing order (value descending): a binary search.
+        Some(p) => p.first_position + p.entries.partition_point(|e| e.value > value) as u64 + 1,
     }
 }
 
@@ -77,13 +78,17 @@ pub fn around<P: std::borrow::Borrow<SnapshotPage>>(
     n: usize,
 ) -> Around {
     let stale_better = |v: i64| u64::from(stale_value.is_some_and(|s| s > v));
-    let others: Vec<&SnapshotEntry> = pages
-        .iter()
-        .flat_map(|p| p.borrow().entries.iter())
-        .filter(|e| e.player_id != me.player_id)
-        .collect();
+    // The caller's live key splits each page (each is in listing order): a binary
+    // search per page, then a walk outwards, the caller's own older entry left out.
     let mine = listing_key(me.value, me.reached_at_ms, &me.player_id);
-    let at = others.partition_point(|e| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine);
+    let before = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine;
+    fn split<'p>(
+        p: &'p SnapshotPage,
+        before: impl Fn(&SnapshotEntry) -> bool,
+    ) -> (&'p [SnapshotEntry], &'p [SnapshotEntry]) {
+        p.entries.split_at(p.entries.partition_point(before))
+    }
+    let not_mine = |e: &&SnapshotEntry| e.player_id != me.player_id;
     let ranked = |e: &SnapshotEntry| {
         let rank = e.rank - stale_better(e.value) + u64::from(me.value > e.value);
         (
@@ -96,12 +101,24 @@ pub fn around<P: std::borrow::Borrow<SnapshotPage>>(
         )
     };
     let my_rank = better - stale_better(me.value) + 1;
-    let mut entries: Vec<(Standing, u64)> = others[at.saturating_sub(n)..at]
+    let mut entries: Vec<(Standing, u64)> = pages
         .iter()
-        .map(|e| ranked(e))
+        .rev()
+        .flat_map(|p| split(p.borrow(), before).0.iter().rev())
+        .filter(not_mine)
+        .take(n)
+        .map(ranked)
         .collect();
+    entries.reverse();
     entries.push((me.clone(), my_rank));
-    entries.extend(others[at..(at + n).min(others.len())].iter().map(|e| ranked(e)));
+    entries.extend(
+        pages
+            .iter()
+            .flat_map(|p| split(p.borrow(), before).1.iter())
+            .filter(not_mine)
+            .take(n)
+            .map(ranked),
+    );
     Around { my_rank, entries }
 }
 

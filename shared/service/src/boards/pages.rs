@@ -36,13 +36,16 @@ pub const CACHE_TTL: Duration = Duration::from_secs(30);
 /// snapshots' decoded directory chunks, pages and movement ([`Memo`], bounded).
 #[derive(Default)]
 pub struct SnapshotCache {
-    slots: Mutex<HashMap<String, (Instant, Arc<Published>)>>,
+    /// By board name, then period (looked up without building a key).
+    slots: Mutex<HashMap<String, HashMap<String, (Instant, Arc<Published>)>>>,
     memo: Memo,
 }
 
 impl SnapshotCache {
     /// The cached entries; a panic elsewhere cannot leave a cache unusable.
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Arc<Published>)>> {
+    fn slots(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<String, (Instant, Arc<Published>)>>> {
         self.slots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -73,7 +76,7 @@ impl SnapshotCache {
         store: &S,
         board: &BoardRef,
     ) -> Result<Option<Arc<Published>>, ServiceError> {
-        if let Some((at, p)) = self.slots().get(&board.key()) {
+        if let Some((at, p)) = self.slots().get(&board.board).and_then(|b| b.get(&board.period)) {
             if at.elapsed() < CACHE_TTL {
                 return Ok(Some(Arc::clone(p)));
             }
@@ -83,7 +86,9 @@ impl SnapshotCache {
         };
         let published = Arc::new(published);
         self.slots()
-            .insert(board.key(), (Instant::now(), Arc::clone(&published)));
+            .entry(board.board.clone())
+            .or_default()
+            .insert(board.period.clone(), (Instant::now(), Arc::clone(&published)));
         Ok(Some(published))
     }
 }
@@ -450,30 +455,21 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let better = rank_against(deciding.as_deref(), me.points) - 1;
     // The nearest strictly better value is on the deciding page (every later page
     // starts at or after the caller's value); the top-100 cut-off is in the pointer.
+    // (The page is in listing order: the better values are a prefix, the last one
+    // shown is the nearest; GM-6, OP-4: a hidden player's value is not shown either.)
     let next_better = deciding.as_ref().and_then(|pg| {
-        pg.entries
+        let better = &pg.entries[..pg.entries.partition_point(|e| e.value > me.points)];
+        better
             .iter()
-            // GM-6, OP-4: a hidden player's value is not shown either.
-            .filter(|e| !p.hides(&e.player_id))
+            .rev()
+            .find(|e| !p.hides(&e.player_id))
             .map(|e| e.value)
-            .filter(|&v| v > me.points)
-            .min()
     });
-    // Where each entry read is listed (page number, index), before GM-6 hides any:
-    // for movement only (PF-5), so built only when the snapshot records it.
+    // Where an entry read is listed (page number, index), before GM-6 hides any: for
+    // movement only (PF-5), so looked up only when the snapshot records it.
     let recorded = p.previous.is_some() || p.last_final.is_some();
-    let listed_at: HashMap<&str, (u32, usize)> = match recorded {
-        true => read
-            .values()
-            .flat_map(|pg| {
-                pg.entries
-                    .iter()
-                    .enumerate()
-                    .map(move |(j, e)| (e.player_id.as_str(), (pg.number, j)))
-            })
-            .collect(),
-        false => HashMap::new(),
-    };
+    let read_pages: Vec<Arc<SnapshotPage>> = read.values().cloned().collect();
+    let listed_at = |s: &Standing| listed(&read_pages, s).map(|(pg, j, _)| (pg.number, j));
     // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
     let pages: Vec<Arc<SnapshotPage>> = read
         .values()
@@ -519,6 +515,10 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             .map(|e| e.card.clone())
             .unwrap_or_default()
     };
+    let shown: Vec<Standing> = match recorded {
+        true => placed.entries.iter().map(|(s, _)| s.clone()).collect(),
+        false => Vec::new(),
+    };
     let entries: Vec<_> = placed
         .entries
         .into_iter()
@@ -541,31 +541,34 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // their snapshot entry (one read); neighbours of that block get theirs too, against
     // their snapshot rank.
     let mut movement = None;
-    if let (true, Some(&(number, j))) = (recorded, listed_at.get(player_id)) {
+    let my_listing = listed_mine.map(|e| Standing {
+        player_id: e.player_id.clone(),
+        value: e.value,
+        reached_at_ms: e.reached_at_ms,
+    });
+    if let (true, Some((number, j))) = (recorded, my_listing.as_ref().and_then(|s| listed_at(s))) {
         if let Some((first, key)) = dir.chunk_of(number) {
             let offset = number - first;
             if let Some(moves) = dir.movement(&key, offset).await? {
                 // The block's pages: those of the chunk from `block_first` on.
                 let block_first = first + offset / MOVE_BLOCK as u32 * MOVE_BLOCK as u32;
-                let earlier_of = |id: &str| {
-                    listed_at.get(id).and_then(|&(n, k)| {
-                        n.checked_sub(block_first)
-                            .and_then(|i| moves.get(i as usize))
-                            .and_then(|pg| pg.get(k))
-                            .copied()
-                    })
+                // A neighbour shown: where it is listed, its earlier ranks there and
+                // its snapshot rank (found by its listing key, as its card was).
+                let earlier_of = |s: &Standing| {
+                    let (pg, k, listed) = listed(&read_pages, s)?;
+                    let earlier = pg
+                        .number
+                        .checked_sub(block_first)
+                        .and_then(|i| moves.get(i as usize))
+                        .and_then(|m| m.get(k))
+                        .copied()?;
+                    Some((earlier, listed.rank))
                 };
-                let snapshot_rank = |id: &str| {
-                    pages
-                        .iter()
-                        .flat_map(|pg| &pg.entries)
-                        .find(|x| x.player_id == id)
-                        .map(|x| x.rank)
-                };
-                for e in entries.iter_mut().filter(|e| e.player_id != player_id) {
-                    if let (Some(earlier), Some(rank)) =
-                        (earlier_of(&e.player_id), snapshot_rank(&e.player_id))
-                    {
+                for (e, s) in entries.iter_mut().zip(&shown) {
+                    if s.player_id == player_id {
+                        continue;
+                    }
+                    if let Some((earlier, rank)) = earlier_of(s) {
                         e.movement = Movement::of(earlier, rank);
                     }
                 }
@@ -623,14 +626,25 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
 /// order), if it is `s`'s player's: the first page that ends at or after the key (a
 /// page emptied by GM-6 is passed over), then a binary search in it.
 fn listed_entry<'p>(pages: &'p [Arc<SnapshotPage>], s: &Standing) -> Option<&'p SnapshotEntry> {
+    listed(pages, s).map(|(_, _, e)| e)
+}
+
+/// Where `s`'s listing key is listed among `pages` (see [`listed_entry`]): the page,
+/// the entry's index on it and the entry.
+fn listed<'p>(
+    pages: &'p [Arc<SnapshotPage>],
+    s: &Standing,
+) -> Option<(&'p SnapshotPage, usize, &'p SnapshotEntry)> {
     let key = listing_key(s.value, s.reached_at_ms, &s.player_id);
     let before = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < key;
     let pg = pages
         .iter()
         .find(|pg| pg.entries.last().is_some_and(|e| !before(e)))?;
+    let j = pg.entries.partition_point(before);
     pg.entries
-        .get(pg.entries.partition_point(before))
+        .get(j)
         .filter(|e| e.player_id == s.player_id)
+        .map(|e| (pg.as_ref(), j, e))
 }
 
 /// The caller's place on `board` with neighbours (LB-4): from its current snapshot, or
