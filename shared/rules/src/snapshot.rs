@@ -82,10 +82,10 @@ pub fn around<P: std::borrow::Borrow<SnapshotPage>>(
     // search per page, then a walk outwards, the caller's own older entry left out.
     let mine = listing_key(me.value, me.reached_at_ms, &me.player_id);
     let before = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < mine;
-    fn split<'p>(
-        p: &'p SnapshotPage,
+    fn split(
+        p: &SnapshotPage,
         before: impl Fn(&SnapshotEntry) -> bool,
-    ) -> (&'p [SnapshotEntry], &'p [SnapshotEntry]) {
+    ) -> (&[SnapshotEntry], &[SnapshotEntry]) {
         p.entries.split_at(p.entries.partition_point(before))
     }
     let not_mine = |e: &&SnapshotEntry| e.player_id != me.player_id;
