@@ -32,20 +32,21 @@ use crate::error::ServiceError;
 /// How long a process trusts its copy of the current snapshot's pointer.
 pub const CACHE_TTL: Duration = Duration::from_secs(30);
 
+/// Cached pointers by board name, then period: when each was read, and what it says.
+type PointerSlots = HashMap<String, HashMap<String, (Instant, Arc<Published>)>>;
+
 /// The current snapshot's pointer of each board, cached for [`CACHE_TTL`], and the
 /// snapshots' decoded directory chunks, pages and movement ([`Memo`], bounded).
 #[derive(Default)]
 pub struct SnapshotCache {
     /// By board name, then period (looked up without building a key).
-    slots: Mutex<HashMap<String, HashMap<String, (Instant, Arc<Published>)>>>,
+    slots: Mutex<PointerSlots>,
     memo: Memo,
 }
 
 impl SnapshotCache {
     /// The cached entries; a panic elsewhere cannot leave a cache unusable.
-    fn slots(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<String, (Instant, Arc<Published>)>>> {
+    fn slots(&self) -> std::sync::MutexGuard<'_, PointerSlots> {
         self.slots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -546,7 +547,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         value: e.value,
         reached_at_ms: e.reached_at_ms,
     });
-    if let (true, Some((number, j))) = (recorded, my_listing.as_ref().and_then(|s| listed_at(s))) {
+    if let (true, Some((number, j))) = (recorded, my_listing.as_ref().and_then(listed_at)) {
         if let Some((first, key)) = dir.chunk_of(number) {
             let offset = number - first;
             if let Some(moves) = dir.movement(&key, offset).await? {
