@@ -1,21 +1,32 @@
 //! The server clock every command reads (UTC): the system clock, or, for tests and
-//! demonstrations, the fixed instant `--test-clock START` (`PODIUM_TEST_CLOCK`) names.
+//! demonstrations, a test clock that starts at `--test-clock START`
+//! (`PODIUM_TEST_CLOCK`) and moves only when told.
 //!
 //! Everything time-dependent a command does reads this one clock: the record bounds
-//! (GM-5's clock skew and age), the day a bonus is claimed on (MJ-18), the periods a
-//! tick freezes and closes (LB-5), a deletion's instants (GM-6), the default end of
-//! generated records. The Lambda functions have no such option: they read the system
-//! clock (and a schedule's scheduled time).
+//! (GM-5's clock skew and age), the day a bonus is claimed on (MJ-18), the UTC day of
+//! an ad reward (SG-10), the periods a tick freezes and closes (LB-5), a deletion's
+//! instants (GM-6), the default end of generated records. `podium serve` moves a test
+//! clock with `POST /v1/dev/clock` ([`crate::dev_clock`]), running the scheduled jobs
+//! in between. The Lambda functions have no such option: they read the system clock
+//! (and a schedule's scheduled time).
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
 
 /// A `--test-clock` value: an RFC 3339 instant in the years podium's periods may
 /// name ([`podium_rules::period::PERIOD_YEARS`]), so a tick on it names real periods.
 pub fn parse_start(raw: &str) -> Result<DateTime<Utc>, String> {
-    use chrono::Datelike;
     let at = DateTime::parse_from_rfc3339(raw.trim())
         .map_err(|e| format!("an RFC 3339 instant such as 2027-03-28T00:30:00+02:00 ({e})"))?
         .to_utc();
+    check_in_years(at)?;
+    Ok(at)
+}
+
+/// Whether `at` lies in the years podium's periods may name, without a leap second.
+pub fn check_in_years(at: DateTime<Utc>) -> Result<(), String> {
+    use chrono::Datelike;
     let years = podium_rules::period::PERIOD_YEARS;
     if !years.contains(&at.year()) || at.timestamp_subsec_nanos() >= 1_000_000_000 {
         return Err(format!(
@@ -24,30 +35,65 @@ pub fn parse_start(raw: &str) -> Result<DateTime<Utc>, String> {
             years.end()
         ));
     }
-    Ok(at)
+    Ok(())
 }
 
-/// The clock of one `podium` process.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The clock of one `podium` process. Clones share one test clock.
+#[derive(Debug, Clone, Default)]
 pub struct Clock {
-    fixed: Option<DateTime<Utc>>,
+    test: Option<Arc<TestClock>>,
+}
+
+/// A clock that stands still until moved ([`TestClock::move_to`]).
+#[derive(Debug)]
+pub struct TestClock {
+    now: Mutex<DateTime<Utc>>,
+    /// Held by the one move under way: moves run one at a time, in order.
+    pub(crate) moving: tokio::sync::Mutex<()>,
+}
+
+impl TestClock {
+    /// The instant the clock shows.
+    pub fn now(&self) -> DateTime<Utc> {
+        *self.now.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Shows `at` from now on (forward only: an earlier `at` is ignored).
+    pub fn move_to(&self, at: DateTime<Utc>) {
+        let mut now = self.now.lock().unwrap_or_else(PoisonError::into_inner);
+        if at > *now {
+            *now = at;
+        }
+    }
 }
 
 impl Clock {
-    /// The system clock, or `fixed` when given.
-    pub fn new(fixed: Option<DateTime<Utc>>) -> Self {
-        Clock { fixed }
+    /// The system clock, or a test clock starting at `start` when given.
+    pub fn new(start: Option<DateTime<Utc>>) -> Self {
+        Clock {
+            test: start.map(|at| {
+                Arc::new(TestClock {
+                    now: Mutex::new(at),
+                    moving: tokio::sync::Mutex::new(()),
+                })
+            }),
+        }
+    }
+
+    /// The test clock, when this process runs on one.
+    pub fn test(&self) -> Option<&Arc<TestClock>> {
+        self.test.as_ref()
     }
 
     /// The instant now (UTC).
     pub fn now(&self) -> DateTime<Utc> {
-        self.fixed.unwrap_or_else(Utc::now)
+        self.test.as_ref().map_or_else(Utc::now, |t| t.now())
     }
 
-    /// The clock as the HTTP API takes it.
+    /// The clock as the HTTP API takes it (a test clock as it moves).
     pub fn for_api(&self) -> podium_service::api::Clock {
-        let fixed = self.fixed;
-        std::sync::Arc::new(move || fixed.unwrap_or_else(Utc::now))
+        let clock = self.clone();
+        Arc::new(move || clock.now())
     }
 
     /// Whole seconds of [`Clock::now`] (generated records carry no fractions).

@@ -83,7 +83,7 @@ fn file_error(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
 /// the generated tournament and takes the snapshots; prints what it loaded. Returns
 /// the players to show (Seega, Dots and Boxes/Minesweeper, Mahjong) and the
 /// tournament's id.
-pub async fn load(store: &EmbeddedStore, dir: &Path, clock: Clock) -> Result<Shown, CliError> {
+pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Shown, CliError> {
     let end = clock.now_secs();
     let policy = podium_service::config::record_policy()?;
     let started = std::time::Instant::now();

@@ -8,6 +8,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod ads;
 mod clock;
 mod demo;
+mod dev_clock;
 mod error;
 mod lines;
 mod local_store;
@@ -265,24 +266,25 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let listener = serve::bind(port).await?;
             if demo {
                 let (dir, store, _held) = demo::fresh_store()?;
-                let shown = demo::load(&store, &dir, clock).await?;
-                return serve::serve(listener, store, ctx, clock, Some(&shown)).await;
+                let shown = demo::load(&store, &dir, &clock).await?;
+                return serve::serve(listener, store, ctx, &clock, Some(&shown)).await;
             }
             let store = local_store::open(true).await?;
             if let Some(file) = file {
                 let policy = podium_service::config::record_policy()?;
                 let writer = store.clone();
+                let clock = clock.clone();
                 tokio::spawn(async move {
                     let target = replay::Target::Concurrent {
                         store: writer.as_ref(),
                         in_flight: usize::from(replay::IN_FLIGHT),
                     };
-                    if let Err(e) = replay::replay(target, &file, &policy, clock, None).await {
+                    if let Err(e) = replay::replay(target, &file, &policy, &clock, None).await {
                         eprintln!("podium serve --replay {}: stopped: {e}", file.display());
                     }
                 });
             }
-            serve::serve(listener, store, ctx, clock, None).await
+            serve::serve(listener, store, ctx, &clock, None).await
         }
         Command::AdKeys { dir } => ads::keys(&dir),
         Command::AdCallback {
@@ -309,7 +311,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             let refused = refused.as_deref();
             match local_store::open_target(true).await? {
                 local_store::Opened::Embedded(store) => {
-                    replay::replay(replay::Target::Batched(&store), &file, &policy, clock, refused).await
+                    replay::replay(replay::Target::Batched(&store), &file, &policy, &clock, refused).await
                 }
                 local_store::Opened::Other(store) => {
                     let in_flight = usize::from(in_flight);
@@ -317,13 +319,13 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                         store: store.as_ref(),
                         in_flight,
                     };
-                    replay::replay(target, &file, &policy, clock, refused).await
+                    replay::replay(target, &file, &policy, &clock, refused).await
                 }
             }
         }
         Command::Score => {
             let policy = podium_service::config::record_policy()?;
-            replay::dry_run(local_store::open(false).await?.as_ref(), &policy, clock).await
+            replay::dry_run(local_store::open(false).await?.as_ref(), &policy, &clock).await
         }
         Command::Snapshot => {
             let store = local_store::open(true).await?;

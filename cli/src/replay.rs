@@ -116,7 +116,7 @@ pub async fn replay(
     target: Target<'_>,
     file: &Path,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
     refused: Option<&Path>,
 ) -> Result<(), CliError> {
     // The refused lines' file is opened before anything is replayed: a path that cannot
@@ -187,7 +187,7 @@ pub async fn replay_quiet(
     target: Target<'_>,
     file: &Path,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
     keep_refused: bool,
     progress: bool,
 ) -> (Summary, std::time::Duration, Result<(), CliError>) {
@@ -207,7 +207,7 @@ async fn replay_into(
     target: Target<'_>,
     file: &Path,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
     progress: bool,
     summary: &mut Summary,
 ) -> Result<(), CliError> {
@@ -335,7 +335,7 @@ async fn hold_lines(
     store: &dyn Store,
     held: Vec<(usize, Vec<u8>)>,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
     summary: &mut Summary,
 ) -> Stopped {
     for (n, line) in held {
@@ -369,7 +369,7 @@ async fn replay_concurrent(
     lines: impl Iterator<Item = Line>,
     in_flight: usize,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
     summary: &mut Summary,
     bar: &ProgressBar,
     suspended: &HeldLines,
@@ -415,7 +415,7 @@ async fn replay_batched(
     store: &EmbeddedStore,
     mut lines: impl Iterator<Item = Line>,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
     summary: &mut Summary,
     bar: &ProgressBar,
     suspended: &HeldLines,
@@ -498,7 +498,7 @@ async fn score_line<S: SettleStore + ?Sized>(
     store: &S,
     record: Result<Incoming, RuleError>,
     policy: &RecordPolicy,
-    clock: Clock,
+    clock: &Clock,
 ) -> Result<Outcome, ServiceError> {
     let record = record?;
     let delivery = format!("replay:{:016x}", rand::random::<u64>());
@@ -548,7 +548,7 @@ fn tally(summary: &mut Summary, n: usize, outcome: Result<Outcome, ServiceError>
 
 /// `podium score`: one record from stdin, scored against the store's current
 /// balances, printed as JSON; nothing is written.
-pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: Clock) -> Result<(), CliError> {
+pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: &Clock) -> Result<(), CliError> {
     let mut input = Vec::new();
     // At most one byte past the limit is read: a longer record is refused, not held.
     std::io::stdin()

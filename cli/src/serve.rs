@@ -146,7 +146,7 @@ async fn console_vendor(Path(file): Path<String>) -> Response {
 }
 
 /// The router, each request's identity taken from the development header.
-pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock) -> axum::Router {
+pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Router {
     let console = axum::Router::new()
         .route("/console", get(console_page))
         .route("/console/", get(console_page))
@@ -157,9 +157,21 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: Clock) -> axum::Router
         .route("/explorer/", get(explorer_page))
         .route("/explorer/explorer.js", get(explorer_js))
         .route("/explorer/explorer.css", get(explorer_css));
+    // The test clock's route, with `--test-clock` only (the functions never have it).
+    let dev = clock.test().map(|test| {
+        let settings = podium_service::jobs::TickSettings {
+            rewards: (*ctx.rewards).clone(),
+            max_record_age_days: ctx.records.max_record_age_days,
+        };
+        crate::dev_clock::routes(Arc::clone(&store), Arc::clone(test), settings, ctx.refresh)
+    });
     let mut state = AppState::new(store, ctx);
     state.clock = clock.for_api();
-    api::router(state)
+    let mut app = axum::Router::new();
+    if let Some(dev) = dev {
+        app = app.merge(dev);
+    }
+    app.merge(api::router(state))
         .merge(console)
         .layer(axum::middleware::map_response(hint_dev_header))
         .layer(axum::middleware::map_request(|mut req: Request| async move {
@@ -213,7 +225,7 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     store: Arc<dyn Store>,
     ctx: ApiContext,
-    clock: Clock,
+    clock: &Clock,
     demo: Option<&crate::demo::Shown>,
 ) -> Result<(), CliError> {
     let answers_ads = ctx.ads.is_some();

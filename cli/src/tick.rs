@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use podium_service::jobs::{self, Job, ScheduledRun, TickReport};
+use podium_service::jobs::{self, TickReport};
 
 use crate::error::CliError;
 use crate::local_store;
@@ -185,35 +185,14 @@ fn span(periods: &[&str]) -> String {
     }
 }
 
-/// Ticks `podium snapshot` runs at most to catch up on ended periods (each freezes and
-/// closes up to a month of days per board).
-pub(crate) const CATCH_UP_TICKS: usize = 40;
-
 /// `podium snapshot`: catch-up ticks until no ended period is left (the deployed
 /// schedule goes on at its next tick instead), then the refresh of the live boards;
-/// what each tick did.
+/// what each tick did ([`jobs::schedule::catch_up_then_refresh`]).
 pub(crate) async fn snapshot(
     store: &dyn local_store::Local,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<TickReport>, CliError> {
     let settings = podium_service::config::tick_settings()?;
-    let mut reports = Vec::new();
-    let mut ticks = 0;
-    let mut job = Job::Freeze;
-    loop {
-        let run = ScheduledRun {
-            job,
-            scheduled_time: now,
-        };
-        let report = jobs::handle(store, run, &settings).await?;
-        let (done, busy) = (report.behind.is_empty(), report.behind.iter().any(|b| b.busy));
-        reports.push(report);
-        if job == Job::Refresh {
-            return Ok(reports);
-        }
-        ticks += 1;
-        if done || busy || ticks == CATCH_UP_TICKS {
-            job = Job::Refresh;
-        }
-    }
+    let ticks = jobs::schedule::catch_up_then_refresh(store, now, &settings, true).await?;
+    Ok(ticks.into_iter().map(|t| t.report).collect())
 }

@@ -1057,3 +1057,313 @@ fn export_hold_and_close_period() {
         String::from_utf8_lossy(&early.stderr)
     );
 }
+
+/// `method path` with a JSON `body` as `auth`: the status and the body as JSON.
+fn http_json(port: u16, method: &str, path: &str, auth: &str, body: &Value) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let body = body.to_string();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: {auth}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).expect("read");
+    let status = reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+/// `podium serve --test-clock START` on the store `env` names (none: the embedded store
+/// in `dir`), answering Seega's ad callbacks with the keys in `dir/keys` and paying the
+/// weekly board's top 3; killed when dropped.
+struct ClockServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl ClockServer {
+    fn start(dir: &PathBuf, start: &str, env: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let catalogue =
+            r#"{"units": {"admob:5224354917": {"reward": "daily_points", "game": "seega", "points": 40}}}"#;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_podium"));
+        cmd.args(["--test-clock", start, "serve", "--port", &port.to_string()])
+            .current_dir(dir)
+            .env("PODIUM_DATA", dir.join("podium.redb"))
+            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+            .env_remove("PODIUM_TEST_CLOCK")
+            .env("PODIUM_AD_CATALOGUE", catalogue)
+            .env("PODIUM_ADMOB_KEYS_FILE", dir.join("keys/verifier-keys.json"))
+            .env(
+                "PODIUM_PERIOD_REWARDS",
+                r#"{"mahjong-weekly": {"bands": [{"ranks": [1, 3], "points": 100}]}}"#,
+            )
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = cmd.spawn().expect("serve");
+        wait_until_serving(port);
+        ClockServer { child, port }
+    }
+
+    /// Moves the clock (`{"advance": …}` or `{"set": …}`): what the move did.
+    fn moved(&self, how: Value) -> Value {
+        let (status, body) = http_json(self.port, "POST", "/v1/dev/clock", "Dev m-1", &how);
+        assert_eq!(status, 200, "{how}: {body}");
+        body
+    }
+
+    fn call(&self, method: &str, path: &str, player: &str) -> (u16, Value) {
+        http_json(self.port, method, path, &format!("Dev {player}"), &Value::Null)
+    }
+}
+
+impl Drop for ClockServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The test clock's cases on one store (`env`: the DynamoDB environment, or none):
+/// - MJ-18: a daily-bonus streak of 12 days claimed across Bucharest's DST change of
+///   2027-03-28 (10, 20, … 100, 100, 100; a Joker on day 10), a missed day, then 10;
+/// - LB-5: advancing past Sunday midnight freezes and closes the week once: one
+///   `period_result` message per week however many moves follow;
+/// - SG-10: the ad reward once per UTC day, granted again just after midnight;
+/// - MJ-20: advancing a year drops the AMR's days one by one, 400 days all of them.
+fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)]) {
+    assert_eq!(
+        podium_with(dir, &["ad-keys", "keys"], b"", env).status.code(),
+        Some(0)
+    );
+    let line = seed_record(24, 0).to_string();
+    std::fs::write(dir.join("one.jsonl"), format!("{line}\n")).expect("write");
+    assert_eq!(
+        podium_with(dir, &["replay", "one.jsonl"], b"", env).status.code(),
+        Some(0)
+    );
+    // Thursday 2027-03-18, 08:00 in Bucharest.
+    let server = ClockServer::start(dir, "2027-03-18T06:00:00Z", env);
+    let (status, shown) = server.call("GET", "/v1/dev/clock", "m-1");
+    assert_eq!(
+        (status, shown["now"].clone()),
+        (200, json!("2027-03-18T06:00:00Z"))
+    );
+
+    let mut points = Vec::new();
+    let mut closed: Vec<String> = Vec::new();
+    for day in 1..=12 {
+        let (status, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
+        assert_eq!(status, 200, "day {day}: {claim}");
+        points.push(claim["points"].as_i64().unwrap_or_default());
+        if day == 10 {
+            assert_eq!(claim["jokers_granted"], 1, "{claim}");
+        }
+        let moved = server.moved(json!({"advance": "P1D"}));
+        closed.extend(
+            moved["periods_closed"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str().map(String::from)),
+        );
+    }
+    assert_eq!(points, [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 100, 100]);
+    // 2027-03-30 missed: the streak starts again.
+    server.moved(json!({"advance": "P1D"}));
+    let (_, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
+    assert_eq!(
+        (claim["streak"].clone(), claim["points"].clone()),
+        (json!(1), json!(10)),
+        "{claim}"
+    );
+    // The weeks ending on Sunday 2027-03-21 and on Sunday 2027-03-28 (a 23-hour day) closed once each.
+    for week in ["mahjong-weekly@2027-W11", "mahjong-weekly@2027-W12"] {
+        assert_eq!(
+            closed.iter().filter(|p| *p == week).count(),
+            1,
+            "{week}: {closed:?}"
+        );
+    }
+    // Each week's results and league results, once, sent at the week's freeze (a
+    // minute after Bucharest midnight: 22:01Z in winter time, 21:01Z in summer time).
+    let (_, inbox) = server.call("GET", "/v1/me/inbox", "m-1");
+    let mut sent: Vec<(String, String, String)> = inbox["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let field = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+            (field("kind"), field("period"), field("at"))
+        })
+        .collect();
+    sent.sort();
+    let expected: Vec<(String, String, String)> = [
+        ("league_result", "2027-W11", "2027-03-21T22:01:00Z"),
+        ("league_result", "2027-W12", "2027-03-28T21:01:00Z"),
+        ("period_result", "2027-W11", "2027-03-21T22:01:00Z"),
+        ("period_result", "2027-W12", "2027-03-28T21:01:00Z"),
+    ]
+    .iter()
+    .map(|(k, p, a)| (k.to_string(), p.to_string(), a.to_string()))
+    .collect();
+    assert_eq!(sent, expected, "{inbox}");
+
+    // SG-10: one ad reward per UTC day, across midnight.
+    server.moved(json!({"set": "2027-03-31T23:50:00Z"}));
+    let sign = |txn: &str, at: &str| {
+        let ms = chrono::DateTime::parse_from_rfc3339(at)
+            .expect("instant")
+            .timestamp_millis();
+        let out = podium_with(
+            dir,
+            &[
+                "ad-callback",
+                "--private-key",
+                "keys/private-key.pkcs8.b64",
+                "--ad-unit",
+                "5224354917",
+                "--user",
+                "winner",
+                "--transaction-id",
+                txn,
+                "--timestamp-ms",
+                &ms.to_string(),
+            ],
+            b"",
+            env,
+        );
+        format!(
+            "/v1/ad-callbacks/admob?{}",
+            String::from_utf8_lossy(&out.stdout).trim()
+        )
+    };
+    let first = server.call("GET", &sign("tc-1", "2027-03-31T23:50:00Z"), "winner");
+    server.moved(json!({"advance": "PT5M"}));
+    let again = server.call("GET", &sign("tc-2", "2027-03-31T23:55:00Z"), "winner");
+    server.moved(json!({"advance": "PT10M"}));
+    let next_day = server.call("GET", &sign("tc-3", "2027-04-01T00:05:00Z"), "winner");
+    assert_eq!(first.1["status"], "granted", "{}", first.1);
+    assert_eq!(again.1["status"], "already_granted_today", "{}", again.1);
+    assert_eq!(next_day.1["status"], "granted", "{}", next_day.1);
+
+    // MJ-20: the AMR holds 2027-03-18 … 2028-03-16 while it is 2028-03-16 in Bucharest;
+    // at its midnight 2027-03-18's 10 points leave, the next day 2027-03-19's 20.
+    let amr = |server: &ClockServer| {
+        let (status, me) = server.call("GET", "/v1/leaderboards/mahjong-amr/me?neighbours=0", "m-1");
+        match status {
+            200 => me["me"]["value"].as_i64().unwrap_or(-1),
+            404 => 0,
+            _ => panic!("{status}: {me}"),
+        }
+    };
+    assert_eq!(amr(&server), 760);
+    server.moved(json!({"set": "2028-03-16T21:00:00Z"}));
+    assert_eq!(amr(&server), 760, "23:00 on 2028-03-16 in Bucharest");
+    server.moved(json!({"advance": "PT2H"}));
+    assert_eq!(amr(&server), 750, "2027-03-18 left the window");
+    server.moved(json!({"advance": "P1D"}));
+    assert_eq!(amr(&server), 730, "2027-03-19 left the window");
+    server.moved(json!({"advance": "P400D"}));
+    assert_eq!(amr(&server), 0, "every day left the window");
+
+    // Backwards, nonsense and no identity: refused, naming the field; the clock stays.
+    let (status, body) = http_json(
+        server.port,
+        "POST",
+        "/v1/dev/clock",
+        "Dev m-1",
+        &json!({"set": "2027-01-01T00:00:00Z"}),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("set: the clock moves forward only"),
+        "{body}"
+    );
+    let (status, body) = http_json(
+        server.port,
+        "POST",
+        "/v1/dev/clock",
+        "Dev m-1",
+        &json!({"advance": "P1M"}),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("advance:"),
+        "{body}"
+    );
+    let (status, _) = http_json(
+        server.port,
+        "POST",
+        "/v1/dev/clock",
+        "Bearer x",
+        &json!({"advance": "PT1H"}),
+    );
+    assert_eq!(status, 401);
+}
+
+#[test]
+fn the_test_clock_on_the_embedded_store() {
+    let dir = data_dir("test-clock-embedded");
+    test_clock_cases(&dir, &[]);
+}
+
+#[test]
+fn the_test_clock_on_dynamodb() {
+    let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
+        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
+    });
+    let dir = data_dir("test-clock-dynamodb");
+    let mut env = on_dynamodb(&endpoint);
+    env.push((
+        "PODIUM_TABLE",
+        format!("podium-test-clock-{}", std::process::id()),
+    ));
+    test_clock_cases(&dir, &refs(&env));
+}
+
+/// Without `--test-clock` there is no clock to move: the route does not exist.
+#[test]
+fn without_a_test_clock_the_route_does_not_exist() {
+    let dir = data_dir("no-test-clock");
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(["serve", "--port", &port.to_string()])
+        .current_dir(&dir)
+        .env("PODIUM_DATA", dir.join("podium.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env_remove("PODIUM_TEST_CLOCK")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve");
+    wait_until_serving(port);
+    let post = http_json(
+        port,
+        "POST",
+        "/v1/dev/clock",
+        "Dev m-1",
+        &json!({"advance": "PT1H"}),
+    );
+    let get = http_json(port, "GET", "/v1/dev/clock", "Dev m-1", &Value::Null);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!((post.0, get.0), (404, 404), "{post:?} {get:?}");
+}

@@ -24,6 +24,8 @@
 //! work on a snapshot or a period ([`RunReport::busy`]) and leaves it to it,
 //! succeeding; only real failures (the store) fail a tick.
 
+pub mod schedule;
+
 use crate::boards::close;
 use crate::boards::periods;
 use crate::boards::snapshot::{self, layout::Paging, layout::RunReport};

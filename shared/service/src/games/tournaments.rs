@@ -363,6 +363,49 @@ pub async fn tick<S: SettleStore + BoardStore + ItemStore + ?Sized>(
     }
 }
 
+/// The earliest instant after which a [`tick`] would move some tournament along: its
+/// start, its end, its final places (each after its wait: [`START_WAIT`],
+/// [`CLOSE_WAIT`], [`FINAL_WAIT`]), or at once for one whose prizes or cancellation
+/// are still to be settled (`after` itself). `None` when no tournament waits for a tick.
+pub async fn next_due<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    after: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, ServiceError> {
+    let mut due: Option<DateTime<Utc>> = None;
+    let mut range = SortKeyRange::All;
+    loop {
+        let ids = store
+            .query_items(INDEX_PK, &range, true, INDEX_PAGE, true)
+            .await?;
+        let full = ids.len() == INDEX_PAGE;
+        for (id, _) in ids {
+            let (owner, name) = tournament_read(&id);
+            if let Some(stored) = store.get_state(&owner, &name).await? {
+                let state: TournamentState = serde_json::from_str(&stored.body).map_err(|e| {
+                    ServiceError::Store(podium_store::StoreError::corrupt(format!("tournament {id}"), e))
+                })?;
+                let t = &state.tournament;
+                let at = match &state.status {
+                    Status::Open => Some(t.starts_at + START_WAIT),
+                    Status::Running { .. } => Some(t.ends_at + CLOSE_WAIT),
+                    Status::Closing { since_ms } => DateTime::from_timestamp_millis(
+                        since_ms.saturating_add(FINAL_WAIT.num_milliseconds()),
+                    ),
+                    Status::Final { .. } | Status::Cancelled { .. } => Some(after),
+                };
+                due = match (due, at) {
+                    (Some(d), Some(a)) => Some(d.min(a.max(after))),
+                    (d, a) => d.or(a.map(|a| a.max(after))),
+                };
+            }
+            range = SortKeyRange::After(id);
+        }
+        if !full {
+            return Ok(due);
+        }
+    }
+}
+
 async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
     store: &S,
     id: &str,

@@ -1,0 +1,278 @@
+//! `POST /v1/dev/clock` and `GET /v1/dev/clock`: the test clock of `podium serve
+//! --test-clock START`, moved on purpose (as Stripe's test clocks are).
+//!
+//! `{"advance": "PT25H"}` (an ISO 8601 duration of weeks, days, hours, minutes and
+//! seconds; a day is 24 hours) or `{"set": "2027-03-28T00:30:00+02:00"}` (RFC 3339)
+//! moves the clock forward and runs, in order, the scheduled jobs that would have run
+//! in between ([`podium_service::jobs::schedule::run_between`]): period freezes and
+//! closes with their rewards (LB-5), AMR window days (MJ-20), league weeks, tournament
+//! steps, then the catch-up and refresh at the new instant. Every request answered
+//! after the move reads the new instant; moves run one at a time.
+//!
+//! Development identity only (`Authorization: Dev <player-id>` or `Operator <name>`).
+//! Without `--test-clock` the route does not exist (404), and no Lambda function has
+//! it: only this binary's router merges it.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json};
+use chrono::{DateTime, Duration, Utc};
+use podium_service::api::{ApiError, Identity};
+use podium_service::error::ServiceError;
+use podium_service::jobs::{schedule, TickSettings};
+use podium_store::Store;
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{check_in_years, TestClock};
+
+/// The route's path.
+pub const PATH: &str = "/v1/dev/clock";
+
+#[derive(Clone)]
+struct DevClock {
+    store: Arc<dyn Store>,
+    clock: Arc<TestClock>,
+    settings: Arc<TickSettings>,
+    /// The refresh schedule's interval (`PODIUM_SNAPSHOT_REFRESH_MINUTES`).
+    refresh: std::time::Duration,
+}
+
+/// The routes of the test clock, for `podium serve --test-clock` only.
+pub fn routes(
+    store: Arc<dyn Store>,
+    clock: Arc<TestClock>,
+    settings: TickSettings,
+    refresh: std::time::Duration,
+) -> axum::Router {
+    let state = DevClock {
+        store,
+        clock,
+        settings: Arc::new(settings),
+        refresh,
+    };
+    axum::Router::new()
+        .route(PATH, get(show).post(move_clock))
+        .with_state(state)
+}
+
+/// A move: exactly one of `advance` and `set`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Move {
+    /// An ISO 8601 duration (`PT25H`, `P1D`, `P2W`, `P1DT30M`): weeks, days (24 h),
+    /// hours, minutes, seconds; no years or months (their length varies).
+    advance: Option<String>,
+    /// An RFC 3339 instant after the clock's.
+    set: Option<String>,
+}
+
+/// What a move did.
+#[derive(Debug, Serialize)]
+struct Moved {
+    /// The instant the clock showed before the move (UTC).
+    from: DateTime<Utc>,
+    /// The instant it shows now (UTC).
+    now: DateTime<Utc>,
+    /// Scheduled ticks run, in order.
+    ticks: usize,
+    /// Periods frozen and closed, oldest first: `board@period`.
+    periods_closed: Vec<String>,
+    /// `period_result` messages the closes sent.
+    period_results_sent: usize,
+    /// League weeks closed.
+    league_weeks_closed: usize,
+    /// Tournament steps taken, as `tournament: step`.
+    tournament_steps: Vec<String>,
+    /// AMR window moves (MJ-20): `board through day`.
+    windows_moved: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Shown {
+    now: DateTime<Utc>,
+}
+
+fn caller(identity: Option<Extension<Identity>>) -> Result<(), ApiError> {
+    match identity {
+        Some(Extension(id)) if id.player.is_some() || id.operator.is_some() => Ok(()),
+        _ => Err(ServiceError::Unauthenticated.into()),
+    }
+}
+
+fn bad(field: &'static str, message: impl Into<String>) -> ApiError {
+    ServiceError::BadRequest {
+        field,
+        message: message.into(),
+    }
+    .into()
+}
+
+async fn show(
+    State(s): State<DevClock>,
+    identity: Option<Extension<Identity>>,
+) -> Result<Response, ApiError> {
+    caller(identity)?;
+    Ok(Json(Shown { now: s.clock.now() }).into_response())
+}
+
+/// `advance` as an exact duration (a day is 24 hours), positive.
+fn parse_advance(raw: &str) -> Result<Duration, ApiError> {
+    let span: jiff::Span = raw.trim().parse().map_err(|e| {
+        bad(
+            "advance",
+            format!("an ISO 8601 duration such as PT25H, P1D or P2W ({e})"),
+        )
+    })?;
+    if span.get_years() != 0 || span.get_months() != 0 {
+        return Err(bad(
+            "advance",
+            "years and months vary in length: give weeks, days (24 h), hours, minutes or seconds",
+        ));
+    }
+    let ms = i64::from(span.get_weeks()) * 7 * 86_400_000
+        + i64::from(span.get_days()) * 86_400_000
+        + i64::from(span.get_hours()) * 3_600_000
+        + span.get_minutes() * 60_000
+        + span.get_seconds() * 1_000
+        + span.get_milliseconds()
+        + span.get_microseconds() / 1_000
+        + span.get_nanoseconds() / 1_000_000;
+    if ms <= 0 {
+        return Err(bad(
+            "advance",
+            "the clock moves forward only: give a positive duration",
+        ));
+    }
+    Ok(Duration::milliseconds(ms))
+}
+
+async fn move_clock(
+    State(s): State<DevClock>,
+    identity: Option<Extension<Identity>>,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    caller(identity)?;
+    let m: Move = serde_json::from_slice(&body).map_err(|e| {
+        bad(
+            "body",
+            format!(
+                "a JSON object with \"advance\" (an ISO 8601 duration) or \"set\" (an RFC 3339 instant): {e}"
+            ),
+        )
+    })?;
+    // One move at a time: the next starts from where this one ends.
+    let _moving = s.clock.moving.lock().await;
+    let from = s.clock.now();
+    let to = match (m.advance.as_deref(), m.set.as_deref()) {
+        (Some(a), None) => from
+            .checked_add_signed(parse_advance(a)?)
+            .ok_or_else(|| bad("advance", "too far"))?,
+        (None, Some(t)) => DateTime::parse_from_rfc3339(t.trim())
+            .map_err(|e| {
+                bad(
+                    "set",
+                    format!("an RFC 3339 instant such as 2027-03-28T00:30:00+02:00 ({e})"),
+                )
+            })?
+            .to_utc(),
+        _ => return Err(bad("body", "give exactly one of \"advance\" and \"set\"")),
+    };
+    let field = if m.set.is_some() { "set" } else { "advance" };
+    check_in_years(to).map_err(|e| bad(field, e))?;
+    if to <= from {
+        return Err(bad(
+            field,
+            format!(
+                "the clock moves forward only (it shows {}; jobs already run cannot be undone)",
+                from.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            ),
+        ));
+    }
+    // The jobs run on a blocking thread of their own (their futures are not `Send`
+    // over a `dyn Store`); the clock moves to each tick's instant as it runs.
+    let (store, settings, clock, every) = (
+        Arc::clone(&s.store),
+        Arc::clone(&s.settings),
+        Arc::clone(&s.clock),
+        s.refresh,
+    );
+    let runtime = tokio::runtime::Handle::current();
+    let ticks = tokio::task::spawn_blocking(move || {
+        runtime.block_on(schedule::run_between(
+            store.as_ref(),
+            from,
+            to,
+            &settings,
+            every,
+            |at| clock.move_to(at),
+        ))
+    })
+    .await
+    .map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::Embedded(format!(
+            "the scheduled jobs stopped: {e}"
+        )))
+    })?
+    .map_err(|e| match e {
+        ServiceError::BadRequest { message, .. } => bad(field, message),
+        e => e.into(),
+    })?;
+    s.clock.move_to(to);
+    let mut moved = Moved {
+        from,
+        now: to,
+        ticks: ticks.len(),
+        periods_closed: Vec::new(),
+        period_results_sent: 0,
+        league_weeks_closed: 0,
+        tournament_steps: Vec::new(),
+        windows_moved: Vec::new(),
+    };
+    for t in &ticks {
+        let r = &t.report;
+        for c in &r.closed {
+            moved.periods_closed.push(format!("{}@{}", c.board, c.period));
+            moved.period_results_sent += c.results.as_ref().map_or(0, |x| x.sent);
+        }
+        moved.league_weeks_closed += r.league_weeks.len();
+        for tr in &r.tournaments {
+            for step in &tr.steps {
+                moved
+                    .tournament_steps
+                    .push(format!("{}: {step}", tr.tournament_id));
+            }
+        }
+        for w in &r.windows {
+            moved
+                .windows_moved
+                .push(format!("{} through {}", w.board, w.through));
+        }
+    }
+    tracing::info!(from = %from, now = %to, ticks = moved.ticks, "test clock moved");
+    Ok((StatusCode::OK, Json(moved)).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advances_are_exact_durations() {
+        assert_eq!(parse_advance("PT25H").ok(), Some(Duration::hours(25)));
+        assert_eq!(parse_advance("P1D").ok(), Some(Duration::days(1)));
+        assert_eq!(parse_advance("P2W").ok(), Some(Duration::days(14)));
+        assert_eq!(parse_advance("P400D").ok(), Some(Duration::days(400)));
+        assert_eq!(
+            parse_advance("P1DT30M").ok(),
+            Some(Duration::minutes(24 * 60 + 30))
+        );
+        assert!(parse_advance("P1M").is_err());
+        assert!(parse_advance("PT0S").is_err());
+        assert!(parse_advance("-PT1H").is_err());
+        assert!(parse_advance("25 hours").is_err());
+    }
+}
