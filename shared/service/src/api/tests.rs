@@ -219,3 +219,19 @@ async fn every_documented_route_is_routed() {
         );
     }
 }
+
+/// The test clock is `podium serve --test-clock`'s alone: the router every Lambda
+/// function serves has no such route (404 for any method, as an unknown path), and the
+/// OpenAPI document names none.
+#[tokio::test]
+async fn the_deployed_router_has_no_test_clock() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let ctx = ApiContext::new(CursorKey::random());
+    for method in ["GET", "POST"] {
+        let mut req = get("/v1/dev/clock", Some("bob"));
+        req.method = method.into();
+        let answer = handle(&store, &ctx, &req, Utc::now()).await;
+        assert_eq!(answer.status, 404, "{method}: {answer:?}");
+    }
+    assert!(crate::api::routes().iter().all(|(_, p)| !p.starts_with("/v1/dev")));
+}
