@@ -68,14 +68,17 @@ pub async fn gm_6_references_cost_nothing_where_the_ledger_finds_the_player<S: S
     let qm = captured.last_commit().expect("a commit");
     // The winner is in the ledger: no reference to the match. Their first points of
     // the week place them in a league cohort, whose member list and filling name them:
-    // two references, once per player and week.
+    // two references, once per player and week. The loser is named by the result
+    // (every player's place, MJ-7) and nowhere in the ledger: one reference to it.
     assert!(
-        qm.refs.iter().all(|r| r.player_id == "ci-w"
-            && matches!(&r.named, Named::State { owner, .. } if owner.starts_with("mahjong-league:"))),
+        qm.refs.iter().all(|r| (r.player_id == "ci-w"
+            && matches!(&r.named, Named::State { owner, .. } if owner.starts_with("mahjong-league:")))
+            || (r.player_id == "ci-l"
+                && matches!(&r.named, Named::Source { kind, id } if kind == "quick-match" && id == "ci-qm"))),
         "{:?}",
         refs_of(&qm)
     );
-    assert_eq!(qm.refs.len(), 2);
+    assert_eq!(qm.refs.len(), 3);
 
     let arena = crate::mahjong::arena_line(
         "ci-ar",

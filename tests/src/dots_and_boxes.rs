@@ -126,6 +126,13 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + Clone + 'static
         panic!("a Dots and Boxes match")
     };
     assert_eq!(v.players.iter().map(|p| p.boxes).sum::<u32>(), 9);
+    // DB-4: the lines drawn, each player's and all; nobody resigned.
+    assert_eq!(v.moves, Some(moves.len() as u32));
+    assert_eq!(
+        v.players.iter().filter_map(|p| p.moves).sum::<u32>(),
+        moves.len() as u32
+    );
+    assert_eq!(v.resigned, None);
     assert!(
         podium_service::games::results::match_result(&store, "zz", "dab-1")
             .await
@@ -231,9 +238,98 @@ pub async fn a_replayed_duel_rates_both_players_once<S: Store + Clone + 'static>
     );
 }
 
+/// MS-2, MS-5, MS-7: a duel won `mine_proof`, its result in full. A floods rows 0 … 19
+/// at 0:12 (+1,990), then hits three mines at 0:20, 0:21 and 0:22 and stops with no
+/// lives (1,690); B opens one tile at 0:30 (+10) and hits a mine at 0:40 (−90), and
+/// plays on until time is up at 5:00. Each player's tiles, mines, lives, the instant
+/// their final score was reached and, for A, when and why they stopped; the end.
+pub async fn a_duel_result_shows_its_replay<S: Store + Clone + 'static>(store: S) {
+    let mines: Vec<serde_json::Value> = (0..40)
+        .map(|k| serde_json::json!({"row": 20 + k / 10, "col": k % 10}))
+        .collect();
+    let record = serde_json::json!({
+        "match_id": "ms-proof", "game": "minesweeper",
+        "started_at": "2027-01-01T10:00:00Z", "ended_at": "2027-01-01T10:05:00Z",
+        "mines": mines, "start": [{"row": 0, "col": 0}],
+        "players": [
+            {"player_id": "ma", "human": true, "actions": [
+                {"at_ms": 12000, "type": "reveal", "row": 5, "col": 5},
+                {"at_ms": 20000, "type": "reveal", "row": 20, "col": 0},
+                {"at_ms": 21000, "type": "reveal", "row": 20, "col": 1},
+                {"at_ms": 22000, "type": "reveal", "row": 20, "col": 2}]},
+            {"player_id": "mb", "human": true, "actions": [
+                {"at_ms": 30000, "type": "reveal", "row": 24, "col": 5},
+                {"at_ms": 40000, "type": "reveal", "row": 20, "col": 0}]}
+        ],
+        "result": {"winner": "ma", "kind": "mine_proof"},
+    })
+    .to_string()
+    .into_bytes();
+    assert_eq!(send(&store, &record).await.expect("settled"), Settled::Applied);
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let get = |player: &str| podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: "/v1/me/matches/ms-proof".into(),
+        query: Default::default(),
+        player: Some(player.into()),
+        operator: None,
+        raw_query: None,
+    };
+    let now = t("2027-01-01T10:10:00Z");
+    let seen = podium_service::api::handle(&store, &ctx, &get("mb"), now).await;
+    assert_eq!(seen.status, 200, "{}", seen.body);
+    let b = &seen.body;
+    assert_eq!(b["decided"]["win"]["kind"], "mine_proof", "{b}");
+    assert_eq!(
+        b["end"],
+        serde_json::json!({"how": "time_up", "at": "2027-01-01T10:05:00Z"}),
+        "{b}"
+    );
+    let winner = &b["players"][0];
+    assert_eq!(
+        (
+            winner["score"].clone(),
+            winner["lives"].clone(),
+            winner["tiles_opened"].clone(),
+            winner["mines_hit"].clone()
+        ),
+        (1690.into(), 0.into(), 199.into(), 3.into()),
+        "{b}"
+    );
+    assert_eq!(winner["reached_at"], "2027-01-01T10:00:22Z", "{b}");
+    assert_eq!(winner["stopped_at"], "2027-01-01T10:00:22Z", "{b}");
+    assert_eq!(winner["stopped"], "no_lives", "{b}");
+    let loser = &b["players"][1];
+    assert_eq!(
+        (
+            loser["score"].clone(),
+            loser["lives"].clone(),
+            loser["tiles_opened"].clone(),
+            loser["mines_hit"].clone()
+        ),
+        ((-90).into(), 2.into(), 1.into(), 1.into()),
+        "{b}"
+    );
+    assert_eq!(loser["reached_at"], "2027-01-01T10:00:40Z", "{b}");
+    assert!(
+        loser.get("stopped_at").is_none() && loser.get("stopped").is_none(),
+        "played on: {b}"
+    );
+    assert_eq!(
+        podium_service::api::handle(&store, &ctx, &get("zz"), now)
+            .await
+            .status,
+        404
+    );
+}
+
 #[macro_export]
 macro_rules! dots_and_boxes_tests {
     ($make:path) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_duel_result_shows_its_replay() {
+            $crate::dots_and_boxes::a_duel_result_shows_its_replay($make().await).await;
+        }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn a_replayed_match_rates_both_players_once() {
             $crate::dots_and_boxes::a_replayed_match_rates_both_players_once($make().await).await;

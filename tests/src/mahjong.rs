@@ -252,6 +252,48 @@ pub async fn quick_match_without_a_winner_pays_nobody<S: Store + Clone + 'static
             None
         );
     }
+    // The result, for its players only: both tied for first place, 0 points each.
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let get = |player: &str| podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: "/v1/me/quick-matches/qm-t".into(),
+        query: Default::default(),
+        player: Some(player.into()),
+        operator: None,
+        raw_query: None,
+    };
+    let seen = podium_service::api::handle(&store, &ctx, &get("c"), now).await;
+    assert_eq!(seen.status, 200, "{}", seen.body);
+    let places: Vec<(String, u64, i64, i64)> = seen.body["players"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            (
+                p["player_id"].as_str().unwrap_or_default().to_string(),
+                p["place"].as_u64().unwrap_or_default(),
+                p["score"].as_i64().unwrap_or_default(),
+                p["points"].as_i64().unwrap_or(-1),
+            )
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            ("a".to_string(), 1, 700, 0),
+            ("b".to_string(), 1, 700, 0),
+            ("c".to_string(), 3, 10, 0)
+        ],
+        "{}",
+        seen.body
+    );
+    assert_eq!(seen.body["winner"], serde_json::Value::Null);
+    assert_eq!(
+        podium_service::api::handle(&store, &ctx, &get("zz"), now)
+            .await
+            .status,
+        404
+    );
     let one = quick_match("qm-1p", "2027-03-01T11:00:00Z", &[("a", true, 10)]);
     match settle(&store, &one, now).await {
         Err(ServiceError::Invalid(e)) => assert_eq!((e.field.as_str(), e.rule), ("players", "MJ-7")),
@@ -297,6 +339,37 @@ pub async fn level_completions_earn_by_place<S: Store + Clone + 'static>(store: 
     // A's first completion places 4th: 10 + 5.
     settle(&store, &done("a", 80_000), now).await.expect("settled");
     assert_eq!(balance(&store, "a").await, 15);
+    // Its result, for A only: the place at that moment and what paid (MJ-2, MJ-3).
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let get = |path: &str, player: &str| podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: Default::default(),
+        player: Some(player.into()),
+        operator: None,
+        raw_query: None,
+    };
+    let seen =
+        podium_service::api::handle(&store, &ctx, &get("/v1/me/level-completions/c-4", "a"), now).await;
+    assert_eq!(seen.status, 200, "{}", seen.body);
+    assert_eq!(
+        (
+            seen.body["place"].clone(),
+            seen.body["points"].clone(),
+            seen.body["time_ms"].clone()
+        ),
+        (4.into(), 15.into(), 80_000.into()),
+        "{}",
+        seen.body
+    );
+    assert_eq!(
+        seen.body["bonuses"],
+        serde_json::json!([{"rule": "MJ-2", "points": 10}, {"rule": "MJ-3", "points": 5}])
+    );
+    assert_eq!(seen.body["completed_at"], "2027-03-01T11:00:00Z");
+    let other =
+        podium_service::api::handle(&store, &ctx, &get("/v1/me/level-completions/c-4", "o1"), now).await;
+    assert_eq!(other.status, 404, "{}", other.body);
     // A replay equal to the fastest shares 1st: +10 (no second +10 for completion).
     settle(&store, &done("a", 50_000), now).await.expect("settled");
     assert_eq!(balance(&store, "a").await, 25);

@@ -70,6 +70,12 @@ pub struct DotsResult {
     pub players: Vec<DotsPlayer>,
     /// `win` or `draw`, as replayed.
     pub outcome: Outcome,
+    /// Lines drawn in the match (DB-4); absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<u32>,
+    /// The player who resigned, if one did (DB-3: they lose whatever the boxes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resigned: Option<String>,
     /// Whether the ratings changed (both players human, DB-6).
     pub rated: bool,
 }
@@ -85,6 +91,9 @@ pub struct DotsPlayer {
     pub card: crate::profile::Card,
     /// Boxes taken (DB-3).
     pub boxes: u32,
+    /// Lines this player drew (the CPU's for a player who left included, DB-5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<u32>,
     pub rating_before: Option<i64>,
     pub rating_after: Option<i64>,
 }
@@ -180,15 +189,19 @@ pub fn plan(
             .players
             .iter()
             .zip(boxes)
-            .map(|(s, b)| DotsPlayer {
+            .enumerate()
+            .map(|(i, (s, b))| DotsPlayer {
                 card: Default::default(),
                 player_id: s.player_id.clone(),
                 boxes: b,
+                moves: Some(m.moves.iter().filter(|mv| usize::from(mv.player) == i).count() as u32),
                 rating_before: None,
                 rating_after: None,
             })
             .collect(),
         outcome,
+        moves: Some(m.moves.len() as u32),
+        resigned: m.result.resigned.clone(),
         rated,
     };
     if !rated {

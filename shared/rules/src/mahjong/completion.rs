@@ -133,12 +133,21 @@ pub struct CompletionState {
 }
 
 /// The answer to a completion, stored with it (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletionResult {
     pub completion_id: String,
     pub player_id: String,
     pub level: u32,
     pub time_ms: u64,
+    /// When the level was completed (UTC); absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<DateTime<Utc>>,
+    /// The time's place among the other accounts' best times on the level at that
+    /// moment (MJ-3: 1 + those strictly faster; equal times share a place), 1 … 10;
+    /// absent below the 10th place (and on results stored before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<u32>,
     /// +10 on the first completion, else 0 (MJ-2).
     pub first_completion: i64,
     /// +10, +5 or 0 (MJ-3, MJ-4).
@@ -223,7 +232,8 @@ pub fn plan(
     now: DateTime<Utc>,
 ) -> Result<Planned<CompletionResult>, RuleError> {
     let jokers = state.jokers.spend("jokers_used", c.jokers_used)?;
-    let place = Place::from_faster_others(state.fastest.faster_others(&c.player_id, c.time_ms));
+    let faster = state.fastest.faster_others(&c.player_id, c.time_ms);
+    let place = Place::from_faster_others(faster);
     let earned = levels::complete(&state.level, c.time_ms, place);
     let points = earned.total();
     let mut settlement = Settlement::result_only(());
@@ -290,6 +300,8 @@ pub fn plan(
         player_id: c.player_id.clone(),
         level: c.level,
         time_ms: c.time_ms,
+        completed_at: Some(c.at),
+        place: (place != Place::Below).then_some(faster + 1),
         first_completion: earned.first_completion,
         time_bonus: earned.time_bonus,
         best_ms: earned.after.best_ms.unwrap_or(c.time_ms),

@@ -29,15 +29,61 @@ pub struct QuickMatch {
 }
 
 /// The answer to a Quick Match, stored with it (GM-3).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuickMatchResult {
     pub match_id: String,
+    /// When it ended (UTC); absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<DateTime<Utc>>,
     /// The winner, if anybody won (MJ-7, MJ-8).
     pub winner: Option<String>,
     /// The winner's points: 20, 15, or 0 when nobody won.
     pub points: i64,
     /// The winner's Mahjong Rivals balance afterwards (points).
     pub balance_after: Option<i64>,
+    /// Every player in the record's order: completion, score, place and points
+    /// (MJ-7, MJ-8); empty on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<QuickMatchStanding>,
+}
+
+/// One player's end of a Quick Match as the result shows it (MJ-7, MJ-8).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuickMatchStanding {
+    pub player_id: String,
+    /// The player's name, avatar and country (PF-5): filled when the app reads it,
+    /// empty (so absent) in what is stored.
+    #[serde(default, flatten)]
+    pub card: crate::profile::Card,
+    /// The player cleared the board.
+    pub completed: bool,
+    /// The round score (MJ-9; may be negative).
+    pub score: i64,
+    /// 1 + the players ordered before them (completion first, then score, MJ-7);
+    /// players tied share a place.
+    pub place: u32,
+    /// Points won: the winner's 20 or 15, everybody else 0 (MJ-7, MJ-8).
+    pub points: i64,
+}
+
+/// Every player's standing in `m` (MJ-7): `winner` is the index and points of the
+/// winner, if any ([`winner`]).
+fn standings(m: &QuickMatch, winner: Option<(usize, i64)>) -> Vec<QuickMatchStanding> {
+    let key = |p: &QuickMatchPlayer| (p.completed, p.score);
+    m.players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| QuickMatchStanding {
+            player_id: p.player_id.clone(),
+            card: Default::default(),
+            completed: p.completed,
+            score: p.score,
+            place: 1 + m.players.iter().filter(|o| key(o) > key(p)).count() as u32,
+            points: winner.filter(|(w, _)| *w == i).map_or(0, |(_, pts)| pts),
+        })
+        .collect()
 }
 
 /// The `kind` of a Quick Match record (with `game` `mahjong-rivals`).
@@ -91,12 +137,15 @@ pub fn plan(
     if m.match_id.is_empty() {
         return Err(RuleError::new("match_id", "GM-3", "an id is required"));
     }
-    let Some((i, points)) = winner(&m.players)? else {
+    let won = winner(&m.players)?;
+    let Some((i, points)) = won else {
         return Ok(Planned::Write(Settlement::result_only(QuickMatchResult {
             match_id: m.match_id.clone(),
+            ended_at: Some(m.ended_at),
             winner: None,
             points: 0,
             balance_after: None,
+            players: standings(m, None),
         })));
     };
     let player = &m.players[i].player_id;
@@ -115,9 +164,11 @@ pub fn plan(
     );
     let result = QuickMatchResult {
         match_id: m.match_id.clone(),
+        ended_at: Some(m.ended_at),
         winner: Some(player.clone()),
         points,
         balance_after: Some(change.after),
+        players: standings(m, won),
     };
     Ok(Planned::Write(Settlement {
         result,

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::grid::{Grid, Tile};
-use super::replay::{self, Action, Decided, WinKind};
+use super::replay::{self, Action, Decided, EndKind, Ending, PlayerReplay, WinKind};
 use crate::error::RuleError;
 use crate::game::Game;
 use crate::rating::{self, Score};
@@ -67,10 +67,57 @@ pub struct DuelPlayer {
     /// empty (so absent) in what is stored.
     #[serde(default, flatten)]
     pub card: crate::profile::Card,
+    /// Points (MS-2, MS-3; may be negative).
     pub score: i64,
+    /// Lives left (MS-2).
     pub lives: u32,
+    /// Safe tiles the player opened, the starting area not counted (MS-3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiles_opened: Option<u32>,
+    /// Mines the player hit (MS-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mines_hit: Option<u32>,
+    /// When the player reached their final score (UTC; MS-6 breaks a tie of scores by
+    /// it); absent when their score never changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached_at: Option<DateTime<Utc>>,
+    /// When the player stopped (UTC), if they did before the end (MS-5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<DateTime<Utc>>,
+    /// Why they stopped: `no_lives` or `cleared` (every safe tile open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
     pub rating_before: Option<i64>,
     pub rating_after: Option<i64>,
+}
+
+/// Why a player stopped before the end of a duel (MS-5).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stopped {
+    /// No lives left (MS-2).
+    NoLives,
+    /// Every safe tile open.
+    Cleared,
+}
+
+/// How and when a duel ended (MS-5).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DuelEnd {
+    /// `time_up`, `both_stopped` or `overtaken` (a stopped player passed by the other).
+    pub how: EndKind,
+    /// The instant it ended (UTC).
+    pub at: DateTime<Utc>,
+}
+
+/// A duel as its replay found it (MS-2 … MS-8): both players, the decision, the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    pub players: [PlayerReplay; 2],
+    pub decided: Decided,
+    pub ending: Ending,
 }
 
 /// The answer to a duel, stored with it (GM-3).
@@ -84,6 +131,9 @@ pub struct DuelResult {
     /// `"draw"`, or `{"win": {"player": 0 or 1, "kind": …}}` (MS-5 … MS-7).
     #[cfg_attr(feature = "openapi", schema(value_type = serde_json::Value))]
     pub decided: Decided,
+    /// How and when the match ended; absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<DuelEnd>,
     pub rated: bool,
 }
 
@@ -94,13 +144,9 @@ impl Duel {
     }
 
     /// Checks the record (GM-5, MS-1, MS-8) and replays it; the claimed winner and
-    /// kind must be the replay's. Returns each player's score and lives, and the
-    /// decision. Errors name the first offending field or action.
-    pub fn check(
-        &self,
-        now: DateTime<Utc>,
-        max_skew_ms: i64,
-    ) -> Result<([(i64, u32); 2], Decided), RuleError> {
+    /// kind must be the replay's. Returns both players' replays, the decision and the
+    /// end. Errors name the first offending field or action.
+    pub fn check(&self, now: DateTime<Utc>, max_skew_ms: i64) -> Result<Checked, RuleError> {
         let players: Vec<&str> = self.players.iter().map(|p| p.player_id.as_str()).collect();
         crate::record::lines::check_match_envelope(
             &self.match_id,
@@ -127,7 +173,7 @@ impl Duel {
                 }
             }
         }
-        let (players, decided) = replay::decide(
+        let (players, decided, ending) = replay::decide_and_end(
             &grid,
             &start,
             [&self.players[0].actions, &self.players[1].actions],
@@ -167,42 +213,56 @@ impl Duel {
                 ),
             ));
         }
-        Ok((
-            [
-                (players[0].score, players[0].lives),
-                (players[1].score, players[1].lives),
-            ],
+        Ok(Checked {
+            players,
             decided,
-        ))
+            ending,
+        })
+    }
+
+    /// The instant `ms` after the match started.
+    fn instant(&self, ms: u64) -> DateTime<Utc> {
+        self.started_at + chrono::Duration::milliseconds(i64::try_from(ms).unwrap_or(i64::MAX))
     }
 }
 
 /// Plans a checked duel: with two humans, both ratings (MS-8; `ratings` as stored,
 /// `None` for an account not rated yet) and their ledger entries; otherwise the record.
-pub fn plan(
-    d: &Duel,
-    ended: [(i64, u32); 2],
-    decided: Decided,
-    ratings: [Option<i64>; 2],
-) -> Planned<DuelResult> {
+pub fn plan(d: &Duel, checked: &Checked, ratings: [Option<i64>; 2]) -> Planned<DuelResult> {
     let rated = d.players.iter().all(|p| p.human);
+    let decided = checked.decided;
     let result = DuelResult {
         match_id: d.match_id.clone(),
         game: GAME,
         players: d
             .players
             .iter()
-            .zip(ended)
-            .map(|(p, (score, lives))| DuelPlayer {
+            .zip(&checked.players)
+            .map(|(p, r)| DuelPlayer {
                 card: Default::default(),
                 player_id: p.player_id.clone(),
-                score,
-                lives,
+                score: r.score,
+                lives: r.lives,
+                tiles_opened: Some(r.tiles_opened),
+                mines_hit: Some(r.mines_opened),
+                reached_at: (!r.timeline.is_empty()).then(|| d.instant(r.last_change_ms)),
+                stopped_at: r.stopped_ms.map(|ms| d.instant(ms)),
+                stopped: r.stopped_ms.map(|_| {
+                    if r.lives == 0 {
+                        Stopped::NoLives
+                    } else {
+                        Stopped::Cleared
+                    }
+                }),
                 rating_before: None,
                 rating_after: None,
             })
             .collect(),
         decided,
+        end: Some(DuelEnd {
+            how: checked.ending.how,
+            at: d.instant(checked.ending.at_ms),
+        }),
         rated,
     };
     if !rated {

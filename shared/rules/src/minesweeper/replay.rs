@@ -203,6 +203,26 @@ pub enum Decided {
     Draw,
 }
 
+/// How a duel ended (MS-5).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndKind {
+    /// The 5 minutes ran out.
+    TimeUp,
+    /// Both players stopped (no lives left, or every safe tile open).
+    BothStopped,
+    /// A player who had stopped was overtaken by the other's score.
+    Overtaken,
+}
+
+/// When and how a duel ended (MS-5): `at_ms` after its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ending {
+    pub at_ms: u64,
+    pub how: EndKind,
+}
+
 /// The score a player had at `t` (ms).
 fn score_at(p: &PlayerReplay, t: u64) -> i64 {
     p.timeline
@@ -215,17 +235,21 @@ fn score_at(p: &PlayerReplay, t: u64) -> i64 {
 /// When the match ended (MS-5): the first of 5 minutes, both players stopped, and a
 /// stopped player overtaken (the other's score above theirs).
 pub fn end_ms(players: &[PlayerReplay; 2]) -> u64 {
-    ending(players).0
+    ending(players).0.at_ms
 }
 
 /// [`end_ms`], and when a stopped player was overtaken by an action, that player and
 /// action's index: the overtaker's last action (later ones at the same millisecond
 /// come after the end too).
-fn ending(players: &[PlayerReplay; 2]) -> (u64, Option<(usize, usize)>) {
+fn ending(players: &[PlayerReplay; 2]) -> (Ending, Option<(usize, usize)>) {
     let mut end = MATCH_MS;
+    let mut how = EndKind::TimeUp;
     let mut by = None;
     if let (Some(a), Some(b)) = (players[0].stopped_ms, players[1].stopped_ms) {
-        end = end.min(a.max(b));
+        if a.max(b) < end {
+            end = a.max(b);
+            how = EndKind::BothStopped;
+        }
     }
     for (s, o) in [(0, 1), (1, 0)] {
         if let Some(stop) = players[s].stopped_ms {
@@ -237,17 +261,19 @@ fn ending(players: &[PlayerReplay; 2]) -> (u64, Option<(usize, usize)>) {
             {
                 if *t < end {
                     end = *t;
+                    how = EndKind::Overtaken;
                     by = Some((o, *k));
                 }
             }
             // Overtaken already when the player stopped.
             if score_at(&players[o], stop) > stood && stop < end {
                 end = stop;
+                how = EndKind::Overtaken;
                 by = None;
             }
         }
     }
-    (end, by)
+    (Ending { at_ms: end, how }, by)
 }
 
 /// Replays both players (`start`: the shared starting area) and decides the match
@@ -258,11 +284,21 @@ pub fn decide(
     start: &[usize],
     actions: [&[Action]; 2],
 ) -> Result<([PlayerReplay; 2], Decided), RuleError> {
+    decide_and_end(grid, start, actions).map(|(players, decided, _)| (players, decided))
+}
+
+/// [`decide`], with when and how the match ended (MS-5).
+pub fn decide_and_end(
+    grid: &Grid,
+    start: &[usize],
+    actions: [&[Action]; 2],
+) -> Result<([PlayerReplay; 2], Decided, Ending), RuleError> {
     let players = [
         replay_player(grid, start, actions[0], "players[0].actions")?,
         replay_player(grid, start, actions[1], "players[1].actions")?,
     ];
-    let (end, by) = ending(&players);
+    let (ended, by) = ending(&players);
+    let end = ended.at_ms;
     for (p, acts) in actions.iter().enumerate() {
         let last = by.filter(|(o, _)| *o == p).map(|(_, k)| k);
         if let Some(k) = acts
@@ -303,7 +339,7 @@ pub fn decide(
             Decided::Win { player: w, kind }
         }
     };
-    Ok((players, decided))
+    Ok((players, decided, ended))
 }
 
 #[cfg(test)]

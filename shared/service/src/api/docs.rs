@@ -68,6 +68,8 @@ macro_rules! every_route {
             [my_league],
             [league_cohort],
             [my_arena],
+            [my_completion],
+            [my_quick_match],
             [my_table],
             [tournament],
             [daily_bonus],

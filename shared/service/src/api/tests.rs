@@ -233,5 +233,7 @@ async fn the_deployed_router_has_no_test_clock() {
         let answer = handle(&store, &ctx, &req, Utc::now()).await;
         assert_eq!(answer.status, 404, "{method}: {answer:?}");
     }
-    assert!(crate::api::routes().iter().all(|(_, p)| !p.starts_with("/v1/dev")));
+    assert!(crate::api::routes()
+        .iter()
+        .all(|(_, p)| !p.starts_with("/v1/dev")));
 }

@@ -104,13 +104,13 @@ pub async fn settle_duel<S: SettleStore + ?Sized>(
     max_skew_ms: i64,
     delivery: &str,
 ) -> Result<Settled<DuelResult>, ServiceError> {
-    let (ended, decided) = d.check(now, max_skew_ms)?;
+    let checked = d.check(now, max_skew_ms)?;
     let source = RatedSource {
         game: duel::GAME,
         match_id: &d.match_id,
         players: [&d.players[0].player_id, &d.players[1].player_id],
         record: d,
-        plan: Box::new(move |ratings| duel::plan(d, ended, decided, ratings)),
+        plan: Box::new(move |ratings| duel::plan(d, &checked, ratings)),
     };
     settle_as(store, &source, delivery, now).await
 }

@@ -511,22 +511,6 @@ fn after_every_entry() -> BoardKey {
     }
 }
 
-/// A settled source's result document, if it was settled.
-async fn stored<S: SettleStore + ?Sized, T: DeserializeOwned>(
-    store: &S,
-    key: &SourceKey,
-) -> Result<Option<T>, ServiceError> {
-    let Some(found) = store.get_source(key).await? else {
-        return Ok(None);
-    };
-    serde_json::from_str(&found.result).map(Some).map_err(|e| {
-        ServiceError::Store(podium_store::StoreError::corrupt(
-            format!("{}/{}", key.kind, key.id),
-            e,
-        ))
-    })
-}
-
 /// An Arena's result (MJ-11), for one of its players only; anyone else gets
 /// [`ServiceError::NotFound`], as if it did not exist.
 pub async fn arena_result<S: SettleStore + ?Sized>(
@@ -539,9 +523,10 @@ pub async fn arena_result<S: SettleStore + ?Sized>(
     if !podium_rules::record::ids::is_valid_id(arena_id) {
         return Err(not_found());
     }
-    let result: arena::ArenaResult = stored(store, &SourceKey::new(arena::KIND, arena_id))
-        .await?
-        .ok_or_else(not_found)?;
+    let result: arena::ArenaResult =
+        crate::games::results::stored(store, &SourceKey::new(arena::KIND, arena_id))
+            .await?
+            .ok_or_else(not_found)?;
     if result.standings.iter().any(|s| s.player_id == player_id) {
         Ok(result)
     } else {
@@ -559,9 +544,10 @@ pub async fn table_result<S: SettleStore + ?Sized>(
     if !podium_rules::record::ids::is_valid_id(table_id) {
         return Err(not_found());
     }
-    let result: TableResult = stored(store, &SourceKey::new(play::KIND_TABLE, table_id))
-        .await?
-        .ok_or_else(not_found)?;
+    let result: TableResult =
+        crate::games::results::stored(store, &SourceKey::new(play::KIND_TABLE, table_id))
+            .await?
+            .ok_or_else(not_found)?;
     if result.tp.iter().any(|(p, _)| p == player_id) {
         Ok(result)
     } else {

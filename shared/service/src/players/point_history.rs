@@ -106,6 +106,8 @@ fn result_path(e: &LedgerEntry) -> Option<String> {
             Some(format!("/v1/me/matches/{}", e.source_id))
         }
         mahjong::arena::KIND => Some(format!("/v1/me/arenas/{}", e.source_id)),
+        mahjong::completion::SOURCE => Some(format!("/v1/me/level-completions/{}", e.source_id)),
+        mahjong::quick_match::SOURCE => Some(format!("/v1/me/quick-matches/{}", e.source_id)),
         _ => None,
     }
 }

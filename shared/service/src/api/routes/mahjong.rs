@@ -32,6 +32,53 @@ pub(crate) async fn my_arena(
     json(&crate::games::tournaments::arena_result(state.store.as_ref(), &player, &id).await?)
 }
 
+/// A level completion's result, for its player (MJ-2 … MJ-5).
+#[utoipa::path(
+    get,
+    path = "/v1/me/level-completions/{completion_id}",
+    tag = "mahjong",
+    params(("completion_id" = String, Path, description = "The completion's id", example = "lc-1")),
+    responses(
+        (status = 200, description = "The time, its place among the other accounts' best times at that moment (1 … 10; absent below), and the bonuses it paid (MJ-2 … MJ-5)", body = crate::games::results::CompletionView,
+            example = json!({"completion_id": "lc-1", "player_id": "alice", "level": 7, "time_ms": 104000,
+                "completed_at": "2027-03-18T10:00:00Z", "place": 4, "first_completion": 10, "time_bonus": 5,
+                "best_ms": 104000, "jokers": 0, "balance_after": 15, "points": 15,
+                "bonuses": [{"rule": "MJ-2", "points": 10}, {"rule": "MJ-3", "points": 5}]})),
+        (status = 404, description = "No such level completion of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn my_completion(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::games::results::completion_result(state.store.as_ref(), &player, &id).await?)
+}
+
+/// A Quick Match's result, for one of its players (MJ-7, MJ-8).
+#[utoipa::path(
+    get,
+    path = "/v1/me/quick-matches/{match_id}",
+    tag = "mahjong",
+    params(("match_id" = String, Path, description = "The Quick Match's id", example = "qm-1")),
+    responses(
+        (status = 200, description = "Every player's completion, score, place and points (MJ-7, MJ-8)", body = podium_rules::mahjong::quick_match::QuickMatchResult,
+            example = json!({"match_id": "qm-1", "ended_at": "2027-03-18T10:00:00Z", "winner": null, "points": 0, "balance_after": null,
+                "players": [{"player_id": "alice", "completed": true, "score": 900, "place": 1, "points": 0},
+                            {"player_id": "bob", "completed": true, "score": 900, "place": 1, "points": 0}]})),
+        (status = 404, description = "No such Quick Match of the caller's", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn my_quick_match(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(id): PathId,
+) -> Answer {
+    json(&crate::games::results::quick_match_result(state.store.as_ref(), &player, &id).await?)
+}
+
 /// A tournament table's TP, for one of its players (MJ-13 … MJ-15).
 #[utoipa::path(
     get,
