@@ -447,6 +447,88 @@ pub async fn a_tournament_of_100_winners_is_final_in_one_transaction<
     assert!(s.body.contains(&podium_service::engine::names::pseudonym("h042")));
 }
 
+/// MJ-12, MJ-16: the schedule run over an afternoon (what `POST /v1/dev/clock` runs)
+/// moves a tournament at the first refresh after each step falls due: started at
+/// 18:05 (its start 18:00 + 1 min), closed at 19:05 (its end + 1 min), its final places
+/// fixed and its prizes paid at 19:10 (the close + 90 s), each once; no refresh tick
+/// runs where nothing is due, and a second run over a later span finds nothing to do.
+pub async fn the_schedule_moves_a_tournament_at_its_steps<S: Store + Clone + 'static>(store: S) {
+    use podium_service::jobs::{schedule, Job, TickSettings};
+    let now = t("2027-07-14T17:00:00Z");
+    configure(&store, &cup("cup-s", 2, false), "op-1", now)
+        .await
+        .expect("configured");
+    for (p, at) in [("a", "2027-07-14T16:00:00Z"), ("b", "2027-07-14T16:30:00Z")] {
+        send(&store, registration("cup-s", p, at), now)
+            .await
+            .expect("registered");
+    }
+    let during = t("2027-07-14T18:30:00Z");
+    send(
+        &store,
+        table(
+            "cup-s",
+            "tb-s",
+            "2027-07-14T18:20:00Z",
+            &[("a", true, 1200), ("b", false, 5)],
+        ),
+        during,
+    )
+    .await
+    .expect("table");
+    let settings = TickSettings::default();
+    let every = std::time::Duration::from_secs(300);
+    let mut seen = Vec::new();
+    let ticks = schedule::run_between(&store, now, t("2027-07-14T20:00:00Z"), &settings, every, |at| {
+        seen.push(at)
+    })
+    .await
+    .expect("ran");
+    let steps: Vec<(String, Vec<&str>)> = ticks
+        .iter()
+        .filter(|k| k.job == Job::Refresh)
+        .flat_map(|k| {
+            k.report
+                .tournaments
+                .iter()
+                .filter(|r| r.tournament_id == "cup-s")
+                .map(move |r| (k.scheduled_time.to_rfc3339(), r.steps.clone()))
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("2027-07-14T18:05:00+00:00".to_string(), vec!["start"]),
+            ("2027-07-14T19:05:00+00:00".to_string(), vec!["close"]),
+            ("2027-07-14T19:10:00+00:00".to_string(), vec!["final"]),
+        ]
+    );
+    assert!(matches!(status(&store, "cup-s").await, Status::Final { .. }));
+    assert!(balance(&store, "a").await > 0, "a's prize was paid");
+    // The clock was at each tick's instant in turn: the steps', then the end.
+    assert_eq!(
+        seen,
+        [
+            t("2027-07-14T18:05:00Z"),
+            t("2027-07-14T19:05:00Z"),
+            t("2027-07-14T19:10:00Z"),
+            t("2027-07-14T20:00:00Z")
+        ]
+    );
+    let paid = balance(&store, "a").await;
+    schedule::run_between(
+        &store,
+        t("2027-07-14T20:00:00Z"),
+        t("2027-07-14T21:00:00Z"),
+        &settings,
+        every,
+        |_| {},
+    )
+    .await
+    .expect("ran again");
+    assert_eq!(balance(&store, "a").await, paid, "nothing paid twice");
+}
+
 #[macro_export]
 macro_rules! tournament_tests {
     ($make:path) => {
@@ -454,6 +536,7 @@ macro_rules! tournament_tests {
             a_tournament_pays_its_prizes_exactly_once,
             a_champions_tournament_needs_200_prize_points_and_16_players,
             a_tournament_of_100_winners_is_final_in_one_transaction,
+            the_schedule_moves_a_tournament_at_its_steps,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
