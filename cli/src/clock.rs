@@ -49,7 +49,7 @@ pub struct Clock {
 pub struct TestClock {
     now: Mutex<DateTime<Utc>>,
     /// Held by the one move under way: moves run one at a time, in order.
-    pub(crate) moving: tokio::sync::Mutex<()>,
+    pub(crate) moving: Mutex<()>,
 }
 
 impl TestClock {
@@ -74,7 +74,7 @@ impl Clock {
             test: start.map(|at| {
                 Arc::new(TestClock {
                     now: Mutex::new(at),
-                    moving: tokio::sync::Mutex::new(()),
+                    moving: Mutex::new(()),
                 })
             }),
         }

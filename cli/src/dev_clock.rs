@@ -35,6 +35,9 @@ pub const PATH: &str = "/v1/dev/clock";
 #[derive(Clone)]
 struct DevClock {
     store: Arc<dyn Store>,
+    /// The API's snapshot pointers, forgotten after a move: reads then follow the
+    /// snapshots the move's ticks published, not the pointers cached before it.
+    snapshots: Arc<podium_service::boards::pages::SnapshotCache>,
     clock: Arc<TestClock>,
     settings: Arc<TickSettings>,
     /// The refresh schedule's interval (`PODIUM_SNAPSHOT_REFRESH_MINUTES`).
@@ -44,12 +47,14 @@ struct DevClock {
 /// The routes of the test clock, for `podium serve --test-clock` only.
 pub fn routes(
     store: Arc<dyn Store>,
+    snapshots: Arc<podium_service::boards::pages::SnapshotCache>,
     clock: Arc<TestClock>,
     settings: TickSettings,
     refresh: std::time::Duration,
 ) -> axum::Router {
     let state = DevClock {
         store,
+        snapshots,
         clock,
         settings: Arc::new(settings),
         refresh,
@@ -121,10 +126,10 @@ async fn show(
 
 /// `advance` as an exact duration (a day is 24 hours), positive.
 fn parse_advance(raw: &str) -> Result<Duration, ApiError> {
-    let span: jiff::Span = raw.trim().parse().map_err(|e| {
+    let span: jiff::Span = raw.trim().parse().map_err(|_| {
         bad(
             "advance",
-            format!("an ISO 8601 duration such as PT25H, P1D or P2W ({e})"),
+            "an ISO 8601 duration such as PT25H, P1D or P2W (or the same in words: 25 hours)",
         )
     })?;
     if span.get_years() != 0 || span.get_months() != 0 {
@@ -144,10 +149,53 @@ fn parse_advance(raw: &str) -> Result<Duration, ApiError> {
     if ms <= 0 {
         return Err(bad(
             "advance",
-            "the clock moves forward only: give a positive duration",
+            "the clock moves forward only: give a duration of at least a millisecond",
         ));
     }
     Ok(Duration::milliseconds(ms))
+}
+
+/// Where `m` moves a clock that shows `from`, and the field that said so: forward,
+/// to a whole millisecond, with a week to spare before the end of the years periods
+/// may name (a period must be able to end and close).
+fn destination(m: &Move, from: DateTime<Utc>) -> Result<(&'static str, DateTime<Utc>), ApiError> {
+    let (field, to) = match (m.advance.as_deref(), m.set.as_deref()) {
+        (Some(a), None) => (
+            "advance",
+            from.checked_add_signed(parse_advance(a)?)
+                .ok_or_else(|| bad("advance", "too far"))?,
+        ),
+        (None, Some(t)) => (
+            "set",
+            DateTime::parse_from_rfc3339(t.trim())
+                .map_err(|e| {
+                    bad(
+                        "set",
+                        format!("an RFC 3339 instant such as 2027-03-28T00:30:00+02:00 ({e})"),
+                    )
+                })?
+                .to_utc(),
+        ),
+        _ => return Err(bad("body", "give exactly one of \"advance\" and \"set\"")),
+    };
+    let to = DateTime::from_timestamp_millis(to.timestamp_millis()).unwrap_or(to);
+    check_in_years(to).map_err(|e| bad(field, e))?;
+    if check_in_years(to + Duration::days(8)).is_err() {
+        return Err(bad(
+            field,
+            "at least 8 days before the end of 2099: a period must be able to end and close",
+        ));
+    }
+    if to <= from {
+        return Err(bad(
+            field,
+            format!(
+                "the clock moves forward only (it shows {}; jobs already run cannot be undone)",
+                from.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+            ),
+        ));
+    }
+    Ok((field, to))
 }
 
 async fn move_clock(
@@ -164,64 +212,44 @@ async fn move_clock(
             ),
         )
     })?;
-    // One move at a time: the next starts from where this one ends.
-    let _moving = s.clock.moving.lock().await;
-    let from = s.clock.now();
-    let to = match (m.advance.as_deref(), m.set.as_deref()) {
-        (Some(a), None) => from
-            .checked_add_signed(parse_advance(a)?)
-            .ok_or_else(|| bad("advance", "too far"))?,
-        (None, Some(t)) => DateTime::parse_from_rfc3339(t.trim())
-            .map_err(|e| {
-                bad(
-                    "set",
-                    format!("an RFC 3339 instant such as 2027-03-28T00:30:00+02:00 ({e})"),
-                )
-            })?
-            .to_utc(),
-        _ => return Err(bad("body", "give exactly one of \"advance\" and \"set\"")),
-    };
-    let field = if m.set.is_some() { "set" } else { "advance" };
-    check_in_years(to).map_err(|e| bad(field, e))?;
-    if to <= from {
-        return Err(bad(
-            field,
-            format!(
-                "the clock moves forward only (it shows {}; jobs already run cannot be undone)",
-                from.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-            ),
-        ));
-    }
-    // The jobs run on a blocking thread of their own (their futures are not `Send`
-    // over a `dyn Store`); the clock moves to each tick's instant as it runs.
-    let (store, settings, clock, every) = (
-        Arc::clone(&s.store),
-        Arc::clone(&s.settings),
-        Arc::clone(&s.clock),
-        s.refresh,
-    );
+    // The whole move runs on a blocking thread of its own (the jobs' futures are not
+    // `Send` over a `dyn Store`), holding the clock's move lock from reading where the
+    // clock stands to its last tick: one move at a time, each from where the last one
+    // ended, and a move the client stopped waiting for still finishes before the next.
     let runtime = tokio::runtime::Handle::current();
-    let ticks = tokio::task::spawn_blocking(move || {
-        runtime.block_on(schedule::run_between(
-            store.as_ref(),
-            from,
-            to,
-            &settings,
-            every,
-            |at| clock.move_to(at),
-        ))
+    let state = s.clone();
+    let (from, to, ticks) = tokio::task::spawn_blocking(move || {
+        let _moving = state
+            .clock
+            .moving
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let from = state.clock.now();
+        let (field, to) = destination(&m, from)?;
+        let ticks = runtime
+            .block_on(schedule::run_between(
+                state.store.as_ref(),
+                from,
+                to,
+                &state.settings,
+                state.refresh,
+                |at| state.clock.move_to(at),
+            ))
+            .map_err(|e| match e {
+                ServiceError::BadRequest { message, .. } => bad(field, message),
+                e => e.into(),
+            })?;
+        state.clock.move_to(to);
+        // Reads follow the snapshots the ticks published, not pointers cached before.
+        state.snapshots.forget();
+        Ok::<_, ApiError>((from, to, ticks))
     })
     .await
     .map_err(|e| {
-        ServiceError::Store(podium_store::StoreError::Embedded(format!(
+        ApiError::from(ServiceError::Store(podium_store::StoreError::Embedded(format!(
             "the scheduled jobs stopped: {e}"
-        )))
-    })?
-    .map_err(|e| match e {
-        ServiceError::BadRequest { message, .. } => bad(field, message),
-        e => e.into(),
-    })?;
-    s.clock.move_to(to);
+        ))))
+    })??;
     let mut moved = Moved {
         from,
         now: to,
@@ -276,5 +304,35 @@ mod tests {
         // jiff's friendly form is taken too.
         assert_eq!(parse_advance("25 hours").ok(), Some(Duration::hours(25)));
         assert!(parse_advance("soon").is_err());
+        assert!(parse_advance("PT0.0001S").is_err(), "under a millisecond");
+    }
+
+    fn set(to: &str) -> Move {
+        Move {
+            advance: None,
+            set: Some(to.into()),
+        }
+    }
+
+    #[test]
+    fn a_destination_is_forward_in_the_years_with_a_week_to_spare() {
+        let from = DateTime::parse_from_rfc3339("2099-12-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        assert!(destination(&set("2099-12-20T00:00:00Z"), from).is_ok());
+        assert!(
+            destination(&set("2099-12-31T22:30:00Z"), from).is_err(),
+            "its Bucharest day is in 2100"
+        );
+        assert!(
+            destination(&set("2099-11-30T00:00:00Z"), from).is_err(),
+            "backwards"
+        );
+        let (_, to) = destination(&set("2099-12-02T00:00:00.123456789Z"), from).unwrap();
+        assert_eq!(
+            to.timestamp_subsec_nanos(),
+            123_000_000,
+            "kept to the millisecond"
+        );
     }
 }

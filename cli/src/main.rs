@@ -34,10 +34,11 @@ or DynamoDB when AWS_ENDPOINT_URL_DYNAMODB is set (table PODIUM_TABLE, default p
 Every setting is read from the environment: docs/deploy.md lists them all."
 )]
 struct Cli {
-    /// Run on a fixed clock instead of the system clock (tests, demonstrations): every
-    /// time-dependent rule (record bounds, claim days, period closes) reads this instant
-    /// (RFC 3339, e.g. 2027-03-28T00:30:00+02:00). Local only: deployed functions read
-    /// the system clock.
+    /// Run on a test clock instead of the system clock (tests, demonstrations): it starts
+    /// at START (RFC 3339, e.g. 2027-03-28T00:30:00+02:00) and stands still; every
+    /// time-dependent rule (record bounds, claim days, period closes) reads it. `serve`
+    /// moves it on `POST /v1/dev/clock`, running the scheduled jobs in between. Local
+    /// only: deployed functions read the system clock.
     #[arg(long, global = true, env = "PODIUM_TEST_CLOCK", value_name = "START", value_parser = clock::parse_start)]
     test_clock: Option<chrono::DateTime<chrono::Utc>>,
     #[command(subcommand)]

@@ -163,7 +163,13 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Route
             rewards: (*ctx.rewards).clone(),
             max_record_age_days: ctx.records.max_record_age_days,
         };
-        crate::dev_clock::routes(Arc::clone(&store), Arc::clone(test), settings, ctx.refresh)
+        crate::dev_clock::routes(
+            Arc::clone(&store),
+            Arc::clone(&ctx.cache),
+            Arc::clone(test),
+            settings,
+            ctx.refresh,
+        )
     });
     let mut state = AppState::new(store, ctx);
     state.clock = clock.for_api();
@@ -243,6 +249,12 @@ pub async fn serve(
         "support console: http://{addr}/console ('Authorization: Operator <name>', unverified, for /v1/operator/...)"
     );
     eprintln!("API explorer: http://{addr}/explorer");
+    if let Some(test) = clock.test() {
+        eprintln!(
+            "test clock at {}: it moves only on POST http://{addr}/v1/dev/clock {{\"advance\": \"P1D\"}} or {{\"set\": \"<RFC 3339>\"}}",
+            test.now().to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        );
+    }
     if let Some(shown) = demo {
         crate::demo::print_urls(
             &addr,

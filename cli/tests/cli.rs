@@ -1182,12 +1182,20 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)]) {
     assert_eq!(points, [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 100, 100]);
     // 2027-03-30 missed: the streak starts again.
     server.moved(json!({"advance": "P1D"}));
+    let (_, before) = server.call("GET", "/v1/leaderboards/mahjong-daily", "m-1");
     let (_, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
     assert_eq!(
         (claim["streak"].clone(), claim["points"].clone()),
         (json!(1), json!(10)),
         "{claim}"
     );
+    // The board read right after a move is the snapshot the move published, though
+    // the one before it was read (and cached) a moment earlier.
+    server.moved(json!({"advance": "PT1M"}));
+    let (_, after) = server.call("GET", "/v1/leaderboards/mahjong-daily", "m-1");
+    assert_ne!(before["snapshot"], after["snapshot"], "{before} {after}");
+    assert_eq!(after["entries"][0]["player_id"], "m-1", "{after}");
+    assert_eq!(after["entries"][0]["value"], 10, "{after}");
     // The weeks ending on Sunday 2027-03-21 and on Sunday 2027-03-28 (a 23-hour day) closed once each.
     for week in ["mahjong-weekly@2027-W11", "mahjong-weekly@2027-W12"] {
         assert_eq!(
@@ -1278,6 +1286,24 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)]) {
     server.moved(json!({"advance": "P400D"}));
     assert_eq!(amr(&server), 0, "every day left the window");
 
+    // A move over the bound is refused before anything runs: the clock stays.
+    let (_, shown) = server.call("GET", "/v1/dev/clock", "m-1");
+    let (status, body) = http_json(
+        server.port,
+        "POST",
+        "/v1/dev/clock",
+        "Dev m-1",
+        &json!({"advance": "P1500D"}),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("advance: a move may span at most 1200"),
+        "{body}"
+    );
+    assert_eq!(server.call("GET", "/v1/dev/clock", "m-1").1, shown);
     // Backwards, nonsense and no identity: refused, naming the field; the clock stays.
     let (status, body) = http_json(
         server.port,

@@ -88,6 +88,34 @@ pub async fn quick_match_winner_paid_once_on_three_boards<S: Store + Clone + 'st
     assert_eq!(value(&store, "mahjong-daily", "2027-07-18", "ana").await, 0);
     assert_eq!(value(&store, "mahjong-weekly", "2027-W29", "ana").await, 20);
     assert_eq!(value(&store, "mahjong-amr", "all", "ana").await, 20);
+    // The result: the winner sees their balance afterwards, the loser does not.
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let seen = |player: &str| podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: "/v1/me/quick-matches/qm-1".into(),
+        query: Default::default(),
+        player: Some(player.into()),
+        operator: None,
+        raw_query: None,
+    };
+    let won = podium_service::api::handle(&store, &ctx, &seen("ana"), now).await;
+    let lost = podium_service::api::handle(&store, &ctx, &seen("bo"), now).await;
+    assert_eq!(
+        (won.status, lost.status),
+        (200, 200),
+        "{} {}",
+        won.body,
+        lost.body
+    );
+    assert_eq!(won.body["balance_after"], 20);
+    assert_eq!(
+        lost.body["balance_after"],
+        serde_json::Value::Null,
+        "{}",
+        lost.body
+    );
+    assert_eq!(lost.body["players"][0]["points"], 20);
+    assert_eq!(lost.body["players"][1]["place"], 2, "completion first (MJ-7)");
     let other = quick_match(
         "qm-1",
         "2027-07-18T21:30:00Z",
@@ -288,6 +316,7 @@ pub async fn quick_match_without_a_winner_pays_nobody<S: Store + Clone + 'static
         seen.body
     );
     assert_eq!(seen.body["winner"], serde_json::Value::Null);
+    assert_eq!(seen.body["balance_after"], serde_json::Value::Null);
     assert_eq!(
         podium_service::api::handle(&store, &ctx, &get("zz"), now)
             .await

@@ -40,7 +40,8 @@ pub struct QuickMatchResult {
     pub winner: Option<String>,
     /// The winner's points: 20, 15, or 0 when nobody won.
     pub points: i64,
-    /// The winner's Mahjong Rivals balance afterwards (points).
+    /// The winner's Mahjong Rivals balance afterwards (points); `null` when nobody
+    /// won, and for every reader but the winner.
     pub balance_after: Option<i64>,
     /// Every player in the record's order: completion, score, place and points
     /// (MJ-7, MJ-8); empty on results stored before it was kept.

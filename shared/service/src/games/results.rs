@@ -166,7 +166,8 @@ pub async fn completion_result<S: SourceStore + ?Sized>(
 }
 
 /// A Quick Match's result (MJ-7, MJ-8), for its players only: every player's
-/// completion, score, place and points, with their cards (PF-5). Anyone else gets
+/// completion, score, place and points, with their cards (PF-5); `balance_after`
+/// (the winner's balance afterwards) for the winner only. Anyone else gets
 /// [`ServiceError::NotFound`]; so does a match stored before its players were kept
 /// in its result. Two reads.
 pub async fn quick_match_result<S: SourceStore + ItemStore + ?Sized>(
@@ -182,6 +183,10 @@ pub async fn quick_match_result<S: SourceStore + ItemStore + ?Sized>(
         .await?
         .filter(|r: &QuickMatchResult| r.players.iter().any(|p| p.player_id == player_id))
         .ok_or_else(not_found)?;
+    // `balance_after` is the winner's: shown to the winner only, never to the others.
+    if result.winner.as_deref() != Some(player_id) {
+        result.balance_after = None;
+    }
     fill(
         store,
         result
