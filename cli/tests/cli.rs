@@ -538,6 +538,29 @@ fn http(port: u16, method: &str, path: &str, auth: Option<&str>) -> (u16, String
     (status, body)
 }
 
+/// The query of an AdMob callback for `winner` on the test unit 5224354917, signed with
+/// `dir/keys`' private key (`podium ad-callback`), viewed at `at_ms` (default: the
+/// command's clock).
+fn signed_callback(dir: &PathBuf, txn: &str, at_ms: Option<i64>, env: &[(&str, &str)]) -> String {
+    let at = at_ms.map(|ms| ms.to_string());
+    let mut args = vec![
+        "ad-callback",
+        "--private-key",
+        "keys/private-key.pkcs8.b64",
+        "--ad-unit",
+        "5224354917",
+        "--user",
+        "winner",
+        "--transaction-id",
+        txn,
+    ];
+    if let Some(at) = &at {
+        args.extend(["--timestamp-ms", at.as_str()]);
+    }
+    let out = podium_with(dir, &args, b"", env);
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 /// SG-10 / MJ-18 as the README walks them: a key pair of one's own, a signed callback
 /// granting +40 through `podium serve`, the same day's second callback granting
 /// nothing, and the Mahjong daily bonus claimed once.
@@ -572,24 +595,7 @@ fn rewards_walk_through() {
         .spawn()
         .expect("serve");
     wait_until_serving(port);
-    let sign = |txn: &str| {
-        let out = podium(
-            &dir,
-            &[
-                "ad-callback",
-                "--private-key",
-                "keys/private-key.pkcs8.b64",
-                "--ad-unit",
-                "5224354917",
-                "--user",
-                "winner",
-                "--transaction-id",
-                txn,
-            ],
-            b"",
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
+    let sign = |txn: &str| signed_callback(&dir, txn, None, &[]);
     let first = http(
         port,
         "GET",
@@ -1234,27 +1240,9 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)]) {
         let ms = chrono::DateTime::parse_from_rfc3339(at)
             .expect("instant")
             .timestamp_millis();
-        let out = podium_with(
-            dir,
-            &[
-                "ad-callback",
-                "--private-key",
-                "keys/private-key.pkcs8.b64",
-                "--ad-unit",
-                "5224354917",
-                "--user",
-                "winner",
-                "--transaction-id",
-                txn,
-                "--timestamp-ms",
-                &ms.to_string(),
-            ],
-            b"",
-            env,
-        );
         format!(
             "/v1/ad-callbacks/admob?{}",
-            String::from_utf8_lossy(&out.stdout).trim()
+            signed_callback(dir, txn, Some(ms), env)
         )
     };
     let first = server.call("GET", &sign("tc-1", "2027-03-31T23:50:00Z"), "winner");
@@ -1286,63 +1274,31 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)]) {
     server.moved(json!({"advance": "P400D"}));
     assert_eq!(amr(&server), 0, "every day left the window");
 
-    // A move over the bound is refused before anything runs: the clock stays.
+    // Refused, naming the field, and nothing moved: a move over the bound (before
+    // anything runs), backwards, nonsense, no identity.
     let (_, shown) = server.call("GET", "/v1/dev/clock", "m-1");
-    let (status, body) = http_json(
-        server.port,
-        "POST",
-        "/v1/dev/clock",
-        "Dev m-1",
-        &json!({"advance": "P1500D"}),
-    );
-    assert_eq!(status, 400, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("advance: a move may span at most 1200"),
-        "{body}"
-    );
-    assert_eq!(server.call("GET", "/v1/dev/clock", "m-1").1, shown);
-    // Backwards, nonsense and no identity: refused, naming the field; the clock stays.
-    let (status, body) = http_json(
-        server.port,
-        "POST",
-        "/v1/dev/clock",
-        "Dev m-1",
-        &json!({"set": "2027-01-01T00:00:00Z"}),
-    );
-    assert_eq!(status, 400, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("set: the clock moves forward only"),
-        "{body}"
-    );
-    let (status, body) = http_json(
-        server.port,
-        "POST",
-        "/v1/dev/clock",
-        "Dev m-1",
-        &json!({"advance": "P1M"}),
-    );
-    assert_eq!(status, 400, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("advance:"),
-        "{body}"
-    );
-    let (status, _) = http_json(
-        server.port,
-        "POST",
-        "/v1/dev/clock",
-        "Bearer x",
-        &json!({"advance": "PT1H"}),
-    );
-    assert_eq!(status, 401);
+    for (auth, how, status, starts) in [
+        (
+            "Dev m-1",
+            json!({"advance": "P1500D"}),
+            400,
+            "advance: a move may span at most 1200",
+        ),
+        (
+            "Dev m-1",
+            json!({"set": "2027-01-01T00:00:00Z"}),
+            400,
+            "set: the clock moves forward only",
+        ),
+        ("Dev m-1", json!({"advance": "P1M"}), 400, "advance:"),
+        ("Bearer x", json!({"advance": "PT1H"}), 401, "unauthenticated"),
+    ] {
+        let (got, body) = http_json(server.port, "POST", "/v1/dev/clock", auth, &how);
+        let message = body["message"].as_str().unwrap_or_default();
+        assert_eq!(got, status, "{how}: {body}");
+        assert!(message.starts_with(starts), "{how}: {body}");
+        assert_eq!(server.call("GET", "/v1/dev/clock", "m-1").1, shown, "{how}");
+    }
 }
 
 #[test]

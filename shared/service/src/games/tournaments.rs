@@ -347,6 +347,16 @@ pub async fn tick<S: SettleStore + BoardStore + ItemStore + ?Sized>(
     now: DateTime<Utc>,
 ) -> Result<Vec<TickReport>, ServiceError> {
     let mut out = Vec::new();
+    for id in active(store).await? {
+        out.push(advance(store, &id, now).await?);
+    }
+    Ok(out)
+}
+
+/// The ids in the index of tournaments not done yet, in id order (a page of
+/// [`INDEX_PAGE`] per Query).
+async fn active<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<String>, ServiceError> {
+    let mut out = Vec::new();
     let mut range = SortKeyRange::All;
     loop {
         let ids = store
@@ -354,13 +364,27 @@ pub async fn tick<S: SettleStore + BoardStore + ItemStore + ?Sized>(
             .await?;
         let full = ids.len() == INDEX_PAGE;
         for (id, _) in ids {
-            out.push(advance(store, &id, now).await?);
-            range = SortKeyRange::After(id);
+            range = SortKeyRange::After(id.clone());
+            out.push(id);
         }
         if !full {
             return Ok(out);
         }
     }
+}
+
+/// Tournament `id`'s stored settings and status, if it is configured.
+async fn read_state<S: SettleStore + ?Sized>(
+    store: &S,
+    id: &str,
+) -> Result<Option<TournamentState>, ServiceError> {
+    let (owner, name) = tournament_read(id);
+    let Some(stored) = store.get_state(&owner, &name).await? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&stored.body)
+        .map(Some)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(format!("tournament {id}"), e)))
 }
 
 /// The earliest instant after which a [`tick`] would move some tournament along: its
@@ -372,38 +396,24 @@ pub async fn next_due<S: SettleStore + ItemStore + ?Sized>(
     after: DateTime<Utc>,
 ) -> Result<Option<DateTime<Utc>>, ServiceError> {
     let mut due: Option<DateTime<Utc>> = None;
-    let mut range = SortKeyRange::All;
-    loop {
-        let ids = store
-            .query_items(INDEX_PK, &range, true, INDEX_PAGE, true)
-            .await?;
-        let full = ids.len() == INDEX_PAGE;
-        for (id, _) in ids {
-            let (owner, name) = tournament_read(&id);
-            if let Some(stored) = store.get_state(&owner, &name).await? {
-                let state: TournamentState = serde_json::from_str(&stored.body).map_err(|e| {
-                    ServiceError::Store(podium_store::StoreError::corrupt(format!("tournament {id}"), e))
-                })?;
-                let t = &state.tournament;
-                let at = match &state.status {
-                    Status::Open => Some(t.starts_at + START_WAIT),
-                    Status::Running { .. } => Some(t.ends_at + CLOSE_WAIT),
-                    Status::Closing { since_ms } => DateTime::from_timestamp_millis(
-                        since_ms.saturating_add(FINAL_WAIT.num_milliseconds()),
-                    ),
-                    Status::Final { .. } | Status::Cancelled { .. } => Some(after),
-                };
-                due = match (due, at) {
-                    (Some(d), Some(a)) => Some(d.min(a.max(after))),
-                    (d, a) => d.or(a.map(|a| a.max(after))),
-                };
+    for id in active(store).await? {
+        let Some(state) = read_state(store, &id).await? else {
+            continue;
+        };
+        let t = &state.tournament;
+        let at = match &state.status {
+            Status::Open => Some(t.starts_at + START_WAIT),
+            Status::Running { .. } => Some(t.ends_at + CLOSE_WAIT),
+            Status::Closing { since_ms } => {
+                DateTime::from_timestamp_millis(since_ms.saturating_add(FINAL_WAIT.num_milliseconds()))
             }
-            range = SortKeyRange::After(id);
-        }
-        if !full {
-            return Ok(due);
+            Status::Final { .. } | Status::Cancelled { .. } => Some(after),
+        };
+        if let Some(at) = at.map(|a| a.max(after)) {
+            due = Some(due.map_or(at, |d| d.min(at)));
         }
     }
+    Ok(due)
 }
 
 async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
@@ -419,13 +429,9 @@ async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
     };
     let delivery = format!("tick-{}", now.timestamp_millis());
     loop {
-        let (owner, name) = tournament_read(id);
-        let Some(stored) = store.get_state(&owner, &name).await? else {
+        let Some(state) = read_state(store, id).await? else {
             return Ok(report);
         };
-        let state: TournamentState = serde_json::from_str(&stored.body).map_err(|e| {
-            ServiceError::Store(podium_store::StoreError::corrupt(format!("tournament {id}"), e))
-        })?;
         let t = state.tournament.clone();
         let (step, status) = match &state.status {
             Status::Open if now >= t.starts_at + START_WAIT => {
@@ -582,12 +588,5 @@ async fn stored_tournament<S: SettleStore + ?Sized>(
     if !podium_rules::record::ids::is_valid_id(tournament_id) {
         return Err(not_found());
     }
-    let (owner, name) = tournament_read(tournament_id);
-    let state = store.get_state(&owner, &name).await?.ok_or_else(not_found)?;
-    serde_json::from_str(&state.body).map_err(|e| {
-        ServiceError::Store(podium_store::StoreError::corrupt(
-            format!("tournament {tournament_id}"),
-            e,
-        ))
-    })
+    read_state(store, tournament_id).await?.ok_or_else(not_found)
 }
