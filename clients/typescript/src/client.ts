@@ -158,6 +158,14 @@ export async function myArena(c: Podium, arena_id: string): Promise<Schemas["Are
   return ok(await c.GET("/v1/me/arenas/{arena_id}", { params: { path: { arena_id } } }));
 }
 
+export async function myLevelCompletion(c: Podium, completion_id: string): Promise<Schemas["CompletionView"]> {
+  return ok(await c.GET("/v1/me/level-completions/{completion_id}", { params: { path: { completion_id } } }));
+}
+
+export async function myQuickMatch(c: Podium, match_id: string): Promise<Schemas["QuickMatchResult"]> {
+  return ok(await c.GET("/v1/me/quick-matches/{match_id}", { params: { path: { match_id } } }));
+}
+
 export async function myTable(c: Podium, table_id: string): Promise<Schemas["TableResult"]> {
   return ok(await c.GET("/v1/me/tournament-tables/{table_id}", { params: { path: { table_id } } }));
 }
