@@ -50,6 +50,10 @@ pub struct TestClock {
     now: Mutex<DateTime<Utc>>,
     /// Held by the one move under way: moves run one at a time, in order.
     pub(crate) moving: Mutex<()>,
+    /// Every other request holds it shared; a move holds it alone while its jobs run,
+    /// so no request is answered at an instant the move is passing through (a claim
+    /// then would miss the period its jobs are closing).
+    pub(crate) gate: tokio::sync::RwLock<()>,
 }
 
 impl TestClock {
@@ -75,6 +79,7 @@ impl Clock {
                 Arc::new(TestClock {
                     now: Mutex::new(at),
                     moving: Mutex::new(()),
+                    gate: tokio::sync::RwLock::new(()),
                 })
             }),
         }

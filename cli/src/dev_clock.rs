@@ -146,17 +146,17 @@ fn parse_advance(raw: &str) -> Result<Duration, ApiError> {
         + span.get_milliseconds()
         + span.get_microseconds() / 1_000
         + span.get_nanoseconds() / 1_000_000;
-    if ms <= 0 {
+    if ms < 1_000 {
         return Err(bad(
             "advance",
-            "the clock moves forward only: give a duration of at least a millisecond",
+            "the clock moves forward only, by whole seconds: give a duration of at least a second",
         ));
     }
     Ok(Duration::milliseconds(ms))
 }
 
 /// Where `m` moves a clock that shows `from`, and the field that said so: forward,
-/// to a whole millisecond, with a week to spare before the end of the years periods
+/// to a whole second, with a week to spare before the end of the years periods
 /// may name (a period must be able to end and close).
 fn destination(m: &Move, from: DateTime<Utc>) -> Result<(&'static str, DateTime<Utc>), ApiError> {
     let (field, to) = match (m.advance.as_deref(), m.set.as_deref()) {
@@ -178,7 +178,9 @@ fn destination(m: &Move, from: DateTime<Utc>) -> Result<(&'static str, DateTime<
         ),
         _ => return Err(bad("body", "give exactly one of \"advance\" and \"set\"")),
     };
-    let to = DateTime::from_timestamp_millis(to.timestamp_millis()).unwrap_or(to);
+    // Whole seconds: snapshots are named to the second, so a move within one second
+    // would publish nothing new.
+    let to = DateTime::from_timestamp(to.timestamp(), 0).unwrap_or(to);
     check_in_years(to).map_err(|e| bad(field, e))?;
     if check_in_years(to + Duration::days(8)).is_err() {
         return Err(bad(
@@ -226,6 +228,8 @@ async fn move_clock(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let from = state.clock.now();
         let (field, to) = destination(&m, from)?;
+        // Other requests wait until the move is done (they hold the gate shared).
+        let _alone = state.clock.gate.blocking_write();
         let ticks = runtime
             .block_on(schedule::run_between(
                 state.store.as_ref(),
@@ -304,7 +308,7 @@ mod tests {
         // jiff's friendly form is taken too.
         assert_eq!(parse_advance("25 hours").ok(), Some(Duration::hours(25)));
         assert!(parse_advance("soon").is_err());
-        assert!(parse_advance("PT0.0001S").is_err(), "under a millisecond");
+        assert!(parse_advance("PT0.5S").is_err(), "under a second");
     }
 
     fn set(to: &str) -> Move {
@@ -329,10 +333,6 @@ mod tests {
             "backwards"
         );
         let (_, to) = destination(&set("2099-12-02T00:00:00.123456789Z"), from).unwrap();
-        assert_eq!(
-            to.timestamp_subsec_nanos(),
-            123_000_000,
-            "kept to the millisecond"
-        );
+        assert_eq!(to.timestamp_subsec_nanos(), 0, "kept to the second");
     }
 }

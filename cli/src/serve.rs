@@ -173,11 +173,25 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Route
     });
     let mut state = AppState::new(store, ctx);
     state.clock = clock.for_api();
+    let mut api = api::router(state);
+    if let Some(test) = clock.test() {
+        // While the test clock moves, the API's requests wait for it to arrive.
+        let test = Arc::clone(test);
+        api = api.layer(axum::middleware::from_fn(
+            move |req: Request, next: axum::middleware::Next| {
+                let test = Arc::clone(&test);
+                async move {
+                    let _shared = test.gate.read().await;
+                    next.run(req).await
+                }
+            },
+        ));
+    }
     let mut app = axum::Router::new();
     if let Some(dev) = dev {
         app = app.merge(dev);
     }
-    app.merge(api::router(state))
+    app.merge(api)
         .merge(console)
         .layer(axum::middleware::map_response(hint_dev_header))
         .layer(axum::middleware::map_request(|mut req: Request| async move {

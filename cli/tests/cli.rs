@@ -1307,6 +1307,32 @@ fn the_test_clock_on_the_embedded_store() {
     test_clock_cases(&dir, &[]);
 }
 
+/// A request made while the test clock moves waits for it: a daily-bonus claim sent
+/// a moment after a 120-day move started is the claim of the move's last day, and
+/// counts on that day's board (not on a day the move was passing through).
+#[test]
+fn a_request_during_a_move_waits_for_it() {
+    let dir = data_dir("test-clock-gate");
+    assert_eq!(podium(&dir, &["ad-keys", "keys"], b"").status.code(), Some(0));
+    let server = ClockServer::start(&dir, "2027-03-18T06:00:00Z", &[]);
+    let port = server.port;
+    let mover = std::thread::spawn(move || {
+        http_json(
+            port,
+            "POST",
+            "/v1/dev/clock",
+            "Dev m-1",
+            &json!({"advance": "P120D"}),
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let (status, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-2");
+    let (moved, body) = mover.join().expect("mover");
+    assert_eq!((moved, status), (200, 200), "{body} {claim}");
+    assert_eq!(body["now"], "2027-07-16T06:00:00Z", "{body}");
+    assert_eq!(claim["day"], "2027-07-16", "the move's last day: {claim}");
+}
+
 #[test]
 fn the_test_clock_on_dynamodb() {
     let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
