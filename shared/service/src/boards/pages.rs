@@ -470,7 +470,6 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // movement only (PF-5), so looked up only when the snapshot records it.
     let recorded = p.previous.is_some() || p.last_final.is_some();
     let read_pages: Vec<Arc<SnapshotPage>> = read.values().cloned().collect();
-    let listed_at = |s: &Standing| listed(&read_pages, s).map(|(pg, j, _)| (pg.number, j));
     // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
     let pages: Vec<Arc<SnapshotPage>> = read
         .values()
@@ -542,12 +541,12 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // their snapshot entry (one read); neighbours of that block get theirs too, against
     // their snapshot rank.
     let mut movement = None;
-    let my_listing = listed_mine.map(|e| Standing {
-        player_id: e.player_id.clone(),
-        value: e.value,
-        reached_at_ms: e.reached_at_ms,
-    });
-    if let (true, Some((number, j))) = (recorded, my_listing.as_ref().and_then(listed_at)) {
+    // The caller's own snapshot entry: where it is listed among the pages read.
+    let my_place = listed_mine
+        .filter(|_| recorded)
+        .and_then(|e| listed(&read_pages, e.value, e.reached_at_ms, &e.player_id))
+        .map(|(pg, j, _)| (pg.number, j));
+    if let Some((number, j)) = my_place {
         if let Some((first, key)) = dir.chunk_of(number) {
             let offset = number - first;
             if let Some(moves) = dir.movement(&key, offset).await? {
@@ -556,7 +555,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                 // A neighbour shown: where it is listed, its earlier ranks there and
                 // its snapshot rank (found by its listing key, as its card was).
                 let earlier_of = |s: &Standing| {
-                    let (pg, k, listed) = listed(&read_pages, s)?;
+                    let (pg, k, listed) = listed(&read_pages, s.value, s.reached_at_ms, &s.player_id)?;
                     let earlier = pg
                         .number
                         .checked_sub(block_first)
@@ -627,16 +626,18 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
 /// order), if it is `s`'s player's: the first page that ends at or after the key (a
 /// page emptied by GM-6 is passed over), then a binary search in it.
 fn listed_entry<'p>(pages: &'p [Arc<SnapshotPage>], s: &Standing) -> Option<&'p SnapshotEntry> {
-    listed(pages, s).map(|(_, _, e)| e)
+    listed(pages, s.value, s.reached_at_ms, &s.player_id).map(|(_, _, e)| e)
 }
 
-/// Where `s`'s listing key is listed among `pages` (see [`listed_entry`]): the page,
-/// the entry's index on it and the entry.
+/// Where the listing key (`value`, `reached_at_ms`, `player_id`) is listed among
+/// `pages` (see [`listed_entry`]): the page, the entry's index on it and the entry.
 fn listed<'p>(
     pages: &'p [Arc<SnapshotPage>],
-    s: &Standing,
+    value: i64,
+    reached_at_ms: i64,
+    player_id: &str,
 ) -> Option<(&'p SnapshotPage, usize, &'p SnapshotEntry)> {
-    let key = listing_key(s.value, s.reached_at_ms, &s.player_id);
+    let key = listing_key(value, reached_at_ms, player_id);
     let before = |e: &SnapshotEntry| listing_key(e.value, e.reached_at_ms, &e.player_id) < key;
     let pg = pages
         .iter()
@@ -644,7 +645,7 @@ fn listed<'p>(
     let j = pg.entries.partition_point(before);
     pg.entries
         .get(j)
-        .filter(|e| e.player_id == s.player_id)
+        .filter(|e| e.player_id == player_id)
         .map(|e| (pg.as_ref(), j, e))
 }
 

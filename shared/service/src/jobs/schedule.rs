@@ -166,12 +166,13 @@ pub async fn run_between<S: BoardStore + ItemStore + PeriodStore + SettleStore +
     let mut t = from;
     // A bound on the loop whatever the tournaments ask for (each step moves `t` on).
     let mut budget = MAX_TICKS * 4;
+    // When the next tournament step falls due: only a refresh tick moves a tournament,
+    // so it is read again only after one (not at every freeze in between).
+    let mut due = crate::games::tournaments::next_due(store, t).await?;
     loop {
         let freeze = next_freeze(t);
         // A tournament step due: the first refresh instant after it (and after `t`).
-        let step = crate::games::tournaments::next_due(store, t)
-            .await?
-            .map(|due| next_refresh(due.max(t + Duration::milliseconds(1)), every));
+        let step = due.map(|due| next_refresh(due.max(t + Duration::milliseconds(1)), every));
         let next = step.map_or(freeze, |s| s.min(freeze));
         if next > to {
             break;
@@ -184,8 +185,12 @@ pub async fn run_between<S: BoardStore + ItemStore + PeriodStore + SettleStore +
             break;
         }
         at_tick(next);
-        out.extend(catch_up_then_refresh(store, next, settings, step == Some(next)).await?);
+        let refreshed = step == Some(next);
+        out.extend(catch_up_then_refresh(store, next, settings, refreshed).await?);
         t = next;
+        if refreshed {
+            due = crate::games::tournaments::next_due(store, t).await?;
+        }
     }
     at_tick(to);
     out.extend(catch_up_then_refresh(store, to, settings, true).await?);
