@@ -71,6 +71,14 @@ impl TestClock {
     }
 }
 
+impl TestClock {
+    /// Shows `at` again after a move that failed part way: only by that move, while
+    /// it holds the gate alone (no request has read the instants after `at`).
+    pub(crate) fn rewind_to(&self, at: DateTime<Utc>) {
+        *self.now.lock().unwrap_or_else(PoisonError::into_inner) = at;
+    }
+}
+
 impl Clock {
     /// The system clock, or a test clock starting at `start` when given.
     pub fn new(start: Option<DateTime<Utc>>) -> Self {

@@ -193,18 +193,128 @@ fn destination(m: &Move, from: DateTime<Utc>) -> Result<(&'static str, DateTime<
             field,
             format!(
                 "the clock moves forward only (it shows {}; jobs already run cannot be undone)",
-                from.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+                rfc3339(from)
             ),
         ));
     }
     Ok((field, to))
 }
 
+/// Where a move stands: the instant whose ticks are running and the last one whose
+/// ticks all ran. Dropped before [`Progress::finish`] (a failed or panicking tick), it
+/// sets the clock back to the latter; no request read the instants after it (the move
+/// holds the gate alone).
+struct Progress<'a> {
+    clock: &'a TestClock,
+    running: DateTime<Utc>,
+    done: DateTime<Utc>,
+    finished: bool,
+}
+
+impl<'a> Progress<'a> {
+    fn new(state: &'a DevClock, from: DateTime<Utc>) -> Self {
+        Progress {
+            clock: &state.clock,
+            running: from,
+            done: from,
+            finished: false,
+        }
+    }
+
+    /// The ticks at `at` start: those before it all ran.
+    fn start(&mut self, at: DateTime<Utc>) {
+        if at != self.running {
+            self.done = self.running;
+            self.running = at;
+        }
+        self.clock.move_to(at);
+    }
+
+    fn finish(&mut self, to: DateTime<Utc>) {
+        self.clock.move_to(to);
+        self.finished = true;
+    }
+
+    /// The answer to a move whose ticks at [`Progress::running`] failed with `e`.
+    fn failed(&mut self, e: ServiceError, to: DateTime<Utc>) -> MoveError {
+        let (status, kind, what) = if e.is_unavailable() {
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                e.kind(),
+                "the store is not answering",
+            )
+        } else {
+            (StatusCode::INTERNAL_SERVER_ERROR, e.kind(), "the store failed")
+        };
+        tracing::warn!(error = %e, at = %self.running, "a test clock move failed");
+        self.clock.rewind_to(self.done);
+        MoveError::Stopped {
+            now: self.done,
+            reason: format!(
+                "the scheduled jobs at {} did not finish ({what}): the clock stands at {}, the last instant whose jobs all ran; move it again (to {}) to go on",
+                rfc3339(self.running),
+                rfc3339(self.done),
+                rfc3339(to)
+            ),
+            status,
+            kind,
+        }
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.clock.rewind_to(self.done);
+        }
+    }
+}
+
+fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// A move's refusal (the caller's mistake, nothing ran) or its stop part way.
+enum MoveError {
+    Refused(ApiError),
+    /// Ticks failed: `{"error", "message", "now"}` with the instant the clock shows.
+    Stopped {
+        now: DateTime<Utc>,
+        reason: String,
+        status: StatusCode,
+        kind: &'static str,
+    },
+}
+
+impl From<ApiError> for MoveError {
+    fn from(e: ApiError) -> Self {
+        MoveError::Refused(e)
+    }
+}
+
+impl IntoResponse for MoveError {
+    fn into_response(self) -> Response {
+        match self {
+            MoveError::Refused(e) => e.into_response(),
+            MoveError::Stopped {
+                now,
+                reason,
+                status,
+                kind,
+            } => (
+                status,
+                Json(serde_json::json!({"error": kind, "message": reason, "now": now})),
+            )
+                .into_response(),
+        }
+    }
+}
+
 async fn move_clock(
     State(s): State<DevClock>,
     identity: Option<Extension<Identity>>,
     body: axum::body::Bytes,
-) -> Result<Response, ApiError> {
+) -> Result<Response, MoveError> {
     caller(identity)?;
     let m: Move = serde_json::from_slice(&body).map_err(|e| {
         bad(
@@ -227,32 +337,43 @@ async fn move_clock(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let from = state.clock.now();
-        let (field, to) = destination(&m, from)?;
+        let (field, to) = destination(&m, from).map_err(MoveError::from)?;
         // Other requests wait until the move is done (they hold the gate shared).
         let _alone = state.clock.gate.blocking_write();
-        let ticks = runtime
-            .block_on(schedule::run_between(
-                state.store.as_ref(),
-                from,
-                to,
-                &state.settings,
-                state.refresh,
-                |at| state.clock.move_to(at),
-            ))
-            .map_err(|e| match e {
-                ServiceError::BadRequest { message, .. } => bad(field, message),
-                e => e.into(),
-            })?;
-        state.clock.move_to(to);
-        // Reads follow the snapshots the ticks published, not pointers cached before.
+        // Until the move is done, a failed (or panicking) tick sets the clock back to
+        // the last instant whose ticks all ran; the next move runs the failed ones
+        // again (jobs are idempotent) at their own instants.
+        let mut progress = Progress::new(&state, from);
+        let result = runtime.block_on(schedule::run_between(
+            state.store.as_ref(),
+            from,
+            to,
+            &state.settings,
+            state.refresh,
+            |at| progress.start(at),
+        ));
+        // Reads follow the snapshots the ticks published, not pointers cached before
+        // (ticks before a failure may have published some too).
         state.snapshots.forget();
-        Ok::<_, ApiError>((from, to, ticks))
+        match result {
+            Ok(ticks) => {
+                progress.finish(to);
+                Ok((from, to, ticks))
+            }
+            // Refused before anything ran.
+            Err(ServiceError::BadRequest { message, .. }) => Err(bad(field, message).into()),
+            Err(e) => Err(progress.failed(e, to)),
+        }
     })
     .await
     .map_err(|e| {
-        ApiError::from(ServiceError::Store(podium_store::StoreError::Embedded(format!(
-            "the scheduled jobs stopped: {e}"
-        ))))
+        tracing::error!(error = %e, "a test clock move stopped");
+        MoveError::Stopped {
+            now: s.clock.now(),
+            reason: "the scheduled jobs stopped".into(),
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            kind: "store",
+        }
     })??;
     let mut moved = Moved {
         from,

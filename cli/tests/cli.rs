@@ -1095,7 +1095,25 @@ struct ClockServer {
 }
 
 impl ClockServer {
+    /// Started and answering `GET /v1/dev/clock`; tried on a second port when the
+    /// first was taken meanwhile (a free port is only free when asked).
     fn start(dir: &PathBuf, start: &str, env: &[(&str, &str)]) -> Self {
+        let mut server = Self::spawn(dir, start, env);
+        let answers = |s: &mut ClockServer| {
+            std::net::TcpStream::connect(("127.0.0.1", s.port)).is_ok()
+                && s.child.try_wait().ok().flatten().is_none()
+                && std::panic::catch_unwind(|| s.call("GET", "/v1/dev/clock", "m-1").0)
+                    .is_ok_and(|status| status == 200)
+        };
+        if !answers(&mut server) {
+            drop(server);
+            server = Self::spawn(dir, start, env);
+            assert!(answers(&mut server), "podium serve --test-clock does not answer");
+        }
+        server
+    }
+
+    fn spawn(dir: &PathBuf, start: &str, env: &[(&str, &str)]) -> Self {
         let port = free_port();
         let catalogue =
             r#"{"units": {"admob:5224354917": {"reward": "daily_points", "game": "seega", "points": 40}}}"#;
@@ -1117,8 +1135,15 @@ impl ClockServer {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = cmd.spawn().expect("serve");
-        wait_until_serving(port);
+        let mut child = cmd.spawn().expect("serve");
+        for _ in 0..200 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            if child.try_wait().ok().flatten().is_some()
+                || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            {
+                break;
+            }
+        }
         ClockServer { child, port }
     }
 
@@ -1345,6 +1370,158 @@ fn the_test_clock_on_dynamodb() {
         format!("podium-test-clock-{}", std::process::id()),
     ));
     test_clock_cases(&dir, &refs(&env));
+}
+
+/// A loopback TCP proxy to `upstream` that can be made to stall: while stalled it
+/// drops the connections it carries and holds new ones unanswered (a store that stops
+/// answering part way through a request's work).
+struct StallingProxy {
+    port: u16,
+    stalled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl StallingProxy {
+    fn start(upstream: &str) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let upstream = upstream
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let stalled = Arc::new(AtomicBool::new(false));
+        let flag = stalled.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for client in listener.incoming().flatten() {
+                if flag.load(Ordering::SeqCst) {
+                    held.push(client);
+                    continue;
+                }
+                held.clear();
+                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                for (from, to) in [
+                    (client.try_clone(), server.try_clone()),
+                    (server.try_clone(), client.try_clone()),
+                ] {
+                    let (Ok(mut from), Ok(mut to)) = (from, to) else {
+                        continue;
+                    };
+                    let flag = flag.clone();
+                    std::thread::spawn(move || {
+                        use std::io::{Read, Write};
+                        let mut buf = [0u8; 16 * 1024];
+                        loop {
+                            let n = match from.read(&mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => n,
+                            };
+                            if flag.load(Ordering::SeqCst) || to.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = from.shutdown(std::net::Shutdown::Both);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        StallingProxy { port, stalled }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn stall(&self, stalled: bool) {
+        self.stalled.store(stalled, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A move during which the store stops answering ends with a 503 naming where the
+/// clock stands: the last instant whose scheduled jobs all ran (no later instant was
+/// shown to any request). Moved again once the store answers, it runs the rest, and
+/// each week still closes once, its results sent once at its own freeze instant
+/// (LB-5), the AMR's days leaving as before (MJ-20).
+#[test]
+fn a_move_the_store_fails_during_goes_on_from_its_last_whole_tick() {
+    let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
+        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
+    });
+    let proxy = StallingProxy::start(&endpoint);
+    let dir = data_dir("test-clock-stall");
+    let mut env = on_dynamodb_impatient(&proxy.endpoint());
+    env.push((
+        "PODIUM_TABLE",
+        format!("podium-test-clock-stall-{}", std::process::id()),
+    ));
+    let env = refs(&env);
+    assert_eq!(
+        podium_with(&dir, &["ad-keys", "keys"], b"", &env).status.code(),
+        Some(0)
+    );
+    let server = ClockServer::start(&dir, "2027-03-18T06:00:00Z", &env);
+    let (status, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
+    assert_eq!(status, 200, "{claim}");
+
+    let port = server.port;
+    let mover = std::thread::spawn(move || {
+        http_json(
+            port,
+            "POST",
+            "/v1/dev/clock",
+            "Dev m-1",
+            &json!({"set": "2028-04-30T06:00:00Z"}),
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    proxy.stall(true);
+    let (status, failed) = mover.join().expect("mover");
+    proxy.stall(false);
+    assert_eq!(
+        (status, failed["error"].as_str()),
+        (503, Some("unavailable")),
+        "{failed}"
+    );
+    let message = failed["message"].as_str().unwrap_or_default();
+    assert!(message.contains("move it again"), "{failed}");
+    let (_, shown) = server.call("GET", "/v1/dev/clock", "m-1");
+    assert_eq!(shown["now"], failed["now"], "{failed} {shown}");
+    let stood = shown["now"].as_str().unwrap_or_default().to_string();
+    assert!(
+        stood.as_str() >= "2027-03-18T06:00:00Z" && stood.as_str() < "2028-04-30T06:00:00Z",
+        "{stood}"
+    );
+
+    let moved = server.moved(json!({"set": "2028-04-30T06:00:00Z"}));
+    assert_eq!(moved["from"], json!(stood), "{moved}");
+    let (_, inbox) = server.call("GET", "/v1/me/inbox", "m-1");
+    let mut sent: Vec<String> = inbox["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let field = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+            format!("{} {} {}", field("kind"), field("period"), field("at"))
+        })
+        .collect();
+    sent.sort();
+    assert_eq!(
+        sent,
+        [
+            "league_result 2027-W11 2027-03-21T22:01:00Z",
+            "period_result 2027-W11 2027-03-21T22:01:00Z",
+        ],
+        "{inbox}"
+    );
+    let (status, me) = server.call("GET", "/v1/leaderboards/mahjong-amr/me?neighbours=0", "m-1");
+    assert!(
+        status == 404 || me["me"]["value"] == 0,
+        "every day left the window: {status} {me}"
+    );
 }
 
 /// Without `--test-clock` there is no clock to move: the route does not exist.
