@@ -482,11 +482,21 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             Arc::new(pg)
         })
         .collect();
-    // The caller's own entry among the pages read, if listed there (its card is theirs).
+    // The caller's own entry among the pages read, if listed there (its card is theirs):
+    // first where their live key lists (a binary search; there for every caller whose
+    // value has not changed since the snapshot), else by id.
     let listed_mine = pages
         .iter()
-        .flat_map(|pg| &pg.entries)
-        .find(|e| e.player_id == player_id);
+        .find_map(|pg| {
+            let i = pg.entries.partition_point(before_me);
+            pg.entries.get(i).filter(|e| e.player_id == player_id)
+        })
+        .or_else(|| {
+            pages
+                .iter()
+                .flat_map(|pg| &pg.entries)
+                .find(|e| e.player_id == player_id)
+        });
     let stale = match listed_mine {
         Some(e) => Some(e.value),
         None => match own_entry_elsewhere(&mut dir, &p, &pages, &me).await? {
