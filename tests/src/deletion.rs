@@ -668,6 +668,38 @@ pub async fn gm6_a_cursor_into_the_current_snapshot_outlives_its_retention<
     assert!(!later.body.to_string().contains("\"bob\""), "{}", later.body);
 }
 
+/// GM-6 with LB-3's rendered cursor pages: a page a cursor reaches, rendered once and
+/// kept for every caller, is not served after a deletion of a player it shows (the
+/// deletion raises the pointer's revision, which names the kept body).
+pub async fn gm6_a_cursor_page_rendered_before_a_deletion_is_not_served_after<
+    S: Store + ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    seed(&store).await;
+    let ctx = ApiContext::new(cursor_key());
+    let read = |who: &'static str, q: Vec<(&'static str, String)>| {
+        let (store, ctx) = (store.clone(), &ctx);
+        async move {
+            let q: Vec<(&str, &str)> = q.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            api::handle(&store, ctx, &get("/v1/leaderboards/seega", who, &q), t(NOW)).await
+        }
+    };
+    let first = read("alice", vec![("limit", "1".into())]).await;
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let q = vec![("limit", "5".to_string()), ("cursor", cursor)];
+    let before = read("alice", q.clone()).await;
+    assert_eq!(before.status, 200, "{}", before.body);
+    assert!(before.body.to_string().contains("\"bob\""), "{}", before.body);
+    // The same page for another caller: the same body (rendered once).
+    assert_eq!(read("carol", q.clone()).await.body, before.body);
+    delete_player(&store, "bob", t(NOW)).await.expect("deleted");
+    ctx.cache.forget();
+    let after = read("alice", q).await;
+    assert_eq!(after.status, 200, "{}", after.body);
+    assert!(!after.body.to_string().contains("\"bob\""), "{}", after.body);
+}
+
 /// A source keyed by one player (it writes their state) whose result names another.
 struct KeyedByOneNamingAnother;
 
@@ -997,6 +1029,7 @@ macro_rules! deletion_tests {
             gm6_a_deleted_identity_and_its_pseudonym_are_refused,
             gm6_an_old_cursor_never_shows_a_deleted_player,
             gm6_a_cursor_into_the_current_snapshot_outlives_its_retention,
+            gm6_a_cursor_page_rendered_before_a_deletion_is_not_served_after,
             gm6_chained_deletions_find_a_renamed_source,
         );
     };

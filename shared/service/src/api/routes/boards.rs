@@ -18,6 +18,7 @@ use crate::boards::cursor::Cursor;
 use crate::boards::live::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS, MAX_PAGE};
 use crate::boards::pages;
 use crate::boards::snapshot::country::country_board;
+use crate::boards::snapshot::rendered::CursorPages;
 use crate::error::ServiceError;
 
 use super::respond::*;
@@ -208,16 +209,34 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
         Some(c) => Some(ctx.cursors.open(&board, c)?),
         None => None,
     };
-    // The top of the current snapshot, rendered once per snapshot and revision (LB-5;
-    // a deletion raises the revision, GM-6).
+    // The top of the current snapshot, and each page a cursor reaches in it, rendered
+    // once per snapshot and revision (LB-5; a deletion raises the revision, GM-6).
     let mut render_key = None;
-    if cursor.is_none() {
-        if let Some(current) = ctx.cache.current(store, &board).await? {
-            if let Some(body) = ctx.pages.get(&board, &current.render_key(), limit, &clock) {
-                return Ok(body);
+    let mut cursor_page = None;
+    match (&cursor, q.cursor.as_deref()) {
+        (None, _) => {
+            if let Some(current) = ctx.cache.current(store, &board).await? {
+                if let Some(body) = ctx.pages.get(&board, &current.render_key(), limit, &clock) {
+                    return Ok(body);
+                }
+                render_key = Some((current.id.clone(), current.render_key()));
             }
-            render_key = Some((current.id.clone(), current.render_key()));
         }
+        (Some(Cursor::Snapshot { snapshot, .. }), Some(token)) => {
+            if let Some(current) = ctx
+                .cache
+                .current(store, &board)
+                .await?
+                .filter(|c| c.id == *snapshot)
+            {
+                let key = CursorPages::key(&board, &current.render_key(), limit, token);
+                if let Some(body) = ctx.cursor_pages.get(&key, &clock) {
+                    return Ok(body);
+                }
+                cursor_page = Some((current.id.clone(), key));
+            }
+        }
+        _ => {}
     }
     // The current snapshot when there is one, or the snapshot a cursor pins; the live
     // board before the first snapshot.
@@ -242,6 +261,9 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
                 if let Some((_, key)) = render_key.as_ref().filter(|(id, _)| id == snapshot) {
                     ctx.pages.put(&board, key, limit, &clock, body.clone());
                 }
+            }
+            if let Some((_, key)) = cursor_page.filter(|(id, _)| page.snapshot.as_deref() == Some(id)) {
+                ctx.cursor_pages.put(key, &clock, body.clone());
             }
             return Ok(body);
         }

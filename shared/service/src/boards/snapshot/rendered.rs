@@ -9,8 +9,13 @@
 //! A slot per board and period holds the bodies of one snapshot: a newer snapshot
 //! (or a changed period clock) empties the slot. At most
 //! [`MAX_PERIODS_PER_BOARD`] periods of one board are kept; the slot filled longest
-//! ago goes first. Cursor pages and around-me are not cached (they differ per
-//! caller or per position).
+//! ago goes first.
+//!
+//! Pages reached by a cursor ([`CursorPages`]) are the same for every caller too: a
+//! cursor names a position in one snapshot, and every caller paging down from the
+//! top with the same `limit` is handed the same cursors. Their bodies are kept by
+//! board, snapshot (render key), `limit` and cursor, within a bound in bytes
+//! ([`CURSOR_PAGES_BYTES`]); around-me is not cached (it differs per caller).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -99,6 +104,61 @@ impl RenderedPages {
     }
 }
 
+/// Bytes of cursor-page bodies [`CursorPages`] holds at most, per process (a warm
+/// Lambda container or `podium serve`): 16 MiB, about 2,700 pages of 50 entries (a
+/// 128 MB function holds it beside its 27 MB read cache).
+pub const CURSOR_PAGES_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Rendered pages reached by a cursor of the current snapshots (LB-3, LB-5), by
+/// [`CursorPages::key`]; the least used go first past [`CURSOR_PAGES_BYTES`]. Each
+/// body is kept with the period clock it was rendered under and served only under
+/// the same clock.
+#[derive(Default)]
+pub struct CursorPages {
+    held: std::sync::OnceLock<quick_cache::sync::Cache<String, (PeriodClock, Bytes), BodyBytes>>,
+}
+
+#[derive(Clone)]
+struct BodyBytes;
+
+impl quick_cache::Weighter<String, (PeriodClock, Bytes)> for BodyBytes {
+    fn weight(&self, key: &String, (_, body): &(PeriodClock, Bytes)) -> u64 {
+        (key.len() + body.len()) as u64 + 64
+    }
+}
+
+impl CursorPages {
+    /// The key of `board`'s page at `cursor` (as the caller sent it, verified) of
+    /// `limit` entries in the snapshot named by `render_key` (its id and revision).
+    pub fn key(board: &BoardRef, render_key: &str, limit: usize, cursor: &str) -> String {
+        format!("{}\u{1f}{render_key}\u{1f}{limit}\u{1f}{cursor}", board.key())
+    }
+
+    fn held(&self) -> &quick_cache::sync::Cache<String, (PeriodClock, Bytes), BodyBytes> {
+        self.held.get_or_init(|| {
+            // Pages of about 6 KB: the item estimate sizes quick_cache's tables.
+            quick_cache::sync::Cache::with_weighter(
+                (CURSOR_PAGES_BYTES / 6_000) as usize,
+                CURSOR_PAGES_BYTES,
+                BodyBytes,
+            )
+        })
+    }
+
+    /// The body kept under `key`, if rendered under `clock`.
+    pub fn get(&self, key: &str, clock: &PeriodClock) -> Option<Bytes> {
+        self.held()
+            .get(key)
+            .filter(|(c, _)| c == clock)
+            .map(|(_, body)| body)
+    }
+
+    /// Keeps `body` under `key`, rendered under `clock`.
+    pub fn put(&self, key: String, clock: &PeriodClock, body: Bytes) {
+        self.held().insert(key, (clock.clone(), body));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +195,24 @@ mod tests {
         let mut moved = c.clone();
         moved.window_days = Some(365);
         assert_eq!(pages.get(&b, "s2", 10, &moved), None);
+    }
+
+    #[test]
+    fn lb3_a_cursor_page_is_served_under_its_clock_only() {
+        let pages = CursorPages::default();
+        let b = BoardRef::new("seega-weekly", "2026-W49");
+        let key = CursorPages::key(&b, "s1", 50, "c1");
+        pages.put(key.clone(), &clock("2026-W49"), Bytes::from_static(b"one"));
+        assert_eq!(pages.get(&key, &clock("2026-W49")).as_deref(), Some(&b"one"[..]));
+        assert_eq!(pages.get(&key, &clock("2026-W50")), None);
+        assert_eq!(
+            pages.get(&CursorPages::key(&b, "s2", 50, "c1"), &clock("2026-W49")),
+            None
+        );
+        assert_eq!(
+            pages.get(&CursorPages::key(&b, "s1", 10, "c1"), &clock("2026-W49")),
+            None
+        );
     }
 
     #[test]
