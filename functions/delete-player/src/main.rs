@@ -8,10 +8,11 @@ async fn main() -> Result<(), Error> {
     tracing::init_default_subscriber();
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
-    let aws = podium_store::aws::lambda_sdk_config().await;
-    let store = &DynamoStore::from_sdk_config(&aws, table, &timeouts);
+    let store = &podium_store::aws::OnFirstEvent::new(move |aws| {
+        DynamoStore::from_sdk_config(&aws, table.clone(), &timeouts)
+    });
     run(service_fn(move |event: LambdaEvent<DeleteRequest>| async move {
-        Ok::<_, Error>(handle(store, event.payload).await?)
+        Ok::<_, Error>(handle(store.get().await, event.payload).await?)
     }))
     .await
 }

@@ -6,11 +6,10 @@ use podium_service::config;
 async fn main() -> Result<(), Error> {
     tracing::init_default_subscriber();
     let bus = config::event_bus()?;
-    let aws = podium_store::aws::lambda_sdk_config().await;
-    let sink = &EventBridge::new(&aws, bus);
+    let sink = &podium_store::aws::OnFirstEvent::new(move |aws| EventBridge::new(&aws, bus.clone()));
     run(service_fn(
         move |event: LambdaEvent<serde_json::Value>| async move {
-            Ok::<_, Error>(handle(sink, &event.payload).await)
+            Ok::<_, Error>(handle(sink.get().await, &event.payload).await)
         },
     ))
     .await

@@ -77,14 +77,32 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
         )?);
     let table = config::table_name()?;
     let timeouts = config::dynamodb_timeouts()?;
-    let aws = podium_store::aws::lambda_sdk_config().await;
-    let store = podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table, &timeouts);
+    // The SDK configuration, the store's client and the router are made on the first
+    // request, not before the first poll of the Runtime API (a cold start waits for
+    // everything done before it); the settings above are read (and refused) before.
+    let router = Arc::new(podium_store::aws::OnFirstEvent::new(move |aws| {
+        let store = podium_store::dynamo::DynamoStore::from_sdk_config(&aws, table.clone(), &timeouts);
+        app(AppState::new(Arc::new(store), ctx.clone()))
+    }));
     let metrics = emf::collector()?;
-    metrics_cloudwatch_embedded::lambda::service::run_http(
-        metrics,
-        on_first_request(AppState::new(Arc::new(store), ctx)),
-    )
-    .await
+    metrics_cloudwatch_embedded::lambda::service::run_http(metrics, on_first_event(router)).await
+}
+
+/// The service of a function: every request answered by the router `router` makes
+/// on the first one ([`podium_store::aws::OnFirstEvent`]).
+pub fn on_first_event(
+    router: Arc<podium_store::aws::OnFirstEvent<axum::Router>>,
+) -> impl lambda_http::Service<
+    lambda_http::Request,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl std::future::Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send,
+> + Clone {
+    use lambda_http::tower::ServiceExt;
+    lambda_http::service_fn(move |req: lambda_http::Request| {
+        let router = Arc::clone(&router);
+        async move { router.get().await.clone().oneshot(req).await }
+    })
 }
 
 /// [`app`] built when the first request comes, not before the function's first poll

@@ -39,6 +39,36 @@ pub async fn lambda_sdk_config() -> SdkConfig {
         .await
 }
 
+/// What a Lambda function makes from the SDK configuration (its store, its other
+/// clients), made on its first event rather than before its first poll of the Runtime
+/// API: a cold start waits for everything done before that poll, and loading the
+/// configuration and building a client (the endpoint partitions parsed, their
+/// patterns compiled, the code that does it paged in) was most of what the functions
+/// did beyond a hello-world's start. Made once, by the first event; the events after
+/// it find it made. Configuration errors are still found before the first poll: the
+/// functions read their settings first.
+pub struct OnFirstEvent<T> {
+    made: tokio::sync::OnceCell<T>,
+    make: Box<dyn Fn(SdkConfig) -> T + Send + Sync>,
+}
+
+impl<T> OnFirstEvent<T> {
+    /// `make` is run once, on the first [`OnFirstEvent::get`], with [`lambda_sdk_config`].
+    pub fn new(make: impl Fn(SdkConfig) -> T + Send + Sync + 'static) -> Self {
+        OnFirstEvent {
+            made: tokio::sync::OnceCell::new(),
+            make: Box::new(make),
+        }
+    }
+
+    /// What `make` made, made now when this is the first call.
+    pub async fn get(&self) -> &T {
+        self.made
+            .get_or_init(|| async { (self.make)(lambda_sdk_config().await) })
+            .await
+    }
+}
+
 /// A profile file set of one empty config file: nothing read from disk.
 pub fn no_profile_files() -> EnvConfigFiles {
     EnvConfigFiles::builder()
