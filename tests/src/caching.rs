@@ -144,11 +144,60 @@ pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store:
     assert_eq!(late.cache_control.as_deref(), Some("public, max-age=0"));
 }
 
+/// LB-3, LB-5: a page a cursor reaches in the current snapshot is rendered once and
+/// then read from nothing (the same body for every caller paging down), but not kept
+/// while the snapshot is fresh (its pages may not be visible yet to a cursor walk's
+/// eventually consistent reads): then each read reads the store again.
+pub async fn a_cursor_page_is_kept_past_the_fresh_window<S: Store + Clone + 'static>(store: S) {
+    for i in 0..40 {
+        seed_balance(&store, &format!("e{i:02}"), 100 + i % 7, 1_000 + i).await;
+    }
+    let board = BoardRef::all_time("seega");
+    let now = tick();
+    snapshot::write::run(&store, &board, "e1", now, 10, None, now)
+        .await
+        .expect("snapshot");
+    let counted = Counted::new(store.clone());
+    let ctx = ApiContext::new(cursor_key());
+    let fresh = now + Duration::seconds(1);
+    let first = api::handle(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega", &[("limit", "10")], "e01"),
+        fresh,
+    )
+    .await;
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let q = [("limit", "10"), ("cursor", cursor.as_str())];
+    let page = |at| {
+        let (counted, ctx, q) = (&counted, &ctx, &q);
+        async move {
+            let before = counted.counts().0;
+            let r = api::handle(counted, ctx, &get("/v1/leaderboards/seega", q, "e01"), at).await;
+            assert_eq!(r.status, 200, "{}", r.body);
+            (r.body, counted.counts().0 - before)
+        }
+    };
+    let key = podium_service::boards::snapshot::rendered::CursorPages::key(&board, "e1", 10, &cursor);
+    let (body, _) = page(fresh).await;
+    assert!(
+        !ctx.cursor_pages.holds(&key),
+        "not kept while the snapshot is fresh"
+    );
+    let later = now + Duration::seconds(60);
+    let (rendered, _) = page(later).await;
+    assert_eq!(rendered, body);
+    assert!(ctx.cursor_pages.holds(&key), "kept past the fresh window");
+    let (kept, reads) = page(later).await;
+    assert_eq!((kept, reads), (body, 0), "kept: read from nothing");
+}
+
 #[macro_export]
 macro_rules! caching_tests {
     ($make:path) => {
         $crate::caching_tests!(@cases $make;
             a_revalidated_page_reads_nothing,
+            a_cursor_page_is_kept_past_the_fresh_window,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

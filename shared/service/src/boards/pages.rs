@@ -141,13 +141,33 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     cursor: Option<Cursor>,
     now: DateTime<Utc>,
 ) -> Result<Option<Page>, ServiceError> {
+    if let Some(Cursor::Live { .. }) = cursor {
+        return Ok(None);
+    }
+    let current = cache.current(store, board).await?;
+    top_page_of(store, cache, key, board, limit, cursor, now, current).await
+}
+
+/// [`top_page`] under the current pointer `current` the caller read (whatever the
+/// pointer cache holds by now): a body kept under that pointer's render key is the
+/// one rendered from it, its erasures (GM-6, OP-4) included.
+#[allow(clippy::too_many_arguments)]
+pub async fn top_page_of<S: ItemStore + ?Sized>(
+    store: &S,
+    cache: &SnapshotCache,
+    key: &CursorKey,
+    board: &BoardRef,
+    limit: usize,
+    cursor: Option<Cursor>,
+    now: DateTime<Utc>,
+    current: Option<Arc<Published>>,
+) -> Result<Option<Page>, ServiceError> {
     let limit = limit as u64;
     let pinned = cursor.is_some();
     // The current pointer says who was deleted since (GM-6), also for a pinned walk.
-    let current = match cursor {
-        Some(Cursor::Live { .. }) => return Ok(None),
-        _ => cache.current(store, board).await?,
-    };
+    if let Some(Cursor::Live { .. }) = cursor {
+        return Ok(None);
+    }
     let hidden = |player_id: &str| current.as_ref().is_some_and(|p| p.hides(player_id));
     let (walk, mut dir, start, start_offset) = match cursor {
         None => {

@@ -198,6 +198,13 @@ fn around_request(
     )
 }
 
+/// Where a rendered page is kept: the top page by its snapshot's render key, a cursor
+/// page by [`CursorPages::key`].
+enum Kept {
+    Top(String),
+    Cursor(String),
+}
+
 /// The JSON body of a page of `board` (players' and operators' routes alike).
 pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes, ServiceError> {
     let now = (state.clock)();
@@ -210,39 +217,41 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
         None => None,
     };
     // The top of the current snapshot, and each page a cursor reaches in it, rendered
-    // once per snapshot and revision (LB-5; a deletion raises the revision, GM-6).
-    let mut render_key = None;
-    let mut cursor_page = None;
-    match (&cursor, q.cursor.as_deref()) {
-        (None, _) => {
-            if let Some(current) = ctx.cache.current(store, &board).await? {
-                if let Some(body) = ctx.pages.get(&board, &current.render_key(), limit, &clock) {
+    // once per snapshot and revision (LB-5; a deletion raises the revision, GM-6). The
+    // pointer is read once: the page is rendered from the pointer its key names.
+    let current = match &cursor {
+        Some(Cursor::Live { .. }) => None,
+        _ => ctx.cache.current(store, &board).await?,
+    };
+    let mut kept_as = None;
+    if let Some(p) = &current {
+        match (&cursor, q.cursor.as_deref()) {
+            (None, _) => {
+                if let Some(body) = ctx.pages.get(&board, &p.render_key(), limit, &clock) {
                     return Ok(body);
                 }
-                render_key = Some((current.id.clone(), current.render_key()));
+                kept_as = Some(Kept::Top(p.render_key()));
             }
-        }
-        (Some(Cursor::Snapshot { snapshot, .. }), Some(token)) => {
-            if let Some(current) = ctx
-                .cache
-                .current(store, &board)
-                .await?
-                .filter(|c| c.id == *snapshot)
-            {
-                let key = CursorPages::key(&board, &current.render_key(), limit, token);
+            // A cursor into the current snapshot, read past the window in which its
+            // pages may not be visible yet to the eventually consistent reads a
+            // cursor walk makes (a short page must not be kept).
+            (Some(Cursor::Snapshot { snapshot, .. }), Some(token)) if p.id == *snapshot => {
+                let key = CursorPages::key(&board, &p.render_key(), limit, token);
                 if let Some(body) = ctx.cursor_pages.get(&key, &clock) {
                     return Ok(body);
                 }
-                cursor_page = Some((current.id.clone(), key));
+                if !p.fresh(now.timestamp_millis()) {
+                    kept_as = Some(Kept::Cursor(key));
+                }
             }
+            _ => {}
         }
-        _ => {}
     }
     // The current snapshot when there is one, or the snapshot a cursor pins; the live
     // board before the first snapshot.
     if !matches!(cursor, Some(Cursor::Live { .. })) {
-        let top = cursor.is_none();
-        if let Some(page) = pages::top_page(
+        let snapshot_id = current.as_ref().map(|p| p.id.clone());
+        if let Some(page) = pages::top_page_of(
             store,
             &ctx.cache,
             &ctx.cursors,
@@ -250,6 +259,7 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
             limit,
             cursor.clone(),
             now,
+            current,
         )
         .await?
         {
@@ -257,13 +267,12 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
                 body: &page,
                 period: &clock,
             });
-            if let (true, Some(snapshot)) = (top, page.snapshot.as_deref()) {
-                if let Some((_, key)) = render_key.as_ref().filter(|(id, _)| id == snapshot) {
-                    ctx.pages.put(&board, key, limit, &clock, body.clone());
+            if page.snapshot.is_some() && page.snapshot == snapshot_id {
+                match kept_as {
+                    Some(Kept::Top(key)) => ctx.pages.put(&board, &key, limit, &clock, body.clone()),
+                    Some(Kept::Cursor(key)) => ctx.cursor_pages.put(key, &clock, body.clone()),
+                    None => {}
                 }
-            }
-            if let Some((_, key)) = cursor_page.filter(|(id, _)| page.snapshot.as_deref() == Some(id)) {
-                ctx.cursor_pages.put(key, &clock, body.clone());
             }
             return Ok(body);
         }

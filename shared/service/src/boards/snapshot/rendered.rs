@@ -122,8 +122,10 @@ pub struct CursorPages {
 struct BodyBytes;
 
 impl quick_cache::Weighter<String, (PeriodClock, Bytes)> for BodyBytes {
-    fn weight(&self, key: &String, (_, body): &(PeriodClock, Bytes)) -> u64 {
-        (key.len() + body.len()) as u64 + 64
+    fn weight(&self, key: &String, (clock, body): &(PeriodClock, Bytes)) -> u64 {
+        // The body (copied to its length when kept), the key, the clock's strings, and
+        // the entry's own fixed cost.
+        (key.len() + body.len() + clock.period.len() + clock.zone.len()) as u64 + 256
     }
 }
 
@@ -153,9 +155,17 @@ impl CursorPages {
             .map(|(_, body)| body)
     }
 
+    /// Whether a body is kept under `key`, under any clock.
+    pub fn holds(&self, key: &str) -> bool {
+        self.held().contains_key(key)
+    }
+
     /// Keeps `body` under `key`, rendered under `clock`.
     pub fn put(&self, key: String, clock: &PeriodClock, body: Bytes) {
-        self.held().insert(key, (clock.clone(), body));
+        // A copy of exactly its length: a body serialised into a growing buffer may
+        // hold up to twice its length, which the bound would not see.
+        self.held()
+            .insert(key, (clock.clone(), Bytes::copy_from_slice(&body)));
     }
 }
 
