@@ -84,6 +84,19 @@ fn on_dynamodb_impatient(endpoint: &str) -> Vec<(&'static str, String)> {
     env
 }
 
+/// The DynamoDB Local endpoint of this test run; the test fails without it (never skips).
+fn test_dynamodb_endpoint() -> String {
+    std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
+        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
+    })
+}
+
+/// `env` with a table of this test process's own, named `prefix-PID`.
+fn with_table(mut env: Vec<(&'static str, String)>, prefix: &str) -> Vec<(&'static str, String)> {
+    env.push(("PODIUM_TABLE", format!("{prefix}-{}", std::process::id())));
+    env
+}
+
 fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
@@ -419,9 +432,7 @@ fn a_stalled_dynamodb_fails_within_the_timeouts() {
 /// how to create it (DynamoDB Local, started by scripts/test).
 #[test]
 fn score_on_dynamodb_without_a_table_says_what_to_do() {
-    let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
-        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
-    });
+    let endpoint = test_dynamodb_endpoint();
     let dir = data_dir("no-table");
     let mut env = on_dynamodb(&endpoint);
     env.push(("PODIUM_TABLE", format!("no-such-table-{}", std::process::id())));
@@ -1360,15 +1371,9 @@ fn a_request_during_a_move_waits_for_it() {
 
 #[test]
 fn the_test_clock_on_dynamodb() {
-    let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
-        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
-    });
+    let endpoint = test_dynamodb_endpoint();
     let dir = data_dir("test-clock-dynamodb");
-    let mut env = on_dynamodb(&endpoint);
-    env.push((
-        "PODIUM_TABLE",
-        format!("podium-test-clock-{}", std::process::id()),
-    ));
+    let env = with_table(on_dynamodb(&endpoint), "podium-test-clock");
     test_clock_cases(&dir, &refs(&env));
 }
 
@@ -1448,16 +1453,13 @@ impl StallingProxy {
 /// (LB-5), the AMR's days leaving as before (MJ-20).
 #[test]
 fn a_move_the_store_fails_during_goes_on_from_its_last_whole_tick() {
-    let endpoint = std::env::var("PODIUM_TEST_DYNAMODB_ENDPOINT").unwrap_or_else(|_| {
-        panic!("PODIUM_TEST_DYNAMODB_ENDPOINT is not set: run scripts/test, which starts DynamoDB Local")
-    });
+    let endpoint = test_dynamodb_endpoint();
     let proxy = StallingProxy::start(&endpoint);
     let dir = data_dir("test-clock-stall");
-    let mut env = on_dynamodb_impatient(&proxy.endpoint());
-    env.push((
-        "PODIUM_TABLE",
-        format!("podium-test-clock-stall-{}", std::process::id()),
-    ));
+    let env = with_table(
+        on_dynamodb_impatient(&proxy.endpoint()),
+        "podium-test-clock-stall",
+    );
     let env = refs(&env);
     assert_eq!(
         podium_with(&dir, &["ad-keys", "keys"], b"", &env).status.code(),

@@ -13,19 +13,26 @@ use crate::counting::Counted;
 use crate::fixtures::{seed_balance, tick};
 use crate::review::get;
 
+/// Forty Seega players `e00` … `e39` and the snapshot `e1` of their board, taken now
+/// ([`tick`]) in pages of 10: the board and that instant.
+async fn forty_in_snapshot_e1<S: Store>(store: &S) -> (BoardRef, chrono::DateTime<chrono::Utc>) {
+    for i in 0..40 {
+        seed_balance(store, &format!("e{i:02}"), 100 + i % 7, 1_000 + i).await;
+    }
+    let board = BoardRef::all_time("seega");
+    let now = tick();
+    snapshot::write::run(store, &board, "e1", now, 10, None, now)
+        .await
+        .expect("snapshot");
+    (board, now)
+}
+
 /// LB-5: a page's second read with its ETag is a 304 that reads nothing from the
 /// store (pointer and caller cached); `max-age` runs to the next refresh; a cursor
 /// page and around-me (private) revalidate alike, around-me reading only the
 /// caller's tombstone and live entry; a new snapshot changes every ETag.
 pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store: S) {
-    for i in 0..40 {
-        seed_balance(&store, &format!("e{i:02}"), 100 + i % 7, 1_000 + i).await;
-    }
-    let board = BoardRef::all_time("seega");
-    let now = tick();
-    snapshot::write::run(&store, &board, "e1", now, 10, None, now)
-        .await
-        .expect("snapshot");
+    let (board, now) = forty_in_snapshot_e1(&store).await;
     let counted = Counted::new(store.clone());
     let ctx = ApiContext::new(cursor_key()).with_refresh(std::time::Duration::from_secs(300));
     let at = now + Duration::seconds(100);
@@ -147,16 +154,9 @@ pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store:
 /// LB-3, LB-5: a page a cursor reaches in the current snapshot is rendered once and
 /// then read from nothing (the same body for every caller paging down), but not kept
 /// while the snapshot is fresh (its pages may not be visible yet to a cursor walk's
-/// eventually consistent reads): then each read reads the store again.
+/// eventually consistent reads): then it is rendered again at every read.
 pub async fn a_cursor_page_is_kept_past_the_fresh_window<S: Store + Clone + 'static>(store: S) {
-    for i in 0..40 {
-        seed_balance(&store, &format!("e{i:02}"), 100 + i % 7, 1_000 + i).await;
-    }
-    let board = BoardRef::all_time("seega");
-    let now = tick();
-    snapshot::write::run(&store, &board, "e1", now, 10, None, now)
-        .await
-        .expect("snapshot");
+    let (board, now) = forty_in_snapshot_e1(&store).await;
     let counted = Counted::new(store.clone());
     let ctx = ApiContext::new(cursor_key());
     let fresh = now + Duration::seconds(1);

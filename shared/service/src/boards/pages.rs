@@ -141,10 +141,10 @@ pub async fn top_page<S: ItemStore + ?Sized>(
     cursor: Option<Cursor>,
     now: DateTime<Utc>,
 ) -> Result<Option<Page>, ServiceError> {
-    if let Some(Cursor::Live { .. }) = cursor {
-        return Ok(None);
-    }
-    let current = cache.current(store, board).await?;
+    let current = match cursor {
+        Some(Cursor::Live { .. }) => None,
+        _ => cache.current(store, board).await?,
+    };
     top_page_of(store, cache, key, board, limit, cursor, now, current).await
 }
 
@@ -164,10 +164,10 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
 ) -> Result<Option<Page>, ServiceError> {
     let limit = limit as u64;
     let pinned = cursor.is_some();
-    // The current pointer says who was deleted since (GM-6), also for a pinned walk.
     if let Some(Cursor::Live { .. }) = cursor {
         return Ok(None);
     }
+    // The current pointer says who was deleted since (GM-6), also for a pinned walk.
     let hidden = |player_id: &str| current.as_ref().is_some_and(|p| p.hides(player_id));
     let (walk, mut dir, start, start_offset) = match cursor {
         None => {
@@ -505,12 +505,8 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // The caller's own entry among the pages read, if listed there (its card is theirs):
     // first where their live key lists (a binary search; there for every caller whose
     // value has not changed since the snapshot), else by id.
-    let listed_mine = pages
-        .iter()
-        .find_map(|pg| {
-            let i = pg.entries.partition_point(before_me);
-            pg.entries.get(i).filter(|e| e.player_id == player_id)
-        })
+    let listed_mine = listed(&pages, my_key.value, my_key.reached_at_ms, player_id)
+        .map(|(_, _, e)| e)
         .or_else(|| {
             pages
                 .iter()
