@@ -101,11 +101,12 @@ impl ApiContext {
 /// The server clock: the instant (UTC) a request is answered at.
 pub type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
 
-/// The router's state: the store, the shared [`ApiContext`] and the clock.
+/// The router's state: the store, the shared [`ApiContext`] and the clock. The
+/// router clones it for every request: three reference counts, not one per cache.
 #[derive(Clone)]
 pub struct AppState {
     pub store: Arc<dyn Store>,
-    pub ctx: ApiContext,
+    pub ctx: Arc<ApiContext>,
     pub clock: Clock,
 }
 
@@ -114,7 +115,7 @@ impl AppState {
     pub fn new(store: Arc<dyn Store>, ctx: ApiContext) -> Self {
         AppState {
             store,
-            ctx,
+            ctx: Arc::new(ctx),
             clock: Arc::new(Utc::now),
         }
     }

@@ -16,10 +16,50 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 
+use podium_rules::board::BoardRef;
+use podium_rules::period::PeriodClock;
+use sha2::{Digest, Sha256};
+
 use crate::boards::snapshot::layout::{Published, FINAL};
 
 /// How long a frozen period's answers may be kept, in seconds.
 pub const FINAL_MAX_AGE_SECS: i64 = 86_400;
+
+/// What an answer depends on besides its snapshot, hashed part by part for its ETag
+/// (each part length-prefixed, so no two requests hash alike): the route, the board,
+/// its period clock (LB-6), then the route's own inputs.
+pub struct RequestTag(Sha256);
+
+impl RequestTag {
+    /// The request of `route` (`page`, `me`) on `board` under `clock`.
+    pub fn new(route: &str, board: &BoardRef, clock: &PeriodClock) -> Self {
+        let instant = |t: Option<DateTime<Utc>>| t.map_or(i64::MIN, |t| t.timestamp_millis());
+        RequestTag(Sha256::new())
+            .with(route)
+            .with(&board.board)
+            .with(&board.period)
+            .with(&clock.period)
+            .with(&clock.zone)
+            .with_int(clock.kind as i64)
+            .with_int(instant(clock.start))
+            .with_int(instant(clock.end))
+            .with_int(instant(clock.next_reset))
+            .with_int(clock.window_days.map_or(-1, i64::from))
+    }
+
+    /// This request with one more input.
+    pub fn with(mut self, part: impl AsRef<[u8]>) -> Self {
+        let part = part.as_ref();
+        self.0.update((part.len() as u64).to_le_bytes());
+        self.0.update(part);
+        self
+    }
+
+    /// This request with one more integer input.
+    pub fn with_int(self, n: i64) -> Self {
+        self.with(n.to_le_bytes())
+    }
+}
 
 /// The validators of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,11 +71,17 @@ pub struct Validators {
 
 impl Validators {
     /// The validators of an answer to `request` (every input of the answer besides the
-    /// snapshot, in one string) built from snapshot `p` at `now`, with snapshots
+    /// snapshot) built from snapshot `p` at `now`, with snapshots
     /// refreshed every `refresh`; `private` for an answer about the caller.
-    pub fn new(p: &Published, request: &str, private: bool, refresh: Duration, now: DateTime<Utc>) -> Self {
-        let digest = crate::engine::names::hex_sha256(request);
-        let etag = format!("\"{}.{}\"", p.render_key(), &digest[..16]);
+    pub fn new(
+        p: &Published,
+        request: RequestTag,
+        private: bool,
+        refresh: Duration,
+        now: DateTime<Utc>,
+    ) -> Self {
+        let digest = request.0.finalize();
+        let etag = format!("\"{}.{}\"", p.render_key(), hex::encode(&digest[..8]));
         let max_age = if p.id == FINAL {
             FINAL_MAX_AGE_SECS
         } else {

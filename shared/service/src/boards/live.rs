@@ -30,8 +30,9 @@ pub const MAX_PAGE: usize = 100;
 pub const DEFAULT_NEIGHBOURS: usize = 5;
 pub const MAX_NEIGHBOURS: usize = 25;
 
-/// One line of a board (LB-3).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+/// One line of a board (LB-3). Written as a JSON object by hand (below): the card's
+/// fields inline, as `flatten` describes them to the schema.
+#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
 pub struct Entry {
     /// LB-2 rank: 1 + the number of players with a strictly higher value.
     pub rank: u64,
@@ -53,6 +54,42 @@ pub struct Entry {
     /// player new since then, a country board).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub movement: Option<Movement>,
+}
+
+impl Serialize for Entry {
+    /// The fields in declaration order, the card's (PF-5) in its place, every `None`
+    /// left out: what the derive with `flatten` writes, as a struct, not a map (a map
+    /// serialiser per entry was a tenth of an around-me answer's time).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Entry", 10)?;
+        m.serialize_field("rank", &self.rank)?;
+        m.serialize_field("player_id", &self.player_id)?;
+        m.serialize_field("value", &self.value)?;
+        m.serialize_field("value_shown", &self.value_shown)?;
+        for (name, v) in [("rank_id", self.rank_id), ("badge", self.badge)] {
+            match v {
+                Some(v) => m.serialize_field(name, v)?,
+                None => m.skip_field(name)?,
+            }
+        }
+        let card = &self.card;
+        for (name, v) in [
+            ("name", &card.name),
+            ("avatar", &card.avatar),
+            ("country", &card.country),
+        ] {
+            match v {
+                Some(v) => m.serialize_field(name, v)?,
+                None => m.skip_field(name)?,
+            }
+        }
+        match &self.movement {
+            Some(v) => m.serialize_field("movement", v)?,
+            None => m.skip_field("movement")?,
+        }
+        m.end()
+    }
 }
 
 /// Places climbed since earlier snapshots (PF-5): earlier rank − rank now.
@@ -483,4 +520,85 @@ pub async fn profile<S: BoardStore + SettleStore + ?Sized>(
         rank_name_en: r.name_en,
         badge: r.badge,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derive `Entry` had: what its hand-written serialiser must still write.
+    #[derive(Serialize)]
+    struct Derived<'a> {
+        rank: u64,
+        player_id: &'a str,
+        value: i64,
+        value_shown: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rank_id: Option<&'static str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        badge: Option<&'static str>,
+        #[serde(flatten)]
+        card: &'a Card,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        movement: Option<Movement>,
+    }
+
+    fn derived(e: &Entry) -> Vec<u8> {
+        serde_json::to_vec(&Derived {
+            rank: e.rank,
+            player_id: &e.player_id,
+            value: e.value,
+            value_shown: &e.value_shown,
+            rank_id: e.rank_id,
+            badge: e.badge,
+            card: &e.card,
+            movement: e.movement,
+        })
+        .unwrap()
+    }
+
+    /// LB-3, PF-5: an entry's JSON, byte for byte as before, with every optional
+    /// field present, absent, and in between.
+    #[test]
+    fn lb3_pf5_an_entry_is_written_as_its_derive_wrote_it() {
+        let full = Entry {
+            rank: 3,
+            player_id: "p-\"00003\"".into(),
+            value: -12,
+            value_shown: "-12".into(),
+            rank_id: Some("member"),
+            badge: Some("1 star"),
+            card: Card {
+                name: Some("Ionela é".into()),
+                avatar: Some("a02".into()),
+                country: Some("RO".into()),
+            },
+            movement: Some(Movement {
+                since_previous: Some(2),
+                since_final: None,
+            }),
+        };
+        let bare = Entry {
+            rank_id: None,
+            badge: None,
+            card: Card::default(),
+            movement: None,
+            ..full.clone()
+        };
+        let some = Entry {
+            badge: None,
+            card: Card {
+                avatar: None,
+                ..full.card.clone()
+            },
+            ..full.clone()
+        };
+        for e in [&full, &bare, &some] {
+            assert_eq!(serde_json::to_vec(e).unwrap(), derived(e));
+        }
+        assert_eq!(
+            serde_json::to_string(&bare).unwrap(),
+            r#"{"rank":3,"player_id":"p-\"00003\"","value":-12,"value_shown":"-12"}"#
+        );
+    }
 }
