@@ -151,10 +151,11 @@ pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store:
     assert_eq!(late.cache_control.as_deref(), Some("public, max-age=0"));
 }
 
-/// LB-3, LB-5: a page a cursor reaches in the current snapshot is rendered once and
-/// then read from nothing (the same body for every caller paging down), but not kept
-/// while the snapshot is fresh (its pages may not be visible yet to a cursor walk's
-/// eventually consistent reads): then it is rendered again at every read.
+/// LB-3, LB-5: the top page and a page a cursor reaches in the current snapshot are
+/// rendered once and then read from nothing (the same body for every caller paging
+/// down), but not kept while the snapshot is fresh (its pages and movement items may
+/// not be visible yet to eventually consistent reads): then they are rendered again
+/// at every read.
 pub async fn a_cursor_page_is_kept_past_the_fresh_window<S: Store + Clone + 'static>(store: S) {
     let (board, now) = forty_in_snapshot_e1(&store).await;
     let counted = Counted::new(store.clone());
@@ -178,16 +179,27 @@ pub async fn a_cursor_page_is_kept_past_the_fresh_window<S: Store + Clone + 'sta
             (r.body, counted.counts().0 - before)
         }
     };
-    let key = podium_service::boards::snapshot::rendered::CursorPages::key(&board, "e1", 10, &cursor);
+    let key = podium_service::boards::snapshot::rendered::RenderedPages::key(&board, "e1", 10, Some(&cursor));
+    let top = podium_service::boards::snapshot::rendered::RenderedPages::key(&board, "e1", 10, None);
+    assert!(!ctx.pages.holds(&top), "the top page is not kept while fresh");
     let (body, _) = page(fresh).await;
-    assert!(
-        !ctx.cursor_pages.holds(&key),
-        "not kept while the snapshot is fresh"
-    );
+    assert!(!ctx.pages.holds(&key), "not kept while the snapshot is fresh");
     let later = now + Duration::seconds(60);
     let (rendered, _) = page(later).await;
     assert_eq!(rendered, body);
-    assert!(ctx.cursor_pages.holds(&key), "kept past the fresh window");
+    assert!(ctx.pages.holds(&key), "kept past the fresh window");
+    let later_top = api::handle(
+        &counted,
+        &ctx,
+        &get("/v1/leaderboards/seega", &[("limit", "10")], "e01"),
+        later,
+    )
+    .await;
+    assert_eq!(later_top.body["entries"], first.body["entries"]);
+    assert!(
+        ctx.pages.holds(&top),
+        "the top page is kept past the fresh window"
+    );
     let (kept, reads) = page(later).await;
     assert_eq!((kept, reads), (body, 0), "kept: read from nothing");
 }

@@ -7,7 +7,7 @@ use podium_store::Store;
 
 use crate::boards::cursor::CursorKey;
 use crate::boards::pages::SnapshotCache;
-use crate::boards::snapshot::rendered::{CursorPages, RenderedPages};
+use crate::boards::snapshot::rendered::RenderedPages;
 use crate::players::rewards::Ads;
 
 /// What every request of one process shares: the snapshot pointer cache, the top
@@ -17,9 +17,9 @@ use crate::players::rewards::Ads;
 #[derive(Clone)]
 pub struct ApiContext {
     pub cache: Arc<SnapshotCache>,
+    /// Top pages and pages reached by a cursor of the current snapshots, rendered
+    /// once (bounded in bytes).
     pub pages: Arc<RenderedPages>,
-    /// Pages reached by a cursor of the current snapshots, rendered once (bounded).
-    pub cursor_pages: Arc<CursorPages>,
     pub callers: Arc<crate::api::callers::Callers>,
     pub cursors: CursorKey,
     pub ads: Option<Arc<Ads>>,
@@ -42,7 +42,6 @@ impl ApiContext {
         ApiContext {
             cache: Arc::default(),
             pages: Arc::default(),
-            cursor_pages: Arc::default(),
             callers: Arc::default(),
             cursors,
             ads: None,

@@ -21,7 +21,7 @@ use crate::boards::live::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS
 use crate::boards::pages;
 use crate::boards::snapshot::country::country_board;
 use crate::boards::snapshot::layout::Published;
-use crate::boards::snapshot::rendered::CursorPages;
+use crate::boards::snapshot::rendered::RenderedPages;
 use crate::error::ServiceError;
 
 use super::respond::*;
@@ -188,13 +188,6 @@ fn around_request(
         .with_int(live_key.1)
 }
 
-/// Where a rendered page is kept: the top page by its snapshot's render key, a cursor
-/// page by [`CursorPages::key`].
-enum Kept {
-    Top(String),
-    Cursor(String),
-}
-
 /// The JSON body of a page of `board` (players' and operators' routes alike).
 pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes, ServiceError> {
     let ask = PageAsk::new(state, board, q)?;
@@ -269,29 +262,25 @@ impl<'q> PageAsk<'q> {
         let (store, ctx) = (state.store.as_ref(), &state.ctx);
         // The top of the current snapshot, and each page a cursor reaches in it, rendered
         // once per snapshot and revision (LB-5; a deletion raises the revision, GM-6). The
-        // pointer is read once: the page is rendered from the pointer its key names.
+        // pointer is read once: the page is rendered from the pointer its key names. A
+        // page is kept only past the window in which what it is built from (a cursor
+        // walk's pages, the movement items) may not be visible yet to eventually
+        // consistent reads: a short page or one without movement must not be kept.
         let mut kept_as = None;
         if let Some(p) = &current {
-            match (&cursor, token) {
-                (None, _) => {
-                    if let Some(body) = ctx.pages.get(&board, &p.render_key(), limit, &clock) {
-                        return Ok(body);
-                    }
-                    kept_as = Some(Kept::Top(p.render_key()));
+            let in_current = match &cursor {
+                None => true,
+                Some(Cursor::Snapshot { snapshot, .. }) => p.id == *snapshot,
+                Some(_) => false,
+            };
+            if in_current {
+                let key = RenderedPages::key(&board, &p.render_key(), limit, token);
+                if let Some(body) = ctx.pages.get(&key, &clock) {
+                    return Ok(body);
                 }
-                // A cursor into the current snapshot, read past the window in which its
-                // pages may not be visible yet to the eventually consistent reads a
-                // cursor walk makes (a short page must not be kept).
-                (Some(Cursor::Snapshot { snapshot, .. }), Some(token)) if p.id == *snapshot => {
-                    let key = CursorPages::key(&board, &p.render_key(), limit, token);
-                    if let Some(body) = ctx.cursor_pages.get(&key, &clock) {
-                        return Ok(body);
-                    }
-                    if !p.fresh(now.timestamp_millis()) {
-                        kept_as = Some(Kept::Cursor(key));
-                    }
+                if !p.fresh(now.timestamp_millis()) {
+                    kept_as = Some(key);
                 }
-                _ => {}
             }
         }
         // The current snapshot when there is one, or the snapshot a cursor pins; the live
@@ -312,10 +301,8 @@ impl<'q> PageAsk<'q> {
             {
                 let body = clocked(&page, &clock);
                 if page.snapshot.is_some() && page.snapshot == snapshot_id {
-                    match kept_as {
-                        Some(Kept::Top(key)) => ctx.pages.put(&board, &key, limit, &clock, body.clone()),
-                        Some(Kept::Cursor(key)) => ctx.cursor_pages.put(key, &clock, body.clone()),
-                        None => {}
+                    if let Some(key) = kept_as {
+                        ctx.pages.put(key, &clock, body.clone());
                     }
                 }
                 return Ok(body);
