@@ -330,8 +330,17 @@ pub fn decode_chunk(what: &str, body: &[u8]) -> Result<(u32, Vec<DirEntry>), Sto
     Ok((first, out))
 }
 
-/// The format byte of a movement item.
-pub const MOVES_FORMAT: u8 = 1;
+/// The format byte of a movement item: 2 writes each page's earlier ranks as
+/// differences ([`encode_moves`]); 1 (absolute ranks, 0 for none) is still read, for
+/// items written before.
+pub const MOVES_FORMAT: u8 = 2;
+const MOVES_FORMAT_ABSOLUTE: u8 = 1;
+
+/// A page's flags in a movement item: which of its two rank sequences follow (an
+/// absent one is `None` for every entry: a board without a period's final, a page of
+/// players new since the previous snapshot).
+const HAS_PREVIOUS: u8 = 1;
+const HAS_LAST_FINAL: u8 = 2;
 
 /// One entry's earlier ranks (LB-2): in the board's previous snapshot and in its
 /// previous period's final snapshot; `None` where it had no entry.
@@ -341,26 +350,82 @@ pub struct Earlier {
     pub last_final: Option<u64>,
 }
 
-/// A movement item: for each page a directory chunk lists, each entry's [`Earlier`]
-/// ranks, as varints (0: none, else the rank).
+/// A sequence of earlier ranks in listing order, each as a varint: 0 for `None`,
+/// else 1 + the zigzag of (rank − the sequence's last rank − 1). An entry one place
+/// below the one before it in the earlier snapshot too (most of them) is one byte.
+/// (Ranks are below 2^63, so the code never wraps to 0.)
+fn put_ranks(out: &mut Vec<u8>, ranks: impl Iterator<Item = Option<u64>>) {
+    let mut last = 0u64;
+    for rank in ranks {
+        match rank {
+            None => put_varint(out, 0),
+            Some(r) => {
+                let d = r.wrapping_sub(last).wrapping_sub(1) as i64;
+                put_varint(out, (((d << 1) ^ (d >> 63)) as u64).wrapping_add(1));
+                last = r;
+            }
+        }
+    }
+}
+
+/// What [`put_ranks`] wrote, into `set(i, rank)` for each of `n` entries.
+fn read_ranks(
+    r: &mut Reader<'_>,
+    n: usize,
+    mut set: impl FnMut(usize, Option<u64>),
+) -> Result<(), StoreError> {
+    let mut last = 0u64;
+    for i in 0..n {
+        match r.varint()? {
+            0 => set(i, None),
+            code => {
+                let z = code - 1;
+                let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+                let rank = last.wrapping_add(1).wrapping_add(d as u64);
+                if rank == 0 {
+                    return Err(r.corrupt("rank 0"));
+                }
+                set(i, Some(rank));
+                last = rank;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A movement item: for each page a directory chunk lists, its entries' [`Earlier`]
+/// ranks: the entry count, a flags byte, then the earlier ranks in the previous
+/// snapshot and in the previous period's final, each sequence as [`put_ranks`]
+/// writes it and left out when every entry's is `None`. About one byte an entry for a
+/// board without finals, where absolute ranks took three at 10^6 entries.
 pub fn encode_moves(pages: &[Vec<Earlier>]) -> Vec<u8> {
     let mut out = vec![MOVES_FORMAT];
     put_varint(&mut out, pages.len() as u64);
     for page in pages {
         put_varint(&mut out, page.len() as u64);
-        for e in page {
-            put_varint(&mut out, e.previous.unwrap_or(0));
-            put_varint(&mut out, e.last_final.unwrap_or(0));
+        let mut flags = 0;
+        if page.iter().any(|e| e.previous.is_some()) {
+            flags |= HAS_PREVIOUS;
+        }
+        if page.iter().any(|e| e.last_final.is_some()) {
+            flags |= HAS_LAST_FINAL;
+        }
+        out.push(flags);
+        if flags & HAS_PREVIOUS != 0 {
+            put_ranks(&mut out, page.iter().map(|e| e.previous));
+        }
+        if flags & HAS_LAST_FINAL != 0 {
+            put_ranks(&mut out, page.iter().map(|e| e.last_final));
         }
     }
     out
 }
 
-/// What [`encode_moves`] wrote; `what` names the item in errors.
+/// What [`encode_moves`] wrote (or format 1 wrote); `what` names the item in errors.
 pub fn decode_moves(what: &str, body: &[u8]) -> Result<Vec<Vec<Earlier>>, StoreError> {
     let mut r = Reader::new(what, body);
     let format = r.byte()?;
-    if format != MOVES_FORMAT {
+    if format != MOVES_FORMAT && format != MOVES_FORMAT_ABSOLUTE {
         return Err(r.corrupt(format!("unknown movement format {format}")));
     }
     let pages = r.varint()?;
@@ -368,17 +433,37 @@ pub fn decode_moves(what: &str, body: &[u8]) -> Result<Vec<Vec<Earlier>>, StoreE
         return Err(r.corrupt(format!("{pages} pages")));
     }
     let mut out = Vec::with_capacity((pages as usize).min(r.remaining()));
+    // Entries of every page together: a format-2 page without ranks takes no bytes,
+    // so its count alone must not size what is allocated.
+    let mut total = 0u64;
     for _ in 0..pages {
         let n = r.varint()?;
-        if n > MAX_ENTRIES {
+        total = total.saturating_add(n);
+        if n > MAX_ENTRIES || total > MAX_ENTRIES {
             return Err(r.corrupt(format!("{n} entries")));
         }
-        let mut page = Vec::with_capacity((n as usize).min(r.remaining() / 2));
-        for _ in 0..n {
-            let previous = Some(r.varint()?).filter(|&v| v > 0);
-            let last_final = Some(r.varint()?).filter(|&v| v > 0);
-            page.push(Earlier { previous, last_final });
-        }
+        let page = if format == MOVES_FORMAT_ABSOLUTE {
+            let mut page = Vec::with_capacity((n as usize).min(r.remaining() / 2));
+            for _ in 0..n {
+                let previous = Some(r.varint()?).filter(|&v| v > 0);
+                let last_final = Some(r.varint()?).filter(|&v| v > 0);
+                page.push(Earlier { previous, last_final });
+            }
+            page
+        } else {
+            let flags = r.byte()?;
+            if flags & !(HAS_PREVIOUS | HAS_LAST_FINAL) != 0 {
+                return Err(r.corrupt(format!("unknown page flags {flags}")));
+            }
+            let mut page = vec![Earlier::default(); n as usize];
+            if flags & HAS_PREVIOUS != 0 {
+                read_ranks(&mut r, page.len(), |i, v| page[i].previous = v)?;
+            }
+            if flags & HAS_LAST_FINAL != 0 {
+                read_ranks(&mut r, page.len(), |i, v| page[i].last_final = v)?;
+            }
+            page
+        };
         out.push(page);
     }
     r.end()?;
@@ -466,6 +551,24 @@ mod tests {
             prop_assert_eq!(decode_moves("m", &encode_moves(&pages)).expect("decodes"), pages);
         }
 
+        /// A movement item of ranks as a board has them (runs of consecutive ranks,
+        /// ties, gaps, players new since: `None`) decodes to itself, and so does an
+        /// item written in format 1 (absolute ranks) before.
+        #[test]
+        fn moves_as_boards_have_them_round_trip(pages in proptest::collection::vec(
+            (1u64..2_000_000, proptest::collection::vec((0u8..4, 0u64..3, proptest::option::of(1u64..u64::MAX / 2)), 0..50)), 0..16)) {
+            let pages: Vec<Vec<Earlier>> = pages.into_iter().map(|(start, steps)| {
+                let mut rank = start;
+                steps.into_iter().map(|(kind, step, last_final)| {
+                    rank += step;
+                    let previous = match kind { 0 => None, 1 => Some(rank.saturating_mul(3)), _ => Some(rank) };
+                    Earlier { previous, last_final }
+                }).collect()
+            }).collect();
+            prop_assert_eq!(decode_moves("m", &encode_moves(&pages)).expect("decodes"), pages.clone());
+            prop_assert_eq!(decode_moves("m", &encode_moves_absolute(&pages)).expect("decodes"), pages);
+        }
+
         /// Corrupt bodies and chunks are refused with an error, never a panic.
         #[test]
         fn corrupt_items_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..80)) {
@@ -473,6 +576,41 @@ mod tests {
             let _ = decode_chunk("d", &bytes);
             let _ = decode_moves("m", &bytes);
         }
+    }
+
+    /// Format 1 of a movement item, as it was written before format 2.
+    fn encode_moves_absolute(pages: &[Vec<Earlier>]) -> Vec<u8> {
+        let mut out = vec![MOVES_FORMAT_ABSOLUTE];
+        put_varint(&mut out, pages.len() as u64);
+        for page in pages {
+            put_varint(&mut out, page.len() as u64);
+            for e in page {
+                put_varint(&mut out, e.previous.unwrap_or(0));
+                put_varint(&mut out, e.last_final.unwrap_or(0));
+            }
+        }
+        out
+    }
+
+    /// PF-5: a page of 100 entries ranked as in the previous snapshot, deep in a board
+    /// of 10^6 and without a period's final, takes about a byte an entry (three and
+    /// one more for the final's 0 in format 1): what a refresh rewrites every time.
+    #[test]
+    fn pf5_unmoved_entries_take_a_byte_each() {
+        let page: Vec<Earlier> = (900_001..900_101)
+            .map(|r| Earlier {
+                previous: Some(r),
+                last_final: None,
+            })
+            .collect();
+        let pages = vec![page; 16];
+        let bytes = encode_moves(&pages);
+        assert!(bytes.len() <= 16 * (100 + 6) + 3, "{} bytes", bytes.len());
+        assert!(
+            encode_moves_absolute(&pages).len() >= 16 * 400,
+            "format 1 took four bytes an entry"
+        );
+        assert_eq!(decode_moves("m", &bytes).expect("decodes"), pages);
     }
 
     /// A body cut short or of another format names the item.

@@ -6,9 +6,11 @@
 //! bodies, eventually consistent) into maps of player → rank, and writes with each
 //! directory chunk its movement items, one per 16 of its pages
 //! ([`super::layout::moves_pk`], [`super::layout::move_sk`]), listing every entry's
-//! two earlier ranks. Page bodies stay as they were, so they are still shared
-//! between snapshots. A reader needs one more read per block of pages it shows
-//! entries of (about 1 KB a page). Country boards carry no movement.
+//! two earlier ranks (as differences: about a byte an entry that kept its place,
+//! [`super::codec::encode_moves`]). Page bodies stay as they were, so they are still
+//! shared between snapshots; every refresh writes every movement item again (about 2
+//! write units a block at 10^6 entries). A reader needs one more read per block of
+//! pages it shows entries of. Country boards carry no movement.
 
 use std::collections::HashMap;
 
