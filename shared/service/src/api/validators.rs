@@ -84,6 +84,11 @@ impl Validators {
         let etag = format!("\"{}.{}\"", p.render_key(), hex::encode(&digest[..8]));
         let max_age = if p.id == FINAL {
             FINAL_MAX_AGE_SECS
+        } else if p.fresh(now.timestamp_millis()) {
+            // Within its fresh window a snapshot's pages and movement items may not be
+            // visible yet to eventually consistent reads: an answer built then is not
+            // to be kept (the server does not keep it either).
+            0
         } else {
             let refresh_ms = i64::try_from(refresh.as_millis()).unwrap_or(i64::MAX);
             let next = p.as_of.timestamp_millis().saturating_add(refresh_ms);

@@ -183,6 +183,10 @@ pub struct AroundMe {
     /// what its cache validators name besides the snapshot.
     #[serde(skip)]
     pub live_key: (i64, i64),
+    /// The snapshot pointer this answer was built from (`None`: the live board): what
+    /// its cache validators name, read once with the answer.
+    #[serde(skip)]
+    pub pointer: Option<std::sync::Arc<crate::boards::snapshot::layout::Published>>,
 }
 
 /// The caller's [`Relative`] standing on `board` (stored values; see
@@ -437,6 +441,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     Ok(AroundMe {
         movement: None,
         live_key: (me.points, me.reached_at_ms),
+        pointer: None,
         board: board.board.clone(),
         as_of: now,
         snapshot: None,

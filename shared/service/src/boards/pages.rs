@@ -413,6 +413,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         return Ok(Some(AroundMe {
             movement: None,
             live_key: (me.points, me.reached_at_ms),
+            pointer: Some(Arc::clone(&p)),
             board: board.board.clone(),
             as_of: p.as_of,
             snapshot: Some(p.id.clone()),
@@ -631,6 +632,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     Ok(Some(AroundMe {
         movement,
         live_key: (me.points, me.reached_at_ms),
+        pointer: Some(Arc::clone(&p)),
         board: board.board.clone(),
         as_of: p.as_of,
         snapshot: Some(p.id.clone()),

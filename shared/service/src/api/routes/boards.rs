@@ -420,11 +420,10 @@ pub(crate) async fn board_me(
         }
     }
     let mut response = JsonBytes(clocked(&me, &clock)).into_response();
-    if me.snapshot.is_some() {
-        if let Some(p) = ctx.cache.current(store, &board).await? {
-            let request = around_request(&board, &clock, &player, n, me.live_key);
-            Validators::new(&p, request, true, ctx.refresh, now).apply(&mut response);
-        }
+    // The validators name the pointer the answer was built from (read once with it).
+    if let Some(p) = &me.pointer {
+        let request = around_request(&board, &clock, &player, n, me.live_key);
+        Validators::new(p, request, true, ctx.refresh, now).apply(&mut response);
     }
     Ok(response)
 }

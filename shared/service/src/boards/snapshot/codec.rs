@@ -336,6 +336,10 @@ pub fn decode_chunk(what: &str, body: &[u8]) -> Result<(u32, Vec<DirEntry>), Sto
 pub const MOVES_FORMAT: u8 = 2;
 const MOVES_FORMAT_ABSOLUTE: u8 = 1;
 
+/// Entries one movement item lists at most: 16 pages of at most 400 entries are
+/// written; four times that is read, and nothing larger is allocated for.
+const MAX_MOVE_ENTRIES: u64 = 4 * 16 * 400;
+
 /// A page's flags in a movement item: which of its two rank sequences follow (an
 /// absent one is `None` for every entry: a board without a period's final, a page of
 /// players new since the previous snapshot).
@@ -359,6 +363,8 @@ fn put_ranks(out: &mut Vec<u8>, ranks: impl Iterator<Item = Option<u64>>) {
     for rank in ranks {
         match rank {
             None => put_varint(out, 0),
+            // Ranks start at 1; a 0 is "none", as format 1 read it.
+            Some(0) => put_varint(out, 0),
             Some(r) => {
                 let d = r.wrapping_sub(last).wrapping_sub(1) as i64;
                 put_varint(out, (((d << 1) ^ (d >> 63)) as u64).wrapping_add(1));
@@ -439,8 +445,8 @@ pub fn decode_moves(what: &str, body: &[u8]) -> Result<Vec<Vec<Earlier>>, StoreE
     for _ in 0..pages {
         let n = r.varint()?;
         total = total.saturating_add(n);
-        if n > MAX_ENTRIES || total > MAX_ENTRIES {
-            return Err(r.corrupt(format!("{n} entries")));
+        if total > MAX_MOVE_ENTRIES {
+            return Err(r.corrupt(format!("{total} entries")));
         }
         let page = if format == MOVES_FORMAT_ABSOLUTE {
             let mut page = Vec::with_capacity((n as usize).min(r.remaining() / 2));

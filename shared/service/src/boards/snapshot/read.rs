@@ -366,11 +366,26 @@ impl Memo {
         }
         match store.get_item(key, false).await? {
             Some(item) => {
-                let moves = Arc::new(crate::boards::snapshot::codec::decode_moves(&key.pk, &item.body)?);
+                let Some(moves) = movement_of(key, &item.body) else {
+                    return Ok(None);
+                };
                 self.held().moves.insert(id, Arc::clone(&moves));
                 Ok(Some(moves))
             }
             None => Ok(None),
+        }
+    }
+}
+
+/// A movement item decoded; `None`, logged, when it cannot be (a format this build
+/// does not know, written by a newer one, or a corrupt item): movement (PF-5) is left
+/// out of the answer rather than failing it.
+fn movement_of(key: &ItemKey, body: &[u8]) -> Option<Arc<Vec<Vec<Earlier>>>> {
+    match decode_moves(&key.pk, body) {
+        Ok(moves) => Some(Arc::new(moves)),
+        Err(e) => {
+            tracing::warn!(error = %e, "movement item not read: answered without movement");
+            None
         }
     }
 }
@@ -664,7 +679,7 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
         match &self.memo {
             Some((memo, _, as_of_ms)) => memo.moves(self.store, &key, *as_of_ms).await,
             None => match self.store.get_item(&key, false).await? {
-                Some(item) => Ok(Some(Arc::new(decode_moves(&key.pk, &item.body)?))),
+                Some(item) => Ok(movement_of(&key, &item.body)),
                 None => Ok(None),
             },
         }
@@ -829,5 +844,25 @@ mod tests {
         dir.keep(chunk(0, &["b", "d"]));
         assert_eq!(dir.last_before("e", true).await.expect("read"), None);
         assert_eq!(dir.last_before("k", true).await.expect("read"), Some(4));
+    }
+}
+
+#[cfg(test)]
+mod movement_tests {
+    use super::*;
+
+    /// PF-5: a movement item this build cannot read (a newer format, a corrupt item)
+    /// leaves movement out; a readable one is read.
+    #[test]
+    fn pf5_an_unreadable_movement_item_is_left_out() {
+        let key = ItemKey::new("SNAP#seega#all#e1#MOVE", "m");
+        assert_eq!(movement_of(&key, &[9, 1, 0]), None);
+        assert_eq!(movement_of(&key, &[2, 1]), None);
+        let pages = vec![vec![Earlier {
+            previous: Some(3),
+            last_final: None,
+        }]];
+        let body = crate::boards::snapshot::codec::encode_moves(&pages);
+        assert_eq!(movement_of(&key, &body).as_deref(), Some(&pages));
     }
 }
