@@ -70,11 +70,6 @@ pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store:
     assert_eq!(other.status, 200);
     assert_ne!(other.etag, first.etag);
     // A cursor page revalidates too.
-    assert_eq!(
-        first.cache_control.as_deref(),
-        Some("public, max-age=0"),
-        "an answer built in the fresh window is not to be kept by a cache either"
-    );
     let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
     let q = [("limit", "10"), ("cursor", cursor.as_str())];
     let second = api::handle(&counted, &ctx, &get("/v1/leaderboards/seega", &q, "e01"), at).await;
