@@ -22,10 +22,10 @@ use podium_rules::game::Game;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_service::boards::snapshot::{self, layout::Paging};
 use podium_store::embedded::EmbeddedStore;
-use podium_store::SettleStore;
+
 use podium_tests::billing::{Bill, Billed};
-use podium_tests::fixtures::seed_balance;
-use rand::{Rng, SeedableRng};
+use podium_tests::fixtures::change_balances;
+use rand::SeedableRng;
 
 /// Write units a day the goal allows.
 const GOAL_PER_DAY: f64 = 2_000_000.0;
@@ -71,17 +71,7 @@ async fn check_on_dynamodb(players: u64, changes: u64, delta: i64, paging: Pagin
     for tick in 0..2 {
         if tick > 0 {
             at += Duration::minutes(5);
-            for c in 0..changes {
-                let player = format!("p-{:07}", rng.random_range(0..players));
-                let now = store
-                    .inner
-                    .get_balances(Game::Seega, &[player.as_str()])
-                    .await
-                    .expect("balance")[0]
-                    .points;
-                let points = (now + rng.random_range(-delta..=delta)).max(0);
-                seed_balance(&store.inner, &player, points, at.timestamp_millis() + c as i64).await;
-            }
+            change_balances(&store.inner, &mut rng, players, changes, delta, at).await;
         }
         let (billed, reported) = (store.bill(), store.inner.usage());
         snapshot::write::run_paged(
@@ -153,17 +143,7 @@ async fn main() {
     let mut refreshes = Vec::new();
     for tick in 1..=ticks {
         at += Duration::minutes(5);
-        for c in 0..changes {
-            let player = format!("p-{:07}", rng.random_range(0..players));
-            let now = store
-                .inner
-                .get_balances(Game::Seega, &[player.as_str()])
-                .await
-                .expect("balance")[0]
-                .points;
-            let points = (now + rng.random_range(-delta..=delta)).max(0);
-            seed_balance(&store.inner, &player, points, at.timestamp_millis() + c as i64).await;
-        }
+        change_balances(&store.inner, &mut rng, players, changes, delta, at).await;
         let before = store.bill();
         let started = Instant::now();
         let report = snapshot::write::run_paged(

@@ -258,3 +258,28 @@ pub async fn dynamodb_at(endpoint: &str, table: &str) -> DynamoStore {
     };
     DynamoStore::from_sdk_config(&config, table, &timeouts)
 }
+
+/// `changes` balance changes of the synthetic Seega board of `players` players
+/// (`podium_generate::synthetic::standings`): each a random player gaining or losing up
+/// to `delta` points (never below 0), reached at `at` + its index in milliseconds. What
+/// a snapshot refresh's cost is measured after (`examples/snapshot_cost.rs`, the
+/// refresh test of the embedded suite).
+pub async fn change_balances<S: SettleStore + ?Sized>(
+    store: &S,
+    rng: &mut impl rand::Rng,
+    players: u64,
+    changes: u64,
+    delta: i64,
+    at: DateTime<Utc>,
+) {
+    for c in 0..changes {
+        let player = format!("p-{:07}", rng.random_range(0..players));
+        let now = store
+            .get_balances(Game::Seega, &[player.as_str()])
+            .await
+            .expect("balance")[0]
+            .points;
+        let points = (now + rng.random_range(-delta..=delta)).max(0);
+        seed_balance(store, &player, points, at.timestamp_millis() + c as i64).await;
+    }
+}

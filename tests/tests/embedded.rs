@@ -64,10 +64,8 @@ async fn lb5_a_refresh_writes_no_more_than_measured() {
     use podium_rules::snapshot::PAGE_SIZE;
     use podium_service::boards::snapshot::{self, layout::Paging};
     use podium_store::embedded::EmbeddedStore;
-    use podium_store::SettleStore;
     use podium_tests::billing::Billed;
-    use podium_tests::fixtures::seed_balance;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     const PLAYERS: u64 = 50_000;
     const CEILING: u64 = 275;
@@ -90,17 +88,7 @@ async fn lb5_a_refresh_writes_no_more_than_measured() {
     run(at).await;
     at += Duration::minutes(5);
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
-    for c in 0..PLAYERS / 1_000 {
-        let player = format!("p-{:07}", rng.random_range(0..PLAYERS));
-        let now = store
-            .inner
-            .get_balances(Game::Seega, &[player.as_str()])
-            .await
-            .expect("balance")[0]
-            .points;
-        let points = (now + rng.random_range(-200..=200)).max(0);
-        seed_balance(&store.inner, &player, points, at.timestamp_millis() + c as i64).await;
-    }
+    podium_tests::fixtures::change_balances(&store.inner, &mut rng, PLAYERS, PLAYERS / 1_000, 200, at).await;
     let before = store.bill();
     run(at).await;
     let units = store.bill().since(&before).write_units;

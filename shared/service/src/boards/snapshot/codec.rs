@@ -34,9 +34,19 @@ pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     out.push(n as u8);
 }
 
+/// `n` mapped so small magnitudes of either sign are small: 0, -1, 1, -2 … → 0, 1, 2, 3 ….
+fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+/// The inverse of [`zigzag`].
+fn unzigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
 /// Appends `n` zigzag-encoded (small magnitudes of either sign stay short).
 pub fn put_zigzag(out: &mut Vec<u8>, n: i64) {
-    put_varint(out, ((n << 1) ^ (n >> 63)) as u64);
+    put_varint(out, zigzag(n));
 }
 
 /// Appends a length-prefixed byte string.
@@ -87,8 +97,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn zigzag(&mut self) -> Result<i64, StoreError> {
-        let n = self.varint()?;
-        Ok(((n >> 1) as i64) ^ -((n & 1) as i64))
+        Ok(unzigzag(self.varint()?))
     }
 
     pub fn bytes(&mut self, len: usize) -> Result<&'a [u8], StoreError> {
@@ -367,7 +376,7 @@ fn put_ranks(out: &mut Vec<u8>, ranks: impl Iterator<Item = Option<u64>>) {
             Some(0) => put_varint(out, 0),
             Some(r) => {
                 let d = r.wrapping_sub(last).wrapping_sub(1) as i64;
-                put_varint(out, (((d << 1) ^ (d >> 63)) as u64).wrapping_add(1));
+                put_varint(out, zigzag(d).wrapping_add(1));
                 last = r;
             }
         }
@@ -385,8 +394,7 @@ fn read_ranks(
         match r.varint()? {
             0 => set(i, None),
             code => {
-                let z = code - 1;
-                let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+                let d = unzigzag(code - 1);
                 let rank = last.wrapping_add(1).wrapping_add(d as u64);
                 if rank == 0 {
                     return Err(r.corrupt("rank 0"));
