@@ -21,7 +21,7 @@ import unittest
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import SessionNotCreatedException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -55,6 +55,18 @@ def make_driver(profile_dir):
     return webdriver.Chrome(service=service, options=options)
 
 
+def start_driver(profile_root, attempts=3):
+    """A driver, Chromium started afresh (a new profile) up to `attempts` times: on a
+    loaded machine its first start can miss chromedriver's 60 s wait for DevTools."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return make_driver(os.path.join(profile_root, f"attempt-{attempt}"))
+        except SessionNotCreatedException as e:
+            if attempt == attempts:
+                raise
+            print(f"chromium did not start (attempt {attempt} of {attempts}): {e.msg}", file=sys.stderr)
+
+
 def cells(table_row):
     return [td.text for td in table_row.find_elements(By.TAG_NAME, "td")]
 
@@ -63,7 +75,7 @@ class ConsoleTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.profile = tempfile.TemporaryDirectory(prefix="podium-console-chromium-")
-        cls.driver = make_driver(cls.profile.name)
+        cls.driver = start_driver(cls.profile.name)
         # A table re-rendered while a condition reads it: read it again.
         cls.wait = WebDriverWait(cls.driver, 15, ignored_exceptions=(StaleElementReferenceException,))
 

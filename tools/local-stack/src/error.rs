@@ -18,11 +18,14 @@ pub enum StackError {
         status: String,
         output: String,
     },
-    /// A function did not answer within its timeout.
-    #[error("function {function} timed out after {secs} s; its output:\n{output}")]
+    /// A function did not answer within its timeout; `taken`: whether it had taken
+    /// the event from the Runtime API (false: it never polled for it).
+    #[error("function {function} timed out after {secs} s ({}); its output:\n{output}",
+        if *taken { "it had taken the event" } else { "it never took the event from the Runtime API" })]
     Timeout {
         function: String,
         secs: u64,
+        taken: bool,
         output: String,
     },
     /// DynamoDB Local or the SQS/EventBridge server refused a request.

@@ -52,6 +52,10 @@ struct Args {
     /// Echo the functions' own output.
     #[arg(long)]
     logs: bool,
+    /// Multiply every function's timeout and init limit by this (1: Lambda's limits;
+    /// builds without optimisations, `target/debug`, run several times slower).
+    #[arg(long, env = "LOCAL_STACK_TIMEOUT_SCALE", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    timeout_scale: u32,
 }
 
 #[tokio::main]
@@ -72,6 +76,7 @@ async fn run(args: Args) -> Result<(), StackError> {
     );
     settings.template = args.template.clone();
     settings.echo = args.logs;
+    settings.timeout_scale = args.timeout_scale;
     for p in &args.parameters {
         let (k, v) = p
             .split_once('=')

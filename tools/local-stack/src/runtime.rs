@@ -38,9 +38,16 @@ struct Invocation {
     deadline_ms: i64,
 }
 
+/// Lambda's limit on a function's init phase (start to first poll).
+pub const INIT_LIMIT: Duration = Duration::from_secs(10);
+
 #[derive(Default)]
 struct Shared {
     waiting: HashMap<String, oneshot::Sender<Answer>>,
+    /// The last invocation the function took from `…/next` (invocations of an
+    /// instance run one at a time): whether a timed-out one was taken tells a slow
+    /// handler from a function that stopped polling.
+    taken: Option<String>,
     init_error: Option<String>,
     /// The function has polled for an event at least once (its init is done).
     polled: bool,
@@ -77,6 +84,7 @@ impl Output {
 pub struct Instance {
     name: String,
     timeout: Duration,
+    init_limit: Duration,
     invoke: tokio::sync::Mutex<mpsc::Sender<Invocation>>,
     shared: Arc<Mutex<Shared>>,
     exited: watch::Receiver<Option<String>>,
@@ -104,6 +112,8 @@ pub struct Launch<'a> {
     pub env: &'a BTreeMap<String, String>,
     /// The function's timeout.
     pub timeout: Duration,
+    /// How long its init may take, to the first poll ([`INIT_LIMIT`] on Lambda).
+    pub init_limit: Duration,
     /// Echo the function's output to this process's stderr.
     pub echo: bool,
 }
@@ -201,6 +211,7 @@ impl Instance {
         Ok(Instance {
             name: launch.name.to_string(),
             timeout: launch.timeout,
+            init_limit: launch.init_limit,
             invoke: tokio::sync::Mutex::new(tx),
             shared,
             exited,
@@ -262,9 +273,9 @@ impl Instance {
     }
 
     /// Waits until the function polls for its first event (its init is done), or
-    /// fails at start-up; at most 10 s (Lambda's init phase limit).
+    /// fails at start-up; at most its init limit (Lambda's: [`INIT_LIMIT`]).
     pub async fn ready(&self) -> Result<(), StackError> {
-        let until = tokio::time::Instant::now() + Duration::from_secs(10);
+        let until = tokio::time::Instant::now() + self.init_limit;
         loop {
             if let Some(e) = self.failed() {
                 return Err(e);
@@ -275,7 +286,10 @@ impl Instance {
             if tokio::time::Instant::now() >= until {
                 return Err(StackError::Init {
                     function: self.name.clone(),
-                    status: "no poll of the Runtime API within 10 s".into(),
+                    status: format!(
+                        "no poll of the Runtime API within {} s",
+                        self.init_limit.as_secs()
+                    ),
                     output: self.output(),
                 });
             }
@@ -290,11 +304,20 @@ impl Instance {
     /// effect later, and the instance answers no more ([`Instance::is_dead`]).
     pub async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
         let deadline = tokio::time::Instant::now() + self.timeout;
+        let id = format!("{:032x}", rand::random::<u128>());
         let timed_out = || {
             self.kill();
+            let taken = self
+                .shared
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .taken
+                .as_deref()
+                == Some(id.as_str());
             StackError::Timeout {
                 function: self.name.clone(),
                 secs: self.timeout.as_secs(),
+                taken,
                 output: self.output(),
             }
         };
@@ -305,7 +328,6 @@ impl Instance {
         if let Some(e) = self.failed() {
             return Err(e);
         }
-        let id = format!("{:032x}", rand::random::<u128>());
         let (answer_tx, answer_rx) = oneshot::channel();
         self.shared
             .lock()
@@ -361,6 +383,7 @@ async fn next(State(state): State<ApiState>) -> Response {
     let Some(inv) = rx.recv().await else {
         return StatusCode::GONE.into_response();
     };
+    state.shared.lock().unwrap_or_else(|p| p.into_inner()).taken = Some(inv.id.clone());
     let mut headers = HeaderMap::new();
     let mut put = |name: &'static str, value: String| {
         if let Ok(v) = HeaderValue::from_str(&value) {

@@ -33,6 +33,14 @@ pub struct Settings {
     pub only: Option<Vec<String>>,
     /// Echo the functions' output to stderr.
     pub echo: bool,
+    /// Every function's timeout (and the 10 s init limit) multiplied by this. The
+    /// template's timeouts are set for release builds on Lambda; a build without
+    /// optimisations (the test builds, `target/debug`) runs its first event several
+    /// times slower, more so on a loaded machine. 1 is Lambda's own limits.
+    pub timeout_scale: u32,
+    /// `AWS_LAMBDA_LOG_LEVEL` for every function (`debug` shows each SDK request);
+    /// `None`: the template's (INFO).
+    pub log_level: Option<String>,
 }
 
 /// The issuer of the tokens the local stack issues (`JwtIssuer`).
@@ -53,6 +61,10 @@ impl Settings {
             ]),
             only: None,
             echo: std::env::var_os("LOCAL_STACK_LOGS").is_some(),
+            timeout_scale: 1,
+            log_level: std::env::var("LOCAL_STACK_LOG_LEVEL")
+                .ok()
+                .filter(|l| !l.is_empty()),
         }
     }
 }
@@ -86,6 +98,10 @@ struct Running {
     env: BTreeMap<String, String>,
     binary: PathBuf,
     echo: bool,
+    /// The function's timeout, scaled ([`Settings::timeout_scale`]).
+    timeout: Duration,
+    /// Lambda's init limit (10 s), scaled alike.
+    init_limit: Duration,
     /// The current instance; a dead one (crashed, or killed after a timeout) is
     /// replaced by a fresh one at the next invocation, as Lambda starts a new one.
     instance: tokio::sync::Mutex<std::sync::Arc<Instance>>,
@@ -97,7 +113,8 @@ impl Running {
             name: &self.name,
             binary: &self.binary,
             env: &self.env,
-            timeout: Duration::from_secs(self.function.timeout_secs),
+            timeout: self.timeout,
+            init_limit: self.init_limit,
             echo: self.echo,
         })
         .await
@@ -239,13 +256,20 @@ impl Stack {
                 continue;
             }
             let function_name = format!("{name}-{}", f.binary);
-            let env = lambda_environment(&f, &function_name, &resources, &settings.endpoints)?;
+            let mut env = lambda_environment(&f, &function_name, &resources, &settings.endpoints)?;
+            if let Some(level) = &settings.log_level {
+                env.insert("AWS_LAMBDA_LOG_LEVEL".into(), level.clone());
+            }
             let binary = settings.bin_dir.join(&f.binary);
+            let scale = settings.timeout_scale.max(1);
+            let timeout = Duration::from_secs(f.timeout_secs) * scale;
+            let init_limit = crate::runtime::INIT_LIMIT * scale;
             let instance = Instance::start(Launch {
                 name: &function_name,
                 binary: &binary,
                 env: &env,
-                timeout: Duration::from_secs(f.timeout_secs),
+                timeout,
+                init_limit,
                 echo: settings.echo,
             })
             .await?;
@@ -257,6 +281,8 @@ impl Stack {
                     env,
                     binary,
                     echo: settings.echo,
+                    timeout,
+                    init_limit,
                     instance: tokio::sync::Mutex::new(std::sync::Arc::new(instance)),
                 },
             );
@@ -398,7 +424,13 @@ impl Stack {
         let answer = running.invoke(&events::http_event(&req)).await;
         Ok(match answer {
             Ok(Answer::Response(v)) => http_answer(&v),
-            Ok(Answer::Error { .. }) | Err(StackError::Timeout { .. }) | Err(StackError::Init { .. }) => {
+            Ok(Answer::Error { error_type, message }) => {
+                eprintln!("local-stack: {method} {path}: {error_type}: {message}");
+                HttpAnswer::gateway(500, "Internal Server Error")
+            }
+            Err(e @ (StackError::Timeout { .. } | StackError::Init { .. })) => {
+                // API Gateway says no more than this; whoever runs the stack sees why.
+                eprintln!("local-stack: {method} {path}: {e}");
                 HttpAnswer::gateway(500, "Internal Server Error")
             }
             Err(e) => return Err(e),

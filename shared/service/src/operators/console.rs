@@ -20,9 +20,15 @@
 //!
 //! Reads of one overview (DynamoDB): 4 balance GetItems, 4 ledger Queries, one place
 //! per board of [`BOARDS`] (as `/me` on that board with no neighbours) and up to
-//! [`MAX_MATCHES`] match results (1 to 3 GetItems each).
+//! [`MAX_MATCHES`] match results (1 to 3 GetItems each). They are made concurrently:
+//! the accounts together, then the places with the profile and the suspension, then
+//! the match results 8 at a time, so an overview takes about three round trips and
+//! the match results' share, not one per read (130 reads one after another took
+//! 1.1 s on DynamoDB Local).
 
 use chrono::{DateTime, Utc};
+use futures::future::try_join_all;
+use futures::StreamExt;
 use podium_rules::board::{board_def, BOARDS};
 use podium_rules::display::format_points;
 use podium_rules::game::Game;
@@ -47,6 +53,9 @@ pub const GAMES: [Game; 4] = [
 /// At most this many match results are read for one overview (the most recent
 /// ledger entries of matches first).
 pub const MAX_MATCHES: usize = 20;
+
+/// How many match results an overview reads at once.
+const MATCH_READS_AT_ONCE: usize = 8;
 
 /// Everything support needs about one player: per game the balance, its SG-12 rank
 /// where the game has one, the ledger and the balance over time; the matches they
@@ -182,12 +191,19 @@ where
     if !podium_rules::record::ids::is_valid_id(player_id) {
         return Err(unknown());
     }
+    // Each game's balance and ledger, all at once (8 reads in the time of one).
+    let accounts = try_join_all(GAMES.into_iter().map(|game| async move {
+        let (balance, entries) = futures::try_join!(
+            store.get_balance(game, player_id),
+            store.ledger_entries(game, player_id)
+        )?;
+        Ok::<_, ServiceError>((game, balance.map(|b| b.points), entries))
+    }))
+    .await?;
     let mut games = Vec::with_capacity(GAMES.len());
     let mut known = false;
     let mut played: Vec<(DateTime<Utc>, String)> = Vec::new();
-    for game in GAMES {
-        let balance = store.get_balance(game, player_id).await?.map(|b| b.points);
-        let mut entries = store.ledger_entries(game, player_id).await?;
+    for (game, balance, mut entries) in accounts {
         known |= balance.is_some() || !entries.is_empty();
         // GM-4: in settlement order, the order `balance_after` follows (entries written
         // before the order was recorded, seq 0, first by instant).
@@ -203,40 +219,47 @@ where
     if !known {
         return Err(unknown());
     }
-    let mut boards = Vec::with_capacity(BOARDS.len());
-    for def in BOARDS.iter() {
+    // The place on every board, the profile and the suspension, all at once.
+    let places = try_join_all(BOARDS.iter().map(|def| async move {
         let board = def.in_period(&def.period_at(now));
-        boards.push(BoardPlace::new(
-            &board,
-            pages::place(store, cache, &board, player_id, now).await?,
-        ));
-    }
+        let place = pages::place(store, cache, &board, player_id, now).await?;
+        Ok::<_, ServiceError>(BoardPlace::new(&board, place))
+    }));
+    let (boards, profile, suspension) = futures::try_join!(
+        places,
+        crate::profiles::cards::card(store, player_id),
+        crate::moderation::suspensions::of_player(store, player_id)
+    )?;
     // Most recent first; one id once (a match id is unique per game, and a player's
     // two games' matches never share an id in practice; the read finds the one they played).
     played.sort_by_key(|p| std::cmp::Reverse(p.0));
     let mut seen = std::collections::HashSet::new();
+    played.retain(|(_, id)| seen.insert(id.clone()));
+    // Read [`MATCH_READS_AT_ONCE`] at a time, in order; a result not found (aged out,
+    // GM-5) is passed over and the next one read.
+    let mut results = futures::stream::iter(
+        played
+            .into_iter()
+            .map(|(_, id)| async move { crate::games::results::match_result(store, player_id, &id).await }),
+    )
+    .buffered(MATCH_READS_AT_ONCE);
     let mut matches = Vec::new();
-    for (_, id) in played {
-        if matches.len() >= MAX_MATCHES {
-            break;
-        }
-        if !seen.insert(id.clone()) {
-            continue;
-        }
-        match crate::games::results::match_result(store, player_id, &id).await {
-            Ok(view) => matches.push(view),
-            Err(ServiceError::NotFound(_)) => {}
-            Err(e) => return Err(e),
+    while matches.len() < MAX_MATCHES {
+        match results.next().await {
+            None => break,
+            Some(Ok(view)) => matches.push(view),
+            Some(Err(ServiceError::NotFound(_))) => {}
+            Some(Err(e)) => return Err(e),
         }
     }
     Ok(PlayerOverview {
         player_id: player_id.to_string(),
-        profile: crate::profiles::cards::card(store, player_id).await?,
+        profile,
         as_of: now,
         games,
         boards,
         matches,
-        suspension: crate::moderation::suspensions::of_player(store, player_id).await?,
+        suspension,
     })
 }
 
