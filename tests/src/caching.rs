@@ -58,6 +58,14 @@ pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store:
     assert_eq!(again.status, 304);
     assert_eq!(again.etag.as_deref(), Some(etag.as_str()));
     assert_eq!(counted.counts().0, r0, "a 304 reads nothing");
+    // Answered from the kept page: the same body, with the tag it was kept with.
+    let kept = api::handle(&counted, &ctx, &page(&[("limit", "10")]), at).await;
+    assert_eq!(
+        (kept.status, kept.etag.as_deref(), kept.cache_control.as_deref()),
+        (200, Some(etag.as_str()), Some("public, max-age=200"))
+    );
+    assert_eq!(kept.body, first.body);
+    assert_eq!(counted.counts().0, r0, "a kept page reads nothing");
     // Another query is another answer.
     let other = api::handle_with_headers(
         &counted,

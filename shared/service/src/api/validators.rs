@@ -64,9 +64,10 @@ impl RequestTag {
 /// The validators of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Validators {
-    /// A strong entity tag, quoted: `"{snapshot}.{16 hex digits of the request}"`.
-    pub etag: String,
-    pub cache_control: String,
+    /// A strong entity tag, quoted: `"{snapshot}.{16 hex digits of the request}"`
+    /// ([`Validators::etag_of`]).
+    pub etag: HeaderValue,
+    pub cache_control: HeaderValue,
 }
 
 impl Validators {
@@ -80,8 +81,27 @@ impl Validators {
         refresh: Duration,
         now: DateTime<Utc>,
     ) -> Self {
+        Self::with_etag(p, Self::etag_of(p, request), private, refresh, now)
+    }
+
+    /// The entity tag of an answer to `request` built from snapshot `p`:
+    /// `"{snapshot}.{16 hex digits of the request}"`, quoted.
+    pub fn etag_of(p: &Published, request: RequestTag) -> HeaderValue {
         let digest = request.0.finalize();
         let etag = format!("\"{}.{}\"", p.render_key(), hex::encode(&digest[..8]));
+        // A snapshot id and hex digits: always a valid header value.
+        HeaderValue::from_maybe_shared(bytes::Bytes::from(etag)).unwrap_or(HeaderValue::from_static("\"\""))
+    }
+
+    /// The validators of an answer built from snapshot `p` whose entity tag is `etag`
+    /// (one [`Validators::etag_of`] made when the answer was kept).
+    pub fn with_etag(
+        p: &Published,
+        etag: HeaderValue,
+        private: bool,
+        refresh: Duration,
+        now: DateTime<Utc>,
+    ) -> Self {
         let max_age = if p.id == FINAL {
             FINAL_MAX_AGE_SECS
         } else if p.fresh(now.timestamp_millis()) {
@@ -95,9 +115,11 @@ impl Validators {
             (next - now.timestamp_millis()).clamp(0, refresh_ms) / 1000
         };
         let scope = if private { "private" } else { "public" };
+        let cache_control = format!("{scope}, max-age={max_age}");
         Validators {
             etag,
-            cache_control: format!("{scope}, max-age={max_age}"),
+            cache_control: HeaderValue::from_maybe_shared(bytes::Bytes::from(cache_control))
+                .unwrap_or(HeaderValue::from_static("no-cache")),
         }
     }
 
@@ -109,7 +131,7 @@ impl Validators {
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(','))
             .map(|t| t.trim().trim_start_matches("W/"))
-            .any(|t| t == "*" || t == self.etag)
+            .any(|t| t == "*" || t.as_bytes() == self.etag.as_bytes())
     }
 
     /// A 304 with these validators and no body.
@@ -122,11 +144,7 @@ impl Validators {
     /// Puts the `ETag` and `Cache-Control` headers on `response`.
     pub fn apply(&self, response: &mut Response) {
         let h = response.headers_mut();
-        if let Ok(v) = HeaderValue::from_str(&self.etag) {
-            h.insert(header::ETAG, v);
-        }
-        if let Ok(v) = HeaderValue::from_str(&self.cache_control) {
-            h.insert(header::CACHE_CONTROL, v);
-        }
+        h.insert(header::ETAG, self.etag.clone());
+        h.insert(header::CACHE_CONTROL, self.cache_control.clone());
     }
 }

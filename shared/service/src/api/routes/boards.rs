@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::IntoResponse;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -21,7 +21,7 @@ use crate::boards::live::{self, DEFAULT_NEIGHBOURS, DEFAULT_PAGE, MAX_NEIGHBOURS
 use crate::boards::pages;
 use crate::boards::snapshot::country::country_board;
 use crate::boards::snapshot::layout::Published;
-use crate::boards::snapshot::rendered::RenderedPages;
+use crate::boards::snapshot::rendered::{KeptPage, RenderedPages};
 use crate::error::ServiceError;
 
 use super::respond::*;
@@ -160,15 +160,32 @@ pub(crate) async fn board_page(
 ) -> Answer {
     let ask = PageAsk::new(&state, &board, &q)?;
     let current = ask.current(&state).await?;
+    let Some(p) = current.clone() else {
+        // The live board, before its first snapshot: no validators.
+        return Ok(JsonBytes(ask.body(&state, None).await?).into_response());
+    };
+    let refresh = state.ctx.refresh;
+    // A kept page answers with the entity tag kept with it: nothing hashed.
+    let kept = ask.kept_key(&p).and_then(|k| state.ctx.pages.get(&k, &ask.clock));
+    // (A kept tag was a header value when it was kept; were it not, the page is built.)
+    if let Some((kept, etag)) =
+        kept.and_then(|k| Some((k.body, HeaderValue::from_maybe_shared(k.etag).ok()?)))
+    {
+        let v = Validators::with_etag(&p, etag, false, refresh, ask.now);
+        if v.not_modified(&headers) {
+            return Ok(v.not_modified_response());
+        }
+        let mut response = JsonBytes(kept).into_response();
+        v.apply(&mut response);
+        return Ok(response);
+    }
     // The validators and the body come from the same pointer read.
-    let validators = current.as_ref().map(|p| ask.validators(p, state.ctx.refresh));
-    if let Some(v) = validators.as_ref().filter(|v| v.not_modified(&headers)) {
+    let v = ask.validators(&p, refresh);
+    if v.not_modified(&headers) {
         return Ok(v.not_modified_response());
     }
     let mut response = JsonBytes(ask.body(&state, current).await?).into_response();
-    if let Some(v) = validators {
-        v.apply(&mut response);
-    }
+    v.apply(&mut response);
     Ok(response)
 }
 
@@ -242,47 +259,56 @@ impl<'q> PageAsk<'q> {
 
     /// The cache validators of this page built from snapshot `p` (LB-5).
     fn validators(&self, p: &Published, refresh: std::time::Duration) -> Validators {
+        Validators::with_etag(p, self.etag(p), false, refresh, self.now)
+    }
+
+    /// The entity tag of this page built from snapshot `p`.
+    fn etag(&self, p: &Published) -> HeaderValue {
         let request = RequestTag::new("page", &self.board, &self.clock)
             .with_int(self.limit as i64)
             .with(self.token.unwrap_or_default());
-        Validators::new(p, request, false, refresh, self.now)
+        Validators::etag_of(p, request)
+    }
+
+    /// The key this page is kept under when built from `p`: the top page and every
+    /// page a cursor reaches in the current snapshot are kept, once per snapshot and
+    /// revision (LB-5; a deletion raises the revision, GM-6).
+    fn kept_key(&self, p: &Published) -> Option<String> {
+        let in_current = match &self.cursor {
+            None => true,
+            Some(Cursor::Snapshot { snapshot, .. }) => p.id == *snapshot,
+            Some(_) => false,
+        };
+        in_current.then(|| RenderedPages::key(&self.board, &p.render_key(), self.limit, self.token))
     }
 
     /// The page's JSON body, built from `current` (what [`PageAsk::current`] read).
     async fn body(self, state: &AppState, current: Option<Arc<Published>>) -> Result<Bytes, ServiceError> {
+        // The page is rendered from the pointer its key names (read once). A page is
+        // kept only past the window in which what it is built from (a cursor walk's
+        // pages, the movement items) may not be visible yet to eventually consistent
+        // reads: a short page or one without movement must not be kept.
+        let mut kept_as = None;
+        if let Some(p) = &current {
+            if let Some(key) = self.kept_key(p) {
+                if let Some(kept) = state.ctx.pages.get(&key, &self.clock) {
+                    return Ok(kept.body);
+                }
+                if !p.fresh(self.now.timestamp_millis()) {
+                    kept_as = Some((key, Bytes::copy_from_slice(self.etag(p).as_bytes())));
+                }
+            }
+        }
         let PageAsk {
             now,
             board,
             clock,
             country,
             limit,
-            token,
+            token: _,
             cursor,
         } = self;
         let (store, ctx) = (state.store.as_ref(), &state.ctx);
-        // The top of the current snapshot, and each page a cursor reaches in it, rendered
-        // once per snapshot and revision (LB-5; a deletion raises the revision, GM-6). The
-        // pointer is read once: the page is rendered from the pointer its key names. A
-        // page is kept only past the window in which what it is built from (a cursor
-        // walk's pages, the movement items) may not be visible yet to eventually
-        // consistent reads: a short page or one without movement must not be kept.
-        let mut kept_as = None;
-        if let Some(p) = &current {
-            let in_current = match &cursor {
-                None => true,
-                Some(Cursor::Snapshot { snapshot, .. }) => p.id == *snapshot,
-                Some(_) => false,
-            };
-            if in_current {
-                let key = RenderedPages::key(&board, &p.render_key(), limit, token);
-                if let Some(body) = ctx.pages.get(&key, &clock) {
-                    return Ok(body);
-                }
-                if !p.fresh(now.timestamp_millis()) {
-                    kept_as = Some(key);
-                }
-            }
-        }
         // The current snapshot when there is one, or the snapshot a cursor pins; the live
         // board before the first snapshot.
         if !matches!(cursor, Some(Cursor::Live { .. })) {
@@ -301,8 +327,15 @@ impl<'q> PageAsk<'q> {
             {
                 let body = clocked(&page, &clock);
                 if page.snapshot.is_some() && page.snapshot == snapshot_id {
-                    if let Some(key) = kept_as {
-                        ctx.pages.put(key, &clock, body.clone());
+                    if let Some((key, etag)) = kept_as {
+                        ctx.pages.put(
+                            key,
+                            &clock,
+                            &KeptPage {
+                                body: body.clone(),
+                                etag,
+                            },
+                        );
                     }
                 }
                 return Ok(body);

@@ -10,10 +10,14 @@
 //! [`crate::boards::snapshot::layout::Published::render_key`]: its id, and its
 //! revision once a player deletion (GM-6) changed what it shows, so a body rendered
 //! before the deletion is not served after it. Each body is kept with the period
-//! clock it was rendered under and served only under the same clock. Every body of
+//! clock it was rendered under and served only under the same clock, and with the
+//! entity tag it was answered with (opaque here: the HTTP layer makes it), so that a
+//! request answered from a kept page hashes and formats nothing. Every body of
 //! every board, country view, period and page size counts against one bound in bytes
 //! ([`RENDERED_PAGES_BYTES`]), the least used going first: however many views callers
 //! ask for, a process holds no more. Around-me is not cached (it differs per caller).
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use podium_rules::board::BoardRef;
@@ -29,17 +33,32 @@ pub const RENDERED_PAGES_BYTES: u64 = 16 * 1024 * 1024;
 /// [`RENDERED_PAGES_BYTES`]. Shared by every request of a process.
 #[derive(Default)]
 pub struct RenderedPages {
-    held: std::sync::OnceLock<quick_cache::sync::Cache<String, (PeriodClock, Bytes), BodyBytes>>,
+    held: std::sync::OnceLock<quick_cache::sync::Cache<String, Arc<Held>, BodyBytes>>,
+}
+
+/// A kept page: its JSON body and the entity tag it is answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptPage {
+    pub body: Bytes,
+    pub etag: Bytes,
+}
+
+/// A kept page with the period clock it was rendered under (shared: a hit clones
+/// two reference counts, nothing else).
+struct Held {
+    clock: PeriodClock,
+    page: KeptPage,
 }
 
 #[derive(Clone)]
 struct BodyBytes;
 
-impl quick_cache::Weighter<String, (PeriodClock, Bytes)> for BodyBytes {
-    fn weight(&self, key: &String, (clock, body): &(PeriodClock, Bytes)) -> u64 {
-        // The body (copied to its length when kept), the key, the clock's strings, and
-        // the entry's own fixed cost.
-        (key.len() + body.len() + clock.period.len() + clock.zone.len()) as u64 + 256
+impl quick_cache::Weighter<String, Arc<Held>> for BodyBytes {
+    fn weight(&self, key: &String, held: &Arc<Held>) -> u64 {
+        // The body and tag (copied to their length when kept), the key, the clock's
+        // strings, and the entry's own fixed cost.
+        let Held { clock, page } = held.as_ref();
+        (key.len() + page.body.len() + page.etag.len() + clock.period.len() + clock.zone.len()) as u64 + 256
     }
 }
 
@@ -55,7 +74,7 @@ impl RenderedPages {
         )
     }
 
-    fn held(&self) -> &quick_cache::sync::Cache<String, (PeriodClock, Bytes), BodyBytes> {
+    fn held(&self) -> &quick_cache::sync::Cache<String, Arc<Held>, BodyBytes> {
         self.held.get_or_init(|| {
             // Pages of about 6 KB: the item estimate sizes quick_cache's tables.
             quick_cache::sync::Cache::with_weighter(
@@ -66,12 +85,12 @@ impl RenderedPages {
         })
     }
 
-    /// The body kept under `key`, if rendered under `clock`.
-    pub fn get(&self, key: &str, clock: &PeriodClock) -> Option<Bytes> {
+    /// The page kept under `key`, if rendered under `clock`.
+    pub fn get(&self, key: &str, clock: &PeriodClock) -> Option<KeptPage> {
         self.held()
             .get(key)
-            .filter(|(c, _)| c == clock)
-            .map(|(_, body)| body)
+            .filter(|held| held.clock == *clock)
+            .map(|held| held.page.clone())
     }
 
     /// Whether a body is kept under `key`, under any clock.
@@ -84,12 +103,18 @@ impl RenderedPages {
         self.held().weight()
     }
 
-    /// Keeps `body` under `key`, rendered under `clock`.
-    pub fn put(&self, key: String, clock: &PeriodClock, body: Bytes) {
-        // A copy of exactly its length: a body serialised into a growing buffer may
+    /// Keeps `page` under `key`, rendered under `clock`.
+    pub fn put(&self, key: String, clock: &PeriodClock, page: &KeptPage) {
+        // Copies of exactly their length: a body serialised into a growing buffer may
         // hold up to twice its length, which the bound would not see.
-        self.held()
-            .insert(key, (clock.clone(), Bytes::copy_from_slice(&body)));
+        let held = Held {
+            clock: clock.clone(),
+            page: KeptPage {
+                body: Bytes::copy_from_slice(&page.body),
+                etag: Bytes::copy_from_slice(&page.etag),
+            },
+        };
+        self.held().insert(key, Arc::new(held));
     }
 }
 
@@ -110,16 +135,23 @@ mod tests {
         }
     }
 
+    fn page(body: &'static [u8]) -> KeptPage {
+        KeptPage {
+            body: Bytes::from_static(body),
+            etag: Bytes::from_static(b"\"s1.0123456789abcdef\""),
+        }
+    }
+
     #[test]
     fn lb3_a_page_is_served_under_its_snapshot_limit_cursor_and_clock_only() {
         let pages = RenderedPages::default();
         let b = BoardRef::new("seega-weekly", "2026-W49");
         let key = RenderedPages::key(&b, "s1", 50, Some("c1"));
         let top = RenderedPages::key(&b, "s1", 50, None);
-        pages.put(key.clone(), &clock("2026-W49"), Bytes::from_static(b"one"));
-        pages.put(top.clone(), &clock("2026-W49"), Bytes::from_static(b"top"));
-        assert_eq!(pages.get(&key, &clock("2026-W49")).as_deref(), Some(&b"one"[..]));
-        assert_eq!(pages.get(&top, &clock("2026-W49")).as_deref(), Some(&b"top"[..]));
+        pages.put(key.clone(), &clock("2026-W49"), &page(b"one"));
+        pages.put(top.clone(), &clock("2026-W49"), &page(b"top"));
+        assert_eq!(pages.get(&key, &clock("2026-W49")), Some(page(b"one")));
+        assert_eq!(pages.get(&top, &clock("2026-W49")), Some(page(b"top")));
         assert_eq!(pages.get(&key, &clock("2026-W50")), None);
         for other in [
             RenderedPages::key(&b, "s2", 50, Some("c1")),
@@ -138,15 +170,14 @@ mod tests {
     #[test]
     fn lb3_every_view_and_limit_together_stay_within_the_bound() {
         let pages = RenderedPages::default();
-        let body = Bytes::from(vec![b'x'; 6_000]);
+        let kept = KeptPage {
+            body: Bytes::from(vec![b'x'; 6_000]),
+            etag: Bytes::from_static(b"\"s1.0123456789abcdef\""),
+        };
         for country in 0..40 {
             let b = BoardRef::new(format!("seega~C{country}"), "all");
             for limit in 1..=100 {
-                pages.put(
-                    RenderedPages::key(&b, "s1", limit, None),
-                    &clock("all"),
-                    body.clone(),
-                );
+                pages.put(RenderedPages::key(&b, "s1", limit, None), &clock("all"), &kept);
             }
         }
         assert!(pages.weight() <= RENDERED_PAGES_BYTES, "{} bytes", pages.weight());
