@@ -112,31 +112,27 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         });
     }
     let h = store.holdings(player_id).await?;
-    let mut balances = Vec::new();
-    for game in &h.balances {
-        if let Some(b) = store
-            .get_balances(*game, &[player_id])
-            .await?
-            .into_iter()
-            .find(|b| b.version > 0)
-        {
-            balances.push(ExportBalance {
-                game: game.id().to_string(),
-                points: b.points,
-                reached_at_ms: b.reached_at_ms,
-            });
-        }
-    }
-    let mut entries = Vec::new();
-    for board in &h.entries {
-        if let Some(e) = store.get_entry(board, player_id).await? {
-            entries.push(ExportEntry {
-                board: board.board.clone(),
-                period: board.period.clone(),
-                value: e.points,
-            });
-        }
-    }
+    // The balances and the board entries, all at once (the result items below are
+    // read in the ledger's order: each read decides what the next one skips).
+    let balances = futures::future::try_join_all(h.balances.iter().map(|game| async move {
+        let found = store.get_balances(*game, &[player_id]).await?;
+        Ok::<_, ServiceError>(found.into_iter().find(|b| b.version > 0).map(|b| ExportBalance {
+            game: game.id().to_string(),
+            points: b.points,
+            reached_at_ms: b.reached_at_ms,
+        }))
+    }));
+    let entries = futures::future::try_join_all(h.entries.iter().map(|board| async move {
+        let found = store.get_entry(board, player_id).await?;
+        Ok::<_, ServiceError>(found.map(|e| ExportEntry {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            value: e.points,
+        }))
+    }));
+    let (balances, entries) = futures::try_join!(balances, entries)?;
+    let balances: Vec<ExportBalance> = balances.into_iter().flatten().collect();
+    let entries: Vec<ExportEntry> = entries.into_iter().flatten().collect();
     let mut results: Vec<ExportItem> = Vec::new();
     let mut seen: Vec<(String, String)> = Vec::new();
     for e in &h.ledger {
