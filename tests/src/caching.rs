@@ -5,6 +5,7 @@
 use chrono::Duration;
 use podium_rules::board::BoardRef;
 use podium_service::api::{self, ApiContext};
+use podium_service::boards::cursor::CursorKey;
 use podium_service::boards::snapshot;
 use podium_store::Store;
 
@@ -66,6 +67,21 @@ pub async fn a_revalidated_page_reads_nothing<S: Store + Clone + 'static>(store:
     );
     assert_eq!(kept.body, first.body);
     assert_eq!(counted.counts().0, r0, "a kept page reads nothing");
+    // Another cursor key (a rotation, a process with a random key) signs other
+    // cursors: another tag, and the old one is answered with the new cursors.
+    let rotated = ApiContext::new(CursorKey::new(&[7; 32]).expect("a key"))
+        .with_refresh(std::time::Duration::from_secs(300));
+    let after = api::handle_with_headers(
+        &counted,
+        &rotated,
+        &page(&[("limit", "10")]),
+        &[("if-none-match", &etag)],
+        at,
+    )
+    .await;
+    assert_eq!(after.status, 200, "{}", after.body);
+    assert_ne!(after.etag, first.etag);
+    assert_ne!(after.body["next_cursor"], first.body["next_cursor"]);
     // Another query is another answer.
     let other = api::handle_with_headers(
         &counted,

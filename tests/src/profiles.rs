@@ -1042,6 +1042,123 @@ pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone
     assert_eq!(me.body["movement"]["previous_final"]["rank_change"], 7);
 }
 
+/// OP-4, GM-6, LB-2: after a player above is suspended, a page and the caller's own
+/// standing show the same movement against the same closed-up rank, and the next
+/// refresh does not count the place the suspension gave again.
+pub async fn movement_after_a_suspension_is_counted_once<S: Store + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    let t = |s: &str| DateTime::parse_from_rfc3339(s).expect("instant").to_utc();
+    let this_week = t("2026-12-01T10:00:00Z");
+    let period = weekly.period_at(this_week);
+    let board = weekly.in_period(&period);
+    // ms-00 … ms-11 at 100, 95, … 45 points: ms-08 is 9th.
+    for i in 0..12i64 {
+        let p = format!("ms-{i:02}");
+        periods::credit(
+            &store,
+            weekly,
+            &p,
+            100 - i * 5,
+            this_week,
+            this_week,
+            &format!("a-{p}"),
+        )
+        .await
+        .expect("credit");
+    }
+    let snap = |id: &'static str, at: DateTime<Utc>| {
+        let (store, board) = (store.clone(), board.clone());
+        async move {
+            snapshot::write::run(&store, &board, id, at, 50, None, at)
+                .await
+                .expect("snapshot");
+        }
+    };
+    let s1 = this_week + Duration::minutes(1);
+    snap("s1", s1).await;
+    // ms-08 climbs to 7th (72 points, between ms-05's 75 and ms-06's 70).
+    periods::credit(&store, weekly, "ms-08", 12, this_week, this_week, "b-ms-08")
+        .await
+        .expect("credit");
+    let s2 = s1 + Duration::minutes(5);
+    snap("s2", s2).await;
+    // ms-00, first, is suspended: everyone below closes up one place.
+    let later = s2 + Duration::minutes(1);
+    podium_service::moderation::suspensions::suspend(&store, "ms-00", ("support-1", "a test"), 30, later)
+        .await
+        .expect("suspended");
+    ctx.cache.forget();
+    let page = api::handle(
+        &store,
+        &ctx,
+        &get(
+            "/v1/leaderboards/mahjong-weekly",
+            &[("period", period.id.as_str())],
+            "ms-08",
+        ),
+        later,
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let listed = page.body["entries"]
+        .as_array()
+        .and_then(|es| es.iter().find(|e| e["player_id"] == "ms-08").cloned())
+        .expect("ms-08 listed");
+    assert_eq!(listed["rank"], 6, "{listed}");
+    let me = api::handle(
+        &store,
+        &ctx,
+        &get(
+            "/v1/leaderboards/mahjong-weekly/me",
+            &[("neighbours", "2")],
+            "ms-08",
+        ),
+        later,
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["me"]["rank"], 6, "{}", me.body);
+    assert_eq!(me.body["me"]["movement"], listed["movement"], "{}", me.body);
+    assert_eq!(listed["movement"], json!({"since_previous": 3}), "{listed}");
+    assert_eq!(
+        me.body["movement"]["previous_snapshot"],
+        json!({"of": "s1", "rank": 9, "rank_change": 3}),
+        "{}",
+        me.body
+    );
+    // Every neighbour shows what the page shows for them.
+    for e in me.body["entries"].as_array().expect("entries") {
+        let on_page = page.body["entries"]
+            .as_array()
+            .and_then(|es| es.iter().find(|p| p["player_id"] == e["player_id"]).cloned())
+            .expect("on the page");
+        assert_eq!(
+            (&e["rank"], &e["movement"]),
+            (&on_page["rank"], &on_page["movement"]),
+            "{e}"
+        );
+    }
+    // The next refresh, nothing else changed: no movement since s2.
+    let s3 = later + Duration::minutes(5);
+    snap("s3", s3).await;
+    ctx.cache.forget();
+    let me = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/mahjong-weekly/me", &[], "ms-08"),
+        s3,
+    )
+    .await;
+    assert_eq!(me.body["me"]["rank"], 6, "{}", me.body);
+    assert_eq!(
+        me.body["movement"]["previous_snapshot"],
+        json!({"of": "s2", "rank": 6, "rank_change": 0}),
+        "{}",
+        me.body
+    );
+}
+
 /// PF-1, GM-5: a profile write whose conditional write the store refuses midway
 /// (throttled after the change was recorded) answers 503 and changes nothing; the
 /// retry writes it whole, and a refresh then shows it (the extra change record
@@ -1099,6 +1216,7 @@ macro_rules! profile_tests {
             friends_are_ranked_among_themselves,
             country_boards_are_the_board_filtered_and_re_ranked,
             movement_since_the_final_and_the_previous_snapshot,
+            movement_after_a_suspension_is_counted_once,
             a_profile_write_failing_midway_changes_nothing,
         );
     };

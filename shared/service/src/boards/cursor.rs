@@ -93,7 +93,11 @@ struct Signed {
 
 /// The secret that signs cursors. Cheap to clone.
 #[derive(Clone)]
-pub struct CursorKey(Arc<[u8]>);
+pub struct CursorKey {
+    secret: Arc<[u8]>,
+    /// [`CursorKey::fingerprint`].
+    fingerprint: [u8; 8],
+}
 
 impl std::fmt::Debug for CursorKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -120,18 +124,41 @@ impl CursorKey {
 
     /// A key from configuration; `None` when shorter than [`Self::MIN_LEN`].
     pub fn new(secret: &[u8]) -> Option<Self> {
-        (secret.len() >= Self::MIN_LEN).then(|| CursorKey(secret.into()))
+        (secret.len() >= Self::MIN_LEN).then(|| Self::of(secret.into()))
     }
 
     /// A random key (one process's cursors).
     pub fn random() -> Self {
         let bytes: [u8; 32] = rand::random();
-        CursorKey(bytes.as_slice().into())
+        Self::of(bytes.as_slice().into())
+    }
+
+    fn of(secret: Arc<[u8]>) -> Self {
+        let mut key = CursorKey {
+            secret,
+            fingerprint: [0; 8],
+        };
+        let tag = key
+            .mac(b"podium: the fingerprint of a cursor key")
+            .finalize()
+            .into_bytes();
+        key.fingerprint.copy_from_slice(&tag[..8]);
+        key
+    }
+
+    /// 8 bytes that differ between keys and reveal nothing of the secret (an HMAC of
+    /// a fixed text): an answer that carries cursors names the key that signed them
+    /// in its entity tag, so that a revalidation after the key changed (a rotation,
+    /// a process with a random key) gets the new cursors, never a 304 keeping
+    /// cursors no longer accepted.
+    pub fn fingerprint(&self) -> [u8; 8] {
+        self.fingerprint
     }
 
     fn mac(&self, payload: &[u8]) -> Hmac<Sha256> {
         // HMAC takes keys of any length.
-        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).unwrap_or_else(|_| unreachable!());
+        let mut mac =
+            <Hmac<Sha256> as KeyInit>::new_from_slice(&self.secret).unwrap_or_else(|_| unreachable!());
         mac.update(payload);
         mac
     }

@@ -591,23 +591,26 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                         .copied()?;
                     Some((earlier, listed.rank))
                 };
+                // Movement is against the rank shown (closed up below a player hidden
+                // while suspended, OP-4), as a page's is: the same number on both.
                 for (e, s) in entries.iter_mut().zip(&shown) {
                     if s.player_id == player_id {
                         continue;
                     }
-                    if let Some((earlier, rank)) = earlier_of(s) {
-                        e.movement = Movement::of(earlier, rank);
+                    if let Some((earlier, _)) = earlier_of(s) {
+                        e.movement = Movement::of(earlier, e.rank);
                     }
                 }
                 if let Some(earlier) = moves
                     .get((number - block_first) as usize)
                     .and_then(|pg| pg.get(j))
                 {
-                    me_entry.movement = Movement::of(*earlier, placed.my_rank);
+                    let my_rank = me_entry.rank;
+                    me_entry.movement = Movement::of(*earlier, my_rank);
                     for e in entries.iter_mut().filter(|e| e.player_id == player_id) {
                         e.movement = me_entry.movement;
                     }
-                    let change = |r: u64| i64::try_from(r).unwrap_or(i64::MAX) - placed.my_rank as i64;
+                    let change = |r: u64| i64::try_from(r).unwrap_or(i64::MAX) - my_rank as i64;
                     movement = Some(StandingMovement {
                         previous_snapshot: p.previous.clone().zip(earlier.previous).map(|(of, rank)| {
                             EarlierRank {

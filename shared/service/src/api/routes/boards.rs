@@ -223,6 +223,8 @@ struct PageAsk<'q> {
     limit: usize,
     token: Option<&'q str>,
     cursor: Option<Cursor>,
+    /// The key that signs the page's cursors ([`crate::boards::cursor::CursorKey::fingerprint`]).
+    signer: [u8; 8],
 }
 
 impl<'q> PageAsk<'q> {
@@ -245,6 +247,7 @@ impl<'q> PageAsk<'q> {
             limit,
             token,
             cursor,
+            signer: state.ctx.cursors.fingerprint(),
         })
     }
 
@@ -264,9 +267,11 @@ impl<'q> PageAsk<'q> {
 
     /// The entity tag of this page built from snapshot `p`.
     fn etag(&self, p: &Published) -> HeaderValue {
+        // The body carries a cursor signed by this process's key: the tag names it.
         let request = RequestTag::new("page", &self.board, &self.clock)
             .with_int(self.limit as i64)
-            .with(self.token.unwrap_or_default());
+            .with(self.token.unwrap_or_default())
+            .with(self.signer);
         Validators::etag_of(p, request)
     }
 
@@ -307,6 +312,7 @@ impl<'q> PageAsk<'q> {
             limit,
             token: _,
             cursor,
+            signer: _,
         } = self;
         let (store, ctx) = (state.store.as_ref(), &state.ctx);
         // The current snapshot when there is one, or the snapshot a cursor pins; the live

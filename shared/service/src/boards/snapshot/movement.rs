@@ -94,8 +94,22 @@ async fn ranks_of<S: ItemStore + ?Sized>(
     Ok(out)
 }
 
+/// `listed`, the ranks of snapshot `p`, as `p`'s readers show them now (OP-4, GM-6):
+/// everyone ranked below a player hidden from it one place higher. A movement is
+/// against the rank a player was shown, so a climb that a suspension above them
+/// gave is not counted again by the next snapshot.
+fn as_shown(p: &Published, mut listed: Listed) -> Listed {
+    if p.hidden_from(&p.id) > 0 {
+        for (rank, _) in listed.values_mut() {
+            *rank -= p.closed_up(&p.id, *rank);
+        }
+    }
+    listed
+}
+
 /// What run `id` of `board` compares with: the board's current snapshot (unless it
-/// is this one) and, on a daily or weekly board, the previous period's final.
+/// is this one) and, on a daily or weekly board, the previous period's final, each
+/// with the ranks its readers show ([`as_shown`]).
 pub(crate) async fn earlier<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -107,7 +121,7 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
     }
     if let Some(p) = pointer(store, board, true).await? {
         if p.id != id && p.entries > 0 {
-            out.previous = Some((p.id.clone(), ranks_of(store, board, &p.id).await?));
+            out.previous = Some((p.id.clone(), as_shown(&p, ranks_of(store, board, &p.id).await?)));
             out.previous_read_from_ms = p.read_from_ms;
         }
     }
@@ -117,7 +131,8 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
             let before = BoardRef::new(board.board.clone(), period.previous().id);
             if let Some(p) = pointer(store, &before, false).await? {
                 if p.id == FINAL && p.entries > 0 {
-                    out.last_final = Some((before.period.clone(), ranks_of(store, &before, FINAL).await?));
+                    let ranks = as_shown(&p, ranks_of(store, &before, FINAL).await?);
+                    out.last_final = Some((before.period.clone(), ranks));
                 }
             }
         }
