@@ -16,6 +16,7 @@ use podium_service::ServiceError;
 use podium_store::Store;
 
 use crate::contract::{cursor_key, score_match};
+use crate::counting::Counted;
 use crate::fixtures::{at, close_loss, now, rout};
 
 /// o-alice beats o-bob 24–0 (+311 / −123, floored to 0: SG-7), then o-bob beats
@@ -155,7 +156,27 @@ pub async fn overview_values<S: Store + Clone + 'static>(store: S) {
         .await
         .expect("overview");
     assert_eq!(seega_place(&alice), Some(2));
+    // What an overview costs, counted (reads as DynamoDB requests, on a cold cache):
+    // a change must not raise it unnoticed.
+    let counted = Counted::new(store.clone());
+    let cold = SnapshotCache::default();
+    console::player_overview(&counted, &cold, "o-alice", now())
+        .await
+        .expect("overview");
+    assert_eq!(
+        counted.counts(),
+        (OVERVIEW_READS, 0),
+        "reads, writes of one overview"
+    );
 }
+
+/// Requests one operator overview of a player with two matches makes, on a cold
+/// snapshot cache: each of the four games' balance and ledger (8), the place on
+/// each of the six boards (12: the board's pointer and the player's live entry; the
+/// snapshot's first page travels with its pointer), the profile card and the
+/// suspension (2), and each match's result (4: the record and its players' cards,
+/// one batch read).
+const OVERVIEW_READS: u64 = 26;
 
 /// The operator routes: 401 without any identity, 403 for a plain player, 404 for
 /// an unknown or malformed player id; the board route answers the player-facing
