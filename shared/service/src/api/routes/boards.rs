@@ -162,29 +162,25 @@ pub(crate) async fn board_page(
     let current = ask.current(&state).await?;
     let Some(p) = current.clone() else {
         // The live board, before its first snapshot: no validators.
-        return Ok(JsonBytes(ask.body(&state, None).await?).into_response());
+        return Ok(JsonBytes(ask.body(&state, None, None).await?).into_response());
     };
-    let refresh = state.ctx.refresh;
-    // A kept page answers with the entity tag kept with it: nothing hashed.
-    let kept = ask.kept_key(&p).and_then(|k| state.ctx.pages.get(&k, &ask.clock));
-    // (A kept tag was a header value when it was kept; were it not, the page is built.)
-    if let Some((kept, etag)) =
-        kept.and_then(|k| Some((k.body, HeaderValue::from_maybe_shared(k.etag).ok()?)))
-    {
-        let v = Validators::with_etag(&p, etag, false, refresh, ask.now);
-        if v.not_modified(&headers) {
-            return Ok(v.not_modified_response());
-        }
-        let mut response = JsonBytes(kept).into_response();
-        v.apply(&mut response);
-        return Ok(response);
-    }
-    // The validators and the body come from the same pointer read.
-    let v = ask.validators(&p, refresh);
+    // The validators and the body come from the same pointer read; a kept page
+    // answers with the entity tag kept with it (nothing hashed).
+    let (v, kept) = match ask.prepare(&state, &p) {
+        Prepared::Kept { body, etag } => (
+            Validators::with_etag(&p, etag, false, state.ctx.refresh, ask.now),
+            Ok(body),
+        ),
+        Prepared::Build { validators, keep } => (validators, Err(keep)),
+    };
     if v.not_modified(&headers) {
         return Ok(v.not_modified_response());
     }
-    let mut response = JsonBytes(ask.body(&state, current).await?).into_response();
+    let body = match kept {
+        Ok(body) => body,
+        Err(keep) => ask.body(&state, current, keep).await?,
+    };
+    let mut response = JsonBytes(body).into_response();
     v.apply(&mut response);
     Ok(response)
 }
@@ -209,7 +205,24 @@ fn around_request(
 pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes, ServiceError> {
     let ask = PageAsk::new(state, board, q)?;
     let current = ask.current(state).await?;
-    ask.body(state, current).await
+    let Some(p) = current.clone() else {
+        return ask.body(state, None, None).await;
+    };
+    match ask.prepare(state, &p) {
+        Prepared::Kept { body, .. } => Ok(body),
+        Prepared::Build { keep, .. } => ask.body(state, current, keep).await,
+    }
+}
+
+/// How a page built from a snapshot is answered ([`PageAsk::prepare`]).
+enum Prepared {
+    /// From the page kept under its key, with the entity tag it was answered with.
+    Kept { body: Bytes, etag: HeaderValue },
+    /// Built, with these validators; kept under `keep`'s key with its tag when given.
+    Build {
+        validators: Validators,
+        keep: Option<(String, Bytes)>,
+    },
 }
 
 /// A page request, parsed and checked once: the board in its period with its clock
@@ -260,19 +273,35 @@ impl<'q> PageAsk<'q> {
         }
     }
 
-    /// The cache validators of this page built from snapshot `p` (LB-5).
-    fn validators(&self, p: &Published, refresh: std::time::Duration) -> Validators {
-        Validators::with_etag(p, self.etag(p), false, refresh, self.now)
+    /// How this page built from snapshot `p` is answered: the page kept under its
+    /// key (one cache lookup), else its validators and, past the window in which what
+    /// a page is built from (a cursor walk's pages, the movement items) may not be
+    /// visible yet to eventually consistent reads, the key to keep it under with its
+    /// tag (a short page or one without movement must not be kept).
+    fn prepare(&self, state: &AppState, p: &Published) -> Prepared {
+        let key = self.kept_key(p);
+        // (A kept tag was a header value when it was kept; were it not, it is built.)
+        let kept = key.as_ref().and_then(|k| state.ctx.pages.get(k, &self.clock));
+        if let Some((body, etag)) =
+            kept.and_then(|k| Some((k.body, HeaderValue::from_maybe_shared(k.etag).ok()?)))
+        {
+            return Prepared::Kept { body, etag };
+        }
+        let validators = self.validators(p, state.ctx.refresh);
+        let keep = key
+            .filter(|_| !p.fresh(self.now.timestamp_millis()))
+            .map(|k| (k, Bytes::copy_from_slice(validators.etag.as_bytes())));
+        Prepared::Build { validators, keep }
     }
 
-    /// The entity tag of this page built from snapshot `p`.
-    fn etag(&self, p: &Published) -> HeaderValue {
+    /// The cache validators of this page built from snapshot `p` (LB-5).
+    fn validators(&self, p: &Published, refresh: std::time::Duration) -> Validators {
         // The body carries a cursor signed by this process's key: the tag names it.
         let request = RequestTag::new("page", &self.board, &self.clock)
             .with_int(self.limit as i64)
             .with(self.token.unwrap_or_default())
             .with(self.signer);
-        Validators::etag_of(p, request)
+        Validators::new(p, request, false, refresh, self.now)
     }
 
     /// The key this page is kept under when built from `p`: the top page and every
@@ -287,23 +316,15 @@ impl<'q> PageAsk<'q> {
         in_current.then(|| RenderedPages::key(&self.board, &p.render_key(), self.limit, self.token))
     }
 
-    /// The page's JSON body, built from `current` (what [`PageAsk::current`] read).
-    async fn body(self, state: &AppState, current: Option<Arc<Published>>) -> Result<Bytes, ServiceError> {
-        // The page is rendered from the pointer its key names (read once). A page is
-        // kept only past the window in which what it is built from (a cursor walk's
-        // pages, the movement items) may not be visible yet to eventually consistent
-        // reads: a short page or one without movement must not be kept.
-        let mut kept_as = None;
-        if let Some(p) = &current {
-            if let Some(key) = self.kept_key(p) {
-                if let Some(kept) = state.ctx.pages.get(&key, &self.clock) {
-                    return Ok(kept.body);
-                }
-                if !p.fresh(self.now.timestamp_millis()) {
-                    kept_as = Some((key, Bytes::copy_from_slice(self.etag(p).as_bytes())));
-                }
-            }
-        }
+    /// The page's JSON body, built from `current` (what [`PageAsk::current`] read),
+    /// rendered from the pointer its key names (read once); kept under `keep`'s key
+    /// with its entity tag when it is `current`'s page.
+    async fn body(
+        self,
+        state: &AppState,
+        current: Option<Arc<Published>>,
+        keep: Option<(String, Bytes)>,
+    ) -> Result<Bytes, ServiceError> {
         let PageAsk {
             now,
             board,
@@ -333,7 +354,7 @@ impl<'q> PageAsk<'q> {
             {
                 let body = clocked(&page, &clock);
                 if page.snapshot.is_some() && page.snapshot == snapshot_id {
-                    if let Some((key, etag)) = kept_as {
+                    if let Some((key, etag)) = keep {
                         ctx.pages.put(
                             key,
                             &clock,

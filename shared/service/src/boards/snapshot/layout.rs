@@ -342,6 +342,20 @@ impl Published {
             .count() as u64
     }
 
+    /// The ranks in `snapshot` of the players hidden from it while suspended (OP-4),
+    /// ascending: a rank `r` closes up by the count of those below `r`
+    /// ([`Published::closed_up`] for one rank; this for a whole snapshot's).
+    pub fn hidden_ranks(&self, snapshot: &str) -> Vec<u64> {
+        let mut ranks: Vec<u64> = self
+            .erased
+            .iter()
+            .filter(|e| e.snapshot.as_deref() == Some(snapshot))
+            .filter_map(|e| e.rank)
+            .collect();
+        ranks.sort_unstable();
+        ranks
+    }
+
     /// How many players listed in `snapshot` readers leave out while suspended (OP-4):
     /// those whose rank there is known.
     pub fn hidden_from(&self, snapshot: &str) -> u64 {
