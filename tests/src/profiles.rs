@@ -1159,6 +1159,58 @@ pub async fn movement_after_a_suspension_is_counted_once<S: Store + Clone + 'sta
     );
 }
 
+/// OP-4, LB-2: on the all-time board a caller whose live value fell past a suspended
+/// player since the snapshot, and their neighbours, are shown ranks 1, 2, 3, … with
+/// nobody twice: the caller placed at their live value, each neighbour closed up by
+/// its own snapshot rank.
+pub async fn around_me_after_a_fall_past_a_suspended_player<S: Store + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    let t = |s: &str| DateTime::parse_from_rfc3339(s).expect("instant").to_utc();
+    let at = t("2026-12-01T10:00:00Z");
+    // sa-00 … sa-11 at 1000, 950, … 450 points: sa-02 3rd, sa-04 5th.
+    for i in 0..12i64 {
+        seed_balance(
+            &store,
+            &format!("sa-{i:02}"),
+            1000 - i * 50,
+            at.timestamp_millis(),
+        )
+        .await;
+    }
+    snapshot::write::run(&store, &BoardRef::all_time("seega"), "a1", at, 50, None, at)
+        .await
+        .expect("snapshot");
+    let later = at + Duration::minutes(1);
+    podium_service::moderation::suspensions::suspend(&store, "sa-04", ("support-1", "a test"), 30, later)
+        .await
+        .expect("suspended");
+    // sa-02 falls to 780 (behind sa-00, sa-01, sa-03: 4th shown), then to 720
+    // (behind sa-05 too: 5th shown).
+    for (points, nth) in [(780, 4), (720, 5)] {
+        seed_balance(&store, "sa-02", points, later.timestamp_millis()).await;
+        ctx.cache.forget();
+        let me = api::handle(
+            &store,
+            &ctx,
+            &get("/v1/leaderboards/seega/me", &[("neighbours", "3")], "sa-02"),
+            later,
+        )
+        .await;
+        assert_eq!(me.status, 200, "{}", me.body);
+        let ranks: Vec<i64> = me.body["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|e| e["rank"].as_i64().unwrap_or_default())
+            .collect();
+        let first = ranks.first().copied().unwrap_or_default();
+        let expected: Vec<i64> = (first..first + ranks.len() as i64).collect();
+        assert_eq!(ranks, expected, "{}", me.body);
+        assert_eq!(me.body["me"]["rank"], nth, "{}", me.body);
+        assert_eq!(me.body["standing"]["rank"], nth, "{}", me.body);
+    }
+}
+
 /// PF-1, GM-5: a profile write whose conditional write the store refuses midway
 /// (throttled after the change was recorded) answers 503 and changes nothing; the
 /// retry writes it whole, and a refresh then shows it (the extra change record
@@ -1217,6 +1269,7 @@ macro_rules! profile_tests {
             country_boards_are_the_board_filtered_and_re_ranked,
             movement_since_the_final_and_the_previous_snapshot,
             movement_after_a_suspension_is_counted_once,
+            around_me_after_a_fall_past_a_suspended_player,
             a_profile_write_failing_midway_changes_nothing,
         );
     };

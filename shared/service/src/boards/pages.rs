@@ -546,22 +546,34 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         true => placed.entries.iter().map(|(s, _)| s.clone()).collect(),
         false => Vec::new(),
     };
+    // OP-4: ranks close up below a player hidden while suspended. The ranks placed
+    // here count the caller at their live value; a hidden player's rank is theirs in
+    // the snapshot. A neighbour closes up by the hidden players ranked above its own
+    // snapshot rank; the caller by those ahead of their live value: ranked above
+    // `my_rank` once the caller's own snapshot entry (when above them) is taken out.
+    let hidden = p.hidden_ranks(&p.id);
+    let my_old = listed_mine.map(|e| e.rank);
+    let mine_closed_up = hidden
+        .iter()
+        .filter(|&&h| h - u64::from(my_old.is_some_and(|o| o < h)) < placed.my_rank)
+        .count() as u64;
     let entries: Vec<_> = placed
         .entries
         .into_iter()
         .map(|(s, rank)| {
             let card = card_of(&s);
-            // OP-4: ranks close up below a player hidden while suspended.
-            let mut shown = entry(board, s, rank - p.closed_up(&p.id, rank));
+            let closed_up = if s.player_id == player_id {
+                mine_closed_up
+            } else {
+                let listed_rank = listed_entry(&pages, &s).map_or(rank, |e| e.rank);
+                hidden.partition_point(|&h| h < listed_rank) as u64
+            };
+            let mut shown = entry(board, s, rank - closed_up);
             shown.card = card;
             shown
         })
         .collect();
-    let mut me_entry = entry(
-        board,
-        standing,
-        placed.my_rank - p.closed_up(&p.id, placed.my_rank),
-    );
+    let mut me_entry = entry(board, standing, placed.my_rank - mine_closed_up);
     me_entry.card = my_card.clone();
     let mut entries = entries;
     // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists
@@ -644,7 +656,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         // OP-4: the rank closed up and the count without the players hidden from it.
         standing: relative(
             board,
-            placed.my_rank - p.closed_up(&p.id, placed.my_rank),
+            placed.my_rank - mine_closed_up,
             Some(of.saturating_sub(p.hidden_from(&p.id))),
             me.points,
             next_better,
