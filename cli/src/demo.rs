@@ -2,9 +2,12 @@
 //! are generated and replayed into a fresh embedded store of its own,
 //! `podium-data/demo/podium.redb` under the current directory (never `PODIUM_DATA`,
 //! never DynamoDB), the snapshot job runs, and the server starts with the URLs to open
-//! printed. Every run replaces that store and its generated files, so running it
-//! twice gives the same fresh store; the store stays after the server stops, for the
-//! other commands (`PODIUM_DATA=podium-data/demo/podium.redb podium snapshot`).
+//! printed. Every player gets a profile (name, avatar, country: PF-1 … PF-3) and the
+//! snapshot job runs twice, the last Seega matches between the two, so entries show
+//! the cards and movement an app shows (PF-5). Every run replaces that store and its
+//! generated files, so running it twice gives the same fresh store; the store stays
+//! after the server stops, for the other commands
+//! (`PODIUM_DATA=podium-data/demo/podium.redb podium snapshot`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -68,6 +71,24 @@ const PARTS: [Part; 4] = [
     },
 ];
 
+/// The Seega records replayed after the first snapshot (the file's last lines), so
+/// the second one shows who moved (PF-5).
+const LATE_FILE: &str = "seega-late.jsonl";
+
+/// The share of Seega's lines replayed after the first snapshot, in percent.
+const LATE_PERCENT: usize = 15;
+
+/// How long before the second snapshot the first one is taken, in seconds.
+const FIRST_SNAPSHOT_BEFORE_SECS: i64 = 600;
+
+/// The first names the demo's display names are made of (PF-1), and the countries its
+/// players are from (PF-3, ISO 3166-1 alpha-2).
+const NAMES: [&str; 16] = [
+    "Ionela", "Vlad", "Amira", "Kofi", "Mei", "Lucas", "Noor", "Sven", "Aiko", "Diego", "Zanele", "Priya",
+    "Omar", "Elena", "Tariq", "Ines",
+];
+const COUNTRIES: [&str; 8] = ["RO", "EG", "GH", "JP", "BR", "SE", "IN", "ES"];
+
 /// The demo's folder, under the current directory (`podium-data/` is the local
 /// stores' folder).
 pub const DIR: &str = "podium-data/demo";
@@ -89,6 +110,7 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Sh
     let started = std::time::Instant::now();
     let mut tournament_id = String::new();
     println!("podium demo: a fresh embedded store in {}", dir.display());
+    let mut loaded: Vec<(&str, replay::Summary)> = Vec::new();
     for part in &PARTS {
         let path = dir.join(part.file);
         let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(file_error(&path))?);
@@ -109,19 +131,37 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Sh
         }
         std::io::Write::flush(&mut out).map_err(file_error(&path))?;
         drop(out);
-        let (summary, _, outcome) = replay::replay_quiet(
-            replay::Target::Batched(store),
-            &path,
-            &policy,
-            clock,
-            false,
-            false,
-        )
-        .await;
-        outcome?;
+        if matches!(part.kind, Kind::Seega) {
+            move_tail(&path, &dir.join(LATE_FILE))?;
+        }
+        loaded.push((part.name, replay_file(store, &path, &policy, clock).await?));
+    }
+    // The tournament ended three days ago: a tick 100 s ago would have started and
+    // closed it, so this tick fixes its winners and pays them (MJ-16).
+    podium_service::games::tournaments::tick(store, clock.now() - chrono::Duration::seconds(100)).await?;
+    // PF-1 … PF-3: every player a card before the first snapshot reads them; the last
+    // Seega matches between the two snapshots, so the second shows who moved (PF-5).
+    profiles(store, dir, clock.now()).await?;
+    crate::tick::snapshot(
+        store,
+        clock.now() - chrono::Duration::seconds(FIRST_SNAPSHOT_BEFORE_SECS),
+    )
+    .await?;
+    let late = replay_file(store, &dir.join(LATE_FILE), &policy, clock).await?;
+    if let Some((_, seega)) = loaded.iter_mut().find(|(name, _)| *name == "Seega") {
+        seega.lines += late.lines;
+        seega.scored += late.scored;
+        seega.void += late.void;
+        seega.duplicates += late.duplicates;
+        seega.conflicts += late.conflicts;
+        for (reason, n) in late.refused {
+            *seega.refused.entry(reason).or_default() += n;
+        }
+    }
+    for (name, summary) in &loaded {
         println!(
             "  {:<17} {:>5} records: {} scored, {} void, {} duplicates, {} conflicts, {} refused (as a game server fleet sends them)",
-            part.name,
+            name,
             summary.lines,
             summary.scored,
             summary.void,
@@ -130,9 +170,6 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Sh
             summary.refused.values().sum::<u64>()
         );
     }
-    // The tournament ended three days ago: a tick 100 s ago would have started and
-    // closed it, so this tick fixes its winners and pays them (MJ-16).
-    podium_service::games::tournaments::tick(store, clock.now() - chrono::Duration::seconds(100)).await?;
     let now = clock.now();
     let reports = crate::tick::snapshot(store, now).await?;
     print!("{}", crate::tick::summary(now, &reports));
@@ -162,6 +199,96 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Sh
         }),
         tournament: tournament_id,
     })
+}
+
+/// Replays `path` into `store` in batches, as `podium replay` does, quietly.
+async fn replay_file(
+    store: &EmbeddedStore,
+    path: &Path,
+    policy: &podium_rules::record::policy::RecordPolicy,
+    clock: &Clock,
+) -> Result<replay::Summary, CliError> {
+    let (summary, _, outcome) =
+        replay::replay_quiet(replay::Target::Batched(store), path, policy, clock, false, false).await;
+    outcome?;
+    Ok(summary)
+}
+
+/// Moves the last [`LATE_PERCENT`] % of `path`'s lines into `late` (replayed after the
+/// first snapshot).
+fn move_tail(path: &Path, late: &Path) -> Result<(), CliError> {
+    let text = std::fs::read_to_string(path).map_err(file_error(path))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let keep = lines.len() - lines.len() * LATE_PERCENT / 100;
+    let joined = |part: &[&str]| part.iter().map(|l| format!("{l}\n")).collect::<String>();
+    std::fs::write(path, joined(&lines[..keep])).map_err(file_error(path))?;
+    std::fs::write(late, joined(&lines[keep..])).map_err(file_error(late))?;
+    Ok(())
+}
+
+/// Every player named in the generated files a profile (PF-1 … PF-3): a display name
+/// of [`NAMES`] with a number, an avatar of the configured set, a country of
+/// [`COUNTRIES`]; through the route's own code, 32 players at a time.
+async fn profiles(
+    store: &EmbeddedStore,
+    dir: &Path,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), CliError> {
+    use futures::{StreamExt, TryStreamExt};
+    fn player_ids(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                for (k, v) in o {
+                    match (k.as_str(), v) {
+                        ("player_id", serde_json::Value::String(id)) => {
+                            out.insert(id.clone());
+                        }
+                        _ => player_ids(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| player_ids(v, out)),
+            _ => {}
+        }
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    for file in PARTS.iter().map(|p| p.file).chain([LATE_FILE]) {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).map_err(file_error(&path))?;
+        for v in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        {
+            player_ids(&v, &mut ids);
+        }
+    }
+    let policy = podium_service::config::profile_policy()?;
+    let changes = ids
+        .iter()
+        .filter(|id| !podium_rules::record::ids::is_reserved_id(id))
+        .enumerate()
+        .map(|(i, id)| {
+            let mut card = serde_json::json!({
+                "name": format!("{} {}", NAMES[i % NAMES.len()], i / NAMES.len() + 1),
+                "country": COUNTRIES[i % COUNTRIES.len()],
+            });
+            if let Some(avatar) = policy.avatars.get(i % policy.avatars.len().max(1)) {
+                card["avatar"] = avatar.clone().into();
+            }
+            let change = podium_rules::profile::ProfileChange::from_json(&card)
+                .map_err(podium_service::ServiceError::from)?;
+            Ok::<_, CliError>((id.clone(), change))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    futures::stream::iter(changes)
+        .map(|(id, change)| {
+            let policy = &policy;
+            async move { podium_service::profiles::edit::put(store, policy, &id, &change, now).await }
+        })
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await?;
+    Ok(())
 }
 
 /// Who and what the printed commands show.
@@ -194,7 +321,8 @@ pub fn fresh_store() -> Result<(PathBuf, Arc<EmbeddedStore>, DemoLock), CliError
         return Err(file_error(&lock_path)(source));
     }
     let store = dir.join("podium.redb");
-    for old in std::iter::once(store.clone()).chain(PARTS.iter().map(|p| dir.join(p.file))) {
+    let files = PARTS.iter().map(|p| p.file).chain([LATE_FILE]);
+    for old in std::iter::once(store.clone()).chain(files.map(|f| dir.join(f))) {
         match std::fs::remove_file(&old) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

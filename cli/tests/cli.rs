@@ -903,7 +903,8 @@ fn delete_player_refusal_names_the_option() {
 }
 
 /// `podium serve --demo`: every game's records loaded into its own store, snapshots
-/// taken, each game's board served; a 401 names the development header.
+/// taken, each game's board served with its players' cards and movement (PF-5); a 401
+/// names the development header.
 #[test]
 fn serve_demo_loads_every_game() {
     let dir = data_dir("demo");
@@ -991,6 +992,19 @@ fn serve_demo_loads_every_game() {
             "{board}: served from a snapshot: {body}"
         );
         assert_eq!(v["entries"].as_array().map(Vec::len), Some(3), "{board}: {body}");
+        // PF-5: every entry carries its player's card and, on a board snapshotted
+        // twice, how far they moved.
+        for e in v["entries"].as_array().into_iter().flatten() {
+            for field in ["name", "avatar", "country"] {
+                assert!(e[field].is_string(), "{board}: {field} on every entry: {body}");
+            }
+            if *board == "seega" {
+                assert!(
+                    e["movement"]["since_previous"].is_i64(),
+                    "{board}: movement: {body}"
+                );
+            }
+        }
     }
     assert!(dir.join("podium-data/demo/podium.redb").exists());
     assert!(
