@@ -1120,22 +1120,29 @@ struct ClockServer {
 }
 
 impl ClockServer {
-    /// Started and answering `GET /v1/dev/clock`; tried on a second port when the
-    /// first was taken meanwhile (a free port is only free when asked).
+    /// Started and answering `GET /v1/dev/clock`, waited for up to 30 s while it runs;
+    /// started again (up to three times, each on a port of its own) when it exits
+    /// first: a free port is only free when asked, and a server whose store did not
+    /// answer its start-up in time (a busy DynamoDB Local, the impatient timeouts of
+    /// a stall test) exits. Its standard error is in `dir/serve.log`.
     fn start(dir: &PathBuf, start: &str, env: &[(&str, &str)]) -> Self {
-        let mut server = Self::spawn(dir, start, env);
-        let answers = |s: &mut ClockServer| {
-            std::net::TcpStream::connect(("127.0.0.1", s.port)).is_ok()
-                && s.child.try_wait().ok().flatten().is_none()
-                && std::panic::catch_unwind(|| s.call("GET", "/v1/dev/clock", "m-1").0)
-                    .is_ok_and(|status| status == 200)
-        };
-        if !answers(&mut server) {
+        let mut why = String::new();
+        for _ in 0..3 {
+            let mut server = Self::spawn(dir, start, env);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while std::time::Instant::now() < deadline && server.child.try_wait().ok().flatten().is_none() {
+                let answered = std::net::TcpStream::connect(("127.0.0.1", server.port)).is_ok()
+                    && std::panic::catch_unwind(|| server.call("GET", "/v1/dev/clock", "m-1").0)
+                        .is_ok_and(|status| status == 200);
+                if answered {
+                    return server;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
             drop(server);
-            server = Self::spawn(dir, start, env);
-            assert!(answers(&mut server), "podium serve --test-clock does not answer");
+            why = std::fs::read_to_string(dir.join("serve.log")).unwrap_or_default();
         }
-        server
+        panic!("podium serve --test-clock does not answer; its last start said:\n{why}");
     }
 
     fn spawn(dir: &PathBuf, start: &str, env: &[(&str, &str)]) -> Self {
@@ -1156,7 +1163,7 @@ impl ClockServer {
             )
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(std::fs::File::create(dir.join("serve.log")).map_or_else(|_| Stdio::null(), Stdio::from));
         for (k, v) in env {
             cmd.env(k, v);
         }
