@@ -186,12 +186,13 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
     let caller_listed = standings.iter().any(|s| s.player_id == player_id);
     let globals: HashMap<String, u64> = match &published {
         Some(p) => {
+            let hidden = p.hidden_ranks(&p.id);
             let values: Vec<(String, i64)> =
                 standings.iter().map(|s| (s.player_id.clone(), s.value)).collect();
             values
                 .iter()
                 .zip(global_ranks(store, board, p, &values, now).await?)
-                .filter_map(|((id, _), r)| r.map(|r| (id.clone(), r - p.closed_up(&p.id, r))))
+                .filter_map(|((id, _), r)| r.map(|r| (id.clone(), r - hidden.closed_up(r))))
                 .collect()
         }
         None => HashMap::new(),

@@ -271,7 +271,11 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
         return Err(gone());
     }
     // OP-4: ranks close up below a player hidden while suspended.
-    let closed_up = |rank: u64| rank - current.as_ref().map_or(0, |p| p.closed_up(&walk.id, rank));
+    let hidden_ranks = current
+        .as_ref()
+        .map(|p| p.hidden_ranks(&walk.id))
+        .unwrap_or_default();
+    let closed_up = |rank: u64| rank - hidden_ranks.closed_up(rank);
     let (mut entries, shown_at, next_cursor) = list_from(
         board,
         key,
@@ -554,6 +558,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let hidden = p.hidden_ranks(&p.id);
     let my_old = listed_mine.map(|e| e.rank);
     let mine_closed_up = hidden
+        .ranks()
         .iter()
         .filter(|&&h| h - u64::from(my_old.is_some_and(|o| o < h)) < placed.my_rank)
         .count() as u64;
@@ -566,7 +571,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                 mine_closed_up
             } else {
                 let listed_rank = listed_entry(&pages, &s).map_or(rank, |e| e.rank);
-                hidden.partition_point(|&h| h < listed_rank) as u64
+                hidden.closed_up(listed_rank)
             };
             let mut shown = entry(board, s, rank - closed_up);
             shown.card = card;
@@ -657,7 +662,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         standing: relative(
             board,
             placed.my_rank - mine_closed_up,
-            Some(of.saturating_sub(p.hidden_from(&p.id))),
+            Some(of.saturating_sub(hidden.count())),
             me.points,
             next_better,
             p.top_cutoff,

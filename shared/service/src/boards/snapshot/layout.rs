@@ -323,6 +323,29 @@ pub struct Erased {
     pub snapshot: Option<String>,
 }
 
+/// The snapshot ranks of players hidden while suspended (OP-4), ascending
+/// ([`Published::hidden_ranks`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HiddenRanks(Vec<u64>);
+
+impl HiddenRanks {
+    /// How many places a rank closes up: the hidden players ranked strictly better
+    /// (a player tied with one keeps their rank, LB-2). O(log h).
+    pub fn closed_up(&self, rank: u64) -> u64 {
+        self.0.partition_point(|&h| h < rank) as u64
+    }
+
+    /// How many players readers leave out of the snapshot.
+    pub fn count(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    /// The ranks, ascending.
+    pub fn ranks(&self) -> &[u64] {
+        &self.0
+    }
+}
+
 impl Published {
     /// Whether readers must leave `player_id`'s entries out (GM-6).
     pub fn hides(&self, player_id: &str) -> bool {
@@ -332,20 +355,10 @@ impl Published {
         }
     }
 
-    /// How many places a rank of `snapshot` closes up (OP-4): the players hidden from
-    /// it who rank strictly better than `rank` there (a player tied with them keeps
-    /// their rank, LB-2).
-    pub fn closed_up(&self, snapshot: &str, rank: u64) -> u64 {
-        self.erased
-            .iter()
-            .filter(|e| e.snapshot.as_deref() == Some(snapshot) && e.rank.is_some_and(|r| r < rank))
-            .count() as u64
-    }
-
     /// The ranks in `snapshot` of the players hidden from it while suspended (OP-4),
-    /// ascending: a rank `r` closes up by the count of those below `r`
-    /// ([`Published::closed_up`] for one rank; this for a whole snapshot's).
-    pub fn hidden_ranks(&self, snapshot: &str) -> Vec<u64> {
+    /// ascending (those whose rank there is known): what every reader of that
+    /// snapshot closes ranks up by ([`HiddenRanks::closed_up`]).
+    pub fn hidden_ranks(&self, snapshot: &str) -> HiddenRanks {
         let mut ranks: Vec<u64> = self
             .erased
             .iter()
@@ -353,16 +366,7 @@ impl Published {
             .filter_map(|e| e.rank)
             .collect();
         ranks.sort_unstable();
-        ranks
-    }
-
-    /// How many players listed in `snapshot` readers leave out while suspended (OP-4):
-    /// those whose rank there is known.
-    pub fn hidden_from(&self, snapshot: &str) -> u64 {
-        self.erased
-            .iter()
-            .filter(|e| e.snapshot.as_deref() == Some(snapshot) && e.rank.is_some())
-            .count() as u64
+        HiddenRanks(ranks)
     }
 
     /// What rendered top pages of this pointer are kept under

@@ -101,9 +101,9 @@ async fn ranks_of<S: ItemStore + ?Sized>(
 fn as_shown(p: &Published, mut listed: Listed) -> Listed {
     // Sorted once: a board of 10^6 entries closes up in O(n log h), not O(n h).
     let hidden = p.hidden_ranks(&p.id);
-    if !hidden.is_empty() {
+    if hidden.count() > 0 {
         for (rank, _) in listed.values_mut() {
-            *rank -= hidden.partition_point(|h| h < rank) as u64;
+            *rank -= hidden.closed_up(*rank);
         }
     }
     listed
