@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::contract::cursor_key;
 use crate::counting::Counted;
-use crate::fixtures::{seed_balance, tick};
+use crate::fixtures::{now, seed_balance, tick};
 use crate::review::get;
 
 /// A context whose blocklist holds `badword`.
@@ -1211,6 +1211,70 @@ pub async fn around_me_after_a_fall_past_a_suspended_player<S: Store + Clone + '
     }
 }
 
+/// OP-4, LB-2: as [`around_me_after_a_fall_past_a_suspended_player`], with pages of
+/// two entries, so that the caller's own snapshot entry (3rd) lies on a page the
+/// around-me does not read; the caller lands right below the suspended player (11th in
+/// the snapshot), who is not counted above them.
+pub async fn around_me_with_the_own_entry_on_a_page_not_read<S: Store + Clone + 'static>(store: S) {
+    let ctx = ctx();
+    // sc-00 … sc-29 at 1000, 970, … 130 points: sc-02 3rd (page 1), sc-10 11th. Each
+    // balance's key history is dated by the server clock (`tick`), so the snapshot is
+    // taken after the seeds and the fall after the snapshot: the history tells around-me
+    // which of the caller's keys the snapshot holds.
+    for i in 0..30i64 {
+        seed_balance(
+            &store,
+            &format!("sc-{i:02}"),
+            1000 - i * 30,
+            now().timestamp_millis(),
+        )
+        .await;
+    }
+    let at = tick();
+    snapshot::write::run(&store, &BoardRef::all_time("seega"), "c1", at, 2, None, at)
+        .await
+        .expect("snapshot");
+    let later = at + Duration::minutes(1);
+    podium_service::moderation::suspensions::suspend(&store, "sc-10", ("support-1", "a test"), 30, later)
+        .await
+        .expect("suspended");
+    // sc-02 falls to 690: below sc-10 (700, hidden) and above sc-11 (670). Shown above
+    // the caller: sc-00, sc-01, sc-03 … sc-09, nine players: 10th.
+    seed_balance(&store, "sc-02", 690, later.timestamp_millis()).await;
+    ctx.cache.forget();
+    let me = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/leaderboards/seega/me", &[("neighbours", "1")], "sc-02"),
+        later,
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    let shown: Vec<(String, i64)> = me.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["player_id"].as_str().unwrap_or_default().to_string(),
+                e["rank"].as_i64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("sc-09".to_string(), 9),
+            ("sc-02".to_string(), 10),
+            ("sc-11".to_string(), 11)
+        ],
+        "{}",
+        me.body
+    );
+    assert_eq!(me.body["me"]["rank"], 10, "{}", me.body);
+    assert_eq!(me.body["standing"]["rank"], 10, "{}", me.body);
+}
+
 /// PF-1, GM-5: a profile write whose conditional write the store refuses midway
 /// (throttled after the change was recorded) answers 503 and changes nothing; the
 /// retry writes it whole, and a refresh then shows it (the extra change record
@@ -1270,6 +1334,7 @@ macro_rules! profile_tests {
             movement_since_the_final_and_the_previous_snapshot,
             movement_after_a_suspension_is_counted_once,
             around_me_after_a_fall_past_a_suspended_player,
+            around_me_with_the_own_entry_on_a_page_not_read,
             a_profile_write_failing_midway_changes_nothing,
         );
     };

@@ -518,10 +518,11 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                 .flat_map(|pg| &pg.entries)
                 .find(|e| e.player_id == player_id)
         });
+    // The caller's own snapshot entry (value, rank), wherever it is listed.
     let stale = match listed_mine {
-        Some(e) => Some(e.value),
+        Some(e) => Some((e.value, e.rank)),
         None => match own_entry_elsewhere(&mut dir, &p, &pages, &me).await? {
-            Found::Entry(v) => Some(v),
+            Found::Entry { value, rank } => Some((value, rank)),
             Found::Absent => None,
             Found::Unknown => {
                 // The caller changed more often than their history keeps since this
@@ -532,7 +533,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         },
     };
     let standing = my_key.clone().into_standing();
-    let placed = around(&pages, &standing, better, stale, n);
+    let placed = around(&pages, &standing, better, stale.map(|(value, _)| value), n);
     let of = p.entries + u64::from(stale.is_none());
     // PF-5: every card as the snapshot read it (no extra read: a rename shows from
     // the next refresh); none for a caller newer than the snapshot. A neighbour is
@@ -556,7 +557,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // snapshot rank; the caller by those ahead of their live value: ranked above
     // `my_rank` once the caller's own snapshot entry (when above them) is taken out.
     let hidden = p.hidden_ranks(&p.id);
-    let my_old = listed_mine.map(|e| e.rank);
+    let my_old = stale.map(|(_, rank)| rank);
     let mine_closed_up = hidden
         .ranks()
         .iter()
@@ -720,9 +721,10 @@ pub async fn place<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
 
 /// Whether the caller has an entry in the snapshot outside the pages read.
 enum Found {
-    /// Yes, with this value: above the pages read (a player who fell since), or
-    /// below them (one who climbed; it still counts among the snapshot's entries).
-    Entry(i64),
+    /// Yes, with this value and snapshot rank: above the pages read (a player who
+    /// fell since), or below them (one who climbed; it still counts among the
+    /// snapshot's entries).
+    Entry { value: i64, rank: u64 },
     /// No.
     Absent,
     /// The caller's history no longer reaches back to the snapshot.
@@ -798,12 +800,16 @@ async fn own_entry_elsewhere<S: ItemStore + ?Sized>(
             }
             None => return Ok(Found::Unknown),
         };
-        if page.is_some_and(|pg| {
-            pg.entries.iter().any(|e| {
+        let found = page.as_ref().and_then(|pg| {
+            pg.entries.iter().find(|e| {
                 e.player_id == me.player_id && e.value == held.value && e.reached_at_ms == held.reached_at_ms
             })
-        }) {
-            return Ok(Found::Entry(held.value));
+        });
+        if let Some(e) = found {
+            return Ok(Found::Entry {
+                value: e.value,
+                rank: e.rank,
+            });
         }
     }
     Ok(if candidates.exhaustive {
