@@ -1187,16 +1187,7 @@ pub async fn around_me_after_a_fall_past_a_suspended_player<S: Store + Clone + '
     // sa-02 falls to 780 (behind sa-00, sa-01, sa-03: 4th shown), then to 720
     // (behind sa-05 too: 5th shown).
     for (points, nth) in [(780, 4), (720, 5)] {
-        seed_balance(&store, "sa-02", points, later.timestamp_millis()).await;
-        ctx.cache.forget();
-        let me = api::handle(
-            &store,
-            &ctx,
-            &get("/v1/leaderboards/seega/me", &[("neighbours", "3")], "sa-02"),
-            later,
-        )
-        .await;
-        assert_eq!(me.status, 200, "{}", me.body);
+        let me = fall_and_look(&store, &ctx, "sa-02", points, 3, later).await;
         let ranks: Vec<i64> = me.body["entries"]
             .as_array()
             .expect("entries")
@@ -1240,16 +1231,7 @@ pub async fn around_me_with_the_own_entry_on_a_page_not_read<S: Store + Clone + 
         .expect("suspended");
     // sc-02 falls to 690: below sc-10 (700, hidden) and above sc-11 (670). Shown above
     // the caller: sc-00, sc-01, sc-03 … sc-09, nine players: 10th.
-    seed_balance(&store, "sc-02", 690, later.timestamp_millis()).await;
-    ctx.cache.forget();
-    let me = api::handle(
-        &store,
-        &ctx,
-        &get("/v1/leaderboards/seega/me", &[("neighbours", "1")], "sc-02"),
-        later,
-    )
-    .await;
-    assert_eq!(me.status, 200, "{}", me.body);
+    let me = fall_and_look(&store, &ctx, "sc-02", 690, 1, later).await;
     let shown: Vec<(String, i64)> = me.body["entries"]
         .as_array()
         .expect("entries")
@@ -1273,6 +1255,30 @@ pub async fn around_me_with_the_own_entry_on_a_page_not_read<S: Store + Clone + 
     );
     assert_eq!(me.body["me"]["rank"], 10, "{}", me.body);
     assert_eq!(me.body["standing"]["rank"], 10, "{}", me.body);
+}
+
+/// Sets `player`'s Seega balance to `points` at `at` and reads their around-me with
+/// `neighbours` each side (the pointer cache forgotten first): a 200, checked.
+async fn fall_and_look<S: Store + Clone + 'static>(
+    store: &S,
+    ctx: &ApiContext,
+    player: &str,
+    points: i64,
+    neighbours: u32,
+    at: DateTime<Utc>,
+) -> ApiResponse {
+    seed_balance(store, player, points, at.timestamp_millis()).await;
+    ctx.cache.forget();
+    let n = neighbours.to_string();
+    let me = api::handle(
+        store,
+        ctx,
+        &get("/v1/leaderboards/seega/me", &[("neighbours", n.as_str())], player),
+        at,
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    me
 }
 
 /// PF-1, GM-5: a profile write whose conditional write the store refuses midway
