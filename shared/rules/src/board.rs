@@ -28,7 +28,7 @@ impl BoardRef {
 
     /// The storage name: `seega@all`, `mahjong-weekly@2026-W49` (no `#`).
     pub fn key(&self) -> String {
-        format!("{}@{}", self.board, self.period)
+        [self.board.as_str(), "@", self.period.as_str()].concat()
     }
 }
 

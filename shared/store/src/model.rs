@@ -129,7 +129,7 @@ pub const SUSPENDED: &str = "suspended";
 /// exists no commit writes or names the player. It holds a deletion (GM-6, for good)
 /// or a suspension (OP-4, until restored).
 pub fn tombstone_key(player_id: &str) -> ItemKey {
-    ItemKey::new(format!("DELETED#{player_id}"), "TOMBSTONE")
+    ItemKey::new(["DELETED#", player_id].concat(), "TOMBSTONE")
 }
 
 /// A ledger entry's place in a player's point history (GM-4): its settlement order
@@ -255,6 +255,17 @@ pub struct BoardKey {
 
 const MAX_MS: i64 = 999_999_999_999_999;
 
+/// Appends `n` in decimal, zero-padded to `width` digits (wider numbers keep all
+/// their digits, as `{n:0width$}` does).
+fn push_padded(out: &mut String, n: u64, width: usize) {
+    let mut buffer = itoa::Buffer::new();
+    let digits = buffer.format(n);
+    for _ in digits.len()..width {
+        out.push('0');
+    }
+    out.push_str(digits);
+}
+
 impl BoardKey {
     /// The key just before every entry of `value`: entries before it are exactly
     /// those with a strictly higher value (so a count before it, plus 1, is the LB-2 rank).
@@ -269,9 +280,17 @@ impl BoardKey {
     /// `IIIIIIIIIIIIIIIIIII#TTTTTTTTTTTTTTT#player`: 19 digits of `i64::MAX − value`,
     /// 15 digits of milliseconds, the player id. Byte order equals listing order.
     pub fn encode(&self) -> String {
-        let inverted = i64::MAX - self.value.max(0);
-        let at = self.reached_at_ms.clamp(0, MAX_MS);
-        format!("{inverted:019}#{at:015}#{}", self.player_id)
+        // Written digit by digit into one allocation: every read of a caller's place
+        // builds one (a `format!` with padding was the bulk of its cost).
+        let inverted = (i64::MAX - self.value.max(0)) as u64;
+        let at = self.reached_at_ms.clamp(0, MAX_MS) as u64;
+        let mut key = String::with_capacity(19 + 1 + 15 + 1 + self.player_id.len());
+        push_padded(&mut key, inverted, 19);
+        key.push('#');
+        push_padded(&mut key, at, 15);
+        key.push('#');
+        key.push_str(&self.player_id);
+        key
     }
 
     /// The inverse of [`encode`](BoardKey::encode); `None` for anything else.
@@ -354,6 +373,27 @@ mod tests {
         for k in keys {
             assert_eq!(BoardKey::decode(&k.encode()), Some(k));
         }
+    }
+
+    proptest::proptest! {
+        /// The key written digit by digit is the padded `format!` it replaced.
+        #[test]
+        fn encoding_is_the_padded_format(value in proptest::prelude::any::<i64>(), at in proptest::prelude::any::<i64>(), id in "[a-z0-9-]{0,12}") {
+            let k = key(value, at, &id);
+            let inverted = i64::MAX - value.max(0);
+            let clamped = at.clamp(0, MAX_MS);
+            proptest::prop_assert_eq!(k.encode(), format!("{inverted:019}#{clamped:015}#{id}"));
+        }
+    }
+
+    #[test]
+    fn padding_keeps_wide_numbers_whole() {
+        let mut s = String::new();
+        push_padded(&mut s, u64::MAX, 19);
+        assert_eq!(s, u64::MAX.to_string());
+        s.clear();
+        push_padded(&mut s, 0, 3);
+        assert_eq!(s, "000");
     }
 
     #[test]

@@ -88,7 +88,12 @@ impl Validators {
     /// `"{snapshot}.{16 hex digits of the request}"`, quoted.
     pub fn etag_of(p: &Published, request: RequestTag) -> HeaderValue {
         let digest = request.0.finalize();
-        let etag = format!("\"{}.{}\"", p.render_key(), hex::encode(&digest[..8]));
+        let mut etag = String::with_capacity(p.id.len() + 24);
+        etag.push('"');
+        etag.push_str(&p.render_key());
+        etag.push('.');
+        etag.push_str(&hex::encode(&digest[..8]));
+        etag.push('"');
         // A snapshot id and hex digits: always a valid header value.
         HeaderValue::from_maybe_shared(bytes::Bytes::from(etag)).unwrap_or(HeaderValue::from_static("\"\""))
     }

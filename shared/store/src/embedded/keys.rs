@@ -61,7 +61,7 @@ pub(crate) fn state_key(player: &str, name: &str) -> String {
 }
 
 pub(crate) fn balance_key(game: Game, player: &str) -> String {
-    format!("balance/{}/{player}", game.id())
+    ["balance/", game.id(), "/", player].concat()
 }
 
 pub(crate) fn ledger_prefix(game: Game, player: &str) -> String {

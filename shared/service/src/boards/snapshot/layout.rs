@@ -429,7 +429,7 @@ pub fn id_for(at: DateTime<Utc>) -> String {
 }
 
 pub(crate) fn scope(board: &BoardRef) -> String {
-    format!("SNAP#{}", board.key())
+    ["SNAP#", board.board.as_str(), "@", board.period.as_str()].concat()
 }
 
 pub fn run_key(board: &BoardRef, id: &str) -> ItemKey {
@@ -438,7 +438,7 @@ pub fn run_key(board: &BoardRef, id: &str) -> ItemKey {
 
 /// The partition that holds snapshot `id`'s directory.
 pub fn dir_pk(board: &BoardRef, id: &str) -> String {
-    format!("{}#{id}", scope(board))
+    ["SNAP#", board.board.as_str(), "@", board.period.as_str(), "#", id].concat()
 }
 
 /// The partition of snapshot `id`'s movement items: one per [`MOVE_BLOCK`] pages of

@@ -453,7 +453,9 @@ impl<'a, S: ItemStore + ?Sized> Directory<'a, S> {
     /// This directory reading through `memo`, for the snapshot taken at `as_of_ms`
     /// (its chunks and pages read earlier are taken from it, those read now added).
     pub fn with_memo(mut self, memo: &'a Memo, as_of_ms: i64) -> Self {
-        let snapshot = format!("{}\u{0}{as_of_ms}", dir_pk(self.board, &self.id));
+        let mut snapshot = dir_pk(self.board, &self.id);
+        snapshot.push('\u{0}');
+        snapshot.push_str(itoa::Buffer::new().format(as_of_ms));
         if let Some(known) = memo.held().chunks.get(&snapshot) {
             // The memo's chunks of this snapshot include chunk 0 once any chunk was
             // read through it: then they are taken as they are, not copied.
