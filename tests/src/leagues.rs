@@ -776,6 +776,45 @@ pub async fn league_a_member_deleted_before_the_close_is_left_out<
     assert_eq!(again.body, view.body);
 }
 
+/// GM-6, GM-3: a member deleted mid-week (their cohort's member list rewritten with the
+/// pseudonym) blocks nobody: later first points of the week in the same tier and
+/// shard place their players, in that same cohort, and the list holds the pseudonym
+/// and them.
+pub async fn league_a_deletion_mid_week_blocks_no_later_placement<
+    S: Store + ErasureStore + ItemStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let players = same_shard("dm", 5);
+    seed_week_48(&store, &players[..2], 600).await;
+    let cohort = membership(&store, &players[0]).await.cohort.expect("a cohort");
+    let report =
+        podium_service::operators::deletion::delete_player(&store, &players[0], t("2026-11-26T10:00:00Z"))
+            .await
+            .expect("deleted");
+    for (i, p) in players[2..].iter().enumerate() {
+        credit(
+            &store,
+            p,
+            100 + i as i64,
+            "2026-11-26T12:00:00Z",
+            &format!("w48-late-{p}"),
+        )
+        .await;
+        assert_eq!(
+            membership(&store, p).await.cohort.as_deref(),
+            Some(cohort.as_str()),
+            "{p} joins the cohort the deleted member was in"
+        );
+    }
+    let members = leagues::members(&store, &LEAGUES[0], "2026-W48", &cohort)
+        .await
+        .expect("members");
+    let mut expected = vec![report.pseudonym.clone()];
+    expected.extend(players[1..].iter().cloned());
+    assert_eq!(members, expected);
+}
+
 /// A player the frozen week ranks but nobody placed (their first record of the week
 /// arrived once its freeze had begun, before the freeze read it) joins a cohort at
 /// the close and gets their league result, with the value their period result has.
@@ -839,6 +878,7 @@ macro_rules! league_tests {
             league_tiers_hold_under_a_midnight_race,
             league_a_backlog_before_the_close_joins_the_week,
             league_a_member_deleted_before_the_close_is_left_out,
+            league_a_deletion_mid_week_blocks_no_later_placement,
             league_every_player_the_frozen_week_ranks_is_in_its_league,
         );
     };

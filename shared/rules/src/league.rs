@@ -108,9 +108,6 @@ pub struct Placement {
 pub struct Filling {
     pub number: u32,
     pub members: Vec<String>,
-    /// How often the filling cohort's member list was written (its stored version).
-    #[serde(default)]
-    pub writes: u64,
 }
 
 /// The pseudo-player id under which the filling cohort of (`week`, `tier`, `shard`)
@@ -152,7 +149,6 @@ pub fn place(league: &LeagueDef, mut filling: Filling, player: &str) -> (Filling
         filling = Filling {
             number: filling.number + 1,
             members: Vec::new(),
-            writes: 0,
         };
     }
     filling.members.push(player.to_string());

@@ -100,7 +100,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
     let mut writes = Vec::new();
     // Filling cohorts read (owner → filling now, version read), and the member lists
     // to write (owner → members, version expected).
-    let mut fillings: Vec<(String, (u32, u32), Filling, u64)> = Vec::new();
+    let mut fillings: Vec<(String, Filling, u64)> = Vec::new();
     let mut lists: Vec<(String, Vec<String>, u64)> = Vec::new();
     for p in placing {
         let (player, m, m_version) = match p {
@@ -139,26 +139,36 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         let tier = m.tier.min(league.tiers.len().saturating_sub(1) as u32);
         let shard = shard_of(&player, league.shards);
         let owner = filling_owner(league, week, tier, shard);
-        let at = match fillings.iter().position(|(o, _, _, _)| *o == owner) {
+        let at = match fillings.iter().position(|(o, _, _)| *o == owner) {
             Some(i) => i,
             None => {
                 let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
-                fillings.push((owner.clone(), (tier, shard), f, v));
+                fillings.push((owner.clone(), f, v));
                 fillings.len() - 1
             }
         };
-        let before = fillings[at].2.clone();
+        let before = fillings[at].1.clone();
         let (after, number) = league::place(league, before.clone(), &player);
         let cohort = cohort_id(tier, shard, number);
         let list_owner = members_owner(league, week, &cohort);
         match lists.iter_mut().find(|(o, _, _)| *o == list_owner) {
             Some(list) => list.1 = after.members.clone(),
             None => {
-                let expected = if number == before.number { before.writes } else { 0 };
+                // The list's own version, read: a deletion (GM-6) rewrites a member list
+                // without the filling item, so no copy of its version can be trusted.
+                // One read per player a week; a new cohort's list is created.
+                let expected = if number == before.number {
+                    store
+                        .get_state(&list_owner, MEMBERS_STATE)
+                        .await?
+                        .map_or(0, |s| s.version)
+                } else {
+                    0
+                };
                 lists.push((list_owner.clone(), after.members.clone(), expected));
             }
         }
-        fillings[at].2 = after;
+        fillings[at].1 = after;
         named.push((player.clone(), list_owner.clone(), MEMBERS_STATE.to_string()));
         named.push((player.clone(), owner.clone(), FILLING_STATE.to_string()));
         writes.push(StateWrite {
@@ -182,12 +192,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             body: json(members),
         });
     }
-    for (owner, (tier, shard), mut filling, version) in fillings {
-        // The filling cohort's member list was written once more by this commit.
-        let current = members_owner(league, week, &cohort_id(tier, shard, filling.number));
-        if let Some((_, _, expected)) = lists.iter().find(|(o, _, _)| *o == current) {
-            filling.writes = expected + 1;
-        }
+    for (owner, filling, version) in fillings {
         writes.push(StateWrite {
             player_id: owner,
             name: FILLING_STATE.to_string(),
