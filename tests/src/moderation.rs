@@ -1411,10 +1411,11 @@ pub async fn an_interrupted_period_close_sends_each_result_once<S: Store + Clone
     assert_eq!(closes, ok, "one entry per close that answered 200");
 }
 
-/// OP-4: a suspension that stops midway (bob hidden from the frozen 18 July archive,
-/// the weekly board's pointer write failing before the suspension records where it
-/// hid him) and is then restored rather than repeated shows bob again everywhere: the
-/// frozen day at once, as before, and the live board from its next refresh.
+/// OP-4, OP-5: a suspension that stops midway (bob hidden from the frozen 18 July
+/// archive, the weekly board's pointer write failing before the suspension records
+/// where it hid him) and is then restored rather than repeated shows bob again
+/// everywhere: the frozen day at once, as before, and the live board from its next
+/// refresh; the trail holds the suspension (it held) and the restore.
 pub async fn a_restore_after_an_interrupted_suspension_shows_the_player_everywhere<
     S: Store + Clone + 'static,
 >(
@@ -1454,6 +1455,14 @@ pub async fn a_restore_after_an_interrupted_suspension_shows_the_player_everywhe
     )
     .await;
     assert_eq!(restored.status, 200, "{}", restored.body);
+    // OP-5: the suspension held from its first write (bob's calls refused) until the
+    // restore: both are in the trail, though the suspending call failed midway.
+    let actions: Vec<String> = trail_of(&store, ("player", "bob"), later)
+        .await
+        .iter()
+        .filter_map(|e| e["action"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(actions, ["restore", "suspend"], "both actions audited");
     assert_eq!(read_as(&store, "bob", "/v1/me", &[], later).await.status, 200);
     let after = read_as(&store, "carol", path, q, later).await;
     assert_eq!(

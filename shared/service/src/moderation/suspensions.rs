@@ -159,6 +159,10 @@ pub async fn suspend<S: Store + ?Sized>(
     if g.restoring.is_some() {
         return Err(restore_under_way());
     }
+    // OP-5: the suspension holds from the guard's write on (the player's calls are
+    // refused), so it is audited now, before the steps below; the entry is written
+    // again, the same id, with the boards it was hidden from once they are done.
+    audit::append(store, &suspend_entry(player_id, &g.suspension)).await?;
     // Every step below is safe to repeat: a call that stopped midway (or found the
     // suspension already written) finishes them. Left out of every snapshot from now
     // on, then hidden from those taken: each board's snapshots recorded in the guard
@@ -185,20 +189,7 @@ pub async fn suspend<S: Store + ?Sized>(
     }
     let suspension = g.suspension;
     // The same action's entry (same instant and id) on every repeat.
-    audit::append(
-        store,
-        &AuditEntry {
-            id: format!("{player_id}@{}", suspension.since.timestamp_millis()),
-            at: suspension.since,
-            operator: suspension.operator.clone(),
-            action: action::SUSPEND.into(),
-            target: player_id.to_string(),
-            player_id: Some(player_id.to_string()),
-            reason: suspension.reason.clone(),
-            changes: serde_json::json!({"hidden_from": suspension.hidden_from, "restorable_until": suspension.restorable_until}),
-        },
-    )
-    .await?;
+    audit::append(store, &suspend_entry(player_id, &suspension)).await?;
     Ok(SuspensionAnswer {
         state: "suspended".into(),
         suspension: Some(suspension),
@@ -305,6 +296,21 @@ pub async fn restore<S: Store + ?Sized>(
     })
 }
 
+/// The audit entry (OP-5) of `suspension`: one id per suspension (its player and
+/// instant), so every write of it is the same entry, the last one complete.
+fn suspend_entry(player_id: &str, suspension: &Suspension) -> AuditEntry {
+    AuditEntry {
+        id: format!("{player_id}@{}", suspension.since.timestamp_millis()),
+        at: suspension.since,
+        operator: suspension.operator.clone(),
+        action: action::SUSPEND.into(),
+        target: player_id.to_string(),
+        player_id: Some(player_id.to_string()),
+        reason: suspension.reason.clone(),
+        changes: serde_json::json!({"hidden_from": suspension.hidden_from, "restorable_until": suspension.restorable_until}),
+    }
+}
+
 fn restore_under_way() -> ServiceError {
     ServiceError::Contended { attempts: 1 }
 }
@@ -312,7 +318,7 @@ fn restore_under_way() -> ServiceError {
 /// Writes `g` (the boards about to be hidden added) over the guard at `version`;
 /// answers the new version. A guard another suspend call changed meanwhile is merged
 /// with and written again; one a restore began on, or removed, is not: what this
-/// call hid is shown again and it answers 503.
+/// call hid is shown again and it answers 409 ([`overtaken`]).
 async fn record<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
@@ -347,7 +353,7 @@ async fn record<S: Store + ?Sized>(
 
 /// Checks that the guard still holds `g`'s suspension, no restore begun on it; if a
 /// restore began (or ended), shows `player_id` again where this call hid them and
-/// answers 503.
+/// answers 409 ([`overtaken`]).
 async fn still_suspended<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
@@ -362,8 +368,9 @@ async fn still_suspended<S: Store + ?Sized>(
 }
 
 /// A suspension call overtaken: by a restore of its suspension (or one that ended it),
-/// whose hiding it undoes; or by a newer suspension, which owns the hiding now. 503
-/// either way.
+/// whose hiding it undoes; or by a newer suspension, which owns the hiding now. The
+/// suspension did hold (it is audited) until the restore lifted it: 409 naming
+/// `player_id`, not a 503 that would say nothing was done.
 async fn overtaken<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
@@ -374,7 +381,11 @@ async fn overtaken<S: Store + ?Sized>(
     if !newer {
         undo(store, player_id, g).await?;
     }
-    Err(restore_under_way())
+    Err(ServiceError::Conflict {
+        field: "player_id",
+        id: "a restore lifted this suspension while it was being applied (both are in the audit trail)"
+            .into(),
+    })
 }
 
 /// Shows `player_id` again on every board `g` records and takes them off the list (a

@@ -353,6 +353,8 @@ pub(crate) struct ReasonBody {
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "Nothing is stored about the player, or they were deleted", body = ErrorBody),
+        (status = 409, description = "A restore sent meanwhile lifted this suspension while it was being applied: it held until then, and both are in the audit trail", body = ErrorBody),
+        (status = 503, description = "A restore of an earlier suspension is under way, or the store failed: send it again (a suspension that began is finished by its repeat)", body = ErrorBody),
     ),
     security(("jwt" = ["podium/operator"]))
 )]
