@@ -156,8 +156,9 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             None => {
                 // The list's own version, read: a deletion (GM-6) rewrites a member list
                 // without the filling item, so no copy of its version can be trusted.
-                // One read per player a week; a new cohort's list is created.
-                let expected = if number == before.number {
+                // One read per player a week; a new cohort's list, or the first
+                // member's, is created.
+                let expected = if number == before.number && !before.members.is_empty() {
                     store
                         .get_state(&list_owner, MEMBERS_STATE)
                         .await?
