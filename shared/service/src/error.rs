@@ -16,6 +16,15 @@ pub enum ServiceError {
     /// different content (GM-3): permanent.
     #[error("{field} (GM-3): conflict: `{id}` was already settled with different content")]
     Conflict { field: &'static str, id: String },
+    /// The action conflicts with the state its target is in, under `rule` (a restore
+    /// past its window, a suspension a restore lifted while it was applied; OP-4):
+    /// HTTP 409. Displays as `field (rule): conflict: message`.
+    #[error("{field} ({rule}): conflict: {message}")]
+    StateConflict {
+        field: &'static str,
+        rule: &'static str,
+        message: String,
+    },
     /// A query parameter is malformed (HTTP 400).
     #[error("{field}: {message}")]
     BadRequest { field: &'static str, message: String },
@@ -70,7 +79,7 @@ impl ServiceError {
     pub fn kind(&self) -> &'static str {
         match self {
             ServiceError::Invalid(_) => "invalid",
-            ServiceError::Conflict { .. } => "conflict",
+            ServiceError::Conflict { .. } | ServiceError::StateConflict { .. } => "conflict",
             ServiceError::BadRequest { .. } => "bad_request",
             ServiceError::Unauthenticated => "unauthenticated",
             ServiceError::Forbidden(_) => "forbidden",

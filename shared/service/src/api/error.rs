@@ -40,7 +40,7 @@ impl IntoResponse for ApiError {
             ServiceError::Forbidden(_) | ServiceError::Suspended { .. } => (403, e.to_string()),
             ServiceError::NotFound(_) => (404, e.to_string()),
             ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
-            ServiceError::Conflict { .. } => (409, e.to_string()),
+            ServiceError::Conflict { .. } | ServiceError::StateConflict { .. } => (409, e.to_string()),
             ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
             ServiceError::Store(err @ StoreError::Unavailable { operation, .. }) => {
                 tracing::warn!(error = %err, "store unavailable");

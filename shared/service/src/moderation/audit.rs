@@ -30,7 +30,10 @@ pub mod action {
 /// One operator action (OP-5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct AuditEntry {
-    /// The action's id: a correction's idempotency key, a held record's id, ….
+    /// The action's id: a correction's idempotency key, a held record's id, a
+    /// suspension's `{player}@{ms}`, …. Not unique: the actions on one subject share
+    /// it (a suspension and the restore that lifts it); an entry is its `at`, `action`
+    /// and `id` together.
     pub id: String,
     /// When it was done (UTC).
     pub at: DateTime<Utc>,

@@ -227,9 +227,10 @@ pub async fn restore<S: Store + ?Sized>(
     };
     if g.restoring.is_none() {
         if now > g.suspension.restorable_until {
-            return Err(ServiceError::Conflict {
+            return Err(ServiceError::StateConflict {
                 field: "player_id",
-                id: "past the restore window; the suspension can only become a deletion".into(),
+                rule: "OP-4",
+                message: "past the restore window; the suspension can only become a deletion".into(),
             });
         }
         // The restore begins: recorded in the guard, so that a suspension repeated
@@ -381,9 +382,10 @@ async fn overtaken<S: Store + ?Sized>(
     if !newer {
         undo(store, player_id, g).await?;
     }
-    Err(ServiceError::Conflict {
+    Err(ServiceError::StateConflict {
         field: "player_id",
-        id: "a restore lifted this suspension while it was being applied (both are in the audit trail)"
+        rule: "OP-4",
+        message: "a restore lifted this suspension while it was being applied (both are in the audit trail)"
             .into(),
     })
 }
