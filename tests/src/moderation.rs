@@ -1083,6 +1083,15 @@ async fn balance_is_its_ledger<S: Store + ?Sized>(store: &S, game: Game, player:
 }
 
 /// The audit trail of `q` (one page of up to 200, newest first).
+/// The actions of `player`'s audit trail at `at`, newest first.
+async fn actions_of<S: Store + Clone + 'static>(store: &S, player: &str, at: DateTime<Utc>) -> Vec<String> {
+    trail_of(store, ("player", player), at)
+        .await
+        .iter()
+        .filter_map(|e| e["action"].as_str().map(str::to_string))
+        .collect()
+}
+
 async fn trail_of<S: Store + Clone + 'static>(store: &S, q: (&str, &str), at: DateTime<Utc>) -> Vec<Value> {
     let trail = operator_call(
         store,
@@ -1332,11 +1341,7 @@ pub async fn an_interrupted_restore_is_finished_by_its_repeat<S: Store + Clone +
             .expect("held");
         assert_eq!(h.state, HeldState::Approved, "held-{i}");
     }
-    let actions: Vec<String> = trail_of(&store, ("player", "bob"), next_day)
-        .await
-        .iter()
-        .filter_map(|e| e["action"].as_str().map(str::to_string))
-        .collect();
+    let actions = actions_of(&store, "bob", next_day).await;
     assert_eq!(actions, ["restore", "suspend"], "the restore is audited once");
 }
 
@@ -1457,11 +1462,7 @@ pub async fn a_restore_after_an_interrupted_suspension_shows_the_player_everywhe
     assert_eq!(restored.status, 200, "{}", restored.body);
     // OP-5: the suspension held from its first write (bob's calls refused) until the
     // restore: both are in the trail, though the suspending call failed midway.
-    let actions: Vec<String> = trail_of(&store, ("player", "bob"), later)
-        .await
-        .iter()
-        .filter_map(|e| e["action"].as_str().map(str::to_string))
-        .collect();
+    let actions = actions_of(&store, "bob", later).await;
     assert_eq!(actions, ["restore", "suspend"], "both actions audited");
     assert_eq!(read_as(&store, "bob", "/v1/me", &[], later).await.status, 200);
     let after = read_as(&store, "carol", path, q, later).await;
