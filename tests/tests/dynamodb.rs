@@ -133,3 +133,9 @@ async fn a_scored_match_writes_at_most_twelve_units() {
         assert_eq!(page.iter().filter(|e| e.source_id == "m-units").count(), 1, "{p}");
     }
 }
+podium_tests::card_changes_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::export_scope_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::hidden_views_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::moderation_messages_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::publication_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::reserved_ids_tests!(podium_tests::fixtures::dynamodb);

@@ -101,3 +101,9 @@ async fn lb5_a_refresh_writes_no_more_than_measured() {
         "{units} write units a refresh, more than the {CEILING} measured"
     );
 }
+podium_tests::card_changes_tests!(podium_tests::fixtures::embedded);
+podium_tests::export_scope_tests!(podium_tests::fixtures::embedded);
+podium_tests::hidden_views_tests!(podium_tests::fixtures::embedded);
+podium_tests::moderation_messages_tests!(podium_tests::fixtures::embedded);
+podium_tests::publication_tests!(podium_tests::fixtures::embedded);
+podium_tests::reserved_ids_tests!(podium_tests::fixtures::embedded);
