@@ -291,8 +291,9 @@ pub enum CommitOutcome {
     /// This claim (index into `claims`) was taken before: nothing was written.
     ClaimTaken(usize),
     /// A balance, entry or state moved since it was read (or a balance that must
-    /// exist does not), or another transaction held an item: nothing was written.
-    /// Read again and retry.
+    /// exist does not), another transaction held an item, the transaction was
+    /// throttled, or DynamoDB had seen its request token with other items: nothing was
+    /// written. Read again and retry.
     Contended,
     /// This player (one of [`Commit::players`]) was deleted (GM-6): their tombstone
     /// exists. Nothing was written; the source must be refused.

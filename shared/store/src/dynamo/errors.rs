@@ -8,7 +8,10 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkErro
 use crate::error::StoreError;
 
 /// Error codes DynamoDB answers for conditions that pass: throttling, capacity,
-/// its own failures, a transaction on the same items in flight.
+/// its own failures, a transaction on the same items in flight (a single-item write
+/// to an item a transaction holds is refused with `TransactionConflictException`; a
+/// multi-Region table's concurrent write with `ReplicatedWriteConflictException`:
+/// nothing written either way, and the same request may pass a moment later).
 const TRANSIENT_CODES: &[&str] = &[
     "ThrottlingException",
     "ProvisionedThroughputExceededException",
@@ -16,6 +19,8 @@ const TRANSIENT_CODES: &[&str] = &[
     "InternalServerError",
     "ServiceUnavailable",
     "TransactionInProgressException",
+    "TransactionConflictException",
+    "ReplicatedWriteConflictException",
     "LimitExceededException",
 ];
 

@@ -39,12 +39,11 @@ mod pricing;
 mod store;
 pub mod stream;
 mod table;
+mod token;
 mod transactions;
 mod usage;
 
 pub use client::{client, Timeouts};
 pub use pricing::{PricedWrite, Write};
-pub use store::{
-    request_token, CarriedLedger, DynamoStore, BOARD_INDEX, CARRIED_LEDGER, LEDGER_INDEX, TTL_ATTRIBUTE,
-};
+pub use store::{CarriedLedger, DynamoStore, BOARD_INDEX, CARRIED_LEDGER, LEDGER_INDEX, TTL_ATTRIBUTE};
 pub use usage::{Usage, UsageSnapshot};

@@ -48,20 +48,6 @@ pub struct DynamoStore {
     pub(crate) usage: Arc<Usage>,
 }
 
-/// The ClientRequestToken of a transaction (1–36 characters): 36 hex digits of
-/// SHA-256 over its parts (idempotency key, content hash, attempt…), so a resend of
-/// the same transaction is recognised by DynamoDB and any other one is not.
-pub fn request_token(parts: &[&str]) -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    for p in parts {
-        h.update(p.len().to_be_bytes());
-        h.update(p.as_bytes());
-    }
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    hex[..36].to_string()
-}
-
 #[async_trait]
 impl SourceStore for DynamoStore {
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
@@ -244,21 +230,5 @@ impl DynamoStore {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_tokens_are_36_hex_digits_and_differ_by_part() {
-        let a = request_token(&["match", "m-1", "abc", "x"]);
-        assert_eq!(a.len(), 36);
-        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
-        assert_eq!(a, request_token(&["match", "m-1", "abc", "x"]));
-        assert_ne!(a, request_token(&["match", "m-1", "abc", "y"]));
-        // Parts are length-prefixed: moving a boundary changes the token.
-        assert_ne!(request_token(&["ab", "c"]), request_token(&["a", "bc"]));
     }
 }

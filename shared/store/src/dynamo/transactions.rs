@@ -27,7 +27,10 @@ use crate::traits::{PeriodStore, SettleStore};
 
 impl DynamoStore {
     /// Sends `commit`'s items as one transaction with `token` as its
-    /// ClientRequestToken; cancellations are classified by their per-item reasons.
+    /// ClientRequestToken; cancellations are classified by their per-item reasons
+    /// ([`outcome_of_cancellation`]), a token DynamoDB saw with other items is
+    /// [`CommitOutcome::Contended`] (nothing written by this request), other errors by
+    /// their code ([`errors::classify`]).
     pub(crate) async fn transact(
         &self,
         commit: &Commit,
@@ -68,10 +71,14 @@ impl DynamoStore {
                         message,
                     })
                 }
-                // The token was used for other content: another call's commit.
+                // The token was used within DynamoDB's 10 minutes by a request with other
+                // items. The tokens are digests of the items (and plan), so this is no
+                // earlier send of this commit, nor a sign the source was settled: whatever
+                // that request did, this one wrote nothing. Read again and plan anew (a
+                // new plan is a new token; a settled source is found by its record).
                 TransactWriteItemsError::IdempotentParameterMismatchException(_) => {
                     self.usage.record_write(None);
-                    Ok(CommitOutcome::SourceExists)
+                    Ok(CommitOutcome::Contended)
                 }
                 _ => Err(self.fail("TransactWriteItems", SdkError::ServiceError(e))),
             },
@@ -466,15 +473,10 @@ impl SettleStore for DynamoStore {
                 CommitOutcome::SourceExists
             });
         }
-        let token = request_token(&[
-            &self.table,
-            &c.source.kind,
-            &c.source.id,
-            &c.content_hash,
-            &c.attempt,
-            &c.plan.to_string(),
-        ]);
         let items = self.commit_items(c)?;
+        // GM-3: a digest of the items and the plan number, so that only a resend of this
+        // very commit carries this token (see [`super::token`]).
+        let token = super::token::transaction_token(c.plan, &items);
         self.transact(c, items, &token).await
     }
 }
