@@ -26,11 +26,13 @@ use podium_store::Store;
 use crate::clock::Clock;
 use crate::error::CliError;
 
-/// The id after `scheme` in the `Authorization` header, if it is a valid id (unverified).
+/// The id after `scheme` in the `Authorization` header, if it is an id (unverified):
+/// well-formed, or of a reserved form that the caller check refuses by name (GM-5).
 fn dev_header(headers: &HeaderMap, scheme: &str) -> Option<String> {
+    use podium_rules::record::ids::{player_id_form, PlayerIdForm};
     let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let id = value.strip_prefix(scheme)?.trim();
-    podium_rules::record::ids::is_valid_id(id).then(|| id.to_string())
+    (player_id_form(id) != PlayerIdForm::Malformed).then(|| id.to_string())
 }
 
 /// The development identity: `Authorization: Dev <player-id>`, unverified.

@@ -72,7 +72,7 @@ pub async fn gm_6_references_cost_nothing_where_the_ledger_finds_the_player<S: S
     // (every player's place, MJ-7) and nowhere in the ledger: one reference to it.
     assert!(
         qm.refs.iter().all(|r| (r.player_id == "ci-w"
-            && matches!(&r.named, Named::State { owner, .. } if owner.starts_with("mahjong-league:")))
+            && matches!(&r.named, Named::State { owner, .. } if owner.starts_with("@mahjong-league:")))
             || (r.player_id == "ci-l"
                 && matches!(&r.named, Named::Source { kind, id } if kind == "quick-match" && id == "ci-qm"))),
         "{:?}",

@@ -63,7 +63,7 @@ async fn call<S: Store + Clone + 'static>(
 }
 
 /// `n` player ids `{prefix}00`, … that fill cohorts in the same shard as the first.
-fn same_shard(prefix: &str, n: usize) -> Vec<String> {
+pub fn same_shard(prefix: &str, n: usize) -> Vec<String> {
     let shard = league::shard_of(&format!("{prefix}00"), LEAGUES[0].shards);
     (0..)
         .map(|i| format!("{prefix}{i:02}"))

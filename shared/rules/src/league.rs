@@ -110,10 +110,18 @@ pub struct Filling {
     pub members: Vec<String>,
 }
 
-/// The pseudo-player id under which the filling cohort of (`week`, `tier`, `shard`)
-/// is kept as a state item (so placements are serialised by its version).
+/// The internal owner (`@{league}:{week}:{tier}:{shard}`, never an account: GM-5,
+/// [`crate::record::ids::internal_owner`]) under which the filling cohort of
+/// (`week`, `tier`, `shard`) is kept as a state item (so placements are serialised
+/// by its version).
 pub fn filling_owner(league: &LeagueDef, week: &str, tier: u32, shard: u32) -> String {
-    format!("{}:{week}:{tier}:{shard}", league.id)
+    crate::record::ids::internal_owner(&format!("{}:{week}:{tier}:{shard}", league.id))
+}
+
+/// The internal owner (`@{league}:{week}:{cohort}`, never an account: GM-5) under
+/// which a cohort's member list is kept as a state item.
+pub fn members_owner(league: &LeagueDef, week: &str, cohort: &str) -> String {
+    crate::record::ids::internal_owner(&format!("{}:{week}:{cohort}", league.id))
 }
 
 /// The state item name of a filling cohort.

@@ -406,6 +406,11 @@ pub fn check_friends(owner: &str, ids: &[String]) -> Result<Vec<String>, RuleErr
     let mut out: Vec<String> = Vec::with_capacity(ids.len().min(MAX_FRIENDS));
     let mut seen = std::collections::HashSet::new();
     for (i, id) in ids.iter().enumerate() {
+        use crate::record::ids::{player_id_form, PlayerIdForm};
+        if player_id_form(id) == PlayerIdForm::Internal {
+            // One of podium's own records (a league, a tournament) is nobody's friend.
+            crate::record::ids::check_player_id(&format!("friends[{i}]"), id)?;
+        }
         if !crate::record::ids::is_valid_id(id) {
             return Err(RuleError::new(
                 format!("friends[{i}]"),

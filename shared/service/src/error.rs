@@ -46,6 +46,10 @@ pub enum ServiceError {
     /// Nothing to show the caller (HTTP 404).
     #[error("not found: {0}")]
     NotFound(String),
+    /// The request's `field` (its body) is larger than the route reads, `limit`
+    /// bytes (HTTP 413); nothing was read or written.
+    #[error("{field}: larger than {limit} bytes")]
+    TooLarge { field: &'static str, limit: usize },
     /// Too many concurrent writers on the same balances; transient.
     #[error("contended: gave up after {attempts} attempts")]
     Contended { attempts: u32 },
@@ -85,6 +89,7 @@ impl ServiceError {
             ServiceError::Forbidden(_) => "forbidden",
             ServiceError::MethodNotAllowed { .. } => "method_not_allowed",
             ServiceError::NotFound(_) => "not_found",
+            ServiceError::TooLarge { .. } => "too_large",
             ServiceError::Suspended { .. } => "suspended",
             ServiceError::Contended { .. } => "contended",
             ServiceError::Store(StoreError::Unavailable { .. }) => "unavailable",

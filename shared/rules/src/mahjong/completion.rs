@@ -56,10 +56,10 @@ pub fn time_of(value: i64) -> u64 {
 /// owner [`fastest_owner`].
 pub const FASTEST_STATE: &str = "mahjong-rivals/fastest";
 
-/// The owner of a level's [`Fastest`] item: `@mahjong-level-420` (`@` is refused in
-/// account ids, so it names no account).
+/// The internal owner of a level's [`Fastest`] item: `@mahjong-level-420` (never an
+/// account: GM-5, [`crate::record::ids::internal_owner`]).
 pub fn fastest_owner(level: u32) -> String {
-    format!("@{LEVEL_BOARD_PREFIX}{level}")
+    crate::record::ids::internal_owner(&format!("{LEVEL_BOARD_PREFIX}{level}"))
 }
 
 /// A level's fastest best times: what the place of a completion depends on (MJ-3),

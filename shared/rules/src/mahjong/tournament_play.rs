@@ -36,9 +36,10 @@ pub const TOURNAMENT_STATE: &str = "mahjong-rivals/tournament";
 /// The state item of an account's trophies (MJ-17).
 pub const TROPHIES_STATE: &str = "mahjong-rivals/trophies";
 
-/// The owner of a tournament's state item (`@` names no account).
+/// The internal owner of a tournament's state item (`@mahjong-tournament-{id}`, never
+/// an account: GM-5, [`crate::record::ids::internal_owner`]).
 pub fn tournament_owner(tournament_id: &str) -> String {
-    format!("@mahjong-tournament-{tournament_id}")
+    crate::record::ids::internal_owner(&["mahjong-tournament-", tournament_id].concat())
 }
 
 /// A tournament's standings board: total TP, highest first (MJ-16).

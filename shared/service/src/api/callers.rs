@@ -60,7 +60,8 @@ impl Callers {
     }
 
     /// Refuses `player` if their account was deleted, or if the id is of the form
-    /// reserved for deleted players' pseudonyms (GM-6). `fresh`: read the tombstone
+    /// reserved for deleted players' pseudonyms (GM-6), or is no account at all (an
+    /// internal owner or a malformed id: a 400 naming `caller`, GM-5). `fresh`: read the tombstone
     /// whatever is remembered (the routes of the caller's own data).
     pub async fn check<S: SettleStore + ?Sized>(
         &self,
@@ -68,8 +69,11 @@ impl Callers {
         player: &str,
         fresh: bool,
     ) -> Result<(), ServiceError> {
-        if podium_rules::record::ids::is_reserved_id(player) {
-            return Err(deleted_caller());
+        use podium_rules::record::ids::{check_player_id, player_id_form, PlayerIdForm};
+        match player_id_form(player) {
+            PlayerIdForm::Account => {}
+            PlayerIdForm::DeletedPseudonym => return Err(deleted_caller()),
+            PlayerIdForm::Internal | PlayerIdForm::Malformed => check_player_id("caller", player)?,
         }
         match self.known.get(player) {
             Some(Known::Deleted) => return Err(deleted_caller()),

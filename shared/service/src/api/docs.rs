@@ -170,18 +170,15 @@ pub fn routes() -> Vec<(String, String)> {
 struct Refusals;
 
 fn refusal(description: &str, kind: &str, message: &str) -> RefOr<Response> {
-    RefOr::T(
-        ResponseBuilder::new()
-            .description(description)
-            .content(
-                "application/json",
-                ContentBuilder::new()
-                    .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-                        "ErrorBody",
-                    ))))
-                    .example(Some(serde_json::json!({"error": kind, "message": message})))
-                    .build(),
-            )
+    RefOr::T(refusal_builder(description, kind, message).build())
+}
+
+fn refusal_builder(description: &str, kind: &str, message: &str) -> ResponseBuilder {
+    ResponseBuilder::new().description(description).content(
+        "application/json",
+        ContentBuilder::new()
+            .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name("ErrorBody"))))
+            .example(Some(serde_json::json!({"error": kind, "message": message})))
             .build(),
     )
 }
@@ -249,11 +246,13 @@ fn add_refusals(op: &mut Operation) {
         "400",
         refusal(
             if secured {
-                "A parameter is malformed, or the caller's account was deleted (`caller (GM-6)`; also an id \
-                 of the form reserved for deleted players' pseudonyms, `deleted-…`): the message names it \
-                 (and the rule broken)"
+                "A parameter is malformed or not one the route takes (`query: unknown parameter …`), or \
+                 the caller's account was deleted (`caller (GM-6)`; also an id of the form reserved for \
+                 deleted players' pseudonyms, `deleted-…`), or the caller's id is one of podium's internal \
+                 owners (`caller (GM-5)`, `@…`): the message names it (and the rule broken)"
             } else {
-                "A parameter is malformed: the message names it (and the rule broken)"
+                "A parameter is malformed or not one the route takes (`query: unknown parameter …`): the \
+                 message names it (and the rule broken)"
             },
             "bad_request",
             &bad_request,
@@ -281,15 +280,38 @@ fn add_refusals(op: &mut Operation) {
             "method not allowed: `PUT` is not a method of this route (see the Allow header)",
         ),
     );
+    if op.request_body.is_some() {
+        add(
+            "413",
+            refusal(
+                "The body is larger than the route reads (64 KiB)",
+                "too_large",
+                "body: larger than 65536 bytes",
+            ),
+        );
+    }
     add("500", refusal("The server failed", "store", "internal error"));
-    add(
-        "503",
-        refusal(
-            "The store is not answering or too busy; retry later",
+    add("503", retry_later());
+}
+
+/// The 503 every operation can answer, with its `Retry-After`.
+fn retry_later() -> RefOr<Response> {
+    let retry_after = utoipa::openapi::HeaderBuilder::new()
+        .schema(Some(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::Integer)))
+        .description(Some(format!(
+            "Seconds to wait before trying again ({})",
+            crate::api::error::RETRY_AFTER_SECS
+        )))
+        .build();
+    RefOr::T(
+        refusal_builder(
+            "The store is not answering or too busy (`unavailable`, `contended`); retry after `Retry-After` seconds",
             "unavailable",
             "the store is not answering; try again shortly",
-        ),
-    );
+        )
+        .header("Retry-After", retry_after)
+        .build(),
+    )
 }
 
 /// This API's OpenAPI 3.1 description.

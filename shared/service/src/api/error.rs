@@ -13,13 +13,16 @@ use crate::error::ServiceError;
 #[schema(example = json!({"error": "bad_request", "message": "limit: must be a whole number from 1 to 100"}))]
 pub struct ErrorBody {
     /// A stable machine-readable kind: `bad_request`, `invalid`, `unauthenticated`,
-    /// `forbidden`, `not_found`, `method_not_allowed`, `conflict`, `contended`,
-    /// `unavailable` or `store`.
+    /// `forbidden`, `not_found`, `method_not_allowed`, `conflict`, `too_large`,
+    /// `contended`, `unavailable` or `store`.
     pub error: String,
     /// What was wrong, naming the parameter or field (and rule) for the caller's own
     /// mistakes; a generic text for the server's.
     pub message: String,
 }
+
+/// The `Retry-After` of every 503 (contended, the store not answering), in seconds.
+pub const RETRY_AFTER_SECS: &str = "1";
 
 /// A [`ServiceError`] on its way to the caller.
 #[derive(Debug)]
@@ -39,6 +42,7 @@ impl IntoResponse for ApiError {
             ServiceError::Unauthenticated => (401, e.to_string()),
             ServiceError::Forbidden(_) | ServiceError::Suspended { .. } => (403, e.to_string()),
             ServiceError::NotFound(_) => (404, e.to_string()),
+            ServiceError::TooLarge { .. } => (413, e.to_string()),
             ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
             ServiceError::Conflict { .. } | ServiceError::StateConflict { .. } => (409, e.to_string()),
             ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
@@ -70,6 +74,13 @@ impl IntoResponse for ApiError {
             response
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static(allowed));
+        }
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            // Contention and a store that does not answer pass within moments: the
+            // caller is told when to try again (RFC 9110, 10.2.3).
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER_SECS));
         }
         response
     }

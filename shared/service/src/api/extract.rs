@@ -22,8 +22,9 @@ pub struct Identity {
 
 /// The verified player making the request, for a route that reads or writes their
 /// own data; 401 without one (GM-1); 400 naming `caller` (GM-6) when their account
-/// was deleted or the id is of the form reserved for deleted players' pseudonyms,
-/// their tombstone read on every request ([`super::callers`]).
+/// was deleted or the id is of the form reserved for deleted players' pseudonyms, and
+/// (GM-5) when it is one of podium's internal owners (`@…`), their tombstone read on
+/// every request ([`super::callers`]).
 pub struct Caller(pub String);
 
 impl FromRequestParts<super::AppState> for Caller {
@@ -66,7 +67,9 @@ fn verified_player(parts: &Parts) -> Result<String, ApiError> {
         .extensions
         .get::<Identity>()
         .and_then(|i| i.player.as_deref())
-        .filter(|p| podium_rules::record::ids::is_valid_id(p))
+        // A malformed id is no identity (401); a reserved form is refused by name in
+        // the caller check (400, GM-5 / GM-6).
+        .filter(|p| podium_rules::record::ids::player_id_form(p) != podium_rules::record::ids::PlayerIdForm::Malformed)
         .map(str::to_string)
         .ok_or(ApiError(ServiceError::Unauthenticated))
 }
@@ -103,6 +106,24 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
                     message: e.body_text(),
                 })
             })
+    }
+}
+
+/// The route's `{player_id}`, percent-decoded and checked as a player's id in the one
+/// place that tells the reserved forms apart
+/// ([`podium_rules::record::ids::check_player_id`]): 400 naming `player_id` with GM-5
+/// for a malformed id or one of podium's internal owners (a league's member list, a
+/// tournament), GM-6 for a deleted player's pseudonym. Every operator action on a
+/// player takes it, before any body is read.
+pub struct PlayerPath(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PlayerPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let PathId(id) = PathId::from_request_parts(parts, state).await?;
+        podium_rules::record::ids::check_player_id("player_id", &id).map_err(|e| ApiError(e.into()))?;
+        Ok(PlayerPath(id))
     }
 }
 
@@ -172,7 +193,8 @@ pub fn int_param(
 pub const MAX_BODY: usize = 64 * 1024;
 
 /// The request body as a JSON value of `T`; 400 naming `body` when it is not JSON of
-/// that shape (the message names the path inside it) or larger than [`MAX_BODY`].
+/// that shape (the message names the path inside it), 413 naming `body` when it is
+/// larger than [`MAX_BODY`].
 pub struct JsonBody<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for JsonBody<T> {
@@ -187,7 +209,12 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
         };
         let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY)
             .await
-            .map_err(|_| bad(format!("larger than {MAX_BODY} bytes")))?;
+            .map_err(|_| {
+                ApiError(ServiceError::TooLarge {
+                    field: "body",
+                    limit: MAX_BODY,
+                })
+            })?;
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();

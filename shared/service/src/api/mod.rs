@@ -37,6 +37,7 @@ pub mod callers;
 mod docs;
 mod error;
 mod extract;
+mod parameters;
 mod router;
 mod routes;
 mod schemas;

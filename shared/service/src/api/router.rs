@@ -25,6 +25,7 @@ pub fn router(state: AppState) -> axum::Router {
         .clone()
         .fallback(crate::api::error::unknown_route)
         .method_not_allowed_fallback(crate::api::error::method_not_allowed)
+        .route_layer(axum::middleware::from_fn(crate::api::parameters::only_documented))
         .layer(axum::middleware::from_fn(measured))
         .with_state(state)
 }

@@ -26,9 +26,7 @@ pub(crate) fn corrupt(what: &str, e: impl std::fmt::Display) -> ServiceError {
     ServiceError::Store(podium_store::StoreError::corrupt(what, e.to_string()))
 }
 
-pub(crate) fn members_owner(league: &LeagueDef, week: &str, cohort: &str) -> String {
-    format!("{}:{week}:{cohort}", league.id)
-}
+pub(crate) use podium_rules::league::members_owner;
 
 pub(crate) async fn state<S: SettleStore + ?Sized, T: Default + serde::de::DeserializeOwned>(
     store: &S,

@@ -176,7 +176,9 @@ pub fn require_operator<'a>(
 }
 
 /// The overview of `player_id` at `now` (see [`PlayerOverview`]).
-/// [`ServiceError::NotFound`] when the id is malformed or the player has no balance
+/// [`ServiceError::Invalid`] naming `player_id` when the id is malformed or no account
+/// (an internal owner, a pseudonym: GM-5, GM-6); [`ServiceError::NotFound`] when the
+/// player has no balance
 /// and no ledger entry on any game.
 pub async fn player_overview<S>(
     store: &S,
@@ -188,9 +190,8 @@ where
     S: BoardStore + SettleStore + ItemStore + PeriodStore + LedgerStore + ?Sized,
 {
     let unknown = || ServiceError::NotFound("no such player".to_string());
-    if !podium_rules::record::ids::is_valid_id(player_id) {
-        return Err(unknown());
-    }
+    // GM-5, GM-6: an internal owner or a pseudonym is refused by name, not looked up.
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
     // Each game's balance and ledger, all at once (8 reads in the time of one).
     let accounts = try_join_all(GAMES.into_iter().map(|game| async move {
         let (balance, entries) = futures::try_join!(

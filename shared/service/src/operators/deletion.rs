@@ -168,12 +168,9 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     player_id: &str,
     now: DateTime<Utc>,
 ) -> Result<DeletionReport, ServiceError> {
-    if !podium_rules::record::ids::is_valid_id(player_id) {
-        return Err(ServiceError::BadRequest {
-            field: "player_id",
-            message: "not a player id".into(),
-        });
-    }
+    // GM-5, GM-6: an internal owner (a league's member list, a tournament) or a
+    // pseudonym is no account: deleting it would erase what belongs to others.
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let key = tombstone_key(player_id);
     let mut report = DeletionReport {
         pseudonym: pseudonym(player_id),
@@ -398,8 +395,8 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
     now: DateTime<Utc>,
     even_if_unknown: bool,
 ) -> Result<DeletionReport, ServiceError> {
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
     if !even_if_unknown
-        && podium_rules::record::ids::is_valid_id(player_id)
         && store.get_item(&tombstone_key(player_id), true).await?.is_none()
         && store.holdings(player_id).await?.is_empty()
     {

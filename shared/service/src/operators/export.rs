@@ -105,12 +105,8 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     player_id: &str,
     now: DateTime<Utc>,
 ) -> Result<PlayerExport, ServiceError> {
-    if !podium_rules::record::ids::is_valid_id(player_id) {
-        return Err(ServiceError::BadRequest {
-            field: "player_id",
-            message: "not a player id".into(),
-        });
-    }
+    // GM-5, GM-6: internal owners and pseudonyms are no account to export.
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let h = store.holdings(player_id).await?;
     // The balances and the board entries, all at once (the result items below are
     // read in the ledger's order: each read decides what the next one skips).

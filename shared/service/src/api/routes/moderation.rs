@@ -7,7 +7,7 @@ use podium_rules::operator::Correction;
 use serde::Deserialize;
 
 use crate::api::error::ErrorBody;
-use crate::api::extract::{JsonBody, OperatorCaller, Params, PathId, PathPair};
+use crate::api::extract::{JsonBody, OperatorCaller, Params, PathPair, PlayerPath};
 use crate::api::state::AppState;
 use crate::boards::cursor::Cursor;
 use crate::error::ServiceError;
@@ -61,7 +61,7 @@ pub(crate) struct CorrectionBody {
 pub(crate) async fn post_correction(
     State(state): State<AppState>,
     OperatorCaller(operator): OperatorCaller,
-    PathId(player_id): PathId,
+    PlayerPath(player_id): PlayerPath,
     JsonBody(body): JsonBody<CorrectionBody>,
 ) -> Answer {
     let game = Game::from_id(&body.game).ok_or_else(|| ServiceError::BadRequest {
@@ -322,7 +322,7 @@ pub(crate) async fn review_decide(
 pub(crate) async fn export_player(
     State(state): State<AppState>,
     OperatorCaller(_): OperatorCaller,
-    PathId(player_id): PathId,
+    PlayerPath(player_id): PlayerPath,
 ) -> Answer {
     let now = (state.clock)();
     json(&crate::operators::export::export_player(state.store.as_ref(), &player_id, now).await?)
@@ -361,7 +361,7 @@ pub(crate) struct ReasonBody {
 pub(crate) async fn suspend_player(
     State(state): State<AppState>,
     OperatorCaller(operator): OperatorCaller,
-    PathId(player_id): PathId,
+    PlayerPath(player_id): PlayerPath,
     JsonBody(body): JsonBody<ReasonBody>,
 ) -> Answer {
     let now = (state.clock)();
@@ -399,7 +399,7 @@ pub(crate) async fn suspend_player(
 pub(crate) async fn restore_player(
     State(state): State<AppState>,
     OperatorCaller(operator): OperatorCaller,
-    PathId(player_id): PathId,
+    PlayerPath(player_id): PlayerPath,
     JsonBody(body): JsonBody<ReasonBody>,
 ) -> Answer {
     let now = (state.clock)();
@@ -489,7 +489,7 @@ pub(crate) async fn close_period(
 pub(crate) async fn reset_name(
     State(state): State<AppState>,
     OperatorCaller(operator): OperatorCaller,
-    PathId(player_id): PathId,
+    PlayerPath(player_id): PlayerPath,
     JsonBody(body): JsonBody<ReasonBody>,
 ) -> Answer {
     let now = (state.clock)();
@@ -527,7 +527,7 @@ pub(crate) async fn reset_name(
 pub(crate) async fn delete_player(
     State(state): State<AppState>,
     OperatorCaller(operator): OperatorCaller,
-    PathId(player_id): PathId,
+    PlayerPath(player_id): PlayerPath,
     JsonBody(body): JsonBody<ReasonBody>,
 ) -> Answer {
     let now = (state.clock)();

@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 
 use crate::api::error::ErrorBody;
-use crate::api::extract::{OperatorCaller, Params, PathId};
+use crate::api::extract::{OperatorCaller, Params, PathId, PlayerPath};
 use crate::api::state::AppState;
 
 use super::boards::{page_body, PageQuery};
@@ -36,7 +36,7 @@ use super::respond::*;
 pub(crate) async fn operator_player(
     State(state): State<AppState>,
     OperatorCaller(_): OperatorCaller,
-    PathId(id): PathId,
+    PlayerPath(id): PlayerPath,
 ) -> Answer {
     let now = (state.clock)();
     json(&crate::operators::console::player_overview(state.store.as_ref(), &state.ctx.cache, &id, now).await?)
