@@ -4,14 +4,20 @@
 //! Pure: the policy (blocklist, avatars, the country interval) and the clock are
 //! parameters. Normalisation and grapheme counting are Unicode's, through the
 //! `unicode-normalization`, `unicode-segmentation` and `unicode-properties` crates;
-//! countries are ISO 3166-1 alpha-2 codes as the `isocountry` crate lists them.
+//! names meet blocked terms in one comparison form (`name_form`: case folding by
+//! `caseless`, confusable skeletons by `unicode-security`); countries are ISO 3166-1
+//! alpha-2 codes as the `isocountry` crate lists them.
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
+use unicode_properties::emoji::is_tag_character;
 use unicode_properties::{GeneralCategory, UnicodeEmoji, UnicodeGeneralCategory};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{quoted, RuleError};
+
+mod name_form;
+use name_form::comparison_form;
 
 /// The shortest and longest display name, in grapheme clusters (PF-1).
 pub const NAME_MIN: usize = 3;
@@ -28,10 +34,10 @@ pub const DEFAULT_COUNTRY_CHANGE_DAYS: u32 = 30;
 /// settings, read once at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfilePolicy {
-    /// Terms no name may contain, compared case-folded with everything but letters
-    /// and digits left out (so `B.a d` contains `bad`), and as confusable skeletons;
-    /// stored both ways.
-    blocked: Vec<(String, String)>,
+    /// Terms no name may contain, held in their comparison form (PF-1: accents
+    /// removed, case-folded, separators dropped, as confusable skeletons with
+    /// letter-like symbols read as letters; see `name_form::comparison_form`).
+    blocked: Vec<String>,
     /// The avatar ids the app ships (PF-2).
     pub avatars: Vec<String>,
     /// The least time between two changes of country (PF-3), in milliseconds.
@@ -49,24 +55,6 @@ impl Default for ProfilePolicy {
     }
 }
 
-/// A name's letters and digits only, case-folded (Unicode's full folding: `ß` is
-/// `ss`): what the blocklist compares.
-fn folded(s: &str) -> String {
-    let nfkc: String = s.nfkc().collect();
-    caseless::default_case_fold_str(&nfkc)
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .collect()
-}
-
-/// [`folded`] of the name's confusable skeleton (Unicode TS #39): `bаd` with a
-/// Cyrillic `а` and `Admın` meet the terms they imitate (symbols such as `🅱` are
-/// not letters and are left out, as TS #39 does not map them).
-fn skeleton(s: &str) -> String {
-    let nfkc: String = s.nfkc().collect();
-    folded(&unicode_security::confusable_detection::skeleton(&nfkc).collect::<String>())
-}
-
 impl ProfilePolicy {
     /// A policy blocking `blocked` (terms, any case), offering `avatars`, allowing a
     /// change of country every `country_change_days` days.
@@ -74,8 +62,8 @@ impl ProfilePolicy {
         ProfilePolicy {
             blocked: blocked
                 .iter()
-                .map(|t| (folded(t), skeleton(t)))
-                .filter(|(f, k)| !f.is_empty() && !k.is_empty())
+                .map(|t| comparison_form(t))
+                .filter(|t| !t.is_empty())
                 .collect(),
             avatars,
             country_change_ms: i64::from(country_change_days) * 86_400_000,
@@ -198,8 +186,11 @@ pub const NAME_MAX_BYTES: usize = 200;
 /// visible and of at most [`GRAPHEME_MAX_CHARS`] code points, [`NAME_MAX_BYTES`] at
 /// most; no control, format (zero-width, bidirectional), private-use, unassigned or
 /// separator character, and no default-ignorable mark (variation selectors, the
-/// grapheme joiner, Hangul fillers) save the joiners, variation selectors and tags
-/// inside an emoji; no blocked term, compared case-folded and as confusable skeletons.
+/// grapheme joiner, Hangul fillers) save the joiners and variation selectors inside
+/// an emoji, the variation selector of a keycap (`1️⃣`) and the tags of the flags of
+/// England, Scotland and Wales (no other tag sequence); no blocked term, compared in
+/// the one comparison form of PF-1 (marks removed, case-folded, confusable
+/// skeletons, letter-like symbols read as letters).
 ///
 /// Errors name `name` and PF-1; a character is named as it stands after NFKC.
 pub fn normalize_name(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleError> {
@@ -215,12 +206,14 @@ pub fn normalize_name(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleE
             )));
         }
         let emoji = chars.first().is_some_and(|&c| !c.is_ascii() && c.is_emoji_char());
+        let keycap = is_keycap(&chars);
+        let flag = is_subdivision_flag(&chars);
         for (i, &c) in chars.iter().enumerate() {
             let inside = i > 0 && i + 1 < chars.len();
-            let emoji_part = emoji
-                && i > 0
-                && ((c == '\u{200D}' && inside)
-                    || matches!(c, '\u{FE0E}' | '\u{FE0F}' | '\u{E0020}'..='\u{E007F}'));
+            let emoji_part = i > 0
+                && ((emoji && ((c == '\u{200D}' && inside) || matches!(c, '\u{FE0E}' | '\u{FE0F}')))
+                    || (keycap && c == '\u{FE0F}')
+                    || (flag && is_tag_character(c)));
             if !emoji_part && !allowed_char(c) {
                 return Err(refuse(format!(
                     "U+{:04X} (after NFKC normalisation) is an invisible or control character, which names may not hold",
@@ -244,15 +237,40 @@ pub fn normalize_name(raw: &str, policy: &ProfilePolicy) -> Result<String, RuleE
             name.len()
         )));
     }
-    let (f, k) = (folded(&name), skeleton(&name));
-    if policy
-        .blocked
-        .iter()
-        .any(|(tf, tk)| f.contains(tf.as_str()) || k.contains(tk.as_str()))
-    {
+    let form = comparison_form(&name);
+    if policy.blocked.iter().any(|term| form.contains(term.as_str())) {
         return Err(refuse("this name is not allowed".into()));
     }
     Ok(name)
+}
+
+/// Whether `cluster` is a keycap (Unicode TS #51 `emoji_keycap_sequence`: a digit,
+/// `#` or `*`, U+FE0F, U+20E3, as `1️⃣`), whose variation selector belongs to it.
+fn is_keycap(cluster: &[char]) -> bool {
+    matches!(cluster, [base, '\u{FE0F}', '\u{20E3}'] if base.is_ascii_digit() || matches!(base, '#' | '*'))
+}
+
+/// The subdivisions whose flags are the emoji tag sequences Unicode recommends
+/// (RGI, Unicode TS #51 `emoji-sequences.txt`): England, Scotland, Wales. Each flag
+/// is U+1F3F4 (a black flag), the subdivision's code in tag characters, and U+E007F
+/// (cancel tag). Any other tag sequence shows as a black flag alone, its tags
+/// hidden, so tags are refused everywhere else (PF-1).
+const SUBDIVISION_FLAGS: [&str; 3] = ["gbeng", "gbsct", "gbwls"];
+
+/// Whether `cluster` is the flag of one of the [`SUBDIVISION_FLAGS`].
+fn is_subdivision_flag(cluster: &[char]) -> bool {
+    let [black_flag, tags @ .., cancel] = cluster else {
+        return false;
+    };
+    *black_flag == '\u{1F3F4}'
+        && *cancel == '\u{E007F}'
+        && SUBDIVISION_FLAGS.iter().any(|code| {
+            code.len() == tags.len()
+                && code
+                    .chars()
+                    .zip(tags)
+                    .all(|(letter, &tag)| u32::from(letter) + 0xE0000 == u32::from(tag))
+        })
 }
 
 /// Marks and letters that render as nothing (default-ignorable code points of
@@ -442,6 +460,7 @@ pub fn check_friends(owner: &str, ids: &[String]) -> Result<Vec<String>, RuleErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn policy() -> ProfilePolicy {
         ProfilePolicy::new(&["badword"], vec!["a01".into(), "a02".into()], 30)
@@ -518,6 +537,307 @@ mod tests {
         // At most 200 bytes: 24 families of 25 bytes each are too many.
         let families = "👨‍👩‍👧‍👦".repeat(24);
         assert_eq!(normalize_name(&families, &p).unwrap_err().field, "name");
+    }
+
+    /// The blocklist of the review's probes (PF-1).
+    fn probe_policy() -> ProfilePolicy {
+        ProfilePolicy::new(&["bad", "admin", "hitler", "fuck", "nazi"], vec![], 30)
+    }
+
+    /// PF-1: refused as a blocked term (not for some other reason).
+    fn assert_blocked(name: &str, p: &ProfilePolicy) {
+        match normalize_name(name, p) {
+            Err(e) => assert_eq!(
+                (e.field.as_str(), e.rule, e.message.as_str()),
+                ("name", "PF-1", "this name is not allowed"),
+                "{name:?}"
+            ),
+            Ok(n) => panic!("{name:?} accepted as {n:?}"),
+        }
+    }
+
+    /// PF-1: one accent, precomposed or combining, no longer hides a blocked term:
+    /// `fück`, `fúck` (both ways), `bąd`, `bàd` with a combining grave.
+    #[test]
+    fn pf1_a_blocked_term_with_one_accent_is_refused() {
+        let p = probe_policy();
+        for name in [
+            "fück",
+            "fúck",
+            "fu\u{301}ck",
+            "bąd",
+            "ba\u{300}d",
+            "bàd",
+            "b\u{336}a\u{336}d\u{336}",
+        ] {
+            assert_blocked(name, &p);
+        }
+    }
+
+    /// PF-1: letter-like symbols spelling a blocked term are refused: negative squared
+    /// and negative circled letters, regional indicators (`🇧🇦🇩`: a flag and a D on
+    /// most screens, BAD on others), small capitals.
+    #[test]
+    fn pf1_letter_like_symbols_spelling_a_blocked_term_are_refused() {
+        let p = probe_policy();
+        for name in [
+            "🅱🅰🅳",
+            "🅑🅐🅓",
+            "\u{1F1E7}\u{1F1E6}\u{1F1E9} x",
+            "ʙᴀᴅ x",
+            "ᴀᴅᴍɪɴ",
+            "🅷🅸🆃🅻🅴🆁",
+            "ΒΑD guy", // Greek capitals
+            "ВАD guy", // Cyrillic capitals
+            "ᏏᎪᎠ",
+        ] {
+            assert_blocked(name, &p);
+        }
+        // `℮` is `e` (Unicode TS #39): `b℮d` reads `bed`, blocked only where `bed` is.
+        assert!(normalize_name("b℮d", &p).is_ok());
+        assert_blocked("b℮d", &ProfilePolicy::new(&["bed"], vec![], 30));
+    }
+
+    /// PF-1: look-alikes outside Unicode TS #39 (`h1tler`, Cyrillic `у` in `fуck`,
+    /// the runes `ᛋᛋ`) are not read as letters, and are refused once an operator
+    /// lists them.
+    #[test]
+    fn pf1_spellings_outside_ts39_are_blocked_by_listing_them() {
+        let names = ["h1tler", "f\u{443}ck", "\u{16CB}\u{16CB} guy"];
+        let p = probe_policy();
+        for name in names {
+            assert!(normalize_name(name, &p).is_ok(), "{name:?}");
+        }
+        let listed = ProfilePolicy::new(&["h1tler", "f\u{443}ck", "\u{16CB}\u{16CB}"], vec![], 30);
+        for name in names {
+            assert_blocked(name, &listed);
+        }
+    }
+
+    /// PF-1: tag characters hidden after an emoji that is no flag of England,
+    /// Scotland or Wales are refused; those three flags are accepted.
+    #[test]
+    fn pf1_tags_outside_a_subdivision_flag_are_refused() {
+        let p = probe_policy();
+        for name in [
+            "🏴\u{E0062}\u{E0061}\u{E0064}\u{E007F} ok",
+            "😀\u{E0062}\u{E0061}\u{E0064}\u{E007F} ok",
+            "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067} ok", // no cancel tag
+            "🏴\u{E0075}\u{E0073}\u{E0063}\u{E0061}\u{E007F} ok", // California: not recommended
+        ] {
+            let e = normalize_name(name, &p).expect_err(name);
+            assert_eq!((e.field.as_str(), e.rule), ("name", "PF-1"), "{name:?}: {e}");
+            assert!(e.message.contains("U+E00"), "{name:?}: {e}");
+        }
+        for code in SUBDIVISION_FLAGS {
+            let tags: String = code
+                .chars()
+                .filter_map(|c| char::from_u32(u32::from(c) + 0xE0000))
+                .collect();
+            let name = format!("🏴{tags}\u{E007F} fan");
+            assert!(normalize_name(&name, &p).is_ok(), "{code}");
+        }
+    }
+
+    /// PF-1: keycap emoji (`1️⃣`, `#️⃣`, `*️⃣`) are accepted; a variation selector
+    /// after a plain digit or letter still is not.
+    #[test]
+    fn pf1_keycaps_are_accepted() {
+        let p = probe_policy();
+        for name in [
+            "1\u{FE0F}\u{20E3}2\u{FE0F}\u{20E3}3\u{FE0F}\u{20E3}",
+            "Team #\u{FE0F}\u{20E3}",
+            "*\u{FE0F}\u{20E3} star",
+            "1\u{20E3} go",
+        ] {
+            assert_eq!(normalize_name(name, &p).as_deref(), Ok(name));
+        }
+        for name in ["ab1\u{FE0F}", "a\u{FE0F}\u{20E3}bc", "ba\u{FE0F}d"] {
+            assert!(normalize_name(name, &p).is_err(), "{name:?}");
+        }
+    }
+
+    /// PF-1: real names stay accepted under a blocklist: accents, other scripts,
+    /// emoji, flags, keycaps.
+    #[test]
+    fn pf1_legitimate_names_stay_accepted() {
+        let p = probe_policy();
+        for name in [
+            "José",
+            "Zoë",
+            "Björk",
+            "Ionela",
+            "Ионела",
+            "山田太郎",
+            "김민준",
+            "لاعب",
+            "Ελένη",
+            "Nguyễn Văn",
+            "ab👨🏻‍👩🏻‍👧🏻‍👦🏻",
+            "❤️‍🔥 fan",
+            "\u{1F1F7}\u{1F1F4} Radu",
+            "Team 1\u{FE0F}\u{20E3}",
+            "Sinclair",
+            "Nadia",
+            "Bach",
+        ] {
+            assert!(
+                normalize_name(name, &p).is_ok(),
+                "{name:?}: {:?}",
+                normalize_name(name, &p)
+            );
+        }
+    }
+
+    /// PF-1: the other spellings the review probed, refused before, refused still:
+    /// case, separators, other scripts, compatibility forms, invisible characters.
+    #[test]
+    fn pf1_probed_spellings_stay_refused() {
+        let p = probe_policy();
+        for name in [
+            "xbadx",
+            "XBADX",
+            "B.a d guy",
+            "b\u{430}d guy",
+            "Adm\u{131}n",
+            "\u{FF42}\u{FF41}\u{FF44}",
+            "\u{24D1}\u{24D0}\u{24D3}",
+            "\u{1D41B}\u{1D41A}\u{1D41D}",
+            "b\u{3B1}d guy",
+            "b\u{251}d guy",
+            "\u{13CF}\u{13AA}\u{13A0}",
+            "\u{1F131}\u{1F130}\u{1F133}",
+            "\u{249D}\u{249C}\u{249F}",
+            "\u{1D47}\u{1D43}\u{1D48} x",
+            "h\u{1D62}tler",
+            "ba\u{16FE4}d",
+            "h\u{131}tler",
+            "h\u{456}tler",
+            "\u{430}dmin",
+            "b\u{A0}ad",
+            "ba\u{3000}d",
+            "ba\td",
+            "\u{2102}\u{2115} bad",
+            "\u{1D2E}\u{1D2C}\u{1D30}",
+            "\u{1D51F}\u{1D51E}\u{1D521}",
+            "ba\u{111}",
+            "\u{253}ad",
+            "b|a|d",
+            "n-a-z-i",
+        ] {
+            assert!(normalize_name(name, &p).is_err(), "{name:?}");
+        }
+    }
+
+    /// The small capitals of a … w, y and z (Unicode has none of x).
+    const SMALL_CAPITALS: &str = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡ-ʏᴢ";
+
+    /// A way to write `letter` (a–z) that reads as it: itself, its capital, a
+    /// compatibility or letter-like form, a small capital, or a confusable letter of
+    /// another script (Unicode TS #39).
+    fn disguises(letter: char) -> Vec<String> {
+        let i = u32::from(letter) - u32::from('a');
+        let at = |base: u32| char::from_u32(base + i).map(String::from);
+        let mut out: Vec<String> = [
+            Some(letter.to_string()),
+            Some(letter.to_ascii_uppercase().to_string()),
+            at(0xFF41),  // full-width
+            at(0x1D41A), // mathematical bold
+            at(0x24D0),  // circled
+            at(0x249C),  // parenthesised
+            at(0x1F130), // squared capital
+            at(0x1F150), // negative circled capital
+            at(0x1F170), // negative squared capital
+            at(0x1F1E6), // regional indicator
+            SMALL_CAPITALS
+                .chars()
+                .zip('a'..='z')
+                .find(|&(capital, l)| l == letter && capital != '-')
+                .map(|(capital, _)| capital.to_string()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let confusables = match letter {
+            'a' => "аαɑ⍺АΑᎪ",
+            'b' => "ᏏвВΒᏴ",
+            'c' => "сⅽС", // not Greek ϲ, which NFKC makes ς
+            'd' => "ԁⅾᎠ",
+            'e' => "еЕΕ",
+            'h' => "һнНΗ",
+            'i' => "іıɩιІΙ",
+            'k' => "кκКΚ",
+            'l' => "ӏⅼ",
+            'm' => "мМΜ",
+            'n' => "ΝՈ",
+            'r' => "г",
+            't' => "тτТΤ",
+            'u' => "υս",
+            'z' => "ΖᏃ",
+            _ => "",
+        };
+        out.extend(confusables.chars().map(String::from));
+        out
+    }
+
+    /// PF-1: every disguise of a letter has that letter's comparison form.
+    #[test]
+    fn pf1_every_disguise_reads_as_its_letter() {
+        for letter in 'a'..='z' {
+            for d in disguises(letter) {
+                assert_eq!(
+                    comparison_form(&d),
+                    comparison_form(&letter.to_string()),
+                    "{d:?} for {letter}"
+                );
+            }
+        }
+    }
+
+    /// Combining marks a disguise may carry (U+0300 … U+036F but the grapheme joiner,
+    /// which is refused as invisible; the overlays and enclosing circle, keycap).
+    fn mark() -> impl Strategy<Value = char> {
+        prop_oneof![
+            (0x300u32..=0x36F).prop_filter_map("not the grapheme joiner", |c| {
+                char::from_u32(c).filter(|&c| c != '\u{34F}')
+            }),
+            Just('\u{20DD}'),
+            Just('\u{20E3}'),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// PF-1: any blocked term, each letter written as itself, its capital, a
+        /// compatibility or letter-like form, a small capital or a confusable of
+        /// another script, with combining marks added, among other letters, is
+        /// refused as a blocked term.
+        #[test]
+        fn pf1_disguised_blocked_terms_are_refused(
+            term in prop::sample::select(vec!["bad", "admin", "hitler", "fuck", "nazi"]),
+            picks in prop::collection::vec((any::<prop::sample::Index>(), prop::collection::vec(mark(), 0..=3)), 6),
+            before in "[a-z]{0,3}",
+            after in "( [a-z]{1,3})?",
+        ) {
+            let p = probe_policy();
+            let mut name = before;
+            for (letter, (pick, marks)) in term.chars().zip(&picks) {
+                let ways = disguises(letter);
+                name.push_str(pick.get::<String>(&ways));
+                name.extend(marks);
+            }
+            name.push_str(&after);
+            if name.graphemes(true).count() < NAME_MIN {
+                // Two regional indicators are one character: keep 3 at least.
+                name.push_str(" go");
+            }
+            let refused = normalize_name(&name, &p);
+            prop_assert!(
+                matches!(&refused, Err(e) if e.field == "name" && e.message == "this name is not allowed"),
+                "{:?} ({}): {:?}", name, name.escape_unicode(), refused
+            );
+        }
     }
 
     /// PF-4: a friend list body, every refusal naming its field.
