@@ -539,7 +539,7 @@ mod tests {
         assert_eq!(normalize_name(&families, &p).unwrap_err().field, "name");
     }
 
-    /// The blocklist of the review's probes (PF-1).
+    /// A blocklist of five terms, for the PF-1 cases below.
     fn probe_policy() -> ProfilePolicy {
         ProfilePolicy::new(&["bad", "admin", "hitler", "fuck", "nazi"], vec![], 30)
     }
@@ -689,7 +689,7 @@ mod tests {
         }
     }
 
-    /// PF-1: the other spellings the review probed, refused before, refused still:
+    /// PF-1: other known spellings of blocked terms stay refused:
     /// case, separators, other scripts, compatibility forms, invisible characters.
     #[test]
     fn pf1_probed_spellings_stay_refused() {
