@@ -15,6 +15,14 @@
 //! - `TransactionInProgress`: a `TransactWriteItems` refused with
 //!   `TransactionInProgressException`, the request never sent.
 //!
+//! DynamoDB's token window ([`FaultyHttp::keep_tokens`]): DynamoDB keeps a
+//! `TransactWriteItems` request's `ClientRequestToken` for 10 minutes after the request
+//! completes, whatever became of it, and refuses the token with other items
+//! (`IdempotentParameterMismatchException`); DynamoDB Local keeps only the tokens of
+//! transactions that committed. With the window on, the layer keeps every token it
+//! passes with the request's items and answers a later request that carries one with
+//! other items as DynamoDB does, without sending it.
+//!
 //! The schedule: each request draws from one seeded generator (`rate_per_mille` of
 //! requests get a fault, the kind drawn uniformly from the schedule's kinds that
 //! apply to the request's operation; a conflict names any one item). Under
@@ -132,6 +140,39 @@ struct State {
     schedule: Schedule,
     enabled: AtomicBool,
     counts: Arc<FaultCounts>,
+    /// DynamoDB's token window: on, and the items each token was sent with.
+    keep_tokens: AtomicBool,
+    tokens: Mutex<std::collections::HashMap<String, serde_json::Value>>,
+}
+
+impl State {
+    /// With the token window on: whether `request` (a `TransactWriteItems`) carries a
+    /// token sent before with other items (DynamoDB refuses it). A first use is kept.
+    fn token_reused(&self, request: &HttpRequest) -> bool {
+        if !self.keep_tokens.load(Ordering::Relaxed) {
+            return false;
+        }
+        let Some(body) = request
+            .body()
+            .bytes()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        else {
+            return false;
+        };
+        let Some(token) = body.get("ClientRequestToken").and_then(|t| t.as_str()) else {
+            return false;
+        };
+        let items = body.get("TransactItems").cloned().unwrap_or_default();
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        match tokens.get(token) {
+            // Maps compare by their entries, in any order, as DynamoDB compares them.
+            Some(kept) => *kept != items,
+            None => {
+                tokens.insert(token.to_string(), items);
+                false
+            }
+        }
+    }
 }
 
 impl State {
@@ -196,8 +237,17 @@ impl FaultyHttp {
                 schedule,
                 enabled: AtomicBool::new(true),
                 counts: Arc::default(),
+                keep_tokens: AtomicBool::new(false),
+                tokens: Mutex::default(),
             }),
         }
+    }
+
+    /// Turns DynamoDB's token window on or off (see the module notes): while on, a
+    /// `TransactWriteItems` that carries a token the layer passed before with other
+    /// items is answered `IdempotentParameterMismatchException`, not sent.
+    pub fn keep_tokens(&self, on: bool) {
+        self.state.keep_tokens.store(on, Ordering::Relaxed);
     }
 
     /// Turns injection on or off (setup and final reads run without faults).
@@ -284,6 +334,13 @@ fn transaction_items(request: &HttpRequest) -> usize {
 impl HttpConnector for FaultyConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let op = operation(&request);
+        if op == "TransactWriteItems" && self.state.token_reused(&request) {
+            return HttpConnectorFuture::ready(Ok(error_response(
+                "IdempotentParameterMismatchException",
+                "Specified idempotent token was used with different request parameters within the idempotency window",
+                None,
+            )));
+        }
         let Some((fault, choice)) = self.state.draw(&op) else {
             return self.inner.call(request);
         };

@@ -28,6 +28,7 @@ pub mod period_close;
 pub mod point_history;
 pub mod profiles;
 pub mod publication;
+pub mod redelivery;
 pub mod reserved_ids;
 pub mod review;
 pub mod rewards;

@@ -86,6 +86,29 @@ async fn a_resent_commit_is_the_original_success() {
         .expect("read");
     assert_eq!(b[0].points, 411, "applied once");
 }
+
+/// GM-3 (review fault 10): DynamoDB keeps a transaction's `ClientRequestToken` for 10
+/// minutes whatever became of it, and refuses it with other items; DynamoDB Local
+/// forgets the tokens of cancelled transactions, so the fault layer's token window
+/// answers as DynamoDB does. A match whose first delivery's two transactions were
+/// cancelled for real is scored once when delivered again under the same id, never
+/// refused as a conflict.
+#[tokio::test]
+async fn a_redelivery_after_cancelled_attempts_scores_once() {
+    use podium_tests::dynamodb_faults::{FaultyHttp, Schedule};
+
+    let http = FaultyHttp::new(
+        podium_store::aws::new_https_client(),
+        Schedule {
+            seed: 10,
+            rate_per_mille: 0,
+            kinds: Vec::new(),
+        },
+    );
+    http.keep_tokens(true);
+    let store = podium_tests::fixtures::dynamodb_through(http.shared(), 3).await;
+    podium_tests::redelivery::a_redelivery_after_cancelled_attempts_scores_once(store).await;
+}
 podium_tests::point_history_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::standing_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::profile_tests!(podium_tests::fixtures::dynamodb);

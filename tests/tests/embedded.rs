@@ -30,6 +30,17 @@ async fn batched_settlement_equals_line_by_line() {
     }
     assert_eq!(got, expected, "nothing of the dropped batch was written");
 }
+
+/// GM-3 (review fault 10): a match whose first delivery's two commits were cancelled
+/// (a concurrent write moved the balance they read) is scored once when delivered
+/// again under the same id, as on DynamoDB.
+#[tokio::test]
+async fn a_redelivery_after_cancelled_attempts_scores_once() {
+    podium_tests::redelivery::a_redelivery_after_cancelled_attempts_scores_once(
+        podium_tests::fixtures::embedded().await,
+    )
+    .await;
+}
 podium_tests::mahjong_tests!(podium_tests::fixtures::embedded);
 podium_tests::tournament_tests!(podium_tests::fixtures::embedded);
 podium_tests::dots_and_boxes_tests!(podium_tests::fixtures::embedded);
