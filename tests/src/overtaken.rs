@@ -15,11 +15,12 @@ use crate::fixtures::{now, seed_balance};
 use crate::review::get;
 
 /// The scheduled refresh tick `minutes` after the tests' clock.
-async fn refresh<S: Store>(store: &S, minutes: i64) {
+pub async fn refresh<S: Store>(store: &S, minutes: i64) {
     try_refresh(store, minutes).await.expect("refresh tick");
 }
 
-async fn try_refresh<S: Store>(
+/// [`refresh`], its outcome answered: the tick's snapshot runs.
+pub async fn try_refresh<S: Store>(
     store: &S,
     minutes: i64,
 ) -> Result<Vec<podium_service::jobs::BoardRun>, podium_service::ServiceError> {
@@ -41,16 +42,18 @@ async fn refresh_twice_at_once<S: Store>(store: &S, minutes: i64) {
     refresh(store, minutes).await;
 }
 
-fn later(minutes: i64) -> DateTime<Utc> {
+/// The tests' clock plus `minutes`.
+pub fn later(minutes: i64) -> DateTime<Utc> {
     now() + Duration::minutes(minutes)
 }
 
-async fn call<S: Store + Clone + 'static>(store: &S, req: ApiRequest) -> ApiResponse {
+/// `req` through the API at [`later`]`(30)`.
+pub async fn call<S: Store + Clone + 'static>(store: &S, req: ApiRequest) -> ApiResponse {
     api::handle(store, &ApiContext::new(cursor_key()), &req, later(30)).await
 }
 
 /// `method` (`PUT` or `DELETE`) on `/v1/me/follows/{board}` as `player`.
-async fn follows<S: Store + Clone + 'static>(
+pub async fn follows<S: Store + Clone + 'static>(
     store: &S,
     method: &str,
     board: &str,
@@ -78,7 +81,8 @@ async fn overtaken<S: Store + Clone + 'static>(store: &S, player: &str) -> Vec<V
     out
 }
 
-fn passers(message: &Value) -> Vec<String> {
+/// The ids of the passers an `overtaken` message names.
+pub fn passers(message: &Value) -> Vec<String> {
     message["overtaken"]["by"]
         .as_array()
         .expect("by")

@@ -13,9 +13,21 @@
 //! A pass counts only when the passer's new place is better than the passed player's
 //! old one (LB-2 listing order): a player who fell by their own loss (a rating going
 //! down) is not told that the players they fell behind "passed" them.
+//!
+//! A pass is play: the passer was behind the passed player when the older snapshot
+//! read the board and is ahead now, which only a change of the passer's value (a
+//! settlement: a match, a completion, a correction) can do. Moderation moves nobody
+//! (OP-4, GM-6, PF-1): a player suspended or deleted since is left out of both sides
+//! (the caller passes entries without them), and a player the older snapshot did not
+//! list because they were suspended then, and who is listed again after a restore, is
+//! compared by the key their entry held when that snapshot read the board
+//! ([`HeldThen`]): the place they held then, not "new". A rename changes no key.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use crate::history::HeldKey;
 use crate::leaderboard::listing_key;
 use crate::message::{Message, MessageKind, Overtaken, Passer};
 use crate::snapshot::SnapshotEntry;
@@ -53,15 +65,36 @@ fn key(e: &SnapshotEntry) -> (std::cmp::Reverse<i64>, i64, &str) {
     listing_key(e.value, e.reached_at_ms, &e.player_id)
 }
 
+/// The keys (value, reached at) that players listed now held when the older snapshot
+/// read the board, for players that snapshot does not list among the entries compared:
+/// a player absent here had no entry then, or one below those entries.
+pub type HeldThen = HashMap<String, HeldKey>;
+
 /// The passes on the top of a board: `before` and `after` are the first entries of the
 /// older and newer snapshot in listing order (each a prefix of its snapshot: at least
 /// the first [`TOP`] places of `before`, and `after_whole` when `after` is the whole
-/// newer snapshot). For each player listed in the first [`TOP`] places of `before`: the
-/// players now listed ahead of them who were behind them (or not in `before`, so
-/// behind), and whose new place beats the player's old one. A player absent from a
-/// whole `after` left the board (GM-6) and is told nothing.
-pub fn top_passes(before: &[SnapshotEntry], after: &[SnapshotEntry], after_whole: bool) -> Vec<Pass> {
+/// newer snapshot), both without the players hidden now (suspended or deleted). For
+/// each player listed in the first [`TOP`] places of `before`: the players now listed
+/// ahead of them who were behind them when the older snapshot read the board (listed
+/// behind them in `before`; or, not listed there, holding then the key `held_then`
+/// gives, or none: new, or below the entries compared), and whose new place beats the
+/// player's old one. A player absent from a whole `after` left the board (GM-6) and is
+/// told nothing. A player listed again after a restore, whose key `held_then` gives as
+/// ahead of the player's then, passed nobody: moderation is not play (OP-4).
+pub fn top_passes(
+    before: &[SnapshotEntry],
+    after: &[SnapshotEntry],
+    after_whole: bool,
+    held_then: &HeldThen,
+) -> Vec<Pass> {
     let position_before = |id: &str| before.iter().position(|e| e.player_id == id);
+    // Whether `q` was behind `old` (listed `i`-th in `before`) when the older snapshot read the board.
+    let was_behind = |q: &SnapshotEntry, i: usize, old: &SnapshotEntry| match position_before(&q.player_id) {
+        Some(j) => j > i,
+        None => held_then
+            .get(&q.player_id)
+            .is_none_or(|then| listing_key(then.value, then.reached_at_ms, &q.player_id) > key(old)),
+    };
     let mut out = Vec::new();
     for (i, old) in before.iter().enumerate().take(TOP as usize) {
         let now = after.iter().position(|e| e.player_id == old.player_id);
@@ -71,7 +104,7 @@ pub fn top_passes(before: &[SnapshotEntry], after: &[SnapshotEntry], after_whole
         let ahead = &after[..now.unwrap_or(after.len())];
         let mut by: Vec<SnapshotEntry> = ahead
             .iter()
-            .filter(|q| position_before(&q.player_id).is_none_or(|j| j > i) && key(q) < key(old))
+            .filter(|q| was_behind(q, i, old) && key(q) < key(old))
             .cloned()
             .collect();
         if by.is_empty() {
@@ -89,10 +122,27 @@ pub fn top_passes(before: &[SnapshotEntry], after: &[SnapshotEntry], after_whole
     out
 }
 
+/// The players of `after` whose key when the older snapshot read the board
+/// [`top_passes`] needs: those `before` does not list whose key now beats the old key
+/// of the last player of `before`'s first [`TOP`] places (no other can pass anyone).
+pub fn unlisted_contenders<'a>(before: &[SnapshotEntry], after: &'a [SnapshotEntry]) -> Vec<&'a str> {
+    let Some(last) = before.iter().take(TOP as usize).last() else {
+        return Vec::new();
+    };
+    after
+        .iter()
+        .filter(|q| key(q) < key(last) && !before.iter().any(|e| e.player_id == q.player_id))
+        .map(|q| q.player_id.as_str())
+        .collect()
+}
+
 /// The passes of a player who opted in: `old`, their entry at the last check, and
 /// `mine`, their entry now; `were_behind`, the entries now of the players listed
-/// just behind them at the last check, wherever they are now. The passers are those
-/// now listed above `mine` whose place beats `old`, nearest above the player first.
+/// just behind them at the last check, wherever they are now (without those hidden
+/// now: suspended or deleted). The passers are those now listed above `mine` whose
+/// place beats `old`, nearest above the player first: each was behind at the last
+/// check, so only their own play put them ahead (a player a suspension hid then was
+/// not listed, and a restore puts nobody among them).
 pub fn neighbour_passes(
     old: &SnapshotEntry,
     mine: &SnapshotEntry,
@@ -192,7 +242,7 @@ mod tests {
         let before = board(&[("a", 50), ("b", 40), ("c", 30), ("d", 20)]);
         // d jumps past b and c; a stays.
         let after = board(&[("a", 50), ("d", 45), ("b", 40), ("c", 30)]);
-        let passes = top_passes(&before, &after, true);
+        let passes = top_passes(&before, &after, true, &HeldThen::new());
         assert_eq!(passes.len(), 2);
         assert_eq!(
             (
@@ -214,7 +264,7 @@ mod tests {
         // b's rating fell below c's: c did not move, so nobody passed b.
         let before = board(&[("a", 50), ("b", 40), ("c", 30)]);
         let after = board(&[("a", 50), ("c", 30), ("b", 20)]);
-        assert!(top_passes(&before, &after, true).is_empty());
+        assert!(top_passes(&before, &after, true, &HeldThen::new()).is_empty());
     }
 
     #[test]
@@ -222,13 +272,53 @@ mod tests {
         let before = board(&[("a", 50), ("b", 40)]);
         // n is new; b fell below the entries read now (not the whole board).
         let after = board(&[("n", 60), ("a", 50)]);
-        let passes = top_passes(&before, &after, false);
+        let passes = top_passes(&before, &after, false, &HeldThen::new());
         assert_eq!(ids(&passes[0].by), ["n"]);
         let b = &passes[1];
         assert_eq!((b.player_id.as_str(), b.rank_after, b.value), ("b", None, 40));
         assert_eq!(ids(&b.by), ["n"], "a was ahead of b before: not a passer");
         // GM-6: a player absent from the whole newer snapshot left; nothing is sent.
-        assert_eq!(top_passes(&before, &after, true).len(), 1);
+        assert_eq!(top_passes(&before, &after, true, &HeldThen::new()).len(), 1);
+    }
+
+    /// OP-4: a player the older snapshot left out while suspended, listed again after a
+    /// restore at the key they held then, passes nobody; one who played since the older
+    /// snapshot read the board passes those their play took them past, and only those.
+    #[test]
+    fn op_4_a_restored_player_passes_nobody_by_the_restore() {
+        // x (60) was suspended when the older snapshot read the board: not listed.
+        let before = board(&[("a", 50), ("b", 40), ("c", 30)]);
+        let after = board(&[("x", 60), ("a", 50), ("b", 40), ("c", 30)]);
+        assert_eq!(unlisted_contenders(&before, &after), ["x"]);
+        let mut then = HeldThen::new();
+        then.insert(
+            "x".into(),
+            HeldKey {
+                value: 60,
+                reached_at_ms: 0,
+            },
+        );
+        assert!(
+            top_passes(&before, &after, true, &then).is_empty(),
+            "a restore is not play"
+        );
+        // x held 35 then (between b and c) and won a match since: x passed a and b only.
+        then.insert(
+            "x".into(),
+            HeldKey {
+                value: 35,
+                reached_at_ms: 0,
+            },
+        );
+        let passes = top_passes(&before, &after, true, &then);
+        let passed: Vec<&str> = passes.iter().map(|p| p.player_id.as_str()).collect();
+        assert_eq!(passed, ["a", "b"]);
+        assert!(passes.iter().all(|p| ids(&p.by) == ["x"]));
+        // Without a key then (no entry, or below the entries compared): new, so ahead of c too.
+        assert_eq!(top_passes(&before, &after, true, &HeldThen::new()).len(), 3);
+        // A newcomer below the last compared place can pass nobody: not looked up.
+        let after = board(&[("a", 50), ("b", 40), ("c", 30), ("n", 20)]);
+        assert!(unlisted_contenders(&before, &after).is_empty());
     }
 
     #[test]
@@ -240,7 +330,7 @@ mod tests {
         let mut after_pairs = vec![("p149", 2_000)];
         after_pairs.extend(before_pairs[..149].iter().copied());
         let after = board(&after_pairs);
-        let passes = top_passes(&before, &after, true);
+        let passes = top_passes(&before, &after, true, &HeldThen::new());
         assert_eq!(passes.len(), TOP as usize);
         assert!(passes.iter().all(|p| ids(&p.by) == ["p149"]));
     }

@@ -16,8 +16,17 @@
 //! | last snapshot seen | `OVERTAKEN#{board}@{period}` | `LAST` | [`Seen`] (JSON) |
 //! | opt-in | `FOLLOW#{board}` | the player's id | [`Follow`] (JSON): where the player stood at the last check |
 //!
+//! Messages come from play only: a player passes another only if their own value
+//! took them from behind (when the older snapshot read the board) to ahead. A
+//! suspension, a restore, a deletion or a name change moves nobody (OP-4, GM-6,
+//! PF-1): players hidden now are left out of both snapshots compared, and a player
+//! listed again after a restore is compared by the key they held when the older
+//! snapshot (which left them out) read the board ([`podium_rules::overtaken::top_passes`]).
+//!
 //! The top's cost is reading the first pages (about 100 entries) of both snapshots,
-//! only when the board's snapshot changed. Each player who opted in costs one
+//! only when the board's snapshot changed, and, when players the older snapshot did
+//! not list are now near the top, its run state and their entries (one BatchGetItem
+//! per 100). Each player who opted in costs one
 //! around-me read of the newer snapshot (LB-4, constant reads), the live entries of
 //! the [`NEIGHBOURS`] players who were behind them and their own, and, when their
 //! place or neighbours moved, one write of their opt-in item, per refresh of the board.
@@ -26,10 +35,14 @@ use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use podium_rules::board::{board_def, BoardDef, BoardRef, Order, Refresh};
 use podium_rules::message::Message;
-use podium_rules::overtaken::{neighbour_passes, top_passes, Pass, NEIGHBOURS, TOP};
+use podium_rules::overtaken::{
+    neighbour_passes, top_passes, unlisted_contenders, HeldThen, Pass, NEIGHBOURS, TOP,
+};
 use podium_rules::settlement::{Planned, Settlement};
 use podium_rules::snapshot::SnapshotEntry;
-use podium_store::{BoardStore, ItemKey, ItemStore, PeriodStore, SettleStore, SortKeyRange, SourceKey};
+use podium_store::{
+    Balance, BoardStore, ItemKey, ItemStore, PeriodStore, SettleStore, SortKeyRange, SourceKey,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::boards::pages::SnapshotCache;
@@ -369,6 +382,12 @@ pub async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
 }
 
 /// Sends the top's messages of `interval` (older → newer snapshot); how many.
+///
+/// Passes come from play only (LB-5, OP-4): a player listed near the top now whom the
+/// older snapshot does not list among the entries compared ([`unlisted_contenders`]:
+/// new, climbed from below, or left out then while suspended and restored since) is
+/// compared by the key their entry held when the older snapshot read the board
+/// ([`held_then`]), so a restore passes nobody.
 async fn compare<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -391,14 +410,71 @@ async fn compare<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
         // The newer snapshot's pages are gone: nothing can be said.
         return Ok(0);
     }
-    let notices = top_passes(&before, &after, whole).into_iter().map(|pass| Notice {
+    let then = held_then(
+        store,
         board,
-        since: &interval.from,
-        snapshot: &interval.to,
-        pass,
-        now,
-    });
+        &interval.from,
+        &unlisted_contenders(&before, &after),
+    )
+    .await?;
+    let notices = top_passes(&before, &after, whole, &then)
+        .into_iter()
+        .map(|pass| Notice {
+            board,
+            since: &interval.from,
+            snapshot: &interval.to,
+            pass,
+            now,
+        });
     Ok(settle_all(store, notices, IN_FLIGHT, now).await?.applied)
+}
+
+/// The keys `players` held on `board` when snapshot `since` read it (the most likely
+/// of their entries' recent keys, [`podium_rules::history::KeyHistory::snapshot_candidates`]);
+/// a player with no entry then is left out. Reads: the snapshot's run state (one
+/// GetItem) and the players' entries (one BatchGetItem per 100), only when `players`
+/// is not empty: usually a few newcomers near the top, or none.
+async fn held_then<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    since: &str,
+    players: &[&str],
+) -> Result<HeldThen, ServiceError> {
+    let mut out = HeldThen::new();
+    if players.is_empty() {
+        return Ok(out);
+    }
+    let Some(run) = snapshot::read::run_state(store, board, since).await? else {
+        tracing::warn!(board = %board.key(), snapshot = since, "the older snapshot's run state is gone; its unlisted players count as new");
+        return Ok(out);
+    };
+    let Some(from) = run.read_from_ms else {
+        return Ok(out);
+    };
+    let to = run.read_to_ms.unwrap_or(from);
+    for chunk in players.chunks(100) {
+        let entries: Vec<Option<Balance>> = match crate::boards::live::balance_game(board) {
+            Some(game) => store
+                .get_balances(game, chunk)
+                .await?
+                .into_iter()
+                .map(|b| (b.version > 0).then_some(b))
+                .collect(),
+            None => store.get_entries(board, chunk).await?,
+        };
+        for (player, entry) in chunk.iter().zip(entries) {
+            let Some(entry) = entry else { continue };
+            if let Some(key) = entry
+                .history
+                .snapshot_candidates(entry.held(), from, to)
+                .keys
+                .first()
+            {
+                out.insert(player.to_string(), *key);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Checks every player who opted in on `board` against snapshot `current`: (checked,
