@@ -34,3 +34,4 @@ pub mod review;
 pub mod rewards;
 pub mod standing;
 pub mod tournaments;
+pub mod unknown_boards;

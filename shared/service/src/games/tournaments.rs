@@ -580,6 +580,12 @@ pub async fn tournament<S: SettleStore + ItemStore + ?Sized>(
     Ok(state)
 }
 
+/// True when tournament `id` is configured (one read of its state item): its
+/// standings board exists (MJ-16); any other `mahjong-tournament-…` board is no board.
+pub async fn exists<S: SettleStore + ?Sized>(store: &S, id: &str) -> Result<bool, ServiceError> {
+    Ok(podium_rules::record::ids::is_valid_id(id) && read_state(store, id).await?.is_some())
+}
+
 async fn stored_tournament<S: SettleStore + ?Sized>(
     store: &S,
     tournament_id: &str,

@@ -106,6 +106,30 @@ fn board_in_period(
     Ok((BoardRef::new(board, period.id.clone()), def.clock(&period, now)))
 }
 
+/// 404 naming `board` when it names no board that exists: a tournament's standings
+/// (`mahjong-tournament-{id}`) exist once the tournament is configured (MJ-16; one
+/// read of its state, made only where the board has no snapshot, since a snapshot
+/// proves it; the pointer is the process's cached one). Every other board
+/// [`board_in_period`] accepts exists by its definition (a level's time ranking for
+/// each level of MJ-1, empty until someone completes it).
+async fn board_exists(state: &AppState, board: &BoardRef) -> Result<(), ServiceError> {
+    let (base, _) = crate::boards::snapshot::country::split(board);
+    let Some(id) = base.board.strip_prefix("mahjong-tournament-") else {
+        return Ok(());
+    };
+    let store = state.store.as_ref();
+    if state.ctx.cache.current(store, board).await?.is_some()
+        || crate::games::tournaments::exists(store, id).await?
+    {
+        Ok(())
+    } else {
+        Err(ServiceError::NotFound(format!(
+            "board {}: no such tournament",
+            podium_rules::error::quoted(&base.board)
+        )))
+    }
+}
+
 /// `board`, or its board of `country`'s players (PF-3); 400 naming `country` for a
 /// code that is no ISO 3166-1 alpha-2 code.
 fn in_country(board: BoardRef, country: Option<&str>) -> Result<(BoardRef, Option<String>), ServiceError> {
@@ -162,6 +186,7 @@ pub(crate) async fn board_page(
     let current = ask.current(&state).await?;
     let Some(p) = current.clone() else {
         // The live board, before its first snapshot: no validators.
+        board_exists(&state, &ask.board).await?;
         return Ok(JsonBytes(ask.body(&state, None, None).await?).into_response());
     };
     // The validators and the body come from the same pointer read; a kept page
@@ -206,6 +231,7 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
     let ask = PageAsk::new(state, board, q)?;
     let current = ask.current(state).await?;
     let Some(p) = current.clone() else {
+        board_exists(state, &ask.board).await?;
         return ask.body(state, None, None).await;
     };
     match ask.prepare(state, &p) {
@@ -430,6 +456,7 @@ pub(crate) async fn board_me(
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
     let (board, country) = in_country(board, q.country.as_deref())?;
+    board_exists(&state, &board).await?;
     let n = int_param(
         q.neighbours.as_deref(),
         "neighbours",
@@ -528,6 +555,7 @@ pub(crate) async fn board_friends(
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    board_exists(&state, &board).await?;
     let view = crate::boards::friends::view(store, &ctx.cache, &board, &player, now).await?;
     Ok(JsonBytes(clocked(&view, &clock)).into_response())
 }
