@@ -122,8 +122,8 @@ mod tests {
         for owner in [
             internal_owner("mahjong-league:2026-W49:t1-s0-n0"),
             internal_owner("mahjong-league:2026-W49:1:0"),
-            crate::mahjong::tournament_play::tournament_owner("cup-1"),
-            crate::mahjong::completion::fastest_owner(7),
+            internal_owner("mahjong-tournament-cup-1"),
+            internal_owner("mahjong-level-7"),
         ] {
             assert_eq!(player_id_form(&owner), PlayerIdForm::Internal, "{owner}");
             let e = check_player_id("player_id", &owner).expect_err("refused");
@@ -134,13 +134,22 @@ mod tests {
 
     #[test]
     fn gm6_pseudonyms_and_gm5_malformed_ids_are_no_accounts() {
-        assert_eq!(player_id_form("deleted-0123456789abcdef"), PlayerIdForm::DeletedPseudonym);
-        assert_eq!(check_player_id("p", "deleted-x").expect_err("refused").rule, "GM-6");
+        assert_eq!(
+            player_id_form("deleted-0123456789abcdef"),
+            PlayerIdForm::DeletedPseudonym
+        );
+        assert_eq!(
+            check_player_id("p", "deleted-x").expect_err("refused").rule,
+            "GM-6"
+        );
         for bad in ["", "a#b", "a b", "x@y"] {
             assert_eq!(player_id_form(bad), PlayerIdForm::Malformed, "{bad:?}");
             assert_eq!(check_player_id("p", bad).expect_err("refused").rule, "GM-5");
         }
         assert!(is_account_id("auth0|5f7c"));
-        assert!(is_account_id("mahjong-league:2026-W49:t1-s0-n0"), "an ordinary id: no internal owner has this form");
+        assert!(
+            is_account_id("mahjong-league:2026-W49:t1-s0-n0"),
+            "an ordinary id: no internal owner has this form"
+        );
     }
 }
