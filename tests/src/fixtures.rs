@@ -152,6 +152,50 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
     );
 }
 
+/// Sets `player`'s entry on the period board `board` (a Mahjong board: MJ-20) to
+/// `value`, reached at `reached_at_ms`, through the store's own atomic commit, its key
+/// history kept as a settlement keeps it (so readers find the older keys a snapshot
+/// may hold).
+pub async fn seed_entry<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &podium_rules::board::BoardRef,
+    player: &str,
+    value: i64,
+    reached_at_ms: i64,
+) {
+    let n = SEEDS.fetch_add(1, Ordering::Relaxed);
+    let current = store.get_entry(board, player).await.expect("read entry");
+    let game = podium_store::board_game(board);
+    let current = current.unwrap_or_else(|| podium_store::Balance::absent(game, player));
+    let seed_id = format!("seed-{player}-{n}-{:08x}", rand::random::<u32>());
+    let commit = Commit {
+        source: SourceKey::new("seed", seed_id.clone()),
+        content_hash: seed_id,
+        attempt: format!("seed-{:016x}", rand::random::<u64>()),
+        plan: 0,
+        result: "{}".into(),
+        claims: Vec::new(),
+        balances: Vec::new(),
+        entries: vec![podium_store::EntryWrite {
+            board: board.clone(),
+            player_id: player.into(),
+            expected_version: current.version,
+            value,
+            reached_at_ms,
+            history: current.history_after(value, reached_at_ms, tick().timestamp_millis()),
+        }],
+        states: Vec::new(),
+        marks: Vec::new(),
+        refs: Vec::new(),
+        named: Vec::new(),
+        ledger: Vec::new(),
+    };
+    assert_eq!(
+        store.commit(&commit).await.expect("seed"),
+        CommitOutcome::Committed
+    );
+}
+
 /// A fresh embedded store in memory.
 pub async fn embedded() -> EmbeddedStore {
     EmbeddedStore::in_memory().expect("in-memory store")

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::contract::cursor_key;
 use crate::counting::Counted;
-use crate::fixtures::{at, rout, seed_balance, tick};
+use crate::fixtures::{at, rout, seed_balance, seed_entry, tick};
 use crate::review::get;
 
 async fn me<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, player: &str) -> ApiResponse {
@@ -146,12 +146,160 @@ pub async fn standing_on_the_live_board_counts_nothing<S: Store + Clone + 'stati
     }
 }
 
+/// A Seega snapshot of `players` (id, value), pages of `page_size`, then each of
+/// `moves` (id, new value) played live after it: what a caller's standing is measured
+/// against until the next refresh (LB-4).
+async fn snapshot_then_moves<S: Store + Clone + 'static>(
+    store: &S,
+    players: &[(&str, i64)],
+    page_size: u32,
+    moves: &[(&str, i64)],
+) {
+    for (i, (p, v)) in players.iter().enumerate() {
+        seed_balance(store, p, *v, 1_000 + i as i64).await;
+    }
+    snapshot::write::run(
+        store,
+        &BoardRef::all_time("seega"),
+        "before-moves",
+        at(60),
+        page_size,
+        None,
+        tick(),
+    )
+    .await
+    .expect("snapshot");
+    for (i, (p, v)) in moves.iter().enumerate() {
+        seed_balance(store, p, *v, 5_000 + i as i64).await;
+    }
+}
+
+/// The snapshot values of everyone but `player`: what the caller is ranked against.
+fn others(players: &[(&str, i64)], player: &str) -> Vec<i64> {
+    players.iter().filter(|(p, _)| *p != player).map(|(_, v)| *v).collect()
+}
+
+/// LB-4 (review: `next-better-self`): C 622, A 311, B 0, D 0 in the snapshot; then A
+/// loses to B (A 188, B 311 live). Until the next refresh A is measured against the
+/// others' snapshot values, never A's own 311: rank 2 of 4 (50 %), next better C's 622
+/// (gap 434), not "311, gap 123"; the around-me page says the same.
+pub async fn a_caller_below_their_snapshot_value_is_measured_against_the_others<S: Store + Clone + 'static>(
+    store: S,
+) {
+    let players = [("C", 622), ("A", 311), ("B", 0), ("D", 0)];
+    snapshot_then_moves(&store, &players, 100, &[("A", 188), ("B", 311)]).await;
+    let ctx = ApiContext::new(cursor_key());
+    let answer = me(&store, &ctx, "A").await;
+    assert_eq!(
+        answer.body["standing"],
+        expected(&others(&players, "A"), 188, Some(4), None),
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.body["standing"]["next_better"]["value"], 622);
+    assert_eq!(answer.body["standing"]["next_better"]["gap"], 434);
+    assert_eq!(answer.body["me"]["rank"], 2);
+    // B, who climbed past A's old value: ranked against the snapshot, A's 311 included.
+    let b = me(&store, &ctx, "B").await;
+    assert_eq!(
+        b.body["standing"],
+        expected(&others(&players, "B"), 311, Some(4), None)
+    );
+}
+
+/// LB-4: a leader who fell (A 900 → 600; B 700, C 500) is told the real next better
+/// player, B's 700 (gap 100), not their own old 900; rank 2 of 3 (67 %).
+pub async fn a_fallen_leader_is_told_the_real_next_better_player<S: Store + Clone + 'static>(store: S) {
+    let players = [("A", 900), ("B", 700), ("C", 500)];
+    snapshot_then_moves(&store, &players, 100, &[("A", 600)]).await;
+    let answer = me(&store, &ctx(), "A").await;
+    assert_eq!(
+        answer.body["standing"],
+        expected(&others(&players, "A"), 600, Some(3), None),
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.body["standing"]["next_better"]["value"], 700);
+}
+
+/// LB-4: a leader below their own old value (A 900 → 600; B 500) is still the leader:
+/// rank 1 of 2, and no value to reach (leaders get none), not their own old 900.
+pub async fn a_leader_below_their_old_value_has_nothing_to_reach<S: Store + Clone + 'static>(store: S) {
+    let players = [("A", 900), ("B", 500)];
+    snapshot_then_moves(&store, &players, 100, &[("A", 600)]).await;
+    let answer = me(&store, &ctx(), "A").await;
+    assert_eq!(
+        answer.body["standing"],
+        expected(&others(&players, "A"), 600, Some(2), None),
+        "{}",
+        answer.body
+    );
+    assert!(answer.body["standing"].get("next_better").is_none(), "{}", answer.body);
+    assert_eq!(answer.body["me"]["rank"], 1);
+}
+
+/// LB-4, LB-7: pages of one entry (X 900 | A 700 | Z 100); A falls to 650. The page
+/// that decides A's rank holds only A's own old 700 above 650: the next better is on
+/// the page before, X's 900 (gap 250); rank 2 of 3.
+pub async fn the_next_better_is_found_past_the_callers_own_page<S: Store + Clone + 'static>(store: S) {
+    let players = [("X", 900), ("A", 700), ("Z", 100)];
+    snapshot_then_moves(&store, &players, 1, &[("A", 650)]).await;
+    let answer = me(&store, &ctx(), "A").await;
+    assert_eq!(
+        answer.body["standing"],
+        expected(&others(&players, "A"), 650, Some(3), None),
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.body["standing"]["next_better"]["value"], 900);
+}
+
+/// LB-4 on `/v1/me/mahjong-rivals` (MJ-20): on the AMR board's snapshot (C 622, A 311,
+/// B 0), A's value falls to 188 (days leaving the window): A's place there is rank 2 of
+/// 3, next better C's 622, never A's own 311.
+pub async fn the_mahjong_profile_measures_a_fallen_caller_against_the_others<S: Store + Clone + 'static>(
+    store: S,
+) {
+    let board = BoardRef::all_time("mahjong-amr");
+    let players = [("C", 622), ("A", 311), ("B", 0)];
+    for (i, (p, v)) in players.iter().enumerate() {
+        seed_entry(&store, &board, p, *v, 1_000 + i as i64).await;
+    }
+    snapshot::write::run(&store, &board, "before-moves", at(60), 100, None, tick())
+        .await
+        .expect("snapshot");
+    seed_entry(&store, &board, "A", 188, 5_000).await;
+    let answer = api::handle(&store, &ctx(), &get("/v1/me/mahjong-rivals", &[], "A"), tick()).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let amr = answer.body["boards"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["board"] == "mahjong-amr"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        amr["standing"],
+        expected(&others(&players, "A"), 188, Some(3), None),
+        "{}",
+        answer.body
+    );
+    assert_eq!(amr["rank"], 2);
+}
+
+fn ctx() -> ApiContext {
+    ApiContext::new(cursor_key())
+}
+
 #[macro_export]
 macro_rules! standing_tests {
     ($make:path) => {
         $crate::standing_tests!(@cases $make;
             standing_on_a_snapshot_is_the_board_ranked_by_hand,
             standing_on_the_live_board_counts_nothing,
+            a_caller_below_their_snapshot_value_is_measured_against_the_others,
+            a_fallen_leader_is_told_the_real_next_better_player,
+            a_leader_below_their_old_value_has_nothing_to_reach,
+            the_next_better_is_found_past_the_callers_own_page,
+            the_mahjong_profile_measures_a_fallen_caller_against_the_others,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

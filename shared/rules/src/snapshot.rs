@@ -46,6 +46,24 @@ pub fn rank_against(page: Option<&SnapshotPage>, value: i64) -> u64 {
     }
 }
 
+/// The nearest value strictly better than the caller's live `value` on `page` (the
+/// standing's next better, LB-4): held by another player than the caller `me`, not
+/// hidden (`hidden`: deleted, GM-6; suspended, OP-4). The caller's own older snapshot
+/// entry is nobody to catch up with. `None` when none of the page's better entries
+/// qualifies: the nearest is then on an earlier page, if any.
+pub fn nearest_better(
+    page: &SnapshotPage,
+    value: i64,
+    me: &str,
+    hidden: impl Fn(&str) -> bool,
+) -> Option<i64> {
+    page.entries[..page.entries.partition_point(|e| e.value > value)]
+        .iter()
+        .rev()
+        .find(|e| e.player_id != me && !hidden(&e.player_id))
+        .map(|e| e.value)
+}
+
 /// The caller's standing among a snapshot's entries (LB-4): their live value ranked
 /// against everybody else's snapshot value, with the neighbours' ranks as they stand
 /// once the caller's own older snapshot entry is set aside and the live one counted.
@@ -182,6 +200,36 @@ mod tests {
         );
     }
 
+    /// LB-4 (review: `next-better-self`): C 622, A 311, B 0, D 0 in the snapshot; A
+    /// has 188 now. A's next better is C's 622, not A's own 311; with A's 311 alone
+    /// above 188 on its page, the page before is read; a fallen leader has none.
+    #[test]
+    fn the_callers_older_entry_is_nobody_to_catch_up_with() {
+        let pages = paged(
+            vec![s("C", 622, 1), s("A", 311, 2), s("B", 0, 3), s("D", 0, 4)],
+            100,
+        );
+        assert_eq!(nearest_better(&pages[0], 188, "A", |_| false), Some(622));
+        assert_eq!(nearest_better(&pages[0], 188, "C", |_| false), Some(311));
+        let pages = paged(
+            vec![s("C", 622, 1), s("A", 311, 2), s("B", 0, 3), s("D", 0, 4)],
+            1,
+        );
+        assert_eq!(
+            nearest_better(&pages[1], 188, "A", |_| false),
+            None,
+            "look before"
+        );
+        assert_eq!(nearest_better(&pages[0], 188, "A", |_| false), Some(622));
+        let pages = paged(vec![s("A", 900, 1), s("B", 500, 2)], 100);
+        assert_eq!(
+            nearest_better(&pages[0], 600, "A", |_| false),
+            None,
+            "a fallen leader"
+        );
+        assert_eq!(nearest_better(&pages[0], 600, "A", |id| id == "B"), None);
+    }
+
     /// LB-2, LB-4 (review case): p-11 had 263 and p-d 0 when the snapshot was taken;
     /// p-11 has 140 now. p-11 is 1st, p-d 2nd: the older 263 counts for nobody.
     #[test]
@@ -247,6 +295,42 @@ mod tests {
             }).cloned().collect();
             let got = around(&read, &me, rank(&pages, me.value) - 1, stale, n);
             prop_assert_eq!(got, brute(&snap_board, &me, n));
+        }
+
+        /// LB-4 (review: the next better value was the caller's own older entry): the
+        /// next better value found from the page deciding the caller's live value,
+        /// and the pages before it while that page offers no other shown player's, is
+        /// the nearest value strictly better held by another player not hidden (an
+        /// oracle over the whole snapshot).
+        #[test]
+        fn the_next_better_counts_nobody_for_the_caller(
+            values in proptest::collection::vec((0i64..12, 0i64..4), 1..60),
+            size in 1usize..7,
+            who in any::<prop::sample::Index>(),
+            live in 0i64..13,
+            hidden_mask in proptest::collection::vec(any::<bool>(), 60),
+        ) {
+            let board: Vec<Standing> = values.iter().enumerate().map(|(i, (v, t))| s(&format!("p{i:02}"), *v, *t)).collect();
+            let me_id = board[who.index(board.len())].player_id.clone();
+            let hidden = |id: &str| {
+                id != me_id && id[1..].parse::<usize>().is_ok_and(|i| hidden_mask[i])
+            };
+            let pages = paged(board.clone(), size);
+            let mut next = None;
+            let mut looking = pages.iter().rev().find(|p| p.entries[0].value > live);
+            while let Some(pg) = looking {
+                next = nearest_better(pg, live, &me_id, hidden);
+                if next.is_some() || pg.number == 0 {
+                    break;
+                }
+                looking = pages.get(pg.number as usize - 1);
+            }
+            let oracle = board
+                .iter()
+                .filter(|e| e.player_id != me_id && !hidden(&e.player_id) && e.value > live)
+                .map(|e| e.value)
+                .min();
+            prop_assert_eq!(next, oracle);
         }
 
         /// LB-7: one page read gives the exact LB-2 rank of any value.

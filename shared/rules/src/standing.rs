@@ -25,7 +25,8 @@ pub struct Relative {
     /// 1 %, rank 50 of 1,000 top 5 %, rank 51 top 6 %, the last top 100 %. Absent with `of`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_percent: Option<u32>,
-    /// The nearest value strictly better than the caller's; absent for the leaders.
+    /// The nearest value strictly better than the caller's, another player's (the
+    /// caller's own older snapshot entry counts for nobody, LB-4); absent for the leaders.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_better: Option<Gap>,
     /// The value that places in the top [`TOP_CUTOFF`] (the entry listed 100th);

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::{listing_key, Standing};
-use podium_rules::snapshot::{around, rank_against, SnapshotEntry, SnapshotPage};
+use podium_rules::snapshot::{around, nearest_better, rank_against, SnapshotEntry, SnapshotPage};
 use podium_store::{BoardKey, BoardStore, ItemStore, PeriodStore};
 
 use crate::boards::cursor::{Cursor, CursorKey};
@@ -480,17 +480,22 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     };
     let better = rank_against(deciding.as_deref(), me.points) - 1;
     // The nearest strictly better value is on the deciding page (every later page
-    // starts at or after the caller's value); the top-100 cut-off is in the pointer.
-    // (The page is in listing order: the better values are a prefix, the last one
-    // shown is the nearest; GM-6, OP-4: a hidden player's value is not shown either.)
-    let next_better = deciding.as_ref().and_then(|pg| {
-        let better = &pg.entries[..pg.entries.partition_point(|e| e.value > me.points)];
-        better
-            .iter()
-            .rev()
-            .find(|e| !p.hides(&e.player_id))
-            .map(|e| e.value)
-    });
+    // starts at or after the caller's value), another player's (LB-4: the caller's own
+    // older snapshot entry is nobody to catch up with; GM-6, OP-4: nor is a hidden
+    // player). When that page's better entries are only those, it is on the nearest
+    // page before it with another's (usually the one before, often read already).
+    let mut next_better = None;
+    let mut looking = deciding.clone();
+    while let Some(pg) = looking {
+        next_better = nearest_better(&pg, me.points, player_id, |id| p.hides(id));
+        if next_better.is_some() || pg.number == 0 {
+            break;
+        }
+        looking = match read.get(&(pg.number - 1)) {
+            Some(before) => Some(Arc::clone(before)),
+            None => dir.neighbour(&pg, false).await?,
+        };
+    }
     // Where an entry read is listed (page number, index), before GM-6 hides any: for
     // movement only (PF-5), so looked up only when the snapshot records it.
     let recorded = p.previous.is_some() || p.last_final.is_some();
