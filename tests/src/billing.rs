@@ -220,4 +220,8 @@ impl<S: PeriodStore> PeriodStore for Billed<S> {
         self.read();
         self.inner.period_entry(b, player_id).await
     }
+    async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError> {
+        self.read();
+        self.inner.entry_boards(player_id, prefix).await
+    }
 }

@@ -217,6 +217,10 @@ impl<S: PeriodStore> PeriodStore for Counted<S> {
         self.read();
         self.inner.period_entry(b, player_id).await
     }
+    async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError> {
+        self.read();
+        self.inner.entry_boards(player_id, prefix).await
+    }
 }
 
 #[async_trait]

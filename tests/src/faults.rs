@@ -264,6 +264,9 @@ impl<S: PeriodStore> PeriodStore for Faulty<S> {
     async fn period_entry(&self, b: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError> {
         self.inner.period_entry(b, player_id).await
     }
+    async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError> {
+        self.inner.entry_boards(player_id, prefix).await
+    }
 }
 
 #[async_trait]

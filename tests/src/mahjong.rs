@@ -330,7 +330,9 @@ pub async fn quick_match_without_a_winner_pays_nobody<S: Store + Clone + 'static
     }
 }
 
-fn completion(id: &str, player: &str, level: u32, time_ms: u64, at: &str, jokers: u32) -> Vec<u8> {
+/// A Mahjong Rivals level completion's record line (MJ-3): `player` completed `level`
+/// in `time_ms` at `at` (RFC 3339) with `jokers` Jokers.
+pub fn completion(id: &str, player: &str, level: u32, time_ms: u64, at: &str, jokers: u32) -> Vec<u8> {
     serde_json::json!({
         "completion_id": id, "game": "mahjong-rivals", "kind": "level-completion",
         "player_id": player, "level": level, "time_ms": time_ms, "completed_at": at,

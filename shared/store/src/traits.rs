@@ -185,6 +185,15 @@ pub trait ItemStore: Send + Sync {
 pub trait PeriodStore: Send + Sync {
     /// A player's entry on `board` (a board in one period), if any (strongly consistent).
     async fn period_entry(&self, board: &BoardRef, player_id: &str) -> Result<Option<Balance>, StoreError>;
+
+    /// The boards (each in one period) whose storage name (`{board}@{period}`) starts
+    /// with `prefix` and on which `player_id` has an entry, in storage-name order
+    /// (eventually consistent): what a change to what their entries show marks
+    /// (PF-5, OP-4). DynamoDB: one Query of the player's partition over the sort keys
+    /// `BOARD#{prefix}…` (paged), billed by the entries read (about 0.2 KB each: one
+    /// read unit per 40 entries or so), nothing else of the player's read. Embedded: a
+    /// scan of the period entries (the local store only).
+    async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError>;
 }
 
 /// What the store keeps under one player (GM-6): what a deletion removes.

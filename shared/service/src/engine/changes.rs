@@ -13,6 +13,15 @@
 //! |---|---|---|---|
 //! | change mark | `CHANGED#{shard}` | the board's storage name and a slot (`mahjong-level-420@all#3`) | [`Mark`] (JSON) |
 //!
+//! A change to what a board's pages show that no commit writes (a player's card: name,
+//! avatar, country; a suspension, a restore, a deletion) marks every such board the
+//! player has an entry on ([`mark_entry_boards`], [`raise_for`]), so the next refresh
+//! rewrites it, and its entity tag changes (PF-5, OP-4, GM-6). Its cost, for a player
+//! on `N` of these boards: one Query per family of boards ([`FAMILIES`]: their entries
+//! only, about 40 a read unit), one BatchGetItem per 100 marks (their versions), and
+//! `N` PutItems of a few bytes: `N` write units; then each board's refresh at the next
+//! tick. The boards refreshed on every tick carry no mark (they are rewritten anyway).
+//!
 //! A board has [`MARK_SPREAD`] marks, one per slot; a commit raises the slot of the
 //! player whose entry it writes. Two transactions that write the same item conflict
 //! on DynamoDB, so one mark per board would make every completion of a busy level
@@ -24,9 +33,11 @@
 use std::collections::BTreeMap;
 
 use futures::future::try_join_all;
-use podium_rules::board::{board_def, BoardRef, Refresh};
+use podium_rules::board::{
+    board_def, BoardDef, BoardRef, Refresh, BOARDS, MAHJONG_LEVEL, MAHJONG_TOURNAMENT,
+};
 use podium_rules::history::CLOCK_MARGIN_MS;
-use podium_store::{ItemKey, ItemStore, MarkWrite, SortKeyRange};
+use podium_store::{ItemKey, ItemStore, MarkWrite, PeriodStore, SortKeyRange};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -100,6 +111,96 @@ pub async fn raise<S: ItemStore + ?Sized>(
         }
     }
     Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// The families of boards named `{family}-{id}` ([`board_def`]), each refreshed
+/// [`Refresh::WhenChanged`]: the level time rankings and the tournament standings.
+pub const FAMILIES: [&BoardDef; 2] = [&MAHJONG_LEVEL, &MAHJONG_TOURNAMENT];
+
+/// Marks written at a time by [`raise_for`].
+pub const RAISE_IN_FLIGHT: usize = 16;
+
+/// The storage-name prefixes (`{board}@{period}`) of every board refreshed when
+/// changed: each family's `{family}-`, and `{board}@` of any board of [`BOARDS`]
+/// refreshed so (none today).
+pub fn marked_prefixes() -> Vec<String> {
+    let families = FAMILIES
+        .iter()
+        .filter(|d| d.refresh == Refresh::WhenChanged)
+        .map(|d| format!("{}-", d.id));
+    let boards = BOARDS
+        .iter()
+        .filter(|d| d.refresh == Refresh::WhenChanged)
+        .map(|d| format!("{}@", d.id));
+    families.chain(boards).collect()
+}
+
+/// Raises, at `now_ms` (server clock, ms UTC), the mark of each of `boards` refreshed
+/// when changed that lists `player_id`'s entry (the others are passed over): a change
+/// to what that entry shows that no commit writes (a card, a suspension, a restore, a
+/// deletion). Answers how many marks it raised. Cost: one BatchGetItem per 100 marks
+/// (their versions), one PutItem (a write unit) per mark, [`RAISE_IN_FLIGHT`] at a
+/// time; a mark another writer raised meanwhile is raised again ([`raise`]).
+pub async fn raise_for<S: ItemStore + ?Sized>(
+    store: &S,
+    boards: &[BoardRef],
+    player_id: &str,
+    now_ms: i64,
+) -> Result<usize, ServiceError> {
+    let mut marks: Vec<MarkWrite> = boards
+        .iter()
+        .filter_map(|b| mark_for(b, player_id, now_ms))
+        .collect();
+    marks.sort_by(|a, b| (&a.key.pk, &a.key.sk).cmp(&(&b.key.pk, &b.key.sk)));
+    marks.dedup_by(|a, b| a.key == b.key);
+    for chunk in marks.chunks(100) {
+        let keys: Vec<ItemKey> = chunk.iter().map(|m| m.key.clone()).collect();
+        let versions: Vec<u64> = store
+            .get_items(&keys, true)
+            .await?
+            .into_iter()
+            .map(|found| found.map_or(0, |i| i.version))
+            .collect();
+        let writes: Vec<(&MarkWrite, u64)> = chunk.iter().zip(versions).collect();
+        for group in writes.chunks(RAISE_IN_FLIGHT) {
+            try_join_all(
+                group
+                    .iter()
+                    .map(|(mark, version)| raise_from(store, mark, *version)),
+            )
+            .await?;
+        }
+    }
+    Ok(marks.len())
+}
+
+/// Writes `mark` over the version `version` read, or, when another writer raised it
+/// meanwhile, raises it again ([`raise`]).
+async fn raise_from<S: ItemStore + ?Sized>(
+    store: &S,
+    mark: &MarkWrite,
+    version: u64,
+) -> Result<(), ServiceError> {
+    if store.put_item_if(&mark.key, &mark.body, version).await? {
+        return Ok(());
+    }
+    raise(store, mark).await
+}
+
+/// Raises the marks of every board refreshed when changed on which `player_id` has an
+/// entry ([`marked_prefixes`]: one Query each, [`PeriodStore::entry_boards`]), at
+/// `now_ms`: what a change to their card does (PF-5). Answers how many it raised; see
+/// [`raise_for`] for the rest of the cost.
+pub async fn mark_entry_boards<S: ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now_ms: i64,
+) -> Result<usize, ServiceError> {
+    let mut boards = Vec::new();
+    for prefix in marked_prefixes() {
+        boards.extend(store.entry_boards(player_id, &prefix).await?);
+    }
+    raise_for(store, &boards, player_id, now_ms).await
 }
 
 /// Every board with raised marks, least recently changed first, at most `limit`.
@@ -210,5 +311,26 @@ mod tests {
         assert_eq!(slots.len(), MARK_SPREAD as usize);
         let shards: std::collections::HashSet<_> = slots.iter().map(|k| k.pk.clone()).collect();
         assert_eq!(shards.len(), MARK_SHARDS as usize);
+    }
+
+    /// LB-5, PF-5: the prefixes a card change queries name every board refreshed when
+    /// changed, and no board refreshed on every tick.
+    #[test]
+    fn marked_prefixes_cover_the_boards_refreshed_when_changed() {
+        let prefixes = marked_prefixes();
+        let covered = |key: &str| prefixes.iter().any(|p| key.starts_with(p.as_str()));
+        for id in [
+            "mahjong-level-1",
+            "mahjong-level-11000",
+            "mahjong-tournament-spring-cup",
+        ] {
+            let def = board_def(id).expect("a board");
+            assert_eq!(def.refresh, Refresh::WhenChanged, "{id}");
+            assert!(covered(&BoardRef::all_time(id).key()), "{id}");
+        }
+        for def in BOARDS.iter() {
+            let key = BoardRef::new(def.id, "2027-W10").key();
+            assert_eq!(covered(&key), def.refresh == Refresh::WhenChanged, "{key}");
+        }
     }
 }

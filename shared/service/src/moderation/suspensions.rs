@@ -187,6 +187,9 @@ pub async fn suspend<S: Store + ?Sized>(
         crate::boards::hidden::hide_in(store, views, player_id, since).await?;
         still_suspended(store, player_id, &g).await?;
     }
+    // LB-5: the boards refreshed only when changed re-rank without them at the next
+    // refresh (a write unit each), as a restore's marks list them again.
+    crate::engine::changes::raise_for(store, &boards, player_id, now.timestamp_millis()).await?;
     let suspension = g.suspension;
     // The same action's entry (same instant and id) on every repeat.
     audit::append(store, &suspend_entry(player_id, &suspension)).await?;

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use podium_rules::profile::{apply, Card, Profile, ProfileChange, ProfilePolicy};
-use podium_store::ItemStore;
+use podium_store::{ItemStore, PeriodStore};
 use serde::Serialize;
 
 use super::cards::decode;
@@ -58,7 +58,15 @@ pub async fn get<S: ItemStore + ?Sized>(
 /// Applies `change` to the caller's profile at `now` (PF-1 … PF-3): one read and one
 /// conditional write (none when nothing changes), retried when a concurrent change
 /// won. Refusals name the field and rule and write nothing.
-pub async fn put<S: ItemStore + ?Sized>(
+///
+/// A change of the card (name, avatar, country; an operator's name reset too) reaches
+/// every page at the next refresh (PF-5): it is recorded for the snapshot runs, and
+/// the boards refreshed only when changed that list the player (level time rankings,
+/// tournament standings) are marked changed before the profile is written
+/// ([`crate::engine::changes::mark_entry_boards`]: two Queries of the player's entries
+/// on them, one BatchGetItem per 100 marks, and one write unit per board: a rename of
+/// a player on `N` such boards writes `N` marks).
+pub async fn put<S: ItemStore + PeriodStore + ?Sized>(
     store: &S,
     policy: &ProfilePolicy,
     player_id: &str,
@@ -84,6 +92,11 @@ pub async fn put<S: ItemStore + ?Sized>(
                 Some(now.timestamp() + super::CHANGE_RETENTION_SECS),
             )
             .await?;
+        // Marked before the write, so that a write that succeeds was always marked
+        // (its repeat finds nothing to change): the next refresh rewrites those boards.
+        if next.card != current.card {
+            crate::engine::changes::mark_entry_boards(store, player_id, at).await?;
+        }
         if store.put_item_if(&profile_key(player_id), &body, version).await? {
             return Ok(ProfileView::new(player_id, &next, policy, now));
         }

@@ -1,8 +1,10 @@
 //! Players' profiles and friend lists (PF-1 … PF-5): the name, avatar and country
 //! every entry the app reads carries, read in batches for any view.
 //!
-//! May use: [`crate::engine`] (its backoff), the store, the rules. Knows no board,
-//! game or player feature; every view above reads cards through [`cards`].
+//! May use: [`crate::engine`] (its backoff, and its change marks: a card change marks
+//! the boards refreshed only when changed that list the player), the store, the
+//! rules. Knows no board page, game or player feature; every view above reads cards
+//! through [`cards`].
 //!
 //! - [`cards`]: the items, and the cards of many players in one batch read.
 //! - [`edit`]: the caller's profile read and changed (conditional on its version).
@@ -16,7 +18,9 @@
 //!
 //! Each profile write first records a change: a snapshot run takes the cards of the
 //! players who did not change since the previous snapshot from that snapshot's pages
-//! and reads only the others' ([`changed_between`]).
+//! and reads only the others' ([`changed_between`]). A change of the card also marks
+//! the boards refreshed only when changed that list the player, so their next refresh
+//! rewrites them too ([`edit::put`]).
 
 pub mod cards;
 pub mod edit;

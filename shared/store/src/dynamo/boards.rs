@@ -165,4 +165,27 @@ impl PeriodStore for DynamoStore {
         item.map(|item| decode_entry(&item, player_id, board_game(board)))
             .transpose()
     }
+
+    async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError> {
+        let pk = player_pk(player_id);
+        check_key(&pk, "-")?;
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :p AND begins_with(sk, :s)")
+            .expression_attribute_values(":p", s(pk))
+            .expression_attribute_values(":s", s(format!("BOARD#{prefix}")))
+            .projection_expression("sk");
+        let mut out = Vec::new();
+        for item in self.query_to_end(query).await? {
+            let sk = get_s(&item, "sk")?;
+            let (board, period) = sk
+                .strip_prefix("BOARD#")
+                .and_then(|b| b.split_once('@'))
+                .ok_or_else(|| StoreError::corrupt(sk, "not a board key"))?;
+            out.push(BoardRef::new(board, period));
+        }
+        Ok(out)
+    }
 }
