@@ -179,6 +179,19 @@ impl<S: ItemStore> ItemStore for Billed<S> {
         }
         Ok(done)
     }
+    async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
+        let done = self.inner.put_items_if(writes).await?;
+        if done {
+            for (key, body, expected) in writes {
+                self.written(
+                    key,
+                    Some(item_size(key, body, expected + 1, None)),
+                    body.len() as u64,
+                );
+            }
+        }
+        Ok(done)
+    }
     async fn query_items(
         &self,
         pk: &str,

@@ -180,6 +180,10 @@ impl<S: ItemStore> ItemStore for Counted<S> {
         self.write(1);
         self.inner.put_item_if(key, body, expected).await
     }
+    async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
+        self.write(1);
+        self.inner.put_items_if(writes).await
+    }
     async fn query_items(
         &self,
         pk: &str,

@@ -232,6 +232,20 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
         }
         self.inner.put_item_if(key, body, expected).await
     }
+    async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
+        if let Some((prefix, left)) = &self.failing_item_writes {
+            if writes
+                .iter()
+                .any(|(key, _, _)| key.pk.starts_with(prefix.as_str()))
+                && left
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+            {
+                return Err(unavailable("TransactWriteItems", "throttled (injected)"));
+            }
+        }
+        self.inner.put_items_if(writes).await
+    }
     async fn query_items(
         &self,
         pk: &str,

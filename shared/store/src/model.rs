@@ -222,6 +222,63 @@ pub fn check_key(pk: &str, sk: &str) -> Result<(), crate::StoreError> {
     Ok(())
 }
 
+/// DynamoDB's limit on one item (bytes, attribute names and values counted): 400 KB.
+pub const MAX_ITEM_BYTES: usize = 400 * 1024;
+
+/// What an opaque item ([`crate::ItemStore`]) holds besides its key and body, as
+/// DynamoDB counts it: the attribute names `pk`, `sk`, `body`, `version` and
+/// `expires_at`, and the two numbers (at most 21 bytes each).
+const ITEM_OVERHEAD_BYTES: usize = 2 + 2 + 4 + 7 + 21 + 10 + 21;
+
+/// The most bytes the body of an opaque item under `key` may hold
+/// ([`MAX_ITEM_BYTES`] less its key and other attributes).
+pub fn max_body_bytes(key: &ItemKey) -> usize {
+    MAX_ITEM_BYTES.saturating_sub(key.pk.len() + key.sk.len() + ITEM_OVERHEAD_BYTES)
+}
+
+/// Checks an opaque item (its key by [`check_key`], its body by [`max_body_bytes`]).
+/// Both stores refuse a larger item before any request
+/// ([`crate::StoreError::OutOfLimits`], nothing written), so that both answer alike
+/// and no item reaches DynamoDB's own validation (which would answer a defect).
+pub fn check_item(key: &ItemKey, body: &[u8]) -> Result<(), crate::StoreError> {
+    check_key(&key.pk, &key.sk)?;
+    let max = max_body_bytes(key);
+    if body.len() > max {
+        return Err(crate::StoreError::OutOfLimits(format!(
+            "an item body of {} bytes under {}/{} (at most {max}: DynamoDB's {MAX_ITEM_BYTES}-byte item limit)",
+            body.len(),
+            key.pk,
+            key.sk
+        )));
+    }
+    Ok(())
+}
+
+/// The most items one [`crate::ItemStore::put_items_if`] writes (DynamoDB's limit on
+/// one transaction).
+pub const MAX_ITEM_WRITES: usize = 100;
+
+/// Checks the writes of one [`crate::ItemStore::put_items_if`]: at most
+/// [`MAX_ITEM_WRITES`], distinct keys, each item by [`check_item`].
+pub fn check_item_writes(writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<(), crate::StoreError> {
+    if writes.len() > MAX_ITEM_WRITES {
+        return Err(crate::StoreError::OutOfLimits(format!(
+            "{} items in one transaction (at most {MAX_ITEM_WRITES})",
+            writes.len()
+        )));
+    }
+    for (i, (key, body, _)) in writes.iter().enumerate() {
+        check_item(key, body)?;
+        if writes[..i].iter().any(|(k, _, _)| k == key) {
+            return Err(crate::StoreError::OutOfLimits(format!(
+                "the item {}/{} twice in one transaction",
+                key.pk, key.sk
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl SortKeyRange {
     /// The sort key this range is bounded by, if any.
     pub fn bound(&self) -> Option<&str> {

@@ -151,6 +151,14 @@ pub trait ItemStore: Send + Sync {
     /// (0: the item must not exist). `Ok(false)`: the condition failed, nothing written.
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError>;
 
+    /// Writes every `(key, body, expected)` as [`put_item_if`](Self::put_item_if)
+    /// does, all or none: `Ok(true)` all written, `Ok(false)` some item's condition
+    /// failed and nothing was written. At most 100 items with distinct keys; an item over
+    /// the size limit ([`crate::check_item`]) is [`StoreError::OutOfLimits`] before
+    /// anything is sent. DynamoDB: one `TransactWriteItems` (one `PutItem` for one
+    /// item); embedded: one write transaction.
+    async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError>;
+
     /// Up to `limit` items of partition `pk` whose sort keys are in `range`, with
     /// their sort keys, in sort-key order (`forward`) or reversed; `limit` 0 reads
     /// nothing. Eventually consistent unless `consistent`.

@@ -4,7 +4,11 @@
 //! with state `suspended` (only if absent): from then on every commit that writes or
 //! names them fails in the same transaction, so their new records are held, not scored
 //! and not lost ([`crate::moderation::review`]), and their own calls are refused (403).
-//! They join the list of suspended players, which snapshot runs leave out; the
+//! They join the list of suspended players, which snapshot runs leave out, in the same
+//! transaction as the guard: both or neither, so no failure leaves a player refused
+//! but still listed in new snapshots, or left out of them but not suspended. A list
+//! with no room for them refuses the suspension before anything is written (409,
+//! [`list_full`]). The
 //! snapshots taken before (each board's current one, frozen finals, their country's
 //! view) hide them through their pointers, the ranks below closed up
 //! ([`crate::boards::hidden`]). Nothing of theirs is changed or removed.
@@ -110,7 +114,9 @@ async fn boards_of<S: ErasureStore + ?Sized>(
 /// `restore_days`; see the module notes. Safe to repeat and to resume: a suspended
 /// player's suspension is answered as it stands (`unchanged`), its hiding finished. Errors: `Invalid` (the id,
 /// GM-5/GM-6; the reason, OP-5), [`ServiceError::NotFound`] (nothing stored about the
-/// player, or deleted), the transient store errors (call again: it resumes).
+/// player, or deleted), [`ServiceError::StateConflict`] (OP-4: the list of suspended
+/// players is full, nothing written, [`list_full`]; or a restore overtook it), the
+/// transient store errors (call again: it resumes).
 pub async fn suspend<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
@@ -121,7 +127,6 @@ pub async fn suspend<S: Store + ?Sized>(
     // GM-5, GM-6: a player id, not a deleted player's pseudonym (400 naming the rule).
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let key = tombstone_key(player_id);
     // The player's partition, read once: the boards to hide them from.
     let boards = boards_of(store, player_id).await?;
     let (mut g, version, unchanged) = match guard(store, player_id).await? {
@@ -145,7 +150,7 @@ pub async fn suspend<S: Store + ?Sized>(
                 restoring: None,
             };
             let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
-            if store.put_item_if(&key, &body, 0).await? {
+            if begin(store, player_id, &body, now).await? {
                 (g, 1, false)
             } else {
                 // Suspended (or deleted) meanwhile: go on with what stands.
@@ -171,7 +176,14 @@ pub async fn suspend<S: Store + ?Sized>(
     // and this call undoes what it did and answers 503.
     let since = g.suspension.since;
     let mut version = version;
-    crate::boards::snapshot::left_out::set_listed(store, player_id, Some(since)).await?;
+    // Listed with the guard; a suspension written before the two went together is
+    // listed now.
+    crate::boards::snapshot::left_out::set_listed(store, player_id, Some(since))
+        .await
+        .map_err(|e| match e {
+            ServiceError::Store(podium_store::StoreError::OutOfLimits(_)) => list_full(),
+            e => e,
+        })?;
     still_suspended(store, player_id, &g).await?;
     for board in &boards {
         let views = crate::boards::hidden::views(store, board, player_id).await?;
@@ -199,6 +211,57 @@ pub async fn suspend<S: Store + ?Sized>(
         released: None,
         unchanged,
     })
+}
+
+/// The suspension's first write (OP-4): the guard `body` under `player_id`'s
+/// tombstone key and the player added to the list of suspended players, in one
+/// transaction. `Ok(false)`: a guard exists (suspended or deleted meanwhile), nothing
+/// written. A list with no room for the player is refused before anything is written
+/// ([`list_full`]); a list that moved meanwhile (another suspension, a restore) is
+/// read again.
+async fn begin<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    body: &[u8],
+    since: DateTime<Utc>,
+) -> Result<bool, ServiceError> {
+    let key = tombstone_key(player_id);
+    for attempt in 0..LIST_ATTEMPTS {
+        if attempt > 0 {
+            crate::engine::settle::backoff(attempt).await;
+        }
+        let mut writes = vec![(key.clone(), body.to_vec(), 0)];
+        if let Some((list, listed, version)) =
+            crate::boards::snapshot::left_out::listing(store, player_id, since).await?
+        {
+            podium_store::check_item(&list, &listed).map_err(|_| list_full())?;
+            writes.push((list, listed, version));
+        }
+        if store.put_items_if(&writes).await? {
+            return Ok(true);
+        }
+        if store.get_item(&key, true).await?.is_some() {
+            return Ok(false);
+        }
+    }
+    Err(ServiceError::Contended {
+        attempts: LIST_ATTEMPTS,
+    })
+}
+
+/// How often a suspension's first write reads the list again when it moved.
+const LIST_ATTEMPTS: u32 = 10;
+
+/// OP-4: the list of suspended players (one item, [`podium_store::MAX_ITEM_BYTES`])
+/// has no room for one more: restore or delete suspended players first (HTTP 409).
+fn list_full() -> ServiceError {
+    ServiceError::StateConflict {
+        field: "player_id",
+        rule: "OP-4",
+        message: "the list of suspended players is full (some 5,000 players): the player was not suspended; \
+                  restore or delete suspended players first"
+            .into(),
+    }
 }
 
 /// Restores `player_id` (OP-4) by `operator` with `reason` at `now`; see the module

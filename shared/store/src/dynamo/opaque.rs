@@ -2,10 +2,12 @@
 //! batched reads and writes, Queries by sort-key range.
 
 use async_trait::async_trait;
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, DeleteRequest, PutRequest, ReturnConsumedCapacity, WriteRequest,
+    AttributeValue, DeleteRequest, Put, PutRequest, ReturnConsumedCapacity, TransactWriteItem, WriteRequest,
 };
 
 use super::store::*;
@@ -13,7 +15,7 @@ use super::{errors, items};
 
 use super::items::{get_b, get_n, get_s, n, s};
 use crate::error::StoreError;
-use crate::model::{check_key, Item, ItemKey, SortKeyRange};
+use crate::model::{check_item, check_item_writes, check_key, Item, ItemKey, SortKeyRange};
 use crate::traits::ItemStore;
 
 fn decode_item(pk: &str, sk: &str, item: &items::Item) -> Result<Item, StoreError> {
@@ -68,7 +70,7 @@ impl ItemStore for DynamoStore {
     }
 
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
-        check_key(&key.pk, &key.sk)?;
+        check_item(key, body)?;
         let put = self
             .client
             .put_item()
@@ -90,6 +92,64 @@ impl ItemStore for DynamoStore {
             |o| o.consumed_capacity(),
             |e| matches!(e, PutItemError::ConditionalCheckFailedException(_)),
         )
+    }
+
+    /// One `TransactWriteItems` of conditional puts (one `PutItem` for one item). A
+    /// cancellation with a failed condition is `Ok(false)`; one for a conflicting
+    /// transaction or throttling is [`StoreError::Unavailable`] (nothing written;
+    /// retry); any other reason a defect ([`StoreError::Rejected`]).
+    async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
+        check_item_writes(writes)?;
+        match writes {
+            [] => return Ok(true),
+            [(key, body, expected)] => return self.put_item_if(key, body, *expected).await,
+            _ => {}
+        }
+        let mut items = Vec::with_capacity(writes.len());
+        for (key, body, expected) in writes {
+            let put = Put::builder()
+                .table_name(&self.table)
+                .item("pk", s(&key.pk))
+                .item("sk", s(&key.sk))
+                .item("body", AttributeValue::B(body.clone().into()))
+                .item("version", n(expected + 1));
+            let put = if *expected == 0 {
+                put.condition_expression("attribute_not_exists(pk)")
+            } else {
+                put.condition_expression("version = :v")
+                    .expression_attribute_values(":v", n(*expected))
+            };
+            let put = put.build().map_err(|e| errors::build("TransactWriteItems", e))?;
+            items.push(TransactWriteItem::builder().put(put).build());
+        }
+        // No ClientRequestToken of ours: the SDK makes one per call (its own retries
+        // reuse it), so a later call with the same items is never taken for this one.
+        let out = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        match out {
+            Ok(out) => {
+                self.usage.record_write(out.consumed_capacity());
+                Ok(true)
+            }
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(t) => {
+                    self.usage.record_write(None);
+                    let codes: Vec<&str> = t
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code().unwrap_or("None"))
+                        .collect();
+                    cancelled_puts(&codes)
+                }
+                _ => Err(self.fail("TransactWriteItems", SdkError::ServiceError(e))),
+            },
+            Err(e) => Err(self.fail("TransactWriteItems", e)),
+        }
     }
 
     async fn query_items(
@@ -181,7 +241,7 @@ impl ItemStore for DynamoStore {
         let requests = items
             .iter()
             .map(|(key, body)| {
-                check_key(&key.pk, &key.sk)?;
+                check_item(key, body)?;
                 let put = PutRequest::builder()
                     .item("pk", s(&key.pk))
                     .item("sk", s(&key.sk))
@@ -196,5 +256,62 @@ impl ItemStore for DynamoStore {
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         self.batch_write(requests).await
+    }
+}
+
+/// What a cancelled transaction of conditional puts means, by its per-item reasons:
+/// a failed condition `Ok(false)`; conflicts and throttling alone
+/// [`StoreError::Unavailable`]; anything else (validation, sizes) a defect.
+fn cancelled_puts(codes: &[&str]) -> Result<bool, StoreError> {
+    if codes.contains(&"ConditionalCheckFailed") {
+        return Ok(false);
+    }
+    let message = format!("cancelled: {codes:?}");
+    let transient = codes.iter().all(|c| {
+        matches!(
+            *c,
+            "None" | "TransactionConflict" | "ThrottlingError" | "ProvisionedThroughputExceeded"
+        )
+    });
+    Err(if transient {
+        StoreError::Unavailable {
+            operation: "TransactWriteItems",
+            message,
+        }
+    } else {
+        StoreError::Rejected {
+            operation: "TransactWriteItems",
+            message,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// OP-4: a transaction of conditional puts cancelled for a failed condition wrote
+    /// nothing and says so; one cancelled for a conflict or throttling is worth
+    /// retrying; a validation failure is a defect, never a failed condition.
+    #[test]
+    fn a_cancelled_put_transaction_is_read_by_its_reasons() {
+        assert!(matches!(
+            cancelled_puts(&["None", "ConditionalCheckFailed"]),
+            Ok(false)
+        ));
+        assert!(matches!(
+            cancelled_puts(&["TransactionConflict", "ConditionalCheckFailed"]),
+            Ok(false)
+        ));
+        for codes in [["TransactionConflict", "None"], ["None", "ThrottlingError"]] {
+            assert!(
+                matches!(cancelled_puts(&codes), Err(StoreError::Unavailable { .. })),
+                "{codes:?}"
+            );
+        }
+        assert!(matches!(
+            cancelled_puts(&["ValidationError", "None"]),
+            Err(StoreError::Rejected { .. })
+        ));
     }
 }

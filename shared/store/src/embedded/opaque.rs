@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use redb::{ReadableDatabase, ReadableTable};
 
 use crate::error::StoreError;
-use crate::model::{check_key, Item, ItemKey, SortKeyRange};
+use crate::model::{check_item, check_item_writes, check_key, Item, ItemKey, SortKeyRange};
 use crate::traits::ItemStore;
 
 use super::keys::*;
@@ -26,7 +26,7 @@ impl ItemStore for EmbeddedStore {
     }
 
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
-        check_key(&key.pk, &key.sk)?;
+        check_item(key, body)?;
         let key = blob_key(key);
         let body = body.to_vec();
         self.blocking(move |db| {
@@ -53,13 +53,48 @@ impl ItemStore for EmbeddedStore {
         .await
     }
 
+    /// One write transaction: every stored version checked, then all written, or none.
+    async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
+        check_item_writes(writes)?;
+        let writes: Vec<(String, Vec<u8>, u64)> = writes
+            .iter()
+            .map(|(k, body, expected)| (blob_key(k), blob(expected + 1, body), *expected))
+            .collect();
+        self.blocking(move |db| {
+            let txn = db.begin_write()?;
+            let written = {
+                let mut blobs = txn.open_table(BLOBS)?;
+                let mut holds = true;
+                for (key, _, expected) in &writes {
+                    let current = blobs
+                        .get(key.as_str())?
+                        .map_or(0, |v| read_blob(v.value()).version);
+                    holds &= current == *expected;
+                }
+                if holds {
+                    for (key, raw, _) in &writes {
+                        blobs.insert(key.as_str(), raw.as_slice())?;
+                    }
+                }
+                holds
+            };
+            if written {
+                txn.commit()?;
+            } else {
+                txn.abort()?;
+            }
+            Ok(written)
+        })
+        .await
+    }
+
     async fn put_items(
         &self,
         items: &[(ItemKey, Vec<u8>)],
         _expires_at: Option<i64>,
     ) -> Result<(), StoreError> {
-        for (k, _) in items {
-            check_key(&k.pk, &k.sk)?;
+        for (k, body) in items {
+            check_item(k, body)?;
         }
         let items: Vec<(String, Vec<u8>)> = items.iter().map(|(k, b)| (blob_key(k), blob(1, b))).collect();
         self.blocking(move |db| {

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::boards::snapshot::layout::{decode, encode};
 use crate::error::ServiceError;
 
-fn list_key() -> ItemKey {
+/// The list's item: one for every board (at most [`podium_store::max_body_bytes`] of
+/// JSON, some 5,000 players; a suspension that would not fit is refused, OP-4).
+pub fn list_key() -> ItemKey {
     ItemKey::new("SUSPENDED", "LIST")
 }
 
@@ -33,6 +35,30 @@ pub async fn suspended<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Listed>, 
 /// The ids of [`suspended`], for a snapshot run to leave out.
 pub async fn suspended_ids<S: ItemStore + ?Sized>(store: &S) -> Result<HashSet<String>, ServiceError> {
     Ok(suspended(store).await?.into_iter().map(|l| l.player_id).collect())
+}
+
+/// The write that adds `player_id` (suspended `since`) to the list as it stands now:
+/// `(key, body, version read)` for [`podium_store::ItemStore::put_items_if`], to go
+/// in one transaction with the suspension's guard (OP-4); `None` when they are listed
+/// already. The body may be over the item limit ([`podium_store::check_item`]): the
+/// caller checks.
+pub async fn listing<S: ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    since: DateTime<Utc>,
+) -> Result<Option<(ItemKey, Vec<u8>, u64)>, ServiceError> {
+    let (mut list, version): (Vec<Listed>, u64) = match store.get_item(&list_key(), true).await? {
+        Some(item) => (decode(&list_key().pk, &item.body)?, item.version),
+        None => (Vec::new(), 0),
+    };
+    if list.iter().any(|l| l.player_id == player_id) {
+        return Ok(None);
+    }
+    list.push(Listed {
+        player_id: player_id.to_string(),
+        since,
+    });
+    Ok(Some((list_key(), encode(&list), version)))
 }
 
 /// Adds (`Some(since)`) or removes (`None`) `player_id` in the list, by conditional
