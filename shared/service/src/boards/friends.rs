@@ -3,10 +3,12 @@
 //!
 //! Reads (DynamoDB), for a caller with `n` friends (at most
 //! [`podium_rules::profile::MAX_FRIENDS`]): 1 GetItem of the friend list, then
-//! ⌈(n + 1) / 100⌉ BatchGetItems of the entries (strongly consistent), as many of
-//! the profiles, and at most as many of the snapshot pages that decide the global
-//! ranks (page 0 and directory chunk 0 come with the cached pointer). For 150
-//! friends: 1 + 2 + 2 + ≤ 2 = at most 7 requests, whatever the board's size.
+//! ⌈(n + 1) / 100⌉ BatchGetItems of the entries (strongly consistent), 1 GetItem of
+//! the list of suspended players (OP-4, [`Hidden::now`]), as many BatchGetItems of
+//! the profiles as of the entries, and at most as many of the snapshot pages that
+//! decide the global ranks (page 0 and directory chunk 0 come with the cached
+//! pointer). For 150 friends: 1 + 2 + 1 + 2 + ≤ 2 = at most 8 requests, whatever the
+//! board's size.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -21,6 +23,7 @@ use crate::boards::live::{balance_game, entry, with_cards, Entry};
 use crate::boards::pages::SnapshotCache;
 use crate::boards::snapshot::codec::{decode_body, ranked};
 use crate::boards::snapshot::layout::{body_key, Published};
+use crate::boards::visibility::Hidden;
 use crate::error::ServiceError;
 
 /// Players one batch read carries (DynamoDB's BatchGetItem limit).
@@ -179,16 +182,22 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
         .collect();
     standings.sort_by(listing_order);
     let published = cache.current(store, board).await?;
-    // OP-4: a suspended friend is not shown.
-    if let Some(p) = &published {
-        standings.retain(|s| s.player_id == player_id || !p.hides(&s.player_id));
-    }
-    let caller_listed = standings.iter().any(|s| s.player_id == player_id);
+    // OP-4: a suspended friend is not shown, whether or not the board has a snapshot
+    // yet (the list of suspended players); the global ranks close up below those the
+    // snapshot hides.
+    let hidden = Hidden::now(store).await?.and_snapshot(
+        published.as_ref(),
+        published.as_ref().map_or("", |p| p.id.as_str()),
+    );
+    let mut counter = RankCounter::top();
+    let lines = hidden.ranked(standings, &mut counter);
+    let caller_listed = lines.iter().any(|l| l.player_id() == player_id);
     let globals: HashMap<String, u64> = match &published {
         Some(p) => {
-            let hidden = p.hidden_ranks(&p.id);
-            let values: Vec<(String, i64)> =
-                standings.iter().map(|s| (s.player_id.clone(), s.value)).collect();
+            let values: Vec<(String, i64)> = lines
+                .iter()
+                .map(|l| (l.standing().player_id.clone(), l.standing().value))
+                .collect();
             values
                 .iter()
                 .zip(global_ranks(store, board, p, &values, now).await?)
@@ -197,24 +206,19 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
         }
         None => HashMap::new(),
     };
-    let mut counter = RankCounter::top();
-    let mut entries: Vec<Entry> = standings
-        .into_iter()
-        .map(|s| {
-            let rank = counter.next(s.value);
-            entry(board, s, rank)
-        })
-        .collect();
+    let mut entries: Vec<Entry> = lines.into_iter().map(|line| entry(board, line)).collect();
     if !caller_listed {
         let rank = counter.position() + 1;
         let mut mine = entry(
             board,
-            Standing {
-                player_id: player_id.to_string(),
-                value: 0,
-                reached_at_ms: 0,
-            },
-            rank,
+            hidden.own(
+                Standing {
+                    player_id: player_id.to_string(),
+                    value: 0,
+                    reached_at_ms: 0,
+                },
+                rank,
+            ),
         );
         (mine.value, mine.value_shown) = (0, "–".to_string());
         (mine.rank_id, mine.badge) = (None, None);

@@ -1,14 +1,16 @@
-//! Players hidden from every board while suspended (OP-4), with the ranks of the
-//! others closed up.
+//! Players hidden from every read that lists players while suspended (OP-4), with
+//! the ranks of the others closed up: how a suspension reaches the snapshots. Whom a
+//! read shows is decided in one place, [`crate::boards::visibility::Hidden`].
 //!
 //! - The list of suspended players ([`crate::boards::snapshot::left_out`]): a
-//!   snapshot run leaves them out of the snapshot it takes, so its ranks are closed up.
+//!   snapshot run leaves them out of the snapshot it takes, so its ranks are closed
+//!   up; live reads leave them out and rank the others among themselves (LB-2).
 //! - A snapshot taken before the suspension (a board's current one, a frozen period's
 //!   `final`, a country view) hides them through its pointer: the player's
 //!   [`Erased`] entry, marked suspended, with the rank they hold in that snapshot, so
 //!   readers skip them and list everyone ranked below one place higher
-//!   ([`Published::closed_up`]). A restore removes the entry: the snapshot reads as it
-//!   was ([`show`]).
+//!   ([`crate::boards::snapshot::layout::HiddenRanks::closed_up`]). A restore removes
+//!   the entry: the snapshot reads as it was ([`show`]).
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;

@@ -20,6 +20,7 @@ use podium_store::{Balance, BoardKey, BoardStore, ItemStore, PeriodStore, Settle
 use serde::Serialize;
 
 use crate::boards::cursor::{Cursor, CursorKey};
+use crate::boards::visibility::{Hidden, Line};
 use crate::engine::names::deleted_player;
 use crate::error::ServiceError;
 
@@ -254,9 +255,11 @@ fn is_seega(board: &BoardRef) -> bool {
     board.board == Game::Seega.id()
 }
 
-/// One line of `board` from a stored standing: its value in the board's order and
-/// unit (a level's time ranking: the best time in ms, shown `m:ss.mmm`; MJ-3).
-pub(crate) fn entry(board: &BoardRef, s: Standing, rank: u64) -> Entry {
+/// One line of `board` from a stored standing that a [`Hidden`] let through (OP-4),
+/// at the rank it shows: its value in the board's order and unit (a level's time
+/// ranking: the best time in ms, shown `m:ss.mmm`; MJ-3).
+pub(crate) fn entry(board: &BoardRef, line: Line) -> Entry {
+    let (s, rank) = line.into_parts();
     let seega = is_seega(board).then(|| rank_for(s.value));
     let (value, value_shown) = match board_def(&board.board) {
         Some(def) => {
@@ -312,11 +315,11 @@ pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
         None => (None, RankCounter::top()),
     };
     // OP-4: suspended players are left out (their rows skipped, ranks closed up).
-    let hidden = crate::boards::snapshot::left_out::suspended_ids(store).await?;
+    let hidden = Hidden::now(store).await?;
     let mut rows = store
-        .board_after(board_ref, after.as_ref(), limit + 1 + hidden.len())
+        .board_after(board_ref, after.as_ref(), limit + 1 + hidden.suspended_count())
         .await?;
-    rows.retain(|s| !hidden.contains(&s.player_id));
+    rows.retain(|s| !hidden.hides(&s.player_id));
     let more = rows.len() > limit;
     rows.truncate(limit);
     let last_key = rows.last().map(|s| BoardKey {
@@ -324,12 +327,10 @@ pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
         reached_at_ms: s.reached_at_ms,
         player_id: s.player_id.clone(),
     });
-    let mut entries: Vec<Entry> = rows
+    let mut entries: Vec<Entry> = hidden
+        .ranked(rows, &mut counter)
         .into_iter()
-        .map(|s| {
-            let rank = counter.next(s.value);
-            entry(board_ref, s, rank)
-        })
+        .map(|line| entry(board_ref, line))
         .collect();
     with_cards(store, &mut entries).await?;
     let next_cursor = match (more, last_key, counter.last()) {
@@ -374,11 +375,11 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     )
     .await?;
     // OP-4: suspended players ahead are not counted, nor shown.
-    let hidden = crate::boards::snapshot::left_out::suspended_ids(store).await?;
+    let hidden = Hidden::now(store).await?;
     let (mut position, mut better) = (position, better);
     let (mine_at, better_at) = (my_key.encode(), first_of_mine.encode());
     let mut hidden_keys = Vec::new();
-    for p in hidden.iter().filter(|p| p.as_str() != player_id) {
+    for p in hidden.suspended().filter(|p| *p != player_id) {
         if let Ok(v) = board_value(store, board, p).await {
             let k = v.board_key().encode();
             position -= u64::from(k < mine_at && position > 0);
@@ -389,22 +390,22 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let (above, below): (Vec<Standing>, Vec<Standing>) = (
         above
             .into_iter()
-            .filter(|s| !hidden.contains(&s.player_id))
+            .filter(|s| !hidden.hides(&s.player_id))
             .collect(),
         below
             .into_iter()
-            .filter(|s| !hidden.contains(&s.player_id))
+            .filter(|s| !hidden.hides(&s.player_id))
             .collect(),
     );
     // The nearest better value shown: not a hidden player's.
-    let nearest_better = if hidden.is_empty() {
+    let nearest_better = if hidden.suspended_count() == 0 {
         nearest_better
     } else {
         store
-            .board_before(board, &first_of_mine, 1 + hidden.len())
+            .board_before(board, &first_of_mine, 1 + hidden.suspended_count())
             .await?
             .into_iter()
-            .filter(|s| !hidden.contains(&s.player_id))
+            .filter(|s| !hidden.hides(&s.player_id))
             .take(1)
             .collect()
     };
@@ -426,15 +427,13 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         Some(top) => RankCounter::resume(start, top.value, top_rank),
         None => RankCounter::top(),
     };
-    let mut entries: Vec<Entry> = window
+    let mut entries: Vec<Entry> = hidden
+        .ranked(window, &mut counter)
         .into_iter()
-        .map(|s| {
-            let rank = counter.next(s.value);
-            entry(board, s, rank)
-        })
+        .map(|line| entry(board, line))
         .collect();
     with_cards(store, &mut entries).await?;
-    let mut mine = entry(board, my_key.into_standing(), my_rank);
+    let mut mine = entry(board, hidden.own(my_key.into_standing(), my_rank));
     if let Some(e) = entries.iter().find(|e| e.player_id == player_id) {
         mine.card = e.card.clone();
     }

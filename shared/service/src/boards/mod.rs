@@ -10,6 +10,7 @@
 //! - [`pages`]: the pages the app reads, served from the current snapshot.
 //! - [`friends`]: a board among the caller's friends (PF-4).
 //! - [`hidden`]: suspended players hidden from every board, ranks closed up (OP-4).
+//! - [`visibility`]: whom a read that lists players shows, at which ranks (OP-4, GM-6).
 
 pub mod close;
 pub mod cursor;
@@ -19,3 +20,4 @@ pub mod live;
 pub mod pages;
 pub mod periods;
 pub mod snapshot;
+pub mod visibility;

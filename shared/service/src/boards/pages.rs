@@ -27,6 +27,7 @@ use crate::boards::live::{
 use crate::boards::snapshot::codec::Earlier;
 use crate::boards::snapshot::layout::MOVE_BLOCK;
 use crate::boards::snapshot::{layout::first_key, layout::Published, read::Directory, read::Memo};
+use crate::boards::visibility::Hidden;
 use crate::error::ServiceError;
 
 /// How long a process trusts its copy of the current snapshot's pointer.
@@ -167,8 +168,6 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
     if let Some(Cursor::Live { .. }) = cursor {
         return Ok(None);
     }
-    // The current pointer says who was deleted since (GM-6), also for a pinned walk.
-    let hidden = |player_id: &str| current.as_ref().is_some_and(|p| p.hides(player_id));
     let (walk, mut dir, start, start_offset) = match cursor {
         None => {
             let Some(p) = current.clone() else {
@@ -243,9 +242,12 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
         Some(Cursor::Live { .. }) => return Ok(None),
         Some(Cursor::Ledger { .. } | Cursor::Key { .. }) => return Err(crate::boards::cursor::foreign()),
     };
+    // The current pointer says who was deleted (GM-6) or suspended (OP-4) since, also
+    // for a pinned walk, and closes ranks up below the suspended.
+    let hidden = Hidden::in_snapshot(current.as_ref(), &walk.id);
     // Consecutive pages until the request is covered: a page whose body is gone (a
     // TTL took it) ends this page early, and a cursor to it says the snapshot is gone.
-    // Entries of deleted players (GM-6) are skipped, not counted.
+    // Entries of hidden players are skipped, not counted.
     let mut start_pages: Vec<Arc<SnapshotPage>> = Vec::new();
     let mut covered = 0u64;
     let mut number = start;
@@ -262,7 +264,7 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
             .entries
             .iter()
             .skip(skip)
-            .filter(|e| !hidden(&e.player_id))
+            .filter(|e| !hidden.hides(&e.player_id))
             .count() as u64;
         start_pages.push(page);
         number += 1;
@@ -270,21 +272,8 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
     if pinned && start_pages.is_empty() {
         return Err(gone());
     }
-    // OP-4: ranks close up below a player hidden while suspended.
-    let hidden_ranks = current
-        .as_ref()
-        .map(|p| p.hidden_ranks(&walk.id))
-        .unwrap_or_default();
-    let closed_up = |rank: u64| rank - hidden_ranks.closed_up(rank);
-    let (mut entries, shown_at, next_cursor) = list_from(
-        board,
-        key,
-        &walk,
-        &start_pages,
-        start_offset,
-        limit,
-        (&hidden, &closed_up),
-    );
+    let (mut entries, shown_at, next_cursor) =
+        list_from(board, key, &walk, &start_pages, start_offset, limit, &hidden);
     // PF-5: movement, one read per block of pages the entries are listed in.
     let recorded = current
         .as_ref()
@@ -320,14 +309,9 @@ pub async fn top_page_of<S: ItemStore + ?Sized>(
     }))
 }
 
-/// Whether readers leave a player out (GM-6, OP-4).
-type Hidden<'a> = &'a dyn Fn(&str) -> bool;
-/// A snapshot rank as shown, closed up below suspended players (OP-4).
-type ClosedUp<'a> = &'a dyn Fn(u64) -> u64;
-
 /// The entries a page shows from `start_pages` (from `start_offset` on the first),
-/// at most `limit`, skipping hidden players (GM-6, OP-4) and closing up the ranks below
-/// a suspended one (`closed_up`): the entries, where each is listed
+/// at most `limit`, through `hidden`: hidden players (GM-6, OP-4) skipped and the
+/// ranks below a suspended one closed up: the entries, where each is listed
 /// (page number, index), and the cursor after the last when more follow.
 fn list_from(
     board: &BoardRef,
@@ -336,7 +320,7 @@ fn list_from(
     start_pages: &[Arc<SnapshotPage>],
     start_offset: u64,
     limit: u64,
-    (hidden, closed_up): (Hidden<'_>, ClosedUp<'_>),
+    hidden: &Hidden,
 ) -> (Vec<crate::boards::live::Entry>, Vec<(u32, usize)>, Option<String>) {
     let mut entries = Vec::new();
     // The last page listed from, and the offset after its last entry listed.
@@ -349,24 +333,27 @@ fn list_from(
             .skip(skip)
             .map(move |(j, e)| (pg, j, e))
     });
-    let mut listed = listed.filter(|(_, _, e)| !hidden(&e.player_id)).peekable();
+    let mut listed = listed
+        .filter_map(|(pg, j, e)| {
+            let standing = Standing {
+                player_id: e.player_id.clone(),
+                value: e.value,
+                reached_at_ms: e.reached_at_ms,
+            };
+            hidden
+                .listed(standing, e.rank, e.rank)
+                .map(|line| (pg, j, e, line))
+        })
+        .peekable();
     // Where each entry shown is listed: page number, index on the page.
     let mut shown_at: Vec<(u32, usize)> = Vec::new();
     let mut entries_left = limit as usize;
     while entries_left > 0 {
-        let Some((pg, j, e)) = listed.next() else {
+        let Some((pg, j, e, line)) = listed.next() else {
             break;
         };
         entries_left -= 1;
-        let mut shown = entry(
-            board,
-            podium_rules::leaderboard::Standing {
-                player_id: e.player_id.clone(),
-                value: e.value,
-                reached_at_ms: e.reached_at_ms,
-            },
-            closed_up(e.rank),
-        );
+        let mut shown = entry(board, line);
         shown.card = e.card.clone();
         entries.push(shown);
         shown_at.push((pg.number, j));
@@ -413,7 +400,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     };
     let Some(holding) = holding else {
         // An empty snapshot: the caller alone.
-        let mine = entry(board, my_key.into_standing(), 1);
+        let mine = entry(board, Hidden::default().own(my_key.into_standing(), 1));
         return Ok(Some(AroundMe {
             movement: None,
             live_key: (me.points, me.reached_at_ms),
@@ -500,7 +487,8 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // movement only (PF-5), so looked up only when the snapshot records it.
     let recorded = p.previous.is_some() || p.last_final.is_some();
     let read_pages: Vec<Arc<SnapshotPage>> = read.values().cloned().collect();
-    // GM-6: deleted players are not shown (ranks stay as the snapshot has them).
+    // GM-6, OP-4: hidden players are not shown (ranks close up below the suspended).
+    let hidden = Hidden::in_snapshot(Some(&p), &p.id);
     let pages: Vec<Arc<SnapshotPage>> = read
         .values()
         .map(|pg| {
@@ -508,7 +496,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
                 return Arc::clone(pg);
             }
             let mut pg = SnapshotPage::clone(pg);
-            pg.entries.retain(|e| !p.hides(&e.player_id));
+            pg.entries.retain(|e| !hidden.hides(&e.player_id));
             Arc::new(pg)
         })
         .collect();
@@ -561,9 +549,9 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // the snapshot. A neighbour closes up by the hidden players ranked above its own
     // snapshot rank; the caller by those ahead of their live value: ranked above
     // `my_rank` once the caller's own snapshot entry (when above them) is taken out.
-    let hidden = p.hidden_ranks(&p.id);
     let my_old = stale.map(|(_, rank)| rank);
     let mine_closed_up = hidden
+        .ranks()
         .ranks()
         .iter()
         .filter(|&&h| h - u64::from(my_old.is_some_and(|o| o < h)) < placed.my_rank)
@@ -571,20 +559,20 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     let entries: Vec<_> = placed
         .entries
         .into_iter()
-        .map(|(s, rank)| {
+        .filter_map(|(s, rank)| {
             let card = card_of(&s);
-            let closed_up = if s.player_id == player_id {
-                mine_closed_up
+            let line = if s.player_id == player_id {
+                hidden.own(s, rank - mine_closed_up)
             } else {
                 let listed_rank = listed_entry(&pages, &s).map_or(rank, |e| e.rank);
-                hidden.closed_up(listed_rank)
+                hidden.listed(s, rank, listed_rank)?
             };
-            let mut shown = entry(board, s, rank - closed_up);
+            let mut shown = entry(board, line);
             shown.card = card;
-            shown
+            Some(shown)
         })
         .collect();
-    let mut me_entry = entry(board, standing, placed.my_rank - mine_closed_up);
+    let mut me_entry = entry(board, hidden.own(standing, placed.my_rank - mine_closed_up));
     me_entry.card = my_card.clone();
     let mut entries = entries;
     // PF-5: the caller's earlier ranks, from the movement item of the chunk that lists
@@ -668,7 +656,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         standing: relative(
             board,
             placed.my_rank - mine_closed_up,
-            Some(of.saturating_sub(hidden.count())),
+            Some(of.saturating_sub(hidden.ranks().count())),
             me.points,
             next_better,
             p.top_cutoff,

@@ -15,6 +15,7 @@ use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement
 use podium_store::{SettleStore, SourceKey};
 use serde::{Deserialize, Serialize};
 
+use crate::boards::visibility::Hidden;
 use crate::engine::names::hex_sha256;
 use crate::engine::settle::settle;
 use crate::engine::source::{ReadState, Reads, Source};
@@ -37,8 +38,11 @@ pub struct InboxView {
 }
 
 /// The caller's inbox: one read of their inbox state, and when `overtaken` messages
-/// name other players, one guard read per player named (GM-6, OP-4: a deleted or
-/// suspended player is left out of `by`).
+/// name other players, one read of the list of suspended players and one guard read
+/// per other player named. The players a message names (`by`) are those shown: a
+/// suspended player is left out while suspended (OP-4, [`Hidden`]), as if they had
+/// not passed (`passed_by` one fewer for each; a message left naming nobody is not
+/// shown); a deleted one is left out of `by` for good (GM-6; still counted).
 pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
@@ -57,24 +61,33 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
             }
         }
     }
-    // 16 at a time.
-    let mut checks: Vec<bool> = Vec::with_capacity(named.len());
-    for chunk in named.chunks(16) {
-        let accounts = futures::future::try_join_all(chunk.iter().map(|p| store.account(p))).await?;
-        // GM-6, OP-4: a deleted or suspended player is left out.
-        checks.extend(accounts.into_iter().map(|a| a != podium_store::Account::Active));
-    }
-    let deleted: Vec<&String> = named
-        .iter()
-        .zip(checks)
-        .filter_map(|(p, gone)| gone.then_some(p))
-        .collect();
-    if !deleted.is_empty() {
-        for m in &mut messages {
-            if let Some(o) = &mut m.overtaken {
-                o.by.retain(|p| !deleted.contains(&&p.player_id));
-            }
+    if !named.is_empty() {
+        // OP-4: who is suspended now, then GM-6: whether each other one was deleted
+        // (16 guard reads at a time).
+        let hidden = Hidden::now(store).await?;
+        let shown = hidden.shown(named, String::as_str);
+        let mut deleted: Vec<String> = Vec::new();
+        for chunk in shown.chunks(16) {
+            let accounts = futures::future::try_join_all(chunk.iter().map(|p| store.account(p))).await?;
+            deleted.extend(
+                chunk
+                    .iter()
+                    .zip(accounts)
+                    .filter(|(_, a)| *a == podium_store::Account::Deleted)
+                    .map(|(p, _)| p.clone()),
+            );
         }
+        messages.retain_mut(|m| {
+            let Some(o) = &mut m.overtaken else {
+                return true;
+            };
+            let before = o.by.len();
+            o.by.retain(|p| !hidden.hides(&p.player_id));
+            let suspended = before - o.by.len();
+            o.passed_by = o.passed_by.saturating_sub(suspended as u64);
+            o.by.retain(|p| !deleted.contains(&p.player_id));
+            suspended == 0 || !o.by.is_empty()
+        });
     }
     messages.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.cmp(&a.id)));
     // PF-5: the cards of the players named, one batch read.

@@ -20,8 +20,9 @@
 //! writes to the commit of a player's first points of the week; while their last week
 //! is not closed yet (the minutes after midnight before the freeze), 1 GetItem and 1
 //! state write (the week waits in the membership). A cohort's standings are 1 GetItem
-//! (its members) and 1 BatchGetItem (their weekly entries) while its week is open, 1
-//! GetItem (the close's record) once it is closed.
+//! (the close's record, absent while its week is open), 1 GetItem (the list of
+//! suspended players, OP-4), and while the week is open 1 GetItem (its members) and 1
+//! BatchGetItem (their weekly entries).
 
 use std::collections::HashMap;
 
@@ -37,6 +38,7 @@ use podium_rules::settlement::{Planned, Settlement, StateChange};
 use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
 use serde::{Deserialize, Serialize};
 
+use crate::boards::visibility::Hidden;
 use crate::engine::names::hex_sha256;
 use crate::engine::placement::{corrupt, frozen_key, json, members_owner, state, MEMBERS_STATE};
 use crate::engine::settle::settle_all;
@@ -113,9 +115,13 @@ pub struct CohortView {
 }
 
 /// `cohort`'s standings in `week`, ranked (LB-2), each with its promotion zone: once
-/// the week is closed, exactly as its close recorded them (the frozen week's values,
-/// the movements its `league_result` messages announced); before, from the live
-/// weekly entries. Errors: [`ServiceError::NotFound`] for a cohort with no members.
+/// the week is closed, as its close recorded them (the frozen week's values, the
+/// movements its `league_result` messages announced); before, from the live weekly
+/// entries. OP-4: a member suspended now is not shown ([`Hidden`]): before the close
+/// the others are ranked and zoned among themselves (as the close, which ranks the
+/// frozen week without them, would); once closed, everyone ranked below them moves up
+/// one place, each keeping the movement the close announced. Errors:
+/// [`ServiceError::NotFound`] for a cohort with no members.
 pub async fn cohort<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
@@ -124,14 +130,17 @@ pub async fn cohort<S: SettleStore + ItemStore + ?Sized>(
 ) -> Result<CohortView, ServiceError> {
     let not_found = || ServiceError::NotFound(format!("no cohort {cohort:?} in {week}"));
     let tier = league::tier_of_cohort(cohort).ok_or_else(not_found)?;
-    let results = match recorded_cohort(store, league, week, cohort).await? {
-        Some(results) => results,
+    let recorded = recorded_cohort(store, league, week, cohort).await?;
+    let hidden = Hidden::now(store).await?;
+    let results = match recorded {
+        Some(results) => hidden.closed_up_lines(results, |r| &r.player_id, |r| &mut r.rank),
         None => {
             let members = members(store, league, week, cohort).await?;
             if members.is_empty() {
                 return Err(not_found());
             }
-            league::close(league, tier, standings(store, league, week, &members).await?)
+            let standings = standings(store, league, week, &members).await?;
+            league::close(league, tier, hidden.shown(standings, |s| &s.player_id))
         }
     };
     let mut entries: Vec<CohortLine> = results.iter().map(line).collect();
@@ -501,7 +510,7 @@ pub struct WeekReport {
     pub skipped: usize,
     /// Whether the week was closed before this call (nothing was read or sent).
     pub already_done: bool,
-    /// False when the week's final snapshot is not complete yet: nothing was done
+    /// False when the week's final snapshot is not published yet: nothing was done
     /// (the close ranks the frozen week only).
     pub frozen: bool,
 }
@@ -532,14 +541,10 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         return Ok(report);
     }
     let board = BoardRef::new(league.board, week);
-    match crate::boards::snapshot::read::run_state(store, &board, crate::boards::snapshot::layout::FINAL)
-        .await?
-    {
-        Some(run) if run.complete => {}
-        _ => {
-            report.frozen = false;
-            return Ok(report);
-        }
+    // Frozen: the week's final snapshot published (its pointer, not its run state).
+    if !crate::boards::close::is_frozen(store, &board).await? {
+        report.frozen = false;
+        return Ok(report);
     }
     // The frozen week's values (one read of the final snapshot), without the players
     // deleted since (the pointer's erasures, GM-6).

@@ -535,7 +535,7 @@ pub struct FriendsQuery {
         FriendsQuery
     ),
     responses(
-        (status = 200, description = "The caller and every friend with an entry, ranked among themselves (PF-4, LB-2)", body = crate::api::schemas::FriendsBoard,
+        (status = 200, description = "The caller and every friend with an entry, ranked among themselves (PF-4, LB-2; a friend suspended now left out, OP-4)", body = crate::api::schemas::FriendsBoard,
             example = json!({"board": "mahjong-weekly", "as_of": "2026-12-02T10:05:00Z", "snapshot": "20261202T100500Z",
                 "me": {"rank": 2, "player_id": "p-00003", "value": 24, "value_shown": "24", "name": "Ionela", "country": "RO", "global_rank": 41},
                 "entries": [{"rank": 1, "player_id": "p-00007", "value": 31, "value_shown": "31", "name": "Vlad", "avatar": "a02", "global_rank": 17},

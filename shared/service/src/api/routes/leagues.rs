@@ -79,7 +79,7 @@ pub(crate) async fn my_league(
         WeekQuery
     ),
     responses(
-        (status = 200, description = "The cohort's members ranked by their points this week", body = leagues::CohortView),
+        (status = 200, description = "The cohort's members ranked by their points this week (a member suspended now left out, the ranks below closed up, OP-4)", body = leagues::CohortView),
         (status = 400, description = "A malformed week", body = ErrorBody),
         (status = 404, description = "No such league or cohort", body = ErrorBody),
     ),

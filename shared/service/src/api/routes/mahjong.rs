@@ -107,7 +107,7 @@ pub(crate) async fn my_table(
     tag = "mahjong",
     params(("tournament_id" = String, Path, description = "The tournament's id", example = "cup-1")),
     responses(
-        (status = 200, description = "Settings, status (`scheduled`, `running`, `cancelled`, `closed`, `final`) and winners (MJ-16)", body = serde_json::Value,
+        (status = 200, description = "Settings, status (`scheduled`, `running`, `cancelled`, `closed`, `final`) and winners (MJ-16; a winner suspended now is left out, the others keep their places, OP-4)", body = serde_json::Value,
             example = json!({"tournament_id": "cup-1", "status": "final", "winners": [{"place": 1, "player_id": "alice"}]})),
         (status = 404, description = "No such tournament", body = ErrorBody),
     ),
