@@ -198,6 +198,51 @@ pub async fn lb_5_play_after_a_restore_is_told_and_the_restore_is_not<S: Store +
     }
 }
 
+/// `player`'s rank and movement since the previous snapshot on the Seega board's first page.
+async fn shown<S: Store + Clone + 'static>(store: &S, player: &str) -> (u64, Option<i64>) {
+    let answer = call(store, get("/v1/leaderboards/seega", &[("limit", "20")], "mm119")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let entry = answer.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["player_id"] == player)
+        .cloned()
+        .unwrap_or_else(|| panic!("{player} listed: {}", answer.body));
+    (
+        entry["rank"].as_u64().unwrap_or_default(),
+        entry["movement"]["since_previous"].as_i64(),
+    )
+}
+
+/// OP-4, PF-5, LB-2: a movement arrow counts the places a shown rank moved since the
+/// previous snapshot, each place once, and no message claims anyone played: the 6th
+/// shows +1 as soon as the top player is suspended (5th now), nothing more at the next
+/// refresh; −1 at the refresh after the restore (6th again), nothing more at the one
+/// after. Over the whole cycle the arrows add up to nothing, and nobody is told they
+/// were overtaken.
+pub async fn op_4_movement_counts_each_place_moderation_moved_once<S: Store + Clone + 'static>(store: S) {
+    seed_board(&store).await;
+    refresh(&store, 1).await;
+    refresh(&store, 2).await;
+    let sixth = player(5);
+    assert_eq!(shown(&store, &sixth).await, (6, Some(0)), "nothing moved");
+    moderate(&store, &player(0), "suspend", later(3)).await;
+    assert_eq!(
+        shown(&store, &sixth).await,
+        (5, Some(1)),
+        "the place shown at once"
+    );
+    refresh(&store, 4).await;
+    assert_eq!(shown(&store, &sixth).await, (5, Some(0)), "counted once");
+    moderate(&store, &player(0), "restore", later(5)).await;
+    refresh(&store, 6).await;
+    assert_eq!(shown(&store, &sixth).await, (6, Some(-1)), "listed again above");
+    refresh(&store, 7).await;
+    assert_eq!(shown(&store, &sixth).await, (6, Some(0)), "counted once");
+    nobody_told(&store, &[], "a suspension and its restore, with movement").await;
+}
+
 /// Declares one `#[tokio::test]` per case of this module for a store made by `$make`.
 #[macro_export]
 macro_rules! moderation_messages_tests {
@@ -206,6 +251,7 @@ macro_rules! moderation_messages_tests {
             op_4_a_suspension_and_its_restore_send_no_play_message,
             gm_6_pf_1_a_deletion_and_a_rename_send_no_play_message,
             lb_5_play_after_a_restore_is_told_and_the_restore_is_not,
+            op_4_movement_counts_each_place_moderation_moved_once,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
