@@ -178,8 +178,8 @@ fn destination(m: &Move, from: DateTime<Utc>) -> Result<(&'static str, DateTime<
         ),
         _ => return Err(bad("body", "give exactly one of \"advance\" and \"set\"")),
     };
-    // Whole seconds: snapshots are named to the second, so a move within one second
-    // would publish nothing new.
+    // Whole seconds, as the schedules' instants are (a refresh's identity does not
+    // depend on it: two refreshes in one second are two snapshots, LB-5).
     let to = DateTime::from_timestamp(to.timestamp(), 0).unwrap_or(to);
     check_in_years(to).map_err(|e| bad(field, e))?;
     if check_in_years(to + Duration::days(8)).is_err() {

@@ -29,6 +29,8 @@ pub struct Faulty<S> {
     /// Conditional item writes under partition keys starting with this fail as
     /// throttled (nothing written), this many more times.
     failing_item_writes: Option<(String, Arc<AtomicU32>)>,
+    /// Conditional writes of this one item fail as throttled, this many more times.
+    failing_item: Option<(ItemKey, Arc<AtomicU32>)>,
 }
 
 fn unavailable(operation: &'static str, message: &str) -> StoreError {
@@ -49,7 +51,15 @@ impl<S> Faulty<S> {
             resend_reasons: None,
             lost_one: Arc::default(),
             failing_item_writes: None,
+            failing_item: None,
         }
+    }
+
+    /// The next `n` conditional writes of the item `key` (its partition and sort key)
+    /// fail as throttled (nothing written): one pointer's publication, say.
+    pub fn failing_item_write(mut self, key: ItemKey, n: u32) -> Self {
+        self.failing_item = Some((key, Arc::new(AtomicU32::new(n))));
+        self
     }
 
     /// The next `n` conditional item writes under a partition key starting with
@@ -223,6 +233,15 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
         if let Some((prefix, left)) = &self.failing_item_writes {
             if key.pk.starts_with(prefix.as_str())
+                && left
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+            {
+                return Err(unavailable("PutItem", "throttled (injected)"));
+            }
+        }
+        if let Some((failing, left)) = &self.failing_item {
+            if failing == key
                 && left
                     .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
                     .is_ok()

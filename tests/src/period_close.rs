@@ -18,7 +18,8 @@ use serde_json::Value;
 use crate::contract::cursor_key;
 use crate::review::get;
 
-const TABLES: &str = r#"{"mahjong-weekly": {"bands": [
+/// `mahjong-weekly`'s reward table in these tests: 500, 200 for 2nd–3rd, 10 for the top 20 %.
+pub(crate) const TABLES: &str = r#"{"mahjong-weekly": {"bands": [
     {"ranks": [1, 1], "points": 500}, {"ranks": [2, 3], "points": 200}, {"top_percent": 20, "points": 10}]}}"#;
 
 fn t(s: &str) -> DateTime<Utc> {
@@ -36,7 +37,7 @@ fn week() -> BoardRef {
 
 /// 30 players in week 48: m00 and m01 tied at 1,000, then 990, 980, … (and one
 /// player's points the week after, who is not ranked in week 48).
-async fn seed_week<S: Store>(store: &S) -> Vec<(String, i64)> {
+pub(crate) async fn seed_week<S: Store>(store: &S) -> Vec<(String, i64)> {
     let mut players = Vec::new();
     for i in 0..30i64 {
         let p = format!("m{i:02}");

@@ -10,8 +10,9 @@ fn event(name: &str) -> ScheduledRun {
     serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("input")
 }
 
-/// LB-5: the scheduled time names the refresh snapshot of every live board; a retried
-/// invocation of the same tick finds them complete and writes nothing.
+/// LB-5: one refresh snapshot of every live board per scheduled time (named by the
+/// instant and the store's number); a retried invocation of the same tick resumes
+/// that refresh, finds it complete and writes nothing.
 #[tokio::test]
 async fn a_retried_refresh_tick_writes_nothing() {
     let store = EmbeddedStore::in_memory().expect("store");
@@ -36,9 +37,11 @@ async fn a_retried_refresh_tick_writes_nothing() {
             ("mahjong-daily", "2026-11-30")
         ]
     );
+    let id = &refreshed[0].snapshot;
+    assert!(id.starts_with("20261130T020500Z-"), "{id}");
     assert!(refreshed
         .iter()
-        .all(|r| r.snapshot == "20261130T020500Z" && r.complete && !r.already_complete));
+        .all(|r| &r.snapshot == id && r.complete && !r.already_complete));
     assert!(first.runs.iter().all(|r| r.complete) && first.behind.is_empty());
     let again = handle(&store, event("scheduled-run.json"), &Default::default())
         .await
@@ -46,7 +49,7 @@ async fn a_retried_refresh_tick_writes_nothing() {
     assert!(again
         .runs
         .iter()
-        .all(|r| r.already_complete && r.pages_written == 0));
+        .all(|r| &r.snapshot == id && r.already_complete && r.pages_written == 0));
     assert!(
         again.runs.iter().all(|r| r.snapshot != "final"),
         "the periods were closed by the first: nothing to freeze"

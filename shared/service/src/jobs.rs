@@ -17,13 +17,23 @@
 //!   all for a while, leaves nothing behind: the next ones go on from the last period
 //!   closed ([`periods::closed_through`]).
 //!
-//! The schedule passes its scheduled time, which names the refresh snapshot and is
-//! the ticks' clock: a retried invocation resumes the same work instead of starting
-//! another, and finished work is never redone. Ticks that run at once (a retry
-//! overlapping the next tick) meet in the work's own records: one finds another at
-//! work on a snapshot or a period ([`RunReport::busy`]) and leaves it to it,
-//! succeeding; only real failures (the store) fail a tick.
+//! The schedule passes its scheduled time, the ticks' clock. Every refresh has a
+//! snapshot id of its own, with a number the store issues ([`identity`]): a retried
+//! invocation of the same scheduled time resumes the same refresh instead of
+//! starting another ([`handle`]), and finished work is never redone; a new request
+//! ([`handle_request`]: `podium snapshot`, a test clock's move) is a new refresh
+//! whatever its clock shows, so it never answers with an earlier refresh's snapshot.
+//! A period's freeze is named by its period (`final`): any tick resumes it. Ticks
+//! that run at once (a retry overlapping the next tick) meet in the work's own
+//! records: one finds another at work on a snapshot or a period ([`RunReport::busy`])
+//! and leaves it to it, succeeding; only real failures (the store) fail a tick.
+//!
+//! Work is recorded done only after its effect: a snapshot run is `complete` once its
+//! pointer is published ([`snapshot::write::run_sequenced`]); a period is closed
+//! ([`periods::mark_closed`]) only once its final snapshot is published and its close
+//! (results, league week) has run to the end.
 
+pub mod identity;
 pub mod schedule;
 
 use crate::boards::close;
@@ -33,6 +43,7 @@ use crate::engine::changes;
 use crate::error::ServiceError;
 use chrono::{DateTime, Duration, Utc};
 use futures::stream::{self, StreamExt};
+use identity::{Invocation, RefreshId};
 use podium_rules::board::{BoardDef, BoardRef, Refresh, BOARDS};
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::period_reward::RewardTables;
@@ -204,12 +215,34 @@ pub struct Behind {
     pub busy: bool,
 }
 
-/// Runs one tick over every board. Errors are real failures (the store): the
-/// schedule's retry resumes the same snapshots; a tick that meets another succeeds.
+/// Runs one scheduled tick over every board (the `snapshot` function). Errors are
+/// real failures (the store): the schedule's retry, with the same scheduled time,
+/// resumes the same snapshots ([`identity::Invocation::Scheduled`]); a tick that
+/// meets another succeeds.
 pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     run: ScheduledRun,
     settings: &TickSettings,
+) -> Result<TickReport, ServiceError> {
+    tick(store, run, settings, Invocation::Scheduled).await
+}
+
+/// Runs one tick at `run`'s time as a new request (`podium snapshot`, a test clock's
+/// move): its refresh is a new snapshot even when an earlier tick ran at the same
+/// instant ([`identity::Invocation::Request`]). Errors as [`handle`]'s.
+pub async fn handle_request<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    run: ScheduledRun,
+    settings: &TickSettings,
+) -> Result<TickReport, ServiceError> {
+    tick(store, run, settings, Invocation::Request).await
+}
+
+async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    run: ScheduledRun,
+    settings: &TickSettings,
+    invocation: Invocation,
 ) -> Result<TickReport, ServiceError> {
     let at = run.scheduled_time;
     let mut report = TickReport::default();
@@ -224,7 +257,8 @@ pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
                 report.tournaments.push(t);
             }
         }
-        refresh(store, at, &mut report).await?;
+        let refresh_id = identity::refresh(store, at, invocation).await?;
+        refresh(store, at, &refresh_id, &mut report).await?;
     }
     caught_up?;
     Ok(report)
@@ -238,15 +272,17 @@ pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
 async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
+    refresh_id: &RefreshId,
     tick: &mut TickReport,
 ) -> Result<(), ServiceError> {
-    let id = snapshot::layout::id_for(at);
+    let RefreshId { id, seq } = refresh_id;
+    let seq = *seq;
     let paging = Paging::content_defined(PAGE_SIZE);
     let out = &mut tick.runs;
     let mut failed: Option<ServiceError> = None;
     for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
         let board = def.in_period(&def.period_at(at));
-        let report = snapshot::write::run_paged(store, &board, &id, at, paging, None, at).await?;
+        let report = snapshot::write::run_sequenced(store, &board, id, seq, at, paging, None, at).await?;
         if report.complete {
             match crate::players::overtaken::notify(store, &board, &report.id, at).await {
                 Ok(n) if n.top + n.neighbours > 0 => {
@@ -274,17 +310,15 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
     }
     let changed = changes::changed(store, CHANGED_PER_TICK).await?;
     let runs = stream::iter(changed)
-        .map(|c| {
-            let id = &id;
-            async move {
-                let report = snapshot::write::run_paged(store, &c.board, id, at, paging, None, at).await?;
-                if report.complete {
-                    if let Some(from) = report.read_from_ms {
-                        changes::clear(store, &c, from).await?;
-                    }
+        .map(|c| async move {
+            let report =
+                snapshot::write::run_sequenced(store, &c.board, id, seq, at, paging, None, at).await?;
+            if report.complete {
+                if let Some(from) = report.read_from_ms {
+                    changes::clear(store, &c, from).await?;
                 }
-                Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
             }
+            Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
         })
         .buffer_unordered(CHANGED_IN_FLIGHT);
     let mut runs = std::pin::pin!(runs);
@@ -388,18 +422,28 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             crate::players::leagues::mark_frozen(store, league, &next.id, at).await?;
         }
         let frozen = periods::freeze(store, def, &next, at).await?;
-        let busy = frozen.busy;
+        let (busy, published) = (frozen.busy, frozen.complete);
         report.runs.push(BoardRun::new(&board, frozen));
-        if busy {
-            // Another tick is freezing it: it closes it and goes on.
+        if !published {
+            // Another tick is freezing it (it closes it and goes on), or the freeze
+            // stopped short of publishing: the next tick goes on from here.
             report.behind.push(Behind {
                 board: def.id.to_string(),
                 next: next.id.clone(),
-                busy: true,
+                busy,
             });
             return Ok(());
         }
-        close(store, def, &board, &settings.rewards, at, report).await?;
+        if !close(store, def, &board, &settings.rewards, at, report).await? {
+            // The close found the period not frozen (its final not published): it is
+            // not recorded closed, and the next tick freezes and closes it again.
+            report.behind.push(Behind {
+                board: def.id.to_string(),
+                next: next.id.clone(),
+                busy: false,
+            });
+            return Ok(());
+        }
         if periods::mark_closed(store, def, &next, version).await? {
             version += 1;
             next = next.next();
@@ -418,6 +462,8 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
 }
 
 /// Closes a frozen period: the board's reward table's results, and its league's week.
+/// `Ok(false)`: the period is not frozen (its final snapshot not published), nothing
+/// was closed, and it must not be recorded closed.
 async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     def: &podium_rules::board::BoardDef,
@@ -425,14 +471,27 @@ async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     rewards: &RewardTables,
     at: DateTime<Utc>,
     report: &mut TickReport,
-) -> Result<(), ServiceError> {
+) -> Result<bool, ServiceError> {
     let mut results = None;
     if let Some(table) = rewards.get(def.id) {
-        if let Some(closed) = close::close(store, def, board, Some(table), at).await? {
-            if !closed.already_done {
-                tracing::info!(board = def.id, period = %board.period, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
-                results = Some(closed);
+        match close::close(store, def, board, Some(table), at).await? {
+            Some(closed) => {
+                if !closed.already_done {
+                    tracing::info!(board = def.id, period = %board.period, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");
+                    results = Some(closed);
+                }
             }
+            None => return Ok(false),
+        }
+    }
+    if let Some(league) = podium_rules::league::league_of_board(def.id) {
+        let closed = crate::players::leagues::close_week(store, league, &board.period, at).await?;
+        if !closed.frozen {
+            return Ok(false);
+        }
+        if !closed.already_done {
+            tracing::info!(league = league.id, week = %board.period, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
+            report.league_weeks.push(closed);
         }
     }
     report.closed.push(PeriodClosed {
@@ -440,12 +499,5 @@ async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         period: board.period.clone(),
         results,
     });
-    if let Some(league) = podium_rules::league::league_of_board(def.id) {
-        let closed = crate::players::leagues::close_week(store, league, &board.period, at).await?;
-        if !closed.already_done {
-            tracing::info!(league = league.id, week = %board.period, placed = closed.placed, promoted = closed.promoted, relegated = closed.relegated, sent = closed.sent, "league week closed");
-            report.league_weeks.push(closed);
-        }
-    }
-    Ok(())
+    Ok(true)
 }

@@ -205,9 +205,14 @@ async fn decided<S: ItemStore + ?Sized>(
     Err(ServiceError::Contended { attempts: 10 })
 }
 
-/// Whether `board`'s final snapshot is complete (the period is frozen).
+/// Whether `board`'s period is frozen (LB-5): its `CURRENT` pointer is the final
+/// snapshot, the one readers of the period, the next period's movement and the close
+/// all read (one strongly consistent read). Not the run state: a final recorded
+/// complete whose publication was lost is not frozen until it is published.
 pub async fn is_frozen<S: ItemStore + ?Sized>(store: &S, board: &BoardRef) -> Result<bool, ServiceError> {
-    Ok(matches!(snapshot::read::run_state(store, board, FINAL).await?, Some(s) if s.complete))
+    Ok(snapshot::read::current_consistent(store, board)
+        .await?
+        .is_some_and(|p| p.id == FINAL))
 }
 
 /// The idempotency key of `player_id`'s result message of `board`'s period.
@@ -264,10 +269,11 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
     }))
 }
 
-/// Closes `board` (of `def`) in its period, if its final snapshot is complete: sends
-/// every ranked player their result, with `table`'s reward. Safe to run again and to
-/// run concurrently (each message is its own settlement); resumes where a failed run
-/// stopped. `Ok(None)`: the final snapshot is not complete yet.
+/// Closes `board` (of `def`) in its period, if it is frozen ([`is_frozen`]: its final
+/// snapshot published): sends every ranked player their result, with `table`'s
+/// reward, and records the close done only after the last result is settled. Safe to
+/// run again and to run concurrently (each message is its own settlement); resumes
+/// where a failed run stopped. `Ok(None)`: the period is not frozen yet.
 pub async fn close<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     def: &BoardDef,
@@ -275,9 +281,8 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
     table: Option<&RewardTable>,
     now: DateTime<Utc>,
 ) -> Result<Option<CloseReport>, ServiceError> {
-    match snapshot::read::run_state(store, board, FINAL).await? {
-        Some(s) if s.complete => {}
-        _ => return Ok(None),
+    if !is_frozen(store, board).await? {
+        return Ok(None);
     }
     let key = progress_key(board);
     let (mut progress, mut version) = decided(store, board).await?;

@@ -20,7 +20,7 @@ use podium_rules::board::BOARDS;
 use podium_rules::period::PeriodKind;
 use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 
-use super::{handle, Job, ScheduledRun, TickReport, TickSettings};
+use super::{handle_request, Job, ScheduledRun, TickReport, TickSettings};
 use crate::error::ServiceError;
 
 /// How long after local midnight the `freeze` schedule runs (template.yaml: `cron(1 0 * * ? *)`).
@@ -96,7 +96,8 @@ pub struct ScheduledTick {
 
 /// At one instant: `freeze` ticks until no ended period is left (at most
 /// [`CATCH_UP_TICKS`], or until another tick is found at work), then, when `refresh`,
-/// one `refresh` tick. What each did, in order.
+/// one `refresh` tick. Each is a new request ([`handle_request`]): its refresh is a
+/// new snapshot, even at an instant an earlier call ran at. What each did, in order.
 pub async fn catch_up_then_refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
@@ -109,7 +110,7 @@ pub async fn catch_up_then_refresh<S: BoardStore + ItemStore + PeriodStore + Set
             job: Job::Freeze,
             scheduled_time: at,
         };
-        let report = handle(store, run, settings).await?;
+        let report = handle_request(store, run, settings).await?;
         let (done, busy) = (report.behind.is_empty(), report.behind.iter().any(|b| b.busy));
         out.push(ScheduledTick {
             job: Job::Freeze,
@@ -125,7 +126,7 @@ pub async fn catch_up_then_refresh<S: BoardStore + ItemStore + PeriodStore + Set
             job: Job::Refresh,
             scheduled_time: at,
         };
-        let report = handle(store, run, settings).await?;
+        let report = handle_request(store, run, settings).await?;
         out.push(ScheduledTick {
             job: Job::Refresh,
             scheduled_time: at,

@@ -41,8 +41,19 @@
 //! batches of 25, then the chunk), then saves its progress conditionally on the run
 //! state's version. A run that resumes a dead one first deletes the chunks written
 //! after the last saved progress, then goes on from there (bodies written without a
-//! chunk are harmless: they expire). A complete run is never redone, and the current
-//! pointer only moves to a newer `as_of`. Each run records the server-clock window in
+//! chunk are harmless: they expire). A run publishes its pointers (every country's,
+//! then the board's) before it records itself complete, so a run state is never
+//! `complete` while its pointer lags; a publication that fails leaves the run
+//! incomplete (its lease given up when the store still answers), and the next call
+//! publishes. A complete run is never redone; one found complete with its pointer
+//! behind (recorded so by an older version of this code) publishes again from what it
+//! stored. The current pointer only moves forward: to a newer `as_of`, or at the same
+//! `as_of` to a later refresh of the store-issued sequence ([`RunState::seq`]).
+//!
+//! Identity: a period's frozen snapshot is [`FINAL`] (one per period); every refresh
+//! has an id of its own, [`refresh_id`]: its instant (for people) and a number the
+//! store issued it (the identity), so two refreshes at one instant, or in one second,
+//! never share a run ([`crate::jobs::identity`]). Each run records the server-clock window in
 //! which it read the board, which tells readers which of a player's recent keys it
 //! holds.
 
@@ -194,6 +205,10 @@ pub struct Lease {
 pub struct RunState {
     pub id: String,
     pub as_of: DateTime<Utc>,
+    /// The refresh's number in the store-issued sequence ([`refresh_id`]; 0 for a
+    /// `final` snapshot and runs named by their caller): orders runs of one `as_of`.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub seq: u64,
     /// The pages' maximum size ([`Paging::max`]).
     pub page_size: u32,
     /// [`Paging::target`] (0: fixed-size pages).
@@ -253,6 +268,9 @@ pub struct Published {
     pub layout: u32,
     pub id: String,
     pub as_of: DateTime<Utc>,
+    /// The run's [`RunState::seq`]: of two pointers of one `as_of`, the higher is newer.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub seq: u64,
     /// The pages' maximum size.
     pub page_size: u32,
     pub pages: u32,
@@ -303,6 +321,10 @@ pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+pub(crate) fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 /// A player left out of a board's snapshots (GM-6): not their id, but
 /// [`crate::engine::names::id_hash`] of it, and when (server clock, ms).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,6 +369,12 @@ impl HiddenRanks {
 }
 
 impl Published {
+    /// Where the pointer stands in the order publication moves forward in: its
+    /// `as_of`, then its [`Published::seq`].
+    pub fn order(&self) -> (DateTime<Utc>, u64) {
+        (self.as_of, self.seq)
+    }
+
     /// Whether readers must leave `player_id`'s entries out (GM-6).
     pub fn hides(&self, player_id: &str) -> bool {
         !self.erased.is_empty() && {
@@ -423,9 +451,22 @@ impl RunReport {
     }
 }
 
-/// The snapshot id for an instant (a schedule's tick): `20261130T020500Z`.
+/// An instant to the second, as snapshot ids show it: `20261130T020500Z`. A label,
+/// not an identity (two refreshes in one second share it): jobs name each refresh
+/// with [`refresh_id`]; a caller that names runs by it alone (tests, benchmarks)
+/// runs at most one a second.
 pub fn id_for(at: DateTime<Utc>) -> String {
     at.format("%Y%m%dT%H%M%SZ").to_string()
+}
+
+/// The id of the refresh numbered `seq` by the store ([`crate::jobs::identity`]), taken
+/// at `at`: `20261130T020500Z-42`. Unique per refresh whatever the clock shows (the
+/// number is), ordered within one instant by the number; holds no `/` or `#`.
+pub fn refresh_id(at: DateTime<Utc>, seq: u64) -> String {
+    let mut id = id_for(at);
+    id.push('-');
+    id.push_str(itoa::Buffer::new().format(seq));
+    id
 }
 
 pub(crate) fn scope(board: &BoardRef) -> String {
@@ -496,7 +537,8 @@ pub fn first_key(page: &SnapshotPage) -> String {
         .unwrap_or_default()
 }
 
-pub(crate) fn current_key(board: &BoardRef) -> ItemKey {
+/// The item of `board`'s current snapshot pointer ([`Published`]): `SNAP#B@P` / `CURRENT`.
+pub fn current_key(board: &BoardRef) -> ItemKey {
     ItemKey::new(scope(board), "CURRENT")
 }
 

@@ -237,16 +237,43 @@ pub async fn run<S: BoardStore + ItemStore + ?Sized>(
 /// (a resumed run keeps the paging it started with) and listing at most
 /// `page_budget` pages in this call (`None`: to the end). Writes only the page bodies
 /// the current snapshot does not already store (for long enough). Safe to call again
-/// with the same id after a timeout or crash; a completed snapshot is left as it is;
-/// while another call holds the run, a [`RunReport::busy`] report (nothing done, the
-/// run left to it). `now` is the server
-/// clock at the call (UTC): leases, the instants the board was read and the pointer's
-/// publication are dated from it.
+/// with the same id after a timeout or crash; a completed snapshot is left as it is
+/// (its pointer published again if it lags, [`run_sequenced`]); while another call
+/// holds the run, a [`RunReport::busy`] report (nothing done, the run left to it).
+/// `now` is the server clock at the call (UTC): leases, the instants the board was
+/// read and the pointer's publication are dated from it. The run's `seq` is 0: runs
+/// of one `as_of` under other ids do not replace each other's pointer.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
+    as_of: DateTime<Utc>,
+    paging: Paging,
+    page_budget: Option<u32>,
+    now: DateTime<Utc>,
+) -> Result<RunReport, ServiceError> {
+    run_sequenced(store, board, id, 0, as_of, paging, page_budget, now).await
+}
+
+/// [`run_paged`] for the refresh numbered `seq` by the store
+/// ([`super::layout::refresh_id`], [`RunState::seq`]): its pointer replaces one of the
+/// same `as_of` with a lower number (a later refresh at one instant is published).
+///
+/// Completion (LB-5): the run publishes every country's pointer and then the board's,
+/// and only then records itself `complete`, so a complete run's pointer (or a newer
+/// one) is always current. A publication that fails (a store error, pointer writes
+/// lost to concurrent erasures or hides) leaves the run incomplete with its progress
+/// saved and its lease given up (when the store still answers): the next call
+/// publishes without reading the board again, and records it complete. A run found
+/// complete whose pointer lags (recorded complete before publishing, by an older
+/// version of this code) is published again from what it stored.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    seq: u64,
     as_of: DateTime<Utc>,
     paging: Paging,
     page_budget: Option<u32>,
@@ -270,6 +297,7 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             let fresh = RunState {
                 id: id.to_string(),
                 as_of,
+                seq,
                 page_size: paging.max.max(1),
                 page_target: paging.target,
                 pages_written: 0,
@@ -290,6 +318,9 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         Some(item) => {
             let mut state: RunState = decode(&rkey.sk, &item.body)?;
             if state.complete {
+                if lags(store, board, &state).await? {
+                    republish(store, board, id, &state, &clock).await?;
+                }
                 return Ok(RunReport {
                     id: id.to_string(),
                     pages_written: 0,
@@ -534,6 +565,98 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             read_from_ms: state.read_from_ms,
         });
     }
+    let mut done = state.clone();
+    done.complete = true;
+    done.lease = None;
+    done.read_to_ms = Some(clock.now_ms());
+    // LB-5: published first, recorded complete after: a complete run's pointer is current.
+    let compared = (
+        earlier.previous.as_ref().map(|(id, _)| id.clone()),
+        earlier.last_final.as_ref().map(|(id, _)| id.clone()),
+    );
+    let first = (first_page, first_chunk);
+    if let Err(e) = publish_run(store, board, id, &done, first, &mut sinks, compared, &clock).await {
+        // Every page is saved: give the lease up so that the next call publishes at
+        // once (when the store does not answer, the lease lapses instead).
+        let mut held = state;
+        held.lease = None;
+        if let Err(release) = store.put_item_if(&rkey, &encode(&held), version).await {
+            tracing::warn!(error = %release, snapshot = id, "giving up a snapshot run's lease failed; it lapses");
+        }
+        return Err(e);
+    }
+    if !store.put_item_if(&rkey, &encode(&done), version).await? {
+        // Another call took the run over meanwhile: it records it complete.
+        return busy();
+    }
+    Ok(RunReport {
+        id: id.to_string(),
+        pages_written: written_now,
+        bodies_written: bodies_now,
+        pages_total: state.pages_written,
+        complete: true,
+        already_complete: false,
+        busy: false,
+        read_from_ms: done.read_from_ms,
+    })
+}
+
+/// Whether the pointer of `board` lags complete run `state`: absent, or older
+/// ([`Published::order`]).
+async fn lags<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    state: &RunState,
+) -> Result<bool, ServiceError> {
+    Ok(match pointer(store, board, true).await? {
+        Some(p) => p.order() < (state.as_of, state.seq),
+        None => true,
+    })
+}
+
+/// Publishes complete run `state` again from what it stored (its directory, its
+/// countries' progress), without reading the board: a run recorded complete before
+/// its pointer was published.
+async fn republish<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    state: &RunState,
+    clock: &RunClock,
+) -> Result<(), ServiceError> {
+    tracing::warn!(board = %board.key(), snapshot = id, "a complete snapshot's pointer lags: publishing it");
+    let earlier = super::movement::earlier(store, board, id).await?;
+    let compared = (
+        earlier.previous.map(|(id, _)| id),
+        earlier.last_final.map(|(id, _)| id),
+    );
+    let mut sinks: BTreeMap<String, Sink> = state
+        .countries
+        .iter()
+        .map(|(cc, saved)| {
+            let sink = Sink::new(country_board(board, cc), saved.clone(), HashMap::new());
+            (cc.clone(), sink)
+        })
+        .collect();
+    publish_run(store, board, id, state, (None, None), &mut sinks, compared, clock).await
+}
+
+/// Publishes run `state` of snapshot `id` (all its pages saved): every country's
+/// pointer, then the board's ([`publish`]: only forward). `first` is page 0 and
+/// directory chunk 0 when this call has them (else read back); `compared` the ids of
+/// the snapshots its movement compares with (the previous one, the previous period).
+#[allow(clippy::too_many_arguments)]
+async fn publish_run<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    state: &RunState,
+    first: (Option<SnapshotPage>, Option<Vec<DirEntry>>),
+    sinks: &mut BTreeMap<String, Sink>,
+    compared: (Option<String>, Option<String>),
+    clock: &RunClock,
+) -> Result<(), ServiceError> {
+    let (mut first_page, mut first_chunk) = first;
     if first_chunk.is_none() && state.pages_written > 0 {
         let pk = dir_pk(board, id);
         if let Some((sk, item)) = store
@@ -562,14 +685,8 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
         }
         false => None,
     };
-    let countries = publish_countries(store, board, id, &state, &mut sinks, &clock).await?;
-    let mut done = state.clone();
-    done.complete = true;
-    done.lease = None;
-    done.read_to_ms = Some(clock.now_ms());
-    if !store.put_item_if(&rkey, &encode(&done), version).await? {
-        return busy();
-    }
+    let countries = publish_countries(store, board, id, state, sinks, clock).await?;
+    let (previous, last_final) = compared;
     publish(
         store,
         board,
@@ -577,35 +694,26 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
             layout: LAYOUT,
             id: id.to_string(),
             as_of: state.as_of,
+            seq: state.seq,
             page_size: state.page_size,
             pages: state.pages_written,
             entries: state.position,
             first_page: first_page.map(std::sync::Arc::new),
             top_cutoff,
             directory: std::sync::Arc::new(first_chunk.unwrap_or_default()),
-            read_from_ms: done.read_from_ms.unwrap_or_default(),
-            read_to_ms: done.read_to_ms.unwrap_or_default(),
+            read_from_ms: state.read_from_ms.unwrap_or_default(),
+            read_to_ms: state.read_to_ms.unwrap_or_default(),
             published_at_ms: 0,
             erased: Vec::new(),
             revision: 0,
             countries,
-            previous: earlier.previous.as_ref().map(|(id, _)| id.clone()),
-            last_final: earlier.last_final.as_ref().map(|(id, _)| id.clone()),
+            previous,
+            last_final,
         },
-        &clock,
+        clock,
         Vec::new(),
     )
-    .await?;
-    Ok(RunReport {
-        id: id.to_string(),
-        pages_written: written_now,
-        bodies_written: bodies_now,
-        pages_total: state.pages_written,
-        complete: true,
-        already_complete: false,
-        busy: false,
-        read_from_ms: done.read_from_ms,
-    })
+    .await
 }
 
 /// Publishes each country's snapshot of run `state` (PF-3), and an empty one for each
@@ -627,6 +735,7 @@ async fn publish_countries<S: ItemStore + ?Sized>(
         layout: LAYOUT,
         id: id.to_string(),
         as_of: state.as_of,
+        seq: state.seq,
         page_size: state.page_size,
         pages,
         entries,
@@ -701,7 +810,9 @@ async fn publish_countries<S: ItemStore + ?Sized>(
     Ok(ranked)
 }
 
-/// Points readers at `snapshot` unless a newer one is current already.
+/// Points readers at `snapshot` unless it or a newer one is current already
+/// ([`Published::order`]: a later `as_of`, or the same with a later refresh number):
+/// publication only moves forward, and publishing again changes nothing.
 async fn publish<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -717,7 +828,7 @@ async fn publish<S: ItemStore + ?Sized>(
         };
         if current
             .as_ref()
-            .is_some_and(|c| c.layout == LAYOUT && c.as_of >= snapshot.as_of)
+            .is_some_and(|c| c.layout == LAYOUT && c.order() >= snapshot.order())
         {
             return Ok(());
         }
