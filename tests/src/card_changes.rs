@@ -99,7 +99,9 @@ const LEVEL_5: &str = "/v1/leaderboards/mahjong-level-5";
 /// and from around-me at the next refresh, and a country set lists the player on the
 /// country's view of the ranking. A refresh with nothing changed leaves the ranking
 /// alone (a quiet board costs nothing).
-pub async fn pf_5_a_rename_and_a_name_reset_reach_a_quiet_level_ranking<S: Store + Clone + 'static>(store: S) {
+pub async fn pf_5_a_rename_and_a_name_reset_reach_a_quiet_level_ranking<S: Store + Clone + 'static>(
+    store: S,
+) {
     let ctx = ApiContext::new(cursor_key());
     complete(&store, "cc-a1", 5, 90_000).await;
     complete(&store, "cc-a2", 5, 95_000).await;
@@ -112,7 +114,9 @@ pub async fn pf_5_a_rename_and_a_name_reset_reach_a_quiet_level_ranking<S: Store
     );
     let old_tag = first.etag.clone().expect("an entity tag");
     assert_eq!(
-        read(&store, &ctx, LEVEL_5, &[], "cc-a2", Some(&old_tag), later(3)).await.status,
+        read(&store, &ctx, LEVEL_5, &[], "cc-a2", Some(&old_tag), later(3))
+            .await
+            .status,
         304
     );
     // PF-1: a rename; the next refresh rewrites the ranking, though no time changed.
@@ -126,9 +130,16 @@ pub async fn pf_5_a_rename_and_a_name_reset_reach_a_quiet_level_ranking<S: Store
     )
     .await;
     assert_eq!(renamed.status, 200, "{}", renamed.body);
-    assert!(tick(&store, 5).await.contains(&"mahjong-level-5".to_string()), "marked");
+    assert!(
+        tick(&store, 5).await.contains(&"mahjong-level-5".to_string()),
+        "marked"
+    );
     let page = read(&store, &ctx, LEVEL_5, &[], "cc-a2", Some(&old_tag), later(6)).await;
-    assert_eq!(page.status, 200, "the old tag is not the new page's: {}", page.body);
+    assert_eq!(
+        page.status, 200,
+        "the old tag is not the new page's: {}",
+        page.body
+    );
     assert_eq!(page.body["entries"][0]["name"], "Rude Name", "{}", page.body);
     let renamed_tag = page.etag.clone().expect("an entity tag");
     assert_ne!(renamed_tag, old_tag);
@@ -172,7 +183,16 @@ pub async fn pf_5_a_rename_and_a_name_reset_reach_a_quiet_level_ranking<S: Store
     .await;
     assert_eq!(moved.status, 200, "{}", moved.body);
     assert!(tick(&store, 12).await.contains(&"mahjong-level-5".to_string()));
-    let country = read(&store, &ctx, LEVEL_5, &[("country", "RO")], "cc-a2", None, later(13)).await;
+    let country = read(
+        &store,
+        &ctx,
+        LEVEL_5,
+        &[("country", "RO")],
+        "cc-a2",
+        None,
+        later(13),
+    )
+    .await;
     assert_eq!(country.status, 200, "{}", country.body);
     assert_eq!(listed(&country.body), [("cc-a2".into(), 1, None)]);
 }
@@ -191,11 +211,14 @@ pub async fn op_4_gm_6_a_suspension_and_a_deletion_reach_a_quiet_level_ranking<S
     let level = "mahjong-level-7".to_string();
     let path = "/v1/leaderboards/mahjong-level-7";
     assert!(tick(&store, 2).await.contains(&level));
-    let ranks = |body: &Value| -> Vec<(String, u64)> {
-        listed(body).into_iter().map(|(p, r, _)| (p, r)).collect()
-    };
+    let ranks =
+        |body: &Value| -> Vec<(String, u64)> { listed(body).into_iter().map(|(p, r, _)| (p, r)).collect() };
     let page = read(&store, &ctx, path, &[], "cc-b3", None, later(3)).await;
-    let all = vec![("cc-b1".to_string(), 1), ("cc-b2".to_string(), 2), ("cc-b3".to_string(), 3)];
+    let all = vec![
+        ("cc-b1".to_string(), 1),
+        ("cc-b2".to_string(), 2),
+        ("cc-b3".to_string(), 3),
+    ];
     assert_eq!(ranks(&page.body), all);
     let tag = page.etag.clone().expect("an entity tag");
 
@@ -272,7 +295,10 @@ pub async fn pf_5_a_rename_marks_each_quiet_ranking_once_at_a_counted_cost<S: St
         .collect();
     rewritten.sort();
     let expected: Vec<String> = levels.iter().map(|l| format!("mahjong-level-{l}")).collect();
-    assert_eq!(rewritten, expected, "the player's rankings, each once, and no other");
+    assert_eq!(
+        rewritten, expected,
+        "the player's rankings, each once, and no other"
+    );
 }
 
 /// Declares one `#[tokio::test]` per case of this module for a store made by `$make`.
