@@ -176,14 +176,20 @@ async fn snapshot_then_moves<S: Store + Clone + 'static>(
 
 /// The snapshot values of everyone but `player`: what the caller is ranked against.
 fn others(players: &[(&str, i64)], player: &str) -> Vec<i64> {
-    players.iter().filter(|(p, _)| *p != player).map(|(_, v)| *v).collect()
+    players
+        .iter()
+        .filter(|(p, _)| *p != player)
+        .map(|(_, v)| *v)
+        .collect()
 }
 
 /// LB-4 (review: `next-better-self`): C 622, A 311, B 0, D 0 in the snapshot; then A
 /// loses to B (A 188, B 311 live). Until the next refresh A is measured against the
 /// others' snapshot values, never A's own 311: rank 2 of 4 (50 %), next better C's 622
 /// (gap 434), not "311, gap 123"; the around-me page says the same.
-pub async fn a_caller_below_their_snapshot_value_is_measured_against_the_others<S: Store + Clone + 'static>(
+pub async fn a_caller_below_their_snapshot_value_is_measured_against_the_others<
+    S: Store + Clone + 'static,
+>(
     store: S,
 ) {
     let players = [("C", 622), ("A", 311), ("B", 0), ("D", 0)];
@@ -234,7 +240,11 @@ pub async fn a_leader_below_their_old_value_has_nothing_to_reach<S: Store + Clon
         "{}",
         answer.body
     );
-    assert!(answer.body["standing"].get("next_better").is_none(), "{}", answer.body);
+    assert!(
+        answer.body["standing"].get("next_better").is_none(),
+        "{}",
+        answer.body
+    );
     assert_eq!(answer.body["me"]["rank"], 1);
 }
 
@@ -285,6 +295,47 @@ pub async fn the_mahjong_profile_measures_a_fallen_caller_against_the_others<S: 
     assert_eq!(amr["rank"], 2);
 }
 
+/// LB-2, LB-4 on the friends view (PF-4): pages of one entry (X 900 | A 700 | Y 500 |
+/// Z 100); A falls to 300. A's global rank is 3 (X and Y better), in A's own view and
+/// in a friend's: A's older 700, on a page before the one deciding 300, is no rival of
+/// A's (it was counted: 4).
+pub async fn a_fallen_friends_global_rank_leaves_their_older_entry_out<S: Store + Clone + 'static>(store: S) {
+    let players = [("X", 900), ("A", 700), ("Y", 500), ("Z", 100)];
+    snapshot_then_moves(&store, &players, 1, &[("A", 300)]).await;
+    let ctx = ctx();
+    for (caller, friend) in [("A", "Z"), ("Z", "A")] {
+        let r = crate::profiles::put(
+            &store,
+            &ctx,
+            "/v1/me/friends",
+            caller,
+            &serde_json::json!({"friends": [friend]}),
+            tick(),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let view = api::handle(
+            &store,
+            &ctx,
+            &get("/v1/leaderboards/seega/friends", &[], caller),
+            tick(),
+        )
+        .await;
+        assert_eq!(view.status, 200, "{}", view.body);
+        let a = view.body["entries"]
+            .as_array()
+            .and_then(|e| e.iter().find(|e| e["player_id"] == "A"))
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(
+            (&a["value"], &a["global_rank"]),
+            (&300.into(), &3.into()),
+            "{caller}: {}",
+            view.body
+        );
+    }
+}
+
 fn ctx() -> ApiContext {
     ApiContext::new(cursor_key())
 }
@@ -300,6 +351,7 @@ macro_rules! standing_tests {
             a_leader_below_their_old_value_has_nothing_to_reach,
             the_next_better_is_found_past_the_callers_own_page,
             the_mahjong_profile_measures_a_fallen_caller_against_the_others,
+            a_fallen_friends_global_rank_leaves_their_older_entry_out,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -8,7 +8,9 @@
 //! the profiles as of the entries, and at most as many of the snapshot pages that
 //! decide the global ranks (page 0 and directory chunk 0 come with the cached
 //! pointer). For 150 friends: 1 + 2 + 1 + 2 + ≤ 2 = at most 8 requests, whatever the
-//! board's size.
+//! board's size. A friend whose value fell since the snapshot adds, in the same
+//! batches, the page that lists their own older entry (no rival of theirs, LB-4):
+//! with every one of 150 friends fallen, 2 more requests at most.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -92,14 +94,18 @@ fn first_value(key: &str) -> Option<i64> {
     BoardKey::decode(key).map(|k| k.value)
 }
 
-/// The global LB-2 ranks of `values` against snapshot `p`: for each value, the page
-/// that decides it (the last page whose first value is strictly better) when page 0
-/// or directory chunk 0 lists it, read in batches; `None` past chunk 0.
+/// The global LB-2 ranks of `values` (player, live value, the keys their entry may
+/// have had in the snapshot, [`older_keys`]) against snapshot `p`: for each value, the
+/// page that decides it (the last page whose first value is strictly better) when
+/// page 0 or directory chunk 0 lists it, read in batches; `None` past chunk 0. A
+/// player's own older, strictly better snapshot entry is no rival of theirs (LB-4):
+/// the pages that may list it (on or before the deciding page) are read in the same
+/// batches, and it is not counted.
 async fn global_ranks<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     p: &Published,
-    values: &[(String, i64)],
+    values: &[(String, i64, Vec<BoardKey>)],
     now: DateTime<Utc>,
 ) -> Result<Vec<Option<u64>>, ServiceError> {
     let dir = &p.directory;
@@ -107,7 +113,7 @@ async fn global_ranks<S: ItemStore + ?Sized>(
     // For each value: Ok(None) when no page is better (rank 1), Ok(Some(n)) when page n decides, Err(()) when unknown.
     let deciding: Vec<Result<Option<usize>, ()>> = values
         .iter()
-        .map(|(_, v)| {
+        .map(|(_, v, _)| {
             let n = dir.partition_point(|e| first_value(&e.key).is_some_and(|f| f > *v));
             match n {
                 0 => Ok(None),
@@ -120,10 +126,27 @@ async fn global_ranks<S: ItemStore + ?Sized>(
     if let Some(first) = &p.first_page {
         pages.insert(0, SnapshotPage::clone(first));
     }
+    // The page that lists (or would list) board key `key`: the last whose first key is
+    // at or before it.
+    let holding = |key: &BoardKey| {
+        let key = key.encode();
+        dir.partition_point(|e| e.key.as_str() <= key.as_str())
+            .saturating_sub(1)
+    };
+    // Per value, the pages that may list the player's own older, better entry.
+    let older_pages: Vec<Vec<usize>> = values
+        .iter()
+        .zip(&deciding)
+        .map(|((_, _, older), d)| match d {
+            Ok(Some(n)) => older.iter().map(holding).filter(|m| m <= n).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     let wanted: Vec<usize> = {
         let mut w: Vec<usize> = deciding
             .iter()
             .filter_map(|d| d.ok().flatten())
+            .chain(older_pages.iter().flatten().copied())
             .filter(|n| !pages.contains_key(n))
             .collect();
         w.sort_unstable();
@@ -150,16 +173,40 @@ async fn global_ranks<S: ItemStore + ?Sized>(
     Ok(values
         .iter()
         .zip(deciding)
-        .map(|((player, v), d)| match d {
+        .zip(older_pages)
+        .map(|(((player, v, _), d), older)| match d {
             Ok(None) => Some(1),
             Ok(Some(n)) => pages.get(&n).map(|pg| {
-                // The player's own older, better entry is no rival of theirs.
-                let own = pg.entries.iter().any(|e| &e.player_id == player && e.value > *v);
+                // The player's own older, better entry is no rival of theirs, on
+                // whichever page it is listed.
+                let own = older
+                    .iter()
+                    .chain([&n])
+                    .filter_map(|m| pages.get(m))
+                    .flat_map(|pg| &pg.entries)
+                    .any(|e| &e.player_id == player && e.value > *v);
                 rank_against(Some(pg), *v) - u64::from(own)
             }),
             Err(()) => None,
         })
         .collect())
+}
+
+/// The keys `b`'s entry may have had when snapshot `p` read the board that are
+/// strictly better than its value now (a player who fell since): where their own
+/// older entry may be listed ([`podium_rules::history::KeyHistory::snapshot_candidates`]).
+fn older_keys(b: &Balance, p: &Published) -> Vec<BoardKey> {
+    b.history
+        .snapshot_candidates(b.held(), p.read_from_ms, p.read_to_ms)
+        .keys
+        .into_iter()
+        .filter(|k| k.value > b.points)
+        .map(|k| BoardKey {
+            value: k.value,
+            reached_at_ms: k.reached_at_ms,
+            player_id: b.player_id.clone(),
+        })
+        .collect()
 }
 
 /// The caller and their friends on `board` (PF-4, LB-2): ranked among themselves by
@@ -174,12 +221,12 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
     let list = crate::profiles::friends::get(store, player_id).await?;
     let mut ids: Vec<&str> = vec![player_id];
     ids.extend(list.friends.iter().map(String::as_str));
-    let found = entries_of(store, board, &ids).await?;
-    let mut standings: Vec<Standing> = found
+    let found: Vec<Balance> = entries_of(store, board, &ids)
+        .await?
         .into_iter()
         .flatten()
-        .map(|b| b.board_key().into_standing())
         .collect();
+    let mut standings: Vec<Standing> = found.iter().map(|b| b.board_key().into_standing()).collect();
     standings.sort_by(listing_order);
     let published = cache.current(store, board).await?;
     // OP-4: a suspended friend is not shown, whether or not the board has a snapshot
@@ -194,14 +241,22 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
     let caller_listed = lines.iter().any(|l| l.player_id() == player_id);
     let globals: HashMap<String, u64> = match &published {
         Some(p) => {
-            let values: Vec<(String, i64)> = lines
+            let values: Vec<(String, i64, Vec<BoardKey>)> = lines
                 .iter()
-                .map(|l| (l.standing().player_id.clone(), l.standing().value))
+                .map(|l| {
+                    let s = l.standing();
+                    let older = found
+                        .iter()
+                        .find(|b| b.player_id == s.player_id)
+                        .map(|b| older_keys(b, p))
+                        .unwrap_or_default();
+                    (s.player_id.clone(), s.value, older)
+                })
                 .collect();
             values
                 .iter()
                 .zip(global_ranks(store, board, p, &values, now).await?)
-                .filter_map(|((id, _), r)| r.map(|r| (id.clone(), r - hidden.closed_up(r))))
+                .filter_map(|((id, _, _), r)| r.map(|r| (id.clone(), r - hidden.closed_up(r))))
                 .collect()
         }
         None => HashMap::new(),
