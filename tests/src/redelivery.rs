@@ -11,8 +11,8 @@ use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_service::games::seega::{score_delivery, Scored};
 use podium_store::{
-    Balance, Claim, Commit, CommitOutcome, LedgerStore, SettleStore, SourceKey, SourceStore, State, StoreError,
-    StoredSource,
+    Balance, Claim, Commit, CommitOutcome, LedgerStore, SettleStore, SourceKey, SourceStore, State,
+    StoreError, StoredSource,
 };
 
 use crate::fixtures::{at, now, rout, seed_balance};
@@ -92,7 +92,9 @@ impl<S: SettleStore> SettleStore for Interrupted<S> {
 /// moved, + 311; the loser floored at 0 (SG-7); one ledger entry of the match each.
 /// `store` must answer a `ClientRequestToken` reused with other items as DynamoDB
 /// does (on DynamoDB Local, through the fault layer's token window).
-pub async fn a_redelivery_after_cancelled_attempts_scores_once<S: SettleStore + LedgerStore + Clone>(store: S) {
+pub async fn a_redelivery_after_cancelled_attempts_scores_once<S: SettleStore + LedgerStore + Clone>(
+    store: S,
+) {
     seed_balance(&store, "rd-alice", 100, 1_000).await;
     let r = rout("rd-1", "rd-alice", "rd-bob", at(0));
     let policy = Default::default();

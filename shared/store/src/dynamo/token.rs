@@ -133,7 +133,10 @@ fn write_item(h: &mut Sha256, item: &TransactWriteItem) {
         opt(h, p.condition_expression());
         names(h, p.expression_attribute_names());
         values(h, p.expression_attribute_values());
-        opt(h, p.return_values_on_condition_check_failure().map(|r| r.as_str()));
+        opt(
+            h,
+            p.return_values_on_condition_check_failure().map(|r| r.as_str()),
+        );
     }
     if let Some(u) = item.update() {
         part(h, b"Update");
@@ -143,7 +146,10 @@ fn write_item(h: &mut Sha256, item: &TransactWriteItem) {
         opt(h, u.condition_expression());
         names(h, u.expression_attribute_names());
         values(h, u.expression_attribute_values());
-        opt(h, u.return_values_on_condition_check_failure().map(|r| r.as_str()));
+        opt(
+            h,
+            u.return_values_on_condition_check_failure().map(|r| r.as_str()),
+        );
     }
     if let Some(d) = item.delete() {
         part(h, b"Delete");
@@ -152,7 +158,10 @@ fn write_item(h: &mut Sha256, item: &TransactWriteItem) {
         opt(h, d.condition_expression());
         names(h, d.expression_attribute_names());
         values(h, d.expression_attribute_values());
-        opt(h, d.return_values_on_condition_check_failure().map(|r| r.as_str()));
+        opt(
+            h,
+            d.return_values_on_condition_check_failure().map(|r| r.as_str()),
+        );
     }
     if let Some(c) = item.condition_check() {
         part(h, b"ConditionCheck");
@@ -161,7 +170,10 @@ fn write_item(h: &mut Sha256, item: &TransactWriteItem) {
         part(h, c.condition_expression().as_bytes());
         names(h, c.expression_attribute_names());
         values(h, c.expression_attribute_values());
-        opt(h, c.return_values_on_condition_check_failure().map(|r| r.as_str()));
+        opt(
+            h,
+            c.return_values_on_condition_check_failure().map(|r| r.as_str()),
+        );
     }
 }
 
@@ -194,14 +206,26 @@ mod tests {
         assert_eq!(first.len(), 36);
         let mut reversed = attrs;
         reversed.reverse();
-        assert_eq!(first, transaction_token(0, &[balance_put(&reversed, "1")]), "a resend");
+        assert_eq!(
+            first,
+            transaction_token(0, &[balance_put(&reversed, "1")]),
+            "a resend"
+        );
         assert_ne!(
             first,
             transaction_token(0, &[balance_put(&attrs, "2")]),
             "the version read again"
         );
         let other = [("pk", "PLAYER#alice"), ("sk", "BALANCE#seega"), ("points", "188")];
-        assert_ne!(first, transaction_token(0, &[balance_put(&other, "1")]), "another value");
-        assert_ne!(first, transaction_token(1, &[balance_put(&attrs, "1")]), "another plan");
+        assert_ne!(
+            first,
+            transaction_token(0, &[balance_put(&other, "1")]),
+            "another value"
+        );
+        assert_ne!(
+            first,
+            transaction_token(1, &[balance_put(&attrs, "1")]),
+            "another plan"
+        );
     }
 }
