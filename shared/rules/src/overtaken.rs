@@ -126,7 +126,8 @@ pub fn top_passes(
 /// [`top_passes`] needs: those `before` does not list whose key now beats the old key
 /// of the last player of `before`'s first [`TOP`] places (no other can pass anyone).
 pub fn unlisted_contenders<'a>(before: &[SnapshotEntry], after: &'a [SnapshotEntry]) -> Vec<&'a str> {
-    let Some(last) = before.iter().take(TOP as usize).last() else {
+    let compared = &before[..before.len().min(TOP as usize)];
+    let Some(last) = compared.last() else {
         return Vec::new();
     };
     after

@@ -2,12 +2,19 @@
 //! rejection, a suspension, a restore, a deletion, a period close run again), append
 //! only, read per player, per operator and per day.
 //!
-//! Each entry is written three times, under the player it concerns
-//! (`AUDIT#P#{player}`), the operator (`AUDIT#O#{operator}`) and the UTC day
-//! (`AUDIT#D#{YYYY-MM-DD}`), with the sort key `{at_ms:013}#{action}#{id}`: the action's
-//! own instant and id, so an action retried after a lost reply writes the same items
-//! again, never a second entry. A player's deletion (GM-6) erases the entries about them
-//! but keeps the fact of each action, under the pseudonym ([`erase_player`]).
+//! Each entry is written under the operator (`AUDIT#O#{operator}`), the UTC day
+//! (`AUDIT#D#{YYYY-MM-DD}`) and every player it concerns (`AUDIT#P#{player}`: its
+//! `player_id`, and each of its `players` when it concerns several, such as the
+//! approval of a match naming two players), with the sort key
+//! `{at_ms:013}#{action}#{id}`: the action's own instant and id, so an action retried
+//! after a lost reply writes the same items again, never a second entry. A period's
+//! close is an action on a board, not on its players (it sends a result to every
+//! player ranked, thousands on a busy week; each result is in that player's inbox,
+//! naming the board and period): it names no player and is filed under the board and
+//! period (`AUDIT#B#{board}@{period}`, its target) instead ([`Trail::Board`]).
+//!
+//! A player's deletion (GM-6) erases the entries about them but keeps the fact of each
+//! action, under the pseudonym, in every trail that holds it ([`erase_player`]).
 
 use chrono::{DateTime, Utc};
 use podium_store::{ItemKey, ItemStore, SortKeyRange};
@@ -45,9 +52,14 @@ pub struct AuditEntry {
     /// What it was done to: a player id, a held record (`{kind}/{id}`), a board and
     /// period (`{board}@{period}`).
     pub target: String,
-    /// The player it concerns, if any.
+    /// The player it concerns, if any; with several, the first of `players`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_id: Option<String>,
+    /// Every player it concerns when it concerns more than one (an approved or
+    /// rejected record naming two or more players), `player_id` first: the entry is in
+    /// each one's trail. Empty (and absent) otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<String>,
     /// Why, as the operator wrote it (OP-5).
     pub reason: String,
     /// What changed (the action's result: points applied, records settled, …), a JSON
@@ -73,9 +85,22 @@ impl AuditEntry {
             action: action.to_string(),
             target: player_id.to_string(),
             player_id: Some(player_id.to_string()),
+            players: Vec::new(),
             reason,
             changes,
         }
+    }
+
+    /// The players whose trails hold the entry: `player_id` and each of `players`,
+    /// each once, in that order.
+    pub fn concerned(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for p in self.player_id.iter().chain(&self.players) {
+            if !out.contains(&p.as_str()) {
+                out.push(p);
+            }
+        }
+        out
     }
 }
 
@@ -105,20 +130,32 @@ fn day_pk(at: DateTime<Utc>) -> String {
     format!("AUDIT#D#{}", at.format("%Y-%m-%d"))
 }
 
-/// Appends `entry` (OP-5): safe to repeat (the same action writes the same items).
+fn board_pk(board_period: &str) -> String {
+    format!("AUDIT#B#{board_period}")
+}
+
+/// The partitions that hold `entry`: its operator's, its day's, each player's it
+/// concerns, and, for a period close, its board's and period's.
+fn trails_of(entry: &AuditEntry) -> Vec<String> {
+    let mut pks = vec![operator_pk(&entry.operator), day_pk(entry.at)];
+    pks.extend(entry.concerned().into_iter().map(player_pk));
+    if entry.action == action::CLOSE {
+        pks.push(board_pk(&entry.target));
+    }
+    pks
+}
+
+/// Appends `entry` (OP-5) to the trail of its operator, its day, every player it
+/// concerns ([`AuditEntry::concerned`]) and, for a period close, its board and period:
+/// one item each, written together. Safe to repeat (the same action writes the same
+/// items).
 pub async fn append<S: ItemStore + ?Sized>(store: &S, entry: &AuditEntry) -> Result<(), ServiceError> {
     let body = serde_json::to_vec(entry).map_err(|e| corrupt("audit entry", e))?;
     let sk = sort_key(entry);
-    let mut items = vec![
-        (
-            ItemKey::new(operator_pk(&entry.operator), sk.clone()),
-            body.clone(),
-        ),
-        (ItemKey::new(day_pk(entry.at), sk.clone()), body.clone()),
-    ];
-    if let Some(p) = &entry.player_id {
-        items.push((ItemKey::new(player_pk(p), sk), body));
-    }
+    let items: Vec<(ItemKey, Vec<u8>)> = trails_of(entry)
+        .into_iter()
+        .map(|pk| (ItemKey::new(pk, sk.clone()), body.clone()))
+        .collect();
     store.put_items(&items, None).await?;
     Ok(())
 }
@@ -126,10 +163,14 @@ pub async fn append<S: ItemStore + ?Sized>(store: &S, entry: &AuditEntry) -> Res
 /// Whose entries to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trail {
+    /// The entries about a player (each one that concerns them, alone or with others).
     Player(String),
     Operator(String),
     /// A UTC day's entries, every operator.
     Day(chrono::NaiveDate),
+    /// The actions on a board in one period (`{board}@{period}`, as a close's target):
+    /// its closes.
+    Board(String),
 }
 
 /// Up to `limit` (≤ [`MAX_PAGE`]) entries of `trail`, newest first, before the sort
@@ -145,6 +186,7 @@ pub async fn read<S: ItemStore + ?Sized>(
         Trail::Player(p) => player_pk(p),
         Trail::Operator(o) => operator_pk(o),
         Trail::Day(d) => format!("AUDIT#D#{}", d.format("%Y-%m-%d")),
+        Trail::Board(b) => board_pk(b),
     };
     let limit = limit.clamp(1, MAX_PAGE);
     let range = before.map_or(SortKeyRange::All, |b| SortKeyRange::Before(b.to_string()));
@@ -159,10 +201,11 @@ pub async fn read<S: ItemStore + ?Sized>(
     Ok((out, if more { last } else { None }))
 }
 
-/// GM-6: erases what the trail says about `player_id`. Each entry about them is kept,
-/// under the operator and the day, as the fact of the action only (its target and
-/// player the `pseudonym`, its reason and changes removed), and the player's own
-/// entries are deleted. Safe to repeat and to resume.
+/// GM-6: erases what the trail says about `player_id`. Each entry about them is kept
+/// as the fact of the action only (the player the `pseudonym` wherever the entry names
+/// them, its reason and changes removed) in every other trail that holds it (the
+/// operator's, the day's, and those of the other players it concerns), and the
+/// player's own copies are deleted. Safe to repeat and to resume.
 pub async fn erase_player<S: ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
@@ -180,23 +223,34 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
         let mut rewritten = Vec::new();
         let mut gone = Vec::new();
         for (sk, item) in &items {
-            let mut e: AuditEntry = serde_json::from_slice(&item.body).map_err(|e| corrupt(&pk, e))?;
-            e.player_id = Some(pseudonym.to_string());
+            let before: AuditEntry = serde_json::from_slice(&item.body).map_err(|e| corrupt(&pk, e))?;
+            let mut e = before.clone();
+            let rename = |p: &mut String| {
+                if p == player_id {
+                    *p = pseudonym.to_string();
+                }
+            };
+            e.player_id.iter_mut().for_each(rename);
+            e.players.iter_mut().for_each(rename);
             e.id = e.id.replace(player_id, pseudonym);
             e.target = e.target.replace(player_id, pseudonym);
             e.reason = String::from("(erased with the player, GM-6)");
             e.changes = serde_json::json!({});
-            // The sort key holds the id: the copies move to the renamed one.
+            // The sort key holds the id: the copies move to the renamed one. The
+            // pseudonym has no trail of its own (no one reads it as a player).
             let renamed = sort_key(&e);
             let body = serde_json::to_vec(&e).map_err(|e| corrupt("audit entry", e))?;
-            rewritten.push((
-                ItemKey::new(operator_pk(&e.operator), renamed.clone()),
-                body.clone(),
-            ));
-            rewritten.push((ItemKey::new(day_pk(e.at), renamed.clone()), body));
+            for trail in trails_of(&e) {
+                if trail != player_pk(pseudonym) {
+                    rewritten.push((ItemKey::new(trail, renamed.clone()), body.clone()));
+                }
+            }
             if renamed != *sk {
-                gone.push(ItemKey::new(operator_pk(&e.operator), sk.clone()));
-                gone.push(ItemKey::new(day_pk(e.at), sk.clone()));
+                for trail in trails_of(&before) {
+                    if trail != pk {
+                        gone.push(ItemKey::new(trail, sk.clone()));
+                    }
+                }
             }
             gone.push(ItemKey::new(pk.clone(), sk.clone()));
         }

@@ -115,6 +115,7 @@ fn audit_entry(r: &CorrectionResult) -> AuditEntry {
         action: action::CORRECTION.into(),
         target: r.player_id.clone(),
         player_id: Some(r.player_id.clone()),
+        players: Vec::new(),
         reason: r.reason.clone(),
         changes: serde_json::json!({
             "game": r.game.id(),

@@ -439,7 +439,9 @@ async fn reopen<S: ItemStore + ?Sized>(store: &S, held: &HeldRecord) -> Result<(
     Ok(())
 }
 
-/// A decided record leaves the queue and enters the audit trail (both safe to repeat).
+/// A decided record leaves the queue and enters the audit trail (both safe to repeat),
+/// in the trail of every player it names (OP-5): a match's two players both find the
+/// approval or rejection of their match.
 async fn finish<S: ItemStore + ?Sized>(store: &S, held: HeldRecord) -> Result<HeldRecord, ServiceError> {
     store
         .delete_items(&[ItemKey::new(QUEUE, index_sk(&held))])
@@ -460,6 +462,11 @@ async fn finish<S: ItemStore + ?Sized>(store: &S, held: HeldRecord) -> Result<He
                 action: act.into(),
                 target,
                 player_id: held.players.first().cloned(),
+                players: if held.players.len() > 1 {
+                    held.players.clone()
+                } else {
+                    Vec::new()
+                },
                 reason: d.reason.clone(),
                 changes: serde_json::json!({"state": held.state, "outcome": d.outcome}),
             },

@@ -344,6 +344,7 @@ pub async fn restore<S: Store + ?Sized>(
             action: action::RESTORE.into(),
             target: player_id.to_string(),
             player_id: Some(player_id.to_string()),
+            players: Vec::new(),
             reason: began.reason.clone(),
             changes: serde_json::json!({"suspended_since": g.suspension.since}),
         },
@@ -373,6 +374,7 @@ fn suspend_entry(player_id: &str, suspension: &Suspension) -> AuditEntry {
         action: action::SUSPEND.into(),
         target: player_id.to_string(),
         player_id: Some(player_id.to_string()),
+        players: Vec::new(),
         reason: suspension.reason.clone(),
         changes: serde_json::json!({"hidden_from": suspension.hidden_from, "restorable_until": suspension.restorable_until}),
     }

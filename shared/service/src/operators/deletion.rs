@@ -430,6 +430,7 @@ pub async fn delete_by_operator<S: SettleStore + ItemStore + ErasureStore + ?Siz
             action: crate::moderation::audit::action::DELETE.into(),
             target: report.pseudonym.clone(),
             player_id: None,
+            players: Vec::new(),
             reason,
             changes: serde_json::json!({"already_deleted": report.already_deleted, "ledger_entries": report.ledger_entries}),
         },

@@ -160,6 +160,7 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             action: action::CLOSE.into(),
             target: bref.key(),
             player_id: None,
+            players: Vec::new(),
             reason,
             changes: serde_json::json!({"was_frozen": was_frozen, "ranked": op.ranked, "sent": op.sent, "already_sent": op.already_sent}),
         },

@@ -79,7 +79,7 @@ pub(crate) async fn post_correction(
     json(&corrections::correct(state.store.as_ref(), correction, &operator, now).await?)
 }
 
-/// Whose audit entries to read: exactly one of `player`, `operator`, `day`.
+/// Whose audit entries to read: exactly one of `player`, `operator`, `day`, `board`.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
@@ -90,6 +90,9 @@ pub(crate) struct AuditQuery {
     pub operator: Option<String>,
     /// Entries of this UTC day (`YYYY-MM-DD`), every operator.
     pub day: Option<String>,
+    /// Entries on this board in this period (`{board}@{period}`, e.g.
+    /// `mahjong-weekly@2026-W48`): its closes, which name no player.
+    pub board: Option<String>,
     /// Entries per page (1 … 200; default 50).
     pub limit: Option<usize>,
     /// The `next_cursor` of the previous page.
@@ -105,8 +108,9 @@ pub(crate) struct AuditPage {
     pub next_cursor: Option<String>,
 }
 
-/// The audit trail (OP-5): every operator action about a player, by an operator, or
-/// on a day, newest first. Append only; a deleted player's entries keep only the fact
+/// The audit trail (OP-5): every operator action about a player (each player a record
+/// names finds its approval), by an operator, on a day, or on a board in a period (a
+/// close), newest first. Append only; a deleted player's entries keep only the fact
 /// of each action (GM-6). Operators only.
 #[utoipa::path(
     get,
@@ -118,7 +122,7 @@ pub(crate) struct AuditPage {
             example = json!({"entries": [{"id": "fix-0001", "at": "2026-12-02T09:00:00Z", "operator": "support-7", "action": "correction",
                 "target": "alice", "player_id": "alice", "reason": "points won in a match the server scored twice",
                 "changes": {"game": "seega", "nominal": -500, "applied": -300, "balance_after": 0}}]})),
-        (status = 400, description = "Not exactly one of `player`, `operator`, `day`; or a bad cursor", body = ErrorBody),
+        (status = 400, description = "Not exactly one of `player`, `operator`, `day`, `board`; a board and period that do not exist; or a bad cursor", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
     ),
     security(("jwt" = ["podium/operator"]))
@@ -139,10 +143,27 @@ pub(crate) async fn operator_audit(
             Err(bad(field, "not an id"))
         }
     };
-    let trail = match (q.player, q.operator, q.day) {
-        (Some(p), None, None) => Trail::Player(id("player", p)?),
-        (None, Some(o), None) => Trail::Operator(id("operator", o)?),
-        (None, None, Some(d)) => {
+    let trail = match (q.player, q.operator, q.day, q.board) {
+        (Some(p), None, None, None) => Trail::Player(id("player", p)?),
+        (None, Some(o), None, None) => Trail::Operator(id("operator", o)?),
+        (None, None, None, Some(b)) => {
+            // A board and one of its periods, as a close's target names them.
+            let def = b
+                .split_once('@')
+                .and_then(|(board, period)| Some((podium_rules::board::board_def(board)?, period)))
+                .filter(|(def, period)| {
+                    podium_rules::period::Period::parse(def.period, def.zone, period).is_ok()
+                });
+            if def.is_none() {
+                return Err(bad(
+                    "board",
+                    "a board and one of its periods, as `{board}@{period}` (OP-5)",
+                )
+                .into());
+            }
+            Trail::Board(b)
+        }
+        (None, None, Some(d), None) => {
             // Exactly YYYY-MM-DD (chrono alone takes a sign or a short year).
             let strict = d.len() == 10
                 && d.bytes().enumerate().all(|(i, b)| {
@@ -157,7 +178,7 @@ pub(crate) async fn operator_audit(
                 .filter(|_| strict);
             Trail::Day(day.ok_or_else(|| bad("day", "a date is YYYY-MM-DD"))?)
         }
-        _ => return Err(bad("player", "give exactly one of player, operator, day").into()),
+        _ => return Err(bad("player", "give exactly one of player, operator, day, board").into()),
     };
     let limit = q.limit.unwrap_or(50);
     if !(1..=audit::MAX_PAGE).contains(&limit) {
