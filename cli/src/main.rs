@@ -178,7 +178,9 @@ enum Command {
     },
     /// Operator: print everything podium stores about a player as one JSON document (GDPR
     /// Art. 15 and 20): balances, ledger, period entries, results, claims, inbox,
-    /// leagues, follows, profile, friends, held records, audit entries.
+    /// leagues, follows, profile, friends, held records, audit entries; other players
+    /// only as the role they played ("opponent"), never their ids or numbers (Art.
+    /// 15(4), 20(4)).
     ExportPlayer {
         /// The player's id (the JWT `sub` the API knows them by).
         player_id: String,

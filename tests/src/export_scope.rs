@@ -4,24 +4,28 @@
 //! of every player it names, and stays there, without the other's id, once one of them
 //! is deleted (GM-6); a period's close is found under its board and period.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 use podium_rules::record::policy::RecordPolicy;
+use podium_service::api::ApiContext;
 use podium_service::games::incoming::Incoming;
+use podium_service::jobs::{handle, Job, ScheduledRun};
 use podium_service::moderation::audit::{self, AuditEntry, Trail};
 use podium_service::moderation::review::{self, Intake, Verdict};
-use podium_store::Store;
-use serde_json::json;
+use podium_store::{SourceKey, Store};
+use serde_json::{json, Value};
 
+use crate::contract::{cursor_key, score_match};
 use crate::deletion::t;
-use crate::fixtures::rout;
+use crate::fixtures::{rout, seed_balance};
 use crate::moderation::operator_call;
-use crate::overtaken::later;
+use crate::overtaken::{later, refresh};
 
 /// Declares one `#[tokio::test]` per case of this module for a store made by `$make`.
 #[macro_export]
 macro_rules! export_scope_tests {
     ($make:path) => {
         $crate::export_scope_tests!(@cases $make;
+            an_export_names_no_other_player,
             op5_an_approval_is_in_the_trail_of_every_player_it_names,
             op5_a_period_close_is_filed_under_its_board_and_period,
         );
@@ -35,6 +39,10 @@ macro_rules! export_scope_tests {
         )*
     };
 }
+
+/// The subject of the export test: the 6th of the 30 players of week 2026-W48
+/// ([`crate::period_close::seed_week`]).
+const SUBJECT: &str = "m05";
 
 /// Plausibility checks that hold every Seega match shorter than ten minutes (OP-2).
 fn holding_policy() -> RecordPolicy {
@@ -97,6 +105,324 @@ fn names(text: &str, id: &str) -> bool {
         text[..i].chars().next_back().is_none_or(|c| !id_char(c))
             && text[i + id.len()..].chars().next().is_none_or(|c| !id_char(c))
     })
+}
+
+/// Every object in `v` (with the path to it), for structural checks.
+fn objects<'a>(v: &'a Value, path: String, out: &mut Vec<(String, &'a serde_json::Map<String, Value>)>) {
+    match v {
+        Value::Object(o) => {
+            out.push((path.clone(), o));
+            for (k, x) in o {
+                objects(x, format!("{path}.{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                objects(x, format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The result `key` of the export.
+fn result<'a>(export: &'a Value, key: &str) -> &'a Value {
+    export["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["key"] == key)
+        .map(|r| &r["body"])
+        .unwrap_or_else(|| panic!("{key} exported: {}", export["results"]))
+}
+
+/// GDPR Art. 15(4), 20(4) (review: an export named 29 other players, with their
+/// per-match balances and moves): m05 plays a Seega match, a Dots and Boxes match, a
+/// Minesweeper duel, a Quick Match (lost), an Arena, a tournament table and a held
+/// match an operator approves; is passed on `seega` (an `overtaken` message naming the
+/// passer) and passes another player (whose message names m05); ends week 2026-W48
+/// 6th of 30 (a period result with a reward) and in a league cohort (a league result,
+/// the cohort's record); and names a friend. Their export
+/// names no other player anywhere (ids, keys, held records, audit entries,
+/// references), holds no other player's balance, moves or values (every row of
+/// another player is `{"role": …}`), and keeps m05's own numbers; the friend list, the
+/// player's own, is kept as they entered it (PF-4).
+pub async fn an_export_names_no_other_player<S: Store + Clone + 'static>(store: S) {
+    use podium_service::games::tournaments;
+    // Week 2026-W48 of mahjong-weekly, 30 players, frozen and closed with its rewards.
+    let week = crate::period_close::seed_week(&store).await;
+    let tables = podium_service::config::parse_period_rewards(crate::period_close::TABLES).expect("tables");
+    let freeze = ScheduledRun {
+        job: Job::Freeze,
+        scheduled_time: t("2026-11-29T22:05:00Z"),
+    };
+    handle(&store, freeze, &tables.into()).await.expect("freeze");
+    let mut others: Vec<String> = week
+        .iter()
+        .map(|(p, _)| p.clone())
+        .filter(|p| p != SUBJECT)
+        .collect();
+    // Seega: m05 is passed by o-passer and passes o-passed between two refreshes.
+    for (p, points) in [("o-passed", 2_500), (SUBJECT, 2_300), ("o-passer", 2_200)] {
+        seed_balance(&store, p, points, 1_000).await;
+    }
+    refresh(&store, 1).await;
+    let ended = later(1);
+    let scored = ended + Duration::seconds(20);
+    for (id, winner, loser) in [
+        ("sg-s1", SUBJECT, "o-seega"),
+        ("sg-p1", "o-passer", "o-seega2"),
+        ("sg-p2", "o-passer", "o-seega2"),
+    ] {
+        score_match(&store, &rout(id, winner, loser, ended), scored)
+            .await
+            .expect("scored");
+    }
+    refresh(&store, 2).await;
+    // Dots and Boxes and a Minesweeper duel.
+    let board = podium_rules::dots_and_boxes::board::Board { width: 3, height: 3 };
+    let moves = crate::dots_and_boxes::full_game(&board);
+    let replayed = podium_rules::dots_and_boxes::replay::replay(&board, &moves).expect("legal");
+    let winner = match podium_rules::dots_and_boxes::replay::outcome(&replayed, None) {
+        Some(podium_rules::dots_and_boxes::replay::Outcome::Win(0)) => Some(SUBJECT),
+        Some(podium_rules::dots_and_boxes::replay::Outcome::Win(_)) => Some("o-dots"),
+        _ => None,
+    };
+    let dots = crate::dots_and_boxes::line("db-s1", [(SUBJECT, true), ("o-dots", true)], &moves, winner);
+    crate::dots_and_boxes::send(&store, &dots).await.expect("dots");
+    let mines: Vec<Value> = (0..40)
+        .map(|k| json!({"row": 20 + k / 10, "col": k % 10}))
+        .collect();
+    let duel = json!({
+        "match_id": "ms-s1", "game": "minesweeper",
+        "started_at": "2027-01-01T10:00:00Z", "ended_at": "2027-01-01T10:05:00Z",
+        "mines": mines, "start": [{"row": 0, "col": 0}],
+        "players": [
+            {"player_id": SUBJECT, "human": true, "actions": [{"at_ms": 12000, "type": "reveal", "row": 5, "col": 5}]},
+            {"player_id": "o-mines", "human": true, "actions": [
+                {"at_ms": 20000, "type": "reveal", "row": 20, "col": 0},
+                {"at_ms": 30000, "type": "reveal", "row": 3, "col": 3}]}
+        ],
+        "result": {"winner": SUBJECT, "kind": "points"},
+    });
+    crate::dots_and_boxes::send(&store, duel.to_string().as_bytes())
+        .await
+        .expect("duel");
+    // Mahjong Rivals: a Quick Match o-qm wins, an Arena, a tournament table.
+    let qm = crate::deletion::quick_match("qm-s1", "2027-07-18T18:00:00Z", "o-qm", SUBJECT);
+    crate::mahjong::settle(&store, &qm, t("2027-07-18T18:01:00Z"))
+        .await
+        .expect("quick match");
+    let arena = crate::mahjong::arena_line(
+        "ar-s1",
+        ["o-ar1", SUBJECT, "o-ar2", "o-ar3"],
+        [[300, 300, 300], [200, 200, 200], [100, 100, 100], [0, 0, 0]],
+        [0; 4],
+    );
+    crate::mahjong::settle(&store, &arena, t("2027-07-18T21:31:00Z"))
+        .await
+        .expect("arena");
+    let now = t("2027-07-14T17:00:00Z");
+    tournaments::configure(&store, &crate::tournaments::cup("cup-s1", 2, false), "op-1", now)
+        .await
+        .expect("configured");
+    for (p, at) in [
+        (SUBJECT, "2027-07-14T16:00:00Z"),
+        ("o-table", "2027-07-14T16:30:00Z"),
+    ] {
+        crate::tournaments::send(&store, crate::tournaments::registration("cup-s1", p, at), now)
+            .await
+            .expect("registered");
+    }
+    tournaments::tick(&store, t("2027-07-14T18:05:00Z"))
+        .await
+        .expect("start");
+    let table = crate::tournaments::table(
+        "cup-s1",
+        "tb-s1",
+        "2027-07-14T18:20:00Z",
+        &[(SUBJECT, true, 1200), ("o-table", false, 5)],
+    );
+    crate::tournaments::send(&store, table, t("2027-07-14T18:30:00Z"))
+        .await
+        .expect("table");
+    for at in ["2027-07-14T19:05:00Z", "2027-07-14T19:10:00Z"] {
+        tournaments::tick(&store, t(at)).await.expect("tick");
+    }
+    // A match held for review, naming m05 and o-held, approved by an operator.
+    hold(&store, "sg-held", "o-held", SUBJECT, later(30), later(40)).await;
+    decide(&store, "sg-held", Verdict::Approve, later(41)).await;
+    // A profile and a friend.
+    let ctx = ApiContext::new(cursor_key());
+    for (path, body) in [
+        ("/v1/me/profile", json!({"name": "Mira", "country": "RO"})),
+        ("/v1/me/friends", json!({"friends": ["o-friend"]})),
+    ] {
+        let answer = crate::profiles::put(&store, &ctx, path, SUBJECT, &body, later(50)).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    }
+    others.extend(
+        [
+            "o-passed", "o-passer", "o-seega", "o-seega2", "o-dots", "o-mines", "o-qm", "o-ar1", "o-ar2",
+            "o-ar3", "o-table", "o-held",
+        ]
+        .map(str::to_string),
+    );
+
+    let export = podium_service::operators::export::export_player(&store, SUBJECT, later(60))
+        .await
+        .expect("exported");
+    let mut export = serde_json::to_value(&export).expect("json");
+    // The friend list is m05's own (PF-4): kept, and the only place a friend is named.
+    assert_eq!(export["friends"], json!(["o-friend"]));
+    export["friends"] = json!([]);
+    let text = export.to_string();
+    for other in others.iter().map(String::as_str).chain(["o-friend"]) {
+        assert!(!names(&text, other), "the export names {other}: {text}");
+    }
+    // No row of another player: every `player_id` is m05's, every role stands alone.
+    let mut all = Vec::new();
+    objects(&export, String::new(), &mut all);
+    for (path, o) in &all {
+        if let Some(p) = o.get("player_id") {
+            assert!(
+                p == SUBJECT || path.starts_with(".audit") || path.starts_with(".held"),
+                "{path}: {p}"
+            );
+        }
+        if o.contains_key("role") {
+            assert_eq!(o.len(), 1, "{path}: a role carries nothing else: {o:?}");
+        }
+    }
+    let roles = all.iter().filter(|(_, o)| o.contains_key("role")).count();
+    assert!(roles >= 15, "others stand as roles: {roles}");
+
+    // m05's own numbers, each game: the Seega match as stored for m05's row.
+    let stored = store
+        .get_source(&SourceKey::new("match", "sg-s1"))
+        .await
+        .expect("read")
+        .expect("stored");
+    let stored: Value = serde_json::from_str(&stored.result).expect("json");
+    let seega = result(&export, "match/sg-s1");
+    assert_eq!(seega["players"][0], stored["players"][0], "m05's own row, whole");
+    assert_eq!(seega["players"][0]["balance_after"], 2_611);
+    assert_eq!(seega["players"][1], json!({"role": "opponent"}));
+    assert!(stored["players"][1]["balance_after"].is_number() && stored["players"][1]["moves"] == 20);
+    let dots = result(&export, "dots-and-boxes/db-s1");
+    assert_eq!(dots["players"][0]["player_id"], SUBJECT);
+    assert!(dots["players"][0]["boxes"].is_number() && dots["players"][0]["rating_after"].is_number());
+    assert_eq!(dots["players"][1], json!({"role": "opponent"}));
+    let duel = result(&export, "minesweeper/ms-s1");
+    assert_eq!(duel["players"][0]["player_id"], SUBJECT);
+    assert!(duel["players"][0]["score"].is_number());
+    assert_eq!(duel["players"][1], json!({"role": "opponent"}));
+    assert_eq!(duel["decided"]["win"]["player"], 0);
+    let qm = result(&export, "quick-match/qm-s1");
+    assert_eq!(qm["winner"], "opponent");
+    assert_eq!(
+        qm["balance_after"],
+        Value::Null,
+        "the winner's balance is not m05's"
+    );
+    assert_eq!(qm["players"][1]["player_id"], SUBJECT);
+    let arena = result(&export, "arena/ar-s1");
+    assert_eq!(arena["standings"][1]["player_id"], SUBJECT);
+    assert_eq!(arena["standings"][1]["place"], 2);
+    assert_eq!(arena["standings"][0], json!({"role": "opponent 1"}));
+    let table = result(&export, "tournament-table/tb-s1");
+    assert_eq!(table["tp"][0][0], SUBJECT);
+    assert_eq!(table["tp"][1], json!({"role": "opponent"}));
+    // The week: the period result with its reward, the league result, the cohort.
+    let inbox = export["states"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["key"] == "inbox")
+        .map(|s| s["body"]["messages"].clone())
+        .expect("an inbox");
+    let message = |kind: &str| {
+        inbox
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|m| m["kind"] == kind)
+            .cloned()
+            .unwrap_or_else(|| panic!("a {kind} message: {inbox}"))
+    };
+    let period = message("period_result");
+    assert_eq!(
+        (&period["rank"], &period["of"]),
+        (&json!(6), &json!(30)),
+        "{period}"
+    );
+    assert_eq!(period["reward"]["points"], 10);
+    assert_eq!(message("league_result")["period"], "2026-W48");
+    let passed = message("overtaken");
+    assert_eq!(passed["overtaken"]["by"], json!([{"role": "passer"}]), "{passed}");
+    assert_eq!(passed["overtaken"]["passed_by"], 1);
+    let cohort = export["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["key"].as_str().is_some_and(|k| k.starts_with("league-cohort/")))
+        .map(|r| &r["body"])
+        .expect("the cohort's record");
+    let rows = cohort.as_array().expect("rows");
+    assert_eq!(
+        rows.iter().filter(|r| r["player_id"] == SUBJECT).count(),
+        1,
+        "{cohort}"
+    );
+    assert!(rows.iter().any(|r| r["role"] == "cohort member 1"), "{cohort}");
+    // o-passed's message names m05: only m05's own row of it, not o-passed's numbers.
+    let mention = export["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| {
+            r["key"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("overtaken/") && k.ends_with("/another player"))
+        })
+        .map(|r| &r["body"])
+        .expect("the message m05's pass sent");
+    assert_eq!(mention["about_you"][0]["player_id"], SUBJECT, "{mention}");
+    assert!(
+        mention.get("rank").is_none() && mention.get("overtaken").is_none(),
+        "{mention}"
+    );
+    // The held record and its approval: the other player as the opponent.
+    assert_eq!(export["held"][0]["players"], json!(["opponent", SUBJECT]));
+    let record: Value =
+        serde_json::from_str(export["held"][0]["record"].as_str().expect("text")).expect("json");
+    assert_eq!(record["players"][0], json!({"role": "opponent"}));
+    assert_eq!(record["players"][1]["player_id"], SUBJECT);
+    let approval = export["audit"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["action"] == "approve")
+        .expect("the approval is in m05's trail (OP-5)");
+    assert_eq!(approval["players"], json!(["opponent", SUBJECT]));
+    assert_eq!(approval["target"], "seega/sg-held");
+    // Balances and the ledger are m05's own.
+    let seega_balance = store
+        .get_balance(podium_rules::game::Game::Seega, SUBJECT)
+        .await
+        .expect("read")
+        .expect("a balance");
+    assert!(export["balances"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|b| b["game"] == "seega" && b["points"] == seega_balance.points));
+    assert!(export["ledger"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .all(|e| e["player_id"] == SUBJECT));
+    assert_eq!(export["profile"]["name"], "Mira");
 }
 
 /// OP-5, GM-6: a match held for review names ha and hb; its approval, and the

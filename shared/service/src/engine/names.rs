@@ -25,10 +25,10 @@ pub fn pseudonym(player_id: &str) -> String {
 }
 
 /// Keys whose string value is a player id in a stored result.
-const ID_KEYS: &[&str] = &["player_id", "winner", "resigned", "player", "user_id"];
+pub(crate) const ID_KEYS: &[&str] = &["player_id", "winner", "resigned", "player", "user_id"];
 
 /// Keys whose array holds player ids, alone or first in a pair (`[id, value]`).
-const ID_LIST_KEYS: &[&str] = &["players", "times", "tp", "registered", "order", "members"];
+pub(crate) const ID_LIST_KEYS: &[&str] = &["players", "times", "tp", "registered", "order", "members"];
 
 /// Whether `key` names an id that may hold a player id as a `:`-separated part
 /// (`{player}:{day}`): `*_id` keys and `claim`, `source`, `id`. Timestamps, statuses

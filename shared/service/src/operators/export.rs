@@ -1,6 +1,12 @@
 //! A player's data export (GDPR Art. 15 and 20): one JSON document of everything podium
 //! stores about a player, for `podium export-player` and the operator route.
 //!
+//! It holds what concerns the player, not other players' data (GDPR Art. 15(4), 20(4)):
+//! their own rows and numbers whole, every other player only as the role they played
+//! in each document ("opponent", "passer", "cohort member"), never their id, balance,
+//! moves or values ([`crate::operators::concerning`]). The friend list is the
+//! player's own, as they entered it and read it back in the app (PF-4), and is kept.
+//!
 //! Read from: the player's partition (balances, period entries, ledger, claims, state
 //! items such as the inbox, leagues and streaks, references), their profile and friend
 //! list, their `overtaken` follows, the stored results their ledger and references name
@@ -16,6 +22,7 @@ use serde::Serialize;
 use crate::error::ServiceError;
 use crate::moderation::audit::{self, AuditEntry, Trail};
 use crate::moderation::review::{self, HeldRecord};
+use crate::operators::concerning::Subject;
 
 /// A balance in the export.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -36,7 +43,9 @@ pub struct ExportEntry {
     pub value: i64,
 }
 
-/// A stored item in the export: its key within the kind, and its body as stored (JSON).
+/// A stored item in the export: its key within the kind, and its body (JSON) as it
+/// concerns the player: other players as their roles (`{"role": "opponent"}`), their
+/// ids in the key as `another player`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ExportItem {
     pub key: String,
@@ -44,7 +53,8 @@ pub struct ExportItem {
     pub body: serde_json::Value,
 }
 
-/// Everything podium stores about one player.
+/// Everything podium stores about one player, as it concerns them (GDPR Art. 15(4),
+/// 20(4)): wherever another player stands, their role in that document instead.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct PlayerExport {
     pub player_id: String,
@@ -66,14 +76,22 @@ pub struct PlayerExport {
     /// Boards whose `overtaken` messages the player follows.
     pub follows: Vec<String>,
     /// The stored results of the sources the ledger and references name
-    /// (`{kind}/{id}`): matches, Arenas, tables, rewards, corrections.
+    /// (`{kind}/{id}`): matches, Arenas, tables, cohorts, messages, rewards,
+    /// corrections. In each, the player's own row whole; every other player's row or
+    /// pair `{"role": R}` and their id `R` (`opponent`, `passer`, `cohort member`,
+    /// numbered from 1 when the document names several); another player's item that
+    /// names the player (an `overtaken` message to them) only its kind, board, period
+    /// and instant and the player's own rows (`about_you`).
     pub results: Vec<ExportItem>,
-    /// Items elsewhere that name the player (GM-6 references).
+    /// Items elsewhere that name the player (GM-6 references); another player's item
+    /// by its kind only (`owner` and key parts: `another player`).
     #[schema(value_type = Vec<Object>)]
     pub references: Vec<podium_store::Named>,
-    /// Records naming the player held for review (OP-2).
+    /// Records naming the player held for review (OP-2): the other players they name
+    /// as their roles, in `players` and in the record as sent.
     pub held: Vec<HeldRecord>,
-    /// Operator actions about the player (OP-5), newest first.
+    /// Operator actions about the player (OP-5), newest first: the other players an
+    /// entry concerns as their roles.
     pub audit: Vec<AuditEntry>,
     /// Their suspension (OP-4), while suspended.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,7 +147,8 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     let (balances, entries) = futures::try_join!(balances, entries)?;
     let balances: Vec<ExportBalance> = balances.into_iter().flatten().collect();
     let entries: Vec<ExportEntry> = entries.into_iter().flatten().collect();
-    let mut results: Vec<ExportItem> = Vec::new();
+    // The stored results, as stored: (kind, id, body).
+    let mut results: Vec<(String, String, serde_json::Value)> = Vec::new();
     let mut seen: Vec<(String, String)> = Vec::new();
     for e in &h.ledger {
         for kind in crate::operators::deletion::candidate_kinds(e) {
@@ -140,10 +159,8 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
                 crate::operators::deletion::find_source(store, &kind, &e.source_id, player_id).await?
             {
                 seen.push((kind, e.source_id.clone()));
-                results.push(ExportItem {
-                    key: format!("{}/{}", key.kind, key.id),
-                    body: json_of(&key.id, &stored.result)?,
-                });
+                let body = json_of(&key.id, &stored.result)?;
+                results.push((key.kind, key.id, body));
                 break;
             }
         }
@@ -153,24 +170,20 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
             if !seen.contains(&(kind.clone(), id.clone())) {
                 if let Some(stored) = store.get_source(&podium_store::SourceKey::new(kind, id)).await? {
                     seen.push((kind.clone(), id.clone()));
-                    results.push(ExportItem {
-                        key: format!("{kind}/{id}"),
-                        body: json_of(id, &stored.result)?,
-                    });
+                    results.push((kind.clone(), id.clone(), json_of(id, &stored.result)?));
                 }
             }
         }
     }
-    let items = |list: &[(String, String)]| -> Result<Vec<ExportItem>, ServiceError> {
+    let items = |list: &[(String, String)]| -> Vec<ExportItem> {
         list.iter()
-            .map(|(k, b)| {
-                Ok(ExportItem {
-                    key: k.clone(),
-                    body: json_of(k, b).unwrap_or_else(|_| serde_json::Value::String(b.clone())),
-                })
+            .map(|(k, b)| ExportItem {
+                key: k.clone(),
+                body: json_of(k, b).unwrap_or_else(|_| serde_json::Value::String(b.clone())),
             })
             .collect()
     };
+    let (mut claims, mut states) = (items(&h.claim_items), items(&h.state_items));
     let profile = store
         .get_item(&crate::profiles::profile_key(player_id), true)
         .await?
@@ -182,7 +195,7 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         .map(str::to_string)
         .collect();
     let held = review::of_player(store, player_id).await?;
-    let mut audit = Vec::new();
+    let mut audit: Vec<AuditEntry> = Vec::new();
     let mut before: Option<String> = None;
     loop {
         let (page, next) = audit::read(
@@ -203,21 +216,55 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         Err(ServiceError::NotFound(_)) => None,
         Err(e) => return Err(e),
     };
+    // GDPR Art. 15(4), 20(4): every other player the documents name, known first, so
+    // that each document, key and text is rid of them.
+    let mut subject = Subject::new(player_id);
+    for (_, _, body) in &results {
+        subject.learn(body, body.is_array());
+    }
+    for item in claims.iter().chain(&states) {
+        subject.learn(&item.body, item.body.is_array());
+    }
+    for r in &h.refs {
+        if let podium_store::Named::State { owner, .. } = r {
+            subject.learn_id(owner);
+        }
+    }
+    for hr in &held {
+        hr.players.iter().for_each(|p| subject.learn_id(p));
+        if let Ok(record) = serde_json::from_str::<serde_json::Value>(&hr.record) {
+            subject.learn(&record, false);
+        }
+    }
+    for e in &audit {
+        e.concerned().into_iter().for_each(|p| subject.learn_id(p));
+    }
+    let results = results
+        .into_iter()
+        .map(|(kind, id, body)| {
+            let (key, body) = subject.result(&kind, &id, body);
+            ExportItem { key, body }
+        })
+        .collect();
+    for item in claims.iter_mut().chain(states.iter_mut()) {
+        subject.state(&mut item.body);
+        item.key = subject.scrub(&item.key);
+    }
     let export = PlayerExport {
         player_id: player_id.to_string(),
         generated_at: now,
         profile,
         friends,
         balances,
-        ledger: h.ledger.clone(),
+        ledger: h.ledger.iter().map(|e| subject.ledger_entry(e.clone())).collect(),
         entries,
-        claims: items(&h.claim_items)?,
-        states: items(&h.state_items)?,
+        claims,
+        states,
         follows,
         results,
-        references: h.refs.clone(),
-        held,
-        audit,
+        references: h.refs.iter().map(|r| subject.reference(r.clone())).collect(),
+        held: held.into_iter().map(|hr| subject.held(hr)).collect(),
+        audit: audit.into_iter().map(|e| subject.audit_entry(e)).collect(),
         suspension,
     };
     if export.partition_items() == 0

@@ -6,10 +6,13 @@
 //!
 //! - [`deletion`]: deleting a player (GM-6), resumably.
 //! - [`export`]: everything stored about a player, as one document (GDPR Art. 15, 20).
+//! - [`concerning`]: what of a stored document concerns one player: the export's scope
+//!   (GDPR Art. 15(4), 20(4): other players only as the role they played).
 //! - [`periods`]: a period's close run again, or run for a period no tick closed.
 //! - [`console`]: the support console's read model and the operator scope.
 //! - [`events`]: new inbox messages as EventBridge events.
 
+pub mod concerning;
 pub mod console;
 pub mod deletion;
 pub mod events;
