@@ -1016,6 +1016,85 @@ pub async fn gm6_a_deleted_identity_and_its_pseudonym_are_refused<
     }
 }
 
+/// GM-6, PF-5 (review: profile change records kept a deleted player's id for up to
+/// two days): pc-1 changes their profile twice and pc-2 once; the snapshot runs' record
+/// of changes lists both. Deleting pc-1 erases pc-1's records at once (every one,
+/// whatever its age), pc-2's stay; deleting again finds nothing left.
+pub async fn gm6_a_deletion_erases_the_players_profile_changes<S: Store + ErasureStore + Clone + 'static>(
+    store: S,
+) {
+    let ctx = ApiContext::new(cursor_key());
+    let start = crate::fixtures::now();
+    for (player, name, at) in [
+        ("pc-1", "First Name", start),
+        ("pc-2", "Other Player", start + chrono::Duration::minutes(1)),
+        ("pc-1", "Second Name", start + chrono::Duration::hours(30)),
+    ] {
+        let answer = crate::profiles::put(
+            &store,
+            &ctx,
+            "/v1/me/profile",
+            player,
+            &serde_json::json!({"name": name}),
+            at,
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{player}: {}", answer.body);
+    }
+    let end = start + chrono::Duration::hours(31);
+    let changed = |store: S| async move {
+        let mut found = podium_service::profiles::changed_between(
+            &store,
+            start.timestamp_millis(),
+            end.timestamp_millis(),
+        )
+        .await
+        .expect("read")
+        .expect("within the retention")
+        .into_iter()
+        .collect::<Vec<_>>();
+        found.sort();
+        found
+    };
+    assert_eq!(changed(store.clone()).await, ["pc-1", "pc-2"]);
+    delete_player(&store, "pc-1", end).await.expect("deleted");
+    assert_eq!(
+        changed(store.clone()).await,
+        ["pc-2"],
+        "pc-1's records are erased at once"
+    );
+    // Each hour's records, read directly: none names pc-1.
+    let mut hour = start;
+    while hour <= end {
+        let pk = format!("PROFILECHANGES#{}", hour.format("%Y%m%d%H"));
+        for (sk, _) in store
+            .query_items(&pk, &podium_store::SortKeyRange::All, true, 1_000, true)
+            .await
+            .expect("read")
+        {
+            assert!(!sk.ends_with("#pc-1"), "{pk} {sk}");
+        }
+        hour += chrono::Duration::hours(1);
+    }
+    assert!(store
+        .query_items(
+            "PROFILECHANGED#pc-1",
+            &podium_store::SortKeyRange::All,
+            true,
+            10,
+            true
+        )
+        .await
+        .expect("read")
+        .is_empty());
+    assert_eq!(
+        podium_service::profiles::erase_changes(&store, "pc-1")
+            .await
+            .expect("again"),
+        0
+    );
+}
+
 #[macro_export]
 macro_rules! deletion_tests {
     ($make:path) => {
@@ -1031,6 +1110,7 @@ macro_rules! deletion_tests {
             gm6_a_cursor_into_the_current_snapshot_outlives_its_retention,
             gm6_a_cursor_page_rendered_before_a_deletion_is_not_served_after,
             gm6_chained_deletions_find_a_renamed_source,
+            gm6_a_deletion_erases_the_players_profile_changes,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

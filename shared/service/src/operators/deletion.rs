@@ -32,7 +32,8 @@
 //! 5. **Erasure.** The ledger moves to the pseudonym's partition (each entry with its
 //!    player replaced; the applied deltas kept, so totals stay auditable), and every
 //!    balance, period entry (off every live board), claim and state item of the player
-//!    is deleted.
+//!    is deleted, with their profile, friend list and the records of their profile
+//!    changes ([`crate::profiles::erase_changes`]: at once, not when they expire).
 //! 6. The tombstone is set to state `deleted`.
 //!
 //! Afterwards the player's own reads answer 404 (`GET /v1/me`, around-me, Mahjong
@@ -315,8 +316,10 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store
         .delete_items(&crate::players::overtaken::follow_keys(player_id))
         .await?;
-    // The profile and friend list (PF-1 … PF-4).
+    // The profile and friend list (PF-1 … PF-4), and the records of their profile
+    // changes (PF-5), which would otherwise name them until they expire.
     store.delete_items(&crate::profiles::keys_of(player_id)).await?;
+    crate::profiles::erase_changes(store, player_id).await?;
     // Off the list of suspended players (OP-4); the audit trail keeps only the fact of
     // each action about them (OP-5).
     crate::moderation::suspensions::forget(store, player_id).await?;

@@ -60,9 +60,11 @@ pub async fn get<S: ItemStore + ?Sized>(
 /// won. Refusals name the field and rule and write nothing.
 ///
 /// A change of the card (name, avatar, country; an operator's name reset too) reaches
-/// every page at the next refresh (PF-5): it is recorded for the snapshot runs, and
-/// the boards refreshed only when changed that list the player (level time rankings,
-/// tournament standings) are marked changed before the profile is written
+/// every page at the next refresh (PF-5): it is recorded for the snapshot runs (two
+/// writes, [`super::record_change`]: the record is listed under the player, so that
+/// their deletion erases it at once, GM-6), and the boards refreshed only when changed
+/// that list the player (level time rankings, tournament standings) are marked
+/// changed before the profile is written
 /// ([`crate::engine::changes::mark_entry_boards`]: two Queries of the player's entries
 /// on them, one BatchGetItem per 100 marks, and one write unit per board: a rename of
 /// a player on `N` such boards writes `N` marks).
@@ -86,12 +88,7 @@ pub async fn put<S: ItemStore + PeriodStore + ?Sized>(
         // The change first: a snapshot run then reads this player's card again (a
         // change recorded for a write that then fails costs one read more, nothing else).
         let at = now.timestamp_millis();
-        store
-            .put_items(
-                &[(super::change_key(player_id, at), Vec::new())],
-                Some(now.timestamp() + super::CHANGE_RETENTION_SECS),
-            )
-            .await?;
+        super::record_change(store, player_id, now).await?;
         // Marked before the write, so that a write that succeeds was always marked
         // (its repeat finds nothing to change): the next refresh rewrites those boards.
         if next.card != current.card {

@@ -15,6 +15,7 @@
 //! | profile | `PROFILE#{player id}` | `P` | [`podium_rules::profile::Profile`] (JSON) |
 //! | friend list | `FRIENDS#{player id}` | `F` | the ids (JSON array) |
 //! | profile change | `PROFILECHANGES#{UTC hour, YYYYMMDDHH}` | `{ms, 13 digits}#{player id}` | empty; expires after [`CHANGE_RETENTION_SECS`] |
+//! | the player's profile changes | `PROFILECHANGED#{player id}` | `{ms, 13 digits}` | empty; expires with the change it lists |
 //!
 //! Each profile write first records a change: a snapshot run takes the cards of the
 //! players who did not change since the previous snapshot from that snapshot's pages
@@ -81,6 +82,65 @@ pub async fn changed_between<S: podium_store::ItemStore + ?Sized>(
         hour += 3_600_000;
     }
     Ok(Some(out))
+}
+
+/// The item that lists `player_id`'s change record of `ms` under the player, so that a
+/// deletion finds every record that names them (GM-6).
+fn change_index_key(player_id: &str, ms: i64) -> ItemKey {
+    ItemKey::new(format!("PROFILECHANGED#{player_id}"), format!("{ms:013}"))
+}
+
+/// Records that `player_id`'s profile changes at `now` (PF-5): first the item that
+/// lists the record under the player, then the record a snapshot run reads
+/// ([`changed_between`]), both expiring after [`CHANGE_RETENTION_SECS`]; so every
+/// record that names the player is listed under them, and their deletion erases it at
+/// once ([`erase_changes`], GM-6). Two writes (a write unit each). Safe to repeat.
+pub async fn record_change<S: podium_store::ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), crate::error::ServiceError> {
+    let at = now.timestamp_millis();
+    let expires = Some(now.timestamp() + CHANGE_RETENTION_SECS);
+    store
+        .put_items(&[(change_index_key(player_id, at), Vec::new())], expires)
+        .await?;
+    store
+        .put_items(&[(change_key(player_id, at), Vec::new())], expires)
+        .await?;
+    Ok(())
+}
+
+/// GM-6: erases every profile change record that names `player_id` (and the items
+/// that list them), whatever their age: a deleted player's id is not kept until they
+/// expire. One Query of the player's list per 1,000 records, one BatchWriteItem per 25
+/// deletions. Answers how many records it erased. Safe to repeat.
+pub async fn erase_changes<S: podium_store::ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+) -> Result<usize, crate::error::ServiceError> {
+    let pk = format!("PROFILECHANGED#{player_id}");
+    let mut erased = 0;
+    loop {
+        let listed = store
+            .query_items(&pk, &podium_store::SortKeyRange::All, true, 1_000, true)
+            .await?;
+        if listed.is_empty() {
+            return Ok(erased);
+        }
+        let mut gone = Vec::with_capacity(2 * listed.len());
+        for (sk, _) in &listed {
+            if let Ok(ms) = sk.parse::<i64>() {
+                gone.push(change_key(player_id, ms));
+                erased += 1;
+            }
+            gone.push(ItemKey::new(pk.clone(), sk.clone()));
+        }
+        // The records first: a deletion that stops midway still lists what is left.
+        let (records, lists): (Vec<ItemKey>, Vec<ItemKey>) = gone.into_iter().partition(|k| k.pk != pk);
+        store.delete_items(&records).await?;
+        store.delete_items(&lists).await?;
+    }
 }
 
 /// The item of `player_id`'s profile.
