@@ -1568,7 +1568,7 @@ pub async fn an_approval_refused_for_a_suspension_is_settled_by_the_restore<S: S
 pub async fn a_suspension_the_list_cannot_take_writes_nothing<S: Store + Clone + 'static>(store: S) {
     use podium_service::boards::snapshot::left_out::{list_key, suspended, Listed};
     use podium_service::moderation::suspensions::suspend;
-    use podium_store::{Account, ItemStore, SettleStore};
+    use podium_store::Account;
     crate::deletion::seed(&store).await;
     let at = crate::deletion::t("2027-07-19T06:00:00Z");
     let why = ("support-7", "a modified client");
