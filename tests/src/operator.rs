@@ -203,15 +203,32 @@ pub async fn operator_routes_check_the_caller<S: Store + Clone + 'static>(store:
     assert_eq!(ok.body["games"][0]["game"], "seega");
     assert_eq!(ok.body["games"][0]["balance"], 236);
     assert_eq!(ok.body["games"][0]["ledger"][1]["applied"], -75);
-    let missing = api::handle(&store, &ctx, &get("/v1/operator/players/o-nobody", None, Some("support")), now()).await;
+    let missing = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/operator/players/o-nobody", None, Some("support")),
+        now(),
+    )
+    .await;
     assert_eq!(
         (missing.status, missing.body["error"].as_str()),
         (404, Some("not_found"))
     );
     // GM-5: an id no player can have is refused by name, not looked up.
-    let malformed = api::handle(&store, &ctx, &get("/v1/operator/players/bad%20id!", None, Some("support")), now()).await;
-    assert_eq!((malformed.status, malformed.body["error"].as_str()), (400, Some("invalid")));
-    assert!(malformed.body["message"].as_str().is_some_and(|m| m.starts_with("player_id (GM-5)")));
+    let malformed = api::handle(
+        &store,
+        &ctx,
+        &get("/v1/operator/players/bad%20id!", None, Some("support")),
+        now(),
+    )
+    .await;
+    assert_eq!(
+        (malformed.status, malformed.body["error"].as_str()),
+        (400, Some("invalid"))
+    );
+    assert!(malformed.body["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("player_id (GM-5)")));
     let err = console::player_overview(&store, &ctx.cache, "o-nobody", now())
         .await
         .expect_err("unknown");

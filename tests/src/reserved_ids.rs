@@ -38,7 +38,10 @@ fn request(method: &str, path: &str, player: Option<&str>, operator: Option<&str
 async fn send<S: Store + Clone + 'static>(store: &S, req: &ApiRequest, body: Value) -> ApiResponse {
     let (headers, bytes): (&[(&str, &str)], Bytes) = match req.method.as_str() {
         "GET" | "DELETE" => (&[], Bytes::new()),
-        _ => (&[("content-type", "application/json")], Bytes::from(body.to_string())),
+        _ => (
+            &[("content-type", "application/json")],
+            Bytes::from(body.to_string()),
+        ),
     };
     api::handle_with_body(store, &ApiContext::new(cursor_key()), req, headers, bytes, t(NOW)).await
 }
@@ -47,7 +50,11 @@ async fn send<S: Store + Clone + 'static>(store: &S, req: &ApiRequest, body: Val
 fn refused(answer: &ApiResponse, field: &str, what: &str) {
     assert_eq!(answer.status, 400, "{what}: {}", answer.body);
     let message = answer.body["message"].as_str().unwrap_or_default();
-    assert!(message.starts_with(&format!("{field} (GM-5)")), "{what}: {}", answer.body);
+    assert!(
+        message.starts_with(&format!("{field} (GM-5)")),
+        "{what}: {}",
+        answer.body
+    );
 }
 
 /// The three players of [`a_cohort`] (one league shard, so one cohort).
@@ -59,14 +66,27 @@ fn cohort_players() -> Vec<String> {
 /// (week, cohort, the internal owner of the cohort's member list).
 async fn a_cohort<S: Store + Clone + 'static>(store: &S) -> (String, String, String) {
     for p in &cohort_players() {
-        let claimed = send(store, &request("POST", "/v1/games/mahjong/daily-bonus", Some(p), None), json!({})).await;
+        let claimed = send(
+            store,
+            &request("POST", "/v1/games/mahjong/daily-bonus", Some(p), None),
+            json!({}),
+        )
+        .await;
         assert_eq!(claimed.status, 200, "{}", claimed.body);
     }
     let first = cohort_players()[0].clone();
-    let mine = send(store, &request("GET", "/v1/leagues/mahjong-league/me", Some(&first), None), Value::Null).await;
+    let mine = send(
+        store,
+        &request("GET", "/v1/leagues/mahjong-league/me", Some(&first), None),
+        Value::Null,
+    )
+    .await;
     assert_eq!(mine.status, 200, "{}", mine.body);
     let week = mine.body["week"].as_str().expect("week").to_string();
-    let cohort = mine.body["cohort"]["cohort"].as_str().expect("cohort").to_string();
+    let cohort = mine.body["cohort"]["cohort"]
+        .as_str()
+        .expect("cohort")
+        .to_string();
     let owner = members_owner(&LEAGUES[0], &week, &cohort);
     (week, cohort, owner)
 }
@@ -75,7 +95,12 @@ async fn a_cohort<S: Store + Clone + 'static>(store: &S) -> (String, String, Str
 async fn cohort_intact<S: Store + Clone + 'static>(store: &S, cohort: &str) {
     let path = format!("/v1/leagues/mahjong-league/cohorts/{cohort}");
     let members = cohort_players();
-    let page = send(store, &request("GET", &path, Some(&members[1]), None), Value::Null).await;
+    let page = send(
+        store,
+        &request("GET", &path, Some(&members[1]), None),
+        Value::Null,
+    )
+    .await;
     assert_eq!(page.status, 200, "{}", page.body);
     let mut listed: Vec<&str> = page.body["entries"]
         .as_array()
@@ -85,7 +110,12 @@ async fn cohort_intact<S: Store + Clone + 'static>(store: &S, cohort: &str) {
         .collect();
     listed.sort_unstable();
     assert_eq!(listed, members, "{}", page.body);
-    let mine = send(store, &request("GET", "/v1/leagues/mahjong-league/me", Some(&members[0]), None), Value::Null).await;
+    let mine = send(
+        store,
+        &request("GET", "/v1/leagues/mahjong-league/me", Some(&members[0]), None),
+        Value::Null,
+    )
+    .await;
     assert_eq!(mine.status, 200, "{}", mine.body);
 }
 
@@ -118,7 +148,9 @@ pub async fn an_internal_owner_is_no_caller<S: Store + Clone + 'static>(store: S
     let app_routes: Vec<(String, String)> = api::routes()
         .into_iter()
         .filter(|(_, path)| {
-            !path.starts_with("/v1/operator") && !path.starts_with("/v1/ad-callbacks") && path != "/v1/openapi.json"
+            !path.starts_with("/v1/operator")
+                && !path.starts_with("/v1/ad-callbacks")
+                && path != "/v1/openapi.json"
         })
         .collect();
     assert!(app_routes.len() >= 20, "{app_routes:?}");
@@ -129,12 +161,19 @@ pub async fn an_internal_owner_is_no_caller<S: Store + Clone + 'static>(store: S
                 req.query.insert("game".into(), "mahjong-rivals".into());
             }
             let body = json!({"name": "Cohort Ghost", "friends": [cohort_players()[0]]});
-            refused(&send(&store, &req, body).await, "caller", &format!("{owner} {method} {path}"));
+            refused(
+                &send(&store, &req, body).await,
+                "caller",
+                &format!("{owner} {method} {path}"),
+            );
         }
     }
     for owner in &owners {
         let h = store.holdings(owner).await.expect("holdings");
-        assert!(h.balances.is_empty() && h.entries.is_empty() && h.ledger.is_empty(), "{owner}: {h:?}");
+        assert!(
+            h.balances.is_empty() && h.entries.is_empty() && h.ledger.is_empty(),
+            "{owner}: {h:?}"
+        );
     }
     cohort_intact(&store, &cohort).await;
 }
@@ -165,9 +204,10 @@ pub async fn no_operator_action_takes_an_internal_owner<S: Store + ErasureStore 
     }
     let now = t(NOW);
     for even_if_unknown in [false, true] {
-        let e = podium_service::operators::deletion::delete_known_player(&store, &members, now, even_if_unknown)
-            .await
-            .expect_err("refused");
+        let e =
+            podium_service::operators::deletion::delete_known_player(&store, &members, now, even_if_unknown)
+                .await
+                .expect_err("refused");
         assert!(e.to_string().starts_with("player_id (GM-5)"), "{e}");
     }
     let e = podium_service::operators::export::export_player(&store, &members, now)

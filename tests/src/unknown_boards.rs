@@ -20,7 +20,13 @@ async fn read<S: Store + Clone + 'static>(store: &S, path: &str, operator: bool)
         operator: operator.then(|| "support-7".to_string()),
         ..Default::default()
     };
-    api::handle(store, &ApiContext::new(cursor_key()), &req, t("2027-07-14T17:00:00Z")).await
+    api::handle(
+        store,
+        &ApiContext::new(cursor_key()),
+        &req,
+        t("2027-07-14T17:00:00Z"),
+    )
+    .await
 }
 
 /// MJ-16: the standings of a tournament nobody configured are no board: its page,

@@ -177,7 +177,9 @@ fn refusal_builder(description: &str, kind: &str, message: &str) -> ResponseBuil
     ResponseBuilder::new().description(description).content(
         "application/json",
         ContentBuilder::new()
-            .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name("ErrorBody"))))
+            .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                "ErrorBody",
+            ))))
             .example(Some(serde_json::json!({"error": kind, "message": message})))
             .build(),
     )
@@ -297,7 +299,9 @@ fn add_refusals(op: &mut Operation) {
 /// The 503 every operation can answer, with its `Retry-After`.
 fn retry_later() -> RefOr<Response> {
     let retry_after = utoipa::openapi::HeaderBuilder::new()
-        .schema(Some(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::Integer)))
+        .schema(Some(
+            utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::Integer),
+        ))
         .description(Some(format!(
             "Seconds to wait before trying again ({})",
             crate::api::error::RETRY_AFTER_SECS

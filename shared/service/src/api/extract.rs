@@ -69,7 +69,9 @@ fn verified_player(parts: &Parts) -> Result<String, ApiError> {
         .and_then(|i| i.player.as_deref())
         // A malformed id is no identity (401); a reserved form is refused by name in
         // the caller check (400, GM-5 / GM-6).
-        .filter(|p| podium_rules::record::ids::player_id_form(p) != podium_rules::record::ids::PlayerIdForm::Malformed)
+        .filter(|p| {
+            podium_rules::record::ids::player_id_form(p) != podium_rules::record::ids::PlayerIdForm::Malformed
+        })
         .map(str::to_string)
         .ok_or(ApiError(ServiceError::Unauthenticated))
 }

@@ -93,7 +93,10 @@ pub(super) async fn only_documented(req: Request, next: Next) -> Response {
             };
             ApiError(ServiceError::BadRequest {
                 field: "query",
-                message: format!("unknown parameter {}; {takes}", podium_rules::error::quoted(&unknown)),
+                message: format!(
+                    "unknown parameter {}; {takes}",
+                    podium_rules::error::quoted(&unknown)
+                ),
             })
             .into_response()
         }
@@ -118,7 +121,14 @@ mod tests {
         let names = vec!["cursor".to_string(), "limit".to_string()];
         let uri = |q: &str| format!("/v1/x?{q}").parse::<axum::http::Uri>().expect("uri");
         assert_eq!(first_unknown(&uri("limit=5&cursor=x"), &names), None);
-        assert_eq!(first_unknown(&uri("limit=5&limt=3"), &names).as_deref(), Some("limt"));
-        assert_eq!(first_unknown(&uri("l%69mit=5"), &names), None, "decoded before compared");
+        assert_eq!(
+            first_unknown(&uri("limit=5&limt=3"), &names).as_deref(),
+            Some("limt")
+        );
+        assert_eq!(
+            first_unknown(&uri("l%69mit=5"), &names),
+            None,
+            "decoded before compared"
+        );
     }
 }

@@ -244,7 +244,9 @@ async fn the_deployed_router_has_no_test_clock() {
 async fn gm5_a_parameter_the_route_does_not_take_is_refused() {
     let store = EmbeddedStore::in_memory().unwrap();
     let ctx = ApiContext::new(CursorKey::random());
-    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z").unwrap().to_utc();
+    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
     let mut misspelt = get("/v1/leaderboards/seega", Some("bob"));
     misspelt.query.insert("limt".into(), "5".into());
     let answer = handle(&store, &ctx, &misspelt, now).await;
@@ -258,7 +260,10 @@ async fn gm5_a_parameter_the_route_does_not_take_is_refused() {
     none_taken.query.insert("game".into(), "seega".into());
     let answer = handle(&store, &ctx, &none_taken, now).await;
     assert_eq!(answer.status, 400, "{}", answer.body);
-    assert!(answer.body["message"].as_str().unwrap_or_default().contains("takes no query parameters"));
+    assert!(answer.body["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("takes no query parameters"));
     let mut documented = get("/v1/leaderboards/seega", Some("bob"));
     documented.query.insert("limit".into(), "5".into());
     assert_eq!(handle(&store, &ctx, &documented, now).await.status, 200);
@@ -270,10 +275,15 @@ async fn gm5_a_parameter_the_route_does_not_take_is_refused() {
 async fn a_body_over_the_cap_is_413() {
     let store = EmbeddedStore::in_memory().unwrap();
     let ctx = ApiContext::new(CursorKey::random());
-    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z").unwrap().to_utc();
+    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
     let mut put = get("/v1/me/profile", Some("bob"));
     put.method = "PUT".into();
-    let big = format!(r#"{{"name": "{}"}}"#, "a".repeat(crate::api::extract::MAX_BODY + 1));
+    let big = format!(
+        r#"{{"name": "{}"}}"#,
+        "a".repeat(crate::api::extract::MAX_BODY + 1)
+    );
     let answer = crate::api::handle_with_body(
         &store,
         &ctx,
@@ -285,9 +295,16 @@ async fn a_body_over_the_cap_is_413() {
     .await;
     assert_eq!(answer.status, 413, "{}", answer.body);
     assert_eq!(answer.body["error"], "too_large");
-    assert!(answer.body["message"].as_str().unwrap_or_default().starts_with("body:"));
+    assert!(answer.body["message"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("body:"));
     let profile = handle(&store, &ctx, &get("/v1/me/profile", Some("bob")), now).await;
-    assert!(!profile.body.to_string().contains("aaaaaaaa"), "nothing written: {}", profile.body);
+    assert!(
+        !profile.body.to_string().contains("aaaaaaaa"),
+        "nothing written: {}",
+        profile.body
+    );
 }
 
 /// Every 503 (contended, the store not answering) tells the caller when to try again.
@@ -304,7 +321,10 @@ fn every_503_carries_retry_after() {
         let response = crate::api::ApiError(e).into_response();
         assert_eq!(response.status(), 503);
         assert_eq!(
-            response.headers().get(axum::http::header::RETRY_AFTER).and_then(|v| v.to_str().ok()),
+            response
+                .headers()
+                .get(axum::http::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()),
             Some(crate::api::error::RETRY_AFTER_SECS)
         );
     }
