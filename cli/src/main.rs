@@ -233,6 +233,7 @@ enum Command {
 
 #[tokio::main]
 async fn main() {
+    restore_sigpipe();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
@@ -243,6 +244,20 @@ async fn main() {
     if let Err(e) = run(Cli::parse()).await.map_err(CliError::explained) {
         eprintln!("podium: {e}");
         std::process::exit(e.exit_code());
+    }
+}
+
+/// A command whose output is piped to a reader that stops early (`podium replay … |
+/// head -3`) ends quietly, as Unix tools do, instead of panicking on the closed pipe:
+/// Rust's runtime ignores SIGPIPE, so every later write to standard output would fail.
+/// What was committed stays committed (every record is its own settlement, GM-3), and
+/// the same command run again goes on from there.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: SIG_DFL is a valid disposition for SIGPIPE; the call only sets the
+    // process's disposition of that one signal, which nothing else in podium sets.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
