@@ -427,7 +427,11 @@ async fn advance<S: SettleStore + BoardStore + ItemStore + ?Sized>(
         prizes_paid: 0,
         done: false,
     };
-    let delivery = format!("tick-{}", now.timestamp_millis());
+    // This call's own delivery: what it settles is told apart from what another tick
+    // settled (a tick at the same instant of a clock that stands still, a retry), so
+    // the report counts only the prizes this call paid. Not a clock reading: two
+    // calls never share it.
+    let delivery = format!("tick-{}-{:016x}", now.timestamp_millis(), rand::random::<u64>());
     loop {
         let Some(state) = read_state(store, id).await? else {
             return Ok(report);
