@@ -461,7 +461,8 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                          `podium delete-player --even-if-unknown {player_id}`"
                     )))
                 }
-                e @ podium_service::ServiceError::BadRequest { .. } => CliError::Declined(e),
+                e @ (podium_service::ServiceError::BadRequest { .. }
+                | podium_service::ServiceError::Invalid(_)) => CliError::Declined(e),
                 // Another deletion of the same player wrote the tombstone meanwhile.
                 podium_service::ServiceError::Contended { .. } => {
                     CliError::Declined(podium_service::ServiceError::BadRequest {

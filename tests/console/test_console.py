@@ -179,9 +179,11 @@ class ConsoleTest(unittest.TestCase):
         self.assertIn("not_found", self.driver.find_element(By.ID, "status").text)
         self.assertFalse(self.driver.find_element(By.ID, "player").is_displayed())
 
-        # Markup in an id stays text: nothing is parsed, nothing runs.
+        # Markup in an id stays text: nothing is parsed, nothing runs; the id is
+        # refused by name (GM-5).
         self.look_up('<img src=x onerror="document.title=1">')
-        self.wait.until(lambda d: "404" in d.find_element(By.ID, "status").text)
+        self.wait.until(lambda d: "400" in d.find_element(By.ID, "status").text)
+        self.assertIn("player_id (GM-5)", self.driver.find_element(By.ID, "status").text)
         self.assertEqual(self.driver.title, "podium support console")
         self.assertFalse(self.driver.find_elements(By.CSS_SELECTOR, "#status img, main img"))
 

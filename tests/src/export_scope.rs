@@ -325,6 +325,7 @@ pub async fn an_export_names_no_other_player<S: Store + Clone + 'static>(store: 
         Value::Null,
         "the winner's balance is not m05's"
     );
+    assert_eq!(qm["points"], Value::Null, "nor the points the win gave them");
     assert_eq!(qm["players"][1]["player_id"], SUBJECT);
     let arena = result(&export, "arena/ar-s1");
     assert_eq!(arena["standings"][1]["player_id"], SUBJECT);
@@ -398,6 +399,10 @@ pub async fn an_export_names_no_other_player<S: Store + Clone + 'static>(store: 
         serde_json::from_str(export["held"][0]["record"].as_str().expect("text")).expect("json");
     assert_eq!(record["players"][0], json!({"role": "opponent"}));
     assert_eq!(record["players"][1]["player_id"], SUBJECT);
+    assert_eq!(
+        export["held"][0]["content_hash"], "",
+        "the hash of the record as sent could confirm a guess about the opponent"
+    );
     let approval = export["audit"]
         .as_array()
         .into_iter()

@@ -16,6 +16,18 @@ fn request(name: &str) -> Request {
     lambda_http::request::from_str(&text).expect("an API Gateway v2 event")
 }
 
+/// `req` with its query string replaced by `query` (the event's other parts kept).
+fn with_query(mut req: Request, query: &str) -> Request {
+    let mut parts = req.uri().clone().into_parts();
+    parts.path_and_query = Some(
+        format!("{}?{query}", req.uri().path())
+            .parse()
+            .expect("path and query"),
+    );
+    *req.uri_mut() = lambda_http::http::Uri::from_parts(parts).expect("uri");
+    req
+}
+
 /// The request through the deployed service: the router built on the first request
 /// (identity from the authorizer's claims).
 async fn send(store: &EmbeddedStore, req: Request) -> ApiResponse {
@@ -32,7 +44,8 @@ async fn the_router_built_on_the_first_request_answers_the_next() {
     let state = AppState::new(Arc::new(store), ApiContext::new(CursorKey::random()));
     let service = podium_http::on_first_request(state);
     for _ in 0..2 {
-        let Ok(response) = service.clone().oneshot(request("around-me-jwt.json")).await;
+        let req = with_query(request("around-me-jwt.json"), "neighbours=1");
+        let Ok(response) = service.clone().oneshot(req).await;
         let resp = api::read_back(response).await;
         assert_eq!((resp.status, resp.body["me"]["rank"].as_u64()), (200, Some(2)));
     }
@@ -46,8 +59,8 @@ async fn store_with(balances: &[(&str, i64)]) -> EmbeddedStore {
     store
 }
 
-/// GM-1: the caller is the verified JWT's `sub`; a `player` query parameter and an
-/// `x-player-id` header are ignored.
+/// GM-1: the caller is the verified JWT's `sub`; a `player` query parameter is
+/// refused (GM-5: no route takes one) and an `x-player-id` header is ignored.
 #[tokio::test]
 async fn identity_comes_from_the_verified_jwt_only() {
     let req = request("around-me-jwt.json");
@@ -57,7 +70,12 @@ async fn identity_comes_from_the_verified_jwt_only() {
     );
     assert_eq!(podium_http::verified_identity(&req).operator, None);
     let store = store_with(&[("mallory", 900), ("alice", 500), ("bob", 100)]).await;
-    let resp = send(&store, req).await;
+    let refused = send(&store, req).await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("query: unknown parameter `player`")));
+    let resp = send(&store, with_query(request("around-me-jwt.json"), "neighbours=1")).await;
     assert_eq!(resp.status, 200);
     let v = resp.body.clone();
     assert_eq!(v["me"]["player_id"], "alice");

@@ -126,13 +126,15 @@ impl AdView {
                 ),
             ));
         }
-        if !is_valid_id(&self.player_id) {
+        if crate::record::ids::player_id_form(&self.player_id) == crate::record::ids::PlayerIdForm::Malformed
+        {
             return Err(RuleError::new(
                 "user_id",
                 "GM-5",
                 format!("not a player id: {}", quoted(&self.player_id)),
             ));
         }
+        // The reserved forms (an internal owner, a deleted player's pseudonym), by name.
         crate::record::ids::check_player_id("user_id", &self.player_id)?;
         if self.viewed_at < now - chrono::Duration::seconds(policy.max_age_secs) {
             return Err(RuleError::new(

@@ -1,7 +1,9 @@
-//! The query parameters each route takes are the ones its OpenAPI description lists
-//! (GM-5): a parameter a route does not take is refused with 400 naming it and the
-//! ones the route takes, never ignored (a misspelt `limt=5` would otherwise answer a
-//! page of the default size without a word). Checked in one layer for every route,
+//! The query parameters each route takes are the ones its OpenAPI description lists,
+//! and only a route described with a request body reads one (GM-5): a parameter a
+//! route does not take is refused with 400 naming it and the ones the route takes,
+//! and a body sent to a route that reads none with 400 naming `body`, never ignored
+//! (a misspelt `limt=5` would otherwise answer a page of the default size without a
+//! word). Checked in one layer for every route,
 //! from the same description the clients are generated from, so the server and its
 //! description cannot disagree on what a route reads.
 //!
@@ -23,9 +25,16 @@ use crate::error::ServiceError;
 /// The routes whose query is signed by an ad network and taken whole.
 const SIGNED_QUERY_PREFIX: &str = "/v1/ad-callbacks/";
 
-/// (method in capitals, route template) → the query parameters it takes, sorted.
-fn taken() -> &'static HashMap<(String, String), Vec<String>> {
-    static TAKEN: OnceLock<HashMap<(String, String), Vec<String>>> = OnceLock::new();
+/// What one operation takes besides its path: its query parameters (sorted) and
+/// whether it reads a body.
+struct Takes {
+    query: Vec<String>,
+    body: bool,
+}
+
+/// (method in capitals, route template) → what it takes.
+fn taken() -> &'static HashMap<(String, String), Takes> {
+    static TAKEN: OnceLock<HashMap<(String, String), Takes>> = OnceLock::new();
     TAKEN.get_or_init(|| {
         let doc = super::docs::openapi();
         let mut out = HashMap::new();
@@ -39,7 +48,7 @@ fn taken() -> &'static HashMap<(String, String), Vec<String>> {
             ];
             for (method, op) in ops {
                 let Some(op) = op else { continue };
-                let mut names: Vec<String> = op
+                let mut query: Vec<String> = op
                     .parameters
                     .iter()
                     .flatten()
@@ -49,9 +58,10 @@ fn taken() -> &'static HashMap<(String, String), Vec<String>> {
                         _ => None,
                     })
                     .collect();
-                names.sort_unstable();
-                names.dedup();
-                out.insert((method.to_string(), path.clone()), names);
+                query.sort_unstable();
+                query.dedup();
+                let body = op.request_body.is_some();
+                out.insert((method.to_string(), path.clone()), Takes { query, body });
             }
         }
         out
@@ -70,37 +80,53 @@ fn first_unknown(uri: &axum::http::Uri, names: &[String]) -> Option<String> {
         .map(|k| podium_rules::error::cut(&k, 40))
 }
 
+/// True when `req` carries a body: a length above zero, or one sent in chunks.
+fn has_body(req: &Request) -> bool {
+    use axum::body::HttpBody;
+    req.body().size_hint().lower() > 0 || req.headers().contains_key(axum::http::header::TRANSFER_ENCODING)
+}
+
+fn refused(field: &'static str, message: String) -> Response {
+    ApiError(ServiceError::BadRequest { field, message }).into_response()
+}
+
 /// The layer: a request naming a query parameter its route does not take answers
-/// 400 naming `query`, the parameter, and the ones the route takes.
+/// 400 naming `query`, the parameter, and the ones the route takes; a body sent to a
+/// route that reads none answers 400 naming `body`.
 pub(super) async fn only_documented(req: Request, next: Next) -> Response {
-    let (Some(query), Some(route)) = (req.uri().query(), req.extensions().get::<MatchedPath>()) else {
+    let Some(route) = req.extensions().get::<MatchedPath>() else {
         return next.run(req).await;
     };
     let route = route.as_str();
-    if query.is_empty() || route.starts_with(SIGNED_QUERY_PREFIX) {
+    if route.starts_with(SIGNED_QUERY_PREFIX) {
         return next.run(req).await;
     }
-    let Some(names) = taken().get(&(req.method().as_str().to_string(), route.to_string())) else {
+    let Some(takes) = taken().get(&(req.method().as_str().to_string(), route.to_string())) else {
         return next.run(req).await;
     };
-    match first_unknown(req.uri(), names) {
-        None => next.run(req).await,
-        Some(unknown) => {
-            let takes = if names.is_empty() {
-                "this route takes no query parameters".to_string()
-            } else {
-                format!("this route takes: {}", names.join(", "))
-            };
-            ApiError(ServiceError::BadRequest {
-                field: "query",
-                message: format!(
-                    "unknown parameter {}; {takes}",
-                    podium_rules::error::quoted(&unknown)
-                ),
-            })
-            .into_response()
-        }
+    if let Some(unknown) = req
+        .uri()
+        .query()
+        .and_then(|_| first_unknown(req.uri(), &takes.query))
+    {
+        let names = &takes.query;
+        let route_takes = if names.is_empty() {
+            "this route takes no query parameters".to_string()
+        } else {
+            format!("this route takes: {}", names.join(", "))
+        };
+        return refused(
+            "query",
+            format!(
+                "unknown parameter {}; {route_takes}",
+                podium_rules::error::quoted(&unknown)
+            ),
+        );
     }
+    if !takes.body && has_body(&req) {
+        return refused("body", "this route takes no body; send none".to_string());
+    }
+    next.run(req).await
 }
 
 #[cfg(test)]
@@ -109,11 +135,15 @@ mod tests {
 
     #[test]
     fn gm5_every_documented_route_has_its_parameters() {
-        let pages = &taken()[&("GET".to_string(), "/v1/leaderboards/{board}".to_string())];
+        let pages = &taken()[&("GET".to_string(), "/v1/leaderboards/{board}".to_string())].query;
         for p in ["limit", "cursor", "period"] {
             assert!(pages.iter().any(|n| n == p), "{pages:?}");
         }
-        assert!(taken()[&("GET".to_string(), "/v1/me".to_string())].is_empty());
+        assert!(taken()[&("GET".to_string(), "/v1/me".to_string())]
+            .query
+            .is_empty());
+        assert!(taken()[&("PUT".to_string(), "/v1/me/profile".to_string())].body);
+        assert!(!taken()[&("POST".to_string(), "/v1/games/mahjong/daily-bonus".to_string())].body);
     }
 
     #[test]

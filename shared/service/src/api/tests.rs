@@ -329,3 +329,46 @@ fn every_503_carries_retry_after() {
         );
     }
 }
+
+/// GM-5: a body sent to a route that reads none (the daily bonus, a follow) is
+/// refused naming `body`, not ignored; the route is not run.
+#[tokio::test]
+async fn gm5_a_body_the_route_does_not_take_is_refused() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let ctx = ApiContext::new(CursorKey::random());
+    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    for (method, path) in [
+        ("POST", "/v1/games/mahjong/daily-bonus"),
+        ("PUT", "/v1/me/follows/seega"),
+    ] {
+        let mut req = get(path, Some("bob"));
+        req.method = method.into();
+        let answer = crate::api::handle_with_body(
+            &store,
+            &ctx,
+            &req,
+            &[("content-type", "application/json")],
+            bytes::Bytes::from(format!(r#"{{"pad": "{}"}}"#, "a".repeat(70_000))),
+            now,
+        )
+        .await;
+        assert_eq!(answer.status, 400, "{path}: {}", answer.body);
+        assert!(
+            answer.body["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("body: this route takes no body"),
+            "{path}: {}",
+            answer.body
+        );
+    }
+    let mut claim = get("/v1/games/mahjong/daily-bonus", Some("bob"));
+    claim.method = "POST".into();
+    assert_eq!(
+        handle(&store, &ctx, &claim, now).await.status,
+        200,
+        "no claim was made before"
+    );
+}

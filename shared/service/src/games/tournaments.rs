@@ -598,7 +598,12 @@ async fn stored_tournament<S: SettleStore + ?Sized>(
     store: &S,
     tournament_id: &str,
 ) -> Result<TournamentState, ServiceError> {
-    let not_found = || ServiceError::NotFound("no such tournament".into());
+    let not_found = || {
+        ServiceError::NotFound(format!(
+            "no such tournament: {}",
+            podium_rules::error::quoted(tournament_id)
+        ))
+    };
     if !podium_rules::record::ids::is_valid_id(tournament_id) {
         return Err(not_found());
     }

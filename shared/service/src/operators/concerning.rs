@@ -20,8 +20,11 @@
 //!   anywhere else), numbered from 1 in the order the document first names them when
 //!   it names more than one other player of that role: within one document the same
 //!   role is the same player; across documents roles say nothing;
-//! - a root `balance_after` beside a `winner` who is another player (a Quick Match's:
-//!   the winner's balance) becomes `null`, as the app shows it to the winner only;
+//! - a root `balance_after` and `points` beside a `winner` who is another player (a
+//!   Quick Match's: the winner's balance and what the win gave them) become `null`, as
+//!   the app shows them to the winner only;
+//! - a held record's `content_hash` (of the record as sent, which names the others and
+//!   their numbers: a guess about them could be confirmed against it) is left empty;
 //! - an item that belongs to another player and names this one (another player's
 //!   `overtaken` message listing them as a passer: its key names that player) keeps
 //!   only its kind, board, period, game and instant, and this player's own rows in it
@@ -164,8 +167,12 @@ impl Subject {
         };
         visit(doc, root_key, true, &self.id, &mut |id, _| label(id));
         if winner_is_other {
-            if let Some(b) = doc.get_mut("balance_after") {
-                *b = Value::Null;
+            // The winner's own numbers: their balance, and the points the win gave them
+            // (which tell whether they completed the game).
+            for key in ["balance_after", "points"] {
+                if let Some(v) = doc.get_mut(key) {
+                    *v = Value::Null;
+                }
             }
         }
         self.scrub_strings(doc);
@@ -254,6 +261,7 @@ impl Subject {
             other => other.to_string(),
         };
         h.id = self.scrub(&h.id);
+        h.content_hash = String::new();
         h.cause.message = self.scrub(&h.cause.message);
         if let Some(d) = h.decision.as_mut() {
             d.reason = self.scrub(&d.reason);
@@ -454,6 +462,7 @@ mod tests {
         assert_eq!(doc["players"][2], json!({"role": "opponent 2"}));
         assert_eq!(doc["winner"], "opponent 2");
         assert_eq!(doc["balance_after"], Value::Null);
+        assert_eq!(doc["points"], Value::Null, "the winner's points are theirs");
         assert_eq!(doc["players"][1]["score"], 9);
     }
 

@@ -144,7 +144,16 @@ pub(crate) async fn operator_audit(
         }
     };
     let trail = match (q.player, q.operator, q.day, q.board) {
-        (Some(p), None, None, None) => Trail::Player(id("player", p)?),
+        (Some(p), None, None, None) => {
+            // An internal owner is refused by name (GM-5); a deleted player's
+            // pseudonym is a trail to read (their entries moved there, GM-6).
+            if podium_rules::record::ids::player_id_form(&p)
+                == podium_rules::record::ids::PlayerIdForm::Internal
+            {
+                podium_rules::record::ids::check_player_id("player", &p).map_err(ServiceError::from)?;
+            }
+            Trail::Player(id("player", p)?)
+        }
         (None, Some(o), None, None) => Trail::Operator(id("operator", o)?),
         (None, None, None, Some(b)) => {
             // A board and one of its periods, as a close's target names them.
