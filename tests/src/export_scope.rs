@@ -28,6 +28,7 @@ macro_rules! export_scope_tests {
             an_export_names_no_other_player,
             op5_an_approval_is_in_the_trail_of_every_player_it_names,
             op5_a_period_close_is_filed_under_its_board_and_period,
+            an_export_tells_nothing_of_another_players_suspension,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -564,4 +565,52 @@ pub async fn op5_a_period_close_is_filed_under_its_board_and_period<S: Store + C
     }
     let two = read(vec![("board", "mahjong-daily@2027-07-19"), ("player", "bob")]).await;
     assert_eq!(two.status, 400, "{}", two.body);
+}
+
+/// GDPR Art. 15(4) (review: the export of a match held while the opponent was
+/// suspended named the suspension and the operator's reason for lifting it): the
+/// subject's export says only that the match was held before it was scored; the
+/// suspended player's own export keeps the cause and the reason (it is theirs).
+pub async fn an_export_tells_nothing_of_another_players_suspension<S: Store + Clone + 'static>(store: S) {
+    let t0 = t("2027-07-19T06:00:00Z");
+    score_match(&store, &rout("ex-first", "ex-a", "ex-b", t0), t0)
+        .await
+        .expect("scored");
+    let suspend = json!({"reason": "cheating report"});
+    let path = "/v1/operator/players/ex-b/suspend";
+    let answer = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&suspend), t0).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let ended = t0 + Duration::minutes(10);
+    let intake = crate::moderation::deliver(&store, "ex-held", ("ex-a", "ex-b"), ended, "d-ex").await;
+    assert!(matches!(intake, Intake::Held { .. }), "{intake:?}");
+    let restore = json!({"reason": "appeal accepted"});
+    let path = "/v1/operator/players/ex-b/restore";
+    let at = t0 + Duration::minutes(20);
+    let answer = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&restore), at).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let export = |who: &'static str| {
+        let store = store.clone();
+        async move {
+            let e = podium_service::operators::export::export_player(&store, who, at + Duration::minutes(1))
+                .await
+                .expect("export");
+            serde_json::to_value(&e).expect("json")
+        }
+    };
+    let mine = export("ex-a").await;
+    let held = &mine["held"][0];
+    assert_eq!(held["cause"]["cause"], "held", "{held}");
+    assert_eq!(held["cause"]["message"], "held before it was scored");
+    assert_eq!(
+        held["decision"]["reason"], "",
+        "the restore's reason is about ex-b"
+    );
+    let text = mine.to_string();
+    assert!(
+        !text.contains("appeal accepted") && !text.contains("suspended"),
+        "{text}"
+    );
+    let theirs = export("ex-b").await;
+    assert_eq!(theirs["held"][0]["cause"]["cause"], review::SUSPENDED);
+    assert_eq!(theirs["held"][0]["decision"]["reason"], "appeal accepted");
 }

@@ -1033,7 +1033,7 @@ pub async fn an_interrupted_suspension_is_finished_by_its_repeat<S: Store + Clon
 
 /// Delivers the Seega match `id` (`winner` beats `loser`, ended at `ended`) from the
 /// queue as delivery `delivery`, 30 s after it ended: what the intake answers.
-async fn deliver<S: Store + Clone + 'static>(
+pub(crate) async fn deliver<S: Store + Clone + 'static>(
     store: &S,
     id: &str,
     (winner, loser): (&str, &str),

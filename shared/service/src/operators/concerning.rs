@@ -251,7 +251,19 @@ impl Subject {
     /// roles, in `players` and in the record as sent (one document, so a role is the
     /// same player in both); its texts scrubbed. A record that is not JSON is scrubbed
     /// as text.
-    pub fn held(&self, mut h: HeldRecord) -> HeldRecord {
+    /// `own`: the hold is about this player (a plausibility check of their record, or
+    /// their own suspension); when it is not (another player it names was suspended),
+    /// its cause reads only that it was held, and the decision that released it keeps
+    /// its instant and outcome, not the operator's reason (which is about that player).
+    pub fn held(&self, mut h: HeldRecord, own: bool) -> HeldRecord {
+        if !own {
+            h.cause.cause = "held".into();
+            h.cause.check = String::new();
+            h.cause.message = "held before it was scored".into();
+            if let Some(d) = h.decision.as_mut() {
+                d.reason = String::new();
+            }
+        }
         let record = serde_json::from_str::<Value>(&h.record).unwrap_or(Value::String(h.record.clone()));
         let mut doc = json!({ "players": h.players, "record": record });
         self.document(&mut doc);

@@ -263,7 +263,13 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         follows,
         results,
         references: h.refs.iter().map(|r| subject.reference(r.clone())).collect(),
-        held: held.into_iter().map(|hr| subject.held(hr)).collect(),
+        held: held
+            .into_iter()
+            .map(|hr| {
+                let own = hr.cause.cause != review::SUSPENDED || suspended_at(&audit, player_id, hr.held_at);
+                subject.held(hr, own)
+            })
+            .collect(),
         audit: audit.into_iter().map(|e| subject.audit_entry(e)).collect(),
         suspension,
     };
@@ -277,4 +283,18 @@ pub async fn export_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         ));
     }
     Ok(export)
+}
+
+/// Whether `player_id` was suspended at `at`, by their own trail (`audit`, OP-5): the
+/// last suspension or restore of theirs before `at` is a suspension. A record held
+/// then was held for them; one held while only another player it names was
+/// suspended tells of that player's moderation, not theirs.
+fn suspended_at(audit: &[AuditEntry], player_id: &str, at: chrono::DateTime<chrono::Utc>) -> bool {
+    use crate::moderation::audit::action;
+    audit
+        .iter()
+        .filter(|e| e.at <= at && e.player_id.as_deref() == Some(player_id))
+        .filter(|e| e.action == action::SUSPEND || e.action == action::RESTORE)
+        .max_by_key(|e| e.at)
+        .is_some_and(|e| e.action == action::SUSPEND)
 }
