@@ -197,6 +197,12 @@ enum Command {
         /// an id is refused, so that a mistyped id is not blocked for good).
         #[arg(long)]
         even_if_unknown: bool,
+        /// Why (3–500 characters), for the audit trail (OP-5).
+        #[arg(long, default_value = "account removal (podium delete-player)")]
+        reason: String,
+        /// Who runs it, for the audit trail.
+        #[arg(long, default_value = "cli")]
+        operator: String,
     },
     /// Write realistic records (JSON lines) to stdout, with the duplicates, late
     /// retries, conflicts and malformed lines a fleet of game servers sends: Seega
@@ -443,11 +449,14 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::DeletePlayer {
             player_id,
             even_if_unknown,
+            reason,
+            operator,
         } => {
             let store = local_store::open(true).await?;
-            let r = podium_service::operators::deletion::delete_known_player(
+            let r = podium_service::operators::deletion::delete_by_operator(
                 store.as_ref(),
                 &player_id,
+                (&operator, &reason),
                 clock.now(),
                 even_if_unknown,
             )

@@ -204,8 +204,8 @@ pub async fn read<S: ItemStore + ?Sized>(
 /// GM-6: erases what the trail says about `player_id`. Each entry about them is kept
 /// as the fact of the action only (the player the `pseudonym` wherever the entry names
 /// them, its reason and changes removed) in every other trail that holds it (the
-/// operator's, the day's, and those of the other players it concerns), and the
-/// player's own copies are deleted. Safe to repeat and to resume.
+/// operator's, the day's, the pseudonym's, and those of the other players it
+/// concerns), and the player's own copies are deleted. Safe to repeat and to resume.
 pub async fn erase_player<S: ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
@@ -236,14 +236,13 @@ pub async fn erase_player<S: ItemStore + ?Sized>(
             e.target = e.target.replace(player_id, pseudonym);
             e.reason = String::from("(erased with the player, GM-6)");
             e.changes = serde_json::json!({});
-            // The sort key holds the id: the copies move to the renamed one. The
-            // pseudonym has no trail of its own (no one reads it as a player).
+            // The sort key holds the id: the copies move to the renamed one, the
+            // pseudonym's own trail among them (support finds what was done to a
+            // deleted account by its pseudonym).
             let renamed = sort_key(&e);
             let body = serde_json::to_vec(&e).map_err(|e| corrupt("audit entry", e))?;
             for trail in trails_of(&e) {
-                if trail != player_pk(pseudonym) {
-                    rewritten.push((ItemKey::new(trail, renamed.clone()), body.clone()));
-                }
+                rewritten.push((ItemKey::new(trail, renamed.clone()), body.clone()));
             }
             if renamed != *sk {
                 for trail in trails_of(&before) {

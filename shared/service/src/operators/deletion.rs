@@ -405,25 +405,28 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
     {
         return Err(ServiceError::NotFound(
             "no such player: nothing is stored under this id and nothing was deleted \
-             (to block the id ahead, delete it even if unknown)"
+             (to block the id ahead, or to erase an account that holds only a profile, \
+             delete it with `even_if_unknown`)"
                 .into(),
         ));
     }
     delete_player(store, player_id, now).await
 }
 
-/// [`delete_known_player`] by `operator` with `reason` (OP-5): the audit trail keeps
-/// the fact of the deletion, under the pseudonym (the entries about the player were
-/// erased with them, GM-6). Errors: those of [`delete_known_player`]; `Invalid` for the
-/// reason.
+/// [`delete_known_player`] by `operator` with `reason` (OP-5), the operator route's and
+/// `podium delete-player`'s: the audit trail keeps the fact of the deletion, under the
+/// pseudonym, in the pseudonym's own trail too (where the facts of the entries about
+/// the player, erased with them, now stand: GM-6). Errors: those of
+/// [`delete_known_player`]; `Invalid` for the reason.
 pub async fn delete_by_operator<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store: &S,
     player_id: &str,
     (operator, reason): (&str, &str),
     now: DateTime<Utc>,
+    even_if_unknown: bool,
 ) -> Result<DeletionReport, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let report = delete_known_player(store, player_id, now, false).await?;
+    let report = delete_known_player(store, player_id, now, even_if_unknown).await?;
     crate::moderation::audit::append(
         store,
         &crate::moderation::audit::AuditEntry {
@@ -432,7 +435,7 @@ pub async fn delete_by_operator<S: SettleStore + ItemStore + ErasureStore + ?Siz
             operator: operator.to_string(),
             action: crate::moderation::audit::action::DELETE.into(),
             target: report.pseudonym.clone(),
-            player_id: None,
+            player_id: Some(report.pseudonym.clone()),
             players: Vec::new(),
             reason,
             changes: serde_json::json!({"already_deleted": report.already_deleted, "ledger_entries": report.ledger_entries}),

@@ -367,6 +367,21 @@ pub(crate) struct ReasonBody {
     pub reason: String,
 }
 
+/// Why an operator deletes a player (OP-5), and whether an id nothing is stored
+/// under is blocked ahead (GM-6).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DeleteBody {
+    /// Why (3–500 characters), kept in the audit trail.
+    #[schema(example = "account removal requested by the player")]
+    pub reason: String,
+    /// Delete (block) the id even when nothing is stored under it (a player who only
+    /// holds a profile, or an id to block ahead of any record); without it such an id
+    /// answers 404, so that a mistyped id is not blocked for good.
+    #[serde(default)]
+    pub even_if_unknown: bool,
+}
+
 /// Suspends a player (OP-4): from now on no read shows them (pages, around-me,
 /// standing, cohorts, friends, country views, frozen archives; the ranks below close
 /// up), their calls are refused (403) and the records naming them are held, not
@@ -546,12 +561,12 @@ pub(crate) async fn reset_name(
     path = "/v1/operator/players/{player_id}/delete",
     tag = "operators",
     params(("player_id" = String, Path, description = "The player's id", example = "alice")),
-    request_body = ReasonBody,
+    request_body = DeleteBody,
     responses(
         (status = 200, description = "What the deletion removed", body = Object),
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
-        (status = 404, description = "Nothing is stored under this id", body = ErrorBody),
+        (status = 404, description = "Nothing is stored under this id (send `even_if_unknown` to block it ahead)", body = ErrorBody),
     ),
     security(("jwt" = ["podium/operator"]))
 )]
@@ -559,7 +574,7 @@ pub(crate) async fn delete_player(
     State(state): State<AppState>,
     OperatorCaller(operator): OperatorCaller,
     PlayerPath(player_id): PlayerPath,
-    JsonBody(body): JsonBody<ReasonBody>,
+    JsonBody(body): JsonBody<DeleteBody>,
 ) -> Answer {
     let now = (state.clock)();
     let report = crate::operators::deletion::delete_by_operator(
@@ -567,6 +582,7 @@ pub(crate) async fn delete_player(
         &player_id,
         (&operator, &body.reason),
         now,
+        body.even_if_unknown,
     )
     .await?;
     state.ctx.cache.forget();
