@@ -269,6 +269,15 @@ fn add_refusals(op: &mut Operation) {
                 "unauthenticated: no verified player identity",
             ),
         );
+        add(
+            "403",
+            refusal(
+                "The caller is suspended (OP-4: `suspended`; nothing is read or written for them until \
+                 restored), or a player calling an operator route (`forbidden`)",
+                "suspended",
+                "suspended (OP-4): a player this concerns is suspended",
+            ),
+        );
     }
     add(
         "404",
