@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use crate::contract::cursor_key;
 use crate::counting::Counted;
 use crate::mahjong::{completion, settle};
-use crate::moderation::operator_call;
+use crate::moderation::moderate;
 use crate::overtaken::{later, try_refresh};
 use crate::review::get;
 
@@ -74,21 +74,6 @@ fn listed(body: &Value) -> Vec<(String, u64, Option<String>)> {
             )
         })
         .collect()
-}
-
-/// `POST /v1/operator/players/{player}/{action}` with a reason at `at`; answered 200.
-async fn moderate<S: Store + Clone + 'static>(store: &S, player: &str, action: &str, at: DateTime<Utc>) {
-    let answer = operator_call(
-        store,
-        "POST",
-        &format!("/v1/operator/players/{player}/{action}"),
-        &[],
-        Some("support-4"),
-        Some(&json!({"reason": "a card change test"})),
-        at,
-    )
-    .await;
-    assert_eq!(answer.status, 200, "{action} {player}: {}", answer.body);
 }
 
 const LEVEL_5: &str = "/v1/leaderboards/mahjong-level-5";

@@ -31,6 +31,9 @@ pub struct Faulty<S> {
     failing_item_writes: Option<(String, Arc<AtomicU32>)>,
     /// Conditional writes of this one item fail as throttled, this many more times.
     failing_item: Option<(ItemKey, Arc<AtomicU32>)>,
+    /// Commits that find this player's Seega balance moved just before they reach the
+    /// store, this many more; every commit after them fails, nothing sent.
+    interrupting: Option<(String, Arc<AtomicU32>)>,
 }
 
 fn unavailable(operation: &'static str, message: &str) -> StoreError {
@@ -52,7 +55,25 @@ impl<S> Faulty<S> {
             lost_one: Arc::default(),
             failing_item_writes: None,
             failing_item: None,
+            interrupting: None,
         }
+    }
+
+    /// The next `n` commits each find `player`'s Seega balance moved by a concurrent
+    /// write (10 points more) just before they reach the store, which then cancels
+    /// them for real (the version they condition on moved); after those the delivery
+    /// has stopped (a function that timed out): every later commit fails as
+    /// unavailable, nothing sent.
+    pub fn interrupting_commits(mut self, player: &str, n: u32) -> Self {
+        self.interrupting = Some((player.to_string(), Arc::new(AtomicU32::new(n))));
+        self
+    }
+
+    /// How many of the commits [`Faulty::interrupting_commits`] set up are still to come.
+    pub fn interruptions_left(&self) -> u32 {
+        self.interrupting
+            .as_ref()
+            .map_or(0, |(_, left)| left.load(Ordering::SeqCst))
     }
 
     /// The next `n` conditional writes of the item `key` (its partition and sort key)
@@ -137,6 +158,19 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
                 "TransactWriteItems",
                 "ProvisionedThroughputExceededException",
             ));
+        }
+        if let Some((player, left)) = &self.interrupting {
+            if left
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_err()
+            {
+                return Err(unavailable(
+                    "TransactWriteItems",
+                    "the delivery stopped (injected)",
+                ));
+            }
+            let b = &self.inner.get_balances(Game::Seega, &[player]).await?[0];
+            crate::fixtures::seed_balance(&self.inner, player, b.points + 10, b.reached_at_ms + 1).await;
         }
         *self
             .last_commit

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use crate::contract::cursor_key;
 use crate::deletion::{t, tick};
 use crate::fixtures::{seed_balance, seed_game_balance};
-use crate::moderation::operator_call;
+use crate::moderation::moderate;
 use crate::review::get;
 use crate::tournaments::{cup, registration, send, table};
 
@@ -498,20 +498,6 @@ async fn read<S: Store + Clone + 'static>(store: &S, p: &Probe, at: DateTime<Utc
     api::handle(store, &ApiContext::new(cursor_key()), &req, at).await
 }
 
-async fn moderate<S: Store + Clone + 'static>(store: &S, action: &str, at: DateTime<Utc>) {
-    let r = operator_call(
-        store,
-        "POST",
-        &format!("/v1/operator/players/{BOB}/{action}"),
-        &[],
-        Some("support-1"),
-        Some(&json!({"reason": "hidden views check"})),
-        at,
-    )
-    .await;
-    assert_eq!(r.status, 200, "{action}: {}", r.body);
-}
-
 /// Whether the concrete `path` is an instance of the `route` template.
 fn instance_of(path: &str, route: &str) -> bool {
     let (a, b): (Vec<&str>, Vec<&str>) = (path.split('/').collect(), route.split('/').collect());
@@ -605,7 +591,7 @@ pub async fn op4_every_route_that_lists_players_hides_a_suspended_player<S: Stor
         before.push(shown);
     }
 
-    moderate(&store, "suspend", at + Duration::seconds(1)).await;
+    moderate(&store, BOB, "suspend", at + Duration::seconds(1)).await;
     let during = at + Duration::seconds(2);
     for (p, was) in probes.iter().zip(&before) {
         let r = read(&store, p, during).await;
@@ -633,7 +619,7 @@ pub async fn op4_every_route_that_lists_players_hides_a_suspended_player<S: Stor
         assert_eq!(r.status, 403, "{path}: bob's own reads are refused: {}", r.body);
     }
 
-    moderate(&store, "restore", at + Duration::seconds(3)).await;
+    moderate(&store, BOB, "restore", at + Duration::seconds(3)).await;
     let after = at + Duration::seconds(4);
     for (p, was) in probes.iter().zip(&before) {
         let r = read(&store, p, after).await;
@@ -706,7 +692,7 @@ pub async fn op4_a_league_cohort_hides_a_suspended_member_and_closes_up<S: Store
     assert_eq!(ids(&before.1), bob_first, "the closed week");
     assert_eq!(before.2, before.0, "erin's league shows her cohort");
 
-    moderate(&store, "suspend", at + Duration::seconds(1)).await;
+    moderate(&store, BOB, "suspend", at + Duration::seconds(1)).await;
     let erin_alone = |l: &[(String, u64, String)], was: &[(String, u64, String)]| {
         let erin = was
             .iter()
@@ -728,7 +714,7 @@ pub async fn op4_a_league_cohort_hides_a_suspended_member_and_closes_up<S: Store
         erin_alone(&c, &before.1);
         assert_eq!(mine, o, "erin's league at {when}");
     }
-    moderate(&store, "restore", t("2027-07-20T06:07:00Z")).await;
+    moderate(&store, BOB, "restore", t("2027-07-20T06:07:00Z")).await;
     let again = reads(t("2027-07-20T06:08:00Z")).await;
     assert_eq!(again, before, "restored: as before");
 }
@@ -767,7 +753,7 @@ pub async fn op4_a_friends_view_without_a_snapshot_hides_a_suspended_friend<S: S
             (DAVE.to_string(), 3, false)
         ]
     );
-    moderate(&store, "suspend", at + Duration::seconds(1)).await;
+    moderate(&store, BOB, "suspend", at + Duration::seconds(1)).await;
     let later = at + Duration::seconds(2);
     let weekly = read_as(
         &store,
@@ -836,7 +822,7 @@ pub async fn op4_an_overtaken_message_names_no_suspended_passer<S: Store + Clone
         [(2, vec![DAVE.to_string(), BOB.to_string()])],
         "{inbox}"
     );
-    moderate(&store, "suspend", at + Duration::seconds(1)).await;
+    moderate(&store, BOB, "suspend", at + Duration::seconds(1)).await;
     let during = read_as(&store, CAROL, "/v1/me/inbox", &[], at + Duration::seconds(2)).await;
     assert_eq!(passes(&during, "seega"), [], "{during}");
     assert_eq!(
@@ -844,7 +830,7 @@ pub async fn op4_an_overtaken_message_names_no_suspended_passer<S: Store + Clone
         [(1, vec![DAVE.to_string()])],
         "{during}"
     );
-    moderate(&store, "restore", at + Duration::seconds(3)).await;
+    moderate(&store, BOB, "restore", at + Duration::seconds(3)).await;
     let after = read_as(&store, CAROL, "/v1/me/inbox", &[], at + Duration::seconds(4)).await;
     assert_eq!(after, inbox, "restored: as before");
 }
@@ -880,10 +866,10 @@ pub async fn op4_a_suspended_tournament_winner_is_not_shown<S: Store + Clone + '
         [(BOB, 1), (CAROL, 2), (DAVE, 3)],
         "{before}"
     );
-    moderate(&store, "suspend", at + Duration::seconds(1)).await;
+    moderate(&store, BOB, "suspend", at + Duration::seconds(1)).await;
     let during = read_as(&store, CAROL, &path, &[], at + Duration::seconds(2)).await;
     assert_eq!(winners(&during), all[1..].to_vec(), "{during}");
-    moderate(&store, "restore", at + Duration::seconds(3)).await;
+    moderate(&store, BOB, "restore", at + Duration::seconds(3)).await;
     let after = read_as(&store, CAROL, &path, &[], at + Duration::seconds(4)).await;
     assert_eq!(winners(&after), all, "{after}");
 }

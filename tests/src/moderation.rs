@@ -18,6 +18,22 @@ use crate::review::get;
 use podium_service::games::incoming::{Incoming, Outcome};
 use podium_service::moderation::review::{accept, Intake};
 
+/// `POST /v1/operator/players/{player}/{action}` (suspend, restore, name-reset, …) by
+/// an operator with a reason, at `at`; asserts it answered 200.
+pub async fn moderate<S: Store + Clone + 'static>(store: &S, player: &str, action: &str, at: DateTime<Utc>) {
+    let answer = operator_call(
+        store,
+        "POST",
+        &format!("/v1/operator/players/{player}/{action}"),
+        &[],
+        Some("support-1"),
+        Some(&serde_json::json!({"reason": "a moderation test"})),
+        at,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{action} {player}: {}", answer.body);
+}
+
 /// `method path` with `body` as operator `operator` (or as player `player`).
 pub async fn operator_call<S: Store + Clone + 'static>(
     store: &S,

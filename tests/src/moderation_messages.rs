@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::contract::score_match;
 use crate::fixtures::{rout, seed_balance};
-use crate::moderation::operator_call;
+use crate::moderation::moderate;
 use crate::overtaken::{call, follows, later, passers, refresh};
 use crate::review::get;
 
@@ -54,27 +54,6 @@ async fn nobody_told<S: Store + Clone + 'static>(store: &S, gone: &[String], wha
         let got = play_messages(store, &player(i)).await;
         assert!(got.is_empty(), "{what}: {} was sent {got:?}", player(i));
     }
-}
-
-/// `POST /v1/operator/players/{player}/{action}` (`suspend`, `restore`, `delete`,
-/// `name-reset`) with a reason, at `at`; answered 200.
-async fn moderate<S: Store + Clone + 'static>(
-    store: &S,
-    player: &str,
-    action: &str,
-    at: chrono::DateTime<chrono::Utc>,
-) {
-    let answer = operator_call(
-        store,
-        "POST",
-        &format!("/v1/operator/players/{player}/{action}"),
-        &[],
-        Some("support-3"),
-        Some(&json!({"reason": "a moderation test"})),
-        at,
-    )
-    .await;
-    assert_eq!(answer.status, 200, "{action} {player}: {}", answer.body);
 }
 
 /// The player ids and ranks of the Seega board's first `limit` entries.
