@@ -286,6 +286,98 @@ pub async fn pf_5_a_rename_marks_each_quiet_ranking_once_at_a_counted_cost<S: St
     );
 }
 
+/// PF-1, OP-5 (review: an operator's name reset never reached a frozen period): a
+/// week's `final`, never taken again, shows the player's entry without the reset name
+/// from the reset on, on its page (the old entity tag answered with the new page),
+/// around-me and its country's view; the other players' names stay.
+pub async fn pf_1_op_5_a_name_reset_reaches_the_frozen_archives<S: Store + Clone + 'static>(store: S) {
+    let ctx = ApiContext::new(crate::contract::cursor_key());
+    let t = crate::deletion::t;
+    crate::period_close::seed_week(&store).await;
+    for (player, name) in [("m01", "Rude Name"), ("m02", "Fine Name")] {
+        let named = crate::profiles::put(
+            &store,
+            &ctx,
+            "/v1/me/profile",
+            player,
+            &json!({"name": name, "country": "RO"}),
+            t("2026-11-26T10:00:00Z"),
+        )
+        .await;
+        assert_eq!(named.status, 200, "{}", named.body);
+    }
+    crate::period_close::freeze(&store, "2026-11-30T10:00:00Z").await;
+    let week = [("period", "2026-W48")];
+    let in_ro = [("period", "2026-W48"), ("country", "RO")];
+    let at = t("2026-11-30T11:00:00Z");
+    let name_of = |body: &Value, player: &str| {
+        body["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .find(|e| e["player_id"] == player)
+            .map(|e| e["name"].clone())
+    };
+    let before = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly",
+        &week,
+        "m05",
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(before.status, 200, "{}", before.body);
+    assert_eq!(before.body["snapshot"], "final", "{}", before.body);
+    assert_eq!(name_of(&before.body, "m01"), Some(json!("Rude Name")));
+    let old_tag = before.etag.clone().expect("an entity tag");
+    moderate(&store, "m01", "name-reset", at).await;
+    let after = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly",
+        &week,
+        "m05",
+        Some(&old_tag),
+        at,
+    )
+    .await;
+    assert_eq!(after.status, 200, "not the old page: {}", after.body);
+    assert_eq!(name_of(&after.body, "m01"), Some(Value::Null), "{}", after.body);
+    assert_eq!(name_of(&after.body, "m02"), Some(json!("Fine Name")));
+    let country = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly",
+        &in_ro,
+        "m05",
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(country.status, 200, "{}", country.body);
+    assert_eq!(
+        name_of(&country.body, "m01"),
+        Some(Value::Null),
+        "{}",
+        country.body
+    );
+    let around = read(
+        &store,
+        &ctx,
+        "/v1/leaderboards/mahjong-weekly/me",
+        &[("period", "2026-W48"), ("neighbours", "1")],
+        "m02",
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(around.status, 200, "{}", around.body);
+    assert_eq!(name_of(&around.body, "m01"), Some(Value::Null), "{}", around.body);
+    assert_eq!(around.body["me"]["name"], "Fine Name");
+}
+
 /// Declares one `#[tokio::test]` per case of this module for a store made by `$make`.
 #[macro_export]
 macro_rules! card_changes_tests {
@@ -294,6 +386,7 @@ macro_rules! card_changes_tests {
             pf_5_a_rename_and_a_name_reset_reach_a_quiet_level_ranking,
             op_4_gm_6_a_suspension_and_a_deletion_reach_a_quiet_level_ranking,
             pf_5_a_rename_marks_each_quiet_ranking_once_at_a_counted_cost,
+            pf_1_op_5_a_name_reset_reaches_the_frozen_archives,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

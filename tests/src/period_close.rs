@@ -69,7 +69,7 @@ pub(crate) async fn seed_week<S: Store>(store: &S) -> Vec<(String, i64)> {
     players
 }
 
-async fn freeze<S: Store>(store: &S, at: &str) {
+pub(crate) async fn freeze<S: Store>(store: &S, at: &str) {
     let tables = parse_period_rewards(TABLES).expect("tables");
     let run = ScheduledRun {
         job: Job::Freeze,

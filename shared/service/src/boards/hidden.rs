@@ -11,6 +11,9 @@
 //!   readers skip them and list everyone ranked below one place higher
 //!   ([`crate::boards::snapshot::layout::HiddenRanks::closed_up`]). A restore removes
 //!   the entry: the snapshot reads as it was ([`show`]).
+//! - An operator's name reset reaches the frozen archives the same way
+//!   ([`reset_name_in_archives`]): every other snapshot is taken again with the new
+//!   card at the next refresh, but a period's `final` never is.
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
@@ -191,4 +194,56 @@ pub async fn show<S: ItemStore + ?Sized>(
     })
     .await?;
     Ok(())
+}
+
+/// An operator's name reset (PF-1, OP-5) in the frozen archives: every period's
+/// `final` that lists `player_id` among `boards` (their period entries, past periods
+/// included), and their country's view of it, shows their entry without a name from
+/// now on (the pointer's [`Published::name_resets`], its revision raised so that no
+/// page rendered before is served again). Every other snapshot is taken again at the
+/// next refresh with the reset card. Answers the archives changed
+/// (`{board}@{period}`). Safe to repeat. Cost: a strongly consistent read of each
+/// board's pointer (16 at once), and for each archive that lists the player, the
+/// reads [`views`] makes and a conditional write of each pointer.
+pub async fn reset_name_in_archives<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
+    store: &S,
+    boards: &[BoardRef],
+    player_id: &str,
+) -> Result<Vec<String>, ServiceError> {
+    use futures::stream::{self, StreamExt, TryStreamExt};
+    let hash = crate::engine::names::id_hash(player_id);
+    let changed: Vec<Vec<String>> = stream::iter(boards.iter().cloned())
+        .map(|board| {
+            let hash = hash.clone();
+            async move {
+                let frozen = crate::boards::snapshot::read::pointer(store, &board, true)
+                    .await?
+                    .is_some_and(|p| p.id == crate::boards::snapshot::layout::FINAL);
+                if !frozen {
+                    return Ok::<_, ServiceError>(Vec::new());
+                }
+                let mut changed = Vec::new();
+                for view in views(store, &board, player_id).await? {
+                    if view.rank.is_none() {
+                        continue;
+                    }
+                    let done = update_pointer(store, &view.board, |p| {
+                        if p.name_resets.contains(&hash) {
+                            return None;
+                        }
+                        p.name_resets.push(hash.clone());
+                        Some(())
+                    })
+                    .await?;
+                    if done.is_some() {
+                        changed.push(view.board.key());
+                    }
+                }
+                Ok(changed)
+            }
+        })
+        .buffer_unordered(16)
+        .try_collect()
+        .await?;
+    Ok(changed.into_iter().flatten().collect())
 }

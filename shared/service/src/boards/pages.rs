@@ -354,7 +354,7 @@ fn list_from(
         };
         entries_left -= 1;
         let mut shown = entry(board, line);
-        shown.card = e.card.clone();
+        shown.card = hidden.card(&e.player_id, &e.card);
         entries.push(shown);
         shown_at.push((pg.number, j));
         stop = Some((pg, j as u64 + 1));
@@ -531,13 +531,15 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     // PF-5: every card as the snapshot read it (no extra read: a rename shows from
     // the next refresh); none for a caller newer than the snapshot. A neighbour is
     // found by its listing key (binary searches over the pages read), the caller by id.
-    let my_card = listed_mine.map(|e| e.card.clone()).unwrap_or_default();
+    let my_card = listed_mine
+        .map(|e| hidden.card(player_id, &e.card))
+        .unwrap_or_default();
     let card_of = |s: &Standing| {
         if s.player_id == player_id {
             return my_card.clone();
         }
         listed_entry(&pages, s)
-            .map(|e| e.card.clone())
+            .map(|e| hidden.card(&s.player_id, &e.card))
             .unwrap_or_default()
     };
     let shown: Vec<Standing> = match recorded {

@@ -71,6 +71,16 @@ impl Hidden {
         }
     }
 
+    /// The card a view shows for `player_id`, whose card in the snapshot read is
+    /// `card`: without its name when an operator reset it since the snapshot was
+    /// frozen ([`Published::card_shown`]; PF-1, OP-5), else as read.
+    pub fn card(&self, player_id: &str, card: &podium_rules::profile::Card) -> podium_rules::profile::Card {
+        match &self.pointer {
+            Some(p) => p.card_shown(player_id, card),
+            None => card.clone(),
+        }
+    }
+
     /// Whether `player_id` is left out.
     pub fn hides(&self, player_id: &str) -> bool {
         self.suspended.contains(player_id) || self.pointer.as_ref().is_some_and(|p| p.hides(player_id))

@@ -35,6 +35,10 @@ pub async fn reset_name<S: Store + ?Sized>(
     }
     let change = ProfileChange::from_json(&serde_json::json!({"name": null}))?;
     let after = edit::put(store, policy, player_id, &change, now).await?;
+    // Every other page takes the reset card at the next refresh; the frozen archives
+    // are never taken again: their pointers show the entry without a name.
+    let boards = store.holdings(player_id).await?.entries;
+    crate::boards::hidden::reset_name_in_archives(store, &boards, player_id).await?;
     audit::append(
         store,
         &AuditEntry::on_player(

@@ -315,6 +315,12 @@ pub struct Published {
     pub previous: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_final: Option<String>,
+    /// Players whose name an operator reset since this snapshot was taken (PF-1, OP-5;
+    /// [`crate::engine::names::id_hash`] of their ids): readers show their entries
+    /// without a name ([`Published::card_shown`]). Only a frozen archive (`final`)
+    /// gets them: every other snapshot is taken again with the new card.
+    #[serde(rename = "nr", default, skip_serializing_if = "Vec::is_empty")]
+    pub name_resets: Vec<String>,
 }
 
 pub(crate) fn is_zero(n: &u32) -> bool {
@@ -400,6 +406,28 @@ impl Published {
     /// What rendered top pages of this pointer are kept under
     /// ([`crate::boards::snapshot::rendered::RenderedPages`]): the snapshot id, and its revision once a
     /// deletion changed what it shows.
+    /// The card a reader of this pointer's snapshots shows for `player_id`'s entry,
+    /// whose card there is `card`: without its name when an operator reset that name
+    /// after the snapshot was taken ([`Published::name_resets`]).
+    pub fn card_shown(
+        &self,
+        player_id: &str,
+        card: &podium_rules::profile::Card,
+    ) -> podium_rules::profile::Card {
+        if !self.name_resets.is_empty()
+            && card.name.is_some()
+            && self
+                .name_resets
+                .contains(&crate::engine::names::id_hash(player_id))
+        {
+            return podium_rules::profile::Card {
+                name: None,
+                ..card.clone()
+            };
+        }
+        card.clone()
+    }
+
     pub fn render_key(&self) -> String {
         if self.revision == 0 {
             self.id.clone()

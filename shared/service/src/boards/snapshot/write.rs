@@ -709,6 +709,7 @@ async fn publish_run<S: ItemStore + ?Sized>(
             countries,
             previous,
             last_final,
+            name_resets: Vec::new(),
         },
         clock,
         Vec::new(),
@@ -750,6 +751,7 @@ async fn publish_countries<S: ItemStore + ?Sized>(
         countries: Vec::new(),
         previous: None,
         last_final: None,
+        name_resets: Vec::new(),
     };
     let mut ranked = Vec::new();
     for (cc, sink) in sinks.iter_mut() {
