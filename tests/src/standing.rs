@@ -72,7 +72,6 @@ pub async fn standing_on_a_snapshot_is_the_board_ranked_by_hand<S: Store + Clone
     .expect("snapshot");
     let mut sorted: Vec<i64> = values.iter().map(|(_, v)| *v).collect();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
-    let cutoff = sorted[99];
     let ctx = ApiContext::new(cursor_key());
     let _warm = me(&counted, &ctx, "s000").await;
     for (player, mine) in values
@@ -85,13 +84,17 @@ pub async fn standing_on_a_snapshot_is_the_board_ranked_by_hand<S: Store + Clone
             .filter(|(p, _)| p != player)
             .map(|(_, v)| *v)
             .collect();
+        // The value placing in the top 100 among the others (the caller's own entry
+        // is no other player's, LB-4).
+        let mut theirs = others.clone();
+        theirs.sort_unstable_by(|a, b| b.cmp(a));
         let (before, _) = counted.counts();
         let answer = me(&counted, &ctx, player).await;
         let reads = counted.counts().0 - before;
         assert!(reads <= 5, "{player}: {reads} reads");
         assert_eq!(
             answer.body["standing"],
-            expected(&others, *mine, Some(250), Some(cutoff)),
+            expected(&others, *mine, Some(250), Some(theirs[99])),
             "{player} at {mine}"
         );
         assert_eq!(answer.body["standing"]["rank"], answer.body["me"]["rank"]);
@@ -118,10 +121,11 @@ pub async fn standing_on_a_snapshot_is_the_board_ranked_by_hand<S: Store + Clone
         .filter(|(p, _)| p != "s001")
         .map(|(_, v)| *v)
         .collect();
+    // A caller with no entry in the snapshot: the cut-off is the value listed 100th.
     let answer = me(&counted, &ctx, "newcomer").await;
     assert_eq!(
         answer.body["standing"],
-        expected(&others, live[0].points, Some(251), Some(cutoff))
+        expected(&others, live[0].points, Some(251), Some(sorted[99]))
     );
 }
 
@@ -340,6 +344,57 @@ fn ctx() -> ApiContext {
     ApiContext::new(cursor_key())
 }
 
+/// LB-4, OP-4 (the kind of review fault 7: every figure of a standing leaves the
+/// caller's own older entry out): on a snapshot of 110 players (values 10,000 down by
+/// 10, pages of 40), a caller who fell from the top 100 (p010: 9,900 → 5) is told the
+/// value the 100th *other* player holds (9,000, listed 101st), not the 100th listed
+/// (9,010); once a player listed in the top 100 is suspended, the cut-off moves one
+/// further down for everyone (8,990), as the page closes up.
+pub async fn the_top_cutoff_is_the_hundredth_other_player_shown<S: Store + Clone + 'static>(store: S) {
+    let players: Vec<(String, i64)> = (0..110i64)
+        .map(|i| (format!("p{i:03}"), 10_000 - 10 * i))
+        .collect();
+    let named: Vec<(&str, i64)> = players.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+    snapshot_then_moves(&store, &named, 40, &[("p010", 5)]).await;
+    let cutoff = |answer: &ApiResponse| answer.body["standing"]["top_cutoff"]["value"].clone();
+    let fallen = me(&store, &ctx(), "p010").await;
+    let standing = &fallen.body["standing"];
+    assert_eq!(
+        (
+            &standing["rank"],
+            &standing["of"],
+            &standing["next_better"]["value"]
+        ),
+        (&Value::from(110), &Value::from(110), &Value::from(8_910)),
+        "{standing}"
+    );
+    assert_eq!(cutoff(&fallen), 9_000, "{standing}");
+    assert_eq!(
+        cutoff(&me(&store, &ctx(), "p050").await),
+        9_000,
+        "p050 is in the top 100 of the others"
+    );
+    let suspend = serde_json::json!({"reason": "cut-off check"});
+    let answer = crate::moderation::operator_call(
+        &store,
+        "POST",
+        "/v1/operator/players/p003/suspend",
+        &[],
+        Some("support-1"),
+        Some(&suspend),
+        tick(),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        cutoff(&me(&store, &ctx(), "p050").await),
+        8_990,
+        "p003 hidden above the cut-off"
+    );
+    assert_eq!(cutoff(&me(&store, &ctx(), "p010").await), 8_990);
+}
+
+/// Declares one `#[tokio::test]` per standing case for a store made by `$make`.
 #[macro_export]
 macro_rules! standing_tests {
     ($make:path) => {
@@ -352,6 +407,7 @@ macro_rules! standing_tests {
             the_next_better_is_found_past_the_callers_own_page,
             the_mahjong_profile_measures_a_fallen_caller_against_the_others,
             a_fallen_friends_global_rank_leaves_their_older_entry_out,
+            the_top_cutoff_is_the_hundredth_other_player_shown,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -29,8 +29,11 @@ pub struct Relative {
     /// caller's own older snapshot entry counts for nobody, LB-4); absent for the leaders.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_better: Option<Gap>,
-    /// The value that places in the top [`TOP_CUTOFF`] (the entry listed 100th);
-    /// absent when the board ranks no more than 100 entries or before its first snapshot.
+    /// The value that places in the top [`TOP_CUTOFF`] among the other players shown
+    /// (the 100th of them: the caller's own older snapshot entry and players hidden
+    /// since are not counted, LB-4); absent when the board ranks no more than 100
+    /// entries, before its first snapshot, or when more such entries stand above the
+    /// cut-off than the snapshot's pointer keeps after it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_cutoff: Option<Cutoff>,
 }

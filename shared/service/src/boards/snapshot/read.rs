@@ -49,40 +49,49 @@ pub(crate) async fn all_chunks<S: ItemStore + ?Sized>(
     }
 }
 
-/// Reads and ranks the body of the page `entry` lists as page `number`; `None` when
-/// it is gone (expired).
-/// The stored value listed at 0-based `position`: on page 0, or on the page chunk 0
-/// of the directory lists it on (one read); `None` beyond chunk 0.
-pub(crate) async fn value_at<S: ItemStore + ?Sized>(
+/// The entries listed at 0-based positions `from .. from + n`, as (value, player id),
+/// in order: on page 0, or on the pages chunk 0 of the directory lists them on (a
+/// read each); fewer past the end of the snapshot or of chunk 0.
+pub(crate) async fn entries_at<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     first_page: Option<&SnapshotPage>,
     chunk0: Option<&[DirEntry]>,
-    position: u64,
-) -> Result<Option<i64>, ServiceError> {
-    let on = |pg: &SnapshotPage| {
-        position
-            .checked_sub(pg.first_position)
-            .and_then(|i| pg.entries.get(i as usize))
-            .map(|e| e.value)
-    };
-    if let Some(v) = first_page.and_then(on) {
-        return Ok(Some(v));
+    from: u64,
+    n: u64,
+) -> Result<Vec<(i64, String)>, ServiceError> {
+    let mut out = Vec::new();
+    let mut loaded: Option<SnapshotPage> = None;
+    for position in from..from.saturating_add(n) {
+        let on = |pg: &SnapshotPage| {
+            position
+                .checked_sub(pg.first_position)
+                .and_then(|i| pg.entries.get(i as usize))
+                .map(|e| (e.value, e.player_id.clone()))
+        };
+        if let Some(found) = first_page.and_then(on).or_else(|| loaded.as_ref().and_then(on)) {
+            out.push(found);
+            continue;
+        }
+        let holding = chunk0
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.position <= position && position < e.position + u64::from(e.len));
+        let Some((number, e)) = holding else {
+            break;
+        };
+        loaded = load_page(store, board, number as u32, e, true).await?;
+        match loaded.as_ref().and_then(on) {
+            Some(found) => out.push(found),
+            None => break,
+        }
     }
-    let holding = chunk0
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-        .find(|(_, e)| e.position <= position && position < e.position + u64::from(e.len));
-    match holding {
-        Some((number, e)) => Ok(load_page(store, board, number as u32, e, true)
-            .await?
-            .as_ref()
-            .and_then(on)),
-        None => Ok(None),
-    }
+    Ok(out)
 }
 
+/// Reads and ranks the body of the page `entry` lists as page `number`; `None` when
+/// it is gone (expired).
 pub(crate) async fn load_page<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,

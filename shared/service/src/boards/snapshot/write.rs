@@ -672,19 +672,14 @@ async fn publish_run<S: ItemStore + ?Sized>(
             first_chunk = Some(entries);
         }
     }
-    let top_cutoff = match state.position > TOP_CUTOFF {
-        true => {
-            value_at(
-                store,
-                board,
-                first_page.as_ref(),
-                first_chunk.as_deref(),
-                TOP_CUTOFF - 1,
-            )
-            .await?
-        }
-        false => None,
-    };
+    let (top_cutoff, cutoff_next) = cutoff(
+        store,
+        board,
+        first_page.as_ref(),
+        first_chunk.as_deref(),
+        state.position,
+    )
+    .await?;
     let countries = publish_countries(store, board, id, state, sinks, clock).await?;
     let (previous, last_final) = compared;
     publish(
@@ -710,11 +705,30 @@ async fn publish_run<S: ItemStore + ?Sized>(
             previous,
             last_final,
             name_resets: Vec::new(),
+            cutoff_next,
         },
         clock,
         Vec::new(),
     )
     .await
+}
+
+/// A snapshot's top-100 cut-off (LB-4) and the entries after it
+/// ([`Published::cutoff_next`]), for a snapshot of `entries` entries; none when it
+/// ranks no more than the cut-off.
+async fn cutoff<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    first_page: Option<&SnapshotPage>,
+    chunk0: Option<&[DirEntry]>,
+    entries: u64,
+) -> Result<(Option<i64>, Vec<(i64, String)>), ServiceError> {
+    if entries <= TOP_CUTOFF {
+        return Ok((None, Vec::new()));
+    }
+    let mut listed = entries_at(store, board, first_page, chunk0, TOP_CUTOFF - 1, 1 + CUTOFF_SPARE).await?;
+    let at = (!listed.is_empty()).then(|| listed.remove(0).0);
+    Ok((at, listed))
 }
 
 /// Publishes each country's snapshot of run `state` (PF-3), and an empty one for each
@@ -752,6 +766,7 @@ async fn publish_countries<S: ItemStore + ?Sized>(
         previous: None,
         last_final: None,
         name_resets: Vec::new(),
+        cutoff_next: Vec::new(),
     };
     let mut ranked = Vec::new();
     for (cc, sink) in sinks.iter_mut() {
@@ -779,23 +794,19 @@ async fn publish_countries<S: ItemStore + ?Sized>(
                 }
             }
         };
-        let top_cutoff = match sink.state.position > TOP_CUTOFF {
-            true => {
-                value_at(
-                    store,
-                    &cb,
-                    first_page.as_ref(),
-                    Some(&first_chunk),
-                    TOP_CUTOFF - 1,
-                )
-                .await?
-            }
-            false => None,
-        };
+        let (top_cutoff, cutoff_next) = cutoff(
+            store,
+            &cb,
+            first_page.as_ref(),
+            Some(&first_chunk),
+            sink.state.position,
+        )
+        .await?;
         let mut published = snapshot(sink.state.pages_written, sink.state.position);
         published.first_page = first_page.map(std::sync::Arc::new);
         published.directory = std::sync::Arc::new(first_chunk);
         published.top_cutoff = top_cutoff;
+        published.cutoff_next = cutoff_next;
         publish(store, &cb, published, clock, inherit.clone()).await?;
         ranked.push(cc.clone());
     }
