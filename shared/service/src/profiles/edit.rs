@@ -75,6 +75,11 @@ pub async fn put<S: ItemStore + PeriodStore + ?Sized>(
     change: &ProfileChange,
     now: DateTime<Utc>,
 ) -> Result<ProfileView, ServiceError> {
+    // Writes of one player's profile in this process go one at a time: a burst of
+    // them (a client retrying, several devices) queues here instead of spending the
+    // conditional write's attempts on each other; other processes' writes still
+    // meet in the conditional write.
+    let _turn = super::writer(player_id).lock().await;
     for attempt in 0..super::WRITE_ATTEMPTS {
         if attempt > 0 {
             crate::engine::settle::backoff(attempt).await;

@@ -32,6 +32,20 @@ pub mod friends;
 /// item are rare, and none is lost).
 pub(crate) const WRITE_ATTEMPTS: u32 = 12;
 
+/// How many locks the profile writers of one process share ([`writer`]).
+const WRITER_STRIPES: usize = 256;
+
+/// The lock that orders the profile writes of `player_id` in this process: one of
+/// [`WRITER_STRIPES`], by a hash of the id (players sharing one wait for each other
+/// only while both write; memory stays fixed whatever the number of players).
+pub(crate) fn writer(player_id: &str) -> &'static tokio::sync::Mutex<()> {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    static STRIPES: std::sync::OnceLock<Vec<tokio::sync::Mutex<()>>> = std::sync::OnceLock::new();
+    let stripes = STRIPES.get_or_init(|| (0..WRITER_STRIPES).map(|_| tokio::sync::Mutex::new(())).collect());
+    let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(player_id);
+    &stripes[(hash % WRITER_STRIPES as u64) as usize]
+}
+
 use podium_store::ItemKey;
 
 /// How long a profile change is recorded: longer than any gap between two
