@@ -1111,7 +1111,6 @@ macro_rules! deletion_tests {
             gm6_a_cursor_page_rendered_before_a_deletion_is_not_served_after,
             gm6_chained_deletions_find_a_renamed_source,
             gm6_a_deletion_erases_the_players_profile_changes,
-            gm6_op5_a_deleted_players_trail_is_read_by_their_pseudonym,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -1122,78 +1121,4 @@ macro_rules! deletion_tests {
             }
         )*
     };
-}
-/// GM-6, OP-5 (review: a deleted player's trail could not be found): an account that
-/// holds only a profile is deleted over the operator route with `even_if_unknown`
-/// (without it, 404 naming the option); the trail keeps the facts of the actions on
-/// them, and of the deletion, under the pseudonym, read by it
-/// (`/v1/operator/audit?player={pseudonym}`), with their reasons erased; nothing is
-/// read under the old id.
-pub async fn gm6_op5_a_deleted_players_trail_is_read_by_their_pseudonym<
-    S: Store + ErasureStore + Clone + 'static,
->(
-    store: S,
-) {
-    use crate::moderation::operator_call;
-    let now = t("2027-07-19T09:00:00Z");
-    let profile = serde_json::json!({"name": "Only A Name"});
-    let named = crate::profiles::put(
-        &store,
-        &ApiContext::new(cursor_key()),
-        "/v1/me/profile",
-        "pn-1",
-        &profile,
-        now,
-    )
-    .await;
-    assert_eq!(named.status, 200, "{}", named.body);
-    let reset = serde_json::json!({"reason": "offensive name"});
-    let path = "/v1/operator/players/pn-1/name-reset";
-    let answer = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&reset), now).await;
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    let path = "/v1/operator/players/pn-1/delete";
-    let plain = serde_json::json!({"reason": "account removal requested"});
-    let refused = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&plain), now).await;
-    assert_eq!(refused.status, 404, "{}", refused.body);
-    let ahead = serde_json::json!({"reason": "account removal requested", "even_if_unknown": true});
-    let deleted = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&ahead), now).await;
-    assert_eq!(deleted.status, 200, "{}", deleted.body);
-    let alias = pseudonym("pn-1");
-    let trail = operator_call(
-        &store,
-        "GET",
-        "/v1/operator/audit",
-        &[("player", alias.as_str())],
-        Some("support-7"),
-        None,
-        now,
-    )
-    .await;
-    assert_eq!(trail.status, 200, "{}", trail.body);
-    let text = trail.body.to_string();
-    let actions: Vec<&str> = trail.body["entries"]
-        .as_array()
-        .expect("entries")
-        .iter()
-        .filter_map(|e| e["action"].as_str())
-        .collect();
-    assert!(
-        actions.contains(&"delete") && actions.contains(&"name-reset"),
-        "{text}"
-    );
-    assert!(
-        !text.contains("pn-1") && !text.contains("offensive name"),
-        "{text}"
-    );
-    let old = operator_call(
-        &store,
-        "GET",
-        "/v1/operator/audit",
-        &[("player", "pn-1")],
-        Some("support-7"),
-        None,
-        now,
-    )
-    .await;
-    assert_eq!(old.body["entries"], serde_json::json!([]), "{}", old.body);
 }

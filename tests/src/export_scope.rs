@@ -29,6 +29,7 @@ macro_rules! export_scope_tests {
             op5_an_approval_is_in_the_trail_of_every_player_it_names,
             op5_a_period_close_is_filed_under_its_board_and_period,
             an_export_tells_nothing_of_another_players_suspension,
+            gm6_op5_a_deleted_players_trail_is_read_by_their_pseudonym,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -613,4 +614,76 @@ pub async fn an_export_tells_nothing_of_another_players_suspension<S: Store + Cl
     let theirs = export("ex-b").await;
     assert_eq!(theirs["held"][0]["cause"]["cause"], review::SUSPENDED);
     assert_eq!(theirs["held"][0]["decision"]["reason"], "appeal accepted");
+}
+
+/// GM-6, OP-5 (review: a deleted player's trail could not be found): an account that
+/// holds only a profile is deleted over the operator route with `even_if_unknown`
+/// (without it, 404 naming the option); the trail keeps the facts of the actions on
+/// them, and of the deletion, under the pseudonym, read by it
+/// (`/v1/operator/audit?player={pseudonym}`), with their reasons erased; nothing is
+/// read under the old id.
+pub async fn gm6_op5_a_deleted_players_trail_is_read_by_their_pseudonym<S: Store + Clone + 'static>(
+    store: S,
+) {
+    let now = t("2027-07-19T09:00:00Z");
+    let profile = serde_json::json!({"name": "Only A Name"});
+    let named = crate::profiles::put(
+        &store,
+        &ApiContext::new(cursor_key()),
+        "/v1/me/profile",
+        "pn-1",
+        &profile,
+        now,
+    )
+    .await;
+    assert_eq!(named.status, 200, "{}", named.body);
+    let reset = serde_json::json!({"reason": "offensive name"});
+    let path = "/v1/operator/players/pn-1/name-reset";
+    let answer = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&reset), now).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let path = "/v1/operator/players/pn-1/delete";
+    let plain = serde_json::json!({"reason": "account removal requested"});
+    let refused = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&plain), now).await;
+    assert_eq!(refused.status, 404, "{}", refused.body);
+    let ahead = serde_json::json!({"reason": "account removal requested", "even_if_unknown": true});
+    let deleted = operator_call(&store, "POST", path, &[], Some("support-7"), Some(&ahead), now).await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    let alias = podium_service::engine::names::pseudonym("pn-1");
+    let trail = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", alias.as_str())],
+        Some("support-7"),
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(trail.status, 200, "{}", trail.body);
+    let text = trail.body.to_string();
+    let actions: Vec<&str> = trail.body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert!(
+        actions.contains(&"delete") && actions.contains(&"name-reset"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("pn-1") && !text.contains("offensive name"),
+        "{text}"
+    );
+    let old = operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "pn-1")],
+        Some("support-7"),
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(old.body["entries"], serde_json::json!([]), "{}", old.body);
 }

@@ -661,7 +661,7 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
             Some(of.saturating_sub(hidden.ranks().count())),
             me.points,
             next_better,
-            p.cutoff_for(player_id, stale.map(|(_, rank)| rank), &hidden),
+            hidden.top_cutoff(&p, player_id, stale.map(|(_, rank)| rank)),
         ),
     }))
 }

@@ -81,6 +81,33 @@ impl Hidden {
         }
     }
 
+    /// The value that places in the top [`podium_rules::standing::TOP_CUTOFF`] for
+    /// `player_id` on the snapshot of `p` (LB-4), counted among the others this read
+    /// shows: the snapshot's entry at the cut-off, moved down past the caller's own
+    /// older entry (snapshot rank `own_rank`) and the players left out (OP-4) when they
+    /// are ranked at or above it. `None` when the others shown are no more than the
+    /// cut-off, or more are left out above it than
+    /// [`crate::boards::snapshot::layout::CUTOFF_SPARE`] entries cover.
+    pub fn top_cutoff(&self, p: &Published, player_id: &str, own_rank: Option<u64>) -> Option<i64> {
+        use podium_rules::standing::TOP_CUTOFF;
+        let at = p.top_cutoff?;
+        let mut owed = self.ranks.ranks().iter().filter(|&&r| r <= TOP_CUTOFF).count()
+            + usize::from(own_rank.is_some_and(|r| r <= TOP_CUTOFF));
+        if owed == 0 {
+            return Some(at);
+        }
+        for (value, id) in &p.cutoff_next {
+            if id == player_id || self.hides(id) {
+                continue;
+            }
+            owed -= 1;
+            if owed == 0 {
+                return Some(*value);
+            }
+        }
+        None
+    }
+
     /// Whether `player_id` is left out.
     pub fn hides(&self, player_id: &str) -> bool {
         self.suspended.contains(player_id) || self.pointer.as_ref().is_some_and(|p| p.hides(player_id))

@@ -324,7 +324,7 @@ pub struct Published {
     /// The entries listed right after [`Published::top_cutoff`]'s, (value, player id),
     /// at most [`CUTOFF_SPARE`]: where the cut-off moves for a caller whose own older
     /// entry, or a player hidden since, is listed at or above it (LB-4, OP-4:
-    /// [`Published::cutoff_for`]).
+    /// [`crate::boards::visibility::Hidden::top_cutoff`]).
     #[serde(rename = "cn", default, skip_serializing_if = "Vec::is_empty")]
     pub cutoff_next: Vec<(i64, String)>,
 }
@@ -435,42 +435,6 @@ impl Published {
             };
         }
         card.clone()
-    }
-
-    /// The value that places in the top [`podium_rules::standing::TOP_CUTOFF`] for
-    /// `player_id` (LB-4), counted among the others shown: the snapshot's entry at the
-    /// cut-off, moved down past the caller's own older entry (snapshot rank `own_rank`)
-    /// and the players `hidden` leaves out (OP-4) when they are ranked at or above it.
-    /// `None` when the others shown are no more than the cut-off, or more are left
-    /// out above it than [`CUTOFF_SPARE`] entries cover.
-    pub fn cutoff_for(
-        &self,
-        player_id: &str,
-        own_rank: Option<u64>,
-        hidden: &crate::boards::visibility::Hidden,
-    ) -> Option<i64> {
-        use podium_rules::standing::TOP_CUTOFF;
-        let at = self.top_cutoff?;
-        let mut owed = hidden
-            .ranks()
-            .ranks()
-            .iter()
-            .filter(|&&r| r <= TOP_CUTOFF)
-            .count()
-            + usize::from(own_rank.is_some_and(|r| r <= TOP_CUTOFF));
-        if owed == 0 {
-            return Some(at);
-        }
-        for (value, id) in &self.cutoff_next {
-            if id == player_id || hidden.hides(id) {
-                continue;
-            }
-            owed -= 1;
-            if owed == 0 {
-                return Some(*value);
-            }
-        }
-        None
     }
 
     pub fn render_key(&self) -> String {
