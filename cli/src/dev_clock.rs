@@ -313,9 +313,14 @@ impl IntoResponse for MoveError {
 async fn move_clock(
     State(s): State<DevClock>,
     identity: Option<Extension<Identity>>,
+    uri: axum::http::Uri,
     body: axum::body::Bytes,
 ) -> Result<Response, MoveError> {
     caller(identity)?;
+    // GM-5: a parameter the route does not take is refused, as on every other route.
+    if uri.query().is_some_and(|q| !q.is_empty()) {
+        return Err(bad("query", "this route takes no query parameters").into());
+    }
     let m: Move = serde_json::from_slice(&body).map_err(|e| {
         bad(
             "body",

@@ -217,6 +217,9 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
                     limit: MAX_BODY,
                 })
             })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(bad("empty: this route reads a JSON object".to_string()));
+        }
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();

@@ -1,7 +1,8 @@
 //! The query parameters each route takes are the ones its OpenAPI description lists,
 //! and only a route described with a request body reads one (GM-5): a parameter a
 //! route does not take is refused with 400 naming it and the ones the route takes,
-//! and a body sent to a route that reads none with 400 naming `body`, never ignored
+//! and a body sent to a route that reads none with 400 naming `body` (nothing, `{}`
+//! and `null` are no body; over the 64 KiB cap, 413), never ignored
 //! (a misspelt `limt=5` would otherwise answer a page of the default size without a
 //! word). Checked in one layer for every route,
 //! from the same description the clients are generated from, so the server and its
@@ -124,7 +125,22 @@ pub(super) async fn only_documented(req: Request, next: Next) -> Response {
         );
     }
     if !takes.body && has_body(&req) {
-        return refused("body", "this route takes no body; send none".to_string());
+        // Read (at most the cap every route has): nothing, `{}` or `null` is no body;
+        // anything else is input the route would ignore.
+        let (parts, body) = req.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, super::extract::MAX_BODY).await else {
+            return ApiError(ServiceError::TooLarge {
+                field: "body",
+                limit: super::extract::MAX_BODY,
+            })
+            .into_response();
+        };
+        if !matches!(bytes.trim_ascii(), b"" | b"{}" | b"null") {
+            return refused("body", "this route reads no body; send none".to_string());
+        }
+        return next
+            .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+            .await;
     }
     next.run(req).await
 }

@@ -331,7 +331,8 @@ fn every_503_carries_retry_after() {
 }
 
 /// GM-5: a body sent to a route that reads none (the daily bonus, a follow) is
-/// refused naming `body`, not ignored; the route is not run.
+/// refused naming `body`, not ignored (over the 64 KiB cap, 413); the route is not
+/// run. An empty object is no body.
 #[tokio::test]
 async fn gm5_a_body_the_route_does_not_take_is_refused() {
     let store = EmbeddedStore::in_memory().unwrap();
@@ -339,36 +340,75 @@ async fn gm5_a_body_the_route_does_not_take_is_refused() {
     let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
         .unwrap()
         .to_utc();
+    let send = |req: ApiRequest, body: bytes::Bytes| {
+        let (store, ctx) = (&store, &ctx);
+        async move {
+            crate::api::handle_with_body(
+                store,
+                ctx,
+                &req,
+                &[("content-type", "application/json")],
+                body,
+                now,
+            )
+            .await
+        }
+    };
     for (method, path) in [
         ("POST", "/v1/games/mahjong/daily-bonus"),
         ("PUT", "/v1/me/follows/seega"),
     ] {
         let mut req = get(path, Some("bob"));
         req.method = method.into();
-        let answer = crate::api::handle_with_body(
-            &store,
-            &ctx,
-            &req,
-            &[("content-type", "application/json")],
+        let big = send(
+            req.clone(),
             bytes::Bytes::from(format!(r#"{{"pad": "{}"}}"#, "a".repeat(70_000))),
-            now,
         )
         .await;
-        assert_eq!(answer.status, 400, "{path}: {}", answer.body);
+        assert_eq!(big.status, 413, "{path}: {}", big.body);
+        let forged = send(req, bytes::Bytes::from_static(br#"{"player_id": "mallory"}"#)).await;
+        assert_eq!(forged.status, 400, "{path}: {}", forged.body);
         assert!(
-            answer.body["message"]
+            forged.body["message"]
                 .as_str()
                 .unwrap_or_default()
-                .starts_with("body: this route takes no body"),
+                .starts_with("body: this route reads no body"),
             "{path}: {}",
-            answer.body
+            forged.body
         );
     }
     let mut claim = get("/v1/games/mahjong/daily-bonus", Some("bob"));
     claim.method = "POST".into();
+    let empty_object = send(claim, bytes::Bytes::from_static(b"{}")).await;
     assert_eq!(
-        handle(&store, &ctx, &claim, now).await.status,
-        200,
-        "no claim was made before"
+        empty_object.status, 200,
+        "no claim was made before: {}",
+        empty_object.body
+    );
+}
+
+/// An empty body where a route reads one is named as such (not a parser's "EOF").
+#[tokio::test]
+async fn an_empty_body_is_named() {
+    let store = EmbeddedStore::in_memory().unwrap();
+    let ctx = ApiContext::new(CursorKey::random());
+    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    let mut put = get("/v1/me/profile", Some("bob"));
+    put.method = "PUT".into();
+    let answer = crate::api::handle_with_body(
+        &store,
+        &ctx,
+        &put,
+        &[("content-type", "application/json")],
+        bytes::Bytes::from_static(b" "),
+        now,
+    )
+    .await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert_eq!(
+        answer.body["message"],
+        "body: empty: this route reads a JSON object"
     );
 }

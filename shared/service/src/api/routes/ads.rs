@@ -17,7 +17,9 @@ use super::respond::*;
 fn ads(state: &AppState) -> Result<&Ads, ApiError> {
     state.ctx.ads.as_deref().ok_or_else(|| {
         ApiError(ServiceError::NotFound(
-            "ad callbacks are not answered here".into(),
+            "ad callbacks are not answered here: this server has no ad configuration \
+             (PODIUM_AD_CATALOGUE, and PODIUM_ADMOB_KEYS_FILE or the Unity Ads secret; see docs/api.md)"
+                .into(),
         ))
     })
 }

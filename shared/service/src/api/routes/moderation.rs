@@ -157,17 +157,29 @@ pub(crate) async fn operator_audit(
         (None, Some(o), None, None) => Trail::Operator(id("operator", o)?),
         (None, None, None, Some(b)) => {
             // A board and one of its periods, as a close's target names them.
-            let def = b
-                .split_once('@')
-                .and_then(|(board, period)| Some((podium_rules::board::board_def(board)?, period)))
-                .filter(|(def, period)| {
-                    podium_rules::period::Period::parse(def.period, def.zone, period).is_ok()
-                });
-            if def.is_none() {
+            let Some((board, period)) = b.split_once('@') else {
                 return Err(bad(
                     "board",
                     "a board and one of its periods, as `{board}@{period}` (OP-5)",
                 )
+                .into());
+            };
+            let Some(def) = podium_rules::board::board_def(board) else {
+                return Err(ServiceError::BadRequest {
+                    field: "board",
+                    message: format!("no board {}", podium_rules::error::quoted(board)),
+                }
+                .into());
+            };
+            if let Err(e) = podium_rules::period::Period::parse(def.period, def.zone, period) {
+                return Err(ServiceError::BadRequest {
+                    field: "board",
+                    message: format!(
+                        "not a period of {}: {}",
+                        podium_rules::error::quoted(board),
+                        e.message
+                    ),
+                }
                 .into());
             }
             Trail::Board(b)
@@ -187,7 +199,7 @@ pub(crate) async fn operator_audit(
                 .filter(|_| strict);
             Trail::Day(day.ok_or_else(|| bad("day", "a date is YYYY-MM-DD"))?)
         }
-        _ => return Err(bad("player", "give exactly one of player, operator, day, board").into()),
+        _ => return Err(bad("query", "give exactly one of player, operator, day, board").into()),
     };
     let limit = q.limit.unwrap_or(50);
     if !(1..=audit::MAX_PAGE).contains(&limit) {
