@@ -256,6 +256,12 @@ pub async fn serve(
     eprintln!("podium serving on http://{addr}");
     if answers_ads {
         eprintln!("answering ad callbacks (PODIUM_AD_CATALOGUE, PODIUM_ADMOB_KEYS_FILE)");
+    } else {
+        // Said here, to whoever runs the server, not to callers of the public route.
+        eprintln!(
+            "not answering ad callbacks (404): set PODIUM_AD_CATALOGUE, with PODIUM_ADMOB_KEYS_FILE \
+             or PODIUM_ADMOB_KEYS_URL for AdMob and PODIUM_UNITY_ADS_SECRET for Unity Ads"
+        );
     }
     eprintln!(
         "DEVELOPMENT ONLY: the caller is whoever 'Authorization: Dev <player-id>' names, unverified. \

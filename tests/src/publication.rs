@@ -22,6 +22,7 @@ use podium_service::jobs::{handle, handle_request, Job, ScheduledRun, TickReport
 use podium_service::moderation::suspensions::{restore, suspend};
 use podium_store::Store;
 
+use crate::deletion::t;
 use crate::faults::Faulty;
 use crate::fixtures::{now, seed_balance};
 
@@ -45,10 +46,6 @@ macro_rules! publication_tests {
             }
         )*
     };
-}
-
-fn t(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
 }
 
 /// Five Seega players, erin on top (1,400) down to alice (1,000).

@@ -9,20 +9,16 @@
 //! and a deletion.
 
 use bytes::Bytes;
-use chrono::{DateTime, Utc};
 use podium_rules::league::{members_owner, LEAGUES};
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_store::{ErasureStore, Store};
 use serde_json::{json, Value};
 
 use crate::contract::{cursor_key, score_match};
+use crate::deletion::t;
 use crate::fixtures::rout;
 
 const NOW: &str = "2027-03-10T10:00:00Z";
-
-fn t(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
-}
 
 fn request(method: &str, path: &str, player: Option<&str>, operator: Option<&str>) -> ApiRequest {
     ApiRequest {

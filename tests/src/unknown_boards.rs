@@ -2,15 +2,11 @@
 //! (its page, around-me, the friends view, an operator's page), never 200 with no
 //! entries; a board that exists but is empty answers 200 (LB-1, MJ-1, MJ-16).
 
-use chrono::{DateTime, Utc};
 use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
 use podium_store::Store;
 
 use crate::contract::cursor_key;
-
-fn t(s: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
-}
+use crate::deletion::t;
 
 async fn read<S: Store + Clone + 'static>(store: &S, path: &str, operator: bool) -> ApiResponse {
     let req = ApiRequest {
@@ -30,9 +26,10 @@ async fn read<S: Store + Clone + 'static>(store: &S, path: &str, operator: bool)
 }
 
 /// MJ-16: the standings of a tournament nobody configured are no board: its page,
-/// around-me, friends view and operator page answer 404 naming the board; once the
-/// tournament is configured, its empty standings answer 200. A level of MJ-1 with no
-/// completion yet is an empty board (200); a level outside 1–11,000 is no board (404).
+/// around-me, friends view and operator page answer 404 naming the board, as do a
+/// level outside 1–11,000 (0 and 11,001) and an unknown name; once the tournament is
+/// configured, its empty standings' page and friends view answer 200, as do a level
+/// of MJ-1 with no completion yet.
 pub async fn an_unknown_board_is_404_on_every_route<S: Store + Clone + 'static>(store: S) {
     let routes = |board: &str| {
         [
@@ -42,7 +39,12 @@ pub async fn an_unknown_board_is_404_on_every_route<S: Store + Clone + 'static>(
             (format!("/v1/operator/leaderboards/{board}"), true),
         ]
     };
-    for board in ["mahjong-tournament-no-such-cup", "mahjong-level-11001", "chess"] {
+    for board in [
+        "mahjong-tournament-no-such-cup",
+        "mahjong-level-0",
+        "mahjong-level-11001",
+        "chess",
+    ] {
         for (path, operator) in routes(board) {
             let answer = read(&store, &path, operator).await;
             assert_eq!(answer.status, 404, "{path}: {}", answer.body);

@@ -258,13 +258,27 @@ pub fn check_item(key: &ItemKey, body: &[u8]) -> Result<(), crate::StoreError> {
 /// one transaction).
 pub const MAX_ITEM_WRITES: usize = 100;
 
+/// The most bytes (keys and bodies) one transaction may write: DynamoDB's 4 MB.
+pub const MAX_TRANSACTION_BYTES: usize = 4_000_000;
+
 /// Checks the writes of one [`crate::ItemStore::put_items_if`]: at most
-/// [`MAX_ITEM_WRITES`], distinct keys, each item by [`check_item`].
+/// [`MAX_ITEM_WRITES`] and [`MAX_TRANSACTION_BYTES`], distinct keys, each item by
+/// [`check_item`].
 pub fn check_item_writes(writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<(), crate::StoreError> {
     if writes.len() > MAX_ITEM_WRITES {
         return Err(crate::StoreError::OutOfLimits(format!(
             "{} items in one transaction (at most {MAX_ITEM_WRITES})",
             writes.len()
+        )));
+    }
+    // DynamoDB refuses a transaction over 4 MB as a whole; refused alike on both stores.
+    let total: usize = writes
+        .iter()
+        .map(|(k, body, _)| k.pk.len() + k.sk.len() + body.len())
+        .sum();
+    if total > MAX_TRANSACTION_BYTES {
+        return Err(crate::StoreError::OutOfLimits(format!(
+            "{total} bytes in one transaction (at most {MAX_TRANSACTION_BYTES})"
         )));
     }
     for (i, (key, body, _)) in writes.iter().enumerate() {

@@ -153,7 +153,8 @@ pub trait ItemStore: Send + Sync {
 
     /// Writes every `(key, body, expected)` as [`put_item_if`](Self::put_item_if)
     /// does, all or none: `Ok(true)` all written, `Ok(false)` some item's condition
-    /// failed and nothing was written. At most 100 items with distinct keys; an item over
+    /// failed and nothing was written. At most 100 items with distinct keys, 4 MB in all
+    /// ([`crate::model::MAX_TRANSACTION_BYTES`]); an item over
     /// the size limit ([`crate::check_item`]) is [`StoreError::OutOfLimits`] before
     /// anything is sent. DynamoDB: one `TransactWriteItems` (one `PutItem` for one
     /// item); embedded: one write transaction.

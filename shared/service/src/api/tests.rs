@@ -238,15 +238,43 @@ async fn the_deployed_router_has_no_test_clock() {
         .all(|(_, p)| !p.starts_with("/v1/dev")));
 }
 
+/// A fresh store, an API context and the instant the refusal cases below run at.
+fn refusal_case() -> (EmbeddedStore, ApiContext, DateTime<Utc>) {
+    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    (
+        EmbeddedStore::in_memory().unwrap(),
+        ApiContext::new(CursorKey::random()),
+        now,
+    )
+}
+
+/// `method path` by `bob` with `body` as its JSON body.
+async fn with_body(
+    (store, ctx, now): &(EmbeddedStore, ApiContext, DateTime<Utc>),
+    method: &str,
+    path: &str,
+    body: impl Into<bytes::Bytes>,
+) -> crate::api::ApiResponse {
+    let mut req = get(path, Some("bob"));
+    req.method = method.into();
+    crate::api::handle_with_body(
+        store,
+        ctx,
+        &req,
+        &[("content-type", "application/json")],
+        body.into(),
+        *now,
+    )
+    .await
+}
+
 /// GM-5: a query parameter the route does not take is refused naming it (and the
 /// ones the route takes), before the route reads anything; a documented one passes.
 #[tokio::test]
 async fn gm5_a_parameter_the_route_does_not_take_is_refused() {
-    let store = EmbeddedStore::in_memory().unwrap();
-    let ctx = ApiContext::new(CursorKey::random());
-    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
-        .unwrap()
-        .to_utc();
+    let (store, ctx, now) = refusal_case();
     let mut misspelt = get("/v1/leaderboards/seega", Some("bob"));
     misspelt.query.insert("limt".into(), "5".into());
     let answer = handle(&store, &ctx, &misspelt, now).await;
@@ -273,33 +301,20 @@ async fn gm5_a_parameter_the_route_does_not_take_is_refused() {
 /// 400; nothing is written.
 #[tokio::test]
 async fn a_body_over_the_cap_is_413() {
-    let store = EmbeddedStore::in_memory().unwrap();
-    let ctx = ApiContext::new(CursorKey::random());
-    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
-        .unwrap()
-        .to_utc();
-    let mut put = get("/v1/me/profile", Some("bob"));
-    put.method = "PUT".into();
+    let case = refusal_case();
     let big = format!(
         r#"{{"name": "{}"}}"#,
         "a".repeat(crate::api::extract::MAX_BODY + 1)
     );
-    let answer = crate::api::handle_with_body(
-        &store,
-        &ctx,
-        &put,
-        &[("content-type", "application/json")],
-        bytes::Bytes::from(big),
-        now,
-    )
-    .await;
+    let answer = with_body(&case, "PUT", "/v1/me/profile", big).await;
     assert_eq!(answer.status, 413, "{}", answer.body);
     assert_eq!(answer.body["error"], "too_large");
     assert!(answer.body["message"]
         .as_str()
         .unwrap_or_default()
         .starts_with("body:"));
-    let profile = handle(&store, &ctx, &get("/v1/me/profile", Some("bob")), now).await;
+    let (store, ctx, now) = &case;
+    let profile = handle(store, ctx, &get("/v1/me/profile", Some("bob")), *now).await;
     assert!(
         !profile.body.to_string().contains("aaaaaaaa"),
         "nothing written: {}",
@@ -335,38 +350,20 @@ fn every_503_carries_retry_after() {
 /// run. An empty object is no body.
 #[tokio::test]
 async fn gm5_a_body_the_route_does_not_take_is_refused() {
-    let store = EmbeddedStore::in_memory().unwrap();
-    let ctx = ApiContext::new(CursorKey::random());
-    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
-        .unwrap()
-        .to_utc();
-    let send = |req: ApiRequest, body: bytes::Bytes| {
-        let (store, ctx) = (&store, &ctx);
-        async move {
-            crate::api::handle_with_body(
-                store,
-                ctx,
-                &req,
-                &[("content-type", "application/json")],
-                body,
-                now,
-            )
-            .await
-        }
-    };
+    let case = refusal_case();
     for (method, path) in [
         ("POST", "/v1/games/mahjong/daily-bonus"),
         ("PUT", "/v1/me/follows/seega"),
     ] {
-        let mut req = get(path, Some("bob"));
-        req.method = method.into();
-        let big = send(
-            req.clone(),
-            bytes::Bytes::from(format!(r#"{{"pad": "{}"}}"#, "a".repeat(70_000))),
+        let big = with_body(
+            &case,
+            method,
+            path,
+            format!(r#"{{"pad": "{}"}}"#, "a".repeat(70_000)),
         )
         .await;
         assert_eq!(big.status, 413, "{path}: {}", big.body);
-        let forged = send(req, bytes::Bytes::from_static(br#"{"player_id": "mallory"}"#)).await;
+        let forged = with_body(&case, method, path, &br#"{"player_id": "mallory"}"#[..]).await;
         assert_eq!(forged.status, 400, "{path}: {}", forged.body);
         assert!(
             forged.body["message"]
@@ -377,9 +374,7 @@ async fn gm5_a_body_the_route_does_not_take_is_refused() {
             forged.body
         );
     }
-    let mut claim = get("/v1/games/mahjong/daily-bonus", Some("bob"));
-    claim.method = "POST".into();
-    let empty_object = send(claim, bytes::Bytes::from_static(b"{}")).await;
+    let empty_object = with_body(&case, "POST", "/v1/games/mahjong/daily-bonus", &b"{}"[..]).await;
     assert_eq!(
         empty_object.status, 200,
         "no claim was made before: {}",
@@ -390,22 +385,7 @@ async fn gm5_a_body_the_route_does_not_take_is_refused() {
 /// An empty body where a route reads one is named as such (not a parser's "EOF").
 #[tokio::test]
 async fn an_empty_body_is_named() {
-    let store = EmbeddedStore::in_memory().unwrap();
-    let ctx = ApiContext::new(CursorKey::random());
-    let now = DateTime::parse_from_rfc3339("2027-01-01T00:00:00Z")
-        .unwrap()
-        .to_utc();
-    let mut put = get("/v1/me/profile", Some("bob"));
-    put.method = "PUT".into();
-    let answer = crate::api::handle_with_body(
-        &store,
-        &ctx,
-        &put,
-        &[("content-type", "application/json")],
-        bytes::Bytes::from_static(b" "),
-        now,
-    )
-    .await;
+    let answer = with_body(&refusal_case(), "PUT", "/v1/me/profile", &b" "[..]).await;
     assert_eq!(answer.status, 400, "{}", answer.body);
     assert_eq!(
         answer.body["message"],

@@ -30,15 +30,17 @@ pub async fn reset_name<S: Store + ?Sized>(
         return Err(unknown());
     }
     let before = edit::get(store, policy, player_id, now).await?;
-    if before.card == podium_rules::profile::Card::default() && store.holdings(player_id).await?.is_empty() {
+    // One read of the player's partition: whether anything is stored, and the
+    // period boards whose frozen archives list them.
+    let holdings = store.holdings(player_id).await?;
+    if before.card == podium_rules::profile::Card::default() && holdings.is_empty() {
         return Err(unknown());
     }
     let change = ProfileChange::from_json(&serde_json::json!({"name": null}))?;
     let after = edit::put(store, policy, player_id, &change, now).await?;
     // Every other page takes the reset card at the next refresh; the frozen archives
     // are never taken again: their pointers show the entry without a name.
-    let boards = store.holdings(player_id).await?.entries;
-    crate::boards::hidden::reset_name_in_archives(store, &boards, player_id).await?;
+    crate::boards::hidden::reset_name_in_archives(store, &holdings.entries, player_id).await?;
     audit::append(
         store,
         &AuditEntry::on_player(

@@ -80,6 +80,9 @@ pub async fn put<S: ItemStore + PeriodStore + ?Sized>(
     // conditional write's attempts on each other; other processes' writes still
     // meet in the conditional write.
     let _turn = super::writer(player_id).lock().await;
+    // The change is recorded, and the boards marked, once per call: a retry after a
+    // lost conditional write does not repeat them (both are for `now`).
+    let (mut recorded, mut marked) = (false, false);
     for attempt in 0..super::WRITE_ATTEMPTS {
         if attempt > 0 {
             crate::engine::settle::backoff(attempt).await;
@@ -93,11 +96,15 @@ pub async fn put<S: ItemStore + PeriodStore + ?Sized>(
         // The change first: a snapshot run then reads this player's card again (a
         // change recorded for a write that then fails costs one read more, nothing else).
         let at = now.timestamp_millis();
-        super::record_change(store, player_id, now).await?;
+        if !recorded {
+            super::record_change(store, player_id, now).await?;
+            recorded = true;
+        }
         // Marked before the write, so that a write that succeeds was always marked
         // (its repeat finds nothing to change): the next refresh rewrites those boards.
-        if next.card != current.card {
+        if next.card != current.card && !marked {
             crate::engine::changes::mark_entry_boards(store, player_id, at).await?;
+            marked = true;
         }
         if store.put_item_if(&profile_key(player_id), &body, version).await? {
             return Ok(ProfileView::new(player_id, &next, policy, now));

@@ -25,32 +25,9 @@ impl ItemStore for EmbeddedStore {
         Ok(found.map(|v| read_blob(v.value())))
     }
 
+    /// The one-item case of [`ItemStore::put_items_if`].
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
-        check_item(key, body)?;
-        let key = blob_key(key);
-        let body = body.to_vec();
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            let written = {
-                let mut blobs = txn.open_table(BLOBS)?;
-                let current = blobs
-                    .get(key.as_str())?
-                    .map_or(0, |v| read_blob(v.value()).version);
-                if current == expected {
-                    blobs.insert(key.as_str(), blob(expected + 1, &body).as_slice())?;
-                    true
-                } else {
-                    false
-                }
-            };
-            if written {
-                txn.commit()?;
-            } else {
-                txn.abort()?;
-            }
-            Ok(written)
-        })
-        .await
+        self.put_items_if(&[(key.clone(), body.to_vec(), expected)]).await
     }
 
     /// One write transaction: every stored version checked, then all written, or none.

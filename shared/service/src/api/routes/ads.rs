@@ -17,10 +17,7 @@ use super::respond::*;
 fn ads(state: &AppState) -> Result<&Ads, ApiError> {
     state.ctx.ads.as_deref().ok_or_else(|| {
         ApiError(ServiceError::NotFound(
-            "ad callbacks are not answered here: this server has no ad configuration \
-             (PODIUM_AD_CATALOGUE, with PODIUM_ADMOB_KEYS_FILE or PODIUM_ADMOB_KEYS_URL for AdMob and \
-             PODIUM_UNITY_ADS_SECRET for Unity Ads; see docs/api.md)"
-                .into(),
+            "ad callbacks are not answered here".into(),
         ))
     })
 }
