@@ -72,6 +72,9 @@ pub fn role_word(key: Option<&str>) -> &'static str {
 pub struct Subject {
     id: String,
     others: BTreeSet<String>,
+    /// `others`, longest first, sorted once for every [`Subject::scrub`] after the
+    /// learning ([`Subject::learn_id`] forgets it).
+    longest_first: std::sync::OnceLock<Vec<String>>,
 }
 
 impl Subject {
@@ -80,6 +83,7 @@ impl Subject {
         Subject {
             id: player_id.to_string(),
             others: BTreeSet::new(),
+            longest_first: std::sync::OnceLock::new(),
         }
     }
 
@@ -106,8 +110,8 @@ impl Subject {
     /// Learns one id that stands for a player (a held record's player, a reference's
     /// owner); the subject's own and non-ids are ignored.
     pub fn learn_id(&mut self, id: &str) {
-        if self.is_other(id) {
-            self.others.insert(id.to_string());
+        if self.is_other(id) && self.others.insert(id.to_string()) {
+            self.longest_first = std::sync::OnceLock::new();
         }
     }
 
@@ -124,18 +128,24 @@ impl Subject {
     /// [`ANOTHER_PLAYER`], as is any deleted player's pseudonym (`deleted-…`) other than
     /// the subject's. The subject's own id is kept.
     pub fn scrub(&self, text: &str) -> String {
-        let mut out = text.to_string();
         // Longer ids first, so that an id inside a longer one is not cut out of it.
-        let mut ids: Vec<&str> = self.others.iter().map(String::as_str).collect();
-        ids.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let ids = self.longest_first.get_or_init(|| {
+            let mut ids: Vec<String> = self.others.iter().cloned().collect();
+            ids.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            ids
+        });
+        let mut out = std::borrow::Cow::Borrowed(text);
         for id in ids {
-            out = replace_bounded(&out, id, |_| Some(0));
+            if let Some(replaced) = replace_bounded(&out, id, |_| Some(0)) {
+                out = std::borrow::Cow::Owned(replaced);
+            }
         }
-        replace_bounded(&out, podium_rules::record::ids::RESERVED_PREFIX, |rest| {
+        let pseudonyms = replace_bounded(&out, podium_rules::record::ids::RESERVED_PREFIX, |rest| {
             // A pseudonym: the prefix and its hex digits.
             let hex = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
             (hex > 0).then_some(hex)
-        })
+        });
+        pseudonyms.unwrap_or_else(|| out.into_owned())
     }
 
     /// Reduces `doc` (one stored document) in place to what concerns the subject: other
@@ -406,9 +416,10 @@ fn id_char(c: char) -> bool {
 /// `text` with each bounded occurrence of `needle` replaced by [`ANOTHER_PLAYER`]: the
 /// character before it (if any) is a bound, and `tail(rest)` (the text after it)
 /// answers how many more characters it spans, after which a bound (or the end) follows.
-fn replace_bounded(text: &str, needle: &str, tail: impl Fn(&str) -> Option<usize>) -> String {
+/// `None` when `needle` does not occur in `text` (nothing copied).
+fn replace_bounded(text: &str, needle: &str, tail: impl Fn(&str) -> Option<usize>) -> Option<String> {
     if needle.is_empty() || !text.contains(needle) {
-        return text.to_string();
+        return None;
     }
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -433,7 +444,7 @@ fn replace_bounded(text: &str, needle: &str, tail: impl Fn(&str) -> Option<usize
         }
     }
     out.push_str(&text[i..]);
-    out
+    Some(out)
 }
 
 #[cfg(test)]
