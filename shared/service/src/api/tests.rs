@@ -392,3 +392,45 @@ async fn an_empty_body_is_named() {
         "body: empty: this route reads a JSON object"
     );
 }
+
+/// OP-5: the audit trail's refusals name what to fix: no filter names the query, a
+/// board that does not exist or a period that is not the board's names `board`, an
+/// internal owner as the player is GM-5's.
+#[tokio::test]
+async fn op5_audit_refusals_name_what_to_fix() {
+    let (store, ctx, now) = refusal_case();
+    let audit = |query: &[(&str, &str)]| ApiRequest {
+        method: "GET".into(),
+        path: "/v1/operator/audit".into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        raw_query: None,
+        player: None,
+        operator: Some("support-1".into()),
+    };
+    for (query, starts) in [
+        (&[][..], "query: give exactly one of"),
+        (
+            &[("board", "mahjong-weekly")][..],
+            "board: a board and one of its periods",
+        ),
+        (&[("board", "nosuch@2026-W48")][..], "board: no board `nosuch`"),
+        (
+            &[("board", "mahjong-weekly@2026-12-01")][..],
+            "board: not a period of `mahjong-weekly`",
+        ),
+        (
+            &[("player", "@mahjong-league:2026-W48:t0-s0-n0")][..],
+            "player (GM-5)",
+        ),
+    ] {
+        let answer = handle(&store, &ctx, &audit(query), now).await;
+        assert_eq!(answer.status, 400, "{query:?}: {}", answer.body);
+        let message = answer.body["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(starts), "{query:?}: {message}");
+    }
+    let ok = handle(&store, &ctx, &audit(&[("board", "mahjong-weekly@2026-W48")]), now).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+}

@@ -111,16 +111,23 @@ fn board_in_period(
 /// read of its state, made only where the board has no snapshot, since a snapshot
 /// proves it; the pointer is the process's cached one). Every other board
 /// [`board_in_period`] accepts exists by its definition (a level's time ranking for
-/// each level of MJ-1, empty until someone completes it).
-async fn board_exists(state: &AppState, board: &BoardRef) -> Result<(), ServiceError> {
+/// each level of MJ-1, empty until someone completes it). `has_snapshot`: what the
+/// caller already read of the board's pointer (`None`: not read yet).
+async fn board_exists(
+    state: &AppState,
+    board: &BoardRef,
+    has_snapshot: Option<bool>,
+) -> Result<(), ServiceError> {
     let (base, _) = crate::boards::snapshot::country::split(board);
     let Some(id) = base.board.strip_prefix("mahjong-tournament-") else {
         return Ok(());
     };
     let store = state.store.as_ref();
-    if state.ctx.cache.current(store, board).await?.is_some()
-        || crate::games::tournaments::exists(store, id).await?
-    {
+    let has_snapshot = match has_snapshot {
+        Some(known) => known,
+        None => state.ctx.cache.current(store, board).await?.is_some(),
+    };
+    if has_snapshot || crate::games::tournaments::exists(store, id).await? {
         Ok(())
     } else {
         Err(ServiceError::NotFound(format!(
@@ -186,7 +193,7 @@ pub(crate) async fn board_page(
     let current = ask.current(&state).await?;
     let Some(p) = current.clone() else {
         // The live board, before its first snapshot: no validators.
-        board_exists(&state, &ask.board).await?;
+        board_exists(&state, &ask.board, Some(false)).await?;
         return Ok(JsonBytes(ask.body(&state, None, None).await?).into_response());
     };
     // The validators and the body come from the same pointer read; a kept page
@@ -231,7 +238,7 @@ pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> R
     let ask = PageAsk::new(state, board, q)?;
     let current = ask.current(state).await?;
     let Some(p) = current.clone() else {
-        board_exists(state, &ask.board).await?;
+        board_exists(state, &ask.board, Some(false)).await?;
         return ask.body(state, None, None).await;
     };
     match ask.prepare(state, &p) {
@@ -456,7 +463,7 @@ pub(crate) async fn board_me(
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
     let (board, country) = in_country(board, q.country.as_deref())?;
-    board_exists(&state, &board).await?;
+    board_exists(&state, &board, None).await?;
     let n = int_param(
         q.neighbours.as_deref(),
         "neighbours",
@@ -555,7 +562,7 @@ pub(crate) async fn board_friends(
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
-    board_exists(&state, &board).await?;
+    board_exists(&state, &board, None).await?;
     let view = crate::boards::friends::view(store, &ctx.cache, &board, &player, now).await?;
     Ok(JsonBytes(clocked(&view, &clock)).into_response())
 }
