@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::contract::cursor_key;
 use crate::fixtures::{seed_balance, seed_game_balance, tick};
-use crate::review::get;
+use crate::review::{get, ranks};
 use podium_service::games::incoming::{Incoming, Outcome};
 use podium_service::moderation::review::{accept, Intake};
 
@@ -553,20 +553,6 @@ async fn read_as<S: Store + Clone + 'static>(
 ) -> ApiResponse {
     let ctx = ApiContext::new(cursor_key());
     api::handle(store, &ctx, &get(path, q, player), at).await
-}
-
-fn ranks(page: &Value) -> Vec<(String, u64)> {
-    page["entries"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            (
-                e["player_id"].as_str().unwrap_or_default().to_string(),
-                e["rank"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect()
 }
 
 /// OP-4: a top player suspended is absent at once from the top page, their

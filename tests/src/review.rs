@@ -38,7 +38,8 @@ async fn call<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, req: ApiR
     api::handle(store, ctx, &req, crate::fixtures::tick()).await
 }
 
-fn ranks(body: &Value) -> Vec<(String, u64)> {
+/// The (player id, rank) of every entry a board answer lists, in order.
+pub(crate) fn ranks(body: &Value) -> Vec<(String, u64)> {
     body["entries"]
         .as_array()
         .map(|a| {
