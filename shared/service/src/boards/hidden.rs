@@ -216,10 +216,7 @@ pub async fn reset_name_in_archives<S: BoardStore + ItemStore + PeriodStore + ?S
         .map(|board| {
             let hash = hash.clone();
             async move {
-                let frozen = crate::boards::snapshot::read::pointer(store, &board, true)
-                    .await?
-                    .is_some_and(|p| p.id == crate::boards::snapshot::layout::FINAL);
-                if !frozen {
+                if !crate::boards::close::is_frozen(store, &board).await? {
                     return Ok::<_, ServiceError>(Vec::new());
                 }
                 let mut changed = Vec::new();

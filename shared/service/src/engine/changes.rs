@@ -115,15 +115,15 @@ pub async fn raise<S: ItemStore + ?Sized>(
 
 /// The families of boards named `{family}-{id}` ([`board_def`]), each refreshed
 /// [`Refresh::WhenChanged`]: the level time rankings and the tournament standings.
-pub const FAMILIES: [&BoardDef; 2] = [&MAHJONG_LEVEL, &MAHJONG_TOURNAMENT];
+const FAMILIES: [&BoardDef; 2] = [&MAHJONG_LEVEL, &MAHJONG_TOURNAMENT];
 
 /// Marks written at a time by [`raise_for`].
-pub const RAISE_IN_FLIGHT: usize = 16;
+const RAISE_IN_FLIGHT: usize = 16;
 
 /// The storage-name prefixes (`{board}@{period}`) of every board refreshed when
 /// changed: each family's `{family}-`, and `{board}@` of any board of [`BOARDS`]
 /// refreshed so (none today).
-pub fn marked_prefixes() -> Vec<String> {
+fn marked_prefixes() -> Vec<String> {
     let families = FAMILIES
         .iter()
         .filter(|d| d.refresh == Refresh::WhenChanged)

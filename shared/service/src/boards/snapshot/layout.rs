@@ -412,9 +412,6 @@ impl Published {
         HiddenRanks(ranks)
     }
 
-    /// What rendered top pages of this pointer are kept under
-    /// ([`crate::boards::snapshot::rendered::RenderedPages`]): the snapshot id, and its revision once a
-    /// deletion changed what it shows.
     /// The card a reader of this pointer's snapshots shows for `player_id`'s entry,
     /// whose card there is `card`: without its name when an operator reset that name
     /// after the snapshot was taken ([`Published::name_resets`]).
@@ -437,6 +434,9 @@ impl Published {
         card.clone()
     }
 
+    /// What rendered top pages of this pointer are kept under
+    /// ([`crate::boards::snapshot::rendered::RenderedPages`]): the snapshot id, and its revision once a
+    /// deletion changed what it shows.
     pub fn render_key(&self) -> String {
         if self.revision == 0 {
             self.id.clone()
