@@ -21,7 +21,7 @@ use podium_rules::snapshot::{rank_against, SnapshotPage};
 use podium_store::{Balance, BoardKey, ItemStore, SettleStore};
 use serde::Serialize;
 
-use crate::boards::live::{balance_game, entry, with_cards, Entry};
+use crate::boards::live::{entries_of, entry, with_cards, Entry};
 use crate::boards::pages::SnapshotCache;
 use crate::boards::snapshot::codec::{decode_body, ranked};
 use crate::boards::snapshot::layout::{body_key, Published};
@@ -64,29 +64,6 @@ pub struct FriendsView {
     /// The caller and every friend with an entry, in LB-2 listing order; friends
     /// without an entry, unknown or deleted ids are left out.
     pub entries: Vec<FriendLine>,
-}
-
-/// The entries of `players` on `board` (`None`: no entry), strongly consistent, in
-/// batches of [`BATCH`].
-async fn entries_of<S: SettleStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    players: &[&str],
-) -> Result<Vec<Option<Balance>>, ServiceError> {
-    let mut out = Vec::with_capacity(players.len());
-    for chunk in players.chunks(BATCH) {
-        match balance_game(board) {
-            Some(game) => out.extend(
-                store
-                    .get_balances(game, chunk)
-                    .await?
-                    .into_iter()
-                    .map(|b| (b.version > 0).then_some(b)),
-            ),
-            None => out.extend(store.get_entries(board, chunk).await?),
-        }
-    }
-    Ok(out)
 }
 
 /// The first stored value a directory entry's page lists.

@@ -243,6 +243,29 @@ pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
     found.ok_or_else(|| ServiceError::NotFound(format!("no entry on {} yet", board.board)))
 }
 
+/// The entries of `players` on `board` (`None`: no entry; its balance on a game's
+/// balance board), strongly consistent, in batches of 100 (one BatchGetItem each).
+pub(crate) async fn entries_of<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    players: &[&str],
+) -> Result<Vec<Option<Balance>>, ServiceError> {
+    let mut out = Vec::with_capacity(players.len());
+    for chunk in players.chunks(100) {
+        match balance_game(board) {
+            Some(game) => out.extend(
+                store
+                    .get_balances(game, chunk)
+                    .await?
+                    .into_iter()
+                    .map(|b| (b.version > 0).then_some(b)),
+            ),
+            None => out.extend(store.get_entries(board, chunk).await?),
+        }
+    }
+    Ok(out)
+}
+
 /// The game whose balances `board` lists: a game's balance board (`seega`,
 /// `dots-and-boxes`, `minesweeper`) is its balances; `None` for a period board.
 pub(crate) fn balance_game(board: &BoardRef) -> Option<Game> {

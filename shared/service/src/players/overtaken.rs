@@ -40,9 +40,7 @@ use podium_rules::overtaken::{
 };
 use podium_rules::settlement::{Planned, Settlement};
 use podium_rules::snapshot::SnapshotEntry;
-use podium_store::{
-    Balance, BoardStore, ItemKey, ItemStore, PeriodStore, SettleStore, SortKeyRange, SourceKey,
-};
+use podium_store::{BoardStore, ItemKey, ItemStore, PeriodStore, SettleStore, SortKeyRange, SourceKey};
 use serde::{Deserialize, Serialize};
 
 use crate::boards::pages::SnapshotCache;
@@ -452,26 +450,16 @@ async fn held_then<S: ItemStore + SettleStore + ?Sized>(
         return Ok(out);
     };
     let to = run.read_to_ms.unwrap_or(from);
-    for chunk in players.chunks(100) {
-        let entries: Vec<Option<Balance>> = match crate::boards::live::balance_game(board) {
-            Some(game) => store
-                .get_balances(game, chunk)
-                .await?
-                .into_iter()
-                .map(|b| (b.version > 0).then_some(b))
-                .collect(),
-            None => store.get_entries(board, chunk).await?,
-        };
-        for (player, entry) in chunk.iter().zip(entries) {
-            let Some(entry) = entry else { continue };
-            if let Some(key) = entry
-                .history
-                .snapshot_candidates(entry.held(), from, to)
-                .keys
-                .first()
-            {
-                out.insert(player.to_string(), *key);
-            }
+    let entries = crate::boards::live::entries_of(store, board, players).await?;
+    for (player, entry) in players.iter().zip(entries) {
+        let Some(entry) = entry else { continue };
+        if let Some(key) = entry
+            .history
+            .snapshot_candidates(entry.held(), from, to)
+            .keys
+            .first()
+        {
+            out.insert(player.to_string(), *key);
         }
     }
     Ok(out)
