@@ -867,6 +867,102 @@ pub async fn league_every_player_the_frozen_week_ranks_is_in_its_league<S: Store
     );
 }
 
+/// Review round 4, known item: records that arrive out of order. `oo00`'s first
+/// record of week 49 arrives (placing them in a week-49 bronze cohort, beside
+/// `oo03`) before their first record of week 48, which wins week 48's cohort. The
+/// close ranks them in week 48 and announces "promoted to silver", and they play week
+/// 49 in silver: they left the bronze cohort, and their message, the cohort's record
+/// and their membership agree. A second close changes nothing.
+pub async fn league_records_out_of_order_end_as_in_order<S: Store + Clone + 'static>(store: S) {
+    let players = same_shard("oo", 4);
+    let (late, rivals, neighbour) = (&players[0], &players[1..3], &players[3]);
+    for (i, p) in rivals.iter().enumerate() {
+        credit(
+            &store,
+            p,
+            100 - 10 * i as i64,
+            "2026-11-25T12:00:00Z",
+            &format!("oo48-{p}"),
+        )
+        .await;
+    }
+    // Week 49 begins at 22:00 UTC (Monday, Bucharest); its records come first.
+    credit(&store, late, 30, "2026-11-29T22:00:30Z", "oo49-late").await;
+    credit(&store, neighbour, 20, "2026-11-29T22:00:40Z", "oo49-neighbour").await;
+    let bronze49 = membership(&store, late).await;
+    assert_eq!((bronze49.week.as_deref(), bronze49.tier), (Some("2026-W49"), 0));
+    let bronze49 = bronze49.cohort.expect("a cohort");
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    periods::credit(
+        &store,
+        weekly,
+        late,
+        500,
+        t("2026-11-29T21:59:00Z"),
+        t("2026-11-29T22:01:00Z"),
+        "oo48-late",
+    )
+    .await
+    .expect("the week-48 record, late");
+    for at in ["2026-11-29T22:05:00Z", "2026-11-29T23:05:00Z"] {
+        freeze_at(&store, at).await.expect("the close");
+    }
+    let now = "2026-11-30T10:00:00Z";
+    let result = league_result(&store, late, "2026-W48", now)
+        .await
+        .expect("a week-48 league result");
+    assert_eq!(result["value"], 500, "{result}");
+    assert_eq!(result["rank"], 1, "{result}");
+    assert_eq!(result["league"]["movement"], "promoted", "{result}");
+    assert_eq!(result["league"]["tier_after"], 1, "{result}");
+    let cohort48 = result["league"]["cohort"].as_str().expect("cohort").to_string();
+    let record = call(
+        &store,
+        &format!("/v1/leagues/mahjong-league/cohorts/{cohort48}"),
+        &[("week", "2026-W48")],
+        "anyone",
+        now,
+    )
+    .await;
+    let first = &record.body["entries"][0];
+    assert_eq!(
+        (first["player_id"].as_str(), first["zone"].as_str()),
+        (Some(late.as_str()), Some("promotion"))
+    );
+    assert_eq!(
+        record.body["entries"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        record.body
+    );
+    // They play week 49 in silver, and the bronze cohort keeps only its other member.
+    let m = membership(&store, late).await;
+    assert_eq!(
+        (m.week.as_deref(), m.tier, m.closed),
+        (Some("2026-W49"), 1, false),
+        "{m:?}"
+    );
+    assert_eq!(m.cohort.as_deref().and_then(league::tier_of_cohort), Some(1));
+    assert!(m.pending.is_empty(), "{m:?}");
+    let bronze = leagues::members(&store, &LEAGUES[0], "2026-W49", &bronze49)
+        .await
+        .expect("members");
+    assert_eq!(bronze, std::slice::from_ref(neighbour));
+    let me = call(&store, "/v1/leagues/mahjong-league/me", &[], late, now).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["tier_name"], "silver", "{}", me.body);
+    let entries = me.body["cohort"]["entries"].as_array().expect("their cohort");
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["player_id"] == late.as_str() && e["value"] == 30),
+        "{}",
+        me.body
+    );
+    // The neighbour, placed in order, is where they were.
+    assert_eq!(membership(&store, neighbour).await.cohort, Some(bronze49));
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -880,6 +976,7 @@ macro_rules! league_tests {
             league_a_member_deleted_before_the_close_is_left_out,
             league_a_deletion_mid_week_blocks_no_later_placement,
             league_every_player_the_frozen_week_ranks_is_in_its_league,
+            league_records_out_of_order_end_as_in_order,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

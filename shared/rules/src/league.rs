@@ -101,6 +101,11 @@ pub struct Placement {
     /// Their membership as the close leaves it: the tier to place them at, the
     /// weeks still waiting after `week`.
     pub membership: Membership,
+    /// A cohort of a later week (week, cohort id) the player leaves: they were placed
+    /// there before their first record of `week` reached podium, so `week`'s close
+    /// places them again, at the tier it announces (records that arrive out of order
+    /// end as if they had arrived in order).
+    pub leaves: Option<(String, String)>,
 }
 
 /// The cohort filling in one (week, tier, shard): its number and members so far.
@@ -134,11 +139,20 @@ pub fn cohort_id(tier: u32, shard: u32, number: u32) -> String {
 
 /// The tier of cohort `id`, if it is a cohort id.
 pub fn tier_of_cohort(id: &str) -> Option<u32> {
+    parse_cohort(id).map(|(tier, _, _)| tier)
+}
+
+/// The (tier, shard, number) of cohort `id` (`t{tier}-s{shard}-n{number}`), if it is
+/// a cohort id.
+pub fn parse_cohort(id: &str) -> Option<(u32, u32, u32)> {
     let rest = id.strip_prefix('t')?;
     let (tier, rest) = rest.split_once("-s")?;
     let (shard, number) = rest.split_once("-n")?;
     let ok = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
-    (ok(tier) && ok(shard) && ok(number)).then(|| tier.parse().ok())?
+    if !(ok(tier) && ok(shard) && ok(number)) {
+        return None;
+    }
+    Some((tier.parse().ok()?, shard.parse().ok()?, number.parse().ok()?))
 }
 
 /// The shard a player fills cohorts in: SHA-256 of their id, modulo `shards`.
@@ -326,6 +340,7 @@ mod tests {
     #[test]
     fn cohort_ids_round_trip() {
         assert_eq!(tier_of_cohort(&cohort_id(3, 1, 12)), Some(3));
+        assert_eq!(parse_cohort(&cohort_id(3, 1, 12)), Some((3, 1, 12)));
         for bad in [
             "",
             "t",

@@ -54,8 +54,9 @@ pub(crate) enum Placing {
     /// A player's first points on the league's board this week: placed at the tier
     /// their membership records, unless a week of theirs is not closed yet (the week
     /// then waits in their membership, and that close places them) or this week has
-    /// ended and its freeze has begun (nobody joins a frozen week: a record that late
-    /// places nobody).
+    /// ended and its freeze has begun, or the player is placed in a later week already
+    /// (then the week's close places them, if the frozen week ranks them:
+    /// [`crate::players::leagues`]' late join).
     FirstPoints(String),
     /// Placed by the close of their last week, which decided their tier: the
     /// membership as the close leaves it, and the version read of it.
@@ -105,8 +106,9 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             Placing::FirstPoints(player) => {
                 let (m, v): (Membership, u64) = state(store, player, &state_name(league)).await?;
                 // Placed this week, or already in a later one, or waiting for it (a late
-                // record of an older week places nobody back in time). Week ids are
-                // zero-padded, so they sort in time.
+                // record of an older week is placed by that week's close, which ranks
+                // the frozen week: one decision). Week ids are zero-padded, so they
+                // sort in time.
                 if m.week.as_deref().is_some_and(|w| w >= week) || m.pending.iter().any(|w| w == week) {
                     continue;
                 }
@@ -128,11 +130,24 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
                 }
                 (player.clone(), m, v)
             }
-            Placing::Decided { placement, version } => (
-                placement.player_id.clone(),
-                placement.membership.clone(),
-                *version,
-            ),
+            Placing::Decided { placement, version } => {
+                if let Some((later, cohort)) = &placement.leaves {
+                    leave(
+                        store,
+                        league,
+                        (later, cohort),
+                        &placement.player_id,
+                        &mut fillings,
+                        &mut lists,
+                    )
+                    .await?;
+                }
+                (
+                    placement.player_id.clone(),
+                    placement.membership.clone(),
+                    *version,
+                )
+            }
         };
         let tier = m.tier.min(league.tiers.len().saturating_sub(1) as u32);
         let shard = shard_of(&player, league.shards);
@@ -200,6 +215,36 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         });
     }
     Ok(Placed { writes, named })
+}
+
+/// Takes `player` out of `cohort` of the later week `week` (its member list and, while
+/// it fills, its filling item), into the writes being gathered: they were placed there
+/// before their first record of an earlier week arrived, and that week's close places
+/// them again ([`Placement::leaves`]). Nothing when they are not there.
+async fn leave<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    (week, cohort): (&str, &str),
+    player: &str,
+    fillings: &mut Vec<(String, Filling, u64)>,
+    lists: &mut Vec<(String, Vec<String>, u64)>,
+) -> Result<(), ServiceError> {
+    let Some((tier, shard, number)) = league::parse_cohort(cohort) else {
+        return Ok(());
+    };
+    let list_owner = members_owner(league, week, cohort);
+    let (mut members, version): (Vec<String>, u64) = state(store, &list_owner, MEMBERS_STATE).await?;
+    if members.iter().any(|m| m == player) {
+        members.retain(|m| m != player);
+        lists.push((list_owner, members, version));
+    }
+    let owner = filling_owner(league, week, tier, shard);
+    let (mut filling, version): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
+    if filling.number == number && filling.members.iter().any(|m| m == player) {
+        filling.members.retain(|m| m != player);
+        fillings.push((owner, filling, version));
+    }
+    Ok(())
 }
 
 /// The league's own types as JSON (cannot fail: no maps with non-string keys).

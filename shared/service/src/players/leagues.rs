@@ -295,6 +295,7 @@ impl Source for WeekResult<'_> {
                     week: next.clone(),
                     player_id: player.clone(),
                     membership: closed.clone(),
+                    leaves: None,
                 }),
                 None => s.states.push(StateChange {
                     player_id: player.clone(),
@@ -439,12 +440,16 @@ async fn week_cohorts<S: SettleStore + ?Sized>(
 
 /// The source kind of a late join: a player the frozen week ranks, placed in one of
 /// its cohorts by its close (their first record of the week arrived after the
-/// week's freeze began).
+/// week's freeze began, or after their first record of a later week).
 pub const JOIN_KIND: &str = "league-late-join";
 
 /// A late join, as a settlement: the player placed in `week` at the tier their
-/// membership records, unless they were placed in that week or a later one, or wait
-/// for an earlier week's close (then nothing).
+/// membership records. One placed already in a later week whose close has not run
+/// (their first record of that week arrived before their first of this one) leaves
+/// that week's cohort and waits for this close, which places them there again at the
+/// tier it announces: out of order or not, a player plays a week in the tier the
+/// week before it announced. Nothing for a player placed in this week, in a later
+/// week that has closed, or waiting for an earlier week's close.
 struct LateJoin<'a> {
     league: &'a LeagueDef,
     week: &'a str,
@@ -474,17 +479,32 @@ impl Source for LateJoin<'_> {
 
     fn plan(&self, read: &ReadState) -> Result<Planned<Self::Result>, ServiceError> {
         let m: Membership = state_body(read, self.player, &state_name(self.league))?;
-        let later = m.week.as_deref().is_some_and(|w| w >= self.week);
-        let waiting = m.week.is_some() && !m.closed;
-        if later || waiting {
+        let placed_later = m.week.clone().filter(|w| w.as_str() > self.week && !m.closed);
+        let stays = match m.week.as_deref() {
+            None => false,
+            Some(w) => w == self.week || (w > self.week && m.closed) || (w < self.week && !m.closed),
+        };
+        if stays {
             return Ok(Planned::Nothing(serde_json::json!({"joined": false})));
         }
-        let mut s = Settlement::result_only(serde_json::json!({"joined": true}));
+        let leaves = placed_later.clone().zip(m.cohort.clone());
+        let mut membership = m;
+        if let Some(later) = placed_later {
+            // They wait for this week's close, as if their records had come in order.
+            membership.pending.push(later);
+            membership.pending.sort();
+            membership.pending.dedup();
+        }
+        let mut s = Settlement::result_only(serde_json::json!({
+            "joined": true,
+            "left": leaves.as_ref().map(|(w, c)| format!("{w}:{c}")),
+        }));
         s.placements.push(Placement {
             board: self.league.board.to_string(),
             week: self.week.to_string(),
             player_id: self.player.to_string(),
-            membership: m,
+            membership,
+            leaves,
         });
         Ok(Planned::Write(s))
     }
@@ -580,8 +600,9 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     };
     let mut listed = week_cohorts(store, league, week).await?;
     // Every player the frozen week ranks is in its league: one whose first record of
-    // the week arrived after the week's freeze began (so nobody placed them) joins a
-    // cohort of their tier now, unless they were placed in a later week already.
+    // the week arrived after the week's freeze began, or after their first record of
+    // a later week (so nobody placed them in this one), joins a cohort of their tier
+    // now ([`LateJoin`]).
     let placed: std::collections::HashSet<&str> = listed
         .iter()
         .flat_map(|(_, _, members)| members.iter().map(String::as_str))
