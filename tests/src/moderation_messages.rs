@@ -214,6 +214,36 @@ pub async fn op_4_movement_counts_each_place_moderation_moved_once<S: Store + Cl
 }
 
 /// Declares one `#[tokio::test]` per case of this module for a store made by `$make`.
+/// OP-4, LB-5: the players an opted-in player hears of come through the one read path
+/// of what is hidden. After `mm110`'s check (its neighbours behind: `mm111` …), `mm111`
+/// scores past them and is suspended, and `mm101` passes the opted-in `mm100`, who is
+/// suspended: at the next refreshes `mm110` is told of no suspended passer and the
+/// suspended `mm100` is told nothing (their inbox read after a restore).
+pub async fn op_4_a_suspended_neighbour_passes_nobody_and_a_suspended_player_hears_nothing<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    seed_board(&store).await;
+    for p in [player(110), player(100)] {
+        assert_eq!(follows(&store, "PUT", "seega", &p).await.status, 200);
+    }
+    refresh(&store, 1).await;
+    seed_balance(&store, &player(111), 9_999, 5_000).await;
+    seed_balance(&store, &player(101), 9_998, 5_001).await;
+    for p in [player(111), player(100)] {
+        moderate(&store, &p, "suspend", later(2)).await;
+    }
+    refresh(&store, 3).await;
+    refresh(&store, 4).await;
+    // Restored, so that their inbox can be read (a restore tells nobody anything).
+    moderate(&store, &player(100), "restore", later(5)).await;
+    for p in [player(110), player(100)] {
+        let got = play_messages(&store, &p).await;
+        assert!(got.is_empty(), "{p} was sent {got:?}");
+    }
+}
+
 #[macro_export]
 macro_rules! moderation_messages_tests {
     ($make:path) => {
@@ -222,6 +252,7 @@ macro_rules! moderation_messages_tests {
             gm_6_pf_1_a_deletion_and_a_rename_send_no_play_message,
             lb_5_play_after_a_restore_is_told_and_the_restore_is_not,
             op_4_movement_counts_each_place_moderation_moved_once,
+            op_4_a_suspended_neighbour_passes_nobody_and_a_suspended_player_hears_nothing,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
