@@ -613,11 +613,17 @@ async fn main() {
     .expect("tables");
     let board = weekly.in_period(&period);
     let before = store.usage();
-    let closed =
-        podium_service::boards::close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
-            .await
-            .expect("close")
-            .expect("frozen");
+    let closed = podium_service::boards::close::close(
+        &store,
+        weekly,
+        &board,
+        tables.get("mahjong-weekly"),
+        freeze_at,
+        Default::default(),
+    )
+    .await
+    .expect("close")
+    .expect("frozen");
     row(
         &format!(
             "period close: {} results, {} rewarded (total)",
@@ -627,9 +633,16 @@ async fn main() {
         &store,
     );
     let before = store.usage();
-    podium_service::boards::close::close(&store, weekly, &board, tables.get("mahjong-weekly"), freeze_at)
-        .await
-        .expect("close again");
+    podium_service::boards::close::close(
+        &store,
+        weekly,
+        &board,
+        tables.get("mahjong-weekly"),
+        freeze_at,
+        Default::default(),
+    )
+    .await
+    .expect("close again");
     row("period close again (nothing to send)", before, &store);
     let before = store.usage();
     let week = podium_service::players::leagues::close_week(

@@ -31,6 +31,9 @@ pub struct Faulty<S> {
     failing_item_writes: Option<(String, Arc<AtomicU32>)>,
     /// Conditional writes of this one item fail as throttled, this many more times.
     failing_item: Option<(ItemKey, Arc<AtomicU32>)>,
+    /// Conditional writes of this one item that pass before one fails (then none
+    /// fails again): a call killed between two of its saves.
+    failing_item_after: Option<(ItemKey, Arc<AtomicU32>)>,
     /// Commits that find this player's Seega balance moved just before they reach the
     /// store, this many more; every commit after them fails, nothing sent.
     interrupting: Option<(String, Arc<AtomicU32>)>,
@@ -55,6 +58,7 @@ impl<S> Faulty<S> {
             lost_one: Arc::default(),
             failing_item_writes: None,
             failing_item: None,
+            failing_item_after: None,
             interrupting: None,
         }
     }
@@ -80,6 +84,14 @@ impl<S> Faulty<S> {
     /// fail as throttled (nothing written): one pointer's publication, say.
     pub fn failing_item_write(mut self, key: ItemKey, n: u32) -> Self {
         self.failing_item = Some((key, Arc::new(AtomicU32::new(n))));
+        self
+    }
+
+    /// After `pass` conditional writes of the item `key`, the next one fails as
+    /// throttled (nothing written), once: a call killed between two saves of its
+    /// progress, its lease left behind.
+    pub fn failing_item_write_after(mut self, key: ItemKey, pass: u32) -> Self {
+        self.failing_item_after = Some((key, Arc::new(AtomicU32::new(pass))));
         self
     }
 
@@ -281,6 +293,21 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
                     .is_ok()
             {
                 return Err(unavailable("PutItem", "throttled (injected)"));
+            }
+        }
+        if let Some((failing, left)) = &self.failing_item_after {
+            if failing == key {
+                // `pass` counts down to 0, which fails once and becomes u32::MAX.
+                let before = left
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| match n {
+                        u32::MAX => None,
+                        0 => Some(u32::MAX),
+                        n => Some(n - 1),
+                    })
+                    .unwrap_or(u32::MAX);
+                if before == 0 {
+                    return Err(unavailable("PutItem", "killed (injected)"));
+                }
             }
         }
         self.inner.put_item_if(key, body, expected).await

@@ -504,9 +504,15 @@ pub async fn league_tier_played_is_the_tier_announced<S: Store + Clone + 'static
     // The week is frozen; then a late record of it arrives; then the week closes.
     let weekly = board_def("mahjong-weekly").expect("registered");
     let w48 = weekly.period_at(t("2026-11-25T12:00:00Z"));
-    periods::freeze(&store, weekly, &w48, t("2026-11-29T22:01:00Z"))
-        .await
-        .expect("frozen");
+    periods::freeze(
+        &store,
+        weekly,
+        &w48,
+        t("2026-11-29T22:01:00Z"),
+        Default::default(),
+    )
+    .await
+    .expect("frozen");
     periods::credit(
         &store,
         weekly,

@@ -16,6 +16,7 @@ pub mod faults;
 pub mod fixtures;
 pub mod hidden_views;
 pub mod history;
+pub mod job_steps;
 pub mod leagues;
 pub mod mahjong;
 pub mod messages;

@@ -143,9 +143,17 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
     let tables = parse_period_rewards(TABLES).expect("tables");
     let table = tables.get("mahjong-weekly");
     let board = week();
-    let runs =
-        join_all((0..2).map(|_| close::close(&store, weekly(), &board, table, t("2026-11-30T00:00:00Z"))))
-            .await;
+    let runs = join_all((0..2).map(|_| {
+        close::close(
+            &store,
+            weekly(),
+            &board,
+            table,
+            t("2026-11-30T00:00:00Z"),
+            Default::default(),
+        )
+    }))
+    .await;
     for r in runs {
         let r = r.expect("close").expect("frozen");
         assert_eq!(
@@ -174,9 +182,17 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
         .expect("freeze")
         .expect("a weekly board");
     let fresh = weekly().in_period(&w49);
-    let runs =
-        join_all((0..2).map(|_| close::close(&store, weekly(), &fresh, table, t("2026-12-06T22:05:00Z"))))
-            .await;
+    let runs = join_all((0..2).map(|_| {
+        close::close(
+            &store,
+            weekly(),
+            &fresh,
+            table,
+            t("2026-12-06T22:05:00Z"),
+            Default::default(),
+        )
+    }))
+    .await;
     let reports: Vec<_> = runs
         .into_iter()
         .map(|r| r.expect("close").expect("frozen"))

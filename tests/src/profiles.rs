@@ -841,7 +841,7 @@ pub async fn country_boards_are_the_board_filtered_and_re_ranked<
         .expect("credit");
     }
     let period = weekly.period_at(week_start);
-    periods::freeze(&store, weekly, &period, now)
+    periods::freeze(&store, weekly, &period, now, Default::default())
         .await
         .expect("frozen");
     let page = read(
@@ -930,7 +930,7 @@ pub async fn movement_since_the_final_and_the_previous_snapshot<S: Store + Clone
         .expect("credit");
     }
     let final_period = weekly.period_at(last_week);
-    periods::freeze(&store, weekly, &final_period, this_week)
+    periods::freeze(&store, weekly, &final_period, this_week, Default::default())
         .await
         .expect("frozen");
     // This week: mv-08 is 3rd; others as before.

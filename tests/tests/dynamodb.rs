@@ -163,3 +163,4 @@ podium_tests::moderation_messages_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::publication_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::reserved_ids_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::unknown_boards_tests!(podium_tests::fixtures::dynamodb);
+podium_tests::job_steps_tests!(podium_tests::fixtures::dynamodb);

@@ -119,3 +119,4 @@ podium_tests::moderation_messages_tests!(podium_tests::fixtures::embedded);
 podium_tests::publication_tests!(podium_tests::fixtures::embedded);
 podium_tests::reserved_ids_tests!(podium_tests::fixtures::embedded);
 podium_tests::unknown_boards_tests!(podium_tests::fixtures::embedded);
+podium_tests::job_steps_tests!(podium_tests::fixtures::embedded);

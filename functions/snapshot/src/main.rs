@@ -1,7 +1,7 @@
 use lambda_runtime::{service_fn, tracing, Error, LambdaEvent};
 use podium_service::config;
 use podium_store::dynamo::DynamoStore;
-use snapshot::{handle, ScheduledRun};
+use snapshot::{handle_within, Budget, ScheduledRun};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
@@ -17,7 +17,10 @@ async fn main() -> Result<(), Error> {
         metrics,
         service_fn(move |event: LambdaEvent<ScheduledRun>| async move {
             let started = std::time::Instant::now();
-            let answer = handle(store.get().await, event.payload, settings).await;
+            // The invocation's own deadline, less the time kept to save and publish:
+            // every job stops at a step's end before it, and the next tick resumes.
+            let budget = Budget::invocation(event.context.deadline, std::time::SystemTime::now());
+            let answer = handle_within(store.get().await, event.payload, settings, budget).await;
             podium_service::telemetry::invocation(started.elapsed());
             Ok::<_, Error>(answer?)
         }),

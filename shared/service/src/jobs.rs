@@ -34,11 +34,13 @@
 //! (results, league week) has run to the end.
 
 pub mod identity;
+pub mod open_runs;
 pub mod schedule;
 
 use crate::boards::close;
 use crate::boards::periods;
 use crate::boards::snapshot::{self, layout::Paging, layout::RunReport};
+use crate::budget::Budget;
 use crate::engine::changes;
 use crate::error::ServiceError;
 use chrono::{DateTime, Duration, Utc};
@@ -224,7 +226,21 @@ pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
     run: ScheduledRun,
     settings: &TickSettings,
 ) -> Result<TickReport, ServiceError> {
-    tick(store, run, settings, Invocation::Scheduled).await
+    tick(store, run, settings, Invocation::Scheduled, Budget::unbounded()).await
+}
+
+/// [`handle`] within `budget` (the `snapshot` function: its invocation's deadline):
+/// every job stops at a step's end once the deadline has passed, its progress saved,
+/// and the next tick resumes it ([`open_runs`], the close's progress, the catch-up's
+/// record). The catch-up takes at most half the time left; the refreshes share the
+/// rest, boards with a refresh under way first. Errors as [`handle`]'s.
+pub async fn handle_within<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    run: ScheduledRun,
+    settings: &TickSettings,
+    budget: Budget,
+) -> Result<TickReport, ServiceError> {
+    tick(store, run, settings, Invocation::Scheduled, budget).await
 }
 
 /// Runs one tick at `run`'s time as a new request (`podium snapshot`, a test clock's
@@ -235,7 +251,7 @@ pub async fn handle_request<S: BoardStore + ItemStore + PeriodStore + SettleStor
     run: ScheduledRun,
     settings: &TickSettings,
 ) -> Result<TickReport, ServiceError> {
-    tick(store, run, settings, Invocation::Request).await
+    tick(store, run, settings, Invocation::Request, Budget::unbounded()).await
 }
 
 async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
@@ -243,12 +259,19 @@ async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     run: ScheduledRun,
     settings: &TickSettings,
     invocation: Invocation,
+    budget: Budget,
 ) -> Result<TickReport, ServiceError> {
     let at = run.scheduled_time;
     let mut report = TickReport::default();
-    // Every tick catches up on the periods first; a failure there keeps no board
-    // from being refreshed, and fails the tick after them.
-    let caught_up = catch_up(store, at, settings, &mut report).await;
+    // Every tick catches up on the periods first (within half the time left, so a
+    // large close leaves the refreshes theirs); a failure there keeps no board from
+    // being refreshed, and fails the tick after them.
+    let share = if run.job == Job::Refresh {
+        budget.share(2)
+    } else {
+        budget
+    };
+    let caught_up = catch_up(store, at, settings, share, &mut report).await;
     if run.job == Job::Refresh {
         // Tournaments move first, so a final standing is snapshotted in the same tick.
         for t in crate::games::tournaments::tick(store, at).await? {
@@ -258,7 +281,7 @@ async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
             }
         }
         let refresh_id = identity::refresh(store, at, invocation).await?;
-        refresh(store, at, &refresh_id, &mut report).await?;
+        refresh(store, at, &refresh_id, budget, &mut report).await?;
     }
     caught_up?;
     Ok(report)
@@ -266,68 +289,169 @@ async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
 
 /// LB-5: snapshots every board refreshed on every tick (the current period of each),
 /// sending each one's `overtaken` messages ([`crate::players::overtaken`]), then the boards
-/// marked changed since their last snapshot ([`crate::engine::changes`]). A notification that
-/// fails does not keep the other boards from being refreshed: the tick then fails
-/// after them, and its retry (or the next tick) sends what is left.
+/// marked changed since their last snapshot ([`crate::engine::changes`]). Within
+/// `budget`: the boards with a refresh under way come first ([`open_runs`]), and each
+/// board takes an equal share of the time left, so a board too large for one call
+/// cannot starve the others; time left over goes to the boards still unpublished.
+/// A notification that fails does not keep the other boards from being refreshed:
+/// the tick then fails after them, and its retry (or the next tick) sends what is left.
 async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
     refresh_id: &RefreshId,
+    budget: Budget,
     tick: &mut TickReport,
 ) -> Result<(), ServiceError> {
-    let RefreshId { id, seq } = refresh_id;
-    let seq = *seq;
-    let paging = Paging::content_defined(PAGE_SIZE);
-    let out = &mut tick.runs;
     let mut failed: Option<ServiceError> = None;
-    for def in BOARDS.iter().filter(|d| d.refresh == Refresh::EveryTick) {
-        let board = def.in_period(&def.period_at(at));
-        let report = snapshot::write::run_sequenced(store, &board, id, seq, at, paging, None, at).await?;
+    let under_way: Vec<String> = open_runs::list(store)
+        .await?
+        .into_iter()
+        .map(|o| o.board)
+        .collect();
+    let mut boards: Vec<BoardRef> = BOARDS
+        .iter()
+        .filter(|d| d.refresh == Refresh::EveryTick)
+        .map(|def| def.in_period(&def.period_at(at)))
+        .collect();
+    // Late boards first (a stable sort keeps the definitions' order otherwise).
+    boards.sort_by_key(|b| !under_way.contains(&b.board));
+    let mut unpublished: Vec<BoardRef> = Vec::new();
+    let count = boards.len() as u32;
+    for (i, board) in boards.into_iter().enumerate() {
+        let share = budget.share(count - i as u32);
+        let report = refresh_board(store, &board, refresh_id, at, share).await?;
         if report.complete {
-            match crate::players::overtaken::notify(store, &board, &report.id, at).await {
-                Ok(n) if n.top + n.neighbours > 0 => {
-                    tracing::info!(
-                        board = def.id,
-                        top = n.top,
-                        neighbours = n.neighbours,
-                        checked = n.checked,
-                        "overtaken messages sent"
-                    );
-                    tick.overtaken.push(OvertakenSent {
-                        board: def.id.to_string(),
-                        top: n.top,
-                        neighbours: n.neighbours,
-                    });
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::error!(board = def.id, error = %e, "sending overtaken messages failed; the other boards go on");
+            if let Err(e) = notify(store, &board, &report.id, at, tick).await {
+                failed.get_or_insert(e);
+            }
+        } else if !report.busy {
+            unpublished.push(board.clone());
+        }
+        tick.runs.push(BoardRun::new(&board, report));
+    }
+    // Time left over (a deadline not reached): the boards still unpublished go on.
+    if budget.deadline.is_some() {
+        for board in unpublished {
+            if budget.expired() {
+                break;
+            }
+            let report = refresh_board(store, &board, refresh_id, at, budget).await?;
+            if report.complete {
+                if let Err(e) = notify(store, &board, &report.id, at, tick).await {
                     failed.get_or_insert(e);
                 }
             }
+            tick.runs.push(BoardRun::new(&board, report));
         }
-        out.push(BoardRun::new(&board, report));
     }
     let changed = changes::changed(store, CHANGED_PER_TICK).await?;
     let runs = stream::iter(changed)
         .map(|c| async move {
-            let report =
-                snapshot::write::run_sequenced(store, &c.board, id, seq, at, paging, None, at).await?;
+            if budget.expired() {
+                // Their marks stay: the next tick refreshes them.
+                return Ok::<_, ServiceError>(None);
+            }
+            let report = refresh_board(store, &c.board, refresh_id, at, budget).await?;
             if report.complete {
                 if let Some(from) = report.read_from_ms {
                     changes::clear(store, &c, from).await?;
                 }
             }
-            Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
+            Ok(Some(BoardRun::new(&c.board, report)))
         })
         .buffer_unordered(CHANGED_IN_FLIGHT);
     let mut runs = std::pin::pin!(runs);
     while let Some(r) = runs.next().await {
-        out.push(r?);
+        tick.runs.extend(r?);
     }
     match failed {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// One board's refresh within `budget`: the refresh under way on it resumed (same
+/// snapshot id and `as_of`), else this tick's; recorded under way when it stops
+/// unpublished, forgotten once published. A refresh under way that another call
+/// published meanwhile is forgotten and this tick's begins.
+async fn refresh_board<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    refresh_id: &RefreshId,
+    at: DateTime<Utc>,
+    budget: Budget,
+) -> Result<RunReport, ServiceError> {
+    let paging = Paging::content_defined(PAGE_SIZE);
+    let RefreshId { id, seq } = refresh_id;
+    if let Some((open, version)) = open_runs::get(store, board).await? {
+        let report =
+            snapshot::write::run_sequenced(store, board, &open.id, open.seq, open.as_of, paging, budget, at)
+                .await?;
+        if report.complete {
+            open_runs::forget(store, board, version).await?;
+            if !report.already_complete || open.id == *id {
+                return Ok(report);
+            }
+            // Published by an earlier call: this tick's refresh goes on below.
+        } else {
+            if !report.busy {
+                let progress = open_runs::OpenRun {
+                    pages: report.pages_total,
+                    ..open
+                };
+                open_runs::record(store, &progress, version).await?;
+            }
+            return Ok(report);
+        }
+    }
+    let report = snapshot::write::run_sequenced(store, board, id, *seq, at, paging, budget, at).await?;
+    if !report.complete && !report.busy {
+        let open = open_runs::OpenRun {
+            board: board.board.clone(),
+            period: board.period.clone(),
+            id: id.clone(),
+            seq: *seq,
+            as_of: at,
+            pages: report.pages_total,
+        };
+        // Only if none is recorded: a concurrent tick's run, recorded first, is the
+        // one resumed.
+        open_runs::record(store, &open, 0).await?;
+    }
+    Ok(report)
+}
+
+/// Sends `board`'s `overtaken` messages after its snapshot `snapshot` was published,
+/// noting them in `tick`. Errors: the notification's (the caller goes on with the
+/// other boards).
+async fn notify<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    snapshot: &str,
+    at: DateTime<Utc>,
+    tick: &mut TickReport,
+) -> Result<(), ServiceError> {
+    match crate::players::overtaken::notify(store, board, snapshot, at).await {
+        Ok(n) if n.top + n.neighbours > 0 => {
+            tracing::info!(
+                board = %board.board,
+                top = n.top,
+                neighbours = n.neighbours,
+                checked = n.checked,
+                "overtaken messages sent"
+            );
+            tick.overtaken.push(OvertakenSent {
+                board: board.board.clone(),
+                top: n.top,
+                neighbours: n.neighbours,
+            });
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(e) => {
+            tracing::error!(board = %board.board, error = %e, "sending overtaken messages failed; the other boards go on");
+            Err(e)
+        }
     }
 }
 
@@ -339,6 +463,7 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
     settings: &TickSettings,
+    budget: Budget,
     report: &mut TickReport,
 ) -> Result<(), ServiceError> {
     let lookback = u64::try_from(settings.max_record_age_days.max(1) + 1).unwrap_or(31);
@@ -370,7 +495,7 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
                 }
             }
         } else if def.period != PeriodKind::AllTime {
-            if let Err(e) = catch_up_board(store, def, at, settings, lookback, report).await {
+            if let Err(e) = catch_up_board(store, def, at, settings, lookback, budget, report).await {
                 tracing::error!(board = def.id, error = %e, "closing a period failed; the other boards go on");
                 failed.get_or_insert(e);
             }
@@ -393,12 +518,14 @@ fn due(period: &Period, at: DateTime<Utc>) -> bool {
 /// is closed only after every period before it, and a tick that stops anywhere (a
 /// crash, its bound, another tick at work) is resumed by the next from the record.
 /// The first catch-up ever starts at the period `lookback_days` back.
+#[allow(clippy::too_many_arguments)]
 async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     def: &BoardDef,
     at: DateTime<Utc>,
     settings: &TickSettings,
     lookback_days: u64,
+    budget: Budget,
     report: &mut TickReport,
 ) -> Result<(), ServiceError> {
     let (through, mut version) = periods::closed_through(store, def).await?;
@@ -408,7 +535,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     };
     let mut done = 0;
     while due(&next, at) {
-        if done == PERIODS_PER_TICK {
+        if done == PERIODS_PER_TICK || (done > 0 && budget.expired()) {
             report.behind.push(Behind {
                 board: def.id.to_string(),
                 next: next.id.clone(),
@@ -421,7 +548,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             // The week takes nobody new once its freeze begins.
             crate::players::leagues::mark_frozen(store, league, &next.id, at).await?;
         }
-        let frozen = periods::freeze(store, def, &next, at).await?;
+        let frozen = periods::freeze(store, def, &next, at, budget).await?;
         let (busy, published) = (frozen.busy, frozen.complete);
         report.runs.push(BoardRun::new(&board, frozen));
         if !published {
@@ -434,9 +561,10 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             });
             return Ok(());
         }
-        if !close(store, def, &board, &settings.rewards, at, report).await? {
-            // The close found the period not frozen (its final not published): it is
-            // not recorded closed, and the next tick freezes and closes it again.
+        if !close(store, def, &board, &settings.rewards, at, budget, report).await? {
+            // The close found the period not frozen (its final not published), or ran
+            // out of time (its progress saved): it is not recorded closed, and the
+            // next tick goes on with it.
             report.behind.push(Behind {
                 board: def.id.to_string(),
                 next: next.id.clone(),
@@ -461,20 +589,27 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     Ok(())
 }
 
-/// Closes a frozen period: the board's reward table's results, and its league's week.
-/// `Ok(false)`: the period is not frozen (its final snapshot not published), nothing
-/// was closed, and it must not be recorded closed.
+/// Closes a frozen period within `budget`: the board's reward table's results, and
+/// its league's week. `Ok(false)`: the period is not frozen (its final snapshot not
+/// published), or its results are not all sent yet (out of time, the progress saved):
+/// it must not be recorded closed.
+#[allow(clippy::too_many_arguments)]
 async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     def: &podium_rules::board::BoardDef,
     board: &BoardRef,
     rewards: &RewardTables,
     at: DateTime<Utc>,
+    budget: Budget,
     report: &mut TickReport,
 ) -> Result<bool, ServiceError> {
     let mut results = None;
     if let Some(table) = rewards.get(def.id) {
-        match close::close(store, def, board, Some(table), at).await? {
+        match close::close(store, def, board, Some(table), at, budget).await? {
+            Some(closed) if !closed.done => {
+                tracing::info!(board = def.id, period = %board.period, sent = closed.sent, ranked = closed.ranked, "period close stopped at its budget; the next tick goes on");
+                return Ok(false);
+            }
             Some(closed) => {
                 if !closed.already_done {
                     tracing::info!(board = def.id, period = %board.period, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, skipped = closed.skipped, "period closed");

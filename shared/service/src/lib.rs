@@ -20,6 +20,7 @@
 
 pub mod api;
 pub mod boards;
+pub mod budget;
 pub mod config;
 pub mod engine;
 pub mod error;

@@ -273,13 +273,16 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
 /// snapshot published): sends every ranked player their result, with `table`'s
 /// reward, and records the close done only after the last result is settled. Safe to
 /// run again and to run concurrently (each message is its own settlement); resumes
-/// where a failed run stopped. `Ok(None)`: the period is not frozen yet.
+/// where a failed or stopped run stopped. Within `budget`: chunks of [`CHUNK`]
+/// results are its steps, and none begins after its deadline (the report then says
+/// `done: false`, the progress saved). `Ok(None)`: the period is not frozen yet.
 pub async fn close<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     def: &BoardDef,
     board: &BoardRef,
     table: Option<&RewardTable>,
     now: DateTime<Utc>,
+    budget: crate::budget::Budget,
 ) -> Result<Option<CloseReport>, ServiceError> {
     if !is_frozen(store, board).await? {
         return Ok(None);
@@ -307,7 +310,13 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         done: progress.done,
         ..CloseReport::default()
     };
+    let mut chunks = 0;
     while !progress.done {
+        if budget.stops_after(chunks) {
+            // Out of time: the progress is saved; the next call goes on from it.
+            return Ok(Some(report));
+        }
+        chunks += 1;
         let start = progress.settled.min(results.len());
         let end = (start + CHUNK).min(results.len());
         let sources = results[start..end].iter().map(|result| ResultMessage {

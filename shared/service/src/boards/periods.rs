@@ -288,26 +288,29 @@ pub async fn freeze_ended<S: BoardStore + ItemStore + ?Sized>(
     if !ended.is_over(now) {
         return Ok(None);
     }
-    let report = freeze(store, board, &ended, now).await?;
+    let report = freeze(store, board, &ended, now, crate::budget::Budget::unbounded()).await?;
     Ok(Some((ended, report)))
 }
 
 /// Freezes `period` of `board` (LB-5): its final snapshot, ranked as of the period's
-/// end. Idempotent: a frozen period is left as it is; while another call freezes it,
+/// end, within `budget` (an incomplete report when it ran out: the next call goes
+/// on). Idempotent: a frozen period is left as it is; while another call freezes it,
 /// a [`RunReport::busy`] report.
 pub async fn freeze<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     period: &Period,
     now: DateTime<Utc>,
+    budget: crate::budget::Budget,
 ) -> Result<RunReport, ServiceError> {
-    snapshot::write::run_paged(
+    snapshot::write::run_sequenced(
         store,
         &board.in_period(period),
         FINAL,
+        0,
         period.end.unwrap_or(now),
         snapshot::layout::Paging::content_defined(PAGE_SIZE),
-        None,
+        budget,
         now,
     )
     .await

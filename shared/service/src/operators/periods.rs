@@ -108,7 +108,8 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         sent: 0,
     };
     if !was_frozen && !dry_run {
-        let frozen = crate::boards::periods::freeze(store, def, &p, now).await?;
+        let frozen =
+            crate::boards::periods::freeze(store, def, &p, now, crate::budget::Budget::unbounded()).await?;
         if !frozen.complete {
             return Err(ServiceError::Contended { attempts: 1 });
         }

@@ -73,9 +73,13 @@ pub const REFRESH_RETENTION_SECS: i64 = 24 * 3600;
 /// a snapshot's retention, so later snapshots reuse it for a day before writing it again.
 pub const PAGE_RETENTION_SECS: i64 = 2 * REFRESH_RETENTION_SECS;
 
-/// How long a run's lease lasts after its last progress (ms): longer than the
-/// snapshot function's timeout (300 s), so a live run is never taken over.
-pub const LEASE_MS: i64 = 15 * 60 * 1000;
+/// How long a run's lease lasts after its last progress (ms). A run renews it at every
+/// step (a chunk of pages saved) and gives it up when it stops within its budget
+/// ([`crate::budget::Budget`]), so it lapses only after a call killed mid-step: then
+/// the next tick (5 minutes later) resumes the run. Longer than any one step; a live
+/// run taken over by a slower step loses nothing (its next save is refused by the
+/// run state's version and it stops).
+pub const LEASE_MS: i64 = 2 * 60 * 1000;
 
 /// How long after publication a snapshot's pages are read strongly consistent (ms):
 /// a reader that meets a new pointer must not miss a page written just before it.

@@ -15,6 +15,7 @@ use super::country::{country_board, cut, CutPage, Sink};
 use super::layout::*;
 use super::read::*;
 use crate::boards::snapshot::codec::{decode_chunk, encode_moves, Earlier};
+use crate::budget::Budget;
 use crate::error::ServiceError;
 
 /// Entries one shard read asks for while a snapshot streams the board.
@@ -253,7 +254,11 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
     page_budget: Option<u32>,
     now: DateTime<Utc>,
 ) -> Result<RunReport, ServiceError> {
-    run_sequenced(store, board, id, 0, as_of, paging, page_budget, now).await
+    let budget = Budget {
+        steps: page_budget,
+        deadline: None,
+    };
+    run_sequenced(store, board, id, 0, as_of, paging, budget, now).await
 }
 
 /// [`run_paged`] for the refresh numbered `seq` by the store
@@ -268,6 +273,11 @@ pub async fn run_paged<S: BoardStore + ItemStore + ?Sized>(
 /// publishes without reading the board again, and records it complete. A run found
 /// complete whose pointer lags (recorded complete before publishing, by an older
 /// version of this code) is published again from what it stored.
+///
+/// `budget` bounds this call: at most its steps in pages, and no chunk of pages begun
+/// after its deadline (one chunk, [`CHUNK_PAGES`] pages, is always listed): the call then saves
+/// its progress, gives its lease up and answers incomplete, and the next call with
+/// the same id goes on from there.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
@@ -276,7 +286,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
     seq: u64,
     as_of: DateTime<Utc>,
     paging: Paging,
-    page_budget: Option<u32>,
+    budget: Budget,
     now: DateTime<Utc>,
 ) -> Result<RunReport, ServiceError> {
     let clock = RunClock::new(now);
@@ -355,7 +365,8 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
     let paging = state.paging();
     let needed = expiry(id, as_of);
     let fresh_expiry = body_expiry(id, as_of);
-    let mut budget = page_budget.unwrap_or(u32::MAX);
+    let mut pages_left = budget.steps.unwrap_or(u32::MAX);
+    let mut chunks_now = 0u32;
     let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
     // The board moves while it is read: a player met twice (their value changed and
     // they moved past the reading) is listed once, where first met.
@@ -402,12 +413,13 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
     if state.read_from_ms.is_none() {
         state.read_from_ms = Some(clock.now_ms());
     }
-    while budget > 0 && !exhausted {
+    while pages_left > 0 && !exhausted && !(chunks_now > 0 && budget.expired()) {
+        chunks_now += 1;
         let mut next = state.clone();
         let mut listed: Vec<DirEntry> = Vec::new();
         let mut moves: Vec<Vec<Earlier>> = Vec::new();
         let mut bodies: Vec<(ItemKey, Vec<u8>)> = Vec::new();
-        while listed.len() < CHUNK_PAGES && budget > 0 {
+        while listed.len() < CHUNK_PAGES && pages_left > 0 {
             let mut rows: Vec<Standing> = Vec::new();
             loop {
                 let Some(s) = stream.next().await? else {
@@ -500,7 +512,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
             next.position += u64::from(entry.len);
             next.pages_written += 1;
             listed.push(entry);
-            budget -= 1;
+            pages_left -= 1;
             if exhausted {
                 break;
             }
@@ -549,7 +561,8 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
         state = next;
     }
     if !exhausted {
-        // Out of budget: save where this call stopped and let the next one go on at once.
+        // Out of budget (pages or time): save where this call stopped and let the next
+        // one go on at once.
         state.lease = None;
         if !store.put_item_if(&rkey, &encode(&state), version).await? {
             return busy();

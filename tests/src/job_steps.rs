@@ -1,0 +1,308 @@
+//! Jobs that finish at any size (LB-5): every tick works within a budget
+//! ([`podium_service::budget::Budget`]: a deadline, or for these tests a number of
+//! steps), saves its progress before it stops, and the next tick resumes the same
+//! work: a refresh under the same snapshot id and `as_of`
+//! ([`podium_service::jobs::open_runs`]), a freeze under `final`, a close from its
+//! saved progress. A call killed mid-step (a save that never happens) loses nothing
+//! and sends nothing twice, and a board too large for one call never keeps a small
+//! one from being refreshed at every tick.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Duration, Utc};
+use podium_rules::board::{board_def, BoardRef};
+use podium_rules::game::Game;
+use podium_service::boards::close;
+use podium_service::boards::periods;
+use podium_service::boards::snapshot::layout::{run_key, FINAL};
+use podium_service::boards::snapshot::read;
+use podium_service::budget::Budget;
+use podium_service::config::parse_period_rewards;
+use podium_service::jobs::{handle_within, open_runs, Job, ScheduledRun, TickReport, TickSettings};
+use podium_store::{ItemKey, SortKeyRange, Store};
+
+use crate::faults::Faulty;
+use crate::fixtures::{seed_balance, seed_game_balance};
+
+/// Declares one `#[tokio::test]` per case of this module for a store made by `$make`.
+#[macro_export]
+macro_rules! job_steps_tests {
+    ($make:path) => {
+        $crate::job_steps_tests!(@cases $make;
+            lb_5_a_refresh_larger_than_a_call_is_resumed_to_its_end_and_starves_no_board,
+            lb_5_a_close_larger_than_a_call_sends_every_result_once_across_calls,
+            lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on,
+        );
+    };
+    (@cases $make:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::job_steps::$case($make().await).await;
+            }
+        )*
+    };
+}
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
+}
+
+/// The scheduled tick `job` at `at` within `budget`.
+async fn tick<S: Store + ?Sized>(
+    store: &S,
+    job: Job,
+    at: DateTime<Utc>,
+    settings: &TickSettings,
+    budget: Budget,
+) -> Result<TickReport, podium_service::ServiceError> {
+    let run = ScheduledRun {
+        job,
+        scheduled_time: at,
+    };
+    handle_within(store, run, settings, budget).await
+}
+
+/// The run of `board` a tick report holds.
+fn run_of<'a>(report: &'a TickReport, board: &str) -> Option<&'a podium_service::jobs::BoardRun> {
+    report.runs.iter().find(|r| r.board == board)
+}
+
+/// How many entries snapshot `id` of `board` lists, page by page.
+async fn listed<S: Store + ?Sized>(store: &S, board: &BoardRef, id: &str) -> usize {
+    read::pages(store, board, id, SortKeyRange::All, true, usize::MAX, true)
+        .await
+        .expect("pages")
+        .iter()
+        .map(|p| p.entries.len())
+        .sum()
+}
+
+/// LB-5: 1,500 Seega players (15 pages) refreshed with a budget of 3 pages a call:
+/// the first tick begins a refresh and records it under way; every following tick
+/// resumes it under the same snapshot id (none starts again from the top), one of
+/// them killed between two saves of its progress (its lease left behind, lapsed by
+/// the next tick); the refresh is published once, with every player listed once,
+/// and the pages listed over all calls are the snapshot's pages plus at most the one
+/// killed step's. Meanwhile the Minesweeper board (3 players, one page) is refreshed
+/// and published at every tick that was not killed.
+pub async fn lb_5_a_refresh_larger_than_a_call_is_resumed_to_its_end_and_starves_no_board<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    const PLAYERS: usize = 1_500;
+    for i in 0..PLAYERS {
+        seed_balance(&store, &format!("js{i:04}"), 100_000 - i as i64, 1_000).await;
+    }
+    for i in 0..3 {
+        seed_game_balance(
+            &store,
+            Game::Minesweeper,
+            &format!("ms{i}"),
+            500 - i as i64,
+            1_000,
+        )
+        .await;
+    }
+    let seega = BoardRef::all_time("seega");
+    let settings = TickSettings::default();
+    let budget = Budget::steps(3);
+    let start = t("2026-12-01T10:00:00Z");
+    let first = tick(&store, Job::Refresh, start, &settings, budget)
+        .await
+        .expect("tick");
+    let run = run_of(&first, "seega").expect("seega").clone();
+    assert!(!run.complete && run.pages_written == 3, "{run:?}");
+    let id = run.snapshot.clone();
+    let open = open_runs::list(&store).await.expect("open runs");
+    assert!(
+        open.iter()
+            .any(|o| o.board == "seega" && o.id == id && o.as_of == start),
+        "recorded under way: {open:?}"
+    );
+    assert!(run_of(&first, "minesweeper").is_some_and(|r| r.complete));
+    let mut written = run.pages_written;
+    let mut ticks = 1;
+    let mut killed = false;
+    let mut published = false;
+    while !published {
+        assert!(ticks < 20, "the refresh never ends");
+        let at = start + Duration::minutes(5 * ticks);
+        ticks += 1;
+        if ticks == 3 {
+            // Killed after its lease was taken and a chunk written, before the chunk
+            // was saved in its progress.
+            let faulty = Faulty::new(store.clone()).failing_item_write_after(run_key(&seega, &id), 1);
+            assert!(tick(&faulty, Job::Refresh, at, &settings, budget).await.is_err());
+            killed = true;
+            continue;
+        }
+        let report = tick(&store, Job::Refresh, at, &settings, budget)
+            .await
+            .expect("tick");
+        let run = run_of(&report, "seega").expect("seega resumed");
+        assert_eq!(run.snapshot, id, "the same refresh, resumed");
+        written += run.pages_written;
+        published = run.complete;
+        let small = run_of(&report, "minesweeper").expect("minesweeper refreshed");
+        assert!(small.complete, "a small board at every tick: {small:?}");
+    }
+    assert!(killed && ticks >= 5, "{ticks} ticks");
+    let pointer = read::current_consistent(&store, &seega)
+        .await
+        .expect("read")
+        .expect("published");
+    assert_eq!(pointer.id, id);
+    assert_eq!(listed(&store, &seega, &id).await, PLAYERS);
+    let pages = read::run_state(&store, &seega, &id)
+        .await
+        .expect("read")
+        .expect("run")
+        .pages_written;
+    assert!(written <= pages + 3, "{written} pages listed for {pages}");
+    assert!(
+        open_runs::list(&store)
+            .await
+            .expect("open runs")
+            .iter()
+            .all(|o| o.board != "seega"),
+        "forgotten once published"
+    );
+    // The next tick is a new refresh.
+    let next = tick(
+        &store,
+        Job::Refresh,
+        start + Duration::minutes(5 * ticks),
+        &settings,
+        Budget::unbounded(),
+    )
+    .await
+    .expect("tick");
+    let run = run_of(&next, "seega").expect("seega");
+    assert!(run.complete && run.snapshot != id, "{run:?}");
+}
+
+/// `mahjong-daily`'s reward table in these tests: 5 points to the top half.
+const DAILY_TABLE: &str = r#"{"mahjong-daily": {"bands": [{"top_percent": 50, "points": 5}]}}"#;
+
+/// LB-5, GM-3: 600 players of one Mahjong day (6 pages, 3 chunks of results) frozen
+/// and closed by freeze ticks of one step each: the freeze resumes under `final` and
+/// the close from its saved progress, one tick killed after sending a chunk and
+/// before saving that it did; every player has exactly one result, the day is
+/// recorded closed once everything is sent, and not before.
+pub async fn lb_5_a_close_larger_than_a_call_sends_every_result_once_across_calls<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    const PLAYERS: usize = 600;
+    let daily = board_def("mahjong-daily").expect("registered");
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("jd{i:03}")).collect();
+    for (i, p) in players.iter().enumerate() {
+        let at = t("2026-11-25T12:00:00Z");
+        periods::credit(&store, daily, p, 10_000 - i as i64, at, at, &format!("jd-{p}"))
+            .await
+            .expect("credit");
+    }
+    let day = BoardRef::new("mahjong-daily", "2026-11-25");
+    let settings: TickSettings = parse_period_rewards(DAILY_TABLE).expect("table").into();
+    let budget = Budget::steps(1);
+    let progress = ItemKey::new(format!("CLOSE#{}", day.key()), "PROGRESS");
+    let start = t("2026-11-25T22:05:00Z");
+    let (mut ticks, mut killed) = (0, false);
+    loop {
+        assert!(ticks < 40, "the close never ends");
+        let at = start + Duration::minutes(5 * ticks);
+        ticks += 1;
+        let frozen = close::is_frozen(&store, &day).await.expect("read");
+        let started = store.get_item(&progress, true).await.expect("read").is_some();
+        if frozen && started && !killed {
+            // Killed after a chunk's results were sent, before its progress was saved.
+            let faulty = Faulty::new(store.clone()).failing_item_write_after(progress.clone(), 0);
+            assert!(tick(&faulty, Job::Freeze, at, &settings, budget).await.is_err());
+            killed = true;
+            continue;
+        }
+        let report = tick(&store, Job::Freeze, at, &settings, budget)
+            .await
+            .expect("tick");
+        if report
+            .closed
+            .iter()
+            .any(|c| c.board == "mahjong-daily" && c.period == "2026-11-25")
+        {
+            break;
+        }
+        assert!(
+            report
+                .behind
+                .iter()
+                .any(|b| b.board == "mahjong-daily" && b.next == "2026-11-25"),
+            "not closed, so behind: {:?}",
+            report.behind
+        );
+    }
+    assert!(killed && ticks >= 5, "{ticks} ticks");
+    assert_eq!(listed(&store, &day, FINAL).await, PLAYERS);
+    let mut sent = BTreeSet::new();
+    for p in &players {
+        if store
+            .get_source(&close::result_key(&day, p))
+            .await
+            .expect("read")
+            .is_some()
+        {
+            sent.insert(p.clone());
+        }
+    }
+    assert_eq!(sent.len(), PLAYERS, "every result sent");
+    for p in players.iter().step_by(97) {
+        let inbox = crate::overtaken::call(&store, crate::review::get("/v1/me/inbox", &[], p)).await;
+        let results = inbox.body["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["id"] == "pr:mahjong-daily:2026-11-25")
+            .count();
+        assert_eq!(results, 1, "{p}: {}", inbox.body);
+    }
+}
+
+/// LB-5: a call whose deadline has passed before it starts still takes one step of
+/// each job (so every call makes progress) and stops there, its progress saved and
+/// its lease given up: the next call, at once, goes on.
+pub async fn lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on<S: Store + Clone + 'static>(
+    store: S,
+) {
+    for i in 0..250 {
+        seed_balance(&store, &format!("jt{i:03}"), 50_000 - i as i64, 1_000).await;
+    }
+    let seega = BoardRef::all_time("seega");
+    let at = t("2026-12-01T10:00:00Z");
+    let spent = Budget {
+        steps: Some(1),
+        deadline: Some(std::time::Instant::now()),
+    };
+    let settings = TickSettings::default();
+    let first = tick(&store, Job::Refresh, at, &settings, spent)
+        .await
+        .expect("tick");
+    let run = run_of(&first, "seega").expect("seega").clone();
+    assert!(!run.complete && run.pages_written == 1, "{run:?}");
+    let state = read::run_state(&store, &seega, &run.snapshot)
+        .await
+        .expect("read")
+        .expect("run");
+    assert!(state.lease.is_none(), "given up: {state:?}");
+    // A retry of the same scheduled time, at once, goes on with the same run.
+    let again = tick(&store, Job::Refresh, at, &settings, Budget::unbounded())
+        .await
+        .expect("retry");
+    let resumed = run_of(&again, "seega").expect("seega");
+    assert!(
+        resumed.complete && resumed.snapshot == run.snapshot,
+        "{resumed:?}"
+    );
+    assert_eq!(listed(&store, &seega, &run.snapshot).await, 250);
+}
