@@ -22,6 +22,9 @@ pub struct Faulty<S> {
     pub inner: S,
     lose_replies: Arc<AtomicU32>,
     failing_source: Option<String>,
+    /// Commits of the source with this id are refused for good (as DynamoDB refuses
+    /// an item over its size limit), nothing written.
+    rejecting_source: Option<String>,
     last_commit: Arc<Mutex<Option<Commit>>>,
     /// Cancellation reasons the next commit after a lost reply is answered with.
     resend_reasons: Option<Vec<&'static str>>,
@@ -53,6 +56,7 @@ impl<S> Faulty<S> {
             inner,
             lose_replies: Arc::default(),
             failing_source: None,
+            rejecting_source: None,
             last_commit: Arc::default(),
             resend_reasons: None,
             lost_one: Arc::default(),
@@ -122,6 +126,13 @@ impl<S> Faulty<S> {
         self
     }
 
+    /// Commits of the source with this id are refused for good (a validation error,
+    /// as for an item over DynamoDB's 400 KB), nothing written.
+    pub fn rejecting_source(mut self, id: &str) -> Self {
+        self.rejecting_source = Some(id.to_string());
+        self
+    }
+
     /// The last commit sent through.
     pub fn last_commit(&self) -> Option<Commit> {
         self.last_commit
@@ -165,6 +176,13 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
         self.inner.account(player_id).await
     }
     async fn commit(&self, commit: &Commit) -> Result<CommitOutcome, StoreError> {
+        if self.rejecting_source.as_deref() == Some(commit.source.id.as_str()) {
+            return Err(StoreError::Rejected {
+                operation: "TransactWriteItems",
+                message: "ValidationException: Item size has exceeded the maximum allowed size (injected)"
+                    .into(),
+            });
+        }
         if self.failing_source.as_deref() == Some(commit.source.id.as_str()) {
             return Err(unavailable(
                 "TransactWriteItems",

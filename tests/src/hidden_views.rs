@@ -9,7 +9,7 @@
 use chrono::{DateTime, Duration, Utc};
 use podium_rules::game::Game;
 use podium_rules::league::{self, LEAGUES};
-use podium_service::api::{self, ApiContext, ApiRequest, ApiResponse};
+use podium_service::api::{self, ApiContext, ApiResponse};
 use podium_service::boards::periods;
 use podium_service::jobs::Job;
 use podium_store::Store;
@@ -489,11 +489,7 @@ async fn read<S: Store + Clone + 'static>(store: &S, p: &Probe, at: DateTime<Utc
     let query: Vec<(&str, &str)> = p.query.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let req = match p.caller {
         As::Player(who) => get(&p.path, &query, who),
-        As::Operator => ApiRequest {
-            operator: Some("support-1".into()),
-            player: None,
-            ..get(&p.path, &query, "nobody")
-        },
+        As::Operator => crate::review::operator_get(&p.path, &query),
     };
     api::handle(store, &ApiContext::new(cursor_key()), &req, at).await
 }

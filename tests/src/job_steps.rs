@@ -32,6 +32,7 @@ macro_rules! job_steps_tests {
             lb_5_a_refresh_larger_than_a_call_is_resumed_to_its_end_and_starves_no_board,
             lb_5_a_close_larger_than_a_call_sends_every_result_once_across_calls,
             lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on,
+            lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_result_recorded,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -122,6 +123,16 @@ pub async fn lb_5_a_refresh_larger_than_a_call_is_resumed_to_its_end_and_starves
         "recorded under way: {open:?}"
     );
     assert!(run_of(&first, "minesweeper").is_some_and(|r| r.complete));
+    // Operators see it under way.
+    let status = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    assert_eq!(status.status, 200, "{}", status.body);
+    let under_way = &status.body["refreshes"];
+    assert!(
+        under_way.as_array().is_some_and(|r| r
+            .iter()
+            .any(|o| o["board"] == "seega" && o["id"] == id.as_str() && o["pages"] == 3)),
+        "{under_way}"
+    );
     let mut written = run.pages_written;
     let mut ticks = 1;
     let mut killed = false;
@@ -305,4 +316,164 @@ pub async fn lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on<S: 
         "{resumed:?}"
     );
     assert_eq!(listed(&store, &seega, &run.snapshot).await, 250);
+}
+
+/// LB-5, GM-3: one player never stops a close. `jf-full` holds 1,500 unclaimed
+/// rewards (an inbox near DynamoDB's 400 KB item limit, as an older version let it
+/// grow): their new reward is paid into their balance at once (ledger `period-reward`)
+/// and their inbox is not rewritten; `jf-room` (49 waiting) gets the reward to claim
+/// as usual. The store refuses `jf-refused`'s result for good: it is recorded for
+/// review with its player and the error, and the close finishes for everyone else;
+/// deleting `jf-refused` erases that record (GM-6).
+pub async fn lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_result_recorded<
+    S: Store + podium_store::ErasureStore + Clone + 'static,
+>(
+    store: S,
+) {
+    use podium_rules::inbox::{Inbox, MAX_UNCLAIMED};
+    use podium_rules::message::Message;
+    use podium_rules::period_reward::PeriodResult;
+    use podium_service::engine::unapplied;
+    let daily = board_def("mahjong-daily").expect("registered");
+    let players: Vec<String> = ["jf-full", "jf-refused", "jf-room"]
+        .into_iter()
+        .map(String::from)
+        .chain((0..7).map(|i| format!("jf-{i}")))
+        .collect();
+    for (i, p) in players.iter().enumerate() {
+        let at = t("2026-11-25T12:00:00Z");
+        periods::credit(&store, daily, p, 1_000 - i as i64, at, at, &format!("jf-{p}"))
+            .await
+            .expect("credit");
+    }
+    let waiting = |n: usize| {
+        let old = PeriodResult {
+            player_id: String::new(),
+            rank: 1,
+            of: 10,
+            top_percent: 10,
+            value: 100,
+            reward: 5,
+        };
+        let messages = (0..n)
+            .map(|i| {
+                let day = format!("2025-{:02}-{:02}-{i}", 1 + i % 12, 1 + i % 28);
+                Message::period_result(
+                    "mahjong-daily",
+                    &day,
+                    Game::MahjongRivals,
+                    &old,
+                    t("2026-01-01T00:00:00Z"),
+                )
+            })
+            .collect();
+        serde_json::to_string(&Inbox {
+            messages,
+            ..Inbox::default()
+        })
+        .expect("inbox")
+    };
+    crate::overtaken::write_inbox(&store, "jf-full", &waiting(1_500)).await;
+    crate::overtaken::write_inbox(&store, "jf-room", &waiting(MAX_UNCLAIMED - 1)).await;
+    let day = BoardRef::new("mahjong-daily", "2026-11-25");
+    let refused = close::result_key(&day, "jf-refused");
+    let faulty = Faulty::new(store.clone()).rejecting_source(&refused.id);
+    let settings: TickSettings = parse_period_rewards(DAILY_TABLE).expect("table").into();
+    let report = tick(
+        &faulty,
+        Job::Freeze,
+        t("2026-11-25T22:05:00Z"),
+        &settings,
+        Budget::unbounded(),
+    )
+    .await
+    .expect("the close goes on");
+    let closed = report
+        .closed
+        .iter()
+        .find(|c| c.board == "mahjong-daily" && c.period == "2026-11-25")
+        .expect("the day closed");
+    let results = closed.results.as_ref().expect("results");
+    assert_eq!(
+        (results.sent, results.unapplied),
+        (players.len() - 1, 1),
+        "{results:?}"
+    );
+    // The full inbox: paid at once, not rewritten.
+    let balance = store
+        .get_balances(Game::MahjongRivals, &["jf-full"])
+        .await
+        .expect("balance");
+    assert_eq!(balance[0].points, 5, "paid into the balance");
+    let inbox = |p: &'static str| {
+        let store = store.clone();
+        async move {
+            let answer = crate::overtaken::call(&store, crate::review::get("/v1/me/inbox", &[], p)).await;
+            assert_eq!(answer.status, 200, "{}", answer.body);
+            answer.body
+        }
+    };
+    let full = inbox("jf-full").await;
+    assert_eq!(full["unclaimed"], 1_500, "{}", full["unclaimed"]);
+    let ledger = crate::overtaken::call(
+        &store,
+        crate::review::get("/v1/me/ledger", &[("game", "mahjong-rivals")], "jf-full"),
+    )
+    .await;
+    assert!(
+        ledger.body["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .any(|e| e["source"] == "period-reward" && e["source_id"] == "pr:mahjong-daily:2026-11-25"),
+        "{}",
+        ledger.body
+    );
+    // Room left: the reward waits to be claimed.
+    let room = inbox("jf-room").await;
+    assert_eq!(room["unclaimed"], MAX_UNCLAIMED, "{}", room["unclaimed"]);
+    // The refused result: recorded, the others sent.
+    let recorded = unapplied::list(&store).await.expect("list");
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded[0].unapplied.player.as_deref(), Some("jf-refused"));
+    assert_eq!(recorded[0].unapplied.id, refused.id);
+    assert!(
+        recorded[0].unapplied.error.contains("ValidationException"),
+        "{recorded:?}"
+    );
+    assert!(store.get_source(&refused).await.expect("read").is_none());
+    let status = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    assert_eq!(status.status, 200, "{}", status.body);
+    assert_eq!(
+        status.body["unapplied"][0]["player"], "jf-refused",
+        "{}",
+        status.body
+    );
+    assert_eq!(
+        status.body["unapplied"][0]["job"], "period-close",
+        "{}",
+        status.body
+    );
+    assert!(
+        status.body["closed_through"].as_array().is_some_and(|c| c
+            .iter()
+            .any(|b| b["board"] == "mahjong-daily" && b["period"] == "2026-11-25")),
+        "{}",
+        status.body
+    );
+    for p in ["jf-0", "jf-6"] {
+        let body = inbox(p).await;
+        assert!(
+            body["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .any(|m| m["id"] == "pr:mahjong-daily:2026-11-25"),
+            "{p}: {body}"
+        );
+    }
+    podium_service::operators::deletion::delete_player(&store, "jf-refused", t("2026-11-26T10:00:00Z"))
+        .await
+        .expect("deleted");
+    assert!(unapplied::list(&store).await.expect("list").is_empty(), "GM-6");
 }

@@ -92,7 +92,7 @@ pub fn passers(message: &Value) -> Vec<String> {
 }
 
 /// Stores `body` as `player`'s inbox, unreadable or not (as a later version may write it).
-async fn write_inbox<S: Store>(store: &S, player: &str, body: &str) {
+pub async fn write_inbox<S: Store>(store: &S, player: &str, body: &str) {
     let write = podium_store::Commit {
         source: podium_store::SourceKey::new("seed", format!("inbox-{player}")),
         content_hash: "seed".into(),

@@ -34,6 +34,15 @@ pub fn get(path: &str, query: &[(&str, &str)], player: &str) -> ApiRequest {
     }
 }
 
+/// A GET of `path` with `query` by the operator `support-1`.
+pub fn operator_get(path: &str, query: &[(&str, &str)]) -> ApiRequest {
+    ApiRequest {
+        operator: Some("support-1".into()),
+        player: None,
+        ..get(path, query, "nobody")
+    }
+}
+
 async fn call<S: Store + Clone + 'static>(store: &S, ctx: &ApiContext, req: ApiRequest) -> ApiResponse {
     api::handle(store, ctx, &req, crate::fixtures::tick()).await
 }

@@ -213,6 +213,10 @@ export async function operatorBoard(
   return ok(await c.GET("/v1/operator/leaderboards/{board}", { params: { path: { board }, query } }));
 }
 
+export async function operatorJobs(c: Podium): Promise<Schemas["JobsStatus"]> {
+  return ok(await c.GET("/v1/operator/jobs"));
+}
+
 /** Corrects a player's balance (OP-1); the same `correction_id` applies once. */
 export async function correctBalance(
   c: Podium,

@@ -16,6 +16,12 @@ pub const STATE: &str = "inbox";
 /// first (an unclaimed reward is never dropped).
 pub const MAX_MESSAGES: usize = 100;
 
+/// Unclaimed rewards an inbox holds at most (LB-5): a reward that finds this many
+/// waiting is paid into the balance at once, as if claimed ([`Inbox::pays_at_once`]),
+/// so that an inbox never outgrows its item (DynamoDB's 400 KB) and no reward is
+/// lost: closes that race may leave a few more.
+pub const MAX_UNCLAIMED: usize = 50;
+
 /// `overtaken` messages an inbox takes in one UTC day at most (the others are
 /// dropped; [`crate::overtaken`] sends them).
 pub const MAX_OVERTAKEN_PER_DAY: u32 = 5;
@@ -88,6 +94,13 @@ impl Inbox {
         self
     }
 
+    /// Whether a new reward message `id` is paid at once rather than left to claim
+    /// (LB-5): the inbox holds [`MAX_UNCLAIMED`] unclaimed rewards or more, and not
+    /// this message already.
+    pub fn pays_at_once(&self, id: &str) -> bool {
+        self.get(id).is_none() && self.messages.iter().filter(|m| m.unclaimed()).count() >= MAX_UNCLAIMED
+    }
+
     /// This inbox with message `id`'s reward claimed at `now`, and the reward; `None`
     /// when there is no such message or it holds no unclaimed reward.
     pub fn claimed(mut self, id: &str, now: DateTime<Utc>) -> Option<(Self, Reward)> {
@@ -156,6 +169,33 @@ mod tests {
             "same rank"
         );
         assert!(Message::rank_up("match", "m-4", 0, 5_000_000, at).is_some());
+    }
+
+    #[test]
+    fn an_inbox_full_of_rewards_has_the_next_paid_at_once() {
+        let at = DateTime::UNIX_EPOCH;
+        let mut inbox = Inbox::default();
+        for i in 0..MAX_UNCLAIMED {
+            let id = format!("p{i}");
+            assert!(!inbox.pays_at_once(&format!("pr:b:{id}")), "{i}");
+            inbox = inbox.with(Message::period_result(
+                "b",
+                &id,
+                Game::MahjongRivals,
+                &result(5),
+                at,
+            ));
+        }
+        assert!(inbox.pays_at_once("pr:b:next"));
+        assert!(
+            !inbox.pays_at_once("pr:b:p0"),
+            "a message it holds is not paid again"
+        );
+        let (claimed, _) = inbox.clone().claimed("pr:b:p0", at).expect("claimed");
+        assert!(
+            !claimed.pays_at_once("pr:b:next"),
+            "room again once one is claimed"
+        );
     }
 
     #[test]

@@ -212,4 +212,13 @@ impl Message {
     pub fn unclaimed(&self) -> bool {
         self.reward.as_ref().is_some_and(|r| r.claimed_at.is_none())
     }
+
+    /// This message with its reward paid at `now` (as if claimed then), and the
+    /// reward; `None` when it holds no unclaimed reward.
+    pub fn paid(mut self, now: DateTime<Utc>) -> Option<(Self, Reward)> {
+        let reward = self.reward.as_mut().filter(|r| r.claimed_at.is_none())?;
+        reward.claimed_at = Some(now);
+        let paid = reward.clone();
+        Some((self, paid))
+    }
 }

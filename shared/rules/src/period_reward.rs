@@ -26,6 +26,10 @@ pub const MAX_REWARD: i64 = 1_000_000;
 /// The rule id of period-close rewards in the ledger.
 pub const RULE: &str = "LB-5";
 
+/// The ledger source of a period reward paid into a balance (claimed, or paid at
+/// once into an inbox full of rewards: [`crate::inbox::MAX_UNCLAIMED`]).
+pub const LEDGER_SOURCE: &str = "period-reward";
+
 /// One band of a reward table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]

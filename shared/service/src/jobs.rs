@@ -217,6 +217,49 @@ pub struct Behind {
     pub busy: bool,
 }
 
+/// The scheduled jobs' status, for operators (`GET /v1/operator/jobs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct JobsStatus {
+    /// The refreshes begun and not published yet, resumed by the next ticks
+    /// ([`open_runs`]): board, period, snapshot id, the instant it snapshots, pages so far.
+    pub refreshes: Vec<open_runs::OpenRun>,
+    /// Each period board's last period frozen and closed in order (absent before its
+    /// first): a board whose period ended more than a tick ago is behind.
+    pub closed_through: Vec<ClosedThrough>,
+    /// The results jobs could not apply and left out for review
+    /// ([`crate::engine::unapplied`]).
+    pub unapplied: Vec<crate::engine::unapplied::Recorded>,
+}
+
+/// A period board's last period closed, in [`JobsStatus`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ClosedThrough {
+    pub board: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<String>,
+}
+
+/// The scheduled jobs' status: one Query of the refreshes under way, one read per
+/// period board, one Query of the results left out. Errors: the store's.
+pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, ServiceError> {
+    let mut closed_through = Vec::new();
+    for def in BOARDS
+        .iter()
+        .filter(|d| d.period != PeriodKind::AllTime && d.window_days.is_none())
+    {
+        let (through, _) = periods::closed_through(store, def).await?;
+        closed_through.push(ClosedThrough {
+            board: def.id.to_string(),
+            period: through.map(|p| p.id),
+        });
+    }
+    Ok(JobsStatus {
+        refreshes: open_runs::list(store).await?,
+        closed_through,
+        unapplied: crate::engine::unapplied::list(store).await?,
+    })
+}
+
 /// Runs one scheduled tick over every board (the `snapshot` function). Errors are
 /// real failures (the store): the schedule's retry, with the same scheduled time,
 /// resumes the same snapshots ([`identity::Invocation::Scheduled`]); a tick that

@@ -77,6 +77,7 @@ macro_rules! every_route {
             [unity_callback],
             [operator_player],
             [operator_board],
+            [operator_jobs],
             [post_correction],
             [operator_audit],
             [review_queue],

@@ -25,6 +25,7 @@
 //! | `GET /v1/ad-callbacks/unity-ads?…` | a Unity Ads S2S callback (HMAC-MD5), answered `1` |
 //! | `GET /v1/operator/players/{player_id}` | support's [`PlayerOverview`](crate::operators::console::PlayerOverview) (operators only) |
 //! | `GET /v1/operator/leaderboards/{board}?limit&cursor&period` | any board's page, as players see it (operators only) |
+//! | `GET /v1/operator/jobs` | the scheduled jobs' status: refreshes under way, periods closed, results left out for review (operators only) |
 //! | `GET /v1/openapi.json` | this API's OpenAPI 3.1 description |
 //!
 //! The caller is an [`Identity`] that the layer in front of the router puts on the

@@ -11,9 +11,10 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::{BoardDef, BoardRef};
+use podium_rules::inbox::{self, Inbox};
 use podium_rules::message::Message;
 use podium_rules::period_reward::{self, PeriodResult, RewardTable};
-use podium_rules::settlement::{Planned, Settlement};
+use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement};
 use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
 use serde::{Deserialize, Serialize};
 
@@ -22,10 +23,14 @@ use crate::boards::snapshot::layout::FINAL;
 use crate::engine::names::hex_sha256;
 use crate::engine::settle::settle_all;
 use crate::engine::source::{ReadState, Reads, Source};
+use crate::engine::state::state_body;
 use crate::error::ServiceError;
 
 /// The source kind of a period's result message.
 pub const KIND: &str = "period-result";
+
+/// The job named in the records of results a close could not apply.
+pub const CLOSE_JOB: &str = "period-close";
 
 /// Results settled between two progress records.
 pub const CHUNK: usize = 256;
@@ -62,25 +67,69 @@ impl Source for ResultMessage<'_> {
     }
 
     fn reads(&self) -> Reads {
-        Reads::default()
+        // A reward reads the inbox it joins and the balance it may be paid into
+        // (LB-5: an inbox full of rewards has it paid at once); a result without one
+        // reads nothing.
+        if self.result.reward == 0 {
+            return Reads::default();
+        }
+        let player = &self.result.player_id;
+        Reads {
+            states: vec![(player.clone(), inbox::STATE.to_string())],
+            balances: vec![(self.def.game, player.clone(), false)],
+            ..Reads::default()
+        }
     }
 
-    /// The message joins the inbox in the commit ([`Settlement::messages`]).
-    fn plan(&self, _: &ReadState) -> Result<Planned<Message>, ServiceError> {
-        let message = Message::period_result(
+    /// The message joins the inbox in the commit ([`Settlement::messages`]); its
+    /// reward is paid at once when the inbox holds [`inbox::MAX_UNCLAIMED`] waiting.
+    fn plan(&self, read: &ReadState) -> Result<Planned<Message>, ServiceError> {
+        let player = &self.result.player_id;
+        let mut message = Message::period_result(
             &self.board.board,
             &self.board.period,
             self.def.game,
             self.result,
             self.now,
         );
+        let mut paid = None;
+        if self.result.reward > 0 {
+            let held: Inbox = state_body(read, player, inbox::STATE)?;
+            if held.pays_at_once(&message.id) {
+                if let Some((m, reward)) = message.clone().paid(self.now) {
+                    (message, paid) = (m, Some(reward));
+                }
+            }
+        }
         let mut s = Settlement::result_only(message.clone());
-        s.messages.push((self.result.player_id.clone(), message));
+        if let Some(reward) = paid {
+            // LB-5: paid into the balance as a claim would, in this commit.
+            let before = read.balance(reward.game, player).points;
+            let (change, entry) = balance_change(
+                player,
+                reward.game,
+                before,
+                reward.points,
+                LedgerSource {
+                    kind: period_reward::LEDGER_SOURCE,
+                    id: &message.id,
+                    rule: period_reward::RULE,
+                },
+                self.now,
+            );
+            s.balances.push(change);
+            s.ledger.push(entry);
+        }
+        s.messages.push((player.clone(), message));
         Ok(Planned::Write(s))
     }
 
     fn id_field(&self) -> &'static str {
         "player_id"
+    }
+
+    fn concerns(&self) -> Option<&str> {
+        Some(&self.result.player_id)
     }
 }
 
@@ -129,6 +178,9 @@ pub struct CloseReport {
     pub reward_points: i64,
     /// Results skipped because the player was deleted (GM-6).
     pub skipped: usize,
+    /// Results that could not be applied, recorded for review
+    /// ([`crate::engine::unapplied`]; the close went on without them).
+    pub unapplied: usize,
     /// Whether the period is closed: every result settled.
     pub done: bool,
     /// Whether it was closed before this call.
@@ -245,6 +297,7 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
         })
         .collect();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+    crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
     let key = progress_key(board);
     let (prior, version) = read_progress(store, &key).await?;
     let done = Progress {
@@ -264,6 +317,7 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
         rewarded: results.iter().filter(|r| r.reward > 0).count(),
         reward_points: results.iter().map(|r| r.reward).sum(),
         skipped: tally.skipped,
+        unapplied: tally.unapplied.len(),
         done: true,
         already_done: false,
     }))
@@ -326,8 +380,12 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
             now,
         });
         let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+        // One player's result that cannot be applied stops nobody's: recorded for
+        // review before the progress moves past it.
+        crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
         report.sent += tally.applied;
         report.skipped += tally.skipped;
+        report.unapplied += tally.unapplied.len();
         let next = Progress {
             settled: end,
             done: end >= results.len(),

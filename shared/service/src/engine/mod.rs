@@ -14,6 +14,8 @@
 //! - [`names`]: which players an item names (GM-6), content hashes, pseudonyms.
 //! - [`placement`]: league memberships a commit writes (LG).
 //! - [`state`]: players' stored state bodies.
+//! - [`unapplied`]: the sources a job left out for review (one that no rerun can
+//!   apply never stops the others).
 
 pub mod changes;
 pub mod commit;
@@ -23,3 +25,4 @@ pub mod placement;
 pub mod settle;
 pub mod source;
 pub mod state;
+pub mod unapplied;

@@ -264,7 +264,7 @@ async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadS
 }
 
 /// What [`settle_all`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Sources this call committed.
     pub applied: usize,
@@ -272,6 +272,26 @@ pub struct Tally {
     /// (OP-4), or skipped
     /// because a stored item they read is corrupt.
     pub skipped: usize,
+    /// Sources that failed for a reason of their own that no rerun mends (the store
+    /// refused the commit, a rule refused the plan): left out so the others go on,
+    /// for the job to record for review ([`crate::engine::unapplied`]).
+    pub unapplied: Vec<super::unapplied::Unapplied>,
+}
+
+/// Whether `e`, met settling one source among many, belongs to that source alone and
+/// stays on a rerun: the store refused its commit (an item over DynamoDB's size
+/// limit, say) or a rule refused its plan. Transient errors (throttling, contention)
+/// and the store's own failures are not: they stop the job, whose rerun goes on.
+fn unappliable(e: &ServiceError) -> bool {
+    use podium_store::StoreError;
+    matches!(
+        e,
+        ServiceError::Invalid(_)
+            | ServiceError::TooLarge { .. }
+            | ServiceError::StateConflict { .. }
+            | ServiceError::NotFound(_)
+            | ServiceError::Store(StoreError::Rejected { .. } | StoreError::OutOfLimits(_))
+    )
 }
 
 /// Settles each of `sources`, `in_flight` at a time, each exactly once (GM-3): for
@@ -279,8 +299,9 @@ pub struct Tally {
 /// messages). A source naming a deleted player is skipped (GM-6), and so is one whose
 /// player's stored state cannot be read (corrupt: logged; no rerun could send it); one
 /// settled before, with the same or other content, keeps its first result; ones that
-/// contended with each other are settled again one at a time. Stops at the first other
-/// error (the job's rerun settles the rest).
+/// contended with each other are settled again one at a time; one that fails for a
+/// reason of its own ([`Tally::unapplied`]) is left out, so one player never stops a
+/// job. Stops at the first other error (the job's rerun settles the rest).
 pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
     store: &S,
     sources: impl IntoIterator<Item = X>,
@@ -330,10 +351,24 @@ pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
         }
     }
     let mut tally = Tally::default();
-    let mut count = |o: Option<bool>| match o {
-        Some(true) => tally.applied += 1,
-        Some(false) => {}
-        None => tally.skipped += 1,
+    let mut count = |source: &X, o: Result<Option<bool>, ServiceError>| -> Result<(), ServiceError> {
+        match o {
+            Ok(Some(true)) => tally.applied += 1,
+            Ok(Some(false)) => {}
+            Ok(None) => tally.skipped += 1,
+            Err(e) if unappliable(&e) => {
+                let key = source.key();
+                tracing::error!(kind = %key.kind, error = %e, "a source cannot be applied; left out for review, the others go on");
+                tally.unapplied.push(super::unapplied::Unapplied {
+                    kind: key.kind.to_string(),
+                    id: key.id.clone(),
+                    player: source.concerns().map(str::to_string),
+                    error: e.to_string(),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
     };
     // Sources that contended with each other (several placed in one league cohort)
     // are settled again one at a time, so a batch never fails for its own contention.
@@ -341,11 +376,12 @@ pub async fn settle_all<S: SettleStore + ?Sized, X: Source>(
     for (source, outcome) in outcomes {
         match outcome {
             Err(ServiceError::Contended { .. }) => contended.push(source),
-            other => count(other?),
+            other => count(&source, other)?,
         }
     }
     for source in contended {
-        count(one(store, &source, now).await?);
+        let outcome = one(store, &source, now).await;
+        count(&source, outcome)?;
     }
     Ok(tally)
 }

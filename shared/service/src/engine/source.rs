@@ -91,6 +91,14 @@ pub trait Source {
         false
     }
 
+    /// The one player this source is about, when it is about one (a period's result to
+    /// a player): named in its record for review if a job cannot apply it
+    /// ([`crate::engine::unapplied`]), so the player's deletion erases that record
+    /// (GM-6). By default none.
+    fn concerns(&self) -> Option<&str> {
+        None
+    }
+
     /// Players the source names whatever it writes (a void match names both players
     /// and writes neither's balance): the commit checks none of them is deleted (GM-6).
     /// By default none beyond those whose items it writes.

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ServiceError;
 
 /// A refresh under way on one board.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct OpenRun {
     pub board: String,
     pub period: String,

@@ -324,6 +324,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     // each action about them (OP-5).
     crate::moderation::suspensions::forget(store, player_id).await?;
     crate::moderation::review::forget_player(store, player_id, &report.pseudonym).await?;
+    crate::engine::unapplied::forget(store, player_id).await?;
     crate::moderation::audit::erase_player(store, player_id, &report.pseudonym).await?;
     report.balances = holdings.balances.len();
     report.entries = holdings.entries.len();

@@ -26,7 +26,7 @@ use crate::error::ServiceError;
 pub const KIND: &str = "inbox-claim";
 
 /// The ledger source of a claimed period reward.
-pub const LEDGER_SOURCE: &str = "period-reward";
+pub use podium_rules::period_reward::LEDGER_SOURCE;
 
 /// The caller's inbox, newest message first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]

@@ -310,6 +310,10 @@ impl Source for WeekResult<'_> {
     fn id_field(&self) -> &'static str {
         "player_id"
     }
+
+    fn concerns(&self) -> Option<&str> {
+        Some(&self.result.player_id)
+    }
 }
 
 /// The record that `week`'s freeze begins (once, GM-3).
@@ -528,6 +532,9 @@ pub struct WeekReport {
     pub sent: usize,
     /// Members skipped: deleted since (GM-6).
     pub skipped: usize,
+    /// Results that could not be applied, recorded for review
+    /// ([`crate::engine::unapplied`]; the close went on without them).
+    pub unapplied: usize,
     /// Whether the week was closed before this call (nothing was read or sent).
     pub already_done: bool,
     /// False when the week's final snapshot is not published yet: nothing was done
@@ -621,6 +628,7 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
             .map(|player| LateJoin { league, week, player })
             .collect();
         let tally = settle_all(store, joins, IN_FLIGHT, now).await?;
+        crate::engine::unapplied::record(store, "league-close", &tally.unapplied, now).await?;
         if tally.applied > 0 {
             listed = week_cohorts(store, league, week).await?;
         }
@@ -671,7 +679,8 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
             results,
         })
         .collect();
-    settle_all(store, records, IN_FLIGHT, now).await?;
+    let recorded = settle_all(store, records, IN_FLIGHT, now).await?;
+    crate::engine::unapplied::record(store, "league-close", &recorded.unapplied, now).await?;
     let sources: Vec<WeekResult> = all
         .iter()
         .map(|(cohort, result)| WeekResult {
@@ -683,7 +692,9 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         })
         .collect();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+    crate::engine::unapplied::record(store, "league-close", &tally.unapplied, now).await?;
     (report.sent, report.skipped) = (tally.applied, tally.skipped);
+    report.unapplied = tally.unapplied.len();
     report.cohort_sizes = sizes.into_iter().collect();
     // Every result is settled: later ticks need not rank the week again.
     store.put_item_if(&done_key, b"{}", 0).await?;

@@ -66,3 +66,30 @@ pub(crate) async fn operator_board(
 ) -> Answer {
     Ok(JsonBytes(page_body(&state, &board, &q).await?).into_response())
 }
+
+/// The scheduled jobs' status (LB-5): the refreshes under way (begun and not published
+/// yet: the next ticks resume them), each period board's last period closed in order,
+/// and the results a job could not apply and left out for review (mend the cause,
+/// then rerun the close: `POST /v1/operator/periods/{board}/{period}/close`).
+/// Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/jobs",
+    tag = "operators",
+    responses(
+        (status = 200, description = "The jobs' status", body = crate::jobs::JobsStatus,
+            example = json!({"refreshes": [{"board": "seega", "period": "all", "id": "r-20261201T100000Z-41",
+                    "seq": 41, "as_of": "2026-12-01T10:00:00Z", "pages": 3}],
+                "closed_through": [{"board": "mahjong-weekly", "period": "2026-W48"}, {"board": "mahjong-daily", "period": "2026-11-30"}],
+                "unapplied": [{"kind": "period-result", "id": "mahjong-daily@2026-11-25:p-00003", "player": "p-00003",
+                    "error": "dynamodb TransactWriteItems refused: ValidationException", "job": "period-close", "at": "2026-11-25T22:05:00Z"}]})),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn operator_jobs(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+) -> Answer {
+    json(&crate::jobs::status(state.store.as_ref()).await?)
+}
