@@ -969,6 +969,84 @@ pub async fn league_records_out_of_order_end_as_in_order<S: Store + Clone + 'sta
     assert_eq!(membership(&store, neighbour).await.cohort, Some(bronze49));
 }
 
+/// LB-5, GM-3: a week's close in steps. 65 players of one tier and shard (cohorts of
+/// 30, 30 and 5) closed one cohort per call: each call saves its progress and stops,
+/// one is killed after settling a cohort and before saving that it did, and the next
+/// calls go on from the saved progress; every member gets exactly one
+/// `league_result`, every cohort its record, and the week is recorded closed only at
+/// the end.
+pub async fn league_a_week_closes_in_steps_resumed_after_a_kill<S: Store + ItemStore + Clone + 'static>(
+    store: S,
+) {
+    use podium_service::budget::Budget;
+    let players = same_shard("ls", 65);
+    seed_week_48(&store, &players, 1_000).await;
+    let weekly = board_def("mahjong-weekly").expect("registered");
+    let w48 = weekly.period_at(t("2026-11-25T12:00:00Z"));
+    let at = t("2026-11-29T22:05:00Z");
+    periods::freeze(&store, weekly, &w48, at, Default::default())
+        .await
+        .expect("frozen");
+    let progress = podium_store::ItemKey::new("LEAGUE-CLOSE#mahjong-league@2026-W48", "PROGRESS");
+    let (mut calls, mut killed, mut placed) = (0, false, 0);
+    loop {
+        assert!(calls < 10, "the close never ends");
+        calls += 1;
+        if calls == 3 {
+            let faulty =
+                crate::faults::Faulty::new(store.clone()).failing_item_write_after(progress.clone(), 0);
+            assert!(
+                leagues::close_week_within(&faulty, &LEAGUES[0], "2026-W48", at, Budget::steps(1))
+                    .await
+                    .is_err()
+            );
+            killed = true;
+            continue;
+        }
+        let report = leagues::close_week_within(&store, &LEAGUES[0], "2026-W48", at, Budget::steps(1))
+            .await
+            .expect("a step");
+        placed += report.placed;
+        if report.done {
+            break;
+        }
+        assert!(report.placed <= 30, "one cohort a call: {report:?}");
+    }
+    assert!(killed && calls >= 4, "{calls} calls");
+    assert!(placed >= 65, "every cohort closed at least once: {placed}");
+    let now = "2026-11-30T10:00:00Z";
+    for p in players.iter().step_by(8) {
+        let inbox = call(&store, "/v1/me/inbox", &[], p, now).await;
+        let results = inbox.body["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["id"] == "lr:mahjong-league:2026-W48")
+            .count();
+        assert_eq!(results, 1, "{p}");
+    }
+    for p in &players {
+        let key = podium_store::SourceKey::new(leagues::RESULT_KIND, format!("mahjong-league@2026-W48:{p}"));
+        assert!(store.get_source(&key).await.expect("read").is_some(), "{p}");
+    }
+    for n in 0..3 {
+        let cohort = league::cohort_id(0, league::shard_of(&players[0], LEAGUES[0].shards), n);
+        let view = call(
+            &store,
+            &format!("/v1/leagues/mahjong-league/cohorts/{cohort}"),
+            &[("week", "2026-W48")],
+            "anyone",
+            now,
+        )
+        .await;
+        assert_eq!(view.status, 200, "{cohort}: {}", view.body);
+    }
+    let again = leagues::close_week(&store, &LEAGUES[0], "2026-W48", at)
+        .await
+        .expect("again");
+    assert!(again.already_done && again.sent == 0, "{again:?}");
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -983,6 +1061,7 @@ macro_rules! league_tests {
             league_a_deletion_mid_week_blocks_no_later_placement,
             league_every_player_the_frozen_week_ranks_is_in_its_league,
             league_records_out_of_order_end_as_in_order,
+            league_a_week_closes_in_steps_resumed_after_a_kill,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

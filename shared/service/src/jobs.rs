@@ -663,8 +663,13 @@ async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         }
     }
     if let Some(league) = podium_rules::league::league_of_board(def.id) {
-        let closed = crate::players::leagues::close_week(store, league, &board.period, at).await?;
+        let closed =
+            crate::players::leagues::close_week_within(store, league, &board.period, at, budget).await?;
         if !closed.frozen {
+            return Ok(false);
+        }
+        if !closed.done {
+            tracing::info!(league = league.id, week = %board.period, placed = closed.placed, sent = closed.sent, "league close stopped at its budget; the next tick goes on");
             return Ok(false);
         }
         if !closed.already_done {

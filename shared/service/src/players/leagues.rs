@@ -540,6 +540,31 @@ pub struct WeekReport {
     /// False when the week's final snapshot is not published yet: nothing was done
     /// (the close ranks the frozen week only).
     pub frozen: bool,
+    /// Whether every cohort is closed (false: this call stopped at its budget, its
+    /// progress saved; the next goes on).
+    pub done: bool,
+}
+
+/// How far a week's close has gone (`LEAGUE-CLOSE#{league}@{week}` / `PROGRESS`): the
+/// late joins are done, and the cohorts closed so far (tier, shard, number: the last
+/// one, in that order).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Progress {
+    #[serde(default)]
+    joined: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last: Option<(u32, u32, u32)>,
+}
+
+/// Closes `league`'s `week` once its board is frozen (LB-5), to its end
+/// ([`close_week_within`] without a budget).
+pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    now: DateTime<Utc>,
+) -> Result<WeekReport, ServiceError> {
+    close_week_within(store, league, week, now, crate::budget::Budget::unbounded()).await
 }
 
 /// Closes `league`'s `week` once its board is frozen (LB-5): every cohort of every
@@ -550,11 +575,19 @@ pub struct WeekReport {
 /// the next week they scored in if they wait for it ([`Membership::pending`]). Safe to
 /// run again and concurrently (each record and result is its own settlement, GM-3).
 /// A week not frozen yet is left alone ([`WeekReport::frozen`] false).
-pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
+///
+/// In steps within `budget`: first the late joins (once), then one cohort at a time
+/// (its record, then its members' results), tier by tier, shard by shard, the
+/// progress saved after each; a call that stops ([`WeekReport::done`] false) is
+/// resumed by the next from the cohort after the last one saved, and one killed
+/// mid-cohort has that cohort settled again (its settlements sent before write
+/// nothing). Each call reads the frozen week's values once.
+pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
     week: &str,
     now: DateTime<Utc>,
+    budget: crate::budget::Budget,
 ) -> Result<WeekReport, ServiceError> {
     let mut report = WeekReport {
         league: league.id.to_string(),
@@ -562,9 +595,11 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         frozen: true,
         ..WeekReport::default()
     };
-    let done_key = ItemKey::new(format!("LEAGUE-CLOSE#{}@{week}", league.id), "DONE");
+    let pk = format!("LEAGUE-CLOSE#{}@{week}", league.id);
+    let done_key = ItemKey::new(pk.clone(), "DONE");
     if store.get_item(&done_key, true).await?.is_some() {
         report.already_done = true;
+        report.done = true;
         return Ok(report);
     }
     let board = BoardRef::new(league.board, week);
@@ -573,6 +608,14 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         report.frozen = false;
         return Ok(report);
     }
+    let progress_key = ItemKey::new(pk, "PROGRESS");
+    let (mut progress, mut version): (Progress, u64) = match store.get_item(&progress_key, true).await? {
+        Some(item) => (
+            serde_json::from_slice(&item.body).map_err(|e| corrupt("league close", e))?,
+            item.version,
+        ),
+        None => (Progress::default(), 0),
+    };
     // The frozen week's values (one read of the final snapshot), without the players
     // deleted since (the pointer's erasures, GM-6).
     let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;
@@ -605,85 +648,156 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
     let gone = |m: &str| {
         podium_rules::record::ids::is_reserved_id(m) || pointer.as_ref().is_some_and(|p| p.hides(m))
     };
-    let mut listed = week_cohorts(store, league, week).await?;
-    // Every player the frozen week ranks is in its league: one whose first record of
-    // the week arrived after the week's freeze began, or after their first record of
-    // a later week (so nobody placed them in this one), joins a cohort of their tier
-    // now ([`LateJoin`]).
-    let placed: std::collections::HashSet<&str> = listed
-        .iter()
-        .flat_map(|(_, _, members)| members.iter().map(String::as_str))
-        .collect();
-    let mut late: Vec<&str> = finals
-        .keys()
-        .map(String::as_str)
-        .filter(|p| !placed.contains(p) && !gone(p))
-        .collect();
-    late.sort_unstable();
-    if !late.is_empty() {
-        // Collected (as below): a lazy map's closure keeps an HTTP handler's future
-        // from being proved Send (an operator's close runs it).
-        let joins: Vec<LateJoin> = late
+    let save = |progress: &Progress, version: u64| {
+        let body = serde_json::to_vec(progress).unwrap_or_default();
+        let key = progress_key.clone();
+        async move { store.put_item_if(&key, &body, version).await }
+    };
+    if !progress.joined {
+        // Every player the frozen week ranks is in its league: one whose first record
+        // of the week arrived after the week's freeze began, or after their first
+        // record of a later week (so nobody placed them in this one), joins a cohort
+        // of their tier now ([`LateJoin`]), before any cohort is closed.
+        let listed = week_cohorts(store, league, week).await?;
+        let placed: std::collections::HashSet<&str> = listed
             .iter()
-            .map(|player| LateJoin { league, week, player })
+            .flat_map(|(_, _, members)| members.iter().map(String::as_str))
             .collect();
-        let tally = settle_all(store, joins, IN_FLIGHT, now).await?;
-        crate::engine::unapplied::record(store, "league-close", &tally.unapplied, now).await?;
-        if tally.applied > 0 {
-            listed = week_cohorts(store, league, week).await?;
+        let mut late: Vec<&str> = finals
+            .keys()
+            .map(String::as_str)
+            .filter(|p| !placed.contains(p) && !gone(p))
+            .collect();
+        late.sort_unstable();
+        if !late.is_empty() {
+            // Collected (as below): a lazy map's closure keeps an HTTP handler's future
+            // from being proved Send (an operator's close runs it).
+            let joins: Vec<LateJoin> = late
+                .iter()
+                .map(|player| LateJoin { league, week, player })
+                .collect();
+            let tally = settle_all(store, joins, IN_FLIGHT, now).await?;
+            crate::engine::unapplied::record(store, "league-close", &tally.unapplied, now).await?;
+        }
+        progress.joined = true;
+        if save(&progress, version).await? {
+            version += 1;
+        } else {
+            // Another call moved it on: go on from where it stands.
+            (progress, version) = reread(store, &progress_key).await?;
         }
     }
-    let mut sizes: HashMap<usize, usize> = HashMap::new();
-    let mut cohorts: Vec<(String, Vec<CohortResult>)> = Vec::new();
-    for (tier, cohort, members) in listed {
-        // A member the frozen week does not list (their first record of the week
-        // landed as the freeze ran) had nothing in it: 0, listed last.
-        let standings: Vec<Standing> = members
-            .iter()
-            .filter(|m| !gone(m))
-            .map(|m| {
-                finals.get(m).cloned().unwrap_or_else(|| Standing {
-                    player_id: m.clone(),
-                    value: 0,
-                    reached_at_ms: i64::MAX,
-                })
+    let mut steps = 0;
+    for tier in 0..league.tiers.len() as u32 {
+        for shard in 0..league.shards {
+            let (filling, filled): (Filling, u64) =
+                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+            if filled == 0 {
+                continue;
+            }
+            for number in 0..=filling.number {
+                if progress.last.is_some_and(|last| (tier, shard, number) <= last) {
+                    continue;
+                }
+                if budget.stops_after(steps) {
+                    return Ok(report);
+                }
+                steps += 1;
+                let cohort = cohort_id(tier, shard, number);
+                let members = members(store, league, week, &cohort).await?;
+                close_cohort(
+                    store,
+                    league,
+                    week,
+                    (tier, &cohort),
+                    &members,
+                    (&finals, &gone),
+                    now,
+                    &mut report,
+                )
+                .await?;
+                let next = Progress {
+                    last: Some((tier, shard, number)),
+                    ..progress.clone()
+                };
+                if save(&next, version).await? {
+                    version += 1;
+                    progress = next;
+                } else {
+                    (progress, version) = reread(store, &progress_key).await?;
+                }
+            }
+        }
+    }
+    // Every result is settled: later ticks need not rank the week again.
+    store.put_item_if(&done_key, b"{}", 0).await?;
+    report.done = true;
+    Ok(report)
+}
+
+/// The close's progress as stored now, and its version.
+async fn reread<S: ItemStore + ?Sized>(store: &S, key: &ItemKey) -> Result<(Progress, u64), ServiceError> {
+    match store.get_item(key, true).await? {
+        Some(item) => Ok((
+            serde_json::from_slice(&item.body).map_err(|e| corrupt("league close", e))?,
+            item.version,
+        )),
+        None => Ok((Progress::default(), 0)),
+    }
+}
+
+/// Closes one cohort of tier `tier`: its members ranked by their frozen values (a
+/// member the frozen week does not list, whose first record landed as the freeze ran,
+/// had nothing in it: 0, listed last; members `gone` are left out), its record
+/// settled, then each member's result ([`IN_FLIGHT`] at a time), counted in `report`.
+#[allow(clippy::too_many_arguments)]
+async fn close_cohort<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    (tier, cohort): (u32, &str),
+    members: &[String],
+    (finals, gone): (&HashMap<String, Standing>, &(dyn Fn(&str) -> bool + Sync)),
+    now: DateTime<Utc>,
+    report: &mut WeekReport,
+) -> Result<(), ServiceError> {
+    let standings: Vec<Standing> = members
+        .iter()
+        .filter(|m| !gone(m))
+        .map(|m| {
+            finals.get(m).cloned().unwrap_or_else(|| Standing {
+                player_id: m.clone(),
+                value: 0,
+                reached_at_ms: i64::MAX,
             })
-            .collect();
-        let results = league::close(league, tier, standings);
-        if results.is_empty() {
-            continue;
-        }
-        *sizes.entry(results.len()).or_default() += 1;
-        cohorts.push((cohort, results));
-    }
-    let all: Vec<(&str, &CohortResult)> = cohorts
-        .iter()
-        .flat_map(|(c, results)| results.iter().map(move |r| (c.as_str(), r)))
+        })
         .collect();
-    report.placed = all.len();
-    for (_, r) in &all {
+    let results = league::close(league, tier, standings);
+    if results.is_empty() {
+        return Ok(());
+    }
+    *report.cohort_sizes.entry(results.len()).or_default() += 1;
+    report.placed += results.len();
+    for r in &results {
         match r.movement {
             league::Movement::Promoted => report.promoted += 1,
             league::Movement::Relegated => report.relegated += 1,
             league::Movement::Stayed => {}
         }
     }
-    // Each cohort's record first (what its view shows from now on), then each member's
-    // result: [`IN_FLIGHT`] settlements at a time.
-    let records: Vec<CohortRecord> = cohorts
-        .iter()
-        .map(|(cohort, results)| CohortRecord {
-            league,
-            week,
-            cohort,
-            results,
-        })
-        .collect();
-    let recorded = settle_all(store, records, IN_FLIGHT, now).await?;
+    // The cohort's record first (what its view shows from then on), then its
+    // members' results.
+    let record = CohortRecord {
+        league,
+        week,
+        cohort,
+        results: &results,
+    };
+    let recorded = settle_all(store, [record], 1, now).await?;
     crate::engine::unapplied::record(store, "league-close", &recorded.unapplied, now).await?;
-    let sources: Vec<WeekResult> = all
+    let sources: Vec<WeekResult> = results
         .iter()
-        .map(|(cohort, result)| WeekResult {
+        .map(|result| WeekResult {
             league,
             week,
             cohort,
@@ -693,12 +807,10 @@ pub async fn close_week<S: SettleStore + ItemStore + ?Sized>(
         .collect();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
     crate::engine::unapplied::record(store, "league-close", &tally.unapplied, now).await?;
-    (report.sent, report.skipped) = (tally.applied, tally.skipped);
-    report.unapplied = tally.unapplied.len();
-    report.cohort_sizes = sizes.into_iter().collect();
-    // Every result is settled: later ticks need not rank the week again.
-    store.put_item_if(&done_key, b"{}", 0).await?;
-    Ok(report)
+    report.sent += tally.applied;
+    report.skipped += tally.skipped;
+    report.unapplied += tally.unapplied.len();
+    Ok(())
 }
 
 #[cfg(test)]
