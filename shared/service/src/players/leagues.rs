@@ -746,6 +746,9 @@ async fn reread<S: ItemStore + ?Sized>(store: &S, key: &ItemKey) -> Result<(Prog
     }
 }
 
+/// Whether a member is left out of the close (deleted since, GM-6).
+type Gone<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+
 /// Closes one cohort of tier `tier`: its members ranked by their frozen values (a
 /// member the frozen week does not list, whose first record landed as the freeze ran,
 /// had nothing in it: 0, listed last; members `gone` are left out), its record
@@ -757,7 +760,7 @@ async fn close_cohort<S: SettleStore + ItemStore + ?Sized>(
     week: &str,
     (tier, cohort): (u32, &str),
     members: &[String],
-    (finals, gone): (&HashMap<String, Standing>, &(dyn Fn(&str) -> bool + Sync)),
+    (finals, gone): (&HashMap<String, Standing>, Gone<'_>),
     now: DateTime<Utc>,
     report: &mut WeekReport,
 ) -> Result<(), ServiceError> {
