@@ -494,7 +494,8 @@
       $("close-info").textContent =
         op.board + " " + op.period + (op.was_frozen ? " (frozen before)" : " (not frozen before)") + ": " +
         op.ranked + " ranked, " + op.already_sent + " sent before, " +
-        (dryRun ? op.to_send + " would be sent now" : op.sent + " sent now");
+        (dryRun ? op.to_send + " would be sent now" : op.sent + " sent now") +
+        (!dryRun && !op.done ? "; under way: the next ticks carry it on (close again to follow it)" : "");
       const body = $("close-results").tBodies[0];
       clear(body);
       for (const r of op.results) body.appendChild(row([r.rank, r.of, r.player_id, r.value, r.reward, r.sent ? "yes" : "no"]));

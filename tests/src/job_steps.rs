@@ -33,6 +33,7 @@ macro_rules! job_steps_tests {
             lb_5_a_close_larger_than_a_call_sends_every_result_once_across_calls,
             lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on,
             lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_result_recorded,
+            op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -476,4 +477,131 @@ pub async fn lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_re
         .await
         .expect("deleted");
     assert!(unapplied::list(&store).await.expect("list").is_empty(), "GM-6");
+}
+
+/// OP-5, LB-5: an operator's close of a 600-player day that no tick froze, through the
+/// HTTP route with one step a request: the first answer is 202 (under way, `done`
+/// false) with its audit entry already written; the jobs' status shows the action; a
+/// repeat joins it (no second action); the ticks carry it on to its end, and every
+/// player has exactly one result.
+pub async fn op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    use podium_service::api::ApiContext;
+    use podium_service::budget::StepLimit;
+    use serde_json::json;
+    const PLAYERS: usize = 600;
+    let daily = board_def("mahjong-daily").expect("registered");
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("jo{i:03}")).collect();
+    for (i, p) in players.iter().enumerate() {
+        let at = t("2026-11-25T12:00:00Z");
+        periods::credit(&store, daily, p, 10_000 - i as i64, at, at, &format!("jo-{p}"))
+            .await
+            .expect("credit");
+    }
+    let tables = parse_period_rewards(DAILY_TABLE).expect("table");
+    let ctx = ApiContext::new(crate::contract::cursor_key())
+        .with_rewards(tables.clone())
+        .with_operator_steps(StepLimit {
+            time: std::time::Duration::from_secs(5),
+            steps: Some(1),
+        });
+    let at = t("2026-11-26T10:00:00Z");
+    let close = || {
+        let (ctx, store) = (ctx.clone(), store.clone());
+        async move {
+            crate::moderation::operator_call_in(
+                &ctx,
+                &store,
+                "POST",
+                "/v1/operator/periods/mahjong-daily/2026-11-25/close",
+                &[],
+                Some("support-7"),
+                Some(&json!({"reason": "the scheduler was off"})),
+                at,
+            )
+            .await
+        }
+    };
+    let first = close().await;
+    assert_eq!(first.status, 202, "{}", first.body);
+    assert_eq!(first.body["done"], false, "{}", first.body);
+    let trail = crate::moderation::operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("board", "mahjong-daily@2026-11-25")],
+        Some("support-9"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(trail.status, 200, "{}", trail.body);
+    assert_eq!(
+        trail.body["entries"].as_array().map(Vec::len),
+        Some(1),
+        "audited first: {}",
+        trail.body
+    );
+    let status = |store: S| async move {
+        crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await
+    };
+    let shown = status(store.clone()).await;
+    let actions = shown.body["actions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(actions.len(), 1, "{}", shown.body);
+    assert_eq!(
+        (actions[0]["board"].as_str(), actions[0]["done"].as_bool()),
+        (Some("mahjong-daily"), Some(false))
+    );
+    let again = close().await;
+    assert!(again.status == 202 || again.status == 200, "{}", again.body);
+    assert_eq!(
+        status(store.clone()).await.body["actions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "the repeat joined"
+    );
+    let settings: TickSettings = tables.into();
+    let mut ticks = 0;
+    loop {
+        let shown = status(store.clone()).await;
+        if shown.body["actions"][0]["done"] == true {
+            break;
+        }
+        assert!(ticks < 40, "never done: {}", shown.body);
+        tick(
+            &store,
+            Job::Freeze,
+            at + Duration::minutes(5 * (ticks + 1)),
+            &settings,
+            Budget::steps(1),
+        )
+        .await
+        .expect("tick");
+        ticks += 1;
+    }
+    assert!(ticks >= 2, "the ticks carried it on: {ticks}");
+    let day = BoardRef::new("mahjong-daily", "2026-11-25");
+    for p in &players {
+        assert!(
+            store
+                .get_source(&close::result_key(&day, p))
+                .await
+                .expect("read")
+                .is_some(),
+            "{p}"
+        );
+    }
+    let p = &players[0];
+    let inbox = crate::overtaken::call(&store, crate::review::get("/v1/me/inbox", &[], p)).await;
+    let results = inbox.body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["id"] == "pr:mahjong-daily:2026-11-25")
+        .count();
+    assert_eq!(results, 1, "{}", inbox.body);
 }

@@ -90,6 +90,39 @@ impl Budget {
     }
 }
 
+/// How much of an operator's request an action that may outgrow it does before
+/// answering (the rest is carried on by the next ticks): a time, and for tests a
+/// number of steps. Default: [`StepLimit::REQUEST`], no step bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepLimit {
+    pub time: Duration,
+    pub steps: Option<u32>,
+}
+
+impl StepLimit {
+    /// The time an operator's request works before it answers: well inside API
+    /// Gateway's 30 s and the operator function's timeout, so the answer comes in
+    /// about a second.
+    pub const REQUEST: Duration = Duration::from_millis(800);
+
+    /// The budget of one request, from now.
+    pub fn budget(&self) -> Budget {
+        Budget {
+            steps: self.steps,
+            ..Budget::lasting(self.time)
+        }
+    }
+}
+
+impl Default for StepLimit {
+    fn default() -> Self {
+        StepLimit {
+            time: Self::REQUEST,
+            steps: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,6 +172,8 @@ pub struct TickReport {
     pub windows: Vec<WindowMoved>,
     /// `overtaken` messages this tick sent, per board.
     pub overtaken: Vec<OvertakenSent>,
+    /// Operators' closes this tick carried a step on.
+    pub actions_moved: usize,
 }
 
 /// A period closed by a tick, and the `period_result` messages its reward table sent.
@@ -229,6 +231,9 @@ pub struct JobsStatus {
     /// The results jobs could not apply and left out for review
     /// ([`crate::engine::unapplied`]).
     pub unapplied: Vec<crate::engine::unapplied::Recorded>,
+    /// Operators' closes, under way or done
+    /// ([`crate::operators::periods::CloseAction`]).
+    pub actions: Vec<crate::operators::periods::CloseAction>,
 }
 
 /// A period board's last period closed, in [`JobsStatus`].
@@ -257,6 +262,7 @@ pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, Serv
         refreshes: open_runs::list(store).await?,
         closed_through,
         unapplied: crate::engine::unapplied::list(store).await?,
+        actions: crate::operators::periods::actions(store).await?,
     })
 }
 
@@ -314,7 +320,18 @@ async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
     } else {
         budget
     };
-    let caught_up = catch_up(store, at, settings, share, &mut report).await;
+    let mut caught_up = catch_up(store, at, settings, share, &mut report).await;
+    // Operators' closes accepted and not done yet go on (after the catch-up, which
+    // they may be waiting for).
+    match crate::operators::periods::carry_on(store, &settings.rewards, at, budget.share(2)).await {
+        Ok(moved) => report.actions_moved = moved,
+        Err(e) => {
+            tracing::error!(error = %e, "carrying an operator's close on failed; the refreshes go on");
+            if caught_up.is_ok() {
+                caught_up = Err(e);
+            }
+        }
+    }
     if run.job == Job::Refresh {
         // Tournaments move first, so a final standing is snapshotted in the same tick.
         for t in crate::games::tournaments::tick(store, at).await? {

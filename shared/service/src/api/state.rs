@@ -35,6 +35,9 @@ pub struct ApiContext {
     pub restore_days: i64,
     /// The period boards' reward tables: what a period close an operator runs sends.
     pub rewards: Arc<podium_rules::period_reward::RewardTables>,
+    /// How much of an operator's close a request does before it answers (the next
+    /// ticks carry the rest on).
+    pub operator_steps: crate::budget::StepLimit,
 }
 
 impl ApiContext {
@@ -50,7 +53,15 @@ impl ApiContext {
             records: Arc::default(),
             restore_days: crate::moderation::suspensions::DEFAULT_RESTORE_DAYS,
             rewards: Arc::default(),
+            operator_steps: Default::default(),
         }
+    }
+
+    /// This context, letting an operator's request do at most `limit` of an action
+    /// before it answers.
+    pub fn with_operator_steps(mut self, limit: crate::budget::StepLimit) -> Self {
+        self.operator_steps = limit;
+        self
     }
 
     /// This context, keeping at most `entries` decoded snapshot page entries between

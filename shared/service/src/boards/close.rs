@@ -282,22 +282,81 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
     table: Option<&RewardTable>,
     now: DateTime<Utc>,
 ) -> Result<Option<CloseReport>, ServiceError> {
+    let Some(run) = rerun_within(
+        store,
+        def,
+        board,
+        table,
+        now,
+        0,
+        crate::budget::Budget::unbounded(),
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(run.report))
+}
+
+/// How far a rerun of a close went ([`rerun_within`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rerun {
+    /// What this call sent (its `done`: every result settled again).
+    pub report: CloseReport,
+    /// The results settled so far, in rank order: where the next call goes on.
+    pub next: usize,
+}
+
+/// [`rerun`] from the `from`-th result on, within `budget` (chunks of [`CHUNK`]
+/// results are its steps): the report of this call and where the next goes on; the
+/// close is recorded done once the last result is settled. `Ok(None)`: the period is
+/// not frozen.
+pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+    table: Option<&RewardTable>,
+    now: DateTime<Utc>,
+    from: usize,
+    budget: crate::budget::Budget,
+) -> Result<Option<Rerun>, ServiceError> {
     if !is_frozen(store, board).await? {
         return Ok(None);
     }
     decided(store, board).await?;
     let results = final_results(store, def, board, table).await?;
-    let sources: Vec<ResultMessage> = results
-        .iter()
-        .map(|result| ResultMessage {
-            board,
-            def,
-            result,
-            now,
-        })
-        .collect();
-    let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
-    crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
+    let mut report = CloseReport {
+        board: board.board.clone(),
+        period: board.period.clone(),
+        ranked: results.len(),
+        rewarded: results.iter().filter(|r| r.reward > 0).count(),
+        reward_points: results.iter().map(|r| r.reward).sum(),
+        ..CloseReport::default()
+    };
+    let mut next = from.min(results.len());
+    let mut chunks = 0;
+    while next < results.len() {
+        if budget.stops_after(chunks) {
+            return Ok(Some(Rerun { report, next }));
+        }
+        chunks += 1;
+        let end = (next + CHUNK).min(results.len());
+        let sources: Vec<ResultMessage> = results[next..end]
+            .iter()
+            .map(|result| ResultMessage {
+                board,
+                def,
+                result,
+                now,
+            })
+            .collect();
+        let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+        crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
+        report.sent += tally.applied;
+        report.skipped += tally.skipped;
+        report.unapplied += tally.unapplied.len();
+        next = end;
+    }
     let key = progress_key(board);
     let (prior, version) = read_progress(store, &key).await?;
     let done = Progress {
@@ -305,22 +364,11 @@ pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
         done: true,
         left_out: prior.left_out,
     };
-    // A concurrent close recorded its own progress: either way every result is settled.
     store
         .put_item_if(&key, &serde_json::to_vec(&done).unwrap_or_default(), version)
         .await?;
-    Ok(Some(CloseReport {
-        board: board.board.clone(),
-        period: board.period.clone(),
-        ranked: results.len(),
-        sent: tally.applied,
-        rewarded: results.iter().filter(|r| r.reward > 0).count(),
-        reward_points: results.iter().map(|r| r.reward).sum(),
-        skipped: tally.skipped,
-        unapplied: tally.unapplied.len(),
-        done: true,
-        already_done: false,
-    }))
+    report.done = true;
+    Ok(Some(Rerun { report, next }))
 }
 
 /// Closes `board` (of `def`) in its period, if it is frozen ([`is_frozen`]: its final

@@ -8,8 +8,10 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::period_reward::RewardTables;
-use podium_store::{BoardStore, ItemStore, SettleStore};
-use serde::Serialize;
+use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore, SortKeyRange};
+use serde::{Deserialize, Serialize};
+
+use crate::budget::Budget;
 
 use crate::boards::close;
 use crate::error::ServiceError;
@@ -49,8 +51,12 @@ pub struct PeriodOperation {
     pub to_send: usize,
     /// The first [`MAX_LISTED`] results, in rank order.
     pub results: Vec<ResultLine>,
-    /// Messages this call sent (0 in a dry run).
+    /// Messages this close sent so far (0 in a dry run).
     pub sent: usize,
+    /// Whether the close is done (every result sent, the league's week closed); false
+    /// in a dry run, and while the action goes on (HTTP 202: the next ticks carry it
+    /// on; `GET /v1/operator/jobs` shows it).
+    pub done: bool,
 }
 
 /// The board and period an operator names: a period board (not all-time, not a rolling
@@ -78,10 +84,8 @@ fn ended_period(
 }
 
 /// Closes `board`'s ended `period` (freezing it first when no tick did), or with
-/// `dry_run` only says what that would send, to whom; recorded in the audit trail when
-/// applied (OP-5). Idempotent with the tick's close and with itself. Errors:
-/// [`ServiceError::NotFound`] (no such board), `BadRequest` (not a period board, a
-/// period not ended), `Invalid` (the period id, the reason), transient store errors.
+/// `dry_run` only says what that would send, to whom, to its end
+/// ([`close_period_within`] without a bound).
 #[allow(clippy::too_many_arguments)]
 pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
@@ -91,67 +95,47 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     (operator, reason): (&str, &str),
     now: DateTime<Utc>,
 ) -> Result<PeriodOperation, ServiceError> {
+    close_period_within(
+        store,
+        (board, period),
+        dry_run,
+        rewards,
+        (operator, reason),
+        now,
+        Budget::unbounded(),
+    )
+    .await
+}
+
+/// Closes `board`'s ended `period` (freezing it first when no tick did), or with
+/// `dry_run` only says what that would send, to whom. An applied close is recorded in
+/// the audit trail first (OP-5), then carried out as an action
+/// (`ACTION` / `close:{board}@{period}`, [`CloseAction`]) in bounded steps: this call
+/// takes what `budget` allows and answers ([`PeriodOperation::done`] false when work
+/// is left), and the next ticks carry the rest on ([`carry_on`]); a repeat joins the
+/// action under way. Idempotent with the tick's close and with itself (every result
+/// is a settlement, GM-3). Errors: [`ServiceError::NotFound`] (no such board),
+/// `BadRequest` (not a period board, a period not ended), `Invalid` (the period id,
+/// the reason), transient store errors.
+#[allow(clippy::too_many_arguments)]
+pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    (board, period): (&str, &str),
+    dry_run: bool,
+    rewards: &RewardTables,
+    (operator, reason): (&str, &str),
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<PeriodOperation, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let (def, p) = ended_period(board, period, now)?;
     let bref: BoardRef = def.in_period(&p);
     let table = rewards.get(def.id);
     let was_frozen = close::is_frozen(store, &bref).await?;
-    let mut op = PeriodOperation {
-        board: def.id.to_string(),
-        period: p.id.clone(),
-        was_frozen,
-        dry_run,
-        ranked: 0,
-        already_sent: 0,
-        to_send: 0,
-        results: Vec::new(),
-        sent: 0,
-    };
-    if !was_frozen && !dry_run {
-        let frozen =
-            crate::boards::periods::freeze(store, def, &p, now, crate::budget::Budget::unbounded()).await?;
-        if !frozen.complete {
-            return Err(ServiceError::Contended { attempts: 1 });
-        }
-    }
-    if was_frozen || !dry_run {
-        let results = close::final_results(store, def, &bref, table).await?;
-        op.ranked = results.len();
-        for r in &results {
-            let sent = table.is_some()
-                && store
-                    .get_source(&close::result_key(&bref, &r.player_id))
-                    .await?
-                    .is_some();
-            op.already_sent += usize::from(sent);
-            if op.results.len() < MAX_LISTED {
-                op.results.push(ResultLine {
-                    player_id: r.player_id.clone(),
-                    rank: r.rank,
-                    of: r.of,
-                    value: r.value,
-                    reward: r.reward,
-                    sent,
-                });
-            }
-        }
-        op.to_send = if table.is_some() {
-            op.ranked - op.already_sent
-        } else {
-            0
-        };
-    }
     if dry_run {
-        return Ok(op);
+        return dry_run_of(store, def, &bref, table, was_frozen).await;
     }
-    if table.is_some() {
-        if let Some(report) = close::rerun(store, def, &bref, table, now).await? {
-            op.sent = report.sent;
-        }
-    }
-    if let Some(league) = podium_rules::league::league_of_board(def.id) {
-        crate::players::leagues::close_week(store, league, &p.id, now).await?;
-    }
+    // OP-5: recorded before any effect, so a close stopped anywhere has its entry.
     audit::append(
         store,
         &AuditEntry {
@@ -163,9 +147,287 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             player_id: None,
             players: Vec::new(),
             reason,
-            changes: serde_json::json!({"was_frozen": was_frozen, "ranked": op.ranked, "sent": op.sent, "already_sent": op.already_sent}),
+            changes: serde_json::json!({"was_frozen": was_frozen, "action": action_sk(&bref)}),
         },
     )
     .await?;
+    let (mut act, version) = begin(store, &bref, operator, now).await?;
+    step(store, def, &p, table, &mut act, now, budget).await?;
+    act.updated_at = now;
+    if !store
+        .put_item_if(&action_key(&bref), &json_body(&act), version)
+        .await?
+    {
+        // A tick stepped it meanwhile: its record stands (each result was sent once,
+        // whoever counts it), and the answer says where it stands.
+        if let Some((stored, _)) = read_action(store, &bref).await? {
+            act = stored;
+        }
+    }
+    Ok(PeriodOperation {
+        board: def.id.to_string(),
+        period: p.id.clone(),
+        was_frozen,
+        dry_run: false,
+        ranked: act.ranked,
+        already_sent: act.settled.saturating_sub(act.sent + act.unapplied),
+        to_send: if act.done {
+            0
+        } else {
+            act.ranked.saturating_sub(act.settled)
+        },
+        results: Vec::new(),
+        sent: act.sent,
+        done: act.done,
+    })
+}
+
+/// A dry run: what a close would send, to whom (the first [`MAX_LISTED`] results
+/// listed; every ranked player's result looked up once).
+async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    def: &'static podium_rules::board::BoardDef,
+    bref: &BoardRef,
+    table: Option<&podium_rules::period_reward::RewardTable>,
+    was_frozen: bool,
+) -> Result<PeriodOperation, ServiceError> {
+    let mut op = PeriodOperation {
+        board: def.id.to_string(),
+        period: bref.period.clone(),
+        was_frozen,
+        dry_run: true,
+        ranked: 0,
+        already_sent: 0,
+        to_send: 0,
+        results: Vec::new(),
+        sent: 0,
+        done: false,
+    };
+    if !was_frozen {
+        return Ok(op);
+    }
+    let results = close::final_results(store, def, bref, table).await?;
+    op.ranked = results.len();
+    for r in &results {
+        let sent = table.is_some()
+            && store
+                .get_source(&close::result_key(bref, &r.player_id))
+                .await?
+                .is_some();
+        op.already_sent += usize::from(sent);
+        if op.results.len() < MAX_LISTED {
+            op.results.push(ResultLine {
+                player_id: r.player_id.clone(),
+                rank: r.rank,
+                of: r.of,
+                value: r.value,
+                reward: r.reward,
+                sent,
+            });
+        }
+    }
+    op.to_send = if table.is_some() {
+        op.ranked - op.already_sent
+    } else {
+        0
+    };
     Ok(op)
+}
+
+/// An operator's close, as its action record holds it (partition key `ACTION`, sort
+/// key `close:{board}@{period}`): who asked, when, and how far it has gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CloseAction {
+    pub board: String,
+    pub period: String,
+    /// The operator who asked first (a repeat joins), and when (UTC).
+    pub operator: String,
+    pub requested_at: DateTime<Utc>,
+    /// When a step last moved it (UTC).
+    pub updated_at: DateTime<Utc>,
+    /// Players ranked in the final snapshot; results settled again so far (in rank
+    /// order); of which sent by this action (the others were sent before), and left
+    /// out for review.
+    pub ranked: usize,
+    pub settled: usize,
+    pub sent: usize,
+    #[serde(default)]
+    pub unapplied: usize,
+    /// Every result settled again; the whole close done (the league's week too).
+    pub results_done: bool,
+    pub done: bool,
+}
+
+const ACTION_PK: &str = "ACTION";
+
+fn action_sk(board: &BoardRef) -> String {
+    format!("close:{}", board.key())
+}
+
+fn action_key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(ACTION_PK, action_sk(board))
+}
+
+fn json_body(a: &CloseAction) -> Vec<u8> {
+    serde_json::to_vec(a).unwrap_or_default()
+}
+
+fn corrupt(sk: &str, e: serde_json::Error) -> ServiceError {
+    ServiceError::Store(podium_store::StoreError::corrupt(format!("{ACTION_PK}/{sk}"), e))
+}
+
+async fn read_action<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<Option<(CloseAction, u64)>, ServiceError> {
+    let key = action_key(board);
+    match store.get_item(&key, true).await? {
+        Some(item) => Ok(Some((
+            serde_json::from_slice(&item.body).map_err(|e| corrupt(&key.sk, e))?,
+            item.version,
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// The action of closing `board` under way (a repeat joins it), or a new one (none
+/// yet, or the last one done: a close asked again settles every result once more).
+async fn begin<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    operator: &str,
+    now: DateTime<Utc>,
+) -> Result<(CloseAction, u64), ServiceError> {
+    let fresh = CloseAction {
+        board: board.board.clone(),
+        period: board.period.clone(),
+        operator: operator.to_string(),
+        requested_at: now,
+        updated_at: now,
+        ranked: 0,
+        settled: 0,
+        sent: 0,
+        unapplied: 0,
+        results_done: false,
+        done: false,
+    };
+    for _ in 0..5 {
+        let version = match read_action(store, board).await? {
+            Some((a, v)) if !a.done => return Ok((a, v)),
+            Some((_, v)) => v,
+            None => 0,
+        };
+        if store
+            .put_item_if(&action_key(board), &json_body(&fresh), version)
+            .await?
+        {
+            return Ok((fresh, version + 1));
+        }
+    }
+    Err(ServiceError::Contended { attempts: 5 })
+}
+
+/// One step of `act` within `budget`: the freeze (when no tick froze the period),
+/// then every result settled again from where it stands, then the league's week;
+/// each part resumes where the last step stopped.
+#[allow(clippy::too_many_arguments)]
+async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    def: &'static podium_rules::board::BoardDef,
+    p: &Period,
+    table: Option<&podium_rules::period_reward::RewardTable>,
+    act: &mut CloseAction,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<(), ServiceError> {
+    let bref = def.in_period(p);
+    if !close::is_frozen(store, &bref).await? {
+        let frozen = crate::boards::periods::freeze(store, def, p, now, budget).await?;
+        if !frozen.complete {
+            return Ok(());
+        }
+    }
+    if !act.results_done {
+        if table.is_some() {
+            let Some(run) = close::rerun_within(store, def, &bref, table, now, act.settled, budget).await?
+            else {
+                return Ok(());
+            };
+            act.ranked = run.report.ranked;
+            act.sent += run.report.sent;
+            act.unapplied += run.report.unapplied;
+            act.settled = run.next;
+            if !run.report.done {
+                return Ok(());
+            }
+        } else {
+            // No reward table: no results to send; the count is the final's.
+            act.ranked = close::final_results(store, def, &bref, None).await?.len();
+        }
+        act.results_done = true;
+    }
+    if let Some(league) = podium_rules::league::league_of_board(def.id) {
+        let week = crate::players::leagues::close_week_within(store, league, &p.id, now, budget).await?;
+        if !week.done {
+            return Ok(());
+        }
+    }
+    act.done = true;
+    Ok(())
+}
+
+/// Every operator's close under way or done, by board and period (Queries of 100).
+pub async fn actions<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<CloseAction>, ServiceError> {
+    let mut out = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
+        let items = store.query_items(ACTION_PK, &range, true, 100, true).await?;
+        let full = items.len() == 100;
+        after = items.last().map(|(sk, _)| sk.clone());
+        for (sk, item) in items {
+            out.push(serde_json::from_slice(&item.body).map_err(|e| corrupt(&sk, e))?);
+        }
+        if !full {
+            return Ok(out);
+        }
+    }
+}
+
+/// Carries every operator's close under way one step on within `budget` (the ticks
+/// call it), with `rewards`' tables; how many it moved. Errors: the store's (the
+/// others are left to the next tick).
+pub async fn carry_on<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    rewards: &RewardTables,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<usize, ServiceError> {
+    let mut moved = 0;
+    for act in actions(store).await?.into_iter().filter(|a| !a.done) {
+        if moved > 0 && budget.expired() {
+            break;
+        }
+        let Some(def) = board_def(&act.board) else {
+            continue;
+        };
+        let Ok(p) = Period::parse(def.period, def.zone, &act.period) else {
+            continue;
+        };
+        let bref = def.in_period(&p);
+        let Some((mut current, version)) = read_action(store, &bref).await? else {
+            continue;
+        };
+        if current.done {
+            continue;
+        }
+        step(store, def, &p, rewards.get(def.id), &mut current, now, budget).await?;
+        current.updated_at = now;
+        // Lost to a concurrent step: its record stands, the next tick goes on.
+        store
+            .put_item_if(&action_key(&bref), &json_body(&current), version)
+            .await?;
+        moved += 1;
+    }
+    Ok(moved)
 }

@@ -489,7 +489,8 @@ pub(crate) struct CloseBody {
 /// sends each ranked player's result with the board's reward exactly once (a close run
 /// again sends only what was never sent), and closes the league's week. With
 /// `dry_run`, only lists what would be sent, to whom. Operators only; an applied close
-/// is recorded in the audit trail.
+/// is recorded in the audit trail before anything is done, then works for about a
+/// second: a close that needs longer answers 202 and the next ticks carry it on.
 #[utoipa::path(
     post,
     path = "/v1/operator/periods/{board}/{period}/close",
@@ -500,7 +501,8 @@ pub(crate) struct CloseBody {
     ),
     request_body = CloseBody,
     responses(
-        (status = 200, description = "What was (or would be) sent", body = crate::operators::periods::PeriodOperation),
+        (status = 200, description = "What was (or would be) sent: the close is done", body = crate::operators::periods::PeriodOperation),
+        (status = 202, description = "Accepted and under way (`done` false): the audit entry is written, the next ticks carry the close on, `GET /v1/operator/jobs` shows it; asking again joins it", body = crate::operators::periods::PeriodOperation),
         (status = 400, description = "Not a period board, a period not ended or malformed, or a bad reason", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "No such board", body = ErrorBody),
@@ -514,17 +516,22 @@ pub(crate) async fn close_period(
     JsonBody(body): JsonBody<CloseBody>,
 ) -> Answer {
     let now = (state.clock)();
-    json(
-        &crate::operators::periods::close_period(
-            state.store.as_ref(),
-            (&board, &period),
-            body.dry_run,
-            &state.ctx.rewards,
-            (&operator, &body.reason),
-            now,
-        )
-        .await?,
+    let op = crate::operators::periods::close_period_within(
+        state.store.as_ref(),
+        (&board, &period),
+        body.dry_run,
+        &state.ctx.rewards,
+        (&operator, &body.reason),
+        now,
+        state.ctx.operator_steps.budget(),
     )
+    .await?;
+    let mut answer = json(&op)?;
+    if !op.dry_run && !op.done {
+        // Accepted: the next ticks carry the close on (`GET /v1/operator/jobs`).
+        *answer.status_mut() = axum::http::StatusCode::ACCEPTED;
+    }
+    Ok(answer)
 }
 
 /// Removes a player's display name (PF-1), their avatar and country kept: every entry
