@@ -28,12 +28,22 @@ pub struct EmbeddedStore {
 impl EmbeddedStore {
     /// Opens (or creates) the database file at `path`; several processes may share it.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with(path, None)
+    }
+
+    /// [`EmbeddedStore::open`] with the database's page cache bounded to
+    /// `cache_bytes` (redb's default otherwise): for measuring what the code above the
+    /// store holds in memory, apart from the store's own cache.
+    pub fn open_with(path: &Path, cache_bytes: Option<usize>) -> Result<Self, StoreError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Embedded(e.to_string()))?;
         }
-        let db = Database::builder()
-            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-            .create(path)?;
+        let mut builder = Database::builder();
+        builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+        if let Some(bytes) = cache_bytes {
+            builder.set_cache_size(bytes);
+        }
+        let db = builder.create(path)?;
         Self::init(db)
     }
 

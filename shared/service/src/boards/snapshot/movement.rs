@@ -3,7 +3,8 @@
 //!
 //! A run reads both earlier snapshots whole at the start of each call (their
 //! directories, then their page bodies in batches of 100: `2 × entries ÷ page size`
-//! bodies, eventually consistent) into maps of player → rank, and writes with each
+//! bodies, eventually consistent) into maps of player → rank and card, in compact
+//! form ([`super::compact`]), and writes with each
 //! directory chunk its movement items, one per 16 of its pages
 //! ([`super::layout::moves_pk`], [`super::layout::move_sk`]), listing every entry's
 //! two earlier ranks (as differences: about a byte an entry that kept its place,
@@ -12,14 +13,13 @@
 //! write units a block at 10^6 entries). A reader needs one more read per block of
 //! pages it shows entries of. Country boards carry no movement.
 
-use std::collections::HashMap;
-
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::profile::Card;
 use podium_store::{ItemKey, ItemStore};
 
 use super::codec::{decode_body, decode_moves, ranked, Earlier};
+use super::compact::{id_key, CompactCard, IdKey};
 use super::layout::*;
 use super::read::{all_chunks, pointer};
 use crate::error::ServiceError;
@@ -27,8 +27,60 @@ use crate::error::ServiceError;
 /// Page bodies one batch read carries.
 const BATCH: usize = 100;
 
-/// Every player's rank and card in one snapshot.
-pub(crate) type Listed = HashMap<String, (u64, Card)>;
+/// Every player's rank and card in one snapshot, compact: one sorted array of (the
+/// key of their id, rank, where their card is in one shared text), looked up by
+/// binary search (about 32 bytes a player and their card's text: 10^6 players with
+/// cards in about 55 MB).
+#[derive(Debug, Default)]
+pub(crate) struct Listed {
+    entries: Vec<(IdKey, u32, u32, u32)>,
+    cards: String,
+}
+
+impl Listed {
+    fn with_capacity(n: usize) -> Self {
+        Listed {
+            entries: Vec::with_capacity(n),
+            cards: String::new(),
+        }
+    }
+
+    fn push(&mut self, player_id: &str, rank: u64, card: &Card) {
+        let compact = CompactCard::new(card);
+        let text = compact.text();
+        let start = u32::try_from(self.cards.len()).unwrap_or(u32::MAX);
+        self.cards.push_str(text);
+        let len = u32::try_from(text.len()).unwrap_or(0);
+        self.entries
+            .push((id_key(player_id), u32::try_from(rank).unwrap_or(u32::MAX), start, len));
+    }
+
+    /// Sorted by key, for lookups.
+    fn sealed(mut self) -> Self {
+        self.entries.sort_unstable_by_key(|e| e.0);
+        self.entries.shrink_to_fit();
+        self.cards.shrink_to_fit();
+        self
+    }
+
+    fn find(&self, player_id: &str) -> Option<&(IdKey, u32, u32, u32)> {
+        let key = id_key(player_id);
+        self.entries
+            .binary_search_by_key(&key, |e| e.0)
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    fn rank(&self, player_id: &str) -> Option<u64> {
+        self.find(player_id).map(|e| u64::from(e.1))
+    }
+
+    fn card(&self, player_id: &str) -> Option<Card> {
+        let e = self.find(player_id)?;
+        let text = self.cards.get(e.2 as usize..(e.2 + e.3) as usize)?;
+        Some(CompactCard::from_text(text).card())
+    }
+}
 
 /// The earlier snapshots a run compares with, and every player's rank in each.
 #[derive(Debug, Default)]
@@ -50,22 +102,14 @@ impl EarlierRanks {
     /// `player_id`'s earlier ranks.
     pub fn of(&self, player_id: &str) -> Earlier {
         Earlier {
-            previous: self
-                .previous
-                .as_ref()
-                .and_then(|(_, m)| m.get(player_id).map(|(r, _)| *r)),
-            last_final: self
-                .last_final
-                .as_ref()
-                .and_then(|(_, m)| m.get(player_id).map(|(r, _)| *r)),
+            previous: self.previous.as_ref().and_then(|(_, m)| m.rank(player_id)),
+            last_final: self.last_final.as_ref().and_then(|(_, m)| m.rank(player_id)),
         }
     }
 
     /// `player_id`'s card as the previous snapshot holds it.
-    pub fn previous_card(&self, player_id: &str) -> Option<&Card> {
-        self.previous
-            .as_ref()
-            .and_then(|(_, m)| m.get(player_id).map(|(_, c)| c))
+    pub fn previous_card(&self, player_id: &str) -> Option<Card> {
+        self.previous.as_ref().and_then(|(_, m)| m.card(player_id))
     }
 }
 
@@ -81,17 +125,17 @@ async fn ranks_of<S: ItemStore + ?Sized>(
         .into_iter()
         .flat_map(|(_, _, entries)| entries)
         .collect();
-    let mut out = HashMap::with_capacity(listed.iter().map(|e| e.len as usize).sum());
+    let mut out = Listed::with_capacity(listed.iter().map(|e| e.len as usize).sum());
     for chunk in listed.chunks(BATCH) {
         let keys: Vec<ItemKey> = chunk.iter().map(|e| body_key(board, &e.page)).collect();
         for ((e, key), item) in chunk.iter().zip(&keys).zip(store.get_items(&keys, false).await?) {
             let Some(item) = item else { continue };
             for entry in ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?) {
-                out.insert(entry.player_id, (entry.rank, entry.card));
+                out.push(&entry.player_id, entry.rank, &entry.card);
             }
         }
     }
-    Ok(out)
+    Ok(out.sealed())
 }
 
 /// `listed`, the ranks of snapshot `p`, as `p`'s readers show them now (OP-4, GM-6):
@@ -102,8 +146,9 @@ fn as_shown(p: &Published, mut listed: Listed) -> Listed {
     // Sorted once: a board of 10^6 entries closes up in O(n log h), not O(n h).
     let hidden = p.hidden_ranks(&p.id);
     if hidden.count() > 0 {
-        for (rank, _) in listed.values_mut() {
-            *rank -= hidden.closed_up(*rank);
+        for e in &mut listed.entries {
+            let rank = u64::from(e.1);
+            e.1 = u32::try_from(rank - hidden.closed_up(rank)).unwrap_or(e.1);
         }
     }
     listed

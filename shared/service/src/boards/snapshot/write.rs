@@ -15,6 +15,7 @@ use super::country::{country_board, cut, CutPage, Sink};
 use super::layout::*;
 use super::read::*;
 use crate::boards::snapshot::codec::{decode_chunk, encode_moves, Earlier};
+use crate::boards::snapshot::compact::{id_key, IdKey};
 use crate::budget::Budget;
 use crate::error::ServiceError;
 
@@ -139,13 +140,14 @@ impl RunClock {
     }
 }
 
-/// The players the pages of snapshot `id` saved so far list (a resumed run must not
-/// list them again), and the bodies those pages use with their expiry.
+/// The players the pages of snapshot `id` saved so far list, by the key of their id
+/// (a resumed run must not list them again), and the bodies those pages use with
+/// their expiry.
 async fn listed_so_far<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
-) -> Result<(HashSet<String>, HashMap<String, Option<i64>>), ServiceError> {
+) -> Result<(HashSet<IdKey>, HashMap<String, Option<i64>>), ServiceError> {
     let mut seen = HashSet::new();
     let mut bodies = HashMap::new();
     for (_, first, entries) in all_chunks(store, board, id, true).await? {
@@ -155,7 +157,7 @@ async fn listed_so_far<S: ItemStore + ?Sized>(
                 .ok_or_else(|| {
                     StoreError::corrupt(body_key(board, &e.page).pk, "a listed page is missing")
                 })?;
-            seen.extend(page.entries.into_iter().map(|e| e.player_id));
+            seen.extend(page.entries.iter().map(|e| id_key(&e.player_id)));
             bodies.insert(e.page.clone(), e.expires_at);
         }
     }
@@ -404,7 +406,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
         if changed.contains(player) {
             return None;
         }
-        earlier.previous_card(player).cloned()
+        earlier.previous_card(player)
     };
     let (mut written_now, mut bodies_now) = (0, 0);
     let mut first_page = None;
@@ -426,7 +428,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
                     exhausted = true;
                     break;
                 };
-                if !seen.insert(s.player_id.clone()) {
+                if !seen.insert(id_key(&s.player_id)) {
                     continue;
                 }
                 let ends = paging.ends_after(&s.player_id, rows.len() + 1);
