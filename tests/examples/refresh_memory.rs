@@ -79,9 +79,9 @@ fn peak_over(base: usize) -> usize {
 }
 
 const COUNTRIES: [&str; 50] = [
-    "RO", "FR", "DE", "IT", "ES", "PT", "GB", "IE", "NL", "BE", "LU", "AT", "CH", "PL", "CZ", "SK", "HU", "BG", "GR",
-    "TR", "SE", "NO", "DK", "FI", "EE", "LV", "LT", "UA", "MD", "RS", "HR", "SI", "BA", "AL", "MK", "US", "CA", "MX",
-    "BR", "AR", "CL", "CO", "PE", "EG", "MA", "DZ", "TN", "SA", "AE", "IN",
+    "RO", "FR", "DE", "IT", "ES", "PT", "GB", "IE", "NL", "BE", "LU", "AT", "CH", "PL", "CZ", "SK", "HU",
+    "BG", "GR", "TR", "SE", "NO", "DK", "FI", "EE", "LV", "LT", "UA", "MD", "RS", "HR", "SI", "BA", "AL",
+    "MK", "US", "CA", "MX", "BR", "AR", "CL", "CO", "PE", "EG", "MA", "DZ", "TN", "SA", "AE", "IN",
 ];
 
 #[tokio::main]
@@ -96,7 +96,8 @@ async fn main() {
     // so the heap the refresh adds is its own (and the items it writes).
     let dir = std::env::temp_dir().join(format!("podium-refresh-memory-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let store = Billed::new(EmbeddedStore::open_with(&dir.join("store.redb"), Some(32 << 20)).expect("store"));
+    let store =
+        Billed::new(EmbeddedStore::open_with(&dir.join("store.redb"), Some(32 << 20)).expect("store"));
     let started = Instant::now();
     store
         .inner
@@ -137,9 +138,17 @@ async fn main() {
     let base = reset_peak();
     let before = store.bill();
     let started = Instant::now();
-    let first = snapshot::write::run_paged(&store, &board, &snapshot::layout::id_for(at), at, paging, None, at)
-        .await
-        .expect("snapshot");
+    let first = snapshot::write::run_paged(
+        &store,
+        &board,
+        &snapshot::layout::id_for(at),
+        at,
+        paging,
+        None,
+        at,
+    )
+    .await
+    .expect("snapshot");
     let bill = store.bill().since(&before);
     println!(
         "first snapshot ({:.1?}): {} pages; peak heap {} MB over the {} MB held before; {} read requests, {} write units",
@@ -158,9 +167,17 @@ async fn main() {
         let base = reset_peak();
         let before = store.bill();
         let started = Instant::now();
-        let report = snapshot::write::run_paged(&store, &board, &snapshot::layout::id_for(at), at, paging, None, at)
-            .await
-            .expect("refresh");
+        let report = snapshot::write::run_paged(
+            &store,
+            &board,
+            &snapshot::layout::id_for(at),
+            at,
+            paging,
+            None,
+            at,
+        )
+        .await
+        .expect("refresh");
         let bill = store.bill().since(&before);
         println!(
             "refresh after {changes} changes ({:.1} %) ({:.1?}): {} pages, {} bodies written; peak heap {} MB over the {} MB held before; {} read requests, {} write units",

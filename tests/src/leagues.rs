@@ -1047,6 +1047,71 @@ pub async fn league_a_week_closes_in_steps_resumed_after_a_kill<S: Store + ItemS
     assert!(again.already_done && again.sent == 0, "{again:?}");
 }
 
+/// LB-5 (Leagues): a league's weeks close in order, each the one decision of the next
+/// tier. An operator's close of week 48 while the ticks have closed no earlier week is
+/// refused (409 naming `period`), nothing written and nothing audited; once the ticks
+/// have closed through week 48, closing it again is accepted. A body that is a JSON
+/// array (`["reason", true]`, which serde would read as the fields in order) is
+/// refused naming `body`.
+pub async fn league_weeks_close_in_order_and_an_operator_cannot_skip_one<
+    S: Store + ItemStore + Clone + 'static,
+>(
+    store: S,
+) {
+    use serde_json::json;
+    let players = same_shard("lo", 3);
+    seed_week_48(&store, &players, 300).await;
+    let close = |body: serde_json::Value, at: &'static str| {
+        let store = store.clone();
+        async move {
+            crate::moderation::operator_call(
+                &store,
+                "POST",
+                "/v1/operator/periods/mahjong-weekly/2026-W48/close",
+                &[],
+                Some("support-7"),
+                Some(&body),
+                t(at),
+            )
+            .await
+        }
+    };
+    let early = close(json!({"reason": "the scheduler was off"}), "2026-11-30T10:00:00Z").await;
+    assert_eq!(early.status, 409, "{}", early.body);
+    let message = early.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("period (LB-5)") && message.contains("close in order"),
+        "{message}"
+    );
+    assert!(
+        league_result(&store, &players[0], "2026-W48", "2026-11-30T10:00:00Z")
+            .await
+            .is_none(),
+        "nothing sent"
+    );
+    let array = close(json!(["the scheduler was off", false]), "2026-11-30T10:00:00Z").await;
+    assert_eq!(array.status, 400, "{}", array.body);
+    assert!(
+        array.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("body"),
+        "{}",
+        array.body
+    );
+    freeze_at(&store, "2026-11-30T10:05:00Z")
+        .await
+        .expect("the ticks close in order");
+    assert!(
+        league_result(&store, &players[0], "2026-W48", "2026-11-30T10:10:00Z")
+            .await
+            .is_some()
+    );
+    let again = close(json!({"reason": "send what was missed"}), "2026-11-30T10:10:00Z").await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body["done"], true, "{}", again.body);
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -1062,6 +1127,7 @@ macro_rules! league_tests {
             league_every_player_the_frozen_week_ranks_is_in_its_league,
             league_records_out_of_order_end_as_in_order,
             league_a_week_closes_in_steps_resumed_after_a_kill,
+            league_weeks_close_in_order_and_an_operator_cannot_skip_one,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

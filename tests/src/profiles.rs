@@ -582,7 +582,7 @@ pub async fn friends_are_ranked_among_themselves<S: Store + ErasureStore + Clone
         r.body
     );
     for (body, field) in [
-        (json!(["a"]), "body (PF-4)"),
+        (json!(["a"]), "body: this route reads a JSON object"),
         (json!({"friends": "a"}), "friends (PF-4)"),
         (json!({"friends": ["a"], "more": 1}), "body (PF-4)"),
     ] {

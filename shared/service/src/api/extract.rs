@@ -194,9 +194,9 @@ pub fn int_param(
 /// [`podium_rules::profile::MAX_FRIENDS`] ids fits many times over.
 pub const MAX_BODY: usize = 64 * 1024;
 
-/// The request body as a JSON value of `T`; 400 naming `body` when it is not JSON of
-/// that shape (the message names the path inside it), 413 naming `body` when it is
-/// larger than [`MAX_BODY`].
+/// The request body as a JSON object read as `T`; 400 naming `body` when it is not a
+/// JSON object of that shape (the message names the path inside it), 413 naming
+/// `body` when it is larger than [`MAX_BODY`].
 pub struct JsonBody<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for JsonBody<T> {
@@ -219,6 +219,11 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
             })?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(bad("empty: this route reads a JSON object".to_string()));
+        }
+        // Every body is an object: serde would read a struct from an array of its
+        // fields in order (`["reason", true]`), which no route documents.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(bad("this route reads a JSON object (`{…}`)".to_string()));
         }
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {

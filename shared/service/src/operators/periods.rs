@@ -103,6 +103,7 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         (operator, reason),
         now,
         Budget::unbounded(),
+        podium_rules::record::policy::DEFAULT_MAX_RECORD_AGE_DAYS,
     )
     .await
 }
@@ -114,9 +115,11 @@ pub async fn close_period<S: BoardStore + ItemStore + SettleStore + ?Sized>(
 /// takes what `budget` allows and answers ([`PeriodOperation::done`] false when work
 /// is left), and the next ticks carry the rest on ([`carry_on`]); a repeat joins the
 /// action under way. Idempotent with the tick's close and with itself (every result
-/// is a settlement, GM-3). Errors: [`ServiceError::NotFound`] (no such board),
-/// `BadRequest` (not a period board, a period not ended), `Invalid` (the period id,
-/// the reason), transient store errors.
+/// is a settlement, GM-3). `reach_days`: how old a record may be
+/// (`PODIUM_MAX_RECORD_AGE_DAYS`), how far back the ticks' first catch-up starts.
+/// Errors: [`ServiceError::NotFound`] (no such board), `BadRequest` (not a period
+/// board, a period not ended), `Invalid` (the period id, the reason), `StateConflict`
+/// (a league's week before which one is not closed yet), transient store errors.
 #[allow(clippy::too_many_arguments)]
 pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
@@ -126,6 +129,7 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
     (operator, reason): (&str, &str),
     now: DateTime<Utc>,
     budget: Budget,
+    reach_days: i64,
 ) -> Result<PeriodOperation, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let (def, p) = ended_period(board, period, now)?;
@@ -135,6 +139,7 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
     if dry_run {
         return dry_run_of(store, def, &bref, table, was_frozen).await;
     }
+    in_order(store, def, &p, now, reach_days).await?;
     // OP-5: recorded before any effect, so a close stopped anywhere has its entry.
     audit::append(
         store,
@@ -180,6 +185,40 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
         sent: act.sent,
         done: act.done,
     })
+}
+
+/// A league's weeks close in order, each the one decision of its members' next tier
+/// (LB-5, Leagues): an operator's close of a week of a league's board is refused (409
+/// naming `period`) while an earlier week the ticks close is not closed yet (the
+/// first the catch-up would close: after the last one closed, or `reach_days` + 1
+/// back before any, as the ticks' first catch-up starts). Other boards' periods
+/// close in any order.
+async fn in_order<S: ItemStore + ?Sized>(
+    store: &S,
+    def: &podium_rules::board::BoardDef,
+    p: &Period,
+    now: DateTime<Utc>,
+    reach_days: i64,
+) -> Result<(), ServiceError> {
+    if podium_rules::league::league_of_board(def.id).is_none() {
+        return Ok(());
+    }
+    let (through, _) = crate::boards::periods::closed_through(store, def).await?;
+    let first_due = match through {
+        Some(closed) => closed.next(),
+        None => def.period_at(now - chrono::Duration::days(reach_days.max(1) + 1)),
+    };
+    if first_due.id.as_str() < p.id.as_str() {
+        return Err(ServiceError::StateConflict {
+            field: "period",
+            rule: "LB-5",
+            message: format!(
+                "a league's weeks close in order: {} is not closed yet (the next tick closes it; or close it first)",
+                first_due.id
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A dry run: what a close would send, to whom (the first [`MAX_LISTED`] results

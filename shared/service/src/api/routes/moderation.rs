@@ -504,6 +504,7 @@ pub(crate) struct CloseBody {
         (status = 200, description = "What was (or would be) sent: the close is done", body = crate::operators::periods::PeriodOperation),
         (status = 202, description = "Accepted and under way (`done` false): the audit entry is written, the next ticks carry the close on, `GET /v1/operator/jobs` shows it; asking again joins it", body = crate::operators::periods::PeriodOperation),
         (status = 400, description = "Not a period board, a period not ended or malformed, or a bad reason", body = ErrorBody),
+        (status = 409, description = "A league's week while an earlier week is not closed yet (weeks close in order, LB-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "No such board", body = ErrorBody),
     ),
@@ -524,6 +525,7 @@ pub(crate) async fn close_period(
         (&operator, &body.reason),
         now,
         state.ctx.operator_steps.budget(),
+        state.ctx.records.max_record_age_days,
     )
     .await?;
     let mut answer = json(&op)?;

@@ -95,7 +95,8 @@ mod tests {
 
     #[test]
     fn ids_have_distinct_keys() {
-        let keys: std::collections::HashSet<IdKey> = (0..100_000).map(|i| id_key(&format!("p-{i:05}"))).collect();
+        let keys: std::collections::HashSet<IdKey> =
+            (0..100_000).map(|i| id_key(&format!("p-{i:05}"))).collect();
         assert_eq!(keys.len(), 100_000);
         assert_eq!(id_key("alice"), id_key("alice"));
     }

@@ -51,8 +51,12 @@ impl Listed {
         let start = u32::try_from(self.cards.len()).unwrap_or(u32::MAX);
         self.cards.push_str(text);
         let len = u32::try_from(text.len()).unwrap_or(0);
-        self.entries
-            .push((id_key(player_id), u32::try_from(rank).unwrap_or(u32::MAX), start, len));
+        self.entries.push((
+            id_key(player_id),
+            u32::try_from(rank).unwrap_or(u32::MAX),
+            start,
+            len,
+        ));
     }
 
     /// Sorted by key, for lookups.
