@@ -10,6 +10,7 @@
 //! - [`commit`]: a settlement as the store's commit (claims, balances, entries,
 //!   states, inbox messages, league placements, GM-6 references).
 //! - [`keyed`]: runs keyed by a record's idempotency key.
+//! - [`listing`]: every item of one small partition, decoded.
 //! - [`changes`]: change marks, what the refresh job reads to know what moved.
 //! - [`names`]: which players an item names (GM-6), content hashes, pseudonyms.
 //! - [`placement`]: league memberships a commit writes (LG).
@@ -20,6 +21,7 @@
 pub mod changes;
 pub mod commit;
 pub mod keyed;
+pub mod listing;
 pub mod names;
 pub mod placement;
 pub mod settle;

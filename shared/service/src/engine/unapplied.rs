@@ -10,7 +10,7 @@
 //! job and the instant. A player's deletion erases those about them (GM-6, [`forget`]).
 
 use chrono::{DateTime, Utc};
-use podium_store::{ItemKey, ItemStore, SortKeyRange, StoreError};
+use podium_store::{ItemKey, ItemStore};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -72,23 +72,7 @@ pub async fn record<S: ItemStore + ?Sized>(
 /// Every source left out for review, by kind and id (Queries of 100). Errors: the
 /// store's; an item this code did not write.
 pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Recorded>, ServiceError> {
-    let mut out = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
-        let items = store.query_items(PK, &range, true, 100, true).await?;
-        let full = items.len() == 100;
-        after = items.last().map(|(sk, _)| sk.clone());
-        for (sk, item) in items {
-            out.push(
-                serde_json::from_slice(&item.body)
-                    .map_err(|e| ServiceError::Store(StoreError::corrupt(format!("{PK}/{sk}"), e)))?,
-            );
-        }
-        if !full {
-            return Ok(out);
-        }
-    }
+    super::listing::all(store, PK).await
 }
 
 /// Erases the records about `player_id` (GM-6). Errors: the store's.

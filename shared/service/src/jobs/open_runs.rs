@@ -12,7 +12,7 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_store::{ItemKey, ItemStore, SortKeyRange, StoreError};
+use podium_store::{ItemKey, ItemStore, StoreError};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -89,18 +89,5 @@ pub async fn forget<S: ItemStore + ?Sized>(
 
 /// Every refresh under way, by board key (Queries of 100).
 pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<OpenRun>, ServiceError> {
-    let mut out = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
-        let items = store.query_items(PK, &range, true, 100, true).await?;
-        let full = items.len() == 100;
-        after = items.last().map(|(sk, _)| sk.clone());
-        for (sk, item) in items {
-            out.push(serde_json::from_slice(&item.body).map_err(|e| corrupt(&sk, e))?);
-        }
-        if !full {
-            return Ok(out);
-        }
-    }
+    crate::engine::listing::all(store, PK).await
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::period_reward::RewardTables;
-use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore, SortKeyRange};
+use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::Budget;
@@ -417,20 +417,7 @@ async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
 
 /// Every operator's close under way or done, by board and period (Queries of 100).
 pub async fn actions<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<CloseAction>, ServiceError> {
-    let mut out = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
-        let items = store.query_items(ACTION_PK, &range, true, 100, true).await?;
-        let full = items.len() == 100;
-        after = items.last().map(|(sk, _)| sk.clone());
-        for (sk, item) in items {
-            out.push(serde_json::from_slice(&item.body).map_err(|e| corrupt(&sk, e))?);
-        }
-        if !full {
-            return Ok(out);
-        }
-    }
+    crate::engine::listing::all(store, ACTION_PK).await
 }
 
 /// Carries every operator's close under way one step on within `budget` (the ticks
