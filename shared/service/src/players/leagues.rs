@@ -653,23 +653,31 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
         let key = progress_key.clone();
         async move { store.put_item_if(&key, &body, version).await }
     };
+    // The cohorts the join step read, when it changed none of them (no late join):
+    // their members need not be read again.
+    let mut known: Option<Vec<(u32, String, Vec<String>)>> = None;
     if !progress.joined {
         // Every player the frozen week ranks is in its league: one whose first record
         // of the week arrived after the week's freeze began, or after their first
         // record of a later week (so nobody placed them in this one), joins a cohort
         // of their tier now ([`LateJoin`]), before any cohort is closed.
         let listed = week_cohorts(store, league, week).await?;
-        let placed: std::collections::HashSet<&str> = listed
-            .iter()
-            .flat_map(|(_, _, members)| members.iter().map(String::as_str))
-            .collect();
-        let mut late: Vec<&str> = finals
-            .keys()
-            .map(String::as_str)
-            .filter(|p| !placed.contains(p) && !gone(p))
-            .collect();
-        late.sort_unstable();
-        if !late.is_empty() {
+        let late: Vec<String> = {
+            let placed: std::collections::HashSet<&str> = listed
+                .iter()
+                .flat_map(|(_, _, members)| members.iter().map(String::as_str))
+                .collect();
+            let mut late: Vec<String> = finals
+                .keys()
+                .filter(|p| !placed.contains(p.as_str()) && !gone(p))
+                .cloned()
+                .collect();
+            late.sort_unstable();
+            late
+        };
+        if late.is_empty() {
+            known = Some(listed);
+        } else {
             // Collected (as below): a lazy map's closure keeps an HTTP handler's future
             // from being proved Send (an operator's close runs it).
             let joins: Vec<LateJoin> = late
@@ -687,46 +695,60 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
             (progress, version) = reread(store, &progress_key).await?;
         }
     }
+    // Every cohort in order (tier, shard, number), with its members when known.
+    let cohorts: Vec<(CohortAt, Option<Vec<String>>)> = match known {
+        Some(listed) => listed
+            .into_iter()
+            .filter_map(|(_, cohort, members)| league::parse_cohort(&cohort).map(|at| (at, Some(members))))
+            .collect(),
+        None => {
+            let mut all = Vec::new();
+            for tier in 0..league.tiers.len() as u32 {
+                for shard in 0..league.shards {
+                    let (filling, filled): (Filling, u64) =
+                        state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+                    if filled > 0 {
+                        all.extend((0..=filling.number).map(|number| ((tier, shard, number), None)));
+                    }
+                }
+            }
+            all
+        }
+    };
     let mut steps = 0;
-    for tier in 0..league.tiers.len() as u32 {
-        for shard in 0..league.shards {
-            let (filling, filled): (Filling, u64) =
-                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
-            if filled == 0 {
-                continue;
-            }
-            for number in 0..=filling.number {
-                if progress.last.is_some_and(|last| (tier, shard, number) <= last) {
-                    continue;
-                }
-                if budget.stops_after(steps) {
-                    return Ok(report);
-                }
-                steps += 1;
-                let cohort = cohort_id(tier, shard, number);
-                let members = members(store, league, week, &cohort).await?;
-                close_cohort(
-                    store,
-                    league,
-                    week,
-                    (tier, &cohort),
-                    &members,
-                    (&finals, &gone),
-                    now,
-                    &mut report,
-                )
-                .await?;
-                let next = Progress {
-                    last: Some((tier, shard, number)),
-                    ..progress.clone()
-                };
-                if save(&next, version).await? {
-                    version += 1;
-                    progress = next;
-                } else {
-                    (progress, version) = reread(store, &progress_key).await?;
-                }
-            }
+    for ((tier, shard, number), listed) in cohorts {
+        if progress.last.is_some_and(|last| (tier, shard, number) <= last) {
+            continue;
+        }
+        if budget.stops_after(steps) {
+            return Ok(report);
+        }
+        steps += 1;
+        let cohort = cohort_id(tier, shard, number);
+        let members = match listed {
+            Some(members) => members,
+            None => members(store, league, week, &cohort).await?,
+        };
+        close_cohort(
+            store,
+            league,
+            week,
+            (tier, &cohort),
+            &members,
+            (&finals, &gone),
+            now,
+            &mut report,
+        )
+        .await?;
+        let next = Progress {
+            last: Some((tier, shard, number)),
+            ..progress.clone()
+        };
+        if save(&next, version).await? {
+            version += 1;
+            progress = next;
+        } else {
+            (progress, version) = reread(store, &progress_key).await?;
         }
     }
     // Every result is settled: later ticks need not rank the week again.
@@ -745,6 +767,9 @@ async fn reread<S: ItemStore + ?Sized>(store: &S, key: &ItemKey) -> Result<(Prog
         None => Ok((Progress::default(), 0)),
     }
 }
+
+/// A cohort's place in a week's close order: (tier, shard, number).
+type CohortAt = (u32, u32, u32);
 
 /// Whether a member is left out of the close (deleted since, GM-6).
 type Gone<'a> = &'a (dyn Fn(&str) -> bool + Sync);
