@@ -32,6 +32,16 @@
 //! pointer is published ([`snapshot::write::run_sequenced`]); a period is closed
 //! ([`periods::mark_closed`]) only once its final snapshot is published and its close
 //! (results, league week) has run to the end.
+//!
+//! Every job works in bounded steps within the tick's budget ([`handle_within`],
+//! [`crate::budget::Budget`]: the invocation's deadline less 20 s): a refresh or a
+//! freeze a chunk of pages at a time, a close a chunk of results, a league's week a
+//! cohort. A job that reaches the deadline saves its progress and stops; the next
+//! tick resumes it: a refresh left unpublished under the same snapshot id
+//! ([`open_runs`]), a freeze under `final`, a close from its progress. The catch-up
+//! takes at most half the time, operators' closes under way are carried a step on
+//! ([`crate::operators::periods::carry_on`]), and the refreshes share the rest,
+//! boards with a refresh under way first. [`status`] is what operators see of it.
 
 pub mod identity;
 pub mod open_runs;
