@@ -34,6 +34,7 @@ macro_rules! job_steps_tests {
             lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on,
             lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_result_recorded,
             op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it,
+            lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -604,4 +605,25 @@ pub async fn op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it<
         .filter(|m| m["id"] == "pr:mahjong-daily:2026-11-25")
         .count();
     assert_eq!(results, 1, "{}", inbox.body);
+}
+
+/// LB-5: a refresh left under way on a day that has ended (the day's freeze took its
+/// place) is forgotten by the next tick, not resumed nor listed forever; one of the
+/// current period is kept.
+pub async fn lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten<S: Store + Clone + 'static>(store: S) {
+    let run = |period: &str| open_runs::OpenRun {
+        board: "mahjong-daily".into(),
+        period: period.into(),
+        id: "r-old".into(),
+        seq: 1,
+        as_of: t("2026-11-24T21:00:00Z"),
+        pages: 1,
+    };
+    assert!(open_runs::record(&store, &run("2026-11-24"), 0).await.expect("recorded"));
+    let at = t("2026-11-26T10:00:00Z");
+    tick(&store, Job::Refresh, at, &TickSettings::default(), Budget::unbounded())
+        .await
+        .expect("tick");
+    let left = open_runs::list(&store).await.expect("list");
+    assert!(left.iter().all(|o| o.period != "2026-11-24"), "{left:?}");
 }

@@ -373,23 +373,34 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
     tick: &mut TickReport,
 ) -> Result<(), ServiceError> {
     let mut failed: Option<ServiceError> = None;
-    let under_way: Vec<String> = open_runs::list(store)
-        .await?
-        .into_iter()
-        .map(|o| o.board)
-        .collect();
     let mut boards: Vec<BoardRef> = BOARDS
         .iter()
         .filter(|d| d.refresh == Refresh::EveryTick)
         .map(|def| def.in_period(&def.period_at(at)))
         .collect();
+    // The refreshes under way, read once (one Query) for every board of the tick. One
+    // of an earlier period of a board refreshed every tick is over (that period's
+    // freeze took its place): forgotten.
+    let mut under_way: std::collections::HashMap<String, (open_runs::OpenRun, u64)> = Default::default();
+    for (open, version) in open_runs::list_with_versions(store).await? {
+        let board = open.board_ref();
+        let past = podium_rules::board::board_def(&open.board)
+            .is_some_and(|d| d.refresh == Refresh::EveryTick)
+            && !boards.contains(&board);
+        if past {
+            open_runs::forget(store, &board, version).await?;
+        } else {
+            under_way.insert(board.key(), (open, version));
+        }
+    }
     // Late boards first (a stable sort keeps the definitions' order otherwise).
-    boards.sort_by_key(|b| !under_way.contains(&b.board));
+    boards.sort_by_key(|b| !under_way.contains_key(&b.key()));
     let mut unpublished: Vec<BoardRef> = Vec::new();
     let count = boards.len() as u32;
     for (i, board) in boards.into_iter().enumerate() {
         let share = budget.share(count - i as u32);
-        let report = refresh_board(store, &board, refresh_id, at, share).await?;
+        let open = under_way.remove(&board.key());
+        let report = refresh_board(store, &board, open, refresh_id, at, share).await?;
         if report.complete {
             if let Err(e) = notify(store, &board, &report.id, at, tick).await {
                 failed.get_or_insert(e);
@@ -405,7 +416,9 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
             if budget.expired() {
                 break;
             }
-            let report = refresh_board(store, &board, refresh_id, at, budget).await?;
+            // Read again: the first pass may have left a refresh under way on it.
+            let open = open_runs::get(store, &board).await?;
+            let report = refresh_board(store, &board, open, refresh_id, at, budget).await?;
             if report.complete {
                 if let Err(e) = notify(store, &board, &report.id, at, tick).await {
                     failed.get_or_insert(e);
@@ -415,13 +428,15 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
         }
     }
     let changed = changes::changed(store, CHANGED_PER_TICK).await?;
+    let under_way = &under_way;
     let runs = stream::iter(changed)
         .map(|c| async move {
             if budget.expired() {
                 // Their marks stay: the next tick refreshes them.
                 return Ok::<_, ServiceError>(None);
             }
-            let report = refresh_board(store, &c.board, refresh_id, at, budget).await?;
+            let open = under_way.get(&c.board.key()).cloned();
+            let report = refresh_board(store, &c.board, open, refresh_id, at, budget).await?;
             if report.complete {
                 if let Some(from) = report.read_from_ms {
                     changes::clear(store, &c, from).await?;
@@ -440,20 +455,22 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
     }
 }
 
-/// One board's refresh within `budget`: the refresh under way on it resumed (same
-/// snapshot id and `as_of`), else this tick's; recorded under way when it stops
-/// unpublished, forgotten once published. A refresh under way that another call
-/// published meanwhile is forgotten and this tick's begins.
+/// One board's refresh within `budget`: `open`, the refresh under way on it (as read,
+/// with its version), resumed (same snapshot id and `as_of`), else this tick's;
+/// recorded under way when it stops unpublished, forgotten once published. A refresh
+/// under way that another call published meanwhile is forgotten and this tick's
+/// begins.
 async fn refresh_board<S: BoardStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
+    open: Option<(open_runs::OpenRun, u64)>,
     refresh_id: &RefreshId,
     at: DateTime<Utc>,
     budget: Budget,
 ) -> Result<RunReport, ServiceError> {
     let paging = Paging::content_defined(PAGE_SIZE);
     let RefreshId { id, seq } = refresh_id;
-    if let Some((open, version)) = open_runs::get(store, board).await? {
+    if let Some((open, version)) = open {
         let report =
             snapshot::write::run_sequenced(store, board, &open.id, open.seq, open.as_of, paging, budget, at)
                 .await?;

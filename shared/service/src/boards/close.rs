@@ -272,6 +272,34 @@ pub fn result_key(board: &BoardRef, player_id: &str) -> SourceKey {
     SourceKey::new(KIND, format!("{}:{player_id}", board.key()))
 }
 
+/// Settles `results` (a chunk of the period's, [`IN_FLIGHT`] at a time), counted in
+/// `report`. One player's result that cannot be applied stops nobody's: it is recorded
+/// for review ([`crate::engine::unapplied`]) before the caller's progress moves past it.
+async fn send<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+    results: &[PeriodResult],
+    now: DateTime<Utc>,
+    report: &mut CloseReport,
+) -> Result<(), ServiceError> {
+    let sources: Vec<ResultMessage> = results
+        .iter()
+        .map(|result| ResultMessage {
+            board,
+            def,
+            result,
+            now,
+        })
+        .collect();
+    let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
+    crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
+    report.sent += tally.applied;
+    report.skipped += tally.skipped;
+    report.unapplied += tally.unapplied.len();
+    Ok(())
+}
+
 /// Runs `board`'s close again, whatever its record says: every result settled once
 /// more (those sent before are duplicates and write nothing, GM-3), then recorded as
 /// done. `Ok(None)`: the period is not frozen.
@@ -341,20 +369,7 @@ pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
         }
         chunks += 1;
         let end = (next + CHUNK).min(results.len());
-        let sources: Vec<ResultMessage> = results[next..end]
-            .iter()
-            .map(|result| ResultMessage {
-                board,
-                def,
-                result,
-                now,
-            })
-            .collect();
-        let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
-        crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
-        report.sent += tally.applied;
-        report.skipped += tally.skipped;
-        report.unapplied += tally.unapplied.len();
+        send(store, def, board, &results[next..end], now, &mut report).await?;
         next = end;
     }
     let key = progress_key(board);
@@ -421,19 +436,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         chunks += 1;
         let start = progress.settled.min(results.len());
         let end = (start + CHUNK).min(results.len());
-        let sources = results[start..end].iter().map(|result| ResultMessage {
-            board,
-            def,
-            result,
-            now,
-        });
-        let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
-        // One player's result that cannot be applied stops nobody's: recorded for
-        // review before the progress moves past it.
-        crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
-        report.sent += tally.applied;
-        report.skipped += tally.skipped;
-        report.unapplied += tally.unapplied.len();
+        send(store, def, board, &results[start..end], now, &mut report).await?;
         let next = Progress {
             settled: end,
             done: end >= results.len(),

@@ -12,6 +12,18 @@ pub async fn all<S: ItemStore + ?Sized, T: DeserializeOwned>(
     store: &S,
     pk: &str,
 ) -> Result<Vec<T>, ServiceError> {
+    Ok(with_versions(store, pk)
+        .await?
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect())
+}
+
+/// [`all`], each item with its version (what a conditional write after conditions on).
+pub async fn with_versions<S: ItemStore + ?Sized, T: DeserializeOwned>(
+    store: &S,
+    pk: &str,
+) -> Result<Vec<(T, u64)>, ServiceError> {
     let mut out = Vec::new();
     let mut after: Option<String> = None;
     loop {
@@ -20,10 +32,9 @@ pub async fn all<S: ItemStore + ?Sized, T: DeserializeOwned>(
         let full = items.len() == 100;
         after = items.last().map(|(sk, _)| sk.clone());
         for (sk, item) in items {
-            out.push(
-                serde_json::from_slice(&item.body)
-                    .map_err(|e| ServiceError::Store(StoreError::corrupt(format!("{pk}/{sk}"), e)))?,
-            );
+            let value = serde_json::from_slice(&item.body)
+                .map_err(|e| ServiceError::Store(StoreError::corrupt(format!("{pk}/{sk}"), e)))?;
+            out.push((value, item.version));
         }
         if !full {
             return Ok(out);

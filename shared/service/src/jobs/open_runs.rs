@@ -91,3 +91,10 @@ pub async fn forget<S: ItemStore + ?Sized>(
 pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<OpenRun>, ServiceError> {
     crate::engine::listing::all(store, PK).await
 }
+
+/// [`list`], each with the version read (what [`record`] and [`forget`] condition on).
+pub async fn list_with_versions<S: ItemStore + ?Sized>(
+    store: &S,
+) -> Result<Vec<(OpenRun, u64)>, ServiceError> {
+    crate::engine::listing::with_versions(store, PK).await
+}

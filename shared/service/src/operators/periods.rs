@@ -430,23 +430,18 @@ pub async fn carry_on<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     budget: Budget,
 ) -> Result<usize, ServiceError> {
     let mut moved = 0;
-    for act in actions(store).await?.into_iter().filter(|a| !a.done) {
+    let under_way: Vec<(CloseAction, u64)> = crate::engine::listing::with_versions(store, ACTION_PK).await?;
+    for (mut current, version) in under_way.into_iter().filter(|(a, _)| !a.done) {
         if moved > 0 && budget.expired() {
             break;
         }
-        let Some(def) = board_def(&act.board) else {
+        let Some(def) = board_def(&current.board) else {
             continue;
         };
-        let Ok(p) = Period::parse(def.period, def.zone, &act.period) else {
+        let Ok(p) = Period::parse(def.period, def.zone, &current.period) else {
             continue;
         };
         let bref = def.in_period(&p);
-        let Some((mut current, version)) = read_action(store, &bref).await? else {
-            continue;
-        };
-        if current.done {
-            continue;
-        }
         step(store, def, &p, rewards.get(def.id), &mut current, now, budget).await?;
         current.updated_at = now;
         // Lost to a concurrent step: its record stands, the next tick goes on.
