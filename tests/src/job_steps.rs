@@ -81,6 +81,18 @@ async fn listed<S: Store + ?Sized>(store: &S, board: &BoardRef, id: &str) -> usi
         .sum()
 }
 
+/// Credits 25 November 2026 on `mahjong-daily` to `players`: `top` points to the
+/// first, one fewer to each next.
+async fn credit_day<S: Store>(store: &S, players: &[String], top: i64) {
+    let daily = board_def("mahjong-daily").expect("registered");
+    let at = t("2026-11-25T12:00:00Z");
+    for (i, p) in players.iter().enumerate() {
+        periods::credit(store, daily, p, top - i as i64, at, at, &format!("day-{p}"))
+            .await
+            .expect("credit");
+    }
+}
+
 /// LB-5: 700 Seega players (7 pages) refreshed with a budget of 1 page a call:
 /// the first tick begins a refresh and records it under way; every following tick
 /// resumes it under the same snapshot id (none starts again from the top), one of
@@ -210,14 +222,8 @@ pub async fn lb_5_a_close_larger_than_a_call_sends_every_result_once_across_call
     store: S,
 ) {
     const PLAYERS: usize = 600;
-    let daily = board_def("mahjong-daily").expect("registered");
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("jd{i:03}")).collect();
-    for (i, p) in players.iter().enumerate() {
-        let at = t("2026-11-25T12:00:00Z");
-        periods::credit(&store, daily, p, 10_000 - i as i64, at, at, &format!("jd-{p}"))
-            .await
-            .expect("credit");
-    }
+    credit_day(&store, &players, 10_000).await;
     let day = BoardRef::new("mahjong-daily", "2026-11-25");
     let settings: TickSettings = parse_period_rewards(DAILY_TABLE).expect("table").into();
     let budget = Budget::steps(1);
@@ -336,18 +342,12 @@ pub async fn lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_re
     use podium_rules::message::Message;
     use podium_rules::period_reward::PeriodResult;
     use podium_service::engine::unapplied;
-    let daily = board_def("mahjong-daily").expect("registered");
     let players: Vec<String> = ["jf-full", "jf-refused", "jf-room"]
         .into_iter()
         .map(String::from)
         .chain((0..7).map(|i| format!("jf-{i}")))
         .collect();
-    for (i, p) in players.iter().enumerate() {
-        let at = t("2026-11-25T12:00:00Z");
-        periods::credit(&store, daily, p, 1_000 - i as i64, at, at, &format!("jf-{p}"))
-            .await
-            .expect("credit");
-    }
+    credit_day(&store, &players, 1_000).await;
     let waiting = |n: usize| {
         let old = PeriodResult {
             player_id: String::new(),
@@ -494,14 +494,8 @@ pub async fn op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it<
     use podium_service::budget::StepLimit;
     use serde_json::json;
     const PLAYERS: usize = 600;
-    let daily = board_def("mahjong-daily").expect("registered");
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("jo{i:03}")).collect();
-    for (i, p) in players.iter().enumerate() {
-        let at = t("2026-11-25T12:00:00Z");
-        periods::credit(&store, daily, p, 10_000 - i as i64, at, at, &format!("jo-{p}"))
-            .await
-            .expect("credit");
-    }
+    credit_day(&store, &players, 10_000).await;
     let tables = parse_period_rewards(DAILY_TABLE).expect("table");
     let ctx = ApiContext::new(crate::contract::cursor_key())
         .with_rewards(tables.clone())
@@ -619,11 +613,19 @@ pub async fn lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten<S: Store +
         as_of: t("2026-11-24T21:00:00Z"),
         pages: 1,
     };
-    assert!(open_runs::record(&store, &run("2026-11-24"), 0).await.expect("recorded"));
-    let at = t("2026-11-26T10:00:00Z");
-    tick(&store, Job::Refresh, at, &TickSettings::default(), Budget::unbounded())
+    assert!(open_runs::record(&store, &run("2026-11-24"), 0)
         .await
-        .expect("tick");
+        .expect("recorded"));
+    let at = t("2026-11-26T10:00:00Z");
+    tick(
+        &store,
+        Job::Refresh,
+        at,
+        &TickSettings::default(),
+        Budget::unbounded(),
+    )
+    .await
+    .expect("tick");
     let left = open_runs::list(&store).await.expect("list");
     assert!(left.iter().all(|o| o.period != "2026-11-24"), "{left:?}");
 }
