@@ -163,7 +163,7 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Route
     let dev = clock.test().map(|test| {
         let settings = podium_service::jobs::TickSettings {
             rewards: (*ctx.rewards).clone(),
-            max_record_age_days: ctx.records.max_record_age_days,
+            records: (*ctx.records).clone(),
         };
         crate::dev_clock::routes(
             Arc::clone(&store),

@@ -334,7 +334,7 @@ fn probes(s: &Seeded) -> Vec<Probe> {
 }
 
 /// GET routes that list players and show a suspended player on purpose, with why.
-const NOT_HIDING: [(&str, &str); 5] = [
+const NOT_HIDING: [(&str, &str); 6] = [
     (
         "/v1/me/matches/{match_id}",
         "the result of a match the caller played, for its players only: it names whom they played",
@@ -354,6 +354,10 @@ const NOT_HIDING: [(&str, &str); 5] = [
     (
         "/v1/operator/players/{player_id}/export",
         "operators: everything stored about one player (GDPR)",
+    ),
+    (
+        "/v1/operator/jobs",
+        "operators: the jobs' status names the player of each action under way (a suspension in progress among them)",
     ),
 ];
 

@@ -35,6 +35,7 @@ macro_rules! job_steps_tests {
             lb_5_no_player_blocks_a_close_a_full_inbox_is_paid_and_a_refused_result_recorded,
             op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it,
             lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten,
+            op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and_the_ticks_finish_it,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -628,4 +629,179 @@ pub async fn lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten<S: Store +
     .expect("tick");
     let left = open_runs::list(&store).await.expect("list");
     assert!(left.iter().all(|o| o.period != "2026-11-24"), "{left:?}");
+}
+
+/// OP-4, OP-5, GM-6: a player on 400 boards (400 days of `mahjong-daily`, two of them
+/// snapshotted), through the HTTP routes with a few boards a request (50 for the
+/// suspension, 4 for the restore, 100 boards or results for the deletion): the suspension
+/// answers 202 at once (`done` false) with its audit entry written and the player
+/// already refused, the jobs' status shows it, a repeat joins it, and the ticks hide
+/// them from every board; the restore and then the deletion go the same way, each
+/// finished by the ticks, and nothing is left under way.
+pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and_the_ticks_finish_it<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    use podium_service::api::ApiContext;
+    use podium_service::boards::snapshot::write;
+    use podium_service::budget::StepLimit;
+    use serde_json::json;
+    const DAYS: i64 = 400;
+    let daily = board_def("mahjong-daily").expect("registered");
+    let first_day = t("2025-10-01T12:00:00Z");
+    for d in 0..DAYS {
+        let at = first_day + Duration::days(d);
+        periods::credit(&store, daily, "many-days", 5, at, at, &format!("md-{d}"))
+            .await
+            .expect("credit");
+    }
+    // Two of the days snapshotted, with another player beside them.
+    let shown_days: Vec<BoardRef> = [0, DAYS - 1]
+        .iter()
+        .map(|d| daily.in_period(&daily.period_at(first_day + Duration::days(*d))))
+        .collect();
+    for (i, b) in shown_days.iter().enumerate() {
+        let at = first_day + Duration::days(if i == 0 { 0 } else { DAYS - 1 });
+        periods::credit(&store, daily, "beside", 3, at, at, &format!("bs-{i}"))
+            .await
+            .expect("credit");
+        write::run(&store, b, "s1", at, 100, None, at)
+            .await
+            .expect("snapshot");
+    }
+    let at = t("2026-11-26T10:00:00Z");
+    // `steps` boards (or results) a request and a tick.
+    let call = |action: &'static str, body: serde_json::Value, steps: u32| {
+        let store = store.clone();
+        let ctx = ApiContext::new(crate::contract::cursor_key()).with_operator_steps(StepLimit {
+            time: std::time::Duration::from_secs(30),
+            steps: Some(steps),
+        });
+        async move {
+            crate::moderation::operator_call_in(
+                &ctx,
+                &store,
+                "POST",
+                &format!("/v1/operator/players/many-days/{action}"),
+                &[],
+                Some("support-7"),
+                Some(&body),
+                at,
+            )
+            .await
+        }
+    };
+    let status = |store: S| async move {
+        crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await
+    };
+    let settings = TickSettings::default();
+    // Ticks until no action on a player is left; how many it took.
+    let finish = |store: S, steps: u32| {
+        let settings = settings.clone();
+        async move {
+            let mut ticks = 0;
+            loop {
+                let shown = status(store.clone()).await;
+                if shown.body["player_actions"].as_array().is_some_and(Vec::is_empty) {
+                    return ticks;
+                }
+                assert!(ticks < 30, "never done: {}", shown.body);
+                tick(
+                    &store,
+                    Job::Freeze,
+                    at + Duration::minutes(5 * (ticks + 1)),
+                    &settings,
+                    Budget::steps(steps),
+                )
+                .await
+                .expect("tick");
+                ticks += 1;
+            }
+        }
+    };
+
+    let first = call("suspend", json!({"reason": "cheating reported"}), 50).await;
+    assert_eq!(first.status, 202, "{}", first.body);
+    assert_eq!(first.body["done"], false, "{}", first.body);
+    // Audited, and the player refused, from the first answer.
+    let trail = crate::moderation::operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("player", "many-days")],
+        Some("support-9"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(
+        trail.body["entries"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        trail.body
+    );
+    let me = crate::overtaken::call(&store, crate::review::get("/v1/me", &[], "many-days")).await;
+    assert_eq!(me.status, 403, "{}", me.body);
+    let shown = status(store.clone()).await;
+    let actions = shown.body["player_actions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(actions.len(), 1, "{}", shown.body);
+    assert_eq!(
+        (actions[0]["action"].as_str(), actions[0]["player_id"].as_str()),
+        (Some("suspend"), Some("many-days"))
+    );
+    let again = call("suspend", json!({"reason": "cheating reported"}), 50).await;
+    assert_eq!(again.status, 202, "a repeat joins and goes on: {}", again.body);
+    assert_eq!(again.body["unchanged"], true, "{}", again.body);
+    let ticks = finish(store.clone(), 50).await;
+    assert!(ticks >= 2, "the ticks carried it on: {ticks}");
+    let suspension = podium_service::moderation::suspensions::of_player(&store, "many-days")
+        .await
+        .expect("read")
+        .expect("suspended");
+    for b in &shown_days {
+        assert!(
+            suspension.hidden_from.contains(&b.key()),
+            "{:?}",
+            suspension.hidden_from
+        );
+    }
+    let done = call("suspend", json!({"reason": "cheating reported"}), 50).await;
+    assert_eq!(
+        (done.status, &done.body["done"]),
+        (200, &json!(true)),
+        "{}",
+        done.body
+    );
+
+    let restoring = call("restore", json!({"reason": "the report was wrong"}), 4).await;
+    assert_eq!(restoring.status, 202, "{}", restoring.body);
+    assert_eq!(restoring.body["state"], "restoring", "{}", restoring.body);
+    assert!(finish(store.clone(), 4).await >= 1);
+    assert_eq!(
+        podium_service::moderation::suspensions::of_player(&store, "many-days")
+            .await
+            .expect("read"),
+        None,
+        "restored"
+    );
+    let me = crate::overtaken::call(&store, crate::review::get("/v1/me", &[], "many-days")).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+
+    let deleting = call("delete", json!({"reason": "account removal requested"}), 100).await;
+    assert_eq!(deleting.status, 202, "{}", deleting.body);
+    assert_eq!(deleting.body["done"], false, "{}", deleting.body);
+    let ticks = finish(store.clone(), 100).await;
+    assert!(ticks >= 2, "the ticks carried it on: {ticks}");
+    let me = crate::overtaken::call(&store, crate::review::get("/v1/me", &[], "many-days")).await;
+    assert_eq!(me.status, 400, "deleted (GM-6): {}", me.body);
+    let again = call("delete", json!({"reason": "account removal requested"}), 100).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body["already_deleted"], true, "{}", again.body);
+    assert!(status(store.clone()).await.body["player_actions"]
+        .as_array()
+        .is_some_and(Vec::is_empty));
 }

@@ -313,7 +313,7 @@ pub fn period_rewards() -> Result<RewardTables, ConfigError> {
 pub fn tick_settings() -> Result<crate::jobs::TickSettings, ConfigError> {
     Ok(crate::jobs::TickSettings {
         rewards: period_rewards()?,
-        max_record_age_days: record_policy()?.max_record_age_days,
+        records: record_policy()?,
     })
 }
 

@@ -59,6 +59,7 @@ use identity::{Invocation, RefreshId};
 use podium_rules::board::{BoardDef, BoardRef, Refresh, BOARDS};
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::period_reward::RewardTables;
+use podium_rules::record::policy::RecordPolicy;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 use serde::{Deserialize, Serialize};
@@ -132,16 +133,18 @@ pub const CHANGED_IN_FLIGHT: usize = 8;
 pub struct TickSettings {
     /// The period boards' reward tables, paid when a period closes (`PODIUM_PERIOD_REWARDS`).
     pub rewards: RewardTables,
-    /// How old a record may be when it arrives (days; `PODIUM_MAX_RECORD_AGE_DAYS`):
-    /// how far back the first catch-up ever looks for periods and window days.
-    pub max_record_age_days: i64,
+    /// The records' policy (`PODIUM_MAX_RECORD_AGE_DAYS` and the others of
+    /// [`crate::config::record_policy`]): how old a record may be bounds how far back
+    /// the first catch-up ever looks for periods and window days; a restore the ticks
+    /// carry on settles the held records by it.
+    pub records: RecordPolicy,
 }
 
 impl Default for TickSettings {
     fn default() -> Self {
         TickSettings {
             rewards: RewardTables::new(),
-            max_record_age_days: podium_rules::record::policy::DEFAULT_MAX_RECORD_AGE_DAYS,
+            records: RecordPolicy::default(),
         }
     }
 }
@@ -244,6 +247,9 @@ pub struct JobsStatus {
     /// Operators' closes, under way or done
     /// ([`crate::operators::periods::CloseAction`]).
     pub actions: Vec<crate::operators::periods::CloseAction>,
+    /// Operators' suspensions, restores and deletions under way
+    /// ([`crate::operators::player_actions`]).
+    pub player_actions: Vec<crate::operators::player_actions::PlayerAction>,
 }
 
 /// A period board's last period closed, in [`JobsStatus`].
@@ -273,6 +279,7 @@ pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, Serv
         closed_through,
         unapplied: crate::engine::unapplied::list(store).await?,
         actions: crate::operators::periods::actions(store).await?,
+        player_actions: crate::operators::player_actions::list(store).await?,
     })
 }
 
@@ -280,7 +287,7 @@ pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, Serv
 /// real failures (the store): the schedule's retry, with the same scheduled time,
 /// resumes the same snapshots ([`identity::Invocation::Scheduled`]); a tick that
 /// meets another succeeds.
-pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+pub async fn handle<S: podium_store::Store + ?Sized>(
     store: &S,
     run: ScheduledRun,
     settings: &TickSettings,
@@ -293,7 +300,7 @@ pub async fn handle<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Siz
 /// and the next tick resumes it ([`open_runs`], the close's progress, the catch-up's
 /// record). The catch-up takes at most half the time left; the refreshes share the
 /// rest, boards with a refresh under way first. Errors as [`handle`]'s.
-pub async fn handle_within<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+pub async fn handle_within<S: podium_store::Store + ?Sized>(
     store: &S,
     run: ScheduledRun,
     settings: &TickSettings,
@@ -305,7 +312,7 @@ pub async fn handle_within<S: BoardStore + ItemStore + PeriodStore + SettleStore
 /// Runs one tick at `run`'s time as a new request (`podium snapshot`, a test clock's
 /// move): its refresh is a new snapshot even when an earlier tick ran at the same
 /// instant ([`identity::Invocation::Request`]). Errors as [`handle`]'s.
-pub async fn handle_request<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+pub async fn handle_request<S: podium_store::Store + ?Sized>(
     store: &S,
     run: ScheduledRun,
     settings: &TickSettings,
@@ -313,7 +320,7 @@ pub async fn handle_request<S: BoardStore + ItemStore + PeriodStore + SettleStor
     tick(store, run, settings, Invocation::Request, Budget::unbounded()).await
 }
 
-async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+async fn tick<S: podium_store::Store + ?Sized>(
     store: &S,
     run: ScheduledRun,
     settings: &TickSettings,
@@ -337,6 +344,16 @@ async fn tick<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
         Ok(moved) => report.actions_moved = moved,
         Err(e) => {
             tracing::error!(error = %e, "carrying an operator's close on failed; the refreshes go on");
+            if caught_up.is_ok() {
+                caught_up = Err(e);
+            }
+        }
+    }
+    // Then their suspensions, restores and deletions under way.
+    match crate::operators::player_actions::carry_on(store, &settings.records, at, budget.share(2)).await {
+        Ok(moved) => report.actions_moved += moved,
+        Err(e) => {
+            tracing::error!(error = %e, "carrying an operator's action on a player on failed; the refreshes go on");
             if caught_up.is_ok() {
                 caught_up = Err(e);
             }
@@ -553,7 +570,7 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     budget: Budget,
     report: &mut TickReport,
 ) -> Result<(), ServiceError> {
-    let lookback = u64::try_from(settings.max_record_age_days.max(1) + 1).unwrap_or(31);
+    let lookback = u64::try_from(settings.records.max_record_age_days.max(1) + 1).unwrap_or(31);
     let mut failed: Option<ServiceError> = None;
     for def in &BOARDS {
         if def.window_days.is_some() {

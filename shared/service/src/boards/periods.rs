@@ -241,7 +241,7 @@ pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
 }
 
 /// Takes the points of `day` off the rolling board, once per player.
-async fn expire_day<S: BoardStore + SettleStore + ?Sized>(
+async fn expire_day<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     day: NaiveDate,
@@ -259,8 +259,32 @@ async fn expire_day<S: BoardStore + SettleStore + ?Sized>(
     loop {
         let rows = store.board_after(&day_ref, after.as_ref(), EXPIRY_FETCH).await?;
         for row in &rows {
-            if apply(store, &target, &row.player_id, -row.value, now, now, &source).await? {
-                changed += 1;
+            match apply(store, &target, &row.player_id, -row.value, now, now, &source).await {
+                Ok(true) => changed += 1,
+                Ok(false) => {}
+                // GM-6: a deleted player's entries are gone with them.
+                Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => {}
+                // OP-4: a suspended player's entry cannot be written; one player never
+                // stops the window: their share of the day is recorded for review and
+                // the window moves on.
+                Err(e @ ServiceError::Suspended { .. }) => {
+                    let key = BoardCreditSource {
+                        target: &target,
+                        player_id: &row.player_id,
+                        points: -row.value,
+                        at: now,
+                        source_id: &source,
+                    }
+                    .key();
+                    let left_out = crate::engine::unapplied::Unapplied {
+                        kind: key.kind,
+                        id: key.id,
+                        player: Some(row.player_id.clone()),
+                        error: e.to_string(),
+                    };
+                    crate::engine::unapplied::record(store, "window", &[left_out], now).await?;
+                }
+                Err(e) => return Err(e),
             }
         }
         match rows.last() {

@@ -18,7 +18,6 @@
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use podium_rules::board::BOARDS;
 use podium_rules::period::PeriodKind;
-use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 
 use super::{handle_request, Job, ScheduledRun, TickReport, TickSettings};
 use crate::error::ServiceError;
@@ -98,7 +97,7 @@ pub struct ScheduledTick {
 /// [`CATCH_UP_TICKS`], or until another tick is found at work), then, when `refresh`,
 /// one `refresh` tick. Each is a new request ([`handle_request`]): its refresh is a
 /// new snapshot, even at an instant an earlier call ran at. What each did, in order.
-pub async fn catch_up_then_refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+pub async fn catch_up_then_refresh<S: podium_store::Store + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
     settings: &TickSettings,
@@ -141,7 +140,7 @@ pub async fn catch_up_then_refresh<S: BoardStore + ItemStore + PeriodStore + Set
 /// clock moves there). Errors: the store's, or [`ServiceError::BadRequest`] (field
 /// `to`) when `to` is not after `from` or the move spans more than [`MAX_TICKS`]
 /// freezes: then nothing ran.
-pub async fn run_between<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>(
+pub async fn run_between<S: podium_store::Store + ?Sized>(
     store: &S,
     from: DateTime<Utc>,
     to: DateTime<Utc>,

@@ -28,6 +28,7 @@ use podium_store::{balance_board, tombstone_key, Account, ErasureStore, SettleSt
 use serde::{Deserialize, Serialize};
 
 use super::audit::{self, action, AuditEntry};
+use crate::budget::Budget;
 use crate::error::ServiceError;
 
 /// How long a suspension can be restored by default (days).
@@ -55,6 +56,10 @@ struct Guard {
     /// guard). A suspension found restoring hides nothing more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     restoring: Option<Restoring>,
+    /// How many of the player's boards (by key) the suspension has hidden them from so
+    /// far: a call that stopped at its budget resumes after them.
+    #[serde(default)]
+    hidden_through: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,12 +67,16 @@ struct Restoring {
     at: DateTime<Utc>,
     operator: String,
     reason: String,
+    /// How many of the boards the suspension hid the player from are shown again.
+    #[serde(default)]
+    shown: usize,
 }
 
 /// What a suspend or restore call answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct SuspensionAnswer {
-    /// `suspended` or `active`.
+    /// `suspended`, `restoring` (a restore under way: the next ticks finish it) or
+    /// `active`.
     pub state: String,
     /// The suspension (absent when a restore only finished an earlier one's records).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -77,6 +86,11 @@ pub struct SuspensionAnswer {
     pub released: Option<usize>,
     /// True when the call found the state it asks for already (nothing done now).
     pub unchanged: bool,
+    /// False when the call stopped at its budget with work left (the player is
+    /// suspended, or still suspended while restoring, but not yet hidden from, or shown
+    /// again on, every board): the next ticks carry it on
+    /// ([`crate::operators::player_actions`]), and asking again joins it.
+    pub done: bool,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> ServiceError {
@@ -107,6 +121,9 @@ async fn boards_of<S: ErasureStore + ?Sized>(
     let h = store.holdings(player_id).await?;
     let mut boards: Vec<BoardRef> = h.balances.iter().filter_map(|g| balance_board(*g)).collect();
     boards.extend(h.entries);
+    // One order on every call, so that a resumed suspension skips what it hid.
+    boards.sort_by_key(BoardRef::key);
+    boards.dedup();
     Ok(boards)
 }
 
@@ -123,6 +140,30 @@ pub async fn suspend<S: Store + ?Sized>(
     (operator, reason): (&str, &str),
     restore_days: i64,
     now: DateTime<Utc>,
+) -> Result<SuspensionAnswer, ServiceError> {
+    suspend_within(
+        store,
+        player_id,
+        (operator, reason),
+        restore_days,
+        now,
+        Budget::unbounded(),
+    )
+    .await
+}
+
+/// [`suspend`] within `budget`: the guard and the list first (the suspension holds
+/// from there, audited), then the boards one by one, in key order, each a step; a call
+/// that stops at its budget saves how far it got in the guard and answers `done`
+/// false, and the next call (a repeat, or a tick carrying the action on) resumes after
+/// the boards already done. Errors as [`suspend`]'s.
+pub async fn suspend_within<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    (operator, reason): (&str, &str),
+    restore_days: i64,
+    now: DateTime<Utc>,
+    budget: Budget,
 ) -> Result<SuspensionAnswer, ServiceError> {
     // GM-5, GM-6: a player id, not a deleted player's pseudonym (400 naming the rule).
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
@@ -148,6 +189,7 @@ pub async fn suspend<S: Store + ?Sized>(
                     hidden_from: Vec::new(),
                 },
                 restoring: None,
+                hidden_through: 0,
             };
             let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
             if begin(store, player_id, &body, now).await? {
@@ -185,7 +227,22 @@ pub async fn suspend<S: Store + ?Sized>(
             e => e,
         })?;
     still_suspended(store, player_id, &g).await?;
-    for board in &boards {
+    let mut taken = 0;
+    for (i, board) in boards.iter().enumerate().skip(g.hidden_through) {
+        if budget.stops_after(taken) {
+            // Out of budget: how far it got is saved, and the rest is left to the next
+            // call (every board before `i` is hidden).
+            g.hidden_through = i;
+            record(store, player_id, &mut g, version).await?;
+            return Ok(SuspensionAnswer {
+                state: "suspended".into(),
+                suspension: Some(g.suspension),
+                released: None,
+                unchanged,
+                done: false,
+            });
+        }
+        taken += 1;
         let views = crate::boards::hidden::views(store, board, player_id).await?;
         let new: Vec<String> = views
             .iter()
@@ -199,6 +256,10 @@ pub async fn suspend<S: Store + ?Sized>(
         crate::boards::hidden::hide_in(store, views, player_id, since).await?;
         still_suspended(store, player_id, &g).await?;
     }
+    if g.hidden_through < boards.len() {
+        g.hidden_through = boards.len();
+        record(store, player_id, &mut g, version).await?;
+    }
     // LB-5: the boards refreshed only when changed re-rank without them at the next
     // refresh (a write unit each), as a restore's marks list them again.
     crate::engine::changes::raise_for(store, &boards, player_id, now.timestamp_millis()).await?;
@@ -210,6 +271,7 @@ pub async fn suspend<S: Store + ?Sized>(
         suspension: Some(suspension),
         released: None,
         unchanged,
+        done: true,
     })
 }
 
@@ -276,6 +338,31 @@ pub async fn restore<S: Store + ?Sized>(
     now: DateTime<Utc>,
     policy: &RecordPolicy,
 ) -> Result<SuspensionAnswer, ServiceError> {
+    restore_within(
+        store,
+        player_id,
+        (operator, reason),
+        now,
+        policy,
+        Budget::unbounded(),
+    )
+    .await
+}
+
+/// [`restore`] within `budget`: the restore recorded in the guard and audited first
+/// (OP-5), then the player shown again board by board, each a step; a call that stops
+/// at its budget saves how far it got and answers `done` false (state `restoring`: the
+/// player's calls are still refused and their records still held), and the next call
+/// resumes. Once every board shows them: off the list, the boards marked changed, the
+/// guard removed, the held records settled. Errors as [`restore`]'s.
+pub async fn restore_within<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    (operator, reason): (&str, &str),
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+    budget: Budget,
+) -> Result<SuspensionAnswer, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let Some((mut g, mut version)) = guard(store, player_id).await? else {
         // Not suspended: an earlier restore that stopped after removing the guard
@@ -289,6 +376,7 @@ pub async fn restore<S: Store + ?Sized>(
             suspension: None,
             released: Some(released),
             unchanged: false,
+            done: true,
         });
     };
     if g.restoring.is_none() {
@@ -305,36 +393,16 @@ pub async fn restore<S: Store + ?Sized>(
             at: now,
             operator: operator.to_string(),
             reason: reason.clone(),
+            shown: 0,
         });
-        let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
-        if !store
-            .put_item_if(&tombstone_key(player_id), &body, version)
-            .await?
-        {
-            return Err(ServiceError::Contended { attempts: 1 });
-        }
-        version += 1;
+        version = write_guard(store, player_id, &g, version).await?;
     }
     let began = g
         .restoring
         .clone()
         .ok_or(ServiceError::Contended { attempts: 1 })?;
-    // Shown again, off the list, the boards marked changed (the next refresh lists
-    // them, LB-5), the action audited: all safe to repeat, and done while the guard
-    // still holds their records back. Then the guard goes, and the held records are
-    // settled.
-    for b in &g.suspension.hidden_from {
-        if let Some((board, period)) = b.split_once('@') {
-            crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
-        }
-    }
-    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await?;
-    for board in boards_of(store, player_id).await? {
-        if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
-            crate::engine::changes::raise(store, &mark).await?;
-        }
-    }
-    // The same entry (instant and id) on every repeat of this restore.
+    // OP-5: the same entry (instant and id) on every repeat of this restore, written
+    // before any effect.
     audit::append(
         store,
         &AuditEntry {
@@ -350,6 +418,36 @@ pub async fn restore<S: Store + ?Sized>(
         },
     )
     .await?;
+    // Shown again, off the list, the boards marked changed (the next refresh lists
+    // them, LB-5): all safe to repeat, and done while the guard still holds their
+    // records back. Then the guard goes, and the held records are settled.
+    let mut taken = 0;
+    for (i, b) in g.suspension.hidden_from.iter().enumerate().skip(began.shown) {
+        if budget.stops_after(taken) {
+            let mut saved = g.clone();
+            if let Some(r) = saved.restoring.as_mut() {
+                r.shown = i;
+            }
+            write_guard(store, player_id, &saved, version).await?;
+            return Ok(SuspensionAnswer {
+                state: "restoring".into(),
+                suspension: Some(g.suspension),
+                released: None,
+                unchanged: false,
+                done: false,
+            });
+        }
+        taken += 1;
+        if let Some((board, period)) = b.split_once('@') {
+            crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
+        }
+    }
+    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await?;
+    for board in boards_of(store, player_id).await? {
+        if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
+            crate::engine::changes::raise(store, &mark).await?;
+        }
+    }
     if !store.delete_item_if(&tombstone_key(player_id), version).await? {
         return Err(ServiceError::Contended { attempts: 1 });
     }
@@ -361,7 +459,27 @@ pub async fn restore<S: Store + ?Sized>(
         suspension: Some(g.suspension),
         released: Some(released),
         unchanged: false,
+        done: true,
     })
+}
+
+/// Writes guard `g` over the one at `version` (a restore's progress); answers the new
+/// version. Errors: [`ServiceError::Contended`] when the guard moved meanwhile (the
+/// call is repeated, and resumes).
+async fn write_guard<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    g: &Guard,
+    version: u64,
+) -> Result<u64, ServiceError> {
+    let body = serde_json::to_vec(g).map_err(|e| corrupt("suspension", e))?;
+    if !store
+        .put_item_if(&tombstone_key(player_id), &body, version)
+        .await?
+    {
+        return Err(ServiceError::Contended { attempts: 1 });
+    }
+    Ok(version + 1)
 }
 
 /// The audit entry (OP-5) of `suspension`: one id per suspension (its player and
@@ -409,6 +527,7 @@ async fn record<S: Store + ?Sized>(
                         g.suspension.hidden_from.push(b);
                     }
                 }
+                g.hidden_through = g.hidden_through.max(stored.hidden_through);
                 version = v;
             }
             found => {

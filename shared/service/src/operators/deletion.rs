@@ -48,6 +48,7 @@ use podium_store::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::budget::Budget;
 use crate::engine::names::pseudonym;
 use crate::engine::names::rename_in_key;
 use crate::engine::names::replace_id;
@@ -75,6 +76,12 @@ pub struct Tombstone {
     /// league member lists, tournament winners, inboxes): anonymised too.
     #[serde(default)]
     pub states: Vec<(String, String)>,
+    /// How many of `boards` have their snapshots erased, and of `sources` are
+    /// anonymised: a deletion that stopped at its budget resumes after them.
+    #[serde(default)]
+    pub erased_through: usize,
+    #[serde(default)]
+    pub anonymised_through: usize,
 }
 
 /// The state of a finished deletion.
@@ -104,6 +111,11 @@ pub struct DeletionReport {
     pub snapshots: Vec<String>,
     /// Stored results whose mention of the player was replaced by the pseudonym.
     pub results: usize,
+    /// False when the call stopped at its budget with work left (the player is
+    /// refused everywhere from the tombstone on, but not yet erased from every board
+    /// and result): the next ticks carry it on ([`crate::operators::player_actions`]),
+    /// and asking again joins it.
+    pub done: bool,
 }
 
 /// Sources a ledger entry may stand for: its own source name, and the kinds its
@@ -169,6 +181,20 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     player_id: &str,
     now: DateTime<Utc>,
 ) -> Result<DeletionReport, ServiceError> {
+    delete_player_within(store, player_id, now, Budget::unbounded()).await
+}
+
+/// [`delete_player`] within `budget`: the tombstone and the inventory first, then the
+/// boards' snapshots and the results one by one, each a step; a call that stops at its
+/// budget saves how far it got in the tombstone and answers
+/// [`DeletionReport::done`] false, and the next call resumes after what is done.
+/// Errors as [`delete_player`]'s.
+pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<DeletionReport, ServiceError> {
     // GM-5, GM-6: an internal owner (a league's member list, a tournament) or a
     // pseudonym is no account: deleting it would erase what belongs to others.
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
@@ -217,6 +243,7 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     if tomb.state == DELETED {
         report.already_deleted = true;
         report.resumed = false;
+        report.done = true;
         return Ok(report);
     }
     // 2. What the player holds; the boards and sources go into the tombstone first.
@@ -269,8 +296,16 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
         }
         version += 1;
     }
-    // 3. Every snapshot of those boards leaves the player out.
-    for b in &tomb.boards {
+    // 3. Every snapshot of those boards leaves the player out, one board a step.
+    let mut taken = 0;
+    for i in tomb.erased_through..tomb.boards.len() {
+        if budget.stops_after(taken) {
+            tomb.erased_through = i;
+            save_progress(store, &key, &tomb, version).await?;
+            return Ok(report);
+        }
+        taken += 1;
+        let b = &tomb.boards[i];
         let Some((board, period)) = b.split_once('@') else {
             continue;
         };
@@ -280,8 +315,16 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
             report.snapshots.push(b.clone());
         }
     }
-    // 4. Others' results no longer show the id.
-    for (kind, id) in &tomb.sources {
+    tomb.erased_through = tomb.boards.len();
+    // 4. Others' results no longer show the id, one a step.
+    for i in tomb.anonymised_through..tomb.sources.len() {
+        if budget.stops_after(taken) {
+            tomb.anonymised_through = i;
+            save_progress(store, &key, &tomb, version).await?;
+            return Ok(report);
+        }
+        taken += 1;
+        let (kind, id) = &tomb.sources[i];
         let Some((skey, stored)) = find_source(store, kind, id, player_id).await? else {
             continue;
         };
@@ -359,7 +402,24 @@ pub async fn delete_player<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     if !store.put_item_if(&key, &body, version).await? {
         return Err(ServiceError::Contended { attempts: 1 });
     }
+    report.done = true;
     Ok(report)
+}
+
+/// Saves a deletion's progress in its tombstone `key` (at `version`). Errors:
+/// [`ServiceError::Contended`] when another call moved it meanwhile (repeat: it
+/// resumes from what that call saved).
+async fn save_progress<S: ItemStore + ?Sized>(
+    store: &S,
+    key: &podium_store::ItemKey,
+    tomb: &Tombstone,
+    version: u64,
+) -> Result<(), ServiceError> {
+    let body = serde_json::to_vec(tomb).map_err(|e| corrupt(&key.pk, e))?;
+    if !store.put_item_if(key, &body, version).await? {
+        return Err(ServiceError::Contended { attempts: 1 });
+    }
+    Ok(())
 }
 
 /// Replaces `player_id` by `pseudonym` in `owner`'s state item `name`, at the version
@@ -399,11 +459,22 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
     now: DateTime<Utc>,
     even_if_unknown: bool,
 ) -> Result<DeletionReport, ServiceError> {
+    check_known(store, player_id, even_if_unknown).await?;
+    delete_player(store, player_id, now).await
+}
+
+/// The refusal of [`delete_known_player`]: an id nothing is stored under and that was
+/// never deleted, unless `even_if_unknown`. Answers whether the player was deleted
+/// before (their deletion finished). Errors: `BadRequest` (not a player id),
+/// [`ServiceError::NotFound`], the store's.
+async fn check_known<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    even_if_unknown: bool,
+) -> Result<bool, ServiceError> {
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
-    if !even_if_unknown
-        && store.get_item(&tombstone_key(player_id), true).await?.is_none()
-        && store.holdings(player_id).await?.is_empty()
-    {
+    let tomb = store.get_item(&tombstone_key(player_id), true).await?;
+    if !even_if_unknown && tomb.is_none() && store.holdings(player_id).await?.is_empty() {
         return Err(ServiceError::NotFound(
             "no such player: nothing is stored under this id and nothing was deleted \
              (to block the id ahead, or to erase an account that holds only a profile, \
@@ -411,7 +482,9 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
                 .into(),
         ));
     }
-    delete_player(store, player_id, now).await
+    Ok(tomb.is_some_and(|item| {
+        serde_json::from_slice::<Tombstone>(&item.body).is_ok_and(|t| t.state == DELETED)
+    }))
 }
 
 /// [`delete_known_player`] by `operator` with `reason` (OP-5), the operator route's and
@@ -426,24 +499,46 @@ pub async fn delete_by_operator<S: SettleStore + ItemStore + ErasureStore + ?Siz
     now: DateTime<Utc>,
     even_if_unknown: bool,
 ) -> Result<DeletionReport, ServiceError> {
+    delete_by_operator_within(
+        store,
+        player_id,
+        (operator, reason),
+        now,
+        even_if_unknown,
+        Budget::unbounded(),
+    )
+    .await
+}
+
+/// [`delete_by_operator`] within `budget` ([`delete_player_within`]): the audit entry
+/// is written before anything is deleted (OP-5), so a deletion stopped anywhere has it.
+pub async fn delete_by_operator_within<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    (operator, reason): (&str, &str),
+    now: DateTime<Utc>,
+    even_if_unknown: bool,
+    budget: Budget,
+) -> Result<DeletionReport, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let report = delete_known_player(store, player_id, now, even_if_unknown).await?;
+    let already_deleted = check_known(store, player_id, even_if_unknown).await?;
+    let alias = pseudonym(player_id);
     crate::moderation::audit::append(
         store,
         &crate::moderation::audit::AuditEntry {
-            id: crate::moderation::audit::fresh_id(&report.pseudonym),
+            id: crate::moderation::audit::fresh_id(&alias),
             at: now,
             operator: operator.to_string(),
             action: crate::moderation::audit::action::DELETE.into(),
-            target: report.pseudonym.clone(),
-            player_id: Some(report.pseudonym.clone()),
+            target: alias.clone(),
+            player_id: Some(alias.clone()),
             players: Vec::new(),
             reason,
-            changes: serde_json::json!({"already_deleted": report.already_deleted, "ledger_entries": report.ledger_entries}),
+            changes: serde_json::json!({"already_deleted": already_deleted}),
         },
     )
     .await?;
-    Ok(report)
+    delete_player_within(store, player_id, now, budget).await
 }
 
 /// Whether `player_id` was deleted (or is being deleted): their tombstone exists (GM-6).

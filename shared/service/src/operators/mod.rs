@@ -9,6 +9,8 @@
 //! - [`concerning`]: what of a stored document concerns one player: the export's scope
 //!   (GDPR Art. 15(4), 20(4): other players only as the role they played).
 //! - [`periods`]: a period's close run again, or run for a period no tick closed.
+//! - [`player_actions`]: suspensions, restores and deletions that outgrow a request,
+//!   carried on by the ticks.
 //! - [`console`]: the support console's read model and the operator scope.
 //! - [`events`]: new inbox messages as EventBridge events.
 
@@ -18,3 +20,4 @@ pub mod deletion;
 pub mod events;
 pub mod export;
 pub mod periods;
+pub mod player_actions;

@@ -398,7 +398,9 @@ pub(crate) struct DeleteBody {
 /// standing, cohorts, friends, country views, frozen archives; the ranks below close
 /// up), their calls are refused (403) and the records naming them are held, not
 /// scored and not lost; nothing of theirs is removed. Restorable for the configured
-/// window. Operators only; recorded in the audit trail.
+/// window. Operators only; recorded in the audit trail first, then hidden board by
+/// board for about a second: a player on more boards than that answers 202 and the
+/// next ticks finish it.
 #[utoipa::path(
     post,
     path = "/v1/operator/players/{player_id}/suspend",
@@ -407,6 +409,7 @@ pub(crate) struct DeleteBody {
     request_body = ReasonBody,
     responses(
         (status = 200, description = "Suspended now, or before (`unchanged`)", body = crate::moderation::suspensions::SuspensionAnswer),
+        (status = 202, description = "Suspended (the player's calls are refused, their records held, the audit entry written) and still being hidden from their boards (`done` false): the next ticks finish it, `GET /v1/operator/jobs` shows it; asking again joins it", body = crate::moderation::suspensions::SuspensionAnswer),
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "Nothing is stored about the player, or they were deleted", body = ErrorBody),
@@ -423,22 +426,24 @@ pub(crate) async fn suspend_player(
     JsonBody(body): JsonBody<ReasonBody>,
 ) -> Answer {
     let now = (state.clock)();
-    let answer = crate::moderation::suspensions::suspend(
+    let answer = crate::operators::player_actions::suspend(
         state.store.as_ref(),
         &player_id,
         (&operator, &body.reason),
         state.ctx.restore_days,
         now,
+        state.ctx.operator_steps.budget(),
     )
     .await?;
     state.ctx.cache.forget();
-    json(&answer)
+    accepted_unless(answer.done, json(&answer))
 }
 
 /// Restores a suspended player (OP-4) within the restore window: every read shows
 /// them again as before (a live board's from its next refresh), and the records held
 /// meanwhile are settled in the order they arrived, each once. Operators only;
-/// recorded in the audit trail.
+/// recorded in the audit trail first, then shown board by board for about a second:
+/// a restore that needs longer answers 202 and the next ticks finish it.
 #[utoipa::path(
     post,
     path = "/v1/operator/players/{player_id}/restore",
@@ -447,6 +452,7 @@ pub(crate) async fn suspend_player(
     request_body = ReasonBody,
     responses(
         (status = 200, description = "Restored, with the held records settled", body = crate::moderation::suspensions::SuspensionAnswer),
+        (status = 202, description = "Restoring (state `restoring`, `done` false; the audit entry written): the player is being shown again board by board and is still suspended until the next ticks finish it (`GET /v1/operator/jobs`); asking again joins it", body = crate::moderation::suspensions::SuspensionAnswer),
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "The player is not suspended", body = ErrorBody),
@@ -461,16 +467,17 @@ pub(crate) async fn restore_player(
     JsonBody(body): JsonBody<ReasonBody>,
 ) -> Answer {
     let now = (state.clock)();
-    let answer = crate::moderation::suspensions::restore(
+    let answer = crate::operators::player_actions::restore(
         state.store.as_ref(),
         &player_id,
         (&operator, &body.reason),
         now,
         &state.ctx.records,
+        state.ctx.operator_steps.budget(),
     )
     .await?;
     state.ctx.cache.forget();
-    json(&answer)
+    accepted_unless(answer.done, json(&answer))
 }
 
 /// A period close an operator runs.
@@ -528,9 +535,14 @@ pub(crate) async fn close_period(
         state.ctx.records.max_record_age_days,
     )
     .await?;
-    let mut answer = json(&op)?;
-    if !op.dry_run && !op.done {
-        // Accepted: the next ticks carry the close on (`GET /v1/operator/jobs`).
+    accepted_unless(op.dry_run || op.done, json(&op))
+}
+
+/// An operator action's answer: 202 (accepted, under way: the next ticks carry it on,
+/// `GET /v1/operator/jobs` shows it) unless `done`.
+fn accepted_unless(done: bool, answer: Answer) -> Answer {
+    let mut answer = answer?;
+    if !done {
         *answer.status_mut() = axum::http::StatusCode::ACCEPTED;
     }
     Ok(answer)
@@ -576,7 +588,9 @@ pub(crate) async fn reset_name(
 /// anonymised, their profile, friends and audit entries erased (the trail keeps the
 /// fact of each action, under the pseudonym, and of this deletion). Resumable: an
 /// interrupted deletion is finished by sending it again. A suspended player can be
-/// deleted (the deletion takes over the suspension). Operators only.
+/// deleted (the deletion takes over the suspension). Operators only; recorded in the
+/// audit trail first, then works for about a second: a deletion that needs longer
+/// answers 202 and the next ticks carry it on.
 #[utoipa::path(
     post,
     path = "/v1/operator/players/{player_id}/delete",
@@ -585,6 +599,7 @@ pub(crate) async fn reset_name(
     request_body = DeleteBody,
     responses(
         (status = 200, description = "What the deletion removed", body = Object),
+        (status = 202, description = "Deleting (`done` false; the audit entry written, the player refused everywhere): the next ticks finish erasing them from every board and result (`GET /v1/operator/jobs`); asking again joins it", body = Object),
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "Nothing is stored under this id (send `even_if_unknown` to block it ahead)", body = ErrorBody),
@@ -598,14 +613,15 @@ pub(crate) async fn delete_player(
     JsonBody(body): JsonBody<DeleteBody>,
 ) -> Answer {
     let now = (state.clock)();
-    let report = crate::operators::deletion::delete_by_operator(
+    let report = crate::operators::player_actions::delete(
         state.store.as_ref(),
         &player_id,
         (&operator, &body.reason),
         now,
         body.even_if_unknown,
+        state.ctx.operator_steps.budget(),
     )
     .await?;
     state.ctx.cache.forget();
-    json(&report)
+    accepted_unless(report.done, json(&report))
 }

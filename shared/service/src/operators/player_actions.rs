@@ -1,0 +1,266 @@
+//! Operators' actions on one player that may outgrow a request (OP-4 suspension and
+//! restore, GM-6 deletion): a player on hundreds of boards (a year of daily Mahjong
+//! boards) is hidden, shown again or erased board by board.
+//!
+//! The operator route records the action (partition key `ACTION#PLAYER`, sort key the
+//! player id: one action per player, the latest asked replacing an earlier one, as a
+//! deletion takes over a suspension and a restore lifts it), then takes about a second
+//! of steps ([`crate::budget::StepLimit`]) and answers: 200 when done (the record
+//! removed), 202 when work is left. The next ticks carry every recorded action on
+//! within their budget ([`carry_on`]); each step is the action's own resumable call, so
+//! a repeat of the request, a tick and a retry after a kill all go on from the progress
+//! the guard or tombstone holds, and a done action's record is removed (a deleted
+//! player's id is kept nowhere).
+
+use chrono::{DateTime, Utc};
+use podium_rules::record::policy::RecordPolicy;
+use podium_store::{ItemKey, ItemStore, Store};
+use serde::{Deserialize, Serialize};
+
+use crate::budget::Budget;
+use crate::error::ServiceError;
+
+const PK: &str = "ACTION#PLAYER";
+
+/// What an operator asked of a player.
+pub mod kind {
+    pub const SUSPEND: &str = "suspend";
+    pub const RESTORE: &str = "restore";
+    pub const DELETE: &str = "delete";
+}
+
+/// An operator's action on a player not finished yet, as its record holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlayerAction {
+    /// `suspend`, `restore` or `delete`.
+    pub action: String,
+    pub player_id: String,
+    /// The operator who asked and why (the audit entry holds the same, OP-5).
+    pub operator: String,
+    pub reason: String,
+    /// When it was asked (UTC); a suspension's instant, which a tick checks the guard
+    /// against (it never begins a new suspension).
+    pub requested_at: DateTime<Utc>,
+    /// When a step last moved it (UTC), and how many calls stepped it.
+    pub updated_at: DateTime<Utc>,
+    pub calls: u32,
+    /// A deletion of an id nothing is stored under (GM-6).
+    #[serde(default)]
+    pub even_if_unknown: bool,
+}
+
+fn key(player_id: &str) -> ItemKey {
+    ItemKey::new(PK, player_id)
+}
+
+fn body(a: &PlayerAction) -> Vec<u8> {
+    serde_json::to_vec(a).unwrap_or_default()
+}
+
+/// Records `action` (replacing the player's earlier one), so the ticks carry it on.
+/// Errors: the store's.
+async fn record<S: ItemStore + ?Sized>(store: &S, action: &PlayerAction) -> Result<(), ServiceError> {
+    let k = key(&action.player_id);
+    for _ in 0..5 {
+        let version = store.get_item(&k, true).await?.map_or(0, |i| i.version);
+        if store.put_item_if(&k, &body(action), version).await? {
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 5 })
+}
+
+/// Removes `player_id`'s record of an action of `kind` (done by a request): a record
+/// of another kind (asked since) stays. Errors: the store's.
+async fn finish<S: ItemStore + ?Sized>(store: &S, player_id: &str, kind: &str) -> Result<(), ServiceError> {
+    let k = key(player_id);
+    if let Some(item) = store.get_item(&k, true).await? {
+        let a: Result<PlayerAction, _> = serde_json::from_slice(&item.body);
+        if a.is_ok_and(|a| a.action == kind) {
+            store.delete_item_if(&k, item.version).await?;
+        }
+    }
+    Ok(())
+}
+
+/// After an operator request's steps: the action recorded for the ticks when work is
+/// left (`done` false), its record removed when done.
+async fn after_request<S: ItemStore + ?Sized>(
+    store: &S,
+    done: bool,
+    action: PlayerAction,
+) -> Result<(), ServiceError> {
+    if done {
+        finish(store, &action.player_id, &action.action).await
+    } else {
+        record(store, &action).await
+    }
+}
+
+fn asked(kind: &str, player_id: &str, (operator, reason): (&str, &str), at: DateTime<Utc>) -> PlayerAction {
+    PlayerAction {
+        action: kind.to_string(),
+        player_id: player_id.to_string(),
+        operator: operator.to_string(),
+        reason: reason.to_string(),
+        requested_at: at,
+        updated_at: at,
+        calls: 1,
+        even_if_unknown: false,
+    }
+}
+
+/// An operator's suspension (OP-4) within `budget`
+/// ([`crate::moderation::suspensions::suspend_within`]), carried on by the ticks when
+/// work is left. Errors as that function's, and the store's.
+pub async fn suspend<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    who: (&str, &str),
+    restore_days: i64,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
+    let ans =
+        crate::moderation::suspensions::suspend_within(store, player_id, who, restore_days, now, budget)
+            .await?;
+    let since = ans.suspension.as_ref().map_or(now, |s| s.since);
+    after_request(store, ans.done, asked(kind::SUSPEND, player_id, who, since)).await?;
+    Ok(ans)
+}
+
+/// An operator's restore (OP-4) within `budget`
+/// ([`crate::moderation::suspensions::restore_within`]), carried on by the ticks when
+/// work is left. Errors as that function's, and the store's.
+pub async fn restore<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    who: (&str, &str),
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+    budget: Budget,
+) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
+    let ans =
+        crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget).await?;
+    after_request(store, ans.done, asked(kind::RESTORE, player_id, who, now)).await?;
+    Ok(ans)
+}
+
+/// An operator's deletion (GM-6) within `budget`
+/// ([`crate::operators::deletion::delete_by_operator_within`]: audited first),
+/// carried on by the ticks when work is left. Errors as that function's.
+pub async fn delete<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    who: (&str, &str),
+    now: DateTime<Utc>,
+    even_if_unknown: bool,
+    budget: Budget,
+) -> Result<crate::operators::deletion::DeletionReport, ServiceError> {
+    let report = crate::operators::deletion::delete_by_operator_within(
+        store,
+        player_id,
+        who,
+        now,
+        even_if_unknown,
+        budget,
+    )
+    .await?;
+    let mut action = asked(kind::DELETE, player_id, who, now);
+    action.even_if_unknown = even_if_unknown;
+    after_request(store, report.done, action).await?;
+    Ok(report)
+}
+
+/// Every player action under way (Queries of 100).
+pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<PlayerAction>, ServiceError> {
+    crate::engine::listing::all(store, PK).await
+}
+
+/// The outcome of one step of an action.
+enum Stepped {
+    Done,
+    Left,
+}
+
+/// One step of `a` within `budget` (the action's own resumable call). A suspension is
+/// only ever carried on, never begun: when the player's guard no longer holds the
+/// suspension asked at `requested_at` (restored, deleted, suspended anew) it is over.
+async fn step<S: Store + ?Sized>(
+    store: &S,
+    a: &PlayerAction,
+    policy: &RecordPolicy,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<Stepped, ServiceError> {
+    use crate::moderation::suspensions;
+    let done = match a.action.as_str() {
+        kind::SUSPEND => {
+            let current = suspensions::of_player(store, &a.player_id).await?;
+            if current.is_none_or(|s| s.since != a.requested_at) {
+                return Ok(Stepped::Done);
+            }
+            let ans = suspensions::suspend_within(
+                store,
+                &a.player_id,
+                (&a.operator, &a.reason),
+                suspensions::DEFAULT_RESTORE_DAYS,
+                now,
+                budget,
+            )
+            .await?;
+            ans.done
+        }
+        kind::RESTORE => {
+            suspensions::restore_within(store, &a.player_id, (&a.operator, &a.reason), now, policy, budget)
+                .await?
+                .done
+        }
+        kind::DELETE => {
+            crate::operators::deletion::delete_player_within(store, &a.player_id, now, budget)
+                .await?
+                .done
+        }
+        _ => true,
+    };
+    Ok(if done { Stepped::Done } else { Stepped::Left })
+}
+
+/// Carries every recorded player action one step on within `budget` (the ticks call
+/// it), with `policy` for the records a restore releases; answers how many it moved.
+/// An action that can no longer go on (not found, a conflict: a restore past its
+/// window, a suspension a restore lifted) is over: logged and its record removed.
+/// Errors: the store's (the others are left to the next tick).
+pub async fn carry_on<S: Store + ?Sized>(
+    store: &S,
+    policy: &RecordPolicy,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<usize, ServiceError> {
+    let mut moved = 0;
+    let under_way: Vec<(PlayerAction, u64)> = crate::engine::listing::with_versions(store, PK).await?;
+    for (mut a, version) in under_way {
+        if moved > 0 && budget.expired() {
+            break;
+        }
+        moved += 1;
+        let k = key(&a.player_id);
+        match step(store, &a, policy, now, budget).await {
+            Ok(Stepped::Done) => {
+                store.delete_item_if(&k, version).await?;
+            }
+            Ok(Stepped::Left) => {
+                a.updated_at = now;
+                a.calls += 1;
+                // Lost to a newer request: its record stands.
+                store.put_item_if(&k, &body(&a), version).await?;
+            }
+            Err(e @ (ServiceError::Store(_) | ServiceError::Contended { .. })) => return Err(e),
+            Err(e) => {
+                tracing::warn!(action = %a.action, error = %e, "an operator's action on a player cannot go on; it is dropped");
+                store.delete_item_if(&k, version).await?;
+            }
+        }
+    }
+    Ok(moved)
+}
