@@ -129,7 +129,7 @@ pub const CHANGED_PER_TICK: usize = 2_000;
 pub const CHANGED_IN_FLIGHT: usize = 8;
 
 /// What the ticks take from configuration (read once at start-up).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct TickSettings {
     /// The period boards' reward tables, paid when a period closes (`PODIUM_PERIOD_REWARDS`).
     pub rewards: RewardTables,
@@ -138,15 +138,6 @@ pub struct TickSettings {
     /// the first catch-up ever looks for periods and window days; a restore the ticks
     /// carry on settles the held records by it.
     pub records: RecordPolicy,
-}
-
-impl Default for TickSettings {
-    fn default() -> Self {
-        TickSettings {
-            rewards: RewardTables::new(),
-            records: RecordPolicy::default(),
-        }
-    }
 }
 
 impl From<RewardTables> for TickSettings {

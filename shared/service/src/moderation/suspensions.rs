@@ -227,9 +227,8 @@ pub async fn suspend_within<S: Store + ?Sized>(
             e => e,
         })?;
     still_suspended(store, player_id, &g).await?;
-    let mut taken = 0;
-    for (i, board) in boards.iter().enumerate().skip(g.hidden_through) {
-        if budget.stops_after(taken) {
+    for (taken, (i, board)) in boards.iter().enumerate().skip(g.hidden_through).enumerate() {
+        if budget.stops_after(taken as u32) {
             // Out of budget: how far it got is saved, and the rest is left to the next
             // call (every board before `i` is hidden).
             g.hidden_through = i;
@@ -242,7 +241,6 @@ pub async fn suspend_within<S: Store + ?Sized>(
                 done: false,
             });
         }
-        taken += 1;
         let views = crate::boards::hidden::views(store, board, player_id).await?;
         let new: Vec<String> = views
             .iter()
@@ -421,9 +419,15 @@ pub async fn restore_within<S: Store + ?Sized>(
     // Shown again, off the list, the boards marked changed (the next refresh lists
     // them, LB-5): all safe to repeat, and done while the guard still holds their
     // records back. Then the guard goes, and the held records are settled.
-    let mut taken = 0;
-    for (i, b) in g.suspension.hidden_from.iter().enumerate().skip(began.shown) {
-        if budget.stops_after(taken) {
+    for (taken, (i, b)) in g
+        .suspension
+        .hidden_from
+        .iter()
+        .enumerate()
+        .skip(began.shown)
+        .enumerate()
+    {
+        if budget.stops_after(taken as u32) {
             let mut saved = g.clone();
             if let Some(r) = saved.restoring.as_mut() {
                 r.shown = i;
@@ -437,7 +441,6 @@ pub async fn restore_within<S: Store + ?Sized>(
                 done: false,
             });
         }
-        taken += 1;
         if let Some((board, period)) = b.split_once('@') {
             crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
         }
