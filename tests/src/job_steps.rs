@@ -36,6 +36,7 @@ macro_rules! job_steps_tests {
             op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it,
             lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten,
             op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and_the_ticks_finish_it,
+            lb_5_a_small_board_is_refreshed_at_every_tick_while_a_large_day_closes,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -804,4 +805,78 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
     assert!(status(store.clone()).await.body["player_actions"]
         .as_array()
         .is_some_and(Vec::is_empty));
+}
+
+/// LB-5: two boards, one large Mahjong day (600 players) frozen and closed over
+/// several refresh ticks of one step each, and a small Minesweeper board (3 players)
+/// whose leader gains points before every tick: every tick publishes the small
+/// board's new standing while the large day is still closing, and the day ends
+/// closed.
+pub async fn lb_5_a_small_board_is_refreshed_at_every_tick_while_a_large_day_closes<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    const PLAYERS: usize = 600;
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("jl{i:03}")).collect();
+    credit_day(&store, &players, 10_000).await;
+    for i in 0..3 {
+        seed_game_balance(
+            &store,
+            Game::Minesweeper,
+            &format!("mx{i}"),
+            500 - i as i64,
+            1_000,
+        )
+        .await;
+    }
+    let day = BoardRef::new("mahjong-daily", "2026-11-25");
+    let small = BoardRef::all_time("minesweeper");
+    let settings: TickSettings = parse_period_rewards(DAILY_TABLE).expect("table").into();
+    let start = t("2026-11-25T22:05:00Z");
+    let mut ticks_while_closing = 0;
+    for tick_no in 0..40 {
+        // The small board changed since the last tick.
+        seed_game_balance(&store, Game::Minesweeper, "mx0", 501 + tick_no, 2_000 + tick_no).await;
+        let at = start + Duration::minutes(5 * tick_no);
+        let report = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
+            .await
+            .expect("tick");
+        let run = run_of(&report, "minesweeper").expect("the small board refreshed");
+        assert!(run.complete, "published at every tick: {run:?}");
+        let pointer = read::current_consistent(&store, &small)
+            .await
+            .expect("read")
+            .expect("published");
+        let top = read::pages(&store, &small, &pointer.id, SortKeyRange::All, true, 1, true)
+            .await
+            .expect("pages");
+        let leader = &top[0].entries[0];
+        assert_eq!(
+            (leader.player_id.as_str(), leader.value),
+            ("mx0", 500 + tick_no + 1),
+            "the change of this tick is shown"
+        );
+        let closed = report
+            .closed
+            .iter()
+            .any(|c| c.board == "mahjong-daily" && c.period == "2026-11-25");
+        if closed {
+            break;
+        }
+        ticks_while_closing += 1;
+    }
+    assert!(
+        ticks_while_closing >= 4,
+        "the day took several ticks: {ticks_while_closing}"
+    );
+    assert!(
+        periods::closed_through(&store, board_def("mahjong-daily").expect("registered"))
+            .await
+            .expect("read")
+            .0
+            .is_some_and(|p| p.id.as_str() >= "2026-11-25"),
+        "closed"
+    );
+    assert_eq!(listed(&store, &day, FINAL).await, PLAYERS);
 }
