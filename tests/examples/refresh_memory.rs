@@ -15,8 +15,6 @@
 //!
 //!   cargo run --release -p podium-tests --example refresh_memory
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration};
@@ -30,6 +28,7 @@ use podium_store::embedded::EmbeddedStore;
 use podium_store::ItemStore;
 use podium_tests::billing::Billed;
 use podium_tests::fixtures::change_balances;
+use podium_tests::heap::{peak_over, reset_peak};
 use rand::SeedableRng;
 
 fn env(name: &str, default: u64) -> u64 {
@@ -39,44 +38,8 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The heap this process holds now and its peak since the last [`reset_peak`]:
-/// every allocation counted (the system allocator underneath), so what a refresh
-/// itself needs is its peak less what was held before it, whatever the allocator
-/// keeps back from the system.
-struct Counting;
-
-static HELD: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = HELD.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Resets the peak to what is held now, and returns it (bytes).
-fn reset_peak() -> usize {
-    let now = HELD.load(Ordering::Relaxed);
-    PEAK.store(now, Ordering::Relaxed);
-    now
-}
-
-/// The peak since the last [`reset_peak`] over `base`, in MB.
-fn peak_over(base: usize) -> usize {
-    PEAK.load(Ordering::Relaxed).saturating_sub(base) / (1024 * 1024)
-}
+static ALLOCATOR: podium_tests::heap::Counting = podium_tests::heap::Counting;
 
 const COUNTRIES: [&str; 50] = [
     "RO", "FR", "DE", "IT", "ES", "PT", "GB", "IE", "NL", "BE", "LU", "AT", "CH", "PL", "CZ", "SK", "HU",

@@ -15,6 +15,7 @@ pub mod export_scope;
 pub mod faults;
 pub mod fixtures;
 pub mod hidden_views;
+pub mod heap;
 pub mod history;
 pub mod job_steps;
 pub mod leagues;

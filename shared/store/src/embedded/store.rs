@@ -75,7 +75,26 @@ impl EmbeddedStore {
         game: Game,
         standings: impl IntoIterator<Item = Standing>,
     ) -> Result<u64, StoreError> {
-        let board = BoardRef::all_time(game.id());
+        self.load(&BoardRef::all_time(game.id()), |s| balance_key(game, s), standings)
+    }
+
+    /// Loads `board` (one board in one period) in one write transaction: each standing
+    /// becomes the player's period entry (version 1) and board entry, with no ledger.
+    /// For benchmarks (a period's close at scale); load into a fresh store.
+    pub fn load_period_entries(
+        &self,
+        board: &BoardRef,
+        standings: impl IntoIterator<Item = Standing>,
+    ) -> Result<u64, StoreError> {
+        self.load(board, |s| period_key(board, s), standings)
+    }
+
+    fn load(
+        &self,
+        board: &BoardRef,
+        item_key: impl Fn(&str) -> String,
+        standings: impl IntoIterator<Item = Standing>,
+    ) -> Result<u64, StoreError> {
         let txn = self.db.begin_write()?;
         let mut n = 0u64;
         {
@@ -88,13 +107,13 @@ impl EmbeddedStore {
                     reached_at_ms: s.reached_at_ms,
                     history: KeyHistory::default(),
                 };
-                items.insert(balance_key(game, &s.player_id).as_str(), encode(&item).as_slice())?;
+                items.insert(item_key(&s.player_id).as_str(), encode(&item).as_slice())?;
                 let key = BoardKey {
                     value: s.value,
                     reached_at_ms: s.reached_at_ms,
                     player_id: s.player_id,
                 };
-                entries.insert(board_entry(&board, &key).as_str(), ())?;
+                entries.insert(board_entry(board, &key).as_str(), ())?;
                 n += 1;
             }
         }
