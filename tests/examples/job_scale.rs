@@ -90,7 +90,9 @@ async fn tick<S: Store + Clone + 'static>(
     let report = match kill {
         Some((key, pass)) => {
             let faulty = Faulty::new(store.clone()).failing_item_write_after(key, pass);
-            assert!(handle_within(&faulty, run, settings, Budget::steps(steps)).await.is_err());
+            assert!(handle_within(&faulty, run, settings, Budget::steps(steps))
+                .await
+                .is_err());
             None
         }
         None => Some(
@@ -117,7 +119,9 @@ async fn refresh_case<S: Store + Clone + 'static>(store: &Counted<S>, players: u
     let steps = u32::try_from(players / 600).unwrap_or(u32::MAX).max(1);
     let start = t("2026-12-01T10:00:00Z");
     println!("\nrefresh of {players} players, {steps} pages a call\n");
-    println!("| call | scheduled | outcome | wall | peak heap | reads | writes |\n|---|---|---|---|---|---|---|");
+    println!(
+        "| call | scheduled | outcome | wall | peak heap | reads | writes |\n|---|---|---|---|---|---|---|"
+    );
     let first = tick(store, "refresh 1", Job::Refresh, start, &settings, steps, None)
         .await
         .expect("first");
@@ -133,7 +137,16 @@ async fn refresh_case<S: Store + Clone + 'static>(store: &Counted<S>, players: u
         let at = start + Duration::minutes(5 * calls);
         calls += 1;
         let kill = (calls == 3).then(|| (run_key(&seega, &id), 1));
-        let Some(report) = tick(store, &format!("refresh {calls}"), Job::Refresh, at, &settings, steps, kill).await
+        let Some(report) = tick(
+            store,
+            &format!("refresh {calls}"),
+            Job::Refresh,
+            at,
+            &settings,
+            steps,
+            kill,
+        )
+        .await
         else {
             continue;
         };
@@ -154,7 +167,10 @@ async fn refresh_case<S: Store + Clone + 'static>(store: &Counted<S>, players: u
         .expect("pages");
     let listed: usize = pages.iter().map(|p| p.entries.len()).sum();
     assert_eq!(listed as u64, players, "every player listed once");
-    println!("\npublished {id} after {calls} calls (one killed), {} pages, {listed} entries", pages.len());
+    println!(
+        "\npublished {id} after {calls} calls (one killed), {} pages, {listed} entries",
+        pages.len()
+    );
 }
 
 async fn close_case<S: Store + Clone + 'static>(store: &Counted<S>, players: u64) {
@@ -167,7 +183,9 @@ async fn close_case<S: Store + Clone + 'static>(store: &Counted<S>, players: u64
     let progress = ItemKey::new(format!("CLOSE#{}", day.key()), "PROGRESS");
     let start = t("2026-11-25T22:05:00Z");
     println!("\nclose of a {players}-player day, {steps} steps a call\n");
-    println!("| call | scheduled | outcome | wall | peak heap | reads | writes |\n|---|---|---|---|---|---|---|");
+    println!(
+        "| call | scheduled | outcome | wall | peak heap | reads | writes |\n|---|---|---|---|---|---|---|"
+    );
     let (mut calls, mut killed) = (0, false);
     loop {
         assert!(calls < 400, "the close never ends");
@@ -178,7 +196,16 @@ async fn close_case<S: Store + Clone + 'static>(store: &Counted<S>, players: u64
         let phase = if frozen { "close" } else { "freeze" };
         let kill = (frozen && started && !killed).then(|| (progress.clone(), 0));
         killed |= kill.is_some();
-        let Some(report) = tick(store, &format!("{phase} {calls}"), Job::Freeze, at, &settings, steps, kill).await
+        let Some(report) = tick(
+            store,
+            &format!("{phase} {calls}"),
+            Job::Freeze,
+            at,
+            &settings,
+            steps,
+            kill,
+        )
+        .await
         else {
             continue;
         };
@@ -217,11 +244,18 @@ async fn main() {
         let store = Counted::new(podium_tests::fixtures::dynamodb().await);
         let started = Instant::now();
         let seega: Vec<Standing> = podium_generate::synthetic::standings(players).collect();
-        store.inner.load_balances(Game::Seega, &seega).await.expect("load");
+        store
+            .inner
+            .load_balances(Game::Seega, &seega)
+            .await
+            .expect("load");
         let day: Vec<Standing> = day_standings(players).collect();
         let board = BoardRef::new("mahjong-daily", "2026-11-25");
         store.inner.load_entries(&board, &day).await.expect("load");
-        println!("DynamoDB Local: {players} players loaded twice in {:.1?}", started.elapsed());
+        println!(
+            "DynamoDB Local: {players} players loaded twice in {:.1?}",
+            started.elapsed()
+        );
         close_case(&store, players).await;
         refresh_case(&store, players).await;
         return;
@@ -229,7 +263,8 @@ async fn main() {
     let players = env("PODIUM_JOB_SCALE_PLAYERS", 1_000_000);
     let dir = std::env::temp_dir().join(format!("podium-job-scale-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let store = Counted::new(EmbeddedStore::open_with(&dir.join("store.redb"), Some(32 << 20)).expect("store"));
+    let store =
+        Counted::new(EmbeddedStore::open_with(&dir.join("store.redb"), Some(32 << 20)).expect("store"));
     let started = Instant::now();
     store
         .inner
@@ -237,9 +272,15 @@ async fn main() {
         .expect("load");
     store
         .inner
-        .load_period_entries(&BoardRef::new("mahjong-daily", "2026-11-25"), day_standings(players))
+        .load_period_entries(
+            &BoardRef::new("mahjong-daily", "2026-11-25"),
+            day_standings(players),
+        )
         .expect("load");
-    println!("embedded store: {players} players loaded twice in {:.1?}", started.elapsed());
+    println!(
+        "embedded store: {players} players loaded twice in {:.1?}",
+        started.elapsed()
+    );
     close_case(&store, players).await;
     refresh_case(&store, players).await;
     drop(store);

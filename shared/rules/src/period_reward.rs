@@ -225,38 +225,81 @@ pub fn results(
     split_ties: bool,
     entries: &[(String, i64)],
 ) -> Vec<PeriodResult> {
-    let of = entries.len() as u64;
+    let mut ranker = Ranker::new(table, split_ties, entries.len() as u64);
     let mut out = Vec::with_capacity(entries.len());
-    let mut start = 0;
-    while start < entries.len() {
-        let value = entries[start].1;
-        let end = entries[start..]
-            .iter()
-            .position(|(_, v)| *v != value)
-            .map_or(entries.len(), |n| start + n);
-        let rank = start as u64 + 1;
-        let places = rank..=end as u64;
-        let reward = match table {
+    for (player, value) in entries {
+        ranker.push(player.clone(), *value, &mut out);
+    }
+    ranker.finish(&mut out);
+    out
+}
+
+/// [`results`] as the entries stream in (LB-2 listing order, `of` of them in all): a
+/// closed period ranked page by page, holding one group of tied entries at a time.
+/// Each [`Ranker::push`] may complete the group before it (its results appended to
+/// `out`); [`Ranker::finish`] completes the last.
+#[derive(Debug, Clone)]
+pub struct Ranker<'a> {
+    table: Option<&'a RewardTable>,
+    split_ties: bool,
+    of: u64,
+    /// Entries ranked before the group held.
+    before: u64,
+    group: Vec<(String, i64)>,
+}
+
+impl<'a> Ranker<'a> {
+    /// A ranker of `of` entries paid by `table` (none: no rewards).
+    pub fn new(table: Option<&'a RewardTable>, split_ties: bool, of: u64) -> Self {
+        Ranker {
+            table,
+            split_ties,
+            of,
+            before: 0,
+            group: Vec::new(),
+        }
+    }
+
+    /// The next entry, in listing order.
+    pub fn push(&mut self, player: String, value: i64, out: &mut Vec<PeriodResult>) {
+        if self.group.first().is_some_and(|(_, v)| *v != value) {
+            self.flush(out);
+        }
+        self.group.push((player, value));
+    }
+
+    /// No more entries: the last group's results.
+    pub fn finish(&mut self, out: &mut Vec<PeriodResult>) {
+        self.flush(out);
+    }
+
+    fn flush(&mut self, out: &mut Vec<PeriodResult>) {
+        if self.group.is_empty() {
+            return;
+        }
+        let (start, end) = (self.before, self.before + self.group.len() as u64);
+        let rank = start + 1;
+        let of = self.of;
+        let reward = match self.table {
             None => 0,
-            Some(t) if split_ties => {
-                let total: i64 = places.map(|p| t.place_reward(p, of)).sum();
+            Some(t) if self.split_ties => {
+                let total: i64 = (rank..=end).map(|p| t.place_reward(p, of)).sum();
                 total / (end - start) as i64
             }
             Some(t) => t.place_reward(rank, of),
         };
-        for (player, value) in &entries[start..end] {
+        for (player_id, value) in self.group.drain(..) {
             out.push(PeriodResult {
-                player_id: player.clone(),
+                player_id,
                 rank,
                 of,
                 top_percent: top_percent(rank, of),
-                value: *value,
+                value,
                 reward,
             });
         }
-        start = end;
+        self.before = end;
     }
-    out
 }
 
 /// Whether `game`'s boards split tied rewards (MJ-11, MJ-15: Mahjong Rivals).

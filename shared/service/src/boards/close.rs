@@ -15,9 +15,10 @@ use podium_rules::inbox::{self, Inbox};
 use podium_rules::message::Message;
 use podium_rules::period_reward::{self, PeriodResult, RewardTable};
 use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement};
-use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
+use podium_store::{ItemKey, ItemStore, SettleStore, SourceKey};
 use serde::{Deserialize, Serialize};
 
+use crate::boards::final_results::FinalResults;
 use crate::boards::snapshot;
 use crate::boards::snapshot::layout::FINAL;
 use crate::engine::names::hex_sha256;
@@ -173,7 +174,8 @@ pub struct CloseReport {
     pub ranked: usize,
     /// Messages this call wrote (others were written before, or their player deleted).
     pub sent: usize,
-    /// Of which with a reward, and the points offered (all of the period's, not only this call's).
+    /// Results this call went through with a reward (sent now or before), and the
+    /// points they offer: summed over a close's calls, the period's.
     pub rewarded: usize,
     pub reward_points: i64,
     /// Results skipped because the player was deleted (GM-6).
@@ -190,32 +192,42 @@ pub struct CloseReport {
 /// The results of `board`'s frozen period (LB-2 ranks over its final snapshot, with
 /// `table`'s rewards), in listing order, without the players the close leaves out
 /// (OP-4: those suspended when it was first run, or now if it has not run; the ranks
-/// below them close up). Reads the whole final snapshot.
+/// below them close up). Holds them all: for a dry run's listing and tools; a close
+/// streams them ([`FinalResults`]).
 pub async fn final_results<S: ItemStore + ?Sized>(
     store: &S,
     def: &BoardDef,
     board: &BoardRef,
     table: Option<&RewardTable>,
 ) -> Result<Vec<PeriodResult>, ServiceError> {
+    let mut stream = stream_of(store, def, board, table).await?;
+    stream.next(store, usize::MAX).await
+}
+
+/// How many players `board`'s frozen period ranks (its final's entries less those the
+/// close leaves out): the final's directory only.
+pub async fn ranked<S: ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &BoardRef,
+) -> Result<usize, ServiceError> {
+    Ok(stream_of(store, def, board, None).await?.of)
+}
+
+/// The results of `board`'s frozen period as a stream, leaving out whom the close
+/// leaves out (decided by its first run, or suspended now if it has not run).
+async fn stream_of<'a, S: ItemStore + ?Sized>(
+    store: &S,
+    def: &BoardDef,
+    board: &'a BoardRef,
+    table: Option<&'a RewardTable>,
+) -> Result<FinalResults<'a>, ServiceError> {
     let (progress, _) = read_progress(store, &progress_key(board)).await?;
     let left_out = match progress.left_out {
         Some(l) => l,
         None => suspended_now(store, board).await?,
     };
-    let kept = |id: &str| left_out.is_empty() || !left_out.contains(&crate::engine::names::id_hash(id));
-    let entries: Vec<(String, i64)> =
-        snapshot::read::pages(store, board, FINAL, SortKeyRange::All, true, usize::MAX, true)
-            .await?
-            .iter()
-            .flat_map(|p| p.entries.iter())
-            .filter(|e| kept(&e.player_id))
-            .map(|e| (e.player_id.clone(), e.value))
-            .collect();
-    Ok(period_reward::results(
-        table,
-        period_reward::splits_ties(def.game),
-        &entries,
-    ))
+    FinalResults::open(store, def, board, table, &left_out).await
 }
 
 /// The players suspended now on `board`'s frozen period (its pointer's hidden
@@ -292,6 +304,8 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
             now,
         })
         .collect();
+    report.rewarded += results.iter().filter(|r| r.reward > 0).count();
+    report.reward_points += results.iter().map(|r| r.reward).sum::<i64>();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
     crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
     report.sent += tally.applied;
@@ -352,30 +366,32 @@ pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
         return Ok(None);
     }
     decided(store, board).await?;
-    let results = final_results(store, def, board, table).await?;
+    let mut results = stream_of(store, def, board, table).await?;
+    results.skip(store, from).await?;
     let mut report = CloseReport {
         board: board.board.clone(),
         period: board.period.clone(),
-        ranked: results.len(),
-        rewarded: results.iter().filter(|r| r.reward > 0).count(),
-        reward_points: results.iter().map(|r| r.reward).sum(),
+        ranked: results.of,
         ..CloseReport::default()
     };
-    let mut next = from.min(results.len());
+    let mut next = from.min(results.of);
     let mut chunks = 0;
-    while next < results.len() {
+    while !results.exhausted() {
         if budget.stops_after(chunks) {
             return Ok(Some(Rerun { report, next }));
         }
         chunks += 1;
-        let end = (next + CHUNK).min(results.len());
-        send(store, def, board, &results[next..end], now, &mut report).await?;
-        next = end;
+        let chunk = results.next(store, CHUNK).await?;
+        if chunk.is_empty() {
+            break;
+        }
+        send(store, def, board, &chunk, now, &mut report).await?;
+        next += chunk.len();
     }
     let key = progress_key(board);
     let (prior, version) = read_progress(store, &key).await?;
     let done = Progress {
-        settled: results.len(),
+        settled: next,
         done: true,
         left_out: prior.left_out,
     };
@@ -416,13 +432,13 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
             ..CloseReport::default()
         }));
     }
-    let results = final_results(store, def, board, table).await?;
+    let left_out = progress.left_out.clone().unwrap_or_default();
+    let mut results = FinalResults::open(store, def, board, table, &left_out).await?;
+    results.skip(store, progress.settled).await?;
     let mut report = CloseReport {
         board: board.board.clone(),
         period: board.period.clone(),
-        ranked: results.len(),
-        rewarded: results.iter().filter(|r| r.reward > 0).count(),
-        reward_points: results.iter().map(|r| r.reward).sum(),
+        ranked: results.of,
         already_done: progress.done,
         done: progress.done,
         ..CloseReport::default()
@@ -434,12 +450,12 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
             return Ok(Some(report));
         }
         chunks += 1;
-        let start = progress.settled.min(results.len());
-        let end = (start + CHUNK).min(results.len());
-        send(store, def, board, &results[start..end], now, &mut report).await?;
+        let chunk = results.next(store, CHUNK).await?;
+        send(store, def, board, &chunk, now, &mut report).await?;
+        let end = progress.settled + chunk.len();
         let next = Progress {
             settled: end,
-            done: end >= results.len(),
+            done: results.exhausted(),
             left_out: progress.left_out.clone(),
         };
         let body = serde_json::to_vec(&next).unwrap_or_default();
@@ -449,6 +465,8 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         } else {
             // Another run moved it on: go on from where it stands.
             (progress, version) = read_progress(store, &key).await?;
+            results = FinalResults::open(store, def, board, table, &left_out).await?;
+            results.skip(store, progress.settled).await?;
         }
     }
     report.done = true;

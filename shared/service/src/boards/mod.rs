@@ -6,6 +6,7 @@
 //! - [`cursor`]: opaque, signed page cursors (LB-3).
 //! - [`periods`]: period boards: credits, the AMR window, freezing ended periods.
 //! - [`close`]: a frozen period's close: its `period_result` messages and rewards.
+//! - [`final_results`]: a frozen period's results streamed from its final snapshot.
 //! - [`snapshot`]: ranked snapshots of a board: written, encoded, read, rendered.
 //! - [`pages`]: the pages the app reads, served from the current snapshot.
 //! - [`friends`]: a board among the caller's friends (PF-4).
@@ -14,6 +15,7 @@
 
 pub mod close;
 pub mod cursor;
+pub mod final_results;
 pub mod friends;
 pub mod hidden;
 pub mod live;

@@ -401,7 +401,7 @@ async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             }
         } else {
             // No reward table: no results to send; the count is the final's.
-            act.ranked = close::final_results(store, def, &bref, None).await?.len();
+            act.ranked = close::ranked(store, def, &bref).await?;
         }
         act.results_done = true;
     }

@@ -75,7 +75,11 @@ impl EmbeddedStore {
         game: Game,
         standings: impl IntoIterator<Item = Standing>,
     ) -> Result<u64, StoreError> {
-        self.load(&BoardRef::all_time(game.id()), |s| balance_key(game, s), standings)
+        self.load(
+            &BoardRef::all_time(game.id()),
+            |s| balance_key(game, s),
+            standings,
+        )
     }
 
     /// Loads `board` (one board in one period) in one write transaction: each standing
