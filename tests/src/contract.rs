@@ -894,9 +894,11 @@ async fn expire<S: Store>(
     amr: &podium_rules::board::BoardDef,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<(chrono::NaiveDate, u64)>, ServiceError> {
-    Ok(periods::expire_window(store, amr, now, 31)
-        .await?
-        .map(|w| (w.through, w.changed)))
+    Ok(
+        periods::expire_window(store, amr, now, 31, podium_service::budget::Budget::unbounded())
+            .await?
+            .map(|w| (w.through, w.changed)),
+    )
 }
 
 /// MJ-20: a point dated just past local midnight by a game server's clock counts on

@@ -37,6 +37,7 @@ macro_rules! job_steps_tests {
             lb_5_a_refresh_under_way_of_an_ended_period_is_forgotten,
             op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and_the_ticks_finish_it,
             lb_5_a_small_board_is_refreshed_at_every_tick_while_a_large_day_closes,
+            mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -879,4 +880,70 @@ pub async fn lb_5_a_small_board_is_refreshed_at_every_tick_while_a_large_day_clo
         "closed"
     );
     assert_eq!(listed(&store, &day, FINAL).await, PLAYERS);
+}
+
+/// MJ-20, LB-5: a day of 1,100 players leaves the AMR window through calls of one step
+/// each (a batch of 1,000 entries a step): a call stops within the day, its place
+/// saved, and the next takes off the rest; every player's points are taken off
+/// exactly once.
+pub async fn mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once<S: Store + Clone + 'static>(
+    store: S,
+) {
+    use futures::stream::{self, StreamExt};
+    const PLAYERS: usize = 1_100;
+    let amr = board_def("mahjong-amr").expect("registered");
+    let day = t("2026-12-01T10:00:00Z");
+    stream::iter(0..PLAYERS)
+        .for_each_concurrent(16, |i| {
+            let store = store.clone();
+            async move {
+                periods::credit_all(
+                    &store,
+                    Game::MahjongRivals,
+                    &format!("jw{i:04}"),
+                    7,
+                    day,
+                    day,
+                    "w-1",
+                )
+                .await
+                .expect("credit");
+            }
+        })
+        .await;
+    let still_held = |store: S| async move {
+        let mut held = 0;
+        for i in 0..PLAYERS {
+            let e = store
+                .period_entry(&BoardRef::all_time("mahjong-amr"), &format!("jw{i:04}"))
+                .await
+                .expect("read");
+            held += usize::from(e.is_some_and(|e| e.points > 0));
+        }
+        held
+    };
+    // 2026-12-01 leaves the window on 2027-12-01 (its first maintenance looks 31 days back).
+    let now = t("2027-12-01T10:00:00Z");
+    let (mut calls, mut changed, mut stopped_within) = (0, 0, false);
+    loop {
+        assert!(calls < 60, "the window never moved through");
+        calls += 1;
+        let run = periods::expire_window(&store, amr, now, 31, Budget::steps(1))
+            .await
+            .expect("expire")
+            .expect("rolling");
+        changed += run.changed;
+        if run.behind && run.changed == 1_000 {
+            // Stopped within the day: a thousand off, a hundred still held.
+            assert_eq!(still_held(store.clone()).await, PLAYERS - 1_000);
+            stopped_within = true;
+        }
+        if !run.behind {
+            assert_eq!(run.through.to_string(), "2026-12-01");
+            break;
+        }
+    }
+    assert!(stopped_within, "a call stopped within the day");
+    assert_eq!(changed, PLAYERS as u64, "each player's points taken off once");
+    assert_eq!(still_held(store.clone()).await, 0);
 }

@@ -565,7 +565,7 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     let mut failed: Option<ServiceError> = None;
     for def in &BOARDS {
         if def.window_days.is_some() {
-            match periods::expire_window(store, def, at, lookback).await {
+            match periods::expire_window(store, def, at, lookback, budget).await {
                 Ok(Some(w)) => {
                     if w.changed > 0 {
                         tracing::info!(board = def.id, through = %w.through, changed = w.changed, "rolling window moved");

@@ -166,10 +166,15 @@ const EXPIRY_FETCH: usize = 1_000;
 /// leaves some says so ([`WindowRun::behind`]) and the next call goes on.
 pub const WINDOW_DAYS_PER_TICK: u64 = 31;
 
-/// The last local day whose points the rolling window maintenance has taken off.
+/// How far the rolling window maintenance has gone: the last local day whose points it
+/// has taken off, and within the next day, the board key of the last entry done.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct ExpiredThrough {
     day: NaiveDate,
+    /// The day under way (the one after `day`) and the [`BoardKey::encode`] of its
+    /// last entry taken off: a call that stopped at its budget resumes after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    within: Option<(NaiveDate, String)>,
 }
 
 /// What one call of [`expire_window`] did.
@@ -187,45 +192,70 @@ pub struct WindowRun {
 /// MJ-20's daily window maintenance for a rolling board: takes the points of every
 /// day that has left the window (up to today − 365, from the game's daily board) and
 /// was not taken off yet off every player who had some, exactly once per player and
-/// day, oldest first, at most [`WINDOW_DAYS_PER_TICK`] days a call: a retried or
-/// concurrent call finishes the work without taking anything twice, and days missed
-/// (an outage of any length) are made up by the next calls. It keeps the last day done
-/// in an item (`WINDOW#{board}` / `EXPIRED`, written at the version read); the first
-/// call ever starts `lookback_days` before the expiring day (more than a record may be
-/// late: [`podium_rules::record::policy::RecordPolicy::max_record_age_days`]). `None` for a
+/// day, oldest first, at most [`WINDOW_DAYS_PER_TICK`] days a call and within `budget`
+/// (its steps are batches of [`EXPIRY_FETCH`] entries, [`EXPIRY_IN_FLIGHT`] settled at
+/// a time): a call that stops saves the last entry it took off, and the next resumes
+/// after it; a retried or concurrent call finishes the work without taking anything
+/// twice, and days missed (an outage of any length) are made up by the next calls. It
+/// keeps its progress in an item (`WINDOW#{board}` / `EXPIRED`, written at the version
+/// read); the first call ever starts `lookback_days` before the expiring day (more
+/// than a record may be late:
+/// [`podium_rules::record::policy::RecordPolicy::max_record_age_days`]). `None` for a
 /// board without a window.
 pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     now: DateTime<Utc>,
     lookback_days: u64,
+    budget: crate::budget::Budget,
 ) -> Result<Option<WindowRun>, ServiceError> {
     let Some(last) = board.expiring_day(now) else {
         return Ok(None);
     };
     let mark = podium_store::ItemKey::new(format!("WINDOW#{}", board.id), "EXPIRED");
-    let (done, mut version) = match store.get_item(&mark, true).await? {
-        Some(item) => {
-            let through: ExpiredThrough = serde_json::from_slice(&item.body)
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("WINDOW", e)))?;
-            (Some(through.day), item.version)
-        }
-        None => (None, 0),
+    let (mut state, mut version) = match store.get_item(&mark, true).await? {
+        Some(item) => (
+            serde_json::from_slice::<ExpiredThrough>(&item.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("WINDOW", e)))?,
+            item.version,
+        ),
+        None => (
+            ExpiredThrough {
+                day: last - chrono::Days::new(lookback_days.max(1)),
+                within: None,
+            },
+            0,
+        ),
     };
     let mut run = WindowRun {
-        through: done.unwrap_or(last - chrono::Days::new(lookback_days.max(1))),
+        through: state.day,
         changed: 0,
         behind: false,
     };
-    let mut day = run.through + chrono::Days::new(1);
-    let mut budget = WINDOW_DAYS_PER_TICK;
+    let mut days_left = WINDOW_DAYS_PER_TICK;
+    let mut taken = 0u32;
+    let mut day = state.day + chrono::Days::new(1);
     while day <= last {
-        if budget == 0 {
+        if days_left == 0 || (state.within.is_none() && budget.stops_after(taken)) {
             run.behind = true;
             break;
         }
-        run.changed += expire_day(store, board, day, now).await?;
-        let body = serde_json::to_vec(&ExpiredThrough { day }).unwrap_or_default();
+        let after = state
+            .within
+            .as_ref()
+            .filter(|(d, _)| *d == day)
+            .and_then(|(_, k)| BoardKey::decode(k));
+        let (changed, stopped_at) = expire_day(store, board, day, now, after, budget, &mut taken).await?;
+        run.changed += changed;
+        state = match stopped_at {
+            // Out of budget within the day: where it stopped is saved.
+            Some(key) => ExpiredThrough {
+                day: state.day,
+                within: Some((day, key.encode())),
+            },
+            None => ExpiredThrough { day, within: None },
+        };
+        let body = serde_json::to_vec(&state).unwrap_or_default();
         if !store.put_item_if(&mark, &body, version).await? {
             // Another call moved the window meanwhile (it took this day off too, each
             // player once): it goes on from where it is.
@@ -233,20 +263,35 @@ pub async fn expire_window<S: BoardStore + SettleStore + ItemStore + ?Sized>(
             break;
         }
         version += 1;
+        if state.within.is_some() {
+            run.behind = true;
+            break;
+        }
         run.through = day;
-        budget -= 1;
+        days_left -= 1;
         day = day + chrono::Days::new(1);
     }
     Ok(Some(run))
 }
 
-/// Takes the points of `day` off the rolling board, once per player.
+/// Players of an expiring day whose points are taken off at a time.
+pub const EXPIRY_IN_FLIGHT: usize = 16;
+
+/// Takes the points of `day` off the rolling board, once per player, from the entry
+/// after `after` on (the whole day when `None`), a batch of [`EXPIRY_FETCH`] entries a
+/// step (`taken` counts the steps of the call): the entries changed, and the key of the
+/// last entry done when the call's budget stopped it before the day's end.
+#[allow(clippy::too_many_arguments)]
 async fn expire_day<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardDef,
     day: NaiveDate,
     now: DateTime<Utc>,
-) -> Result<u64, ServiceError> {
+    mut after: Option<BoardKey>,
+    budget: crate::budget::Budget,
+    taken: &mut u32,
+) -> Result<(u64, Option<BoardKey>), ServiceError> {
+    use futures::stream::{self, StreamExt, TryStreamExt};
     let daily = BOARDS
         .iter()
         .find(|d| d.game == board.game && d.period == PeriodKind::Daily)
@@ -254,39 +299,21 @@ async fn expire_day<S: BoardStore + SettleStore + ItemStore + ?Sized>(
     let day_ref = BoardRef::new(daily.id, day.format("%Y-%m-%d").to_string());
     let target = board.in_period(&board.period_at(now));
     let source = format!("expire-{day}");
-    let mut after = None;
     let mut changed = 0;
     loop {
-        let rows = store.board_after(&day_ref, after.as_ref(), EXPIRY_FETCH).await?;
-        for row in &rows {
-            match apply(store, &target, &row.player_id, -row.value, now, now, &source).await {
-                Ok(true) => changed += 1,
-                Ok(false) => {}
-                // GM-6: a deleted player's entries are gone with them.
-                Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => {}
-                // OP-4: a suspended player's entry cannot be written; one player never
-                // stops the window: their share of the day is recorded for review and
-                // the window moves on.
-                Err(e @ ServiceError::Suspended { .. }) => {
-                    let key = BoardCreditSource {
-                        target: &target,
-                        player_id: &row.player_id,
-                        points: -row.value,
-                        at: now,
-                        source_id: &source,
-                    }
-                    .key();
-                    let left_out = crate::engine::unapplied::Unapplied {
-                        kind: key.kind,
-                        id: key.id,
-                        player: Some(row.player_id.clone()),
-                        error: e.to_string(),
-                    };
-                    crate::engine::unapplied::record(store, "window", &[left_out], now).await?;
-                }
-                Err(e) => return Err(e),
+        if budget.stops_after(*taken) {
+            if let Some(key) = after {
+                return Ok((changed, Some(key)));
             }
         }
+        *taken += 1;
+        let rows = store.board_after(&day_ref, after.as_ref(), EXPIRY_FETCH).await?;
+        let done: Vec<bool> = stream::iter(rows.iter())
+            .map(|row| expire_entry(store, &target, &row.player_id, row.value, now, &source))
+            .buffer_unordered(EXPIRY_IN_FLIGHT)
+            .try_collect()
+            .await?;
+        changed += done.iter().filter(|d| **d).count() as u64;
         match rows.last() {
             Some(last) if rows.len() == EXPIRY_FETCH => {
                 after = Some(BoardKey {
@@ -295,8 +322,45 @@ async fn expire_day<S: BoardStore + SettleStore + ItemStore + ?Sized>(
                     player_id: last.player_id.clone(),
                 })
             }
-            _ => return Ok(changed),
+            _ => return Ok((changed, None)),
         }
+    }
+}
+
+/// Takes `value` points of an expiring day off `player_id`'s entry on `target`, once
+/// (source `source`); true when this call changed it. A deleted player is skipped
+/// (GM-6: their entries are gone with them); a suspended one's share is recorded for
+/// review (OP-4: their entry cannot be written; one player never stops the window).
+async fn expire_entry<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    target: &BoardRef,
+    player_id: &str,
+    value: i64,
+    now: DateTime<Utc>,
+    source: &str,
+) -> Result<bool, ServiceError> {
+    match apply(store, target, player_id, -value, now, now, source).await {
+        Ok(applied) => Ok(applied),
+        Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(false),
+        Err(e @ ServiceError::Suspended { .. }) => {
+            let key = BoardCreditSource {
+                target,
+                player_id,
+                points: -value,
+                at: now,
+                source_id: source,
+            }
+            .key();
+            let left_out = crate::engine::unapplied::Unapplied {
+                kind: key.kind,
+                id: key.id,
+                player: Some(player_id.to_string()),
+                error: e.to_string(),
+            };
+            crate::engine::unapplied::record(store, "window", &[left_out], now).await?;
+            Ok(false)
+        }
+        Err(e) => Err(e),
     }
 }
 
