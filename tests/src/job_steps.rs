@@ -38,6 +38,7 @@ macro_rules! job_steps_tests {
             op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and_the_ticks_finish_it,
             lb_5_a_small_board_is_refreshed_at_every_tick_while_a_large_day_closes,
             mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once,
+            op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -946,4 +947,110 @@ pub async fn mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once<S:
     assert!(stopped_within, "a call stopped within the day");
     assert_eq!(changed, PLAYERS as u64, "each player's points taken off once");
     assert_eq!(still_held(store.clone()).await, 0);
+}
+
+/// LB-5, OP-5: the dry run of a frozen 600-player day through the HTTP route with one
+/// step (256 results) a request: it answers 202 with the results checked so far, the
+/// jobs' status shows it, a tick carries it a step on, a repeat joins it where it
+/// stands, and it answers 200 once every result is checked, having written nothing but
+/// its own record (no result sent, no audit entry).
+pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: Store + Clone + 'static>(
+    store: S,
+) {
+    use podium_service::api::ApiContext;
+    use podium_service::budget::StepLimit;
+    use serde_json::json;
+    const PLAYERS: usize = 600;
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("jy{i:03}")).collect();
+    credit_day(&store, &players, 10_000).await;
+    let daily = board_def("mahjong-daily").expect("registered");
+    let day = BoardRef::new("mahjong-daily", "2026-11-25");
+    let at = t("2026-11-26T10:00:00Z");
+    let period = daily.period_at(t("2026-11-25T12:00:00Z"));
+    periods::freeze(&store, daily, &period, at, Budget::unbounded())
+        .await
+        .expect("frozen");
+    let tables = parse_period_rewards(DAILY_TABLE).expect("table");
+    let ctx = ApiContext::new(crate::contract::cursor_key())
+        .with_rewards(tables.clone())
+        .with_operator_steps(StepLimit {
+            time: std::time::Duration::from_secs(30),
+            steps: Some(1),
+        });
+    let dry = || {
+        let (ctx, store) = (ctx.clone(), store.clone());
+        async move {
+            crate::moderation::operator_call_in(
+                &ctx,
+                &store,
+                "POST",
+                "/v1/operator/periods/mahjong-daily/2026-11-25/close",
+                &[],
+                Some("support-7"),
+                Some(&json!({"reason": "what would it send?", "dry_run": true})),
+                at,
+            )
+            .await
+        }
+    };
+    let first = dry().await;
+    assert_eq!(first.status, 202, "{}", first.body);
+    assert_eq!(
+        (
+            &first.body["ranked"],
+            &first.body["checked"],
+            &first.body["to_send"]
+        ),
+        (&json!(PLAYERS), &json!(256), &json!(256)),
+        "{}",
+        first.body
+    );
+    assert_eq!(first.body["results"].as_array().map(Vec::len), Some(256));
+    let shown = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    assert_eq!(shown.body["dry_runs"][0]["checked"], json!(256), "{}", shown.body);
+    // A tick carries it a step on.
+    podium_service::operators::dry_runs::carry_on(&store, &tables, at, Budget::steps(1))
+        .await
+        .expect("carried on");
+    let last = dry().await;
+    assert_eq!(
+        last.status, 200,
+        "joined where it stood, then finished: {}",
+        last.body
+    );
+    assert_eq!(
+        (
+            &last.body["checked"],
+            &last.body["already_sent"],
+            &last.body["to_send"]
+        ),
+        (&json!(PLAYERS), &json!(0), &json!(PLAYERS)),
+        "{}",
+        last.body
+    );
+    assert_eq!(last.body["results"].as_array().map(Vec::len), Some(PLAYERS));
+    // Nothing sent, nothing audited.
+    for p in players.iter().step_by(50) {
+        assert!(store
+            .get_source(&close::result_key(&day, p))
+            .await
+            .expect("read")
+            .is_none());
+    }
+    let trail = crate::moderation::operator_call(
+        &store,
+        "GET",
+        "/v1/operator/audit",
+        &[("board", "mahjong-daily@2026-11-25")],
+        Some("support-9"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(
+        trail.body["entries"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        trail.body
+    );
 }

@@ -241,6 +241,9 @@ pub struct JobsStatus {
     /// Operators' suspensions, restores and deletions under way
     /// ([`crate::operators::player_actions`]).
     pub player_actions: Vec<crate::operators::player_actions::PlayerAction>,
+    /// Closes' dry runs under way or finished lately, without their listed results
+    /// ([`crate::operators::dry_runs`]).
+    pub dry_runs: Vec<crate::operators::dry_runs::DryRun>,
 }
 
 /// A period board's last period closed, in [`JobsStatus`].
@@ -271,6 +274,7 @@ pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, Serv
         unapplied: crate::engine::unapplied::list(store).await?,
         actions: crate::operators::periods::actions(store).await?,
         player_actions: crate::operators::player_actions::list(store).await?,
+        dry_runs: crate::operators::dry_runs::list(store).await?,
     })
 }
 
@@ -335,6 +339,16 @@ async fn tick<S: podium_store::Store + ?Sized>(
         Ok(moved) => report.actions_moved = moved,
         Err(e) => {
             tracing::error!(error = %e, "carrying an operator's close on failed; the refreshes go on");
+            if caught_up.is_ok() {
+                caught_up = Err(e);
+            }
+        }
+    }
+    // Their closes' dry runs under way.
+    match crate::operators::dry_runs::carry_on(store, &settings.rewards, at, budget.share(2)).await {
+        Ok(moved) => report.actions_moved += moved,
+        Err(e) => {
+            tracing::error!(error = %e, "carrying a close's dry run on failed; the refreshes go on");
             if caught_up.is_ok() {
                 caught_up = Err(e);
             }

@@ -215,19 +215,27 @@ pub async fn ranked<S: ItemStore + ?Sized>(
 }
 
 /// The results of `board`'s frozen period as a stream, leaving out whom the close
-/// leaves out (decided by its first run, or suspended now if it has not run).
+/// leaves out ([`left_out`]).
 async fn stream_of<'a, S: ItemStore + ?Sized>(
     store: &S,
     def: &BoardDef,
     board: &'a BoardRef,
     table: Option<&'a RewardTable>,
 ) -> Result<FinalResults<'a>, ServiceError> {
+    FinalResults::open(store, def, board, table, &left_out(store, board).await?).await
+}
+
+/// The players (id hashes) `board`'s close leaves out: decided by its first run, or
+/// those suspended now if it has not run (OP-4). Reads only.
+pub async fn left_out<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<Vec<String>, ServiceError> {
     let (progress, _) = read_progress(store, &progress_key(board)).await?;
-    let left_out = match progress.left_out {
-        Some(l) => l,
-        None => suspended_now(store, board).await?,
-    };
-    FinalResults::open(store, def, board, table, &left_out).await
+    match progress.left_out {
+        Some(l) => Ok(l),
+        None => suspended_now(store, board).await,
+    }
 }
 
 /// The players suspended now on `board`'s frozen period (its pointer's hidden

@@ -9,6 +9,7 @@
 //! - [`concerning`]: what of a stored document concerns one player: the export's scope
 //!   (GDPR Art. 15(4), 20(4): other players only as the role they played).
 //! - [`periods`]: a period's close run again, or run for a period no tick closed.
+//! - [`dry_runs`]: a close's dry run, carried on by the ticks when it outgrows a request.
 //! - [`player_actions`]: suspensions, restores and deletions that outgrow a request,
 //!   carried on by the ticks.
 //! - [`console`]: the support console's read model and the operator scope.
@@ -17,6 +18,7 @@
 pub mod concerning;
 pub mod console;
 pub mod deletion;
+pub mod dry_runs;
 pub mod events;
 pub mod export;
 pub mod periods;

@@ -21,7 +21,7 @@ use crate::moderation::audit::{self, action, AuditEntry};
 pub const MAX_LISTED: usize = 1_000;
 
 /// One player's result of the period, and whether it was sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ResultLine {
     pub player_id: String,
     /// LB-2 rank, of `of` ranked.
@@ -46,7 +46,12 @@ pub struct PeriodOperation {
     /// Players ranked in the final snapshot (after a freeze this call made; in a dry
     /// run of an unfrozen period, none: nothing is read from a live board).
     pub ranked: usize,
-    /// Results sent before, and those a close sends now (or would, in a dry run).
+    /// Results checked: a close's, every ranked one; a dry run's, those looked up so
+    /// far (it answers 202 until every one is: the next ticks go on, and asking again
+    /// answers where it stands).
+    pub checked: usize,
+    /// Results sent before, and those a close sends now (or would, in a dry run: of
+    /// those checked).
     pub already_sent: usize,
     pub to_send: usize,
     /// The first [`MAX_LISTED`] results, in rank order.
@@ -57,6 +62,18 @@ pub struct PeriodOperation {
     /// in a dry run, and while the action goes on (HTTP 202: the next ticks carry it
     /// on; `GET /v1/operator/jobs` shows it).
     pub done: bool,
+}
+
+impl PeriodOperation {
+    /// Whether the operation has nothing left to do: a close done, a dry run that
+    /// checked every result.
+    pub fn finished(&self) -> bool {
+        if self.dry_run {
+            self.checked >= self.ranked
+        } else {
+            self.done
+        }
+    }
 }
 
 /// The board and period an operator names: a period board (not all-time, not a rolling
@@ -137,7 +154,7 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
     let table = rewards.get(def.id);
     let was_frozen = close::is_frozen(store, &bref).await?;
     if dry_run {
-        return dry_run_of(store, def, &bref, table, was_frozen).await;
+        return dry_run_of(store, def, &bref, rewards, was_frozen, now, budget).await;
     }
     in_order(store, def, &p, now, reach_days).await?;
     // OP-5: recorded before any effect, so a close stopped anywhere has its entry.
@@ -175,6 +192,7 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
         was_frozen,
         dry_run: false,
         ranked: act.ranked,
+        checked: act.ranked,
         already_sent: act.settled.saturating_sub(act.sent + act.unapplied),
         to_send: if act.done {
             0
@@ -222,13 +240,16 @@ async fn in_order<S: ItemStore + ?Sized>(
 }
 
 /// A dry run: what a close would send, to whom (the first [`MAX_LISTED`] results
-/// listed; every ranked player's result looked up once).
+/// listed; every ranked player's result looked up once, as a dry run carried out in
+/// steps, [`super::dry_runs`]).
 async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
     store: &S,
     def: &'static podium_rules::board::BoardDef,
     bref: &BoardRef,
-    table: Option<&podium_rules::period_reward::RewardTable>,
+    rewards: &RewardTables,
     was_frozen: bool,
+    now: DateTime<Utc>,
+    budget: Budget,
 ) -> Result<PeriodOperation, ServiceError> {
     let mut op = PeriodOperation {
         board: def.id.to_string(),
@@ -236,6 +257,7 @@ async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
         was_frozen,
         dry_run: true,
         ranked: 0,
+        checked: 0,
         already_sent: 0,
         to_send: 0,
         results: Vec::new(),
@@ -245,31 +267,16 @@ async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
     if !was_frozen {
         return Ok(op);
     }
-    let results = close::final_results(store, def, bref, table).await?;
-    op.ranked = results.len();
-    for r in &results {
-        let sent = table.is_some()
-            && store
-                .get_source(&close::result_key(bref, &r.player_id))
-                .await?
-                .is_some();
-        op.already_sent += usize::from(sent);
-        if op.results.len() < MAX_LISTED {
-            op.results.push(ResultLine {
-                player_id: r.player_id.clone(),
-                rank: r.rank,
-                of: r.of,
-                value: r.value,
-                reward: r.reward,
-                sent,
-            });
-        }
-    }
-    op.to_send = if table.is_some() {
-        op.ranked - op.already_sent
+    let dry = super::dry_runs::run(store, bref, rewards, now, budget).await?;
+    op.ranked = dry.ranked;
+    op.checked = dry.checked;
+    op.already_sent = dry.already_sent;
+    op.to_send = if rewards.get(def.id).is_some() {
+        dry.checked - dry.already_sent
     } else {
         0
     };
+    op.results = dry.lines;
     Ok(op)
 }
 

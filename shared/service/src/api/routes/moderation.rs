@@ -497,7 +497,8 @@ pub(crate) struct CloseBody {
 /// again sends only what was never sent), and closes the league's week. With
 /// `dry_run`, only lists what would be sent, to whom. Operators only; an applied close
 /// is recorded in the audit trail before anything is done, then works for about a
-/// second: a close that needs longer answers 202 and the next ticks carry it on.
+/// second: a close (or a dry run, which looks every result up) that needs longer
+/// answers 202 and the next ticks carry it on.
 #[utoipa::path(
     post,
     path = "/v1/operator/periods/{board}/{period}/close",
@@ -508,8 +509,8 @@ pub(crate) struct CloseBody {
     ),
     request_body = CloseBody,
     responses(
-        (status = 200, description = "What was (or would be) sent: the close is done", body = crate::operators::periods::PeriodOperation),
-        (status = 202, description = "Accepted and under way (`done` false): the audit entry is written, the next ticks carry the close on, `GET /v1/operator/jobs` shows it; asking again joins it", body = crate::operators::periods::PeriodOperation),
+        (status = 200, description = "What was (or would be) sent: the close is done, or the dry run checked every result", body = crate::operators::periods::PeriodOperation),
+        (status = 202, description = "Accepted and under way (`done` false; a dry run: `checked` below `ranked`): an applied close's audit entry is written, the next ticks carry it on, `GET /v1/operator/jobs` shows it; asking again joins it", body = crate::operators::periods::PeriodOperation),
         (status = 400, description = "Not a period board, a period not ended or malformed, or a bad reason", body = ErrorBody),
         (status = 409, description = "A league's week while an earlier week is not closed yet (weeks close in order, LB-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
@@ -535,7 +536,7 @@ pub(crate) async fn close_period(
         state.ctx.records.max_record_age_days,
     )
     .await?;
-    accepted_unless(op.dry_run || op.done, json(&op))
+    accepted_unless(op.finished(), json(&op))
 }
 
 /// An operator action's answer: 202 (accepted, under way: the next ticks carry it on,

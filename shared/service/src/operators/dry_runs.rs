@@ -1,0 +1,215 @@
+//! A period close's dry run (what a close would send, to whom) that outgrows a request:
+//! it looks up every ranked player's result message, a million GetItems at 10^6
+//! players. It is carried out like an operator's close: recorded (partition key
+//! `ACTION#DRY-RUN`, sort key `{board}@{period}`), stepped for about a second by the
+//! request (a chunk of [`close::CHUNK`] results a step, [`IN_FLIGHT`] lookups at a
+//! time, the results streamed from the final snapshot), then by every tick until every
+//! result is checked. A repeat joins the dry run under way, or answers one finished
+//! within [`FRESH_FOR_MINUTES`]; an older one is begun again (what was sent may have
+//! changed). It writes nothing but its own record, and is not audited (OP-5: it
+//! changes nothing).
+
+use chrono::{DateTime, Duration, Utc};
+use podium_rules::board::{board_def, BoardRef};
+use podium_rules::period_reward::RewardTables;
+use podium_store::{ItemKey, ItemStore, SettleStore};
+use serde::{Deserialize, Serialize};
+
+use super::periods::{ResultLine, MAX_LISTED};
+use crate::boards::close;
+use crate::boards::final_results::FinalResults;
+use crate::budget::Budget;
+use crate::error::ServiceError;
+
+const PK: &str = "ACTION#DRY-RUN";
+
+/// Result messages looked up at a time.
+pub const IN_FLIGHT: usize = 16;
+
+/// How long a finished dry run is answered to a repeat (minutes).
+pub const FRESH_FOR_MINUTES: i64 = 10;
+
+/// A dry run, as its record holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DryRun {
+    pub board: String,
+    pub period: String,
+    /// When it was asked, last stepped and finished (UTC).
+    pub requested_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Players ranked; results checked so far (in rank order), of which sent before.
+    pub ranked: usize,
+    pub checked: usize,
+    pub already_sent: usize,
+    /// The first [`MAX_LISTED`] results.
+    pub lines: Vec<ResultLine>,
+}
+
+fn key(board: &BoardRef) -> ItemKey {
+    ItemKey::new(PK, board.key())
+}
+
+fn body(d: &DryRun) -> Vec<u8> {
+    serde_json::to_vec(d).unwrap_or_default()
+}
+
+/// The dry run of `board`'s frozen period (paid by `rewards`' table) joined or begun at
+/// `now`, stepped within `budget`, and saved. Errors: the store's.
+pub async fn run<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    rewards: &RewardTables,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<DryRun, ServiceError> {
+    let k = key(board);
+    let (mut dry, version) = match store.get_item(&k, true).await? {
+        Some(item) => {
+            let d: DryRun = serde_json::from_slice(&item.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&k.sk, e)))?;
+            let stale = d
+                .finished_at
+                .is_some_and(|f| now - f > Duration::minutes(FRESH_FOR_MINUTES));
+            if stale {
+                (fresh(board, now), item.version)
+            } else {
+                (d, item.version)
+            }
+        }
+        None => (fresh(board, now), 0),
+    };
+    if dry.finished_at.is_none() {
+        step(store, &mut dry, rewards, now, budget).await?;
+        // Lost to a tick that stepped it meanwhile: its record stands, the next call
+        // reads it.
+        store.put_item_if(&k, &body(&dry), version).await?;
+    }
+    Ok(dry)
+}
+
+fn fresh(board: &BoardRef, now: DateTime<Utc>) -> DryRun {
+    DryRun {
+        board: board.board.clone(),
+        period: board.period.clone(),
+        requested_at: now,
+        updated_at: now,
+        finished_at: None,
+        ranked: 0,
+        checked: 0,
+        already_sent: 0,
+        lines: Vec::new(),
+    }
+}
+
+/// Checks `dry`'s next results within `budget` (a chunk of [`close::CHUNK`] a step).
+async fn step<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    dry: &mut DryRun,
+    rewards: &RewardTables,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<(), ServiceError> {
+    let Some(def) = board_def(&dry.board) else {
+        dry.finished_at = Some(now);
+        return Ok(());
+    };
+    let board = BoardRef::new(dry.board.clone(), dry.period.clone());
+    let table = rewards.get(def.id);
+    let mut results =
+        FinalResults::open(store, def, &board, table, &close::left_out(store, &board).await?).await?;
+    dry.ranked = results.of;
+    results.skip(store, dry.checked).await?;
+    let mut taken = 0;
+    while !results.exhausted() {
+        if budget.stops_after(taken) {
+            dry.updated_at = now;
+            return Ok(());
+        }
+        taken += 1;
+        let chunk = results.next(store, close::CHUNK).await?;
+        let mut sent: Vec<bool> = Vec::with_capacity(chunk.len());
+        for group in chunk.chunks(IN_FLIGHT) {
+            let found = futures::future::try_join_all(
+                group
+                    .iter()
+                    .map(|r| was_sent(store, &board, table.is_some(), &r.player_id)),
+            )
+            .await?;
+            sent.extend(found);
+        }
+        for (r, sent) in chunk.iter().zip(sent) {
+            dry.already_sent += usize::from(sent);
+            if dry.lines.len() < MAX_LISTED {
+                dry.lines.push(ResultLine {
+                    player_id: r.player_id.clone(),
+                    rank: r.rank,
+                    of: r.of,
+                    value: r.value,
+                    reward: r.reward,
+                    sent,
+                });
+            }
+        }
+        dry.checked += chunk.len();
+    }
+    dry.updated_at = now;
+    dry.finished_at = Some(now);
+    Ok(())
+}
+
+/// Whether `player_id`'s result message of `board` was sent (never, without a reward
+/// table: a close sends nothing then).
+async fn was_sent<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    rewarded: bool,
+    player_id: &str,
+) -> Result<bool, ServiceError> {
+    if !rewarded {
+        return Ok(false);
+    }
+    Ok(store
+        .get_source(&close::result_key(board, player_id))
+        .await?
+        .is_some())
+}
+
+/// Every dry run under way or finished (Queries of 100), without their lines.
+pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<DryRun>, ServiceError> {
+    let mut all: Vec<DryRun> = crate::engine::listing::all(store, PK).await?;
+    for d in &mut all {
+        d.lines.clear();
+    }
+    Ok(all)
+}
+
+/// Carries every dry run under way one step on within `budget` (the ticks call it),
+/// with `rewards`' tables; removes those finished more than [`FRESH_FOR_MINUTES`] ago.
+/// How many it moved. Errors: the store's.
+pub async fn carry_on<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    rewards: &RewardTables,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<usize, ServiceError> {
+    let mut moved = 0;
+    let all: Vec<(DryRun, u64)> = crate::engine::listing::with_versions(store, PK).await?;
+    for (mut dry, version) in all {
+        let board = BoardRef::new(dry.board.clone(), dry.period.clone());
+        if let Some(f) = dry.finished_at {
+            if now - f > Duration::minutes(FRESH_FOR_MINUTES) {
+                store.delete_item_if(&key(&board), version).await?;
+            }
+            continue;
+        }
+        if moved > 0 && budget.expired() {
+            break;
+        }
+        step(store, &mut dry, rewards, now, budget).await?;
+        store.put_item_if(&key(&board), &body(&dry), version).await?;
+        moved += 1;
+    }
+    Ok(moved)
+}
