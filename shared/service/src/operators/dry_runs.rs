@@ -15,13 +15,30 @@ use podium_rules::period_reward::RewardTables;
 use podium_store::{ItemKey, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
-use super::periods::{ResultLine, MAX_LISTED};
 use crate::boards::close;
 use crate::boards::final_results::FinalResults;
 use crate::budget::Budget;
 use crate::error::ServiceError;
 
 const PK: &str = "ACTION#DRY-RUN";
+
+/// The most result lines a dry run lists.
+pub const MAX_LISTED: usize = 1_000;
+
+/// One player's result of the period, and whether it was sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ResultLine {
+    pub player_id: String,
+    /// LB-2 rank, of `of` ranked.
+    pub rank: u64,
+    pub of: u64,
+    /// The value the period ended with (stored units: points, or milliseconds).
+    pub value: i64,
+    /// The reward (points; 0 for none).
+    pub reward: i64,
+    /// Whether the result message was sent before (a close sends it at most once).
+    pub sent: bool,
+}
 
 /// Result messages looked up at a time.
 pub const IN_FLIGHT: usize = 16;

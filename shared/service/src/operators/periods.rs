@@ -17,23 +17,7 @@ use crate::boards::close;
 use crate::error::ServiceError;
 use crate::moderation::audit::{self, action, AuditEntry};
 
-/// The most result lines a dry run lists.
-pub const MAX_LISTED: usize = 1_000;
-
-/// One player's result of the period, and whether it was sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ResultLine {
-    pub player_id: String,
-    /// LB-2 rank, of `of` ranked.
-    pub rank: u64,
-    pub of: u64,
-    /// The value the period ended with (stored units: points, or milliseconds).
-    pub value: i64,
-    /// The reward (points; 0 for none).
-    pub reward: i64,
-    /// Whether the result message was sent before (a close sends it at most once).
-    pub sent: bool,
-}
+pub use super::dry_runs::{ResultLine, MAX_LISTED};
 
 /// What a period operation found or did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
