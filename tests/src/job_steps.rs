@@ -39,6 +39,7 @@ macro_rules! job_steps_tests {
             lb_5_a_small_board_is_refreshed_at_every_tick_while_a_large_day_closes,
             mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once,
             op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined,
+            gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ticks,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -1053,4 +1054,72 @@ pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: St
         "{}",
         trail.body
     );
+}
+
+/// GM-6, OP-5: an operator's deletion of a player on 30 boards whose request fails
+/// mid-step (the store refuses the save of its progress, as when the function is
+/// killed there) is recorded before its first step, so the next tick finishes it; the
+/// record is then removed.
+pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ticks<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    let daily = board_def("mahjong-daily").expect("registered");
+    let first_day = t("2026-10-01T12:00:00Z");
+    for d in 0..30 {
+        let at = first_day + Duration::days(d);
+        periods::credit(&store, daily, "gone-soon", 5, at, at, &format!("gs-{d}"))
+            .await
+            .expect("credit");
+    }
+    let at = t("2026-11-26T10:00:00Z");
+    // The tombstone's writes: made, its inventory, then the progress of the first stop.
+    let faulty =
+        Faulty::new(store.clone()).failing_item_write_after(podium_store::tombstone_key("gone-soon"), 2);
+    let failed = podium_service::operators::player_actions::delete(
+        &faulty,
+        "gone-soon",
+        ("support-7", "account removal requested"),
+        at,
+        false,
+        Budget::steps(5),
+    )
+    .await;
+    assert!(failed.is_err(), "{failed:?}");
+    let shown = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    assert_eq!(
+        shown.body["player_actions"][0]["action"], "delete",
+        "recorded before its first step: {}",
+        shown.body
+    );
+    let settings = TickSettings::default();
+    // 30 boards' snapshots and 30 results to anonymise, 5 a tick.
+    for n in 0..20 {
+        let shown =
+            crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+        if shown.body["player_actions"].as_array().is_some_and(Vec::is_empty) {
+            break;
+        }
+        tick(
+            &store,
+            Job::Freeze,
+            at + Duration::minutes(5 * (n + 1)),
+            &settings,
+            Budget::steps(5),
+        )
+        .await
+        .expect("tick");
+    }
+    let shown = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    assert!(
+        shown.body["player_actions"].as_array().is_some_and(Vec::is_empty),
+        "{}",
+        shown.body
+    );
+    assert!(store.is_deleted("gone-soon").await.expect("read"));
+    let report = podium_service::operators::deletion::delete_player(&store, "gone-soon", at)
+        .await
+        .expect("read");
+    assert!(report.already_deleted, "finished by the ticks: {report:?}");
 }

@@ -33,7 +33,9 @@ impl<'a> FinalResults<'a> {
     /// The results of `board`'s final snapshot (of `def`'s game, paid by `table`),
     /// without the players `left_out` (id hashes, [`crate::engine::names::id_hash`]:
     /// players the final lists and the close leaves out, OP-4; the ranks below them
-    /// close up). Reads the final's directory (a Query per 100 chunks).
+    /// close up). Reads the final's directory (a Query per 100 chunks) and, when some
+    /// are left out, every page once to count the players ranked (`of`: the ranks and
+    /// percentiles need it before the first result).
     pub async fn open<S: ItemStore + ?Sized>(
         store: &S,
         def: &BoardDef,
@@ -48,16 +50,66 @@ impl<'a> FinalResults<'a> {
             .collect();
         let total = pages.last().map_or(0, |e| e.position + u64::from(e.len));
         let left_out: HashSet<String> = left_out.iter().cloned().collect();
-        let of = total.saturating_sub(left_out.len() as u64);
-        Ok(FinalResults {
+        let mut results = FinalResults {
             board,
-            pages: pages.into_iter(),
+            pages: pages.clone().into_iter(),
             left_out,
-            ranker: Ranker::new(table, period_reward::splits_ties(def.game), of),
+            ranker: Ranker::new(table, period_reward::splits_ties(def.game), total),
             ready: VecDeque::new(),
             ended: false,
-            of: usize::try_from(of).unwrap_or(usize::MAX),
-        })
+            of: usize::try_from(total).unwrap_or(usize::MAX),
+        };
+        if !results.left_out.is_empty() {
+            // Those left out may or may not be on the final (suspended before it was
+            // taken, they are not): the players ranked are counted, a pass over the
+            // pages (a BatchGetItem per 100).
+            let mut of = 0u64;
+            let mut batches = pages.chunks(PAGES_AT_ONCE);
+            for batch in batches.by_ref() {
+                of += results.kept_on(store, batch).await? as u64;
+            }
+            results.ranker = Ranker::new(table, period_reward::splits_ties(def.game), of);
+            results.of = usize::try_from(of).unwrap_or(usize::MAX);
+        }
+        Ok(results)
+    }
+
+    /// How many entries of the pages `batch` lists are kept (not left out).
+    async fn kept_on<S: ItemStore + ?Sized>(
+        &self,
+        store: &S,
+        batch: &[DirEntry],
+    ) -> Result<usize, ServiceError> {
+        let mut kept = 0;
+        for (key, body) in self.bodies(store, batch).await? {
+            kept += decode_body(&key.pk, &body)?
+                .iter()
+                .filter(|(s, _)| self.kept(&s.player_id))
+                .count();
+        }
+        Ok(kept)
+    }
+
+    /// Whether `player_id` is ranked (not left out).
+    fn kept(&self, player_id: &str) -> bool {
+        self.left_out.is_empty() || !self.left_out.contains(&crate::engine::names::id_hash(player_id))
+    }
+
+    /// The bodies of the pages `batch` lists, with their keys (one BatchGetItem).
+    async fn bodies<S: ItemStore + ?Sized>(
+        &self,
+        store: &S,
+        batch: &[DirEntry],
+    ) -> Result<Vec<(ItemKey, Vec<u8>)>, ServiceError> {
+        let keys: Vec<ItemKey> = batch.iter().map(|e| body_key(self.board, &e.page)).collect();
+        let items = store.get_items(&keys, true).await?;
+        keys.into_iter()
+            .zip(items)
+            .map(|(key, item)| match item {
+                Some(item) => Ok((key, item.body)),
+                None => Err(StoreError::corrupt(&key.pk, "a page of the final snapshot is missing").into()),
+            })
+            .collect()
     }
 
     /// Up to `n` next results (fewer only at the end: none once every one was given).
@@ -101,17 +153,9 @@ impl<'a> FinalResults<'a> {
             self.ready.extend(out);
             return Ok(());
         }
-        let keys: Vec<ItemKey> = batch.iter().map(|e| body_key(self.board, &e.page)).collect();
-        let items = store.get_items(&keys, true).await?;
-        for (key, item) in keys.iter().zip(items) {
-            let item =
-                item.ok_or_else(|| StoreError::corrupt(&key.pk, "a page of the final snapshot is missing"))?;
-            for (standing, _) in decode_body(&key.pk, &item.body)? {
-                if self.left_out.is_empty()
-                    || !self
-                        .left_out
-                        .contains(&crate::engine::names::id_hash(&standing.player_id))
-                {
+        for (key, body) in self.bodies(store, &batch).await? {
+            for (standing, _) in decode_body(&key.pk, &body)? {
+                if self.kept(&standing.player_id) {
                     self.ranker.push(standing.player_id, standing.value, &mut out);
                 }
             }

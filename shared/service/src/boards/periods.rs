@@ -341,6 +341,9 @@ async fn expire_entry<S: SettleStore + ItemStore + ?Sized>(
 ) -> Result<bool, ServiceError> {
     match apply(store, target, player_id, -value, now, now, source).await {
         Ok(applied) => Ok(applied),
+        // Taken off before, by a call that stopped or died mid-batch at another instant
+        // (the credit's content names its instant): once is once (GM-3).
+        Err(ServiceError::Conflict { .. }) => Ok(false),
         Err(ServiceError::Invalid(e)) if e.rule == "GM-6" => Ok(false),
         Err(e @ ServiceError::Suspended { .. }) => {
             let key = BoardCreditSource {

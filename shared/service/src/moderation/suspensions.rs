@@ -170,7 +170,7 @@ pub async fn suspend_within<S: Store + ?Sized>(
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     // The player's partition, read once: the boards to hide them from.
     let boards = boards_of(store, player_id).await?;
-    let (mut g, version, unchanged) = match guard(store, player_id).await? {
+    let (g, version, unchanged) = match guard(store, player_id).await? {
         Some((g, version)) => (g, version, true),
         None => {
             if boards.is_empty() {
@@ -206,6 +206,43 @@ pub async fn suspend_within<S: Store + ?Sized>(
     if g.restoring.is_some() {
         return Err(restore_under_way());
     }
+    hide(store, player_id, &boards, (g, version), unchanged, now, budget).await
+}
+
+/// Carries on the suspension of `player_id` that began at `since` within `budget` (a
+/// tick carrying an operator's action on): only while the guard holds that very
+/// suspension with no restore begun on it; `None` when it does not (restored, deleted,
+/// suspended anew, or a restore under way, which owns the player now): never begins
+/// one. Errors as [`suspend_within`]'s.
+pub async fn carry_on<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    since: DateTime<Utc>,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<Option<SuspensionAnswer>, ServiceError> {
+    let boards = boards_of(store, player_id).await?;
+    match guard(store, player_id).await {
+        Ok(Some((g, version))) if g.restoring.is_none() && g.suspension.since == since => Ok(Some(
+            hide(store, player_id, &boards, (g, version), true, now, budget).await?,
+        )),
+        Ok(_) | Err(ServiceError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The steps of a suspension once its guard stands (`g` at `version`): audited, listed,
+/// then hidden from `boards` one by one within `budget`, the progress saved in the
+/// guard when the budget stops it.
+async fn hide<S: Store + ?Sized>(
+    store: &S,
+    player_id: &str,
+    boards: &[BoardRef],
+    (mut g, version): (Guard, u64),
+    unchanged: bool,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<SuspensionAnswer, ServiceError> {
     // OP-5: the suspension holds from the guard's write on (the player's calls are
     // refused), so it is audited now, before the steps below; the entry is written
     // again, the same id, with the boards it was hidden from once they are done.
@@ -260,7 +297,7 @@ pub async fn suspend_within<S: Store + ?Sized>(
     }
     // LB-5: the boards refreshed only when changed re-rank without them at the next
     // refresh (a write unit each), as a restore's marks list them again.
-    crate::engine::changes::raise_for(store, &boards, player_id, now.timestamp_millis()).await?;
+    crate::engine::changes::raise_for(store, boards, player_id, now.timestamp_millis()).await?;
     let suspension = g.suspension;
     // The same action's entry (same instant and id) on every repeat.
     audit::append(store, &suspend_entry(player_id, &suspension)).await?;

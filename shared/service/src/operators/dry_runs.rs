@@ -62,6 +62,11 @@ pub struct DryRun {
     pub already_sent: usize,
     /// The first [`MAX_LISTED`] results.
     pub lines: Vec<ResultLine>,
+    /// The players (id hashes) it leaves out, fixed when it began (OP-4), so that its
+    /// steps count one ranking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
+    pub left_out: Option<Vec<String>>,
 }
 
 fn key(board: &BoardRef) -> ItemKey {
@@ -117,6 +122,7 @@ fn fresh(board: &BoardRef, now: DateTime<Utc>) -> DryRun {
         checked: 0,
         already_sent: 0,
         lines: Vec::new(),
+        left_out: None,
     }
 }
 
@@ -193,11 +199,25 @@ async fn was_sent<S: SettleStore + ?Sized>(
         .is_some())
 }
 
+/// GM-6: removes every dry run that lists `player_id` (a repeat begins it again).
+/// Errors: the store's.
+pub async fn forget_player<S: ItemStore + ?Sized>(store: &S, player_id: &str) -> Result<(), ServiceError> {
+    let all: Vec<DryRun> = crate::engine::listing::all(store, PK).await?;
+    let keys: Vec<ItemKey> = all
+        .iter()
+        .filter(|d| d.lines.iter().any(|l| l.player_id == player_id))
+        .map(|d| key(&BoardRef::new(d.board.clone(), d.period.clone())))
+        .collect();
+    store.delete_items(&keys).await?;
+    Ok(())
+}
+
 /// Every dry run under way or finished (Queries of 100), without their lines.
 pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<DryRun>, ServiceError> {
     let mut all: Vec<DryRun> = crate::engine::listing::all(store, PK).await?;
     for d in &mut all {
         d.lines.clear();
+        d.left_out = None;
     }
     Ok(all)
 }

@@ -2,11 +2,12 @@
 //! restore, GM-6 deletion): a player on hundreds of boards (a year of daily Mahjong
 //! boards) is hidden, shown again or erased board by board.
 //!
-//! The operator route records the action (partition key `ACTION#PLAYER`, sort key the
-//! player id: one action per player, the latest asked replacing an earlier one, as a
-//! deletion takes over a suspension and a restore lifts it), then takes about a second
-//! of steps ([`crate::budget::StepLimit`]) and answers: 200 when done (the record
-//! removed), 202 when work is left. The next ticks carry every recorded action on
+//! The operator route records the action first (partition key `ACTION#PLAYER`, sort
+//! key `{action}:{player}`: one of each kind per player; a tick drops one that can no
+//! longer go on, as a suspension a restore lifted or a deletion took over), so that a
+//! request killed mid-step is still carried on, then takes about a second of steps
+//! ([`crate::budget::StepLimit`]) and answers: 200 when done (the record removed), 202
+//! when work is left. The next ticks carry every recorded action on
 //! within their budget ([`carry_on`]); each step is the action's own resumable call, so
 //! a repeat of the request, a tick and a retry after a kill all go on from the progress
 //! the guard or tombstone holds, and a done action's record is removed (a deleted
@@ -49,18 +50,19 @@ pub struct PlayerAction {
     pub even_if_unknown: bool,
 }
 
-fn key(player_id: &str) -> ItemKey {
-    ItemKey::new(PK, player_id)
+fn key(player_id: &str, kind: &str) -> ItemKey {
+    ItemKey::new(PK, format!("{kind}:{player_id}"))
 }
 
 fn body(a: &PlayerAction) -> Vec<u8> {
     serde_json::to_vec(a).unwrap_or_default()
 }
 
-/// Records `action` (replacing the player's earlier one), so the ticks carry it on.
+/// Records `action` (replacing the player's earlier one of its kind), so the ticks
+/// carry it on.
 /// Errors: the store's.
 async fn record<S: ItemStore + ?Sized>(store: &S, action: &PlayerAction) -> Result<(), ServiceError> {
-    let k = key(&action.player_id);
+    let k = key(&action.player_id, &action.action);
     for _ in 0..5 {
         let version = store.get_item(&k, true).await?.map_or(0, |i| i.version);
         if store.put_item_if(&k, &body(action), version).await? {
@@ -70,30 +72,40 @@ async fn record<S: ItemStore + ?Sized>(store: &S, action: &PlayerAction) -> Resu
     Err(ServiceError::Contended { attempts: 5 })
 }
 
-/// Removes `player_id`'s record of an action of `kind` (done by a request): a record
-/// of another kind (asked since) stays. Errors: the store's.
+/// Removes `player_id`'s record of an action of `kind` (done by a request); their
+/// actions of other kinds stay. Errors: the store's.
 async fn finish<S: ItemStore + ?Sized>(store: &S, player_id: &str, kind: &str) -> Result<(), ServiceError> {
-    let k = key(player_id);
-    if let Some(item) = store.get_item(&k, true).await? {
-        let a: Result<PlayerAction, _> = serde_json::from_slice(&item.body);
-        if a.is_ok_and(|a| a.action == kind) {
-            store.delete_item_if(&k, item.version).await?;
-        }
-    }
+    store.delete_items(&[key(player_id, kind)]).await?;
     Ok(())
 }
 
-/// After an operator request's steps: the action recorded for the ticks when work is
-/// left (`done` false), its record removed when done.
-async fn after_request<S: ItemStore + ?Sized>(
+/// Carries out an operator's request as an action: recorded first (so a request
+/// killed or failing mid-step is carried on by the ticks), then `steps`; the record is
+/// removed when they are done, or when they fail for good (nothing to carry on: a
+/// refusal, a player not found); a transient failure leaves it to the ticks.
+async fn as_action<S, T, F>(
     store: &S,
-    done: bool,
     action: PlayerAction,
-) -> Result<(), ServiceError> {
-    if done {
-        finish(store, &action.player_id, &action.action).await
-    } else {
-        record(store, &action).await
+    steps: F,
+    done: impl Fn(&T) -> bool,
+) -> Result<T, ServiceError>
+where
+    S: ItemStore + ?Sized,
+    F: std::future::Future<Output = Result<T, ServiceError>>,
+{
+    record(store, &action).await?;
+    match steps.await {
+        Ok(answer) => {
+            if done(&answer) {
+                finish(store, &action.player_id, &action.action).await?;
+            }
+            Ok(answer)
+        }
+        Err(e @ (ServiceError::Store(_) | ServiceError::Contended { .. })) => Err(e),
+        Err(e) => {
+            finish(store, &action.player_id, &action.action).await?;
+            Err(e)
+        }
     }
 }
 
@@ -121,12 +133,19 @@ pub async fn suspend<S: Store + ?Sized>(
     now: DateTime<Utc>,
     budget: Budget,
 ) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
-    let ans =
-        crate::moderation::suspensions::suspend_within(store, player_id, who, restore_days, now, budget)
-            .await?;
-    let since = ans.suspension.as_ref().map_or(now, |s| s.since);
-    after_request(store, ans.done, asked(kind::SUSPEND, player_id, who, since)).await?;
-    Ok(ans)
+    use crate::moderation::suspensions;
+    // The suspension's instant: the one standing (a repeat joins it), or this one.
+    let since = match suspensions::of_player(store, player_id).await {
+        Ok(Some(s)) => s.since,
+        _ => now,
+    };
+    as_action(
+        store,
+        asked(kind::SUSPEND, player_id, who, since),
+        suspensions::suspend_within(store, player_id, who, restore_days, now, budget),
+        |a| a.done,
+    )
+    .await
 }
 
 /// An operator's restore (OP-4) within `budget`
@@ -140,10 +159,13 @@ pub async fn restore<S: Store + ?Sized>(
     policy: &RecordPolicy,
     budget: Budget,
 ) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
-    let ans =
-        crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget).await?;
-    after_request(store, ans.done, asked(kind::RESTORE, player_id, who, now)).await?;
-    Ok(ans)
+    as_action(
+        store,
+        asked(kind::RESTORE, player_id, who, now),
+        crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget),
+        |a| a.done,
+    )
+    .await
 }
 
 /// An operator's deletion (GM-6) within `budget`
@@ -157,19 +179,22 @@ pub async fn delete<S: Store + ?Sized>(
     even_if_unknown: bool,
     budget: Budget,
 ) -> Result<crate::operators::deletion::DeletionReport, ServiceError> {
-    let report = crate::operators::deletion::delete_by_operator_within(
-        store,
-        player_id,
-        who,
-        now,
-        even_if_unknown,
-        budget,
-    )
-    .await?;
     let mut action = asked(kind::DELETE, player_id, who, now);
     action.even_if_unknown = even_if_unknown;
-    after_request(store, report.done, action).await?;
-    Ok(report)
+    as_action(
+        store,
+        action,
+        crate::operators::deletion::delete_by_operator_within(
+            store,
+            player_id,
+            who,
+            now,
+            even_if_unknown,
+            budget,
+        ),
+        |r| r.done,
+    )
+    .await
 }
 
 /// Every player action under way (Queries of 100).
@@ -196,20 +221,12 @@ async fn step<S: Store + ?Sized>(
     use crate::moderation::suspensions;
     let done = match a.action.as_str() {
         kind::SUSPEND => {
-            let current = suspensions::of_player(store, &a.player_id).await?;
-            if current.is_none_or(|s| s.since != a.requested_at) {
-                return Ok(Stepped::Done);
+            match suspensions::carry_on(store, &a.player_id, a.requested_at, now, budget).await? {
+                Some(ans) => ans.done,
+                // Not that suspension any more (restored, deleted, or a restore under
+                // way, which owns the player): over.
+                None => true,
             }
-            let ans = suspensions::suspend_within(
-                store,
-                &a.player_id,
-                (&a.operator, &a.reason),
-                suspensions::DEFAULT_RESTORE_DAYS,
-                now,
-                budget,
-            )
-            .await?;
-            ans.done
         }
         kind::RESTORE => {
             suspensions::restore_within(store, &a.player_id, (&a.operator, &a.reason), now, policy, budget)
@@ -230,7 +247,8 @@ async fn step<S: Store + ?Sized>(
 /// it), with `policy` for the records a restore releases; answers how many it moved.
 /// An action that can no longer go on (not found, a conflict: a restore past its
 /// window, a suspension a restore lifted) is over: logged and its record removed.
-/// Errors: the store's (the others are left to the next tick).
+/// Errors: the first transient one (store, contention), after every other action was
+/// carried on (the failed one is left to the next tick).
 pub async fn carry_on<S: Store + ?Sized>(
     store: &S,
     policy: &RecordPolicy,
@@ -238,13 +256,14 @@ pub async fn carry_on<S: Store + ?Sized>(
     budget: Budget,
 ) -> Result<usize, ServiceError> {
     let mut moved = 0;
+    let mut failed: Option<ServiceError> = None;
     let under_way: Vec<(PlayerAction, u64)> = crate::engine::listing::with_versions(store, PK).await?;
     for (mut a, version) in under_way {
         if moved > 0 && budget.expired() {
             break;
         }
         moved += 1;
-        let k = key(&a.player_id);
+        let k = key(&a.player_id, &a.action);
         match step(store, &a, policy, now, budget).await {
             Ok(Stepped::Done) => {
                 store.delete_item_if(&k, version).await?;
@@ -255,12 +274,19 @@ pub async fn carry_on<S: Store + ?Sized>(
                 // Lost to a newer request: its record stands.
                 store.put_item_if(&k, &body(&a), version).await?;
             }
-            Err(e @ (ServiceError::Store(_) | ServiceError::Contended { .. })) => return Err(e),
+            // Transient: this one is left to the next tick; the others go on.
+            Err(e @ (ServiceError::Store(_) | ServiceError::Contended { .. })) => {
+                tracing::warn!(action = %a.action, error = %e, "an operator's action on a player failed this tick");
+                failed.get_or_insert(e);
+            }
             Err(e) => {
                 tracing::warn!(action = %a.action, error = %e, "an operator's action on a player cannot go on; it is dropped");
                 store.delete_item_if(&k, version).await?;
             }
         }
     }
-    Ok(moved)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(moved),
+    }
 }
