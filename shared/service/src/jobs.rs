@@ -333,32 +333,11 @@ async fn tick<S: podium_store::Store + ?Sized>(
         budget
     };
     let mut caught_up = catch_up(store, at, settings, share, &mut report).await;
-    // Operators' closes accepted and not done yet go on (after the catch-up, which
-    // they may be waiting for).
-    match crate::operators::periods::carry_on(store, &settings.rewards, at, budget.share(2)).await {
-        Ok(moved) => report.actions_moved = moved,
-        Err(e) => {
-            tracing::error!(error = %e, "carrying an operator's close on failed; the refreshes go on");
-            if caught_up.is_ok() {
-                caught_up = Err(e);
-            }
-        }
-    }
-    // Their closes' dry runs under way.
-    match crate::operators::dry_runs::carry_on(store, &settings.rewards, at, budget.share(2)).await {
-        Ok(moved) => report.actions_moved += moved,
-        Err(e) => {
-            tracing::error!(error = %e, "carrying a close's dry run on failed; the refreshes go on");
-            if caught_up.is_ok() {
-                caught_up = Err(e);
-            }
-        }
-    }
-    // Then their suspensions, restores and deletions under way.
-    match crate::operators::player_actions::carry_on(store, &settings.records, at, budget.share(2)).await {
-        Ok(moved) => report.actions_moved += moved,
-        Err(e) => {
-            tracing::error!(error = %e, "carrying an operator's action on a player on failed; the refreshes go on");
+    // Operators' actions accepted and not done yet go on (after the catch-up, which
+    // their closes may be waiting for), unless the store is not answering.
+    if !caught_up.as_ref().is_err_and(ServiceError::is_unavailable) {
+        if let Err(e) = carry_on_actions(store, settings, at, budget.share(2), &mut report).await {
+            tracing::error!(error = %e, "carrying operators' actions on failed; the refreshes go on");
             if caught_up.is_ok() {
                 caught_up = Err(e);
             }
@@ -377,6 +356,49 @@ async fn tick<S: podium_store::Store + ?Sized>(
     }
     caught_up?;
     Ok(report)
+}
+
+/// Carries operators' actions under way one step on within `budget`: their closes,
+/// the closes' dry runs, then their suspensions, restores and deletions; how many it
+/// moved is added to `report`. A failure of one kind leaves the others to go on, but
+/// a store that does not answer stops them (each would wait for its timeouts). Errors:
+/// the first failure.
+async fn carry_on_actions<S: podium_store::Store + ?Sized>(
+    store: &S,
+    settings: &TickSettings,
+    at: DateTime<Utc>,
+    budget: Budget,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let mut failed: Option<ServiceError> = None;
+    let mut count = |moved: Result<usize, ServiceError>, failed: &mut Option<ServiceError>| match moved {
+        Ok(n) => {
+            report.actions_moved += n;
+            true
+        }
+        Err(e) => {
+            let down = e.is_unavailable();
+            failed.get_or_insert(e);
+            !down
+        }
+    };
+    let going = count(
+        crate::operators::periods::carry_on(store, &settings.rewards, at, budget).await,
+        &mut failed,
+    ) && count(
+        crate::operators::dry_runs::carry_on(store, &settings.rewards, at, budget).await,
+        &mut failed,
+    );
+    if going {
+        count(
+            crate::operators::player_actions::carry_on(store, &settings.records, at, budget).await,
+            &mut failed,
+        );
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// LB-5: snapshots every board refreshed on every tick (the current period of each),
