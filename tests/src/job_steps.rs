@@ -954,7 +954,8 @@ pub async fn mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once<S:
 /// step (256 results) a request: it answers 202 with the results checked so far, the
 /// jobs' status shows it, a tick carries it a step on, a repeat joins it where it
 /// stands, and it answers 200 once every result is checked, having written nothing but
-/// its own record (no result sent, no audit entry).
+/// its own record (no result sent, no audit entry); a player deleted since the freeze
+/// is neither listed nor counted to send (GM-6).
 pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: Store + Clone + 'static>(
     store: S,
 ) {
@@ -971,6 +972,11 @@ pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: St
     periods::freeze(&store, daily, &period, at, Budget::unbounded())
         .await
         .expect("frozen");
+    // GM-6: the last-ranked player is deleted after the freeze: kept in place, sent
+    // nothing, not listed.
+    podium_service::operators::deletion::delete_player(&store, "jy599", at)
+        .await
+        .expect("deleted");
     let tables = parse_period_rewards(DAILY_TABLE).expect("table");
     let ctx = ApiContext::new(crate::contract::cursor_key())
         .with_rewards(tables.clone())
@@ -1025,11 +1031,15 @@ pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: St
             &last.body["already_sent"],
             &last.body["to_send"]
         ),
-        (&json!(PLAYERS), &json!(0), &json!(PLAYERS)),
-        "{}",
-        last.body
+        (&json!(PLAYERS), &json!(0), &json!(PLAYERS - 1)),
+        "the deleted player is not counted to send"
     );
-    assert_eq!(last.body["results"].as_array().map(Vec::len), Some(PLAYERS));
+    let listed = last.body["results"].as_array().cloned().unwrap_or_default();
+    assert_eq!(listed.len(), PLAYERS - 1);
+    assert!(
+        listed.iter().all(|l| l["player_id"] != "jy599"),
+        "a deleted player is not listed"
+    );
     // Nothing sent, nothing audited.
     for p in players.iter().step_by(50) {
         assert!(store

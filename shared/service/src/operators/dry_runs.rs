@@ -56,10 +56,13 @@ pub struct DryRun {
     pub updated_at: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<DateTime<Utc>>,
-    /// Players ranked; results checked so far (in rank order), of which sent before.
+    /// Players ranked; results checked so far (in rank order), of which sent before,
+    /// and of which to players deleted since (GM-6: sent nothing, not listed).
     pub ranked: usize,
     pub checked: usize,
     pub already_sent: usize,
+    #[serde(default)]
+    pub deleted: usize,
     /// The first [`MAX_LISTED`] results.
     pub lines: Vec<ResultLine>,
     /// The players (id hashes) it leaves out, fixed when it began (OP-4), so that its
@@ -121,6 +124,7 @@ fn fresh(board: &BoardRef, now: DateTime<Utc>) -> DryRun {
         ranked: 0,
         checked: 0,
         already_sent: 0,
+        deleted: 0,
         lines: Vec::new(),
         left_out: None,
     }
@@ -140,8 +144,16 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
     };
     let board = BoardRef::new(dry.board.clone(), dry.period.clone());
     let table = rewards.get(def.id);
-    let mut results =
-        FinalResults::open(store, def, &board, table, &close::left_out(store, &board).await?).await?;
+    let left_out = match dry.left_out.clone() {
+        Some(l) => l,
+        None => close::left_out(store, &board).await?,
+    };
+    dry.left_out = Some(left_out.clone());
+    let mut results = FinalResults::open(store, def, &board, table, &left_out).await?;
+    // GM-6: a player deleted since the freeze keeps their place (the period's ranks
+    // stand) but is sent nothing: neither listed nor counted to send.
+    let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;
+    let deleted = |id: &str| pointer.as_ref().is_some_and(|p| p.hides(id));
     dry.ranked = results.of;
     results.skip(store, dry.checked).await?;
     let mut taken = 0;
@@ -163,6 +175,10 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
             sent.extend(found);
         }
         for (r, sent) in chunk.iter().zip(sent) {
+            if deleted(&r.player_id) {
+                dry.deleted += 1;
+                continue;
+            }
             dry.already_sent += usize::from(sent);
             if dry.lines.len() < MAX_LISTED {
                 dry.lines.push(ResultLine {

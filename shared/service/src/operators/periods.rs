@@ -256,7 +256,7 @@ async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
     op.checked = dry.checked;
     op.already_sent = dry.already_sent;
     op.to_send = if rewards.get(def.id).is_some() {
-        dry.checked - dry.already_sent
+        dry.checked - dry.already_sent - dry.deleted
     } else {
         0
     };

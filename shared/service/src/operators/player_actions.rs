@@ -58,14 +58,25 @@ fn body(a: &PlayerAction) -> Vec<u8> {
     serde_json::to_vec(a).unwrap_or_default()
 }
 
-/// Records `action` (replacing the player's earlier one of its kind), so the ticks
-/// carry it on.
+/// Records `action`, so the ticks carry it on; a repeat joins the player's record of
+/// its kind (the first request's operator, reason and instant stand; one call more).
 /// Errors: the store's.
 async fn record<S: ItemStore + ?Sized>(store: &S, action: &PlayerAction) -> Result<(), ServiceError> {
     let k = key(&action.player_id, &action.action);
     for _ in 0..5 {
-        let version = store.get_item(&k, true).await?.map_or(0, |i| i.version);
-        if store.put_item_if(&k, &body(action), version).await? {
+        // A repeat joins the action under way: the first request stands, one call more.
+        let (joined, version) = match store.get_item(&k, true).await? {
+            Some(item) => match serde_json::from_slice::<PlayerAction>(&item.body) {
+                Ok(mut first) => {
+                    first.calls += 1;
+                    first.updated_at = action.updated_at;
+                    (first, item.version)
+                }
+                Err(_) => (action.clone(), item.version),
+            },
+            None => (action.clone(), 0),
+        };
+        if store.put_item_if(&k, &body(&joined), version).await? {
             return Ok(());
         }
     }
