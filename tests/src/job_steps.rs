@@ -86,6 +86,33 @@ async fn listed<S: Store + ?Sized>(store: &S, board: &BoardRef, id: &str) -> usi
         .sum()
 }
 
+/// How many audit entries the trail holds under `filter` (`player`, `board`, …) at `at`.
+async fn audit_count<S: Store + Clone + 'static>(
+    store: &S,
+    filter: (&str, &str),
+    at: DateTime<Utc>,
+) -> usize {
+    let trail = crate::moderation::operator_call(
+        store,
+        "GET",
+        "/v1/operator/audit",
+        &[filter],
+        Some("support-9"),
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(trail.status, 200, "{}", trail.body);
+    trail.body["entries"].as_array().map_or(0, Vec::len)
+}
+
+/// The jobs' status, as operators read it (`GET /v1/operator/jobs`).
+async fn jobs_status<S: Store + Clone + 'static>(store: &S) -> serde_json::Value {
+    let shown = crate::overtaken::call(store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    assert_eq!(shown.status, 200, "{}", shown.body);
+    shown.body
+}
+
 /// Credits 25 November 2026 on `mahjong-daily` to `players`: `top` points to the
 /// first, one fewer to each next.
 async fn credit_day<S: Store>(store: &S, players: &[String], top: i64) {
@@ -528,22 +555,10 @@ pub async fn op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it<
     let first = close().await;
     assert_eq!(first.status, 202, "{}", first.body);
     assert_eq!(first.body["done"], false, "{}", first.body);
-    let trail = crate::moderation::operator_call(
-        &store,
-        "GET",
-        "/v1/operator/audit",
-        &[("board", "mahjong-daily@2026-11-25")],
-        Some("support-9"),
-        None,
-        at,
-    )
-    .await;
-    assert_eq!(trail.status, 200, "{}", trail.body);
     assert_eq!(
-        trail.body["entries"].as_array().map(Vec::len),
-        Some(1),
-        "audited first: {}",
-        trail.body
+        audit_count(&store, ("board", "mahjong-daily@2026-11-25"), at).await,
+        1,
+        "audited first"
     );
     let status = |store: S| async move {
         crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await
@@ -696,9 +711,7 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
             .await
         }
     };
-    let status = |store: S| async move {
-        crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await
-    };
+    let status = |store: S| async move { jobs_status(&store).await };
     let settings = TickSettings::default();
     // Ticks until no action on a player is left; how many it took.
     let finish = |store: S, steps: u32| {
@@ -707,10 +720,10 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
             let mut ticks = 0;
             loop {
                 let shown = status(store.clone()).await;
-                if shown.body["player_actions"].as_array().is_some_and(Vec::is_empty) {
+                if shown["player_actions"].as_array().is_some_and(Vec::is_empty) {
                     return ticks;
                 }
-                assert!(ticks < 30, "never done: {}", shown.body);
+                assert!(ticks < 30, "never done: {}", shown);
                 tick(
                     &store,
                     Job::Freeze,
@@ -729,30 +742,16 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
     assert_eq!(first.status, 202, "{}", first.body);
     assert_eq!(first.body["done"], false, "{}", first.body);
     // Audited, and the player refused, from the first answer.
-    let trail = crate::moderation::operator_call(
-        &store,
-        "GET",
-        "/v1/operator/audit",
-        &[("player", "many-days")],
-        Some("support-9"),
-        None,
-        at,
-    )
-    .await;
     assert_eq!(
-        trail.body["entries"].as_array().map(Vec::len),
-        Some(1),
-        "{}",
-        trail.body
+        audit_count(&store, ("player", "many-days"), at).await,
+        1,
+        "audited first"
     );
     let me = crate::overtaken::call(&store, crate::review::get("/v1/me", &[], "many-days")).await;
     assert_eq!(me.status, 403, "{}", me.body);
     let shown = status(store.clone()).await;
-    let actions = shown.body["player_actions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(actions.len(), 1, "{}", shown.body);
+    let actions = shown["player_actions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(actions.len(), 1, "{}", shown);
     assert_eq!(
         (actions[0]["action"].as_str(), actions[0]["player_id"].as_str()),
         (Some("suspend"), Some("many-days"))
@@ -805,7 +804,7 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
     let again = call("delete", json!({"reason": "account removal requested"}), 100).await;
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!(again.body["already_deleted"], true, "{}", again.body);
-    assert!(status(store.clone()).await.body["player_actions"]
+    assert!(status(store.clone()).await["player_actions"]
         .as_array()
         .is_some_and(Vec::is_empty));
 }
@@ -1013,8 +1012,8 @@ pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: St
         first.body
     );
     assert_eq!(first.body["results"].as_array().map(Vec::len), Some(256));
-    let shown = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
-    assert_eq!(shown.body["dry_runs"][0]["checked"], json!(256), "{}", shown.body);
+    let shown = jobs_status(&store).await;
+    assert_eq!(shown["dry_runs"][0]["checked"], json!(256), "{}", shown);
     // A tick carries it a step on.
     podium_service::operators::dry_runs::carry_on(&store, &tables, at, Budget::steps(1))
         .await
@@ -1048,21 +1047,10 @@ pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: St
             .expect("read")
             .is_none());
     }
-    let trail = crate::moderation::operator_call(
-        &store,
-        "GET",
-        "/v1/operator/audit",
-        &[("board", "mahjong-daily@2026-11-25")],
-        Some("support-9"),
-        None,
-        at,
-    )
-    .await;
     assert_eq!(
-        trail.body["entries"].as_array().map(Vec::len),
-        Some(0),
-        "{}",
-        trail.body
+        audit_count(&store, ("board", "mahjong-daily@2026-11-25"), at).await,
+        0,
+        "not audited"
     );
 }
 
@@ -1097,18 +1085,17 @@ pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ti
     )
     .await;
     assert!(failed.is_err(), "{failed:?}");
-    let shown = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    let shown = jobs_status(&store).await;
     assert_eq!(
-        shown.body["player_actions"][0]["action"], "delete",
+        shown["player_actions"][0]["action"], "delete",
         "recorded before its first step: {}",
-        shown.body
+        shown
     );
     let settings = TickSettings::default();
     // 30 boards' snapshots and 30 results to anonymise, 5 a tick.
     for n in 0..20 {
-        let shown =
-            crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
-        if shown.body["player_actions"].as_array().is_some_and(Vec::is_empty) {
+        let shown = jobs_status(&store).await;
+        if shown["player_actions"].as_array().is_some_and(Vec::is_empty) {
             break;
         }
         tick(
@@ -1121,11 +1108,11 @@ pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ti
         .await
         .expect("tick");
     }
-    let shown = crate::overtaken::call(&store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
+    let shown = jobs_status(&store).await;
     assert!(
-        shown.body["player_actions"].as_array().is_some_and(Vec::is_empty),
+        shown["player_actions"].as_array().is_some_and(Vec::is_empty),
         "{}",
-        shown.body
+        shown
     );
     assert!(store.is_deleted("gone-soon").await.expect("read"));
     let report = podium_service::operators::deletion::delete_player(&store, "gone-soon", at)
