@@ -106,6 +106,26 @@ async fn audit_count<S: Store + Clone + 'static>(
     trail.body["entries"].as_array().map_or(0, Vec::len)
 }
 
+/// An operator's (`support-7`) `POST` of `body` to `path` at `at` through the HTTP
+/// routes, with `tables`' rewards, working at most `steps` steps before it answers.
+async fn operator_post<S: Store + Clone + 'static>(
+    store: &S,
+    tables: &podium_rules::period_reward::RewardTables,
+    steps: u32,
+    path: &str,
+    body: serde_json::Value,
+    at: DateTime<Utc>,
+) -> podium_service::api::ApiResponse {
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key())
+        .with_rewards(tables.clone())
+        .with_operator_steps(podium_service::budget::StepLimit {
+            time: std::time::Duration::from_secs(30),
+            steps: Some(steps),
+        });
+    crate::moderation::operator_call_in(&ctx, store, "POST", path, &[], Some("support-7"), Some(&body), at)
+        .await
+}
+
 /// The jobs' status, as operators read it (`GET /v1/operator/jobs`).
 async fn jobs_status<S: Store + Clone + 'static>(store: &S) -> serde_json::Value {
     let shown = crate::overtaken::call(store, crate::review::operator_get("/v1/operator/jobs", &[])).await;
@@ -522,35 +542,21 @@ pub async fn op_5_an_operator_close_is_accepted_at_once_and_the_ticks_finish_it<
 >(
     store: S,
 ) {
-    use podium_service::api::ApiContext;
-    use podium_service::budget::StepLimit;
     use serde_json::json;
     const PLAYERS: usize = 600;
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("jo{i:03}")).collect();
     credit_day(&store, &players, 10_000).await;
     let tables = parse_period_rewards(DAILY_TABLE).expect("table");
-    let ctx = ApiContext::new(crate::contract::cursor_key())
-        .with_rewards(tables.clone())
-        .with_operator_steps(StepLimit {
-            time: std::time::Duration::from_secs(5),
-            steps: Some(1),
-        });
     let at = t("2026-11-26T10:00:00Z");
     let close = || {
-        let (ctx, store) = (ctx.clone(), store.clone());
-        async move {
-            crate::moderation::operator_call_in(
-                &ctx,
-                &store,
-                "POST",
-                "/v1/operator/periods/mahjong-daily/2026-11-25/close",
-                &[],
-                Some("support-7"),
-                Some(&json!({"reason": "the scheduler was off"})),
-                at,
-            )
-            .await
-        }
+        operator_post(
+            &store,
+            &tables,
+            1,
+            "/v1/operator/periods/mahjong-daily/2026-11-25/close",
+            json!({"reason": "the scheduler was off"}),
+            at,
+        )
     };
     let first = close().await;
     assert_eq!(first.status, 202, "{}", first.body);
@@ -662,9 +668,7 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
 >(
     store: S,
 ) {
-    use podium_service::api::ApiContext;
     use podium_service::boards::snapshot::write;
-    use podium_service::budget::StepLimit;
     use serde_json::json;
     const DAYS: i64 = 400;
     let daily = board_def("mahjong-daily").expect("registered");
@@ -691,25 +695,11 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
     }
     let at = t("2026-11-26T10:00:00Z");
     // `steps` boards (or results) a request and a tick.
+    let no_rewards = podium_rules::period_reward::RewardTables::new();
     let call = |action: &'static str, body: serde_json::Value, steps: u32| {
-        let store = store.clone();
-        let ctx = ApiContext::new(crate::contract::cursor_key()).with_operator_steps(StepLimit {
-            time: std::time::Duration::from_secs(30),
-            steps: Some(steps),
-        });
-        async move {
-            crate::moderation::operator_call_in(
-                &ctx,
-                &store,
-                "POST",
-                &format!("/v1/operator/players/many-days/{action}"),
-                &[],
-                Some("support-7"),
-                Some(&body),
-                at,
-            )
-            .await
-        }
+        let path = format!("/v1/operator/players/many-days/{action}");
+        let (store, no_rewards) = (store.clone(), no_rewards.clone());
+        async move { operator_post(&store, &no_rewards, steps, &path, body, at).await }
     };
     let status = |store: S| async move { jobs_status(&store).await };
     let settings = TickSettings::default();
@@ -958,8 +948,6 @@ pub async fn mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once<S:
 pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: Store + Clone + 'static>(
     store: S,
 ) {
-    use podium_service::api::ApiContext;
-    use podium_service::budget::StepLimit;
     use serde_json::json;
     const PLAYERS: usize = 600;
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("jy{i:03}")).collect();
@@ -977,27 +965,15 @@ pub async fn op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined<S: St
         .await
         .expect("deleted");
     let tables = parse_period_rewards(DAILY_TABLE).expect("table");
-    let ctx = ApiContext::new(crate::contract::cursor_key())
-        .with_rewards(tables.clone())
-        .with_operator_steps(StepLimit {
-            time: std::time::Duration::from_secs(30),
-            steps: Some(1),
-        });
     let dry = || {
-        let (ctx, store) = (ctx.clone(), store.clone());
-        async move {
-            crate::moderation::operator_call_in(
-                &ctx,
-                &store,
-                "POST",
-                "/v1/operator/periods/mahjong-daily/2026-11-25/close",
-                &[],
-                Some("support-7"),
-                Some(&json!({"reason": "what would it send?", "dry_run": true})),
-                at,
-            )
-            .await
-        }
+        operator_post(
+            &store,
+            &tables,
+            1,
+            "/v1/operator/periods/mahjong-daily/2026-11-25/close",
+            json!({"reason": "what would it send?", "dry_run": true}),
+            at,
+        )
     };
     let first = dry().await;
     assert_eq!(first.status, 202, "{}", first.body);
