@@ -40,6 +40,7 @@ macro_rules! job_steps_tests {
             mj_20_the_window_takes_a_large_day_off_in_steps_each_player_once,
             op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined,
             gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ticks,
+            op_4_a_tick_never_begins_a_suspension_a_restore_lifted,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -1095,4 +1096,40 @@ pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ti
         .await
         .expect("read");
     assert!(report.already_deleted, "finished by the ticks: {report:?}");
+}
+
+/// OP-4: a tick carrying a suspension on after a restore lifted it does nothing (it
+/// never begins a new suspension): the player stays active.
+pub async fn op_4_a_tick_never_begins_a_suspension_a_restore_lifted<S: Store + Clone + 'static>(store: S) {
+    use podium_service::moderation::suspensions;
+    seed_balance(&store, "lifted", 100, 1_000).await;
+    let at = t("2026-11-26T10:00:00Z");
+    let who = ("support-7", "cheating reported");
+    let suspended = suspensions::suspend(&store, "lifted", who, 30, at)
+        .await
+        .expect("suspended");
+    let since = suspended.suspension.expect("suspension").since;
+    suspensions::restore(
+        &store,
+        "lifted",
+        ("support-7", "the report was wrong"),
+        at,
+        &Default::default(),
+    )
+    .await
+    .expect("restored");
+    let carried = suspensions::carry_on(
+        &store,
+        "lifted",
+        since,
+        at + Duration::minutes(5),
+        Budget::steps(1),
+    )
+    .await
+    .expect("carried on");
+    assert!(carried.is_none(), "{carried:?}");
+    assert_eq!(
+        suspensions::of_player(&store, "lifted").await.expect("read"),
+        None
+    );
 }
