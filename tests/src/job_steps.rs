@@ -41,6 +41,8 @@ macro_rules! job_steps_tests {
             op_5_a_dry_run_larger_than_a_request_is_carried_on_and_joined,
             gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ticks,
             op_4_a_tick_never_begins_a_suspension_a_restore_lifted,
+            lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_the_run,
+            lb_5_a_board_whose_refresh_fails_stops_no_other_board,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -377,6 +379,118 @@ pub async fn lb_5_a_call_out_of_time_still_takes_a_step_and_the_next_goes_on<S: 
         "{resumed:?}"
     );
     assert_eq!(listed(&store, &seega, &run.snapshot).await, 250);
+}
+
+/// LB-5: Lambda retries a scheduled tick that was killed (at its timeout) with the
+/// same scheduled time, so the retry's clock reads the killed call's lease as fresh.
+/// The lease also records the holder's deadline on the wall clock: once it has
+/// passed, the retry takes the run over and resumes it (the same snapshot id), where
+/// a lease without a deadline (a call with no time bound) still holds against it.
+pub async fn lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_the_run<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    for i in 0..250 {
+        seed_balance(&store, &format!("jr{i:03}"), 60_000 - i as i64, 1_000).await;
+    }
+    let seega = BoardRef::all_time("seega");
+    let settings = TickSettings::default();
+    let at = t("2026-12-01T10:00:00Z");
+    // The first call lists a page and stops; the next, with a deadline 50 ms away,
+    // is killed after writing its next chunk, before saving it.
+    let first = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
+        .await
+        .expect("tick");
+    let id = run_of(&first, "seega").expect("seega").snapshot.clone();
+    let deadline = Budget {
+        steps: Some(1),
+        deadline: Some(std::time::Instant::now() + std::time::Duration::from_millis(50)),
+    };
+    let faulty = Faulty::new(store.clone()).failing_item_write_after(run_key(&seega, &id), 1);
+    assert!(tick(&faulty, Job::Refresh, at, &settings, deadline)
+        .await
+        .is_err());
+    let state = read::run_state(&store, &seega, &id)
+        .await
+        .expect("read")
+        .expect("run");
+    let lease = state.lease.expect("the killed call's lease is left behind");
+    assert!(lease.ends_ms.is_some(), "{lease:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    // Retried with the same scheduled time: the lease is over, the run resumed.
+    let retry = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
+        .await
+        .expect("retry");
+    let resumed = run_of(&retry, "seega").expect("seega resumed by the retry");
+    assert_eq!(resumed.snapshot, id);
+    assert!(resumed.pages_written >= 1, "{resumed:?}");
+    // Killed again, by a call without a deadline: its lease holds against a retry of
+    // the same instant, and the next tick (5 minutes on) resumes the run.
+    let faulty = Faulty::new(store.clone()).failing_item_write_after(run_key(&seega, &id), 1);
+    assert!(tick(&faulty, Job::Refresh, at, &settings, Budget::steps(1))
+        .await
+        .is_err());
+    let held = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
+        .await
+        .expect("retry");
+    assert!(
+        run_of(&held, "seega").is_none_or(|r| r.pages_written == 0 && !r.complete),
+        "the lease holds: {:?}",
+        run_of(&held, "seega")
+    );
+    let next = tick(
+        &store,
+        Job::Refresh,
+        at + Duration::minutes(5),
+        &settings,
+        Budget::unbounded(),
+    )
+    .await
+    .expect("next tick");
+    let done = run_of(&next, "seega").expect("seega");
+    assert!(done.complete && done.snapshot == id, "{done:?}");
+    assert_eq!(listed(&store, &seega, &id).await, 250);
+}
+
+/// LB-5: a board whose refresh fails for good (here its run's saved progress is
+/// unreadable) is reported and left to the next tick; the boards after it in the tick
+/// are still refreshed and published, and the tick fails after them.
+pub async fn lb_5_a_board_whose_refresh_fails_stops_no_other_board<S: Store + Clone + 'static>(store: S) {
+    for i in 0..250 {
+        seed_balance(&store, &format!("jb{i:03}"), 70_000 - i as i64, 1_000).await;
+    }
+    seed_game_balance(&store, Game::Minesweeper, "mb0", 500, 1_000).await;
+    let seega = BoardRef::all_time("seega");
+    let settings = TickSettings::default();
+    let at = t("2026-12-01T10:00:00Z");
+    let first = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
+        .await
+        .expect("tick");
+    let id = run_of(&first, "seega").expect("seega").snapshot.clone();
+    let key = run_key(&seega, &id);
+    let item = store
+        .get_item(&key, true)
+        .await
+        .expect("read")
+        .expect("run state");
+    assert!(store
+        .put_item_if(&key, b"{not a run state", item.version)
+        .await
+        .expect("write"));
+    seed_game_balance(&store, Game::Minesweeper, "mb1", 900, 1_000).await;
+    let later = at + Duration::minutes(5);
+    let failed = tick(&store, Job::Refresh, later, &settings, Budget::unbounded()).await;
+    assert!(failed.is_err(), "the tick reports the failure");
+    let pointer = read::current_consistent(&store, &BoardRef::all_time("minesweeper"))
+        .await
+        .expect("read")
+        .expect("published");
+    assert_eq!(
+        pointer.as_of, later,
+        "the board after the failing one was refreshed"
+    );
+    assert_eq!(pointer.entries, 2);
 }
 
 /// LB-5, GM-3: one player never stops a close. `jf-full` holds 1,500 unclaimed

@@ -725,6 +725,7 @@ pub async fn country_boards_are_the_board_filtered_and_re_ranked<
     state.lease = Some(snapshot::layout::Lease {
         owner: "dead".into(),
         until_ms: 0,
+        ends_ms: None,
     });
     assert!(store
         .put_item_if(&key, &serde_json::to_vec(&state).expect("json"), item.version)

@@ -11,6 +11,15 @@
 
 use std::time::{Duration, Instant};
 
+/// The wall clock now (milliseconds since the Unix epoch, UTC; 0 before it).
+pub fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .unwrap_or(0)
+}
+
 /// One call's budget. `Default`: no bound (the call runs to the end).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Budget {
@@ -70,6 +79,14 @@ impl Budget {
     /// Whether the deadline has passed: no new step begins.
     pub fn expired(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The deadline on the wall clock (milliseconds since the Unix epoch, UTC; `None`:
+    /// no deadline): what a lease records so that a call retried after this one was
+    /// killed can tell it is over, whatever instant the caller's clock says.
+    pub fn deadline_wall_ms(&self) -> Option<i64> {
+        let left = i64::try_from(self.left()?.as_millis()).unwrap_or(i64::MAX);
+        Some(wall_ms().saturating_add(left))
     }
 
     /// Time left before the deadline (`None`: no deadline).

@@ -345,10 +345,19 @@ async fn tick<S: podium_store::Store + ?Sized>(
     }
     if run.job == Job::Refresh {
         // Tournaments move first, so a final standing is snapshotted in the same tick.
-        for t in crate::games::tournaments::tick(store, at).await? {
+        let (moved, failed) = crate::games::tournaments::tick_within(store, at, budget.share(2)).await;
+        for t in moved {
             if !t.steps.is_empty() || t.prizes_paid > 0 {
                 tracing::info!(tournament = %t.tournament_id, steps = ?t.steps, prizes_paid = t.prizes_paid, done = t.done, "tournament moved");
                 report.tournaments.push(t);
+            }
+        }
+        if let Some(e) = failed {
+            if e.is_unavailable() {
+                return Err(e);
+            }
+            if caught_up.is_ok() {
+                caught_up = Err(e);
             }
         }
         let refresh_id = identity::refresh(store, at, invocation).await?;
@@ -444,7 +453,13 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
     for (i, board) in boards.into_iter().enumerate() {
         let share = budget.share(count - i as u32);
         let open = under_way.remove(&board.key());
-        let report = refresh_board(store, &board, open, refresh_id, at, share).await?;
+        let report = match refresh_board(store, &board, open, refresh_id, at, share).await {
+            Ok(report) => report,
+            Err(e) => {
+                board_failed(&board, e, &mut failed)?;
+                continue;
+            }
+        };
         if report.complete {
             if let Err(e) = notify(store, &board, &report.id, at, tick).await {
                 failed.get_or_insert(e);
@@ -462,7 +477,13 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
             }
             // Read again: the first pass may have left a refresh under way on it.
             let open = open_runs::get(store, &board).await?;
-            let report = refresh_board(store, &board, open, refresh_id, at, budget).await?;
+            let report = match refresh_board(store, &board, open, refresh_id, at, budget).await {
+                Ok(report) => report,
+                Err(e) => {
+                    board_failed(&board, e, &mut failed)?;
+                    continue;
+                }
+            };
             if report.complete {
                 if let Err(e) = notify(store, &board, &report.id, at, tick).await {
                     failed.get_or_insert(e);
@@ -477,26 +498,48 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
         .map(|c| async move {
             if budget.expired() {
                 // Their marks stay: the next tick refreshes them.
-                return Ok::<_, ServiceError>(None);
+                return Ok::<_, (BoardRef, ServiceError)>(None);
             }
             let open = under_way.get(&c.board.key()).cloned();
-            let report = refresh_board(store, &c.board, open, refresh_id, at, budget).await?;
-            if report.complete {
-                if let Some(from) = report.read_from_ms {
-                    changes::clear(store, &c, from).await?;
+            let run = async {
+                let report = refresh_board(store, &c.board, open, refresh_id, at, budget).await?;
+                if report.complete {
+                    if let Some(from) = report.read_from_ms {
+                        changes::clear(store, &c, from).await?;
+                    }
                 }
-            }
-            Ok(Some(BoardRun::new(&c.board, report)))
+                Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
+            };
+            run.await.map(Some).map_err(|e| (c.board.clone(), e))
         })
         .buffer_unordered(CHANGED_IN_FLIGHT);
     let mut runs = std::pin::pin!(runs);
     while let Some(r) = runs.next().await {
-        tick.runs.extend(r?);
+        match r {
+            Ok(run) => tick.runs.extend(run),
+            Err((board, e)) => board_failed(&board, e, &mut failed)?,
+        }
     }
     match failed {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// A board whose refresh failed: the others go on (its refresh is resumed by the next
+/// tick) and the tick fails after them with the first failure; but a store that does
+/// not answer stops the tick at once (each board would wait for its timeouts).
+fn board_failed(
+    board: &BoardRef,
+    e: ServiceError,
+    failed: &mut Option<ServiceError>,
+) -> Result<(), ServiceError> {
+    if e.is_unavailable() {
+        return Err(e);
+    }
+    tracing::error!(board = %board.key(), error = %e, "refreshing a board failed; the other boards go on");
+    failed.get_or_insert(e);
+    Ok(())
 }
 
 /// One board's refresh within `budget`: `open`, the refresh under way on it (as read,

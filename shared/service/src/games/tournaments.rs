@@ -30,6 +30,7 @@ use podium_rules::settlement::{Planned, Settlement, StateChange};
 use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
 use serde::de::DeserializeOwned;
 
+use crate::budget::Budget;
 use crate::engine::names::hex_sha256;
 use crate::engine::settle::settle_as;
 use crate::engine::source::{ReadState, Reads, Settled, Source};
@@ -341,16 +342,52 @@ pub struct TickReport {
 
 /// Moves every tournament along at `now` (the schedule's time): start or cancel
 /// after its start, close after its end, fix its winners after closing, pay them.
-/// Safe to run twice, and to resume after dying half way.
+/// Safe to run twice, and to resume after dying half way. Errors: the first
+/// tournament that failed (the others moved, [`tick_within`]).
 pub async fn tick<S: SettleStore + BoardStore + ItemStore + ?Sized>(
     store: &S,
     now: DateTime<Utc>,
 ) -> Result<Vec<TickReport>, ServiceError> {
-    let mut out = Vec::new();
-    for id in active(store).await? {
-        out.push(advance(store, &id, now).await?);
+    match tick_within(store, now, Budget::unbounded()).await {
+        (_, Some(e)) => Err(e),
+        (moved, None) => Ok(moved),
     }
-    Ok(out)
+}
+
+/// [`tick`] within `budget`: the tournaments in id order until its deadline (each
+/// one's steps are bounded by its prize places, not its players: a count of its
+/// entrants, its top entries, one settlement per prize), the rest left to the next
+/// tick; one that fails is left for the next tick while the others move, unless the
+/// store does not answer (then nothing more is tried). Returns what moved and the
+/// first failure.
+pub async fn tick_within<S: SettleStore + BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> (Vec<TickReport>, Option<ServiceError>) {
+    let mut out = Vec::new();
+    let ids = match active(store).await {
+        Ok(ids) => ids,
+        Err(e) => return (out, Some(e)),
+    };
+    let mut failed = None;
+    for (taken, id) in ids.iter().enumerate() {
+        if taken > 0 && budget.expired() {
+            break;
+        }
+        match advance(store, id, now).await {
+            Ok(report) => out.push(report),
+            Err(e) => {
+                tracing::error!(tournament = %id, error = %e, "moving a tournament along failed; the others go on");
+                let stop = e.is_unavailable();
+                failed.get_or_insert(e);
+                if stop {
+                    break;
+                }
+            }
+        }
+    }
+    (out, failed)
 }
 
 /// The ids in the index of tournaments not done yet, in id order (a page of

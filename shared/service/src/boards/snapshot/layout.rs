@@ -197,11 +197,26 @@ pub struct DirEntry {
     pub expires_at: Option<i64>,
 }
 
-/// Who holds a run, and until when (server clock, ms).
+/// Who holds a run, and until when: `until_ms` on the server clock the caller gives
+/// (the scheduled instant of a tick, ms), and `ends_ms` the holding call's deadline on
+/// the wall clock (ms since the Unix epoch; absent for a call without a deadline).
+/// The run is held while both are ahead: a retry of the same scheduled tick after the
+/// holder was killed at its deadline (Lambda's timeout) finds the lease over and
+/// resumes the run, where its clock alone would still read the lease as held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
     pub owner: String,
     pub until_ms: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_ms: Option<i64>,
+}
+
+impl Lease {
+    /// Whether the lease still holds at `now_ms` (server clock) and `wall_ms` (wall
+    /// clock, ms since the Unix epoch).
+    pub fn holds(&self, now_ms: i64, wall_ms: i64) -> bool {
+        self.until_ms > now_ms && self.ends_ms.is_none_or(|end| end > wall_ms)
+    }
 }
 
 /// Progress of one snapshot run: constant size, whatever the board's.

@@ -8,6 +8,7 @@
 //! - [`left_out`]: the players a run leaves out while suspended (OP-4).
 //! - [`write`]: a refresh or freeze run, resumable, and erasures (GM-6).
 //! - [`movement`]: each entry's earlier ranks, recorded by the run.
+//! - [`seen`]: the players a run has listed so far.
 //! - [`read`]: the current snapshot, its directory and pages.
 //! - [`rendered`]: top pages kept as rendered JSON per snapshot.
 
@@ -19,4 +20,5 @@ pub mod left_out;
 pub mod movement;
 pub mod read;
 pub mod rendered;
+pub mod seen;
 pub mod write;

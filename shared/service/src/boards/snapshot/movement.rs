@@ -3,8 +3,8 @@
 //!
 //! A run reads both earlier snapshots whole at the start of each call (their
 //! directories, then their page bodies in batches of 100: `2 × entries ÷ page size`
-//! bodies, eventually consistent) into maps of player → rank and card, in compact
-//! form ([`super::compact`]), and writes with each
+//! bodies, eventually consistent) into sorted arrays of player → rank (and, for the
+//! previous snapshot, card), in compact form ([`Listed`], [`super::compact`]), and writes with each
 //! directory chunk its movement items, one per 16 of its pages
 //! ([`super::layout::moves_pk`], [`super::layout::move_sk`]), listing every entry's
 //! two earlier ranks (as differences: about a byte an entry that kept its place,
@@ -27,61 +27,75 @@ use crate::error::ServiceError;
 /// Page bodies one batch read carries.
 const BATCH: usize = 100;
 
-/// Every player's rank and card in one snapshot, compact: one sorted array of (the
-/// key of their id, rank, where their card is in one shared text), looked up by
-/// binary search (about 32 bytes a player and their card's text: 10^6 players with
-/// cards in about 55 MB).
+/// Every player's rank (and, for the previous snapshot, card) in one snapshot,
+/// compact: one array sorted by the key of their id of (key, rank, where their card
+/// starts in one shared text, each card ended by U+001E), looked up by binary search:
+/// 24 bytes a player and their card's text (10^6 players with cards in about 45 MB,
+/// without cards 24 MB).
 #[derive(Debug, Default)]
 pub(crate) struct Listed {
-    entries: Vec<(IdKey, u32, u32, u32)>,
+    entries: Vec<(IdKey, u32, u32)>,
     cards: String,
 }
 
+/// Ends each card's text in [`Listed::cards`] (a control character no name, avatar or
+/// country holds, PF-1).
+const CARD_END: char = '\u{1E}';
+
+/// [`Listed`]'s card start for a player whose card is not kept.
+const NO_CARD: u32 = u32::MAX;
+
 impl Listed {
-    fn with_capacity(n: usize) -> Self {
+    pub(super) fn with_capacity(n: usize) -> Self {
         Listed {
             entries: Vec::with_capacity(n),
             cards: String::new(),
         }
     }
 
-    fn push(&mut self, player_id: &str, rank: u64, card: &Card) {
-        let compact = CompactCard::new(card);
-        let text = compact.text();
-        let start = u32::try_from(self.cards.len()).unwrap_or(u32::MAX);
-        self.cards.push_str(text);
-        let len = u32::try_from(text.len()).unwrap_or(0);
-        self.entries.push((
-            id_key(player_id),
-            u32::try_from(rank).unwrap_or(u32::MAX),
-            start,
-            len,
-        ));
+    pub(super) fn push(&mut self, player_id: &str, rank: u64, card: Option<&Card>) {
+        let start = match card {
+            Some(card) => {
+                let start = u32::try_from(self.cards.len()).unwrap_or(NO_CARD);
+                self.cards.push_str(CompactCard::new(card).text());
+                self.cards.push(CARD_END);
+                start
+            }
+            None => NO_CARD,
+        };
+        self.entries
+            .push((id_key(player_id), u32::try_from(rank).unwrap_or(u32::MAX), start));
     }
 
     /// Sorted by key, for lookups.
-    fn sealed(mut self) -> Self {
+    pub(super) fn sealed(mut self) -> Self {
         self.entries.sort_unstable_by_key(|e| e.0);
         self.entries.shrink_to_fit();
         self.cards.shrink_to_fit();
         self
     }
 
-    fn find(&self, player_id: &str) -> Option<&(IdKey, u32, u32, u32)> {
-        let key = id_key(player_id);
-        self.entries
-            .binary_search_by_key(&key, |e| e.0)
-            .ok()
-            .map(|i| &self.entries[i])
+    /// Where `key` is in the array ([`Listed::len`] entries), if listed.
+    pub(crate) fn index(&self, key: &IdKey) -> Option<usize> {
+        self.entries.binary_search_by_key(key, |e| e.0).ok()
+    }
+
+    /// How many players it lists.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
     }
 
     fn rank(&self, player_id: &str) -> Option<u64> {
-        self.find(player_id).map(|e| u64::from(e.1))
+        self.index(&id_key(player_id))
+            .map(|i| u64::from(self.entries[i].1))
     }
 
     fn card(&self, player_id: &str) -> Option<Card> {
-        let e = self.find(player_id)?;
-        let text = self.cards.get(e.2 as usize..(e.2 + e.3) as usize)?;
+        let start = self.entries[self.index(&id_key(player_id))?].2;
+        if start == NO_CARD {
+            return None;
+        }
+        let text = self.cards.get(start as usize..)?.split(CARD_END).next()?;
         Some(CompactCard::from_text(text).card())
     }
 }
@@ -123,6 +137,7 @@ async fn ranks_of<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
+    with_cards: bool,
 ) -> Result<Listed, ServiceError> {
     let listed: Vec<DirEntry> = all_chunks(store, board, id, false)
         .await?
@@ -135,7 +150,7 @@ async fn ranks_of<S: ItemStore + ?Sized>(
         for ((e, key), item) in chunk.iter().zip(&keys).zip(store.get_items(&keys, false).await?) {
             let Some(item) = item else { continue };
             for entry in ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?) {
-                out.push(&entry.player_id, entry.rank, &entry.card);
+                out.push(&entry.player_id, entry.rank, with_cards.then_some(&entry.card));
             }
         }
     }
@@ -172,7 +187,10 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
     }
     if let Some(p) = pointer(store, board, true).await? {
         if p.id != id && p.entries > 0 {
-            out.previous = Some((p.id.clone(), as_shown(&p, ranks_of(store, board, &p.id).await?)));
+            out.previous = Some((
+                p.id.clone(),
+                as_shown(&p, ranks_of(store, board, &p.id, true).await?),
+            ));
             out.previous_read_from_ms = p.read_from_ms;
         }
     }
@@ -182,7 +200,7 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
             let before = BoardRef::new(board.board.clone(), period.previous().id);
             if let Some(p) = pointer(store, &before, false).await? {
                 if p.id == FINAL && p.entries > 0 {
-                    let ranks = as_shown(&p, ranks_of(store, &before, FINAL).await?);
+                    let ranks = as_shown(&p, ranks_of(store, &before, FINAL, false).await?);
                     out.last_final = Some((before.period.clone(), ranks));
                 }
             }

@@ -14,8 +14,8 @@ use podium_store::{BoardKey, BoardStore, ItemKey, ItemStore, SortKeyRange, Store
 use super::country::{country_board, cut, CutPage, Sink};
 use super::layout::*;
 use super::read::*;
+use super::seen::Seen;
 use crate::boards::snapshot::codec::{decode_chunk, encode_moves, Earlier};
-use crate::boards::snapshot::compact::{id_key, IdKey};
 use crate::budget::Budget;
 use crate::error::ServiceError;
 
@@ -119,7 +119,8 @@ impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
 
 /// A run's server clock: the injected instant the call started at (UTC), advanced
 /// by the monotonic time since, so that leases and read instants move with the run
-/// while the caller chooses the instant (no wall clock is read here).
+/// while the caller chooses the instant (the wall clock is read only for a lease's
+/// holder's deadline, [`Lease::ends_ms`]).
 struct RunClock {
     start_ms: i64,
     started: std::time::Instant,
@@ -147,8 +148,8 @@ async fn listed_so_far<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
-) -> Result<(HashSet<IdKey>, HashMap<String, Option<i64>>), ServiceError> {
-    let mut seen = HashSet::new();
+    seen: &mut Seen<'_>,
+) -> Result<HashMap<String, Option<i64>>, ServiceError> {
     let mut bodies = HashMap::new();
     for (_, first, entries) in all_chunks(store, board, id, true).await? {
         for (i, e) in entries.iter().enumerate() {
@@ -157,11 +158,13 @@ async fn listed_so_far<S: ItemStore + ?Sized>(
                 .ok_or_else(|| {
                     StoreError::corrupt(body_key(board, &e.page).pk, "a listed page is missing")
                 })?;
-            seen.extend(page.entries.iter().map(|e| id_key(&e.player_id)));
+            for entry in &page.entries {
+                seen.insert(&entry.player_id);
+            }
             bodies.insert(e.page.clone(), e.expires_at);
         }
     }
-    Ok((seen, bodies))
+    Ok(bodies)
 }
 
 /// The page bodies the current snapshot (other than `id`) lists, with their expiry:
@@ -300,6 +303,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
         Some(Lease {
             owner: owner.to_string(),
             until_ms: clock.now_ms() + LEASE_MS,
+            ends_ms: budget.deadline_wall_ms(),
         })
     };
     // Another call holds the run (or took it over): it finishes it.
@@ -344,7 +348,11 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
                     read_from_ms: state.read_from_ms,
                 });
             }
-            if state.lease.as_ref().is_some_and(|l| l.until_ms > clock.now_ms()) {
+            if state
+                .lease
+                .as_ref()
+                .is_some_and(|l| l.holds(clock.now_ms(), crate::budget::wall_ms()))
+            {
                 return busy();
             }
             // A lease left behind: the call died (a clean stop gives its lease up).
@@ -372,14 +380,15 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
     let resume_after = state.last.as_ref().and_then(|(k, _, _)| BoardKey::decode(k));
     // The board moves while it is read: a player met twice (their value changed and
     // they moved past the reading) is listed once, where first met.
-    let (mut seen, mut stored) = if state.last_chunk.is_some() {
-        listed_so_far(store, board, id).await?
+    // Movement: the earlier snapshots this one is compared with, read whole.
+    let earlier = super::movement::earlier(store, board, id).await?;
+    let mut seen = Seen::new(earlier.previous.as_ref().map(|(_, listed)| listed));
+    let mut stored = if state.last_chunk.is_some() {
+        listed_so_far(store, board, id, &mut seen).await?
     } else {
         Default::default()
     };
     stored.extend(stored_bodies(store, board, id).await?);
-    // Movement: the earlier snapshots this one is compared with, read whole.
-    let earlier = super::movement::earlier(store, board, id).await?;
     // PF-3: one sink per country, resuming the saved progress.
     let mut sinks: BTreeMap<String, Sink> = BTreeMap::new();
     for (cc, saved) in &state.countries {
@@ -428,7 +437,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
                     exhausted = true;
                     break;
                 };
-                if !seen.insert(id_key(&s.player_id)) {
+                if !seen.insert(&s.player_id) {
                     continue;
                 }
                 let ends = paging.ends_after(&s.player_id, rows.len() + 1);
