@@ -24,8 +24,6 @@
 //! suspended players, OP-4), and while the week is open 1 GetItem (its members) and 1
 //! BatchGetItem (their weekly entries).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
 use podium_rules::leaderboard::Standing;
@@ -35,9 +33,12 @@ use podium_rules::league::{
 };
 use podium_rules::message::Message;
 use podium_rules::settlement::{Planned, Settlement, StateChange};
-use podium_store::{ItemKey, ItemStore, SettleStore, SortKeyRange, SourceKey};
+use podium_store::{ItemKey, ItemStore, SettleStore, SourceKey};
 use serde::{Deserialize, Serialize};
 
+use crate::boards::snapshot::compact::{id_key, IdKey};
+use crate::boards::snapshot::layout::FINAL;
+use crate::boards::snapshot::read::each_entry;
 use crate::boards::visibility::Hidden;
 use crate::engine::names::hex_sha256;
 use crate::engine::placement::{corrupt, frozen_key, json, members_owner, state, MEMBERS_STATE};
@@ -418,13 +419,22 @@ async fn recorded_cohort<S: SettleStore + ?Sized>(
     }
 }
 
-/// Every cohort of `week` (tier, cohort id, members), tier by tier and shard by shard.
+/// Members a week's close keeps in memory between its join step and its cohorts'
+/// closes (about 3 MB); a week with more reads each cohort's members again as it
+/// closes it (one GetItem a cohort of up to 30).
+const KNOWN_MEMBERS: usize = 100_000;
+
+/// The players placed in `week`'s cohorts, by the key of their id, sorted (16 bytes a
+/// player), and, when they are at most [`KNOWN_MEMBERS`], every cohort in close order
+/// with its members: (tier, cohort id, members). One GetItem per (tier, shard) and
+/// per cohort, in order.
 async fn week_cohorts<S: SettleStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
     week: &str,
-) -> Result<Vec<(u32, String, Vec<String>)>, ServiceError> {
-    let mut out = Vec::new();
+) -> Result<(Vec<IdKey>, Option<Vec<(u32, String, Vec<String>)>>), ServiceError> {
+    let mut placed = Vec::new();
+    let mut known = Some(Vec::new());
     for tier in 0..league.tiers.len() as u32 {
         for shard in 0..league.shards {
             let (filling, version): (Filling, u64) =
@@ -435,11 +445,32 @@ async fn week_cohorts<S: SettleStore + ?Sized>(
             for number in 0..=filling.number {
                 let cohort = cohort_id(tier, shard, number);
                 let members = members(store, league, week, &cohort).await?;
-                out.push((tier, cohort, members));
+                placed.extend(members.iter().map(|m| id_key(m)));
+                if placed.len() > KNOWN_MEMBERS {
+                    known = None;
+                }
+                if let Some(known) = known.as_mut() {
+                    known.push((tier, cohort, members));
+                }
             }
         }
     }
-    Ok(out)
+    placed.sort_unstable();
+    Ok((placed, known))
+}
+
+/// The frozen values of a week's players, compact: sorted by the key of their id, with
+/// their value and the instant they reached it (32 bytes a player, where a map of
+/// their ids and standings took about 150).
+struct WeekValues(Vec<(IdKey, i64, i64)>);
+
+impl WeekValues {
+    /// `player_id`'s frozen (value, reached at, ms), if the week ranks them.
+    fn get(&self, player_id: &str) -> Option<(i64, i64)> {
+        let key = id_key(player_id);
+        let i = self.0.binary_search_by_key(&key, |e| e.0).ok()?;
+        Some((self.0[i].1, self.0[i].2))
+    }
 }
 
 /// The source kind of a late join: a player the frozen week ranks, placed in one of
@@ -616,33 +647,23 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
         ),
         None => (Progress::default(), 0),
     };
-    // The frozen week's values (one read of the final snapshot), without the players
-    // deleted since (the pointer's erasures, GM-6).
+    // The frozen week's values (the final snapshot read page by page), without the
+    // players deleted since (the pointer's erasures, GM-6).
     let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;
-    let finals: HashMap<String, Standing> = crate::boards::snapshot::read::pages(
-        store,
-        &board,
-        crate::boards::snapshot::layout::FINAL,
-        SortKeyRange::All,
-        true,
-        usize::MAX,
-        true,
-    )
-    .await?
-    .into_iter()
-    .flat_map(|p| p.entries)
-    .filter(|e| !pointer.as_ref().is_some_and(|p| p.hides(&e.player_id)))
-    .map(|e| {
-        (
-            e.player_id.clone(),
-            Standing {
-                player_id: e.player_id,
-                value: e.value,
-                reached_at_ms: e.reached_at_ms,
-            },
-        )
+    let hidden = |m: &str| pointer.as_ref().is_some_and(|p| p.hides(m));
+    let mut values = Vec::with_capacity(
+        pointer
+            .as_ref()
+            .map_or(0, |p| usize::try_from(p.entries).unwrap_or(0)),
+    );
+    each_entry(store, &board, FINAL, true, |e| {
+        if !hidden(&e.player_id) {
+            values.push((id_key(&e.player_id), e.value, e.reached_at_ms));
+        }
     })
-    .collect();
+    .await?;
+    values.sort_unstable_by_key(|e| e.0);
+    let finals = WeekValues(values);
     // GM-6: a member deleted since (hidden by the pointer, or listed under the
     // pseudonym the deletion wrote) is left out.
     let gone = |m: &str| {
@@ -661,22 +682,20 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
         // of the week arrived after the week's freeze began, or after their first
         // record of a later week (so nobody placed them in this one), joins a cohort
         // of their tier now ([`LateJoin`]), before any cohort is closed.
-        let listed = week_cohorts(store, league, week).await?;
-        let late: Vec<String> = {
-            let placed: std::collections::HashSet<&str> = listed
-                .iter()
-                .flat_map(|(_, _, members)| members.iter().map(String::as_str))
-                .collect();
-            let mut late: Vec<String> = finals
-                .keys()
-                .filter(|p| !placed.contains(p.as_str()) && !gone(p))
-                .cloned()
-                .collect();
-            late.sort_unstable();
-            late
-        };
+        let (placed, listed) = week_cohorts(store, league, week).await?;
+        // The final read again page by page for the ids of the players no cohort lists
+        // (what is held is the late ones, not the week).
+        let mut late: Vec<String> = Vec::new();
+        each_entry(store, &board, FINAL, true, |e| {
+            if !gone(&e.player_id) && placed.binary_search(&id_key(&e.player_id)).is_err() {
+                late.push(e.player_id);
+            }
+        })
+        .await?;
+        drop(placed);
+        late.sort_unstable();
         if late.is_empty() {
-            known = Some(listed);
+            known = listed;
         } else {
             // Collected (as below): a lazy map's closure keeps an HTTP handler's future
             // from being proved Send (an operator's close runs it).
@@ -785,7 +804,7 @@ async fn close_cohort<S: SettleStore + ItemStore + ?Sized>(
     week: &str,
     (tier, cohort): (u32, &str),
     members: &[String],
-    (finals, gone): (&HashMap<String, Standing>, Gone<'_>),
+    (finals, gone): (&WeekValues, Gone<'_>),
     now: DateTime<Utc>,
     report: &mut WeekReport,
 ) -> Result<(), ServiceError> {
@@ -793,11 +812,12 @@ async fn close_cohort<S: SettleStore + ItemStore + ?Sized>(
         .iter()
         .filter(|m| !gone(m))
         .map(|m| {
-            finals.get(m).cloned().unwrap_or_else(|| Standing {
+            let (value, reached_at_ms) = finals.get(m).unwrap_or((0, i64::MAX));
+            Standing {
                 player_id: m.clone(),
-                value: 0,
-                reached_at_ms: i64::MAX,
-            })
+                value,
+                reached_at_ms,
+            }
         })
         .collect();
     let results = league::close(league, tier, standings);

@@ -16,16 +16,13 @@
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::period::{Period, PeriodKind};
 use podium_rules::profile::Card;
-use podium_store::{ItemKey, ItemStore};
+use podium_store::ItemStore;
 
-use super::codec::{decode_body, decode_moves, ranked, Earlier};
+use super::codec::{decode_moves, Earlier};
 use super::compact::{id_key, CompactCard, IdKey};
 use super::layout::*;
-use super::read::{all_chunks, pointer};
+use super::read::{each_entry, pointer};
 use crate::error::ServiceError;
-
-/// Page bodies one batch read carries.
-const BATCH: usize = 100;
 
 /// Every player's rank (and, for the previous snapshot, card) in one snapshot,
 /// compact: one array sorted by the key of their id of (key, rank, where their card
@@ -46,7 +43,7 @@ const CARD_END: char = '\u{1E}';
 const NO_CARD: u32 = u32::MAX;
 
 impl Listed {
-    pub(super) fn with_capacity(n: usize) -> Self {
+    fn with_capacity(n: usize) -> Self {
         Listed {
             entries: Vec::with_capacity(n),
             cards: String::new(),
@@ -132,28 +129,20 @@ impl EarlierRanks {
 }
 
 /// Every player's rank in snapshot `id` of `board` (pages whose body is gone are
-/// left out): its directory, then its bodies in batches.
+/// left out), read page by page ([`each_entry`]), with their cards when `with_cards`;
+/// `entries`, how many it lists, sizes the array once.
 async fn ranks_of<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     id: &str,
     with_cards: bool,
+    entries: u64,
 ) -> Result<Listed, ServiceError> {
-    let listed: Vec<DirEntry> = all_chunks(store, board, id, false)
-        .await?
-        .into_iter()
-        .flat_map(|(_, _, entries)| entries)
-        .collect();
-    let mut out = Listed::with_capacity(listed.iter().map(|e| e.len as usize).sum());
-    for chunk in listed.chunks(BATCH) {
-        let keys: Vec<ItemKey> = chunk.iter().map(|e| body_key(board, &e.page)).collect();
-        for ((e, key), item) in chunk.iter().zip(&keys).zip(store.get_items(&keys, false).await?) {
-            let Some(item) = item else { continue };
-            for entry in ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?) {
-                out.push(&entry.player_id, entry.rank, with_cards.then_some(&entry.card));
-            }
-        }
-    }
+    let mut out = Listed::with_capacity(usize::try_from(entries).unwrap_or(0));
+    each_entry(store, board, id, false, |entry| {
+        out.push(&entry.player_id, entry.rank, with_cards.then_some(&entry.card));
+    })
+    .await?;
     Ok(out.sealed())
 }
 
@@ -189,7 +178,7 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
         if p.id != id && p.entries > 0 {
             out.previous = Some((
                 p.id.clone(),
-                as_shown(&p, ranks_of(store, board, &p.id, true).await?),
+                as_shown(&p, ranks_of(store, board, &p.id, true, p.entries).await?),
             ));
             out.previous_read_from_ms = p.read_from_ms;
         }
@@ -200,7 +189,7 @@ pub(crate) async fn earlier<S: ItemStore + ?Sized>(
             let before = BoardRef::new(board.board.clone(), period.previous().id);
             if let Some(p) = pointer(store, &before, false).await? {
                 if p.id == FINAL && p.entries > 0 {
-                    let ranks = as_shown(&p, ranks_of(store, &before, FINAL, false).await?);
+                    let ranks = as_shown(&p, ranks_of(store, &before, FINAL, false, p.entries).await?);
                     out.last_final = Some((before.period.clone(), ranks));
                 }
             }

@@ -49,6 +49,41 @@ pub(crate) async fn all_chunks<S: ItemStore + ?Sized>(
     }
 }
 
+/// Page bodies one batch read carries when a snapshot is read whole.
+const BODIES_AT_ONCE: usize = 100;
+
+/// Every entry of snapshot `id` of `board`, in listing order, given to `each` one at a
+/// time (pages whose body is gone are passed over): the directory (a Query per 100
+/// chunks), then the page bodies [`BODIES_AT_ONCE`] to a batch read, so what is held
+/// at once is the directory and one batch of pages, not the snapshot.
+pub(crate) async fn each_entry<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    id: &str,
+    consistent: bool,
+    mut each: impl FnMut(podium_rules::snapshot::SnapshotEntry),
+) -> Result<(), ServiceError> {
+    let listed: Vec<DirEntry> = all_chunks(store, board, id, consistent)
+        .await?
+        .into_iter()
+        .flat_map(|(_, _, entries)| entries)
+        .collect();
+    for chunk in listed.chunks(BODIES_AT_ONCE) {
+        let keys: Vec<ItemKey> = chunk.iter().map(|e| body_key(board, &e.page)).collect();
+        for ((e, key), item) in chunk
+            .iter()
+            .zip(&keys)
+            .zip(store.get_items(&keys, consistent).await?)
+        {
+            let Some(item) = item else { continue };
+            ranked(e.position, e.rank, decode_body(&key.pk, &item.body)?)
+                .into_iter()
+                .for_each(&mut each);
+        }
+    }
+    Ok(())
+}
+
 /// The entries listed at 0-based positions `from .. from + n`, as (value, player id),
 /// in order: on page 0, or on the pages chunk 0 of the directory lists them on (a
 /// read each); fewer past the end of the snapshot or of chunk 0.

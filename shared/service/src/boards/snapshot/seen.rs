@@ -52,7 +52,7 @@ mod tests {
 
     #[test]
     fn each_player_is_listed_once_whether_the_earlier_snapshot_lists_them_or_not() {
-        let mut earlier = Listed::with_capacity(3);
+        let mut earlier = Listed::default();
         for (i, p) in ["ana", "bo", "cy"].iter().enumerate() {
             earlier.push(p, i as u64 + 1, Some(&Card::default()));
         }
