@@ -508,6 +508,33 @@
     }
   }
 
+  // ---------------------------------------------------------------- jobs under way
+
+  async function loadJobs() {
+    const body = $("jobs").tBodies[0];
+    try {
+      const jobs = await get("/v1/operator/jobs");
+      clear(body);
+      const rows = [];
+      for (const r of jobs.refreshes || [])
+        rows.push(["refresh", r.board + " " + r.period + " (" + r.id + ")", r.pages + " pages listed", instant(r.as_of), ""]);
+      for (const a of jobs.actions || [])
+        rows.push(["close", a.board + " " + a.period, a.settled + " of " + a.ranked + " settled, " + a.sent + " sent" +
+          (a.unapplied ? ", " + a.unapplied + " unapplied" : ""), instant(a.requested_at), a.operator]);
+      for (const d of jobs.dry_runs || [])
+        rows.push(["dry run", d.board + " " + d.period, d.checked + " of " + d.ranked + " checked" +
+          (d.finished_at ? " (finished)" : ""), instant(d.requested_at), ""]);
+      for (const p of jobs.player_actions || [])
+        rows.push([p.action, p.player_id, "asked " + p.calls + (p.calls === 1 ? " time" : " times"), instant(p.requested_at), p.operator]);
+      for (const u of jobs.unapplied || [])
+        rows.push(["unapplied (" + u.job + ")", u.kind + " " + u.id + (u.player ? " of " + u.player : ""), u.error, instant(u.at), ""]);
+      if (rows.length === 0) rows.push(["", "nothing under way", "", "", ""]);
+      for (const r of rows) body.appendChild(row(r));
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
   // ---------------------------------------------------------------- audit trail
 
   async function loadAudit(by, who) {
@@ -556,6 +583,10 @@
       closePeriod(true);
     });
     $("close-apply").addEventListener("click", () => closePeriod(false));
+    $("jobs-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      loadJobs();
+    });
     $("audit-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       loadAudit();

@@ -326,6 +326,10 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(sorted(entries), ["approve", "restore", "suspend"])
         self.assertEqual(entries["suspend"][3:5], ["carol", "reported for a modified client"])
         self.assertEqual(entries["approve"][3], "level-completion/c-lv1")
+        # Nothing is left under way: the jobs' view says so.
+        d.find_element(By.ID, "load-jobs").click()
+        self.wait.until(lambda d: len(self.rows("jobs")) == 1)
+        self.assertEqual(cells(self.rows("jobs")[0])[1], "nothing under way")
         os.makedirs(ARTIFACTS, exist_ok=True)
         d.save_screenshot(os.path.join(ARTIFACTS, "actions.png"))
 
