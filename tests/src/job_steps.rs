@@ -43,6 +43,7 @@ macro_rules! job_steps_tests {
             op_4_a_tick_never_begins_a_suspension_a_restore_lifted,
             lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_the_run,
             lb_5_a_board_whose_refresh_fails_stops_no_other_board,
+            lb_5_a_tick_with_nothing_due_costs_six_reads,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -491,6 +492,34 @@ pub async fn lb_5_a_board_whose_refresh_fails_stops_no_other_board<S: Store + Cl
         "the board after the failing one was refreshed"
     );
     assert_eq!(pointer.entries, 2);
+}
+
+/// LB-5 (cost held): a freeze tick with nothing due, after the first one caught up,
+/// reads 3 records (the period boards' last closes, the AMR window's last day) and
+/// lists the operators' work 3 times (closes, dry runs, actions on players), all
+/// empty, and writes nothing (docs/costs.md, "tick catch-up with nothing due"). A new
+/// kind of job that lists its work at every tick raises this count.
+pub async fn lb_5_a_tick_with_nothing_due_costs_six_reads<S: Store + Clone + 'static>(store: S) {
+    let settings = TickSettings::default();
+    let at = t("2026-12-01T10:00:00Z");
+    tick(&store, Job::Freeze, at, &settings, Budget::unbounded())
+        .await
+        .expect("the first tick catches up");
+    let counted = crate::counting::Counted::new(store.clone());
+    tick(
+        &counted,
+        Job::Freeze,
+        at + Duration::minutes(5),
+        &settings,
+        Budget::unbounded(),
+    )
+    .await
+    .expect("tick");
+    assert_eq!(
+        counted.counts(),
+        (6, 0),
+        "(reads, writes) of a tick with nothing due"
+    );
 }
 
 /// LB-5, GM-3: one player never stops a close. `jf-full` holds 1,500 unclaimed
