@@ -931,6 +931,20 @@ pub async fn op_4_a_suspension_of_a_player_on_400_boards_is_accepted_at_once_and
     let deleting = call("delete", json!({"reason": "account removal requested"}), 100).await;
     assert_eq!(deleting.status, 202, "{}", deleting.body);
     assert_eq!(deleting.body["done"], false, "{}", deleting.body);
+    // GM-6: what the deletion works through is listed beside the tombstone, which stays
+    // a few hundred bytes whatever the player holds (a list inline outgrew DynamoDB's
+    // 400 KB item at about 2,000 boards).
+    let tombstone = store
+        .get_item(&podium_store::tombstone_key("many-days"), true)
+        .await
+        .expect("read")
+        .expect("tombstone");
+    assert!(tombstone.body.len() < 512, "{} bytes", tombstone.body.len());
+    // A repeat joins the deletion under way: the first request's audit entry stands.
+    let audited = audit_count(&store, ("operator", "support-7"), at).await;
+    let joined = call("delete", json!({"reason": "asked again"}), 1).await;
+    assert_eq!(joined.status, 202, "{}", joined.body);
+    assert_eq!(audit_count(&store, ("operator", "support-7"), at).await, audited);
     let ticks = finish(store.clone(), 100).await;
     assert!(ticks >= 2, "the ticks carried it on: {ticks}");
     let me = crate::overtaken::call(&store, crate::review::get("/v1/me", &[], "many-days")).await;

@@ -188,9 +188,16 @@ impl Template {
                     }
                 }
             }
+            // A number, or `!Ref` a parameter: its default (the local stack's value).
+            let param_default = |v: Option<&Value>| match v {
+                Some(Value::Tagged(t)) if t.tag == "!Ref" => text(&t.value)
+                    .and_then(|name| self.parameters().remove(&name).flatten())
+                    .and_then(|d| d.parse().ok()),
+                other => number(other),
+            };
             out.push(Function {
-                memory_mb: number(key(&props, "MemorySize"))
-                    .or(number(global("MemorySize")))
+                memory_mb: param_default(key(&props, "MemorySize"))
+                    .or(param_default(global("MemorySize")))
                     .unwrap_or(128),
                 timeout_secs: number(key(&props, "Timeout"))
                     .or(number(global("Timeout")))
@@ -395,6 +402,16 @@ mod tests {
         fn stack_name(&self) -> String {
             "stack".into()
         }
+    }
+
+    #[test]
+    fn a_memory_size_may_name_a_parameter() {
+        let t = Template::parse(
+            "Parameters:\n  M:\n    Type: Number\n    Default: 1024\nResources:\n  F:\n    Type: AWS::Serverless::Function\n    Metadata:\n      BuildProperties:\n        Binary: f\n    Properties:\n      MemorySize: !Ref M\n",
+        )
+        .expect("parse");
+        let f = t.functions().expect("functions");
+        assert_eq!(f[0].memory_mb, 1024);
     }
 
     #[test]

@@ -190,11 +190,22 @@ impl CursorKey {
 
     /// The cursor in `token`, if this key issued it in `scope` ([`Self::issue_in`]).
     pub fn open_in(&self, scope: &str, token: &str) -> Result<Cursor, ServiceError> {
-        // A history's scope is `ledger/…`; any other is a board and period's.
+        // A history's scope is `ledger/…`, an audit trail's `audit:…`, the review
+        // queue's `review`; any other is a board and period's.
         let (foreign, other) = if scope.starts_with("ledger/") {
             (
                 "not a cursor this API issued for this history",
                 "this cursor belongs to another player's or game's history",
+            )
+        } else if scope.starts_with("audit:") {
+            (
+                "not a cursor this API issued for this audit trail",
+                "this cursor belongs to another audit trail (player, operator, day or board)",
+            )
+        } else if scope == "review" {
+            (
+                "not a cursor this API issued for the review queue",
+                "this cursor belongs to another list",
             )
         } else {
             (

@@ -437,11 +437,11 @@ pub async fn restore_within<S: Store + ?Sized>(
         .clone()
         .ok_or(ServiceError::Contended { attempts: 1 })?;
     // OP-5: the same entry (instant and id) on every repeat of this restore, written
-    // before any effect.
+    // before any effect; its id is the suspension's, marked as its restore.
     audit::append(
         store,
         &AuditEntry {
-            id: format!("{player_id}@{}", g.suspension.since.timestamp_millis()),
+            id: format!("{player_id}@{}/restore", g.suspension.since.timestamp_millis()),
             at: began.at,
             operator: began.operator.clone(),
             action: action::RESTORE.into(),

@@ -48,6 +48,9 @@ use podium_store::{
 };
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashSet;
+
+use super::deletion_lists as lists;
 use crate::budget::Budget;
 use crate::engine::names::pseudonym;
 use crate::engine::names::rename_in_key;
@@ -65,18 +68,29 @@ pub struct Tombstone {
     /// When it finished.
     #[serde(default)]
     pub deleted_at: Option<DateTime<Utc>>,
-    /// Boards (`{board}@{period}`) the player stood on: their snapshots are erased.
-    #[serde(default)]
+    /// Written by an earlier version: the lists held inline (moved beside the
+    /// tombstone by the next call, [`super::deletion_lists`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub boards: Vec<String>,
-    /// Sources (`kind`, `id`) the player's ledger names, or whose results name them
-    /// (their references): their results are anonymised.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<(String, String)>,
-    /// Others' state items (`owner`, `name`) that name the player (their references:
-    /// league member lists, tournament winners, inboxes): anonymised too.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<(String, String)>,
-    /// How many of `boards` have their snapshots erased, and of `sources` are
+    /// Whether what the player holds is listed beside the tombstone
+    /// ([`super::deletion_lists`]): the boards (`{board}@{period}`) they stood on,
+    /// whose snapshots are erased; the sources (`kind`, `id`) their ledger names or
+    /// whose results name them, anonymised; others' state items (`owner`, `name`) that
+    /// name them (league member lists, tournament winners, inboxes), anonymised too.
+    #[serde(default)]
+    pub listed: bool,
+    /// How many boards, sources and states are listed.
+    #[serde(default)]
+    pub boards_n: usize,
+    #[serde(default)]
+    pub sources_n: usize,
+    #[serde(default)]
+    pub states_n: usize,
+    /// How many of the boards have their snapshots erased, and of the sources are
     /// anonymised: a deletion that stopped at its budget resumes after them.
     #[serde(default)]
     pub erased_through: usize,
@@ -246,66 +260,76 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
         report.done = true;
         return Ok(report);
     }
-    // 2. What the player holds; the boards and sources go into the tombstone first.
+    // 2. What the player holds, listed beside the tombstone once (a list an earlier
+    // version held inline first, in its order, so its progress still counts).
     let holdings = store.holdings(player_id).await?;
-    let mut boards: Vec<BoardRef> = holdings
-        .balances
-        .iter()
-        .filter_map(|g| balance_board(*g))
-        .collect();
-    boards.extend(holdings.entries.iter().cloned());
-    let mut grew = false;
-    for b in &boards {
-        if !tomb.boards.contains(&b.key()) {
-            tomb.boards.push(b.key());
-            grew = true;
-        }
-    }
-    for e in &holdings.ledger {
-        for kind in candidate_kinds(e) {
-            let s = (kind, e.source_id.clone());
-            if !tomb.sources.contains(&s) {
-                tomb.sources.push(s);
-                grew = true;
+    if !tomb.listed {
+        let mut boards: Vec<String> = std::mem::take(&mut tomb.boards);
+        let mut sources: Vec<(String, String)> = std::mem::take(&mut tomb.sources);
+        let mut states: Vec<(String, String)> = std::mem::take(&mut tomb.states);
+        let mut seen_boards: HashSet<String> = boards.iter().cloned().collect();
+        let mut seen_sources: HashSet<(String, String)> = sources.iter().cloned().collect();
+        let mut seen_states: HashSet<(String, String)> = states.iter().cloned().collect();
+        let held = holdings
+            .balances
+            .iter()
+            .filter_map(|g| balance_board(*g))
+            .chain(holdings.entries.iter().cloned());
+        for b in held {
+            if seen_boards.insert(b.key()) {
+                boards.push(b.key());
             }
         }
-    }
-    // Every other item that names them: the references its commit wrote.
-    for r in &holdings.refs {
-        match r {
-            podium_store::Named::Source { kind, id } => {
-                let s = (kind.clone(), id.clone());
-                if !tomb.sources.contains(&s) {
-                    tomb.sources.push(s);
-                    grew = true;
-                }
-            }
-            podium_store::Named::State { owner, name } => {
-                let s = (owner.clone(), name.clone());
-                if !tomb.states.contains(&s) {
-                    tomb.states.push(s);
-                    grew = true;
+        for e in &holdings.ledger {
+            for kind in candidate_kinds(e) {
+                let s = (kind, e.source_id.clone());
+                if seen_sources.insert(s.clone()) {
+                    sources.push(s);
                 }
             }
         }
-    }
-    if grew {
+        // Every other item that names them: the references its commit wrote.
+        for r in &holdings.refs {
+            match r {
+                podium_store::Named::Source { kind, id } => {
+                    let s = (kind.clone(), id.clone());
+                    if seen_sources.insert(s.clone()) {
+                        sources.push(s);
+                    }
+                }
+                podium_store::Named::State { owner, name } => {
+                    let s = (owner.clone(), name.clone());
+                    if seen_states.insert(s.clone()) {
+                        states.push(s);
+                    }
+                }
+            }
+        }
+        tomb.boards_n = lists::write(store, player_id, lists::BOARDS, &boards).await?;
+        tomb.sources_n = lists::write(store, player_id, lists::SOURCES, &sources).await?;
+        tomb.states_n = lists::write(store, player_id, lists::STATES, &states).await?;
+        tomb.listed = true;
         let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
         if !store.put_item_if(&key, &body, version).await? {
             return Err(ServiceError::Contended { attempts: 1 });
         }
         version += 1;
     }
+    let mut boards = lists::Reader::<String>::new(player_id, lists::BOARDS);
+    let mut sources = lists::Reader::<(String, String)>::new(player_id, lists::SOURCES);
+    let mut states = lists::Reader::<(String, String)>::new(player_id, lists::STATES);
     // 3. Every snapshot of those boards leaves the player out, one board a step.
     let mut taken = 0;
-    for i in tomb.erased_through..tomb.boards.len() {
+    for i in tomb.erased_through..tomb.boards_n {
         if budget.stops_after(taken) {
             tomb.erased_through = i;
             save_progress(store, &key, &tomb, version).await?;
             return Ok(report);
         }
         taken += 1;
-        let b = &tomb.boards[i];
+        let Some(b) = boards.get(store, i).await? else {
+            continue;
+        };
         let Some((board, period)) = b.split_once('@') else {
             continue;
         };
@@ -315,17 +339,20 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
             report.snapshots.push(b.clone());
         }
     }
-    tomb.erased_through = tomb.boards.len();
+    tomb.erased_through = tomb.boards_n;
     // 4. Others' results no longer show the id, one a step.
-    for i in tomb.anonymised_through..tomb.sources.len() {
+    for i in tomb.anonymised_through..tomb.sources_n {
         if budget.stops_after(taken) {
             tomb.anonymised_through = i;
             save_progress(store, &key, &tomb, version).await?;
             return Ok(report);
         }
         taken += 1;
-        let (kind, id) = &tomb.sources[i];
-        let Some((skey, stored)) = find_source(store, kind, id, player_id).await? else {
+        let Some((kind, id)) = sources.get(store, i).await? else {
+            continue;
+        };
+        let kind = &kind;
+        let Some((skey, stored)) = find_source(store, kind, &id, player_id).await? else {
             continue;
         };
         let id = &skey.id;
@@ -348,8 +375,11 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
             report.results += 1;
         }
     }
-    for (owner, name) in &tomb.states {
-        if anonymise_state(store, owner, name, player_id, &report.pseudonym).await? {
+    for i in 0..tomb.states_n {
+        let Some((owner, name)) = states.get(store, i).await? else {
+            continue;
+        };
+        if anonymise_state(store, &owner, &name, player_id, &report.pseudonym).await? {
             report.results += 1;
         }
     }
@@ -376,7 +406,10 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
     report.claims = holdings.claims;
     report.states = holdings.states;
     // Boards refreshed only when changed (LB-5) learn of it: the next refresh re-ranks.
-    for b in &tomb.boards {
+    for i in 0..tomb.boards_n {
+        let Some(b) = boards.get(store, i).await? else {
+            continue;
+        };
         if let Some((board, period)) = b.split_once('@') {
             let board = BoardRef::new(board, period);
             if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
@@ -396,7 +429,17 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
     store
         .put_item_if(&tombstone_key(&report.pseudonym), &body, 0)
         .await?;
-    // 7. Done.
+    // 7. Done: the lists, whose keys name the player, removed.
+    lists::remove(
+        store,
+        player_id,
+        &[
+            (lists::BOARDS, tomb.boards_n),
+            (lists::SOURCES, tomb.sources_n),
+            (lists::STATES, tomb.states_n),
+        ],
+    )
+    .await?;
     tomb.state = DELETED.into();
     tomb.deleted_at = Some(now);
     let body = serde_json::to_vec(&tomb).map_err(|e| corrupt(&key.pk, e))?;
@@ -465,14 +508,15 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
 }
 
 /// The refusal of [`delete_known_player`]: an id nothing is stored under and that was
-/// never deleted, unless `even_if_unknown`. Answers whether the player was deleted
-/// before (their deletion finished). Errors: `BadRequest` (not a player id),
+/// never deleted, unless `even_if_unknown`. Answers the player's tombstone: `None`
+/// (no deletion begun), `Some(false)` (a deletion under way), `Some(true)` (their
+/// deletion finished). Errors: `BadRequest` (not a player id),
 /// [`ServiceError::NotFound`], the store's.
 async fn check_known<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store: &S,
     player_id: &str,
     even_if_unknown: bool,
-) -> Result<bool, ServiceError> {
+) -> Result<Option<bool>, ServiceError> {
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let tomb = store.get_item(&tombstone_key(player_id), true).await?;
     if !even_if_unknown && tomb.is_none() && store.holdings(player_id).await?.is_empty() {
@@ -483,9 +527,7 @@ async fn check_known<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
                 .into(),
         ));
     }
-    Ok(tomb.is_some_and(|item| {
-        serde_json::from_slice::<Tombstone>(&item.body).is_ok_and(|t| t.state == DELETED)
-    }))
+    Ok(tomb.map(|item| serde_json::from_slice::<Tombstone>(&item.body).is_ok_and(|t| t.state == DELETED)))
 }
 
 /// [`delete_known_player`] by `operator` with `reason` (OP-5), the operator route's and
@@ -522,8 +564,13 @@ pub async fn delete_by_operator_within<S: SettleStore + ItemStore + ErasureStore
     budget: Budget,
 ) -> Result<DeletionReport, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let already_deleted = check_known(store, player_id, even_if_unknown).await?;
+    let tombstone = check_known(store, player_id, even_if_unknown).await?;
+    let already_deleted = tombstone == Some(true);
     let alias = pseudonym(player_id);
+    if tombstone == Some(false) {
+        // A deletion under way: its first request's entry stands, and this one joins it.
+        return delete_player_within(store, player_id, now, budget).await;
+    }
     crate::moderation::audit::append(
         store,
         &crate::moderation::audit::AuditEntry {

@@ -5,6 +5,7 @@
 //! [`crate::engine`], the store, the rules.
 //!
 //! - [`deletion`]: deleting a player (GM-6), resumably.
+//! - [`deletion_lists`]: what a deletion works through, kept beside its tombstone.
 //! - [`export`]: everything stored about a player, as one document (GDPR Art. 15, 20).
 //! - [`concerning`]: what of a stored document concerns one player: the export's scope
 //!   (GDPR Art. 15(4), 20(4): other players only as the role they played).
@@ -18,6 +19,7 @@
 pub mod concerning;
 pub mod console;
 pub mod deletion;
+pub mod deletion_lists;
 pub mod dry_runs;
 pub mod events;
 pub mod export;
