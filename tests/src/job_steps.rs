@@ -44,6 +44,7 @@ macro_rules! job_steps_tests {
             lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_the_run,
             lb_5_a_board_whose_refresh_fails_stops_no_other_board,
             lb_5_a_tick_with_nothing_due_costs_six_reads,
+            op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wrote_the_guard,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -1255,6 +1256,72 @@ pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ti
     assert!(report.already_deleted, "finished by the ticks: {report:?}");
 }
 
+/// OP-4: two suspensions of one player sent at once: the action record holds the
+/// first request's instant while the other request's write is the guard's (here the
+/// record's instant set a moment earlier than the guard's). The ticks still finish the
+/// suspension (a repeat finds nothing left to do), and the record is removed.
+pub async fn op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wrote_the_guard<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    use podium_service::moderation::suspensions;
+    let daily = board_def("mahjong-daily").expect("registered");
+    let first_day = t("2026-10-01T12:00:00Z");
+    for d in 0..30 {
+        let at = first_day + Duration::days(d);
+        periods::credit(&store, daily, "raced", 5, at, at, &format!("rc-{d}"))
+            .await
+            .expect("credit");
+    }
+    let at = t("2026-11-26T10:00:00Z");
+    let who = ("support-7", "cheating reported");
+    let first =
+        podium_service::operators::player_actions::suspend(&store, "raced", who, 30, at, Budget::steps(2))
+            .await
+            .expect("suspended");
+    assert!(!first.done, "{first:?}");
+    let key = ItemKey::new("ACTION#PLAYER", "suspend:raced");
+    let item = store.get_item(&key, true).await.expect("read").expect("recorded");
+    let mut record: serde_json::Value = serde_json::from_slice(&item.body).expect("json");
+    record["requested_at"] = serde_json::json!((at - Duration::milliseconds(1)).to_rfc3339());
+    assert!(store
+        .put_item_if(&key, &serde_json::to_vec(&record).expect("json"), item.version)
+        .await
+        .expect("write"));
+    let settings = TickSettings::default();
+    for n in 0..20 {
+        if jobs_status(&store).await["player_actions"]
+            .as_array()
+            .is_some_and(Vec::is_empty)
+        {
+            break;
+        }
+        tick(
+            &store,
+            Job::Freeze,
+            at + Duration::minutes(5 * (n + 1)),
+            &settings,
+            Budget::steps(5),
+        )
+        .await
+        .expect("tick");
+    }
+    assert!(jobs_status(&store).await["player_actions"]
+        .as_array()
+        .is_some_and(Vec::is_empty));
+    // Hidden from every board already: a repeat has nothing left to do.
+    let again =
+        podium_service::operators::player_actions::suspend(&store, "raced", who, 30, at, Budget::steps(1))
+            .await
+            .expect("suspended");
+    assert!(again.done, "the ticks finished it: {again:?}");
+    assert!(suspensions::of_player(&store, "raced")
+        .await
+        .expect("read")
+        .is_some());
+}
+
 /// OP-4: a tick carrying a suspension on after a restore lifted it does nothing (it
 /// never begins a new suspension): the player stays active.
 pub async fn op_4_a_tick_never_begins_a_suspension_a_restore_lifted<S: Store + Clone + 'static>(store: S) {
@@ -1265,7 +1332,7 @@ pub async fn op_4_a_tick_never_begins_a_suspension_a_restore_lifted<S: Store + C
     let suspended = suspensions::suspend(&store, "lifted", who, 30, at)
         .await
         .expect("suspended");
-    let since = suspended.suspension.expect("suspension").since;
+    assert!(suspended.suspension.is_some());
     suspensions::restore(
         &store,
         "lifted",
@@ -1275,15 +1342,9 @@ pub async fn op_4_a_tick_never_begins_a_suspension_a_restore_lifted<S: Store + C
     )
     .await
     .expect("restored");
-    let carried = suspensions::carry_on(
-        &store,
-        "lifted",
-        since,
-        at + Duration::minutes(5),
-        Budget::steps(1),
-    )
-    .await
-    .expect("carried on");
+    let carried = suspensions::carry_on(&store, "lifted", at + Duration::minutes(5), Budget::steps(1))
+        .await
+        .expect("carried on");
     assert!(carried.is_none(), "{carried:?}");
     assert_eq!(
         suspensions::of_player(&store, "lifted").await.expect("read"),

@@ -209,21 +209,22 @@ pub async fn suspend_within<S: Store + ?Sized>(
     hide(store, player_id, &boards, (g, version), unchanged, now, budget).await
 }
 
-/// Carries on the suspension of `player_id` that began at `since` within `budget` (a
-/// tick carrying an operator's action on): only while the guard holds that very
-/// suspension with no restore begun on it; `None` when it does not (restored, deleted,
-/// suspended anew, or a restore under way, which owns the player now): never begins
-/// one. Errors as [`suspend_within`]'s.
+/// Carries on the suspension of `player_id` within `budget` (a tick carrying an
+/// operator's action on): only while the guard holds a suspension with no restore
+/// begun on it, whichever request wrote it (concurrent requests join one action
+/// record, the first one's, while another's write may be the guard's: hiding a player
+/// who is suspended is right whichever it was); `None` when there is none (restored,
+/// deleted, or a restore under way, which owns the player now): never begins one.
+/// Errors as [`suspend_within`]'s.
 pub async fn carry_on<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
-    since: DateTime<Utc>,
     now: DateTime<Utc>,
     budget: Budget,
 ) -> Result<Option<SuspensionAnswer>, ServiceError> {
     let boards = boards_of(store, player_id).await?;
     match guard(store, player_id).await {
-        Ok(Some((g, version))) if g.restoring.is_none() && g.suspension.since == since => Ok(Some(
+        Ok(Some((g, version))) if g.restoring.is_none() => Ok(Some(
             hide(store, player_id, &boards, (g, version), true, now, budget).await?,
         )),
         Ok(_) | Err(ServiceError::NotFound(_)) => Ok(None),

@@ -39,8 +39,8 @@ pub struct PlayerAction {
     /// The operator who asked and why (the audit entry holds the same, OP-5).
     pub operator: String,
     pub reason: String,
-    /// When it was asked (UTC); a suspension's instant, which a tick checks the guard
-    /// against (it never begins a new suspension).
+    /// When it was asked (UTC); for a suspension, its instant as this request saw it
+    /// (a concurrent request's may be the guard's).
     pub requested_at: DateTime<Utc>,
     /// When a step last moved it (UTC), and how many calls stepped it.
     pub updated_at: DateTime<Utc>,
@@ -220,8 +220,8 @@ enum Stepped {
 }
 
 /// One step of `a` within `budget` (the action's own resumable call). A suspension is
-/// only ever carried on, never begun: when the player's guard no longer holds the
-/// suspension asked at `requested_at` (restored, deleted, suspended anew) it is over.
+/// only ever carried on, never begun: when the player's guard no longer holds a
+/// suspension (restored, deleted, or a restore under way) it is over.
 async fn step<S: Store + ?Sized>(
     store: &S,
     a: &PlayerAction,
@@ -232,10 +232,10 @@ async fn step<S: Store + ?Sized>(
     use crate::moderation::suspensions;
     let done = match a.action.as_str() {
         kind::SUSPEND => {
-            match suspensions::carry_on(store, &a.player_id, a.requested_at, now, budget).await? {
+            match suspensions::carry_on(store, &a.player_id, now, budget).await? {
                 Some(ans) => ans.done,
-                // Not that suspension any more (restored, deleted, or a restore under
-                // way, which owns the player): over.
+                // No suspension any more (restored, deleted, or a restore under way,
+                // which owns the player): over.
                 None => true,
             }
         }
