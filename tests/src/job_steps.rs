@@ -45,6 +45,7 @@ macro_rules! job_steps_tests {
             lb_5_a_board_whose_refresh_fails_stops_no_other_board,
             lb_5_a_tick_with_nothing_due_costs_six_reads,
             op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wrote_the_guard,
+            op_4_requests_sent_at_once_on_one_player_join_instead_of_answering_503,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
@@ -97,6 +98,51 @@ async fn audit_count<S: Store + Clone + 'static>(
     filter: (&str, &str),
     at: DateTime<Utc>,
 ) -> usize {
+    audit_actions(store, filter, at).await.len()
+}
+
+/// `player` credited 5 points on each of `days` daily Mahjong boards from 2026-10-01
+/// (one board each, source ids `{prefix}-{day}`).
+async fn on_daily_boards<S: Store + ?Sized>(store: &S, player: &str, days: i64, prefix: &str) {
+    let daily = board_def("mahjong-daily").expect("registered");
+    let first_day = t("2026-10-01T12:00:00Z");
+    for d in 0..days {
+        let at = first_day + Duration::days(d);
+        periods::credit(store, daily, player, 5, at, at, &format!("{prefix}-{d}"))
+            .await
+            .expect("credit");
+    }
+}
+
+/// Freeze ticks every 5 minutes after `at`, 5 steps each, until no action on a player
+/// is under way (at most 20).
+async fn ticks_until_no_player_action<S: Store + Clone + 'static>(store: &S, at: DateTime<Utc>) {
+    let settings = TickSettings::default();
+    for n in 0..20 {
+        if jobs_status(store).await["player_actions"]
+            .as_array()
+            .is_some_and(Vec::is_empty)
+        {
+            break;
+        }
+        tick(
+            store,
+            Job::Freeze,
+            at + Duration::minutes(5 * (n + 1)),
+            &settings,
+            Budget::steps(5),
+        )
+        .await
+        .expect("tick");
+    }
+}
+
+/// The actions of the audit trail `filter` (`(trail, id)`), newest first.
+async fn audit_actions<S: Store + Clone + 'static>(
+    store: &S,
+    filter: (&str, &str),
+    at: DateTime<Utc>,
+) -> Vec<String> {
     let trail = crate::moderation::operator_call(
         store,
         "GET",
@@ -108,7 +154,14 @@ async fn audit_count<S: Store + Clone + 'static>(
     )
     .await;
     assert_eq!(trail.status, 200, "{}", trail.body);
-    trail.body["entries"].as_array().map_or(0, Vec::len)
+    trail.body["entries"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .filter_map(|e| e["action"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// An operator's (`support-7`) `POST` of `body` to `path` at `at` through the HTTP
@@ -1198,14 +1251,7 @@ pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ti
 >(
     store: S,
 ) {
-    let daily = board_def("mahjong-daily").expect("registered");
-    let first_day = t("2026-10-01T12:00:00Z");
-    for d in 0..30 {
-        let at = first_day + Duration::days(d);
-        periods::credit(&store, daily, "gone-soon", 5, at, at, &format!("gs-{d}"))
-            .await
-            .expect("credit");
-    }
+    on_daily_boards(&store, "gone-soon", 30, "gs").await;
     let at = t("2026-11-26T10:00:00Z");
     // The tombstone's writes: made, its inventory, then the progress of the first stop.
     let faulty =
@@ -1226,23 +1272,8 @@ pub async fn gm_6_a_deletion_whose_request_failed_mid_step_is_finished_by_the_ti
         "recorded before its first step: {}",
         shown
     );
-    let settings = TickSettings::default();
     // 30 boards' snapshots and 30 results to anonymise, 5 a tick.
-    for n in 0..20 {
-        let shown = jobs_status(&store).await;
-        if shown["player_actions"].as_array().is_some_and(Vec::is_empty) {
-            break;
-        }
-        tick(
-            &store,
-            Job::Freeze,
-            at + Duration::minutes(5 * (n + 1)),
-            &settings,
-            Budget::steps(5),
-        )
-        .await
-        .expect("tick");
-    }
+    ticks_until_no_player_action(&store, at).await;
     let shown = jobs_status(&store).await;
     assert!(
         shown["player_actions"].as_array().is_some_and(Vec::is_empty),
@@ -1266,14 +1297,7 @@ pub async fn op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wro
     store: S,
 ) {
     use podium_service::moderation::suspensions;
-    let daily = board_def("mahjong-daily").expect("registered");
-    let first_day = t("2026-10-01T12:00:00Z");
-    for d in 0..30 {
-        let at = first_day + Duration::days(d);
-        periods::credit(&store, daily, "raced", 5, at, at, &format!("rc-{d}"))
-            .await
-            .expect("credit");
-    }
+    on_daily_boards(&store, "raced", 30, "rc").await;
     let at = t("2026-11-26T10:00:00Z");
     let who = ("support-7", "cheating reported");
     let first =
@@ -1289,24 +1313,7 @@ pub async fn op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wro
         .put_item_if(&key, &serde_json::to_vec(&record).expect("json"), item.version)
         .await
         .expect("write"));
-    let settings = TickSettings::default();
-    for n in 0..20 {
-        if jobs_status(&store).await["player_actions"]
-            .as_array()
-            .is_some_and(Vec::is_empty)
-        {
-            break;
-        }
-        tick(
-            &store,
-            Job::Freeze,
-            at + Duration::minutes(5 * (n + 1)),
-            &settings,
-            Budget::steps(5),
-        )
-        .await
-        .expect("tick");
-    }
+    ticks_until_no_player_action(&store, at).await;
     assert!(jobs_status(&store).await["player_actions"]
         .as_array()
         .is_some_and(Vec::is_empty));
@@ -1320,6 +1327,46 @@ pub async fn op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wro
         .await
         .expect("read")
         .is_some());
+}
+
+/// OP-4, GM-6, OP-5: ten suspensions of one player sent at once (a double click, a
+/// client's retries) contend on the player's guard: the losers try again and join,
+/// so none answers 503 and the trail holds one entry; then ten deletions at once the
+/// same way (one `delete` entry).
+pub async fn op_4_requests_sent_at_once_on_one_player_join_instead_of_answering_503<
+    S: Store + Clone + 'static,
+>(
+    store: S,
+) {
+    on_daily_boards(&store, "clicked", 12, "ck").await;
+    let at = t("2026-11-26T10:00:00Z");
+    let tables = podium_rules::period_reward::RewardTables::default();
+    for (action, body) in [
+        ("suspend", serde_json::json!({"reason": "cheating reported"})),
+        (
+            "delete",
+            serde_json::json!({"reason": "account removal requested"}),
+        ),
+    ] {
+        let path = format!("/v1/operator/players/clicked/{action}");
+        let answers = futures::future::join_all((0..10).map(|_| {
+            let (store, tables, path, body) = (store.clone(), tables.clone(), path.clone(), body.clone());
+            tokio::spawn(async move { operator_post(&store, &tables, 3, &path, body, at).await })
+        }))
+        .await;
+        for a in answers {
+            let a = a.expect("joined");
+            assert!(
+                a.status == 200 || a.status == 202,
+                "{action}: {} {}",
+                a.status,
+                a.body
+            );
+        }
+    }
+    let mut actions = audit_actions(&store, ("operator", "support-7"), at).await;
+    actions.sort();
+    assert_eq!(actions, ["delete", "suspend"]);
 }
 
 /// OP-4: a tick carrying a suspension on after a restore lifted it does nothing (it

@@ -509,8 +509,8 @@ pub async fn delete_known_player<S: SettleStore + ItemStore + ErasureStore + ?Si
 
 /// The refusal of [`delete_known_player`]: an id nothing is stored under and that was
 /// never deleted, unless `even_if_unknown`. Answers the player's tombstone: `None`
-/// (no deletion begun), `Some(false)` (a deletion under way), `Some(true)` (their
-/// deletion finished). Errors: `BadRequest` (not a player id),
+/// (no deletion begun: none, or a suspension's guard), `Some(false)` (a deletion under
+/// way), `Some(true)` (their deletion finished). Errors: `BadRequest` (not a player id),
 /// [`ServiceError::NotFound`], the store's.
 async fn check_known<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
     store: &S,
@@ -527,7 +527,9 @@ async fn check_known<S: SettleStore + ItemStore + ErasureStore + ?Sized>(
                 .into(),
         ));
     }
-    Ok(tomb.map(|item| serde_json::from_slice::<Tombstone>(&item.body).is_ok_and(|t| t.state == DELETED)))
+    Ok(tomb
+        .filter(|item| podium_store::Account::of_guard(Some(&item.body)) != podium_store::Account::Suspended)
+        .map(|item| serde_json::from_slice::<Tombstone>(&item.body).is_ok_and(|t| t.state == DELETED)))
 }
 
 /// [`delete_known_player`] by `operator` with `reason` (OP-5), the operator route's and
@@ -565,16 +567,18 @@ pub async fn delete_by_operator_within<S: SettleStore + ItemStore + ErasureStore
 ) -> Result<DeletionReport, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let tombstone = check_known(store, player_id, even_if_unknown).await?;
-    let already_deleted = tombstone == Some(true);
     let alias = pseudonym(player_id);
-    if tombstone == Some(false) {
-        // A deletion under way: its first request's entry stands, and this one joins it.
+    if tombstone.is_some() {
+        // A deletion under way, or finished: its first request's entry stands, and this
+        // one joins it (or answers `already_deleted`, changing nothing).
         return delete_player_within(store, player_id, now, budget).await;
     }
+    // The deletion's entry has the pseudonym for its id: requests sent at one instant,
+    // before any of them wrote the tombstone, write one entry (OP-5).
     crate::moderation::audit::append(
         store,
         &crate::moderation::audit::AuditEntry {
-            id: crate::moderation::audit::fresh_id(&alias),
+            id: alias.clone(),
             at: now,
             operator: operator.to_string(),
             action: crate::moderation::audit::action::DELETE.into(),
@@ -582,7 +586,7 @@ pub async fn delete_by_operator_within<S: SettleStore + ItemStore + ErasureStore
             player_id: Some(alias.clone()),
             players: Vec::new(),
             reason,
-            changes: serde_json::json!({"already_deleted": already_deleted}),
+            changes: serde_json::json!({"already_deleted": false}),
         },
     )
     .await?;

@@ -120,6 +120,31 @@ where
     }
 }
 
+/// Tries an operator's request on a player makes before it answers 503 `contended`.
+const JOIN_TRIES: u32 = 8;
+
+/// `attempt`, tried again while it loses a race: concurrent requests on one player (a
+/// double click, a retry while the first still runs) contend on the player's guard
+/// or tombstone; the one that loses tries again, up to [`JOIN_TRIES`] times 20 to 80
+/// ms apart, and then joins what the other began (one action, one audit entry)
+/// instead of answering 503.
+async fn joining<T, Fut>(mut attempt: impl FnMut() -> Fut) -> Result<T, ServiceError>
+where
+    Fut: std::future::Future<Output = Result<T, ServiceError>>,
+{
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Err(ServiceError::Contended { .. }) if tries < JOIN_TRIES => {
+                tries += 1;
+                let ms = 20 + rand::random::<u64>() % 60;
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 fn asked(kind: &str, player_id: &str, (operator, reason): (&str, &str), at: DateTime<Utc>) -> PlayerAction {
     PlayerAction {
         action: kind.to_string(),
@@ -145,17 +170,20 @@ pub async fn suspend<S: Store + ?Sized>(
     budget: Budget,
 ) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
     use crate::moderation::suspensions;
-    // The suspension's instant: the one standing (a repeat joins it), or this one.
-    let since = match suspensions::of_player(store, player_id).await {
-        Ok(Some(s)) => s.since,
-        _ => now,
-    };
-    as_action(
-        store,
-        asked(kind::SUSPEND, player_id, who, since),
-        suspensions::suspend_within(store, player_id, who, restore_days, now, budget),
-        |a| a.done,
-    )
+    joining(|| async {
+        // The suspension's instant: the one standing (a repeat joins it), or this one.
+        let since = match suspensions::of_player(store, player_id).await {
+            Ok(Some(s)) => s.since,
+            _ => now,
+        };
+        as_action(
+            store,
+            asked(kind::SUSPEND, player_id, who, since),
+            suspensions::suspend_within(store, player_id, who, restore_days, now, budget),
+            |a| a.done,
+        )
+        .await
+    })
     .await
 }
 
@@ -170,12 +198,14 @@ pub async fn restore<S: Store + ?Sized>(
     policy: &RecordPolicy,
     budget: Budget,
 ) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
-    as_action(
-        store,
-        asked(kind::RESTORE, player_id, who, now),
-        crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget),
-        |a| a.done,
-    )
+    joining(|| {
+        as_action(
+            store,
+            asked(kind::RESTORE, player_id, who, now),
+            crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget),
+            |a| a.done,
+        )
+    })
     .await
 }
 
@@ -190,21 +220,23 @@ pub async fn delete<S: Store + ?Sized>(
     even_if_unknown: bool,
     budget: Budget,
 ) -> Result<crate::operators::deletion::DeletionReport, ServiceError> {
-    let mut action = asked(kind::DELETE, player_id, who, now);
-    action.even_if_unknown = even_if_unknown;
-    as_action(
-        store,
-        action,
-        crate::operators::deletion::delete_by_operator_within(
+    joining(|| {
+        let mut action = asked(kind::DELETE, player_id, who, now);
+        action.even_if_unknown = even_if_unknown;
+        as_action(
             store,
-            player_id,
-            who,
-            now,
-            even_if_unknown,
-            budget,
-        ),
-        |r| r.done,
-    )
+            action,
+            crate::operators::deletion::delete_by_operator_within(
+                store,
+                player_id,
+                who,
+                now,
+                even_if_unknown,
+                budget,
+            ),
+            |r| r.done,
+        )
+    })
     .await
 }
 
