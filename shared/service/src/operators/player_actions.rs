@@ -120,16 +120,24 @@ where
     }
 }
 
-/// Tries an operator's request on a player makes before it answers 503 `contended`.
-const JOIN_TRIES: u32 = 8;
+/// Tries an operator's request on a player makes while it loses a race before it
+/// joins the action under way.
+const JOIN_TRIES: u32 = 4;
 
 /// `attempt`, tried again while it loses a race: concurrent requests on one player (a
-/// double click, a retry while the first still runs) contend on the player's guard
-/// or tombstone; the one that loses tries again, up to [`JOIN_TRIES`] times 20 to 80
-/// ms apart, and then joins what the other began (one action, one audit entry)
-/// instead of answering 503.
-async fn joining<T, Fut>(mut attempt: impl FnMut() -> Fut) -> Result<T, ServiceError>
+/// double click, a client's retries) contend on the player's guard or tombstone,
+/// and the one that loses tries again, up to [`JOIN_TRIES`] times 20 to 80 ms apart;
+/// still losing while the action (`kind` on `player_id`) is recorded under way, it
+/// joins it: `under_way` is its answer (HTTP 202, the ticks and the other request
+/// carry it on). A 503 only when nothing is under way to join.
+async fn joining<S, T, Fut>(
+    store: &S,
+    (kind, player_id): (&str, &str),
+    mut attempt: impl FnMut() -> Fut,
+    under_way: impl FnOnce() -> T,
+) -> Result<T, ServiceError>
 where
+    S: ItemStore + ?Sized,
     Fut: std::future::Future<Output = Result<T, ServiceError>>,
 {
     let mut tries = 1;
@@ -139,6 +147,12 @@ where
                 tries += 1;
                 let ms = 20 + rand::random::<u64>() % 60;
                 tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            }
+            Err(e @ ServiceError::Contended { .. }) => {
+                return match store.get_item(&key(player_id, kind), true).await? {
+                    Some(_) => Ok(under_way()),
+                    None => Err(e),
+                };
             }
             other => return other,
         }
@@ -170,20 +184,32 @@ pub async fn suspend<S: Store + ?Sized>(
     budget: Budget,
 ) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
     use crate::moderation::suspensions;
-    joining(|| async {
-        // The suspension's instant: the one standing (a repeat joins it), or this one.
-        let since = match suspensions::of_player(store, player_id).await {
-            Ok(Some(s)) => s.since,
-            _ => now,
-        };
-        as_action(
-            store,
-            asked(kind::SUSPEND, player_id, who, since),
-            suspensions::suspend_within(store, player_id, who, restore_days, now, budget),
-            |a| a.done,
-        )
-        .await
-    })
+    let under_way = || suspensions::SuspensionAnswer {
+        state: "suspended".into(),
+        suspension: None,
+        released: None,
+        unchanged: true,
+        done: false,
+    };
+    joining(
+        store,
+        (kind::SUSPEND, player_id),
+        || async {
+            // The suspension's instant: the one standing (a repeat joins it), or this one.
+            let since = match suspensions::of_player(store, player_id).await {
+                Ok(Some(s)) => s.since,
+                _ => now,
+            };
+            as_action(
+                store,
+                asked(kind::SUSPEND, player_id, who, since),
+                suspensions::suspend_within(store, player_id, who, restore_days, now, budget),
+                |a| a.done,
+            )
+            .await
+        },
+        under_way,
+    )
     .await
 }
 
@@ -198,14 +224,26 @@ pub async fn restore<S: Store + ?Sized>(
     policy: &RecordPolicy,
     budget: Budget,
 ) -> Result<crate::moderation::suspensions::SuspensionAnswer, ServiceError> {
-    joining(|| {
-        as_action(
-            store,
-            asked(kind::RESTORE, player_id, who, now),
-            crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget),
-            |a| a.done,
-        )
-    })
+    let under_way = || crate::moderation::suspensions::SuspensionAnswer {
+        state: "restoring".into(),
+        suspension: None,
+        released: None,
+        unchanged: true,
+        done: false,
+    };
+    joining(
+        store,
+        (kind::RESTORE, player_id),
+        || {
+            as_action(
+                store,
+                asked(kind::RESTORE, player_id, who, now),
+                crate::moderation::suspensions::restore_within(store, player_id, who, now, policy, budget),
+                |a| a.done,
+            )
+        },
+        under_way,
+    )
     .await
 }
 
@@ -220,23 +258,33 @@ pub async fn delete<S: Store + ?Sized>(
     even_if_unknown: bool,
     budget: Budget,
 ) -> Result<crate::operators::deletion::DeletionReport, ServiceError> {
-    joining(|| {
-        let mut action = asked(kind::DELETE, player_id, who, now);
-        action.even_if_unknown = even_if_unknown;
-        as_action(
-            store,
-            action,
-            crate::operators::deletion::delete_by_operator_within(
+    let under_way = || crate::operators::deletion::DeletionReport {
+        pseudonym: crate::engine::names::pseudonym(player_id),
+        resumed: true,
+        ..Default::default()
+    };
+    joining(
+        store,
+        (kind::DELETE, player_id),
+        || {
+            let mut action = asked(kind::DELETE, player_id, who, now);
+            action.even_if_unknown = even_if_unknown;
+            as_action(
                 store,
-                player_id,
-                who,
-                now,
-                even_if_unknown,
-                budget,
-            ),
-            |r| r.done,
-        )
-    })
+                action,
+                crate::operators::deletion::delete_by_operator_within(
+                    store,
+                    player_id,
+                    who,
+                    now,
+                    even_if_unknown,
+                    budget,
+                ),
+                |r| r.done,
+            )
+        },
+        under_way,
+    )
     .await
 }
 
