@@ -137,6 +137,30 @@ async fn ticks_until_no_player_action<S: Store + Clone + 'static>(store: &S, at:
     }
 }
 
+/// 250 Seega players (ids `{prefix}000` …) and a refresh tick at 2026-12-01T10:00Z
+/// that lists one page and stops: the Seega board, that instant, the refresh's
+/// snapshot id (under way).
+async fn seega_refresh_begun<S: Store + ?Sized>(
+    store: &S,
+    prefix: &str,
+) -> (BoardRef, DateTime<Utc>, String) {
+    for i in 0..250 {
+        seed_balance(store, &format!("{prefix}{i:03}"), 60_000 - i as i64, 1_000).await;
+    }
+    let at = t("2026-12-01T10:00:00Z");
+    let first = tick(
+        store,
+        Job::Refresh,
+        at,
+        &TickSettings::default(),
+        Budget::steps(1),
+    )
+    .await
+    .expect("tick");
+    let id = run_of(&first, "seega").expect("seega").snapshot.clone();
+    (BoardRef::all_time("seega"), at, id)
+}
+
 /// The actions of the audit trail `filter` (`(trail, id)`), newest first.
 async fn audit_actions<S: Store + Clone + 'static>(
     store: &S,
@@ -446,18 +470,10 @@ pub async fn lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_
 >(
     store: S,
 ) {
-    for i in 0..250 {
-        seed_balance(&store, &format!("jr{i:03}"), 60_000 - i as i64, 1_000).await;
-    }
-    let seega = BoardRef::all_time("seega");
-    let settings = TickSettings::default();
-    let at = t("2026-12-01T10:00:00Z");
     // The first call lists a page and stops; the next, with a deadline 50 ms away,
     // is killed after writing its next chunk, before saving it.
-    let first = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
-        .await
-        .expect("tick");
-    let id = run_of(&first, "seega").expect("seega").snapshot.clone();
+    let (seega, at, id) = seega_refresh_begun(&store, "jr").await;
+    let settings = TickSettings::default();
     let deadline = Budget {
         steps: Some(1),
         deadline: Some(std::time::Instant::now() + std::time::Duration::from_millis(50)),
@@ -512,17 +528,9 @@ pub async fn lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_
 /// unreadable) is reported and left to the next tick; the boards after it in the tick
 /// are still refreshed and published, and the tick fails after them.
 pub async fn lb_5_a_board_whose_refresh_fails_stops_no_other_board<S: Store + Clone + 'static>(store: S) {
-    for i in 0..250 {
-        seed_balance(&store, &format!("jb{i:03}"), 70_000 - i as i64, 1_000).await;
-    }
     seed_game_balance(&store, Game::Minesweeper, "mb0", 500, 1_000).await;
-    let seega = BoardRef::all_time("seega");
+    let (seega, at, id) = seega_refresh_begun(&store, "jb").await;
     let settings = TickSettings::default();
-    let at = t("2026-12-01T10:00:00Z");
-    let first = tick(&store, Job::Refresh, at, &settings, Budget::steps(1))
-        .await
-        .expect("tick");
-    let id = run_of(&first, "seega").expect("seega").snapshot.clone();
     let key = run_key(&seega, &id);
     let item = store
         .get_item(&key, true)
