@@ -1369,6 +1369,14 @@ pub async fn an_interrupted_restore_is_finished_by_its_repeat<S: Store + Clone +
     }
     let actions = actions_of(&store, "bob", next_day).await;
     assert_eq!(actions, ["restore", "suspend"], "the restore is audited once");
+    // OP-5: the restore is its own entry, not the suspension's id again.
+    let ids: Vec<Value> = trail_of(&store, ("player", "bob"), next_day)
+        .await
+        .iter()
+        .map(|e| e["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1], "{ids:?}");
 }
 
 /// LB-5, GM-3, OP-5: a close whose freeze stops at its first snapshot write, then one
