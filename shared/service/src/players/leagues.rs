@@ -647,28 +647,41 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
         ),
         None => (Progress::default(), 0),
     };
-    // The frozen week's values (the final snapshot read page by page), without the
-    // players deleted since (the pointer's erasures, GM-6).
     let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;
     let hidden = |m: &str| pointer.as_ref().is_some_and(|p| p.hides(m));
+    // GM-6: a member deleted since (hidden by the pointer, or listed under the
+    // pseudonym the deletion wrote) is left out.
+    let gone = |m: &str| podium_rules::record::ids::is_reserved_id(m) || hidden(m);
+    // Before the join step: the players the week's cohorts place (their keys).
+    let cohorts_read = if progress.joined {
+        None
+    } else {
+        Some(week_cohorts(store, league, week).await?)
+    };
+    // The frozen week's values (the final snapshot read page by page, once), without
+    // the players deleted since (the pointer's erasures, GM-6); before the join step,
+    // also the ids of the players no cohort lists (what is held is the late ones).
     let mut values = Vec::with_capacity(
         pointer
             .as_ref()
             .map_or(0, |p| usize::try_from(p.entries).unwrap_or(0)),
     );
+    let mut late: Vec<String> = Vec::new();
     each_entry(store, &board, FINAL, true, |e| {
-        if !hidden(&e.player_id) {
-            values.push((id_key(&e.player_id), e.value, e.reached_at_ms));
+        if hidden(&e.player_id) {
+            return;
+        }
+        let key = id_key(&e.player_id);
+        values.push((key, e.value, e.reached_at_ms));
+        if let Some((placed, _)) = &cohorts_read {
+            if !gone(&e.player_id) && placed.binary_search(&key).is_err() {
+                late.push(e.player_id);
+            }
         }
     })
     .await?;
     values.sort_unstable_by_key(|e| e.0);
     let finals = WeekValues(values);
-    // GM-6: a member deleted since (hidden by the pointer, or listed under the
-    // pseudonym the deletion wrote) is left out.
-    let gone = |m: &str| {
-        podium_rules::record::ids::is_reserved_id(m) || pointer.as_ref().is_some_and(|p| p.hides(m))
-    };
     let save = |progress: &Progress, version: u64| {
         let body = serde_json::to_vec(progress).unwrap_or_default();
         let key = progress_key.clone();
@@ -677,22 +690,11 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
     // The cohorts the join step read, when it changed none of them (no late join):
     // their members need not be read again.
     let mut known: Option<Vec<(u32, String, Vec<String>)>> = None;
-    if !progress.joined {
+    if let Some((_, listed)) = cohorts_read {
         // Every player the frozen week ranks is in its league: one whose first record
         // of the week arrived after the week's freeze began, or after their first
         // record of a later week (so nobody placed them in this one), joins a cohort
         // of their tier now ([`LateJoin`]), before any cohort is closed.
-        let (placed, listed) = week_cohorts(store, league, week).await?;
-        // The final read again page by page for the ids of the players no cohort lists
-        // (what is held is the late ones, not the week).
-        let mut late: Vec<String> = Vec::new();
-        each_entry(store, &board, FINAL, true, |e| {
-            if !gone(&e.player_id) && placed.binary_search(&id_key(&e.player_id)).is_err() {
-                late.push(e.player_id);
-            }
-        })
-        .await?;
-        drop(placed);
         late.sort_unstable();
         if late.is_empty() {
             known = listed;
