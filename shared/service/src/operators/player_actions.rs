@@ -129,7 +129,8 @@ const JOIN_TRIES: u32 = 4;
 /// and the one that loses tries again, up to [`JOIN_TRIES`] times 20 to 80 ms apart;
 /// still losing while the action (`kind` on `player_id`) is recorded under way, it
 /// joins it: `under_way` is its answer (HTTP 202, the ticks and the other request
-/// carry it on). A 503 only when nothing is under way to join.
+/// carry it on). When the action finished meanwhile (no record), one more try finds
+/// it done. A 503 only when that too loses.
 async fn joining<S, T, Fut>(
     store: &S,
     (kind, player_id): (&str, &str),
@@ -151,7 +152,11 @@ where
             Err(e @ ServiceError::Contended { .. }) => {
                 return match store.get_item(&key(player_id, kind), true).await? {
                     Some(_) => Ok(under_way()),
-                    None => Err(e),
+                    // Finished meanwhile (its record removed): once more finds it done.
+                    None => match attempt().await {
+                        Err(ServiceError::Contended { .. }) => Err(e),
+                        other => other,
+                    },
                 };
             }
             other => return other,
