@@ -75,14 +75,10 @@ pub fn same_shard(prefix: &str, n: usize) -> Vec<String> {
 /// Credits week 48 (2026-11-25) to `players`: `top` points to the first, 10 fewer to each next.
 async fn seed_week_48<S: Store>(store: &S, players: &[String], top: i64) {
     for (i, p) in players.iter().enumerate() {
-        credit(
-            store,
-            p,
-            top - 10 * i as i64,
-            "2026-11-25T12:00:00Z",
-            &format!("w48-{p}"),
-        )
-        .await;
+        // A player a second: the cohorts fill as a day's players fill them, never
+        // busy (a busy cohort spills, LB-7: `a_busy_cohort_spills_…`).
+        let at = (t("2026-11-25T12:00:00Z") + chrono::Duration::seconds(i as i64)).to_rfc3339();
+        credit(store, p, top - 10 * i as i64, &at, &format!("w48-{p}")).await;
     }
 }
 
@@ -1112,6 +1108,45 @@ pub async fn league_weeks_close_in_order_and_an_operator_cannot_skip_one<
     assert_eq!(again.body["done"], true, "{}", again.body);
 }
 
+/// LB-7 (the Monday 00:00 spike): 50 players of one shard placed in the same second.
+/// The first [`league::BUSY_PER_SECOND`] fill their shard's cohort, the others spill
+/// into spill shards (each player in exactly one cohort of the week). The week's
+/// close reads the spill shards: every one of the 50 gets one `league_result`.
+pub async fn league_a_busy_cohort_spills_and_its_close_finds_every_member<S: Store + Clone + 'static>(store: S) {
+    let players = same_shard("sp", 50);
+    for (i, p) in players.iter().enumerate() {
+        credit(&store, p, 1_000 - i as i64, "2026-11-25T12:00:00.500Z", &format!("w48-{p}")).await;
+    }
+    let cohorts = cohorts_of(&store, &players, "2026-W48").await;
+    let base = league::shard_of(&players[0], LEAGUES[0].shards);
+    let in_base: usize = cohorts
+        .iter()
+        .filter(|(c, _)| league::parse_cohort(c).is_some_and(|(_, shard, _)| shard == base))
+        .map(|(_, m)| m.len())
+        .sum();
+    assert_eq!(in_base, league::BUSY_PER_SECOND as usize, "{cohorts:?}");
+    assert!(
+        cohorts
+            .keys()
+            .filter_map(|c| league::parse_cohort(c))
+            .all(|(_, shard, _)| shard == base || shard >= LEAGUES[0].shards),
+        "the rest in spill shards: {cohorts:?}"
+    );
+    let members: Vec<&String> = cohorts.values().flatten().collect();
+    assert_eq!(members.len(), 50, "each player once: {cohorts:?}");
+    freeze_at(&store, "2026-11-29T22:05:00Z").await.expect("freeze");
+    for p in &players {
+        let inbox = call(&store, "/v1/me/inbox", &[], p, "2026-11-30T10:00:00Z").await;
+        let results = inbox.body["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["kind"] == "league_result")
+            .count();
+        assert_eq!(results, 1, "{p}: {}", inbox.body);
+    }
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -1128,6 +1163,7 @@ macro_rules! league_tests {
             league_records_out_of_order_end_as_in_order,
             league_a_week_closes_in_steps_resumed_after_a_kill,
             league_weeks_close_in_order_and_an_operator_cannot_skip_one,
+            league_a_busy_cohort_spills_and_its_close_finds_every_member,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

@@ -18,6 +18,7 @@ pub mod heap;
 pub mod hidden_views;
 pub mod history;
 pub mod job_steps;
+pub mod lb7;
 pub mod leagues;
 pub mod mahjong;
 pub mod messages;

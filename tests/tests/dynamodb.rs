@@ -164,3 +164,15 @@ podium_tests::publication_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::reserved_ids_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::unknown_boards_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::job_steps_tests!(podium_tests::fixtures::dynamodb);
+
+/// LB-7: a short trace of the fleet at 2,000 records a second (the league spike of
+/// Monday 00:00 in it) with 1,000 reads a second: no partition key of the table or a
+/// GSI passes half of DynamoDB's per-partition limits in any second (heat by the
+/// published pricing, `podium_store::dynamo::heat`); nothing lost or doubled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lb_7_no_partition_key_passes_half_its_limit_at_2000_a_second() {
+    podium_tests::lb7::lb_7_no_partition_key_passes_half_its_limit_at_2000_a_second(
+        podium_tests::fixtures::dynamodb().await,
+    )
+    .await;
+}

@@ -6,6 +6,16 @@
 //!   that is filling in their shard ([`shard_of`]; a tier fills [`LeagueDef::shards`]
 //!   cohorts side by side so that placements do not all contend on one item). A
 //!   cohort takes `cohort_size` players, then the next one starts.
+//! - **Spilling under load** (LB-7). A filling cohort counts the placements it took
+//!   in the current second of the server clock; once it took [`BUSY_PER_SECOND`], it
+//!   is busy until that second ends ([`busy`]) and the tier's further placements that
+//!   second go to one of its [`LeagueDef::spill_shards`] spill shards instead
+//!   ([`spill_shard`]; another when that one is busy too). A quiet tier fills its
+//!   `shards` cohorts exactly as without spilling; the Monday 00:00 spike of first
+//!   points spreads over `shards + spill_shards` items, each written at most about
+//!   [`BUSY_PER_SECOND`] times a second. A busy cohort remembers that its tier
+//!   spilled that week ([`Filling::spilled`]), so the week's close reads the spill
+//!   shards only of tiers that used them.
 //! - **The close decides the tier.** A player whose last week is not closed yet when
 //!   they first score in a new week (the minutes after midnight before the close, or
 //!   an outage of the scheduled job) is not placed then: the week waits in their
@@ -41,6 +51,9 @@ pub struct LeagueDef {
     pub relegate: u32,
     /// Cohorts that fill side by side in each tier.
     pub shards: u32,
+    /// Further cohorts per tier that take placements while the `shards` are busy
+    /// (see "Spilling under load"): shards `shards … shards + spill_shards − 1`.
+    pub spill_shards: u32,
 }
 
 /// The leagues podium runs.
@@ -52,7 +65,13 @@ pub const LEAGUES: [LeagueDef; 1] = [LeagueDef {
     promote: 5,
     relegate: 5,
     shards: 4,
+    spill_shards: 28,
 }];
+
+/// Placements a filling cohort takes in one second of the server clock before it is
+/// busy for the rest of that second (LB-7: about 40 write units a second on its
+/// item, a twelfth of half a partition's limit, and few transactions meeting on it).
+pub const BUSY_PER_SECOND: u32 = 20;
 
 /// The league named `id`.
 pub fn league_def(id: &str) -> Option<&'static LeagueDef> {
@@ -113,6 +132,33 @@ pub struct Placement {
 pub struct Filling {
     pub number: u32,
     pub members: Vec<String>,
+    /// The second (server clock, ms / 1000, UTC) of the last placement here, and the
+    /// placements taken in that second ([`busy`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub second: i64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub in_second: u32,
+    /// This tier used its spill shards this week (set on a base shard's cohort when it
+    /// becomes busy).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spilled: bool,
+}
+
+fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// Whether `filling` took [`BUSY_PER_SECOND`] placements in the second of `now_ms`
+/// (server clock, ms UTC): a placement then goes to a spill shard.
+pub fn busy(filling: &Filling, now_ms: i64) -> bool {
+    filling.second == now_ms.div_euclid(1000) && filling.in_second >= BUSY_PER_SECOND
+}
+
+/// The spill shard (`shards … shards + spill_shards − 1`) `player`'s placement tries
+/// at its `probe`-th try (0 first): SHA-256 of their id and the probe.
+pub fn spill_shard(league: &LeagueDef, player: &str, probe: u32) -> u32 {
+    let d = Sha256::digest(format!("{player}#{probe}").as_bytes());
+    league.shards + u32::from_be_bytes([d[0], d[1], d[2], d[3]]) % league.spill_shards.max(1)
 }
 
 /// The internal owner (`@{league}:{week}:{tier}:{shard}`, never an account: GM-5,
@@ -161,17 +207,27 @@ pub fn shard_of(player: &str, shards: u32) -> u32 {
     u32::from_be_bytes([d[0], d[1], d[2], d[3]]) % shards.max(1)
 }
 
-/// Places `player` in `filling` (their tier and shard's cohort this week): the
-/// filling cohort after, and the number of the cohort they joined.
-pub fn place(league: &LeagueDef, mut filling: Filling, player: &str) -> (Filling, u32) {
+/// Places `player` in `filling` (their tier and shard's cohort this week) at server
+/// clock `now_ms` (ms, UTC): the filling cohort after, and the number of the cohort
+/// they joined. The placement counts towards [`busy`]; the one that makes a base
+/// shard's cohort busy marks the tier [`Filling::spilled`].
+pub fn place(league: &LeagueDef, mut filling: Filling, player: &str, now_ms: i64) -> (Filling, u32) {
     if filling.members.iter().any(|m| m == player) {
         return (filling.clone(), filling.number);
     }
     if filling.members.len() >= league.cohort_size as usize {
-        filling = Filling {
-            number: filling.number + 1,
-            members: Vec::new(),
-        };
+        filling.number += 1;
+        filling.members.clear();
+    }
+    let second = now_ms.div_euclid(1000);
+    if filling.second == second {
+        filling.in_second += 1;
+    } else {
+        filling.second = second;
+        filling.in_second = 1;
+    }
+    if filling.in_second >= BUSY_PER_SECOND {
+        filling.spilled = true;
     }
     filling.members.push(player.to_string());
     let number = filling.number;
@@ -275,19 +331,45 @@ mod tests {
             .collect()
     }
 
+    /// LB-7: a cohort that took BUSY_PER_SECOND placements in one second is busy for
+    /// the rest of that second only, and marks its tier as spilled.
+    #[test]
+    fn a_cohort_is_busy_for_the_rest_of_a_second_once_it_took_its_share() {
+        let mut f = Filling::default();
+        for i in 0..BUSY_PER_SECOND {
+            assert!(!busy(&f, 5_000), "busy after {i}");
+            f = place(&league(), f, &format!("p{i}"), 5_000 + i as i64).0;
+        }
+        assert!(busy(&f, 5_999));
+        assert!(f.spilled);
+        assert!(!busy(&f, 6_000), "a new second");
+        let (after, _) = place(&league(), f, "late", 6_000);
+        assert_eq!((after.second, after.in_second), (6, 1));
+        assert!(after.spilled, "the week keeps that its tier spilled");
+    }
+
+    #[test]
+    fn spill_shards_lie_past_the_base_shards_and_differ_by_probe() {
+        let l = league();
+        let shards: std::collections::BTreeSet<u32> =
+            (0..8).map(|probe| spill_shard(&l, "p-0000001", probe)).collect();
+        assert!(shards.iter().all(|s| (l.shards..l.shards + l.spill_shards).contains(s)));
+        assert!(shards.len() > 1);
+    }
+
     #[test]
     fn cohorts_fill_to_their_size_then_the_next_starts() {
         let mut f = Filling::default();
         let mut numbers = Vec::new();
         for i in 0..65 {
-            let (next, n) = place(&league(), f, &format!("p{i}"));
+            let (next, n) = place(&league(), f, &format!("p{i}"), 0);
             f = next;
             numbers.push(n);
         }
         assert_eq!(numbers.iter().filter(|n| **n == 0).count(), 30);
         assert_eq!(numbers.iter().filter(|n| **n == 1).count(), 30);
         assert_eq!((f.number, f.members.len()), (2, 5));
-        let (again, n) = place(&league(), f.clone(), "p64");
+        let (again, n) = place(&league(), f.clone(), "p64", 0);
         assert_eq!((again, n), (f, 2), "placing twice changes nothing");
     }
 

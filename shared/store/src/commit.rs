@@ -216,7 +216,11 @@ impl Commit {
     /// The players this commit writes anything of (claims, balances, entries, states,
     /// ledger entries, references), then those it only names ([`Commit::named`]), each
     /// once, in order of first appearance: the players whose deletion tombstone it
-    /// checks is absent (GM-6, a guard each).
+    /// checks is absent (GM-6, a guard each). podium's internal owners (`@…`: a
+    /// league's filling cohorts and member lists, a tournament) are not players: no
+    /// deletion or suspension can name one, so they carry no guard (a guard on a
+    /// filling cohort would be read by every placement into it: a hot partition at
+    /// Monday 00:00, LB-7).
     pub fn players(&self) -> Vec<&str> {
         let named = self
             .claims
@@ -230,7 +234,7 @@ impl Commit {
             .chain(self.named.iter().map(String::as_str));
         let mut out: Vec<&str> = Vec::new();
         for p in named {
-            if !out.contains(&p) {
+            if !p.starts_with(podium_rules::record::ids::INTERNAL_PREFIX) && !out.contains(&p) {
                 out.push(p);
             }
         }

@@ -72,6 +72,11 @@ pub(crate) struct Placed {
     pub named: Vec<(String, String, String)>,
 }
 
+/// Spill shards a placement tries while the cohorts it finds are busy (each one
+/// GetItem more, only while a tier takes more than [`league::BUSY_PER_SECOND`]
+/// placements a second in a shard).
+const SPILL_PROBES: u32 = 3;
+
 /// The state writes that place `placing` in cohorts of the league fed by `board` (a
 /// league's weekly board in one week; none for another board), called by the commit
 /// path ([`crate::engine::settle`]) at server clock `now_ms`. Players placed already are left
@@ -150,18 +155,29 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             }
         };
         let tier = m.tier.min(league.tiers.len().saturating_sub(1) as u32);
-        let shard = shard_of(&player, league.shards);
-        let owner = filling_owner(league, week, tier, shard);
-        let at = match fillings.iter().position(|(o, _, _)| *o == owner) {
-            Some(i) => i,
-            None => {
-                let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
-                fillings.push((owner.clone(), f, v));
-                fillings.len() - 1
+        // The player's shard, or while its cohort is busy this second a spill shard
+        // (LB-7; [`league::busy`]): at most SPILL_PROBES of them, then the last one.
+        let mut shard = shard_of(&player, league.shards);
+        let mut probe = 0;
+        let at = loop {
+            let owner = filling_owner(league, week, tier, shard);
+            let at = match fillings.iter().position(|(o, _, _)| *o == owner) {
+                Some(i) => i,
+                None => {
+                    let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
+                    fillings.push((owner.clone(), f, v));
+                    fillings.len() - 1
+                }
+            };
+            if probe == SPILL_PROBES || !league::busy(&fillings[at].1, now_ms) {
+                break at;
             }
+            shard = league::spill_shard(league, &player, probe);
+            probe += 1;
         };
+        let owner = fillings[at].0.clone();
         let before = fillings[at].1.clone();
-        let (after, number) = league::place(league, before.clone(), &player);
+        let (after, number) = league::place(league, before.clone(), &player, now_ms);
         let cohort = cohort_id(tier, shard, number);
         let list_owner = members_owner(league, week, &cohort);
         match lists.iter_mut().find(|(o, _, _)| *o == list_owner) {

@@ -424,6 +424,31 @@ async fn recorded_cohort<S: SettleStore + ?Sized>(
 /// closes it (one GetItem a cohort of up to 30).
 const KNOWN_MEMBERS: usize = 100_000;
 
+/// The filling cohorts of `tier` in `week`, by shard: (shard, filling, version; 0
+/// when none). The base shards always (one GetItem each); the spill shards only when
+/// one of the base shards' cohorts says the tier spilled ([`Filling::spilled`]).
+async fn tier_fillings<S: SettleStore + ?Sized>(
+    store: &S,
+    league: &LeagueDef,
+    week: &str,
+    tier: u32,
+) -> Result<Vec<(u32, Filling, u64)>, ServiceError> {
+    let mut out = Vec::new();
+    for shard in 0..league.shards {
+        let (filling, version): (Filling, u64) =
+            state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+        out.push((shard, filling, version));
+    }
+    if out.iter().any(|(_, f, _)| f.spilled) {
+        for shard in league.shards..league.shards + league.spill_shards {
+            let (filling, version): (Filling, u64) =
+                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+            out.push((shard, filling, version));
+        }
+    }
+    Ok(out)
+}
+
 /// The players placed in `week`'s cohorts, by the key of their id, sorted (16 bytes a
 /// player), and, when they are at most [`KNOWN_MEMBERS`], every cohort in close order
 /// with its members: (tier, cohort id, members). One GetItem per (tier, shard) and
@@ -436,9 +461,7 @@ async fn week_cohorts<S: SettleStore + ?Sized>(
     let mut placed = Vec::new();
     let mut known = Some(Vec::new());
     for tier in 0..league.tiers.len() as u32 {
-        for shard in 0..league.shards {
-            let (filling, version): (Filling, u64) =
-                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+        for (shard, filling, version) in tier_fillings(store, league, week, tier).await? {
             if version == 0 {
                 continue;
             }
@@ -725,9 +748,7 @@ pub async fn close_week_within<S: SettleStore + ItemStore + ?Sized>(
         None => {
             let mut all = Vec::new();
             for tier in 0..league.tiers.len() as u32 {
-                for shard in 0..league.shards {
-                    let (filling, filled): (Filling, u64) =
-                        state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+                for (shard, filling, filled) in tier_fillings(store, league, week, tier).await? {
                     if filled > 0 {
                         all.extend((0..=filling.number).map(|number| ((tier, shard, number), None)));
                     }

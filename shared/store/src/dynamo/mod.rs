@@ -31,6 +31,7 @@ mod boards;
 mod client;
 mod erasure;
 mod errors;
+pub mod heat;
 mod items;
 mod ledger;
 mod load;
@@ -44,6 +45,7 @@ mod transactions;
 mod usage;
 
 pub use client::{client, Timeouts};
+pub use heat::{Heat, Hot};
 pub use pricing::{PricedWrite, Write};
 pub use store::{CarriedLedger, DynamoStore, BOARD_INDEX, CARRIED_LEDGER, LEDGER_INDEX, TTL_ATTRIBUTE};
 pub use usage::{Usage, UsageSnapshot};

@@ -64,7 +64,7 @@ impl PricedWrite {
 /// DynamoDB's size of an attribute value in bytes (strings and binaries their length,
 /// numbers about one byte a two digits plus one, maps and lists 3 bytes plus their
 /// elements).
-fn value_size(v: &AttributeValue) -> usize {
+pub(crate) fn value_size(v: &AttributeValue) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => n.trim_start_matches('-').len().div_ceil(2) + 1,
