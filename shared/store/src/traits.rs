@@ -16,6 +16,15 @@ use crate::model::{Balance, BoardKey, Item, ItemKey, LedgerPosition, SortKeyRang
 pub trait SourceStore: Send + Sync {
     /// What the source's first commit stored, if any (strongly consistent).
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError>;
+
+    /// [`get_source`](Self::get_source) read eventually consistent (DynamoDB: half
+    /// the read units, and the read may miss a write of the last second): for a
+    /// record read by every settlement of a busy moment whose late sight costs
+    /// nothing more than a race the caller tolerates anyway (LB-7: a week's freeze
+    /// marker at Monday 00:00). The embedded store reads it as `get_source`.
+    async fn get_source_eventually(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
+        self.get_source(key).await
+    }
 }
 
 /// What settling a source needs besides reading sources: the state it plans from

@@ -98,13 +98,22 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
     let ended = week_period(league, week)
         .and_then(|p| p.end)
         .is_some_and(|end| end.timestamp_millis() <= now_ms);
+    // Read eventually consistent: in the first seconds after midnight every record of
+    // the ended week reads this one item (LB-7: 0.5 read units each, under half a
+    // partition's limit at 2,000 a second). A freeze begun within the last second may
+    // be missed, as a freeze begun between this read and the commit always could be:
+    // the week's close places the players its final ranks that no cohort lists.
     let frozen = ended
         && placing.iter().any(|p| matches!(p, Placing::FirstPoints(_)))
-        && store.get_source(&frozen_key(league, week)).await?.is_some();
+        && store
+            .get_source_eventually(&frozen_key(league, week))
+            .await?
+            .is_some();
     let mut writes = Vec::new();
     // Filling cohorts read (owner → filling now, version read), and the member lists
     // to write (owner → members, version expected).
     let mut fillings: Vec<(String, Filling, u64)> = Vec::new();
+    let mut passed: Vec<(String, Filling, u64)> = Vec::new();
     let mut lists: Vec<(String, Vec<String>, u64)> = Vec::new();
     for p in placing {
         let (player, m, m_version) = match p {
@@ -157,20 +166,28 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         let tier = m.tier.min(league.tiers.len().saturating_sub(1) as u32);
         // The player's shard, or while its cohort is busy this second a spill shard
         // (LB-7; [`league::busy`]): at most SPILL_PROBES of them, then the last one.
+        // A busy cohort read on the way is kept apart (`passed`): it is not written.
         let mut shard = shard_of(&player, league.shards);
         let mut probe = 0;
         let at = loop {
             let owner = filling_owner(league, week, tier, shard);
-            let at = match fillings.iter().position(|(o, _, _)| *o == owner) {
-                Some(i) => i,
-                None => {
-                    let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
-                    fillings.push((owner.clone(), f, v));
-                    fillings.len() - 1
+            if let Some(i) = fillings.iter().position(|(o, _, _)| *o == owner) {
+                if probe == SPILL_PROBES || !league::busy(&fillings[i].1, now_ms) {
+                    break i;
                 }
-            };
-            if probe == SPILL_PROBES || !league::busy(&fillings[at].1, now_ms) {
-                break at;
+            } else {
+                let read = match passed.iter().position(|(o, _, _)| *o == owner) {
+                    Some(i) => passed.swap_remove(i),
+                    None => {
+                        let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
+                        (owner.clone(), f, v)
+                    }
+                };
+                if probe == SPILL_PROBES || !league::busy(&read.1, now_ms) {
+                    fillings.push(read);
+                    break fillings.len() - 1;
+                }
+                passed.push(read);
             }
             shard = league::spill_shard(league, &player, probe);
             probe += 1;

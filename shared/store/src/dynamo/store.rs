@@ -51,7 +51,17 @@ pub struct DynamoStore {
 #[async_trait]
 impl SourceStore for DynamoStore {
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
-        let Some(item) = self.get_raw(source_pk(key), "RESULT".into(), true).await? else {
+        self.source(key, true).await
+    }
+
+    async fn get_source_eventually(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
+        self.source(key, false).await
+    }
+}
+
+impl DynamoStore {
+    async fn source(&self, key: &SourceKey, consistent: bool) -> Result<Option<StoredSource>, StoreError> {
+        let Some(item) = self.get_raw(source_pk(key), "RESULT".into(), consistent).await? else {
             return Ok(None);
         };
         Ok(Some(StoredSource {
