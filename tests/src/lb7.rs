@@ -264,8 +264,14 @@ pub struct Window {
     pub reads: u64,
     pub read: Histogram<u64>,
     pub read_errors: u64,
-    /// Seconds of this window whose deliveries did not all finish inside it.
+    /// Seconds of this window sent late: a trace's seconds whose deliveries did not
+    /// all finish inside them; a paced run's seconds whose dispatch ended more than
+    /// 50 ms behind the schedule.
     pub late_seconds: u64,
+    /// A paced run: the most the dispatcher was behind the schedule at the end of one
+    /// of its seconds (milliseconds): bounded while the store holds the rate, growing
+    /// when it does not.
+    pub lag_ms: u64,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -283,6 +289,7 @@ impl Window {
             read: histogram(),
             read_errors: 0,
             late_seconds: 0,
+            lag_ms: 0,
         }
     }
 
@@ -291,7 +298,7 @@ impl Window {
         let per_s = |n: u64| n as f64 / self.seconds.max(1) as f64;
         let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
         format!(
-            "| {}–{} | {:.0} | {:.2} | {:.2} | {:.1} | {:.0} | {:.2} | {:.2} | {} | {} |",
+            "| {}–{} | {:.0} | {:.2} | {:.2} | {:.1} | {:.0} | {:.2} | {:.2} | {} | {} | {} |",
             self.from,
             self.from + self.seconds,
             per_s(self.deliveries),
@@ -303,11 +310,12 @@ impl Window {
             ms(&self.read, 0.99),
             self.read_errors,
             self.late_seconds,
+            self.lag_ms,
         )
     }
 
     /// The header of [`Window::row`].
-    pub const HEADER: &'static str = "| seconds | deliveries/s | settle p50 ms | settle p99 ms | settle max ms | reads/s | read p50 ms | read p99 ms | read errors | seconds late |\n|---|---|---|---|---|---|---|---|---|---|";
+    pub const HEADER: &'static str = "| seconds | deliveries/s | settle p50 ms | settle p99 ms | settle max ms | reads/s | read p50 ms | read p99 ms | read errors | seconds late | most behind, ms |\n|---|---|---|---|---|---|---|---|---|---|---|";
 }
 
 /// What a run did and what its end checks found.
@@ -490,6 +498,90 @@ impl Reader {
     }
 }
 
+/// A paced run's windows by number (second / 10), filled by its tasks as they end.
+type Windows = Arc<Mutex<std::collections::BTreeMap<u64, Window>>>;
+
+fn in_window(windows: &Windows, window: u64, f: impl FnOnce(&mut Window)) {
+    let mut all = windows.lock().unwrap_or_else(|e| e.into_inner());
+    f(all.entry(window).or_insert_with(|| Window::new(window * 10)));
+}
+
+/// What [`dispatch_second`] needs.
+struct Dispatch<'a, S> {
+    store: &'a S,
+    batch: Vec<Sent>,
+    who: Vec<String>,
+    k: u64,
+    due: tokio::time::Instant,
+    now: DateTime<Utc>,
+    policy: &'a RecordPolicy,
+    tally: &'a Arc<Tally>,
+    reader: &'a Arc<Reader>,
+    windows: &'a Windows,
+    settling: &'a Arc<tokio::sync::Semaphore>,
+    reading: &'a Arc<tokio::sync::Semaphore>,
+    tasks: &'a mut tokio::task::JoinSet<()>,
+}
+
+/// Sends second `k`'s deliveries and reads at their due instants through that second,
+/// each a task of its own (settlements at most `in_flight` at once: a delivery waits
+/// for a place, and the dispatch with it); the tasks record into their window. The
+/// dispatcher's lag behind the schedule when the second's last one was sent.
+async fn dispatch_second<S: Store + Clone + 'static>(d: Dispatch<'_, S>) -> StdDuration {
+    let window = d.k / 10;
+    // Deliveries and reads interleaved in time order.
+    let n = d.batch.len().max(1) as u32;
+    let m = d.who.len().max(1) as u32;
+    let mut plan: Vec<(StdDuration, Result<Sent, String>)> = Vec::with_capacity(d.batch.len() + d.who.len());
+    for (j, sent) in d.batch.into_iter().enumerate() {
+        plan.push((StdDuration::from_secs(1) * j as u32 / n, Ok(sent)));
+    }
+    for (j, who) in d.who.into_iter().enumerate() {
+        plan.push((StdDuration::from_secs(1) * j as u32 / m, Err(who)));
+    }
+    plan.sort_by_key(|(at, _)| *at);
+    for (j, (at, item)) in plan.into_iter().enumerate() {
+        tokio::time::sleep_until(d.due + at).await;
+        let windows = Arc::clone(d.windows);
+        match item {
+            Ok(sent) => {
+                let Ok(permit) = Arc::clone(d.settling).acquire_owned().await else {
+                    continue;
+                };
+                let (store, tally, policy, now) = (d.store.clone(), Arc::clone(d.tally), d.policy.clone(), d.now);
+                d.tasks.spawn(async move {
+                    let micros = deliver(&store, &sent, now, &policy, &tally).await;
+                    drop(permit);
+                    in_window(&windows, window, |w| {
+                        w.deliveries += 1;
+                        let _ = w.settle.record(micros.max(1));
+                    });
+                });
+            }
+            Err(who) => {
+                let Ok(permit) = Arc::clone(d.reading).acquire_owned().await else {
+                    continue;
+                };
+                let (reader, k) = (Arc::clone(d.reader), d.k);
+                d.tasks.spawn(async move {
+                    let (micros, ok) = reader.read(k * 10_000 + j as u64, who).await;
+                    drop(permit);
+                    in_window(&windows, window, |w| {
+                        w.reads += 1;
+                        let _ = w.read.record(micros.max(1));
+                        if !ok {
+                            w.read_errors += 1;
+                        }
+                    });
+                });
+            }
+        }
+        // Finished tasks are not kept.
+        while d.tasks.try_join_next().is_some() {}
+    }
+    tokio::time::Instant::now().saturating_duration_since(d.due + StdDuration::from_secs(1))
+}
+
 /// One tick of the snapshot job at `now`.
 async fn tick<S: Store + ?Sized>(store: &S, job: Job, now: DateTime<Utc>) -> Result<(), String> {
     let run = ScheduledRun {
@@ -577,6 +669,12 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
     let mut window = Window::new(0);
     let mut deliveries = 0u64;
     let sending = Instant::now();
+    // The paced run's windows, filled by the tasks as they finish; its tasks.
+    let live: Windows = Arc::default();
+    let settling = Arc::new(tokio::sync::Semaphore::new(s.in_flight.max(1)));
+    let reading = Arc::new(tokio::sync::Semaphore::new(64));
+    let mut tasks = tokio::task::JoinSet::new();
+    let paced_start = tokio::time::Instant::now();
     let extra = 90; // the last late deliveries
     for k in 0..s.seconds + extra {
         let now = s.instant(k);
@@ -595,6 +693,50 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
         };
         if k >= s.seconds && batch.is_empty() && fleet.later.is_empty() {
             break;
+        }
+        if s.paced {
+            // Sent on schedule, not after the second before finished (a fleet does
+            // not wait): the second's deliveries and reads at their due instants, at
+            // most `in_flight` settling at once; the dispatcher's lag behind the
+            // schedule says whether the store holds the rate.
+            let due = paced_start + StdDuration::from_secs(k);
+            if k < s.seconds && k % s.refresh_every.max(1) == 0 && background.as_ref().is_none_or(|b| b.is_finished()) {
+                let (store, ticks, runtime) = (store.clone(), Arc::clone(&ticks), tokio::runtime::Handle::current());
+                background = Some(tokio::task::spawn_blocking(move || {
+                    runtime.block_on(run_tick(store, ticks, k, now));
+                }));
+            }
+            let who: Vec<String> = (0..if k < s.seconds { s.reads } else { 0 })
+                .map(|_| player(read_zipf.sample(&mut read_rng) as u64 - 1))
+                .collect();
+            let lag = dispatch_second(Dispatch {
+                store: &store,
+                batch,
+                who,
+                k,
+                due,
+                now,
+                policy: &policy,
+                tally: &tally,
+                reader: &reader,
+                windows: &live,
+                settling: &settling,
+                reading: &reading,
+                tasks: &mut tasks,
+            })
+            .await;
+            in_window(&live, k / 10, |w| {
+                w.seconds += 1;
+                w.lag_ms = w.lag_ms.max(lag.as_millis() as u64);
+                if lag > StdDuration::from_millis(50) {
+                    w.late_seconds += 1;
+                }
+                if k % 10 == 9 {
+                    // As it goes (its last settlements may still be running).
+                    eprintln!("{}", w.row());
+                }
+            });
+            continue;
         }
         let second_started = tokio::time::Instant::now();
         let n = batch.len().max(1) as u32;
@@ -687,17 +829,26 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
         }
         window.seconds += 1;
         if window.seconds == 10 {
+            // As it goes (a long run shows where it stands).
+            eprintln!("{}", window.row());
             windows.push(std::mem::replace(&mut window, Window::new(k + 1)));
         }
     }
     if window.seconds > 0 {
         windows.push(window);
     }
+    while tasks.join_next().await.is_some() {}
+    if s.paced {
+        let all = std::mem::take(&mut *live.lock().unwrap_or_else(|e| e.into_inner()));
+        deliveries = all.values().map(|w| w.deliveries).sum();
+        windows = all.into_values().collect();
+    }
     let sending = sending.elapsed();
     if let Some(b) = background {
         let _ = b.await;
     }
 
+    eprintln!("sent; the end checks");
     // The end checks: each record applied once (GM-3), each delivered once more
     // answered as a duplicate (nothing lost), each ledger the sum of its balance (GM-4).
     let end = s.instant(s.seconds + extra) + Duration::seconds(1);
