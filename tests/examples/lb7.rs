@@ -58,13 +58,18 @@ async fn main() {
     println!("{settings:?}");
     let report = if std::env::var(podium_tests::fixtures::DYNAMODB_ENDPOINT_VAR).is_ok() {
         let heat = Heat::new();
-        let store = podium_tests::fixtures::dynamodb().await.recording_heat(Arc::clone(&heat));
+        let store = podium_tests::fixtures::dynamodb()
+            .await
+            .recording_heat(Arc::clone(&heat));
         let report = lb7::run(store, &settings, Some(Arc::clone(&heat))).await;
         print(&report);
         println!();
         println!("{}", lb7::heat_table(&heat));
         let over = lb7::over_half(&heat);
-        println!("partition keys over half their limit in some second: {}", over.len());
+        println!(
+            "partition keys over half their limit in some second: {}",
+            over.len()
+        );
         for h in over.iter().take(20) {
             println!(
                 "  s {} {} `{}`: {:.1} write units, {:.1} read units",

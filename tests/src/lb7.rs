@@ -402,18 +402,32 @@ struct Tally {
 
 /// Settles one delivery as the score-match function does, retried as the queue
 /// retries (at most [`RECEIVES`] receives); its latency in microseconds.
-async fn deliver<S: Store + ?Sized>(store: &S, sent: &Sent, now: DateTime<Utc>, policy: &RecordPolicy, tally: &Tally) -> u64 {
+async fn deliver<S: Store + ?Sized>(
+    store: &S,
+    sent: &Sent,
+    now: DateTime<Utc>,
+    policy: &RecordPolicy,
+    tally: &Tally,
+) -> u64 {
     let started = Instant::now();
     let incoming = match Incoming::from_json(&sent.line, now, policy) {
         Ok(i) => i,
         Err(e) => {
-            tally.refused.lock().unwrap_or_else(|e| e.into_inner()).push(e.to_string());
+            tally
+                .refused
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(e.to_string());
             return started.elapsed().as_micros() as u64;
         }
     };
     // Each delivery is a message of its own (its retries the same message again).
     static DELIVERIES: AtomicU64 = AtomicU64::new(0);
-    let delivery = format!("lb7-{}-{}", sent.record, DELIVERIES.fetch_add(1, Ordering::Relaxed));
+    let delivery = format!(
+        "lb7-{}-{}",
+        sent.record,
+        DELIVERIES.fetch_add(1, Ordering::Relaxed)
+    );
     for receive in 1..=RECEIVES {
         match settle_incoming(store, &incoming, now, policy, &delivery).await {
             Ok(Outcome::Duplicate) => {
@@ -548,7 +562,8 @@ async fn dispatch_second<S: Store + Clone + 'static>(d: Dispatch<'_, S>) -> StdD
                 let Ok(permit) = Arc::clone(d.settling).acquire_owned().await else {
                     continue;
                 };
-                let (store, tally, policy, now) = (d.store.clone(), Arc::clone(d.tally), d.policy.clone(), d.now);
+                let (store, tally, policy, now) =
+                    (d.store.clone(), Arc::clone(d.tally), d.policy.clone(), d.now);
                 d.tasks.spawn(async move {
                     let micros = deliver(&store, &sent, now, &policy, &tally).await;
                     drop(permit);
@@ -588,10 +603,15 @@ async fn tick<S: Store + ?Sized>(store: &S, job: Job, now: DateTime<Utc>) -> Res
         job,
         scheduled_time: now,
     };
-    handle_within(store, run, &TickSettings::default(), Budget::lasting(StdDuration::from_secs(60)))
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("{job:?} at {now}: {e}"))
+    handle_within(
+        store,
+        run,
+        &TickSettings::default(),
+        Budget::lasting(StdDuration::from_secs(60)),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| format!("{job:?} at {now}: {e}"))
 }
 
 /// Runs the fleet into `store` as `s` says, `heat` labelled by second, and checks the
@@ -649,10 +669,13 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
     let read_zipf = Zipf::new(s.players.max(2) as f64, s.exponent).expect("a Zipf distribution");
 
     let ticks = Arc::new(Mutex::new((0u64, StdDuration::ZERO, Vec::<String>::new())));
-    let run_tick = |store: S, ticks: Arc<Mutex<(u64, StdDuration, Vec<String>)>>, k: u64, at: DateTime<Utc>| async move {
+    let run_tick = |store: S,
+                    ticks: Arc<Mutex<(u64, StdDuration, Vec<String>)>>,
+                    k: u64,
+                    at: DateTime<Utc>| async move {
         let started = Instant::now();
         let mut result = tick(&store, Job::Refresh, at).await;
-        if k % 60 == 0 {
+        if k.is_multiple_of(60) {
             result = result.and(tick(&store, Job::Freeze, at).await);
         }
         let took = started.elapsed();
@@ -700,8 +723,15 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
             // most `in_flight` settling at once; the dispatcher's lag behind the
             // schedule says whether the store holds the rate.
             let due = paced_start + StdDuration::from_secs(k);
-            if k < s.seconds && k % s.refresh_every.max(1) == 0 && background.as_ref().is_none_or(|b| b.is_finished()) {
-                let (store, ticks, runtime) = (store.clone(), Arc::clone(&ticks), tokio::runtime::Handle::current());
+            if k < s.seconds
+                && k.is_multiple_of(s.refresh_every.max(1))
+                && background.as_ref().is_none_or(|b| b.is_finished())
+            {
+                let (store, ticks, runtime) = (
+                    store.clone(),
+                    Arc::clone(&ticks),
+                    tokio::runtime::Handle::current(),
+                );
                 background = Some(tokio::task::spawn_blocking(move || {
                     runtime.block_on(run_tick(store, ticks, k, now));
                 }));
@@ -779,10 +809,17 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
             .buffer_unordered(64)
             .collect::<Vec<(u64, bool)>>();
         let (settled, read) = if s.paced {
-            if k < s.seconds && k % s.refresh_every.max(1) == 0 && background.as_ref().is_none_or(|b| b.is_finished()) {
+            if k < s.seconds
+                && k.is_multiple_of(s.refresh_every.max(1))
+                && background.as_ref().is_none_or(|b| b.is_finished())
+            {
                 // The jobs' futures are not `Send` over a generic store: the tick runs
                 // on a blocking thread of its own, as `podium serve` runs its ticks.
-                let (store, ticks, runtime) = (store.clone(), Arc::clone(&ticks), tokio::runtime::Handle::current());
+                let (store, ticks, runtime) = (
+                    store.clone(),
+                    Arc::clone(&ticks),
+                    tokio::runtime::Handle::current(),
+                );
                 background = Some(tokio::task::spawn_blocking(move || {
                     runtime.block_on(run_tick(store, ticks, k, now));
                 }));
@@ -794,7 +831,7 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
             let settling = t.elapsed();
             let read = reads.await;
             let reading = t.elapsed() - settling;
-            if k < s.seconds && k % s.refresh_every.max(1) == 0 {
+            if k < s.seconds && k.is_multiple_of(s.refresh_every.max(1)) {
                 run_tick(store.clone(), Arc::clone(&ticks), k, now).await;
             }
             if k < s.seconds {
@@ -854,7 +891,11 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
     let end = s.instant(s.seconds + extra) + Duration::seconds(1);
     let outcomes = std::mem::take(&mut *tally.outcomes.lock().unwrap_or_else(|e| e.into_inner()));
     let warm_records = s.returning;
-    let doubled: Vec<u64> = outcomes.iter().filter(|(_, n)| **n > 1).map(|(r, _)| *r).collect();
+    let doubled: Vec<u64> = outcomes
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(r, _)| *r)
+        .collect();
     let _ = warm_applied;
     let again = Arc::new(Tally::default());
     let lines: Vec<Sent> = fleet
@@ -870,13 +911,23 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
         .for_each_concurrent(s.in_flight, |sent| {
             let (store, again, policy) = (store.clone(), Arc::clone(&again), policy.clone());
             // The warm-up's records are of the week before.
-            let now = if sent.record < warm_records { before + Duration::seconds(1) } else { end };
+            let now = if sent.record < warm_records {
+                before + Duration::seconds(1)
+            } else {
+                end
+            };
             async move {
                 deliver(&store, &sent, now, &policy, &again).await;
             }
         })
         .await;
-    let lost: Vec<u64> = again.outcomes.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
+    let lost: Vec<u64> = again
+        .outcomes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .keys()
+        .copied()
+        .collect();
     let touched: Vec<(Game, String)> = fleet.touched.iter().cloned().collect();
     let mismatches = Arc::new(Mutex::new(Vec::new()));
     stream::iter(touched.iter())
@@ -886,14 +937,20 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
                 let sum: i64 = match store.ledger_entries(*game, p).await {
                     Ok(entries) => entries.iter().map(|e| e.applied).sum(),
                     Err(e) => {
-                        mismatches.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{p}: {e}"));
+                        mismatches
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(format!("{p}: {e}"));
                         return;
                     }
                 };
                 let balance = match store.get_balances(*game, &[p.as_str()]).await {
                     Ok(b) => b.first().map(|b| b.points).unwrap_or(0),
                     Err(e) => {
-                        mismatches.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{p}: {e}"));
+                        mismatches
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(format!("{p}: {e}"));
                         return;
                     }
                 };
@@ -912,9 +969,13 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
         (t.0, t.1, t.2.clone())
     };
     let mut refused = std::mem::take(&mut *tally.refused.lock().unwrap_or_else(|e| e.into_inner()));
-    refused.extend(std::mem::take(&mut *again.refused.lock().unwrap_or_else(|e| e.into_inner())));
+    refused.extend(std::mem::take(
+        &mut *again.refused.lock().unwrap_or_else(|e| e.into_inner()),
+    ));
     let mut dead_letters = std::mem::take(&mut *tally.dead.lock().unwrap_or_else(|e| e.into_inner()));
-    dead_letters.extend(std::mem::take(&mut *again.dead.lock().unwrap_or_else(|e| e.into_inner())));
+    dead_letters.extend(std::mem::take(
+        &mut *again.dead.lock().unwrap_or_else(|e| e.into_inner()),
+    ));
     Report {
         windows,
         deliveries,
@@ -947,10 +1008,12 @@ pub fn heat_table(heat: &Heat) -> String {
         let r = reads.first();
         out.push_str(&format!(
             "| {place} | {} | {:.1} (of {}) | {} | {:.1} (of {}) |\n",
-            w.map(|h| format!("`{}` (s {})", h.key, h.second)).unwrap_or_default(),
+            w.map(|h| format!("`{}` (s {})", h.key, h.second))
+                .unwrap_or_default(),
             w.map(|h| h.write_milli as f64 / 1000.0).unwrap_or(0.0),
             PARTITION_WRITE_UNITS / 2,
-            r.map(|h| format!("`{}` (s {})", h.key, h.second)).unwrap_or_default(),
+            r.map(|h| format!("`{}` (s {})", h.key, h.second))
+                .unwrap_or_default(),
             r.map(|h| h.read_milli as f64 / 1000.0).unwrap_or(0.0),
             PARTITION_READ_UNITS / 2,
         ));
@@ -972,7 +1035,9 @@ pub fn over_half(heat: &Heat) -> Vec<podium_store::dynamo::Hot> {
 /// second with 1,000 reads a second, the league spike in it, on DynamoDB Local with
 /// its partition heat recorded: no partition key passes half its limit in any
 /// second, nothing is lost or doubled, every ledger equals its balance.
-pub async fn lb_7_no_partition_key_passes_half_its_limit_at_2000_a_second(store: podium_store::dynamo::DynamoStore) {
+pub async fn lb_7_no_partition_key_passes_half_its_limit_at_2000_a_second(
+    store: podium_store::dynamo::DynamoStore,
+) {
     let heat = Heat::new();
     let store = store.recording_heat(Arc::clone(&heat));
     // One second of the fleet at midnight: every record of it ended in the week before
@@ -996,5 +1061,9 @@ pub async fn lb_7_no_partition_key_passes_half_its_limit_at_2000_a_second(store:
     let report = run(store, &settings, Some(Arc::clone(&heat))).await;
     assert!(report.sound(), "LB-7 run not sound: {}", report.summary());
     let over = over_half(&heat);
-    assert!(over.is_empty(), "LB-7: partition keys over half their limit:\n{}\n{over:#?}", heat_table(&heat));
+    assert!(
+        over.is_empty(),
+        "LB-7: partition keys over half their limit:\n{}\n{over:#?}",
+        heat_table(&heat)
+    );
 }

@@ -1112,10 +1112,19 @@ pub async fn league_weeks_close_in_order_and_an_operator_cannot_skip_one<
 /// The first [`league::BUSY_PER_SECOND`] fill their shard's cohort, the others spill
 /// into spill shards (each player in exactly one cohort of the week). The week's
 /// close reads the spill shards: every one of the 50 gets one `league_result`.
-pub async fn league_a_busy_cohort_spills_and_its_close_finds_every_member<S: Store + Clone + 'static>(store: S) {
+pub async fn league_a_busy_cohort_spills_and_its_close_finds_every_member<S: Store + Clone + 'static>(
+    store: S,
+) {
     let players = same_shard("sp", 50);
     for (i, p) in players.iter().enumerate() {
-        credit(&store, p, 1_000 - i as i64, "2026-11-25T12:00:00.500Z", &format!("w48-{p}")).await;
+        credit(
+            &store,
+            p,
+            1_000 - i as i64,
+            "2026-11-25T12:00:00.500Z",
+            &format!("w48-{p}"),
+        )
+        .await;
     }
     let cohorts = cohorts_of(&store, &players, "2026-W48").await;
     let base = league::shard_of(&players[0], LEAGUES[0].shards);

@@ -353,7 +353,9 @@ mod tests {
         let l = league();
         let shards: std::collections::BTreeSet<u32> =
             (0..8).map(|probe| spill_shard(&l, "p-0000001", probe)).collect();
-        assert!(shards.iter().all(|s| (l.shards..l.shards + l.spill_shards).contains(s)));
+        assert!(shards
+            .iter()
+            .all(|s| (l.shards..l.shards + l.spill_shards).contains(s)));
         assert!(shards.len() > 1);
     }
 

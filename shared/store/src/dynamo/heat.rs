@@ -143,7 +143,12 @@ impl Heat {
             })
             .collect();
         out.sort_by(|a, b| {
-            (b.write_milli, b.read_milli, &a.place, &a.key).cmp(&(a.write_milli, a.read_milli, &b.place, &b.key))
+            (b.write_milli, b.read_milli, &a.place, &a.key).cmp(&(
+                a.write_milli,
+                a.read_milli,
+                &b.place,
+                &b.key,
+            ))
         });
         out
     }
@@ -270,10 +275,7 @@ fn update_writes(
             continue;
         };
         let lhs = lhs.trim().trim_start_matches("SET ").trim();
-        let attribute = names
-            .and_then(|n| n.get(lhs))
-            .map(String::as_str)
-            .unwrap_or(lhs);
+        let attribute = names.and_then(|n| n.get(lhs)).map(String::as_str).unwrap_or(lhs);
         let Some(value) = values.and_then(|v| v.get(rhs.trim())) else {
             continue;
         };
@@ -316,8 +318,11 @@ impl Recorder {
                 .key()
                 .map(|k| k.iter().map(|(n, v)| n.len() + value_size(v)).sum())
                 .unwrap_or(0);
-            p.writes
-                .push((TABLE.into(), i.key().map(pk_of).unwrap_or_default(), kb(size) * 1000));
+            p.writes.push((
+                TABLE.into(),
+                i.key().map(pk_of).unwrap_or_default(),
+                kb(size) * 1000,
+            ));
         } else if let Some(i) = input.downcast_ref::<BatchWriteItemInput>() {
             for request in i.request_items().into_iter().flat_map(|m| m.values()).flatten() {
                 if let Some(put) = request.put_request() {
@@ -425,10 +430,12 @@ impl Intercept for Recorder {
         };
         if let Some(o) = output.downcast_ref::<GetItemOutput>() {
             let size = o.item().map(item_size).unwrap_or(0);
-            self.0.add(&place, key.unwrap_or_default(), read_milli(size, consistent), 0);
+            self.0
+                .add(&place, key.unwrap_or_default(), read_milli(size, consistent), 0);
         } else if let Some(o) = output.downcast_ref::<QueryOutput>() {
             let size: usize = o.items().iter().map(item_size).sum();
-            self.0.add(&place, key.unwrap_or_default(), read_milli(size, consistent), 0);
+            self.0
+                .add(&place, key.unwrap_or_default(), read_milli(size, consistent), 0);
         } else if let Some(o) = output.downcast_ref::<BatchGetItemOutput>() {
             // Every key is billed: by its item's size, or as the least read when absent.
             let found: HashMap<(String, String), usize> = o
@@ -436,7 +443,12 @@ impl Intercept for Recorder {
                 .into_iter()
                 .flat_map(|m| m.values())
                 .flatten()
-                .map(|item| ((pk_of(item), text(item.get("sk")).unwrap_or_default()), item_size(item)))
+                .map(|item| {
+                    (
+                        (pk_of(item), text(item.get("sk")).unwrap_or_default()),
+                        item_size(item),
+                    )
+                })
                 .collect();
             for key in p.batch {
                 let size = found.get(&key).copied().unwrap_or(0);
