@@ -311,8 +311,16 @@ mod tests {
         let slots: std::collections::HashSet<_> =
             (0..1_000).map(|p| mark_key(&level, &format!("p-{p}"))).collect();
         assert_eq!(slots.len(), MARK_SPREAD as usize);
+        // One board's slots fall in several shards; the levels' slots in every one.
         let shards: std::collections::HashSet<_> = slots.iter().map(|k| k.pk.clone()).collect();
-        assert_eq!(shards.len(), MARK_SHARDS as usize);
+        assert!(shards.len() >= 8, "{shards:?}");
+        let all: std::collections::HashSet<_> = (1..=200)
+            .flat_map(|level| {
+                let board = BoardRef::all_time(format!("mahjong-level-{level}"));
+                (0..100).map(move |p| mark_key(&board, &format!("p-{p}")).pk)
+            })
+            .collect();
+        assert_eq!(all.len(), MARK_SHARDS as usize);
     }
 
     /// LB-5, PF-5: the prefixes a card change queries name every board refreshed when
