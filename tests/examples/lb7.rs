@@ -54,6 +54,7 @@ async fn main() {
         in_flight: env("PODIUM_LB7_IN_FLIGHT", 64),
         paced: !trace,
         seed: 7,
+        check_every: env("PODIUM_LB7_CHECK_EVERY", 1),
     };
     println!("{settings:?}");
     let report = if std::env::var(podium_tests::fixtures::DYNAMODB_ENDPOINT_VAR).is_ok() {
