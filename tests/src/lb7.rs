@@ -267,9 +267,8 @@ pub struct Window {
     pub reads: u64,
     pub read: Histogram<u64>,
     pub read_errors: u64,
-    /// Seconds of this window sent late: a trace's seconds whose deliveries did not
-    /// all finish inside them; a paced run's seconds whose dispatch ended more than
-    /// 50 ms behind the schedule.
+    /// A paced run: seconds of this window whose dispatch ended more than 50 ms
+    /// behind the schedule.
     pub late_seconds: u64,
     /// A paced run: the most the dispatcher was behind the schedule at the end of one
     /// of its seconds (milliseconds): bounded while the store holds the rate, growing
@@ -650,7 +649,6 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
             }
         })
         .await;
-    let warm_applied = tally.applied.load(Ordering::Relaxed);
 
     let clock = Arc::new(AtomicI64::new(s.instant(0).timestamp_millis()));
     let app = {
@@ -771,22 +769,14 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
             });
             continue;
         }
-        let second_started = tokio::time::Instant::now();
-        let n = batch.len().max(1) as u32;
-        let step = StdDuration::from_secs(1) / n;
-        let settle = stream::iter(batch.into_iter().enumerate())
-            .map(|(j, sent)| {
+        // A trace: this second's deliveries as fast as they settle, then its reads,
+        // then its tick.
+        let settle = stream::iter(batch)
+            .map(|sent| {
                 let (store, tally, policy) = (store.clone(), Arc::clone(&tally), policy.clone());
-                let due = second_started + step * j as u32;
-                let paced = s.paced;
                 // Each delivery a task of its own, as concurrent functions are: the
                 // run's settlements use both cores.
-                let task = tokio::spawn(async move {
-                    if paced {
-                        tokio::time::sleep_until(due).await;
-                    }
-                    deliver(&store, &sent, now, &policy, &tally).await
-                });
+                let task = tokio::spawn(async move { deliver(&store, &sent, now, &policy, &tally).await });
                 async move { task.await.unwrap_or(0) }
             })
             .buffer_unordered(s.in_flight)
@@ -795,40 +785,15 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
         let who: Vec<String> = (0..reads_n)
             .map(|_| player(read_zipf.sample(&mut read_rng) as u64 - 1))
             .collect();
-        let read_step = StdDuration::from_secs(1) / reads_n.max(1) as u32;
         let reads = stream::iter(who.into_iter().enumerate())
             .map(|(j, who)| {
                 let reader = Arc::clone(&reader);
-                let due = second_started + read_step * j as u32;
-                let paced = s.paced;
-                let task = tokio::spawn(async move {
-                    if paced {
-                        tokio::time::sleep_until(due).await;
-                    }
-                    reader.read(k * 1_000 + j as u64, who).await
-                });
+                let task = tokio::spawn(async move { reader.read(k * 1_000 + j as u64, who).await });
                 async move { task.await.unwrap_or((0, false)) }
             })
             .buffer_unordered(64)
             .collect::<Vec<(u64, bool)>>();
-        let (settled, read) = if s.paced {
-            if k < s.seconds
-                && k.is_multiple_of(s.refresh_every.max(1))
-                && background.as_ref().is_none_or(|b| b.is_finished())
-            {
-                // The jobs' futures are not `Send` over a generic store: the tick runs
-                // on a blocking thread of its own, as `podium serve` runs its ticks.
-                let (store, ticks, runtime) = (
-                    store.clone(),
-                    Arc::clone(&ticks),
-                    tokio::runtime::Handle::current(),
-                );
-                background = Some(tokio::task::spawn_blocking(move || {
-                    runtime.block_on(run_tick(store, ticks, k, now));
-                }));
-            }
-            futures::join!(settle, reads)
-        } else {
+        let (settled, read) = {
             let t = Instant::now();
             let settled = settle.await;
             let settling = t.elapsed();
@@ -860,12 +825,6 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
             if !ok {
                 window.read_errors += 1;
             }
-        }
-        if s.paced && second_started.elapsed() > StdDuration::from_millis(1_050) {
-            window.late_seconds += 1;
-        }
-        if s.paced {
-            tokio::time::sleep_until(second_started + StdDuration::from_secs(1)).await;
         }
         window.seconds += 1;
         if window.seconds == 10 {
@@ -899,7 +858,6 @@ pub async fn run<S: Store + Clone + 'static>(store: S, s: &Settings, heat: Optio
         .filter(|(_, n)| **n > 1)
         .map(|(r, _)| *r)
         .collect();
-    let _ = warm_applied;
     let again = Arc::new(Tally::default());
     let lines: Vec<Sent> = fleet
         .lines

@@ -49,9 +49,9 @@ use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
 
-use super::items::{Item, CARRIED_LEDGER, LEDGER_INDEX};
-use super::pricing::{item_size, value_size};
-use super::store::{DynamoStore, BOARD_INDEX};
+use super::items::Item;
+use super::pricing::{index_entries, item_size, kb, value_size, INDEXES};
+use super::store::DynamoStore;
 
 /// The table's own partitions, as [`Hot::place`] names them.
 pub const TABLE: &str = "table";
@@ -60,25 +60,6 @@ pub const TABLE: &str = "table";
 pub const PARTITION_WRITE_UNITS: u64 = 1_000;
 /// DynamoDB's read units a second per partition.
 pub const PARTITION_READ_UNITS: u64 = 3_000;
-
-/// Each GSI: its name, its partition key attribute, its sort key attribute and the
-/// attribute it projects (besides the keys).
-const INDEXES: [(&str, &str, &str, Option<&str>); 4] = [
-    (BOARD_INDEX, "board_shard", "board_key", None),
-    (LEDGER_INDEX, "pk", "ledger_at", Some("entry")),
-    (
-        CARRIED_LEDGER[0].index,
-        CARRIED_LEDGER[0].pk,
-        CARRIED_LEDGER[0].at,
-        Some(CARRIED_LEDGER[0].entry),
-    ),
-    (
-        CARRIED_LEDGER[1].index,
-        CARRIED_LEDGER[1].pk,
-        CARRIED_LEDGER[1].at,
-        Some(CARRIED_LEDGER[1].entry),
-    ),
-];
 
 /// Units of one partition key in one second, in thousandths of a unit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -199,10 +180,6 @@ impl Storable for Pending {
 #[derive(Debug, Clone)]
 struct Recorder(Arc<Heat>);
 
-fn kb(bytes: usize) -> u64 {
-    bytes.div_ceil(1024).max(1) as u64
-}
-
 /// Read units × 1000 of `bytes` read at once.
 fn read_milli(bytes: usize, consistent: bool) -> u64 {
     let units = bytes.div_ceil(4096).max(1) as u64;
@@ -229,22 +206,10 @@ fn pk_of(item: &HashMap<String, AttributeValue>) -> String {
 /// The writes of an item put (`per_kb` units a KB on the table) and its GSI entries.
 fn put_writes(item: &Item, per_kb: u64, replaces: bool, out: &mut Vec<(String, String, u64)>) {
     out.push((TABLE.into(), pk_of(item), per_kb * kb(item_size(item)) * 1000));
-    let base: usize = ["pk", "sk"]
-        .iter()
-        .filter_map(|k| item.get(*k).map(|v| k.len() + value_size(v)))
-        .sum();
-    for (index, hash, range, projected) in INDEXES {
-        let (Some(key), true) = (text(item.get(hash)), item.contains_key(range)) else {
+    for (index, hash, entry) in index_entries(item) {
+        let Some(key) = text(item.get(hash)) else {
             continue;
         };
-        let entry = base
-            + [hash, range]
-                .iter()
-                .chain(projected.iter())
-                .filter(|k| **k != "pk")
-                .filter_map(|k| item.get(*k).map(|v| k.len() + value_size(v)))
-                .sum::<usize>()
-            + 100;
         let writes = if replaces { 2 } else { 1 };
         out.push((index.into(), key, writes * kb(entry) * 1000));
     }
@@ -279,7 +244,7 @@ fn update_writes(
         let Some(value) = values.and_then(|v| v.get(rhs.trim())) else {
             continue;
         };
-        for (index, hash, _, _) in INDEXES {
+        for (index, [hash, _], _) in INDEXES {
             if attribute == hash && hash != "pk" {
                 if let Some(k) = text(Some(value)) {
                     out.push((index.into(), k, 2 * 1000));
@@ -474,5 +439,68 @@ impl DynamoStore {
             table: self.table.clone(),
             usage: self.usage.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    /// LB-7's units: a transactional put of a balance listed on a board is 2 write
+    /// units on its player's partition and, its key moved, 2 on its board shard.
+    #[test]
+    fn a_put_writes_its_partition_and_its_board_shard() {
+        let item: Item = HashMap::from([
+            ("pk".to_string(), s("PLAYER#p-1")),
+            ("sk".to_string(), s("BALANCE#seega")),
+            ("board_shard".to_string(), s("seega@all#07")),
+            ("board_key".to_string(), s("k")),
+        ]);
+        let mut out = Vec::new();
+        put_writes(&item, 2, true, &mut out);
+        assert_eq!(
+            out,
+            [
+                (TABLE.to_string(), "PLAYER#p-1".to_string(), 2000),
+                ("board".to_string(), "seega@all#07".to_string(), 2000),
+            ]
+        );
+    }
+
+    /// An update's `SET` of an index's partition key attribute writes that index's entry.
+    #[test]
+    fn an_update_setting_a_carried_ledger_key_writes_its_index() {
+        let key: Item = HashMap::from([
+            ("pk".to_string(), s("SOURCE#m#1")),
+            ("sk".to_string(), s("RESULT")),
+        ]);
+        let names = HashMap::from([("#p".to_string(), "la_pk".to_string())]);
+        let values = HashMap::from([(":new".to_string(), s("PLAYER#deleted-x"))]);
+        let mut out = Vec::new();
+        update_writes(
+            Some(&key),
+            Some("SET #p = :new"),
+            Some(&names),
+            Some(&values),
+            1,
+            &mut out,
+        );
+        assert_eq!(out[0], (TABLE.to_string(), "SOURCE#m#1".to_string(), 1000));
+        assert_eq!(
+            out[1],
+            ("ledger_a".to_string(), "PLAYER#deleted-x".to_string(), 2000)
+        );
+    }
+
+    /// Reads: half a unit per 4 KB eventually consistent, one strongly, half at least.
+    #[test]
+    fn reads_are_billed_per_4_kb() {
+        assert_eq!(read_milli(0, false), 500);
+        assert_eq!(read_milli(4096, true), 1000);
+        assert_eq!(read_milli(4097, false), 1000);
     }
 }

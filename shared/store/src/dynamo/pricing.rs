@@ -82,12 +82,12 @@ pub(crate) fn item_size(item: &Item) -> usize {
     item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
 }
 
-fn kb(bytes: usize) -> u64 {
+pub(crate) fn kb(bytes: usize) -> u64 {
     bytes.div_ceil(1024).max(1) as u64
 }
 
 /// The GSIs an item is listed in: (index, its key attributes, its projected one).
-const INDEXES: [(&str, [&str; 2], Option<&str>); 4] = [
+pub(crate) const INDEXES: [(&str, [&str; 2], Option<&str>); 4] = [
     ("board", ["board_shard", "board_key"], None),
     (LEDGER_INDEX, ["pk", "ledger_at"], Some("entry")),
     (
@@ -101,6 +101,31 @@ const INDEXES: [(&str, [&str; 2], Option<&str>); 4] = [
         Some(CARRIED_LEDGER[1].entry),
     ),
 ];
+
+/// The GSI entries a put of `body` adds: (index, its partition key attribute, the
+/// entry's size in bytes: its keys, the table's keys, the projected attribute and
+/// 100 bytes), for each index whose key attributes `body` has.
+pub(crate) fn index_entries(body: &Item) -> Vec<(&'static str, &'static str, usize)> {
+    let base: usize = ["pk", "sk"]
+        .iter()
+        .filter_map(|k| body.get(*k).map(|v| k.len() + value_size(v)))
+        .sum();
+    INDEXES
+        .iter()
+        .filter(|(_, keys, _)| keys.iter().all(|k| body.contains_key(*k)))
+        .map(|(index, keys, projected)| {
+            let entry = base
+                + keys
+                    .iter()
+                    .chain(projected.iter())
+                    .filter(|k| **k != "pk")
+                    .filter_map(|k| body.get(*k).map(|v| k.len() + value_size(v)))
+                    .sum::<usize>()
+                + 100;
+            (*index, keys[0], entry)
+        })
+        .collect()
+}
 
 fn role_name(role: Role) -> &'static str {
     match role {
@@ -145,22 +170,7 @@ pub(crate) fn price(c: &Commit, items: &[TransactWriteItem], carried: bool) -> V
             let replaces = put
                 .condition_expression()
                 .is_some_and(|e| e.contains("version ="));
-            let base_keys = ["pk", "sk"]
-                .iter()
-                .filter_map(|k| body.get(*k).map(|v| k.len() + value_size(v)));
-            let base: usize = base_keys.sum();
-            for (index, keys, projected) in INDEXES {
-                if !keys.iter().all(|k| body.contains_key(*k)) {
-                    continue;
-                }
-                let entry = base
-                    + keys
-                        .iter()
-                        .chain(projected.iter())
-                        .filter(|k| **k != "pk")
-                        .filter_map(|k| body.get(*k).map(|v| k.len() + value_size(v)))
-                        .sum::<usize>()
-                    + 100;
+            for (index, _, entry) in index_entries(body) {
                 let writes = if replaces { 2 } else { 1 };
                 index_lines.push(PricedWrite {
                     item: role,
