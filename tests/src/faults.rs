@@ -367,6 +367,15 @@ impl<S: ItemStore> ItemStore for Faulty<S> {
         items: &[(ItemKey, Vec<u8>)],
         expires_at: Option<i64>,
     ) -> Result<(), StoreError> {
+        if let Some((prefix, left)) = &self.failing_item_writes {
+            if items.iter().any(|(key, _)| key.pk.starts_with(prefix.as_str()))
+                && left
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+            {
+                return Err(unavailable("BatchWriteItem", "throttled (injected)"));
+            }
+        }
         self.inner.put_items(items, expires_at).await
     }
 }

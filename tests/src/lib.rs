@@ -24,6 +24,7 @@ pub mod mahjong;
 pub mod messages;
 pub mod moderation;
 pub mod moderation_messages;
+pub mod moderation_scale;
 pub mod operator;
 pub mod overtaken;
 pub mod performance;

@@ -379,6 +379,15 @@ impl BoardKey {
         })
     }
 
+    /// The key of `standing` on its board.
+    pub fn of(standing: &Standing) -> Self {
+        BoardKey {
+            value: standing.value,
+            reached_at_ms: standing.reached_at_ms,
+            player_id: standing.player_id.clone(),
+        }
+    }
+
     /// The standing this key stands for.
     pub fn into_standing(self) -> Standing {
         Standing {

@@ -3,12 +3,12 @@
 //!
 //! Reads (DynamoDB), for a caller with `n` friends (at most
 //! [`podium_rules::profile::MAX_FRIENDS`]): 1 GetItem of the friend list, then
-//! ⌈(n + 1) / 100⌉ BatchGetItems of the entries (strongly consistent), 1 GetItem of
-//! the list of suspended players (OP-4, [`Hidden::now`]), as many BatchGetItems of
+//! ⌈(n + 1) / 100⌉ BatchGetItems of the entries (strongly consistent), as many of
+//! their guards (OP-4, who is suspended: [`Hidden::among`]), as many BatchGetItems of
 //! the profiles as of the entries, and at most as many of the snapshot pages that
 //! decide the global ranks (page 0 and directory chunk 0 come with the cached
-//! pointer). For 150 friends: 1 + 2 + 1 + 2 + ≤ 2 = at most 8 requests, whatever the
-//! board's size. A friend whose value fell since the snapshot adds, in the same
+//! pointer). For 150 friends: 1 + 2 + 2 + 2 + ≤ 2 = at most 9 requests, whatever the
+//! board's size and the number of players suspended. A friend whose value fell since the snapshot adds, in the same
 //! batches, the page that lists their own older entry (no rival of theirs, LB-4):
 //! with every one of 150 friends fallen, 2 more requests at most.
 
@@ -207,9 +207,8 @@ pub async fn view<S: SettleStore + ItemStore + ?Sized>(
     standings.sort_by(listing_order);
     let published = cache.current(store, board).await?;
     // OP-4: a suspended friend is not shown, whether or not the board has a snapshot
-    // yet (the list of suspended players); the global ranks close up below those the
-    // snapshot hides.
-    let hidden = Hidden::now(store).await?.and_snapshot(
+    // yet (their guards); the global ranks close up below those the snapshot hides.
+    let hidden = Hidden::among(store, &ids).await?.and_snapshot(
         published.as_ref(),
         published.as_ref().map_or("", |p| p.id.as_str()),
     );

@@ -2,7 +2,7 @@
 //! the ranks of the others closed up: how a suspension reaches the snapshots. Whom a
 //! read shows is decided in one place, [`crate::boards::visibility::Hidden`].
 //!
-//! - The list of suspended players ([`crate::boards::snapshot::left_out`]): a
+//! - Each board's index of its suspended players ([`crate::boards::suspended`]): a
 //!   snapshot run leaves them out of the snapshot it takes, so its ranks are closed
 //!   up; live reads leave them out and rank the others among themselves (LB-2).
 //! - A snapshot taken before the suspension (a board's current one, a frozen period's

@@ -337,11 +337,27 @@ pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
         }
         None => (None, RankCounter::top()),
     };
-    // OP-4: suspended players are left out (their rows skipped, ranks closed up).
-    let hidden = Hidden::now(store).await?;
-    let mut rows = store
-        .board_after(board_ref, after.as_ref(), limit + 1 + hidden.suspended_count())
-        .await?;
+    // OP-4: suspended players are left out (their rows skipped, ranks closed up): the
+    // board's index over the rows read, and as many rows more as it hid.
+    let after_key = after.as_ref().map(BoardKey::encode);
+    let mut rows = store.board_after(board_ref, after.as_ref(), limit + 1).await?;
+    let mut exhausted = rows.len() < limit + 1;
+    let mut hidden = Hidden::default();
+    while let Some(last) = rows.last().map(BoardKey::of) {
+        hidden = Hidden::on_board(store, board_ref, after_key.as_deref(), &last.encode())
+            .await?
+            .0;
+        let shown = rows.iter().filter(|s| !hidden.hides(&s.player_id)).count();
+        if shown > limit || exhausted {
+            break;
+        }
+        let more = store.board_after(board_ref, Some(&last), limit + 1 - shown).await?;
+        exhausted = more.len() < limit + 1 - shown;
+        if more.is_empty() {
+            break;
+        }
+        rows.extend(more);
+    }
     rows.retain(|s| !hidden.hides(&s.player_id));
     let more = rows.len() > limit;
     rows.truncate(limit);
@@ -397,18 +413,18 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
         store.board_before(board, &first_of_mine, 1),
     )
     .await?;
-    // OP-4: suspended players ahead are not counted, nor shown.
-    let hidden = Hidden::now(store).await?;
+    // OP-4: suspended players ahead are not counted, nor shown: the board's index down
+    // to the last neighbour below.
+    let through = below.last().map_or_else(|| my_key.encode(), |s| BoardKey::of(s).encode());
+    let (hidden, listed) = Hidden::on_board(store, board, None, &through).await?;
     let (mut position, mut better) = (position, better);
     let (mine_at, better_at) = (my_key.encode(), first_of_mine.encode());
     let mut hidden_keys = Vec::new();
-    for p in hidden.suspended().filter(|p| *p != player_id) {
-        if let Ok(v) = board_value(store, board, p).await {
-            let k = v.board_key().encode();
-            position -= u64::from(k < mine_at && position > 0);
-            better -= u64::from(k < better_at && better > 0);
-            hidden_keys.push(k);
-        }
+    for k in listed.iter().filter(|k| k.player_id != player_id) {
+        let k = k.encode();
+        position -= u64::from(k < mine_at && position > 0);
+        better -= u64::from(k < better_at && better > 0);
+        hidden_keys.push(k);
     }
     let (above, below): (Vec<Standing>, Vec<Standing>) = (
         above

@@ -11,6 +11,7 @@
 //! - [`pages`]: the pages the app reads, served from the current snapshot.
 //! - [`friends`]: a board among the caller's friends (PF-4).
 //! - [`hidden`]: suspended players hidden from every board, ranks closed up (OP-4).
+//! - [`suspended`]: who is suspended, per board (an index) and among known players.
 //! - [`visibility`]: whom a read that lists players shows, at which ranks (OP-4, GM-6).
 
 pub mod close;
@@ -22,4 +23,5 @@ pub mod live;
 pub mod pages;
 pub mod periods;
 pub mod snapshot;
+pub mod suspended;
 pub mod visibility;

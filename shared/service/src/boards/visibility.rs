@@ -6,8 +6,9 @@
 //! names, tournament winners) decides whom it shows through one [`Hidden`], obtained
 //! once per request, and makes its lines through it: a board entry
 //! ([`crate::boards::live::Entry`]) is made only from a [`Line`], which only a
-//! [`Hidden`] gives. A view built from live data reads the list of suspended players
-//! ([`Hidden::now`], one strongly consistent read); a view of a snapshot reads whom its
+//! [`Hidden`] gives. A view built from live data reads who is suspended among the
+//! players it lists ([`Hidden::among`], their guards) or on the board it reads
+//! ([`Hidden::on_board`], the board's index); a view of a snapshot reads whom its
 //! pointer hides ([`Hidden::in_snapshot`], no read: the pointer came with the page), so
 //! that a page built from a snapshot depends on its pointer alone (kept and
 //! revalidated by it, LB-5). How a suspension reaches the pointers:
@@ -26,16 +27,17 @@ use crate::error::ServiceError;
 /// pointer), and how the ranks of the players it shows close up: the one way a view
 /// that lists players decides whom it shows (see the module notes).
 ///
-/// - [`Hidden::now`]: the players suspended now (the list, one read): for views built
-///   from live data (a live board, friends, league cohorts, the inbox, tournament
-///   winners). Ranks are counted among the players shown ([`Hidden::ranked`]).
+/// - [`Hidden::among`] and [`Hidden::on_board`]: the players suspended now, among
+///   those a view lists (friends, league cohorts, the inbox, tournament winners) or on
+///   the board it reads live ([`crate::boards::suspended`]). Ranks are counted among
+///   the players shown ([`Hidden::ranked`]).
 /// - [`Hidden::in_snapshot`]: the players a snapshot's pointer hides (deleted, GM-6;
 ///   suspended, OP-4), with the snapshot ranks of the suspended ones, which close up
 ///   the ranks below them ([`Hidden::listed`]).
 /// - Both ([`Hidden::and_snapshot`]): live values ranked against a snapshot (friends).
 #[derive(Debug, Clone, Default)]
 pub struct Hidden {
-    /// Suspended now (from the list).
+    /// Suspended now (among the players asked about, or on the board read).
     suspended: HashSet<String>,
     /// The pointer whose erasures hide players from the snapshot read.
     pointer: Option<Arc<Published>>,
@@ -44,13 +46,45 @@ pub struct Hidden {
 }
 
 impl Hidden {
-    /// The players suspended now: one strongly consistent read of the list of
-    /// suspended players (OP-4). Errors: the store's.
-    pub async fn now<S: ItemStore + ?Sized>(store: &S) -> Result<Self, ServiceError> {
+    /// `suspended` hidden, as read by the caller (OP-4): no read.
+    pub fn of(suspended: impl IntoIterator<Item = String>) -> Self {
+        Hidden {
+            suspended: suspended.into_iter().collect(),
+            ..Hidden::default()
+        }
+    }
+
+    /// Which of `players` are suspended now (OP-4): their guards, one strongly
+    /// consistent BatchGetItem per 100 ([`crate::boards::suspended::among`]); a view
+    /// must ask about every player it may list. Errors: the store's.
+    pub async fn among<S: ItemStore + ?Sized>(store: &S, players: &[&str]) -> Result<Self, ServiceError> {
         Ok(Hidden {
-            suspended: crate::boards::snapshot::left_out::suspended_ids(store).await?,
+            suspended: crate::boards::suspended::among(store, players).await?,
             ..Hidden::default()
         })
+    }
+
+    /// The players suspended now on `board` (OP-4) ranked after board key `after`
+    /// (from the top when `None`) and at or before `through` ([`BoardKey::encode`]),
+    /// as its index lists them ([`crate::boards::suspended::between`]), with their
+    /// board keys in listing order. Errors: the store's.
+    ///
+    /// [`BoardKey::encode`]: podium_store::BoardKey::encode
+    pub async fn on_board<S: ItemStore + ?Sized>(
+        store: &S,
+        board: &podium_rules::board::BoardRef,
+        after: Option<&str>,
+        through: &str,
+    ) -> Result<(Self, Vec<podium_store::BoardKey>), ServiceError> {
+        let keys: Vec<podium_store::BoardKey> = crate::boards::suspended::between(store, board, after, through)
+            .await?;
+        Ok((
+            Hidden {
+                suspended: keys.iter().map(|k| k.player_id.clone()).collect(),
+                ..Hidden::default()
+            },
+            keys,
+        ))
     }
 
     /// The players `pointer` (a board's current pointer) hides from its snapshot
@@ -113,12 +147,8 @@ impl Hidden {
         self.suspended.contains(player_id) || self.pointer.as_ref().is_some_and(|p| p.hides(player_id))
     }
 
-    /// The players suspended now, as [`Hidden::now`] read them (none for a snapshot's).
-    pub fn suspended(&self) -> impl Iterator<Item = &str> {
-        self.suspended.iter().map(String::as_str)
-    }
-
-    /// How many players suspended now (as read by [`Hidden::now`]).
+    /// How many players suspended now (as [`Hidden::among`] or [`Hidden::on_board`]
+    /// read them; none for a snapshot's).
     pub fn suspended_count(&self) -> usize {
         self.suspended.len()
     }

@@ -606,14 +606,15 @@ pub async fn table_result<S: SettleStore + ?Sized>(
 /// closing, or final with its winners, MJ-16). A winner suspended now is not shown
 /// (OP-4, [`crate::boards::visibility::Hidden`]); the others keep the place and prize
 /// MJ-16 fixed. [`ServiceError::NotFound`] for an unknown id. One read; once final,
-/// one more (the list of suspended players) and the winners' cards.
+/// one more (the winners' guards: who is suspended) and the winners' cards.
 pub async fn tournament<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     tournament_id: &str,
 ) -> Result<TournamentState, ServiceError> {
     let mut state = stored_tournament(store, tournament_id).await?;
     if let Status::Final { winners } = &mut state.status {
-        let hidden = crate::boards::visibility::Hidden::now(store).await?;
+        let ids: Vec<&str> = winners.iter().map(|w| w.player_id.as_str()).collect();
+        let hidden = crate::boards::visibility::Hidden::among(store, &ids).await?;
         *winners = hidden.shown(std::mem::take(winners), |w| &w.player_id);
         // PF-5: the winners' cards, one batch read.
         crate::profiles::cards::fill(

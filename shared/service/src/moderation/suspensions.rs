@@ -4,14 +4,14 @@
 //! with state `suspended` (only if absent): from then on every commit that writes or
 //! names them fails in the same transaction, so their new records are held, not scored
 //! and not lost ([`crate::moderation::review`]), and their own calls are refused (403).
-//! They join the list of suspended players, which snapshot runs leave out, in the same
-//! transaction as the guard: both or neither, so no failure leaves a player refused
-//! but still listed in new snapshots, or left out of them but not suspended. A list
-//! with no room for them refuses the suspension before anything is written (409,
-//! [`list_full`]). The
-//! snapshots taken before (each board's current one, frozen finals, their country's
-//! view) hide them through their pointers, the ranks below closed up
-//! ([`crate::boards::hidden`]). Nothing of theirs is changed or removed.
+//! Then, each a step safe to repeat (a call that fails or stops midway is finished by
+//! its repeat or by the ticks): they are indexed as suspended on each board they stand
+//! on ([`crate::boards::suspended`]), which snapshot runs leave out and live reads
+//! skip, and the snapshots taken before (each board's current one, frozen finals,
+//! their country's view) hide them through their pointers, the ranks below closed up
+//! ([`crate::boards::hidden`]). Nothing of theirs is changed or removed. Suspensions
+//! of different players write no item in common but the audit trail's own: any number
+//! hold, and any number run at once.
 //!
 //! **Restore** (within the configured window, 30 days by default). The guard goes,
 //! the pointers show them again exactly as they were, the boards they stand on are
@@ -131,9 +131,7 @@ async fn boards_of<S: ErasureStore + ?Sized>(
 /// `restore_days`; see the module notes. Safe to repeat and to resume: a suspended
 /// player's suspension is answered as it stands (`unchanged`), its hiding finished. Errors: `Invalid` (the id,
 /// GM-5/GM-6; the reason, OP-5), [`ServiceError::NotFound`] (nothing stored about the
-/// player, or deleted), [`ServiceError::StateConflict`] (OP-4: the list of suspended
-/// players is full, nothing written, [`list_full`]; or a restore overtook it), the
-/// transient store errors (call again: it resumes).
+/// player, or deleted), [`ServiceError::StateConflict`] (OP-4: a restore overtook it), the transient store errors (call again: it resumes).
 pub async fn suspend<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
@@ -152,8 +150,8 @@ pub async fn suspend<S: Store + ?Sized>(
     .await
 }
 
-/// [`suspend`] within `budget`: the guard and the list first (the suspension holds
-/// from there, audited), then the boards one by one, in key order, each a step; a call
+/// [`suspend`] within `budget`: the guard first (the suspension holds from there,
+/// audited), then the boards' indexes, then the boards' snapshots one by one, in key order, each a step; a call
 /// that stops at its budget saves how far it got in the guard and answers `done`
 /// false, and the next call (a repeat, or a tick carrying the action on) resumes after
 /// the boards already done. Errors as [`suspend`]'s.
@@ -192,7 +190,7 @@ pub async fn suspend_within<S: Store + ?Sized>(
                 hidden_through: 0,
             };
             let body = serde_json::to_vec(&g).map_err(|e| corrupt("suspension", e))?;
-            if begin(store, player_id, &body, now).await? {
+            if store.put_item_if(&tombstone_key(player_id), &body, 0).await? {
                 (g, 1, false)
             } else {
                 // Suspended (or deleted) meanwhile: go on with what stands.
@@ -232,8 +230,8 @@ pub async fn carry_on<S: Store + ?Sized>(
     }
 }
 
-/// The steps of a suspension once its guard stands (`g` at `version`): audited, listed,
-/// then hidden from `boards` one by one within `budget`, the progress saved in the
+/// The steps of a suspension once its guard stands (`g` at `version`): audited, indexed
+/// on `boards`, then hidden from their snapshots one by one within `budget`, the progress saved in the
 /// guard when the budget stops it.
 async fn hide<S: Store + ?Sized>(
     store: &S,
@@ -254,16 +252,12 @@ async fn hide<S: Store + ?Sized>(
     // before they are hidden (so a restore shows them again whatever stopped where),
     // and after each step the guard read again: a restore that began meanwhile wins,
     // and this call undoes what it did and answers 503.
-    let since = g.suspension.since;
     let mut version = version;
-    // Listed with the guard; a suspension written before the two went together is
-    // listed now.
-    crate::boards::snapshot::left_out::set_listed(store, player_id, Some(since))
-        .await
-        .map_err(|e| match e {
-            ServiceError::Store(podium_store::StoreError::OutOfLimits(_)) => list_full(),
-            e => e,
-        })?;
+    // Indexed on every board first (left out of every snapshot run from now on), then
+    // hidden from the snapshots taken: their pointers' entries are written after the
+    // index, so a run that began reading before one carries it on (see
+    // `snapshot::write`).
+    crate::boards::suspended::list(store, player_id, boards).await?;
     still_suspended(store, player_id, &g).await?;
     for (taken, (i, board)) in boards.iter().enumerate().skip(g.hidden_through).enumerate() {
         if budget.stops_after(taken as u32) {
@@ -289,7 +283,7 @@ async fn hide<S: Store + ?Sized>(
             g.suspension.hidden_from.extend(new);
             version = record(store, player_id, &mut g, version).await?;
         }
-        crate::boards::hidden::hide_in(store, views, player_id, since).await?;
+        crate::boards::hidden::hide_in(store, views, player_id, now).await?;
         still_suspended(store, player_id, &g).await?;
     }
     if g.hidden_through < boards.len() {
@@ -309,57 +303,6 @@ async fn hide<S: Store + ?Sized>(
         unchanged,
         done: true,
     })
-}
-
-/// The suspension's first write (OP-4): the guard `body` under `player_id`'s
-/// tombstone key and the player added to the list of suspended players, in one
-/// transaction. `Ok(false)`: a guard exists (suspended or deleted meanwhile), nothing
-/// written. A list with no room for the player is refused before anything is written
-/// ([`list_full`]); a list that moved meanwhile (another suspension, a restore) is
-/// read again.
-async fn begin<S: Store + ?Sized>(
-    store: &S,
-    player_id: &str,
-    body: &[u8],
-    since: DateTime<Utc>,
-) -> Result<bool, ServiceError> {
-    let key = tombstone_key(player_id);
-    for attempt in 0..LIST_ATTEMPTS {
-        if attempt > 0 {
-            crate::engine::settle::backoff(attempt).await;
-        }
-        let mut writes = vec![(key.clone(), body.to_vec(), 0)];
-        if let Some((list, listed, version)) =
-            crate::boards::snapshot::left_out::listing(store, player_id, since).await?
-        {
-            podium_store::check_item(&list, &listed).map_err(|_| list_full())?;
-            writes.push((list, listed, version));
-        }
-        if store.put_items_if(&writes).await? {
-            return Ok(true);
-        }
-        if store.get_item(&key, true).await?.is_some() {
-            return Ok(false);
-        }
-    }
-    Err(ServiceError::Contended {
-        attempts: LIST_ATTEMPTS,
-    })
-}
-
-/// How often a suspension's first write reads the list again when it moved.
-const LIST_ATTEMPTS: u32 = 10;
-
-/// OP-4: the list of suspended players (one item, [`podium_store::MAX_ITEM_BYTES`])
-/// has no room for one more: restore or delete suspended players first (HTTP 409).
-fn list_full() -> ServiceError {
-    ServiceError::StateConflict {
-        field: "player_id",
-        rule: "OP-4",
-        message: "the list of suspended players is full (some 5,000 players): the player was not suspended; \
-                  restore or delete suspended players first"
-            .into(),
-    }
 }
 
 /// Restores `player_id` (OP-4) by `operator` with `reason` at `now`; see the module
@@ -483,8 +426,9 @@ pub async fn restore_within<S: Store + ?Sized>(
             crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
         }
     }
-    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await?;
-    for board in boards_of(store, player_id).await? {
+    let boards = boards_of(store, player_id).await?;
+    crate::boards::suspended::unlist(store, player_id, &boards).await?;
+    for board in boards {
         if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
             crate::engine::changes::raise(store, &mark).await?;
         }
@@ -618,15 +562,15 @@ async fn overtaken<S: Store + ?Sized>(
     })
 }
 
-/// Shows `player_id` again on every board `g` records and takes them off the list (a
-/// suspension overtaken by a restore). Safe to repeat.
+/// Shows `player_id` again on every board `g` records and takes them off the boards'
+/// indexes (a suspension overtaken by a restore). Safe to repeat.
 async fn undo<S: Store + ?Sized>(store: &S, player_id: &str, g: &Guard) -> Result<(), ServiceError> {
     for b in &g.suspension.hidden_from {
         if let Some((board, period)) = b.split_once('@') {
             crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
         }
     }
-    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await
+    crate::boards::suspended::unlist(store, player_id, &boards_of(store, player_id).await?).await
 }
 
 /// Whether `player_id` is suspended, with the suspension.
@@ -637,11 +581,12 @@ pub async fn of_player<S: podium_store::ItemStore + ?Sized>(
     Ok(guard(store, player_id).await?.map(|(g, _)| g.suspension))
 }
 
-/// GM-6: a deleted player leaves the list of suspended players (their guard became a
-/// tombstone). Safe to repeat.
-pub async fn forget<S: SettleStore + podium_store::ItemStore + ?Sized>(
+/// GM-6: a player being deleted (their guard became a tombstone) leaves the indexes
+/// of suspended players, before their entries are erased (while their board keys are
+/// those indexed). Safe to repeat.
+pub async fn forget<S: SettleStore + podium_store::ItemStore + ErasureStore + ?Sized>(
     store: &S,
     player_id: &str,
 ) -> Result<(), ServiceError> {
-    crate::boards::snapshot::left_out::set_listed(store, player_id, None).await
+    crate::boards::suspended::unlist(store, player_id, &boards_of(store, player_id).await?).await
 }

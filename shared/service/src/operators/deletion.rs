@@ -383,8 +383,11 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
             report.results += 1;
         }
     }
-    // 5. The ledger to the pseudonym; balances, entries, claims and states gone, and
-    // the opt-ins to `overtaken` messages ([`crate::players::overtaken`]).
+    // 5. Off the boards' indexes of suspended players (OP-4) while their entries
+    // still say where; then the ledger to the pseudonym; balances, entries, claims and
+    // states gone, and the opt-ins to `overtaken` messages
+    // ([`crate::players::overtaken`]).
+    crate::moderation::suspensions::forget(store, player_id).await?;
     store.erase_holdings(player_id, &report.pseudonym).await?;
     store
         .delete_items(&crate::players::overtaken::follow_keys(player_id))
@@ -393,9 +396,7 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
     // changes (PF-5), which would otherwise name them until they expire.
     store.delete_items(&crate::profiles::keys_of(player_id)).await?;
     crate::profiles::erase_changes(store, player_id).await?;
-    // Off the list of suspended players (OP-4); the audit trail keeps only the fact of
-    // each action about them (OP-5).
-    crate::moderation::suspensions::forget(store, player_id).await?;
+    // The audit trail keeps only the fact of each action about them (OP-5).
     crate::moderation::review::forget_player(store, player_id, &report.pseudonym).await?;
     crate::engine::unapplied::forget(store, player_id).await?;
     super::dry_runs::forget_player(store, player_id).await?;

@@ -38,8 +38,7 @@ pub struct InboxView {
 }
 
 /// The caller's inbox: one read of their inbox state, and when `overtaken` messages
-/// name other players, one read of the list of suspended players and one guard read
-/// per other player named. The players a message names (`by`) are those shown: a
+/// name other players, their guards (one BatchGetItem per 100 players named). The players a message names (`by`) are those shown: a
 /// suspended player is left out while suspended (OP-4, [`Hidden`]), as if they had
 /// not passed (`passed_by` one fewer for each; a message left naming nobody is not
 /// shown); a deleted one is left out of `by` for good (GM-6; still counted).
@@ -62,21 +61,23 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
         }
     }
     if !named.is_empty() {
-        // OP-4: who is suspended now, then GM-6: whether each other one was deleted
-        // (16 guard reads at a time).
-        let hidden = Hidden::now(store).await?;
-        let shown = hidden.shown(named, String::as_str);
-        let mut deleted: Vec<String> = Vec::new();
-        for chunk in shown.chunks(16) {
-            let accounts = futures::future::try_join_all(chunk.iter().map(|p| store.account(p))).await?;
-            deleted.extend(
-                chunk
-                    .iter()
-                    .zip(accounts)
-                    .filter(|(_, a)| *a == podium_store::Account::Deleted)
-                    .map(|(p, _)| p.clone()),
-            );
-        }
+        // OP-4 and GM-6: who is suspended now and who was deleted, from their guards
+        // (one BatchGetItem per 100).
+        let ids: Vec<&str> = named.iter().map(String::as_str).collect();
+        let accounts = crate::boards::suspended::accounts(store, &ids).await?;
+        let deleted: Vec<String> = named
+            .iter()
+            .zip(&accounts)
+            .filter(|(_, a)| **a == podium_store::Account::Deleted)
+            .map(|(p, _)| p.clone())
+            .collect();
+        let hidden = Hidden::of(
+            named
+                .iter()
+                .zip(&accounts)
+                .filter(|(_, a)| **a == podium_store::Account::Suspended)
+                .map(|(p, _)| p.clone()),
+        );
         messages.retain_mut(|m| {
             let Some(o) = &mut m.overtaken else {
                 return true;

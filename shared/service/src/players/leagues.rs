@@ -132,15 +132,20 @@ pub async fn cohort<S: SettleStore + ItemStore + ?Sized>(
     let not_found = || ServiceError::NotFound(format!("no cohort {cohort:?} in {week}"));
     let tier = league::tier_of_cohort(cohort).ok_or_else(not_found)?;
     let recorded = recorded_cohort(store, league, week, cohort).await?;
-    let hidden = Hidden::now(store).await?;
     let results = match recorded {
-        Some(results) => hidden.closed_up_lines(results, |r| &r.player_id, |r| &mut r.rank),
+        Some(results) => {
+            let ids: Vec<&str> = results.iter().map(|r| r.player_id.as_str()).collect();
+            let hidden = Hidden::among(store, &ids).await?;
+            hidden.closed_up_lines(results, |r| &r.player_id, |r| &mut r.rank)
+        }
         None => {
             let members = members(store, league, week, cohort).await?;
             if members.is_empty() {
                 return Err(not_found());
             }
             let standings = standings(store, league, week, &members).await?;
+            let ids: Vec<&str> = standings.iter().map(|s| s.player_id.as_str()).collect();
+            let hidden = Hidden::among(store, &ids).await?;
             league::close(league, tier, hidden.shown(standings, |s| &s.player_id))
         }
     };

@@ -413,8 +413,8 @@ pub(crate) struct DeleteBody {
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "Nothing is stored about the player, or they were deleted", body = ErrorBody),
-        (status = 409, description = "OP-4: the list of suspended players is full (some 5,000 players): nothing was written or audited, restore or delete suspended players first; or a restore sent meanwhile lifted this suspension while it was being applied: it held until then, and both are in the audit trail", body = ErrorBody,
-            example = json!({"error": "conflict", "message": "player_id (OP-4): conflict: the list of suspended players is full (some 5,000 players): the player was not suspended; restore or delete suspended players first"})),
+        (status = 409, description = "OP-4: a restore sent meanwhile lifted this suspension while it was being applied: it held until then, and both are in the audit trail", body = ErrorBody,
+            example = json!({"error": "conflict", "message": "player_id (OP-4): conflict: a restore lifted this suspension while it was being applied (both are in the audit trail)"})),
         (status = 503, description = "A restore of an earlier suspension is under way, or the store failed: send it again (a suspension that began is finished by its repeat)", body = ErrorBody),
     ),
     security(("jwt" = ["podium/operator"]))

@@ -16,7 +16,6 @@ pub mod codec;
 pub mod compact;
 pub mod country;
 pub mod layout;
-pub mod left_out;
 pub mod movement;
 pub mod read;
 pub mod rendered;

@@ -46,11 +46,7 @@ struct ShardBuffer {
 }
 
 fn key_of(s: &Standing) -> BoardKey {
-    BoardKey {
-        value: s.value,
-        reached_at_ms: s.reached_at_ms,
-        player_id: s.player_id.clone(),
-    }
+    BoardKey::of(s)
 }
 
 impl<'a, S: BoardStore + ?Sized> BoardStream<'a, S> {
@@ -396,8 +392,9 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
         let bodies = stored_bodies(store, &cb, id).await?;
         sinks.insert(cc.clone(), Sink::new(cb, saved.clone(), bodies));
     }
-    // OP-4: suspended players are left out, so the snapshot's ranks close up.
-    let skip = crate::boards::snapshot::left_out::suspended_ids(store).await?;
+    // OP-4: suspended players are left out, so the snapshot's ranks close up: those
+    // the board's index lists when this call begins.
+    let skip = crate::boards::suspended::ids_on(store, board).await?;
     let mut stream = BoardStream::new(store, board, resume_after, skip);
     // Cards read ahead of the pages that list them (absent profiles: empty cards).
     let mut known: HashMap<String, Card> = HashMap::new();
@@ -875,24 +872,20 @@ async fn publish<S: ItemStore + ?Sized>(
         // board before the player's entries were removed).
         let keep_from = snapshot.published_at_ms - REFRESH_RETENTION_SECS * 1000;
         let first = current.is_none();
-        // OP-4: a suspension is carried only while the player is still suspended
-        // (this run left them out unless it read the board before the suspension: then
-        // they are hidden, with a gap), without the rank it had in the older snapshot.
-        let still: HashSet<String> = crate::boards::snapshot::left_out::suspended_ids(store)
-            .await?
-            .iter()
-            .map(|p| crate::engine::names::id_hash(p))
-            .collect();
+        // OP-4: a suspension's entry (written once the player was indexed on the
+        // board, [`crate::boards::suspended`]) is carried, without the rank it had in
+        // the older snapshot, while a snapshot taken before it may still be read, and
+        // while this run may have read the board before the player was indexed (then
+        // they are hidden, with a gap); after, this run left them out itself. A restore
+        // takes it off the pointer it finds, so a pointer carries only the suspensions
+        // of about a day, however many players are suspended.
+        let read_from = snapshot.read_from_ms;
         snapshot.erased = match current {
             Some(c) => c
                 .erased
                 .into_iter()
                 .filter(|e| {
-                    if e.suspended {
-                        still.contains(&e.hash)
-                    } else {
-                        e.at_ms >= keep_from
-                    }
+                    e.at_ms >= keep_from || (e.suspended && e.at_ms + CHANGE_MARGIN_MS >= read_from)
                 })
                 .map(|mut e| {
                     if e.suspended {
