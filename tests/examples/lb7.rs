@@ -55,6 +55,7 @@ async fn main() {
         paced: !trace,
         seed: 7,
         check_every: env("PODIUM_LB7_CHECK_EVERY", 1),
+        sent_ms: env("PODIUM_LB7_SENT_MS", 1_000),
     };
     println!("{settings:?}");
     let report = if std::env::var(podium_tests::fixtures::DYNAMODB_ENDPOINT_VAR).is_ok() {
@@ -66,7 +67,7 @@ async fn main() {
         print(&report);
         println!();
         println!("{}", lb7::heat_table(&heat));
-        let over = lb7::over_half(&heat);
+        let over = lb7::over_half(&heat, settings.sent_ms);
         println!(
             "partition keys over half their limit in some second: {}",
             over.len()

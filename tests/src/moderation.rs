@@ -34,6 +34,15 @@ pub async fn moderate<S: Store + Clone + 'static>(store: &S, player: &str, actio
     assert_eq!(answer.status, 200, "{action} {player}: {}", answer.body);
 }
 
+/// An operator's request that works to its end before answering (within a minute):
+/// the 800 ms a deployed request works ([`podium_service::budget::StepLimit::REQUEST`])
+/// is a machine's speed, and a test asks for answers that do not depend on it (the
+/// tests of actions answered before their end set a number of steps).
+pub const WHOLE: podium_service::budget::StepLimit = podium_service::budget::StepLimit {
+    time: std::time::Duration::from_secs(60),
+    steps: None,
+};
+
 /// `method path` with `body` as operator `operator` (or as player `player`).
 pub async fn operator_call<S: Store + Clone + 'static>(
     store: &S,
@@ -45,7 +54,7 @@ pub async fn operator_call<S: Store + Clone + 'static>(
     now: DateTime<Utc>,
 ) -> ApiResponse {
     operator_call_in(
-        &ApiContext::new(cursor_key()),
+        &ApiContext::new(cursor_key()).with_operator_steps(WHOLE),
         store,
         method,
         path,

@@ -97,7 +97,11 @@ pub async fn twenty_suspensions_at_once_all_succeed<S: Store + Clone + 'static>(
     let at = t("2027-07-19T06:00:00Z");
     let body = serde_json::json!({"reason": "a modified client"});
     let answers: Vec<ApiResponse> = futures::future::join_all(players[..20].iter().map(|p| {
-        let (store, body, path) = (store.clone(), body.clone(), format!("/v1/operator/players/{p}/suspend"));
+        let (store, body, path) = (
+            store.clone(),
+            body.clone(),
+            format!("/v1/operator/players/{p}/suspend"),
+        );
         async move { operator_call(&store, "POST", &path, &[], Some("support-7"), Some(&body), at).await }
     }))
     .await;
@@ -106,7 +110,11 @@ pub async fn twenty_suspensions_at_once_all_succeed<S: Store + Clone + 'static>(
         assert_eq!(a.body["done"], Value::Bool(true), "{p}: {}", a.body);
     }
     for p in &players[..20] {
-        assert_eq!(store.account(p).await.expect("account"), Account::Suspended, "{p}");
+        assert_eq!(
+            store.account(p).await.expect("account"),
+            Account::Suspended,
+            "{p}"
+        );
     }
     tick(&store, Job::Refresh, "2027-07-19T06:01:00Z").await;
     let page = read_as(&store, "p23", "/v1/leaderboards/seega", &[], at).await;
@@ -165,7 +173,11 @@ pub async fn suspensions_past_one_item_hold<S: Store + Clone + 'static>(store: S
         ));
     }
     store.put_items(&items, None).await.expect("suspensions written");
-    assert_eq!(cost(store.clone()).await, before, "the same requests, the same answers");
+    assert_eq!(
+        cost(store.clone()).await,
+        before,
+        "the same requests, the same answers"
+    );
     let suspended = operator_call(
         &store,
         "POST",

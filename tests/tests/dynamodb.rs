@@ -119,7 +119,11 @@ podium_tests::moderation_scale_tests!(podium_tests::fixtures::dynamodb);
 /// OP-4: 6,000 suspensions hold (past the 5,900 one item held), reads cost what they did.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn suspensions_past_one_item_hold() {
-    podium_tests::moderation_scale::suspensions_past_one_item_hold(podium_tests::fixtures::dynamodb().await, 6_000).await;
+    podium_tests::moderation_scale::suspensions_past_one_item_hold(
+        podium_tests::fixtures::dynamodb().await,
+        6_000,
+    )
+    .await;
 }
 podium_tests::period_close_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::league_tests!(podium_tests::fixtures::dynamodb);

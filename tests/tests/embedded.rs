@@ -62,7 +62,11 @@ podium_tests::moderation_scale_tests!(podium_tests::fixtures::embedded);
 /// OP-4: 100,000 suspensions hold (past the 5,900 one item held), reads cost what they did.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn suspensions_past_one_item_hold() {
-    podium_tests::moderation_scale::suspensions_past_one_item_hold(podium_tests::fixtures::embedded().await, 100_000).await;
+    podium_tests::moderation_scale::suspensions_past_one_item_hold(
+        podium_tests::fixtures::embedded().await,
+        100_000,
+    )
+    .await;
 }
 
 /// LB-5, PF-5: what refreshing a board's snapshot writes, billed as DynamoDB

@@ -21,7 +21,8 @@ use podium_rules::snapshot::{rank_against, SnapshotPage};
 use podium_store::{Balance, BoardKey, ItemStore, SettleStore};
 use serde::Serialize;
 
-use crate::boards::live::{entries_of, entry, with_cards, Entry};
+use crate::boards::entries::entries_of;
+use crate::boards::live::{entry, with_cards, Entry};
 use crate::boards::pages::SnapshotCache;
 use crate::boards::snapshot::codec::{decode_body, ranked};
 use crate::boards::snapshot::layout::{body_key, Published};

@@ -20,6 +20,7 @@ use podium_store::{Balance, BoardKey, BoardStore, ItemStore, PeriodStore, Settle
 use serde::Serialize;
 
 use crate::boards::cursor::{Cursor, CursorKey};
+use crate::boards::entries::balance_game;
 use crate::boards::visibility::{Hidden, Line};
 use crate::engine::names::deleted_player;
 use crate::error::ServiceError;
@@ -243,37 +244,6 @@ pub async fn board_value<S: BoardStore + PeriodStore + ?Sized>(
     found.ok_or_else(|| ServiceError::NotFound(format!("no entry on {} yet", board.board)))
 }
 
-/// The entries of `players` on `board` (`None`: no entry; its balance on a game's
-/// balance board), strongly consistent, in batches of 100 (one BatchGetItem each).
-pub(crate) async fn entries_of<S: SettleStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    players: &[&str],
-) -> Result<Vec<Option<Balance>>, ServiceError> {
-    let mut out = Vec::with_capacity(players.len());
-    for chunk in players.chunks(100) {
-        match balance_game(board) {
-            Some(game) => out.extend(
-                store
-                    .get_balances(game, chunk)
-                    .await?
-                    .into_iter()
-                    .map(|b| (b.version > 0).then_some(b)),
-            ),
-            None => out.extend(store.get_entries(board, chunk).await?),
-        }
-    }
-    Ok(out)
-}
-
-/// The game whose balances `board` lists: a game's balance board (`seega`,
-/// `dots-and-boxes`, `minesweeper`) is its balances; `None` for a period board.
-pub(crate) fn balance_game(board: &BoardRef) -> Option<Game> {
-    board_def(&board.board)
-        .filter(|d| d.id == d.game.id())
-        .map(|d| d.game)
-}
-
 fn is_seega(board: &BoardRef) -> bool {
     board.board == Game::Seega.id()
 }
@@ -351,7 +321,9 @@ pub async fn top_page<S: BoardStore + ItemStore + ?Sized>(
         if shown > limit || exhausted {
             break;
         }
-        let more = store.board_after(board_ref, Some(&last), limit + 1 - shown).await?;
+        let more = store
+            .board_after(board_ref, Some(&last), limit + 1 - shown)
+            .await?;
         exhausted = more.len() < limit + 1 - shown;
         if more.is_empty() {
             break;
@@ -415,7 +387,9 @@ pub async fn around_me<S: BoardStore + ItemStore + PeriodStore + ?Sized>(
     .await?;
     // OP-4: suspended players ahead are not counted, nor shown: the board's index down
     // to the last neighbour below.
-    let through = below.last().map_or_else(|| my_key.encode(), |s| BoardKey::of(s).encode());
+    let through = below
+        .last()
+        .map_or_else(|| my_key.encode(), |s| BoardKey::of(s).encode());
     let (hidden, listed) = Hidden::on_board(store, board, None, &through).await?;
     let (mut position, mut better) = (position, better);
     let (mine_at, better_at) = (my_key.encode(), first_of_mine.encode());

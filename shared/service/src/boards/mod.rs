@@ -4,6 +4,7 @@
 //!
 //! - [`live`]: live board pages, around-me and standing from the board's GSI.
 //! - [`cursor`]: opaque, signed page cursors (LB-3).
+//! - [`entries`]: a player's entry on a board, balance or period points (LB-1).
 //! - [`periods`]: period boards: credits, the AMR window, freezing ended periods.
 //! - [`close`]: a frozen period's close: its `period_result` messages and rewards.
 //! - [`final_results`]: a frozen period's results streamed from its final snapshot.
@@ -16,6 +17,7 @@
 
 pub mod close;
 pub mod cursor;
+pub mod entries;
 pub mod final_results;
 pub mod friends;
 pub mod hidden;

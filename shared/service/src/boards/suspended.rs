@@ -29,11 +29,10 @@ use crate::error::ServiceError;
 /// Index items one Query asks for (some 100 bytes each: under DynamoDB's 1 MB a page).
 const PER_QUERY: usize = 5_000;
 
-/// The partition key of `board`'s index of suspended players (a country view's is its
-/// board's: PF-3).
+/// The partition key of `board`'s index of suspended players (a board, not a
+/// country's view of it: a view leaves out whom its board does, PF-3).
 pub fn partition(board: &BoardRef) -> String {
-    let (base, _) = crate::boards::snapshot::country::split(board);
-    format!("SUSPENDED#{}", base.key())
+    format!("SUSPENDED#{}", board.key())
 }
 
 /// One suspended player on a board, as the index item's body holds them (the sort
@@ -125,7 +124,10 @@ fn decoded(pk: &str, sk: &str, body: &[u8]) -> Result<BoardKey, ServiceError> {
 }
 
 /// The ids of every suspended player on `board`: what a snapshot run of it leaves out.
-pub async fn ids_on<S: ItemStore + ?Sized>(store: &S, board: &BoardRef) -> Result<HashSet<String>, ServiceError> {
+pub async fn ids_on<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+) -> Result<HashSet<String>, ServiceError> {
     Ok(on_board(store, board, SortKeyRange::All)
         .await?
         .into_iter()
@@ -136,7 +138,10 @@ pub async fn ids_on<S: ItemStore + ?Sized>(store: &S, board: &BoardRef) -> Resul
 /// The accounts of `players` (active, suspended or deleted; GM-6, OP-4) from their
 /// guard items, in the order asked: one strongly consistent BatchGetItem per 100.
 /// Errors: the store's.
-pub async fn accounts<S: ItemStore + ?Sized>(store: &S, players: &[&str]) -> Result<Vec<Account>, ServiceError> {
+pub async fn accounts<S: ItemStore + ?Sized>(
+    store: &S,
+    players: &[&str],
+) -> Result<Vec<Account>, ServiceError> {
     let keys: Vec<ItemKey> = players.iter().map(|p| podium_store::tombstone_key(p)).collect();
     Ok(store
         .get_items(&keys, true)
@@ -147,7 +152,10 @@ pub async fn accounts<S: ItemStore + ?Sized>(store: &S, players: &[&str]) -> Res
 }
 
 /// Which of `players` are suspended now ([`accounts`]). Errors: the store's.
-pub async fn among<S: ItemStore + ?Sized>(store: &S, players: &[&str]) -> Result<HashSet<String>, ServiceError> {
+pub async fn among<S: ItemStore + ?Sized>(
+    store: &S,
+    players: &[&str],
+) -> Result<HashSet<String>, ServiceError> {
     let mut ids: Vec<&str> = players.to_vec();
     ids.sort_unstable();
     ids.dedup();
@@ -167,8 +175,7 @@ async fn item_key<S: SettleStore + ?Sized>(
     board: &BoardRef,
     player_id: &str,
 ) -> Result<Option<ItemKey>, ServiceError> {
-    let (base, _) = crate::boards::snapshot::country::split(board);
-    let entry = crate::boards::live::entries_of(store, &base, &[player_id]).await?;
+    let entry = crate::boards::entries::entries_of(store, board, &[player_id]).await?;
     Ok(entry
         .into_iter()
         .flatten()

@@ -76,8 +76,8 @@ impl Hidden {
         after: Option<&str>,
         through: &str,
     ) -> Result<(Self, Vec<podium_store::BoardKey>), ServiceError> {
-        let keys: Vec<podium_store::BoardKey> = crate::boards::suspended::between(store, board, after, through)
-            .await?;
+        let keys: Vec<podium_store::BoardKey> =
+            crate::boards::suspended::between(store, board, after, through).await?;
         Ok((
             Hidden {
                 suspended: keys.iter().map(|k| k.player_id.clone()).collect(),

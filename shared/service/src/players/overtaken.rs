@@ -450,7 +450,7 @@ async fn held_then<S: ItemStore + SettleStore + ?Sized>(
         return Ok(out);
     };
     let to = run.read_to_ms.unwrap_or(from);
-    let entries = crate::boards::live::entries_of(store, board, players).await?;
+    let entries = crate::boards::entries::entries_of(store, board, players).await?;
     for (player, entry) in players.iter().zip(entries) {
         let Some(entry) = entry else { continue };
         if let Some(key) = entry

@@ -884,9 +884,7 @@ async fn publish<S: ItemStore + ?Sized>(
             Some(c) => c
                 .erased
                 .into_iter()
-                .filter(|e| {
-                    e.at_ms >= keep_from || (e.suspended && e.at_ms + CHANGE_MARGIN_MS >= read_from)
-                })
+                .filter(|e| e.at_ms >= keep_from || (e.suspended && e.at_ms + CHANGE_MARGIN_MS >= read_from))
                 .map(|mut e| {
                     if e.suspended {
                         e.rank = None;
