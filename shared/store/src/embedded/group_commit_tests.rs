@@ -74,3 +74,52 @@ async fn a_failing_commit_fails_alone_and_the_others_of_its_batch_are_durable() 
         .expect("outcome");
     assert_eq!(again, CommitOutcome::SourceExists);
 }
+
+/// Item writes go through the same queue as commits: 20 conditional puts of one new
+/// item at once (version 0: only if absent) and 20 settlements beside them, sharing
+/// transactions; exactly one put writes, every settlement is durable, and the item
+/// holds the winner's body at version 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn item_writes_share_the_commits_transactions_and_keep_their_conditions() {
+    use crate::model::ItemKey;
+    use crate::traits::ItemStore;
+    let store = EmbeddedStore::in_memory().expect("store");
+    let key = ItemKey::new("RACE", "one");
+    let puts = (0..20).map(|i| {
+        let (store, key) = (store.clone(), key.clone());
+        tokio::spawn(async move { (i, store.put_item_if(&key, format!("{i}").as_bytes(), 0).await) })
+    });
+    let commits = (0..20).map(|i| {
+        let (group, db, c) = (
+            store.commits.clone(),
+            Arc::clone(&store.db),
+            commit(&format!("c-{i}")),
+        );
+        tokio::spawn(async move { group.commit(db, c, commit_in).await })
+    });
+    let (puts, commits) = futures::future::join(
+        futures::future::join_all(puts),
+        futures::future::join_all(commits),
+    )
+    .await;
+    let winners: Vec<usize> = puts
+        .into_iter()
+        .map(|r| r.expect("task"))
+        .filter_map(|(i, wrote)| wrote.expect("put").then_some(i))
+        .collect();
+    assert_eq!(winners.len(), 1, "{winners:?}");
+    for c in commits {
+        assert_eq!(c.expect("task").expect("commit"), CommitOutcome::Committed);
+    }
+    let item = store.get_item(&key, true).await.expect("read").expect("written");
+    assert_eq!(
+        (item.version, item.body),
+        (1, format!("{}", winners[0]).into_bytes())
+    );
+    assert!(
+        !store.delete_item_if(&key, 2).await.expect("delete"),
+        "not at version 2"
+    );
+    assert!(store.delete_item_if(&key, 1).await.expect("delete"));
+    assert!(store.get_item(&key, true).await.expect("read").is_none());
+}

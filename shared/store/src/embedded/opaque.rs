@@ -2,12 +2,13 @@
 //! range reads.
 
 use async_trait::async_trait;
-use redb::{ReadableDatabase, ReadableTable};
+use redb::ReadableDatabase;
 
 use crate::error::StoreError;
 use crate::model::{check_item, check_item_writes, check_key, Item, ItemKey, SortKeyRange};
 use crate::traits::ItemStore;
 
+use super::group_commit::ItemWrite;
 use super::keys::*;
 use super::store::EmbeddedStore;
 
@@ -30,39 +31,15 @@ impl ItemStore for EmbeddedStore {
         self.put_items_if(&[(key.clone(), body.to_vec(), expected)]).await
     }
 
-    /// One write transaction: every stored version checked, then all written, or none.
+    /// Every stored version checked, then all written, or none, inside the group
+    /// commit's shared write transaction.
     async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
         check_item_writes(writes)?;
         let writes: Vec<(String, Vec<u8>, u64)> = writes
             .iter()
             .map(|(k, body, expected)| (blob_key(k), blob(expected + 1, body), *expected))
             .collect();
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            let written = {
-                let mut blobs = txn.open_table(BLOBS)?;
-                let mut holds = true;
-                for (key, _, expected) in &writes {
-                    let current = blobs
-                        .get(key.as_str())?
-                        .map_or(0, |v| read_blob(v.value()).version);
-                    holds &= current == *expected;
-                }
-                if holds {
-                    for (key, raw, _) in &writes {
-                        blobs.insert(key.as_str(), raw.as_slice())?;
-                    }
-                }
-                holds
-            };
-            if written {
-                txn.commit()?;
-            } else {
-                txn.abort()?;
-            }
-            Ok(written)
-        })
-        .await
+        self.write(ItemWrite::PutIf(writes)).await
     }
 
     async fn put_items(
@@ -74,18 +51,7 @@ impl ItemStore for EmbeddedStore {
             check_item(k, body)?;
         }
         let items: Vec<(String, Vec<u8>)> = items.iter().map(|(k, b)| (blob_key(k), blob(1, b))).collect();
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            {
-                let mut blobs = txn.open_table(BLOBS)?;
-                for (k, raw) in &items {
-                    blobs.insert(k.as_str(), raw.as_slice())?;
-                }
-            }
-            txn.commit()?;
-            Ok(())
-        })
-        .await
+        self.write(ItemWrite::Put(items)).await.map(drop)
     }
 
     async fn query_items(
@@ -153,45 +119,28 @@ impl ItemStore for EmbeddedStore {
 
     async fn delete_item_if(&self, key: &ItemKey, expected: u64) -> Result<bool, StoreError> {
         check_key(&key.pk, &key.sk)?;
-        let key = blob_key(key);
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            let deleted = {
-                let mut blobs = txn.open_table(BLOBS)?;
-                let current = blobs.get(key.as_str())?.map(|v| read_blob(v.value()).version);
-                if current == Some(expected) {
-                    blobs.remove(key.as_str())?;
-                    true
-                } else {
-                    false
-                }
-            };
-            if deleted {
-                txn.commit()?;
-            } else {
-                txn.abort()?;
-            }
-            Ok(deleted)
-        })
-        .await
+        self.write(ItemWrite::DeleteIf(blob_key(key), expected)).await
     }
 
     async fn delete_items(&self, keys: &[ItemKey]) -> Result<(), StoreError> {
         for k in keys {
             check_key(&k.pk, &k.sk)?;
         }
-        let keys: Vec<String> = keys.iter().map(blob_key).collect();
-        self.blocking(move |db| {
-            let txn = db.begin_write()?;
-            {
-                let mut blobs = txn.open_table(BLOBS)?;
-                for k in &keys {
-                    blobs.remove(k.as_str())?;
-                }
-            }
-            txn.commit()?;
-            Ok(())
-        })
-        .await
+        self.write(ItemWrite::Delete(keys.iter().map(blob_key).collect()))
+            .await
+            .map(drop)
+    }
+}
+
+impl EmbeddedStore {
+    /// `write` through the group commit (`group_commit.rs`): in the next shared write
+    /// transaction, answered once durable; whether it wrote.
+    async fn write(&self, write: ItemWrite) -> Result<bool, StoreError> {
+        if matches!(&write, ItemWrite::Put(v) if v.is_empty())
+            || matches!(&write, ItemWrite::Delete(v) if v.is_empty())
+        {
+            return Ok(false);
+        }
+        self.commits.items(std::sync::Arc::clone(&self.db), write).await
     }
 }
