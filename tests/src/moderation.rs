@@ -577,7 +577,8 @@ pub async fn an_export_lists_everything_stored_about_the_player<S: Store + Clone
     assert_eq!(as_player.status, 403);
 }
 
-async fn read_as<S: Store + Clone + 'static>(
+/// `GET path?q` as `player` at `at`, through the API's router.
+pub(crate) async fn read_as<S: Store + Clone + 'static>(
     store: &S,
     player: &str,
     path: &str,

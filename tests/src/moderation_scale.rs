@@ -2,31 +2,18 @@
 //! so any number of suspensions hold, operators acting at once on different players
 //! all succeed, and a read costs what it did before the first suspension.
 
-use chrono::{DateTime, Utc};
 use podium_rules::board::BoardRef;
-use podium_service::api::{self, ApiContext, ApiResponse};
+use podium_service::api::ApiResponse;
 use podium_service::jobs::Job;
 use podium_store::{Account, BoardKey, ItemKey, Store};
 use serde_json::Value;
 
-use crate::contract::cursor_key;
 use crate::counting::Counted;
 use crate::deletion::{t, tick};
 use crate::fixtures::seed_balance;
-use crate::moderation::operator_call;
-use crate::review::get;
+use crate::moderation::{operator_call, read_as};
 
 const WHY: (&str, &str) = ("support-7", "a modified client");
-
-async fn read_as<S: Store + Clone + 'static>(
-    store: &S,
-    player: &str,
-    path: &str,
-    q: &[(&str, &str)],
-    at: DateTime<Utc>,
-) -> ApiResponse {
-    api::handle(store, &ApiContext::new(cursor_key()), &get(path, q, player), at).await
-}
 
 /// The player ids a page or around-me answer lists, in order, with their ranks.
 fn listed(answer: &ApiResponse) -> Vec<(String, u64)> {

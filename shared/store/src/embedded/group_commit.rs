@@ -84,7 +84,7 @@ impl ItemWrite {
 
 /// One write waiting for a transaction.
 enum Job {
-    Commit(Commit, Apply),
+    Commit(Box<Commit>, Apply),
     Items(ItemWrite),
 }
 
@@ -148,7 +148,7 @@ impl GroupCommit {
         commit: Commit,
         apply: Apply,
     ) -> Result<CommitOutcome, StoreError> {
-        match self.run(db, Job::Commit(commit, apply)).await? {
+        match self.run(db, Job::Commit(Box::new(commit), apply)).await? {
             Done::Commit(outcome) => Ok(outcome),
             Done::Items(_) => Err(StoreError::Embedded("a commit answered as an item write".into())),
         }
