@@ -282,3 +282,45 @@ async fn replayed_games_through_the_queue() {
         assert!(rating > 1500, "{winner}: {rating}");
     }
 }
+
+/// Issue 45, item 3: a batch of 10 records all naming one hot player (p-7 against 10
+/// opponents) settles one record after another in delivery order (records sharing a
+/// player are keyed), so none of them meets another and retries: 10 records, 10
+/// commit requests, nothing left for redelivery, and p-7's ledger in delivery order.
+/// The batch costs 10 settlements one after another, well inside the function's 30 s
+/// timeout (`ScoreMatchFunction` in template.yaml: 10 records a batch).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_naming_one_hot_player_settles_in_order_without_retries() {
+    use podium_store::LedgerStore;
+    let store = podium_tests::counting::Counted::new(EmbeddedStore::in_memory().expect("store"));
+    let dead = Collected::default();
+    let mut e = event("valid-record.json");
+    let template = e.records[0].clone();
+    e.records = (0..10)
+        .map(|i| {
+            let mut r = template.clone();
+            let mut body: serde_json::Value =
+                serde_json::from_str(r.body.as_deref().expect("body")).expect("json");
+            body["match_id"] = format!("m-hot-{i}").into();
+            body["ended_at"] = format!("2026-11-30T10:{:02}:00Z", 5 + i).into();
+            body["players"][1]["player_id"] = format!("p-opp-{i}").into();
+            r.message_id = Some(format!("hot-{i}"));
+            r.body = Some(body.to_string());
+            r
+        })
+        .collect();
+    let (_, writes_before) = store.counts();
+    let r = handle(&store, &dead, e, now(), &Default::default()).await;
+    assert!(r.batch_item_failures.is_empty(), "{:?}", r.batch_item_failures);
+    assert!(dead.0.lock().expect("lock").is_empty());
+    let (_, writes_after) = store.counts();
+    assert_eq!(writes_after - writes_before, 10, "one commit a record, no retry");
+    let ledger = store
+        .inner
+        .ledger_entries(Game::Seega, "p-7")
+        .await
+        .expect("ledger");
+    let order: Vec<&str> = ledger.iter().map(|e| e.source_id.as_str()).collect();
+    let expected: Vec<String> = (0..10).map(|i| format!("m-hot-{i}")).collect();
+    assert_eq!(order, expected);
+}
