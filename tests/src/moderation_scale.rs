@@ -190,6 +190,60 @@ pub async fn suspensions_past_one_item_hold<S: Store + Clone + 'static>(store: S
     assert_eq!(me.body["me"]["rank"], 3, "{}", me.body);
 }
 
+/// OP-4, LB-2, LB-3 on a live board (no snapshot yet): with p01 and p03 suspended,
+/// pages of 2 from the top skip them across the cursor (the board's index read over
+/// each page's rows, rows read again for those it hid), ranks closed up: p00 1, p02 2,
+/// then p04 3, p05 4; p04's around-me ranks them alike, its 2 neighbours above read
+/// from the board (p03, p02) shown without p03 (a live around-me does not read more
+/// neighbours for those it hides).
+pub async fn a_live_board_skips_suspended_players_across_pages<S: Store + Clone + 'static>(store: S) {
+    let players: Vec<String> = (0..6).map(|i| format!("p{i:02}")).collect();
+    seed_players(&store, &players).await;
+    let at = t("2027-07-19T06:00:00Z");
+    for p in ["p01", "p03"] {
+        crate::moderation::moderate(&store, p, "suspend", at).await;
+    }
+    let first = read_as(&store, "p05", "/v1/leaderboards/seega", &[("limit", "2")], at).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert!(first.body["snapshot"].is_null(), "a live page: {}", first.body);
+    assert_eq!(
+        listed(&first),
+        vec![("p00".to_string(), 1), ("p02".to_string(), 2)]
+    );
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let second = read_as(
+        &store,
+        "p05",
+        "/v1/leaderboards/seega",
+        &[("limit", "2"), ("cursor", &cursor)],
+        at,
+    )
+    .await;
+    assert_eq!(second.status, 200, "{}", second.body);
+    assert_eq!(
+        listed(&second),
+        vec![("p04".to_string(), 3), ("p05".to_string(), 4)]
+    );
+    let me = read_as(
+        &store,
+        "p04",
+        "/v1/leaderboards/seega/me",
+        &[("neighbours", "2")],
+        at,
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["me"]["rank"], 3, "{}", me.body);
+    assert_eq!(
+        listed(&me),
+        vec![
+            ("p02".to_string(), 2),
+            ("p04".to_string(), 3),
+            ("p05".to_string(), 4)
+        ]
+    );
+}
+
 /// Runs each case that holds on any number of players against a fresh store from
 /// `$make` ([`suspensions_past_one_item_hold`] is called by each suite with its own
 /// number).
@@ -199,6 +253,7 @@ macro_rules! moderation_scale_tests {
         $crate::moderation_scale_tests!(@cases $make;
             a_suspension_whose_index_write_fails_is_finished_by_its_repeat,
             twenty_suspensions_at_once_all_succeed,
+            a_live_board_skips_suspended_players_across_pages,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {
