@@ -42,35 +42,26 @@ struct Listed {
     player_id: String,
 }
 
-/// The suspended players on `board` whose board keys are in `range` (every one with
-/// [`SortKeyRange::All`]), in listing order; strongly consistent. Errors: the store's,
-/// a corrupt item.
+/// Every suspended player on `board`, in listing order; strongly consistent, one
+/// Query per [`PER_QUERY`]. Errors: the store's, a corrupt item.
 pub async fn on_board<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
-    range: SortKeyRange,
 ) -> Result<Vec<BoardKey>, ServiceError> {
     let pk = partition(board);
-    // A range bounded above is read backwards, so each next Query starts before the
-    // last key read; any other forwards, after it.
-    let forward = !matches!(range, SortKeyRange::Before(_) | SortKeyRange::AtOrBefore(_));
     let mut out = Vec::new();
-    let mut range = range;
+    let mut range = SortKeyRange::All;
     loop {
-        let page = store.query_items(&pk, &range, forward, PER_QUERY, true).await?;
+        let page = store.query_items(&pk, &range, true, PER_QUERY, true).await?;
         let full = page.len() == PER_QUERY;
         let last = page.last().map(|(sk, _)| sk.clone());
         for (sk, item) in page {
             out.push(decoded(&pk, &sk, &item.body)?);
         }
         match (full, last) {
-            (true, Some(last)) if forward => range = SortKeyRange::After(last),
-            (true, Some(last)) => range = SortKeyRange::Before(last),
+            (true, Some(last)) => range = SortKeyRange::After(last),
             _ => break,
         }
-    }
-    if !forward {
-        out.reverse();
     }
     Ok(out)
 }
@@ -128,7 +119,7 @@ pub async fn ids_on<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
 ) -> Result<HashSet<String>, ServiceError> {
-    Ok(on_board(store, board, SortKeyRange::All)
+    Ok(on_board(store, board)
         .await?
         .into_iter()
         .map(|k| k.player_id)
@@ -183,8 +174,30 @@ async fn item_key<S: SettleStore + ?Sized>(
         .map(|b| ItemKey::new(partition(board), b.board_key().encode())))
 }
 
+/// The index items of `player_id` on each of `boards`, in order ([`item_key`]): the
+/// entries read [`READS_IN_FLIGHT`] at a time, so a player on hundreds of boards is
+/// indexed in a fraction of a request's time.
+async fn item_keys<S: SettleStore + ?Sized>(
+    store: &S,
+    boards: &[BoardRef],
+    player_id: &str,
+) -> Result<Vec<Option<ItemKey>>, ServiceError> {
+    use futures::stream::{self, StreamExt, TryStreamExt};
+    stream::iter(boards.iter().cloned())
+        .map(|board| {
+            let player_id = player_id.to_string();
+            async move { item_key(store, &board, &player_id).await }
+        })
+        .buffered(READS_IN_FLIGHT)
+        .try_collect()
+        .await
+}
+
+/// Entry reads [`item_keys`] makes at once.
+const READS_IN_FLIGHT: usize = 16;
+
 /// Indexes `player_id` (suspended: their guard written) on each of `boards` they hold
-/// an entry on: one read per board, then one BatchWriteItem per 25. Safe to repeat
+/// an entry on: one read per board (16 at once), then one BatchWriteItem per 25. Safe to repeat
 /// (the same keys).
 pub async fn list<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
@@ -195,12 +208,12 @@ pub async fn list<S: SettleStore + ItemStore + ?Sized>(
         player_id: player_id.to_string(),
     })
     .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("suspended", e)))?;
-    let mut items = Vec::new();
-    for board in boards {
-        if let Some(key) = item_key(store, board, player_id).await? {
-            items.push((key, body.clone()));
-        }
-    }
+    let items: Vec<(ItemKey, Vec<u8>)> = item_keys(store, boards, player_id)
+        .await?
+        .into_iter()
+        .flatten()
+        .map(|key| (key, body.clone()))
+        .collect();
     store.put_items(&items, None).await?;
     Ok(())
 }
@@ -215,11 +228,11 @@ pub async fn unlist<S: SettleStore + ItemStore + ?Sized>(
     boards: &[BoardRef],
 ) -> Result<(), ServiceError> {
     let mut keys = Vec::new();
-    for board in boards {
-        match item_key(store, board, player_id).await? {
+    for (board, key) in boards.iter().zip(item_keys(store, boards, player_id).await?) {
+        match key {
             Some(key) => keys.push(key),
             None => keys.extend(
-                on_board(store, board, SortKeyRange::All)
+                on_board(store, board)
                     .await?
                     .into_iter()
                     .filter(|k| k.player_id == player_id)
