@@ -235,6 +235,49 @@ pub async fn a_live_board_skips_suspended_players_across_pages<S: Store + Clone 
     );
 }
 
+/// OP-4: a refresh pointer carries a suspension's erasure only while a snapshot taken
+/// before it may still be read (a day) or the run may have read the board before the
+/// player was indexed; after that the runs leave the player out themselves and the
+/// pointer no longer names them, so pointers do not grow with every suspension held.
+pub async fn a_refresh_pointer_drops_a_suspension_after_a_day<S: Store + Clone + 'static>(store: S) {
+    use podium_service::boards::snapshot::read::current_consistent;
+    let players: Vec<String> = ["alice", "bob", "carol"].map(String::from).to_vec();
+    seed_players(&store, &players).await;
+    tick(&store, Job::Refresh, "2027-07-19T05:00:00Z").await;
+    let at = t("2027-07-19T06:00:00Z");
+    crate::moderation::moderate(&store, "bob", "suspend", at).await;
+    let board = BoardRef::all_time("seega");
+    let bob = podium_service::engine::names::id_hash("bob");
+    let carries = |store: S| {
+        let (board, bob) = (board.clone(), bob.clone());
+        async move {
+            let p = current_consistent(&store, &board)
+                .await
+                .expect("read")
+                .expect("a pointer");
+            p.erased.iter().any(|e| e.suspended && e.hash == bob)
+        }
+    };
+    assert!(
+        carries(store.clone()).await,
+        "hidden from the snapshot taken before"
+    );
+    // Seega's board is refreshed when changed: alice scores, so each tick takes it.
+    seed_balance(&store, "alice", 20_000, at.timestamp_millis()).await;
+    tick(&store, Job::Refresh, "2027-07-19T06:05:00Z").await;
+    assert!(carries(store.clone()).await, "carried within the day");
+    seed_balance(&store, "alice", 30_000, at.timestamp_millis()).await;
+    tick(&store, Job::Refresh, "2027-07-20T07:00:00Z").await;
+    assert!(!carries(store.clone()).await, "dropped after the day");
+    let later = t("2027-07-20T07:01:00Z");
+    let page = read_as(&store, "carol", "/v1/leaderboards/seega", &[], later).await;
+    assert_eq!(
+        listed(&page),
+        vec![("alice".to_string(), 1), ("carol".to_string(), 2)],
+        "still left out, by the run itself"
+    );
+}
+
 /// Runs each case that holds on any number of players against a fresh store from
 /// `$make` ([`suspensions_past_one_item_hold`] is called by each suite with its own
 /// number).
@@ -245,6 +288,7 @@ macro_rules! moderation_scale_tests {
             a_suspension_whose_index_write_fails_is_finished_by_its_repeat,
             twenty_suspensions_at_once_all_succeed,
             a_live_board_skips_suspended_players_across_pages,
+            a_refresh_pointer_drops_a_suspension_after_a_day,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {
