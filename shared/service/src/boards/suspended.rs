@@ -197,13 +197,14 @@ async fn item_keys<S: SettleStore + ?Sized>(
 const READS_IN_FLIGHT: usize = 16;
 
 /// Indexes `player_id` (suspended: their guard written) on each of `boards` they hold
-/// an entry on: one read per board (16 at once), then one BatchWriteItem per 25. Safe to repeat
+/// an entry on: one read per board (16 at once), then one BatchWriteItem per 25;
+/// answers the keys written (for a caller overtaken meanwhile to take back). Safe to repeat
 /// (the same keys).
 pub async fn list<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
     boards: &[BoardRef],
-) -> Result<(), ServiceError> {
+) -> Result<Vec<ItemKey>, ServiceError> {
     let body = serde_json::to_vec(&Listed {
         player_id: player_id.to_string(),
     })
@@ -215,7 +216,7 @@ pub async fn list<S: SettleStore + ItemStore + ?Sized>(
         .map(|key| (key, body.clone()))
         .collect();
     store.put_items(&items, None).await?;
-    Ok(())
+    Ok(items.into_iter().map(|(key, _)| key).collect())
 }
 
 /// Takes `player_id` off the index of each of `boards` (a restore, an overtaken

@@ -257,8 +257,14 @@ async fn hide<S: Store + ?Sized>(
     // hidden from the snapshots taken: their pointers' entries are written after the
     // index, so a run that began reading before one carries it on (see
     // `snapshot::write`).
-    crate::boards::suspended::list(store, player_id, boards).await?;
-    still_suspended(store, player_id, &g).await?;
+    let indexed = crate::boards::suspended::list(store, player_id, boards).await?;
+    if let Err(e) = still_suspended(store, player_id, &g).await {
+        // Overtaken (a restore, a deletion) between the keys' read and their write:
+        // the player may have moved since, so their current entries no longer name
+        // what was written; these very keys are taken back.
+        store.delete_items(&indexed).await?;
+        return Err(e);
+    }
     for (taken, (i, board)) in boards.iter().enumerate().skip(g.hidden_through).enumerate() {
         if budget.stops_after(taken as u32) {
             // Out of budget: how far it got is saved, and the rest is left to the next
