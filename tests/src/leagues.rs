@@ -1156,6 +1156,49 @@ pub async fn league_a_busy_cohort_spills_and_its_close_finds_every_member<S: Sto
     }
 }
 
+/// LB-7: placements that meet on a cohort (15 players of one shard, all first points
+/// in the same instant, fewer than [`league::BUSY_PER_SECOND`]: the cohort is never
+/// busy) do not queue behind each other: a placement whose commit met a concurrent
+/// write is placed again from a spill shard. Each player is in exactly one cohort, at
+/// least one of them a spill cohort, and the week's close finds every one of them.
+pub async fn league_placements_that_meet_go_on_to_spill_cohorts<S: Store + Clone + 'static>(store: S) {
+    let players = same_shard("mt", 15);
+    join_all(players.iter().enumerate().map(|(i, p)| {
+        let store = store.clone();
+        async move {
+            credit(
+                &store,
+                p,
+                1_000 - i as i64,
+                "2026-11-25T12:00:00.500Z",
+                &format!("w48-{p}"),
+            )
+            .await
+        }
+    }))
+    .await;
+    let cohorts = cohorts_of(&store, &players, "2026-W48").await;
+    let members: Vec<&String> = cohorts.values().flatten().collect();
+    assert_eq!(members.len(), 15, "each player once: {cohorts:?}");
+    let spilled: usize = cohorts
+        .iter()
+        .filter(|(c, _)| league::parse_cohort(c).is_some_and(|(_, shard, _)| shard >= LEAGUES[0].shards))
+        .map(|(_, m)| m.len())
+        .sum();
+    assert!(spilled >= 1, "the placements that met went on: {cohorts:?}");
+    freeze_at(&store, "2026-11-29T22:05:00Z").await.expect("freeze");
+    for p in &players {
+        let inbox = call(&store, "/v1/me/inbox", &[], p, "2026-11-30T10:00:00Z").await;
+        let results = inbox.body["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["kind"] == "league_result")
+            .count();
+        assert_eq!(results, 1, "{p}: {}", inbox.body);
+    }
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -1173,6 +1216,7 @@ macro_rules! league_tests {
             league_a_week_closes_in_steps_resumed_after_a_kill,
             league_weeks_close_in_order_and_an_operator_cannot_skip_one,
             league_a_busy_cohort_spills_and_its_close_finds_every_member,
+            league_placements_that_meet_go_on_to_spill_cohorts,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

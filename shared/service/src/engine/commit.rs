@@ -15,7 +15,9 @@ use super::source::{ReadState, Reads};
 use crate::error::ServiceError;
 
 /// The store's commit for a planned settlement: every write at the version read,
-/// stamped with the server clock `clock_ms` (milliseconds, UTC).
+/// stamped with the server clock `clock_ms` (milliseconds, UTC). `contended` counts
+/// the earlier plans of this settlement whose commits met a concurrent write: league
+/// placements then go to a spill cohort ([`crate::engine::placement::placements`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     store: &S,
@@ -23,6 +25,7 @@ pub(crate) async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     hash: &str,
     attempt: &str,
     plan_no: u32,
+    contended: u32,
     read: &ReadState,
     reads: &Reads,
     s: Settlement<R>,
@@ -184,7 +187,7 @@ pub(crate) async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
         }
     }
     for (board, list) in &placing {
-        let placed = crate::engine::placement::placements(store, board, list, clock_ms).await?;
+        let placed = crate::engine::placement::placements(store, board, list, clock_ms, contended).await?;
         for (player, owner, name) in &placed.named {
             refs.add(
                 player,

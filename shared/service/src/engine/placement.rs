@@ -82,11 +82,18 @@ const SPILL_PROBES: u32 = 3;
 /// path ([`crate::engine::settle`]) at server clock `now_ms`. Players placed already are left
 /// out. Several players of one settlement (an Arena's) who fill the same cohort are
 /// placed one after another into one write of each item.
+///
+/// `contended` counts the earlier plans of this settlement whose commits met a
+/// concurrent write (LB-7). From the first, its players are placed from a spill shard
+/// ([`league::spill_shard`], a different one each time) instead of their own: the
+/// cohort filling in their shard is where placements of the same second meet, and
+/// the one that lost the race there goes elsewhere instead of queueing behind it.
 pub(crate) async fn placements<S: SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     placing: &[Placing],
     now_ms: i64,
+    contended: u32,
 ) -> Result<Placed, ServiceError> {
     let Some(league) = league::league_of_board(&board.board) else {
         return Ok(Placed::default());
@@ -167,7 +174,10 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         // The player's shard, or while its cohort is busy this second a spill shard
         // (LB-7; [`league::busy`]): at most SPILL_PROBES of them, then the last one.
         // A busy cohort read on the way is kept apart (`passed`): it is not written.
-        let mut shard = shard_of(&player, league.shards);
+        let mut shard = match contended {
+            0 => shard_of(&player, league.shards),
+            n => league::spill_shard(league, &player, SPILL_PROBES + n),
+        };
         let mut probe = 0;
         let at = loop {
             let owner = filling_owner(league, week, tier, shard);

@@ -81,6 +81,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
     let key = source.key();
     let hash = source.content_hash();
     let mut orphaned = 0;
+    let mut contended = 0;
     for plan_no in 0..MAX_ATTEMPTS {
         // Unless repeats are common, no look-up of the source before planning: the
         // commit's own condition (the source record must not exist) catches a repeat,
@@ -124,6 +125,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             &hash,
             attempt,
             plan_no,
+            contended,
             &read,
             &source.reads(),
             settlement,
@@ -157,7 +159,10 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
                 }
             }
             CommitOutcome::ClaimTaken(_) => {}
-            CommitOutcome::Contended => backoff(plan_no).await,
+            CommitOutcome::Contended => {
+                contended += 1;
+                backoff(plan_no).await
+            }
             // GM-6, OP-4: the commit checked the player's guard; nothing was written.
             CommitOutcome::PlayerDeleted(player) => match store.account(&player).await? {
                 podium_store::Account::Suspended => return Err(ServiceError::Suspended { player }),

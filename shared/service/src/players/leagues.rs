@@ -429,29 +429,29 @@ async fn recorded_cohort<S: SettleStore + ?Sized>(
 /// closes it (one GetItem a cohort of up to 30).
 const KNOWN_MEMBERS: usize = 100_000;
 
+/// Filling items a week's close reads at once.
+const FILLINGS_AT_ONCE: usize = 16;
+
 /// The filling cohorts of `tier` in `week`, by shard: (shard, filling, version; 0
-/// when none). The base shards always (one GetItem each); the spill shards only when
-/// one of the base shards' cohorts says the tier spilled ([`Filling::spilled`]).
+/// when none): every shard, base and spill (one GetItem each, 128 a tier, read
+/// [`FILLINGS_AT_ONCE`] at a time): a placement that met a concurrent one goes to a
+/// spill shard whether or not its tier was busy ([`crate::engine::placement`]).
 async fn tier_fillings<S: SettleStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
     week: &str,
     tier: u32,
 ) -> Result<Vec<(u32, Filling, u64)>, ServiceError> {
-    let mut out = Vec::new();
-    for shard in 0..league.shards {
-        let (filling, version): (Filling, u64) =
-            state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
-        out.push((shard, filling, version));
-    }
-    if out.iter().any(|(_, f, _)| f.spilled) {
-        for shard in league.shards..league.shards + league.spill_shards {
+    use futures::{StreamExt, TryStreamExt};
+    futures::stream::iter(0..league.shards + league.spill_shards)
+        .map(|shard| async move {
             let (filling, version): (Filling, u64) =
                 state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
-            out.push((shard, filling, version));
-        }
-    }
-    Ok(out)
+            Ok::<_, ServiceError>((shard, filling, version))
+        })
+        .buffered(FILLINGS_AT_ONCE)
+        .try_collect()
+        .await
 }
 
 /// The players placed in `week`'s cohorts, by the key of their id, sorted (16 bytes a
