@@ -1108,6 +1108,20 @@ pub async fn league_weeks_close_in_order_and_an_operator_cannot_skip_one<
     assert_eq!(again.body["done"], true, "{}", again.body);
 }
 
+/// Each of `players` has exactly one `league_result` in their inbox (week 48 closed).
+async fn assert_one_league_result_each<S: Store + Clone + 'static>(store: &S, players: &[String]) {
+    for p in players {
+        let inbox = call(store, "/v1/me/inbox", &[], p, "2026-11-30T10:00:00Z").await;
+        let results = inbox.body["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["kind"] == "league_result")
+            .count();
+        assert_eq!(results, 1, "{p}: {}", inbox.body);
+    }
+}
+
 /// LB-7 (the Monday 00:00 spike): 50 players of one shard placed in the same second.
 /// The first [`league::BUSY_PER_SECOND`] fill their shard's cohort, the others spill
 /// into spill shards (each player in exactly one cohort of the week). The week's
@@ -1144,16 +1158,7 @@ pub async fn league_a_busy_cohort_spills_and_its_close_finds_every_member<S: Sto
     let members: Vec<&String> = cohorts.values().flatten().collect();
     assert_eq!(members.len(), 50, "each player once: {cohorts:?}");
     freeze_at(&store, "2026-11-29T22:05:00Z").await.expect("freeze");
-    for p in &players {
-        let inbox = call(&store, "/v1/me/inbox", &[], p, "2026-11-30T10:00:00Z").await;
-        let results = inbox.body["messages"]
-            .as_array()
-            .expect("messages")
-            .iter()
-            .filter(|m| m["kind"] == "league_result")
-            .count();
-        assert_eq!(results, 1, "{p}: {}", inbox.body);
-    }
+    assert_one_league_result_each(&store, &players).await;
 }
 
 /// LB-7: placements that meet on a cohort (15 players of one shard, all first points
@@ -1187,16 +1192,7 @@ pub async fn league_placements_that_meet_go_on_to_spill_cohorts<S: Store + Clone
         .sum();
     assert!(spilled >= 1, "the placements that met went on: {cohorts:?}");
     freeze_at(&store, "2026-11-29T22:05:00Z").await.expect("freeze");
-    for p in &players {
-        let inbox = call(&store, "/v1/me/inbox", &[], p, "2026-11-30T10:00:00Z").await;
-        let results = inbox.body["messages"]
-            .as_array()
-            .expect("messages")
-            .iter()
-            .filter(|m| m["kind"] == "league_result")
-            .count();
-        assert_eq!(results, 1, "{p}: {}", inbox.body);
-    }
+    assert_one_league_result_each(&store, &players).await;
 }
 
 #[macro_export]
