@@ -17,8 +17,9 @@
 //!   `shards + spill_shards` items, each written at most about [`BUSY_PER_SECOND`]
 //!   times a second (LB-7's 2,000 records a second, 80 % of them first points of one
 //!   tier: about 13 a second on each of 124 spill shards). A busy cohort remembers
-//!   that its tier spilled that week ([`Filling::spilled`]); the week's close reads
-//!   every shard.
+//!   that its tier spilled that week ([`Filling::spilled`]). Either way the base
+//!   shard was written first, so the week's close reads a tier's spill shards only
+//!   when one of its base shards holds anyone.
 //! - **The close decides the tier.** A player whose last week is not closed yet when
 //!   they first score in a new week (the minutes after midnight before the close, or
 //!   an outage of the scheduled job) is not placed then: the week waits in their

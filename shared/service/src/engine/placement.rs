@@ -85,9 +85,10 @@ const SPILL_PROBES: u32 = 3;
 ///
 /// `contended` counts the earlier plans of this settlement whose commits met a
 /// concurrent write (LB-7). From the first, its players are placed from a spill shard
-/// ([`league::spill_shard`], a different one each time) instead of their own: the
-/// cohort filling in their shard is where placements of the same second meet, and
-/// the one that lost the race there goes elsewhere instead of queueing behind it.
+/// ([`league::spill_shard`], a different one each time) instead of their own, once
+/// their own shard's cohort holds anyone: the cohort filling in their shard is where
+/// placements of the same second meet, and the one that lost the race there goes
+/// elsewhere instead of queueing behind it.
 pub(crate) async fn placements<S: SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -174,10 +175,31 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         // The player's shard, or while its cohort is busy this second a spill shard
         // (LB-7; [`league::busy`]): at most SPILL_PROBES of them, then the last one.
         // A busy cohort read on the way is kept apart (`passed`): it is not written.
-        let mut shard = match contended {
-            0 => shard_of(&player, league.shards),
-            n => league::spill_shard(league, &player, SPILL_PROBES + n),
-        };
+        // After a lost race, a spill shard instead, once the player's own cohort holds
+        // anyone: so a tier's spill shards hold players only when one of its base
+        // shards does, and the week's close reads them only then (`tier_fillings`).
+        let base = shard_of(&player, league.shards);
+        let mut shard = base;
+        if contended > 0 {
+            let owner = filling_owner(league, week, tier, base);
+            let taken = if fillings.iter().any(|(o, _, _)| *o == owner) {
+                true
+            } else {
+                let read = match passed.iter().position(|(o, _, _)| *o == owner) {
+                    Some(i) => passed.swap_remove(i),
+                    None => {
+                        let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
+                        (owner, f, v)
+                    }
+                };
+                let taken = read.2 > 0;
+                passed.push(read);
+                taken
+            };
+            if taken {
+                shard = league::spill_shard(league, &player, SPILL_PROBES + contended);
+            }
+        }
         let mut probe = 0;
         let at = loop {
             let owner = filling_owner(league, week, tier, shard);

@@ -433,9 +433,10 @@ const KNOWN_MEMBERS: usize = 100_000;
 const FILLINGS_AT_ONCE: usize = 16;
 
 /// The filling cohorts of `tier` in `week`, by shard: (shard, filling, version; 0
-/// when none): every shard, base and spill (one GetItem each, 128 a tier, read
-/// [`FILLINGS_AT_ONCE`] at a time): a placement that met a concurrent one goes to a
-/// spill shard whether or not its tier was busy ([`crate::engine::placement`]).
+/// when none). The base shards (4 GetItems), and when any of them holds anyone, the
+/// spill shards too (124 more, read [`FILLINGS_AT_ONCE`] at a time): a placement goes
+/// to a spill shard only past a base shard's cohort that is busy or that it lost a
+/// race on, which holds someone then ([`crate::engine::placement`]).
 async fn tier_fillings<S: SettleStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
@@ -443,15 +444,21 @@ async fn tier_fillings<S: SettleStore + ?Sized>(
     tier: u32,
 ) -> Result<Vec<(u32, Filling, u64)>, ServiceError> {
     use futures::{StreamExt, TryStreamExt};
-    futures::stream::iter(0..league.shards + league.spill_shards)
-        .map(|shard| async move {
-            let (filling, version): (Filling, u64) =
-                state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
-            Ok::<_, ServiceError>((shard, filling, version))
-        })
-        .buffered(FILLINGS_AT_ONCE)
-        .try_collect()
-        .await
+    let read = |shards: std::ops::Range<u32>| {
+        futures::stream::iter(shards)
+            .map(|shard| async move {
+                let (filling, version): (Filling, u64) =
+                    state(store, &filling_owner(league, week, tier, shard), FILLING_STATE).await?;
+                Ok::<_, ServiceError>((shard, filling, version))
+            })
+            .buffered(FILLINGS_AT_ONCE)
+            .try_collect::<Vec<_>>()
+    };
+    let mut out = read(0..league.shards).await?;
+    if out.iter().any(|(_, _, version)| *version > 0) {
+        out.extend(read(league.shards..league.shards + league.spill_shards).await?);
+    }
+    Ok(out)
 }
 
 /// The players placed in `week`'s cohorts, by the key of their id, sorted (16 bytes a
