@@ -11,15 +11,16 @@
 //!   is busy until that second ends ([`busy`]) and the tier's further placements that
 //!   second go to one of its [`LeagueDef::spill_shards`] spill shards instead
 //!   ([`spill_shard`]; another when that one is busy too). A placement whose commit
-//!   met a concurrent write (two placements into one cohort in the same instant) is
-//!   placed again from a spill shard too. A quiet tier fills its `shards` cohorts
-//!   exactly as without spilling; the Monday 00:00 spike of first points spreads over
+//!   was contended while its own cohort is racing ([`racing`]: it took
+//!   [`RACING_PER_SECOND`] placements this second) is placed again from a spill shard
+//!   too. A quiet tier fills its `shards` cohorts exactly as without spilling; the
+//!   Monday 00:00 spike of first points spreads over
 //!   `shards + spill_shards` items, each written at most about [`BUSY_PER_SECOND`]
 //!   times a second (LB-7's 2,000 records a second, 80 % of them first points of one
 //!   tier: about 13 a second on each of 124 spill shards). A busy cohort remembers
 //!   that its tier spilled that week ([`Filling::spilled`]). Either way the base
-//!   shard was written first, so the week's close reads a tier's spill shards only
-//!   when one of its base shards holds anyone.
+//!   shard's cohort exists first, so the week's close reads a tier's spill shards only
+//!   when one of its base shards' cohorts exists.
 //! - **The close decides the tier.** A player whose last week is not closed yet when
 //!   they first score in a new week (the minutes after midnight before the close, or
 //!   an outage of the scheduled job) is not placed then: the week waits in their
@@ -142,8 +143,10 @@ pub struct Filling {
     pub second: i64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub in_second: u32,
-    /// This tier used its spill shards this week (set on a base shard's cohort when it
-    /// becomes busy).
+    /// This tier used its spill shards this week because this cohort was busy (set on
+    /// a base shard's cohort when it becomes busy; a record for operators, which no
+    /// read depends on: the close reads a tier's spill shards whenever a base shard's
+    /// cohort exists).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub spilled: bool,
 }
@@ -156,6 +159,19 @@ fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
 /// (server clock, ms UTC): a placement then goes to a spill shard.
 pub fn busy(filling: &Filling, now_ms: i64) -> bool {
     filling.second == now_ms.div_euclid(1000) && filling.in_second >= BUSY_PER_SECOND
+}
+
+/// Placements a filling cohort takes in one second before a placement whose commit
+/// was contended goes on to a spill shard ([`racing`]).
+pub const RACING_PER_SECOND: u32 = 4;
+
+/// Whether `filling` took [`RACING_PER_SECOND`] placements in the second of `now_ms`
+/// (server clock, ms UTC): placements are meeting on it, and one whose commit lost a
+/// race goes on to a spill shard rather than queue behind the others (LB-7). A quiet
+/// cohort is never racing, so a commit contended on something else, or a race of two,
+/// keeps its player in their own shard's cohort.
+pub fn racing(filling: &Filling, now_ms: i64) -> bool {
+    filling.second == now_ms.div_euclid(1000) && filling.in_second >= RACING_PER_SECOND
 }
 
 /// The spill shard (`shards … shards + spill_shards − 1`) `player`'s placement tries
@@ -350,6 +366,20 @@ mod tests {
         let (after, _) = place(&league(), f, "late", 6_000);
         assert_eq!((after.second, after.in_second), (6, 1));
         assert!(after.spilled, "the week keeps that its tier spilled");
+    }
+
+    /// LB-7: a cohort races once it took RACING_PER_SECOND placements in the current
+    /// second; a quiet one (fewer, or in an earlier second) never does.
+    #[test]
+    fn a_cohort_races_only_while_it_takes_placements_this_second() {
+        let mut f = Filling::default();
+        for i in 0..RACING_PER_SECOND {
+            assert!(!racing(&f, 7_000), "racing after {i}");
+            f = place(&league(), f, &format!("p{i}"), 7_000).0;
+        }
+        assert!(racing(&f, 7_999));
+        assert!(!busy(&f, 7_999), "racing before busy");
+        assert!(!racing(&f, 8_000), "a new second");
     }
 
     #[test]

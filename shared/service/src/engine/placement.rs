@@ -5,8 +5,9 @@
 //! (cohorts, standings, the close) lives in [`crate::players::leagues`].
 //!
 //! Cost (DynamoDB): placement adds 2 GetItems (membership, filling cohort) and 3 state
-//! writes to the commit of a player's first points of the week; while their last week
-//! is not closed yet, 1 GetItem and 1 state write (the week waits in the membership).
+//! writes to the commit of a player's first points of the week (one GetItem more per
+//! spill shard tried); while their last week is not closed yet, 1 GetItem and 1 state
+//! write (the week waits in the membership).
 
 use podium_rules::board::{board_def, BoardRef};
 use podium_rules::league::{
@@ -83,12 +84,12 @@ const SPILL_PROBES: u32 = 3;
 /// out. Several players of one settlement (an Arena's) who fill the same cohort are
 /// placed one after another into one write of each item.
 ///
-/// `contended` counts the earlier plans of this settlement whose commits met a
-/// concurrent write (LB-7). From the first, its players are placed from a spill shard
-/// ([`league::spill_shard`], a different one each time) instead of their own, once
-/// their own shard's cohort holds anyone: the cohort filling in their shard is where
-/// placements of the same second meet, and the one that lost the race there goes
-/// elsewhere instead of queueing behind it.
+/// `contended` counts the earlier plans of this settlement whose commits answered
+/// `Contended` (LB-7). From the first, its players are placed from a spill shard
+/// ([`league::spill_shard`], most likely a different one each time) instead of their
+/// own while their own shard's cohort is racing ([`league::racing`]): that cohort is
+/// where placements of the same second meet, and the one that lost the race there
+/// goes elsewhere instead of queueing behind it. A quiet cohort keeps its players.
 pub(crate) async fn placements<S: SettleStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -175,15 +176,16 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         // The player's shard, or while its cohort is busy this second a spill shard
         // (LB-7; [`league::busy`]): at most SPILL_PROBES of them, then the last one.
         // A busy cohort read on the way is kept apart (`passed`): it is not written.
-        // After a lost race, a spill shard instead, once the player's own cohort holds
-        // anyone: so a tier's spill shards hold players only when one of its base
-        // shards does, and the week's close reads them only then (`tier_fillings`).
+        // After a lost race, a spill shard instead while the player's own cohort is
+        // racing (so it exists: a tier's spill shards are written only when one of its
+        // base shards' cohorts exists, and the week's close reads them only then,
+        // `tier_fillings`).
         let base = shard_of(&player, league.shards);
         let mut shard = base;
         if contended > 0 {
             let owner = filling_owner(league, week, tier, base);
-            let taken = if fillings.iter().any(|(o, _, _)| *o == owner) {
-                true
+            let racing = if let Some((_, f, _)) = fillings.iter().find(|(o, _, _)| *o == owner) {
+                league::racing(f, now_ms)
             } else {
                 let read = match passed.iter().position(|(o, _, _)| *o == owner) {
                     Some(i) => passed.swap_remove(i),
@@ -192,11 +194,11 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
                         (owner, f, v)
                     }
                 };
-                let taken = read.2 > 0;
+                let racing = read.2 > 0 && league::racing(&read.1, now_ms);
                 passed.push(read);
-                taken
+                racing
             };
-            if taken {
+            if racing {
                 shard = league::spill_shard(league, &player, SPILL_PROBES + contended);
             }
         }

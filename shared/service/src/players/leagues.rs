@@ -433,10 +433,10 @@ const KNOWN_MEMBERS: usize = 100_000;
 const FILLINGS_AT_ONCE: usize = 16;
 
 /// The filling cohorts of `tier` in `week`, by shard: (shard, filling, version; 0
-/// when none). The base shards (4 GetItems), and when any of them holds anyone, the
-/// spill shards too (124 more, read [`FILLINGS_AT_ONCE`] at a time): a placement goes
-/// to a spill shard only past a base shard's cohort that is busy or that it lost a
-/// race on, which holds someone then ([`crate::engine::placement`]).
+/// when none). The base shards (4 GetItems), and when any of their cohorts exists,
+/// the spill shards too (124 more, read [`FILLINGS_AT_ONCE`] at a time): a placement
+/// goes to a spill shard only past a base shard's cohort that is busy or racing,
+/// which exists then ([`crate::engine::placement`]).
 async fn tier_fillings<S: SettleStore + ?Sized>(
     store: &S,
     league: &LeagueDef,
