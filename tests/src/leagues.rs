@@ -1195,6 +1195,29 @@ pub async fn league_placements_that_meet_go_on_to_spill_cohorts<S: Store + Clone
     assert_one_league_result_each(&store, &players).await;
 }
 
+/// LB-7, the other side of [`league_placements_that_meet_go_on_to_spill_cohorts`]: two
+/// players of one shard whose first points race in a quiet cohort (fewer than
+/// [`league::RACING_PER_SECOND`] placements that second) both stay in their own
+/// shard's cohort: the one that lost the race is placed again there, not alone in a
+/// spill cohort for the week.
+pub async fn league_a_race_of_two_stays_in_its_own_cohort<S: Store + Clone + 'static>(store: S) {
+    let players = same_shard("q2", 2);
+    join_all(players.iter().map(|p| {
+        let store = store.clone();
+        async move { credit(&store, p, 100, "2026-11-25T12:00:00.500Z", &format!("w48-{p}")).await }
+    }))
+    .await;
+    let cohorts = cohorts_of(&store, &players, "2026-W48").await;
+    let base = league::shard_of(&players[0], LEAGUES[0].shards);
+    assert_eq!(cohorts.len(), 1, "one cohort: {cohorts:?}");
+    assert!(
+        cohorts
+            .keys()
+            .all(|c| league::parse_cohort(c).is_some_and(|(_, shard, _)| shard == base)),
+        "their own shard's: {cohorts:?}"
+    );
+}
+
 #[macro_export]
 macro_rules! league_tests {
     ($make:path) => {
@@ -1213,6 +1236,7 @@ macro_rules! league_tests {
             league_weeks_close_in_order_and_an_operator_cannot_skip_one,
             league_a_busy_cohort_spills_and_its_close_finds_every_member,
             league_placements_that_meet_go_on_to_spill_cohorts,
+            league_a_race_of_two_stays_in_its_own_cohort,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {

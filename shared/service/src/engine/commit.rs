@@ -16,8 +16,9 @@ use crate::error::ServiceError;
 
 /// The store's commit for a planned settlement: every write at the version read,
 /// stamped with the server clock `clock_ms` (milliseconds, UTC). `contended` counts
-/// the earlier plans of this settlement whose commits met a concurrent write: league
-/// placements then go to a spill cohort ([`crate::engine::placement::placements`]).
+/// the earlier plans of this settlement whose commits answered `Contended`: a league
+/// placement then goes to a spill cohort while its own cohort is racing
+/// ([`crate::engine::placement::placements`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
     store: &S,

@@ -187,13 +187,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
             let racing = if let Some((_, f, _)) = fillings.iter().find(|(o, _, _)| *o == owner) {
                 league::racing(f, now_ms)
             } else {
-                let read = match passed.iter().position(|(o, _, _)| *o == owner) {
-                    Some(i) => passed.swap_remove(i),
-                    None => {
-                        let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
-                        (owner, f, v)
-                    }
-                };
+                let read = filling_read(store, &owner, &mut passed).await?;
                 let racing = read.2 > 0 && league::racing(&read.1, now_ms);
                 passed.push(read);
                 racing
@@ -210,13 +204,7 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
                     break i;
                 }
             } else {
-                let read = match passed.iter().position(|(o, _, _)| *o == owner) {
-                    Some(i) => passed.swap_remove(i),
-                    None => {
-                        let (f, v): (Filling, u64) = state(store, &owner, FILLING_STATE).await?;
-                        (owner.clone(), f, v)
-                    }
-                };
+                let read = filling_read(store, &owner, &mut passed).await?;
                 if probe == SPILL_PROBES || !league::busy(&read.1, now_ms) {
                     fillings.push(read);
                     break fillings.len() - 1;
@@ -282,6 +270,20 @@ pub(crate) async fn placements<S: SettleStore + ?Sized>(
         });
     }
     Ok(Placed { writes, named })
+}
+
+/// The filling cohort under `owner` as read: taken out of `passed` (read already by
+/// this settlement and not written), else one GetItem. (owner, filling, version).
+async fn filling_read<S: SettleStore + ?Sized>(
+    store: &S,
+    owner: &str,
+    passed: &mut Vec<(String, Filling, u64)>,
+) -> Result<(String, Filling, u64), ServiceError> {
+    if let Some(i) = passed.iter().position(|(o, _, _)| o == owner) {
+        return Ok(passed.swap_remove(i));
+    }
+    let (f, v): (Filling, u64) = state(store, owner, FILLING_STATE).await?;
+    Ok((owner.to_string(), f, v))
 }
 
 /// Takes `player` out of `cohort` of the later week `week` (its member list and, while
