@@ -9,6 +9,7 @@ pub mod commit_items;
 pub mod contract;
 pub mod counting;
 pub mod deletion;
+pub mod disk_writes;
 pub mod dots_and_boxes;
 pub mod dynamodb_faults;
 pub mod export_scope;

@@ -131,3 +131,160 @@ podium_tests::publication_tests!(podium_tests::fixtures::embedded);
 podium_tests::reserved_ids_tests!(podium_tests::fixtures::embedded);
 podium_tests::unknown_boards_tests!(podium_tests::fixtures::embedded);
 podium_tests::job_steps_tests!(podium_tests::fixtures::embedded);
+
+/// The items table's layout: a file written in the first layout (each item keyed by
+/// its kind first: `balance/{game}/{player}`, `period/{board}@{period}/{player}`, …)
+/// opens with every item as this build keys it (by owner first, `p/{owner}/…`), values
+/// unchanged and nothing lost, and the upgrade is recorded so it runs once.
+#[tokio::test]
+async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
+    use podium_store::embedded::EmbeddedStore;
+    use podium_tests::lb7::{run, Settings};
+    use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+    use std::collections::BTreeMap;
+
+    const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
+    let dump = |path: &std::path::Path| -> BTreeMap<String, Vec<u8>> {
+        let db = redb::Database::open(path).expect("open");
+        let txn = db.begin_read().expect("read");
+        let items = txn.open_table(ITEMS).expect("items");
+        items
+            .iter()
+            .expect("iter")
+            .map(|e| e.map(|(k, v)| (k.value().to_string(), v.value().to_vec())))
+            .collect::<Result<_, _>>()
+            .expect("items")
+    };
+    let dir = std::env::temp_dir().join(format!("podium-layout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("folder");
+    let path = dir.join("podium.redb");
+    // Scored Seega and Mahjong records, Monday's league placements among them: balances,
+    // period entries, ledger entries, states and references of players and cohorts.
+    let settings = Settings {
+        rate: 400,
+        seconds: 1,
+        reads: 0,
+        players: 2_000,
+        exponent: 1.0,
+        refresh_every: 1,
+        midnight_at: 0,
+        returning: 100,
+        in_flight: 8,
+        paced: false,
+        seed: 3,
+        check_every: 1,
+        sent_ms: 1_000,
+    };
+    let report = run(EmbeddedStore::open(&path).expect("store"), &settings, None).await;
+    assert!(report.sound(), "{}", report.summary());
+    let now = dump(&path);
+    // The same file as the first layout wrote it.
+    let first: BTreeMap<String, Vec<u8>> = now
+        .iter()
+        .filter(|(k, _)| k.as_str() != "meta/layout")
+        .map(|(k, v)| {
+            let old = match k.strip_prefix("p/").and_then(|r| r.split_once('/')) {
+                Some((owner, rest)) => match rest.split_once('/') {
+                    Some(("b", game)) => format!("balance/{game}/{owner}"),
+                    Some(("e", board)) => format!("period/{board}/{owner}"),
+                    Some(("c", what)) => format!("claim/{owner}/{what}"),
+                    Some(("s", what)) => format!("state/{owner}/{what}"),
+                    Some(("x", what)) => format!("ledger/{owner}/{what}"),
+                    Some(("r", what)) => format!("ref/{owner}/{what}"),
+                    other => panic!("an owned key of no known kind: {k} {other:?}"),
+                },
+                None => k.clone(),
+            };
+            (old, v.clone())
+        })
+        .collect();
+    for kind in ["balance/", "period/", "state/", "ledger/", "ref/", "source/"] {
+        assert!(
+            first.keys().any(|k| k.starts_with(kind)),
+            "the trace wrote no {kind} item"
+        );
+    }
+    {
+        let db = redb::Database::open(&path).expect("open");
+        let txn = db.begin_write().expect("write");
+        {
+            let mut items = txn.open_table(ITEMS).expect("items");
+            items.retain(|_, _| false).expect("emptied");
+            for (k, v) in &first {
+                items.insert(k.as_str(), v.as_slice()).expect("insert");
+            }
+        }
+        txn.commit().expect("commit");
+    }
+    drop(EmbeddedStore::open(&path).expect("a first-layout file opens"));
+    assert_eq!(
+        dump(&path),
+        now,
+        "every item moved back under its owner, values unchanged"
+    );
+    drop(EmbeddedStore::open(&path).expect("opens again"));
+    assert_eq!(dump(&path), now, "opened again, nothing moves");
+    // A file of a layout this build does not know is refused, not read wrong.
+    {
+        let db = redb::Database::open(&path).expect("open");
+        let txn = db.begin_write().expect("write");
+        txn.open_table(ITEMS)
+            .expect("items")
+            .insert("meta/layout", 3u64.to_be_bytes().as_slice())
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    let refused = EmbeddedStore::open(&path).err().map(|e| e.to_string());
+    assert!(
+        refused.as_deref().is_some_and(|e| e.contains("layout 3")),
+        "{refused:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// LB-7 on the embedded store: what a settlement writes to the file. A short trace of
+/// the fleet (Seega matches, Mahjong completions, Monday's league placements) settled
+/// one at a time, each in a write transaction of its own (the worst case: a busy store
+/// shares transactions, and pages, between settlements), writes no more bytes a
+/// settlement than measured: 92,300 (BENCHMARKS.md, "Items side by side"; 123,400
+/// when each item was keyed by its kind first). On a 2-core machine's disk the store's
+/// rate is bounded by the pages each settlement rewrites. Lower it when a change
+/// lowers the cost; never raise it.
+#[tokio::test]
+async fn lb_7_a_settlement_writes_no_more_pages_than_measured() {
+    use podium_store::embedded::EmbeddedStore;
+    use podium_tests::disk_writes::Counting;
+    use podium_tests::lb7::{run, Settings};
+
+    const CEILING: u64 = 95_000;
+    let (backend, writes) = Counting::in_memory();
+    let store = EmbeddedStore::on_backend(backend).expect("store");
+    let settings = Settings {
+        rate: 400,
+        seconds: 2,
+        reads: 0,
+        players: 1_000_000,
+        exponent: 1.0,
+        refresh_every: 60,
+        midnight_at: 1,
+        returning: 200,
+        in_flight: 1,
+        paced: false,
+        seed: 5,
+        check_every: 1,
+        sent_ms: 1_000,
+    };
+    let report = run(store, &settings, None).await;
+    assert!(report.sound(), "{}", report.summary());
+    let per = writes.bytes() / report.applied.max(1);
+    println!(
+        "{} applied, {} bytes written, {} syncs: {per} bytes a settlement",
+        report.applied,
+        writes.bytes(),
+        writes.syncs()
+    );
+    assert!(
+        per <= CEILING,
+        "{per} bytes written a settlement, more than the {CEILING} measured"
+    );
+}

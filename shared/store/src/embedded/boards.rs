@@ -98,22 +98,20 @@ impl PeriodStore for EmbeddedStore {
         read_period(&self.views.view(&self.db)?.items, board, player_id)
     }
 
-    /// A scan of the period entries under `period/{prefix}` (fine locally).
+    /// A range read of the player's period entries whose board key starts with `prefix`.
     async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError> {
         let view = self.views.view(&self.db)?;
-        let start = format!("period/{prefix}");
-        let suffix = format!("/{player_id}");
+        let own = owned(player_id, Owned::Period);
+        let start = format!("{own}{prefix}");
         let mut out = Vec::new();
-        for entry in view.items.range::<&str>(start.as_str()..)? {
+        for entry in view
+            .items
+            .range::<&str>(start.as_str()..prefix_end(&start).as_str())?
+        {
             let (k, _) = entry?;
-            let key = k.value();
-            if !key.starts_with(start.as_str()) {
-                break;
-            }
-            let found = key
-                .strip_prefix("period/")
-                .and_then(|r| r.strip_suffix(suffix.as_str()))
-                .filter(|board| !board.contains('/'))
+            let found = k
+                .value()
+                .strip_prefix(own.as_str())
                 .and_then(|board| board.split_once('@'));
             if let Some((board, period)) = found {
                 out.push(BoardRef::new(board, period));

@@ -24,8 +24,7 @@ const GAMES: [Game; 4] = [
 ];
 
 /// What the store keeps under `player`, and the keys of their items (balances,
-/// period entries, claims, states, ledger entries). Period entries are found by a
-/// scan of every period entry (`period/{board}@{period}/{player}`): fine locally.
+/// period entries, claims, states, ledger entries): range reads of `p/{player}/`.
 fn player_items(
     items: &impl ReadableTable<&'static str, &'static [u8]>,
     player: &str,
@@ -39,27 +38,23 @@ fn player_items(
             found.push(key);
         }
     }
-    let suffix = format!("/{player}");
-    for entry in items.range::<&str>("period/".."period0")? {
+    let own = owned(player, Owned::Period);
+    for entry in items.range::<&str>(own.as_str()..prefix_end(&own).as_str())? {
         let (k, _) = entry?;
         let key = k.value();
-        let Some(board) = key
-            .strip_prefix("period/")
-            .and_then(|r| r.strip_suffix(suffix.as_str()))
-        else {
-            continue;
-        };
-        if board.contains('/') {
-            continue;
-        }
-        if let Some((board, period)) = board.split_once('@') {
+        if let Some((board, period)) = key.strip_prefix(own.as_str()).and_then(|b| b.split_once('@')) {
             out.entries.push(BoardRef::new(board, period));
             found.push(key.to_string());
         }
     }
-    for (prefix, kind) in [("claim", 0), ("state", 1), ("ledger", 2), ("ref", 3)] {
-        let start = format!("{prefix}/{player}/");
-        let end = format!("{prefix}/{player}0");
+    for (prefix, kind) in [
+        (Owned::Claim, 0),
+        (Owned::State, 1),
+        (Owned::Ledger, 2),
+        (Owned::Ref, 3),
+    ] {
+        let start = owned(player, prefix);
+        let end = prefix_end(&start);
         for entry in items.range::<&str>(start.as_str()..end.as_str())? {
             let (k, v) = entry?;
             match kind {

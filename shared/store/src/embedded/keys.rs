@@ -11,10 +11,14 @@ use crate::commit::SourceKey;
 use crate::error::StoreError;
 use crate::model::{BoardKey, Item, ItemKey, LedgerPosition};
 
-/// Items by key: `source/{kind}/{id}`, `balance/{game}/{player}`,
-/// `period/{board}@{period}/{player}`, `claim/{player}/{game}/{kind}/{day}`,
-/// `state/{player}/{name}`, `ledger/{player}/{game}/{source}/{id}`,
-/// `ref/{player}/{named item's key}` (GM-6: [`crate::Reference`]).
+/// Items by key: `source/{kind}/{id}`, and every item of one owner (a player, or an
+/// internal owner such as a league cohort) under `p/{owner}/`, one letter naming the
+/// kind: `b/{game}` (balance), `c/{game}/{kind}/{day}` (claim), `e/{board}@{period}`
+/// (period entry), `r/{named item's key}` (GM-6: [`crate::Reference`]), `s/{name}`
+/// (state), `x/{game}/{source}/{id}` (ledger entry, last: a long ledger does not
+/// split the others). An owner's items lie side by side, so a settlement rewrites one
+/// or two of the tree's pages for each player instead of one for each item
+/// ([`LAYOUT`]).
 pub(crate) const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
 
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
@@ -53,19 +57,19 @@ pub(crate) fn source_key(key: &SourceKey) -> String {
 }
 
 pub(crate) fn claim_key(player: &str, game: Game, kind: &str, day: &str) -> String {
-    format!("claim/{player}/{}/{kind}/{day}", game.id())
+    format!("{}{}/{kind}/{day}", owned(player, Owned::Claim), game.id())
 }
 
 pub(crate) fn state_key(player: &str, name: &str) -> String {
-    format!("state/{player}/{name}")
+    format!("{}{name}", owned(player, Owned::State))
 }
 
 pub(crate) fn balance_key(game: Game, player: &str) -> String {
-    ["balance/", game.id(), "/", player].concat()
+    owned(player, Owned::Balance) + game.id()
 }
 
 pub(crate) fn ledger_prefix(game: Game, player: &str) -> String {
-    format!("ledger/{player}/{}/", game.id())
+    format!("{}{}/", owned(player, Owned::Ledger), game.id())
 }
 
 pub(crate) fn board_prefix(board: &BoardRef) -> String {
@@ -86,7 +90,7 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 pub(crate) fn ref_key(player: &str, named: &crate::Named) -> String {
-    format!("ref/{player}/{}", named.key())
+    format!("{}{}", owned(player, Owned::Ref), named.key())
 }
 
 pub(crate) fn ledger_time_key(e: &LedgerEntry) -> String {
@@ -123,5 +127,40 @@ pub(crate) fn blob(version: u64, body: &[u8]) -> Vec<u8> {
 }
 
 pub(crate) fn period_key(board: &BoardRef, player: &str) -> String {
-    format!("period/{}/{player}", board.key())
+    format!("{}{}", owned(player, Owned::Period), board.key())
+}
+
+/// The kinds of item an owner holds under `p/{owner}/` ([`ITEMS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owned {
+    Balance,
+    Claim,
+    Period,
+    Ref,
+    State,
+    Ledger,
+}
+
+impl Owned {
+    /// The letter naming the kind in a key.
+    fn letter(self) -> char {
+        match self {
+            Owned::Balance => 'b',
+            Owned::Claim => 'c',
+            Owned::Period => 'e',
+            Owned::Ref => 'r',
+            Owned::State => 's',
+            Owned::Ledger => 'x',
+        }
+    }
+}
+
+/// The start of every key of `owner`'s items of `kind`: `p/{owner}/{letter}/`.
+pub(crate) fn owned(owner: &str, kind: Owned) -> String {
+    format!("p/{owner}/{}/", kind.letter())
+}
+
+/// The end (exclusive) of a range of keys that start with `prefix`.
+pub(crate) fn prefix_end(prefix: &str) -> String {
+    format!("{prefix}\u{10FFFF}")
 }

@@ -19,7 +19,7 @@ impl LedgerStore for EmbeddedStore {
         self.blocking(move |db| {
             let txn = db.begin_read()?;
             let items = txn.open_table(ITEMS)?;
-            let end = format!("{prefix}\u{10FFFF}");
+            let end = prefix_end(&prefix);
             let mut out = Vec::new();
             for entry in items.range::<&str>(prefix.as_str()..end.as_str())? {
                 let (k, v) = entry?;

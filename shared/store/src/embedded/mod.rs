@@ -11,6 +11,7 @@ mod group_commit;
 #[cfg(test)]
 mod group_commit_tests;
 mod keys;
+mod layout;
 mod ledger;
 mod opaque;
 mod settle;

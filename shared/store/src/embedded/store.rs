@@ -47,6 +47,12 @@ impl EmbeddedStore {
         Self::init(db)
     }
 
+    /// A store on `backend` (redb's storage interface), for this process alone: for
+    /// measuring what the store writes to its file.
+    pub fn on_backend(backend: impl redb::StorageBackend) -> Result<Self, StoreError> {
+        Self::init(Database::builder().create_with_backend(backend)?)
+    }
+
     /// A fresh store in memory, gone when dropped (tests, dry runs).
     pub fn in_memory() -> Result<Self, StoreError> {
         let db = Database::builder().create_with_backend(InMemoryBackend::new())?;
@@ -58,6 +64,7 @@ impl EmbeddedStore {
         txn.open_table(ITEMS)?;
         txn.open_table(BOARD)?;
         txn.open_table(BLOBS)?;
+        super::layout::ensure(&txn)?;
         txn.commit()?;
         let views = super::views::Views::default();
         Ok(EmbeddedStore {
