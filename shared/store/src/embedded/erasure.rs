@@ -52,6 +52,8 @@ fn player_items(
         (Owned::State, 1),
         (Owned::Ledger, 2),
         (Owned::Ref, 3),
+        // The ledger by settlement: the same entries again, removed with the others.
+        (Owned::Time, 4),
     ] {
         let start = owned(player, prefix);
         let end = prefix_end(&start);
@@ -79,9 +81,10 @@ fn player_items(
                     out.state_items.push((name, item.body));
                 }
                 2 => out.ledger.push(decode(k.value(), v.value())?),
-                _ => out
+                3 => out
                     .refs
                     .push(serde_json::from_slice(v.value()).map_err(|e| StoreError::corrupt(k.value(), e))?),
+                _ => {}
             }
             found.push(k.value().to_string());
         }
@@ -110,12 +113,10 @@ impl ErasureStore for EmbeddedStore {
                 let mut items = txn.open_table(ITEMS)?;
                 let mut board_table = txn.open_table(BOARD)?;
                 let (holdings, found) = player_items(&items, &player)?;
-                let mut by_time = txn.open_table(LEDGER_BY_TIME)?;
                 for e in &holdings.ledger {
                     let moved = crate::model::pseudonymised(e, &player, &pseudonym);
                     items.insert(ledger_key(&moved).as_str(), encode(&moved).as_slice())?;
-                    by_time.remove(ledger_time_key(e).as_str())?;
-                    by_time.insert(ledger_time_key(&moved).as_str(), encode(&moved).as_slice())?;
+                    items.insert(ledger_time_key(&moved).as_str(), encode(&moved).as_slice())?;
                 }
                 for game in &holdings.balances {
                     if let (Some(board), Some(b)) =

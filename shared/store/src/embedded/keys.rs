@@ -15,8 +15,9 @@ use crate::model::{BoardKey, Item, ItemKey, LedgerPosition};
 /// internal owner such as a league cohort) under `p/{owner}/`, one letter naming the
 /// kind: `b/{game}` (balance), `c/{game}/{kind}/{day}` (claim), `e/{board}@{period}`
 /// (period entry), `r/{named item's key}` (GM-6: [`crate::Reference`]), `s/{name}`
-/// (state), `x/{game}/{source}/{id}` (ledger entry, last: a long ledger does not
-/// split the others). An owner's items lie side by side, so a settlement rewrites one
+/// (state), then a ledger entry twice (last: a long ledger does not split the others):
+/// `t/{LedgerPosition::index_key}` (by settlement, for pages newest first) and
+/// `x/{game}/{source}/{id}` (by source). An owner's items lie side by side, so a settlement rewrites one
 /// or two of the tree's pages for each player instead of one for each item
 /// ([`LAYOUT`]).
 pub(crate) const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
@@ -24,7 +25,8 @@ pub(crate) const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("ite
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
 pub(crate) const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
 
-/// Ledger entries by instant: `{player}\u{0}{LedgerPosition::index_key}` → the entry.
+/// Layout 2's ledger entries by settlement, `{player}\u{0}{LedgerPosition::index_key}` →
+/// the entry: read only to upgrade a file ([`super::layout`]); now `p/{player}/t/…`.
 pub(crate) const LEDGER_BY_TIME: TableDefinition<&str, &[u8]> = TableDefinition::new("ledger_by_time");
 
 /// Opaque items of [`ItemStore`]: `{pk}\u{0}{sk}` → 8-byte big-endian version, then the body.
@@ -94,7 +96,7 @@ pub(crate) fn ref_key(player: &str, named: &crate::Named) -> String {
 }
 
 pub(crate) fn ledger_time_key(e: &LedgerEntry) -> String {
-    format!("{}\u{0}{}", e.player_id, LedgerPosition::of(e).index_key(e.game))
+    owned(&e.player_id, Owned::Time) + &LedgerPosition::of(e).index_key(e.game)
 }
 
 pub(crate) fn ledger_key(e: &LedgerEntry) -> String {
@@ -138,6 +140,9 @@ pub(crate) enum Owned {
     Period,
     Ref,
     State,
+    /// A ledger entry by settlement.
+    Time,
+    /// A ledger entry by source.
     Ledger,
 }
 
@@ -150,6 +155,7 @@ impl Owned {
             Owned::Period => 'e',
             Owned::Ref => 'r',
             Owned::State => 's',
+            Owned::Time => 't',
             Owned::Ledger => 'x',
         }
     }

@@ -1,66 +1,110 @@
 //! The layout of the items table ([`super::keys::ITEMS`]), recorded in the file, and
-//! the upgrade of a file written in the first layout.
+//! the upgrade of a file written in an earlier one.
 //!
 //! Layout 1 keyed an item by its kind first (`balance/{game}/{player}`,
 //! `period/{board}@{period}/{player}`, `claim/{player}/…`, `state/{owner}/…`,
 //! `ledger/{player}/…`, `ref/{player}/…`), so one settlement's items lay on as many of
 //! the tree's pages as it had items, each rewritten by the transaction. Layout 2 keys
-//! them by owner first (`p/{owner}/{letter}/…`), side by side. Opening a file of
-//! layout 1 rewrites its keys in one write transaction (every item read and written
-//! once) and records layout 2; a file of a later layout than this build knows is
-//! refused, not read wrong.
+//! them by owner first (`p/{owner}/{letter}/…`), side by side; layout 3 also moves the
+//! ledger by settlement from a table of its own (`ledger_by_time`,
+//! `{player}\u{0}{index}`) under its player (`p/{player}/t/{index}`). Opening a file
+//! of an earlier layout rewrites what moved in one write transaction (every such item
+//! read and written once) and records this build's; a file of a later layout than this
+//! build knows is refused, not read wrong.
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::{ReadableTable, TableHandle, WriteTransaction};
 
 use crate::error::StoreError;
 
-use super::keys::{owned, prefix_end, Owned, ITEMS};
+use super::keys::{owned, prefix_end, Owned, ITEMS, LEDGER_BY_TIME};
 
 /// The items table's layout this build writes.
-pub(crate) const LAYOUT: u64 = 2;
+pub(crate) const LAYOUT: u64 = 3;
 
 /// Where the file records its layout (no owner's key starts with `meta/`).
 const LAYOUT_KEY: &str = "meta/layout";
 
-/// Records [`LAYOUT`] in a new file, upgrades a file of layout 1, refuses a later one.
-/// Returns how many items were rekeyed.
+/// Records [`LAYOUT`] in a new file, upgrades a file of an earlier layout (none
+/// recorded: layout 1), refuses a later one. Returns how many items moved.
 pub(crate) fn ensure(txn: &WriteTransaction) -> Result<u64, StoreError> {
-    let mut items = txn.open_table(ITEMS)?;
-    let recorded = match items.get(LAYOUT_KEY)? {
-        Some(v) => Some(
-            <[u8; 8]>::try_from(v.value())
+    let recorded = {
+        let items = txn.open_table(ITEMS)?;
+        let value = items.get(LAYOUT_KEY)?;
+        match value {
+            Some(v) => <[u8; 8]>::try_from(v.value())
                 .map(u64::from_be_bytes)
                 .map_err(|_| StoreError::corrupt(LAYOUT_KEY, "not an 8-byte layout number"))?,
-        ),
-        None => None,
+            None => 1,
+        }
     };
-    match recorded {
-        Some(LAYOUT) => Ok(0),
-        Some(later) => Err(StoreError::Embedded(format!(
-            "the store file has items table layout {later}, newer than this build's {LAYOUT}: \
+    if recorded > LAYOUT {
+        return Err(StoreError::Embedded(format!(
+            "the store file has items table layout {recorded}, newer than this build's {LAYOUT}: \
              open it with a newer podium"
-        ))),
-        None => {
-            let mut moved = 0;
-            for (old, kind) in FIRST_LAYOUT {
-                let keys: Vec<String> = items
-                    .range::<&str>(old..prefix_end(old).as_str())?
-                    .map(|entry| entry.map(|(k, _)| k.value().to_string()))
-                    .collect::<Result<_, _>>()?;
-                for key in keys {
-                    let new = rekey(&key, old, kind)?;
-                    let value = items
-                        .remove(key.as_str())?
-                        .map(|v| v.value().to_vec())
-                        .unwrap_or_default();
-                    items.insert(new.as_str(), value.as_slice())?;
-                    moved += 1;
-                }
-            }
-            items.insert(LAYOUT_KEY, LAYOUT.to_be_bytes().as_slice())?;
-            Ok(moved)
+        )));
+    }
+    if recorded == LAYOUT {
+        return Ok(0);
+    }
+    let mut moved = 0;
+    if recorded < 2 {
+        moved += owners_first(txn)?;
+    }
+    if recorded < 3 {
+        moved += ledger_under_players(txn)?;
+    }
+    txn.open_table(ITEMS)?
+        .insert(LAYOUT_KEY, LAYOUT.to_be_bytes().as_slice())?;
+    Ok(moved)
+}
+
+/// Layout 1 to 2: every kind-first key rekeyed under its owner.
+fn owners_first(txn: &WriteTransaction) -> Result<u64, StoreError> {
+    let mut items = txn.open_table(ITEMS)?;
+    let mut moved = 0;
+    for (old, kind) in FIRST_LAYOUT {
+        let keys: Vec<String> = items
+            .range::<&str>(old..prefix_end(old).as_str())?
+            .map(|entry| entry.map(|(k, _)| k.value().to_string()))
+            .collect::<Result<_, _>>()?;
+        for key in keys {
+            let new = rekey(&key, old, kind)?;
+            let value = items
+                .remove(key.as_str())?
+                .map(|v| v.value().to_vec())
+                .unwrap_or_default();
+            items.insert(new.as_str(), value.as_slice())?;
+            moved += 1;
         }
     }
+    Ok(moved)
+}
+
+/// Layout 2 to 3: the ledger by settlement moved from its own table under each player.
+fn ledger_under_players(txn: &WriteTransaction) -> Result<u64, StoreError> {
+    let exists = txn.list_tables()?.any(|t| t.name() == LEDGER_BY_TIME.name());
+    if !exists {
+        return Ok(0);
+    }
+    let entries: Vec<(String, Vec<u8>)> = {
+        let by_time = txn.open_table(LEDGER_BY_TIME)?;
+        let all = by_time
+            .iter()?
+            .map(|e| e.map(|(k, v)| (k.value().to_string(), v.value().to_vec())))
+            .collect::<Result<_, _>>()?;
+        all
+    };
+    let mut items = txn.open_table(ITEMS)?;
+    for (key, value) in &entries {
+        let (player, index) = key
+            .split_once('\u{0}')
+            .ok_or_else(|| StoreError::corrupt(key.as_str(), "not a layout-2 ledger key"))?;
+        let new = owned(player, Owned::Time) + index;
+        items.insert(new.as_str(), value.as_slice())?;
+    }
+    drop(items);
+    txn.delete_table(LEDGER_BY_TIME)?;
+    Ok(entries.len() as u64)
 }
 
 /// The kind-first prefixes of layout 1 and the kind each holds.

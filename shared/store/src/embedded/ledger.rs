@@ -40,20 +40,17 @@ impl LedgerStore for EmbeddedStore {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let start = format!("{player_id}\u{0}{}#", game.id());
+        let own = owned(player_id, Owned::Time);
+        let start = format!("{own}{}#", game.id());
         let end = match after {
-            Some(at) => format!("{player_id}\u{0}{}", at.index_key(game)),
-            None => format!("{player_id}\u{0}{}$", game.id()),
+            Some(at) => format!("{own}{}", at.index_key(game)),
+            None => format!("{own}{}$", game.id()),
         };
         self.blocking(move |db| {
             let txn = db.begin_read()?;
-            let table = match txn.open_table(LEDGER_BY_TIME) {
-                Ok(t) => t,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(e) => return Err(e.into()),
-            };
+            let items = txn.open_table(ITEMS)?;
             let mut out = Vec::new();
-            for entry in table
+            for entry in items
                 .range::<&str>(start.as_str()..end.as_str())?
                 .rev()
                 .take(limit)

@@ -170,13 +170,10 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
             encode(&item).as_slice(),
         )?;
     }
-    if !c.ledger.is_empty() {
-        let mut by_time = txn.open_table(LEDGER_BY_TIME)?;
-        for e in &c.ledger {
-            let body = encode(e);
-            items.insert(ledger_key(e).as_str(), body.as_slice())?;
-            by_time.insert(ledger_time_key(e).as_str(), body.as_slice())?;
-        }
+    for e in &c.ledger {
+        let body = encode(e);
+        items.insert(ledger_key(e).as_str(), body.as_slice())?;
+        items.insert(ledger_time_key(e).as_str(), body.as_slice())?;
     }
     for r in &c.refs {
         let body = serde_json::to_vec(&r.named).map_err(|e| StoreError::corrupt("reference", e))?;
