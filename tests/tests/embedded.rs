@@ -135,8 +135,9 @@ podium_tests::job_steps_tests!(podium_tests::fixtures::embedded);
 /// The items table's layout: a file written in the first layout (each item keyed by
 /// its kind first: `balance/{game}/{player}`, `period/{board}@{period}/{player}`, …,
 /// the ledger by settlement in a table of its own) opens with every item as this build
-/// keys it (by owner first, `p/{owner}/…`), values unchanged and nothing lost, and the
-/// upgrade is recorded so it runs once.
+/// keys it (by owner first, `p/{owner}/…`, in a table of another name), values unchanged
+/// and nothing lost, and the upgrade is recorded so it runs once; a build of the first
+/// layout can no longer open the file.
 #[tokio::test]
 async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
     use podium_store::embedded::EmbeddedStore;
@@ -144,7 +145,9 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
     use redb::{ReadableDatabase, ReadableTable, TableDefinition};
     use std::collections::BTreeMap;
 
-    const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
+    const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("owned_items");
+    // The first layout's tables, as a build of that layout opens them.
+    const FIRST_ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
     const LEDGER_BY_TIME: TableDefinition<&str, &[u8]> = TableDefinition::new("ledger_by_time");
     let dump = |path: &std::path::Path| -> BTreeMap<String, Vec<u8>> {
         let db = redb::Database::open(path).expect("open");
@@ -218,9 +221,11 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
     {
         let db = redb::Database::open(&path).expect("open");
         let txn = db.begin_write().expect("write");
+        txn.delete_table(ITEMS).expect("this layout's items gone");
+        txn.delete_table(redb::TableDefinition::<u64, u64>::new("items"))
+            .expect("the guard gone");
         {
-            let mut items = txn.open_table(ITEMS).expect("items");
-            items.retain(|_, _| false).expect("emptied");
+            let mut items = txn.open_table(FIRST_ITEMS).expect("items");
             for (k, v) in &first {
                 items.insert(k.as_str(), v.as_slice()).expect("insert");
             }
@@ -244,6 +249,15 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
             txn.open_table(LEDGER_BY_TIME).is_err(),
             "the ledger's own table is gone"
         );
+        // A build of an earlier layout opens `items` first: it fails, instead of
+        // reading the upgraded file as empty and writing beside it.
+        assert!(
+            matches!(
+                txn.open_table(FIRST_ITEMS),
+                Err(redb::TableError::TableTypeMismatch { .. })
+            ),
+            "an earlier build refused"
+        );
     }
     drop(EmbeddedStore::open(&path).expect("opens again"));
     assert_eq!(dump(&path), now, "opened again, nothing moves");
@@ -253,13 +267,13 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
         let txn = db.begin_write().expect("write");
         txn.open_table(ITEMS)
             .expect("items")
-            .insert("meta/layout", 4u64.to_be_bytes().as_slice())
+            .insert("meta/layout", 5u64.to_be_bytes().as_slice())
             .expect("insert");
         txn.commit().expect("commit");
     }
     let refused = EmbeddedStore::open(&path).err().map(|e| e.to_string());
     assert!(
-        refused.as_deref().is_some_and(|e| e.contains("layout 4")),
+        refused.as_deref().is_some_and(|e| e.contains("layout 5")),
         "{refused:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);

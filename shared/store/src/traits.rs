@@ -210,7 +210,7 @@ pub trait PeriodStore: Send + Sync {
     /// (PF-5, OP-4). DynamoDB: one Query of the player's partition over the sort keys
     /// `BOARD#{prefix}…` (paged), billed by the entries read (about 0.2 KB each: one
     /// read unit per 40 entries or so), nothing else of the player's read. Embedded: a
-    /// scan of the period entries (the local store only).
+    /// range read of the player's own period entries (`p/{player}/e/{prefix}…`).
     async fn entry_boards(&self, player_id: &str, prefix: &str) -> Result<Vec<BoardRef>, StoreError>;
 }
 

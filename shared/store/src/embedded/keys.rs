@@ -19,14 +19,15 @@ use crate::model::{BoardKey, Item, ItemKey, LedgerPosition};
 /// `t/{LedgerPosition::index_key}` (by settlement, for pages newest first) and
 /// `x/{game}/{source}/{id}` (by source). An owner's items lie side by side, so a settlement rewrites one
 /// or two of the tree's pages for each player instead of one for each item
-/// ([`LAYOUT`]).
-pub(crate) const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
+/// ([`super::layout`]).
+pub(crate) const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("owned_items");
 
 /// Board entries: `{game}/{encoded BoardKey}` → nothing; ordered as LB-2 lists them.
 pub(crate) const BOARD: TableDefinition<&str, ()> = TableDefinition::new("board");
 
-/// Layout 2's ledger entries by settlement, `{player}\u{0}{LedgerPosition::index_key}` →
-/// the entry: read only to upgrade a file ([`super::layout`]); now `p/{player}/t/…`.
+/// The ledger entries by settlement of layouts 1 and 2,
+/// `{player}\u{0}{LedgerPosition::index_key}` → the entry: read only to upgrade a file
+/// ([`super::layout`]); now `p/{player}/t/…` in [`ITEMS`].
 pub(crate) const LEDGER_BY_TIME: TableDefinition<&str, &[u8]> = TableDefinition::new("ledger_by_time");
 
 /// Opaque items of [`ItemStore`]: `{pk}\u{0}{sk}` → 8-byte big-endian version, then the body.

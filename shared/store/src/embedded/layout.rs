@@ -1,110 +1,170 @@
 //! The layout of the items table ([`super::keys::ITEMS`]), recorded in the file, and
 //! the upgrade of a file written in an earlier one.
 //!
-//! Layout 1 keyed an item by its kind first (`balance/{game}/{player}`,
-//! `period/{board}@{period}/{player}`, `claim/{player}/…`, `state/{owner}/…`,
-//! `ledger/{player}/…`, `ref/{player}/…`), so one settlement's items lay on as many of
-//! the tree's pages as it had items, each rewritten by the transaction. Layout 2 keys
-//! them by owner first (`p/{owner}/{letter}/…`), side by side; layout 3 also moves the
-//! ledger by settlement from a table of its own (`ledger_by_time`,
-//! `{player}\u{0}{index}`) under its player (`p/{player}/t/{index}`). Opening a file
-//! of an earlier layout rewrites what moved in one write transaction (every such item
-//! read and written once) and records this build's; a file of a later layout than this
-//! build knows is refused, not read wrong.
+//! Layout 1 kept the items in a table named `items`, each keyed by its kind first
+//! (`balance/{game}/{player}`, `period/{board}@{period}/{player}`, `claim/{player}/…`,
+//! `state/{owner}/…`, `ledger/{player}/…`, `ref/{player}/…`), and the ledger by
+//! settlement in a table of its own (`ledger_by_time`, `{player}\u{0}{index}`), so one
+//! settlement's items lay on as many of the tree's pages as it had items. Layouts 2
+//! and 3 (never released) keyed them by owner first in the same table, then moved the
+//! ledger by settlement under its player. Layout 4 keeps them, owner first, in a table
+//! named `owned_items`, and leaves under the name `items` an empty table of another
+//! type: a podium built before layout 4 fails to open the file (its first act opens
+//! `items` as it knew it) instead of reading it as empty and writing beside it.
+//!
+//! Opening a file of an earlier layout copies every item into `owned_items`, rekeyed,
+//! in one write transaction (a crash leaves the file as it was; the next open starts
+//! again), logs what it moved and how long it took, and records layout 4. The file
+//! grows by about the items' size meanwhile. A file of a later layout than this build
+//! knows is refused, not read wrong.
 
-use redb::{ReadableTable, TableHandle, WriteTransaction};
+use std::time::Instant;
+
+use redb::{ReadableTable, TableDefinition, TableHandle, WriteTransaction};
 
 use crate::error::StoreError;
 
-use super::keys::{owned, prefix_end, Owned, ITEMS, LEDGER_BY_TIME};
+use super::keys::{owned, Owned, ITEMS, LEDGER_BY_TIME};
 
 /// The items table's layout this build writes.
-pub(crate) const LAYOUT: u64 = 3;
+pub(crate) const LAYOUT: u64 = 4;
 
 /// Where the file records its layout (no owner's key starts with `meta/`).
 const LAYOUT_KEY: &str = "meta/layout";
 
-/// Records [`LAYOUT`] in a new file, upgrades a file of an earlier layout (none
-/// recorded: layout 1), refuses a later one. Returns how many items moved.
+/// The items table of layouts 1 to 3, read only to upgrade a file.
+const EARLIER_ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
+
+/// What layout 4 leaves under the earlier table's name: empty, of a type no earlier
+/// build opens.
+const REFUSES_EARLIER_BUILDS: TableDefinition<u64, u64> = TableDefinition::new("items");
+
+fn layout_number(raw: &[u8]) -> Result<u64, StoreError> {
+    <[u8; 8]>::try_from(raw)
+        .map(u64::from_be_bytes)
+        .map_err(|_| StoreError::corrupt(LAYOUT_KEY, "not an 8-byte layout number"))
+}
+
+/// Records [`LAYOUT`] in a new file, upgrades a file of an earlier layout, refuses a
+/// later one. Returns how many items moved.
 pub(crate) fn ensure(txn: &WriteTransaction) -> Result<u64, StoreError> {
-    let recorded = {
-        let items = txn.open_table(ITEMS)?;
-        let value = items.get(LAYOUT_KEY)?;
-        match value {
-            Some(v) => <[u8; 8]>::try_from(v.value())
-                .map(u64::from_be_bytes)
-                .map_err(|_| StoreError::corrupt(LAYOUT_KEY, "not an 8-byte layout number"))?,
-            None => 1,
+    let earlier = txn.list_tables()?.any(|t| t.name() == EARLIER_ITEMS.name());
+    let earlier_layout = if earlier {
+        match txn.open_table(EARLIER_ITEMS) {
+            Ok(items) => Some(match items.get(LAYOUT_KEY)? {
+                Some(v) => layout_number(v.value())?,
+                None => 1,
+            }),
+            // The table left to refuse earlier builds.
+            Err(redb::TableError::TableTypeMismatch { .. }) => None,
+            Err(e) => return Err(e.into()),
         }
+    } else {
+        None
     };
-    if recorded > LAYOUT {
+    let recorded = match txn.open_table(ITEMS)?.get(LAYOUT_KEY)? {
+        Some(v) => Some(layout_number(v.value())?),
+        None => None,
+    };
+    if let Some(later) = recorded.filter(|n| *n > LAYOUT) {
         return Err(StoreError::Embedded(format!(
-            "the store file has items table layout {recorded}, newer than this build's {LAYOUT}: \
+            "the store file has items table layout {later}, newer than this build's {LAYOUT}: \
              open it with a newer podium"
         )));
     }
-    if recorded == LAYOUT {
-        return Ok(0);
+    let moved = match earlier_layout {
+        Some(from) if from > 3 => {
+            return Err(StoreError::Embedded(format!(
+                "the store file's `items` table records layout {from}, which no podium wrote"
+            )))
+        }
+        Some(from) => {
+            tracing::warn!(
+                from,
+                to = LAYOUT,
+                "upgrading the embedded store's items: one write transaction, roughly a minute \
+                 a million items, the file growing by about their size"
+            );
+            let began = Instant::now();
+            let moved = upgrade(txn, from)?;
+            tracing::info!(
+                from,
+                to = LAYOUT,
+                items = moved,
+                elapsed_ms = began.elapsed().as_millis() as u64,
+                "upgraded the embedded store's items"
+            );
+            moved
+        }
+        None => 0,
+    };
+    if !earlier || earlier_layout.is_some() {
+        txn.open_table(REFUSES_EARLIER_BUILDS)?;
     }
-    let mut moved = 0;
-    if recorded < 2 {
-        moved += owners_first(txn)?;
+    if recorded != Some(LAYOUT) {
+        txn.open_table(ITEMS)?
+            .insert(LAYOUT_KEY, LAYOUT.to_be_bytes().as_slice())?;
     }
-    if recorded < 3 {
-        moved += ledger_under_players(txn)?;
-    }
-    txn.open_table(ITEMS)?
-        .insert(LAYOUT_KEY, LAYOUT.to_be_bytes().as_slice())?;
     Ok(moved)
 }
 
-/// Layout 1 to 2: every kind-first key rekeyed under its owner.
-fn owners_first(txn: &WriteTransaction) -> Result<u64, StoreError> {
-    let mut items = txn.open_table(ITEMS)?;
+/// Copies every item of a file of layout `from` (1 to 3) into [`ITEMS`] as layout 4
+/// keys it, the ledger by settlement too, and deletes the earlier tables.
+fn upgrade(txn: &WriteTransaction, from: u64) -> Result<u64, StoreError> {
     let mut moved = 0;
-    for (old, kind) in FIRST_LAYOUT {
-        let keys: Vec<String> = items
-            .range::<&str>(old..prefix_end(old).as_str())?
-            .map(|entry| entry.map(|(k, _)| k.value().to_string()))
-            .collect::<Result<_, _>>()?;
-        for key in keys {
-            let new = rekey(&key, old, kind)?;
-            let value = items
-                .remove(key.as_str())?
-                .map(|v| v.value().to_vec())
-                .unwrap_or_default();
-            items.insert(new.as_str(), value.as_slice())?;
+    {
+        let earlier = txn.open_table(EARLIER_ITEMS)?;
+        let mut items = txn.open_table(ITEMS)?;
+        for entry in earlier.iter()? {
+            let (k, v) = entry?;
+            let key = k.value();
+            if key == LAYOUT_KEY {
+                continue;
+            }
+            let new = if from < 2 { rekey_first(key)? } else { None };
+            items.insert(new.as_deref().unwrap_or(key), v.value())?;
             moved += 1;
         }
     }
+    txn.delete_table(EARLIER_ITEMS)?;
+    if from < 3 {
+        moved += ledger_under_players(txn)?;
+    }
     Ok(moved)
 }
 
-/// Layout 2 to 3: the ledger by settlement moved from its own table under each player.
+/// A layout-1 key as layout 2 and later key it, if it is of an owned kind.
+fn rekey_first(key: &str) -> Result<Option<String>, StoreError> {
+    for (old, kind) in FIRST_LAYOUT {
+        if key.starts_with(old) {
+            return rekey(key, old, kind).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// The ledger by settlement moved from its own table under each player.
 fn ledger_under_players(txn: &WriteTransaction) -> Result<u64, StoreError> {
     let exists = txn.list_tables()?.any(|t| t.name() == LEDGER_BY_TIME.name());
     if !exists {
         return Ok(0);
     }
-    let entries: Vec<(String, Vec<u8>)> = {
+    let mut moved = 0;
+    {
         let by_time = txn.open_table(LEDGER_BY_TIME)?;
-        let all = by_time
-            .iter()?
-            .map(|e| e.map(|(k, v)| (k.value().to_string(), v.value().to_vec())))
-            .collect::<Result<_, _>>()?;
-        all
-    };
-    let mut items = txn.open_table(ITEMS)?;
-    for (key, value) in &entries {
-        let (player, index) = key
-            .split_once('\u{0}')
-            .ok_or_else(|| StoreError::corrupt(key.as_str(), "not a layout-2 ledger key"))?;
-        let new = owned(player, Owned::Time) + index;
-        items.insert(new.as_str(), value.as_slice())?;
+        let mut items = txn.open_table(ITEMS)?;
+        for entry in by_time.iter()? {
+            let (k, v) = entry?;
+            let key = k.value();
+            let (player, index) = key
+                .split_once('\u{0}')
+                .ok_or_else(|| StoreError::corrupt(key, "not a ledger-by-settlement key of layout 1 or 2"))?;
+            items.insert((owned(player, Owned::Time) + index).as_str(), v.value())?;
+            moved += 1;
+        }
     }
-    drop(items);
     txn.delete_table(LEDGER_BY_TIME)?;
-    Ok(entries.len() as u64)
+    Ok(moved)
 }
 
 /// The kind-first prefixes of layout 1 and the kind each holds.
@@ -129,7 +189,10 @@ fn rekey(key: &str, old: &str, kind: Owned) -> Result<String, StoreError> {
         Some((owner, what)) if !owner.is_empty() && !what.is_empty() => {
             Ok(format!("{}{what}", owned(owner, kind)))
         }
-        _ => Err(StoreError::corrupt(key, "not a layout-1 item key")),
+        _ => Err(StoreError::corrupt(
+            key,
+            "not an item key of layout 1, so the file cannot be upgraded",
+        )),
     }
 }
 
