@@ -15,7 +15,7 @@ use super::keys::*;
 use super::store::EmbeddedStore;
 use super::txn::*;
 
-/// Every game, for the balances a player may hold.
+/// Every game, in the order a player's balances are listed.
 const GAMES: [Game; 4] = [
     Game::Seega,
     Game::DotsAndBoxes,
@@ -24,71 +24,51 @@ const GAMES: [Game; 4] = [
 ];
 
 /// What the store keeps under `player`, and the keys of their items (balances,
-/// period entries, claims, states, ledger entries): range reads of `p/{player}/`.
+/// period entries, claims, states, ledger entries, references): one range read of
+/// `p/{player}/`.
 fn player_items(
     items: &impl ReadableTable<&'static str, &'static [u8]>,
     player: &str,
 ) -> Result<(Holdings, Vec<String>), StoreError> {
     let mut out = Holdings::default();
     let mut found: Vec<String> = Vec::new();
-    for game in GAMES {
-        let key = balance_key(game, player);
-        if items.get(key.as_str())?.is_some() {
-            out.balances.push(game);
-            found.push(key);
-        }
-    }
-    let own = owned(player, Owned::Period);
+    let own = owner_prefix(player);
     for entry in items.range::<&str>(own.as_str()..prefix_end(&own).as_str())? {
-        let (k, _) = entry?;
+        let (k, v) = entry?;
         let key = k.value();
-        if let Some((board, period)) = key.strip_prefix(own.as_str()).and_then(|b| b.split_once('@')) {
-            out.entries.push(BoardRef::new(board, period));
-            found.push(key.to_string());
-        }
-    }
-    for (prefix, kind) in [
-        (Owned::Claim, 0),
-        (Owned::State, 1),
-        (Owned::Ledger, 2),
-        (Owned::Ref, 3),
-        // The ledger by settlement: the same entries again, removed with the others.
-        (Owned::Time, 4),
-    ] {
-        let start = owned(player, prefix);
-        let end = prefix_end(&start);
-        for entry in items.range::<&str>(start.as_str()..end.as_str())? {
-            let (k, v) = entry?;
-            match kind {
-                0 => {
-                    out.claims += 1;
-                    let id = k
-                        .value()
-                        .strip_prefix(start.as_str())
-                        .unwrap_or_default()
-                        .to_string();
-                    out.claim_items
-                        .push((id, String::from_utf8_lossy(v.value()).into_owned()));
-                }
-                1 => {
-                    out.states += 1;
-                    let name = k
-                        .value()
-                        .strip_prefix(start.as_str())
-                        .unwrap_or_default()
-                        .to_string();
-                    let item: StateItem = decode(k.value(), v.value())?;
-                    out.state_items.push((name, item.body));
-                }
-                2 => out.ledger.push(decode(k.value(), v.value())?),
-                3 => out
-                    .refs
-                    .push(serde_json::from_slice(v.value()).map_err(|e| StoreError::corrupt(k.value(), e))?),
-                _ => {}
+        let Some((kind, rest)) = key.strip_prefix(own.as_str()).and_then(owned_kind) else {
+            continue;
+        };
+        match kind {
+            Owned::Balance => match Game::from_id(rest) {
+                Some(game) => out.balances.push(game),
+                None => continue,
+            },
+            Owned::Period => match rest.split_once('@') {
+                Some((board, period)) => out.entries.push(BoardRef::new(board, period)),
+                None => continue,
+            },
+            Owned::Claim => {
+                out.claims += 1;
+                out.claim_items
+                    .push((rest.to_string(), String::from_utf8_lossy(v.value()).into_owned()));
             }
-            found.push(k.value().to_string());
+            Owned::State => {
+                out.states += 1;
+                let item: StateItem = decode(key, v.value())?;
+                out.state_items.push((rest.to_string(), item.body));
+            }
+            Owned::Ledger => out.ledger.push(decode(key, v.value())?),
+            Owned::Ref => out
+                .refs
+                .push(serde_json::from_slice(v.value()).map_err(|e| StoreError::corrupt(key, e))?),
+            // The ledger by settlement: the same entries again, removed with the others.
+            Owned::Time => {}
         }
+        found.push(key.to_string());
     }
+    // Balances in the games' own order, as before the keys were owner first.
+    out.balances.sort_by_key(|g| GAMES.iter().position(|x| x == g));
     Ok((out, found))
 }
 

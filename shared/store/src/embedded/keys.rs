@@ -148,6 +148,16 @@ pub(crate) enum Owned {
 }
 
 impl Owned {
+    const ALL: [Owned; 7] = [
+        Owned::Balance,
+        Owned::Claim,
+        Owned::Period,
+        Owned::Ref,
+        Owned::State,
+        Owned::Time,
+        Owned::Ledger,
+    ];
+
     /// The letter naming the kind in a key.
     fn letter(self) -> char {
         match self {
@@ -165,6 +175,21 @@ impl Owned {
 /// The start of every key of `owner`'s items of `kind`: `p/{owner}/{letter}/`.
 pub(crate) fn owned(owner: &str, kind: Owned) -> String {
     format!("p/{owner}/{}/", kind.letter())
+}
+
+/// The start of every key of `owner`'s items: `p/{owner}/`.
+pub(crate) fn owner_prefix(owner: &str) -> String {
+    format!("p/{owner}/")
+}
+
+/// The kind and the rest of an owned key past its [`owner_prefix`] (`{letter}/{rest}`);
+/// `None` for anything else.
+pub(crate) fn owned_kind(past_owner: &str) -> Option<(Owned, &str)> {
+    let (letter, rest) = past_owner.split_once('/')?;
+    let kind = Owned::ALL
+        .into_iter()
+        .find(|k| letter.len() == 1 && letter.starts_with(k.letter()))?;
+    Some((kind, rest))
 }
 
 /// The end (exclusive) of a range of keys that start with `prefix`.

@@ -82,8 +82,8 @@ pub(crate) fn ensure(txn: &WriteTransaction) -> Result<u64, StoreError> {
             tracing::warn!(
                 from,
                 to = LAYOUT,
-                "upgrading the embedded store's items: one write transaction, roughly a minute \
-                 a million items, the file growing by about their size"
+                "upgrading the embedded store's items: one write transaction (about a minute \
+                 for a million items in a debug build), the file growing by about their size"
             );
             let began = Instant::now();
             let moved = upgrade(txn, from)?;
@@ -111,59 +111,49 @@ pub(crate) fn ensure(txn: &WriteTransaction) -> Result<u64, StoreError> {
 /// Copies every item of a file of layout `from` (1 to 3) into [`ITEMS`] as layout 4
 /// keys it, the ledger by settlement too, and deletes the earlier tables.
 fn upgrade(txn: &WriteTransaction, from: u64) -> Result<u64, StoreError> {
-    let mut moved = 0;
-    {
-        let earlier = txn.open_table(EARLIER_ITEMS)?;
-        let mut items = txn.open_table(ITEMS)?;
-        for entry in earlier.iter()? {
-            let (k, v) = entry?;
-            let key = k.value();
-            if key == LAYOUT_KEY {
-                continue;
-            }
-            let new = if from < 2 { rekey_first(key)? } else { None };
-            items.insert(new.as_deref().unwrap_or(key), v.value())?;
-            moved += 1;
-        }
-    }
-    txn.delete_table(EARLIER_ITEMS)?;
+    let mut moved = move_table(txn, EARLIER_ITEMS, |key| {
+        Ok(match key {
+            LAYOUT_KEY => None,
+            _ if from < 2 => Some(rekey_first(key)?),
+            _ => Some(key.to_string()),
+        })
+    })?;
     if from < 3 {
-        moved += ledger_under_players(txn)?;
+        // Layouts 1 and 2: `{player}\u{0}{index}` in a table of its own.
+        moved += move_table(txn, LEDGER_BY_TIME, |key| match key.split_once('\u{0}') {
+            Some((player, index)) => Ok(Some(owned(player, Owned::Time) + index)),
+            None => Err(StoreError::corrupt(
+                key,
+                "not a ledger-by-settlement key of layout 1 or 2, so the file cannot be upgraded",
+            )),
+        })?;
     }
     Ok(moved)
 }
 
-/// A layout-1 key as layout 2 and later key it, if it is of an owned kind.
-fn rekey_first(key: &str) -> Result<Option<String>, StoreError> {
-    for (old, kind) in FIRST_LAYOUT {
-        if key.starts_with(old) {
-            return rekey(key, old, kind).map(Some);
-        }
-    }
-    Ok(None)
-}
-
-/// The ledger by settlement moved from its own table under each player.
-fn ledger_under_players(txn: &WriteTransaction) -> Result<u64, StoreError> {
-    let exists = txn.list_tables()?.any(|t| t.name() == LEDGER_BY_TIME.name());
-    if !exists {
+/// Copies every item of `table` (if the file has it) into [`ITEMS`] under the key
+/// `rekey` gives it (none: left out), then deletes `table`. Returns how many moved.
+fn move_table(
+    txn: &WriteTransaction,
+    table: TableDefinition<&str, &[u8]>,
+    rekey: impl Fn(&str) -> Result<Option<String>, StoreError>,
+) -> Result<u64, StoreError> {
+    if !txn.list_tables()?.any(|t| t.name() == table.name()) {
         return Ok(0);
     }
     let mut moved = 0;
     {
-        let by_time = txn.open_table(LEDGER_BY_TIME)?;
+        let earlier = txn.open_table(table)?;
         let mut items = txn.open_table(ITEMS)?;
-        for entry in by_time.iter()? {
+        for entry in earlier.iter()? {
             let (k, v) = entry?;
-            let key = k.value();
-            let (player, index) = key
-                .split_once('\u{0}')
-                .ok_or_else(|| StoreError::corrupt(key, "not a ledger-by-settlement key of layout 1 or 2"))?;
-            items.insert((owned(player, Owned::Time) + index).as_str(), v.value())?;
-            moved += 1;
+            if let Some(new) = rekey(k.value())? {
+                items.insert(new.as_str(), v.value())?;
+                moved += 1;
+            }
         }
     }
-    txn.delete_table(LEDGER_BY_TIME)?;
+    txn.delete_table(table)?;
     Ok(moved)
 }
 
@@ -177,9 +167,15 @@ const FIRST_LAYOUT: [(&str, Owned); 6] = [
     ("ref/", Owned::Ref),
 ];
 
-/// A layout-1 `key` under `old` as layout 2 keys it.
-fn rekey(key: &str, old: &str, kind: Owned) -> Result<String, StoreError> {
-    let rest = key.strip_prefix(old).unwrap_or(key);
+/// A layout-1 key as later layouts key it: an item of an owned kind under its owner,
+/// any other (a source record) as it was.
+fn rekey_first(key: &str) -> Result<String, StoreError> {
+    let Some((rest, kind)) = FIRST_LAYOUT
+        .iter()
+        .find_map(|(old, kind)| Some((key.strip_prefix(old)?, *kind)))
+    else {
+        return Ok(key.to_string());
+    };
     // Balances and period entries named the owner last, the others first.
     let split = match kind {
         Owned::Balance | Owned::Period => rest.rsplit_once('/').map(|(what, owner)| (owner, what)),
@@ -203,36 +199,23 @@ mod tests {
     #[test]
     fn every_layout_1_key_is_moved_under_its_owner() {
         let cases = [
-            ("balance/seega/p1", "balance/", Owned::Balance, "p/p1/b/seega"),
+            ("balance/seega/p1", "p/p1/b/seega"),
             (
                 "period/mahjong-daily@2026-12-05/p1",
-                "period/",
-                Owned::Period,
                 "p/p1/e/mahjong-daily@2026-12-05",
             ),
-            (
-                "claim/p1/seega/daily/2026-12-05",
-                "claim/",
-                Owned::Claim,
-                "p/p1/c/seega/daily/2026-12-05",
-            ),
+            ("claim/p1/seega/daily/2026-12-05", "p/p1/c/seega/daily/2026-12-05"),
             (
                 "state/@mahjong-league:2026-W49:0:3/members",
-                "state/",
-                Owned::State,
                 "p/@mahjong-league:2026-W49:0:3/s/members",
             ),
-            (
-                "ledger/p1/seega/match/m-1",
-                "ledger/",
-                Owned::Ledger,
-                "p/p1/x/seega/match/m-1",
-            ),
-            ("ref/p1/00ff", "ref/", Owned::Ref, "p/p1/r/00ff"),
+            ("ledger/p1/seega/match/m-1", "p/p1/x/seega/match/m-1"),
+            ("ref/p1/00ff", "p/p1/r/00ff"),
         ];
-        for (key, old, kind, new) in cases {
-            assert_eq!(rekey(key, old, kind).unwrap(), new, "{key}");
+        for (key, new) in cases {
+            assert_eq!(rekey_first(key).unwrap(), new, "{key}");
         }
-        assert!(rekey("balance/seega", "balance/", Owned::Balance).is_err());
+        assert!(rekey_first("balance/seega").is_err());
+        assert_eq!(rekey_first("source/match/m-1").unwrap(), "source/match/m-1");
     }
 }
