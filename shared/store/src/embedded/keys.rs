@@ -83,6 +83,28 @@ pub(crate) fn board_entry(board: &BoardRef, key: &BoardKey) -> String {
     format!("{}{}", board_prefix(board), key.encode())
 }
 
+/// The first byte of a board entry (a balance or a period entry) as layout 5 stores it,
+/// postcard after it (integers as varints: about 160 bytes with a full [`KeyHistory`],
+/// 700 as JSON, so more of an owner's items share a page). Earlier layouts stored JSON
+/// (first byte `{`), still read; each is rewritten compactly when next written.
+const COMPACT_ENTRY: u8 = 1;
+
+/// A board entry as stored ([`COMPACT_ENTRY`]).
+pub(crate) fn encode_entry(item: &BalanceItem) -> Vec<u8> {
+    let mut raw = vec![COMPACT_ENTRY];
+    // Integers and vectors of integers always serialise.
+    raw.extend(postcard::to_allocvec(item).unwrap_or_default());
+    raw
+}
+
+/// A board entry stored under `key`, compact or (written before layout 5) JSON.
+pub(crate) fn decode_entry(key: &str, raw: &[u8]) -> Result<BalanceItem, StoreError> {
+    match raw.split_first() {
+        Some((&COMPACT_ENTRY, rest)) => postcard::from_bytes(rest).map_err(|e| StoreError::corrupt(key, e)),
+        _ => decode(key, raw),
+    }
+}
+
 pub(crate) fn decode<T: for<'de> Deserialize<'de>>(key: &str, bytes: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(bytes).map_err(|e| StoreError::corrupt(key, e))
 }
@@ -195,4 +217,53 @@ pub(crate) fn owned_kind(past_owner: &str) -> Option<(Owned, &str)> {
 /// The end (exclusive) of a range of keys that start with `prefix`.
 pub(crate) fn prefix_end(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_rules::history::PastKey;
+
+    #[test]
+    fn a_board_entry_is_stored_compactly_and_one_stored_as_json_still_reads() {
+        let item = BalanceItem {
+            points: 1_532,
+            version: 41,
+            reached_at_ms: 1_796_512_345_678,
+            history: KeyHistory {
+                created_at_ms: 1_796_000_000_000,
+                updated_at_ms: 1_796_512_345_678,
+                past: (0..8)
+                    .map(|i| PastKey {
+                        value: 1_500 + i,
+                        reached_at_ms: 1_796_500_000_000 + i,
+                        until_ms: 1_796_500_000_100 + i,
+                    })
+                    .collect(),
+                truncated: true,
+                known_since_ms: 1_796_400_000_000,
+            },
+        };
+        let compact = encode_entry(&item);
+        let json = encode(&item);
+        assert!(
+            compact.len() * 4 < json.len(),
+            "{} bytes, {} as JSON",
+            compact.len(),
+            json.len()
+        );
+        for raw in [compact, json] {
+            let read = decode_entry("p/p1/b/seega", &raw).expect("reads");
+            assert_eq!(
+                (read.points, read.version, read.reached_at_ms, read.history),
+                (
+                    item.points,
+                    item.version,
+                    item.reached_at_ms,
+                    item.history.clone()
+                )
+            );
+        }
+        assert!(decode_entry("p/p1/b/seega", &[COMPACT_ENTRY, 0xff]).is_err());
+    }
 }

@@ -11,10 +11,14 @@
 //! named `owned_items`, and leaves under the name `items` an empty table of another
 //! type: a podium built before layout 4 fails to open the file (its first act opens
 //! `items` as it knew it) instead of reading it as empty and writing beside it.
+//! Layout 5 stores balances and period entries compactly
+//! ([`super::keys::encode_entry`]), so a build of layout 4 refuses the file; a file of
+//! layout 4 needs nothing moved (its JSON entries are read as they are and rewritten
+//! compactly when next written).
 //!
 //! Opening a file of an earlier layout copies every item into `owned_items`, rekeyed,
 //! in one write transaction (a crash leaves the file as it was; the next open starts
-//! again), logs what it moved and how long it took, and records layout 4. The file
+//! again), logs what it moved and how long it took, and records the layout. The file
 //! grows by about the items' size meanwhile. A file of a later layout than this build
 //! knows is refused, not read wrong.
 
@@ -27,7 +31,7 @@ use crate::error::StoreError;
 use super::keys::{owned, Owned, ITEMS, LEDGER_BY_TIME};
 
 /// The items table's layout this build writes.
-pub(crate) const LAYOUT: u64 = 4;
+pub(crate) const LAYOUT: u64 = 5;
 
 /// Where the file records its layout (no owner's key starts with `meta/`).
 const LAYOUT_KEY: &str = "meta/layout";

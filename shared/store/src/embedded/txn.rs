@@ -29,7 +29,7 @@ pub(crate) fn read_entry(
     let Some(v) = table.get(key)? else {
         return Ok(None);
     };
-    let item: BalanceItem = decode(key, v.value())?;
+    let item = decode_entry(key, v.value())?;
     Ok(Some(Balance {
         player_id: player.to_string(),
         game,
@@ -131,7 +131,7 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
         };
         items.insert(
             balance_key(w.game, &w.player_id).as_str(),
-            encode(&item).as_slice(),
+            encode_entry(&item).as_slice(),
         )?;
         if let Some(board) = balance_board(w.game) {
             let new = BoardKey {
@@ -151,7 +151,7 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
         };
         items.insert(
             period_key(&w.board, &w.player_id).as_str(),
-            encode(&item).as_slice(),
+            encode_entry(&item).as_slice(),
         )?;
         let new = BoardKey {
             value: w.value,
