@@ -87,7 +87,15 @@ async fn main() {
         let dir = std::env::temp_dir().join(format!("podium-lb7-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a temporary folder");
         let store = EmbeddedStore::open(&dir.join("podium.redb")).expect("store");
-        let report = lb7::run(store, &settings, None).await;
+        // A run stopped by Ctrl-C or SIGTERM removes its file too (gigabytes after a
+        // few minutes), as one that ends does.
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        let report = tokio::select! {
+            report = lb7::run(store, &settings, None) => report,
+            _ = tokio::signal::ctrl_c() => stopped(&dir),
+            _ = terminate.recv() => stopped(&dir),
+        };
         print(&report);
         let _ = std::fs::remove_dir_all(&dir);
         report
@@ -95,4 +103,11 @@ async fn main() {
     if !report.sound() {
         std::process::exit(1);
     }
+}
+
+/// Removes the run's folder and exits (130: stopped, not finished).
+fn stopped(dir: &std::path::Path) -> ! {
+    let _ = std::fs::remove_dir_all(dir);
+    eprintln!("stopped; removed {}", dir.display());
+    std::process::exit(130)
 }
