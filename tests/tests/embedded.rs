@@ -182,7 +182,34 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
     };
     let report = run(EmbeddedStore::open(&path).expect("store"), &settings, None).await;
     assert!(report.sound(), "{}", report.summary());
-    let now = dump(&path);
+    let mut now = dump(&path);
+    // Every layout before 5 wrote balances as JSON: one of the trace's, written so.
+    let (json_key, json_balance) = {
+        let (owner, game) = now
+            .keys()
+            .find_map(|k| {
+                let (owner, rest) = k.strip_prefix("p/")?.split_once('/')?;
+                Some((owner.to_string(), rest.strip_prefix("b/")?.to_string()))
+            })
+            .expect("a balance");
+        let game = podium_rules::game::Game::from_id(&game).expect("a game");
+        let store = EmbeddedStore::open(&path).expect("store");
+        let b = podium_store::BoardStore::get_balance(&store, game, &owner)
+            .await
+            .expect("read")
+            .expect("the balance");
+        let json = serde_json::json!({
+            "points": b.points,
+            "version": b.version,
+            "reached_at_ms": b.reached_at_ms,
+            "history": b.history,
+        });
+        (
+            format!("p/{owner}/b/{}", game.id()),
+            (game, owner, b.points, serde_json::to_vec(&json).expect("json")),
+        )
+    };
+    now.insert(json_key.clone(), json_balance.3.clone());
     // The same file as the first layout wrote it: the ledger by settlement in a table of
     // its own, the other items keyed by kind first.
     let by_time: BTreeMap<String, Vec<u8>> = now
@@ -236,7 +263,15 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
         }
         txn.commit().expect("commit");
     }
-    drop(EmbeddedStore::open(&path).expect("a first-layout file opens"));
+    let upgraded = EmbeddedStore::open(&path).expect("a first-layout file opens");
+    // A balance stored as JSON, as layouts before 5 wrote them, reads as it was.
+    let (game, owner, points, _) = &json_balance;
+    let read = podium_store::BoardStore::get_balance(&upgraded, *game, owner)
+        .await
+        .expect("read")
+        .expect("the balance");
+    assert_eq!(read.points, *points, "a JSON balance ({json_key}) read as stored");
+    drop(upgraded);
     assert_eq!(
         dump(&path),
         now,
@@ -261,6 +296,22 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
     }
     drop(EmbeddedStore::open(&path).expect("opens again"));
     assert_eq!(dump(&path), now, "opened again, nothing moves");
+    // A file of layout 4 (items as now, entries as JSON) opens with nothing moved.
+    {
+        let db = redb::Database::open(&path).expect("open");
+        let txn = db.begin_write().expect("write");
+        txn.open_table(ITEMS)
+            .expect("items")
+            .insert("meta/layout", 4u64.to_be_bytes().as_slice())
+            .expect("insert");
+        txn.commit().expect("commit");
+    }
+    drop(EmbeddedStore::open(&path).expect("a layout-4 file opens"));
+    assert_eq!(
+        dump(&path),
+        now,
+        "a layout-4 file: nothing moves, layout 5 recorded"
+    );
     // A file of a layout this build does not know is refused, not read wrong.
     {
         let db = redb::Database::open(&path).expect("open");

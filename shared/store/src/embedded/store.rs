@@ -118,7 +118,8 @@ impl EmbeddedStore {
                     reached_at_ms: s.reached_at_ms,
                     history: KeyHistory::default(),
                 };
-                items.insert(item_key(&s.player_id).as_str(), encode_entry(&item).as_slice())?;
+                let key = item_key(&s.player_id);
+                items.insert(key.as_str(), encode_entry(&key, &item)?.as_slice())?;
                 let key = BoardKey {
                     value: s.value,
                     reached_at_ms: s.reached_at_ms,

@@ -129,10 +129,8 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
             reached_at_ms: w.reached_at_ms,
             history: w.history.clone(),
         };
-        items.insert(
-            balance_key(w.game, &w.player_id).as_str(),
-            encode_entry(&item).as_slice(),
-        )?;
+        let key = balance_key(w.game, &w.player_id);
+        items.insert(key.as_str(), encode_entry(&key, &item)?.as_slice())?;
         if let Some(board) = balance_board(w.game) {
             let new = BoardKey {
                 value: w.points,
@@ -149,10 +147,8 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
             reached_at_ms: w.reached_at_ms,
             history: w.history.clone(),
         };
-        items.insert(
-            period_key(&w.board, &w.player_id).as_str(),
-            encode_entry(&item).as_slice(),
-        )?;
+        let key = period_key(&w.board, &w.player_id);
+        items.insert(key.as_str(), encode_entry(&key, &item)?.as_slice())?;
         let new = BoardKey {
             value: w.value,
             reached_at_ms: w.reached_at_ms,
