@@ -7,7 +7,8 @@
 //! 10 s, then the end checks (every record applied once, nothing lost, every ledger
 //! equal to its balance); exits non-zero when a check fails.
 //!
-//! The store: a fresh embedded store (a redb file in a temporary folder); with
+//! The store: a fresh embedded store (a redb file in a folder of its own under the
+//! temporary folder, `TMPDIR`); with
 //! `PODIUM_TEST_DYNAMODB_ENDPOINT` set, a fresh table on DynamoDB Local, its partition
 //! heat recorded and printed. `PODIUM_LB7_TRACE=1`: not paced, each second's records
 //! settled before the next second's (the heat of that rate, whatever the emulator's
