@@ -6,6 +6,8 @@ use chrono_tz::Tz;
 use crate::game::Game;
 use crate::period::{Period, PeriodClock, PeriodKind};
 
+pub mod definition;
+
 /// A board in one period: `seega` in `all`, `mahjong-weekly` in `2026-W49`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BoardRef {

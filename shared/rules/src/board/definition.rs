@@ -1,0 +1,721 @@
+//! Board definitions as data (BD-1 … BD-9, `docs/rules/boards.md`): what a live-ops
+//! team writes to define a board or a time-limited event, checked whole before
+//! anything is stored, and the pure parts of what it means: how a player's values
+//! combine ([`Operator::combine`]) and which period an instant falls in
+//! ([`Schedule::period_at`]).
+//!
+//! A [`Definition`] arrives as JSON (`serde`, unknown fields refused) and is checked by
+//! [`Definition::check`]: every refusal names the field (a JSON path) and the rule.
+
+use std::str::FromStr;
+
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{quoted, RuleError};
+use crate::game::Game;
+
+/// Tie-breaks a definition may name (BD-5).
+pub const MAX_TIE_BREAKS: usize = 2;
+/// The longest one-off window, in days (BD-6).
+pub const MAX_WINDOW_DAYS: i64 = 366;
+/// Ended periods a definition may keep readable (BD-6).
+pub const MAX_KEEP_PERIODS: u32 = 104;
+/// The lowest rank a prize band may reach (BD-9).
+pub const MAX_PRIZE_RANK: u32 = 10_000;
+/// The most points or Jokers one prize band pays (BD-9).
+pub const MAX_PRIZE: u64 = 1_000_000;
+/// The most entrants a definition may cap at (BD-8).
+pub const MAX_ENTRANTS: u32 = 1_000_000;
+
+/// A board or event as a live-ops team defines it (BD-1 … BD-9).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Definition {
+    /// BD-1: `weekend-seega-wins`.
+    pub id: String,
+    /// BD-1: 1 to 80 characters.
+    pub title: String,
+    /// BD-1: the game whose results feed it (`seega`, `mahjong-rivals`, …).
+    pub game: String,
+    /// BD-2.
+    pub source: Source,
+    /// BD-3.
+    pub operator: Operator,
+    /// BD-4.
+    pub order: Direction,
+    /// BD-5: at most [`MAX_TIE_BREAKS`].
+    #[serde(default)]
+    pub tie_breaks: Vec<TieBreak>,
+    /// BD-6.
+    pub schedule: Schedule,
+    /// BD-6: ended periods kept readable, 1 to [`MAX_KEEP_PERIODS`] (default 4).
+    #[serde(default = "default_keep")]
+    pub keep_periods: u32,
+    /// BD-7: `[min, max]` of a result's value; outside it a result is held for review.
+    #[serde(default)]
+    pub score_range: Option<[i64; 2]>,
+    /// BD-8.
+    #[serde(default)]
+    pub entry: Entry,
+    /// BD-9: bands of ranks, in order, not overlapping.
+    #[serde(default)]
+    pub prizes: Vec<Prize>,
+}
+
+fn default_keep() -> u32 {
+    4
+}
+
+/// What feeds a board (BD-2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Source {
+    /// The points a result earns in its game.
+    Points,
+    /// 1 for each match won.
+    Wins {
+        #[serde(default)]
+        rated_only: bool,
+    },
+    /// 1 for each match played.
+    Matches {
+        #[serde(default)]
+        rated_only: bool,
+    },
+    /// 1 for each Mahjong Rivals level completion, of one level when named (MJ-2).
+    LevelCompletions {
+        #[serde(default)]
+        level: Option<u32>,
+    },
+    /// The time of a completion of one Mahjong Rivals level, milliseconds (MJ-3).
+    BestTime { level: u32 },
+    /// The points of Mahjong Rivals Arena rounds (MJ-11).
+    ArenaPoints,
+    /// The points of Mahjong Rivals Quick Matches (MJ-7).
+    QuickMatchPoints,
+    /// The moves a player made in the match: a tie-break source only (BD-5).
+    Moves,
+}
+
+/// How a player's values in one period combine (BD-3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operator {
+    Sum,
+    /// The highest on a higher-first board, the lowest on a lower-first one.
+    Best,
+    Latest,
+    Min,
+    Max,
+    /// How many results, whatever their value.
+    Count,
+}
+
+impl Operator {
+    /// A player's value after one more result of value `value` (BD-3), given their
+    /// value so far (`None`: no result yet this period) and the board's `order`.
+    /// Sums and counts saturate rather than overflow.
+    pub fn combine(self, order: Direction, current: Option<i64>, value: i64) -> i64 {
+        match (self, current) {
+            (Operator::Count, None) => 1,
+            (Operator::Count, Some(n)) => n.saturating_add(1),
+            (_, None) | (Operator::Latest, _) => value,
+            (Operator::Sum, Some(c)) => c.saturating_add(value),
+            (Operator::Min, Some(c)) => c.min(value),
+            (Operator::Max, Some(c)) => c.max(value),
+            (Operator::Best, Some(c)) => match order {
+                Direction::HigherFirst => c.max(value),
+                Direction::LowerFirst => c.min(value),
+            },
+        }
+    }
+}
+
+/// Which way values list (BD-4, BD-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    HigherFirst,
+    LowerFirst,
+}
+
+/// A tie-break column: a second source, its operator and its own direction (BD-5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TieBreak {
+    pub source: Source,
+    pub operator: Operator,
+    pub order: Direction,
+}
+
+/// When a board's periods begin and end (BD-6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Schedule {
+    /// One period, forever.
+    AllTime,
+    /// A period begins at each firing of `cron` (5 fields) read in `zone`.
+    Cron { cron: String, zone: String },
+    /// One period `[start, end)`.
+    Window {
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+    },
+}
+
+/// One period of a definition's schedule: its id and `[start, end)` (UTC; `None`
+/// where it has no bound).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefinedPeriod {
+    /// `all`, `window`, or a cron period's local start, `2026-12-05T00:00`.
+    pub id: String,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+impl Schedule {
+    /// The period that holds `at` (BD-6), or `None` when none does (before or after a
+    /// window). Errors only for a schedule [`Definition::check`] would refuse.
+    pub fn period_at(&self, at: DateTime<Utc>) -> Result<Option<DefinedPeriod>, RuleError> {
+        match self {
+            Schedule::AllTime => Ok(Some(DefinedPeriod {
+                id: "all".into(),
+                start: None,
+                end: None,
+            })),
+            Schedule::Window { start, end } => Ok((*start <= at && at < *end).then(|| DefinedPeriod {
+                id: "window".into(),
+                start: Some(*start),
+                end: Some(*end),
+            })),
+            Schedule::Cron { cron, zone } => {
+                let (cron, zone) = (parse_cron(cron)?, parse_zone(zone)?);
+                let local = at.with_timezone(&zone);
+                let never = |_| RuleError::new("schedule.cron", "BD-6", "the expression never fires");
+                let start = cron.find_previous_occurrence(&local, true).map_err(never)?;
+                let end = cron.find_next_occurrence(&local, false).map_err(never)?;
+                Ok(Some(DefinedPeriod {
+                    id: start.format("%Y-%m-%dT%H:%M").to_string(),
+                    start: Some(start.with_timezone(&Utc)),
+                    end: Some(end.with_timezone(&Utc)),
+                }))
+            }
+        }
+    }
+}
+
+fn parse_cron(raw: &str) -> Result<croner::Cron, RuleError> {
+    if raw.split_whitespace().count() != 5 {
+        return Err(RuleError::new(
+            "schedule.cron",
+            "BD-6",
+            format!(
+                "{} is not 5 fields (minute hour day-of-month month day-of-week)",
+                quoted(raw)
+            ),
+        ));
+    }
+    croner::Cron::from_str(raw).map_err(|e| {
+        RuleError::new(
+            "schedule.cron",
+            "BD-6",
+            format!("{} is no cron expression: {e}", quoted(raw)),
+        )
+    })
+}
+
+fn parse_zone(raw: &str) -> Result<Tz, RuleError> {
+    raw.parse::<Tz>().map_err(|_| {
+        RuleError::new(
+            "schedule.zone",
+            "BD-6",
+            format!("{} is no IANA zone", quoted(raw)),
+        )
+    })
+}
+
+/// Who may enter (BD-8).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Results count only for players who joined.
+    #[serde(default)]
+    pub join_required: bool,
+    /// The first this many players to get a value; `None`: everyone.
+    #[serde(default)]
+    pub max_entrants: Option<u32>,
+    /// ISO 3166-1 alpha-2 codes (PF-3); empty: every country.
+    #[serde(default)]
+    pub countries: Vec<String>,
+}
+
+/// One band of the prize table (BD-9): ranks `from` … `to` each get `points` and
+/// `jokers`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prize {
+    pub from: u32,
+    pub to: u32,
+    #[serde(default)]
+    pub points: u64,
+    #[serde(default)]
+    pub jokers: u64,
+}
+
+/// Ids a defined board may not take: the built-in boards' and the level rankings'
+/// (BD-1).
+fn reserved(id: &str) -> bool {
+    super::BOARDS.iter().any(|b| b.id == id)
+        || id == super::MAHJONG_LEVEL.id
+        || id
+            .strip_prefix("mahjong-level-")
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn check_id(id: &str) -> Result<(), RuleError> {
+    let bytes = id.as_bytes();
+    let shaped = (3..=48).contains(&bytes.len())
+        && bytes[0].is_ascii_lowercase()
+        && bytes[bytes.len() - 1] != b'-'
+        && !id.contains("--")
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+    if !shaped {
+        return Err(RuleError::new(
+            "id",
+            "BD-1",
+            format!(
+                "{} is not 3 to 48 lowercase letters, digits and single dashes, starting with a letter",
+                quoted(id)
+            ),
+        ));
+    }
+    if reserved(id) {
+        return Err(RuleError::new(
+            "id",
+            "BD-1",
+            format!("{} is a built-in board's id", quoted(id)),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `game`'s results produce `source` (BD-2), `field` naming it in an error.
+fn check_source(game: Game, source: &Source, field: &str, tie_break: bool) -> Result<(), RuleError> {
+    let refuse = |why: &str| Err(RuleError::new(field, "BD-2", why.to_string()));
+    let mahjong = game == Game::MahjongRivals;
+    match source {
+        Source::Points => Ok(()),
+        Source::Wins { rated_only } | Source::Matches { rated_only } => {
+            if *rated_only && !matches!(game, Game::DotsAndBoxes | Game::Minesweeper) {
+                return refuse("rated_only applies to Dots and Boxes and Minesweeper matches only");
+            }
+            Ok(())
+        }
+        Source::LevelCompletions { level } => {
+            if !mahjong {
+                return refuse("level completions are Mahjong Rivals results only");
+            }
+            check_level(*level, field)
+        }
+        Source::BestTime { level } => {
+            if !mahjong {
+                return refuse("best times are Mahjong Rivals results only");
+            }
+            check_level(Some(*level), field)
+        }
+        Source::ArenaPoints | Source::QuickMatchPoints => {
+            if !mahjong {
+                return refuse("Arena and Quick Match points are Mahjong Rivals results only");
+            }
+            Ok(())
+        }
+        Source::Moves => {
+            if !tie_break {
+                return Err(RuleError::new(field, "BD-5", "moves may only break ties"));
+            }
+            if !matches!(game, Game::Seega | Game::DotsAndBoxes) {
+                return Err(RuleError::new(
+                    field,
+                    "BD-5",
+                    "moves are counted for Seega and Dots and Boxes only",
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_level(level: Option<u32>, field: &str) -> Result<(), RuleError> {
+    match level {
+        Some(n) if n == 0 || n > super::MAHJONG_LEVELS => Err(RuleError::new(
+            format!("{field}.level"),
+            "MJ-1",
+            format!("there is no level {n} (1 to {})", super::MAHJONG_LEVELS),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Definition {
+    /// Checks the whole definition (BD-1 … BD-9) and answers its game; the first
+    /// broken rule is the error, naming its field.
+    pub fn check(&self) -> Result<Game, RuleError> {
+        check_id(&self.id)?;
+        let title_chars = self.title.trim().chars().count();
+        if title_chars == 0 || self.title.chars().count() > 80 {
+            return Err(RuleError::new("title", "BD-1", "a title is 1 to 80 characters"));
+        }
+        let game = Game::from_id(&self.game)
+            .ok_or_else(|| RuleError::new("game", "BD-1", format!("unknown game {}", quoted(&self.game))))?;
+        check_source(game, &self.source, "source", false)?;
+        if self.tie_breaks.len() > MAX_TIE_BREAKS {
+            return Err(RuleError::new(
+                "tie_breaks",
+                "BD-5",
+                format!("at most {MAX_TIE_BREAKS} tie-breaks"),
+            ));
+        }
+        for (i, t) in self.tie_breaks.iter().enumerate() {
+            check_source(game, &t.source, &format!("tie_breaks[{i}].source"), true)?;
+        }
+        self.check_schedule()?;
+        if !(1..=MAX_KEEP_PERIODS).contains(&self.keep_periods) {
+            return Err(RuleError::new(
+                "keep_periods",
+                "BD-6",
+                format!("keep 1 to {MAX_KEEP_PERIODS} ended periods"),
+            ));
+        }
+        if let Some([min, max]) = self.score_range {
+            if min > max {
+                return Err(RuleError::new("score_range", "BD-7", "min is above max"));
+            }
+        }
+        self.check_entry()?;
+        self.check_prizes()?;
+        Ok(game)
+    }
+
+    fn check_schedule(&self) -> Result<(), RuleError> {
+        match &self.schedule {
+            Schedule::AllTime => Ok(()),
+            Schedule::Cron { cron, zone } => {
+                parse_cron(cron)?;
+                parse_zone(zone)?;
+                // A pattern that never fires (`0 0 30 2 *`) has no periods. Any instant
+                // shows it (5 fields fire within a few years if at all); a fixed one keeps
+                // the check pure.
+                let reference = DateTime::<Utc>::UNIX_EPOCH + Duration::days(10_957); // 2000-01-01
+                self.schedule.period_at(reference).map(|_| ())
+            }
+            Schedule::Window { start, end } => {
+                if start >= end {
+                    return Err(RuleError::new(
+                        "schedule.end",
+                        "BD-6",
+                        "the window ends before it starts",
+                    ));
+                }
+                if *end - *start > Duration::days(MAX_WINDOW_DAYS) {
+                    return Err(RuleError::new(
+                        "schedule.end",
+                        "BD-6",
+                        format!("a window is at most {MAX_WINDOW_DAYS} days"),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn check_entry(&self) -> Result<(), RuleError> {
+        if let Some(n) = self.entry.max_entrants {
+            if !(1..=MAX_ENTRANTS).contains(&n) {
+                return Err(RuleError::new(
+                    "entry.max_entrants",
+                    "BD-8",
+                    format!("1 to {MAX_ENTRANTS} entrants"),
+                ));
+            }
+        }
+        for (i, c) in self.entry.countries.iter().enumerate() {
+            crate::profile::check_country(c)
+                .map_err(|e| RuleError::new(format!("entry.countries[{i}]"), e.rule, e.message))?;
+        }
+        Ok(())
+    }
+
+    fn check_prizes(&self) -> Result<(), RuleError> {
+        let mut last = 0u32;
+        for (i, p) in self.prizes.iter().enumerate() {
+            let field = |name: &str| format!("prizes[{i}].{name}");
+            if p.from == 0 || p.from > p.to || p.to > MAX_PRIZE_RANK {
+                return Err(RuleError::new(
+                    field("to"),
+                    "BD-9",
+                    format!("a band is ranks from 1 to {MAX_PRIZE_RANK}, from at most to"),
+                ));
+            }
+            if p.from <= last {
+                return Err(RuleError::new(
+                    field("from"),
+                    "BD-9",
+                    "bands are in rank order and do not overlap",
+                ));
+            }
+            if p.points > MAX_PRIZE || p.jokers > MAX_PRIZE || p.points + p.jokers == 0 {
+                return Err(RuleError::new(
+                    field("points"),
+                    "BD-9",
+                    format!("a band pays points or Jokers, each at most {MAX_PRIZE}"),
+                ));
+            }
+            last = p.to;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    use super::*;
+
+    /// The "Weekend Seega wins": Saturday 00:00 to Monday 00:00 Bucharest,
+    /// wins, then fewer moves, then earliest (LB-2), top 3 paid.
+    fn weekend_wins() -> serde_json::Value {
+        json!({
+            "id": "weekend-seega-wins",
+            "title": "Weekend Seega wins",
+            "game": "seega",
+            "source": {"kind": "wins"},
+            "operator": "count",
+            "order": "higher_first",
+            "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+            "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+            "prizes": [{"from": 1, "to": 1, "points": 500}, {"from": 2, "to": 3, "points": 200, "jokers": 1}]
+        })
+    }
+
+    fn def(v: serde_json::Value) -> Definition {
+        serde_json::from_value(v).expect("a definition")
+    }
+
+    fn refused(v: serde_json::Value) -> String {
+        def(v).check().expect_err("refused").to_string()
+    }
+
+    /// BD-1 … BD-9: a whole event definition reads and checks.
+    #[test]
+    fn bd_a_weekend_event_checks() {
+        let d = def(weekend_wins());
+        assert_eq!(d.check(), Ok(Game::Seega));
+        assert_eq!(d.keep_periods, 4);
+        // It survives its own JSON.
+        assert_eq!(def(serde_json::to_value(&d).unwrap()), d);
+    }
+
+    /// BD-1: ids are shaped, and never a built-in board's.
+    #[test]
+    fn bd_1_ids_are_shaped_and_not_built_in() {
+        for bad in [
+            "ab",
+            "Weekend",
+            "1st-cup",
+            "cup-",
+            "a--b",
+            "cup_1",
+            "seega",
+            "mahjong-weekly",
+            "mahjong-level-7",
+        ] {
+            let mut v = weekend_wins();
+            v["id"] = json!(bad);
+            assert!(refused(v).starts_with("id (BD-1)"), "{bad}");
+        }
+        let mut v = weekend_wins();
+        v["title"] = json!("   ");
+        assert!(refused(v).starts_with("title (BD-1)"));
+        let mut v = weekend_wins();
+        v["game"] = json!("chess");
+        assert_eq!(refused(v), "game (BD-1): unknown game `chess`");
+    }
+
+    /// BD-2, BD-5: a source the game does not produce is refused, naming where.
+    #[test]
+    fn bd_2_sources_belong_to_their_game() {
+        let mut v = weekend_wins();
+        v["source"] = json!({"kind": "best_time", "level": 7});
+        assert!(refused(v).starts_with("source (BD-2)"));
+        let mut v = weekend_wins();
+        v["source"] = json!({"kind": "wins", "rated_only": true});
+        assert!(refused(v).starts_with("source (BD-2)"));
+        let mut v = weekend_wins();
+        v["source"] = json!({"kind": "moves"});
+        assert_eq!(refused(v), "source (BD-5): moves may only break ties");
+        let mut v = weekend_wins();
+        v["game"] = json!("mahjong-rivals");
+        assert!(refused(v).starts_with("tie_breaks[0].source (BD-5)"));
+        let mut v = weekend_wins();
+        v["game"] = json!("mahjong-rivals");
+        v["tie_breaks"] = json!([]);
+        v["source"] = json!({"kind": "best_time", "level": 11_001});
+        assert!(refused(v).starts_with("source.level (MJ-1)"));
+        let mut v = weekend_wins();
+        let t = v["tie_breaks"][0].clone();
+        v["tie_breaks"] = json!([t.clone(), t.clone(), t]);
+        assert!(refused(v).starts_with("tie_breaks (BD-5)"));
+    }
+
+    /// BD-3: each operator, both directions for `best`.
+    #[test]
+    fn bd_3_operators_combine() {
+        use Direction::*;
+        let run = |op: Operator, order: Direction| {
+            [5, 3, 8]
+                .iter()
+                .fold(None, |c, &v| Some(op.combine(order, c, v)))
+                .unwrap()
+        };
+        assert_eq!(run(Operator::Sum, HigherFirst), 16);
+        assert_eq!(run(Operator::Best, HigherFirst), 8);
+        assert_eq!(run(Operator::Best, LowerFirst), 3);
+        assert_eq!(run(Operator::Latest, HigherFirst), 8);
+        assert_eq!(run(Operator::Min, HigherFirst), 3);
+        assert_eq!(run(Operator::Max, LowerFirst), 8);
+        assert_eq!(run(Operator::Count, HigherFirst), 3);
+        assert_eq!(Operator::Sum.combine(HigherFirst, Some(i64::MAX), 1), i64::MAX);
+    }
+
+    /// BD-6: a cron period runs from one firing to the next in its zone, across a
+    /// daylight-saving change; a window holds only its own instants.
+    #[test]
+    fn bd_6_periods_follow_the_schedule() {
+        let saturdays = Schedule::Cron {
+            cron: "0 0 * * SAT".into(),
+            zone: "Europe/Bucharest".into(),
+        };
+        let at = Utc.with_ymd_and_hms(2026, 12, 6, 12, 0, 0).unwrap(); // a Sunday
+        let p = saturdays.period_at(at).unwrap().unwrap();
+        assert_eq!(p.id, "2026-12-05T00:00");
+        assert_eq!(
+            p.start,
+            Some(Utc.with_ymd_and_hms(2026, 12, 4, 22, 0, 0).unwrap())
+        );
+        assert_eq!(p.end, Some(Utc.with_ymd_and_hms(2026, 12, 11, 22, 0, 0).unwrap()));
+        // The week of the change to summer time (Sunday 29 March 2026) is an hour short.
+        let p = saturdays
+            .period_at(Utc.with_ymd_and_hms(2026, 3, 30, 0, 0, 0).unwrap())
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.id, "2026-03-28T00:00");
+        assert_eq!(p.end.unwrap() - p.start.unwrap(), Duration::hours(167));
+        // A firing instant begins its own period.
+        let p = saturdays
+            .period_at(Utc.with_ymd_and_hms(2026, 12, 11, 22, 0, 0).unwrap())
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.id, "2026-12-12T00:00");
+        let Schedule::Window { start, end } = def(weekend_wins()).schedule else {
+            panic!("a window")
+        };
+        let w = def(weekend_wins()).schedule;
+        assert!(w.period_at(start - Duration::milliseconds(1)).unwrap().is_none());
+        assert_eq!(w.period_at(start).unwrap().unwrap().id, "window");
+        assert!(w.period_at(end).unwrap().is_none());
+    }
+
+    /// BD-6: bad schedules are refused naming the field.
+    #[test]
+    fn bd_6_bad_schedules_are_refused() {
+        let cases = [
+            (
+                json!({"kind": "cron", "cron": "0 0 * *", "zone": "UTC"}),
+                "schedule.cron (BD-6)",
+            ),
+            (
+                json!({"kind": "cron", "cron": "0 25 * * *", "zone": "UTC"}),
+                "schedule.cron (BD-6)",
+            ),
+            (
+                json!({"kind": "cron", "cron": "0 0 30 2 *", "zone": "UTC"}),
+                "schedule.cron (BD-6)",
+            ),
+            (
+                json!({"kind": "cron", "cron": "0 0 * * SAT", "zone": "Mars/Olympus"}),
+                "schedule.zone (BD-6)",
+            ),
+            (
+                json!({"kind": "window", "start": "2026-12-06T00:00:00Z", "end": "2026-12-06T00:00:00Z"}),
+                "schedule.end (BD-6)",
+            ),
+            (
+                json!({"kind": "window", "start": "2026-01-01T00:00:00Z", "end": "2027-01-03T00:00:00Z"}),
+                "schedule.end (BD-6)",
+            ),
+        ];
+        for (schedule, start) in cases {
+            let mut v = weekend_wins();
+            v["schedule"] = schedule.clone();
+            let e = refused(v);
+            assert!(e.starts_with(start), "{schedule}: {e}");
+        }
+        // A pattern that fires only in leap years still has periods.
+        let mut v = weekend_wins();
+        v["schedule"] = json!({"kind": "cron", "cron": "0 0 29 2 *", "zone": "UTC"});
+        assert_eq!(def(v).check(), Ok(Game::Seega));
+        let mut v = weekend_wins();
+        v["keep_periods"] = json!(0);
+        assert!(refused(v).starts_with("keep_periods (BD-6)"));
+    }
+
+    /// BD-7, BD-8, BD-9: ranges, entry rules and prize bands.
+    #[test]
+    fn bd_7_to_9_ranges_entries_and_prizes() {
+        let mut v = weekend_wins();
+        v["score_range"] = json!([10, 1]);
+        assert!(refused(v).starts_with("score_range (BD-7)"));
+        let mut v = weekend_wins();
+        v["entry"] = json!({"max_entrants": 0});
+        assert!(refused(v).starts_with("entry.max_entrants (BD-8)"));
+        let mut v = weekend_wins();
+        v["entry"] = json!({"countries": ["RO", "XX"]});
+        assert!(refused(v).starts_with("entry.countries[1] (PF-3)"));
+        let mut v = weekend_wins();
+        v["entry"] = json!({"join_required": true, "max_entrants": 1000, "countries": ["ro", "MD"]});
+        assert_eq!(def(v).check(), Ok(Game::Seega));
+        for (prizes, field) in [
+            (json!([{"from": 0, "to": 1, "points": 1}]), "prizes[0].to"),
+            (json!([{"from": 3, "to": 2, "points": 1}]), "prizes[0].to"),
+            (
+                json!([{"from": 1, "to": 3, "points": 1}, {"from": 3, "to": 4, "points": 1}]),
+                "prizes[1].from",
+            ),
+            (json!([{"from": 1, "to": 1}]), "prizes[0].points"),
+            (
+                json!([{"from": 1, "to": 1, "jokers": 1_000_001}]),
+                "prizes[0].points",
+            ),
+        ] {
+            let mut v = weekend_wins();
+            v["prizes"] = prizes.clone();
+            let e = refused(v);
+            assert!(e.starts_with(&format!("{field} (BD-9)")), "{prizes}: {e}");
+        }
+    }
+
+    /// Unknown fields are refused rather than ignored (a misspelt `prizes` would pay
+    /// nothing).
+    #[test]
+    fn bd_unknown_fields_are_refused() {
+        let mut v = weekend_wins();
+        v["prize"] = json!([]);
+        assert!(serde_json::from_value::<Definition>(v).is_err());
+    }
+}
