@@ -2,6 +2,7 @@
 //! store contract suite that both stores must pass ([`contract`]).
 
 pub mod billing;
+pub mod board_definitions;
 pub mod caching;
 pub mod card_changes;
 pub mod catch_up;

@@ -4,6 +4,7 @@
 //!
 //! - [`live`]: live board pages, around-me and standing from the board's GSI.
 //! - [`cursor`]: opaque, signed page cursors (LB-3).
+//! - [`definitions`]: board definitions as data, stored and versioned (BD-1 … BD-11).
 //! - [`entries`]: a player's entry on a board, balance or period points (LB-1).
 //! - [`periods`]: period boards: credits, the AMR window, freezing ended periods.
 //! - [`close`]: a frozen period's close: its `period_result` messages and rewards.
@@ -17,6 +18,7 @@
 
 pub mod close;
 pub mod cursor;
+pub mod definitions;
 pub mod entries;
 pub mod final_results;
 pub mod friends;

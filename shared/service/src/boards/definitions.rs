@@ -1,0 +1,383 @@
+//! Board definitions stored and versioned (BD-1 … BD-10, `docs/rules/boards.md`):
+//! created, updated into a new version, listed, read and retired, each change one
+//! store transaction whose conditions make concurrent changes of one definition, and
+//! concurrent creations past a game's cap, lose cleanly (HTTP 409) rather than
+//! overwrite each other.
+//!
+//! Items (partition key / sort key):
+//! - `BOARDDEF#{id}` / `HEAD`: the current version, the game, when it was retired;
+//! - `BOARDDEF#{id}` / `V000001` …: every version, never rewritten;
+//! - `BOARDDEFS` / `{id}`: the list of definitions (game, retired or not);
+//! - `BOARDDEFS#ACTIVE` / `{game}`: how many of a game's definitions are active (BD-11's cap).
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::definition::{Definition, Schedule};
+use podium_rules::error::RuleError;
+use podium_store::{Item, ItemKey, ItemStore, SortKeyRange};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ServiceError;
+
+/// The most active definitions one game may feed, by default (BD-11: each feeds every
+/// scored match of its game, so each costs write units per match).
+pub const DEFAULT_MAX_ACTIVE_PER_GAME: u32 = 20;
+
+const LIST_PK: &str = "BOARDDEFS";
+const ACTIVE_PK: &str = "BOARDDEFS#ACTIVE";
+const HEAD_SK: &str = "HEAD";
+
+fn def_pk(id: &str) -> String {
+    format!("BOARDDEF#{id}")
+}
+
+fn version_sk(version: u32) -> String {
+    format!("V{version:06}")
+}
+
+/// One version of a definition as stored (BD-10).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Version {
+    /// 1, 2, …
+    pub version: u32,
+    /// The definition as this version holds it.
+    #[schema(value_type = Object)]
+    pub definition: Definition,
+    /// From when it applies (UTC): at once, or the start of the next period when it
+    /// changes what the board's history means (BD-10).
+    pub effective_from: DateTime<Utc>,
+    /// When it was written (UTC) and by whom (the operator's verified identity).
+    pub written_at: DateTime<Utc>,
+    pub written_by: String,
+}
+
+/// A definition's current state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Head {
+    pub id: String,
+    pub game: String,
+    /// The newest version.
+    pub version: u32,
+    /// Set once retired: nothing feeds it from then on; its archives stay readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct Active {
+    count: u32,
+}
+
+fn encode<T: Serialize>(what: &str, value: &T) -> Result<Vec<u8>, ServiceError> {
+    serde_json::to_vec(value).map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(what, e)))
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(what: &str, item: &Item) -> Result<T, ServiceError> {
+    serde_json::from_slice(&item.body)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(what, e)))
+}
+
+fn conflict(field: &'static str, rule: &'static str, message: impl Into<String>) -> ServiceError {
+    ServiceError::StateConflict {
+        field,
+        rule,
+        message: message.into(),
+    }
+}
+
+/// BD-10: whether `new` changes what `old`'s history means (source, operator, order,
+/// tie-breaks, schedule), so that it may only apply from the next period.
+pub fn changes_history(old: &Definition, new: &Definition) -> bool {
+    old.source != new.source
+        || old.operator != new.operator
+        || old.order != new.order
+        || old.tie_breaks != new.tie_breaks
+        || old.schedule != new.schedule
+        || old.score_range != new.score_range
+}
+
+/// BD-10: from when an update of `old` to `new` applies, at `now`: at once, or when
+/// `old`'s current period ends if it changes the board's history. An all-time board's
+/// history, and a started window's, cannot change (no next period): a conflict.
+pub fn effective_from(
+    old: &Definition,
+    new: &Definition,
+    now: DateTime<Utc>,
+) -> Result<DateTime<Utc>, ServiceError> {
+    if !changes_history(old, new) {
+        return Ok(now);
+    }
+    match &old.schedule {
+        Schedule::AllTime => Err(conflict(
+            "definition",
+            "BD-10",
+            "an all-time board has no next period: its source, operator, order, tie-breaks, score range and schedule stay; define a new board",
+        )),
+        Schedule::Window { start, .. } if *start > now => Ok(now),
+        Schedule::Window { .. } => Err(conflict(
+            "definition",
+            "BD-10",
+            "the window has begun: its source, operator, order, tie-breaks, score range and schedule stay until it ends",
+        )),
+        Schedule::Cron { .. } => {
+            let period = old.schedule.period_at(now)?;
+            Ok(period.and_then(|p| p.end).unwrap_or(now))
+        }
+    }
+}
+
+async fn active_count<S: ItemStore + ?Sized>(store: &S, game: &str) -> Result<(Active, u64), ServiceError> {
+    Ok(
+        match store.get_item(&ItemKey::new(ACTIVE_PK, game), true).await? {
+            Some(item) => (decode("active definitions", &item)?, item.version),
+            None => (Active::default(), 0),
+        },
+    )
+}
+
+/// Creates `definition` as version 1, effective at once (BD-1 … BD-9 checked first).
+/// Errors: [`ServiceError::Invalid`] (the broken rule, nothing written);
+/// [`ServiceError::StateConflict`] when the id exists (BD-1) or the game already feeds
+/// `max_active` active definitions (BD-11), or a concurrent creation won (retry).
+pub async fn create<S: ItemStore + ?Sized>(
+    store: &S,
+    definition: Definition,
+    operator: &str,
+    now: DateTime<Utc>,
+    max_active: u32,
+) -> Result<(Head, Version), ServiceError> {
+    definition.check()?;
+    let (active, active_version) = active_count(store, &definition.game).await?;
+    if active.count >= max_active {
+        return Err(conflict(
+            "game",
+            "BD-11",
+            format!(
+                "{} already feeds {max_active} active definitions (the configured cap)",
+                definition.game
+            ),
+        ));
+    }
+    let head = Head {
+        id: definition.id.clone(),
+        game: definition.game.clone(),
+        version: 1,
+        retired_at: None,
+    };
+    let version = Version {
+        version: 1,
+        definition,
+        effective_from: now,
+        written_at: now,
+        written_by: operator.to_string(),
+    };
+    let pk = def_pk(&head.id);
+    let writes = vec![
+        (
+            ItemKey::new(pk.clone(), HEAD_SK),
+            encode("definition head", &head)?,
+            0,
+        ),
+        (
+            ItemKey::new(pk, version_sk(1)),
+            encode("definition version", &version)?,
+            0,
+        ),
+        (
+            ItemKey::new(LIST_PK, head.id.clone()),
+            encode("definition list", &head)?,
+            0,
+        ),
+        (
+            ItemKey::new(ACTIVE_PK, head.game.clone()),
+            encode(
+                "active definitions",
+                &Active {
+                    count: active.count + 1,
+                },
+            )?,
+            active_version,
+        ),
+    ];
+    if !store.put_items_if(&writes).await? {
+        return Err(match read(store, &head.id).await? {
+            Some(_) => conflict("id", "BD-1", format!("a board `{}` exists", head.id)),
+            None => conflict(
+                "game",
+                "BD-11",
+                "another definition of this game was created meanwhile: try again",
+            ),
+        });
+    }
+    Ok((head, version))
+}
+
+/// The definition `id`: its head and current version, if it exists.
+pub async fn read<S: ItemStore + ?Sized>(
+    store: &S,
+    id: &str,
+) -> Result<Option<(Head, Version)>, ServiceError> {
+    let pk = def_pk(id);
+    let Some(item) = store.get_item(&ItemKey::new(pk.clone(), HEAD_SK), true).await? else {
+        return Ok(None);
+    };
+    let head: Head = decode("definition head", &item)?;
+    let Some(v) = store
+        .get_item(&ItemKey::new(pk, version_sk(head.version)), true)
+        .await?
+    else {
+        return Err(ServiceError::Store(podium_store::StoreError::corrupt(
+            "definition version",
+            format!("{id}: its head names version {} and none is stored", head.version),
+        )));
+    };
+    Ok(Some((head, decode("definition version", &v)?)))
+}
+
+/// Every version of `id`, oldest first (at most 1,000).
+pub async fn versions<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Vec<Version>, ServiceError> {
+    let items = store
+        .query_items(
+            &def_pk(id),
+            &SortKeyRange::AtOrAfter("V".into()),
+            true,
+            1_000,
+            true,
+        )
+        .await?;
+    items
+        .iter()
+        .filter(|(sk, _)| sk.starts_with('V'))
+        .map(|(_, item)| decode("definition version", item))
+        .collect()
+}
+
+/// Every definition, by id (at most 10,000), retired ones included.
+pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Head>, ServiceError> {
+    let items = store
+        .query_items(LIST_PK, &SortKeyRange::All, true, 10_000, true)
+        .await?;
+    items
+        .iter()
+        .map(|(_, item)| decode("definition list", item))
+        .collect()
+}
+
+fn not_found(id: &str) -> ServiceError {
+    ServiceError::NotFound(format!("no board definition `{id}`"))
+}
+
+/// BD-10: `head` may change from `expected_version`: not retired, and still at it.
+fn changeable(head: &Head, expected_version: u32) -> Result<(), ServiceError> {
+    let id = &head.id;
+    if head.retired_at.is_some() {
+        return Err(conflict("id", "BD-10", format!("`{id}` is retired")));
+    }
+    if head.version != expected_version {
+        return Err(conflict(
+            "version",
+            "BD-10",
+            format!("`{id}` is at version {}, not {expected_version}", head.version),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `definition` as the next version of its board, if the newest is still
+/// `expected_version` (BD-10): effective at once, or from the next period when it
+/// changes the board's history ([`effective_from`]). Answers the versions before and
+/// after. The id and game cannot change. Errors: [`ServiceError::Invalid`];
+/// [`ServiceError::NotFound`]; [`ServiceError::StateConflict`] (retired, another
+/// version written since `expected_version`, or a history change with no next period).
+pub async fn update<S: ItemStore + ?Sized>(
+    store: &S,
+    definition: Definition,
+    expected_version: u32,
+    operator: &str,
+    now: DateTime<Utc>,
+) -> Result<(Version, Version), ServiceError> {
+    definition.check()?;
+    let id = definition.id.clone();
+    let (head, before) = read(store, &id).await?.ok_or_else(|| not_found(&id))?;
+    changeable(&head, expected_version)?;
+    if definition.game != head.game {
+        return Err(RuleError::new("game", "BD-10", "a definition's game cannot change").into());
+    }
+    let after = Version {
+        version: head.version + 1,
+        effective_from: effective_from(&before.definition, &definition, now)?,
+        definition,
+        written_at: now,
+        written_by: operator.to_string(),
+    };
+    let new_head = Head {
+        version: after.version,
+        ..head.clone()
+    };
+    let pk = def_pk(&id);
+    let head_key = ItemKey::new(pk.clone(), HEAD_SK);
+    let head_version = store.get_item(&head_key, true).await?.map_or(0, |i| i.version);
+    let writes = vec![
+        (head_key, encode("definition head", &new_head)?, head_version),
+        (
+            ItemKey::new(pk, version_sk(after.version)),
+            encode("definition version", &after)?,
+            0,
+        ),
+    ];
+    if !store.put_items_if(&writes).await? {
+        return Err(conflict(
+            "version",
+            "BD-10",
+            format!("`{id}` changed meanwhile: read it again"),
+        ));
+    }
+    Ok((before, after))
+}
+
+/// Retires `id` at `now` if its newest version is still `expected_version`: nothing
+/// feeds it from then on, its versions and archives stay. Errors as [`update`];
+/// retiring a retired board is a conflict.
+pub async fn retire<S: ItemStore + ?Sized>(
+    store: &S,
+    id: &str,
+    expected_version: u32,
+    now: DateTime<Utc>,
+) -> Result<Head, ServiceError> {
+    let pk = def_pk(id);
+    let head_key = ItemKey::new(pk, HEAD_SK);
+    let item = store
+        .get_item(&head_key, true)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let head: Head = decode("definition head", &item)?;
+    changeable(&head, expected_version)?;
+    let retired = Head {
+        retired_at: Some(now),
+        ..head
+    };
+    let list_key = ItemKey::new(LIST_PK, id);
+    let list_version = store.get_item(&list_key, true).await?.map_or(0, |i| i.version);
+    let (active, active_version) = active_count(store, &retired.game).await?;
+    let writes = vec![
+        (head_key, encode("definition head", &retired)?, item.version),
+        (list_key, encode("definition list", &retired)?, list_version),
+        (
+            ItemKey::new(ACTIVE_PK, retired.game.clone()),
+            encode(
+                "active definitions",
+                &Active {
+                    count: active.count.saturating_sub(1),
+                },
+            )?,
+            active_version,
+        ),
+    ];
+    if !store.put_items_if(&writes).await? {
+        return Err(conflict(
+            "version",
+            "BD-10",
+            format!("`{id}` changed meanwhile: read it again"),
+        ));
+    }
+    Ok(retired)
+}

@@ -1,0 +1,224 @@
+//! Board definitions stored and versioned, on both stores (BD-1 … BD-11,
+//! `podium_service::boards::definitions`): created, read, listed, updated into new
+//! versions effective at once or from the next period, retired; concurrent changes of
+//! one definition and concurrent creations past a game's cap lose cleanly.
+
+use chrono::{DateTime, TimeZone, Utc};
+use futures::future::join_all;
+use podium_rules::board::definition::{Definition, Operator};
+use podium_service::boards::definitions::{self, Head};
+use podium_service::error::ServiceError;
+use podium_store::Store;
+use serde_json::json;
+
+const OPERATOR: &str = "live-ops-1";
+
+fn at(y: i32, mo: u32, d: u32, h: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, mo, d, h, 0, 0)
+        .single()
+        .expect("an instant")
+}
+
+/// A weekly Seega points board, Saturday 00:00 to Saturday 00:00 Bucharest.
+fn weekly(id: &str) -> Definition {
+    serde_json::from_value(json!({
+        "id": id,
+        "title": "Seega week",
+        "game": "seega",
+        "source": {"kind": "points"},
+        "operator": "sum",
+        "order": "higher_first",
+        "schedule": {"kind": "cron", "cron": "0 0 * * SAT", "zone": "Europe/Bucharest"},
+    }))
+    .expect("a definition")
+}
+
+fn rule_of(e: &ServiceError) -> &'static str {
+    match e {
+        ServiceError::StateConflict { rule, .. } => rule,
+        ServiceError::Invalid(r) => r.rule,
+        other => panic!("not a refusal: {other}"),
+    }
+}
+
+/// BD-1 … BD-9: a definition is created whole or not at all; its id is taken once.
+pub async fn definitions_are_created_once_and_listed<S: Store + ?Sized>(store: &S) {
+    let now = at(2026, 12, 6, 12);
+    let mut bad = weekly("seega-week");
+    bad.prizes = serde_json::from_value(json!([{"from": 2, "to": 1, "points": 5}])).unwrap();
+    let e = definitions::create(store, bad, OPERATOR, now, 20)
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        "prizes[0].to (BD-9): a band is ranks from 1 to 10000, from at most to"
+    );
+    assert!(
+        definitions::list(store).await.unwrap().is_empty(),
+        "a refusal writes nothing"
+    );
+
+    let (head, v1) = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20)
+        .await
+        .unwrap();
+    assert_eq!((head.version, v1.version, v1.effective_from), (1, 1, now));
+    let again = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20)
+        .await
+        .expect_err("taken");
+    assert_eq!(rule_of(&again), "BD-1");
+    let (read_head, read_v) = definitions::read(store, "seega-week")
+        .await
+        .unwrap()
+        .expect("stored");
+    assert_eq!((read_head, read_v), (head.clone(), v1));
+    assert_eq!(definitions::list(store).await.unwrap(), vec![head]);
+    assert!(definitions::read(store, "nothing-here").await.unwrap().is_none());
+}
+
+/// BD-10: a board changed from sum to best mid-period keeps sum to the period's end
+/// and uses best from the next; a title change applies at once; both versions stay.
+pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store + ?Sized>(store: &S) {
+    let created = at(2026, 12, 1, 9);
+    definitions::create(store, weekly("seega-week"), OPERATOR, created, 20)
+        .await
+        .unwrap();
+    let wednesday = at(2026, 12, 9, 15);
+    let mut best = weekly("seega-week");
+    best.operator = Operator::Best;
+    let (before, after) = definitions::update(store, best, 1, OPERATOR, wednesday)
+        .await
+        .unwrap();
+    assert_eq!(before.definition.operator, Operator::Sum);
+    assert_eq!(after.version, 2);
+    // Saturday 12 December 00:00 Bucharest.
+    assert_eq!(after.effective_from, at(2026, 12, 11, 22));
+    let mut retitled = after.definition.clone();
+    retitled.title = "Seega week, best match".into();
+    let (_, v3) = definitions::update(store, retitled, 2, OPERATOR, wednesday)
+        .await
+        .unwrap();
+    assert_eq!(v3.effective_from, wednesday);
+    let versions = definitions::versions(store, "seega-week").await.unwrap();
+    let ops: Vec<(u32, Operator)> = versions
+        .iter()
+        .map(|v| (v.version, v.definition.operator))
+        .collect();
+    assert_eq!(
+        ops,
+        vec![(1, Operator::Sum), (2, Operator::Best), (3, Operator::Best)]
+    );
+
+    // A stale version is a conflict; an all-time board's history cannot change.
+    let stale = definitions::update(store, weekly("seega-week"), 2, OPERATOR, wednesday)
+        .await
+        .expect_err("stale");
+    assert_eq!(rule_of(&stale), "BD-10");
+    let mut forever = weekly("seega-forever");
+    forever.schedule = serde_json::from_value(json!({"kind": "all_time"})).unwrap();
+    definitions::create(store, forever.clone(), OPERATOR, created, 20)
+        .await
+        .unwrap();
+    forever.operator = Operator::Max;
+    let e = definitions::update(store, forever, 1, OPERATOR, wednesday)
+        .await
+        .expect_err("no next period");
+    assert_eq!(rule_of(&e), "BD-10");
+}
+
+/// BD-10: ten operators updating the same version at once: one wins, the others are
+/// told it changed, and no version is lost or written twice.
+pub async fn concurrent_updates_of_one_version_leave_one_winner<S: Store + ?Sized>(store: &S) {
+    let now = at(2026, 12, 6, 12);
+    definitions::create(store, weekly("seega-week"), OPERATOR, now, 20)
+        .await
+        .unwrap();
+    let tries = (0..10).map(|i| {
+        let mut d = weekly("seega-week");
+        d.title = format!("title {i}");
+        definitions::update(store, d, 1, OPERATOR, now)
+    });
+    let outcomes = join_all(tries).await;
+    let won = outcomes.iter().filter(|o| o.is_ok()).count();
+    assert_eq!(won, 1, "{outcomes:?}");
+    for e in outcomes.iter().filter_map(|o| o.as_ref().err()) {
+        assert_eq!(rule_of(e), "BD-10", "{e}");
+    }
+    let versions = definitions::versions(store, "seega-week").await.unwrap();
+    assert_eq!(versions.len(), 2);
+    let (head, current) = definitions::read(store, "seega-week").await.unwrap().unwrap();
+    assert_eq!((head.version, current.version), (2, 2));
+}
+
+/// BD-11: a game feeds at most the cap of active definitions, under concurrent
+/// creations too; retiring one frees its place and keeps its versions.
+pub async fn a_games_active_definitions_stay_under_the_cap<S: Store + ?Sized>(store: &S) {
+    let now = at(2026, 12, 6, 12);
+    let tries =
+        (0..8).map(|i| definitions::create(store, weekly(&format!("seega-cup-{i}")), OPERATOR, now, 3));
+    let outcomes = join_all(tries).await;
+    for e in outcomes.iter().filter_map(|o| o.as_ref().err()) {
+        assert_eq!(rule_of(e), "BD-11", "{e}");
+    }
+    let active = |heads: &[Head]| heads.iter().filter(|h| h.retired_at.is_none()).count();
+    let heads = definitions::list(store).await.unwrap();
+    assert!(active(&heads) <= 3 && active(&heads) >= 1, "{heads:?}");
+    // Fill to the cap one by one, then one more is refused.
+    for i in 8..16 {
+        if active(&definitions::list(store).await.unwrap()) == 3 {
+            break;
+        }
+        definitions::create(store, weekly(&format!("seega-cup-{i}")), OPERATOR, now, 3)
+            .await
+            .unwrap();
+    }
+    let e = definitions::create(store, weekly("seega-cup-99"), OPERATOR, now, 3)
+        .await
+        .expect_err("capped");
+    assert_eq!(rule_of(&e), "BD-11");
+    let first = definitions::list(store).await.unwrap().remove(0);
+    let retired = definitions::retire(store, &first.id, 1, now).await.unwrap();
+    assert_eq!(retired.retired_at, Some(now));
+    assert_eq!(
+        rule_of(
+            &definitions::retire(store, &first.id, 1, now)
+                .await
+                .expect_err("twice")
+        ),
+        "BD-10"
+    );
+    let mut d = weekly(&first.id);
+    d.title = "again".into();
+    assert_eq!(
+        rule_of(
+            &definitions::update(store, d, 1, OPERATOR, now)
+                .await
+                .expect_err("retired")
+        ),
+        "BD-10"
+    );
+    definitions::create(store, weekly("seega-cup-99"), OPERATOR, now, 3)
+        .await
+        .unwrap();
+    assert_eq!(definitions::versions(store, &first.id).await.unwrap().len(), 1);
+}
+
+/// The cases above as tests on the store `$make` builds.
+#[macro_export]
+macro_rules! board_definitions_tests {
+    ($make:path) => {
+        $crate::board_definitions_tests!(@cases $make;
+            definitions_are_created_once_and_listed,
+            an_update_that_changes_history_waits_for_the_next_period,
+            concurrent_updates_of_one_version_leave_one_winner,
+            a_games_active_definitions_stay_under_the_cap,
+        );
+    };
+    (@cases $make:path; $($case:ident),+ $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::board_definitions::$case(&$make().await).await;
+            }
+        )+
+    };
+}
