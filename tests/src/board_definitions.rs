@@ -46,7 +46,7 @@ pub async fn definitions_are_created_once_and_listed<S: Store + ?Sized>(store: &
     let now = at(2026, 12, 6, 12);
     let mut bad = weekly("seega-week");
     bad.prizes = serde_json::from_value(json!([{"from": 2, "to": 1, "points": 5}])).unwrap();
-    let e = definitions::create(store, bad, OPERATOR, now, 20)
+    let e = definitions::create(store, bad, OPERATOR, now, 20, false)
         .await
         .expect_err("refused");
     assert_eq!(
@@ -57,12 +57,21 @@ pub async fn definitions_are_created_once_and_listed<S: Store + ?Sized>(store: &
         definitions::list(store).await.unwrap().is_empty(),
         "a refusal writes nothing"
     );
+    // A dry run answers what it would write, and writes nothing.
+    let (planned, _) = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20, true)
+        .await
+        .unwrap();
+    assert_eq!(planned.version, 1);
+    assert!(
+        definitions::list(store).await.unwrap().is_empty(),
+        "a dry run writes nothing"
+    );
 
-    let (head, v1) = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20)
+    let (head, v1) = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20, false)
         .await
         .unwrap();
     assert_eq!((head.version, v1.version, v1.effective_from), (1, 1, now));
-    let again = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20)
+    let again = definitions::create(store, weekly("seega-week"), OPERATOR, now, 20, false)
         .await
         .expect_err("taken");
     assert_eq!(rule_of(&again), "BD-1");
@@ -79,13 +88,13 @@ pub async fn definitions_are_created_once_and_listed<S: Store + ?Sized>(store: &
 /// and uses best from the next; a title change applies at once; both versions stay.
 pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store + ?Sized>(store: &S) {
     let created = at(2026, 12, 1, 9);
-    definitions::create(store, weekly("seega-week"), OPERATOR, created, 20)
+    definitions::create(store, weekly("seega-week"), OPERATOR, created, 20, false)
         .await
         .unwrap();
     let wednesday = at(2026, 12, 9, 15);
     let mut best = weekly("seega-week");
     best.operator = Operator::Best;
-    let (before, after) = definitions::update(store, best, 1, OPERATOR, wednesday)
+    let (before, after) = definitions::update(store, best, 1, OPERATOR, wednesday, false)
         .await
         .unwrap();
     assert_eq!(before.definition.operator, Operator::Sum);
@@ -94,10 +103,17 @@ pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store +
     assert_eq!(after.effective_from, at(2026, 12, 11, 22));
     let mut retitled = after.definition.clone();
     retitled.title = "Seega week, best match".into();
-    let (_, v3) = definitions::update(store, retitled, 2, OPERATOR, wednesday)
+    let (_, v3) = definitions::update(store, retitled, 2, OPERATOR, wednesday, false)
         .await
         .unwrap();
     assert_eq!(v3.effective_from, wednesday);
+    // The same change as a dry run of version 3: answered, not written.
+    let mut dry = v3.definition.clone();
+    dry.operator = Operator::Max;
+    let (_, v4) = definitions::update(store, dry, 3, OPERATOR, wednesday, true)
+        .await
+        .unwrap();
+    assert_eq!((v4.version, v4.effective_from), (4, at(2026, 12, 11, 22)));
     let versions = definitions::versions(store, "seega-week").await.unwrap();
     let ops: Vec<(u32, Operator)> = versions
         .iter()
@@ -109,17 +125,17 @@ pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store +
     );
 
     // A stale version is a conflict; an all-time board's history cannot change.
-    let stale = definitions::update(store, weekly("seega-week"), 2, OPERATOR, wednesday)
+    let stale = definitions::update(store, weekly("seega-week"), 2, OPERATOR, wednesday, false)
         .await
         .expect_err("stale");
     assert_eq!(rule_of(&stale), "BD-10");
     let mut forever = weekly("seega-forever");
     forever.schedule = serde_json::from_value(json!({"kind": "all_time"})).unwrap();
-    definitions::create(store, forever.clone(), OPERATOR, created, 20)
+    definitions::create(store, forever.clone(), OPERATOR, created, 20, false)
         .await
         .unwrap();
     forever.operator = Operator::Max;
-    let e = definitions::update(store, forever, 1, OPERATOR, wednesday)
+    let e = definitions::update(store, forever, 1, OPERATOR, wednesday, false)
         .await
         .expect_err("no next period");
     assert_eq!(rule_of(&e), "BD-10");
@@ -129,13 +145,13 @@ pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store +
 /// told it changed, and no version is lost or written twice.
 pub async fn concurrent_updates_of_one_version_leave_one_winner<S: Store + ?Sized>(store: &S) {
     let now = at(2026, 12, 6, 12);
-    definitions::create(store, weekly("seega-week"), OPERATOR, now, 20)
+    definitions::create(store, weekly("seega-week"), OPERATOR, now, 20, false)
         .await
         .unwrap();
     let tries = (0..10).map(|i| {
         let mut d = weekly("seega-week");
         d.title = format!("title {i}");
-        definitions::update(store, d, 1, OPERATOR, now)
+        definitions::update(store, d, 1, OPERATOR, now, false)
     });
     let outcomes = join_all(tries).await;
     let won = outcomes.iter().filter(|o| o.is_ok()).count();
@@ -153,8 +169,8 @@ pub async fn concurrent_updates_of_one_version_leave_one_winner<S: Store + ?Size
 /// creations too; retiring one frees its place and keeps its versions.
 pub async fn a_games_active_definitions_stay_under_the_cap<S: Store + ?Sized>(store: &S) {
     let now = at(2026, 12, 6, 12);
-    let tries =
-        (0..8).map(|i| definitions::create(store, weekly(&format!("seega-cup-{i}")), OPERATOR, now, 3));
+    let tries = (0..8)
+        .map(|i| definitions::create(store, weekly(&format!("seega-cup-{i}")), OPERATOR, now, 3, false));
     let outcomes = join_all(tries).await;
     for e in outcomes.iter().filter_map(|o| o.as_ref().err()) {
         assert_eq!(rule_of(e), "BD-11", "{e}");
@@ -167,20 +183,22 @@ pub async fn a_games_active_definitions_stay_under_the_cap<S: Store + ?Sized>(st
         if active(&definitions::list(store).await.unwrap()) == 3 {
             break;
         }
-        definitions::create(store, weekly(&format!("seega-cup-{i}")), OPERATOR, now, 3)
+        definitions::create(store, weekly(&format!("seega-cup-{i}")), OPERATOR, now, 3, false)
             .await
             .unwrap();
     }
-    let e = definitions::create(store, weekly("seega-cup-99"), OPERATOR, now, 3)
+    let e = definitions::create(store, weekly("seega-cup-99"), OPERATOR, now, 3, false)
         .await
         .expect_err("capped");
     assert_eq!(rule_of(&e), "BD-11");
     let first = definitions::list(store).await.unwrap().remove(0);
-    let retired = definitions::retire(store, &first.id, 1, now).await.unwrap();
+    let retired = definitions::retire(store, &first.id, 1, now, false)
+        .await
+        .unwrap();
     assert_eq!(retired.retired_at, Some(now));
     assert_eq!(
         rule_of(
-            &definitions::retire(store, &first.id, 1, now)
+            &definitions::retire(store, &first.id, 1, now, false)
                 .await
                 .expect_err("twice")
         ),
@@ -190,16 +208,81 @@ pub async fn a_games_active_definitions_stay_under_the_cap<S: Store + ?Sized>(st
     d.title = "again".into();
     assert_eq!(
         rule_of(
-            &definitions::update(store, d, 1, OPERATOR, now)
+            &definitions::update(store, d, 1, OPERATOR, now, false)
                 .await
                 .expect_err("retired")
         ),
         "BD-10"
     );
-    definitions::create(store, weekly("seega-cup-99"), OPERATOR, now, 3)
+    definitions::create(store, weekly("seega-cup-99"), OPERATOR, now, 3, false)
         .await
         .unwrap();
     assert_eq!(definitions::versions(store, &first.id).await.unwrap().len(), 1);
+}
+
+/// OP-5: each change an operator writes is audited once with its before and after; a
+/// dry run and a refused change are not; a reason is required.
+pub async fn definition_changes_are_audited_with_before_and_after<S: Store + ?Sized>(store: &S) {
+    use podium_service::moderation::audit::{self, Trail};
+    use podium_service::operators::board_definitions::{apply, Change};
+    let now = at(2026, 12, 9, 15);
+    let who = (OPERATOR, "the winter cup");
+    let e = apply(
+        store,
+        Change::Create(weekly("seega-week")),
+        (OPERATOR, "x"),
+        now,
+        20,
+        false,
+    )
+    .await
+    .expect_err("no reason");
+    assert!(e.to_string().starts_with("reason (OP-5)"), "{e}");
+    let dry = apply(store, Change::Create(weekly("seega-week")), who, now, 20, true)
+        .await
+        .unwrap();
+    assert!(dry.dry_run && definitions::list(store).await.unwrap().is_empty());
+    apply(store, Change::Create(weekly("seega-week")), who, now, 20, false)
+        .await
+        .unwrap();
+    let mut best = weekly("seega-week");
+    best.operator = Operator::Best;
+    let changed = apply(
+        store,
+        Change::Update {
+            definition: best,
+            version: 1,
+        },
+        who,
+        now,
+        20,
+        false,
+    )
+    .await
+    .unwrap();
+    assert_eq!(changed.before.as_ref().map(|v| v.version), Some(1));
+    let stale = Change::Update {
+        definition: weekly("seega-week"),
+        version: 1,
+    };
+    assert!(apply(store, stale, who, now, 20, false).await.is_err());
+    let retire = Change::Retire {
+        id: "seega-week".into(),
+        version: 2,
+    };
+    apply(store, retire, who, now, 20, false).await.unwrap();
+    let (entries, _) = audit::read(store, &Trail::Operator(OPERATOR.into()), None, 50)
+        .await
+        .unwrap();
+    let mut actions: Vec<&str> = entries.iter().map(|e| e.action.as_str()).collect();
+    actions.sort_unstable();
+    assert_eq!(actions, vec!["board-create", "board-retire", "board-update"]);
+    let update = entries.iter().find(|e| e.action == "board-update").unwrap();
+    assert_eq!(update.target, "board-definition/seega-week");
+    assert_eq!(update.reason, "the winter cup");
+    assert_eq!(update.changes["before"]["definition"]["operator"], "sum");
+    assert_eq!(update.changes["after"]["definition"]["operator"], "best");
+    assert_eq!(update.changes["after"]["effective_from"], "2026-12-11T22:00:00Z");
 }
 
 /// The cases above as tests on the store `$make` builds.
@@ -211,6 +294,7 @@ macro_rules! board_definitions_tests {
             an_update_that_changes_history_waits_for_the_next_period,
             concurrent_updates_of_one_version_leave_one_winner,
             a_games_active_definitions_stay_under_the_cap,
+            definition_changes_are_audited_with_before_and_after,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

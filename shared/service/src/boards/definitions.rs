@@ -1,5 +1,6 @@
 //! Board definitions stored and versioned (BD-1 … BD-10, `docs/rules/boards.md`):
-//! created, updated into a new version, listed, read and retired, each change one
+//! created, updated into a new version, listed, read and retired (each change also
+//! as a dry run: checked and answered, nothing written), each change one
 //! store transaction whose conditions make concurrent changes of one definition, and
 //! concurrent creations past a game's cap, lose cleanly (HTTP 409) rather than
 //! overwrite each other.
@@ -144,6 +145,7 @@ pub async fn create<S: ItemStore + ?Sized>(
     operator: &str,
     now: DateTime<Utc>,
     max_active: u32,
+    dry_run: bool,
 ) -> Result<(Head, Version), ServiceError> {
     definition.check()?;
     let (active, active_version) = active_count(store, &definition.game).await?;
@@ -198,6 +200,12 @@ pub async fn create<S: ItemStore + ?Sized>(
             active_version,
         ),
     ];
+    if dry_run {
+        if read(store, &head.id).await?.is_some() {
+            return Err(conflict("id", "BD-1", format!("a board `{}` exists", head.id)));
+        }
+        return Ok((head, version));
+    }
     if !store.put_items_if(&writes).await? {
         return Err(match read(store, &head.id).await? {
             Some(_) => conflict("id", "BD-1", format!("a board `{}` exists", head.id)),
@@ -294,6 +302,7 @@ pub async fn update<S: ItemStore + ?Sized>(
     expected_version: u32,
     operator: &str,
     now: DateTime<Utc>,
+    dry_run: bool,
 ) -> Result<(Version, Version), ServiceError> {
     definition.check()?;
     let id = definition.id.clone();
@@ -324,7 +333,7 @@ pub async fn update<S: ItemStore + ?Sized>(
             0,
         ),
     ];
-    if !store.put_items_if(&writes).await? {
+    if !dry_run && !store.put_items_if(&writes).await? {
         return Err(conflict(
             "version",
             "BD-10",
@@ -342,6 +351,7 @@ pub async fn retire<S: ItemStore + ?Sized>(
     id: &str,
     expected_version: u32,
     now: DateTime<Utc>,
+    dry_run: bool,
 ) -> Result<Head, ServiceError> {
     let pk = def_pk(id);
     let head_key = ItemKey::new(pk, HEAD_SK);
@@ -372,7 +382,7 @@ pub async fn retire<S: ItemStore + ?Sized>(
             active_version,
         ),
     ];
-    if !store.put_items_if(&writes).await? {
+    if !dry_run && !store.put_items_if(&writes).await? {
         return Err(conflict(
             "version",
             "BD-10",

@@ -32,6 +32,10 @@ pub mod action {
     pub const DELETE: &str = "delete";
     pub const NAME_RESET: &str = "name-reset";
     pub const CLOSE: &str = "close";
+    /// A board definition created, updated into a new version, or retired (BD-*).
+    pub const BOARD_CREATE: &str = "board-create";
+    pub const BOARD_UPDATE: &str = "board-update";
+    pub const BOARD_RETIRE: &str = "board-retire";
 }
 
 /// One operator action (OP-5).
@@ -47,10 +51,10 @@ pub struct AuditEntry {
     /// Who did it: the operator's verified identity (the JWT's `sub`).
     pub operator: String,
     /// `correction`, `approve`, `reject`, `suspend`, `restore`, `delete`,
-    /// `name-reset`, `close`.
+    /// `name-reset`, `close`, `board-create`, `board-update`, `board-retire`.
     pub action: String,
     /// What it was done to: a player id, a held record (`{kind}/{id}`), a board and
-    /// period (`{board}@{period}`).
+    /// period (`{board}@{period}`), a board definition (`board-definition/{id}`).
     pub target: String,
     /// The player it concerns, if any; with several, the first of `players`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

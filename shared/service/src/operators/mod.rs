@@ -1,9 +1,11 @@
-//! What operators run: deletion, a player's export, the support console's read model,
+//! What operators run: board definitions, deletion, a player's export, the support console's read model,
 //! events.
 //!
 //! May use: [`crate::moderation`], [`crate::players`], [`crate::profiles`], [`crate::games`], [`crate::boards`],
 //! [`crate::engine`], the store, the rules.
 //!
+//! - [`board_definitions`]: board definitions created, updated and retired, audited
+//!   (BD-*, OP-5), or previewed.
 //! - [`deletion`]: deleting a player (GM-6), resumably.
 //! - [`deletion_lists`]: what a deletion works through, kept beside its tombstone.
 //! - [`export`]: everything stored about a player, as one document (GDPR Art. 15, 20).
@@ -16,6 +18,7 @@
 //! - [`console`]: the support console's read model and the operator scope.
 //! - [`events`]: new inbox messages as EventBridge events.
 
+pub mod board_definitions;
 pub mod concerning;
 pub mod console;
 pub mod deletion;
