@@ -163,9 +163,22 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
             .map_err(|e| {
                 ApiError(ServiceError::BadRequest {
                     field: "query",
-                    message: e.body_text(),
+                    message: query_message(e.body_text()),
                 })
             })
+    }
+}
+
+/// A query string's refusal as the caller reads it (GM-5): a parameter given twice
+/// named in podium's words rather than the parser's; any other refusal as it is.
+fn query_message(parser_text: String) -> String {
+    match parser_text
+        .split("duplicate field `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+    {
+        Some(name) => format!("`{name}` is given more than once (GM-5: each parameter at most once)"),
+        None => parser_text,
     }
 }
 
@@ -243,5 +256,20 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
         de.end()
             .map_err(|e| bad(podium_rules::error::cut(&e.to_string(), 200)))?;
         Ok(JsonBody(value))
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    /// GM-5: `?limit=5&limit=6` is refused naming the parameter, not in the parser's words.
+    #[test]
+    fn a_parameter_given_twice_is_named() {
+        let text = "Failed to deserialize query string: duplicate field `limit`".to_string();
+        assert_eq!(
+            super::query_message(text),
+            "`limit` is given more than once (GM-5: each parameter at most once)"
+        );
+        let other = "Failed to deserialize query string: invalid digit found in string".to_string();
+        assert_eq!(super::query_message(other.clone()), other);
     }
 }
