@@ -59,6 +59,8 @@ async fn main() {
         sent_ms: env("PODIUM_LB7_SENT_MS", 1_000),
     };
     println!("{settings:?}");
+    // The rows print as each 10 s window ends (standard error), under this heading.
+    eprintln!("{}", Window::HEADER);
     let report = if std::env::var(podium_tests::fixtures::DYNAMODB_ENDPOINT_VAR).is_ok() {
         let heat = Heat::new();
         let store = podium_tests::fixtures::dynamodb()
