@@ -285,6 +285,154 @@ pub async fn definition_changes_are_audited_with_before_and_after<S: Store + ?Si
     assert_eq!(update.changes["after"]["effective_from"], "2026-12-11T22:00:00Z");
 }
 
+/// The operator routes (`/v1/operator/boards`): a definition created (a dry run first),
+/// read with its versions, updated, retired; a player is refused; a broken rule is a
+/// 400 naming its field, a stale version a 409.
+pub async fn the_operator_routes_define_a_board<S: Store + Clone + 'static>(store: &S) {
+    use crate::moderation::operator_call;
+    let now = at(2026, 12, 9, 15);
+    let op = Some(OPERATOR);
+    let body = |dry_run: bool, version: Option<u32>, definition: &Definition| json!({"reason": "the winter cup", "dry_run": dry_run, "version": version, "definition": definition});
+    let d = weekly("seega-week");
+    let as_player = operator_call(
+        store,
+        "POST",
+        "/v1/operator/boards",
+        &[],
+        None,
+        Some(&body(false, None, &d)),
+        now,
+    )
+    .await;
+    assert_eq!(as_player.status, 403, "{}", as_player.body);
+    let dry = operator_call(
+        store,
+        "POST",
+        "/v1/operator/boards",
+        &[],
+        op,
+        Some(&body(true, None, &d)),
+        now,
+    )
+    .await;
+    assert_eq!(
+        (dry.status, dry.body["dry_run"].clone()),
+        (200, json!(true)),
+        "{}",
+        dry.body
+    );
+    let listed = operator_call(store, "GET", "/v1/operator/boards", &[], op, None, now).await;
+    assert_eq!(listed.body["boards"], json!([]), "a dry run writes nothing");
+    let made = operator_call(
+        store,
+        "POST",
+        "/v1/operator/boards",
+        &[],
+        op,
+        Some(&body(false, None, &d)),
+        now,
+    )
+    .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert_eq!(made.body["head"]["version"], 1);
+
+    let mut bad = serde_json::to_value(&d).unwrap();
+    bad["id"] = json!("other-week");
+    bad["schedule"]["zone"] = json!("Mars/Olympus");
+    let refused = operator_call(
+        store,
+        "POST",
+        "/v1/operator/boards",
+        &[],
+        op,
+        Some(&json!({"reason": "the winter cup", "definition": bad})),
+        now,
+    )
+    .await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(
+        refused.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("schedule.zone (BD-6)"),
+        "{}",
+        refused.body
+    );
+
+    let mut best = d.clone();
+    best.operator = Operator::Best;
+    let path = "/v1/operator/boards/seega-week";
+    let updated = operator_call(
+        store,
+        "PUT",
+        path,
+        &[],
+        op,
+        Some(&body(false, Some(1), &best)),
+        now,
+    )
+    .await;
+    assert_eq!(updated.status, 200, "{}", updated.body);
+    assert_eq!(updated.body["after"]["effective_from"], "2026-12-11T22:00:00Z");
+    let stale = operator_call(
+        store,
+        "PUT",
+        path,
+        &[],
+        op,
+        Some(&body(false, Some(1), &best)),
+        now,
+    )
+    .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    let read = operator_call(store, "GET", path, &[], op, None, now).await;
+    assert_eq!(
+        read.body["versions"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        read.body
+    );
+    let retire = json!({"reason": "the winter cup ended", "version": 2});
+    let retired = operator_call(
+        store,
+        "POST",
+        "/v1/operator/boards/seega-week/retire",
+        &[],
+        op,
+        Some(&retire),
+        now,
+    )
+    .await;
+    assert_eq!(retired.status, 200, "{}", retired.body);
+    assert!(retired.body["head"]["retired_at"].is_string(), "{}", retired.body);
+    let missing = operator_call(
+        store,
+        "GET",
+        "/v1/operator/boards/no-such-board",
+        &[],
+        op,
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    // A path no definition can have is never asked of the store: 404, not a store error.
+    let long = format!("/v1/operator/boards/{}", "a".repeat(3_000));
+    let answer = operator_call(store, "GET", &long, &[], op, None, now).await;
+    assert_eq!(answer.status, 404, "{}", answer.body);
+    let answer = operator_call(
+        store,
+        "POST",
+        &format!("{long}/retire"),
+        &[],
+        op,
+        Some(&retire),
+        now,
+    )
+    .await;
+    assert_eq!(answer.status, 404, "{}", answer.body);
+}
+
 /// The cases above as tests on the store `$make` builds.
 #[macro_export]
 macro_rules! board_definitions_tests {
@@ -295,6 +443,7 @@ macro_rules! board_definitions_tests {
             concurrent_updates_of_one_version_leave_one_winner,
             a_games_active_definitions_stay_under_the_cap,
             definition_changes_are_audited_with_before_and_after,
+            the_operator_routes_define_a_board,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

@@ -217,6 +217,39 @@ export async function operatorJobs(c: Podium): Promise<Schemas["JobsStatus"]> {
   return ok(await c.GET("/v1/operator/jobs"));
 }
 
+/** Every board definition (BD-*), retired ones too. */
+export async function boardDefinitions(c: Podium): Promise<Schemas["DefinitionList"]> {
+  return ok(await c.GET("/v1/operator/boards"));
+}
+
+/** Creates a board definition (BD-1 … BD-11), audited; `dry_run` only checks it. */
+export async function createBoardDefinition(c: Podium, body: Schemas["DefinitionBody"]): Promise<Schemas["Changed"]> {
+  return ok(await c.POST("/v1/operator/boards", { body }));
+}
+
+/** One board definition with every version (BD-10). */
+export async function boardDefinition(c: Podium, board: string): Promise<Schemas["DefinitionView"]> {
+  return ok(await c.GET("/v1/operator/boards/{board}", { params: { path: { board } } }));
+}
+
+/** Writes a board definition's next version (BD-10), audited. */
+export async function updateBoardDefinition(
+  c: Podium,
+  board: string,
+  body: Schemas["DefinitionBody"],
+): Promise<Schemas["Changed"]> {
+  return ok(await c.PUT("/v1/operator/boards/{board}", { params: { path: { board } }, body }));
+}
+
+/** Retires a board definition (BD-10), audited. */
+export async function retireBoardDefinition(
+  c: Podium,
+  board: string,
+  body: Schemas["RetireBody"],
+): Promise<Schemas["Changed"]> {
+  return ok(await c.POST("/v1/operator/boards/{board}/retire", { params: { path: { board } }, body }));
+}
+
 /** Corrects a player's balance (OP-1); the same `correction_id` applies once. */
 export async function correctBalance(
   c: Podium,

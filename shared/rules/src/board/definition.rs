@@ -274,16 +274,22 @@ fn reserved(id: &str) -> bool {
             .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn check_id(id: &str) -> Result<(), RuleError> {
+/// Whether `id` has the shape of a defined board's id (BD-1): 3 to 48 lowercase
+/// letters, digits and single dashes, starting with a letter, not ending with a dash.
+/// A store is never asked for an id of another shape.
+pub fn well_formed_id(id: &str) -> bool {
     let bytes = id.as_bytes();
-    let shaped = (3..=48).contains(&bytes.len())
+    (3..=48).contains(&bytes.len())
         && bytes[0].is_ascii_lowercase()
         && bytes[bytes.len() - 1] != b'-'
         && !id.contains("--")
         && bytes
             .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
-    if !shaped {
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+}
+
+fn check_id(id: &str) -> Result<(), RuleError> {
+    if !well_formed_id(id) {
         return Err(RuleError::new(
             "id",
             "BD-1",

@@ -15,7 +15,8 @@ use utoipa_axum::routes;
 
 use super::error::ErrorBody;
 use super::routes::{
-    ads::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, moderation::*, operator::*, profiles::*,
+    ads::*, board_definitions::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, moderation::*,
+    operator::*, profiles::*,
 };
 use super::state::AppState;
 
@@ -88,6 +89,9 @@ macro_rules! every_route {
             [close_period],
             [reset_name],
             [delete_player],
+            [list_boards, create_board],
+            [read_board, update_board],
+            [retire_board],
             [openapi_document]
         )
     };

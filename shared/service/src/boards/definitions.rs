@@ -12,7 +12,7 @@
 //! - `BOARDDEFS#ACTIVE` / `{game}`: how many of a game's definitions are active (BD-11's cap).
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::definition::{Definition, Schedule};
+use podium_rules::board::definition::{well_formed_id, Definition, Schedule};
 use podium_rules::error::RuleError;
 use podium_store::{Item, ItemKey, ItemStore, SortKeyRange};
 use serde::{Deserialize, Serialize};
@@ -224,6 +224,9 @@ pub async fn read<S: ItemStore + ?Sized>(
     store: &S,
     id: &str,
 ) -> Result<Option<(Head, Version)>, ServiceError> {
+    if !well_formed_id(id) {
+        return Ok(None);
+    }
     let pk = def_pk(id);
     let Some(item) = store.get_item(&ItemKey::new(pk.clone(), HEAD_SK), true).await? else {
         return Ok(None);
@@ -243,6 +246,9 @@ pub async fn read<S: ItemStore + ?Sized>(
 
 /// Every version of `id`, oldest first (at most 1,000).
 pub async fn versions<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Vec<Version>, ServiceError> {
+    if !well_formed_id(id) {
+        return Ok(Vec::new());
+    }
     let items = store
         .query_items(
             &def_pk(id),
@@ -270,8 +276,9 @@ pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Head>, Service
         .collect()
 }
 
-fn not_found(id: &str) -> ServiceError {
-    ServiceError::NotFound(format!("no board definition `{id}`"))
+/// No definition `id` (quoted, cut short: a path may be long).
+pub fn not_found(id: &str) -> ServiceError {
+    ServiceError::NotFound(format!("no board definition {}", podium_rules::error::quoted(id)))
 }
 
 /// BD-10: `head` may change from `expected_version`: not retired, and still at it.
@@ -353,6 +360,9 @@ pub async fn retire<S: ItemStore + ?Sized>(
     now: DateTime<Utc>,
     dry_run: bool,
 ) -> Result<Head, ServiceError> {
+    if !well_formed_id(id) {
+        return Err(not_found(id));
+    }
     let pk = def_pk(id);
     let head_key = ItemKey::new(pk, HEAD_SK);
     let item = store

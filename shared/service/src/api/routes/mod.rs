@@ -11,8 +11,10 @@
 //! - [`ads`]: rewarded-ad callbacks.
 //! - [`operator`]: the operator routes that read.
 //! - [`moderation`]: the operator routes that act: corrections, the audit trail.
+//! - [`board_definitions`]: the operator routes of board definitions (BD-*).
 
 pub mod ads;
+pub mod board_definitions;
 pub mod boards;
 pub mod leagues;
 pub mod mahjong;

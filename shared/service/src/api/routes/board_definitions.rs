@@ -1,0 +1,241 @@
+//! Operator routes of board definitions (BD-1 … BD-11, OP-5): create, list, read,
+//! update and retire a defined board or event, each change audited, or previewed with
+//! `dry_run`.
+
+use axum::extract::State;
+use podium_rules::board::definition::Definition;
+use serde::{Deserialize, Serialize};
+
+use crate::api::error::ErrorBody;
+use crate::api::extract::{JsonBody, OperatorCaller, PathId};
+use crate::api::state::AppState;
+use crate::boards::definitions::{self, Head, Version, DEFAULT_MAX_ACTIVE_PER_GAME};
+use crate::error::ServiceError;
+use crate::operators::board_definitions::{apply, Change, Changed};
+
+use super::respond::*;
+
+/// A definition created or changed by an operator.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DefinitionBody {
+    /// Why (3–500 characters), kept in the audit trail (OP-5).
+    #[schema(example = "the winter cup")]
+    pub reason: String,
+    /// Only check and answer what would be written (default false).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// The version this change replaces (an update; BD-10).
+    #[serde(default)]
+    pub version: Option<u32>,
+    /// The definition (BD-1 … BD-9, `docs/rules/boards.md`); an update's `id` is the
+    /// path's.
+    #[schema(value_type = Object, example = json!({"id": "weekend-seega-wins", "title": "Weekend Seega wins",
+        "game": "seega", "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+        "prizes": [{"from": 1, "to": 3, "points": 200}]}))]
+    pub definition: Definition,
+}
+
+/// A definition retired by an operator.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RetireBody {
+    /// Why (3–500 characters), kept in the audit trail (OP-5).
+    pub reason: String,
+    #[serde(default)]
+    pub dry_run: bool,
+    /// The version being retired (BD-10).
+    pub version: u32,
+}
+
+/// Every definition.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct DefinitionList {
+    pub boards: Vec<Head>,
+}
+
+/// One definition: its state and every version, oldest first.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct DefinitionView {
+    pub head: Head,
+    pub versions: Vec<Version>,
+}
+
+/// Creates a board definition (BD-1 … BD-11) as version 1, audited (OP-5); with
+/// `dry_run`, checks it and answers what would be written. Operators only.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/boards",
+    tag = "operators",
+    request_body = DefinitionBody,
+    responses(
+        (status = 200, description = "Created (or, as a dry run, what would be)", body = Changed),
+        (status = 400, description = "A rule the definition breaks, named with its field (BD-*), or a bad reason (OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 409, description = "The id exists (BD-1), or the game feeds its cap of active definitions (BD-11)", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn create_board(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    JsonBody(body): JsonBody<DefinitionBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let change = Change::Create(body.definition);
+    let who = (operator.as_str(), body.reason.as_str());
+    json(
+        &apply(
+            state.store.as_ref(),
+            change,
+            who,
+            now,
+            DEFAULT_MAX_ACTIVE_PER_GAME,
+            body.dry_run,
+        )
+        .await?,
+    )
+}
+
+/// Every board definition, retired ones too. Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/boards",
+    tag = "operators",
+    responses(
+        (status = 200, description = "Every definition's state", body = DefinitionList),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn list_boards(State(state): State<AppState>, OperatorCaller(_): OperatorCaller) -> Answer {
+    json(&DefinitionList {
+        boards: definitions::list(state.store.as_ref()).await?,
+    })
+}
+
+/// One board definition with every version (BD-10). Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/boards/{board}",
+    tag = "operators",
+    params(("board" = String, Path, description = "A defined board's id", example = "weekend-seega-wins")),
+    responses(
+        (status = 200, description = "The definition and its versions", body = DefinitionView),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such definition", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn read_board(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(board): PathId,
+) -> Answer {
+    let store = state.store.as_ref();
+    let (head, _) = definitions::read(store, &board)
+        .await?
+        .ok_or_else(|| definitions::not_found(&board))?;
+    json(&DefinitionView {
+        head,
+        versions: definitions::versions(store, &board).await?,
+    })
+}
+
+/// Writes a board definition's next version (BD-10): effective at once, or from the
+/// next period when it changes the board's history; audited (OP-5); with `dry_run`,
+/// answered only. Operators only.
+#[utoipa::path(
+    put,
+    path = "/v1/operator/boards/{board}",
+    tag = "operators",
+    params(("board" = String, Path, description = "A defined board's id", example = "weekend-seega-wins")),
+    request_body = DefinitionBody,
+    responses(
+        (status = 200, description = "The versions before and after", body = Changed),
+        (status = 400, description = "A rule the definition breaks, `version` missing, or the body's id not the path's", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such definition", body = ErrorBody),
+        (status = 409, description = "Changed since `version`, retired, or a history change with no next period (BD-10)", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn update_board(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(board): PathId,
+    JsonBody(body): JsonBody<DefinitionBody>,
+) -> Answer {
+    let bad = |message: &str| ServiceError::BadRequest {
+        field: "definition",
+        message: message.to_string(),
+    };
+    if body.definition.id != board {
+        return Err(bad("definition.id must be the path's board").into());
+    }
+    let version = body.version.ok_or_else(|| ServiceError::BadRequest {
+        field: "version",
+        message: "the version this update replaces is required (BD-10)".into(),
+    })?;
+    let now = (state.clock)();
+    let change = Change::Update {
+        definition: body.definition,
+        version,
+    };
+    let who = (operator.as_str(), body.reason.as_str());
+    json(
+        &apply(
+            state.store.as_ref(),
+            change,
+            who,
+            now,
+            DEFAULT_MAX_ACTIVE_PER_GAME,
+            body.dry_run,
+        )
+        .await?,
+    )
+}
+
+/// Retires a board definition: nothing feeds it from then on, its versions and
+/// archives stay (BD-10); audited (OP-5). Operators only.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/boards/{board}/retire",
+    tag = "operators",
+    params(("board" = String, Path, description = "A defined board's id", example = "weekend-seega-wins")),
+    request_body = RetireBody,
+    responses(
+        (status = 200, description = "The definition's state after", body = Changed),
+        (status = 400, description = "A bad reason (OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such definition", body = ErrorBody),
+        (status = 409, description = "Changed since `version`, or retired already (BD-10)", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn retire_board(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(board): PathId,
+    JsonBody(body): JsonBody<RetireBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let change = Change::Retire {
+        id: board,
+        version: body.version,
+    };
+    let who = (operator.as_str(), body.reason.as_str());
+    json(
+        &apply(
+            state.store.as_ref(),
+            change,
+            who,
+            now,
+            DEFAULT_MAX_ACTIVE_PER_GAME,
+            body.dry_run,
+        )
+        .await?,
+    )
+}
