@@ -134,6 +134,26 @@ pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store +
     definitions::create(store, forever.clone(), OPERATOR, created, 20, false)
         .await
         .unwrap();
+    // A window that has not begun has no history yet: a change applies at once; once
+    // it has begun, the same change is refused.
+    let mut cup = weekly("seega-cup");
+    cup.schedule = serde_json::from_value(
+        json!({"kind": "window", "start": "2026-12-12T00:00:00Z", "end": "2026-12-14T00:00:00Z"}),
+    )
+    .unwrap();
+    definitions::create(store, cup.clone(), OPERATOR, created, 20, false)
+        .await
+        .unwrap();
+    cup.operator = Operator::Max;
+    let (_, early) = definitions::update(store, cup.clone(), 1, OPERATOR, wednesday, false)
+        .await
+        .unwrap();
+    assert_eq!(early.effective_from, wednesday);
+    cup.operator = Operator::Min;
+    let begun = definitions::update(store, cup, 2, OPERATOR, at(2026, 12, 13, 0), false)
+        .await
+        .expect_err("begun");
+    assert_eq!(rule_of(&begun), "BD-10");
     forever.operator = Operator::Max;
     let e = definitions::update(store, forever, 1, OPERATOR, wednesday, false)
         .await

@@ -224,6 +224,16 @@ pub async fn read<S: ItemStore + ?Sized>(
     store: &S,
     id: &str,
 ) -> Result<Option<(Head, Version)>, ServiceError> {
+    Ok(read_stored(store, id)
+        .await?
+        .map(|(head, _, version)| (head, version)))
+}
+
+/// [`read`], with the head item's stored version (what a change of it is conditioned on).
+async fn read_stored<S: ItemStore + ?Sized>(
+    store: &S,
+    id: &str,
+) -> Result<Option<(Head, u64, Version)>, ServiceError> {
     if !well_formed_id(id) {
         return Ok(None);
     }
@@ -241,7 +251,7 @@ pub async fn read<S: ItemStore + ?Sized>(
             format!("{id}: its head names version {} and none is stored", head.version),
         )));
     };
-    Ok(Some((head, decode("definition version", &v)?)))
+    Ok(Some((head, item.version, decode("definition version", &v)?)))
 }
 
 /// Every version of `id`, oldest first (at most 1,000).
@@ -313,7 +323,7 @@ pub async fn update<S: ItemStore + ?Sized>(
 ) -> Result<(Version, Version), ServiceError> {
     definition.check()?;
     let id = definition.id.clone();
-    let (head, before) = read(store, &id).await?.ok_or_else(|| not_found(&id))?;
+    let (head, head_version, before) = read_stored(store, &id).await?.ok_or_else(|| not_found(&id))?;
     changeable(&head, expected_version)?;
     if definition.game != head.game {
         return Err(RuleError::new("game", "BD-10", "a definition's game cannot change").into());
@@ -331,7 +341,6 @@ pub async fn update<S: ItemStore + ?Sized>(
     };
     let pk = def_pk(&id);
     let head_key = ItemKey::new(pk.clone(), HEAD_SK);
-    let head_version = store.get_item(&head_key, true).await?.map_or(0, |i| i.version);
     let writes = vec![
         (head_key, encode("definition head", &new_head)?, head_version),
         (
