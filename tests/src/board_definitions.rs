@@ -454,6 +454,196 @@ pub async fn the_operator_routes_define_a_board<S: Store + Clone + 'static>(stor
 }
 
 /// The cases above as tests on the store `$make` builds.
+/// The entries of a defined board in one period, best first, as the one board
+/// machinery lists them (LB-2, LB-3): (rank, player, value, tie-breaks), the stored
+/// value's columns read back by the definition's fold (BD-5).
+async fn listed<S: Store + ?Sized>(
+    store: &S,
+    def: &Definition,
+    period: &str,
+) -> Vec<(u64, String, i64, Vec<i64>)> {
+    let key = podium_service::boards::cursor::CursorKey::new(b"board-definitions-cursor-key-012345")
+        .expect("a key");
+    let board = podium_rules::board::BoardRef::new(def.id.clone(), period);
+    let page = podium_service::boards::live::top_page(store, &key, &board, 100, None, at(2027, 1, 1, 0))
+        .await
+        .expect("a page");
+    let fold = def.fold();
+    page.entries
+        .into_iter()
+        .map(|e| {
+            let c = fold.columns(e.value);
+            (e.rank, e.player_id, c.value, c.tie_breaks)
+        })
+        .collect()
+}
+
+fn instant(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).expect("an instant").to_utc()
+}
+
+/// Scores a Seega match `id` won by `winner` in `winner_moves` moves (the loser made
+/// 20), ended at `ended`, on the server clock 2027-01-01.
+async fn seega<S: Store + ?Sized>(
+    store: &S,
+    id: &str,
+    winner: &str,
+    loser: &str,
+    winner_moves: u32,
+    ended: &str,
+) {
+    let record = crate::fixtures::record(id, winner, loser, 24, 0, 300, winner_moves, 20, instant(ended));
+    podium_service::games::seega::score_match(
+        store,
+        &record,
+        crate::fixtures::now(),
+        &podium_rules::record::policy::RecordPolicy::default(),
+    )
+    .await
+    .expect("scored");
+}
+
+/// BD-2, BD-5, BD-6, BD-12: "Weekend Seega wins", Saturday 00:00 to Monday 00:00
+/// Europe/Bucharest: a match just before the window, or at its end, counts nowhere;
+/// inside it, each win counts once (a duplicate delivery and a late one too), ties
+/// broken by fewer moves, then by who reached the value first.
+pub async fn weekend_seega_wins_count_inside_the_window_only<S: Store + ?Sized>(store: &S) {
+    let def: Definition = serde_json::from_value(json!({
+        "id": "weekend-seega-wins", "title": "Weekend Seega wins", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    // Friday 23:59:59.999 in Bucharest, and Monday 00:00: outside.
+    seega(store, "ws-before", "ana", "dan", 10, "2026-12-04T21:59:59.999Z").await;
+    seega(store, "ws-after", "ana", "dan", 10, "2026-12-06T22:00:00Z").await;
+    assert!(
+        listed(store, &def, "window").await.is_empty(),
+        "nothing inside yet"
+    );
+    // Inside: ana and bob win twice each (ana in 40 moves, bob in 30), cy once; eve
+    // wins twice in 40 moves like ana, but reaches it later.
+    seega(store, "ws-1", "ana", "dan", 20, "2026-12-04T22:00:00Z").await;
+    seega(store, "ws-2", "bob", "dan", 15, "2026-12-05T09:00:00Z").await;
+    seega(store, "ws-3", "cy", "dan", 12, "2026-12-05T10:00:00Z").await;
+    seega(store, "ws-4", "ana", "bob", 20, "2026-12-05T11:00:00Z").await;
+    seega(store, "ws-5", "eve", "dan", 20, "2026-12-05T12:00:00Z").await;
+    seega(store, "ws-5", "eve", "dan", 20, "2026-12-05T12:00:00Z").await; // a duplicate
+    seega(store, "ws-6", "eve", "dan", 20, "2026-12-06T12:00:00Z").await;
+    // A match of Sunday arriving after Monday's start (the server clock is later still).
+    seega(store, "ws-7", "bob", "cy", 15, "2026-12-06T21:59:00Z").await;
+    let got = listed(store, &def, "window").await;
+    let want: Vec<(u64, String, i64, Vec<i64>)> = vec![
+        (1, "bob".into(), 2, vec![30]),
+        (2, "ana".into(), 2, vec![40]),
+        // Equal on wins and moves: the same rank, ana reached it first (LB-2).
+        (2, "eve".into(), 2, vec![40]),
+        (4, "cy".into(), 1, vec![12]),
+    ];
+    assert_eq!(got, want);
+    // Losers win nothing here: dan is on no line.
+    assert!(got.iter().all(|(_, p, _, _)| p != "dan"));
+}
+
+/// BD-3, BD-10, BD-12: a weekly points board changed from sum to best in the middle
+/// of a week: the week keeps summing, the next week takes the best; both versions
+/// are kept.
+pub async fn a_board_changed_from_sum_to_best_changes_from_the_next_period<S: Store + ?Sized>(store: &S) {
+    let def = weekly("seega-week-points");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 11, 1, 12), 20, false)
+        .await
+        .expect("created");
+    // The week of Saturday 2026-11-28 00:00 Bucharest.
+    seega(store, "wk-1", "ana", "dan", 20, "2026-11-28T10:00:00Z").await;
+    let mut best = def.clone();
+    best.operator = Operator::Best;
+    let (_, v2) = definitions::update(
+        store,
+        best.clone(),
+        1,
+        OPERATOR,
+        instant("2026-11-30T12:00:00Z"),
+        false,
+    )
+    .await
+    .expect("updated");
+    assert_eq!(
+        v2.effective_from,
+        instant("2026-12-04T22:00:00Z"),
+        "the next Saturday"
+    );
+    seega(store, "wk-2", "ana", "dan", 20, "2026-12-01T10:00:00Z").await;
+    // Next week: two wins again, now the best of them counts.
+    seega(store, "wk-3", "ana", "dan", 20, "2026-12-05T10:00:00Z").await;
+    seega(store, "wk-4", "ana", "dan", 20, "2026-12-05T11:00:00Z").await;
+    let first = listed(store, &def, "2026-11-28T00:00").await;
+    let second = listed(store, &best, "2026-12-05T00:00").await;
+    let ana = |rows: &[(u64, String, i64, Vec<i64>)]| rows.iter().find(|r| r.1 == "ana").map(|r| r.2);
+    // SG-8's rout: a win of 311 points each.
+    assert_eq!(ana(&first), Some(622), "summed");
+    assert_eq!(ana(&second), Some(311), "the best");
+    let versions = definitions::versions(store, "seega-week-points").await.unwrap();
+    assert_eq!(
+        versions.iter().map(|v| v.definition.operator).collect::<Vec<_>>(),
+        [Operator::Sum, Operator::Best]
+    );
+}
+
+/// BD-10, BD-12: a retired board is fed no more; what it listed stays.
+pub async fn a_retired_board_is_fed_no_more<S: Store + ?Sized>(store: &S) {
+    let def: Definition = serde_json::from_value(json!({
+        "id": "seega-wins-ever", "title": "Seega wins", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "all_time"},
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 11, 1, 12), 20, false)
+        .await
+        .expect("created");
+    seega(store, "rt-1", "ana", "dan", 20, "2026-11-28T10:00:00Z").await;
+    definitions::retire(store, "seega-wins-ever", 1, at(2026, 11, 29, 0), false)
+        .await
+        .expect("retired");
+    seega(store, "rt-2", "ana", "dan", 20, "2026-11-29T10:00:00Z").await;
+    let rows = listed(store, &def, "all").await;
+    assert_eq!(rows, vec![(1, "ana".to_string(), 1, vec![])]);
+}
+
+/// BD-7, BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
+/// rather than stored as if they held.
+pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
+    let now = at(2026, 12, 6, 12);
+    for (patch, want) in [
+        (
+            json!({"score_range": [0, 100]}),
+            "score_range (BD-7): score ranges are not applied yet: define the board without them",
+        ),
+        (
+            json!({"entry": {"max_entrants": 100}}),
+            "entry (BD-8): entry rules are not applied yet: define the board without them",
+        ),
+        (
+            json!({"prizes": [{"from": 1, "to": 3, "points": 200}]}),
+            "prizes (BD-9): prizes are not applied yet: define the board without them",
+        ),
+    ] {
+        let mut v = serde_json::to_value(weekly("not-yet")).unwrap();
+        for (k, x) in patch.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        let d: Definition = serde_json::from_value(v).unwrap();
+        let e = definitions::create(store, d, OPERATOR, now, 20, false)
+            .await
+            .expect_err("refused");
+        assert_eq!(e.to_string(), want);
+    }
+    assert!(definitions::list(store).await.unwrap().is_empty());
+}
+
 #[macro_export]
 macro_rules! board_definitions_tests {
     ($make:path) => {
@@ -464,6 +654,10 @@ macro_rules! board_definitions_tests {
             a_games_active_definitions_stay_under_the_cap,
             definition_changes_are_audited_with_before_and_after,
             the_operator_routes_define_a_board,
+            weekend_seega_wins_count_inside_the_window_only,
+            a_board_changed_from_sum_to_best_changes_from_the_next_period,
+            a_retired_board_is_fed_no_more,
+            parts_not_applied_yet_are_refused,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

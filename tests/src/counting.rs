@@ -94,6 +94,10 @@ impl<S: SettleStore> SettleStore for Counted<S> {
         self.read();
         self.inner.get_claim(player_id, game, kind, day).await
     }
+    async fn settle_item(&self, key: &ItemKey) -> Result<Option<Item>, StoreError> {
+        self.read();
+        self.inner.settle_item(key).await
+    }
     async fn account(&self, player_id: &str) -> Result<podium_store::Account, StoreError> {
         self.read();
         self.inner.account(player_id).await

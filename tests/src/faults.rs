@@ -172,6 +172,12 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
     ) -> Result<Option<Claim>, StoreError> {
         self.inner.get_claim(player_id, game, kind, day).await
     }
+    async fn settle_item(
+        &self,
+        key: &podium_store::ItemKey,
+    ) -> Result<Option<podium_store::Item>, StoreError> {
+        self.inner.settle_item(key).await
+    }
     async fn account(&self, player_id: &str) -> Result<podium_store::Account, StoreError> {
         self.inner.account(player_id).await
     }

@@ -7,6 +7,7 @@ use crate::game::Game;
 use crate::period::{Period, PeriodClock, PeriodKind};
 
 pub mod definition;
+pub mod feed;
 
 /// A board in one period: `seega` in `all`, `mahjong-weekly` in `2026-W49`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

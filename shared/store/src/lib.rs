@@ -14,3 +14,7 @@ pub use commit::*;
 pub use error::StoreError;
 pub use model::*;
 pub use traits::*;
+
+/// How long a DynamoDB store keeps an item settlements read ([`SettleStore::settle_item`]):
+/// a change of a game's board definitions reaches every scoring process within it.
+pub const SETTLE_ITEM_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(10);

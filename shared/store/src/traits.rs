@@ -49,6 +49,13 @@ pub trait SettleStore: SourceStore {
         futures::future::try_join_all(players.iter().map(|p| self.get_entry(board, p))).await
     }
 
+    /// An opaque item ([`crate::ItemStore`]) that settlements read and that rarely
+    /// changes (a game's board definitions in force, BD-12). DynamoDB: one strongly
+    /// consistent GetItem, the copy then kept by this process for up to
+    /// [`crate::SETTLE_ITEM_MAX_AGE`] (a write of it through this store forgets it);
+    /// embedded: read each time.
+    async fn settle_item(&self, key: &crate::ItemKey) -> Result<Option<crate::Item>, StoreError>;
+
     /// A player's state item `name`, if any.
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError>;
 

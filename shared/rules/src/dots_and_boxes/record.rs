@@ -229,6 +229,30 @@ pub fn plan(
     ))
 }
 
+impl DotsResult {
+    /// What this result, of a match ended at `at`, says about each player for defined
+    /// boards (BD-2, BD-12): the rating points applied (DB-6; 0 unrated), the win, the
+    /// moves, whether it was rated.
+    pub fn facts(&self, at: DateTime<Utc>) -> Vec<crate::board::feed::Fact> {
+        self.players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| crate::board::feed::Fact {
+                player_id: p.player_id.clone(),
+                game: self.game,
+                kind: crate::board::feed::ResultKind::Match,
+                at,
+                points: p.rating_after.zip(p.rating_before).map_or(0, |(a, b)| a - b),
+                won: self.outcome == Outcome::Win(i as u8),
+                rated: self.rated,
+                moves: p.moves,
+                level: None,
+                time_ms: None,
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -241,6 +241,28 @@ pub fn plan(
     Ok(Planned::Write(settlement))
 }
 
+impl ArenaResult {
+    /// What this Arena, ended at `at`, says about each player for defined boards
+    /// (BD-2, BD-12): the prize points (MJ-11).
+    pub fn facts(&self, at: DateTime<Utc>) -> Vec<crate::board::feed::Fact> {
+        self.standings
+            .iter()
+            .map(|s| crate::board::feed::Fact {
+                player_id: s.player_id.clone(),
+                game: GAME,
+                kind: crate::board::feed::ResultKind::Arena,
+                at,
+                points: s.prize,
+                won: false,
+                rated: true,
+                moves: None,
+                level: None,
+                time_ms: None,
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

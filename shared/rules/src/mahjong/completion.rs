@@ -320,6 +320,25 @@ pub fn plan(
     }))
 }
 
+impl CompletionResult {
+    /// What this completion, at `at`, says for defined boards (BD-2, BD-12): the
+    /// level, the time and the points it earned (MJ-2 … MJ-4).
+    pub fn facts(&self, at: DateTime<Utc>) -> Vec<crate::board::feed::Fact> {
+        vec![crate::board::feed::Fact {
+            player_id: self.player_id.clone(),
+            game: GAME,
+            kind: crate::board::feed::ResultKind::LevelCompletion,
+            at: self.completed_at.unwrap_or(at),
+            points: self.first_completion + self.time_bonus,
+            won: false,
+            rated: true,
+            moves: None,
+            level: Some(self.level),
+            time_ms: Some(self.time_ms),
+        }]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

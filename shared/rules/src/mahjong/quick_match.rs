@@ -236,6 +236,28 @@ pub fn winner(players: &[QuickMatchPlayer]) -> Result<Option<(usize, i64)>, Rule
     }
 }
 
+impl QuickMatchResult {
+    /// What this Quick Match, ended at `at`, says about each player for defined boards
+    /// (BD-2, BD-12): the points (MJ-7, MJ-8) and the win.
+    pub fn facts(&self, at: DateTime<Utc>) -> Vec<crate::board::feed::Fact> {
+        self.players
+            .iter()
+            .map(|p| crate::board::feed::Fact {
+                player_id: p.player_id.clone(),
+                game: GAME,
+                kind: crate::board::feed::ResultKind::QuickMatch,
+                at: self.ended_at.unwrap_or(at),
+                points: p.points,
+                won: self.winner.as_deref() == Some(p.player_id.as_str()),
+                rated: true,
+                moves: None,
+                level: None,
+                time_ms: None,
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -289,3 +289,27 @@ pub fn plan(d: &Duel, checked: &Checked, ratings: [Option<i64>; 2]) -> Planned<D
         },
     ))
 }
+
+impl DuelResult {
+    /// What this result, of a duel ended at `at`, says about each player for defined
+    /// boards (BD-2, BD-12): the rating points applied (MS-8; 0 unrated), the win,
+    /// whether it was rated.
+    pub fn facts(&self, at: DateTime<Utc>) -> Vec<crate::board::feed::Fact> {
+        self.players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| crate::board::feed::Fact {
+                player_id: p.player_id.clone(),
+                game: self.game,
+                kind: crate::board::feed::ResultKind::Match,
+                at,
+                points: p.rating_after.zip(p.rating_before).map_or(0, |(a, b)| a - b),
+                won: matches!(self.decided, Decided::Win { player, .. } if usize::from(player) == i),
+                rated: self.rated,
+                moves: None,
+                level: None,
+                time_ms: None,
+            })
+            .collect()
+    }
+}

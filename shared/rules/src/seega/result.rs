@@ -163,3 +163,28 @@ pub fn settle(m: &ValidMatch, scoring: &Scoring, balances_before: [i64; 2]) -> S
         }
     }
 }
+
+impl MatchResult {
+    /// What this result says about each player for defined boards (BD-2, BD-12): the
+    /// points applied (SG-2, SG-3, SG-7), the win and the moves; none for a void match.
+    pub fn facts(&self) -> Vec<crate::board::feed::Fact> {
+        if self.status == MatchStatus::Void {
+            return Vec::new();
+        }
+        self.players
+            .iter()
+            .map(|p| crate::board::feed::Fact {
+                player_id: p.player_id.clone(),
+                game: self.game,
+                kind: crate::board::feed::ResultKind::Match,
+                at: self.ended_at,
+                points: p.applied,
+                won: p.side == Some(crate::seega::points::Side::Win),
+                rated: true,
+                moves: Some(p.moves),
+                level: None,
+                time_ms: None,
+            })
+            .collect()
+    }
+}

@@ -17,6 +17,7 @@ use podium_rules::error::RuleError;
 use podium_store::{Item, ItemKey, ItemStore, SortKeyRange};
 use serde::{Deserialize, Serialize};
 
+use crate::engine::defined::{Effective, Feeding, ACTIVE_PK, VERSIONS_IN_FORCE};
 use crate::error::ServiceError;
 
 /// The most active definitions one game may feed, by default (BD-11: each feeds every
@@ -24,7 +25,6 @@ use crate::error::ServiceError;
 pub const DEFAULT_MAX_ACTIVE_PER_GAME: u32 = 20;
 
 const LIST_PK: &str = "BOARDDEFS";
-const ACTIVE_PK: &str = "BOARDDEFS#ACTIVE";
 const HEAD_SK: &str = "HEAD";
 
 fn def_pk(id: &str) -> String {
@@ -63,9 +63,14 @@ pub struct Head {
     pub retired_at: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+/// A game's active definitions (`BOARDDEFS#ACTIVE` / `{game}`): how many (BD-11's
+/// cap) and the versions of each that results may still meet, which every settlement
+/// of the game reads ([`crate::engine::defined::in_force`]; BD-12).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Active {
     count: u32,
+    #[serde(default)]
+    boards: Vec<Feeding>,
 }
 
 fn encode<T: Serialize>(what: &str, value: &T) -> Result<Vec<u8>, ServiceError> {
@@ -82,6 +87,39 @@ fn conflict(field: &'static str, rule: &'static str, message: impl Into<String>)
         field,
         rule,
         message: message.into(),
+    }
+}
+
+/// BD-7, BD-8 and BD-9 are checked but not applied yet: a definition that names a
+/// score range, entry rules or prizes is refused (naming the part and its rule)
+/// rather than stored as if they held.
+fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
+    let refuse = |field: &str, rule: &'static str, what: &str| {
+        Err(RuleError::new(
+            field.to_string(),
+            rule,
+            format!("{what} are not applied yet: define the board without them"),
+        )
+        .into())
+    };
+    if d.score_range.is_some() {
+        return refuse("score_range", "BD-7", "score ranges");
+    }
+    if d.entry != Default::default() {
+        return refuse("entry", "BD-8", "entry rules");
+    }
+    if !d.prizes.is_empty() {
+        return refuse("prizes", "BD-9", "prizes");
+    }
+    Ok(())
+}
+
+/// What results meet of `v` (BD-12).
+fn effective(v: &Version) -> Effective {
+    Effective {
+        version: v.version,
+        effective_from: v.effective_from,
+        definition: v.definition.clone(),
     }
 }
 
@@ -148,6 +186,7 @@ pub async fn create<S: ItemStore + ?Sized>(
     dry_run: bool,
 ) -> Result<(Head, Version), ServiceError> {
     definition.check()?;
+    applied_parts_only(&definition)?;
     let (active, active_version) = active_count(store, &definition.game).await?;
     if active.count >= max_active {
         return Err(conflict(
@@ -191,12 +230,15 @@ pub async fn create<S: ItemStore + ?Sized>(
         ),
         (
             ItemKey::new(ACTIVE_PK, head.game.clone()),
-            encode(
-                "active definitions",
-                &Active {
-                    count: active.count + 1,
-                },
-            )?,
+            encode("active definitions", &{
+                let mut next = active.clone();
+                next.count += 1;
+                next.boards.push(Feeding {
+                    id: head.id.clone(),
+                    versions: vec![effective(&version)],
+                });
+                next
+            })?,
             active_version,
         ),
     ];
@@ -322,6 +364,7 @@ pub async fn update<S: ItemStore + ?Sized>(
     dry_run: bool,
 ) -> Result<(Version, Version), ServiceError> {
     definition.check()?;
+    applied_parts_only(&definition)?;
     let id = definition.id.clone();
     let (head, head_version, before) = read_stored(store, &id).await?.ok_or_else(|| not_found(&id))?;
     changeable(&head, expected_version)?;
@@ -339,25 +382,61 @@ pub async fn update<S: ItemStore + ?Sized>(
         version: after.version,
         ..head.clone()
     };
+    if dry_run {
+        return Ok((before, after));
+    }
     let pk = def_pk(&id);
     let head_key = ItemKey::new(pk.clone(), HEAD_SK);
-    let writes = vec![
-        (head_key, encode("definition head", &new_head)?, head_version),
-        (
-            ItemKey::new(pk, version_sk(after.version)),
-            encode("definition version", &after)?,
-            0,
-        ),
-    ];
-    if !dry_run && !store.put_items_if(&writes).await? {
-        return Err(conflict(
-            "version",
-            "BD-10",
-            format!("`{id}` changed meanwhile: read it again"),
-        ));
+    // The game's active list changes with any of its definitions: a change of another
+    // one meanwhile is no conflict of this one's, so it is read again.
+    for _ in 0..ACTIVE_ATTEMPTS {
+        let (mut active, active_version) = active_count(store, &head.game).await?;
+        match active.boards.iter_mut().find(|f| f.id == id) {
+            Some(f) => {
+                f.versions.push(effective(&after));
+                let over = f.versions.len().saturating_sub(VERSIONS_IN_FORCE);
+                f.versions.drain(..over);
+            }
+            None => active.boards.push(Feeding {
+                id: id.clone(),
+                versions: vec![effective(&before), effective(&after)],
+            }),
+        }
+        let writes = vec![
+            (
+                head_key.clone(),
+                encode("definition head", &new_head)?,
+                head_version,
+            ),
+            (
+                ItemKey::new(pk.clone(), version_sk(after.version)),
+                encode("definition version", &after)?,
+                0,
+            ),
+            (
+                ItemKey::new(ACTIVE_PK, head.game.clone()),
+                encode("active definitions", &active)?,
+                active_version,
+            ),
+        ];
+        if store.put_items_if(&writes).await? {
+            return Ok((before, after));
+        }
+        let now_head = store.get_item(&head_key, true).await?.map(|i| i.version);
+        if now_head != Some(head_version) {
+            break;
+        }
     }
-    Ok((before, after))
+    Err(conflict(
+        "version",
+        "BD-10",
+        format!("`{id}` changed meanwhile: read it again"),
+    ))
 }
+
+/// How often a change of a definition is tried while other definitions of its game
+/// change the game's active list.
+const ACTIVE_ATTEMPTS: u32 = 5;
 
 /// Retires `id` at `now` if its newest version is still `expected_version`: nothing
 /// feeds it from then on, its versions and archives stay. Errors as [`update`];
@@ -392,12 +471,12 @@ pub async fn retire<S: ItemStore + ?Sized>(
         (list_key, encode("definition list", &retired)?, list_version),
         (
             ItemKey::new(ACTIVE_PK, retired.game.clone()),
-            encode(
-                "active definitions",
-                &Active {
-                    count: active.count.saturating_sub(1),
-                },
-            )?,
+            encode("active definitions", &{
+                let mut next = active.clone();
+                next.count = next.count.saturating_sub(1);
+                next.boards.retain(|f| f.id != id);
+                next
+            })?,
             active_version,
         ),
     ];

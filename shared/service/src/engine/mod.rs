@@ -9,6 +9,7 @@
 //! - [`settle`]: the one commit path (read, compute, commit, retry, replay).
 //! - [`commit`]: a settlement as the store's commit (claims, balances, entries,
 //!   states, inbox messages, league placements, GM-6 references).
+//! - [`defined`]: results feeding defined boards in the same commit (BD-12).
 //! - [`keyed`]: runs keyed by a record's idempotency key.
 //! - [`listing`]: every item of one small partition, decoded.
 //! - [`changes`]: change marks, what the refresh job reads to know what moved.
@@ -20,6 +21,7 @@
 
 pub mod changes;
 pub mod commit;
+pub mod defined;
 pub mod keyed;
 pub mod listing;
 pub mod names;

@@ -119,6 +119,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
                 };
             }
         };
+        let facts = source.facts(&settlement.result);
         let mut commit = to_commit(
             store,
             &key,
@@ -132,6 +133,10 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             now_ms,
         )
         .await?;
+        commit
+            .0
+            .entries
+            .extend(super::defined::entry_writes(store, &facts, now_ms).await?);
         commit.0.named = source.named_players();
         if !source.references_named() {
             commit.0.refs.clear();

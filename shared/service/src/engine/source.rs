@@ -79,6 +79,13 @@ pub trait Source {
     /// Plans the settlement from what was read (the rules), or refuses (GM-5).
     fn plan(&self, read: &ReadState) -> Result<Planned<Self::Result>, ServiceError>;
 
+    /// What `result` says about each player for defined boards (BD-12): a result of a
+    /// game (a match, a completion) has facts; by default none (an ad reward, a bonus).
+    fn facts(&self, result: &Self::Result) -> Vec<podium_rules::board::feed::Fact> {
+        let _ = result;
+        Vec::new()
+    }
+
     /// The field that names the source's id in a conflict (`match_id`, `transaction_id`).
     fn id_field(&self) -> &'static str;
 

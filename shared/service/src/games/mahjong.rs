@@ -27,6 +27,10 @@ struct QuickMatchSource<'a> {
 impl Source for QuickMatchSource<'_> {
     type Result = QuickMatchResult;
 
+    fn facts(&self, result: &QuickMatchResult) -> Vec<podium_rules::board::feed::Fact> {
+        result.facts(self.m.ended_at)
+    }
+
     fn key(&self) -> SourceKey {
         SourceKey::new(quick_match::KIND, self.m.match_id.clone())
     }
@@ -93,6 +97,10 @@ struct CompletionSource<'a> {
 
 impl Source for CompletionSource<'_> {
     type Result = CompletionResult;
+
+    fn facts(&self, result: &CompletionResult) -> Vec<podium_rules::board::feed::Fact> {
+        result.facts(self.c.at)
+    }
 
     fn key(&self) -> SourceKey {
         SourceKey::new(completion::KIND, self.c.completion_id.clone())
@@ -161,6 +169,10 @@ struct ArenaSource<'a> {
 
 impl Source for ArenaSource<'_> {
     type Result = ArenaResult;
+
+    fn facts(&self, result: &ArenaResult) -> Vec<podium_rules::board::feed::Fact> {
+        result.facts(self.a.ended_at)
+    }
 
     fn key(&self) -> SourceKey {
         SourceKey::new(arena::KIND, self.a.arena_id.clone())

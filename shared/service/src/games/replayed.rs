@@ -6,6 +6,7 @@
 //! `dots-and-boxes` and `minesweeper` boards.
 
 use chrono::{DateTime, Utc};
+use podium_rules::board::feed::Fact;
 use podium_rules::dots_and_boxes::record::{self as dots, DotsMatch, DotsResult};
 use podium_rules::game::Game;
 use podium_rules::minesweeper::record::{self as duel, Duel, DuelResult};
@@ -27,10 +28,17 @@ struct RatedSource<'a, M, R> {
     players: [&'a str; 2],
     record: &'a M,
     plan: Box<dyn Fn([Option<i64>; 2]) -> Planned<R> + Send + Sync + 'a>,
+    /// What a result says for defined boards (BD-12).
+    facts: fn(&R, DateTime<Utc>) -> Vec<Fact>,
+    ended_at: DateTime<Utc>,
 }
 
 impl<M: Serialize, R: Serialize + DeserializeOwned> Source for RatedSource<'_, M, R> {
     type Result = R;
+
+    fn facts(&self, result: &R) -> Vec<Fact> {
+        (self.facts)(result, self.ended_at)
+    }
 
     fn key(&self) -> SourceKey {
         SourceKey::new(self.game.id(), self.match_id)
@@ -91,6 +99,8 @@ pub async fn settle_match<S: SettleStore + ?Sized>(
         players: [&m.players[0].player_id, &m.players[1].player_id],
         record: m,
         plan: Box::new(move |ratings| dots::plan(m, boxes, outcome, ratings)),
+        facts: DotsResult::facts,
+        ended_at: m.ended_at,
     };
     settle_as(store, &source, delivery, now).await
 }
@@ -111,6 +121,8 @@ pub async fn settle_duel<S: SettleStore + ?Sized>(
         players: [&d.players[0].player_id, &d.players[1].player_id],
         record: d,
         plan: Box::new(move |ratings| duel::plan(d, &checked, ratings)),
+        facts: DuelResult::facts,
+        ended_at: d.ended_at,
     };
     settle_as(store, &source, delivery, now).await
 }

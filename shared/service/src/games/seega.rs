@@ -46,6 +46,10 @@ struct MatchSource {
 impl Source for MatchSource {
     type Result = MatchResult;
 
+    fn facts(&self, result: &MatchResult) -> Vec<podium_rules::board::feed::Fact> {
+        result.facts()
+    }
+
     fn key(&self) -> SourceKey {
         SourceKey::new(MATCH, self.m.match_id.clone())
     }

@@ -438,6 +438,7 @@ impl DynamoStore {
             client: aws_sdk_dynamodb::Client::from_conf(config),
             table: self.table.clone(),
             usage: self.usage.clone(),
+            kept: self.kept.clone(),
         }
     }
 }

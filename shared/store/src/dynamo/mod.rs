@@ -33,6 +33,7 @@ mod erasure;
 mod errors;
 pub mod heat;
 mod items;
+mod kept;
 mod ledger;
 mod load;
 mod opaque;

@@ -71,6 +71,7 @@ impl ItemStore for DynamoStore {
 
     async fn put_item_if(&self, key: &ItemKey, body: &[u8], expected: u64) -> Result<bool, StoreError> {
         check_item(key, body)?;
+        self.kept.forget([key]);
         let put = self
             .client
             .put_item()
@@ -100,6 +101,7 @@ impl ItemStore for DynamoStore {
     /// retry); any other reason a defect ([`StoreError::Rejected`]).
     async fn put_items_if(&self, writes: &[(ItemKey, Vec<u8>, u64)]) -> Result<bool, StoreError> {
         check_item_writes(writes)?;
+        self.kept.forget(writes.iter().map(|(k, _, _)| k));
         match writes {
             [] => return Ok(true),
             [(key, body, expected)] => return self.put_item_if(key, body, *expected).await,

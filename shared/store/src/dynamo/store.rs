@@ -46,6 +46,8 @@ pub struct DynamoStore {
     pub(crate) client: Client,
     pub(crate) table: String,
     pub(crate) usage: Arc<Usage>,
+    /// Items settlements read, kept a few seconds ([`super::kept`]).
+    pub(crate) kept: Arc<super::kept::Kept>,
 }
 
 #[async_trait]
@@ -79,6 +81,7 @@ impl DynamoStore {
             client,
             table: table.into(),
             usage: Arc::new(Usage::default()),
+            kept: Arc::default(),
         }
     }
 

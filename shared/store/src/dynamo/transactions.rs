@@ -431,6 +431,16 @@ impl SettleStore for DynamoStore {
         .transpose()
     }
 
+    async fn settle_item(&self, key: &crate::ItemKey) -> Result<Option<crate::Item>, StoreError> {
+        if let Some(kept) = self.kept.fresh(key) {
+            return Ok(kept);
+        }
+        let read_at = std::time::Instant::now();
+        let item = crate::ItemStore::get_item(self, key, true).await?;
+        self.kept.keep(key, read_at, item.clone());
+        Ok(item)
+    }
+
     async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {
         let key = tombstone_key(player_id);
         let item = self.get_raw(key.pk, key.sk, true).await?;

@@ -93,6 +93,17 @@ impl SettleStore for EmbeddedBatch {
         self.with(|txn| read_claim(&txn.open_table(ITEMS)?, player_id, game, kind, day))
     }
 
+    async fn settle_item(&self, key: &crate::ItemKey) -> Result<Option<crate::Item>, StoreError> {
+        crate::model::check_key(&key.pk, &key.sk)?;
+        let key = blob_key(key);
+        self.with(|txn| {
+            use redb::ReadableTable;
+            let table = txn.open_table(BLOBS)?;
+            let found = table.get(key.as_str())?;
+            Ok(found.map(|v| crate::embedded::keys::read_blob(v.value())))
+        })
+    }
+
     async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {
         let key = blob_key(&crate::model::tombstone_key(player_id));
         self.with(|txn| {

@@ -48,6 +48,10 @@ impl SettleStore for EmbeddedStore {
         read_claim(&self.views.view(&self.db)?.items, player_id, game, kind, day)
     }
 
+    async fn settle_item(&self, key: &crate::ItemKey) -> Result<Option<crate::Item>, StoreError> {
+        crate::ItemStore::get_item(self, key, true).await
+    }
+
     async fn account(&self, player_id: &str) -> Result<crate::model::Account, StoreError> {
         let item = self.get_item(&tombstone_key(player_id), true).await?;
         Ok(crate::model::Account::of_guard(

@@ -33,8 +33,7 @@ pub(crate) struct DefinitionBody {
     #[schema(value_type = Object, example = json!({"id": "weekend-seega-wins", "title": "Weekend Seega wins",
         "game": "seega", "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
         "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
-        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
-        "prizes": [{"from": 1, "to": 3, "points": 200}]}))]
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"}}))]
     pub definition: Definition,
 }
 
