@@ -454,26 +454,25 @@ pub async fn the_operator_routes_define_a_board<S: Store + Clone + 'static>(stor
 }
 
 /// The cases above as tests on the store `$make` builds.
-/// The entries of a defined board in one period, best first, as the one board
-/// machinery lists them (LB-2, LB-3): (rank, player, value, tie-breaks), the stored
-/// value's columns read back by the definition's fold (BD-5).
+/// The entries of a defined board in one period, best first, as the store lists them
+/// for the one board machinery (LB-2): (rank, player, value, tie-breaks), the stored
+/// value's columns read back by the definition's fold (BD-5), ranks as LB-2 counts
+/// them (equal stored values share one).
 async fn listed<S: Store + ?Sized>(
     store: &S,
     def: &Definition,
     period: &str,
 ) -> Vec<(u64, String, i64, Vec<i64>)> {
-    let key = podium_service::boards::cursor::CursorKey::new(b"board-definitions-cursor-key-012345")
-        .expect("a key");
     let board = podium_rules::board::BoardRef::new(def.id.clone(), period);
-    let page = podium_service::boards::live::top_page(store, &key, &board, 100, None, at(2027, 1, 1, 0))
-        .await
-        .expect("a page");
+    let standings = store.board_after(&board, None, 100).await.expect("a board");
     let fold = def.fold();
-    page.entries
+    let mut counter = podium_rules::leaderboard::RankCounter::top();
+    standings
         .into_iter()
-        .map(|e| {
-            let c = fold.columns(e.value);
-            (e.rank, e.player_id, c.value, c.tie_breaks)
+        .map(|s| {
+            let rank = counter.next(s.value);
+            let c = fold.columns(s.value);
+            (rank, s.player_id, c.value, c.tie_breaks)
         })
         .collect()
 }
@@ -547,6 +546,109 @@ pub async fn weekend_seega_wins_count_inside_the_window_only<S: Store + ?Sized>(
     assert_eq!(got, want);
     // Losers win nothing here: dan is on no line.
     assert!(got.iter().all(|(_, p, _, _)| p != "dan"));
+}
+
+/// GET `path` through the API as `player`, at 2026-12-06T12:00Z.
+async fn read_as<S: Store + Clone + 'static>(
+    store: &S,
+    player: &str,
+    path: &str,
+    query: &[(&str, &str)],
+) -> podium_service::api::ApiResponse {
+    let req = podium_service::api::ApiRequest {
+        method: "GET".into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        player: Some(player.into()),
+        raw_query: None,
+        operator: None,
+    };
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    podium_service::api::handle(store, &ctx, &req, instant("2026-12-06T12:00:00Z")).await
+}
+
+/// LB-3, LB-4, LB-6, BD-12: the app reads a defined board through the board routes
+/// every board has: its page in listing order (the value shown, tie-breaks deciding
+/// ranks), its clock (the window), a caller's own standing, and a 404 for no board.
+pub async fn a_defined_board_reads_like_any_board<S: Store + Clone + 'static>(store: &S) {
+    weekend_seega_wins_count_inside_the_window_only(store).await;
+    let page = read_as(
+        store,
+        "bob",
+        "/v1/leaderboards/weekend-seega-wins",
+        &[("limit", "2")],
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let rows: Vec<(u64, String, i64, String)> = page.body["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["rank"].as_u64().unwrap(),
+                e["player_id"].as_str().unwrap().to_string(),
+                e["value"].as_i64().unwrap(),
+                e["value_shown"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, "bob".to_string(), 2, "2".to_string()),
+            (2, "ana".to_string(), 2, "2".to_string())
+        ]
+    );
+    assert_eq!(
+        page.body["period"],
+        json!({"period": "window", "kind": "window", "zone": "UTC",
+               "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z", "next_reset": "2026-12-06T22:00:00Z"})
+    );
+    // The next page, from the cursor: eve (sharing rank 2) and cy.
+    let cursor = page.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let next = read_as(
+        store,
+        "bob",
+        "/v1/leaderboards/weekend-seega-wins",
+        &[("cursor", &cursor)],
+    )
+    .await;
+    assert_eq!(next.status, 200, "{}", next.body);
+    let ranks: Vec<(u64, &str)> = next.body["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["rank"].as_u64().unwrap(), e["player_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ranks, [(2, "eve"), (4, "cy")]);
+    let me = read_as(
+        store,
+        "cy",
+        "/v1/leaderboards/weekend-seega-wins/me",
+        &[("neighbours", "1")],
+    )
+    .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    assert_eq!(me.body["me"]["rank"], 4, "{}", me.body);
+    assert_eq!(
+        me.body["standing"]["next_better"]["gap"], 1,
+        "one win behind: {}",
+        me.body
+    );
+    let bad = read_as(
+        store,
+        "bob",
+        "/v1/leaderboards/weekend-seega-wins",
+        &[("period", "2026-12-05")],
+    )
+    .await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    let none = read_as(store, "bob", "/v1/leaderboards/no-such-event", &[]).await;
+    assert_eq!(none.status, 404, "{}", none.body);
 }
 
 /// BD-3, BD-10, BD-12: a weekly points board changed from sum to best in the middle
@@ -658,6 +760,7 @@ macro_rules! board_definitions_tests {
             a_board_changed_from_sum_to_best_changes_from_the_next_period,
             a_retired_board_is_fed_no_more,
             parts_not_applied_yet_are_refused,
+            a_defined_board_reads_like_any_board,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

@@ -34,6 +34,10 @@ pub enum ClockKind {
     Daily,
     Weekly,
     Rolling,
+    /// A defined board reset by a cron expression in its zone (BD-6).
+    Cron,
+    /// A defined board's one-off window (BD-6).
+    Window,
 }
 
 impl From<PeriodKind> for ClockKind {

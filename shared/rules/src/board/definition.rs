@@ -206,6 +206,71 @@ impl Schedule {
     }
 }
 
+impl Schedule {
+    /// The period named `id` (BD-6): `all`, `window`, or a cron period's local start
+    /// (`2026-12-05T00:00`, which must be a firing). Errors name `period` and BD-6.
+    pub fn period_named(&self, id: &str) -> Result<DefinedPeriod, RuleError> {
+        let bad = |what: String| RuleError::new("period", "BD-6", what);
+        match self {
+            Schedule::AllTime if id == "all" => Ok(DefinedPeriod {
+                id: "all".into(),
+                start: None,
+                end: None,
+            }),
+            Schedule::AllTime => Err(bad("this board has the single period `all`".into())),
+            Schedule::Window { start, end } if id == "window" => Ok(DefinedPeriod {
+                id: "window".into(),
+                start: Some(*start),
+                end: Some(*end),
+            }),
+            Schedule::Window { .. } => Err(bad("this board has the single period `window`".into())),
+            Schedule::Cron { zone, .. } => {
+                let zone = parse_zone(zone)?;
+                let local = chrono::NaiveDateTime::parse_from_str(id, "%Y-%m-%dT%H:%M")
+                    .ok()
+                    .filter(|_| id.len() == 16)
+                    .ok_or_else(|| {
+                        bad("a period is named by its local start, like 2026-12-05T00:00".into())
+                    })?;
+                let at = local
+                    .and_local_timezone(zone)
+                    .earliest()
+                    .ok_or_else(|| bad(format!("{} is no local time in {}", quoted(id), zone.name())))?
+                    .with_timezone(&Utc);
+                match self.period_at(at)? {
+                    Some(p) if p.id == id => Ok(p),
+                    _ => Err(bad(format!("no period of this board starts at {}", quoted(id)))),
+                }
+            }
+        }
+    }
+
+    /// The LB-6 clock of `period` at `now`: its bounds, and the board's next reset
+    /// (the end of the period holding `now`; a window's end; none all-time).
+    pub fn clock(&self, period: &DefinedPeriod, now: DateTime<Utc>) -> crate::period::PeriodClock {
+        use crate::period::{ClockKind, PeriodClock};
+        let (kind, zone) = match self {
+            Schedule::AllTime => (ClockKind::AllTime, "UTC".to_string()),
+            Schedule::Window { .. } => (ClockKind::Window, "UTC".to_string()),
+            Schedule::Cron { zone, .. } => (ClockKind::Cron, zone.clone()),
+        };
+        let next_reset = match self {
+            Schedule::AllTime => None,
+            Schedule::Window { end, .. } => Some(*end),
+            Schedule::Cron { .. } => self.period_at(now).ok().flatten().and_then(|p| p.end),
+        };
+        PeriodClock {
+            period: period.id.clone(),
+            kind,
+            zone,
+            start: period.start,
+            end: period.end,
+            next_reset,
+            window_days: None,
+        }
+    }
+}
+
 fn parse_cron(raw: &str) -> Result<croner::Cron, RuleError> {
     if raw.split_whitespace().count() != 5 {
         return Err(RuleError::new(
@@ -492,6 +557,38 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// BD-6: a period is named back from its id; a time that is no firing is refused.
+    #[test]
+    fn periods_are_named_back() {
+        let cron = Schedule::Cron {
+            cron: "0 0 * * SAT".into(),
+            zone: "Europe/Bucharest".into(),
+        };
+        let p = cron.period_named("2026-12-05T00:00").unwrap();
+        assert_eq!(
+            p.start.map(|t| t.to_rfc3339()),
+            Some("2026-12-04T22:00:00+00:00".into())
+        );
+        assert_eq!(
+            p.end.map(|t| t.to_rfc3339()),
+            Some("2026-12-11T22:00:00+00:00".into())
+        );
+        let e = cron.period_named("2026-12-06T00:00").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "period (BD-6): no period of this board starts at `2026-12-06T00:00`"
+        );
+        assert!(cron.period_named("2026-12-05").is_err());
+        assert!(Schedule::AllTime.period_named("all").is_ok());
+        assert!(Schedule::AllTime.period_named("window").is_err());
+        let now = DateTime::parse_from_rfc3339("2026-12-06T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let clock = cron.clock(&p, now);
+        assert_eq!(clock.next_reset, p.end);
+        assert_eq!(clock.kind, crate::period::ClockKind::Cron);
+    }
 
     /// The "Weekend Seega wins": Saturday 00:00 to Monday 00:00 Bucharest,
     /// wins, then fewer moves, then earliest (LB-2), top 3 paid.

@@ -201,6 +201,21 @@ pub(crate) fn relative(
     next_better: Option<i64>,
     cutoff: Option<i64>,
 ) -> Relative {
+    if board_def(&board.board).is_none() {
+        // A defined board (BD-12): gaps counted in its value, tie-breaks set aside.
+        if let Some(shape) = crate::boards::defined::shape(board) {
+            let v = |s: i64| shape.value_stored(s);
+            return podium_rules::standing::relative(
+                shape.order(),
+                shape.unit,
+                rank,
+                of,
+                v(mine),
+                next_better.map(v),
+                cutoff.map(v),
+            );
+        }
+    }
     let (order, unit) =
         board_def(&board.board).map_or((Order::HigherFirst, Unit::Points), |d| (d.order, d.unit));
     podium_rules::standing::relative(order, unit, rank, of, mine, next_better, cutoff)
@@ -259,7 +274,14 @@ pub(crate) fn entry(board: &BoardRef, line: Line) -> Entry {
             let value = def.order.value_of(s.value);
             (value, def.unit.show(value))
         }
-        None => (s.value, format_points(s.value)),
+        None => match crate::boards::defined::shape(board) {
+            // A defined board (BD-5, BD-12): its value, tie-breaks set aside.
+            Some(shape) => {
+                let value = shape.value(s.value);
+                (value, shape.unit.show(value))
+            }
+            None => (s.value, format_points(s.value)),
+        },
     };
     Entry {
         rank,

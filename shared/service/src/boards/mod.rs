@@ -4,6 +4,7 @@
 //!
 //! - [`live`]: live board pages, around-me and standing from the board's GSI.
 //! - [`cursor`]: opaque, signed page cursors (LB-3).
+//! - [`defined`]: defined boards as the machinery reads them: period, clock, values.
 //! - [`definitions`]: board definitions as data, stored and versioned (BD-1 … BD-11).
 //! - [`entries`]: a player's entry on a board, balance or period points (LB-1).
 //! - [`periods`]: period boards: credits, the AMR window, freezing ended periods.
@@ -18,6 +19,7 @@
 
 pub mod close;
 pub mod cursor;
+pub mod defined;
 pub mod definitions;
 pub mod entries;
 pub mod final_results;

@@ -88,12 +88,20 @@ fn clocked<T: Serialize>(body: &T, period: &PeriodClock) -> Bytes {
 }
 
 /// The board named in the path, in `period` (LB-5; the current period by default),
-/// with its LB-6 clock.
-fn board_in_period(
+/// with its LB-6 clock: a board of LB-1 or of a family, or a defined board (BD-6,
+/// BD-12: its definition read, or this process's copy of it).
+async fn board_in_period(
+    state: &AppState,
     board: &str,
     period: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<(BoardRef, PeriodClock), ServiceError> {
+    if podium_rules::board::board_def(board).is_none() {
+        if let Some(known) = crate::boards::defined::resolve(state.store.as_ref(), board).await? {
+            let (period, clock) = known.period(period, now)?;
+            return Ok((BoardRef::new(board, period.id), clock));
+        }
+    }
     let def = live::board_named(board)?;
     let period = match period {
         Some(id) => Period::parse(def.period, def.zone, id).map_err(|e| ServiceError::BadRequest {
@@ -189,7 +197,7 @@ pub(crate) async fn board_page(
     Params(q): Params<PageQuery>,
     headers: HeaderMap,
 ) -> Answer {
-    let ask = PageAsk::new(&state, &board, &q)?;
+    let ask = PageAsk::new(&state, &board, &q).await?;
     let current = ask.current(&state).await?;
     let Some(p) = current.clone() else {
         // The live board, before its first snapshot: no validators.
@@ -235,7 +243,7 @@ fn around_request(
 
 /// The JSON body of a page of `board` (players' and operators' routes alike).
 pub(crate) async fn page_body(state: &AppState, board: &str, q: &PageQuery) -> Result<Bytes, ServiceError> {
-    let ask = PageAsk::new(state, board, q)?;
+    let ask = PageAsk::new(state, board, q).await?;
     let current = ask.current(state).await?;
     let Some(p) = current.clone() else {
         board_exists(state, &ask.board, Some(false)).await?;
@@ -275,9 +283,9 @@ struct PageAsk<'q> {
 
 impl<'q> PageAsk<'q> {
     /// 400 naming `period`, `country`, `limit` or `cursor` when one is bad; 404 for an unknown board.
-    fn new(state: &AppState, board: &str, q: &'q PageQuery) -> Result<Self, ServiceError> {
+    async fn new(state: &AppState, board: &str, q: &'q PageQuery) -> Result<Self, ServiceError> {
         let now = (state.clock)();
-        let (board, clock) = board_in_period(board, q.period.as_deref(), now)?;
+        let (board, clock) = board_in_period(state, board, q.period.as_deref(), now).await?;
         let (board, country) = in_country(board, q.country.as_deref())?;
         let limit = int_param(q.limit.as_deref(), "limit", DEFAULT_PAGE, 1, MAX_PAGE)?;
         let token = q.cursor.as_deref();
@@ -461,7 +469,7 @@ pub(crate) async fn board_me(
 ) -> Answer {
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
-    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let (board, clock) = board_in_period(&state, &board, q.period.as_deref(), now).await?;
     let (board, country) = in_country(board, q.country.as_deref())?;
     board_exists(&state, &board, None).await?;
     let n = int_param(
@@ -561,7 +569,7 @@ pub(crate) async fn board_friends(
 ) -> Answer {
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
-    let (board, clock) = board_in_period(&board, q.period.as_deref(), now)?;
+    let (board, clock) = board_in_period(&state, &board, q.period.as_deref(), now).await?;
     board_exists(&state, &board, None).await?;
     let view = crate::boards::friends::view(store, &ctx.cache, &board, &player, now).await?;
     Ok(JsonBytes(clocked(&view, &clock)).into_response())

@@ -1,0 +1,164 @@
+//! Defined boards as the board machinery reads them (BD-6, BD-12): a board id that no
+//! built-in board has (LB-1) is looked up among the definitions, its period named and
+//! clocked by the definition's schedule, and its stored values (the value folded with
+//! its tie-breaks, BD-5) shown as the value. Pages, cursors, around-me and standing
+//! then run as on any board.
+//!
+//! The process keeps what it read of each definition (its versions) for up to
+//! [`KEPT_FOR`], so a hot board's pages cost no read of its definition; the values a
+//! page shows are read from that copy ([`shape`]). What it keeps per period cannot go
+//! stale: what a period's values mean is fixed once it began (BD-10).
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, RwLock};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::definition::{DefinedPeriod, Schedule, Source};
+use podium_rules::board::feed::Fold;
+use podium_rules::board::{BoardRef, Unit};
+use podium_rules::period::PeriodClock;
+use podium_store::ItemStore;
+
+use super::definitions::{self, Head, Version};
+use crate::error::ServiceError;
+
+/// How long a process keeps a definition it read before reading it again.
+pub const KEPT_FOR: Duration = Duration::from_secs(10);
+
+/// A defined board as read: its head and every version, oldest first.
+#[derive(Debug)]
+pub struct Known {
+    pub head: Head,
+    pub versions: Vec<Version>,
+    read_at: Instant,
+}
+
+static KNOWN: LazyLock<RwLock<HashMap<String, Arc<Known>>>> = LazyLock::new(Default::default);
+
+/// How a defined board's stored values read back: its fold (BD-5) and unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    pub fold: Fold,
+    pub unit: Unit,
+}
+
+impl Known {
+    fn latest(&self) -> &Version {
+        // A head is written with its first version: never empty.
+        &self.versions[self.versions.len() - 1]
+    }
+
+    /// The board's schedule now (BD-6: the newest version's).
+    pub fn schedule(&self) -> &Schedule {
+        &self.latest().definition.schedule
+    }
+
+    /// The version whose meaning period `period` keeps (BD-10): the one in force when
+    /// it began (the first, for a period that began before the board was defined).
+    pub fn version_for(&self, period: &DefinedPeriod) -> &Version {
+        match period.start {
+            Some(start) => self
+                .versions
+                .iter()
+                .rev()
+                .find(|v| v.effective_from <= start)
+                .unwrap_or(&self.versions[0]),
+            None => self.latest(),
+        }
+    }
+
+    /// The period named `id` (the current one by default; a window's only one) with its
+    /// LB-6 clock at `now`. 400 naming `period` (BD-6) for a name it has no period of.
+    pub fn period(
+        &self,
+        id: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<(DefinedPeriod, PeriodClock), ServiceError> {
+        let schedule = self.schedule();
+        let bad = |e: podium_rules::RuleError| ServiceError::BadRequest {
+            field: "period",
+            message: e.message,
+        };
+        let period = match (id, schedule) {
+            (Some(id), _) => schedule.period_named(id).map_err(bad)?,
+            (None, Schedule::Window { .. }) => schedule.period_named("window").map_err(bad)?,
+            (None, _) => schedule
+                .period_at(now)
+                .map_err(bad)?
+                .ok_or_else(|| ServiceError::NotFound("no current period".into()))?,
+        };
+        let clock = schedule.clock(&period, now);
+        Ok((period, clock))
+    }
+}
+
+/// The definition named `id`, if one exists (retired ones too: their archives stay
+/// readable): from this process's copy when it is younger than [`KEPT_FOR`], else one
+/// Query of its items.
+pub async fn resolve<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Option<Arc<Known>>, ServiceError> {
+    if !podium_rules::board::definition::well_formed_id(id) {
+        return Ok(None);
+    }
+    if let Some(k) = KNOWN.read().ok().and_then(|m| m.get(id).cloned()) {
+        if k.read_at.elapsed() < KEPT_FOR {
+            return Ok(Some(k));
+        }
+    }
+    let read_at = Instant::now();
+    let Some((head, _)) = definitions::read(store, id).await? else {
+        return Ok(None);
+    };
+    let versions = definitions::versions(store, id).await?;
+    if versions.is_empty() {
+        return Ok(None);
+    }
+    let known = Arc::new(Known {
+        head,
+        versions,
+        read_at,
+    });
+    if let Ok(mut m) = KNOWN.write() {
+        m.insert(id.to_string(), known.clone());
+    }
+    Ok(Some(known))
+}
+
+/// How `board`'s stored values read back, if it is a defined board this process has
+/// resolved ([`resolve`]): the version its period keeps.
+pub fn shape(board: &BoardRef) -> Option<Shape> {
+    let known = KNOWN.read().ok()?.get(&board.board).cloned()?;
+    let period = known.schedule().period_named(&board.period).ok()?;
+    let def = &known.version_for(&period).definition;
+    Some(Shape {
+        fold: def.fold(),
+        unit: match def.source {
+            Source::BestTime { .. } => Unit::Milliseconds,
+            _ => Unit::Points,
+        },
+    })
+}
+
+impl Shape {
+    /// The order of the board's value alone (BD-4), as LB-2's machinery reads values.
+    pub fn order(&self) -> podium_rules::board::Order {
+        use podium_rules::board::definition::Direction;
+        match self.fold.order {
+            Direction::HigherFirst => podium_rules::board::Order::HigherFirst,
+            Direction::LowerFirst => podium_rules::board::Order::LowerFirst {
+                ceiling: self.fold.value_ceiling(),
+            },
+        }
+    }
+
+    /// The value a stored value holds (its tie-breaks set aside).
+    pub fn value(&self, stored: i64) -> i64 {
+        self.fold.columns(stored).value
+    }
+
+    /// `stored` with its tie-breaks set aside, stored in [`Shape::order`]: what a
+    /// standing's gaps are counted in (LB-4).
+    pub fn value_stored(&self, stored: i64) -> i64 {
+        self.order().stored(self.value(stored))
+    }
+}
