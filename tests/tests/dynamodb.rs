@@ -168,6 +168,94 @@ async fn a_scored_match_writes_at_most_twelve_units() {
         assert_eq!(page.iter().filter(|e| e.source_id == "m-units").count(), 1, "{p}");
     }
 }
+/// BD-12, issue 46's cost: each board a game's definitions name adds, to a scored
+/// match's one transaction, each player's entry on it (put in the transaction) and its
+/// board GSI entry; a match of a game with no definition writes what it wrote before
+/// (held at 12 units above). Counted item by item by DynamoDB's published pricing.
+#[tokio::test]
+async fn each_defined_board_adds_its_entries_to_a_scored_match() {
+    use podium_rules::board::definition::Definition;
+    use podium_service::boards::definitions;
+
+    let store = podium_tests::fixtures::dynamodb().await;
+    let units = |lines: &[podium_store::dynamo::PricedWrite]| lines.iter().map(|l| l.units).sum::<u64>();
+    for p in ["u-ana", "u-bob"] {
+        podium_tests::fixtures::seed_balance(&store, p, 100, 1_000).await;
+    }
+    let score =
+        |id: &str, n: i64| podium_tests::fixtures::rout(id, "u-ana", "u-bob", podium_tests::fixtures::at(n));
+    podium_tests::contract::score_match(&store, &score("m-plain", 0), podium_tests::fixtures::now())
+        .await
+        .expect("scored");
+    let plain = units(&store.last_price());
+    let define = |id: &str, source: serde_json::Value| -> Definition {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "title": id, "game": "seega", "source": source,
+            "operator": "sum", "order": "higher_first", "schedule": {"kind": "all_time"},
+        }))
+        .expect("a definition")
+    };
+    let created = chrono::DateTime::parse_from_rfc3339("2026-11-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    for (id, source) in [
+        ("seega-points-ever", serde_json::json!({"kind": "points"})),
+        ("seega-matches-ever", serde_json::json!({"kind": "matches"})),
+    ] {
+        let before = store.usage();
+        definitions::create(&store, define(id, source), "live-ops", created, 20, false)
+            .await
+            .expect("created");
+        // A definition writes nothing per player (issue 46): its own items only.
+        let used = store.usage().since(&before);
+        println!(
+            "create {id}: {} requests, {} read units, {} write units (DynamoDB Local)",
+            used.requests,
+            used.read_milli_units as f64 / 1000.0,
+            used.write_milli_units as f64 / 1000.0
+        );
+        assert_eq!(used.write_requests, 1, "one transaction");
+    }
+    // New entries on both boards for both players, then entries that exist.
+    let mut lines = Vec::new();
+    for (id, n) in [("m-first", 1), ("m-again", 2)] {
+        let before = store.usage();
+        podium_tests::contract::score_match(&store, &score(id, n), podium_tests::fixtures::now())
+            .await
+            .expect("scored");
+        let used = store.usage().since(&before);
+        assert_eq!(used.write_requests, 1, "one transaction");
+        println!(
+            "{id}: {} requests, {} read units",
+            used.requests,
+            used.read_milli_units as f64 / 1000.0
+        );
+        lines.push(store.last_price());
+    }
+    for (what, l) in ["new entries", "existing entries"].iter().zip(&lines) {
+        let entries: Vec<_> = l.iter().filter(|p| p.item == "period entry").collect();
+        let extra = units(l) - plain;
+        assert_eq!(
+            extra,
+            entries.iter().map(|p| p.units).sum::<u64>(),
+            "{what}: {l:#?}"
+        );
+        // Two boards × two players.
+        assert!(
+            entries
+                .iter()
+                .filter(|p| p.write == podium_store::dynamo::Write::Put)
+                .count()
+                == 4,
+            "{what}: {l:#?}"
+        );
+        println!("{what}: {plain} + {extra} write units");
+    }
+    // A new entry: 2 units in the transaction, 1 its GSI entry; one that exists: its
+    // GSI key moves (2). So 3 to 4 units a player and board (docs/costs.md).
+    assert_eq!(units(&lines[0]) - plain, 4 * 3, "new: {:#?}", lines[0]);
+    assert_eq!(units(&lines[1]) - plain, 4 * 4, "existing: {:#?}", lines[1]);
+}
 podium_tests::card_changes_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::export_scope_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::hidden_views_tests!(podium_tests::fixtures::dynamodb);

@@ -71,6 +71,7 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
         .with_refresh(config::snapshot_refresh()?)
         .with_records(config::record_policy()?)
         .with_restore_days(config::restore_days()?)
+        .with_max_board_definitions(config::max_board_definitions()?)
         .with_rewards(config::period_rewards()?)
         .with_read_cache(config::read_cache_entries(
             podium_service::boards::snapshot::read::MEMO_DEFAULT_ENTRIES,

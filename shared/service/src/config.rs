@@ -25,6 +25,7 @@
 //! | `PODIUM_COUNTRY_CHANGE_DAYS` | HTTP functions; `podium serve` | the least days between two changes of a player's country (PF-3), 0 … 365 | 30 |
 //! | `PODIUM_PLAUSIBILITY` | score-match; `podium` | the plausibility checks (OP-2) a record must pass to be counted, else it is held for review (JSON, or `@file`; see `podium_rules::plausibility`) | unset: none |
 //! | `PODIUM_RESTORE_DAYS` | operator function; `podium serve` | how long a suspended player can be restored (OP-4), 1 … 365 days | 30 |
+//! | `PODIUM_MAX_BOARD_DEFINITIONS` | operator function; `podium serve` | how many active board definitions one game may feed (BD-11), 1 … 100: each adds 3 to 4 write units per player to every scored match of its game | 20 |
 //! | `PODIUM_PERIOD_REWARDS` | `snapshot`; `podium snapshot`, `podium serve` | reward tables of period boards, paid when a period closes (JSON by board id, or `@file`; see `podium_rules::period_reward`) | unset: no board sends period results |
 
 use std::path::PathBuf;
@@ -232,6 +233,16 @@ pub fn restore_days() -> Result<i64, ConfigError> {
         crate::moderation::suspensions::DEFAULT_RESTORE_DAYS as u64,
         1..=365,
     )? as i64)
+}
+
+/// How many active board definitions one game may feed (`PODIUM_MAX_BOARD_DEFINITIONS`,
+/// 1 … 100; default 20; BD-11).
+pub fn max_board_definitions() -> Result<u32, ConfigError> {
+    Ok(number(
+        "PODIUM_MAX_BOARD_DEFINITIONS",
+        u64::from(crate::boards::definitions::DEFAULT_MAX_ACTIVE_PER_GAME),
+        1..=100,
+    )? as u32)
 }
 
 /// How many decoded snapshot page entries a process keeps between requests

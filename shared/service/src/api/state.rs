@@ -33,6 +33,8 @@ pub struct ApiContext {
     pub records: Arc<podium_rules::record::policy::RecordPolicy>,
     /// How long a suspension can be restored (days; OP-4).
     pub restore_days: i64,
+    /// How many active board definitions one game may feed (BD-11).
+    pub max_board_definitions: u32,
     /// The period boards' reward tables: what a period close an operator runs sends.
     pub rewards: Arc<podium_rules::period_reward::RewardTables>,
     /// How much of an operator's close a request does before it answers (the next
@@ -52,6 +54,7 @@ impl ApiContext {
             refresh: crate::config::DEFAULT_REFRESH,
             records: Arc::default(),
             restore_days: crate::moderation::suspensions::DEFAULT_RESTORE_DAYS,
+            max_board_definitions: crate::boards::definitions::DEFAULT_MAX_ACTIVE_PER_GAME,
             rewards: Arc::default(),
             operator_steps: Default::default(),
         }
@@ -80,6 +83,12 @@ impl ApiContext {
     /// This context, letting suspensions be restored for `days` (OP-4).
     pub fn with_restore_days(mut self, days: i64) -> Self {
         self.restore_days = days;
+        self
+    }
+
+    /// This context, letting one game feed at most `cap` active board definitions (BD-11).
+    pub fn with_max_board_definitions(mut self, cap: u32) -> Self {
+        self.max_board_definitions = cap;
         self
     }
 

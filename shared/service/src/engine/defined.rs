@@ -76,8 +76,9 @@ pub async fn in_force<S: SettleStore + ?Sized>(store: &S, game: &str) -> Result<
 
 /// The entry writes `facts` make on defined boards (BD-12), each at the version of
 /// the entry read (strongly consistent), stamped with the server clock `clock_ms`.
-/// One read of each game's definitions in force, and one of
-/// each entry a fact feeds; nothing when no definition takes a fact.
+/// One read of each game's definitions in force (kept a few seconds on DynamoDB), and
+/// one BatchGetItem of each board a fact feeds, for all its players; nothing more
+/// when no definition takes a fact.
 pub(crate) async fn entry_writes<S: SettleStore + ?Sized>(
     store: &S,
     facts: &[Fact],
@@ -96,8 +97,15 @@ pub(crate) async fn entry_writes<S: SettleStore + ?Sized>(
     if boards.is_empty() {
         return Ok(Vec::new());
     }
-    // (write, the entry as read): a board fed twice by one commit combines twice.
-    let mut out: Vec<(EntryWrite, Balance)> = Vec::new();
+    // What each fact brings, in the facts' order.
+    struct Fed<'a> {
+        board: BoardRef,
+        fact: &'a Fact,
+        fold: podium_rules::board::feed::Fold,
+        value: i64,
+        tie_breaks: Vec<i64>,
+    }
+    let mut fed: Vec<Fed<'_>> = Vec::new();
     for fact in facts {
         for feeding in &boards {
             let Some(def) = feeding.at(fact.at) else {
@@ -110,45 +118,73 @@ pub(crate) async fn entry_writes<S: SettleStore + ?Sized>(
             let Ok(Some(period)) = def.schedule.period_at(fact.at) else {
                 continue;
             };
-            let board = BoardRef::new(def.id.clone(), period.id);
-            let at_ms = fact.at.timestamp_millis();
-            let fold = def.fold();
-            match out
-                .iter_mut()
-                .find(|(w, _)| w.board == board && w.player_id == fact.player_id)
-            {
-                Some((w, read)) => {
-                    let value = fold.combine(Some(w.value), value, &tie_breaks);
-                    if value != w.value {
-                        w.value = value;
-                        w.reached_at_ms = at_ms;
-                    }
-                    w.history = read.history_after(w.value, w.reached_at_ms, clock_ms);
-                }
-                None => {
-                    let read = store
-                        .get_entry(&board, &fact.player_id)
-                        .await?
-                        .unwrap_or_else(|| Balance::absent(fact.game, &fact.player_id));
-                    let current = (read.version > 0).then_some(read.points);
-                    let value = fold.combine(current, value, &tie_breaks);
-                    let reached_at_ms = if current == Some(value) {
-                        read.reached_at_ms
-                    } else {
-                        at_ms
-                    };
-                    let write = EntryWrite {
-                        board,
-                        player_id: fact.player_id.clone(),
-                        expected_version: read.version,
-                        value,
-                        reached_at_ms,
-                        history: read.history_after(value, reached_at_ms, clock_ms),
-                    };
-                    out.push((write, read));
-                }
+            fed.push(Fed {
+                board: BoardRef::new(def.id.clone(), period.id),
+                fact,
+                fold: def.fold(),
+                value,
+                tie_breaks,
+            });
+        }
+    }
+    // The entries read: one BatchGetItem a board for all its players.
+    let mut read: Vec<(&BoardRef, Balance)> = Vec::new();
+    for f in &fed {
+        if read.iter().any(|(b, _)| **b == f.board) {
+            continue;
+        }
+        let mut players: Vec<&str> = Vec::new();
+        for g in fed.iter().filter(|g| g.board == f.board) {
+            if !players.contains(&g.fact.player_id.as_str()) {
+                players.push(&g.fact.player_id);
             }
         }
+        let found = store.get_entries(&f.board, &players).await?;
+        for (player, entry) in players.iter().zip(found) {
+            read.push((
+                &f.board,
+                entry.unwrap_or_else(|| Balance::absent(f.fact.game, player)),
+            ));
+        }
+    }
+    // (write, the entry as read): a board fed twice by one commit combines twice.
+    let mut out: Vec<(EntryWrite, &Balance)> = Vec::new();
+    for f in &fed {
+        let at_ms = f.fact.at.timestamp_millis();
+        let player = f.fact.player_id.as_str();
+        if let Some((w, was)) = out
+            .iter_mut()
+            .find(|(w, _)| w.board == f.board && w.player_id == player)
+        {
+            let value = f.fold.combine(Some(w.value), f.value, &f.tie_breaks);
+            if value != w.value {
+                w.value = value;
+                w.reached_at_ms = at_ms;
+            }
+            w.history = was.history_after(w.value, w.reached_at_ms, clock_ms);
+            continue;
+        }
+        let Some((_, was)) = read.iter().find(|(b, e)| **b == f.board && e.player_id == player) else {
+            continue;
+        };
+        let current = (was.version > 0).then_some(was.points);
+        let value = f.fold.combine(current, f.value, &f.tie_breaks);
+        let reached_at_ms = if current == Some(value) {
+            was.reached_at_ms
+        } else {
+            at_ms
+        };
+        out.push((
+            EntryWrite {
+                board: f.board.clone(),
+                player_id: player.to_string(),
+                expected_version: was.version,
+                value,
+                reached_at_ms,
+                history: was.history_after(value, reached_at_ms, clock_ms),
+            },
+            was,
+        ));
     }
     Ok(out.into_iter().map(|(w, _)| w).collect())
 }

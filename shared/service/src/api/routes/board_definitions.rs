@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::error::ErrorBody;
 use crate::api::extract::{JsonBody, OperatorCaller, PathId};
 use crate::api::state::AppState;
-use crate::boards::definitions::{self, Head, Version, DEFAULT_MAX_ACTIVE_PER_GAME};
+use crate::boards::definitions::{self, Head, Version};
 use crate::error::ServiceError;
 use crate::operators::board_definitions::{apply, Change, Changed};
 
@@ -91,7 +91,7 @@ pub(crate) async fn create_board(
             change,
             who,
             now,
-            DEFAULT_MAX_ACTIVE_PER_GAME,
+            state.ctx.max_board_definitions,
             body.dry_run,
         )
         .await?,
@@ -190,7 +190,7 @@ pub(crate) async fn update_board(
             change,
             who,
             now,
-            DEFAULT_MAX_ACTIVE_PER_GAME,
+            state.ctx.max_board_definitions,
             body.dry_run,
         )
         .await?,
@@ -232,7 +232,7 @@ pub(crate) async fn retire_board(
             change,
             who,
             now,
-            DEFAULT_MAX_ACTIVE_PER_GAME,
+            state.ctx.max_board_definitions,
             body.dry_run,
         )
         .await?,
