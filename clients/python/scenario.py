@@ -25,7 +25,7 @@ import sys
 import uuid
 
 from podium_client import AuthenticatedClient
-from podium_client.api.leaderboards import board_friends, board_me, board_page
+from podium_client.api.leaderboards import board_friends, board_list, board_me, board_page
 from podium_client.api.mahjong import daily_bonus, my_arena
 from podium_client.api.players import (
     claim_reward,
@@ -41,6 +41,7 @@ from podium_client.api.players import (
 from podium_client.models import (
     ArenaResult,
     BonusAnswer,
+    Catalogue,
     ClaimAnswer,
     ErrorBody,
     FriendList,
@@ -99,6 +100,11 @@ def client_of(base, player):
 def main(base, fixtures):
     seega_player = fixtures["seega_player"]
     seega = client_of(base, seega_player)
+
+    # BD-12: the boards the app can show, with the caller's value on each.
+    listed = call(board_list, Catalogue, client=seega)
+    assert [b.board for b in listed.boards][:1] == ["seega"], listed
+    assert listed.boards[0].me is not UNSET and listed.boards[0].me.value > 0, listed.boards[0]
 
     first = call(board_page, LeaderboardPage, "seega", client=seega, limit=5)
     assert len(first.entries) == 5, first

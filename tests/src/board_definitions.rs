@@ -651,6 +651,78 @@ pub async fn a_defined_board_reads_like_any_board<S: Store + Clone + 'static>(st
     assert_eq!(none.status, 404, "{}", none.body);
 }
 
+/// LB-6, BD-12: `GET /v1/boards` lists the built-in boards, then the defined boards
+/// live now or coming with their clocks and the caller's value; an ended window and a
+/// retired board are not listed.
+pub async fn the_app_lists_the_boards_live_and_coming<S: Store + Clone + 'static>(store: &S) {
+    weekend_seega_wins_count_inside_the_window_only(store).await;
+    let define = |id: &str, start: &str, end: &str| -> Definition {
+        serde_json::from_value(json!({
+            "id": id, "title": id, "game": "seega", "source": {"kind": "wins"}, "operator": "count",
+            "order": "higher_first", "schedule": {"kind": "window", "start": start, "end": end},
+        }))
+        .expect("a definition")
+    };
+    for d in [
+        define("next-weekend", "2026-12-11T22:00:00Z", "2026-12-13T22:00:00Z"),
+        define("last-weekend", "2026-11-27T22:00:00Z", "2026-11-29T22:00:00Z"),
+        define("retired-cup", "2026-12-01T00:00:00Z", "2026-12-31T00:00:00Z"),
+    ] {
+        definitions::create(store, d, OPERATOR, at(2026, 11, 1, 0), 20, false)
+            .await
+            .expect("created");
+    }
+    definitions::retire(store, "retired-cup", 1, at(2026, 12, 2, 0), false)
+        .await
+        .expect("retired");
+    let got = read_as(store, "bob", "/v1/boards", &[]).await;
+    assert_eq!(got.status, 200, "{}", got.body);
+    let boards = got.body["boards"].as_array().expect("boards");
+    let ids: Vec<&str> = boards.iter().map(|b| b["board"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "seega",
+            "dots-and-boxes",
+            "minesweeper",
+            "mahjong-amr",
+            "mahjong-weekly",
+            "mahjong-daily",
+            "next-weekend",
+            "weekend-seega-wins"
+        ]
+    );
+    let by = |id: &str| boards.iter().find(|b| b["board"] == id).expect("listed").clone();
+    let weekend = by("weekend-seega-wins");
+    assert_eq!(
+        (
+            weekend["state"].clone(),
+            weekend["defined"].clone(),
+            weekend["me"].clone()
+        ),
+        (
+            json!("live"),
+            json!(true),
+            json!({"value": 2, "value_shown": "2"})
+        )
+    );
+    assert_eq!(weekend["period"]["next_reset"], "2026-12-06T22:00:00Z");
+    let next = by("next-weekend");
+    assert_eq!(
+        (next["state"].clone(), next.get("me").cloned()),
+        (json!("coming"), None)
+    );
+    assert_eq!(next["period"]["start"], "2026-12-11T22:00:00Z");
+    // A built-in board lists the caller's value too: bob's Seega balance.
+    let balance = store
+        .get_balance(podium_rules::game::Game::Seega, "bob")
+        .await
+        .unwrap()
+        .expect("a balance");
+    assert_eq!(by("seega")["me"]["value"], balance.points);
+    assert_eq!(by("mahjong-weekly").get("me"), None, "no Mahjong points");
+}
+
 /// BD-3, BD-10, BD-12: a weekly points board changed from sum to best in the middle
 /// of a week: the week keeps summing, the next week takes the best; both versions
 /// are kept.
@@ -761,6 +833,7 @@ macro_rules! board_definitions_tests {
             a_retired_board_is_fed_no_more,
             parts_not_applied_yet_are_refused,
             a_defined_board_reads_like_any_board,
+            the_app_lists_the_boards_live_and_coming,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

@@ -34,6 +34,12 @@ function ok<T>(r: { data?: T; error?: unknown; response: Response }): T {
 
 // ---- leaderboards (LB-1 … LB-7)
 
+/** The boards the app can show now: built-in ones, then defined boards and events live
+ *  or coming, each with its period, next reset and the caller's value (BD-12). */
+export async function boards(c: Podium): Promise<Schemas["Catalogue"]> {
+  return ok(await c.GET("/v1/boards", {}));
+}
+
 export async function boardPage(
   c: Podium,
   board: string,

@@ -14,6 +14,14 @@ pub enum Game {
 }
 
 impl Game {
+    /// Every game, in this order.
+    pub const ALL: [Game; 4] = [
+        Game::Seega,
+        Game::DotsAndBoxes,
+        Game::Minesweeper,
+        Game::MahjongRivals,
+    ];
+
     /// The wire and key id: `seega`, `dots-and-boxes`, `minesweeper`, `mahjong-rivals`.
     pub fn id(self) -> &'static str {
         match self {

@@ -53,6 +53,7 @@ struct ApiDoc;
 macro_rules! every_route {
     ($with:ident) => {
         $with!(
+            [board_list],
             [board_page],
             [board_me],
             [board_friends],

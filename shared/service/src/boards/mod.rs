@@ -2,6 +2,7 @@
 //!
 //! May use: [`crate::engine`], the store, the rules. Knows no game or player feature.
 //!
+//! - [`catalogue`]: the boards the app can show now, with the caller's value (BD-12).
 //! - [`live`]: live board pages, around-me and standing from the board's GSI.
 //! - [`cursor`]: opaque, signed page cursors (LB-3).
 //! - [`defined`]: defined boards as the machinery reads them: period, clock, values.
@@ -17,6 +18,7 @@
 //! - [`suspended`]: who is suspended, per board (an index) and among known players.
 //! - [`visibility`]: whom a read that lists players shows, at which ranks (OP-4, GM-6).
 
+pub mod catalogue;
 pub mod close;
 pub mod cursor;
 pub mod defined;

@@ -575,6 +575,32 @@ pub(crate) async fn board_friends(
     Ok(JsonBytes(clocked(&view, &clock)).into_response())
 }
 
+/// The boards the app can show now (LB-1, LB-6, BD-12): the built-in boards, then the
+/// defined boards and events live now or coming, each with its current period and next
+/// reset, and the caller's value there.
+#[utoipa::path(
+    get,
+    path = "/v1/boards",
+    tag = "leaderboards",
+    responses(
+        (status = 200, description = "Built-in boards first, then defined ones by game and id; an ended window or a retired board is not listed (its archive stays readable by id)",
+            body = crate::boards::catalogue::Catalogue,
+            example = json!({"as_of": "2026-12-05T10:00:00Z", "boards": [
+                {"board": "seega", "title": "Seega", "game": "seega", "defined": false, "state": "live",
+                 "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null},
+                 "me": {"value": 1550, "value_shown": "1.5K"}},
+                {"board": "weekend-seega-wins", "title": "Weekend Seega wins", "game": "seega", "defined": true, "state": "live",
+                 "period": {"period": "window", "kind": "window", "zone": "UTC", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z", "next_reset": "2026-12-06T22:00:00Z"},
+                 "me": {"value": 2, "value_shown": "2"}}]})),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn board_list(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    let now = (state.clock)();
+    let listed = crate::boards::catalogue::list(state.store.as_ref(), &player, now).await?;
+    Ok(JsonBytes(json_bytes(&listed)).into_response())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

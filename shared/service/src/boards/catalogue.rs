@@ -1,0 +1,172 @@
+//! The boards the app can show now (LB-1, LB-6, BD-12): the built-in boards, and the
+//! defined boards live now or coming (a window not begun), each with its current
+//! period's clock and the caller's value there. A window that has ended, and a retired
+//! board, are not listed (their archives stay readable by id).
+//!
+//! Reads: each game's definitions in force ([`crate::engine::defined::in_force`]; kept a
+//! few seconds on DynamoDB), then the caller's entry on each board listed, at once.
+
+use chrono::{DateTime, Utc};
+use futures::future::try_join_all;
+use podium_rules::board::definition::{Definition, Schedule, Source};
+use podium_rules::board::{BoardRef, Unit, BOARDS};
+use podium_rules::game::Game;
+use podium_rules::period::PeriodClock;
+use podium_store::Store;
+use serde::Serialize;
+
+use crate::error::ServiceError;
+
+/// What `GET /v1/boards` answers.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Catalogue {
+    /// The server clock the list was made at (UTC).
+    pub as_of: DateTime<Utc>,
+    /// Built-in boards first (LB-1's order), then defined ones by game and id.
+    pub boards: Vec<Listed>,
+}
+
+/// One board the app can show.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Listed {
+    /// The id to read it by (`GET /v1/leaderboards/{board}`).
+    pub board: String,
+    pub title: String,
+    /// The game that feeds it (`seega`, `dots-and-boxes`, `minesweeper`, `mahjong-rivals`).
+    pub game: String,
+    /// True for a board a live-ops team defined (BD-1), false for a built-in one.
+    pub defined: bool,
+    /// `live` (its current period runs) or `coming` (a window not begun).
+    #[schema(example = "live")]
+    pub state: &'static str,
+    /// The current period (a coming window: the window) and the next reset (LB-6).
+    pub period: PeriodClock,
+    /// The caller's value in that period, if they have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub me: Option<Mine>,
+}
+
+/// The caller's value on a listed board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Mine {
+    /// Points, a count, a rating, or a time in milliseconds (the board's unit).
+    pub value: i64,
+    pub value_shown: String,
+}
+
+/// How a listed board's stored value reads back.
+enum Reading {
+    BuiltIn(podium_rules::board::Order, Unit),
+    Defined(podium_rules::board::feed::Fold, Unit),
+}
+
+impl Reading {
+    fn mine(&self, stored: i64) -> Mine {
+        let (value, unit) = match self {
+            Reading::BuiltIn(order, unit) => (order.value_of(stored), *unit),
+            Reading::Defined(fold, unit) => (fold.columns(stored).value, *unit),
+        };
+        Mine {
+            value,
+            value_shown: unit.show(value),
+        }
+    }
+}
+
+/// The title of a built-in board.
+fn built_in_title(id: &str) -> &'static str {
+    match id {
+        "seega" => "Seega",
+        "dots-and-boxes" => "Dots and Boxes rating",
+        "minesweeper" => "Minesweeper duel rating",
+        "mahjong-amr" => "Mahjong Rivals AMR",
+        "mahjong-weekly" => "Mahjong Rivals this week",
+        "mahjong-daily" => "Mahjong Rivals today",
+        _ => "",
+    }
+}
+
+/// The unit a definition's values are in.
+pub fn unit_of(definition: &Definition) -> Unit {
+    match definition.source {
+        Source::BestTime { .. } => Unit::Milliseconds,
+        _ => Unit::Points,
+    }
+}
+
+/// The boards `player` can see at `now`, with their value on each.
+pub async fn list<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    now: DateTime<Utc>,
+) -> Result<Catalogue, ServiceError> {
+    let mut listed: Vec<(Listed, BoardRef, Reading)> = Vec::new();
+    for def in &BOARDS {
+        let period = def.period_at(now);
+        listed.push((
+            Listed {
+                board: def.id.to_string(),
+                title: built_in_title(def.id).to_string(),
+                game: def.game.id().to_string(),
+                defined: false,
+                state: "live",
+                period: def.clock(&period, now),
+                me: None,
+            },
+            def.in_period(&period),
+            Reading::BuiltIn(def.order, def.unit),
+        ));
+    }
+    for game in Game::ALL {
+        let mut defined = crate::engine::defined::in_force(store, game.id()).await?;
+        defined.sort_by(|a, b| a.id.cmp(&b.id));
+        for feeding in defined {
+            let Some(current) = feeding.versions.last() else {
+                continue;
+            };
+            let d = &current.definition;
+            let (period, state) = match (&d.schedule, d.schedule.period_at(now)?) {
+                (_, Some(p)) => (p, "live"),
+                (Schedule::Window { start, .. }, None) if *start > now => {
+                    (d.schedule.period_named("window")?, "coming")
+                }
+                _ => continue,
+            };
+            // What the current period's values mean: the version in force when it began.
+            let meaning = period
+                .start
+                .and_then(|s| feeding.at(s))
+                .or_else(|| feeding.versions.first().map(|v| &v.definition))
+                .unwrap_or(d);
+            listed.push((
+                Listed {
+                    board: d.id.clone(),
+                    title: d.title.clone(),
+                    game: d.game.clone(),
+                    defined: true,
+                    state,
+                    period: d.schedule.clock(&period, now),
+                    me: None,
+                },
+                BoardRef::new(d.id.clone(), period.id.clone()),
+                Reading::Defined(meaning.fold(), unit_of(meaning)),
+            ));
+        }
+    }
+    let players = [player];
+    let values = try_join_all(
+        listed
+            .iter()
+            .map(|(_, board, _)| crate::boards::entries::entries_of(store, board, &players)),
+    )
+    .await?;
+    let boards = listed
+        .into_iter()
+        .zip(values)
+        .map(|((mut l, _, reading), found)| {
+            l.me = found.into_iter().flatten().next().map(|b| reading.mine(b.points));
+            l
+        })
+        .collect();
+    Ok(Catalogue { as_of: now, boards })
+}
