@@ -649,6 +649,90 @@ pub async fn a_defined_board_reads_like_any_board<S: Store + Clone + 'static>(st
     assert_eq!(bad.status, 400, "{}", bad.body);
     let none = read_as(store, "bob", "/v1/leaderboards/no-such-event", &[]).await;
     assert_eq!(none.status, 404, "{}", none.body);
+    // LB-5: the results marked the board changed; the refresh job snapshots it, and
+    // pages come from the snapshot from then on, the same entries at the same ranks.
+    assert_eq!(page.body["snapshot"], serde_json::Value::Null, "live before");
+    crate::deletion::tick(store, podium_service::jobs::Job::Refresh, "2026-12-06T12:00:00Z").await;
+    let snapped = read_as(
+        store,
+        "bob",
+        "/v1/leaderboards/weekend-seega-wins",
+        &[("limit", "2")],
+    )
+    .await;
+    assert_eq!(snapped.status, 200, "{}", snapped.body);
+    assert!(snapped.body["snapshot"].is_string(), "{}", snapped.body);
+    assert_eq!(snapped.body["entries"], page.body["entries"]);
+}
+
+/// OP-4, GM-6, PF-1, BD-10 on a defined board, as on a built-in one: a suspended
+/// player leaves its pages (those below move up, a player tied with them keeps their
+/// rank), a deleted one is gone, a renamed one shows the new name; a retired board's
+/// pages and cursors still read.
+pub async fn hidden_players_and_a_retired_board_read_as_on_any_board<S: Store + Clone + 'static>(store: &S) {
+    weekend_seega_wins_count_inside_the_window_only(store).await;
+    let now = instant("2026-12-06T12:00:00Z");
+    crate::deletion::tick(store, podium_service::jobs::Job::Refresh, "2026-12-06T12:00:00Z").await;
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "ana",
+        ("support-7", "a modified client"),
+        30,
+        now,
+    )
+    .await
+    .expect("suspended");
+    podium_service::operators::deletion::delete_player(store, "cy", now)
+        .await
+        .expect("deleted");
+    let rename =
+        podium_rules::profile::ProfileChange::from_json(&json!({"name": "Bobby"})).expect("a change");
+    podium_service::profiles::edit::put(store, &Default::default(), "bob", &rename, now)
+        .await
+        .expect("renamed");
+    crate::deletion::tick(store, podium_service::jobs::Job::Refresh, "2026-12-06T12:05:00Z").await;
+    let page = read_as(store, "eve", "/v1/leaderboards/weekend-seega-wins", &[]).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let rows: Vec<(u64, &str, Option<&str>)> = page.body["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["rank"].as_u64().unwrap(),
+                e["player_id"].as_str().unwrap(),
+                e["name"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [(1, "bob", Some("Bobby")), (2, "eve", None)],
+        "{}",
+        page.body
+    );
+    // Retired: no more results, yet its pages and cursors read as before.
+    definitions::retire(store, "weekend-seega-wins", 1, now, false)
+        .await
+        .expect("retired");
+    let first = read_as(
+        store,
+        "eve",
+        "/v1/leaderboards/weekend-seega-wins",
+        &[("limit", "1")],
+    )
+    .await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let cursor = first.body["next_cursor"].as_str().expect("a cursor").to_string();
+    let next = read_as(
+        store,
+        "eve",
+        "/v1/leaderboards/weekend-seega-wins",
+        &[("cursor", &cursor)],
+    )
+    .await;
+    assert_eq!(next.status, 200, "{}", next.body);
+    assert_eq!(next.body["entries"][0]["player_id"], "eve");
 }
 
 /// LB-6, BD-12: `GET /v1/boards` lists the built-in boards, then the defined boards
@@ -834,6 +918,7 @@ macro_rules! board_definitions_tests {
             parts_not_applied_yet_are_refused,
             a_defined_board_reads_like_any_board,
             the_app_lists_the_boards_live_and_coming,
+            hidden_players_and_a_retired_board_read_as_on_any_board,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

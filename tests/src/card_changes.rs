@@ -266,7 +266,10 @@ pub async fn pf_5_a_rename_marks_each_quiet_ranking_once_at_a_counted_cost<S: St
     };
     let n = levels.len() as u64;
     let (reads, writes) = edit("cc-c3", 3).await;
-    assert_eq!(reads, 3, "a player on none: the profile and one Query per family");
+    assert_eq!(
+        reads, 2,
+        "a player on none: the profile and one Query of their entries"
+    );
     assert_eq!(
         edit("cc-c1", 3).await,
         (reads + 1, writes + n),

@@ -234,12 +234,14 @@ async fn each_defined_board_adds_its_entries_to_a_scored_match() {
     }
     for (what, l) in ["new entries", "existing entries"].iter().zip(&lines) {
         let entries: Vec<_> = l.iter().filter(|p| p.item == "period entry").collect();
+        let marks: Vec<_> = l.iter().filter(|p| p.item == "change mark").collect();
         let extra = units(l) - plain;
         assert_eq!(
             extra,
-            entries.iter().map(|p| p.units).sum::<u64>(),
+            entries.iter().chain(&marks).map(|p| p.units).sum::<u64>(),
             "{what}: {l:#?}"
         );
+        assert_eq!(marks.len(), 2, "one change mark a board: {l:#?}");
         // Two boards × two players.
         assert!(
             entries
@@ -252,9 +254,15 @@ async fn each_defined_board_adds_its_entries_to_a_scored_match() {
         println!("{what}: {plain} + {extra} write units");
     }
     // A new entry: 2 units in the transaction, 1 its GSI entry; one that exists: its
-    // GSI key moves (2). So 3 to 4 units a player and board (docs/costs.md).
-    assert_eq!(units(&lines[0]) - plain, 4 * 3, "new: {:#?}", lines[0]);
-    assert_eq!(units(&lines[1]) - plain, 4 * 4, "existing: {:#?}", lines[1]);
+    // GSI key moves (2); and the board's change mark, 2. So 8 to 10 units a board for
+    // a two-player match (docs/costs.md).
+    assert_eq!(units(&lines[0]) - plain, 2 * (2 * 3 + 2), "new: {:#?}", lines[0]);
+    assert_eq!(
+        units(&lines[1]) - plain,
+        2 * (2 * 4 + 2),
+        "existing: {:#?}",
+        lines[1]
+    );
 }
 podium_tests::card_changes_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::export_scope_tests!(podium_tests::fixtures::dynamodb);

@@ -25,7 +25,7 @@
 //! | `PODIUM_COUNTRY_CHANGE_DAYS` | HTTP functions; `podium serve` | the least days between two changes of a player's country (PF-3), 0 … 365 | 30 |
 //! | `PODIUM_PLAUSIBILITY` | score-match; `podium` | the plausibility checks (OP-2) a record must pass to be counted, else it is held for review (JSON, or `@file`; see `podium_rules::plausibility`) | unset: none |
 //! | `PODIUM_RESTORE_DAYS` | operator function; `podium serve` | how long a suspended player can be restored (OP-4), 1 … 365 days | 30 |
-//! | `PODIUM_MAX_BOARD_DEFINITIONS` | operator function; `podium serve` | how many active board definitions one game may feed (BD-11), 1 … 100: each adds 3 to 4 write units per player to every scored match of its game | 20 |
+//! | `PODIUM_MAX_BOARD_DEFINITIONS` | operator function; `podium serve` | how many active board definitions one game may feed (BD-11), 1 … 100: each adds 4 to 5 write units per player to every scored match of its game | 20 |
 //! | `PODIUM_PERIOD_REWARDS` | `snapshot`; `podium snapshot`, `podium serve` | reward tables of period boards, paid when a period closes (JSON by board id, or `@file`; see `podium_rules::period_reward`) | unset: no board sends period results |
 
 use std::path::PathBuf;

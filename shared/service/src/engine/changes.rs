@@ -17,8 +17,8 @@
 //! avatar, country; a suspension, a restore, a deletion) marks every such board the
 //! player has an entry on ([`mark_entry_boards`], [`raise_for`]), so the next refresh
 //! rewrites it, and its entity tag changes (PF-5, OP-4, GM-6). Its cost, for a player
-//! on `N` of these boards: one Query per family of boards ([`FAMILIES`]: their entries
-//! only, about 40 a read unit), one BatchGetItem per 100 marks (their versions), and
+//! on `N` of these boards: one Query of the player's period entries (about 40 a read
+//! unit; the families' of [`FAMILIES`] and the defined boards' kept), one BatchGetItem per 100 marks (their versions), and
 //! `N` PutItems of a few bytes: `N` write units; then each board's refresh at the next
 //! tick. The boards refreshed on every tick carry no mark (they are rewritten anyway).
 //!
@@ -94,10 +94,16 @@ pub fn mark_key(board: &BoardRef, player_id: &str) -> ItemKey {
 /// clock) writes with it; `None` for a board refreshed on every tick.
 pub fn mark_for(board: &BoardRef, player_id: &str, now_ms: i64) -> Option<MarkWrite> {
     let def = board_def(&board.board)?;
-    (def.refresh == Refresh::WhenChanged).then(|| MarkWrite {
+    (def.refresh == Refresh::WhenChanged).then(|| mark_of(board, player_id, now_ms))
+}
+
+/// The mark of `board` (a board refreshed when changed: a family's, a defined one)
+/// that a commit writing `player_id`'s entry at `now_ms` (server clock) writes.
+pub fn mark_of(board: &BoardRef, player_id: &str, now_ms: i64) -> MarkWrite {
+    MarkWrite {
         key: mark_key(board, player_id),
         body: serde_json::to_vec(&Mark { at_ms: now_ms }).unwrap_or_default(),
-    })
+    }
 }
 
 /// Writes `mark` whatever the item holds, its version raised by one (a change outside
@@ -190,18 +196,26 @@ async fn raise_from<S: ItemStore + ?Sized>(
 }
 
 /// Raises the marks of every board refreshed when changed on which `player_id` has an
-/// entry ([`marked_prefixes`]: one Query each, [`PeriodStore::entry_boards`]), at
-/// `now_ms`: what a change to their card does (PF-5). Answers how many it raised; see
-/// [`raise_for`] for the rest of the cost.
+/// entry, at `now_ms`: what a change to their card does (PF-5). The families' boards
+/// ([`marked_prefixes`]) and the defined boards (BD-12: any id no built-in board has)
+/// are found by one Query of all the player's period entries
+/// ([`PeriodStore::entry_boards`]); the boards refreshed every tick among them are
+/// left out. Answers how many it raised; see [`raise_for`] for the rest of the cost.
 pub async fn mark_entry_boards<S: ItemStore + PeriodStore + ?Sized>(
     store: &S,
     player_id: &str,
     now_ms: i64,
 ) -> Result<usize, ServiceError> {
-    let mut boards = Vec::new();
-    for prefix in marked_prefixes() {
-        boards.extend(store.entry_boards(player_id, &prefix).await?);
-    }
+    let prefixes = marked_prefixes();
+    let boards: Vec<BoardRef> = store
+        .entry_boards(player_id, "")
+        .await?
+        .into_iter()
+        .filter(|b| {
+            let key = b.key();
+            prefixes.iter().any(|p| key.starts_with(p.as_str())) || board_def(&b.board).is_none()
+        })
+        .collect();
     raise_for(store, &boards, player_id, now_ms).await
 }
 

@@ -74,12 +74,35 @@ pub async fn in_force<S: SettleStore + ?Sized>(store: &S, game: &str) -> Result<
     })
 }
 
+/// Adds to `commit` the entries `facts` make on defined boards (BD-12) and, for each
+/// board, one change mark that has the refresh job snapshot it (LB-5): the mark of the
+/// first player written there, so that concurrent matches spread over the board's
+/// few mark items rather than race on one.
+pub(crate) async fn feed<S: SettleStore + ?Sized>(
+    store: &S,
+    facts: &[Fact],
+    commit: &mut podium_store::Commit,
+    clock_ms: i64,
+) -> Result<(), ServiceError> {
+    let mut marked: Vec<BoardRef> = Vec::new();
+    for e in entry_writes(store, facts, clock_ms).await? {
+        if !marked.contains(&e.board) {
+            commit
+                .marks
+                .push(super::changes::mark_of(&e.board, &e.player_id, clock_ms));
+            marked.push(e.board.clone());
+        }
+        commit.entries.push(e);
+    }
+    Ok(())
+}
+
 /// The entry writes `facts` make on defined boards (BD-12), each at the version of
 /// the entry read (strongly consistent), stamped with the server clock `clock_ms`.
 /// One read of each game's definitions in force (kept a few seconds on DynamoDB), and
 /// one BatchGetItem of each board a fact feeds, for all its players; nothing more
 /// when no definition takes a fact.
-pub(crate) async fn entry_writes<S: SettleStore + ?Sized>(
+async fn entry_writes<S: SettleStore + ?Sized>(
     store: &S,
     facts: &[Fact],
     clock_ms: i64,

@@ -133,10 +133,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             now_ms,
         )
         .await?;
-        commit
-            .0
-            .entries
-            .extend(super::defined::entry_writes(store, &facts, now_ms).await?);
+        super::defined::feed(store, &facts, &mut commit.0, now_ms).await?;
         commit.0.named = source.named_players();
         if !source.references_named() {
             commit.0.refs.clear();

@@ -63,10 +63,10 @@ pub async fn get<S: ItemStore + ?Sized>(
 /// every page at the next refresh (PF-5): it is recorded for the snapshot runs (two
 /// writes, [`super::record_change`]: the record is listed under the player, so that
 /// their deletion erases it at once, GM-6), and the boards refreshed only when changed
-/// that list the player (level time rankings, tournament standings) are marked
-/// changed before the profile is written
-/// ([`crate::engine::changes::mark_entry_boards`]: two Queries of the player's entries
-/// on them, one BatchGetItem per 100 marks, and one write unit per board: a rename of
+/// that list the player (level time rankings, tournament standings, defined boards)
+/// are marked changed before the profile is written
+/// ([`crate::engine::changes::mark_entry_boards`]: one Query of the player's period
+/// entries, one BatchGetItem per 100 marks, and one write unit per board: a rename of
 /// a player on `N` such boards writes `N` marks).
 pub async fn put<S: ItemStore + PeriodStore + ?Sized>(
     store: &S,
