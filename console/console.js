@@ -1,7 +1,8 @@
 // podium support console: plain script, no build step. It reads the operator routes
 // (GET /v1/operator/players/{id}, GET /v1/operator/leaderboards/{board}, the review
-// queue, the audit trail) and acts through them (suspend, restore, correct, approve,
-// reject), with the development header `Authorization: Operator <name>` locally.
+// queue, the audit trail, the board definitions) and acts through them (suspend,
+// restore, correct, approve, reject; create, edit and retire a board definition),
+// with the development header `Authorization: Operator <name>` locally.
 //
 // Every value from the API (player ids, match ids, sources) is attacker-controlled:
 // it reaches the page only through textContent / createTextNode, never innerHTML.
@@ -557,6 +558,149 @@
     }
   }
 
+  // ---------------------------------------------------------------- board definitions
+
+  /** The definition open in the editor: its id and the version a change replaces. */
+  let editing = null;
+
+  /** An example event: next weekend's Seega wins, ties broken by fewer moves. */
+  function exampleDefinition() {
+    const saturday = new Date();
+    saturday.setUTCDate(saturday.getUTCDate() + ((6 - saturday.getUTCDay() + 7) % 7 || 7));
+    saturday.setUTCHours(0, 0, 0, 0);
+    const monday = new Date(saturday.getTime() + 2 * 86400000);
+    return {
+      id: "weekend-seega-wins",
+      title: "Weekend Seega wins",
+      game: "seega",
+      source: { kind: "wins" },
+      operator: "count",
+      order: "higher_first",
+      tie_breaks: [{ source: { kind: "moves" }, operator: "sum", order: "lower_first" }],
+      schedule: { kind: "window", start: saturday.toISOString().replace(".000", ""), end: monday.toISOString().replace(".000", "") },
+    };
+  }
+
+  function setEditing(value) {
+    editing = value;
+    $("definition-update").disabled = !editing || editing.retired;
+    $("definition-retire").disabled = !editing || editing.retired;
+    $("definition-create").disabled = !!editing;
+    $("definition-editing").textContent = editing
+      ? "editing " + editing.id + " (version " + editing.version + (editing.retired ? ", retired" : "") + ")"
+      : "a new definition";
+  }
+
+  /** The definition typed in the editor, or null (with a message) when it is no JSON object. */
+  function typedDefinition() {
+    try {
+      const d = JSON.parse($("definition-json").value);
+      if (d && typeof d === "object" && !Array.isArray(d)) return d;
+    } catch (e) {
+      status("The definition is not JSON: " + e.message, true);
+      return null;
+    }
+    status("The definition must be a JSON object.", true);
+    return null;
+  }
+
+  async function loadDefinitions() {
+    try {
+      const list = await get("/v1/operator/boards");
+      const tbody = $("definitions").tBodies[0];
+      clear(tbody);
+      for (const h of list.boards) {
+        const open = el("button", "Open");
+        open.type = "button";
+        open.addEventListener("click", () => openDefinition(h.id));
+        tbody.appendChild(row([h.id, h.game, h.version, h.retired_at ? "retired " + instant(h.retired_at) : "active", open]));
+      }
+      status(list.boards.length + " definition(s).");
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
+  async function openDefinition(id) {
+    try {
+      const view = await get("/v1/operator/boards/" + encodeURIComponent(id));
+      const latest = view.versions[view.versions.length - 1];
+      $("definition-json").value = JSON.stringify(latest.definition, null, 2);
+      setEditing({ id: view.head.id, version: view.head.version, retired: !!view.head.retired_at });
+      const tbody = $("definition-versions").tBodies[0];
+      clear(tbody);
+      for (const v of view.versions) {
+        const d = v.definition;
+        const schedule = d.schedule.kind === "cron" ? d.schedule.cron + " " + d.schedule.zone
+          : d.schedule.kind === "window" ? instant(d.schedule.start) + " \u2192 " + instant(d.schedule.end) : "all-time";
+        tbody.appendChild(row([v.version, instant(v.effective_from), instant(v.written_at), v.written_by, d.title, d.operator, schedule]));
+      }
+      $("definition-info").textContent = "";
+      status("Opened " + view.head.id + ".");
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
+  /** Checks the typed definition as a creation or as the next version: nothing written. */
+  async function dryRunDefinition() {
+    const definition = typedDefinition();
+    if (!definition) return;
+    const reason = $("definition-reason").value.trim() || "dry run";
+    try {
+      const answer = editing
+        ? await send("PUT", "/v1/operator/boards/" + encodeURIComponent(editing.id), { reason, dry_run: true, version: editing.version, definition })
+        : await send("POST", "/v1/operator/boards", { reason, dry_run: true, definition });
+      const v = answer.after;
+      $("definition-info").textContent = "Dry run: it would write version " + v.version + " of " + answer.head.id
+        + ", effective from " + instant(v.effective_from) + " UTC. Nothing was written.";
+      status("The definition holds.");
+    } catch (e) {
+      $("definition-info").textContent = "";
+      status(e.message, true);
+    }
+  }
+
+  async function createDefinition() {
+    const definition = typedDefinition();
+    const reason = definition && reasonOf("definition-reason");
+    if (!reason) return;
+    const ran = await act("Create " + definition.id + "? Results of " + definition.game + " feed it from now on.",
+      () => send("POST", "/v1/operator/boards", { reason, definition }),
+      (a) => "Created " + a.head.id + " (version " + a.head.version + ").");
+    if (ran) {
+      await loadDefinitions();
+      await openDefinition(definition.id);
+    }
+  }
+
+  async function updateDefinition() {
+    const definition = typedDefinition();
+    const reason = definition && reasonOf("definition-reason");
+    if (!reason || !editing) return;
+    const id = editing.id;
+    const ran = await act("Save " + id + " as version " + (editing.version + 1) + "?",
+      () => send("PUT", "/v1/operator/boards/" + encodeURIComponent(id), { reason, version: editing.version, definition }),
+      (a) => "Saved " + id + " version " + a.after.version + ", effective from " + instant(a.after.effective_from) + " UTC.");
+    if (ran) {
+      await loadDefinitions();
+      await openDefinition(id);
+    }
+  }
+
+  async function retireDefinition() {
+    const reason = reasonOf("definition-reason");
+    if (!reason || !editing) return;
+    const id = editing.id;
+    const ran = await act("Retire " + id + "? Nothing feeds it from now on; its pages stay readable.",
+      () => send("POST", "/v1/operator/boards/" + encodeURIComponent(id) + "/retire", { reason, version: editing.version }),
+      () => "Retired " + id + ".");
+    if (ran) {
+      await loadDefinitions();
+      await openDefinition(id);
+    }
+  }
+
   // ---------------------------------------------------------------- wiring
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -591,6 +735,19 @@
       ev.preventDefault();
       loadAudit();
     });
+    $("definitions-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      loadDefinitions();
+    });
+    $("new-definition").addEventListener("click", () => {
+      $("definition-json").value = JSON.stringify(exampleDefinition(), null, 2);
+      setEditing(null);
+    });
+    $("definition-dry-run").addEventListener("click", dryRunDefinition);
+    $("definition-create").addEventListener("click", createDefinition);
+    $("definition-update").addEventListener("click", updateDefinition);
+    $("definition-retire").addEventListener("click", retireDefinition);
+    setEditing(null);
     $("board-select").addEventListener("change", () => {
       $("board-other-label").hidden = $("board-select").value !== "";
     });

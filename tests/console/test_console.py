@@ -333,6 +333,63 @@ class ConsoleTest(unittest.TestCase):
         os.makedirs(ARTIFACTS, exist_ok=True)
         d.save_screenshot(os.path.join(ARTIFACTS, "actions.png"))
 
+    def test_8_operator_creates_previews_edits_and_retires_an_event(self):
+        """BD-1 … BD-12 from the console: a dry run answers and writes nothing; the
+        event is created (version 1), its title edited (version 2, at once: BD-10),
+        then retired; each step shows in the definitions and versions tables."""
+        self.open_console()
+        d = self.driver
+        d.find_element(By.ID, "new-definition").click()
+        example = json.loads(d.find_element(By.ID, "definition-json").get_attribute("value"))
+        self.assertEqual(example["source"], {"kind": "wins"})
+        event = {
+            "id": "console-cup",
+            "title": "Console cup",
+            "game": "seega",
+            "source": {"kind": "wins"},
+            "operator": "count",
+            "order": "higher_first",
+            "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+            "schedule": {"kind": "window", "start": "2026-11-07T22:00:00Z", "end": "2026-11-09T22:00:00Z"},
+        }
+
+        def type_definition(definition):
+            box = d.find_element(By.ID, "definition-json")
+            d.execute_script("arguments[0].value = arguments[1];", box, json.dumps(definition, indent=2))
+
+        type_definition(event)
+        d.find_element(By.ID, "definition-dry-run").click()
+        self.wait.until(lambda d: "Dry run" in d.find_element(By.ID, "definition-info").text)
+        self.assertIn("version 1 of console-cup", d.find_element(By.ID, "definition-info").text)
+        d.find_element(By.ID, "load-definitions").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "status").text.endswith("definition(s)."))
+        self.assertEqual(self.rows("definitions"), [], "a dry run writes nothing")
+        # A broken definition is refused naming its field and rule.
+        type_definition({**event, "operator": "median"})
+        d.find_element(By.ID, "definition-dry-run").click()
+        self.wait.until(lambda d: "operator" in d.find_element(By.ID, "status").text)
+        type_definition(event)
+        d.find_element(By.ID, "definition-reason").send_keys("the November console cup")
+        d.find_element(By.ID, "definition-create").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: len(self.rows("definition-versions")) == 1)
+        self.assertEqual(cells(self.rows("definitions")[0])[:4], ["console-cup", "seega", "1", "active"])
+        # Edit the title: a new version, effective at once.
+        type_definition({**event, "title": "Console cup (edited)"})
+        d.find_element(By.ID, "definition-update").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: len(self.rows("definition-versions")) == 2)
+        versions = [cells(r) for r in self.rows("definition-versions")]
+        self.assertEqual([v[4] for v in versions], ["Console cup", "Console cup (edited)"])
+        self.assertEqual(versions[1][1], SETTLED, "effective at once (the served clock)")
+        # Retire it.
+        d.find_element(By.ID, "definition-retire").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: cells(self.rows("definitions")[0])[3].startswith("retired"))
+        self.assertTrue(d.find_element(By.ID, "definition-update").get_attribute("disabled"))
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        d.save_screenshot(os.path.join(ARTIFACTS, "definitions.png"))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
