@@ -807,6 +807,108 @@ pub async fn the_app_lists_the_boards_live_and_coming<S: Store + Clone + 'static
     assert_eq!(by("mahjong-weekly").get("me"), None, "no Mahjong points");
 }
 
+/// Offers one Mahjong level completion from the match queue at `now` (OP-2's intake).
+async fn offer_completion<S: Store + ?Sized>(
+    store: &S,
+    id: &str,
+    player: &str,
+    time_ms: u64,
+    at: &str,
+    now: DateTime<Utc>,
+) -> podium_service::moderation::review::Intake {
+    let line = crate::mahjong::completion(id, player, 7, time_ms, at, 0);
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    let record = podium_service::games::incoming::Incoming::from_json(&line, now, &policy).expect("parses");
+    podium_service::moderation::review::accept(store, &line, &record, now, &policy, &format!("d-{id}"))
+        .await
+        .expect("accepted")
+}
+
+/// BD-3, BD-4, BD-7, OP-2, OP-3: "Fastest on level 7" (the best of each player's times,
+/// lower first) for one week: a completion faster than the range allows is held for
+/// review, counted nowhere (nor on the balance); approved, it is settled once and
+/// counts; a repeat delivery changes nothing.
+pub async fn fastest_on_level_7_holds_a_time_out_of_range_until_approved<S: Store + ?Sized>(store: &S) {
+    use podium_service::moderation::review::{decide, Intake, Verdict};
+    let def: Definition = serde_json::from_value(json!({
+        "id": "fastest-on-7", "title": "Fastest on level 7", "game": "mahjong-rivals",
+        "source": {"kind": "best_time", "level": 7}, "operator": "best", "order": "lower_first",
+        "schedule": {"kind": "cron", "cron": "0 0 * * MON", "zone": "Europe/Bucharest"},
+        "score_range": [20000, 3600000],
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 11, 1, 0), 20, false)
+        .await
+        .expect("created");
+    let now = instant("2026-12-06T12:00:00Z");
+    let week = "2026-11-30T00:00";
+    for (id, player, ms, when) in [
+        ("l7-1", "ana", 65_000, "2026-12-01T10:00:00Z"),
+        ("l7-2", "ana", 61_000, "2026-12-02T10:00:00Z"),
+        ("l7-3", "bob", 70_000, "2026-12-03T10:00:00Z"),
+    ] {
+        let got = offer_completion(store, id, player, ms, when, now).await;
+        assert!(matches!(got, Intake::Settled(_)), "{id}: {got:?}");
+    }
+    // 5 seconds: under the range's 20 s, held whole.
+    let held = offer_completion(store, "l7-4", "cy", 5_000, "2026-12-04T10:00:00Z", now).await;
+    assert_eq!(
+        held,
+        Intake::Held {
+            check: "score_range".into(),
+            duplicate: false
+        }
+    );
+    let mahjong = podium_rules::game::Game::MahjongRivals;
+    assert_eq!(
+        store.get_balance(mahjong, "cy").await.unwrap(),
+        None,
+        "counted nowhere"
+    );
+    let rows = |r: Vec<(u64, String, i64, Vec<i64>)>| {
+        r.into_iter().map(|(k, p, v, _)| (k, p, v)).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(listed(store, &def, week).await),
+        [(1, "ana".to_string(), 61_000), (2, "bob".to_string(), 70_000)]
+    );
+    let again = offer_completion(store, "l7-4", "cy", 5_000, "2026-12-04T10:00:00Z", now).await;
+    assert_eq!(
+        again,
+        Intake::Held {
+            check: "score_range".into(),
+            duplicate: true
+        }
+    );
+    // Approved (OP-3): settled once, and it counts on the board.
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    decide(
+        store,
+        ("level-completion", "l7-4"),
+        Verdict::Approve,
+        ("support-7", "checked against the replay"),
+        now,
+        &policy,
+    )
+    .await
+    .expect("approved");
+    assert_eq!(
+        rows(listed(store, &def, week).await),
+        [
+            (1, "cy".to_string(), 5_000),
+            (2, "ana".to_string(), 61_000),
+            (3, "bob".to_string(), 70_000)
+        ]
+    );
+    assert!(
+        store.get_balance(mahjong, "cy").await.unwrap().is_some(),
+        "paid once approved"
+    );
+    let after = offer_completion(store, "l7-4", "cy", 5_000, "2026-12-04T10:00:00Z", now).await;
+    assert!(matches!(after, Intake::Settled(_)), "{after:?}");
+    assert_eq!(listed(store, &def, week).await.len(), 3);
+}
+
 /// BD-3, BD-10, BD-12: a weekly points board changed from sum to best in the middle
 /// of a week: the week keeps summing, the next week takes the best; both versions
 /// are kept.
@@ -871,15 +973,11 @@ pub async fn a_retired_board_is_fed_no_more<S: Store + ?Sized>(store: &S) {
     assert_eq!(rows, vec![(1, "ana".to_string(), 1, vec![])]);
 }
 
-/// BD-7, BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
+/// BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
 /// rather than stored as if they held.
 pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
     let now = at(2026, 12, 6, 12);
     for (patch, want) in [
-        (
-            json!({"score_range": [0, 100]}),
-            "score_range (BD-7): score ranges are not applied yet: define the board without them",
-        ),
         (
             json!({"entry": {"max_entrants": 100}}),
             "entry (BD-8): entry rules are not applied yet: define the board without them",
@@ -919,6 +1017,7 @@ macro_rules! board_definitions_tests {
             a_defined_board_reads_like_any_board,
             the_app_lists_the_boards_live_and_coming,
             hidden_players_and_a_retired_board_read_as_on_any_board,
+            fastest_on_level_7_holds_a_time_out_of_range_until_approved,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

@@ -43,6 +43,15 @@ pub enum ServiceError {
     /// who is suspended is refused (HTTP 403). The id is not displayed.
     #[error("suspended (OP-4): a player this concerns is suspended")]
     Suspended { player: String },
+    /// A result's value for a defined board is outside the board's score range (BD-7):
+    /// nothing was written; a record from the game servers is held for review (OP-2)
+    /// and counts once an operator approves it (OP-3). HTTP 409.
+    #[error("held for review (BD-7): a value of {value} for board {board} is outside its score range [{}, {}]", range[0], range[1])]
+    OutOfRange {
+        board: String,
+        value: i64,
+        range: [i64; 2],
+    },
     /// Nothing to show the caller (HTTP 404).
     #[error("not found: {0}")]
     NotFound(String),
@@ -91,6 +100,7 @@ impl ServiceError {
             ServiceError::NotFound(_) => "not_found",
             ServiceError::TooLarge { .. } => "too_large",
             ServiceError::Suspended { .. } => "suspended",
+            ServiceError::OutOfRange { .. } => "held",
             ServiceError::Contended { .. } => "contended",
             ServiceError::Store(StoreError::Unavailable { .. }) => "unavailable",
             ServiceError::Store(StoreError::OutOfLimits(_)) => "bad_request",

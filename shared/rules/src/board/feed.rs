@@ -85,8 +85,13 @@ pub enum Contribution {
     /// Values to combine into the player's entry: the source's, then each tie-break's
     /// (0 where the fact has none, such as moves of a Quick Match).
     Feed { value: i64, tie_breaks: Vec<i64> },
-    /// The value is outside `[min, max]`: held for review (BD-7, OP-2), not counted.
-    Held { value: i64, range: [i64; 2] },
+    /// The value is outside `[min, max]`: held for review (BD-7, OP-2), not counted
+    /// unless an operator approved the result (then fed as [`Contribution::Feed`]).
+    Held {
+        value: i64,
+        range: [i64; 2],
+        tie_breaks: Vec<i64>,
+    },
 }
 
 impl Definition {
@@ -97,19 +102,20 @@ impl Definition {
             return None;
         }
         let value = self.source.value_of(fact)?;
-        if let Some([min, max]) = self.score_range {
-            if value < min || value > max {
-                return Some(Contribution::Held {
-                    value,
-                    range: [min, max],
-                });
-            }
-        }
         let tie_breaks = self
             .tie_breaks
             .iter()
             .map(|t| t.source.value_of(fact).unwrap_or(0))
             .collect();
+        if let Some([min, max]) = self.score_range {
+            if value < min || value > max {
+                return Some(Contribution::Held {
+                    value,
+                    range: [min, max],
+                    tie_breaks,
+                });
+            }
+        }
         Some(Contribution::Feed { value, tie_breaks })
     }
 
@@ -395,7 +401,8 @@ mod tests {
             d.contribution(&f),
             Some(Contribution::Held {
                 value: 5_000,
-                range: [20_000, 3_600_000]
+                range: [20_000, 3_600_000],
+                tie_breaks: vec![]
             })
         );
         d.score_range = None;

@@ -44,7 +44,9 @@ impl IntoResponse for ApiError {
             ServiceError::NotFound(_) => (404, e.to_string()),
             ServiceError::TooLarge { .. } => (413, e.to_string()),
             ServiceError::MethodNotAllowed { .. } => (405, e.to_string()),
-            ServiceError::Conflict { .. } | ServiceError::StateConflict { .. } => (409, e.to_string()),
+            ServiceError::Conflict { .. }
+            | ServiceError::StateConflict { .. }
+            | ServiceError::OutOfRange { .. } => (409, e.to_string()),
             ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
             ServiceError::Store(err @ StoreError::Unavailable { operation, .. }) => {
                 tracing::warn!(error = %err, "store unavailable");

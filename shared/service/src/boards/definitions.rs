@@ -90,9 +90,9 @@ fn conflict(field: &'static str, rule: &'static str, message: impl Into<String>)
     }
 }
 
-/// BD-7, BD-8 and BD-9 are checked but not applied yet: a definition that names a
-/// score range, entry rules or prizes is refused (naming the part and its rule)
-/// rather than stored as if they held.
+/// BD-8 and BD-9 are checked but not applied yet: a definition that names entry rules
+/// or prizes is refused (naming the part and its rule) rather than stored as if they
+/// held.
 fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
     let refuse = |field: &str, rule: &'static str, what: &str| {
         Err(RuleError::new(
@@ -102,9 +102,6 @@ fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
         )
         .into())
     };
-    if d.score_range.is_some() {
-        return refuse("score_range", "BD-7", "score ranges");
-    }
     if d.entry != Default::default() {
         return refuse("entry", "BD-8", "entry rules");
     }

@@ -56,6 +56,22 @@ impl Feeding {
     }
 }
 
+tokio::task_local! {
+    /// Set while an operator's approval settles a held record (OP-3): its values count
+    /// wherever a score range would hold them (BD-7).
+    static APPROVED: bool;
+}
+
+/// Runs `settling` as an operator's approval of a held record (OP-3): a value outside
+/// a defined board's score range counts instead of holding the record (BD-7).
+pub async fn approved<F: std::future::Future>(settling: F) -> F::Output {
+    APPROVED.scope(true, settling).await
+}
+
+fn is_approved() -> bool {
+    APPROVED.try_with(|a| *a).unwrap_or(false)
+}
+
 #[derive(Deserialize)]
 struct Active {
     #[serde(default)]
@@ -99,6 +115,8 @@ pub(crate) async fn feed<S: SettleStore + ?Sized>(
 
 /// The entry writes `facts` make on defined boards (BD-12), each at the version of
 /// the entry read (strongly consistent), stamped with the server clock `clock_ms`.
+/// [`ServiceError::OutOfRange`] when a value is outside a board's score range (BD-7)
+/// and the settlement is no approval ([`approved`]): nothing is written.
 /// One read of each game's definitions in force (kept a few seconds on DynamoDB), and
 /// one BatchGetItem of each board a fact feeds, for all its players; nothing more
 /// when no definition takes a fact.
@@ -134,8 +152,24 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             let Some(def) = feeding.at(fact.at) else {
                 continue;
             };
-            let Some(Contribution::Feed { value, tie_breaks }) = def.contribution(fact) else {
-                continue;
+            let (value, tie_breaks) = match def.contribution(fact) {
+                None => continue,
+                Some(Contribution::Feed { value, tie_breaks }) => (value, tie_breaks),
+                // BD-7: held for review, unless an operator approved it (OP-3).
+                Some(Contribution::Held {
+                    value,
+                    range,
+                    tie_breaks,
+                }) => {
+                    if !is_approved() {
+                        return Err(ServiceError::OutOfRange {
+                            board: def.id.clone(),
+                            value,
+                            range,
+                        });
+                    }
+                    (value, tie_breaks)
+                }
             };
             // A stored definition was checked whole (BD-6): its schedule answers.
             let Ok(Some(period)) = def.schedule.period_at(fact.at) else {

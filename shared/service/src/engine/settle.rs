@@ -133,7 +133,18 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             now_ms,
         )
         .await?;
-        super::defined::feed(store, &facts, &mut commit.0, now_ms).await?;
+        match super::defined::feed(store, &facts, &mut commit.0, now_ms).await {
+            Ok(()) => {}
+            // BD-7: a value outside a board's range; but a repeat of a source settled
+            // before (a range defined since) is answered by its stored record.
+            Err(e @ ServiceError::OutOfRange { .. }) => {
+                return match store.get_source(&key).await? {
+                    Some(stored) => stored_result(source, &hash, attempt, stored),
+                    None => Err(e),
+                };
+            }
+            Err(e) => return Err(e),
+        }
         commit.0.named = source.named_players();
         if !source.references_named() {
             commit.0.refs.clear();

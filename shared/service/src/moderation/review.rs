@@ -165,9 +165,31 @@ pub async fn accept<S: SettleStore + ItemStore + ?Sized>(
             };
             hold(store, raw, record, (SUSPENDED, breach), now).await
         }
+        // BD-7: a value outside a defined board's score range waits for review.
+        Err(ServiceError::OutOfRange { board, value, range }) => {
+            hold(
+                store,
+                raw,
+                record,
+                (PLAUSIBILITY, range_breach(&board, value, range)),
+                now,
+            )
+            .await
+        }
         settled => Ok(Intake::Settled(settled?)),
     }
 }
+
+/// The check a result outside a defined board's score range breaks (BD-7).
+fn range_breach(board: &str, value: i64, [min, max]: [i64; 2]) -> Breach {
+    Breach {
+        check: SCORE_RANGE.into(),
+        message: format!("{value} on the board {board} is outside its score range [{min}, {max}] (BD-7)"),
+    }
+}
+
+/// The check named for a result outside a defined board's score range (BD-7).
+pub const SCORE_RANGE: &str = "score_range";
 
 async fn hold<S: ItemStore + ?Sized>(
     store: &S,
@@ -388,7 +410,8 @@ async fn approve<S: SettleStore + ItemStore + ?Sized>(
     policy: &RecordPolicy,
     now: DateTime<Utc>,
 ) -> Result<HeldRecord, ServiceError> {
-    let (state, said) = match settle_held(store, &held, policy, now).await {
+    // OP-3, BD-7: the operator's approval counts the values a score range held.
+    let (state, said) = match crate::engine::defined::approved(settle_held(store, &held, policy, now)).await {
         Err(e @ ServiceError::Suspended { .. }) => {
             // OP-4: a player it names is suspended: the record stays held (a record
             // held for the suspension is settled by the restore), undecided.
@@ -416,6 +439,34 @@ async fn approve<S: SettleStore + ItemStore + ?Sized>(
             return finish(store, held).await;
         }
     }
+}
+
+/// A record held for a suspension that, released, breaks a check (BD-7's score range):
+/// held again for that check, in the review queue (safe to repeat).
+async fn to_review<S: ItemStore + ?Sized>(
+    store: &S,
+    kind: &str,
+    id: &str,
+    breach: Breach,
+) -> Result<(), ServiceError> {
+    while let Some((mut current, version)) = read(store, kind, id).await? {
+        if current.state != HeldState::Held {
+            return Ok(());
+        }
+        current.cause = HoldCause {
+            cause: PLAUSIBILITY.into(),
+            check: breach.check.clone(),
+            message: breach.message.clone(),
+        };
+        if store
+            .put_item_if(&record_key(kind, id), &encode(&current)?, version)
+            .await?
+        {
+            store.put_items(&index_items(&current)?, None).await?;
+            return Ok(());
+        }
+    }
+    Ok(())
 }
 
 /// Puts an approval that could not settle back to `held`, undecided (safe to repeat;
@@ -501,6 +552,11 @@ pub async fn release<S: SettleStore + ItemStore + ?Sized>(
         }
         let (state, said) = match settle_held(store, &held, policy, now).await {
             Err(ServiceError::Suspended { .. }) => continue,
+            // BD-7: released, it still breaks a score range: it waits for review.
+            Err(ServiceError::OutOfRange { board, value, range }) => {
+                to_review(store, &kind, &id, range_breach(&board, value, range)).await?;
+                continue;
+            }
             decided => decided?,
         };
         released += usize::from(state == HeldState::Approved);
