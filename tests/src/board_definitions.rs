@@ -603,6 +603,8 @@ pub async fn a_defined_board_reads_like_any_board<S: Store + Clone + 'static>(st
             (2, "ana".to_string(), 2, "2".to_string())
         ]
     );
+    // BD-5: each entry carries its tie-breaks' values (bob's 30 moves).
+    assert_eq!(page.body["entries"][0]["tie_breaks"], json!([30]));
     assert_eq!(
         page.body["period"],
         json!({"period": "window", "kind": "window", "zone": "UTC",

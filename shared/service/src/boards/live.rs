@@ -43,6 +43,10 @@ pub struct Entry {
     pub value: i64,
     /// `value` as shown (DISP-1 … DISP-3; a time as `m:ss.mmm`).
     pub value_shown: String,
+    /// On a defined board with tie-breaks (BD-5): each tie-break's value, in the
+    /// definition's order (`[30]`: 30 moves); absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_breaks: Option<Vec<i64>>,
     /// SG-12 rank id and badge (the Seega board only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank_id: Option<&'static str>,
@@ -64,11 +68,15 @@ impl Serialize for Entry {
     /// serialiser per entry was a tenth of an around-me answer's time).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut m = s.serialize_struct("Entry", 10)?;
+        let mut m = s.serialize_struct("Entry", 11)?;
         m.serialize_field("rank", &self.rank)?;
         m.serialize_field("player_id", &self.player_id)?;
         m.serialize_field("value", &self.value)?;
         m.serialize_field("value_shown", &self.value_shown)?;
+        match &self.tie_breaks {
+            Some(v) => m.serialize_field("tie_breaks", v)?,
+            None => m.skip_field("tie_breaks")?,
+        }
         for (name, v) in [("rank_id", self.rank_id), ("badge", self.badge)] {
             match v {
                 Some(v) => m.serialize_field(name, v)?,
@@ -269,23 +277,25 @@ fn is_seega(board: &BoardRef) -> bool {
 pub(crate) fn entry(board: &BoardRef, line: Line) -> Entry {
     let (s, rank) = line.into_parts();
     let seega = is_seega(board).then(|| rank_for(s.value));
-    let (value, value_shown) = match board_def(&board.board) {
+    let (value, value_shown, tie_breaks) = match board_def(&board.board) {
         Some(def) => {
             let value = def.order.value_of(s.value);
-            (value, def.unit.show(value))
+            (value, def.unit.show(value), None)
         }
         None => match crate::boards::defined::shape(board) {
-            // A defined board (BD-5, BD-12): its value, tie-breaks set aside.
+            // A defined board (BD-5, BD-12): its value, its tie-breaks beside it.
             Some(shape) => {
-                let value = shape.value(s.value);
-                (value, shape.unit.show(value))
+                let columns = shape.fold.columns(s.value);
+                let tie_breaks = (!columns.tie_breaks.is_empty()).then_some(columns.tie_breaks);
+                (columns.value, shape.unit.show(columns.value), tie_breaks)
             }
-            None => (s.value, format_points(s.value)),
+            None => (s.value, format_points(s.value), None),
         },
     };
     Entry {
         rank,
         value_shown,
+        tie_breaks,
         player_id: s.player_id,
         value,
         rank_id: seega.map(|r| r.id),
@@ -573,6 +583,8 @@ mod tests {
         value: i64,
         value_shown: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
+        tie_breaks: Option<&'a Vec<i64>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         rank_id: Option<&'static str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         badge: Option<&'static str>,
@@ -588,6 +600,7 @@ mod tests {
             player_id: &e.player_id,
             value: e.value,
             value_shown: &e.value_shown,
+            tie_breaks: e.tie_breaks.as_ref(),
             rank_id: e.rank_id,
             badge: e.badge,
             card: &e.card,
@@ -605,6 +618,7 @@ mod tests {
             player_id: "p-\"00003\"".into(),
             value: -12,
             value_shown: "-12".into(),
+            tie_breaks: Some(vec![30, 2]),
             rank_id: Some("member"),
             badge: Some("1 star"),
             card: Card {
@@ -618,6 +632,7 @@ mod tests {
             }),
         };
         let bare = Entry {
+            tie_breaks: None,
             rank_id: None,
             badge: None,
             card: Card::default(),
