@@ -975,6 +975,51 @@ pub async fn a_retired_board_is_fed_no_more<S: Store + ?Sized>(store: &S) {
     assert_eq!(rows, vec![(1, "ana".to_string(), 1, vec![])]);
 }
 
+/// BD-10, BD-12: changes of two definitions of one game at once both land (each
+/// rewrites the game's active list, read again when the other moved it), and the
+/// list then holds what both did.
+pub async fn changes_of_two_definitions_of_one_game_both_land<S: Store + ?Sized>(store: &S) {
+    let now = at(2026, 12, 6, 12);
+    for id in ["two-a", "two-b", "two-c"] {
+        definitions::create(store, weekly(id), OPERATOR, now, 20, false)
+            .await
+            .expect("created");
+    }
+    for round in 0..3 {
+        let mut a = weekly("two-a");
+        a.title = format!("A, round {round}");
+        let (updated, retired) = futures::join!(
+            definitions::update(store, a, round + 1, OPERATOR, now, false),
+            async {
+                if round == 0 {
+                    definitions::retire(store, "two-b", 1, now, false)
+                        .await
+                        .map(|_| ())
+                } else {
+                    let mut c = weekly("two-c");
+                    c.title = format!("C, round {round}");
+                    definitions::update(store, c, round, OPERATOR, now, false)
+                        .await
+                        .map(|_| ())
+                }
+            }
+        );
+        updated.expect("A updated");
+        retired.expect("the other changed");
+    }
+    let live = podium_service::engine::defined::in_force(store, "seega")
+        .await
+        .unwrap();
+    let mut ids: Vec<&str> = live.iter().map(|f| f.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, ["two-a", "two-c"]);
+    let a = live.iter().find(|f| f.id == "two-a").unwrap();
+    assert_eq!(
+        a.versions.last().map(|v| v.definition.title.as_str()),
+        Some("A, round 2")
+    );
+}
+
 /// BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
 /// rather than stored as if they held.
 pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
@@ -1020,6 +1065,7 @@ macro_rules! board_definitions_tests {
             the_app_lists_the_boards_live_and_coming,
             hidden_players_and_a_retired_board_read_as_on_any_board,
             fastest_on_level_7_holds_a_time_out_of_range_until_approved,
+            changes_of_two_definitions_of_one_game_both_land,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

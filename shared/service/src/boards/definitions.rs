@@ -460,29 +460,44 @@ pub async fn retire<S: ItemStore + ?Sized>(
         retired_at: Some(now),
         ..head
     };
-    let list_key = ItemKey::new(LIST_PK, id);
-    let list_version = store.get_item(&list_key, true).await?.map_or(0, |i| i.version);
-    let (active, active_version) = active_count(store, &retired.game).await?;
-    let writes = vec![
-        (head_key, encode("definition head", &retired)?, item.version),
-        (list_key, encode("definition list", &retired)?, list_version),
-        (
-            ItemKey::new(ACTIVE_PK, retired.game.clone()),
-            encode("active definitions", &{
-                let mut next = active.clone();
-                next.count = next.count.saturating_sub(1);
-                next.boards.retain(|f| f.id != id);
-                next
-            })?,
-            active_version,
-        ),
-    ];
-    if !dry_run && !store.put_items_if(&writes).await? {
-        return Err(conflict(
-            "version",
-            "BD-10",
-            format!("`{id}` changed meanwhile: read it again"),
-        ));
+    if dry_run {
+        return Ok(retired);
     }
-    Ok(retired)
+    let list_key = ItemKey::new(LIST_PK, id);
+    // The game's active list changes with any of its definitions: a change of another
+    // one meanwhile is no conflict of this one's, so it is read again.
+    for _ in 0..ACTIVE_ATTEMPTS {
+        let list_version = store.get_item(&list_key, true).await?.map_or(0, |i| i.version);
+        let (mut active, active_version) = active_count(store, &retired.game).await?;
+        active.count = active.count.saturating_sub(1);
+        active.boards.retain(|f| f.id != id);
+        let writes = vec![
+            (
+                head_key.clone(),
+                encode("definition head", &retired)?,
+                item.version,
+            ),
+            (
+                list_key.clone(),
+                encode("definition list", &retired)?,
+                list_version,
+            ),
+            (
+                ItemKey::new(ACTIVE_PK, retired.game.clone()),
+                encode("active definitions", &active)?,
+                active_version,
+            ),
+        ];
+        if store.put_items_if(&writes).await? {
+            return Ok(retired);
+        }
+        if store.get_item(&head_key, true).await?.map(|i| i.version) != Some(item.version) {
+            break;
+        }
+    }
+    Err(conflict(
+        "version",
+        "BD-10",
+        format!("`{id}` changed meanwhile: read it again"),
+    ))
 }
