@@ -380,8 +380,9 @@ async fn replay_concurrent(
         in_flight,
         |(n, record, text)| async move { (n, score_line(store, record, policy, clock).await, text) },
         |_, (n, outcome, text)| match outcome {
-            // OP-4: held (after the others), not lost.
-            Err(ServiceError::Suspended { .. }) => {
+            // OP-4: held (after the others), not lost; so is a value outside a
+            // defined board's score range (BD-7), held for review.
+            Err(ServiceError::Suspended { .. } | ServiceError::OutOfRange { .. }) => {
                 bar.inc(1);
                 if let Some(line) = text {
                     suspended
@@ -433,8 +434,8 @@ async fn replay_batched(
         let mut outcomes = Vec::with_capacity(chunk.len());
         for (n, _, record, text) in chunk {
             match score_line(&batch, record, policy, clock).await {
-                // OP-4: nothing of it was written; held after the others.
-                Err(ServiceError::Suspended { .. }) => {
+                // OP-4, BD-7: nothing of it was written; held after the others.
+                Err(ServiceError::Suspended { .. } | ServiceError::OutOfRange { .. }) => {
                     if let Some(line) = text {
                         suspended
                             .lock()
@@ -472,7 +473,7 @@ fn print_summary(summary: &Summary, file: &Path, elapsed: std::time::Duration) {
     println!("  conflicts   {}", summary.conflicts);
     if summary.held > 0 {
         println!(
-            "  held        {} (a plausibility check, OP-2, in the review queue; or a suspended player, OP-4, until restored)",
+            "  held        {} (a plausibility check, OP-2, or a score range, BD-7, in the review queue; or a suspended player, OP-4, until restored)",
             summary.held
         );
     }

@@ -85,7 +85,8 @@ pub async fn definitions_are_created_once_and_listed<S: Store + ?Sized>(store: &
 }
 
 /// BD-10: a board changed from sum to best mid-period keeps sum to the period's end
-/// and uses best from the next; a title change applies at once; both versions stay.
+/// and uses best from the next; a title change made meanwhile comes with it; every
+/// version stays.
 pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store + ?Sized>(store: &S) {
     let created = at(2026, 12, 1, 9);
     definitions::create(store, weekly("seega-week"), OPERATOR, created, 20, false)
@@ -106,7 +107,9 @@ pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store +
     let (_, v3) = definitions::update(store, retitled, 2, OPERATOR, wednesday, false)
         .await
         .unwrap();
-    assert_eq!(v3.effective_from, wednesday);
+    // It follows a change still to come (version 2): it takes effect with it, never
+    // before (else it would bring best into this period).
+    assert_eq!(v3.effective_from, at(2026, 12, 11, 22));
     // The same change as a dry run of version 3: answered, not written.
     let mut dry = v3.definition.clone();
     dry.operator = Operator::Max;
@@ -1020,6 +1023,84 @@ pub async fn changes_of_two_definitions_of_one_game_both_land<S: Store + ?Sized>
     );
 }
 
+/// BD-10, BD-12: a late result meets the version in force at its instant however many
+/// versions came since (title changes update the version in place); a board created
+/// once its window began counts the window's results that arrive from then on; a
+/// window that has ended cannot be created.
+pub async fn late_results_meet_the_version_of_their_instant<S: Store + ?Sized>(store: &S) {
+    let def: Definition = serde_json::from_value(json!({
+        "id": "late-window", "title": "Late window", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+    }))
+    .expect("a definition");
+    // Created on Saturday noon, the window having begun the evening before.
+    let created = instant("2026-12-05T12:00:00Z");
+    definitions::create(store, def.clone(), OPERATOR, created, 20, false)
+        .await
+        .expect("created");
+    for v in 1..=5 {
+        let mut titled = def.clone();
+        titled.title = format!("Late window, take {v}");
+        definitions::update(store, titled, v, OPERATOR, instant("2026-12-05T13:00:00Z"), false)
+            .await
+            .expect("retitled");
+    }
+    // A match of Friday night and one of Saturday morning, both arriving now.
+    seega(store, "lw-1", "ana", "dan", 20, "2026-12-04T23:00:00Z").await;
+    seega(store, "lw-2", "bob", "dan", 20, "2026-12-05T08:00:00Z").await;
+    let rows = listed(store, &def, "window").await;
+    assert_eq!(
+        rows.iter().map(|r| (r.1.as_str(), r.2)).collect::<Vec<_>>(),
+        [("ana", 1), ("bob", 1)]
+    );
+    let mut ended = def.clone();
+    ended.id = "ended-window".into();
+    let e = definitions::create(store, ended, OPERATOR, instant("2026-12-07T00:00:00Z"), 20, false)
+        .await
+        .expect_err("refused");
+    assert_eq!(e.to_string(), "schedule.end (BD-6): the window has ended already");
+}
+
+/// BD-6, BD-10, LB-6: a schedule changed in the middle of a period: the current
+/// period keeps being read, fed and clocked by the schedule in force; a second change
+/// meanwhile takes effect with the first, never inside the current period.
+pub async fn a_schedule_change_waits_for_the_current_period_to_end<S: Store + Clone + 'static>(store: &S) {
+    let def = weekly("week-then-noon");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 11, 1, 0), 20, false)
+        .await
+        .expect("created");
+    let changed_at = instant("2026-12-05T12:00:00Z");
+    let mut noon = def.clone();
+    noon.schedule =
+        serde_json::from_value(json!({"kind": "cron", "cron": "0 12 * * SAT", "zone": "Europe/Bucharest"}))
+            .unwrap();
+    let (_, v2) = definitions::update(store, noon.clone(), 1, OPERATOR, changed_at, false)
+        .await
+        .expect("updated");
+    let next_saturday = instant("2026-12-11T22:00:00Z");
+    assert_eq!(v2.effective_from, next_saturday);
+    let mut summed = noon.clone();
+    summed.operator = Operator::Best;
+    let (_, v3) = definitions::update(store, summed, 2, OPERATOR, changed_at, false)
+        .await
+        .expect("updated");
+    assert_eq!(v3.effective_from, next_saturday, "with the change still to come");
+    seega(store, "wn-1", "ana", "dan", 20, "2026-12-05T13:00:00Z").await;
+    seega(store, "wn-2", "ana", "dan", 20, "2026-12-05T14:00:00Z").await;
+    let rows = listed(store, &def, "2026-12-05T00:00").await;
+    assert_eq!(
+        rows.first().map(|r| (r.1.as_str(), r.2)),
+        Some(("ana", 622)),
+        "summed by version 1"
+    );
+    let page = read_as(store, "ana", "/v1/leaderboards/week-then-noon", &[]).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_eq!(page.body["period"]["period"], "2026-12-05T00:00", "{}", page.body);
+    assert_eq!(page.body["period"]["next_reset"], "2026-12-11T22:00:00Z");
+    assert_eq!(page.body["entries"][0]["value"], 622);
+}
+
 /// BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
 /// rather than stored as if they held.
 pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
@@ -1066,6 +1147,8 @@ macro_rules! board_definitions_tests {
             hidden_players_and_a_retired_board_read_as_on_any_board,
             fastest_on_level_7_holds_a_time_out_of_range_until_approved,
             changes_of_two_definitions_of_one_game_both_land,
+            late_results_meet_the_version_of_their_instant,
+            a_schedule_change_waits_for_the_current_period_to_end,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

@@ -271,7 +271,17 @@ impl Schedule {
     }
 }
 
+/// The longest cron expression a definition may hold, in bytes (BD-6).
+pub const MAX_CRON_BYTES: usize = 100;
+
 fn parse_cron(raw: &str) -> Result<croner::Cron, RuleError> {
+    if raw.len() > MAX_CRON_BYTES {
+        return Err(RuleError::new(
+            "schedule.cron",
+            "BD-6",
+            format!("a cron expression is at most {MAX_CRON_BYTES} characters"),
+        ));
+    }
     if raw.split_whitespace().count() != 5 {
         return Err(RuleError::new(
             "schedule.cron",
@@ -333,10 +343,10 @@ pub struct Prize {
 /// (BD-1).
 fn reserved(id: &str) -> bool {
     super::BOARDS.iter().any(|b| b.id == id)
-        || id == super::MAHJONG_LEVEL.id
-        || id
-            .strip_prefix("mahjong-level-")
-            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        || [super::MAHJONG_LEVEL.id, super::MAHJONG_TOURNAMENT.id].contains(&id)
+        // The families' boards: every level's time ranking, every tournament's standings.
+        || id.starts_with("mahjong-level-")
+        || id.starts_with("mahjong-tournament-")
 }
 
 /// Whether `id` has the shape of a defined board's id (BD-1): 3 to 48 lowercase
@@ -432,6 +442,18 @@ fn check_level(level: Option<u32>, field: &str) -> Result<(), RuleError> {
 }
 
 impl Definition {
+    /// Whether `other` means the same history as this one (BD-10): the same source,
+    /// operator, order, tie-breaks, schedule and score range; it may differ in title,
+    /// entry rules and prizes.
+    pub fn same_history(&self, other: &Definition) -> bool {
+        self.source == other.source
+            && self.operator == other.operator
+            && self.order == other.order
+            && self.tie_breaks == other.tie_breaks
+            && self.schedule == other.schedule
+            && self.score_range == other.score_range
+    }
+
     /// Checks the whole definition (BD-1 … BD-9) and answers its game; the first
     /// broken rule is the error, naming its field.
     pub fn check(&self) -> Result<Game, RuleError> {
@@ -558,6 +580,20 @@ mod tests {
 
     use super::*;
 
+    /// docs/rules/boards.md: every JSON example of a definition there is one, as written.
+    #[test]
+    fn the_documented_examples_check() {
+        let doc = include_str!("../../../../docs/rules/boards.md");
+        let mut examples = 0;
+        for block in doc.split("```json").skip(1) {
+            let json = block.split("```").next().unwrap_or_default();
+            let d: Definition = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+            assert!(d.check().is_ok(), "{:?}: {json}", d.check());
+            examples += 1;
+        }
+        assert!(examples >= 2, "the examples are found");
+    }
+
     /// BD-6: a period is named back from its id; a time that is no firing is refused.
     #[test]
     fn periods_are_named_back() {
@@ -637,6 +673,9 @@ mod tests {
             "seega",
             "mahjong-weekly",
             "mahjong-level-7",
+            "mahjong-level-0007",
+            "mahjong-tournament-spring-cup",
+            "mahjong-tournament",
         ] {
             let mut v = weekend_wins();
             v["id"] = json!(bad);

@@ -121,10 +121,10 @@ pub async fn list<S: Store + ?Sized>(
         let mut defined = crate::engine::defined::in_force(store, game.id()).await?;
         defined.sort_by(|a, b| a.id.cmp(&b.id));
         for feeding in defined {
-            let Some(current) = feeding.versions.last() else {
+            // The version in force now (a change still to come waits for its period).
+            let Some(d) = feeding.at(now) else {
                 continue;
             };
-            let d = &current.definition;
             let (period, state) = match (&d.schedule, d.schedule.period_at(now)?) {
                 (_, Some(p)) => (p, "live"),
                 (Schedule::Window { start, .. }, None) if *start > now => {

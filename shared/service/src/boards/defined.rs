@@ -44,51 +44,75 @@ pub struct Shape {
 }
 
 impl Known {
-    fn latest(&self) -> &Version {
-        // A head is written with its first version: never empty.
-        &self.versions[self.versions.len() - 1]
-    }
-
-    /// The board's schedule now (BD-6: the newest version's).
-    pub fn schedule(&self) -> &Schedule {
-        &self.latest().definition.schedule
+    /// The version in force at `at` (BD-10): the newest effective by then, else the
+    /// first (a board's first version holds for every earlier instant).
+    fn in_force_at(&self, at: DateTime<Utc>) -> &Version {
+        self.versions
+            .iter()
+            .rev()
+            .find(|v| v.effective_from <= at)
+            .unwrap_or(&self.versions[0])
     }
 
     /// The version whose meaning period `period` keeps (BD-10): the one in force when
     /// it began (the first, for a period that began before the board was defined).
     pub fn version_for(&self, period: &DefinedPeriod) -> &Version {
         match period.start {
-            Some(start) => self
-                .versions
-                .iter()
-                .rev()
-                .find(|v| v.effective_from <= start)
-                .unwrap_or(&self.versions[0]),
-            None => self.latest(),
+            Some(start) => self.in_force_at(start),
+            None => &self.versions[self.versions.len() - 1],
         }
     }
 
+    /// The period named `id` and the version it keeps: a period of the schedule of the
+    /// version in force when it began (an ended period of an older schedule too).
+    fn named(&self, id: &str) -> Result<(DefinedPeriod, &Version), podium_rules::RuleError> {
+        let mut refusal = None;
+        for v in self.versions.iter().rev() {
+            match v.definition.schedule.period_named(id) {
+                Ok(p) if std::ptr::eq(self.version_for(&p), v) => return Ok((p, v)),
+                Ok(_) => {}
+                Err(e) => {
+                    refusal.get_or_insert(e);
+                }
+            }
+        }
+        Err(refusal.unwrap_or_else(|| {
+            podium_rules::RuleError::new(
+                "period",
+                "BD-6",
+                format!("no period of this board is named `{id}`"),
+            )
+        }))
+    }
+
     /// The period named `id` (the current one by default; a window's only one) with its
-    /// LB-6 clock at `now`. 400 naming `period` (BD-6) for a name it has no period of.
+    /// LB-6 clock at `now`, by the schedule in force then. 400 naming `period` (BD-6)
+    /// for a name it has no period of.
     pub fn period(
         &self,
         id: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<(DefinedPeriod, PeriodClock), ServiceError> {
-        let schedule = self.schedule();
         let bad = |e: podium_rules::RuleError| ServiceError::BadRequest {
             field: "period",
             message: e.message,
         };
-        let period = match (id, schedule) {
-            (Some(id), _) => schedule.period_named(id).map_err(bad)?,
-            (None, Schedule::Window { .. }) => schedule.period_named("window").map_err(bad)?,
-            (None, _) => schedule
-                .period_at(now)
-                .map_err(bad)?
-                .ok_or_else(|| ServiceError::NotFound("no current period".into()))?,
+        let (period, version) = match id {
+            Some(id) => self.named(id).map_err(bad)?,
+            None => {
+                let v = self.in_force_at(now);
+                let schedule = &v.definition.schedule;
+                let p = match schedule {
+                    Schedule::Window { .. } => schedule.period_named("window").map_err(bad)?,
+                    _ => schedule
+                        .period_at(now)
+                        .map_err(bad)?
+                        .ok_or_else(|| ServiceError::NotFound("no current period".into()))?,
+                };
+                (p, v)
+            }
         };
-        let clock = schedule.clock(&period, now);
+        let clock = version.definition.schedule.clock(&period, now);
         Ok((period, clock))
     }
 }
@@ -128,8 +152,8 @@ pub async fn resolve<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Optio
 /// resolved ([`resolve`]): the version its period keeps.
 pub fn shape(board: &BoardRef) -> Option<Shape> {
     let known = KNOWN.read().ok()?.get(&board.board).cloned()?;
-    let period = known.schedule().period_named(&board.period).ok()?;
-    let def = &known.version_for(&period).definition;
+    let (_, version) = known.named(&board.period).ok()?;
+    let def = &version.definition;
     Some(Shape {
         fold: def.fold(),
         unit: match def.source {

@@ -17,7 +17,7 @@ use podium_rules::error::RuleError;
 use podium_store::{Item, ItemKey, ItemStore, SortKeyRange};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::defined::{Effective, Feeding, ACTIVE_PK, VERSIONS_IN_FORCE};
+use crate::engine::defined::{Effective, Feeding, ACTIVE_PK};
 use crate::error::ServiceError;
 
 /// The most active definitions one game may feed, by default (BD-11: each feeds every
@@ -111,6 +111,17 @@ fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// What results meet of a board's first version (BD-12): every result of the board's
+/// periods that arrives from its creation on, however late (a window created once it
+/// began counts the window's late results; results settled before the creation are
+/// not counted).
+fn first_effective(v: &Version) -> Effective {
+    Effective {
+        effective_from: DateTime::<Utc>::MIN_UTC,
+        ..effective(v)
+    }
+}
+
 /// What results meet of `v` (BD-12).
 fn effective(v: &Version) -> Effective {
     Effective {
@@ -123,12 +134,7 @@ fn effective(v: &Version) -> Effective {
 /// BD-10: whether `new` changes what `old`'s history means (source, operator, order,
 /// tie-breaks, schedule), so that it may only apply from the next period.
 pub fn changes_history(old: &Definition, new: &Definition) -> bool {
-    old.source != new.source
-        || old.operator != new.operator
-        || old.order != new.order
-        || old.tie_breaks != new.tie_breaks
-        || old.schedule != new.schedule
-        || old.score_range != new.score_range
+    !old.same_history(new)
 }
 
 /// BD-10: from when an update of `old` to `new` applies, at `now`: at once, or when
@@ -149,6 +155,11 @@ pub fn effective_from(
             "an all-time board has no next period: its source, operator, order, tie-breaks, score range and schedule stay; define a new board",
         )),
         Schedule::Window { start, .. } if *start > now => Ok(now),
+        Schedule::Window { end, .. } if *end <= now => Err(conflict(
+            "definition",
+            "BD-10",
+            "the window has ended: its source, operator, order, tie-breaks, score range and schedule stay; define a new board",
+        )),
         Schedule::Window { .. } => Err(conflict(
             "definition",
             "BD-10",
@@ -184,6 +195,11 @@ pub async fn create<S: ItemStore + ?Sized>(
 ) -> Result<(Head, Version), ServiceError> {
     definition.check()?;
     applied_parts_only(&definition)?;
+    if let Schedule::Window { end, .. } = &definition.schedule {
+        if *end <= now {
+            return Err(RuleError::new("schedule.end", "BD-6", "the window has ended already").into());
+        }
+    }
     let (active, active_version) = active_count(store, &definition.game).await?;
     if active.count >= max_active {
         return Err(conflict(
@@ -232,7 +248,7 @@ pub async fn create<S: ItemStore + ?Sized>(
                 next.count += 1;
                 next.boards.push(Feeding {
                     id: head.id.clone(),
-                    versions: vec![effective(&version)],
+                    versions: vec![first_effective(&version)],
                 });
                 next
             })?,
@@ -368,9 +384,18 @@ pub async fn update<S: ItemStore + ?Sized>(
     if definition.game != head.game {
         return Err(RuleError::new("game", "BD-10", "a definition's game cannot change").into());
     }
+    // BD-10: what the change means is judged against the version in force now; and
+    // it never applies before a change still to come (which it then replaces).
+    let all = versions(store, &id).await?;
+    let in_force = all
+        .iter()
+        .rev()
+        .find(|v| v.effective_from <= now)
+        .unwrap_or(&before);
+    let from = effective_from(&in_force.definition, &definition, now)?.max(before.effective_from);
     let after = Version {
         version: head.version + 1,
-        effective_from: effective_from(&before.definition, &definition, now)?,
+        effective_from: from,
         definition,
         written_at: now,
         written_by: operator.to_string(),
@@ -389,15 +414,15 @@ pub async fn update<S: ItemStore + ?Sized>(
     for _ in 0..ACTIVE_ATTEMPTS {
         let (mut active, active_version) = active_count(store, &head.game).await?;
         match active.boards.iter_mut().find(|f| f.id == id) {
-            Some(f) => {
-                f.versions.push(effective(&after));
-                let over = f.versions.len().saturating_sub(VERSIONS_IN_FORCE);
-                f.versions.drain(..over);
+            Some(f) => f.add(effective(&after), now),
+            None => {
+                let mut f = Feeding {
+                    id: id.clone(),
+                    versions: vec![first_effective(&before)],
+                };
+                f.add(effective(&after), now);
+                active.boards.push(f);
             }
-            None => active.boards.push(Feeding {
-                id: id.clone(),
-                versions: vec![effective(&before), effective(&after)],
-            }),
         }
         let writes = vec![
             (

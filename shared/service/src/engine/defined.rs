@@ -25,8 +25,14 @@ use crate::error::ServiceError;
 pub const ACTIVE_PK: &str = "BOARDDEFS#ACTIVE";
 
 /// How many versions of a definition the active list keeps, so a result arriving
-/// late still meets the version in force when it happened (BD-10).
-pub const VERSIONS_IN_FORCE: usize = 4;
+/// late still meets the version in force when it happened (BD-10): versions that change
+/// what results mean take effect at period boundaries, so these cover at least this
+/// many periods back.
+pub const VERSIONS_IN_FORCE: usize = 8;
+
+/// How late a result may arrive and still meet the version in force at its instant:
+/// longer than any record may be late (GM-5: at most 364 days).
+pub const LATEST_RESULT_DAYS: i64 = 400;
 
 /// One version of a definition as results meet it: from when it applies (UTC).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +51,35 @@ pub struct Feeding {
 }
 
 impl Feeding {
+    /// Adds `v`, written at `now` (BD-10): a version effective when the newest is
+    /// replaces it; one that means the same history as the newest (a new title) updates
+    /// it in place, keeping when it took effect; versions no result can meet any more
+    /// (superseded more than [`LATEST_RESULT_DAYS`] ago) are dropped, and at most
+    /// [`VERSIONS_IN_FORCE`] kept.
+    pub fn add(&mut self, v: Effective, now: DateTime<Utc>) {
+        match self.versions.last_mut() {
+            Some(last) if last.effective_from >= v.effective_from => {
+                *last = Effective {
+                    effective_from: last.effective_from.max(v.effective_from),
+                    ..v
+                }
+            }
+            Some(last) if last.definition.same_history(&v.definition) => {
+                *last = Effective {
+                    effective_from: last.effective_from,
+                    ..v
+                }
+            }
+            _ => self.versions.push(v),
+        }
+        let horizon = now - chrono::Duration::days(LATEST_RESULT_DAYS);
+        while self.versions.len() > 1 && self.versions[1].effective_from <= horizon {
+            self.versions.remove(0);
+        }
+        let over = self.versions.len().saturating_sub(VERSIONS_IN_FORCE);
+        self.versions.drain(..over);
+    }
+
     /// The version in force at `at` (BD-10): the newest effective by then; `None`
     /// before the board was defined.
     pub fn at(&self, at: DateTime<Utc>) -> Option<&Definition> {
