@@ -740,9 +740,18 @@ pub async fn hidden_players_and_a_retired_board_read_as_on_any_board<S: Store + 
     assert_eq!(next.body["entries"][0]["player_id"], "eve");
 }
 
+fn by_state(boards: &[serde_json::Value], id: &str) -> String {
+    boards
+        .iter()
+        .find(|b| b["board"] == id)
+        .and_then(|b| b["state"].as_str())
+        .unwrap_or("not listed")
+        .to_string()
+}
+
 /// LB-6, BD-12: `GET /v1/boards` lists the built-in boards, then the defined boards
-/// live now or coming with their clocks and the caller's value; an ended window and a
-/// retired board are not listed.
+/// live now, coming or ended in the last week, with their clocks and the caller's
+/// value; a retired board is not listed.
 pub async fn the_app_lists_the_boards_live_and_coming<S: Store + Clone + 'static>(store: &S) {
     weekend_seega_wins_count_inside_the_window_only(store).await;
     let define = |id: &str, start: &str, end: &str| -> Definition {
@@ -777,10 +786,13 @@ pub async fn the_app_lists_the_boards_live_and_coming<S: Store + Clone + 'static
             "mahjong-amr",
             "mahjong-weekly",
             "mahjong-daily",
+            "last-weekend",
             "next-weekend",
             "weekend-seega-wins"
         ]
     );
+    // An event that ended less than a week ago: its final standings stay listed.
+    assert_eq!(by_state(boards, "last-weekend"), "ended");
     let by = |id: &str| boards.iter().find(|b| b["board"] == id).expect("listed").clone();
     let weekend = by("weekend-seega-wins");
     assert_eq!(

@@ -197,7 +197,7 @@ impl Schedule {
                 let start = cron.find_previous_occurrence(&local, true).map_err(never)?;
                 let end = cron.find_next_occurrence(&local, false).map_err(never)?;
                 Ok(Some(DefinedPeriod {
-                    id: start.format("%Y-%m-%dT%H:%M").to_string(),
+                    id: cron_period_id(zone, &start),
                     start: Some(start.with_timezone(&Utc)),
                     end: Some(end.with_timezone(&Utc)),
                 }))
@@ -226,17 +226,24 @@ impl Schedule {
             Schedule::Window { .. } => Err(bad("this board has the single period `window`".into())),
             Schedule::Cron { zone, .. } => {
                 let zone = parse_zone(zone)?;
-                let local = chrono::NaiveDateTime::parse_from_str(id, "%Y-%m-%dT%H:%M")
-                    .ok()
-                    .filter(|_| id.len() == 16)
-                    .ok_or_else(|| {
-                        bad("a period is named by its local start, like 2026-12-05T00:00".into())
-                    })?;
-                let at = local
-                    .and_local_timezone(zone)
-                    .earliest()
-                    .ok_or_else(|| bad(format!("{} is no local time in {}", quoted(id), zone.name())))?
-                    .with_timezone(&Utc);
+                let at = if id.len() == 22 {
+                    // A local time that happens twice, named with its offset.
+                    DateTime::parse_from_str(id, "%Y-%m-%dT%H:%M%:z")
+                        .map_err(|_| bad(format!("{} is no period start with an offset", quoted(id))))?
+                        .with_timezone(&Utc)
+                } else {
+                    let local = chrono::NaiveDateTime::parse_from_str(id, "%Y-%m-%dT%H:%M")
+                        .ok()
+                        .filter(|_| id.len() == 16)
+                        .ok_or_else(|| {
+                            bad("a period is named by its local start, like 2026-12-05T00:00".into())
+                        })?;
+                    local
+                        .and_local_timezone(zone)
+                        .earliest()
+                        .ok_or_else(|| bad(format!("{} is no local time in {}", quoted(id), zone.name())))?
+                        .with_timezone(&Utc)
+                };
                 match self.period_at(at)? {
                     Some(p) if p.id == id => Ok(p),
                     _ => Err(bad(format!("no period of this board starts at {}", quoted(id)))),
@@ -273,6 +280,18 @@ impl Schedule {
 
 /// The longest cron expression a definition may hold, in bytes (BD-6).
 pub const MAX_CRON_BYTES: usize = 100;
+
+/// A cron period's id: its local start, `2026-12-05T00:00`; with the offset,
+/// `2026-10-25T03:00+03:00`, when that local time happens twice (a clock set back).
+fn cron_period_id(zone: Tz, start: &DateTime<Tz>) -> String {
+    use chrono::offset::LocalResult;
+    use chrono::TimeZone;
+    let local = start.naive_local();
+    match zone.from_local_datetime(&local) {
+        LocalResult::Ambiguous(..) => start.format("%Y-%m-%dT%H:%M%:z").to_string(),
+        _ => start.format("%Y-%m-%dT%H:%M").to_string(),
+    }
+}
 
 fn parse_cron(raw: &str) -> Result<croner::Cron, RuleError> {
     if raw.len() > MAX_CRON_BYTES {
@@ -592,6 +611,27 @@ mod tests {
             examples += 1;
         }
         assert!(examples >= 2, "the examples are found");
+    }
+
+    /// BD-6: an hourly cron over the night a clock is set back (Bucharest, 25 October
+    /// 2026, 04:00 back to 03:00): the two 03:00 periods are told apart by their offset,
+    /// and each is named back.
+    #[test]
+    fn a_local_time_that_happens_twice_names_two_periods() {
+        let hourly = Schedule::Cron {
+            cron: "0 * * * *".into(),
+            zone: "Europe/Bucharest".into(),
+        };
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let first = hourly.period_at(t("2026-10-25T00:30:00Z")).unwrap().unwrap();
+        let second = hourly.period_at(t("2026-10-25T01:30:00Z")).unwrap().unwrap();
+        assert_eq!(first.id, "2026-10-25T03:00+03:00");
+        assert_eq!(second.id, "2026-10-25T03:00+02:00");
+        for p in [&first, &second] {
+            assert_eq!(&hourly.period_named(&p.id).unwrap(), p);
+        }
+        let plain = hourly.period_at(t("2026-10-25T03:30:00Z")).unwrap().unwrap();
+        assert_eq!(plain.id, "2026-10-25T05:00");
     }
 
     /// BD-6: a period is named back from its id; a time that is no firing is refused.

@@ -1,7 +1,8 @@
 //! The boards the app can show now (LB-1, LB-6, BD-12): the built-in boards, and the
-//! defined boards live now or coming (a window not begun), each with its current
-//! period's clock and the caller's value there. A window that has ended, and a retired
-//! board, are not listed (their archives stay readable by id).
+//! defined boards live now, coming (a window not begun) or just ended (a window that
+//! ended in the last [`ENDED_LISTED`]), each with its current period's clock and the
+//! caller's value there. A retired board, and a window ended longer ago, are not listed
+//! (their pages stay readable by id).
 //!
 //! Reads: each game's definitions in force ([`crate::engine::defined::in_force`]; kept a
 //! few seconds on DynamoDB), then the caller's entry on each board listed, at once.
@@ -36,7 +37,8 @@ pub struct Listed {
     pub game: String,
     /// True for a board a live-ops team defined (BD-1), false for a built-in one.
     pub defined: bool,
-    /// `live` (its current period runs) or `coming` (a window not begun).
+    /// `live` (its current period runs), `coming` (a window not begun) or `ended` (a
+    /// window that ended in the last 7 days: its final standings).
     #[schema(example = "live")]
     pub state: &'static str,
     /// The current period (a coming window: the window) and the next reset (LB-6).
@@ -72,6 +74,10 @@ impl Reading {
         }
     }
 }
+
+/// How long a window that ended stays listed (`state: ended`), so the app can show
+/// its final standings.
+pub const ENDED_LISTED: chrono::Duration = chrono::Duration::days(7);
 
 /// The title of a built-in board.
 fn built_in_title(id: &str) -> &'static str {
@@ -129,6 +135,10 @@ pub async fn list<S: Store + ?Sized>(
                 (_, Some(p)) => (p, "live"),
                 (Schedule::Window { start, .. }, None) if *start > now => {
                     (d.schedule.period_named("window")?, "coming")
+                }
+                // Its final standings stay listed for a while after it ended.
+                (Schedule::Window { end, .. }, None) if now - *end < ENDED_LISTED => {
+                    (d.schedule.period_named("window")?, "ended")
                 }
                 _ => continue,
             };

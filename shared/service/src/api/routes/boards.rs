@@ -583,7 +583,7 @@ pub(crate) async fn board_friends(
     path = "/v1/boards",
     tag = "leaderboards",
     responses(
-        (status = 200, description = "Built-in boards first, then defined ones by game and id; an ended window or a retired board is not listed (its archive stays readable by id)",
+        (status = 200, description = "Built-in boards first, then defined ones by game and id: live, coming (a window not begun) or ended (a window that ended in the last 7 days); a retired board is not listed (its pages stay readable by id)",
             body = crate::boards::catalogue::Catalogue,
             example = json!({"as_of": "2026-12-05T10:00:00Z", "boards": [
                 {"board": "seega", "title": "Seega", "game": "seega", "defined": false, "state": "live",
