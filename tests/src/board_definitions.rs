@@ -1113,6 +1113,41 @@ pub async fn a_schedule_change_waits_for_the_current_period_to_end<S: Store + Cl
     assert_eq!(page.body["entries"][0]["value"], 622);
 }
 
+/// BD-6: a board keeps its last `keep_periods` ended periods readable; an older one
+/// is a 404 saying so; the current and a future period read.
+pub async fn ended_periods_past_keep_periods_are_not_read<S: Store + Clone + 'static>(store: &S) {
+    let mut d = weekly("kept-weeks");
+    d.keep_periods = 1;
+    definitions::create(store, d, OPERATOR, at(2026, 11, 1, 0), 20, false)
+        .await
+        .expect("created");
+    // Read at 2026-12-06T12:00Z: the week of 5 December runs.
+    for (period, status) in [
+        ("2026-12-05T00:00", 200),
+        ("2026-11-28T00:00", 200),
+        ("2026-11-21T00:00", 404),
+        ("2026-12-12T00:00", 200),
+    ] {
+        let got = read_as(store, "ana", "/v1/leaderboards/kept-weeks", &[("period", period)]).await;
+        assert_eq!(got.status, status, "{period}: {}", got.body);
+    }
+    let old = read_as(
+        store,
+        "ana",
+        "/v1/leaderboards/kept-weeks",
+        &[("period", "2026-11-21T00:00")],
+    )
+    .await;
+    assert!(
+        old.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("keeps its last 1 ended periods"),
+        "{}",
+        old.body
+    );
+}
+
 /// BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
 /// rather than stored as if they held.
 pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
@@ -1161,6 +1196,7 @@ macro_rules! board_definitions_tests {
             changes_of_two_definitions_of_one_game_both_land,
             late_results_meet_the_version_of_their_instant,
             a_schedule_change_waits_for_the_current_period_to_end,
+            ended_periods_past_keep_periods_are_not_read,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

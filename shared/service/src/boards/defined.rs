@@ -85,6 +85,38 @@ impl Known {
         }))
     }
 
+    /// 404 for an ended period older than the board keeps readable (BD-6: the
+    /// `keep_periods` of the version in force now, counted back period by period, each
+    /// by the schedule in force then).
+    fn kept(&self, period: &DefinedPeriod, now: DateTime<Utc>) -> Result<(), ServiceError> {
+        let Some(start) = period.start else {
+            return Ok(());
+        };
+        let keep = self.in_force_at(now).definition.keep_periods;
+        let at = |t: DateTime<Utc>| {
+            self.in_force_at(t)
+                .definition
+                .schedule
+                .period_at(t)
+                .ok()
+                .flatten()
+        };
+        let mut current = at(now);
+        for _ in 0..=keep {
+            let Some(p) = current else {
+                return Ok(());
+            };
+            if p.start.is_none_or(|s| s <= start) {
+                return Ok(());
+            }
+            current = p.start.and_then(|s| at(s - chrono::Duration::milliseconds(1)));
+        }
+        Err(ServiceError::NotFound(format!(
+            "period `{}` is no longer kept (the board keeps its last {keep} ended periods, BD-6)",
+            period.id
+        )))
+    }
+
     /// The period named `id` (the current one by default; a window's only one) with its
     /// LB-6 clock at `now`, by the schedule in force then. 400 naming `period` (BD-6)
     /// for a name it has no period of.
@@ -98,7 +130,11 @@ impl Known {
             message: e.message,
         };
         let (period, version) = match id {
-            Some(id) => self.named(id).map_err(bad)?,
+            Some(id) => {
+                let named = self.named(id).map_err(bad)?;
+                self.kept(&named.0, now)?;
+                named
+            }
             None => {
                 let v = self.in_force_at(now);
                 let schedule = &v.definition.schedule;
