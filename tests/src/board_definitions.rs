@@ -558,17 +558,7 @@ async fn read_as<S: Store + Clone + 'static>(
     path: &str,
     query: &[(&str, &str)],
 ) -> podium_service::api::ApiResponse {
-    let req = podium_service::api::ApiRequest {
-        method: "GET".into(),
-        path: path.into(),
-        query: query
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        player: Some(player.into()),
-        raw_query: None,
-        operator: None,
-    };
+    let req = crate::deletion::get(path, player, query);
     let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
     podium_service::api::handle(store, &ctx, &req, instant("2026-12-06T12:00:00Z")).await
 }
@@ -926,6 +916,59 @@ pub async fn fastest_on_level_7_holds_a_time_out_of_range_until_approved<S: Stor
     assert_eq!(listed(store, &def, week).await.len(), 3);
 }
 
+/// BD-7, OP-4: a record held while its player was suspended, which a score range
+/// defined since would hold, is not settled by the restore: it waits in the review
+/// queue, check `score_range`, counted nowhere.
+pub async fn a_record_released_by_a_restore_still_meets_the_score_range<S: Store + ?Sized>(store: &S) {
+    use podium_service::moderation::review::{queue, Intake};
+    let now = instant("2026-12-06T12:00:00Z");
+    let first = offer_completion(store, "rr-1", "cy", 65_000, "2026-12-01T10:00:00Z", now).await;
+    assert!(matches!(first, Intake::Settled(_)), "{first:?}");
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "cy",
+        ("support-7", "a modified client"),
+        30,
+        now,
+    )
+    .await
+    .expect("suspended");
+    let held = offer_completion(store, "rr-2", "cy", 5_000, "2026-12-02T10:00:00Z", now).await;
+    assert_eq!(
+        held,
+        Intake::Held {
+            check: "suspended".into(),
+            duplicate: false
+        }
+    );
+    let def: Definition = serde_json::from_value(json!({
+        "id": "released-7", "title": "Level 7, ranged", "game": "mahjong-rivals",
+        "source": {"kind": "best_time", "level": 7}, "operator": "best", "order": "lower_first",
+        "schedule": {"kind": "all_time"}, "score_range": [20000, 3600000],
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, now, 20, false)
+        .await
+        .expect("created");
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    podium_service::moderation::suspensions::restore(
+        store,
+        "cy",
+        ("support-7", "the report was wrong"),
+        now,
+        &policy,
+    )
+    .await
+    .expect("restored");
+    let (waiting, _) = queue(store, None, 10).await.expect("the queue");
+    let found: Vec<(&str, &str)> = waiting
+        .iter()
+        .map(|h| (h.id.as_str(), h.cause.check.as_str()))
+        .collect();
+    assert_eq!(found, [("rr-2", "score_range")]);
+    assert!(listed(store, &def, "all").await.is_empty(), "counted nowhere");
+}
+
 /// BD-3, BD-10, BD-12: a weekly points board changed from sum to best in the middle
 /// of a week: the week keeps summing, the next week takes the best; both versions
 /// are kept.
@@ -1197,6 +1240,7 @@ macro_rules! board_definitions_tests {
             late_results_meet_the_version_of_their_instant,
             a_schedule_change_waits_for_the_current_period_to_end,
             ended_periods_past_keep_periods_are_not_read,
+            a_record_released_by_a_restore_still_meets_the_score_range,
         );
     };
     (@cases $make:path; $($case:ident),+ $(,)?) => {

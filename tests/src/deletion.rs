@@ -47,7 +47,8 @@ async fn settle<S: Store + ?Sized>(
     settle_incoming(store, &record, now, &policy, &delivery).await
 }
 
-fn get(path: &str, player: &str, query: &[(&str, &str)]) -> ApiRequest {
+/// `GET path?query` as `player` (the test files' one such request).
+pub(crate) fn get(path: &str, player: &str, query: &[(&str, &str)]) -> ApiRequest {
     ApiRequest {
         method: "GET".into(),
         path: path.into(),

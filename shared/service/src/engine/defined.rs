@@ -280,3 +280,64 @@ async fn entry_writes<S: SettleStore + ?Sized>(
     }
     Ok(out.into_iter().map(|(w, _)| w).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().to_utc()
+    }
+
+    fn version(n: u32, from: DateTime<Utc>, title: &str, operator: &str) -> Effective {
+        Effective {
+            version: n,
+            effective_from: from,
+            definition: serde_json::from_value(serde_json::json!({
+                "id": "wk", "title": title, "game": "seega", "source": {"kind": "points"},
+                "operator": operator, "order": "higher_first",
+                "schedule": {"kind": "cron", "cron": "0 0 * * SAT", "zone": "UTC"},
+            }))
+            .unwrap(),
+        }
+    }
+
+    /// BD-10: a title change updates the newest version in place (the instant it took
+    /// effect kept, so late results still meet it); a history change is added; one
+    /// effective with a change still to come replaces it; versions superseded more than
+    /// 400 days ago go, and at most VERSIONS_IN_FORCE stay.
+    #[test]
+    fn the_feeding_list_keeps_what_late_results_meet() {
+        let now = t("2026-12-06T12:00:00Z");
+        let mut f = Feeding {
+            id: "wk".into(),
+            versions: vec![version(1, DateTime::<Utc>::MIN_UTC, "A", "sum")],
+        };
+        f.add(version(2, now, "B", "sum"), now);
+        assert_eq!(f.versions.len(), 1);
+        assert_eq!(
+            (f.versions[0].version, f.versions[0].effective_from),
+            (2, DateTime::<Utc>::MIN_UTC)
+        );
+        let saturday = t("2026-12-12T00:00:00Z");
+        f.add(version(3, saturday, "B", "best"), now);
+        f.add(version(4, saturday, "C", "best"), now);
+        assert_eq!(f.versions.iter().map(|v| v.version).collect::<Vec<_>>(), [2, 4]);
+        assert_eq!(
+            f.at(t("2026-12-01T00:00:00Z")).map(|d| d.title.as_str()),
+            Some("B")
+        );
+        assert_eq!(f.at(saturday).map(|d| d.title.as_str()), Some("C"));
+        // Years of weekly history changes: what no late result can meet goes.
+        let mut week = saturday;
+        for n in 5..40 {
+            week += chrono::Duration::days(7);
+            let op = if n % 2 == 0 { "sum" } else { "best" };
+            f.add(version(n, week, "C", op), week);
+        }
+        assert_eq!(f.versions.len(), VERSIONS_IN_FORCE);
+        let long_after = week + chrono::Duration::days(LATEST_RESULT_DAYS + 1);
+        f.add(version(40, long_after, "D", "max"), long_after);
+        assert_eq!(f.versions.iter().map(|v| v.version).collect::<Vec<_>>(), [39, 40]);
+    }
+}
