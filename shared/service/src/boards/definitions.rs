@@ -309,6 +309,40 @@ async fn read_stored<S: ItemStore + ?Sized>(
     Ok(Some((head, item.version, decode("definition version", &v)?)))
 }
 
+/// The head of `id` with its stored version and every version, oldest first, in one
+/// Query of the definition's partition (`HEAD` sorts before `V…`): what an update
+/// reads.
+async fn read_all<S: ItemStore + ?Sized>(
+    store: &S,
+    id: &str,
+) -> Result<Option<(Head, u64, Vec<Version>)>, ServiceError> {
+    if !well_formed_id(id) {
+        return Ok(None);
+    }
+    let items = store
+        .query_items(&def_pk(id), &SortKeyRange::All, true, 1_001, true)
+        .await?;
+    let Some((_, head_item)) = items.iter().find(|(sk, _)| sk == HEAD_SK) else {
+        return Ok(None);
+    };
+    let head: Head = decode("definition head", head_item)?;
+    let versions = items
+        .iter()
+        .filter(|(sk, _)| sk.starts_with('V'))
+        .map(|(_, item)| decode("definition version", item))
+        .collect::<Result<Vec<Version>, _>>()?;
+    if versions.last().map(|v| v.version) != Some(head.version) {
+        return Err(ServiceError::Store(podium_store::StoreError::corrupt(
+            "definition version",
+            format!(
+                "{id}: its head names version {} and the newest stored differs",
+                head.version
+            ),
+        )));
+    }
+    Ok(Some((head, head_item.version, versions)))
+}
+
 /// Every version of `id`, oldest first (at most 1,000).
 pub async fn versions<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Vec<Version>, ServiceError> {
     if !well_formed_id(id) {
@@ -379,14 +413,15 @@ pub async fn update<S: ItemStore + ?Sized>(
     definition.check()?;
     applied_parts_only(&definition)?;
     let id = definition.id.clone();
-    let (head, head_version, before) = read_stored(store, &id).await?.ok_or_else(|| not_found(&id))?;
+    // One Query: the head (what the change is conditioned on) and every version.
+    let (head, head_version, all) = read_all(store, &id).await?.ok_or_else(|| not_found(&id))?;
+    let before = all[all.len() - 1].clone();
     changeable(&head, expected_version)?;
     if definition.game != head.game {
         return Err(RuleError::new("game", "BD-10", "a definition's game cannot change").into());
     }
     // BD-10: what the change means is judged against the version in force now; and
     // it never applies before a change still to come (which it then replaces).
-    let all = versions(store, &id).await?;
     let in_force = all
         .iter()
         .rev()
