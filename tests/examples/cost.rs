@@ -615,7 +615,7 @@ async fn main() {
     let before = store.usage();
     let closed = podium_service::boards::close::close(
         &store,
-        weekly,
+        weekly.game,
         &board,
         tables.get("mahjong-weekly"),
         freeze_at,
@@ -635,7 +635,7 @@ async fn main() {
     let before = store.usage();
     podium_service::boards::close::close(
         &store,
-        weekly,
+        weekly.game,
         &board,
         tables.get("mahjong-weekly"),
         freeze_at,

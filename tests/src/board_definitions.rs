@@ -510,13 +510,24 @@ async fn seega<S: Store + ?Sized>(
 /// inside it, each win counts once (a duplicate delivery and a late one too), ties
 /// broken by fewer moves, then by who reached the value first.
 pub async fn weekend_seega_wins_count_inside_the_window_only<S: Store + ?Sized>(store: &S) {
-    let def: Definition = serde_json::from_value(json!({
+    play_the_weekend(store, weekend(json!([]))).await;
+}
+
+/// "Weekend Seega wins" (Saturday 00:00 to Monday 00:00 Bucharest) paying `prizes`.
+fn weekend(prizes: serde_json::Value) -> Definition {
+    serde_json::from_value(json!({
         "id": "weekend-seega-wins", "title": "Weekend Seega wins", "game": "seega",
         "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
         "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
         "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+        "prizes": prizes,
     }))
-    .expect("a definition");
+    .expect("a definition")
+}
+
+/// Creates `def` on 2026-12-01 and plays its weekend: bob 1st (2 wins in 30 moves),
+/// ana and eve 2nd (2 wins in 40 moves each), cy 4th (1 win).
+async fn play_the_weekend<S: Store + ?Sized>(store: &S, def: Definition) {
     definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
         .await
         .expect("created");
@@ -549,6 +560,139 @@ pub async fn weekend_seega_wins_count_inside_the_window_only<S: Store + ?Sized>(
     assert_eq!(got, want);
     // Losers win nothing here: dan is on no line.
     assert!(got.iter().all(|(_, p, _, _)| p != "dan"));
+}
+
+/// `player`'s message of the weekend's result, if any (and how many they have).
+async fn weekend_result<S: Store + ?Sized>(store: &S, player: &str) -> (usize, Option<serde_json::Value>) {
+    let inbox = podium_service::players::inbox::view(store, player)
+        .await
+        .expect("an inbox");
+    let results: Vec<_> = inbox
+        .messages
+        .iter()
+        .filter(|m| m.board == "weekend-seega-wins")
+        .map(|m| serde_json::to_value(m).expect("json"))
+        .collect();
+    (results.len(), results.first().cloned())
+}
+
+/// A tick of `job` at `at`, with no reward tables of the built-in boards.
+async fn tick<S: Store + ?Sized>(
+    store: &S,
+    job: podium_service::jobs::Job,
+    at: &str,
+) -> podium_service::jobs::TickReport {
+    let run = podium_service::jobs::ScheduledRun {
+        job,
+        scheduled_time: instant(at),
+    };
+    podium_service::jobs::handle(store, run, &Default::default())
+        .await
+        .expect("a tick")
+}
+
+/// BD-9, BD-10, LB-5, GM-3: "Weekend Seega wins" pays its top 3 once, when the window
+/// has ended: the prize table edited during the event pays (1st: 600 points and 2
+/// Jokers; 2nd–3rd: 200, ana and eve tied 2nd both), an edit after the end does not;
+/// every ranked player gets their result; a match of the window arriving after the
+/// close counts on the entry, not on the results; ticks again send nothing more, and a
+/// claim pays once, Jokers included.
+pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S) {
+    use podium_service::jobs::Job;
+    let def = weekend(json!([{"from": 1, "to": 1, "points": 500}, {"from": 2, "to": 3, "points": 200}]));
+    play_the_weekend(store, def.clone()).await;
+    let edit = |prizes: serde_json::Value| {
+        let mut v = serde_json::to_value(&def).unwrap();
+        v["prizes"] = prizes;
+        serde_json::from_value::<Definition>(v).unwrap()
+    };
+    // Saturday noon: the table changes (at once, BD-10).
+    let during =
+        edit(json!([{"from": 1, "to": 1, "points": 600, "jokers": 2}, {"from": 2, "to": 3, "points": 200}]));
+    definitions::update(store, during, 1, OPERATOR, instant("2026-12-05T10:00:00Z"), false)
+        .await
+        .expect("edited during the event");
+    // Monday, after the end: an edit that comes too late for the weekend.
+    let after = edit(json!([{"from": 1, "to": 4, "points": 9_999}]));
+    definitions::update(store, after, 2, OPERATOR, instant("2026-12-07T08:00:00Z"), false)
+        .await
+        .expect("edited after the end");
+    // Before the end (and its minute of grace): nothing is sent.
+    tick(store, Job::Freeze, "2026-12-06T21:59:00Z").await;
+    assert_eq!(weekend_result(store, "bob").await.0, 0);
+    let report = tick(store, Job::Freeze, "2027-01-02T00:00:00Z").await;
+    let closed: Vec<_> = report
+        .closed
+        .iter()
+        .filter(|c| c.board == "weekend-seega-wins")
+        .collect();
+    assert_eq!(closed.len(), 1, "{:?}", report.closed);
+    assert_eq!(closed[0].period, "window");
+    let sent = closed[0].results.as_ref().expect("results sent");
+    assert_eq!(
+        (sent.ranked, sent.sent, sent.rewarded, sent.reward_points),
+        (4, 4, 3, 1_000)
+    );
+    let want = [
+        ("bob", 1, json!({"points": 600, "jokers": 2, "game": "seega"})),
+        ("ana", 2, json!({"points": 200, "game": "seega"})),
+        ("eve", 2, json!({"points": 200, "game": "seega"})),
+        ("cy", 4, serde_json::Value::Null),
+    ];
+    for (player, rank, reward) in &want {
+        let (n, m) = weekend_result(store, player).await;
+        let m = m.expect("a result");
+        assert_eq!(n, 1, "{player}");
+        assert_eq!(m["id"], "pr:weekend-seega-wins:window");
+        assert_eq!(
+            (m["rank"].as_u64(), m["of"].as_u64()),
+            (Some(*rank), Some(4)),
+            "{player}"
+        );
+        // The value shown: wins, its tie-break set aside (BD-5).
+        let wins = if *player == "cy" { 1 } else { 2 };
+        assert_eq!(m["value"], wins, "{player}");
+        assert_eq!(m.get("reward").cloned().unwrap_or_default(), *reward, "{player}");
+    }
+    assert_eq!(weekend_result(store, "dan").await.0, 0, "not on the board");
+    // A match of Sunday evening arrives after the close: cy's entry counts it, the
+    // period's results do not change and its final snapshot stays (a refresh tick).
+    seega(store, "ws-8", "cy", "dan", 10, "2026-12-06T21:00:00Z").await;
+    assert_eq!(
+        listed(store, &def, "window")
+            .await
+            .iter()
+            .find(|e| e.1 == "cy")
+            .map(|e| e.2),
+        Some(2)
+    );
+    for job in [Job::Refresh, Job::Freeze] {
+        tick(store, job, "2027-01-02T00:10:00Z").await;
+    }
+    let board = podium_rules::board::BoardRef::new("weekend-seega-wins", "window");
+    assert!(podium_service::boards::close::is_frozen(store, &board)
+        .await
+        .unwrap());
+    for (player, rank, _) in &want {
+        let (n, m) = weekend_result(store, player).await;
+        assert_eq!((n, m.unwrap()["rank"].as_u64()), (1, Some(*rank)), "{player}");
+    }
+    // bob claims: 600 points and 2 Jokers, once.
+    let now = instant("2027-01-02T01:00:00Z");
+    let first = podium_service::players::inbox::claim(store, "bob", "pr:weekend-seega-wins:window", now)
+        .await
+        .expect("claimed");
+    let again = podium_service::players::inbox::claim(store, "bob", "pr:weekend-seega-wins:window", now)
+        .await
+        .expect("the same answer");
+    assert_eq!(first, again);
+    assert_eq!((first.points, first.jokers, first.jokers_after), (600, 2, 2));
+    let jokers = store
+        .get_state("bob", podium_rules::mahjong::jokers::JOKERS_STATE)
+        .await
+        .unwrap()
+        .expect("jokers");
+    assert_eq!(jokers.body, r#"{"count":2}"#);
 }
 
 /// GET `path` through the API as `player`, at 2026-12-06T12:00Z.
@@ -1195,16 +1339,10 @@ pub async fn ended_periods_past_keep_periods_are_not_read<S: Store + Clone + 'st
 /// rather than stored as if they held.
 pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
     let now = at(2026, 12, 6, 12);
-    for (patch, want) in [
-        (
-            json!({"entry": {"max_entrants": 100}}),
-            "entry (BD-8): entry rules are not applied yet: define the board without them",
-        ),
-        (
-            json!({"prizes": [{"from": 1, "to": 3, "points": 200}]}),
-            "prizes (BD-9): prizes are not applied yet: define the board without them",
-        ),
-    ] {
+    for (patch, want) in [(
+        json!({"entry": {"max_entrants": 100}}),
+        "entry (BD-8): entry rules are not applied yet: define the board without them",
+    )] {
         let mut v = serde_json::to_value(weekly("not-yet")).unwrap();
         for (k, x) in patch.as_object().unwrap() {
             v[k] = x.clone();
@@ -1229,6 +1367,7 @@ macro_rules! board_definitions_tests {
             definition_changes_are_audited_with_before_and_after,
             the_operator_routes_define_a_board,
             weekend_seega_wins_count_inside_the_window_only,
+            weekend_seega_wins_pay_the_top_3_once,
             a_board_changed_from_sum_to_best_changes_from_the_next_period,
             a_retired_board_is_fed_no_more,
             parts_not_applied_yet_are_refused,

@@ -146,7 +146,7 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
     let runs = join_all((0..2).map(|_| {
         close::close(
             &store,
-            weekly(),
+            weekly().game,
             &board,
             table,
             t("2026-11-30T00:00:00Z"),
@@ -185,7 +185,7 @@ pub async fn lb_5_closing_a_week_sends_each_result_once<S: Store + Clone + 'stat
     let runs = join_all((0..2).map(|_| {
         close::close(
             &store,
-            weekly(),
+            weekly().game,
             &fresh,
             table,
             t("2026-12-06T22:05:00Z"),

@@ -126,6 +126,7 @@ mod tests {
             top_percent: 8,
             value: 120,
             reward,
+            jokers: 0,
         }
     }
 

@@ -129,11 +129,19 @@ pub struct LeagueOutcome {
 pub struct Reward {
     /// Points, credited to `game`'s balance when claimed.
     pub points: i64,
+    /// Mahjong Rivals Jokers (MJ-6), added to the account's inventory when claimed (a
+    /// defined board's prize, BD-9); absent for none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jokers: u64,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "mahjong-rivals"))]
     pub game: Game,
     /// When it was claimed (UTC); absent while it waits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed_at: Option<DateTime<Utc>>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The id of the message of `board`'s result in `period`.
@@ -160,8 +168,9 @@ impl Message {
             of: Some(result.of),
             top_percent: Some(result.top_percent),
             value: result.value,
-            reward: (result.reward > 0).then_some(Reward {
+            reward: (result.reward > 0 || result.jokers > 0).then_some(Reward {
                 points: result.reward,
+                jokers: result.jokers,
                 game,
                 claimed_at: None,
             }),

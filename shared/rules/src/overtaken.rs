@@ -413,6 +413,7 @@ mod tests {
             top_percent: 50,
             value: 10,
             reward: 5,
+            jokers: 0,
         };
         let mut inbox = Inbox::default();
         for i in 0..crate::inbox::MAX_MESSAGES {

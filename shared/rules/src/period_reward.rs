@@ -35,15 +35,37 @@ pub const LEDGER_SOURCE: &str = "period-reward";
 #[serde(untagged, deny_unknown_fields)]
 pub enum Band {
     /// Places `ranks[0]` … `ranks[1]` (1-based, inclusive).
-    Ranks { ranks: [u64; 2], points: i64 },
+    Ranks {
+        ranks: [u64; 2],
+        points: i64,
+        /// Mahjong Rivals Jokers (MJ-6) paid with the points (a defined board's prize
+        /// table, BD-9); 0 when absent.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        jokers: u64,
+    },
     /// Places in the top `top_percent` % (1 … 100).
-    Percent { top_percent: u32, points: i64 },
+    Percent {
+        top_percent: u32,
+        points: i64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        jokers: u64,
+    },
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Band {
     fn points(&self) -> i64 {
         match self {
             Band::Ranks { points, .. } | Band::Percent { points, .. } => *points,
+        }
+    }
+
+    fn jokers(&self) -> u64 {
+        match self {
+            Band::Ranks { jokers, .. } | Band::Percent { jokers, .. } => *jokers,
         }
     }
 
@@ -73,6 +95,30 @@ impl RewardTable {
             .map_or(0, Band::points)
     }
 
+    /// The Jokers (MJ-6) of 1-based `place` among `of` entries: the first band that
+    /// holds it.
+    pub fn place_jokers(&self, place: u64, of: u64) -> u64 {
+        self.bands
+            .iter()
+            .find(|b| b.holds(place, of))
+            .map_or(0, Band::jokers)
+    }
+
+    /// The table of a defined board's prize bands (BD-9): each band's ranks paid its
+    /// points and Jokers.
+    pub fn of_prizes(prizes: &[crate::board::definition::Prize]) -> Self {
+        RewardTable {
+            bands: prizes
+                .iter()
+                .map(|p| Band::Ranks {
+                    ranks: [u64::from(p.from), u64::from(p.to)],
+                    points: i64::try_from(p.points).unwrap_or(MAX_REWARD),
+                    jokers: p.jokers,
+                })
+                .collect(),
+        }
+    }
+
     /// Checks the table of `board`. Errors name the band and what is wrong: a board
     /// whose values are not points (a time ranking, a rating), a range that is empty
     /// or starts at 0, a percentage outside 1 … 100, points outside 0 … [`MAX_REWARD`].
@@ -93,11 +139,11 @@ impl RewardTable {
             ));
         }
         for (i, b) in self.bands.iter().enumerate() {
-            if !(0..=MAX_REWARD).contains(&b.points()) {
+            if !(0..=MAX_REWARD).contains(&b.points()) || b.jokers() > MAX_REWARD as u64 {
                 return Err(RuleError::new(
                     field(i),
                     RULE,
-                    format!("points must be 0 … {MAX_REWARD}"),
+                    format!("points and jokers must be 0 … {MAX_REWARD}"),
                 ));
             }
             match b {
@@ -215,6 +261,16 @@ pub struct PeriodResult {
     pub value: i64,
     /// The reward (points; 0 for none).
     pub reward: i64,
+    /// The Jokers (MJ-6) paid with it (a defined board's prize, BD-9; 0 for none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jokers: u64,
+}
+
+impl PeriodResult {
+    /// Whether the result pays anything (points or Jokers).
+    pub fn rewarded(&self) -> bool {
+        self.reward > 0 || self.jokers > 0
+    }
 }
 
 /// The results of one closed period from its frozen `entries` (player id and stored
@@ -288,6 +344,14 @@ impl<'a> Ranker<'a> {
             }
             Some(t) => t.place_reward(rank, of),
         };
+        let jokers = match self.table {
+            None => 0,
+            Some(t) if self.split_ties => {
+                let total: u64 = (rank..=end).map(|p| t.place_jokers(p, of)).sum();
+                total / (end - start)
+            }
+            Some(t) => t.place_jokers(rank, of),
+        };
         for (player_id, value) in self.group.drain(..) {
             out.push(PeriodResult {
                 player_id,
@@ -296,6 +360,7 @@ impl<'a> Ranker<'a> {
                 top_percent: top_percent(rank, of),
                 value,
                 reward,
+                jokers,
             });
         }
         self.before = end;

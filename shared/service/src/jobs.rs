@@ -45,6 +45,7 @@
 
 pub mod identity;
 pub mod open_runs;
+mod prizes;
 pub mod schedule;
 
 use crate::boards::close;
@@ -502,15 +503,21 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
             }
             let open = under_way.get(&c.board.key()).cloned();
             let run = async {
+                if crate::boards::defined::decided_by_close(store, &c.board, at).await? {
+                    // Its final snapshot is the period's decision (BD-9): a late
+                    // result does not snapshot it again.
+                    changes::clear(store, &c, i64::MAX).await?;
+                    return Ok(None);
+                }
                 let report = refresh_board(store, &c.board, open, refresh_id, at, budget).await?;
                 if report.complete {
                     if let Some(from) = report.read_from_ms {
                         changes::clear(store, &c, from).await?;
                     }
                 }
-                Ok::<_, ServiceError>(BoardRun::new(&c.board, report))
+                Ok::<_, ServiceError>(Some(BoardRun::new(&c.board, report)))
             };
-            run.await.map(Some).map_err(|e| (c.board.clone(), e))
+            run.await.map_err(|e| (c.board.clone(), e))
         })
         .buffer_unordered(CHANGED_IN_FLIGHT);
     let mut runs = std::pin::pin!(runs);
@@ -675,6 +682,10 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             }
         }
     }
+    // The defined boards' periods that pay prizes (BD-9).
+    if let Err(e) = prizes::catch_up(store, at, budget, report).await {
+        failed.get_or_insert(e);
+    }
     match failed {
         Some(e) => Err(e),
         None => Ok(()),
@@ -779,7 +790,7 @@ async fn close<S: BoardStore + ItemStore + SettleStore + ?Sized>(
 ) -> Result<bool, ServiceError> {
     let mut results = None;
     if let Some(table) = rewards.get(def.id) {
-        match close::close(store, def, board, Some(table), at, budget).await? {
+        match close::close(store, def.game, board, Some(table), at, budget).await? {
             Some(closed) if !closed.done => {
                 tracing::info!(board = def.id, period = %board.period, sent = closed.sent, ranked = closed.ranked, "period close stopped at its budget; the next tick goes on");
                 return Ok(false);

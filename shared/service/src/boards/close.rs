@@ -10,11 +10,12 @@
 //! starts there; a finished run records it and is not redone.
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::{BoardDef, BoardRef};
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
 use podium_rules::inbox::{self, Inbox};
 use podium_rules::message::Message;
-use podium_rules::period_reward::{self, PeriodResult, RewardTable};
-use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement};
+use podium_rules::period_reward::{PeriodResult, RewardTable};
+use podium_rules::settlement::{Planned, Settlement};
 use podium_store::{ItemKey, ItemStore, SettleStore, SourceKey};
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +43,7 @@ pub const IN_FLIGHT: usize = 16;
 /// One player's result of a closed period, as a settlement.
 struct ResultMessage<'a> {
     board: &'a BoardRef,
-    def: &'a BoardDef,
+    game: Game,
     result: &'a PeriodResult,
     now: DateTime<Utc>,
 }
@@ -57,13 +58,14 @@ impl Source for ResultMessage<'_> {
     fn content_hash(&self) -> String {
         let r = self.result;
         hex_sha256(&format!(
-            "{}|{}|{}|{}|{}|{}",
+            "{}|{}|{}|{}|{}|{}|{}",
             self.board.key(),
             r.player_id,
             r.rank,
             r.of,
             r.value,
-            r.reward
+            r.reward,
+            r.jokers
         ))
     }
 
@@ -71,15 +73,13 @@ impl Source for ResultMessage<'_> {
         // A reward reads the inbox it joins and the balance it may be paid into
         // (LB-5: an inbox full of rewards has it paid at once); a result without one
         // reads nothing.
-        if self.result.reward == 0 {
+        if !self.result.rewarded() {
             return Reads::default();
         }
         let player = &self.result.player_id;
-        Reads {
-            states: vec![(player.clone(), inbox::STATE.to_string())],
-            balances: vec![(self.def.game, player.clone(), false)],
-            ..Reads::default()
-        }
+        let mut reads = crate::players::inbox::reward_reads(player, &[self.game]);
+        reads.states.push((player.clone(), inbox::STATE.to_string()));
+        reads
     }
 
     /// The message joins the inbox in the commit ([`Settlement::messages`]); its
@@ -89,12 +89,12 @@ impl Source for ResultMessage<'_> {
         let mut message = Message::period_result(
             &self.board.board,
             &self.board.period,
-            self.def.game,
+            self.game,
             self.result,
             self.now,
         );
         let mut paid = None;
-        if self.result.reward > 0 {
+        if self.result.rewarded() {
             let held: Inbox = state_body(read, player, inbox::STATE)?;
             if held.pays_at_once(&message.id) {
                 if let Some((m, reward)) = message.clone().paid(self.now) {
@@ -104,22 +104,9 @@ impl Source for ResultMessage<'_> {
         }
         let mut s = Settlement::result_only(message.clone());
         if let Some(reward) = paid {
-            // LB-5: paid into the balance as a claim would, in this commit.
-            let before = read.balance(reward.game, player).points;
-            let (change, entry) = balance_change(
-                player,
-                reward.game,
-                before,
-                reward.points,
-                LedgerSource {
-                    kind: period_reward::LEDGER_SOURCE,
-                    id: &message.id,
-                    rule: period_reward::RULE,
-                },
-                self.now,
-            );
-            s.balances.push(change);
-            s.ledger.push(entry);
+            // LB-5: paid into the balance (and the Jokers, BD-9) as a claim would, in
+            // this commit.
+            crate::players::inbox::pay(read, player, &reward, &message.id, self.now, &mut s)?;
         }
         s.messages.push((player.clone(), message));
         Ok(Planned::Write(s))
@@ -196,11 +183,11 @@ pub struct CloseReport {
 /// streams them ([`FinalResults`]).
 pub async fn final_results<S: ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &BoardRef,
     table: Option<&RewardTable>,
 ) -> Result<Vec<PeriodResult>, ServiceError> {
-    let mut stream = stream_of(store, def, board, table).await?;
+    let mut stream = stream_of(store, game, board, table).await?;
     stream.next(store, usize::MAX).await
 }
 
@@ -208,21 +195,21 @@ pub async fn final_results<S: ItemStore + ?Sized>(
 /// close leaves out): the final's directory only.
 pub async fn ranked<S: ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &BoardRef,
 ) -> Result<usize, ServiceError> {
-    Ok(stream_of(store, def, board, None).await?.of)
+    Ok(stream_of(store, game, board, None).await?.of)
 }
 
 /// The results of `board`'s frozen period as a stream, leaving out whom the close
 /// leaves out ([`left_out`]).
 async fn stream_of<'a, S: ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &'a BoardRef,
     table: Option<&'a RewardTable>,
 ) -> Result<FinalResults<'a>, ServiceError> {
-    FinalResults::open(store, def, board, table, &left_out(store, board).await?).await
+    FinalResults::open(store, game, board, table, &left_out(store, board).await?).await
 }
 
 /// The players (id hashes) `board`'s close leaves out: decided by its first run, or
@@ -297,7 +284,7 @@ pub fn result_key(board: &BoardRef, player_id: &str) -> SourceKey {
 /// for review ([`crate::engine::unapplied`]) before the caller's progress moves past it.
 async fn send<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &BoardRef,
     results: &[PeriodResult],
     now: DateTime<Utc>,
@@ -307,12 +294,12 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
         .iter()
         .map(|result| ResultMessage {
             board,
-            def,
+            game,
             result,
             now,
         })
         .collect();
-    report.rewarded += results.iter().filter(|r| r.reward > 0).count();
+    report.rewarded += results.iter().filter(|r| r.rewarded()).count();
     report.reward_points += results.iter().map(|r| r.reward).sum::<i64>();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
     crate::engine::unapplied::record(store, CLOSE_JOB, &tally.unapplied, now).await?;
@@ -327,14 +314,14 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
 /// done. `Ok(None)`: the period is not frozen.
 pub async fn rerun<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &BoardRef,
     table: Option<&RewardTable>,
     now: DateTime<Utc>,
 ) -> Result<Option<CloseReport>, ServiceError> {
     let Some(run) = rerun_within(
         store,
-        def,
+        game,
         board,
         table,
         now,
@@ -363,7 +350,7 @@ pub struct Rerun {
 /// not frozen.
 pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &BoardRef,
     table: Option<&RewardTable>,
     now: DateTime<Utc>,
@@ -374,7 +361,7 @@ pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
         return Ok(None);
     }
     decided(store, board).await?;
-    let mut results = stream_of(store, def, board, table).await?;
+    let mut results = stream_of(store, game, board, table).await?;
     results.skip(store, from).await?;
     let mut report = CloseReport {
         board: board.board.clone(),
@@ -393,7 +380,7 @@ pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
         if chunk.is_empty() {
             break;
         }
-        send(store, def, board, &chunk, now, &mut report).await?;
+        send(store, game, board, &chunk, now, &mut report).await?;
         next += chunk.len();
     }
     let key = progress_key(board);
@@ -410,7 +397,7 @@ pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
     Ok(Some(Rerun { report, next }))
 }
 
-/// Closes `board` (of `def`) in its period, if it is frozen ([`is_frozen`]: its final
+/// Closes `board` (of `game`) in its period, if it is frozen ([`is_frozen`]: its final
 /// snapshot published): sends every ranked player their result, with `table`'s
 /// reward, and records the close done only after the last result is settled. Safe to
 /// run again and to run concurrently (each message is its own settlement); resumes
@@ -419,7 +406,7 @@ pub async fn rerun_within<S: SettleStore + ItemStore + ?Sized>(
 /// `done: false`, the progress saved). `Ok(None)`: the period is not frozen yet.
 pub async fn close<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
-    def: &BoardDef,
+    game: Game,
     board: &BoardRef,
     table: Option<&RewardTable>,
     now: DateTime<Utc>,
@@ -441,7 +428,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         }));
     }
     let left_out = progress.left_out.clone().unwrap_or_default();
-    let mut results = FinalResults::open(store, def, board, table, &left_out).await?;
+    let mut results = FinalResults::open(store, game, board, table, &left_out).await?;
     results.skip(store, progress.settled).await?;
     let mut report = CloseReport {
         board: board.board.clone(),
@@ -459,7 +446,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         }
         chunks += 1;
         let chunk = results.next(store, CHUNK).await?;
-        send(store, def, board, &chunk, now, &mut report).await?;
+        send(store, game, board, &chunk, now, &mut report).await?;
         let end = progress.settled + chunk.len();
         let next = Progress {
             settled: end,
@@ -473,7 +460,7 @@ pub async fn close<S: SettleStore + ItemStore + ?Sized>(
         } else {
             // Another run moved it on: go on from where it stands.
             (progress, version) = read_progress(store, &key).await?;
-            results = FinalResults::open(store, def, board, table, &left_out).await?;
+            results = FinalResults::open(store, game, board, table, &left_out).await?;
             results.skip(store, progress.settled).await?;
         }
     }

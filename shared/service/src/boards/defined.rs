@@ -14,7 +14,7 @@ use std::sync::{Arc, LazyLock, RwLock};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::definition::{DefinedPeriod, Schedule, Source};
+use podium_rules::board::definition::{DefinedPeriod, Prize, Schedule, Source};
 use podium_rules::board::feed::Fold;
 use podium_rules::board::{BoardRef, Unit};
 use podium_rules::period::PeriodClock;
@@ -46,7 +46,7 @@ pub struct Shape {
 impl Known {
     /// The version in force at `at` (BD-10): the newest effective by then, else the
     /// first (a board's first version holds for every earlier instant).
-    fn in_force_at(&self, at: DateTime<Utc>) -> &Version {
+    pub(crate) fn in_force_at(&self, at: DateTime<Utc>) -> &Version {
         self.versions
             .iter()
             .rev()
@@ -151,6 +151,44 @@ impl Known {
         let clock = version.definition.schedule.clock(&period, now);
         Ok((period, clock))
     }
+}
+
+impl Known {
+    /// The prize table `period` pays at its end (BD-9): the one of the newest version
+    /// written before the period ended (prizes apply at once, BD-10; an edit after the
+    /// end changes nothing of it). Empty: none.
+    pub fn prizes_at_end(&self, period: &DefinedPeriod) -> &[Prize] {
+        let Some(end) = period.end else {
+            return &[];
+        };
+        self.versions
+            .iter()
+            .rev()
+            .find(|v| v.written_at < end)
+            .map_or(&[], |v| v.definition.prizes.as_slice())
+    }
+}
+
+/// Whether `board`'s period is one a close decides (BD-9): a defined board's ended
+/// period (at `now`) with prizes. Its final snapshot is the decision, so the refresh
+/// job does not snapshot it again when a late result marks it changed: the late
+/// result counts on the player's entry, not on the period's results (as on a built-in
+/// period board, LB-5). Reads the definition as [`resolve`] does.
+pub async fn decided_by_close<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    now: DateTime<Utc>,
+) -> Result<bool, ServiceError> {
+    if podium_rules::board::board_def(&board.board).is_some() {
+        return Ok(false);
+    }
+    let Some(known) = resolve(store, &board.board).await? else {
+        return Ok(false);
+    };
+    let Ok((period, _)) = known.named(&board.period) else {
+        return Ok(false);
+    };
+    Ok(period.end.is_some_and(|end| end <= now) && !known.prizes_at_end(&period).is_empty())
 }
 
 /// The definition named `id`, if one exists (retired ones too: their archives stay

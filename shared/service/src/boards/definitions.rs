@@ -90,9 +90,8 @@ fn conflict(field: &'static str, rule: &'static str, message: impl Into<String>)
     }
 }
 
-/// BD-8 and BD-9 are checked but not applied yet: a definition that names entry rules
-/// or prizes is refused (naming the part and its rule) rather than stored as if they
-/// held.
+/// BD-8 is checked but not applied yet: a definition that names entry rules is
+/// refused (naming the part and its rule) rather than stored as if they held.
 fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
     let refuse = |field: &str, rule: &'static str, what: &str| {
         Err(RuleError::new(
@@ -104,9 +103,6 @@ fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
     };
     if d.entry != Default::default() {
         return refuse("entry", "BD-8", "entry rules");
-    }
-    if !d.prizes.is_empty() {
-        return refuse("prizes", "BD-9", "prizes");
     }
     Ok(())
 }

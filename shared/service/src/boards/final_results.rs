@@ -5,7 +5,8 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use podium_rules::board::{BoardDef, BoardRef};
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
 use podium_rules::period_reward::{self, PeriodResult, Ranker, RewardTable};
 use podium_store::{ItemKey, ItemStore, StoreError};
 
@@ -25,12 +26,14 @@ pub struct FinalResults<'a> {
     ranker: Ranker<'a>,
     ready: VecDeque<PeriodResult>,
     ended: bool,
+    /// A defined board's values as shown (BD-5: its tie-breaks set aside).
+    shape: Option<crate::boards::defined::Shape>,
     /// The players ranked: the final's entries less those left out.
     pub of: usize,
 }
 
 impl<'a> FinalResults<'a> {
-    /// The results of `board`'s final snapshot (of `def`'s game, paid by `table`),
+    /// The results of `board`'s final snapshot (of `game`, paid by `table`),
     /// without the players `left_out` (id hashes, [`crate::engine::names::id_hash`]:
     /// players the final lists and the close leaves out, OP-4; the ranks below them
     /// close up). Reads the final's directory (a Query per 100 chunks) and, when some
@@ -38,7 +41,7 @@ impl<'a> FinalResults<'a> {
     /// percentiles need it before the first result).
     pub async fn open<S: ItemStore + ?Sized>(
         store: &S,
-        def: &BoardDef,
+        game: Game,
         board: &'a BoardRef,
         table: Option<&'a RewardTable>,
         left_out: &[String],
@@ -54,9 +57,10 @@ impl<'a> FinalResults<'a> {
             board,
             pages: pages.clone().into_iter(),
             left_out,
-            ranker: Ranker::new(table, period_reward::splits_ties(def.game), total),
+            ranker: Ranker::new(table, period_reward::splits_ties(game), total),
             ready: VecDeque::new(),
             ended: false,
+            shape: crate::boards::defined::shape(board),
             of: usize::try_from(total).unwrap_or(usize::MAX),
         };
         if !results.left_out.is_empty() {
@@ -68,7 +72,7 @@ impl<'a> FinalResults<'a> {
             for batch in batches.by_ref() {
                 of += results.kept_on(store, batch).await? as u64;
             }
-            results.ranker = Ranker::new(table, period_reward::splits_ties(def.game), of);
+            results.ranker = Ranker::new(table, period_reward::splits_ties(game), of);
             results.of = usize::try_from(of).unwrap_or(usize::MAX);
         }
         Ok(results)
@@ -123,7 +127,13 @@ impl<'a> FinalResults<'a> {
             self.read_pages(store).await?;
         }
         let take = n.min(self.ready.len());
-        Ok(self.ready.drain(..take).collect())
+        let mut out: Vec<PeriodResult> = self.ready.drain(..take).collect();
+        if let Some(shape) = &self.shape {
+            for r in &mut out {
+                r.value = shape.value(r.value);
+            }
+        }
+        Ok(out)
     }
 
     /// Passes over the first `n` results (a close resumed where it stopped), holding

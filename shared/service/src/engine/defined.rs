@@ -125,6 +125,25 @@ pub async fn in_force<S: SettleStore + ?Sized>(store: &S, game: &str) -> Result<
     })
 }
 
+/// Every game's active definitions (BD-12), as the ticks read them: one eventually
+/// consistent Query of the games' lists.
+pub async fn all_in_force<S: podium_store::ItemStore + ?Sized>(
+    store: &S,
+) -> Result<Vec<(String, Vec<Feeding>)>, ServiceError> {
+    let items = store
+        .query_items(ACTIVE_PK, &podium_store::SortKeyRange::All, true, 100, false)
+        .await?;
+    items
+        .into_iter()
+        .map(|(game, item)| {
+            let active = serde_json::from_slice::<Active>(&item.body).map_err(|e| {
+                ServiceError::Store(podium_store::StoreError::corrupt("active definitions", e))
+            })?;
+            Ok((game, active.boards))
+        })
+        .collect()
+}
+
 /// Adds to `commit` the entries `facts` make on defined boards (BD-12) and, for each
 /// board, one change mark that has the refresh job snapshot it (LB-5): the mark of the
 /// first player written there, so that concurrent matches spread over the board's

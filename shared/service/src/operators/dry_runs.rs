@@ -149,7 +149,7 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
         None => close::left_out(store, &board).await?,
     };
     dry.left_out = Some(left_out.clone());
-    let mut results = FinalResults::open(store, def, &board, table, &left_out).await?;
+    let mut results = FinalResults::open(store, def.game, &board, table, &left_out).await?;
     // GM-6: a player deleted since the freeze keeps their place (the period's ranks
     // stand) but is sent nothing: neither listed nor counted to send.
     let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;

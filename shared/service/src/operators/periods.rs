@@ -379,7 +379,8 @@ async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     }
     if !act.results_done {
         if table.is_some() {
-            let Some(run) = close::rerun_within(store, def, &bref, table, now, act.settled, budget).await?
+            let Some(run) =
+                close::rerun_within(store, def.game, &bref, table, now, act.settled, budget).await?
             else {
                 return Ok(());
             };
@@ -392,7 +393,7 @@ async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             }
         } else {
             // No reward table: no results to send; the count is the final's.
-            act.ranked = close::ranked(store, def, &bref).await?;
+            act.ranked = close::ranked(store, def.game, &bref).await?;
         }
         act.results_done = true;
     }

@@ -8,7 +8,9 @@
 //! more (GM-3).
 
 use chrono::{DateTime, Utc};
+use podium_rules::game::Game;
 use podium_rules::inbox::{self, Inbox};
+use podium_rules::mahjong::jokers::{Jokers, JOKERS_STATE};
 use podium_rules::message::Message;
 use podium_rules::period_reward;
 use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
@@ -118,6 +120,12 @@ pub struct ClaimAnswer {
     #[schema(value_type = String, example = "mahjong-rivals")]
     pub game: podium_rules::game::Game,
     pub balance_after: i64,
+    /// Jokers added to the account's inventory (MJ-6; a defined board's prize, BD-9),
+    /// and the inventory after; both 0 when the reward held none.
+    #[serde(default)]
+    pub jokers: u64,
+    #[serde(default)]
+    pub jokers_after: u32,
     /// When the claim was paid (UTC).
     pub claimed_at: DateTime<Utc>,
 }
@@ -141,45 +149,34 @@ impl Source for Claim<'_> {
     }
 
     fn reads(&self) -> Reads {
-        // The reward's game is in the message: every game with a balance a board can pay.
-        Reads {
-            states: vec![(self.player.to_string(), inbox::STATE.to_string())],
-            balances: period_reward::paying_games()
-                .into_iter()
-                .map(|g| (g, self.player.to_string(), false))
-                .collect(),
-            ..Reads::default()
-        }
+        // The reward's game is in the message: every game's balance (a defined board
+        // of any game pays, BD-9), and the Jokers a prize may hold.
+        let mut reads = reward_reads(self.player, &Game::ALL);
+        reads
+            .states
+            .push((self.player.to_string(), inbox::STATE.to_string()));
+        reads
     }
 
     fn plan(&self, read: &ReadState) -> Result<Planned<ClaimAnswer>, ServiceError> {
         let inbox: Inbox = state_body(read, self.player, inbox::STATE)?;
         let not_found = || ServiceError::NotFound("no reward to claim in that message of yours".to_string());
         let (inbox, reward) = inbox.claimed(self.message_id, self.now).ok_or_else(not_found)?;
-        let before = read.balance(reward.game, self.player).points;
-        let (change, entry) = balance_change(
-            self.player,
-            reward.game,
-            before,
-            reward.points,
-            LedgerSource {
-                kind: LEDGER_SOURCE,
-                id: self.message_id,
-                rule: period_reward::RULE,
-            },
-            self.now,
-        );
-        let answer = ClaimAnswer {
+        let mut s = Settlement::result_only(ClaimAnswer {
             player_id: self.player.to_string(),
             message_id: self.message_id.to_string(),
-            points: entry.applied,
+            points: 0,
             game: reward.game,
-            balance_after: change.after,
+            balance_after: read.balance(reward.game, self.player).points,
+            jokers: 0,
+            jokers_after: 0,
             claimed_at: self.now,
-        };
-        let mut s = Settlement::result_only(answer);
-        s.balances.push(change);
-        s.ledger.push(entry);
+        });
+        let paid = pay(read, self.player, &reward, self.message_id, self.now, &mut s)?;
+        s.result.points = paid.points;
+        s.result.balance_after = paid.balance_after;
+        s.result.jokers = reward.jokers;
+        s.result.jokers_after = paid.jokers_after;
         s.states.push(StateChange {
             player_id: self.player.to_string(),
             name: inbox::STATE.to_string(),
@@ -196,6 +193,76 @@ impl Source for Claim<'_> {
     fn repeats_are_common(&self) -> bool {
         true
     }
+}
+
+/// What [`pay`] credited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Paid {
+    /// Points applied to the balance (LB-2: a balance never goes below 0).
+    pub points: i64,
+    pub balance_after: i64,
+    /// The account's Jokers after (MJ-6; unchanged when the reward held none).
+    pub jokers_after: u32,
+}
+
+/// What paying a reward to `player` reads: the balances of `games` (the reward's game
+/// among them) and their Jokers (MJ-6).
+pub(crate) fn reward_reads(player: &str, games: &[Game]) -> Reads {
+    Reads {
+        states: vec![(player.to_string(), JOKERS_STATE.to_string())],
+        balances: games.iter().map(|g| (*g, player.to_string(), false)).collect(),
+        ..Reads::default()
+    }
+}
+
+/// Pays `reward` of message `message_id` to `player` in `s` (LB-5, BD-9): its points
+/// into the game's balance with their ledger entry (source `period-reward`), its
+/// Jokers into the account's inventory (MJ-6). `read` holds [`reward_reads`].
+/// Errors: a state item that does not decode.
+pub(crate) fn pay<R>(
+    read: &ReadState,
+    player: &str,
+    reward: &podium_rules::message::Reward,
+    message_id: &str,
+    now: DateTime<Utc>,
+    s: &mut Settlement<R>,
+) -> Result<Paid, ServiceError> {
+    let before = read.balance(reward.game, player).points;
+    let mut paid = Paid {
+        points: 0,
+        balance_after: before,
+        jokers_after: 0,
+    };
+    if reward.points != 0 {
+        let (change, entry) = balance_change(
+            player,
+            reward.game,
+            before,
+            reward.points,
+            LedgerSource {
+                kind: LEDGER_SOURCE,
+                id: message_id,
+                rule: period_reward::RULE,
+            },
+            now,
+        );
+        (paid.points, paid.balance_after) = (entry.applied, change.after);
+        s.balances.push(change);
+        s.ledger.push(entry);
+    }
+    let jokers: Jokers = state_body(read, player, JOKERS_STATE)?;
+    paid.jokers_after = jokers.count;
+    if reward.jokers > 0 {
+        let after = jokers.earn(u32::try_from(reward.jokers).unwrap_or(u32::MAX));
+        paid.jokers_after = after.count;
+        s.states.push(StateChange {
+            player_id: player.to_string(),
+            name: JOKERS_STATE.to_string(),
+            body: serde_json::to_value(after)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player, e)))?,
+        });
+    }
+    Ok(paid)
 }
 
 /// Claims the reward of the caller's message `message_id`, exactly once (GM-3): every

@@ -1,0 +1,234 @@
+//! Defined boards' prizes (BD-9): every tick's catch-up freezes each ended period of a
+//! defined board that pays prizes into its final snapshot and closes it through the
+//! period-reward path ([`crate::boards::close`]): every ranked player gets their
+//! `period_result` message, the places the prize table names with their points and
+//! Jokers to claim (exactly once, GM-3), oldest period first, each once.
+//!
+//! - Which table: the one of the newest version written before the period ended
+//!   ([`crate::boards::defined::Known::prizes_at_end`]): an edit during the event
+//!   counts, one after its end does not.
+//! - A result of the period arriving after its freeze began counts on the player's
+//!   entry, not on the period's results (as on a built-in period board, LB-5); the
+//!   refresh job leaves the frozen period as it is
+//!   ([`crate::boards::defined::decided_by_close`]).
+//! - Progress: `PERIODS#{board}` / `CLOSED` holds the last period closed and its end
+//!   (`{"through": "window", "end": "…"}`), written conditionally on the version read,
+//!   so concurrent ticks close each period once; before the first, the board's
+//!   creation. A freeze or close cut short by the tick's budget is resumed by the next
+//!   tick (each under its own records).
+//! - A retired board is fed no more and its prizes are no longer paid: retiring an
+//!   event before its end cancels its prizes (the ended periods closed before stay).
+//! - Cost: per tick, one Query of the games' active definitions and one read of the
+//!   record of each active board with prizes; per ended period, its freeze and close.
+
+use chrono::{DateTime, Utc};
+use podium_rules::board::definition::{DefinedPeriod, Schedule};
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::period_reward::RewardTable;
+use podium_rules::snapshot::PAGE_SIZE;
+use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore};
+use serde::{Deserialize, Serialize};
+
+use super::{Behind, BoardRun, PeriodClosed, TickReport, FREEZE_GRACE, PERIODS_PER_TICK};
+use crate::boards::close;
+use crate::boards::defined::Known;
+use crate::boards::snapshot::{self, layout::Paging, layout::FINAL};
+use crate::budget::Budget;
+use crate::engine::defined::Feeding;
+use crate::error::ServiceError;
+
+/// A defined board's progress (`PERIODS#{board}` / `CLOSED`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct ClosedThrough {
+    /// The last period closed; absent before the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    through: Option<String>,
+    /// Its end (UTC), or the board's creation before the first: the next period is
+    /// the one that holds this instant or follows it.
+    end: DateTime<Utc>,
+}
+
+fn record_key(board: &str) -> ItemKey {
+    ItemKey::new(format!("PERIODS#{board}"), "CLOSED")
+}
+
+async fn read_record<S: ItemStore + ?Sized>(
+    store: &S,
+    key: &ItemKey,
+) -> Result<Option<(ClosedThrough, u64)>, ServiceError> {
+    let Some(item) = store.get_item(key, true).await? else {
+        return Ok(None);
+    };
+    let record = serde_json::from_slice(&item.body)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&key.pk, e)))?;
+    Ok(Some((record, item.version)))
+}
+
+/// The period of `schedule` that holds `at` or is the first after it: a cron period,
+/// or a window not ended by then; `None` for an all-time board (it never ends) and
+/// after a window.
+fn period_from(schedule: &Schedule, at: DateTime<Utc>) -> Option<DefinedPeriod> {
+    match schedule {
+        Schedule::AllTime => None,
+        Schedule::Window { end, .. } if at >= *end => None,
+        Schedule::Window { .. } => schedule.period_named("window").ok(),
+        Schedule::Cron { .. } => schedule.period_at(at).ok().flatten(),
+    }
+}
+
+/// Freezes and closes the ended periods of every active defined board with prizes
+/// (in any version results still meet), within `budget`, noting what it did in
+/// `report`. A board that fails does not keep the others from theirs: the first
+/// failure is returned after them (at once when the store does not answer).
+pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    at: DateTime<Utc>,
+    budget: Budget,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let mut failed: Option<ServiceError> = None;
+    for (game, boards) in crate::engine::defined::all_in_force(store).await? {
+        let Some(game) = Game::ALL.into_iter().find(|g| g.id() == game) else {
+            continue;
+        };
+        for feeding in boards.iter().filter(|f| pays_prizes(f)) {
+            if let Err(e) = catch_up_board(store, game, &feeding.id, at, budget, report).await {
+                if e.is_unavailable() {
+                    return Err(e);
+                }
+                tracing::error!(board = %feeding.id, error = %e, "closing a defined board's period failed; the other boards go on");
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Whether a version results still meet names prizes.
+fn pays_prizes(f: &Feeding) -> bool {
+    f.versions.iter().any(|v| !v.definition.prizes.is_empty())
+}
+
+/// One board's ended periods, oldest first, at most [`PERIODS_PER_TICK`]: each frozen,
+/// closed with its prize table (none: nothing to send), then recorded closed.
+async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    game: Game,
+    id: &str,
+    at: DateTime<Utc>,
+    budget: Budget,
+    report: &mut TickReport,
+) -> Result<(), ServiceError> {
+    let key = record_key(id);
+    let mut known: Option<std::sync::Arc<Known>> = None;
+    let (mut record, mut version) = match read_record(store, &key).await? {
+        Some(r) => r,
+        None => {
+            // The first time: periods from the board's creation on.
+            let Some(k) = crate::boards::defined::resolve(store, id).await? else {
+                return Ok(());
+            };
+            let created = k.versions[0].written_at;
+            known = Some(k);
+            (
+                ClosedThrough {
+                    through: None,
+                    end: created,
+                },
+                0,
+            )
+        }
+    };
+    let mut done = 0;
+    loop {
+        let k = match &known {
+            Some(k) => k.clone(),
+            None => {
+                let Some(k) = crate::boards::defined::resolve(store, id).await? else {
+                    return Ok(());
+                };
+                known = Some(k.clone());
+                k
+            }
+        };
+        let schedule = &k.in_force_at(record.end).definition.schedule;
+        let Some(period) = period_from(schedule, record.end) else {
+            return Ok(());
+        };
+        let Some(end) = period.end.filter(|end| *end + FREEZE_GRACE <= at) else {
+            return Ok(());
+        };
+        let behind = |busy: bool| Behind {
+            board: id.to_string(),
+            next: period.id.clone(),
+            busy,
+        };
+        if done == PERIODS_PER_TICK || (done > 0 && budget.expired()) {
+            report.behind.push(behind(false));
+            return Ok(());
+        }
+        let board = BoardRef {
+            board: id.to_string(),
+            period: period.id.clone(),
+        };
+        let prizes = k.prizes_at_end(&period);
+        let mut results = None;
+        if !prizes.is_empty() {
+            let frozen = snapshot::write::run_sequenced(
+                store,
+                &board,
+                FINAL,
+                0,
+                end,
+                Paging::content_defined(PAGE_SIZE),
+                budget,
+                at,
+            )
+            .await?;
+            let (busy, published) = (frozen.busy, frozen.complete);
+            report.runs.push(BoardRun::new(&board, frozen));
+            if !published {
+                report.behind.push(behind(busy));
+                return Ok(());
+            }
+            let table = RewardTable::of_prizes(prizes);
+            match close::close(store, game, &board, Some(&table), at, budget).await? {
+                Some(closed) if closed.done => {
+                    if !closed.already_done {
+                        tracing::info!(board = id, period = %period.id, sent = closed.sent, rewarded = closed.rewarded, reward_points = closed.reward_points, "defined board's period closed");
+                        results = Some(closed);
+                    }
+                }
+                _ => {
+                    report.behind.push(behind(false));
+                    return Ok(());
+                }
+            }
+        }
+        let next = ClosedThrough {
+            through: Some(period.id.clone()),
+            end,
+        };
+        let body = serde_json::to_vec(&next).unwrap_or_default();
+        if store.put_item_if(&key, &body, version).await? {
+            version += 1;
+            record = next;
+        } else {
+            // Another tick recorded a close meanwhile: go on from its record.
+            match read_record(store, &key).await? {
+                Some((r, v)) => (record, version) = (r, v),
+                None => return Ok(()),
+            }
+        }
+        report.closed.push(PeriodClosed {
+            board: id.to_string(),
+            period: period.id.clone(),
+            results,
+        });
+        done += 1;
+    }
+}
