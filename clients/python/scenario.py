@@ -16,7 +16,8 @@ The Seega player reads a board page and the next (LB-3), their place with neighb
 (LB-4), their profile, two pages of their point history (GM-4) and a match's result;
 an Arena's player reads its standings (MJ-11); the first Mahjong player with an
 unclaimed period reward claims it, twice (GM-3, LB-5), and claims the daily bonus
-twice with one Idempotency-Key (MJ-18).
+twice with one Idempotency-Key (MJ-18). An operator defines an event, renames and
+retires it; the Seega player joins it, twice (BD-8, GM-3).
 """
 
 import datetime
@@ -25,7 +26,8 @@ import sys
 import uuid
 
 from podium_client import AuthenticatedClient
-from podium_client.api.leaderboards import board_friends, board_list, board_me, board_page
+from podium_client.api.leaderboards import board_friends, board_join, board_list, board_me, board_page
+from podium_client.api.operators import create_board, list_boards, read_board, retire_board, update_board
 from podium_client.api.mahjong import daily_bonus, my_arena
 from podium_client.api.players import (
     claim_reward,
@@ -42,7 +44,13 @@ from podium_client.models import (
     ArenaResult,
     BonusAnswer,
     Catalogue,
+    Changed,
     ClaimAnswer,
+    DefinitionBody,
+    DefinitionList,
+    DefinitionView,
+    JoinAnswer,
+    RetireBody,
     ErrorBody,
     FriendList,
     FriendsBoard,
@@ -170,6 +178,40 @@ def main(base, fixtures):
     repeat = call(daily_bonus, BonusAnswer, client=client, idempotency_key=key)
     assert repeat.to_dict() == bonus.to_dict(), "one claim per Idempotency-Key (MJ-18)"
     call(daily_bonus, ErrorBody, client=client, idempotency_key="not a valid key!", status=400)
+
+    # BD-1 … BD-10: an operator defines an event, reads, renames and lists it; BD-8:
+    # the Seega player joins it (once: a repeat answers as the first) and the app's
+    # list says so; the operator retires it.
+    ops = AuthenticatedClient(base_url=base, token="scenario-ops", prefix="Operator", raise_on_unexpected_status=True)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    cup = f"scenario-cup-{uuid.uuid4().hex[:8]}"
+    definition = {
+        "id": cup, "title": "Scenario cup", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window",
+                     "start": (now - datetime.timedelta(hours=1)).isoformat().replace("+00:00", "Z"),
+                     "end": (now + datetime.timedelta(days=2)).isoformat().replace("+00:00", "Z")},
+        "entry": {"join_required": True},
+        "prizes": [{"from": 1, "to": 3, "points": 100}],
+    }
+    body = DefinitionBody.from_dict({"reason": "the scenario's cup", "definition": definition})
+    created = call(create_board, Changed, client=ops, body=body)
+    assert created.after.version == 1, created
+    definition["title"] = "Scenario cup, renamed"
+    body = DefinitionBody.from_dict({"reason": "a clearer title", "version": 1, "definition": definition})
+    call(update_board, Changed, cup, client=ops, body=body)
+    view = call(read_board, DefinitionView, cup, client=ops)
+    assert [v.version for v in view.versions] == [1, 2], view
+    assert cup in {h.id for h in call(list_boards, DefinitionList, client=ops).boards}
+    joined = call(board_join, JoinAnswer, cup, client=seega)
+    again = call(board_join, JoinAnswer, cup, client=seega)
+    assert again.to_dict() == joined.to_dict(), "a repeat gets the first answer (GM-3)"
+    listed = call(board_list, Catalogue, client=seega)
+    entry = next(b for b in listed.boards if b.board == cup).entry
+    assert entry.join_required and entry.joined, entry
+    call(board_join, ErrorBody, "seega", client=seega, status=409)
+    retire = RetireBody.from_dict({"reason": "the scenario is over", "version": 2})
+    call(retire_board, Changed, cup, client=ops, body=retire)
 
     print(f"python client scenario: {len(CALLS)} calls, every answer parsed by its generated model:")
     print("  " + ", ".join(CALLS))

@@ -1335,25 +1335,147 @@ pub async fn ended_periods_past_keep_periods_are_not_read<S: Store + Clone + 'st
     );
 }
 
-/// BD-8, BD-9: parts not applied yet are refused, naming the part and the rule,
-/// rather than stored as if they held.
-pub async fn parts_not_applied_yet_are_refused<S: Store + ?Sized>(store: &S) {
-    let now = at(2026, 12, 6, 12);
-    for (patch, want) in [(
-        json!({"entry": {"max_entrants": 100}}),
-        "entry (BD-8): entry rules are not applied yet: define the board without them",
-    )] {
-        let mut v = serde_json::to_value(weekly("not-yet")).unwrap();
-        for (k, x) in patch.as_object().unwrap() {
-            v[k] = x.clone();
-        }
-        let d: Definition = serde_json::from_value(v).unwrap();
-        let e = definitions::create(store, d, OPERATOR, now, 20, false)
-            .await
-            .expect_err("refused");
-        assert_eq!(e.to_string(), want);
+/// BD-8: "Romanian Seega cup", players of RO only, who enter by joining (the country
+/// checked then), the first 2 to get a value: a result before a player joined, of a
+/// player who did not join, or of a third entrant feeds nothing; the entrants keep
+/// counting; a joining repeats as the first; a built-in board, no board, another
+/// country or none are refused.
+pub async fn entry_rules_admit_joined_players_of_listed_countries_first_come<S: Store + Clone + 'static>(
+    store: &S,
+) {
+    let def: Definition = serde_json::from_value(json!({
+        "id": "ro-seega-cup", "title": "Romanian Seega cup", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+        "entry": {"countries": ["RO"], "max_entrants": 2},
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    for (player, country) in [("ana", "RO"), ("bob", "ro"), ("cy", "RO"), ("dan", "FR")] {
+        let put = crate::profiles::put(
+            store,
+            &ctx,
+            "/v1/me/profile",
+            player,
+            &json!({"country": country}),
+            at(2026, 12, 2, 9),
+        )
+        .await;
+        assert_eq!(put.status, 200, "{}", put.body);
     }
-    assert!(definitions::list(store).await.unwrap().is_empty());
+    let join = |board: &str, player: &str, now: &str| {
+        let req = podium_service::api::ApiRequest {
+            method: "POST".into(),
+            ..crate::review::get(&format!("/v1/boards/{board}/join"), &[], player)
+        };
+        let (store, ctx, now) = (store.clone(), ctx.clone(), instant(now));
+        async move { podium_service::api::handle(&store, &ctx, &req, now).await }
+    };
+    let refused = join("ro-seega-cup", "dan", "2026-12-05T08:00:00Z").await;
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .to_string()
+            .contains("this board takes players of RO; your profile's country is FR"),
+        "{}",
+        refused.body
+    );
+    let none = join("ro-seega-cup", "eve", "2026-12-05T08:00:00Z").await;
+    assert_eq!(none.status, 409, "{}", none.body);
+    assert!(
+        none.body.to_string().contains("names no country"),
+        "{}",
+        none.body
+    );
+    assert_eq!(join("seega", "ana", "2026-12-05T08:00:00Z").await.status, 409);
+    assert_eq!(
+        join("no-such-cup", "ana", "2026-12-05T08:00:00Z").await.status,
+        404
+    );
+    let first = join("ro-seega-cup", "ana", "2026-12-05T08:00:00Z").await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(first.body["joined_at"], "2026-12-05T08:00:00Z");
+    let again = join("ro-seega-cup", "ana", "2026-12-05T09:30:00Z").await;
+    assert_eq!(
+        (again.status, &again.body),
+        (200, &first.body),
+        "a repeat answers as the first"
+    );
+    for p in ["bob", "cy"] {
+        assert_eq!(join("ro-seega-cup", p, "2026-12-05T08:00:00Z").await.status, 200);
+    }
+    // Before ana joined: nothing. dan never joined: nothing.
+    seega(store, "rc-1", "ana", "dan", 10, "2026-12-05T07:59:00Z").await;
+    seega(store, "rc-2", "dan", "ana", 10, "2026-12-05T09:00:00Z").await;
+    assert!(listed(store, &def, "window").await.is_empty());
+    // ana, then bob take the 2 places; cy's first win finds none left.
+    seega(store, "rc-3", "ana", "dan", 10, "2026-12-05T10:00:00Z").await;
+    seega(store, "rc-4", "bob", "cy", 10, "2026-12-05T11:00:00Z").await;
+    seega(store, "rc-5", "cy", "bob", 10, "2026-12-05T12:00:00Z").await;
+    // The entrants keep counting.
+    seega(store, "rc-6", "bob", "ana", 10, "2026-12-05T13:00:00Z").await;
+    let got: Vec<(String, i64)> = listed(store, &def, "window")
+        .await
+        .into_iter()
+        .map(|(_, p, v, _)| (p, v))
+        .collect();
+    assert_eq!(got, [("bob".to_string(), 2), ("ana".to_string(), 1)]);
+    // The app's list says who joined.
+    for (player, joined) in [("ana", true), ("dan", false)] {
+        let req = crate::review::get("/v1/boards", &[], player);
+        let list = podium_service::api::handle(store, &ctx, &req, instant("2026-12-05T14:00:00Z")).await;
+        assert_eq!(list.status, 200, "{}", list.body);
+        let cup = list.body["boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["board"] == "ro-seega-cup")
+            .cloned()
+            .expect("listed");
+        assert_eq!(
+            cup["entry"],
+            json!({"join_required": true, "joined": joined, "max_entrants": 2, "countries": ["RO"]}),
+            "{player}"
+        );
+    }
+}
+
+/// BD-8, GM-3: 12 first wins settled at once on a board of at most 5 entrants: 5
+/// players enter, never more (the period's counter is written with each entry, at
+/// the version read), and every match is still scored.
+pub async fn max_entrants_hold_under_concurrent_first_results<S: Store + ?Sized>(store: &S) {
+    let def: Definition = serde_json::from_value(json!({
+        "id": "first-five", "title": "First five", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+        "entry": {"max_entrants": 5},
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    let ids: Vec<(String, String, String)> = (0..12)
+        .map(|i| (format!("ff-{i}"), format!("ffw-{i}"), format!("ffl-{i}")))
+        .collect();
+    join_all(
+        ids.iter()
+            .map(|(id, w, l)| seega(store, id, w, l, 10, "2026-12-05T10:00:00Z")),
+    )
+    .await;
+    let got = listed(store, &def, "window").await;
+    assert_eq!(got.len(), 5, "{got:?}");
+    assert!(got.iter().all(|(_, p, v, _)| p.starts_with("ffw-") && *v == 1));
+    for (_, w, _) in &ids {
+        let balance = store
+            .get_balances(podium_rules::game::Game::Seega, &[w])
+            .await
+            .unwrap();
+        assert!(balance[0].points > 0, "{w} scored");
+    }
 }
 
 #[macro_export]
@@ -1368,9 +1490,10 @@ macro_rules! board_definitions_tests {
             the_operator_routes_define_a_board,
             weekend_seega_wins_count_inside_the_window_only,
             weekend_seega_wins_pay_the_top_3_once,
+            entry_rules_admit_joined_players_of_listed_countries_first_come,
+            max_entrants_hold_under_concurrent_first_results,
             a_board_changed_from_sum_to_best_changes_from_the_next_period,
             a_retired_board_is_fed_no_more,
-            parts_not_applied_yet_are_refused,
             a_defined_board_reads_like_any_board,
             the_app_lists_the_boards_live_and_coming,
             hidden_players_and_a_retired_board_read_as_on_any_board,

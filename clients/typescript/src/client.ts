@@ -40,6 +40,12 @@ export async function boards(c: Podium): Promise<Schemas["Catalogue"]> {
   return ok(await c.GET("/v1/boards", {}));
 }
 
+/** Joins a defined board whose entry rules ask for it (BD-8): the caller's results
+ *  count from now on; a repeat answers as the first. */
+export async function joinBoard(c: Podium, board: string): Promise<Schemas["JoinAnswer"]> {
+  return ok(await c.POST("/v1/boards/{board}/join", { params: { path: { board } } }));
+}
+
 export async function boardPage(
   c: Podium,
   board: string,

@@ -46,6 +46,7 @@
 pub mod identity;
 pub mod open_runs;
 mod prizes;
+pub mod report;
 pub mod schedule;
 
 use crate::boards::close;
@@ -63,6 +64,7 @@ use podium_rules::period_reward::RewardTables;
 use podium_rules::record::policy::RecordPolicy;
 use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
+pub use report::{Behind, BoardRun, OvertakenSent, PeriodClosed, TickReport, WindowMoved};
 use serde::{Deserialize, Serialize};
 
 /// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`.
@@ -81,45 +83,6 @@ pub enum Job {
     #[default]
     Refresh,
     Freeze,
-}
-
-/// One board's outcome, as the function's response (for the schedule's logs).
-#[derive(Debug, Clone, Serialize)]
-pub struct BoardRun {
-    pub board: String,
-    pub period: String,
-    pub snapshot: String,
-    pub pages_written: u32,
-    /// Of which page bodies stored (the others were shared with the snapshot before).
-    pub bodies_written: u32,
-    pub pages_total: u32,
-    pub complete: bool,
-    pub already_complete: bool,
-}
-
-impl BoardRun {
-    fn new(board: &BoardRef, report: RunReport) -> Self {
-        tracing::info!(
-            board = %board.board,
-            period = %board.period,
-            snapshot = %report.id,
-            pages_written = report.pages_written,
-            bodies_written = report.bodies_written,
-            complete = report.complete,
-            "snapshot run"
-        );
-        crate::telemetry::snapshot_run(report.pages_written, report.complete);
-        BoardRun {
-            board: board.board.clone(),
-            period: board.period.clone(),
-            snapshot: report.id,
-            pages_written: report.pages_written,
-            bodies_written: report.bodies_written,
-            pages_total: report.pages_total,
-            complete: report.complete,
-            already_complete: report.already_complete,
-        }
-    }
 }
 
 /// Boards refreshed [`Refresh::WhenChanged`] one tick snapshots at most (the least
@@ -157,72 +120,6 @@ pub const PERIODS_PER_TICK: usize = 31;
 /// How long after a period's end it is frozen: the records of its last seconds
 /// still on their way (the `freeze` schedule runs a minute after local midnight).
 pub const FREEZE_GRACE: Duration = Duration::minutes(1);
-
-/// What one tick did: each snapshot run, what the closes, the tournaments, the
-/// rolling windows and the `overtaken` notifications did, and the boards it left
-/// work on.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct TickReport {
-    pub runs: Vec<BoardRun>,
-    /// Boards with ended periods (or window days) still to freeze and close: this tick
-    /// reached its bound or found another tick at work on them; the next goes on.
-    pub behind: Vec<Behind>,
-    /// Periods this tick closed (after freezing them), oldest first per board.
-    pub closed: Vec<PeriodClosed>,
-    /// League weeks this tick closed (not those closed before).
-    pub league_weeks: Vec<crate::players::leagues::WeekReport>,
-    /// Tournaments this tick moved (a step taken or a prize paid).
-    pub tournaments: Vec<crate::games::tournaments::TickReport>,
-    /// Rolling windows this tick moved (entries changed).
-    pub windows: Vec<WindowMoved>,
-    /// `overtaken` messages this tick sent, per board.
-    pub overtaken: Vec<OvertakenSent>,
-    /// Operators' closes this tick carried a step on.
-    pub actions_moved: usize,
-}
-
-/// A period closed by a tick, and the `period_result` messages its reward table sent.
-/// A period this tick froze and closed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PeriodClosed {
-    pub board: String,
-    pub period: String,
-    /// The results this close sent: `None` when the board has no reward table, or its
-    /// results were sent before.
-    pub results: Option<crate::boards::close::CloseReport>,
-}
-
-/// A rolling board's window moved by a tick (MJ-20).
-/// A rolling window this tick moved (MJ-20: days taken off the AMR).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WindowMoved {
-    pub board: String,
-    /// The last day taken off the window.
-    pub through: String,
-    /// Entries changed.
-    pub changed: u64,
-}
-
-/// `overtaken` messages sent after one board's refresh.
-/// The `overtaken` messages this tick sent on one board.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OvertakenSent {
-    pub board: String,
-    /// Messages to players passed on the top of the board.
-    pub top: usize,
-    /// Messages to players who opted in, passed by a neighbour.
-    pub neighbours: usize,
-}
-
-/// A board the catch-up is behind on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Behind {
-    pub board: String,
-    /// The next period (or window day) to do.
-    pub next: String,
-    /// Whether another tick is at work on it now.
-    pub busy: bool,
-}
 
 /// The scheduled jobs' status, for operators (`GET /v1/operator/jobs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -683,7 +580,7 @@ async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         }
     }
     // The defined boards' periods that pay prizes (BD-9).
-    if let Err(e) = prizes::catch_up(store, at, budget, report).await {
+    if let Err(e) = prizes::catch_up(store, at, FREEZE_GRACE, PERIODS_PER_TICK, budget, report).await {
         failed.get_or_insert(e);
     }
     match failed {

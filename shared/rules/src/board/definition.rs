@@ -345,6 +345,47 @@ pub struct Entry {
     pub countries: Vec<String>,
 }
 
+impl Entry {
+    /// Whether a player enters only by joining (BD-8): asked for, or implied by a list
+    /// of countries (the country is checked when the player joins).
+    pub fn requires_join(&self) -> bool {
+        self.join_required || !self.countries.is_empty()
+    }
+
+    /// Whether a player whose profile names `country` may join (BD-8): every country
+    /// when none is listed; none without a country when some are.
+    pub fn admits(&self, country: Option<&str>) -> bool {
+        self.countries.is_empty()
+            || country.is_some_and(|c| self.countries.iter().any(|l| l.eq_ignore_ascii_case(c)))
+    }
+}
+
+/// The player state that records their joining of defined board `board` (BD-8):
+/// `{"joined_at": RFC 3339}`.
+pub fn join_state(board: &str) -> String {
+    format!("board-join/{board}")
+}
+
+/// The internal owner (`@…`, no player) of a defined board's entrants counters, and
+/// the state that counts a period's entrants (BD-8, `max_entrants`): `{"count": N}`.
+pub fn entrants_counter(board: &str, period: &str) -> (String, String) {
+    (format!("@{board}"), format!("entrants/{period}"))
+}
+
+/// A player's joining of a defined board (BD-8), as [`join_state`] holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Joined {
+    /// From when the player's results count (UTC): results of matches that ended
+    /// before do not.
+    pub joined_at: DateTime<Utc>,
+}
+
+/// A period's entrants so far (BD-8), as [`entrants_counter`] holds it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entrants {
+    pub count: u32,
+}
+
 /// One band of the prize table (BD-9): ranks `from` … `to` each get `points` and
 /// `jokers`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -54,6 +54,7 @@ macro_rules! every_route {
     ($with:ident) => {
         $with!(
             [board_list],
+            [board_join],
             [board_page],
             [board_me],
             [board_friends],

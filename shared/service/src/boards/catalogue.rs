@@ -5,7 +5,8 @@
 //! (their pages stay readable by id).
 //!
 //! Reads: each game's definitions in force ([`crate::engine::defined::in_force`]; kept a
-//! few seconds on DynamoDB), then the caller's entry on each board listed, at once.
+//! few seconds on DynamoDB), then the caller's entry on each board listed, and their
+//! joining of each board players enter by joining (BD-8), at once.
 
 use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
@@ -46,6 +47,23 @@ pub struct Listed {
     /// The caller's value in that period, if they have one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub me: Option<Mine>,
+    /// A defined board's entry rules (BD-8), when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<EntryView>,
+}
+
+/// A listed board's entry rules (BD-8), as the app shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct EntryView {
+    /// Whether players enter by joining (`POST /v1/boards/{board}/join`).
+    pub join_required: bool,
+    /// Whether the caller joined (always false when no joining is asked for).
+    pub joined: bool,
+    /// The first this many players to get a value enter; absent: everyone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_entrants: Option<u32>,
+    /// The countries whose players may join (ISO 3166-1 alpha-2); empty: every one.
+    pub countries: Vec<String>,
 }
 
 /// The caller's value on a listed board.
@@ -118,6 +136,7 @@ pub async fn list<S: Store + ?Sized>(
                 state: "live",
                 period: def.clock(&period, now),
                 me: None,
+                entry: None,
             },
             def.in_period(&period),
             Reading::BuiltIn(def.order, def.unit),
@@ -157,6 +176,12 @@ pub async fn list<S: Store + ?Sized>(
                     state,
                     period: d.schedule.clock(&period, now),
                     me: None,
+                    entry: (d.entry != Default::default()).then(|| EntryView {
+                        join_required: d.entry.requires_join(),
+                        joined: false,
+                        max_entrants: d.entry.max_entrants,
+                        countries: d.entry.countries.clone(),
+                    }),
                 },
                 BoardRef::new(d.id.clone(), period.id.clone()),
                 Reading::Defined(meaning.fold(), unit_of(meaning)),
@@ -170,11 +195,28 @@ pub async fn list<S: Store + ?Sized>(
             .map(|(_, board, _)| crate::boards::entries::entries_of(store, board, &players)),
     )
     .await?;
+    // BD-8: whether the caller joined each board players enter by joining.
+    let joined = try_join_all(listed.iter().map(|(l, _, _)| async move {
+        match &l.entry {
+            Some(e) if e.join_required => Ok::<_, ServiceError>(
+                store
+                    .get_state(player, &podium_rules::board::definition::join_state(&l.board))
+                    .await?
+                    .is_some(),
+            ),
+            _ => Ok(false),
+        }
+    }))
+    .await?;
     let boards = listed
         .into_iter()
         .zip(values)
-        .map(|((mut l, _, reading), found)| {
+        .zip(joined)
+        .map(|(((mut l, _, reading), found), joined)| {
             l.me = found.into_iter().flatten().next().map(|b| reading.mine(b.points));
+            if let Some(e) = &mut l.entry {
+                e.joined = joined;
+            }
             l
         })
         .collect();

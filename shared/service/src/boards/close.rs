@@ -77,7 +77,7 @@ impl Source for ResultMessage<'_> {
             return Reads::default();
         }
         let player = &self.result.player_id;
-        let mut reads = crate::players::inbox::reward_reads(player, &[self.game]);
+        let mut reads = crate::boards::reward::reward_reads(player, &[self.game]);
         reads.states.push((player.clone(), inbox::STATE.to_string()));
         reads
     }
@@ -106,7 +106,7 @@ impl Source for ResultMessage<'_> {
         if let Some(reward) = paid {
             // LB-5: paid into the balance (and the Jokers, BD-9) as a claim would, in
             // this commit.
-            crate::players::inbox::pay(read, player, &reward, &message.id, self.now, &mut s)?;
+            crate::boards::reward::pay(read, player, &reward, &message.id, self.now, &mut s)?;
         }
         s.messages.push((player.clone(), message));
         Ok(Planned::Write(s))

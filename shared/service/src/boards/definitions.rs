@@ -90,23 +90,6 @@ fn conflict(field: &'static str, rule: &'static str, message: impl Into<String>)
     }
 }
 
-/// BD-8 is checked but not applied yet: a definition that names entry rules is
-/// refused (naming the part and its rule) rather than stored as if they held.
-fn applied_parts_only(d: &Definition) -> Result<(), ServiceError> {
-    let refuse = |field: &str, rule: &'static str, what: &str| {
-        Err(RuleError::new(
-            field.to_string(),
-            rule,
-            format!("{what} are not applied yet: define the board without them"),
-        )
-        .into())
-    };
-    if d.entry != Default::default() {
-        return refuse("entry", "BD-8", "entry rules");
-    }
-    Ok(())
-}
-
 /// What results meet of a board's first version (BD-12): every result of the board's
 /// periods that arrives from its creation on, however late (a window created once it
 /// began counts the window's late results; results settled before the creation are
@@ -190,7 +173,6 @@ pub async fn create<S: ItemStore + ?Sized>(
     dry_run: bool,
 ) -> Result<(Head, Version), ServiceError> {
     definition.check()?;
-    applied_parts_only(&definition)?;
     if let Schedule::Window { end, .. } = &definition.schedule {
         if *end <= now {
             return Err(RuleError::new("schedule.end", "BD-6", "the window has ended already").into());
@@ -407,7 +389,6 @@ pub async fn update<S: ItemStore + ?Sized>(
     dry_run: bool,
 ) -> Result<(Version, Version), ServiceError> {
     definition.check()?;
-    applied_parts_only(&definition)?;
     let id = definition.id.clone();
     // One Query: the head (what the change is conditioned on) and every version.
     let (head, head_version, all) = read_all(store, &id).await?.ok_or_else(|| not_found(&id))?;

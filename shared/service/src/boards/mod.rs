@@ -10,6 +10,7 @@
 //! - [`entries`]: a player's entry on a board, balance or period points (LB-1).
 //! - [`periods`]: period boards: credits, the AMR window, freezing ended periods.
 //! - [`close`]: a frozen period's close: its `period_result` messages and rewards.
+//! - [`reward`]: paying a period reward: points into the balance, Jokers (BD-9).
 //! - [`final_results`]: a frozen period's results streamed from its final snapshot.
 //! - [`snapshot`]: ranked snapshots of a board: written, encoded, read, rendered.
 //! - [`pages`]: the pages the app reads, served from the current snapshot.
@@ -30,6 +31,7 @@ pub mod hidden;
 pub mod live;
 pub mod pages;
 pub mod periods;
+pub mod reward;
 pub mod snapshot;
 pub mod suspended;
 pub mod visibility;

@@ -14,9 +14,10 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::definition::Definition;
+use podium_rules::board::definition::{entrants_counter, join_state, Entrants, Joined};
 use podium_rules::board::feed::{Contribution, Fact};
 use podium_rules::board::BoardRef;
-use podium_store::{Balance, EntryWrite, ItemKey, SettleStore};
+use podium_store::{Balance, EntryWrite, ItemKey, SettleStore, StateWrite};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
@@ -155,7 +156,9 @@ pub(crate) async fn feed<S: SettleStore + ?Sized>(
     clock_ms: i64,
 ) -> Result<(), ServiceError> {
     let mut marked: Vec<BoardRef> = Vec::new();
-    for e in entry_writes(store, facts, clock_ms).await? {
+    let (entries, counters) = entry_writes(store, facts, clock_ms).await?;
+    commit.states.extend(counters);
+    for e in entries {
         if !marked.contains(&e.board) {
             commit
                 .marks
@@ -173,12 +176,17 @@ pub(crate) async fn feed<S: SettleStore + ?Sized>(
 /// and the settlement is no approval ([`approved`]): nothing is written.
 /// One read of each game's definitions in force (kept a few seconds on DynamoDB), and
 /// one BatchGetItem of each board a fact feeds, for all its players; nothing more
-/// when no definition takes a fact.
+/// when no definition takes a fact. Entry rules (BD-8): on a board players enter by
+/// joining, a fact of a player who had not joined by its instant feeds nothing (one
+/// read of each such player's joining); on a board with `max_entrants`, a player's
+/// first value takes a place while places are left (one read of the period's
+/// counter, written at the version read with the entries: the state writes
+/// returned), and feeds nothing once they are taken.
 async fn entry_writes<S: SettleStore + ?Sized>(
     store: &S,
     facts: &[Fact],
     clock_ms: i64,
-) -> Result<Vec<EntryWrite>, ServiceError> {
+) -> Result<(Vec<EntryWrite>, Vec<StateWrite>), ServiceError> {
     let mut games: Vec<&str> = Vec::new();
     for f in facts {
         if !games.contains(&f.game.id()) {
@@ -190,7 +198,7 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         boards.extend(in_force(store, game).await?);
     }
     if boards.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     // What each fact brings, in the facts' order.
     struct Fed<'a> {
@@ -199,7 +207,10 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         fold: podium_rules::board::feed::Fold,
         value: i64,
         tie_breaks: Vec<i64>,
+        max_entrants: Option<u32>,
     }
+    // BD-8: the joinings read, by (board, player).
+    let mut joined: Vec<(String, String, Option<DateTime<Utc>>)> = Vec::new();
     let mut fed: Vec<Fed<'_>> = Vec::new();
     for fact in facts {
         for feeding in &boards {
@@ -229,12 +240,29 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             let Ok(Some(period)) = def.schedule.period_at(fact.at) else {
                 continue;
             };
+            if def.entry.requires_join() {
+                let at = match joined
+                    .iter()
+                    .find(|(b, p, _)| *b == def.id && *p == fact.player_id)
+                {
+                    Some((_, _, at)) => *at,
+                    None => {
+                        let at = joined_at(store, &def.id, &fact.player_id).await?;
+                        joined.push((def.id.clone(), fact.player_id.clone(), at));
+                        at
+                    }
+                };
+                if at.is_none_or(|at| fact.at < at) {
+                    continue;
+                }
+            }
             fed.push(Fed {
                 board: BoardRef::new(def.id.clone(), period.id),
                 fact,
                 fold: def.fold(),
                 value,
                 tie_breaks,
+                max_entrants: def.entry.max_entrants,
             });
         }
     }
@@ -260,6 +288,8 @@ async fn entry_writes<S: SettleStore + ?Sized>(
     }
     // (write, the entry as read): a board fed twice by one commit combines twice.
     let mut out: Vec<(EntryWrite, &Balance)> = Vec::new();
+    // BD-8: the entrants counters of boards with `max_entrants`: (board, count, version read).
+    let mut counters: Vec<(BoardRef, Entrants, u64)> = Vec::new();
     for f in &fed {
         let at_ms = f.fact.at.timestamp_millis();
         let player = f.fact.player_id.as_str();
@@ -278,6 +308,33 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         let Some((_, was)) = read.iter().find(|(b, e)| **b == f.board && e.player_id == player) else {
             continue;
         };
+        if let (Some(max), 0) = (f.max_entrants, was.version) {
+            // BD-8: a first value takes one of the period's places, while any is left.
+            let i = match counters.iter().position(|(b, _, _)| *b == f.board) {
+                Some(i) => i,
+                None => {
+                    let (owner, name) = entrants_counter(&f.board.board, &f.board.period);
+                    let state = store.get_state(&owner, &name).await?;
+                    let (count, version) = match state {
+                        Some(st) => (
+                            serde_json::from_str::<Entrants>(&st.body)
+                                .map_err(|e| {
+                                    ServiceError::Store(podium_store::StoreError::corrupt(&owner, e))
+                                })?
+                                .count,
+                            st.version,
+                        ),
+                        None => (0, 0),
+                    };
+                    counters.push((f.board.clone(), Entrants { count }, version));
+                    counters.len() - 1
+                }
+            };
+            if counters[i].1.count >= max {
+                continue;
+            }
+            counters[i].1.count += 1;
+        }
         let current = (was.version > 0).then_some(was.points);
         let value = f.fold.combine(current, f.value, &f.tie_breaks);
         let reached_at_ms = if current == Some(value) {
@@ -297,7 +354,31 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             was,
         ));
     }
-    Ok(out.into_iter().map(|(w, _)| w).collect())
+    let mut states = Vec::new();
+    for (board, entrants, version) in counters {
+        let (owner, name) = entrants_counter(&board.board, &board.period);
+        states.push(StateWrite {
+            player_id: owner,
+            name,
+            expected_version: version,
+            body: serde_json::to_string(&entrants).unwrap_or_default(),
+        });
+    }
+    Ok((out.into_iter().map(|(w, _)| w).collect(), states))
+}
+
+/// When `player` joined defined board `board` (BD-8), if they did.
+async fn joined_at<S: SettleStore + ?Sized>(
+    store: &S,
+    board: &str,
+    player: &str,
+) -> Result<Option<DateTime<Utc>>, ServiceError> {
+    let Some(state) = store.get_state(player, &join_state(board)).await? else {
+        return Ok(None);
+    };
+    let joined: Joined = serde_json::from_str(&state.body)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player, e)))?;
+    Ok(Some(joined.joined_at))
 }
 
 #[cfg(test)]

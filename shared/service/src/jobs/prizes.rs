@@ -1,4 +1,4 @@
-//! Defined boards' prizes (BD-9): every tick's catch-up freezes each ended period of a
+//! Defined boards' prizes (BD-9): every tick's catch-up (after the built-in boards') freezes each ended period of a
 //! defined board that pays prizes into its final snapshot and closes it through the
 //! period-reward path ([`crate::boards::close`]): every ranked player gets their
 //! `period_result` message, the places the prize table names with their points and
@@ -30,7 +30,7 @@ use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
-use super::{Behind, BoardRun, PeriodClosed, TickReport, FREEZE_GRACE, PERIODS_PER_TICK};
+use super::report::{Behind, BoardRun, PeriodClosed, TickReport};
 use crate::boards::close;
 use crate::boards::defined::Known;
 use crate::boards::snapshot::{self, layout::Paging, layout::FINAL};
@@ -84,6 +84,8 @@ fn period_from(schedule: &Schedule, at: DateTime<Utc>) -> Option<DefinedPeriod> 
 pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     at: DateTime<Utc>,
+    grace: chrono::Duration,
+    per_tick: usize,
     budget: Budget,
     report: &mut TickReport,
 ) -> Result<(), ServiceError> {
@@ -93,7 +95,9 @@ pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             continue;
         };
         for feeding in boards.iter().filter(|f| pays_prizes(f)) {
-            if let Err(e) = catch_up_board(store, game, &feeding.id, at, budget, report).await {
+            if let Err(e) =
+                catch_up_board(store, game, &feeding.id, at, (grace, per_tick), budget, report).await
+            {
                 if e.is_unavailable() {
                     return Err(e);
                 }
@@ -113,13 +117,15 @@ fn pays_prizes(f: &Feeding) -> bool {
     f.versions.iter().any(|v| !v.definition.prizes.is_empty())
 }
 
-/// One board's ended periods, oldest first, at most [`PERIODS_PER_TICK`]: each frozen,
-/// closed with its prize table (none: nothing to send), then recorded closed.
+/// One board's ended periods (each `grace` after its end), oldest first, at most
+/// `per_tick`: each frozen, closed with its prize table (none: nothing to send), then
+/// recorded closed.
 async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     game: Game,
     id: &str,
     at: DateTime<Utc>,
+    (grace, per_tick): (chrono::Duration, usize),
     budget: Budget,
     report: &mut TickReport,
 ) -> Result<(), ServiceError> {
@@ -159,7 +165,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         let Some(period) = period_from(schedule, record.end) else {
             return Ok(());
         };
-        let Some(end) = period.end.filter(|end| *end + FREEZE_GRACE <= at) else {
+        let Some(end) = period.end.filter(|end| *end + grace <= at) else {
             return Ok(());
         };
         let behind = |busy: bool| Behind {
@@ -167,7 +173,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             next: period.id.clone(),
             busy,
         };
-        if done == PERIODS_PER_TICK || (done > 0 && budget.expired()) {
+        if done == per_tick || (done > 0 && budget.expired()) {
             report.behind.push(behind(false));
             return Ok(());
         }

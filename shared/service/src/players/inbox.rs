@@ -10,13 +10,12 @@
 use chrono::{DateTime, Utc};
 use podium_rules::game::Game;
 use podium_rules::inbox::{self, Inbox};
-use podium_rules::mahjong::jokers::{Jokers, JOKERS_STATE};
 use podium_rules::message::Message;
-use podium_rules::period_reward;
-use podium_rules::settlement::{balance_change, LedgerSource, Planned, Settlement, StateChange};
+use podium_rules::settlement::{Planned, Settlement, StateChange};
 use podium_store::{SettleStore, SourceKey};
 use serde::{Deserialize, Serialize};
 
+use crate::boards::reward::{pay, reward_reads};
 use crate::boards::visibility::Hidden;
 use crate::engine::names::hex_sha256;
 use crate::engine::settle::settle;
@@ -193,76 +192,6 @@ impl Source for Claim<'_> {
     fn repeats_are_common(&self) -> bool {
         true
     }
-}
-
-/// What [`pay`] credited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Paid {
-    /// Points applied to the balance (LB-2: a balance never goes below 0).
-    pub points: i64,
-    pub balance_after: i64,
-    /// The account's Jokers after (MJ-6; unchanged when the reward held none).
-    pub jokers_after: u32,
-}
-
-/// What paying a reward to `player` reads: the balances of `games` (the reward's game
-/// among them) and their Jokers (MJ-6).
-pub(crate) fn reward_reads(player: &str, games: &[Game]) -> Reads {
-    Reads {
-        states: vec![(player.to_string(), JOKERS_STATE.to_string())],
-        balances: games.iter().map(|g| (*g, player.to_string(), false)).collect(),
-        ..Reads::default()
-    }
-}
-
-/// Pays `reward` of message `message_id` to `player` in `s` (LB-5, BD-9): its points
-/// into the game's balance with their ledger entry (source `period-reward`), its
-/// Jokers into the account's inventory (MJ-6). `read` holds [`reward_reads`].
-/// Errors: a state item that does not decode.
-pub(crate) fn pay<R>(
-    read: &ReadState,
-    player: &str,
-    reward: &podium_rules::message::Reward,
-    message_id: &str,
-    now: DateTime<Utc>,
-    s: &mut Settlement<R>,
-) -> Result<Paid, ServiceError> {
-    let before = read.balance(reward.game, player).points;
-    let mut paid = Paid {
-        points: 0,
-        balance_after: before,
-        jokers_after: 0,
-    };
-    if reward.points != 0 {
-        let (change, entry) = balance_change(
-            player,
-            reward.game,
-            before,
-            reward.points,
-            LedgerSource {
-                kind: LEDGER_SOURCE,
-                id: message_id,
-                rule: period_reward::RULE,
-            },
-            now,
-        );
-        (paid.points, paid.balance_after) = (entry.applied, change.after);
-        s.balances.push(change);
-        s.ledger.push(entry);
-    }
-    let jokers: Jokers = state_body(read, player, JOKERS_STATE)?;
-    paid.jokers_after = jokers.count;
-    if reward.jokers > 0 {
-        let after = jokers.earn(u32::try_from(reward.jokers).unwrap_or(u32::MAX));
-        paid.jokers_after = after.count;
-        s.states.push(StateChange {
-            player_id: player.to_string(),
-            name: JOKERS_STATE.to_string(),
-            body: serde_json::to_value(after)
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player, e)))?,
-        });
-    }
-    Ok(paid)
 }
 
 /// Claims the reward of the caller's message `message_id`, exactly once (GM-3): every

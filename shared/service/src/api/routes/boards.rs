@@ -601,6 +601,33 @@ pub(crate) async fn board_list(State(state): State<AppState>, Caller(player): Ca
     Ok(JsonBytes(json_bytes(&listed)).into_response())
 }
 
+/// The caller joins a defined board whose entry rules ask for it (BD-8): their
+/// results count on it from now on. Exactly once (GM-3): every repeat answers as the
+/// first.
+#[utoipa::path(
+    post,
+    path = "/v1/boards/{board}/join",
+    tag = "leaderboards",
+    params(("board" = String, Path, description = "A defined board's id (BD-1)", example = "weekend-seega-wins")),
+    responses(
+        (status = 200, description = "Joined: from when the caller's results count; the same answer for every repeat",
+            body = crate::players::joins::JoinAnswer,
+            example = json!({"board": "weekend-seega-wins", "player_id": "s-00001", "joined_at": "2026-12-05T09:12:00Z"})),
+        (status = 404, description = "No defined board of that id", body = ErrorBody),
+        (status = 409, description = "Not joinable (BD-8): a built-in board, a retired board, an event that has ended, or a board whose countries do not include the caller's profile's (`country`)", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn board_join(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(board): PathId,
+) -> Answer {
+    let now = (state.clock)();
+    let joined = crate::players::joins::join(state.store.as_ref(), &player, &board, now).await?;
+    Ok(JsonBytes(json_bytes(&joined)).into_response())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
