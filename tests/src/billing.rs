@@ -158,6 +158,10 @@ impl<S: BoardStore> BoardStore for Billed<S> {
 
 #[async_trait]
 impl<S: ItemStore> ItemStore for Billed<S> {
+    fn scope(&self) -> u64 {
+        self.inner.scope()
+    }
+
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
         self.read();
         self.inner.get_item(key, consistent).await

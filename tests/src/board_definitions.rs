@@ -126,6 +126,15 @@ pub async fn an_update_that_changes_history_waits_for_the_next_period<S: Store +
         ops,
         vec![(1, Operator::Sum), (2, Operator::Best), (3, Operator::Best)]
     );
+    // The list shows the newest version.
+    let listed = definitions::list(store).await.unwrap();
+    assert_eq!(
+        listed
+            .iter()
+            .map(|h| (h.id.as_str(), h.version))
+            .collect::<Vec<_>>(),
+        [("seega-week", 3)]
+    );
 
     // A stale version is a conflict; an all-time board's history cannot change.
     let stale = definitions::update(store, weekly("seega-week"), 2, OPERATOR, wednesday, false)
@@ -1392,6 +1401,23 @@ pub async fn entry_rules_admit_joined_players_of_listed_countries_first_come<S: 
         none.body
     );
     assert_eq!(join("seega", "ana", "2026-12-05T08:00:00Z").await.status, 409);
+    // A defined board every player is on: nothing to join either.
+    let mut open = serde_json::to_value(&def).unwrap();
+    open["id"] = json!("open-seega-cup");
+    open["entry"] = json!({"max_entrants": 100});
+    definitions::create(
+        store,
+        serde_json::from_value(open).unwrap(),
+        OPERATOR,
+        at(2026, 12, 1, 12),
+        20,
+        false,
+    )
+    .await
+    .expect("created");
+    let open = join("open-seega-cup", "ana", "2026-12-05T08:00:00Z").await;
+    assert_eq!(open.status, 409, "{}", open.body);
+    assert!(open.body.to_string().contains("nothing to join"), "{}", open.body);
     assert_eq!(
         join("no-such-cup", "ana", "2026-12-05T08:00:00Z").await.status,
         404
@@ -1478,6 +1504,46 @@ pub async fn max_entrants_hold_under_concurrent_first_results<S: Store + ?Sized>
     }
 }
 
+/// BD-9, LB-5: a test clock moved over a prize period's end runs a tick right after
+/// it (the first refresh instant a minute past the end), not at the move's end: the
+/// results are sent at 14:05 for a window ending at 14:00.
+pub async fn a_moved_clock_closes_a_prize_period_when_it_ends<S: podium_store::Store + ?Sized>(store: &S) {
+    let def: Definition = serde_json::from_value(json!({
+        "id": "lunch-sprint", "title": "Lunch sprint", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-12-05T10:00:00Z", "end": "2026-12-05T14:00:00Z"},
+        "prizes": [{"from": 1, "to": 1, "points": 50}],
+    }))
+    .expect("a definition");
+    definitions::create(store, def, OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    seega(store, "ls-1", "ana", "dan", 10, "2026-12-05T11:00:00Z").await;
+    let mut instants = Vec::new();
+    podium_service::jobs::schedule::run_between(
+        store,
+        instant("2026-12-05T09:00:00Z"),
+        instant("2026-12-05T20:00:00Z"),
+        &Default::default(),
+        std::time::Duration::from_secs(300),
+        |t| instants.push(t),
+    )
+    .await
+    .expect("moved");
+    assert_eq!(
+        instants,
+        [instant("2026-12-05T14:05:00Z"), instant("2026-12-05T20:00:00Z")]
+    );
+    let inbox = podium_service::players::inbox::view(store, "ana").await.unwrap();
+    let m = inbox
+        .messages
+        .iter()
+        .find(|m| m.board == "lunch-sprint")
+        .expect("ana's result");
+    assert_eq!((m.at, m.rank), (instant("2026-12-05T14:05:00Z"), Some(1)));
+    assert_eq!(m.reward.as_ref().map(|r| r.points), Some(50));
+}
+
 #[macro_export]
 macro_rules! board_definitions_tests {
     ($make:path) => {
@@ -1492,6 +1558,7 @@ macro_rules! board_definitions_tests {
             weekend_seega_wins_pay_the_top_3_once,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,
+            a_moved_clock_closes_a_prize_period_when_it_ends,
             a_board_changed_from_sum_to_best_changes_from_the_next_period,
             a_retired_board_is_fed_no_more,
             a_defined_board_reads_like_any_board,

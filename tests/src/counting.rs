@@ -171,6 +171,10 @@ impl<S: LedgerStore> LedgerStore for Counted<S> {
 
 #[async_trait]
 impl<S: ItemStore> ItemStore for Counted<S> {
+    fn scope(&self) -> u64 {
+        self.inner.scope()
+    }
+
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
         self.read();
         self.inner.get_item(key, consistent).await

@@ -294,6 +294,10 @@ impl<S: LedgerStore> LedgerStore for Faulty<S> {
 
 #[async_trait]
 impl<S: ItemStore> ItemStore for Faulty<S> {
+    fn scope(&self) -> u64 {
+        self.inner.scope()
+    }
+
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
         self.inner.get_item(key, consistent).await
     }

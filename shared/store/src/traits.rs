@@ -153,6 +153,11 @@ pub trait LedgerStore: Send + Sync {
 /// body under a partition key and a sort key, with a version for conditional writes.
 #[async_trait]
 pub trait ItemStore: Send + Sync {
+    /// This store's identity among those one process opens, the same for its clones: a
+    /// copy a process keeps of what it read (a board definition) is kept per store.
+    /// Embedded: a number given when opened; DynamoDB: a hash of the table's name.
+    fn scope(&self) -> u64;
+
     /// The item's body and version, if it exists (strongly consistent when `consistent`).
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError>;
 

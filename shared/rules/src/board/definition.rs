@@ -514,6 +514,16 @@ impl Definition {
             && self.score_range == other.score_range
     }
 
+    /// This definition as it is stored and applied (BD-8): its countries' codes in
+    /// upper case, and joining required when it lists countries.
+    pub fn normalized(mut self) -> Self {
+        for c in &mut self.entry.countries {
+            c.make_ascii_uppercase();
+        }
+        self.entry.join_required = self.entry.requires_join();
+        self
+    }
+
     /// Checks the whole definition (BD-1 … BD-9) and answers its game; the first
     /// broken rule is the error, naming its field.
     pub fn check(&self) -> Result<Game, RuleError> {
@@ -521,6 +531,13 @@ impl Definition {
         let title_chars = self.title.trim().chars().count();
         if title_chars == 0 || self.title.chars().count() > 80 {
             return Err(RuleError::new("title", "BD-1", "a title is 1 to 80 characters"));
+        }
+        if self.title.chars().any(char::is_control) {
+            return Err(RuleError::new(
+                "title",
+                "BD-1",
+                "a title holds no control character (a line break, a tab, NUL)",
+            ));
         }
         let game = Game::from_id(&self.game)
             .ok_or_else(|| RuleError::new("game", "BD-1", format!("unknown game {}", quoted(&self.game))))?;
@@ -598,17 +615,34 @@ impl Definition {
         for (i, c) in self.entry.countries.iter().enumerate() {
             crate::profile::check_country(c)
                 .map_err(|e| RuleError::new(format!("entry.countries[{i}]"), e.rule, e.message))?;
+            if self.entry.countries[..i]
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(c))
+            {
+                return Err(RuleError::new(
+                    format!("entry.countries[{i}]"),
+                    "BD-8",
+                    format!("{} is listed twice", quoted(c)),
+                ));
+            }
         }
         Ok(())
     }
 
     fn check_prizes(&self) -> Result<(), RuleError> {
+        if !self.prizes.is_empty() && self.schedule == Schedule::AllTime {
+            return Err(RuleError::new(
+                "prizes",
+                "BD-9",
+                "prizes are paid when a period ends, and an all-time board never ends: give it a cron schedule or a window",
+            ));
+        }
         let mut last = 0u32;
         for (i, p) in self.prizes.iter().enumerate() {
             let field = |name: &str| format!("prizes[{i}].{name}");
             if p.from == 0 || p.from > p.to || p.to > MAX_PRIZE_RANK {
                 return Err(RuleError::new(
-                    field("to"),
+                    field(if p.from == 0 { "from" } else { "to" }),
                     "BD-9",
                     format!("a band is ranks from 1 to {MAX_PRIZE_RANK}, from at most to"),
                 ));
@@ -622,7 +656,7 @@ impl Definition {
             }
             if p.points > MAX_PRIZE || p.jokers > MAX_PRIZE || p.points + p.jokers == 0 {
                 return Err(RuleError::new(
-                    field("points"),
+                    field(if p.jokers > MAX_PRIZE { "jokers" } else { "points" }),
                     "BD-9",
                     format!("a band pays points or Jokers, each at most {MAX_PRIZE}"),
                 ));
@@ -912,9 +946,26 @@ mod tests {
         assert!(refused(v).starts_with("entry.countries[1] (PF-3)"));
         let mut v = weekend_wins();
         v["entry"] = json!({"join_required": true, "max_entrants": 1000, "countries": ["ro", "MD"]});
-        assert_eq!(def(v).check(), Ok(Game::Seega));
+        assert_eq!(def(v.clone()).check(), Ok(Game::Seega));
+        // Stored and applied in upper case; a list of countries makes joining required.
+        v["entry"] = json!({"countries": ["ro", "MD"]});
+        let n = def(v).normalized();
+        assert_eq!(
+            (n.entry.countries.join(","), n.entry.join_required),
+            ("RO,MD".into(), true)
+        );
+        let mut v = weekend_wins();
+        v["entry"] = json!({"countries": ["RO", "ro"]});
+        assert!(refused(v).starts_with("entry.countries[1] (BD-8)"));
+        let mut v = weekend_wins();
+        v["title"] = json!("a\u{0}b");
+        assert!(refused(v).starts_with("title (BD-1)"));
+        let mut v = weekend_wins();
+        v["schedule"] = json!({"kind": "all_time"});
+        v["prizes"] = json!([{"from": 1, "to": 1, "points": 5}]);
+        assert!(refused(v).starts_with("prizes (BD-9)"));
         for (prizes, field) in [
-            (json!([{"from": 0, "to": 1, "points": 1}]), "prizes[0].to"),
+            (json!([{"from": 0, "to": 1, "points": 1}]), "prizes[0].from"),
             (json!([{"from": 3, "to": 2, "points": 1}]), "prizes[0].to"),
             (
                 json!([{"from": 1, "to": 3, "points": 1}, {"from": 3, "to": 4, "points": 1}]),
@@ -923,7 +974,7 @@ mod tests {
             (json!([{"from": 1, "to": 1}]), "prizes[0].points"),
             (
                 json!([{"from": 1, "to": 1, "jokers": 1_000_001}]),
-                "prizes[0].points",
+                "prizes[0].jokers",
             ),
         ] {
             let mut v = weekend_wins();

@@ -34,7 +34,13 @@ pub struct Known {
     read_at: Instant,
 }
 
-static KNOWN: LazyLock<RwLock<HashMap<String, Arc<Known>>>> = LazyLock::new(Default::default);
+/// The definitions this process read, by store ([`ItemStore::scope`]) and id.
+type KnownByStore = HashMap<(u64, String), Arc<Known>>;
+static KNOWN: LazyLock<RwLock<KnownByStore>> = LazyLock::new(Default::default);
+
+/// The definition of each id this process read last, whichever store it came from: how
+/// its values read back ([`shape`]; a deployed process opens one store).
+static LAST_READ: LazyLock<RwLock<HashMap<String, Arc<Known>>>> = LazyLock::new(Default::default);
 
 /// How a defined board's stored values read back: its fold (BD-5) and unit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +204,8 @@ pub async fn resolve<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Optio
     if !podium_rules::board::definition::well_formed_id(id) {
         return Ok(None);
     }
-    if let Some(k) = KNOWN.read().ok().and_then(|m| m.get(id).cloned()) {
+    let key = (store.scope(), id.to_string());
+    if let Some(k) = KNOWN.read().ok().and_then(|m| m.get(&key).cloned()) {
         if k.read_at.elapsed() < KEPT_FOR {
             return Ok(Some(k));
         }
@@ -217,6 +224,9 @@ pub async fn resolve<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Optio
         read_at,
     });
     if let Ok(mut m) = KNOWN.write() {
+        m.insert(key, known.clone());
+    }
+    if let Ok(mut m) = LAST_READ.write() {
         m.insert(id.to_string(), known.clone());
     }
     Ok(Some(known))
@@ -225,7 +235,7 @@ pub async fn resolve<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Optio
 /// How `board`'s stored values read back, if it is a defined board this process has
 /// resolved ([`resolve`]): the version its period keeps.
 pub fn shape(board: &BoardRef) -> Option<Shape> {
-    let known = KNOWN.read().ok()?.get(&board.board).cloned()?;
+    let known = LAST_READ.read().ok()?.get(&board.board).cloned()?;
     let (_, version) = known.named(&board.period).ok()?;
     let def = &version.definition;
     Some(Shape {

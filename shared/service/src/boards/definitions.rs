@@ -173,6 +173,7 @@ pub async fn create<S: ItemStore + ?Sized>(
     dry_run: bool,
 ) -> Result<(Head, Version), ServiceError> {
     definition.check()?;
+    let definition = definition.normalized();
     if let Schedule::Window { end, .. } = &definition.schedule {
         if *end <= now {
             return Err(RuleError::new("schedule.end", "BD-6", "the window has ended already").into());
@@ -389,6 +390,7 @@ pub async fn update<S: ItemStore + ?Sized>(
     dry_run: bool,
 ) -> Result<(Version, Version), ServiceError> {
     definition.check()?;
+    let definition = definition.normalized();
     let id = definition.id.clone();
     // One Query: the head (what the change is conditioned on) and every version.
     let (head, head_version, all) = read_all(store, &id).await?.ok_or_else(|| not_found(&id))?;
@@ -421,9 +423,11 @@ pub async fn update<S: ItemStore + ?Sized>(
     }
     let pk = def_pk(&id);
     let head_key = ItemKey::new(pk.clone(), HEAD_SK);
+    let list_key = ItemKey::new(LIST_PK, &id);
     // The game's active list changes with any of its definitions: a change of another
     // one meanwhile is no conflict of this one's, so it is read again.
     for _ in 0..ACTIVE_ATTEMPTS {
+        let list_version = store.get_item(&list_key, true).await?.map_or(0, |i| i.version);
         let (mut active, active_version) = active_count(store, &head.game).await?;
         match active.boards.iter_mut().find(|f| f.id == id) {
             Some(f) => f.add(effective(&after), now),
@@ -446,6 +450,12 @@ pub async fn update<S: ItemStore + ?Sized>(
                 ItemKey::new(pk.clone(), version_sk(after.version)),
                 encode("definition version", &after)?,
                 0,
+            ),
+            // The list shows each definition's newest version.
+            (
+                list_key.clone(),
+                encode("definition list", &new_head)?,
+                list_version,
             ),
             (
                 ItemKey::new(ACTIVE_PK, head.game.clone()),

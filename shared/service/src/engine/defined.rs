@@ -12,6 +12,9 @@
 //! [`podium_store::SETTLE_ITEM_MAX_AGE`], so a scored match costs no read of it while
 //! warm, and a change of definitions reaches every scoring process within that time.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, RwLock};
+
 use chrono::{DateTime, Utc};
 use podium_rules::board::definition::Definition;
 use podium_rules::board::definition::{entrants_counter, join_state, Entrants, Joined};
@@ -114,17 +117,36 @@ struct Active {
     boards: Vec<Feeding>,
 }
 
-/// The active definitions `game` feeds (BD-12), as settlements read them.
-pub async fn in_force<S: SettleStore + ?Sized>(store: &S, game: &str) -> Result<Vec<Feeding>, ServiceError> {
-    Ok(match store.settle_item(&ItemKey::new(ACTIVE_PK, game)).await? {
-        Some(item) => {
-            serde_json::from_slice::<Active>(&item.body)
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("active definitions", e)))?
-                .boards
+/// The active definitions `game` feeds (BD-12), as settlements read them. The list
+/// decoded last is kept per game, with the bytes it was decoded from: a settlement that
+/// reads the same bytes (the item unchanged) decodes nothing (up to 20 definitions of 8
+/// versions each are a few hundred kilobytes of JSON).
+pub async fn in_force<S: SettleStore + ?Sized>(
+    store: &S,
+    game: &str,
+) -> Result<Arc<Vec<Feeding>>, ServiceError> {
+    let Some(item) = store.settle_item(&ItemKey::new(ACTIVE_PK, game)).await? else {
+        return Ok(Arc::default());
+    };
+    if let Some((bytes, decoded)) = DECODED.read().ok().and_then(|m| m.get(game).cloned()) {
+        if *bytes == item.body {
+            return Ok(decoded);
         }
-        None => Vec::new(),
-    })
+    }
+    let decoded = Arc::new(
+        serde_json::from_slice::<Active>(&item.body)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("active definitions", e)))?
+            .boards,
+    );
+    if let Ok(mut m) = DECODED.write() {
+        m.insert(game.to_string(), (Arc::new(item.body), decoded.clone()));
+    }
+    Ok(decoded)
 }
+
+/// Each game's active definitions as last decoded, with the bytes they came from.
+type Decoded = HashMap<String, (Arc<Vec<u8>>, Arc<Vec<Feeding>>)>;
+static DECODED: LazyLock<RwLock<Decoded>> = LazyLock::new(Default::default);
 
 /// Every game's active definitions (BD-12), as the ticks read them: one eventually
 /// consistent Query of the games' lists.
@@ -193,10 +215,11 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             games.push(f.game.id());
         }
     }
-    let mut boards: Vec<Feeding> = Vec::new();
+    let mut lists: Vec<Arc<Vec<Feeding>>> = Vec::new();
     for game in games {
-        boards.extend(in_force(store, game).await?);
+        lists.push(in_force(store, game).await?);
     }
+    let boards: Vec<&Feeding> = lists.iter().flat_map(|l| l.iter()).collect();
     if boards.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -213,7 +236,7 @@ async fn entry_writes<S: SettleStore + ?Sized>(
     let mut joined: Vec<(String, String, Option<DateTime<Utc>>)> = Vec::new();
     let mut fed: Vec<Fed<'_>> = Vec::new();
     for fact in facts {
-        for feeding in &boards {
+        for &feeding in &boards {
             let Some(def) = feeding.at(fact.at) else {
                 continue;
             };

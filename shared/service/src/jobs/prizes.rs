@@ -112,6 +112,33 @@ pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     }
 }
 
+/// The first instant after `after` at which a tick would close a period of an active
+/// defined board with prizes (its end plus `grace`), if any: what a test clock runs a
+/// tick at ([`super::schedule::run_between`]). Reads the games' active definitions
+/// (one Query).
+pub(crate) async fn next_due<S: ItemStore + ?Sized>(
+    store: &S,
+    after: DateTime<Utc>,
+    grace: chrono::Duration,
+) -> Result<Option<DateTime<Utc>>, ServiceError> {
+    let mut due: Option<DateTime<Utc>> = None;
+    for (_, boards) in crate::engine::defined::all_in_force(store).await? {
+        for f in boards.iter().filter(|f| pays_prizes(f)) {
+            let from = after - grace;
+            let Some(d) = f.at(from).or_else(|| f.versions.first().map(|v| &v.definition)) else {
+                continue;
+            };
+            if let Some(end) = period_from(&d.schedule, from).and_then(|p| p.end) {
+                let at = end + grace;
+                if at > after && due.is_none_or(|d| at < d) {
+                    due = Some(at);
+                }
+            }
+        }
+    }
+    Ok(due)
+}
+
 /// Whether a version results still meet names prizes.
 fn pays_prizes(f: &Feeding) -> bool {
     f.versions.iter().any(|v| !v.definition.prizes.is_empty())

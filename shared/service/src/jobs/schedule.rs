@@ -10,7 +10,8 @@
 //! [`run_between`] runs, oldest first, the ticks whose outcome the time between two
 //! instants decides: every `freeze` instant (periods, AMR window days and league weeks
 //! close at the instant they would have), and the `refresh` instant right after each
-//! tournament step falls due (start, end, final places; MJ-12, MJ-16), then the
+//! tournament step falls due (start, end, final places; MJ-12, MJ-16) and each period
+//! of a defined board with prizes ends (a minute after its end; BD-9), then the
 //! catch-up and refresh at the end instant. Refresh ticks in between that would find
 //! nothing due are not run: no record arrives while a test clock jumps, so they would
 //! only re-snapshot unchanged boards.
@@ -135,6 +136,20 @@ pub async fn catch_up_then_refresh<S: podium_store::Store + ?Sized>(
     Ok(out)
 }
 
+/// When the next step falls due after `t` that only a tick decides: a tournament's
+/// (MJ-12, MJ-16), or a defined board's period with prizes ending (BD-9).
+async fn next_due<S: podium_store::Store + ?Sized>(
+    store: &S,
+    t: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, ServiceError> {
+    let tournament = crate::games::tournaments::next_due(store, t).await?;
+    let prizes = super::prizes::next_due(store, t, super::FREEZE_GRACE).await?;
+    Ok(match (tournament, prizes) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    })
+}
+
 /// Runs what the schedule would have run after `from` up to `to` (see the module's
 /// docs), oldest first; `at_tick` is told each instant before its ticks run (a test
 /// clock moves there). Errors: the store's, or [`ServiceError::BadRequest`] (field
@@ -166,9 +181,9 @@ pub async fn run_between<S: podium_store::Store + ?Sized>(
     let mut t = from;
     // A bound on the loop whatever the tournaments ask for (each step moves `t` on).
     let mut budget = MAX_TICKS * 4;
-    // When the next tournament step falls due: only a refresh tick moves a tournament,
+    // When the next step falls due (a tournament's, a prize period's end): only a refresh tick moves a tournament,
     // so it is read again only after one (not at every freeze in between).
-    let mut due = crate::games::tournaments::next_due(store, t).await?;
+    let mut due = next_due(store, t).await?;
     loop {
         let freeze = next_freeze(t);
         // A tournament step due: the first refresh instant after it (and after `t`).
@@ -189,7 +204,7 @@ pub async fn run_between<S: podium_store::Store + ?Sized>(
         out.extend(catch_up_then_refresh(store, next, settings, refreshed).await?);
         t = next;
         if refreshed {
-            due = crate::games::tournaments::next_due(store, t).await?;
+            due = next_due(store, t).await?;
         }
     }
     at_tick(to);

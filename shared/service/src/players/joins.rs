@@ -102,10 +102,12 @@ fn refused(field: &'static str, message: impl Into<String>) -> ServiceError {
 }
 
 /// `player` joins defined board `board` at `now`, exactly once (GM-3): every repeat
-/// answers as the first. Errors: [`ServiceError::NotFound`] for no defined board of
-/// that id; [`ServiceError::StateConflict`] (409, BD-8) for a built-in board (every
-/// player is on it), a retired board, a window that has ended, or a board whose
-/// countries do not include the caller's profile's (`country`).
+/// answers as the first (also once the board is retired or its window ended).
+/// Errors: [`ServiceError::NotFound`] for no defined board of that id;
+/// [`ServiceError::StateConflict`] (409, BD-8) for a built-in board or a defined one
+/// players do not join (every player is on it), a retired board, a window that has
+/// ended, or a board whose countries do not include the caller's profile's
+/// (`country`).
 pub async fn join<S: Store + ?Sized>(
     store: &S,
     player: &str,
@@ -139,6 +141,12 @@ pub async fn join<S: Store + ?Sized>(
         }
     }
     let entry = &definition.entry;
+    if !entry.requires_join() {
+        return Err(refused(
+            "board",
+            "this board counts every player's results: there is nothing to join",
+        ));
+    }
     if !entry.countries.is_empty() {
         let country = crate::profiles::cards::card(store, player).await?.country;
         if !entry.admits(country.as_deref()) {

@@ -28,6 +28,13 @@ fn decode_item(pk: &str, sk: &str, item: &items::Item) -> Result<Item, StoreErro
 
 #[async_trait]
 impl ItemStore for DynamoStore {
+    fn scope(&self) -> u64 {
+        // FNV-1a of the table's name: stable, and the same for every copy of the store.
+        self.table.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
     async fn get_item(&self, key: &ItemKey, consistent: bool) -> Result<Option<Item>, StoreError> {
         let Some(item) = self.get_raw(key.pk.clone(), key.sk.clone(), consistent).await? else {
             return Ok(None);

@@ -17,6 +17,10 @@ const IN_PLACE_ITEMS: usize = 128;
 
 #[async_trait]
 impl ItemStore for EmbeddedStore {
+    fn scope(&self) -> u64 {
+        self.scope
+    }
+
     async fn get_item(&self, key: &ItemKey, _consistent: bool) -> Result<Option<Item>, StoreError> {
         check_key(&key.pk, &key.sk)?;
         // A point read runs in place (see `settle.rs`): no hand-off to a blocking

@@ -23,7 +23,12 @@ pub struct EmbeddedStore {
     pub(crate) commits: super::group_commit::GroupCommit,
     /// The read transaction point reads share ([`super::views`]).
     pub(crate) views: super::views::Views,
+    /// [`crate::ItemStore::scope`]: given when opened.
+    pub(crate) scope: u64,
 }
+
+/// The scope the next store opened by this process gets.
+static NEXT_SCOPE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl EmbeddedStore {
     /// Opens (or creates) the database file at `path`; several processes may share it.
@@ -71,6 +76,7 @@ impl EmbeddedStore {
             db: Arc::new(db),
             commits: super::group_commit::GroupCommit::new(views.clone()),
             views,
+            scope: NEXT_SCOPE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 

@@ -614,7 +614,7 @@ pub(crate) async fn board_list(State(state): State<AppState>, Caller(player): Ca
             body = crate::players::joins::JoinAnswer,
             example = json!({"board": "weekend-seega-wins", "player_id": "s-00001", "joined_at": "2026-12-05T09:12:00Z"})),
         (status = 404, description = "No defined board of that id", body = ErrorBody),
-        (status = 409, description = "Not joinable (BD-8): a built-in board, a retired board, an event that has ended, or a board whose countries do not include the caller's profile's (`country`)", body = ErrorBody),
+        (status = 409, description = "Not joinable (BD-8): a built-in board or a defined one every player is on, a retired board, an event that has ended (a player who joined before gets their first answer), or a board whose countries do not include the caller's profile's (`country`)", body = ErrorBody),
     ),
     security(("jwt" = []))
 )]
