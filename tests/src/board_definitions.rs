@@ -315,6 +315,16 @@ pub async fn definition_changes_are_audited_with_before_and_after<S: Store + ?Si
     assert_eq!(update.changes["before"]["definition"]["operator"], "sum");
     assert_eq!(update.changes["after"]["definition"]["operator"], "best");
     assert_eq!(update.changes["after"]["effective_from"], "2026-12-11T22:00:00Z");
+    // The definition's own trail holds its three changes.
+    let (by_board, _) = audit::read(
+        store,
+        &Trail::Board("board-definition/seega-week".into()),
+        None,
+        50,
+    )
+    .await
+    .unwrap();
+    assert_eq!(by_board.len(), 3);
 }
 
 /// The operator routes (`/v1/operator/boards`): a definition created (a dry run first),
@@ -367,6 +377,30 @@ pub async fn the_operator_routes_define_a_board<S: Store + Clone + 'static>(stor
     .await;
     assert_eq!(made.status, 200, "{}", made.body);
     assert_eq!(made.body["head"]["version"], 1);
+    // The audit trail by the defined board's id: its creation; an unknown id is a 400.
+    let trail = operator_call(
+        store,
+        "GET",
+        "/v1/operator/audit",
+        &[("board", "seega-week")],
+        op,
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(trail.status, 200, "{}", trail.body);
+    assert_eq!(trail.body["entries"][0]["action"], "board-create");
+    let none = operator_call(
+        store,
+        "GET",
+        "/v1/operator/audit",
+        &[("board", "no-such-cup")],
+        op,
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(none.status, 400, "{}", none.body);
 
     let mut bad = serde_json::to_value(&d).unwrap();
     bad["id"] = json!("other-week");
@@ -637,6 +671,16 @@ pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S)
         .collect();
     assert_eq!(closed.len(), 1, "{:?}", report.closed);
     assert_eq!(closed[0].period, "window");
+    // The jobs' status shows it closed.
+    let status = podium_service::jobs::status(store).await.unwrap();
+    assert!(
+        status
+            .closed_through
+            .iter()
+            .any(|c| c.board == "weekend-seega-wins" && c.period.as_deref() == Some("window")),
+        "{:?}",
+        status.closed_through
+    );
     let sent = closed[0].results.as_ref().expect("results sent");
     assert_eq!(
         (sent.ranked, sent.sent, sent.rewarded, sent.reward_points),

@@ -128,7 +128,8 @@ pub struct JobsStatus {
     /// ([`open_runs`]): board, period, snapshot id, the instant it snapshots, pages so far.
     pub refreshes: Vec<open_runs::OpenRun>,
     /// Each period board's last period frozen and closed in order (absent before its
-    /// first): a board whose period ended more than a tick ago is behind.
+    /// first), then each active defined board's with prizes (BD-9): a board whose
+    /// period ended more than a tick ago is behind.
     pub closed_through: Vec<ClosedThrough>,
     /// The results jobs could not apply and left out for review
     /// ([`crate::engine::unapplied`]).
@@ -153,7 +154,8 @@ pub struct ClosedThrough {
 }
 
 /// The scheduled jobs' status: one Query of the refreshes under way, one read per
-/// period board, one Query of the results left out. Errors: the store's.
+/// period board, one Query of the games' active definitions and one read per defined
+/// board with prizes, one Query of the results left out. Errors: the store's.
 pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, ServiceError> {
     let mut closed_through = Vec::new();
     for def in BOARDS
@@ -165,6 +167,10 @@ pub async fn status<S: ItemStore + ?Sized>(store: &S) -> Result<JobsStatus, Serv
             board: def.id.to_string(),
             period: through.map(|p| p.id),
         });
+    }
+    // The defined boards with prizes (BD-9), after the built-in ones.
+    for (board, period) in prizes::closed_through(store).await? {
+        closed_through.push(ClosedThrough { board, period });
     }
     Ok(JobsStatus {
         refreshes: open_runs::list(store).await?,

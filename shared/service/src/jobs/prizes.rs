@@ -139,6 +139,23 @@ pub(crate) async fn next_due<S: ItemStore + ?Sized>(
     Ok(due)
 }
 
+/// The last period closed of each active defined board with prizes, as the jobs'
+/// status shows it: (board, period; `None` before its first).
+pub(crate) async fn closed_through<S: ItemStore + ?Sized>(
+    store: &S,
+) -> Result<Vec<(String, Option<String>)>, ServiceError> {
+    let mut out = Vec::new();
+    for (_, boards) in crate::engine::defined::all_in_force(store).await? {
+        for f in boards.iter().filter(|f| pays_prizes(f)) {
+            let through = read_record(store, &record_key(&f.id))
+                .await?
+                .and_then(|(r, _)| r.through);
+            out.push((f.id.clone(), through));
+        }
+    }
+    Ok(out)
+}
+
 /// Whether a version results still meet names prizes.
 fn pays_prizes(f: &Feeding) -> bool {
     f.versions.iter().any(|v| !v.definition.prizes.is_empty())

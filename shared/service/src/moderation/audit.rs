@@ -11,7 +11,9 @@
 //! close is an action on a board, not on its players (it sends a result to every
 //! player ranked, thousands on a busy week; each result is in that player's inbox,
 //! naming the board and period): it names no player and is filed under the board and
-//! period (`AUDIT#B#{board}@{period}`, its target) instead ([`Trail::Board`]).
+//! period (`AUDIT#B#{board}@{period}`, its target) instead ([`Trail::Board`]); a
+//! board definition's change (BD-10) is filed under its target too
+//! (`AUDIT#B#board-definition/{id}`).
 //!
 //! A player's deletion (GM-6) erases the entries about them but keeps the fact of each
 //! action, under the pseudonym, in every trail that holds it ([`erase_player`]).
@@ -139,18 +141,27 @@ fn board_pk(board_period: &str) -> String {
 }
 
 /// The partitions that hold `entry`: its operator's, its day's, each player's it
-/// concerns, and, for a period close, its board's and period's.
+/// concerns, and, for a period close, its board's and period's (a definition's change:
+/// the definition's).
 fn trails_of(entry: &AuditEntry) -> Vec<String> {
     let mut pks = vec![operator_pk(&entry.operator), day_pk(entry.at)];
     pks.extend(entry.concerned().into_iter().map(player_pk));
-    if entry.action == action::CLOSE {
+    if [
+        action::CLOSE,
+        action::BOARD_CREATE,
+        action::BOARD_UPDATE,
+        action::BOARD_RETIRE,
+    ]
+    .contains(&entry.action.as_str())
+    {
         pks.push(board_pk(&entry.target));
     }
     pks
 }
 
 /// Appends `entry` (OP-5) to the trail of its operator, its day, every player it
-/// concerns ([`AuditEntry::concerned`]) and, for a period close, its board and period:
+/// concerns ([`AuditEntry::concerned`]) and, for a period close, its board and period
+/// (for a definition's change, the definition):
 /// one item each, written together. Safe to repeat (the same action writes the same
 /// items).
 pub async fn append<S: ItemStore + ?Sized>(store: &S, entry: &AuditEntry) -> Result<(), ServiceError> {

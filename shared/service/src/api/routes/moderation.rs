@@ -91,7 +91,8 @@ pub(crate) struct AuditQuery {
     /// Entries of this UTC day (`YYYY-MM-DD`), every operator.
     pub day: Option<String>,
     /// Entries on this board in this period (`{board}@{period}`, e.g.
-    /// `mahjong-weekly@2026-W48`): its closes, which name no player.
+    /// `mahjong-weekly@2026-W48`): its closes, which name no player; or a defined
+    /// board's id (`weekend-seega-wins`): its definition's changes (BD-10).
     pub board: Option<String>,
     /// Entries per page (1 … 200; default 50).
     pub limit: Option<usize>,
@@ -143,63 +144,73 @@ pub(crate) async fn operator_audit(
             Err(bad(field, "not an id"))
         }
     };
-    let trail = match (q.player, q.operator, q.day, q.board) {
-        (Some(p), None, None, None) => {
-            // An internal owner is refused by name (GM-5); a deleted player's
-            // pseudonym is a trail to read (their entries moved there, GM-6).
-            if podium_rules::record::ids::player_id_form(&p)
-                == podium_rules::record::ids::PlayerIdForm::Internal
-            {
-                podium_rules::record::ids::check_player_id("player", &p).map_err(ServiceError::from)?;
-            }
-            Trail::Player(id("player", p)?)
-        }
-        (None, Some(o), None, None) => Trail::Operator(id("operator", o)?),
-        (None, None, None, Some(b)) => {
-            // A board and one of its periods, as a close's target names them.
-            let Some((board, period)) = b.split_once('@') else {
-                return Err(bad(
-                    "board",
-                    "a board and one of its periods, as `{board}@{period}` (OP-5)",
-                )
-                .into());
-            };
-            let Some(def) = podium_rules::board::board_def(board) else {
-                return Err(ServiceError::BadRequest {
-                    field: "board",
-                    message: format!("no board {}", podium_rules::error::quoted(board)),
+    let trail = 'trail: {
+        match (q.player, q.operator, q.day, q.board) {
+            (Some(p), None, None, None) => {
+                // An internal owner is refused by name (GM-5); a deleted player's
+                // pseudonym is a trail to read (their entries moved there, GM-6).
+                if podium_rules::record::ids::player_id_form(&p)
+                    == podium_rules::record::ids::PlayerIdForm::Internal
+                {
+                    podium_rules::record::ids::check_player_id("player", &p).map_err(ServiceError::from)?;
                 }
-                .into());
-            };
-            if let Err(e) = podium_rules::period::Period::parse(def.period, def.zone, period) {
-                return Err(ServiceError::BadRequest {
-                    field: "board",
-                    message: format!(
-                        "not a period of {}: {}",
-                        podium_rules::error::quoted(board),
-                        e.message
-                    ),
-                }
-                .into());
+                Trail::Player(id("player", p)?)
             }
-            Trail::Board(b)
-        }
-        (None, None, Some(d), None) => {
-            // Exactly YYYY-MM-DD (chrono alone takes a sign or a short year).
-            let strict = d.len() == 10
-                && d.bytes().enumerate().all(|(i, b)| {
-                    if i == 4 || i == 7 {
-                        b == b'-'
-                    } else {
-                        b.is_ascii_digit()
+            (None, Some(o), None, None) => Trail::Operator(id("operator", o)?),
+            (None, None, None, Some(b)) => {
+                // A board and one of its periods, as a close's target names them; or a
+                // board definition (BD-10), for its changes.
+                let Some((board, period)) = b.split_once('@') else {
+                    let defined = podium_rules::board::definition::well_formed_id(&b)
+                        && crate::boards::definitions::read(state.store.as_ref(), &b)
+                            .await?
+                            .is_some();
+                    if !defined {
+                        return Err(bad(
+                        "board",
+                        "a board and one of its periods, as `{board}@{period}`, or a defined board's id (OP-5)",
+                    )
+                    .into());
                     }
-                });
-            let day = chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
-                .ok()
-                .filter(|_| strict);
-            Trail::Day(day.ok_or_else(|| bad("day", "a date is YYYY-MM-DD"))?)
+                    break 'trail Trail::Board(format!("board-definition/{b}"));
+                };
+                let Some(def) = podium_rules::board::board_def(board) else {
+                    return Err(ServiceError::BadRequest {
+                        field: "board",
+                        message: format!("no board {}", podium_rules::error::quoted(board)),
+                    }
+                    .into());
+                };
+                if let Err(e) = podium_rules::period::Period::parse(def.period, def.zone, period) {
+                    return Err(ServiceError::BadRequest {
+                        field: "board",
+                        message: format!(
+                            "not a period of {}: {}",
+                            podium_rules::error::quoted(board),
+                            e.message
+                        ),
+                    }
+                    .into());
+                }
+                Trail::Board(b)
+            }
+            (None, None, Some(d), None) => {
+                // Exactly YYYY-MM-DD (chrono alone takes a sign or a short year).
+                let strict = d.len() == 10
+                    && d.bytes().enumerate().all(|(i, b)| {
+                        if i == 4 || i == 7 {
+                            b == b'-'
+                        } else {
+                            b.is_ascii_digit()
+                        }
+                    });
+                let day = chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d")
+                    .ok()
+                    .filter(|_| strict);
+                Trail::Day(day.ok_or_else(|| bad("day", "a date is YYYY-MM-DD"))?)
+            }
+            _ => return Err(bad("query", "give exactly one of player, operator, day, board").into()),
         }
-        _ => return Err(bad("query", "give exactly one of player, operator, day, board").into()),
     };
     let limit = q.limit.unwrap_or(50);
     if !(1..=audit::MAX_PAGE).contains(&limit) {
