@@ -1588,6 +1588,42 @@ pub async fn a_moved_clock_closes_a_prize_period_when_it_ends<S: podium_store::S
     assert_eq!(m.reward.as_ref().map(|r| r.points), Some(50));
 }
 
+/// BD-7, BD-8, BD-12: a score range holds only what its board would take: a time out
+/// of range finished outside the board's window, or by a player who has not joined a
+/// board players join, is settled as usual (on the balance, on no such board).
+pub async fn a_score_range_holds_only_what_its_board_takes<S: Store + ?Sized>(store: &S) {
+    use podium_service::moderation::review::Intake;
+    for (id, extra) in [
+        ("morning-seven", json!({})),
+        ("members-seven", json!({"join_required": true})),
+    ] {
+        let def: Definition = serde_json::from_value(json!({
+            "id": id, "title": "Level 7 sprint", "game": "mahjong-rivals",
+            "source": {"kind": "best_time", "level": 7}, "operator": "best", "order": "lower_first",
+            "schedule": {"kind": "window", "start": "2026-12-05T06:00:00Z",
+                "end": if id == "morning-seven" { "2026-12-05T12:00:00Z" } else { "2026-12-07T12:00:00Z" }},
+            "score_range": [20000, 3600000],
+            "entry": extra,
+        }))
+        .expect("a definition");
+        definitions::create(store, def, OPERATOR, at(2026, 12, 1, 0), 20, false)
+            .await
+            .expect("created");
+    }
+    let now = instant("2026-12-06T12:00:00Z");
+    // After the morning window, and nobody joined the members' board: settled.
+    let got = offer_completion(store, "sr-1", "ana", 5_000, "2026-12-05T13:00:00Z", now).await;
+    assert!(matches!(got, Intake::Settled(_)), "{got:?}");
+    let mahjong = podium_rules::game::Game::MahjongRivals;
+    assert!(
+        store.get_balance(mahjong, "ana").await.unwrap().is_some(),
+        "on the balance"
+    );
+    // Inside the morning window: held.
+    let got = offer_completion(store, "sr-2", "bob", 5_000, "2026-12-05T07:00:00Z", now).await;
+    assert!(matches!(got, Intake::Held { .. }), "{got:?}");
+}
+
 #[macro_export]
 macro_rules! board_definitions_tests {
     ($make:path) => {
@@ -1603,6 +1639,7 @@ macro_rules! board_definitions_tests {
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,
             a_moved_clock_closes_a_prize_period_when_it_ends,
+            a_score_range_holds_only_what_its_board_takes,
             a_board_changed_from_sum_to_best_changes_from_the_next_period,
             a_retired_board_is_fed_no_more,
             a_defined_board_reads_like_any_board,

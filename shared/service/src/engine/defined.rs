@@ -240,26 +240,11 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             let Some(def) = feeding.at(fact.at) else {
                 continue;
             };
-            let (value, tie_breaks) = match def.contribution(fact) {
-                None => continue,
-                Some(Contribution::Feed { value, tie_breaks }) => (value, tie_breaks),
-                // BD-7: held for review, unless an operator approved it (OP-3).
-                Some(Contribution::Held {
-                    value,
-                    range,
-                    tie_breaks,
-                }) => {
-                    if !is_approved() {
-                        return Err(ServiceError::OutOfRange {
-                            board: def.id.clone(),
-                            value,
-                            range,
-                        });
-                    }
-                    (value, tie_breaks)
-                }
+            let Some(contribution) = def.contribution(fact) else {
+                continue;
             };
-            // A stored definition was checked whole (BD-6): its schedule answers.
+            // A stored definition was checked whole (BD-6): its schedule answers. A
+            // result outside every period feeds nothing (and holds nothing).
             let Ok(Some(period)) = def.schedule.period_at(fact.at) else {
                 continue;
             };
@@ -275,10 +260,29 @@ async fn entry_writes<S: SettleStore + ?Sized>(
                         at
                     }
                 };
+                // BD-8: not joined by the result's instant: the board does not take it.
                 if at.is_none_or(|at| fact.at < at) {
                     continue;
                 }
             }
+            let (value, tie_breaks) = match contribution {
+                Contribution::Feed { value, tie_breaks } => (value, tie_breaks),
+                // BD-7: held for review, unless an operator approved it (OP-3).
+                Contribution::Held {
+                    value,
+                    range,
+                    tie_breaks,
+                } => {
+                    if !is_approved() {
+                        return Err(ServiceError::OutOfRange {
+                            board: def.id.clone(),
+                            value,
+                            range,
+                        });
+                    }
+                    (value, tie_breaks)
+                }
+            };
             fed.push(Fed {
                 board: BoardRef::new(def.id.clone(), period.id),
                 fact,
