@@ -49,6 +49,35 @@ pub struct Fact {
     pub time_ms: Option<u64>,
 }
 
+impl Fact {
+    /// A player's fact of a rated two-player match (Dots and Boxes DB-6, the
+    /// Minesweeper duel MS-8): the rating points it moved them by as `points` (0 when
+    /// unrated), and whether they won.
+    pub fn of_rated_match(
+        player_id: &str,
+        game: Game,
+        at: DateTime<Utc>,
+        rating: (Option<i64>, Option<i64>),
+        won: bool,
+        rated: bool,
+        moves: Option<u32>,
+    ) -> Fact {
+        let (before, after) = rating;
+        Fact {
+            player_id: player_id.to_string(),
+            game,
+            kind: ResultKind::Match,
+            at,
+            points: after.zip(before).map_or(0, |(a, b)| a - b),
+            won,
+            rated,
+            moves,
+            level: None,
+            time_ms: None,
+        }
+    }
+}
+
 impl Source {
     /// The value `fact` gives this source (BD-2), or `None` when the source does not
     /// take it (another kind of result, a loss for `wins`, another level, an unrated

@@ -237,17 +237,16 @@ impl DotsResult {
         self.players
             .iter()
             .enumerate()
-            .map(|(i, p)| crate::board::feed::Fact {
-                player_id: p.player_id.clone(),
-                game: self.game,
-                kind: crate::board::feed::ResultKind::Match,
-                at,
-                points: p.rating_after.zip(p.rating_before).map_or(0, |(a, b)| a - b),
-                won: self.outcome == Outcome::Win(i as u8),
-                rated: self.rated,
-                moves: p.moves,
-                level: None,
-                time_ms: None,
+            .map(|(i, p)| {
+                crate::board::feed::Fact::of_rated_match(
+                    &p.player_id,
+                    self.game,
+                    at,
+                    (p.rating_before, p.rating_after),
+                    self.outcome == Outcome::Win(i as u8),
+                    self.rated,
+                    p.moves,
+                )
             })
             .collect()
     }

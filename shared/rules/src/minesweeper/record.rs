@@ -298,17 +298,16 @@ impl DuelResult {
         self.players
             .iter()
             .enumerate()
-            .map(|(i, p)| crate::board::feed::Fact {
-                player_id: p.player_id.clone(),
-                game: self.game,
-                kind: crate::board::feed::ResultKind::Match,
-                at,
-                points: p.rating_after.zip(p.rating_before).map_or(0, |(a, b)| a - b),
-                won: matches!(self.decided, Decided::Win { player, .. } if usize::from(player) == i),
-                rated: self.rated,
-                moves: None,
-                level: None,
-                time_ms: None,
+            .map(|(i, p)| {
+                crate::board::feed::Fact::of_rated_match(
+                    &p.player_id,
+                    self.game,
+                    at,
+                    (p.rating_before, p.rating_after),
+                    matches!(self.decided, Decided::Win { player, .. } if usize::from(player) == i),
+                    self.rated,
+                    None,
+                )
             })
             .collect()
     }
