@@ -739,7 +739,20 @@ pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S)
         .await
         .expect("the same answer");
     assert_eq!(first, again);
-    assert_eq!((first.points, first.jokers, first.jokers_after), (600, 2, 2));
+    assert_eq!(
+        (first.points, first.jokers, first.jokers_after),
+        (600, 2, Some(2))
+    );
+    // ana's claim holds no Jokers: it reads and writes none.
+    let ana = podium_service::players::inbox::claim(store, "ana", "pr:weekend-seega-wins:window", now)
+        .await
+        .expect("claimed");
+    assert_eq!((ana.points, ana.jokers, ana.jokers_after), (200, 0, None));
+    assert!(store
+        .get_state("ana", podium_rules::mahjong::jokers::JOKERS_STATE)
+        .await
+        .unwrap()
+        .is_none());
     let jokers = store
         .get_state("bob", podium_rules::mahjong::jokers::JOKERS_STATE)
         .await

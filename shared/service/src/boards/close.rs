@@ -77,7 +77,7 @@ impl Source for ResultMessage<'_> {
             return Reads::default();
         }
         let player = &self.result.player_id;
-        let mut reads = crate::boards::reward::reward_reads(player, &[self.game]);
+        let mut reads = crate::boards::reward::reward_reads(player, self.game, self.result.jokers > 0);
         reads.states.push((player.clone(), inbox::STATE.to_string()));
         reads
     }

@@ -19,23 +19,28 @@ pub struct Paid {
     /// Points applied to the balance (LB-2: a balance never goes below 0).
     pub points: i64,
     pub balance_after: i64,
-    /// The account's Jokers after (MJ-6; unchanged when the reward held none).
-    pub jokers_after: u32,
+    /// The account's Jokers after (MJ-6), when the reward held some.
+    pub jokers_after: Option<u32>,
 }
 
-/// What paying a reward to `player` reads: the balances of `games` (the reward's game
-/// among them) and their Jokers (MJ-6).
-pub fn reward_reads(player: &str, games: &[Game]) -> Reads {
+/// What paying a reward of `game` to `player` reads: the game's balance, and the
+/// account's Jokers (MJ-6) when the reward holds some.
+pub fn reward_reads(player: &str, game: Game, jokers: bool) -> Reads {
     Reads {
-        states: vec![(player.to_string(), JOKERS_STATE.to_string())],
-        balances: games.iter().map(|g| (*g, player.to_string(), false)).collect(),
+        states: if jokers {
+            vec![(player.to_string(), JOKERS_STATE.to_string())]
+        } else {
+            Vec::new()
+        },
+        balances: vec![(game, player.to_string(), false)],
         ..Reads::default()
     }
 }
 
 /// Pays `reward` of message `message_id` to `player` in `s` (LB-5, BD-9): its points
 /// into the game's balance with their ledger entry (source `period-reward`), its
-/// Jokers into the account's inventory (MJ-6). `read` holds [`reward_reads`].
+/// Jokers into the account's inventory (MJ-6). `read` holds [`reward_reads`] of the
+/// reward's game and Jokers.
 /// Errors: a state item that does not decode.
 pub fn pay<R>(
     read: &ReadState,
@@ -49,7 +54,7 @@ pub fn pay<R>(
     let mut paid = Paid {
         points: 0,
         balance_after: before,
-        jokers_after: 0,
+        jokers_after: None,
     };
     if reward.points != 0 {
         let (change, entry) = balance_change(
@@ -68,11 +73,10 @@ pub fn pay<R>(
         s.balances.push(change);
         s.ledger.push(entry);
     }
-    let jokers: Jokers = state_body(read, player, JOKERS_STATE)?;
-    paid.jokers_after = jokers.count;
     if reward.jokers > 0 {
+        let jokers: Jokers = state_body(read, player, JOKERS_STATE)?;
         let after = jokers.earn(u32::try_from(reward.jokers).unwrap_or(u32::MAX));
-        paid.jokers_after = after.count;
+        paid.jokers_after = Some(after.count);
         s.states.push(StateChange {
             player_id: player.to_string(),
             name: JOKERS_STATE.to_string(),

@@ -119,12 +119,13 @@ pub struct ClaimAnswer {
     #[schema(value_type = String, example = "mahjong-rivals")]
     pub game: podium_rules::game::Game,
     pub balance_after: i64,
-    /// Jokers added to the account's inventory (MJ-6; a defined board's prize, BD-9),
-    /// and the inventory after; both 0 when the reward held none.
+    /// Jokers added to the account's inventory (MJ-6; a defined board's prize, BD-9):
+    /// 0 when the reward held none.
     #[serde(default)]
     pub jokers: u64,
-    #[serde(default)]
-    pub jokers_after: u32,
+    /// The inventory after, when the reward held Jokers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jokers_after: Option<u32>,
     /// When the claim was paid (UTC).
     pub claimed_at: DateTime<Utc>,
 }
@@ -133,6 +134,10 @@ struct Claim<'a> {
     player: &'a str,
     message_id: &'a str,
     now: DateTime<Utc>,
+    /// The reward's game, and whether it holds Jokers, as the inbox read before
+    /// showed it (a message's reward never changes): what the claim reads.
+    game: Game,
+    jokers: bool,
 }
 
 impl Source for Claim<'_> {
@@ -148,9 +153,9 @@ impl Source for Claim<'_> {
     }
 
     fn reads(&self) -> Reads {
-        // The reward's game is in the message: every game's balance (a defined board
-        // of any game pays, BD-9), and the Jokers a prize may hold.
-        let mut reads = reward_reads(self.player, &Game::ALL);
+        // The reward's game's balance (a defined board of any game pays, BD-9), and
+        // the Jokers when the reward holds some.
+        let mut reads = reward_reads(self.player, self.game, self.jokers);
         reads
             .states
             .push((self.player.to_string(), inbox::STATE.to_string()));
@@ -161,6 +166,14 @@ impl Source for Claim<'_> {
         let inbox: Inbox = state_body(read, self.player, inbox::STATE)?;
         let not_found = || ServiceError::NotFound("no reward to claim in that message of yours".to_string());
         let (inbox, reward) = inbox.claimed(self.message_id, self.now).ok_or_else(not_found)?;
+        if reward.game != self.game || (reward.jokers > 0 && !self.jokers) {
+            // Read for another reward than the message holds: never so, as a message's
+            // reward does not change; refused rather than paid from a balance not read.
+            return Err(ServiceError::Store(podium_store::StoreError::corrupt(
+                "inbox",
+                "a message's reward changed between two reads",
+            )));
+        }
         let mut s = Settlement::result_only(ClaimAnswer {
             player_id: self.player.to_string(),
             message_id: self.message_id.to_string(),
@@ -168,7 +181,7 @@ impl Source for Claim<'_> {
             game: reward.game,
             balance_after: read.balance(reward.game, self.player).points,
             jokers: 0,
-            jokers_after: 0,
+            jokers_after: None,
             claimed_at: self.now,
         });
         let paid = pay(read, self.player, &reward, self.message_id, self.now, &mut s)?;
@@ -203,15 +216,29 @@ pub async fn claim<S: SettleStore + ?Sized>(
     message_id: &str,
     now: DateTime<Utc>,
 ) -> Result<ClaimAnswer, ServiceError> {
-    if !podium_rules::record::ids::is_valid_id(message_id) {
+    // A record id's characters, and `+` (a cron period's id may carry its offset, BD-6).
+    if !podium_rules::record::ids::is_valid_id(&message_id.replace('+', "-")) {
         return Err(ServiceError::NotFound(
             "no reward to claim in that message of yours".to_string(),
         ));
     }
+    // What the claim reads depends on the reward: its game's balance, and the Jokers
+    // when it holds some (one read of the inbox first).
+    let held: Inbox = match store.get_state(player_id, inbox::STATE).await? {
+        Some(state) => serde_json::from_str(&state.body)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
+        None => Inbox::default(),
+    };
+    let (game, jokers) = held
+        .get(message_id)
+        .and_then(|m| m.reward.as_ref())
+        .map_or((Game::MahjongRivals, false), |r| (r.game, r.jokers > 0));
     let source = Claim {
         player: player_id,
         message_id,
         now,
+        game,
+        jokers,
     };
     Ok(settle(store, &source, now).await?.result().clone())
 }

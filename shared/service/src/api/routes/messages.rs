@@ -41,7 +41,7 @@ pub(crate) async fn my_inbox(State(state): State<AppState>, Caller(player): Call
     responses(
         (status = 200, description = "The reward credited, and the balance after it; the same answer for every repeat", body = inbox::ClaimAnswer,
             example = json!({"player_id": "m-00001", "message_id": "pr:mahjong-weekly:2026-W48", "points": 200,
-                "game": "mahjong-rivals", "balance_after": 1296, "jokers": 0, "jokers_after": 3, "claimed_at": "2026-11-30T08:12:00Z"})),
+                "game": "mahjong-rivals", "balance_after": 1296, "jokers": 0, "claimed_at": "2026-11-30T08:12:00Z"})),
         (status = 404, description = "No such message of the caller's, or it holds no reward", body = ErrorBody,
             example = json!({"error": "not_found", "message": "not found: no reward to claim in that message of yours"})),
     ),
