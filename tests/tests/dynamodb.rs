@@ -264,6 +264,73 @@ async fn each_defined_board_adds_its_entries_to_a_scored_match() {
         lines[1]
     );
 }
+/// BD-8's cost: on a board players enter by joining, with `max_entrants`, a scored
+/// match reads each player's joining (a GetItem each) and, for a new entrant, the
+/// period's counter, which it writes in the same transaction (one state item); an
+/// entrant already counted writes no counter, and a player who did not join no entry.
+#[tokio::test]
+async fn entry_rules_add_a_read_a_player_and_one_counter_write() {
+    use podium_rules::board::definition::Definition;
+    use podium_service::boards::definitions;
+
+    let store = podium_tests::fixtures::dynamodb().await;
+    for p in ["u-ana", "u-bob"] {
+        podium_tests::fixtures::seed_balance(&store, p, 100, 1_000).await;
+    }
+    let created = chrono::DateTime::parse_from_rfc3339("2026-11-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    let cup: Definition = serde_json::from_value(serde_json::json!({
+        "id": "seega-cup", "title": "Seega cup", "game": "seega", "source": {"kind": "points"},
+        "operator": "sum", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-11-15T00:00:00Z", "end": "2026-12-15T00:00:00Z"},
+        "entry": {"join_required": true, "max_entrants": 10},
+    }))
+    .expect("a definition");
+    definitions::create(&store, cup, "live-ops", created, 20, false)
+        .await
+        .expect("created");
+    podium_service::players::joins::join(&store, "u-ana", "seega-cup", podium_tests::fixtures::at(-60))
+        .await
+        .expect("joined");
+    // A match of two players who did not join: no entry, no counter; it also has this
+    // process read (and keep) the game's definitions, so the two below compare alike.
+    for p in ["u-cy", "u-dan"] {
+        podium_tests::fixtures::seed_balance(&store, p, 100, 1_000).await;
+    }
+    let warm = podium_tests::fixtures::rout("m-cup-0", "u-cy", "u-dan", podium_tests::fixtures::at(0));
+    podium_tests::contract::score_match(&store, &warm, podium_tests::fixtures::now())
+        .await
+        .expect("scored");
+    assert!(!store.last_price().iter().any(|p| p.item == "period entry"));
+    let mut seen = Vec::new();
+    for (id, n) in [("m-cup-1", 1), ("m-cup-2", 2)] {
+        let before = store.usage();
+        let r = podium_tests::fixtures::rout(id, "u-ana", "u-bob", podium_tests::fixtures::at(n));
+        podium_tests::contract::score_match(&store, &r, podium_tests::fixtures::now())
+            .await
+            .expect("scored");
+        let used = store.usage().since(&before);
+        assert_eq!(used.write_requests, 1, "one transaction");
+        let lines = store.last_price();
+        let entries = lines
+            .iter()
+            .filter(|p| p.item == "period entry" && p.write == podium_store::dynamo::Write::Put)
+            .count();
+        let counters = lines.iter().filter(|p| p.item == "state").count();
+        println!(
+            "{id}: {} requests, entries {entries}, counter writes {counters}",
+            used.requests
+        );
+        seen.push((entries, counters, used.requests));
+    }
+    // ana's first value takes a place (the counter written); bob never joined.
+    assert_eq!((seen[0].0, seen[0].1), (1, 1), "{seen:?}");
+    // ana again: counted already, no counter write.
+    assert_eq!((seen[1].0, seen[1].1), (1, 0), "{seen:?}");
+    // The second match reads no counter: one request fewer.
+    assert_eq!(seen[0].2, seen[1].2 + 1, "{seen:?}");
+}
 podium_tests::card_changes_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::export_scope_tests!(podium_tests::fixtures::dynamodb);
 podium_tests::hidden_views_tests!(podium_tests::fixtures::dynamodb);
