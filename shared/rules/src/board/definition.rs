@@ -7,7 +7,9 @@
 //! A [`Definition`] arrives as JSON (`serde`, unknown fields refused) and is checked by
 //! [`Definition::check`]: every refusal names the field (a JSON path) and the rule.
 
+use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::{LazyLock, RwLock};
 
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
@@ -175,6 +177,15 @@ pub struct DefinedPeriod {
     pub end: Option<DateTime<Utc>>,
 }
 
+/// The cron period found last per (expression, zone): a pure function's memo (the
+/// period holding an instant depends on nothing else), so a process meets a firing's
+/// search once per period, not once per fact.
+static LAST_CRON_PERIOD: LazyLock<RwLock<HashMap<(String, String), DefinedPeriod>>> =
+    LazyLock::new(Default::default);
+
+/// How many (expression, zone) pairs the memo holds before it starts afresh.
+const MAX_REMEMBERED_CRONS: usize = 4_096;
+
 impl Schedule {
     /// The period that holds `at` (BD-6), or `None` when none does (before or after a
     /// window). Errors only for a schedule [`Definition::check`] would refuse.
@@ -190,17 +201,36 @@ impl Schedule {
                 start: Some(*start),
                 end: Some(*end),
             })),
-            Schedule::Cron { cron, zone } => {
-                let (cron, zone) = (parse_cron(cron)?, parse_zone(zone)?);
+            Schedule::Cron {
+                cron: raw,
+                zone: raw_zone,
+            } => {
+                // The period found last for this expression and zone holds `at` when
+                // `at` is in it: every fact of a period meets the same one (a firing's
+                // search costs some 15 µs; BENCHMARKS.md, "Defined boards").
+                let key = (raw.clone(), raw_zone.clone());
+                if let Some(p) = LAST_CRON_PERIOD.read().ok().and_then(|m| m.get(&key).cloned()) {
+                    if p.start.is_some_and(|s| s <= at) && p.end.is_some_and(|e| at < e) {
+                        return Ok(Some(p));
+                    }
+                }
+                let (cron, zone) = (parse_cron(raw)?, parse_zone(raw_zone)?);
                 let local = at.with_timezone(&zone);
                 let never = |_| RuleError::new("schedule.cron", "BD-6", "the expression never fires");
                 let start = cron.find_previous_occurrence(&local, true).map_err(never)?;
                 let end = cron.find_next_occurrence(&local, false).map_err(never)?;
-                Ok(Some(DefinedPeriod {
+                let period = DefinedPeriod {
                     id: cron_period_id(zone, &start),
                     start: Some(start.with_timezone(&Utc)),
                     end: Some(end.with_timezone(&Utc)),
-                }))
+                };
+                if let Ok(mut m) = LAST_CRON_PERIOD.write() {
+                    if m.len() >= MAX_REMEMBERED_CRONS {
+                        m.clear();
+                    }
+                    m.insert(key, period.clone());
+                }
+                Ok(Some(period))
             }
         }
     }
@@ -886,6 +916,26 @@ mod tests {
         assert!(w.period_at(start - Duration::milliseconds(1)).unwrap().is_none());
         assert_eq!(w.period_at(start).unwrap().unwrap().id, "window");
         assert!(w.period_at(end).unwrap().is_none());
+    }
+
+    /// BD-6: the period found last is remembered per expression and zone, and answers
+    /// only the instants inside it: instants of other periods, back and forth, and of
+    /// another zone with the same expression, get their own.
+    #[test]
+    fn bd_6_a_remembered_period_answers_only_its_own_instants() {
+        let cron = |zone: &str| Schedule::Cron {
+            cron: "30 6 * * *".into(),
+            zone: zone.into(),
+        };
+        let utc = |d: u32, h: u32, m: u32| Utc.with_ymd_and_hms(2026, 12, d, h, m, 0).unwrap();
+        let at = |s: &Schedule, t| s.period_at(t).unwrap().unwrap().id;
+        let (tokyo, lima) = (cron("Asia/Tokyo"), cron("America/Lima"));
+        for _ in 0..2 {
+            assert_eq!(at(&tokyo, utc(7, 0, 0)), "2026-12-07T06:30"); // 09:00 in Tokyo
+            assert_eq!(at(&tokyo, utc(6, 21, 29)), "2026-12-06T06:30"); // 06:29 the next day
+            assert_eq!(at(&tokyo, utc(6, 21, 30)), "2026-12-07T06:30"); // the firing
+            assert_eq!(at(&lima, utc(7, 0, 0)), "2026-12-06T06:30"); // 19:00 in Lima
+        }
     }
 
     /// BD-6: bad schedules are refused naming the field.
