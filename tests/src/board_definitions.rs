@@ -1637,6 +1637,123 @@ pub async fn a_score_range_holds_only_what_its_board_takes<S: Store + ?Sized>(st
     assert!(matches!(got, Intake::Held { .. }), "{got:?}");
 }
 
+/// BD-8, BD-9, GM-3 under faults: a first win whose commit's reply is lost, and one
+/// whose commit meets a concurrent change of the winner's balance, each take one place
+/// of the period's counter (the retry re-reads it); a third entrant finds none left.
+/// The close whose record of the period fails to be written is finished by the next
+/// tick, and the winner's prize is sent and paid once.
+pub async fn faults_mid_write_count_an_entrant_and_pay_a_prize_once<S: Store + Clone + 'static>(store: &S) {
+    use crate::faults::Faulty;
+    use podium_service::jobs::Job;
+    let def: Definition = serde_json::from_value(json!({
+        "id": "faulty-cup", "title": "Faulty cup", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z"},
+        "entry": {"max_entrants": 2},
+        "prizes": [{"from": 1, "to": 1, "points": 50}],
+    }))
+    .expect("a definition");
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    let lost = Faulty::new(store.clone()).losing_replies(1);
+    seega(&lost, "fc-1", "ana", "dan", 10, "2026-12-05T10:00:00Z").await;
+    seega(&lost, "fc-2", "ana", "dan", 10, "2026-12-05T11:00:00Z").await;
+    seega(store, "fc-1", "ana", "dan", 10, "2026-12-05T10:00:00Z").await; // a duplicate
+                                                                          // bob's first win meets a concurrent change of his balance, then the delivery
+                                                                          // stops (a function timed out); it is delivered again.
+    let moved = Faulty::new(store.clone()).interrupting_commits("bob", 1);
+    let record = crate::fixtures::record(
+        "fc-3",
+        "bob",
+        "dan",
+        24,
+        0,
+        300,
+        10,
+        20,
+        instant("2026-12-05T12:00:00Z"),
+    );
+    let policy = podium_rules::record::policy::RecordPolicy::default();
+    podium_service::games::seega::score_match(&moved, &record, crate::fixtures::now(), &policy)
+        .await
+        .expect_err("the delivery stopped");
+    assert_eq!(moved.interruptions_left(), 0, "the commit was interrupted once");
+    seega(store, "fc-3", "bob", "dan", 10, "2026-12-05T12:00:00Z").await;
+    seega(store, "fc-4", "cy", "dan", 10, "2026-12-05T13:00:00Z").await;
+    let got: Vec<(String, i64)> = listed(store, &def, "window")
+        .await
+        .into_iter()
+        .map(|(_, p, v, _)| (p, v))
+        .collect();
+    assert_eq!(got, [("ana".to_string(), 2), ("bob".to_string(), 1)]);
+    let (owner, name) = podium_rules::board::definition::entrants_counter("faulty-cup", "window");
+    let counter = store.get_state(&owner, &name).await.unwrap().expect("a counter");
+    assert_eq!(counter.body, r#"{"count":2}"#);
+    // The tick closes the window, but its record of the close is not written.
+    let failing = Faulty::new(store.clone()).failing_item_writes("PERIODS#faulty-cup", 1);
+    let run = podium_service::jobs::ScheduledRun {
+        job: Job::Freeze,
+        scheduled_time: instant("2027-01-02T00:00:00Z"),
+    };
+    let _ = podium_service::jobs::handle(&failing, run, &Default::default()).await;
+    tick(store, Job::Freeze, "2027-01-02T00:05:00Z").await;
+    tick(store, Job::Freeze, "2027-01-02T00:10:00Z").await;
+    let inbox = podium_service::players::inbox::view(store, "ana").await.unwrap();
+    let results: Vec<_> = inbox
+        .messages
+        .iter()
+        .filter(|m| m.board == "faulty-cup")
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0].reward.as_ref().map(|r| r.points), Some(50));
+    let status = podium_service::jobs::status(store).await.unwrap();
+    assert!(status
+        .closed_through
+        .iter()
+        .any(|c| c.board == "faulty-cup" && c.period.as_deref() == Some("window")));
+}
+
+/// LB-5, BD-6, GM-3: a prize message of a cron period whose local start happens twice
+/// (its id carries the offset, `+03:00`) is claimed like any other, once.
+pub async fn a_message_id_with_an_offset_is_claimed_once<S: Store + Clone + 'static>(store: &S) {
+    use podium_rules::inbox::Inbox;
+    use podium_rules::message::Message;
+    use podium_rules::period_reward::PeriodResult;
+    let result = PeriodResult {
+        player_id: "ana".into(),
+        rank: 1,
+        of: 3,
+        top_percent: 34,
+        value: 5,
+        reward: 40,
+        jokers: 1,
+    };
+    let message = Message::period_result(
+        "night-owls",
+        "2026-10-25T03:00+03:00",
+        podium_rules::game::Game::Seega,
+        &result,
+        instant("2026-10-25T01:05:00Z"),
+    );
+    assert_eq!(message.id, "pr:night-owls:2026-10-25T03:00+03:00");
+    let inbox = serde_json::to_string(&Inbox {
+        messages: vec![message.clone()],
+        ..Inbox::default()
+    })
+    .unwrap();
+    crate::overtaken::write_inbox(store, "ana", &inbox).await;
+    let now = instant("2026-10-26T09:00:00Z");
+    let first = podium_service::players::inbox::claim(store, "ana", &message.id, now)
+        .await
+        .expect("claimed");
+    let again = podium_service::players::inbox::claim(store, "ana", &message.id, now)
+        .await
+        .expect("the same answer");
+    assert_eq!(first, again);
+    assert_eq!((first.points, first.jokers, first.jokers_after), (40, 1, Some(1)));
+}
+
 #[macro_export]
 macro_rules! board_definitions_tests {
     ($make:path) => {
@@ -1653,6 +1770,8 @@ macro_rules! board_definitions_tests {
             max_entrants_hold_under_concurrent_first_results,
             a_moved_clock_closes_a_prize_period_when_it_ends,
             a_score_range_holds_only_what_its_board_takes,
+            faults_mid_write_count_an_entrant_and_pay_a_prize_once,
+            a_message_id_with_an_offset_is_claimed_once,
             a_board_changed_from_sum_to_best_changes_from_the_next_period,
             a_retired_board_is_fed_no_more,
             a_defined_board_reads_like_any_board,
