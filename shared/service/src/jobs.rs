@@ -406,12 +406,6 @@ async fn refresh<S: BoardStore + ItemStore + PeriodStore + SettleStore + ?Sized>
             }
             let open = under_way.get(&c.board.key()).cloned();
             let run = async {
-                if crate::boards::defined::decided_by_close(store, &c.board, at).await? {
-                    // Its final snapshot is the period's decision (BD-9): a late
-                    // result does not snapshot it again.
-                    changes::clear(store, &c, i64::MAX).await?;
-                    return Ok(None);
-                }
                 let report = refresh_board(store, &c.board, open, refresh_id, at, budget).await?;
                 if report.complete {
                     if let Some(from) = report.read_from_ms {

@@ -143,7 +143,8 @@ pub async fn list<S: Store + ?Sized>(
         ));
     }
     for game in Game::ALL {
-        let mut defined = crate::engine::defined::in_force(store, game.id()).await?.to_vec();
+        let list = crate::engine::defined::in_force(store, game.id()).await?;
+        let mut defined: Vec<&crate::engine::defined::Feeding> = list.iter().collect();
         defined.sort_by(|a, b| a.id.cmp(&b.id));
         for feeding in defined {
             // The version in force now (a change still to come waits for its period).

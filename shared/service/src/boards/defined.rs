@@ -175,28 +175,6 @@ impl Known {
     }
 }
 
-/// Whether `board`'s period is one a close decides (BD-9): a defined board's ended
-/// period (at `now`) with prizes. Its final snapshot is the decision, so the refresh
-/// job does not snapshot it again when a late result marks it changed: the late
-/// result counts on the player's entry, not on the period's results (as on a built-in
-/// period board, LB-5). Reads the definition as [`resolve`] does.
-pub async fn decided_by_close<S: ItemStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    now: DateTime<Utc>,
-) -> Result<bool, ServiceError> {
-    if podium_rules::board::board_def(&board.board).is_some() {
-        return Ok(false);
-    }
-    let Some(known) = resolve(store, &board.board).await? else {
-        return Ok(false);
-    };
-    let Ok((period, _)) = known.named(&board.period) else {
-        return Ok(false);
-    };
-    Ok(period.end.is_some_and(|end| end <= now) && !known.prizes_at_end(&period).is_empty())
-}
-
 /// The definition named `id`, if one exists (retired ones too: their archives stay
 /// readable): from this process's copy when it is younger than [`KEPT_FOR`], else one
 /// Query of its items.

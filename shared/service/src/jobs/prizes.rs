@@ -8,9 +8,9 @@
 //!   ([`crate::boards::defined::Known::prizes_at_end`]): an edit during the event
 //!   counts, one after its end does not.
 //! - A result of the period arriving after its freeze began counts on the player's
-//!   entry, not on the period's results (as on a built-in period board, LB-5); the
-//!   refresh job leaves the frozen period as it is
-//!   ([`crate::boards::defined::decided_by_close`]).
+//!   entry, not on the period's results (as on a built-in period board, LB-5); a
+//!   refresh of the period never replaces its final snapshot (the pointer's
+//!   publication keeps a `final`, [`crate::boards::snapshot::write`]).
 //! - Progress: `PERIODS#{board}` / `CLOSED` holds the last period closed and its end
 //!   (`{"through": "window", "end": "…"}`), written conditionally on the version read,
 //!   so concurrent ticks close each period once; before the first, the board's

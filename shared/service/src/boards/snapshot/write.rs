@@ -860,10 +860,11 @@ async fn publish<S: ItemStore + ?Sized>(
             Some(item) => (Some(decode::<Published>(&key.sk, &item.body)?), item.version),
             None => (None, 0),
         };
-        if current
-            .as_ref()
-            .is_some_and(|c| c.layout == LAYOUT && c.order() >= snapshot.order())
-        {
+        // A newer pointer stands; so does a period's final snapshot (LB-5: what its
+        // results were sent from), whatever a later refresh of the period read.
+        if current.as_ref().is_some_and(|c| {
+            c.layout == LAYOUT && (c.order() >= snapshot.order() || (c.id == FINAL && snapshot.id != FINAL))
+        }) {
             return Ok(());
         }
         snapshot.published_at_ms = clock.now_ms();
