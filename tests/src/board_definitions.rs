@@ -504,7 +504,7 @@ pub async fn the_operator_routes_define_a_board<S: Store + Clone + 'static>(stor
 /// for the one board machinery (LB-2): (rank, player, value, tie-breaks), the stored
 /// value's columns read back by the definition's fold (BD-5), ranks as LB-2 counts
 /// them (equal stored values share one).
-async fn listed<S: Store + ?Sized>(
+pub(crate) async fn listed<S: Store + ?Sized>(
     store: &S,
     def: &Definition,
     period: &str,
@@ -523,13 +523,13 @@ async fn listed<S: Store + ?Sized>(
         .collect()
 }
 
-fn instant(s: &str) -> DateTime<Utc> {
+pub(crate) fn instant(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).expect("an instant").to_utc()
 }
 
 /// Scores a Seega match `id` won by `winner` in `winner_moves` moves (the loser made
 /// 20), ended at `ended`, on the server clock 2027-01-01.
-async fn seega<S: Store + ?Sized>(
+pub(crate) async fn seega<S: Store + ?Sized>(
     store: &S,
     id: &str,
     winner: &str,

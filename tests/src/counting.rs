@@ -56,6 +56,15 @@ impl<S: SourceStore> SourceStore for Counted<S> {
         self.read();
         self.inner.get_source(key).await
     }
+    async fn scan_sources(
+        &self,
+        kinds: &[&str],
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<podium_store::SourcePage, StoreError> {
+        self.read();
+        self.inner.scan_sources(kinds, cursor, limit).await
+    }
 }
 
 #[async_trait]

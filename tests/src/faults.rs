@@ -150,6 +150,14 @@ impl<S: SourceStore> SourceStore for Faulty<S> {
         }
         self.inner.get_source(key).await
     }
+    async fn scan_sources(
+        &self,
+        kinds: &[&str],
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<podium_store::SourcePage, StoreError> {
+        self.inner.scan_sources(kinds, cursor, limit).await
+    }
 }
 
 #[async_trait]

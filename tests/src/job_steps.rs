@@ -43,7 +43,7 @@ macro_rules! job_steps_tests {
             op_4_a_tick_never_begins_a_suspension_a_restore_lifted,
             lb_5_a_retry_of_the_same_tick_after_a_kill_at_its_deadline_resumes_the_run,
             lb_5_a_board_whose_refresh_fails_stops_no_other_board,
-            lb_5_a_tick_with_nothing_due_costs_seven_reads,
+            lb_5_a_tick_with_nothing_due_costs_eight_reads,
             op_4_concurrent_suspensions_are_finished_by_the_ticks_whichever_wrote_the_guard,
             op_4_requests_sent_at_once_on_one_player_join_instead_of_answering_503,
         );
@@ -559,10 +559,11 @@ pub async fn lb_5_a_board_whose_refresh_fails_stops_no_other_board<S: Store + Cl
 /// LB-5 (cost held): a freeze tick with nothing due, after the first one caught up,
 /// reads 3 records (the period boards' last closes, the AMR window's last day), the
 /// games' active board definitions once (their prizes, BD-9), and lists the
-/// operators' work 3 times (closes, dry runs, actions on players), all empty, and
+/// operators' work 4 times (closes, dry runs, previews of definitions, actions on
+/// players), all empty, and
 /// writes nothing (docs/costs.md, "tick catch-up with nothing due"). A new
 /// kind of job that lists its work at every tick raises this count.
-pub async fn lb_5_a_tick_with_nothing_due_costs_seven_reads<S: Store + Clone + 'static>(store: S) {
+pub async fn lb_5_a_tick_with_nothing_due_costs_eight_reads<S: Store + Clone + 'static>(store: S) {
     let settings = TickSettings::default();
     let at = t("2026-12-01T10:00:00Z");
     tick(&store, Job::Freeze, at, &settings, Budget::unbounded())
@@ -580,7 +581,7 @@ pub async fn lb_5_a_tick_with_nothing_due_costs_seven_reads<S: Store + Clone + '
     .expect("tick");
     assert_eq!(
         counted.counts(),
-        (7, 0),
+        (8, 0),
         "(reads, writes) of a tick with nothing due"
     );
 }

@@ -32,6 +32,7 @@ pub mod overtaken;
 pub mod performance;
 pub mod period_close;
 pub mod point_history;
+pub mod previews;
 pub mod profiles;
 pub mod publication;
 pub mod redelivery;

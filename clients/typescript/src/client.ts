@@ -262,6 +262,24 @@ export async function retireBoardDefinition(
   return ok(await c.POST("/v1/operator/boards/{board}/retire", { params: { path: { board } }, body }));
 }
 
+/** Previews a definition against past play (BD-13): per period its size, top and prize cost. Under way while `finished_at` is absent: read it again with `readBoardPreview`. */
+export async function previewBoard(
+  c: Podium,
+  body: Schemas["PreviewBody"],
+): Promise<Schemas["Preview"]> {
+  return ok(await c.POST("/v1/operator/board-previews", { body }));
+}
+
+/** One preview of a definition (BD-13), finished or under way. */
+export async function readBoardPreview(c: Podium, preview: string): Promise<Schemas["Preview"]> {
+  return ok(await c.GET("/v1/operator/board-previews/{preview}", { params: { path: { preview } } }));
+}
+
+/** Every preview kept (finished ones for 24 hours), without their lines. */
+export async function listBoardPreviews(c: Podium): Promise<Schemas["PreviewList"]> {
+  return ok(await c.GET("/v1/operator/board-previews"));
+}
+
 /** Corrects a player's balance (OP-1); the same `correction_id` applies once. */
 export async function correctBalance(
   c: Podium,

@@ -272,7 +272,7 @@ async fn tick<S: podium_store::Store + ?Sized>(
 }
 
 /// Carries operators' actions under way one step on within `budget`: their closes,
-/// the closes' dry runs, then their suspensions, restores and deletions; how many it
+/// the closes' dry runs, the definitions' previews (BD-13), then their suspensions, restores and deletions; how many it
 /// moved is added to `report`. A failure of one kind leaves the others to go on, but
 /// a store that does not answer stops them (each would wait for its timeouts). Errors:
 /// the first failure.
@@ -300,6 +300,9 @@ async fn carry_on_actions<S: podium_store::Store + ?Sized>(
         &mut failed,
     ) && count(
         crate::operators::dry_runs::carry_on(store, &settings.rewards, at, budget).await,
+        &mut failed,
+    ) && count(
+        crate::operators::previews::carry_on(store, at, budget).await,
         &mut failed,
     );
     if going {

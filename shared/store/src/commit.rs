@@ -59,6 +59,14 @@ pub struct StoredSource {
     pub result: String,
 }
 
+/// A page of stored source records ([`crate::SourceStore::scan_sources`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourcePage {
+    pub records: Vec<(SourceKey, StoredSource)>,
+    /// Where the next page starts; `None`: this was the last.
+    pub next: Option<String>,
+}
+
 /// One balance write: set `points` if the stored version is still `expected_version`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BalanceWrite {

@@ -7,7 +7,7 @@ use podium_rules::game::Game;
 use podium_rules::leaderboard::Standing;
 use podium_rules::settlement::LedgerEntry;
 
-use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
+use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, SourcePage, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::{Balance, BoardKey, Item, ItemKey, LedgerPosition, SortKeyRange};
 
@@ -25,6 +25,20 @@ pub trait SourceStore: Send + Sync {
     async fn get_source_eventually(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
         self.get_source(key).await
     }
+
+    /// One page of the stored source records whose kind is one of `kinds` (each with
+    /// its key), after `cursor` (the position a previous page returned; `None`: from
+    /// the start), examining at most `limit` items (1 to 1,000; DynamoDB: a Scan of
+    /// the table, so a page may hold no record and still not be the last). Read
+    /// eventually consistent: a record written during the walk may be missed. A
+    /// cursor is this store's own (the caller keeps it server-side); one it did not
+    /// write is [`StoreError::OutOfLimits`].
+    async fn scan_sources(
+        &self,
+        kinds: &[&str],
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<SourcePage, StoreError>;
 }
 
 /// What settling a source needs besides reading sources: the state it plans from

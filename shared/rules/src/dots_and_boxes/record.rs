@@ -66,6 +66,10 @@ pub struct DotsResult {
     pub match_id: String,
     /// `dots-and-boxes`.
     pub game: Game,
+    /// When the match ended, as its record states (UTC): the instant it counts at on
+    /// defined boards (BD-6). Absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<DateTime<Utc>>,
     /// Per player, in the record's order.
     pub players: Vec<DotsPlayer>,
     /// `win` or `draw`, as replayed.
@@ -185,6 +189,7 @@ pub fn plan(
     let result = DotsResult {
         match_id: m.match_id.clone(),
         game: GAME,
+        ended_at: Some(m.ended_at),
         players: m
             .players
             .iter()

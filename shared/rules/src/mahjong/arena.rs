@@ -66,6 +66,10 @@ pub struct ArenaStanding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArenaResult {
     pub arena_id: String,
+    /// When the Arena ended, as its record states (UTC): the instant it counts at on
+    /// defined boards (BD-6). Absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<DateTime<Utc>>,
     /// Best first; tied players in account-id order.
     pub standings: Vec<ArenaStanding>,
 }
@@ -191,6 +195,7 @@ pub fn plan(
 ) -> Result<Planned<ArenaResult>, RuleError> {
     let mut settlement = Settlement::result_only(ArenaResult {
         arena_id: a.arena_id.clone(),
+        ended_at: Some(a.ended_at),
         standings: Vec::new(),
     });
     for (i, p) in a.players.iter().enumerate() {

@@ -127,6 +127,10 @@ pub struct DuelResult {
     pub match_id: String,
     /// `minesweeper`.
     pub game: Game,
+    /// When the duel ended, as its record states (UTC): the instant it counts at on
+    /// defined boards (BD-6). Absent on results stored before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<DateTime<Utc>>,
     pub players: Vec<DuelPlayer>,
     /// `"draw"`, or `{"win": {"player": 0 or 1, "kind": …}}` (MS-5 … MS-7).
     #[cfg_attr(feature = "openapi", schema(value_type = serde_json::Value))]
@@ -234,6 +238,7 @@ pub fn plan(d: &Duel, checked: &Checked, ratings: [Option<i64>; 2]) -> Planned<D
     let result = DuelResult {
         match_id: d.match_id.clone(),
         game: GAME,
+        ended_at: Some(d.ended_at),
         players: d
             .players
             .iter()

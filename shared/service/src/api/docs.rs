@@ -94,6 +94,8 @@ macro_rules! every_route {
             [list_boards, create_board],
             [read_board, update_board],
             [retire_board],
+            [list_previews, preview_board],
+            [read_preview],
             [openapi_document]
         )
     };

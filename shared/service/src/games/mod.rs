@@ -9,9 +9,11 @@
 //! - [`tournaments`]: Mahjong Rivals tournaments: registration, tables, prizes.
 //! - [`incoming`]: a queued record routed to its game, exactly once.
 //! - [`results`]: a finished match's result as its players see it.
+//! - [`played`]: past play read back: the facts a stored result holds (BD-2).
 
 pub mod incoming;
 pub mod mahjong;
+pub mod played;
 pub mod replayed;
 pub mod results;
 pub mod seega;

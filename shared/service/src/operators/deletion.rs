@@ -400,6 +400,7 @@ pub async fn delete_player_within<S: SettleStore + ItemStore + ErasureStore + ?S
     crate::moderation::review::forget_player(store, player_id, &report.pseudonym).await?;
     crate::engine::unapplied::forget(store, player_id).await?;
     super::dry_runs::forget_player(store, player_id).await?;
+    super::previews::forget_player(store, player_id).await?;
     crate::moderation::audit::erase_player(store, player_id, &report.pseudonym).await?;
     report.balances = holdings.balances.len();
     report.entries = holdings.entries.len();

@@ -13,6 +13,8 @@
 //!   (GDPR Art. 15(4), 20(4): other players only as the role they played).
 //! - [`periods`]: a period's close run again, or run for a period no tick closed.
 //! - [`dry_runs`]: a close's dry run, carried on by the ticks when it outgrows a request.
+//! - [`previews`]: a definition previewed against past play (BD-13), carried on by the
+//!   ticks.
 //! - [`player_actions`]: suspensions, restores and deletions that outgrow a request,
 //!   carried on by the ticks.
 //! - [`console`]: the support console's read model and the operator scope.
@@ -28,3 +30,4 @@ pub mod events;
 pub mod export;
 pub mod periods;
 pub mod player_actions;
+pub mod previews;

@@ -14,7 +14,7 @@ use super::usage::{Usage, UsageSnapshot};
 use super::{errors, items};
 
 use super::items::{balance_sk, decode_entry, get_s, player_pk, s, source_pk};
-use crate::commit::{SourceKey, StoredSource};
+use crate::commit::{SourceKey, SourcePage, StoredSource};
 use crate::error::StoreError;
 use crate::model::{check_key, Balance};
 use crate::traits::SourceStore;
@@ -58,6 +58,77 @@ impl SourceStore for DynamoStore {
 
     async fn get_source_eventually(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
         self.source(key, false).await
+    }
+
+    /// A Scan of the table (eventually consistent), filtered to the kinds' source
+    /// records and projected to their stored fields: it reads (and is charged for)
+    /// every item it examines, whatever the filter keeps. The cursor is the page's
+    /// `LastEvaluatedKey` as JSON.
+    async fn scan_sources(
+        &self,
+        kinds: &[&str],
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<SourcePage, StoreError> {
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct Position {
+            pk: String,
+            sk: String,
+        }
+        if kinds.is_empty() {
+            return Ok(SourcePage::default());
+        }
+        let mut scan = self
+            .client
+            .scan()
+            .table_name(&self.table)
+            .limit(limit.clamp(1, 1_000) as i32)
+            .consistent_read(false)
+            .projection_expression("#pk, #h, #a, #r")
+            .expression_attribute_names("#pk", "pk")
+            .expression_attribute_names("#h", "content_hash")
+            .expression_attribute_names("#a", "attempt")
+            .expression_attribute_names("#r", "result")
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let mut filter = Vec::new();
+        for (i, kind) in kinds.iter().enumerate() {
+            filter.push(format!("begins_with(#pk, :k{i})"));
+            scan = scan.expression_attribute_values(format!(":k{i}"), s(format!("SOURCE#{kind}#")));
+        }
+        scan = scan.filter_expression(filter.join(" OR "));
+        if let Some(c) = cursor {
+            let p: Position = serde_json::from_str(c)
+                .map_err(|_| StoreError::OutOfLimits("a source cursor of another store".into()))?;
+            check_key(&p.pk, &p.sk)?;
+            scan = scan
+                .exclusive_start_key("pk", s(p.pk))
+                .exclusive_start_key("sk", s(p.sk));
+        }
+        let out = scan.send().await.map_err(|e| self.fail("Scan", e))?;
+        self.usage.record_read(out.consumed_capacity());
+        let mut page = SourcePage::default();
+        for item in out.items() {
+            let pk = get_s(item, "pk")?;
+            let Some((kind, id)) = pk.strip_prefix("SOURCE#").and_then(|r| r.split_once('#')) else {
+                continue;
+            };
+            page.records.push((
+                SourceKey::new(kind, id),
+                StoredSource {
+                    content_hash: get_s(item, "content_hash")?.to_string(),
+                    attempt: get_s(item, "attempt").ok().map(str::to_string),
+                    result: get_s(item, "result")?.to_string(),
+                },
+            ));
+        }
+        if let Some(last) = out.last_evaluated_key() {
+            let position = Position {
+                pk: get_s(last, "pk")?.to_string(),
+                sk: get_s(last, "sk")?.to_string(),
+            };
+            page.next = Some(serde_json::to_string(&position).unwrap_or_default());
+        }
+        Ok(page)
     }
 }
 

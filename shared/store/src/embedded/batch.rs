@@ -18,7 +18,7 @@ use redb::WriteTransaction;
 
 use super::keys::{blob_key, BLOBS, ITEMS};
 use super::store::EmbeddedStore;
-use super::txn::{commit_in, read_balances, read_claim, read_period, read_source, read_state};
+use super::txn::{commit_in, read_balances, read_claim, read_period, read_source, read_state, scan_sources_in};
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::Balance;
@@ -66,6 +66,15 @@ impl EmbeddedBatch {
 impl SourceStore for EmbeddedBatch {
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
         self.with(|txn| read_source(&txn.open_table(ITEMS)?, key))
+    }
+
+    async fn scan_sources(
+        &self,
+        kinds: &[&str],
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<crate::commit::SourcePage, StoreError> {
+        self.with(|txn| scan_sources_in(&txn.open_table(ITEMS)?, kinds, cursor, limit))
     }
 }
 

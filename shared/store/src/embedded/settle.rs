@@ -22,6 +22,15 @@ impl SourceStore for EmbeddedStore {
     async fn get_source(&self, key: &SourceKey) -> Result<Option<StoredSource>, StoreError> {
         read_source(&self.views.view(&self.db)?.items, key)
     }
+
+    async fn scan_sources(
+        &self,
+        kinds: &[&str],
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<crate::commit::SourcePage, StoreError> {
+        scan_sources_in(&self.views.view(&self.db)?.items, kinds, cursor, limit)
+    }
 }
 
 #[async_trait]

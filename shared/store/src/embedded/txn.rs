@@ -205,6 +205,57 @@ pub(crate) fn read_source(
     }))
 }
 
+/// One page of the source records of `kinds` after `cursor` (the last key a page
+/// returned), at most `limit` of them: by kind, then id.
+pub(crate) fn scan_sources_in(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    kinds: &[&str],
+    cursor: Option<&str>,
+    limit: u32,
+) -> Result<crate::commit::SourcePage, StoreError> {
+    if let Some(c) = cursor {
+        if !c.starts_with("source/") {
+            return Err(StoreError::OutOfLimits("a source cursor of another store".into()));
+        }
+    }
+    let mut kinds = kinds.to_vec();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let limit = limit.clamp(1, 1_000) as usize;
+    let mut page = crate::commit::SourcePage::default();
+    for kind in kinds {
+        let prefix = format!("source/{kind}/");
+        // '0' follows '/': every key of the kind lies below it.
+        let end = format!("source/{kind}0");
+        let range = match cursor {
+            Some(c) if c >= end.as_str() => continue,
+            Some(c) if c >= prefix.as_str() => table.range::<&str>((
+                std::ops::Bound::Excluded(c),
+                std::ops::Bound::Excluded(end.as_str()),
+            ))?,
+            _ => table.range::<&str>(prefix.as_str()..end.as_str())?,
+        };
+        for row in range {
+            let (k, v) = row?;
+            let key = k.value();
+            let item: SourceItem = decode(key, v.value())?;
+            page.records.push((
+                SourceKey::new(kind, &key[prefix.len()..]),
+                StoredSource {
+                    content_hash: item.content_hash,
+                    attempt: item.attempt,
+                    result: item.result,
+                },
+            ));
+            if page.records.len() == limit {
+                page.next = Some(key.to_string());
+                return Ok(page);
+            }
+        }
+    }
+    Ok(page)
+}
+
 pub(crate) fn read_balances(
     table: &impl ReadableTable<&'static str, &'static [u8]>,
     game: Game,

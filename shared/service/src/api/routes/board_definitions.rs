@@ -238,3 +238,105 @@ pub(crate) async fn retire_board(
         .await?,
     )
 }
+
+/// A definition to preview against past play (BD-13).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PreviewBody {
+    /// The definition as it would be created (BD-1 … BD-9); its schedule's periods are
+    /// those the window's results fall in.
+    #[schema(value_type = Object, example = json!({"id": "weekend-seega-wins", "title": "Weekend Seega wins",
+        "game": "seega", "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+        "schedule": {"kind": "window", "start": "2026-11-27T22:00:00Z", "end": "2026-11-29T22:00:00Z"},
+        "prizes": [{"from": 1, "to": 3, "points": 200}]}))]
+    pub definition: Definition,
+    /// The past play read: results that happened from `from` (UTC) …
+    #[schema(example = "2026-11-27T22:00:00Z")]
+    pub from: chrono::DateTime<chrono::Utc>,
+    /// … until `to` (UTC, excluded; by now, within the last 400 days).
+    #[schema(example = "2026-11-29T22:00:00Z")]
+    pub to: chrono::DateTime<chrono::Utc>,
+}
+
+/// Every preview kept.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct PreviewList {
+    /// Under way and finished, without their lines.
+    pub previews: Vec<crate::operators::previews::Preview>,
+}
+
+/// Previews a definition against past play (BD-13): the board it would have produced
+/// from the results settled in [from, to), per period its size, its top 20 and its
+/// prize cost, before anything is written. Walked for about a second, then by the
+/// ticks: an answer without `finished_at` is under way (read it again by its id). A
+/// repeat of the same definition and window joins it. Operators only.
+#[utoipa::path(
+    post,
+    path = "/v1/operator/board-previews",
+    tag = "operators",
+    request_body = PreviewBody,
+    responses(
+        (status = 200, description = "The preview, finished or under way", body = crate::operators::previews::Preview),
+        (status = 400, description = "A rule the definition breaks, or a window not in the past 400 days (BD-13), named with its field", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn preview_board(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    JsonBody(body): JsonBody<PreviewBody>,
+) -> Answer {
+    let now = (state.clock)();
+    json(
+        &crate::operators::previews::run(
+            state.store.as_ref(),
+            body.definition,
+            (body.from, body.to),
+            now,
+            state.ctx.operator_steps.budget(),
+            crate::operators::previews::PAGE,
+        )
+        .await?,
+    )
+}
+
+/// Every preview kept (finished ones for 24 hours), without their lines. Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/board-previews",
+    tag = "operators",
+    responses(
+        (status = 200, description = "The previews", body = PreviewList),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn list_previews(State(state): State<AppState>, OperatorCaller(_): OperatorCaller) -> Answer {
+    json(&PreviewList {
+        previews: crate::operators::previews::list(state.store.as_ref()).await?,
+    })
+}
+
+/// One preview (BD-13). Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/board-previews/{preview}",
+    tag = "operators",
+    params(("preview" = String, Path, description = "A preview's id", example = "3f2a9c41d07be5a8c2f1")),
+    responses(
+        (status = 200, description = "The preview, finished or under way", body = crate::operators::previews::Preview),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such preview (or finished more than 24 hours ago)", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn read_preview(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+    PathId(preview): PathId,
+) -> Answer {
+    let found = crate::operators::previews::read(state.store.as_ref(), &preview).await?;
+    json(&found.ok_or_else(|| ServiceError::NotFound(format!("no preview {preview}")))?)
+}

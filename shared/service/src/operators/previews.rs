@@ -1,0 +1,642 @@
+//! A definition previewed against past play (BD-13): the board it would have produced
+//! over a past window, computed from the results podium keeps (each stored result's
+//! facts, [`crate::games::played`]) before anything of the board is written: for each
+//! period met, its size, its top and what its prize table would have paid.
+//!
+//! The results are found by walking the stored source records of the definition's
+//! game ([`podium_store::SourceStore::scan_sources`]: on DynamoDB a Scan of the table,
+//! so a preview costs reads in proportion to the table, not to the window). The walk
+//! outgrows a request, so a preview is carried out like a dry run of a close
+//! ([`crate::operators::dry_runs`]): recorded (partition key `ACTION#PREVIEW`, sort key
+//! its id), stepped for about a second by the request, then by every tick until done.
+//! Each step reads one page of records and writes, in one transaction with the
+//! record's new position, the facts the board takes from it (partition key
+//! `PREVIEW#{id}`, one item a page): concurrent steps, a step cut short, a tick run
+//! twice each leave every page counted once. When the walk is done, one step folds the
+//! facts in the order they happened, by the definition's own operators
+//! ([`podium_rules::board::feed::Fold`], the code that feeds a live board), ranks each
+//! period as a board does (LB-2), leaves out suspended and deleted players, and pays
+//! the prize table as a close would ([`podium_rules::period_reward::results`]): so a
+//! preview equals, entry for entry, the board the same results produce when they are
+//! replayed into the definition in the order they happened.
+//!
+//! What it cannot know is said, not guessed: who would have joined (BD-8: every
+//! player who played counts, `joins_assumed`); results outside the score range are
+//! counted as held (BD-7), not placed. A repeat of the same definition and window
+//! joins the preview under way or answers one finished within [`FRESH_FOR_MINUTES`].
+//! A preview is not audited (OP-5: it changes nothing); finished ones go after
+//! [`KEPT_FOR_HOURS`].
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Duration, Utc};
+use podium_rules::board::definition::Definition;
+use podium_rules::board::feed::Contribution;
+use podium_rules::game::Game;
+use podium_rules::period_reward::{self, RewardTable};
+use podium_rules::RuleError;
+use podium_store::{Account, ItemKey, ItemStore, SettleStore, SortKeyRange, StoreError};
+use serde::{Deserialize, Serialize};
+
+use crate::budget::Budget;
+use crate::engine::defined::LATEST_RESULT_DAYS;
+use crate::engine::names::hex_sha256;
+use crate::error::ServiceError;
+use crate::games::played::{self, Played};
+
+const PK: &str = "ACTION#PREVIEW";
+
+/// Stored records examined a step (one page of the walk).
+pub const PAGE: u32 = 500;
+
+/// Lines listed per period.
+pub const TOP: usize = 20;
+
+/// How long a finished preview is answered to a repeat (minutes).
+pub const FRESH_FOR_MINUTES: i64 = 10;
+
+/// How long a finished preview stays readable (hours).
+pub const KEPT_FOR_HOURS: i64 = 24;
+
+/// The most facts one preview folds (a bound on a step's memory): a preview that meets
+/// more stops and says so.
+pub const MAX_FACTS: u64 = 5_000_000;
+
+/// The most periods one preview reports (the earliest).
+pub const MAX_PERIODS: usize = 100;
+
+/// One player's line of a previewed period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PreviewLine {
+    /// LB-2 rank among the period's entries.
+    pub rank: u64,
+    pub player_id: String,
+    /// The board's value (the source's unit: points, wins, milliseconds).
+    pub value: i64,
+    /// Each tie-break's value (BD-5), in the definition's order.
+    pub tie_breaks: Vec<i64>,
+    /// What the prize table pays this place (points, Jokers; BD-9).
+    pub prize_points: i64,
+    pub prize_jokers: u64,
+}
+
+/// One period of the previewed board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PreviewPeriod {
+    /// The period's id (`window`, `all`, or a cron period's local start).
+    pub period: String,
+    /// When it starts and ends (UTC; none for all-time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<DateTime<Utc>>,
+    /// Players ranked (suspended and deleted players left out).
+    pub entries: u64,
+    /// Players left out: suspended or deleted now (OP-4, GM-6).
+    pub left_out: u64,
+    /// What the prize table would pay in all (points, Jokers; BD-9).
+    pub prize_points: i64,
+    pub prize_jokers: u64,
+    /// The first [`TOP`] lines.
+    pub top: Vec<PreviewLine>,
+}
+
+/// A preview, as it is answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Preview {
+    /// Names this definition and window: a repeat joins it.
+    pub id: String,
+    #[schema(value_type = Object)]
+    pub definition: Definition,
+    /// The window of past play read: results that happened in [from, to) (UTC).
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    /// When it was asked, last stepped and finished (UTC).
+    pub requested_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Stored results of the game read so far.
+    pub results_read: u64,
+    /// Values the board takes inside the window and one of its periods.
+    pub counted: u64,
+    /// Values outside the score range (BD-7): a live board would hold their records
+    /// for review; not placed here.
+    pub held: u64,
+    /// Results stored before their game kept the instant they ended: not placed.
+    pub undated: u64,
+    /// Whether the board requires joining (BD-8): a preview cannot know who would have
+    /// joined, so every player who played is counted.
+    pub joins_assumed: bool,
+    /// Why it stopped short, if it did (more than [`MAX_FACTS`] values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// Each period met, oldest first (at most [`MAX_PERIODS`]); filled when finished.
+    pub periods: Vec<PreviewPeriod>,
+}
+
+/// A preview as its record holds it: the answer and the walk's position.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    preview: Preview,
+    /// Where the walk resumes (`None` at the start).
+    #[serde(default)]
+    cursor: Option<String>,
+    /// Whether the walk is done.
+    #[serde(default)]
+    walked: bool,
+    /// Pages of facts written (`PREVIEW#{id}`, sort keys `F#00000000` …).
+    #[serde(default)]
+    pages: u32,
+}
+
+/// One value the board takes: (player, instant ms, value, tie-breaks), in the walk's order.
+type Placed = (String, i64, i64, Vec<i64>);
+
+fn key(id: &str) -> ItemKey {
+    ItemKey::new(PK, id)
+}
+
+fn facts_pk(id: &str) -> String {
+    format!("PREVIEW#{id}")
+}
+
+fn page_key(id: &str, n: u32) -> ItemKey {
+    ItemKey::new(facts_pk(id), format!("F#{n:08}"))
+}
+
+fn body(r: &Record) -> Vec<u8> {
+    serde_json::to_vec(r).unwrap_or_default()
+}
+
+fn decode<T: serde::de::DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, ServiceError> {
+    serde_json::from_slice(bytes).map_err(|e| ServiceError::Store(StoreError::corrupt(what, e)))
+}
+
+/// Checks what a preview asks (BD-1 … BD-9 for the definition; the window within the
+/// last [`LATEST_RESULT_DAYS`] days, ended by `now`), naming the field. Errors:
+/// [`ServiceError::Invalid`].
+pub fn check(
+    definition: &Definition,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<Game, ServiceError> {
+    let game = definition
+        .check()
+        .map_err(|e| RuleError::new(format!("definition.{}", e.field), e.rule, e.message))?;
+    if from >= to {
+        return Err(RuleError::new("to", "BD-13", "the window ends after it starts").into());
+    }
+    if to > now {
+        return Err(RuleError::new("to", "BD-13", "a preview reads past play: the window ends by now").into());
+    }
+    if now - from > Duration::days(LATEST_RESULT_DAYS) {
+        return Err(RuleError::new(
+            "from",
+            "BD-13",
+            format!("a preview reads at most the last {LATEST_RESULT_DAYS} days"),
+        )
+        .into());
+    }
+    Ok(game)
+}
+
+/// The id of a preview of `definition` over [from, to).
+fn id_of(definition: &Definition, from: DateTime<Utc>, to: DateTime<Utc>) -> String {
+    let text = format!(
+        "{}\u{0}{}\u{0}{}",
+        serde_json::to_string(definition).unwrap_or_default(),
+        from.to_rfc3339(),
+        to.to_rfc3339()
+    );
+    let mut h = hex_sha256(&text);
+    h.truncate(20);
+    h
+}
+
+/// The preview of `definition` over past play in [from, to), joined or begun at `now`,
+/// stepped within `budget` (pages of `page` records examined a step), and saved.
+/// Errors: [`check`]'s, and the store's.
+pub async fn run<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    definition: Definition,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
+    budget: Budget,
+    page: u32,
+) -> Result<Preview, ServiceError> {
+    let definition = definition.normalized();
+    check(&definition, from, to, now)?;
+    let id = id_of(&definition, from, to);
+    let k = key(&id);
+    let (record, version) = match store.get_item(&k, true).await? {
+        Some(item) => {
+            let r: Record = decode(&k.sk, &item.body)?;
+            let stale = r
+                .preview
+                .finished_at
+                .is_some_and(|f| now - f > Duration::minutes(FRESH_FOR_MINUTES));
+            if stale {
+                forget(store, &id, item.version).await?;
+                (fresh(id.clone(), definition, from, to, now), 0)
+            } else {
+                (r, item.version)
+            }
+        }
+        None => (fresh(id.clone(), definition, from, to, now), 0),
+    };
+    let record = if version == 0 {
+        // Begun: recorded first, so a tick carries it if this request stops.
+        if !store.put_item_if(&k, &body(&record), 0).await? {
+            return read(store, &id).await?.ok_or_else(|| not_found(&id));
+        }
+        (record, 1)
+    } else {
+        (record, version)
+    };
+    let (record, version) = record;
+    if record.preview.finished_at.is_some() {
+        return Ok(record.preview);
+    }
+    let stepped = step(store, record, version, now, budget, page).await?;
+    match stepped {
+        Some(r) => Ok(r.preview),
+        // Lost to a concurrent step: its record stands.
+        None => read(store, &id).await?.ok_or_else(|| not_found(&id)),
+    }
+}
+
+fn not_found(id: &str) -> ServiceError {
+    ServiceError::NotFound(format!("no preview {id}"))
+}
+
+fn fresh(id: String, definition: Definition, from: DateTime<Utc>, to: DateTime<Utc>, now: DateTime<Utc>) -> Record {
+    Record {
+        preview: Preview {
+            id,
+            joins_assumed: definition.entry.requires_join(),
+            definition,
+            from,
+            to,
+            requested_at: now,
+            updated_at: now,
+            finished_at: None,
+            results_read: 0,
+            counted: 0,
+            held: 0,
+            undated: 0,
+            stopped: None,
+            periods: Vec::new(),
+        },
+        cursor: None,
+        walked: false,
+        pages: 0,
+    }
+}
+
+/// The preview `id`, if it is kept. Errors: the store's.
+pub async fn read<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Option<Preview>, ServiceError> {
+    let k = key(id);
+    match store.get_item(&k, true).await? {
+        Some(item) => Ok(Some(decode::<Record>(&k.sk, &item.body)?.preview)),
+        None => Ok(None),
+    }
+}
+
+/// Every preview kept, under way or finished, without their periods' lines.
+pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Preview>, ServiceError> {
+    let all: Vec<Record> = crate::engine::listing::all(store, PK).await?;
+    Ok(all
+        .into_iter()
+        .map(|mut r| {
+            for p in &mut r.preview.periods {
+                p.top.clear();
+            }
+            r.preview
+        })
+        .collect())
+}
+
+/// Steps `record` (stored at `version`) within `budget`: pages of the walk, then the
+/// fold. `None` when a concurrent step wrote the record first (nothing of this step
+/// counted).
+async fn step<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    mut record: Record,
+    mut version: u64,
+    now: DateTime<Utc>,
+    budget: Budget,
+    page: u32,
+) -> Result<Option<Record>, ServiceError> {
+    let k = key(&record.preview.id);
+    let Ok(game) = record.preview.definition.check() else {
+        record.preview.finished_at = Some(now);
+        record.preview.stopped = Some("the definition no longer passes its checks".into());
+        return Ok(store.put_item_if(&k, &body(&record), version).await?.then_some(record));
+    };
+    let kinds = played::kinds(game);
+    let mut taken = 0;
+    while !record.walked {
+        if budget.stops_after(taken) {
+            return Ok(Some(record));
+        }
+        taken += 1;
+        let found = store
+            .scan_sources(kinds, record.cursor.as_deref(), page)
+            .await?;
+        let placed = place(&mut record.preview, &found.records);
+        record.cursor = found.next;
+        record.walked = record.cursor.is_none();
+        record.preview.results_read += found.records.len() as u64;
+        record.preview.updated_at = now;
+        if record.preview.counted > MAX_FACTS {
+            record.walked = true;
+            record.preview.stopped = Some(format!(
+                "the window holds more than {MAX_FACTS} values this board takes: preview a shorter one"
+            ));
+        }
+        let mut writes = Vec::new();
+        if !placed.is_empty() && record.preview.stopped.is_none() {
+            writes.push((
+                page_key(&record.preview.id, record.pages),
+                serde_json::to_vec(&placed).unwrap_or_default(),
+                0,
+            ));
+            record.pages += 1;
+        }
+        writes.push((k.clone(), body(&record), version));
+        if !store.put_items_if(&writes).await? {
+            return Ok(None);
+        }
+        version += 1;
+    }
+    if taken > 0 && budget.expired() {
+        return Ok(Some(record));
+    }
+    let facts = if record.preview.stopped.is_some() {
+        Vec::new()
+    } else {
+        read_pages(store, &record).await?
+    };
+    record.preview.periods = fold(store, &record.preview, game, facts).await?;
+    record.preview.finished_at = Some(now);
+    record.preview.updated_at = now;
+    if !store.put_item_if(&k, &body(&record), version).await? {
+        return Ok(None);
+    }
+    let pages: Vec<ItemKey> = (0..record.pages)
+        .map(|n| page_key(&record.preview.id, n))
+        .collect();
+    store.delete_items(&pages).await?;
+    Ok(Some(record))
+}
+
+/// The values the previewed board takes from `records` (counting those held and
+/// undated on `preview`), in the records' order.
+fn place(preview: &mut Preview, records: &[(podium_store::SourceKey, podium_store::StoredSource)]) -> Vec<Placed> {
+    let def = &preview.definition;
+    let mut out = Vec::new();
+    for (key, stored) in records {
+        let facts = match played::facts_of(key, &stored.result) {
+            Some(Played::Facts(f)) => f,
+            Some(Played::Undated) => {
+                preview.undated += 1;
+                continue;
+            }
+            None => continue,
+        };
+        for fact in facts {
+            if fact.at < preview.from || fact.at >= preview.to {
+                continue;
+            }
+            // GM-6: a deleted player's results name a pseudonym: never placed.
+            if fact.player_id.starts_with(podium_rules::record::ids::RESERVED_PREFIX) {
+                continue;
+            }
+            let Some(contribution) = def.contribution(&fact) else {
+                continue;
+            };
+            if !matches!(def.schedule.period_at(fact.at), Ok(Some(_))) {
+                continue;
+            }
+            match contribution {
+                Contribution::Feed { value, tie_breaks } => {
+                    preview.counted += 1;
+                    out.push((fact.player_id, fact.at.timestamp_millis(), value, tie_breaks));
+                }
+                Contribution::Held { .. } => preview.held += 1,
+            }
+        }
+    }
+    out
+}
+
+/// Every page of values the walk wrote, in its order.
+async fn read_pages<S: ItemStore + ?Sized>(store: &S, record: &Record) -> Result<Vec<Placed>, ServiceError> {
+    let pk = facts_pk(&record.preview.id);
+    let mut out = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
+        let items = store.query_items(&pk, &range, true, 100, true).await?;
+        let full = items.len() == 100;
+        after = items.last().map(|(sk, _)| sk.clone());
+        for (sk, item) in items {
+            out.extend(decode::<Vec<Placed>>(&sk, &item.body)?);
+        }
+        if !full {
+            return Ok(out);
+        }
+    }
+}
+
+/// One player's entry being folded: the stored value (BD-12) and when it was reached.
+struct Folding {
+    stored: i64,
+    reached_at_ms: i64,
+}
+
+/// The periods `facts` make, each ranked and paid (BD-9, LB-2).
+async fn fold<S: SettleStore + ?Sized>(
+    store: &S,
+    preview: &Preview,
+    game: Game,
+    mut facts: Vec<Placed>,
+) -> Result<Vec<PreviewPeriod>, ServiceError> {
+    let def = &preview.definition;
+    let fold = def.fold();
+    // In the order they happened (the walk's order among equal instants).
+    facts.sort_by_key(|f| f.1);
+    let mut periods: BTreeMap<String, (podium_rules::board::definition::DefinedPeriod, HashMap<String, Folding>)> =
+        BTreeMap::new();
+    for (player, at_ms, value, tie_breaks) in facts {
+        let Some(at) = DateTime::<Utc>::from_timestamp_millis(at_ms) else {
+            continue;
+        };
+        let Ok(Some(period)) = def.schedule.period_at(at) else {
+            continue;
+        };
+        let (_, entries) = periods
+            .entry(period.id.clone())
+            .or_insert_with(|| (period, HashMap::new()));
+        match entries.get_mut(&player) {
+            Some(e) => {
+                let stored = fold.combine(Some(e.stored), value, &tie_breaks);
+                if stored != e.stored {
+                    e.stored = stored;
+                    e.reached_at_ms = at_ms;
+                }
+            }
+            None => {
+                // BD-8: first come, while places are left.
+                if def
+                    .entry
+                    .max_entrants
+                    .is_some_and(|max| entries.len() >= max as usize)
+                {
+                    continue;
+                }
+                let stored = fold.combine(None, value, &tie_breaks);
+                entries.insert(
+                    player,
+                    Folding {
+                        stored,
+                        reached_at_ms: at_ms,
+                    },
+                );
+            }
+        }
+    }
+    let table = (!def.prizes.is_empty()).then(|| RewardTable::of_prizes(&def.prizes));
+    let paid_places = def.prizes.iter().map(|b| b.to as usize).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for (_, (period, entries)) in periods.into_iter().take(MAX_PERIODS) {
+        let mut listed: Vec<(String, Folding)> = entries.into_iter().collect();
+        listed.sort_by(|(a, ea), (b, eb)| {
+            podium_rules::leaderboard::listing_key(ea.stored, ea.reached_at_ms, a).cmp(
+                &podium_rules::leaderboard::listing_key(eb.stored, eb.reached_at_ms, b),
+            )
+        });
+        let (kept, left_out) = visible(store, listed, TOP.max(paid_places)).await?;
+        let ranked: Vec<(String, i64)> = kept.into_iter().map(|(p, e)| (p, e.stored)).collect();
+        let results = period_reward::results(table.as_ref(), period_reward::splits_ties(game), &ranked);
+        out.push(PreviewPeriod {
+            period: period.id,
+            start: period.start,
+            end: period.end,
+            entries: ranked.len() as u64,
+            left_out,
+            prize_points: results.iter().map(|r| r.reward).sum(),
+            prize_jokers: results.iter().map(|r| r.jokers).sum(),
+            top: results
+                .iter()
+                .take(TOP)
+                .map(|r| {
+                    let columns = fold.columns(r.value);
+                    PreviewLine {
+                        rank: r.rank,
+                        player_id: r.player_id.clone(),
+                        value: columns.value,
+                        tie_breaks: columns.tie_breaks,
+                        prize_points: r.reward,
+                        prize_jokers: r.jokers,
+                    }
+                })
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// Players looked up at a time.
+const IN_FLIGHT: usize = 16;
+
+/// `listed` (in listing order) without the players suspended or deleted now (OP-4,
+/// GM-6), and how many were left out: each player's account is read from the top
+/// until `needed` remain (the lines listed and the places a prize pays); those below
+/// are kept unread (a board's ranks there are not shown and pay nothing).
+async fn visible<S: SettleStore + ?Sized>(
+    store: &S,
+    listed: Vec<(String, Folding)>,
+    needed: usize,
+) -> Result<(Vec<(String, Folding)>, u64), ServiceError> {
+    let mut kept = Vec::with_capacity(listed.len());
+    let mut left_out = 0;
+    let mut rest = listed.into_iter().peekable();
+    while kept.len() < needed && rest.peek().is_some() {
+        let group: Vec<(String, Folding)> = rest.by_ref().take(IN_FLIGHT).collect();
+        let accounts =
+            futures::future::try_join_all(group.iter().map(|(p, _)| store.account(p))).await?;
+        for (entry, account) in group.into_iter().zip(accounts) {
+            if account == Account::Active {
+                kept.push(entry);
+            } else {
+                left_out += 1;
+            }
+        }
+    }
+    kept.extend(rest);
+    Ok((kept, left_out))
+}
+
+/// Removes preview `id`'s record (at `version`) and its pages.
+async fn forget<S: ItemStore + ?Sized>(store: &S, id: &str, version: u64) -> Result<(), ServiceError> {
+    loop {
+        let pages: Vec<ItemKey> = store
+            .query_items(&facts_pk(id), &SortKeyRange::All, true, 100, true)
+            .await?
+            .into_iter()
+            .map(|(sk, _)| ItemKey::new(facts_pk(id), sk))
+            .collect();
+        if pages.is_empty() {
+            break;
+        }
+        store.delete_items(&pages).await?;
+    }
+    store.delete_item_if(&key(id), version).await?;
+    Ok(())
+}
+
+/// Carries every preview under way one step on within `budget` (the ticks call it);
+/// removes those finished more than [`KEPT_FOR_HOURS`] ago. How many it moved.
+/// Errors: the store's.
+pub async fn carry_on<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    now: DateTime<Utc>,
+    budget: Budget,
+) -> Result<usize, ServiceError> {
+    let mut moved = 0;
+    let all: Vec<(Record, u64)> = crate::engine::listing::with_versions(store, PK).await?;
+    for (record, version) in all {
+        if let Some(f) = record.preview.finished_at {
+            if now - f > Duration::hours(KEPT_FOR_HOURS) {
+                forget(store, &record.preview.id, version).await?;
+            }
+            continue;
+        }
+        if moved > 0 && budget.expired() {
+            break;
+        }
+        step(store, record, version, now, budget, PAGE).await?;
+        moved += 1;
+    }
+    Ok(moved)
+}
+
+/// GM-6: removes every preview that lists `player_id` or is under way (its pages may
+/// name them); a repeat begins it again. Errors: the store's.
+pub async fn forget_player<S: ItemStore + ?Sized>(store: &S, player_id: &str) -> Result<(), ServiceError> {
+    let all: Vec<(Record, u64)> = crate::engine::listing::with_versions(store, PK).await?;
+    for (record, version) in all {
+        let lists = record
+            .preview
+            .periods
+            .iter()
+            .any(|p| p.top.iter().any(|l| l.player_id == player_id));
+        if lists || record.preview.finished_at.is_none() {
+            forget(store, &record.preview.id, version).await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! A definition previewed against past play (BD-13,
+//! `podium_service::operators::previews`), on both stores: the preview of an event over
+//! last weekend equals, entry for entry, the board the same event produces when those
+//! results are replayed into it; it writes nothing of the board; it resumes page by page
+//! across calls; its window is checked.
+
+use chrono::{DateTime, Duration, Utc};
+use podium_rules::board::definition::Definition;
+use podium_service::boards::definitions;
+use podium_service::budget::Budget;
+use podium_service::error::ServiceError;
+use podium_service::operators::previews::{self, Preview};
+use podium_store::Store;
+use serde_json::json;
+
+use crate::board_definitions::{instant, listed, seega};
+
+/// "Weekend Seega wins" over `[start, end)`: wins, then fewest moves (BD-5), paying
+/// 1st 500 points and a Joker, 2nd–3rd 200 points.
+fn weekend(id: &str, start: &str, end: &str) -> Definition {
+    serde_json::from_value(json!({
+        "id": id, "title": "Weekend Seega wins", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+        "schedule": {"kind": "window", "start": start, "end": end},
+        "prizes": [{"from": 1, "to": 1, "points": 500, "jokers": 1}, {"from": 2, "to": 3, "points": 200}],
+    }))
+    .expect("a definition")
+}
+
+/// Last weekend's Seega (Saturday 28 November 00:00 to Monday 30 November 00:00,
+/// Bucharest), in the order they happened: (match, winner, loser, winner's moves,
+/// ended at). Two matches lie just outside the window.
+const LAST_WEEKEND: &[(&str, &str, &str, u32, &str)] = &[
+    ("before", "ana", "dan", 10, "2026-11-27T21:59:59.999Z"),
+    ("w-1", "ana", "dan", 20, "2026-11-27T22:00:00Z"),
+    ("w-2", "bob", "dan", 15, "2026-11-28T09:00:00Z"),
+    ("w-3", "cy", "dan", 12, "2026-11-28T10:00:00Z"),
+    ("w-4", "ana", "bob", 20, "2026-11-28T11:00:00Z"),
+    ("w-5", "eve", "dan", 20, "2026-11-28T12:00:00Z"),
+    ("w-6", "eve", "dan", 20, "2026-11-29T12:00:00Z"),
+    ("w-7", "bob", "cy", 15, "2026-11-29T21:59:00Z"),
+    ("after", "ana", "dan", 10, "2026-11-29T22:00:00Z"),
+];
+
+fn shifted(at: &str, by: Duration) -> String {
+    (instant(at) + by).to_rfc3339()
+}
+
+/// Steps the preview of `def` over [from, to) at `now`, a page of `page` records a
+/// call, until it is finished; how many calls it took.
+async fn preview_to_the_end<S: Store + ?Sized>(
+    store: &S,
+    def: &Definition,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
+    page: u32,
+) -> (Preview, usize) {
+    for calls in 1..=10_000 {
+        let p = previews::run(store, def.clone(), (from, to), now, Budget::steps(1), page)
+            .await
+            .expect("a preview");
+        if p.finished_at.is_some() {
+            return (p, calls);
+        }
+    }
+    panic!("the preview never finished");
+}
+
+/// BD-13: the preview of "Weekend Seega wins" over last weekend, walked 3 records a
+/// call, equals entry for entry (rank, player, wins, moves) the board the same event
+/// produces when last weekend's results are replayed into it (a week later, in the
+/// order they happened); its prize cost is the table's (1st 500 and a Joker, ana and
+/// eve tied 2nd 200 each); it wrote nothing of the board, and a repeat answers it.
+pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(store: &S) {
+    for (id, winner, loser, moves, at) in LAST_WEEKEND {
+        seega(store, id, winner, loser, *moves, at).await;
+    }
+    let past = weekend("weekend-seega-wins", "2026-11-27T22:00:00Z", "2026-11-29T22:00:00Z");
+    let window = (instant("2026-11-27T00:00:00Z"), instant("2026-11-30T00:00:00Z"));
+    let now = instant("2026-12-01T12:00:00Z");
+    let (preview, calls) = preview_to_the_end(store, &past, window, now, 3).await;
+    assert!(calls > 1, "walked page by page across calls: {calls}");
+    assert_eq!((preview.results_read, preview.counted, preview.held), (9, 7, 0));
+    assert_eq!(preview.periods.len(), 1);
+    let period = &preview.periods[0];
+    assert_eq!((period.period.as_str(), period.entries, period.left_out), ("window", 4, 0));
+    assert_eq!((period.prize_points, period.prize_jokers), (900, 1));
+    let previewed: Vec<(u64, String, i64, Vec<i64>)> = period
+        .top
+        .iter()
+        .map(|l| (l.rank, l.player_id.clone(), l.value, l.tie_breaks.clone()))
+        .collect();
+    assert_eq!(
+        period.top.iter().map(|l| l.prize_points).collect::<Vec<_>>(),
+        [500, 200, 200, 0]
+    );
+    // Nothing of the board was written: no definition, no entry.
+    assert!(definitions::list(store).await.expect("a list").is_empty());
+    assert!(listed(store, &past, "window").await.is_empty());
+    // A repeat answers the same preview, walking nothing again.
+    let again = previews::run(store, past.clone(), window, now, Budget::steps(1), 3)
+        .await
+        .expect("a preview");
+    assert_eq!(again, preview);
+
+    // The same event a week later, its results replayed into it in the order they
+    // happened.
+    let week = Duration::days(7);
+    let live = weekend("weekend-seega-wins", "2026-12-04T22:00:00Z", "2026-12-06T22:00:00Z");
+    definitions::create(store, live.clone(), "live-ops-1", now, 20, false)
+        .await
+        .expect("created");
+    for (id, winner, loser, moves, at) in LAST_WEEKEND {
+        seega(store, &format!("replay-{id}"), winner, loser, *moves, &shifted(at, week)).await;
+    }
+    assert_eq!(listed(store, &live, "window").await, previewed);
+    assert_eq!(previewed.len(), 4);
+}
+
+/// BD-13: a preview reads past play only: a window that ends after now, ends before it
+/// starts or reaches back more than 400 days is refused naming the field, and a
+/// definition that breaks a rule is refused naming its field; nothing is recorded.
+pub async fn a_preview_window_is_checked<S: Store + ?Sized>(store: &S) {
+    let def = weekend("weekend-check", "2026-11-27T22:00:00Z", "2026-11-29T22:00:00Z");
+    let now = instant("2026-12-01T12:00:00Z");
+    let refused = |r: Result<Preview, ServiceError>| match r {
+        Err(ServiceError::Invalid(e)) => e.to_string(),
+        other => panic!("not refused: {other:?}"),
+    };
+    let run = |def: Definition, from: &str, to: &str| {
+        previews::run(store, def, (instant(from), instant(to)), now, Budget::steps(1), 10)
+    };
+    assert_eq!(
+        refused(run(def.clone(), "2026-11-27T00:00:00Z", "2026-12-02T00:00:00Z").await),
+        "to (BD-13): a preview reads past play: the window ends by now"
+    );
+    assert_eq!(
+        refused(run(def.clone(), "2026-11-30T00:00:00Z", "2026-11-27T00:00:00Z").await),
+        "to (BD-13): the window ends after it starts"
+    );
+    assert_eq!(
+        refused(run(def.clone(), "2025-10-01T00:00:00Z", "2026-11-27T00:00:00Z").await),
+        "from (BD-13): a preview reads at most the last 400 days"
+    );
+    let mut bad = serde_json::to_value(&def).expect("json");
+    bad["prizes"] = json!([{"from": 2, "to": 1, "points": 5}]);
+    let bad: Definition = serde_json::from_value(bad).expect("a definition");
+    assert_eq!(
+        refused(run(bad, "2026-11-27T00:00:00Z", "2026-11-30T00:00:00Z").await),
+        "definition.prizes[0].to (BD-9): a band is ranks from 1 to 10000, from at most to"
+    );
+    assert!(previews::list(store).await.expect("a list").is_empty());
+}
+
+#[macro_export]
+macro_rules! previews_tests {
+    ($make:path) => {
+        $crate::previews_tests!(@cases $make;
+            the_preview_of_last_weekend_equals_its_replay,
+            a_preview_window_is_checked,
+        );
+    };
+    (@cases $make:path; $($case:ident),+ $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::previews::$case(&$make().await).await;
+            }
+        )+
+    };
+}
