@@ -334,7 +334,7 @@ fn probes(s: &Seeded) -> Vec<Probe> {
 }
 
 /// GET routes that list players and show a suspended player on purpose, with why.
-const NOT_HIDING: [(&str, &str); 6] = [
+const NOT_HIDING: [(&str, &str); 8] = [
     (
         "/v1/me/matches/{match_id}",
         "the result of a match the caller played, for its players only: it names whom they played",
@@ -358,6 +358,14 @@ const NOT_HIDING: [(&str, &str); 6] = [
     (
         "/v1/operator/jobs",
         "operators: the jobs' status names the player of each action under way (a suspension in progress among them)",
+    ),
+    (
+        "/v1/operator/board-previews/{preview}",
+        "operators: a definition's preview (BD-13) leaves out the players suspended when it ran; it is kept 10 minutes for repeats, then run again",
+    ),
+    (
+        "/v1/operator/board-previews",
+        "operators: the previews listed without their lines",
     ),
 ];
 
