@@ -661,6 +661,51 @@
     }
   }
 
+  /** Previews the typed definition against the results settled in [from, to) (BD-13),
+   * following it until it is finished (the ticks carry a long one on). */
+  async function previewDefinition() {
+    const definition = typedDefinition();
+    if (!definition) return;
+    const from = $("preview-from").value.trim();
+    const to = $("preview-to").value.trim();
+    if (!from || !to) {
+      status("A preview needs the window of past play: from and to (UTC, RFC 3339).", true);
+      return;
+    }
+    const tbody = $("preview-lines").tBodies[0];
+    clear(tbody);
+    $("preview-info").textContent = "";
+    try {
+      let p = await send("POST", "/v1/operator/board-previews", { definition, from, to });
+      for (let waited = 0; !p.finished_at && waited < 300; waited++) {
+        $("preview-info").textContent = "Under way: " + p.results_read + " stored results read\u2026";
+        await new Promise((r) => setTimeout(r, 1000));
+        p = await get("/v1/operator/board-previews/" + encodeURIComponent(p.id));
+      }
+      if (!p.finished_at) {
+        status("The preview is still under way (" + p.id + "); preview again to follow it.", true);
+        return;
+      }
+      for (const period of p.periods) {
+        for (const l of period.top) {
+          const prize = l.prize_points || l.prize_jokers
+            ? l.prize_points + " points" + (l.prize_jokers ? ", " + l.prize_jokers + " Jokers" : "") : "";
+          tbody.appendChild(row([period.period, l.rank, l.player_id, l.value, l.tie_breaks.join(", "), prize]));
+        }
+      }
+      const periods = p.periods.map((x) => x.period + ": " + x.entries + " ranked, prizes " + x.prize_points
+        + " points and " + x.prize_jokers + " Jokers" + (x.left_out ? ", " + x.left_out + " suspended or deleted left out" : ""));
+      $("preview-info").textContent = "Preview of " + p.definition.id + " over " + p.results_read + " stored results: "
+        + p.counted + " counted, " + p.held + " held for review (score range), " + p.undated + " undated. "
+        + (periods.length ? periods.join("; ") + "." : "No period met.")
+        + (p.joins_assumed ? " Everyone who played is counted (who would have joined cannot be known)." : "")
+        + (p.stopped ? " Stopped: " + p.stopped : "") + " Nothing was written.";
+      status("Previewed " + p.definition.id + ".");
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
   async function createDefinition() {
     const definition = typedDefinition();
     const reason = definition && reasonOf("definition-reason");
@@ -747,6 +792,7 @@
     $("definition-create").addEventListener("click", createDefinition);
     $("definition-update").addEventListener("click", updateDefinition);
     $("definition-retire").addEventListener("click", retireDefinition);
+    $("definition-preview").addEventListener("click", previewDefinition);
     setEditing(null);
     $("board-select").addEventListener("change", () => {
       $("board-other-label").hidden = $("board-select").value !== "";

@@ -334,8 +334,8 @@ class ConsoleTest(unittest.TestCase):
         d.save_screenshot(os.path.join(ARTIFACTS, "actions.png"))
 
     def test_8_operator_creates_previews_edits_and_retires_an_event(self):
-        """BD-1 … BD-12 from the console: a dry run answers and writes nothing; the
-        event is created (version 1), its title edited (version 2, at once: BD-10),
+        """BD-1 … BD-13 from the console: a dry run answers and writes nothing; a
+        preview ranks the seed's week and writes nothing; the event is created (version 1), its title edited (version 2, at once: BD-10),
         then retired; each step shows in the definitions and versions tables."""
         self.open_console()
         d = self.driver
@@ -368,6 +368,23 @@ class ConsoleTest(unittest.TestCase):
         type_definition({**event, "operator": "median"})
         d.find_element(By.ID, "definition-dry-run").click()
         self.wait.until(lambda d: "operator" in d.find_element(By.ID, "status").text)
+        # Previewed against the seed's week of Seega (BD-13): alice and bob 2 wins in 40
+        # moves each (alice reached it first), carol 1; nothing written.
+        type_definition({**event, "schedule": {"kind": "window", "start": "2026-11-01T00:00:00Z", "end": "2026-11-08T00:00:00Z"},
+                         "prizes": [{"from": 1, "to": 2, "points": 100}]})
+        d.find_element(By.ID, "preview-from").send_keys("2026-11-01T00:00:00Z")
+        d.find_element(By.ID, "preview-to").send_keys("2026-11-08T00:00:00Z")
+        d.find_element(By.ID, "definition-preview").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "status").text.startswith("Previewed"))
+        self.assertEqual(
+            [cells(r) for r in self.rows("preview-lines")],
+            [["window", "1", "alice", "2", "40", "100 points"], ["window", "1", "bob", "2", "40", "100 points"],
+             ["window", "3", "carol", "1", "20", ""]],
+        )
+        self.assertIn("window: 3 ranked, prizes 200 points", d.find_element(By.ID, "preview-info").text)
+        d.find_element(By.ID, "load-definitions").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "status").text.endswith("definition(s)."))
+        self.assertEqual(self.rows("definitions"), [], "a preview writes nothing")
         type_definition(event)
         d.find_element(By.ID, "definition-reason").send_keys("the November console cup")
         d.find_element(By.ID, "definition-create").click()

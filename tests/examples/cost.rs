@@ -691,6 +691,33 @@ async fn main() {
         before,
         &store,
     );
+    // BD-13: a definition previewed against past play walks the table's stored
+    // results (a Scan, charged for every item it examines) a page a step.
+    let wins: podium_rules::board::definition::Definition = serde_json::from_value(serde_json::json!({
+        "id": "preview-seega-wins", "title": "Seega wins", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "all_time"},
+    }))
+    .expect("a definition");
+    let before = store.usage();
+    let preview = podium_service::operators::previews::run(
+        &store,
+        wins,
+        (freeze_at - chrono::Duration::days(60), freeze_at),
+        freeze_at,
+        podium_service::budget::Budget::unbounded(),
+        podium_service::operators::previews::PAGE,
+    )
+    .await
+    .expect("a preview");
+    row(
+        &format!(
+            "preview of a Seega wins board over past play: a Scan of the whole table, {} Seega results read, {} wins counted",
+            preview.results_read, preview.counted
+        ),
+        before,
+        &store,
+    );
     let before = store.usage();
     let day_later = tick(freeze_at + chrono::Duration::days(1)).await;
     row(

@@ -163,7 +163,7 @@ pub async fn a_replayed_match_rates_both_players_once<S: Store + Clone + 'static
 
 /// A duel on a grid whose 40 mines are rows 20 … 23: A reveals a zero at 0:12
 /// (flooding rows 0 … 19), B a mine at 0:20 and a zero at 0:30.
-fn duel(id: &str, winner: &str, kind: &str) -> Vec<u8> {
+pub(crate) fn duel(id: &str, winner: &str, kind: &str) -> Vec<u8> {
     let mines: Vec<serde_json::Value> = (0..40)
         .map(|k| serde_json::json!({"row": 20 + k / 10, "col": k % 10}))
         .collect();

@@ -18,7 +18,7 @@ pub(crate) fn t(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).expect("instant").to_utc()
 }
 
-fn quick_match(id: &str, ended_at: &str, players: &[(&str, bool, i64)]) -> Vec<u8> {
+pub(crate) fn quick_match(id: &str, ended_at: &str, players: &[(&str, bool, i64)]) -> Vec<u8> {
     let players: Vec<serde_json::Value> = players
         .iter()
         .map(|(p, completed, score)| serde_json::json!({"player_id": p, "completed": completed, "score": score}))

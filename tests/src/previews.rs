@@ -76,7 +76,11 @@ pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(st
     for (id, winner, loser, moves, at) in LAST_WEEKEND {
         seega(store, id, winner, loser, *moves, at).await;
     }
-    let past = weekend("weekend-seega-wins", "2026-11-27T22:00:00Z", "2026-11-29T22:00:00Z");
+    let past = weekend(
+        "weekend-seega-wins",
+        "2026-11-27T22:00:00Z",
+        "2026-11-29T22:00:00Z",
+    );
     let window = (instant("2026-11-27T00:00:00Z"), instant("2026-11-30T00:00:00Z"));
     let now = instant("2026-12-01T12:00:00Z");
     let (preview, calls) = preview_to_the_end(store, &past, window, now, 3).await;
@@ -84,7 +88,10 @@ pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(st
     assert_eq!((preview.results_read, preview.counted, preview.held), (9, 7, 0));
     assert_eq!(preview.periods.len(), 1);
     let period = &preview.periods[0];
-    assert_eq!((period.period.as_str(), period.entries, period.left_out), ("window", 4, 0));
+    assert_eq!(
+        (period.period.as_str(), period.entries, period.left_out),
+        ("window", 4, 0)
+    );
     assert_eq!((period.prize_points, period.prize_jokers), (900, 1));
     let previewed: Vec<(u64, String, i64, Vec<i64>)> = period
         .top
@@ -107,15 +114,129 @@ pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(st
     // The same event a week later, its results replayed into it in the order they
     // happened.
     let week = Duration::days(7);
-    let live = weekend("weekend-seega-wins", "2026-12-04T22:00:00Z", "2026-12-06T22:00:00Z");
+    let live = weekend(
+        "weekend-seega-wins",
+        "2026-12-04T22:00:00Z",
+        "2026-12-06T22:00:00Z",
+    );
     definitions::create(store, live.clone(), "live-ops-1", now, 20, false)
         .await
         .expect("created");
     for (id, winner, loser, moves, at) in LAST_WEEKEND {
-        seega(store, &format!("replay-{id}"), winner, loser, *moves, &shifted(at, week)).await;
+        seega(
+            store,
+            &format!("replay-{id}"),
+            winner,
+            loser,
+            *moves,
+            &shifted(at, week),
+        )
+        .await;
     }
     assert_eq!(listed(store, &live, "window").await, previewed);
     assert_eq!(previewed.len(), 4);
+}
+
+/// A definition of `game` over all time: `source` combined by `operator`, highest first,
+/// with `tie_breaks`.
+fn all_time(
+    id: &str,
+    game: &str,
+    source: serde_json::Value,
+    operator: &str,
+    tie_breaks: serde_json::Value,
+) -> Definition {
+    serde_json::from_value(json!({
+        "id": id, "title": id, "game": game, "source": source, "operator": operator,
+        "order": "higher_first", "tie_breaks": tie_breaks, "schedule": {"kind": "all_time"},
+    }))
+    .expect("a definition")
+}
+
+/// BD-2, BD-13: every game's stored results read back as the facts they fed: boards of
+/// Dots and Boxes wins, Minesweeper rating points and Mahjong Rivals points (level
+/// completions, a Quick Match and an Arena; ties broken by completions) are previewed
+/// over the results settled into them, and each preview equals its board.
+pub async fn every_games_results_preview_as_they_fed_its_boards<S: Store + ?Sized>(store: &S) {
+    use podium_rules::dots_and_boxes::board::Board;
+    use podium_rules::dots_and_boxes::replay::{self, Outcome};
+    let defs = [
+        all_time(
+            "prev-dots",
+            "dots-and-boxes",
+            json!({"kind": "wins"}),
+            "count",
+            json!([]),
+        ),
+        all_time(
+            "prev-duel",
+            "minesweeper",
+            json!({"kind": "points"}),
+            "sum",
+            json!([]),
+        ),
+        all_time(
+            "prev-mahjong",
+            "mahjong-rivals",
+            json!({"kind": "points"}),
+            "sum",
+            json!([{"source": {"kind": "level_completions"}, "operator": "count", "order": "higher_first"}]),
+        ),
+    ];
+    for def in &defs {
+        definitions::create(
+            store,
+            def.clone(),
+            "live-ops-1",
+            instant("2026-12-01T00:00:00Z"),
+            20,
+            false,
+        )
+        .await
+        .expect("created");
+    }
+    let board = Board { width: 3, height: 3 };
+    let moves = crate::dots_and_boxes::full_game(&board);
+    let r = replay::replay(&board, &moves).expect("legal");
+    let winner = match replay::outcome(&r, None) {
+        Some(Outcome::Win(0)) => "da",
+        _ => "db",
+    };
+    let lines = [
+        crate::dots_and_boxes::line("pv-dab", [("da", true), ("db", true)], &moves, Some(winner)),
+        crate::dots_and_boxes::duel("pv-ms", "ma", "points"),
+        crate::mahjong::completion("pv-c1", "mj-a", 7, 61_000, "2027-07-10T10:00:00Z", 0),
+        crate::mahjong::completion("pv-c2", "mj-b", 8, 75_000, "2027-07-10T11:00:00Z", 0),
+        crate::mahjong::quick_match(
+            "pv-qm",
+            "2027-07-11T10:00:00Z",
+            &[("mj-a", true, 900), ("mj-c", false, 2000)],
+        ),
+        crate::mahjong::arena_line(
+            "pv-ar",
+            ["mj-a", "mj-b", "mj-c", "mj-d"],
+            [[300, 300, 300], [200, 200, 200], [100, 100, 100], [0, 0, 0]],
+            [0; 4],
+        ),
+    ];
+    let now = instant("2027-07-19T00:00:00Z");
+    for line in &lines {
+        crate::mahjong::settle(store, line, now).await.expect("settled");
+    }
+    for def in &defs {
+        let (preview, _) =
+            preview_to_the_end(store, def, (instant("2026-12-01T00:00:00Z"), now), now, 50).await;
+        assert_eq!(preview.undated, 0, "{}", def.id);
+        let previewed: Vec<(u64, String, i64, Vec<i64>)> = preview
+            .periods
+            .iter()
+            .flat_map(|p| p.top.iter())
+            .map(|l| (l.rank, l.player_id.clone(), l.value, l.tie_breaks.clone()))
+            .collect();
+        let board = listed(store, def, "all").await;
+        assert!(!board.is_empty(), "{} is fed", def.id);
+        assert_eq!(previewed, board, "{}", def.id);
+    }
 }
 
 /// BD-13: a preview reads past play only: a window that ends after now, ends before it
@@ -129,7 +250,14 @@ pub async fn a_preview_window_is_checked<S: Store + ?Sized>(store: &S) {
         other => panic!("not refused: {other:?}"),
     };
     let run = |def: Definition, from: &str, to: &str| {
-        previews::run(store, def, (instant(from), instant(to)), now, Budget::steps(1), 10)
+        previews::run(
+            store,
+            def,
+            (instant(from), instant(to)),
+            now,
+            Budget::steps(1),
+            10,
+        )
     };
     assert_eq!(
         refused(run(def.clone(), "2026-11-27T00:00:00Z", "2026-12-02T00:00:00Z").await),
@@ -158,6 +286,7 @@ macro_rules! previews_tests {
     ($make:path) => {
         $crate::previews_tests!(@cases $make;
             the_preview_of_last_weekend_equals_its_replay,
+            every_games_results_preview_as_they_fed_its_boards,
             a_preview_window_is_checked,
         );
     };

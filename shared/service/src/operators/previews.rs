@@ -18,7 +18,9 @@
 //! period as a board does (LB-2), leaves out suspended and deleted players, and pays
 //! the prize table as a close would ([`podium_rules::period_reward::results`]): so a
 //! preview equals, entry for entry, the board the same results produce when they are
-//! replayed into the definition in the order they happened.
+//! replayed into the definition in the order they happened. The fold is one step: its
+//! time and memory grow with the values counted (at most [`MAX_FACTS`]), not with the
+//! table.
 //!
 //! What it cannot know is said, not guessed: who would have joined (BD-8: every
 //! player who played counts, `joins_assumed`); results outside the score range are
@@ -46,8 +48,9 @@ use crate::games::played::{self, Played};
 
 const PK: &str = "ACTION#PREVIEW";
 
-/// Stored records examined a step (one page of the walk).
-pub const PAGE: u32 = 500;
+/// Stored records examined a step (one page of the walk): its values fit one item
+/// (200 results of up to 8 players, ids of up to 64 characters: under 200 KB).
+pub const PAGE: u32 = 200;
 
 /// Lines listed per period.
 pub const TOP: usize = 20;
@@ -131,7 +134,7 @@ pub struct Preview {
     /// Why it stopped short, if it did (more than [`MAX_FACTS`] values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-    /// Each period met, oldest first (at most [`MAX_PERIODS`]); filled when finished.
+    /// Each period met, oldest first (the first [`MAX_PERIODS`]); filled when finished.
     pub periods: Vec<PreviewPeriod>,
 }
 
@@ -189,7 +192,9 @@ pub fn check(
         return Err(RuleError::new("to", "BD-13", "the window ends after it starts").into());
     }
     if to > now {
-        return Err(RuleError::new("to", "BD-13", "a preview reads past play: the window ends by now").into());
+        return Err(
+            RuleError::new("to", "BD-13", "a preview reads past play: the window ends by now").into(),
+        );
     }
     if now - from > Duration::days(LATEST_RESULT_DAYS) {
         return Err(RuleError::new(
@@ -271,7 +276,13 @@ fn not_found(id: &str) -> ServiceError {
     ServiceError::NotFound(format!("no preview {id}"))
 }
 
-fn fresh(id: String, definition: Definition, from: DateTime<Utc>, to: DateTime<Utc>, now: DateTime<Utc>) -> Record {
+fn fresh(
+    id: String,
+    definition: Definition,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Record {
     Record {
         preview: Preview {
             id,
@@ -333,7 +344,10 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
     let Ok(game) = record.preview.definition.check() else {
         record.preview.finished_at = Some(now);
         record.preview.stopped = Some("the definition no longer passes its checks".into());
-        return Ok(store.put_item_if(&k, &body(&record), version).await?.then_some(record));
+        return Ok(store
+            .put_item_if(&k, &body(&record), version)
+            .await?
+            .then_some(record));
     };
     let kinds = played::kinds(game);
     let mut taken = 0;
@@ -342,9 +356,7 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
             return Ok(Some(record));
         }
         taken += 1;
-        let found = store
-            .scan_sources(kinds, record.cursor.as_deref(), page)
-            .await?;
+        let found = store.scan_sources(kinds, record.cursor.as_deref(), page).await?;
         let placed = place(&mut record.preview, &found.records);
         record.cursor = found.next;
         record.walked = record.cursor.is_none();
@@ -394,7 +406,10 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
 
 /// The values the previewed board takes from `records` (counting those held and
 /// undated on `preview`), in the records' order.
-fn place(preview: &mut Preview, records: &[(podium_store::SourceKey, podium_store::StoredSource)]) -> Vec<Placed> {
+fn place(
+    preview: &mut Preview,
+    records: &[(podium_store::SourceKey, podium_store::StoredSource)],
+) -> Vec<Placed> {
     let def = &preview.definition;
     let mut out = Vec::new();
     for (key, stored) in records {
@@ -411,7 +426,10 @@ fn place(preview: &mut Preview, records: &[(podium_store::SourceKey, podium_stor
                 continue;
             }
             // GM-6: a deleted player's results name a pseudonym: never placed.
-            if fact.player_id.starts_with(podium_rules::record::ids::RESERVED_PREFIX) {
+            if fact
+                .player_id
+                .starts_with(podium_rules::record::ids::RESERVED_PREFIX)
+            {
                 continue;
             }
             let Some(contribution) = def.contribution(&fact) else {
@@ -468,8 +486,13 @@ async fn fold<S: SettleStore + ?Sized>(
     let fold = def.fold();
     // In the order they happened (the walk's order among equal instants).
     facts.sort_by_key(|f| f.1);
-    let mut periods: BTreeMap<String, (podium_rules::board::definition::DefinedPeriod, HashMap<String, Folding>)> =
-        BTreeMap::new();
+    let mut periods: BTreeMap<
+        String,
+        (
+            podium_rules::board::definition::DefinedPeriod,
+            HashMap<String, Folding>,
+        ),
+    > = BTreeMap::new();
     for (player, at_ms, value, tie_breaks) in facts {
         let Some(at) = DateTime::<Utc>::from_timestamp_millis(at_ms) else {
             continue;
@@ -566,8 +589,7 @@ async fn visible<S: SettleStore + ?Sized>(
     let mut rest = listed.into_iter().peekable();
     while kept.len() < needed && rest.peek().is_some() {
         let group: Vec<(String, Folding)> = rest.by_ref().take(IN_FLIGHT).collect();
-        let accounts =
-            futures::future::try_join_all(group.iter().map(|(p, _)| store.account(p))).await?;
+        let accounts = futures::future::try_join_all(group.iter().map(|(p, _)| store.account(p))).await?;
         for (entry, account) in group.into_iter().zip(accounts) {
             if account == Account::Active {
                 kept.push(entry);

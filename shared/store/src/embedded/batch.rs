@@ -18,7 +18,9 @@ use redb::WriteTransaction;
 
 use super::keys::{blob_key, BLOBS, ITEMS};
 use super::store::EmbeddedStore;
-use super::txn::{commit_in, read_balances, read_claim, read_period, read_source, read_state, scan_sources_in};
+use super::txn::{
+    commit_in, read_balances, read_claim, read_period, read_source, read_state, scan_sources_in,
+};
 use crate::commit::{Claim, Commit, CommitOutcome, SourceKey, State, StoredSource};
 use crate::error::StoreError;
 use crate::model::Balance;

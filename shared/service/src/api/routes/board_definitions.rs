@@ -313,7 +313,10 @@ pub(crate) async fn preview_board(
     ),
     security(("jwt" = ["podium/operator"]))
 )]
-pub(crate) async fn list_previews(State(state): State<AppState>, OperatorCaller(_): OperatorCaller) -> Answer {
+pub(crate) async fn list_previews(
+    State(state): State<AppState>,
+    OperatorCaller(_): OperatorCaller,
+) -> Answer {
     json(&PreviewList {
         previews: crate::operators::previews::list(state.store.as_ref()).await?,
     })
