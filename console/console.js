@@ -693,10 +693,11 @@
           tbody.appendChild(row([period.period, l.rank, l.player_id, l.value, l.tie_breaks.join(", "), prize]));
         }
       }
-      const periods = p.periods.map((x) => x.period + ": " + x.entries + " ranked, prizes " + x.prize_points
+      const periods = p.periods.map((x) => x.period + (x.partial ? " (only partly in the window)" : "") + ": " + x.entries + " ranked, prizes " + x.prize_points
         + " points and " + x.prize_jokers + " Jokers" + (x.left_out ? ", " + x.left_out + " suspended or deleted left out" : ""));
-      $("preview-info").textContent = "Preview of " + p.definition.id + " over " + p.results_read + " stored results: "
-        + p.counted + " counted, " + p.held + " held for review (score range), " + p.undated + " undated. "
+      $("preview-info").textContent = "Preview of " + p.definition.id + " (" + p.results_read + " stored results of the game read): "
+        + p.counted + " values counted in the window, " + p.held + " outside the score range (a live board would hold them for review), "
+        + p.undated + " undated. "
         + (periods.length ? periods.join("; ") + "." : "No period met.")
         + (p.joins_assumed ? " Everyone who played is counted (who would have joined cannot be known)." : "")
         + (p.stopped ? " Stopped: " + p.stopped : "") + " Nothing was written.";

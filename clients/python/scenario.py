@@ -23,11 +23,21 @@ retires it; the Seega player joins it, twice (BD-8, GM-3).
 import datetime
 import json
 import sys
+import time
 import uuid
 
 from podium_client import AuthenticatedClient
 from podium_client.api.leaderboards import board_friends, board_join, board_list, board_me, board_page
-from podium_client.api.operators import create_board, list_boards, read_board, retire_board, update_board
+from podium_client.api.operators import (
+    create_board,
+    list_boards,
+    list_previews,
+    preview_board,
+    read_board,
+    read_preview,
+    retire_board,
+    update_board,
+)
 from podium_client.api.mahjong import daily_bonus, my_arena
 from podium_client.api.players import (
     claim_reward,
@@ -50,6 +60,9 @@ from podium_client.models import (
     DefinitionList,
     DefinitionView,
     JoinAnswer,
+    Preview,
+    PreviewBody,
+    PreviewList,
     RetireBody,
     ErrorBody,
     FriendList,
@@ -194,6 +207,23 @@ def main(base, fixtures):
         "entry": {"join_required": True},
         "prizes": [{"from": 1, "to": 3, "points": 100}],
     }
+    # BD-13: previewed first against the last 60 days of the seeded Seega matches,
+    # followed to its end; nothing written.
+    iso = lambda t: t.isoformat().replace("+00:00", "Z")
+    past = {"kind": "window", "start": iso(now - datetime.timedelta(days=60)), "end": iso(now)}
+    asked = PreviewBody.from_dict({"definition": {**definition, "schedule": past}, "from": past["start"], "to": past["end"]})
+    preview = call(preview_board, Preview, client=ops, body=asked)
+    for _ in range(120):
+        if preview.finished_at is not UNSET:
+            break
+        time.sleep(1)
+        preview = call(read_preview, Preview, preview.id, client=ops)
+    assert preview.finished_at is not UNSET, preview
+    assert preview.counted > 0 and preview.joins_assumed, preview
+    top = preview.periods[0].top
+    assert top[0].rank == 1 and [line.rank for line in top] == sorted(line.rank for line in top), top
+    assert preview.id in {p.id for p in call(list_previews, PreviewList, client=ops).previews}
+    assert cup not in {h.id for h in call(list_boards, DefinitionList, client=ops).boards}, "a preview writes nothing"
     body = DefinitionBody.from_dict({"reason": "the scenario's cup", "definition": definition})
     created = call(create_board, Changed, client=ops, body=body)
     assert created.after.version == 1, created

@@ -93,6 +93,7 @@ pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(st
         ("window", 4, 0)
     );
     assert_eq!((period.prize_points, period.prize_jokers), (900, 1));
+    assert!(!period.partial, "the window covers the whole event");
     let previewed: Vec<(u64, String, i64, Vec<i64>)> = period
         .top
         .iter()
@@ -227,6 +228,10 @@ pub async fn every_games_results_preview_as_they_fed_its_boards<S: Store + ?Size
         let (preview, _) =
             preview_to_the_end(store, def, (instant("2026-12-01T00:00:00Z"), now), now, 50).await;
         assert_eq!(preview.undated, 0, "{}", def.id);
+        assert!(
+            preview.periods.iter().all(|p| p.partial),
+            "all time is never covered whole"
+        );
         let previewed: Vec<(u64, String, i64, Vec<i64>)> = preview
             .periods
             .iter()

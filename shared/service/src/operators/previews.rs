@@ -61,9 +61,14 @@ pub const FRESH_FOR_MINUTES: i64 = 10;
 /// How long a finished preview stays readable (hours).
 pub const KEPT_FOR_HOURS: i64 = 24;
 
-/// The most facts one preview folds (a bound on a step's memory): a preview that meets
-/// more stops and says so.
-pub const MAX_FACTS: u64 = 5_000_000;
+/// The most values one preview folds (a bound on the fold's memory, about 120 bytes a
+/// value: some 360 MB at the cap, inside the snapshot function's 1,024 MB): a preview
+/// that meets more stops and says so.
+pub const MAX_FACTS: u64 = 3_000_000;
+
+/// The most values a request folds (about 24 MB, inside the operator function's
+/// 512 MB): a larger preview is folded by the next tick.
+pub const REQUEST_FOLD_MAX: u64 = 200_000;
 
 /// The most periods one preview reports (the earliest).
 pub const MAX_PERIODS: usize = 100;
@@ -93,6 +98,9 @@ pub struct PreviewPeriod {
     pub start: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<DateTime<Utc>>,
+    /// Whether the preview's window covers only part of the period (so only part of
+    /// its results were read).
+    pub partial: bool,
     /// Players ranked (suspended and deleted players left out).
     pub entries: u64,
     /// Players left out: suspended or deleted now (OP-4, GM-6).
@@ -111,7 +119,8 @@ pub struct Preview {
     pub id: String,
     #[schema(value_type = Object)]
     pub definition: Definition,
-    /// The window of past play read: results that happened in [from, to) (UTC).
+    /// The window of past play read: results whose own instant (a match's end, a
+    /// completion's) lies in [from, to) (UTC), whenever they were settled.
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
     /// When it was asked, last stepped and finished (UTC).
@@ -119,12 +128,14 @@ pub struct Preview {
     pub updated_at: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<DateTime<Utc>>,
-    /// Stored results of the game read so far.
+    /// Stored results of the game read so far: its whole history is walked to find
+    /// the window's.
     pub results_read: u64,
     /// Values the board takes inside the window and one of its periods.
     pub counted: u64,
-    /// Values outside the score range (BD-7): a live board would hold their records
-    /// for review; not placed here.
+    /// Settled values outside the definition's score range (BD-7): a live board would
+    /// hold their records for review; not placed here. Records waiting in the review
+    /// queue are not settled: no preview counts them.
     pub held: u64,
     /// Results stored before their game kept the instant they ended: not placed.
     pub undated: u64,
@@ -264,7 +275,7 @@ pub async fn run<S: ItemStore + SettleStore + ?Sized>(
     if record.preview.finished_at.is_some() {
         return Ok(record.preview);
     }
-    let stepped = step(store, record, version, now, budget, page).await?;
+    let stepped = step(store, record, version, now, budget, (page, REQUEST_FOLD_MAX)).await?;
     match stepped {
         Some(r) => Ok(r.preview),
         // Lost to a concurrent step: its record stands.
@@ -315,9 +326,11 @@ pub async fn read<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Option<P
     }
 }
 
-/// Every preview kept, under way or finished, without their periods' lines.
+/// Every preview kept, under way or finished, newest asked first, without their
+/// periods' lines.
 pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Preview>, ServiceError> {
-    let all: Vec<Record> = crate::engine::listing::all(store, PK).await?;
+    let mut all: Vec<Record> = crate::engine::listing::all(store, PK).await?;
+    all.sort_by(|a, b| b.preview.requested_at.cmp(&a.preview.requested_at));
     Ok(all
         .into_iter()
         .map(|mut r| {
@@ -329,16 +342,16 @@ pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Preview>, Serv
         .collect())
 }
 
-/// Steps `record` (stored at `version`) within `budget`: pages of the walk, then the
-/// fold. `None` when a concurrent step wrote the record first (nothing of this step
-/// counted).
+/// Steps `record` (stored at `version`) within `budget`: pages of `page` records of the
+/// walk, then the fold when it holds at most `fold_max` values (else the next tick's).
+/// `None` when a concurrent step wrote the record first (nothing of this step counted).
 async fn step<S: ItemStore + SettleStore + ?Sized>(
     store: &S,
     mut record: Record,
     mut version: u64,
     now: DateTime<Utc>,
     budget: Budget,
-    page: u32,
+    (page, fold_max): (u32, u64),
 ) -> Result<Option<Record>, ServiceError> {
     let k = key(&record.preview.id);
     let Ok(game) = record.preview.definition.check() else {
@@ -383,7 +396,7 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
         }
         version += 1;
     }
-    if taken > 0 && budget.expired() {
+    if (taken > 0 && budget.expired()) || record.preview.counted > fold_max {
         return Ok(Some(record));
     }
     let facts = if record.preview.stopped.is_some() {
@@ -544,7 +557,10 @@ async fn fold<S: SettleStore + ?Sized>(
         let (kept, left_out) = visible(store, listed, TOP.max(paid_places)).await?;
         let ranked: Vec<(String, i64)> = kept.into_iter().map(|(p, e)| (p, e.stored)).collect();
         let results = period_reward::results(table.as_ref(), period_reward::splits_ties(game), &ranked);
+        let partial =
+            period.start.is_none_or(|s| s < preview.from) || period.end.is_none_or(|e| e > preview.to);
         out.push(PreviewPeriod {
+            partial,
             period: period.id,
             start: period.start,
             end: period.end,
@@ -640,7 +656,7 @@ pub async fn carry_on<S: ItemStore + SettleStore + ?Sized>(
         if moved > 0 && budget.expired() {
             break;
         }
-        step(store, record, version, now, budget, PAGE).await?;
+        step(store, record, version, now, budget, (PAGE, MAX_FACTS)).await?;
         moved += 1;
     }
     Ok(moved)
