@@ -48,9 +48,13 @@ use crate::games::played::{self, Played};
 
 const PK: &str = "ACTION#PREVIEW";
 
-/// Stored records examined a step (one page of the walk): its values fit one item
-/// (200 results of up to 8 players, ids of up to 64 characters: under 200 KB).
-pub const PAGE: u32 = 200;
+/// Stored records examined a step (one page of the walk; DynamoDB's Scan stops a page
+/// at 1 MB whatever the limit).
+pub const PAGE: u32 = 1_000;
+
+/// Values written in one item: at most about 150 bytes each (an id of 64 characters,
+/// two tie-breaks), so an item stays under 300 KB.
+const PART: usize = 2_000;
 
 /// Lines listed per period.
 pub const TOP: usize = 20;
@@ -159,7 +163,7 @@ struct Record {
     /// Whether the walk is done.
     #[serde(default)]
     walked: bool,
-    /// Pages of facts written (`PREVIEW#{id}`, sort keys `F#00000000` …).
+    /// Items of values written (`PREVIEW#{id}`, sort keys `F#00000000` …).
     #[serde(default)]
     pages: u32,
 }
@@ -364,8 +368,14 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
     };
     let kinds = played::kinds(game);
     let mut taken = 0;
+    // Pages that placed nothing are saved with the next that does, or when the step
+    // stops: a step cut short walks them again, counting nothing twice.
+    let mut unsaved = false;
     while !record.walked {
         if budget.stops_after(taken) {
+            if unsaved && !store.put_item_if(&k, &body(&record), version).await? {
+                return Ok(None);
+            }
             return Ok(Some(record));
         }
         taken += 1;
@@ -381,20 +391,27 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
                 "the window holds more than {MAX_FACTS} values this board takes: preview a shorter one"
             ));
         }
+        if placed.is_empty() && !record.walked {
+            unsaved = true;
+            continue;
+        }
         let mut writes = Vec::new();
-        if !placed.is_empty() && record.preview.stopped.is_none() {
-            writes.push((
-                page_key(&record.preview.id, record.pages),
-                serde_json::to_vec(&placed).unwrap_or_default(),
-                0,
-            ));
-            record.pages += 1;
+        if record.preview.stopped.is_none() {
+            for part in placed.chunks(PART) {
+                writes.push((
+                    page_key(&record.preview.id, record.pages),
+                    serde_json::to_vec(part).unwrap_or_default(),
+                    0,
+                ));
+                record.pages += 1;
+            }
         }
         writes.push((k.clone(), body(&record), version));
         if !store.put_items_if(&writes).await? {
             return Ok(None);
         }
         version += 1;
+        unsaved = false;
     }
     if (taken > 0 && budget.expired()) || record.preview.counted > fold_max {
         return Ok(Some(record));
