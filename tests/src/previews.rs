@@ -244,6 +244,134 @@ pub async fn every_games_results_preview_as_they_fed_its_boards<S: Store + ?Size
     }
 }
 
+/// Scores a Seega match `id` won by `winner` with `captured` stones, ended at `ended`,
+/// at the server clock 2027-01-01; the refusal if it is held (BD-7).
+async fn seega_capturing<S: Store + ?Sized>(
+    store: &S,
+    id: &str,
+    (winner, loser): (&str, &str),
+    captured: u32,
+    ended: &str,
+) -> Result<(), ServiceError> {
+    let record = crate::fixtures::record(id, winner, loser, captured, 0, 300, 20, 20, instant(ended));
+    podium_service::games::seega::score_match(
+        store,
+        &record,
+        crate::fixtures::now(),
+        &podium_rules::record::policy::RecordPolicy::default(),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// BD-7, BD-13: a value out of the score range holds its record whole: the preview of a
+/// points board with a range places none of that match's values (the winner's too high,
+/// the loser's inside the range alike) and counts it held once, as the board the same
+/// event produces holds it when the results are replayed; results of one instant are
+/// met in the order of their ids on both stores.
+pub async fn a_held_record_counts_for_nobody_in_the_preview<S: Store + ?Sized>(store: &S) {
+    let points = |id: &str, start: &str, end: &str| -> Definition {
+        serde_json::from_value(json!({
+            "id": id, "title": "Seega points", "game": "seega", "source": {"kind": "points"},
+            "operator": "sum", "order": "higher_first", "score_range": [-400, 300],
+            "schedule": {"kind": "window", "start": start, "end": end},
+        }))
+        .expect("a definition")
+    };
+    // h-2 and h-3 end at one instant, the same two players each winning once.
+    let past: &[(&str, (&str, &str), u32, &str)] = &[
+        ("h-1", ("ana", "bob"), 6, "2026-11-28T10:00:00Z"),
+        ("h-2", ("bob", "ana"), 6, "2026-11-28T11:00:00Z"),
+        ("h-3", ("ana", "bob"), 6, "2026-11-28T11:00:00Z"),
+        ("h-4", ("cy", "bob"), 24, "2026-11-28T12:00:00Z"),
+        ("h-5", ("cy", "ana"), 4, "2026-11-28T13:00:00Z"),
+    ];
+    for (id, players, captured, at) in past {
+        seega_capturing(store, id, *players, *captured, at)
+            .await
+            .expect("scored");
+    }
+    let def = points("points-cup", "2026-11-28T00:00:00Z", "2026-11-29T00:00:00Z");
+    let window = (instant("2026-11-28T00:00:00Z"), instant("2026-11-29T00:00:00Z"));
+    let now = instant("2026-12-01T12:00:00Z");
+    let (preview, _) = preview_to_the_end(store, &def, window, now, 2).await;
+    assert_eq!(
+        (preview.held, preview.counted),
+        (1, 8),
+        "h-4 held whole: none of its two values"
+    );
+    let live = points("points-cup", "2026-12-05T00:00:00Z", "2026-12-06T00:00:00Z");
+    definitions::create(store, live.clone(), "live-ops-1", now, 20, false)
+        .await
+        .expect("created");
+    let mut held = 0;
+    for (id, players, captured, at) in past {
+        let replayed = seega_capturing(
+            store,
+            &format!("r-{id}"),
+            *players,
+            *captured,
+            &shifted(at, Duration::days(7)),
+        )
+        .await;
+        if let Err(ServiceError::OutOfRange { .. }) = replayed {
+            held += 1;
+        }
+    }
+    assert_eq!(held, 1, "the replay holds h-4 too");
+    let previewed: Vec<(u64, String, i64, Vec<i64>)> = preview.periods[0]
+        .top
+        .iter()
+        .map(|l| (l.rank, l.player_id.clone(), l.value, l.tie_breaks.clone()))
+        .collect();
+    assert_eq!(listed(store, &live, "window").await, previewed);
+    assert!(
+        previewed.iter().any(|(_, p, _, _)| p == "bob"),
+        "bob's values of other matches count"
+    );
+}
+
+/// BD-13: a preview of many periods of players with long ids (128 characters, as GM-5
+/// allows) lists the oldest periods its record holds and counts the others in
+/// `periods_left_out`, instead of failing to save and stopping every tick.
+pub async fn a_long_preview_lists_what_fits_and_says_what_it_left_out<S: Store + ?Sized>(store: &S) {
+    use futures::StreamExt;
+    let name = |n: usize| format!("{}{n:04}", "p".repeat(124));
+    let mut settling = Vec::new();
+    for hour in 0..80 {
+        for m in 0..10 {
+            let (w, l) = (name(2 * m), name(2 * m + 1));
+            let at = (instant("2026-11-20T00:00:00Z") + Duration::hours(hour) + Duration::minutes(m as i64))
+                .to_rfc3339();
+            settling.push(async move {
+                seega_capturing(store, &format!("l-{hour}-{m}"), (&w, &l), 6, &at)
+                    .await
+                    .expect("scored");
+            });
+        }
+    }
+    futures::stream::iter(settling)
+        .buffer_unordered(16)
+        .collect::<Vec<()>>()
+        .await;
+    let def: Definition = serde_json::from_value(json!({
+        "id": "hourly-wins", "title": "Hourly wins", "game": "seega", "source": {"kind": "matches"},
+        "operator": "count", "order": "higher_first",
+        "tie_breaks": [{"source": {"kind": "moves"}, "operator": "sum", "order": "lower_first"}],
+        "schedule": {"kind": "cron", "cron": "0 * * * *", "zone": "UTC"},
+        "prizes": [{"from": 1, "to": 20, "points": 1000000, "jokers": 1000}],
+    }))
+    .expect("a definition");
+    let window = (instant("2026-11-20T00:00:00Z"), instant("2026-11-24T00:00:00Z"));
+    let (preview, _) = preview_to_the_end(store, &def, window, instant("2026-12-01T12:00:00Z"), 1_000).await;
+    assert!(preview.stopped.is_none(), "{:?}", preview.stopped);
+    let listed = preview.periods.len() as u64;
+    assert_eq!(listed + preview.periods_left_out, 80);
+    assert!(preview.periods_left_out > 0 && listed > 0, "{listed} listed");
+    assert_eq!(preview.periods[0].period, "2026-11-20T00:00");
+    assert_eq!(preview.periods[0].top.len(), 20);
+}
+
 /// BD-13: a preview reads past play only: a window that ends after now, ends before it
 /// starts or reaches back more than 400 days is refused naming the field, and a
 /// definition that breaks a rule is refused naming its field; nothing is recorded.
@@ -292,6 +420,8 @@ macro_rules! previews_tests {
         $crate::previews_tests!(@cases $make;
             the_preview_of_last_weekend_equals_its_replay,
             every_games_results_preview_as_they_fed_its_boards,
+            a_held_record_counts_for_nobody_in_the_preview,
+            a_long_preview_lists_what_fits_and_says_what_it_left_out,
             a_preview_window_is_checked,
         );
     };

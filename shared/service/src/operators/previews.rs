@@ -52,9 +52,9 @@ const PK: &str = "ACTION#PREVIEW";
 /// at 1 MB whatever the limit).
 pub const PAGE: u32 = 1_000;
 
-/// Values written in one item: at most about 150 bytes each (an id of 64 characters,
-/// two tie-breaks), so an item stays under 300 KB.
-const PART: usize = 2_000;
+/// Values written in one item: at most about 300 bytes each (an id and a result key
+/// of 128 characters, two tie-breaks), so an item stays under 300 KB.
+const PART: usize = 1_000;
 
 /// Lines listed per period.
 pub const TOP: usize = 20;
@@ -135,11 +135,13 @@ pub struct Preview {
     /// Stored results of the game read so far: its whole history is walked to find
     /// the window's.
     pub results_read: u64,
-    /// Values the board takes inside the window and one of its periods.
+    /// Values the board takes inside the window and one of its periods (before entry
+    /// rules turn any away).
     pub counted: u64,
-    /// Settled values outside the definition's score range (BD-7): a live board would
-    /// hold their records for review; not placed here. Records waiting in the review
-    /// queue are not settled: no preview counts them.
+    /// Settled results with a value outside the definition's score range (BD-7): a
+    /// live board would hold each record whole for review, so none of its values is
+    /// placed here. Records waiting in the review queue are not settled: no preview
+    /// counts them.
     pub held: u64,
     /// Results stored before their game kept the instant they ended: not placed.
     pub undated: u64,
@@ -149,8 +151,12 @@ pub struct Preview {
     /// Why it stopped short, if it did (more than [`MAX_FACTS`] values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-    /// Each period met, oldest first (the first [`MAX_PERIODS`]); filled when finished.
+    /// Each period met, oldest first (the first [`MAX_PERIODS`], fewer if their lines
+    /// outgrow the record); filled when finished.
     pub periods: Vec<PreviewPeriod>,
+    /// Periods met but not listed (past [`MAX_PERIODS`], or past what the record holds).
+    #[serde(default)]
+    pub periods_left_out: u64,
 }
 
 /// A preview as its record holds it: the answer and the walk's position.
@@ -168,8 +174,13 @@ struct Record {
     pages: u32,
 }
 
-/// One value the board takes: (player, instant ms, value, tie-breaks), in the walk's order.
-type Placed = (String, i64, i64, Vec<i64>);
+/// One value the board takes: (player, instant ms, the result's key, value,
+/// tie-breaks), in the walk's order.
+type Placed = (String, i64, String, i64, Vec<i64>);
+
+/// The most bytes a preview's record holds (DynamoDB's item limit is 400 KB): the
+/// periods that do not fit are counted in `periods_left_out`.
+const MAX_RECORD_BYTES: usize = 350_000;
 
 fn key(id: &str) -> ItemKey {
     ItemKey::new(PK, id)
@@ -314,6 +325,7 @@ fn fresh(
             undated: 0,
             stopped: None,
             periods: Vec::new(),
+            periods_left_out: 0,
         },
         cursor: None,
         walked: false,
@@ -421,9 +433,12 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
     } else {
         read_pages(store, &record).await?
     };
-    record.preview.periods = fold(store, &record.preview, game, facts).await?;
+    let (periods, met) = fold(store, &record.preview, game, facts).await?;
+    record.preview.periods = periods;
     record.preview.finished_at = Some(now);
     record.preview.updated_at = now;
+    while body(&record).len() > MAX_RECORD_BYTES && record.preview.periods.pop().is_some() {}
+    record.preview.periods_left_out = (met - record.preview.periods.len()) as u64;
     if !store.put_item_if(&k, &body(&record), version).await? {
         return Ok(None);
     }
@@ -451,6 +466,9 @@ fn place(
             }
             None => continue,
         };
+        let key_text = format!("{}/{}", key.kind, key.id);
+        let mut taken: Vec<Placed> = Vec::new();
+        let mut held = false;
         for fact in facts {
             if fact.at < preview.from || fact.at >= preview.to {
                 continue;
@@ -469,12 +487,22 @@ fn place(
                 continue;
             }
             match contribution {
-                Contribution::Feed { value, tie_breaks } => {
-                    preview.counted += 1;
-                    out.push((fact.player_id, fact.at.timestamp_millis(), value, tie_breaks));
-                }
-                Contribution::Held { .. } => preview.held += 1,
+                Contribution::Feed { value, tie_breaks } => taken.push((
+                    fact.player_id,
+                    fact.at.timestamp_millis(),
+                    key_text.clone(),
+                    value,
+                    tie_breaks,
+                )),
+                Contribution::Held { .. } => held = true,
             }
+        }
+        // BD-7: one value out of range holds the whole record: none of it counts.
+        if held {
+            preview.held += 1;
+        } else {
+            preview.counted += taken.len() as u64;
+            out.extend(taken);
         }
     }
     out
@@ -505,17 +533,19 @@ struct Folding {
     reached_at_ms: i64,
 }
 
-/// The periods `facts` make, each ranked and paid (BD-9, LB-2).
-async fn fold<S: SettleStore + ?Sized>(
+/// The periods `facts` make, each ranked and paid (BD-9, LB-2): the first
+/// [`MAX_PERIODS`], and how many were met.
+async fn fold<S: ItemStore + ?Sized>(
     store: &S,
     preview: &Preview,
     game: Game,
     mut facts: Vec<Placed>,
-) -> Result<Vec<PreviewPeriod>, ServiceError> {
+) -> Result<(Vec<PreviewPeriod>, usize), ServiceError> {
     let def = &preview.definition;
     let fold = def.fold();
-    // In the order they happened (the walk's order among equal instants).
-    facts.sort_by_key(|f| f.1);
+    // In the order they happened; results of one instant by their keys (kind, id), so
+    // both stores agree (a stable sort keeps a result's players in its order).
+    facts.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)));
     let mut periods: BTreeMap<
         String,
         (
@@ -523,7 +553,7 @@ async fn fold<S: SettleStore + ?Sized>(
             HashMap<String, Folding>,
         ),
     > = BTreeMap::new();
-    for (player, at_ms, value, tie_breaks) in facts {
+    for (player, at_ms, _, value, tie_breaks) in facts {
         let Some(at) = DateTime::<Utc>::from_timestamp_millis(at_ms) else {
             continue;
         };
@@ -564,7 +594,11 @@ async fn fold<S: SettleStore + ?Sized>(
     let table = (!def.prizes.is_empty()).then(|| RewardTable::of_prizes(&def.prizes));
     let paid_places = def.prizes.iter().map(|b| b.to as usize).max().unwrap_or(0);
     let mut out = Vec::new();
-    for (_, (period, entries)) in periods.into_iter().take(MAX_PERIODS) {
+    // Oldest first by their instants (a local id repeats an hour when clocks go back).
+    let mut periods: Vec<_> = periods.into_values().collect();
+    periods.sort_by(|(a, _), (b, _)| (a.start, &a.id).cmp(&(b.start, &b.id)));
+    let met = periods.len();
+    for (period, entries) in periods.into_iter().take(MAX_PERIODS) {
         let mut listed: Vec<(String, Folding)> = entries.into_iter().collect();
         listed.sort_by(|(a, ea), (b, eb)| {
             podium_rules::leaderboard::listing_key(ea.stored, ea.reached_at_ms, a).cmp(
@@ -602,17 +636,18 @@ async fn fold<S: SettleStore + ?Sized>(
                 .collect(),
         });
     }
-    Ok(out)
+    Ok((out, met))
 }
 
-/// Players looked up at a time.
-const IN_FLIGHT: usize = 16;
+/// Players whose accounts are read at a time (one BatchGetItem).
+const IN_FLIGHT: usize = 100;
 
 /// `listed` (in listing order) without the players suspended or deleted now (OP-4,
-/// GM-6), and how many were left out: each player's account is read from the top
-/// until `needed` remain (the lines listed and the places a prize pays); those below
-/// are kept unread (a board's ranks there are not shown and pay nothing).
-async fn visible<S: SettleStore + ?Sized>(
+/// GM-6), and how many were left out: the accounts are read from the top, 100 at a
+/// time ([`crate::boards::suspended::accounts`]), until `needed` remain (the lines
+/// listed and the places a prize pays); those below are kept unread (a board's ranks
+/// there are not shown and pay nothing).
+async fn visible<S: ItemStore + ?Sized>(
     store: &S,
     listed: Vec<(String, Folding)>,
     needed: usize,
@@ -622,7 +657,8 @@ async fn visible<S: SettleStore + ?Sized>(
     let mut rest = listed.into_iter().peekable();
     while kept.len() < needed && rest.peek().is_some() {
         let group: Vec<(String, Folding)> = rest.by_ref().take(IN_FLIGHT).collect();
-        let accounts = futures::future::try_join_all(group.iter().map(|(p, _)| store.account(p))).await?;
+        let ids: Vec<&str> = group.iter().map(|(p, _)| p.as_str()).collect();
+        let accounts = crate::boards::suspended::accounts(store, &ids).await?;
         for (entry, account) in group.into_iter().zip(accounts) {
             if account == Account::Active {
                 kept.push(entry);
@@ -673,7 +709,21 @@ pub async fn carry_on<S: ItemStore + SettleStore + ?Sized>(
         if moved > 0 && budget.expired() {
             break;
         }
-        step(store, record, version, now, budget, (PAGE, MAX_FACTS)).await?;
+        let id = record.preview.id.clone();
+        match step(store, record.clone(), version, now, budget, (PAGE, MAX_FACTS)).await {
+            Ok(_) => {}
+            Err(e) if e.is_unavailable() => return Err(e),
+            // A preview that cannot go on (an item the store refuses, a corrupt page)
+            // is finished as stopped, naming why, rather than stop every tick.
+            Err(e) => {
+                tracing::warn!(preview = %id, error = %e, "a preview stopped");
+                let mut stopped = record;
+                stopped.preview.finished_at = Some(now);
+                stopped.preview.updated_at = now;
+                stopped.preview.stopped = Some(format!("it could not go on: {e}"));
+                store.put_item_if(&key(&id), &body(&stopped), version).await?;
+            }
+        }
         moved += 1;
     }
     Ok(moved)
