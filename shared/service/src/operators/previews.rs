@@ -346,7 +346,7 @@ pub async fn read<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Option<P
 /// periods' lines.
 pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Preview>, ServiceError> {
     let mut all: Vec<Record> = crate::engine::listing::all(store, PK).await?;
-    all.sort_by(|a, b| b.preview.requested_at.cmp(&a.preview.requested_at));
+    all.sort_by_key(|r| std::cmp::Reverse(r.preview.requested_at));
     Ok(all
         .into_iter()
         .map(|mut r| {
