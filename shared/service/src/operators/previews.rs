@@ -510,21 +510,8 @@ fn place(
 
 /// Every page of values the walk wrote, in its order.
 async fn read_pages<S: ItemStore + ?Sized>(store: &S, record: &Record) -> Result<Vec<Placed>, ServiceError> {
-    let pk = facts_pk(&record.preview.id);
-    let mut out = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let range = after.clone().map_or(SortKeyRange::All, SortKeyRange::After);
-        let items = store.query_items(&pk, &range, true, 100, true).await?;
-        let full = items.len() == 100;
-        after = items.last().map(|(sk, _)| sk.clone());
-        for (sk, item) in items {
-            out.extend(decode::<Vec<Placed>>(&sk, &item.body)?);
-        }
-        if !full {
-            return Ok(out);
-        }
-    }
+    let pages: Vec<Vec<Placed>> = crate::engine::listing::all(store, &facts_pk(&record.preview.id)).await?;
+    Ok(pages.into_iter().flatten().collect())
 }
 
 /// One player's entry being folded: the stored value (BD-12) and when it was reached.
