@@ -52,9 +52,9 @@ const PK: &str = "ACTION#PREVIEW";
 /// at 1 MB whatever the limit).
 pub const PAGE: u32 = 1_000;
 
-/// Values written in one item: at most about 300 bytes each (an id and a result key
-/// of 128 characters, two tie-breaks), so an item stays under 300 KB.
-const PART: usize = 1_000;
+/// Values written in one item: at most about 200 bytes each (an id of 128 characters,
+/// two tie-breaks), so an item stays under 300 KB.
+const PART: usize = 1_500;
 
 /// Lines listed per period.
 pub const TOP: usize = 20;
@@ -65,12 +65,12 @@ pub const FRESH_FOR_MINUTES: i64 = 10;
 /// How long a finished preview stays readable (hours).
 pub const KEPT_FOR_HOURS: i64 = 24;
 
-/// The most values one preview folds (a bound on the fold's memory, about 120 bytes a
-/// value: some 360 MB at the cap, inside the snapshot function's 1,024 MB): a preview
-/// that meets more stops and says so.
-pub const MAX_FACTS: u64 = 3_000_000;
+/// The most values one preview folds (a bound on the fold's memory: about 200 bytes a
+/// value measured, `examples/preview_scale`, so some 400 MB at the cap, inside the
+/// snapshot function's 1,024 MB): a preview that meets more stops and says so.
+pub const MAX_FACTS: u64 = 2_000_000;
 
-/// The most values a request folds (about 24 MB, inside the operator function's
+/// The most values a request folds (about 40 MB, inside the operator function's
 /// 512 MB): a larger preview is folded by the next tick.
 pub const REQUEST_FOLD_MAX: u64 = 200_000;
 
@@ -174,9 +174,17 @@ struct Record {
     pages: u32,
 }
 
-/// One value the board takes: (player, instant ms, the result's key, value,
-/// tie-breaks), in the walk's order.
-type Placed = (String, i64, String, i64, Vec<i64>);
+/// One value the board takes: (player, instant ms, the result's order among those of
+/// its instant, value, tie-breaks), in the walk's order.
+type Placed = (String, i64, u64, i64, Vec<i64>);
+
+/// Where a result stands among those of one instant: the first 8 bytes of SHA-256 of
+/// its key (kind, id), the same on every store and every build.
+fn order_of(key: &podium_store::SourceKey) -> u64 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{}\u{0}{}", key.kind, key.id).as_bytes());
+    u64::from_be_bytes(digest[..8].try_into().unwrap_or_default())
+}
 
 /// The most bytes a preview's record holds (DynamoDB's item limit is 400 KB): the
 /// periods that do not fit are counted in `periods_left_out`.
@@ -466,7 +474,7 @@ fn place(
             }
             None => continue,
         };
-        let key_text = format!("{}/{}", key.kind, key.id);
+        let order = order_of(key);
         let mut taken: Vec<Placed> = Vec::new();
         let mut held = false;
         for fact in facts {
@@ -490,7 +498,7 @@ fn place(
                 Contribution::Feed { value, tie_breaks } => taken.push((
                     fact.player_id,
                     fact.at.timestamp_millis(),
-                    key_text.clone(),
+                    order,
                     value,
                     tie_breaks,
                 )),
@@ -530,9 +538,9 @@ async fn fold<S: ItemStore + ?Sized>(
 ) -> Result<(Vec<PreviewPeriod>, usize), ServiceError> {
     let def = &preview.definition;
     let fold = def.fold();
-    // In the order they happened; results of one instant by their keys (kind, id), so
-    // both stores agree (a stable sort keeps a result's players in its order).
-    facts.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)));
+    // In the order they happened; results of one instant in an order fixed by their
+    // keys, so both stores agree (a stable sort keeps a result's players in its order).
+    facts.sort_by_key(|f| (f.1, f.2));
     let mut periods: BTreeMap<
         String,
         (
