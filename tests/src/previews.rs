@@ -136,6 +136,13 @@ pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(st
     }
     assert_eq!(listed(store, &live, "window").await, previewed);
     assert_eq!(previewed.len(), 4);
+    // GM-6: a deleted player's previews go (a repeat runs it again).
+    previews::forget_player(store, "eve").await.expect("forgotten");
+    assert!(previews::read(store, &preview.id)
+        .await
+        .expect("a read")
+        .is_none());
+    assert!(previews::list(store).await.expect("a list").is_empty());
 }
 
 /// A definition of `game` over all time: `source` combined by `operator`, highest first,

@@ -285,16 +285,11 @@ pub async fn run<S: ItemStore + SettleStore + ?Sized>(
         }
         None => (fresh(id.clone(), definition, from, to, now), 0),
     };
-    let record = if version == 0 {
-        // Begun: recorded first, so a tick carries it if this request stops.
-        if !store.put_item_if(&k, &body(&record), 0).await? {
-            return read(store, &id).await?.ok_or_else(|| not_found(&id));
-        }
-        (record, 1)
-    } else {
-        (record, version)
-    };
-    let (record, version) = record;
+    // Begun: recorded first, so a tick carries it if this request stops.
+    if version == 0 && !store.put_item_if(&k, &body(&record), 0).await? {
+        return read(store, &id).await?.ok_or_else(|| not_found(&id));
+    }
+    let version = version.max(1);
     if record.preview.finished_at.is_some() {
         return Ok(record.preview);
     }
@@ -306,7 +301,8 @@ pub async fn run<S: ItemStore + SettleStore + ?Sized>(
     }
 }
 
-fn not_found(id: &str) -> ServiceError {
+/// The refusal of a preview id that is not kept ([`ServiceError::NotFound`]).
+pub fn not_found(id: &str) -> ServiceError {
     ServiceError::NotFound(format!("no preview {id}"))
 }
 

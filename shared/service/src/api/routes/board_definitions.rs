@@ -341,5 +341,5 @@ pub(crate) async fn read_preview(
     PathId(preview): PathId,
 ) -> Answer {
     let found = crate::operators::previews::read(state.store.as_ref(), &preview).await?;
-    json(&found.ok_or_else(|| ServiceError::NotFound(format!("no preview {preview}")))?)
+    json(&found.ok_or_else(|| crate::operators::previews::not_found(&preview))?)
 }
