@@ -379,6 +379,49 @@ pub async fn a_long_preview_lists_what_fits_and_says_what_it_left_out<S: Store +
     assert_eq!(preview.periods[0].top.len(), 20);
 }
 
+/// BD-13, faults: a store that fails mid-write (the transactions of a page's values
+/// and the preview's new position throttled three times, nothing written, as a call
+/// killed between pages) leaves every page counted once: the calls that fail answer
+/// the error, the next resume from the last position saved, and the preview ends as
+/// the one the first case checks (bob 1st, ana and eve tied 2nd, cy 4th).
+pub async fn a_preview_resumes_whole_after_failed_writes<S: Store + Clone + 'static>(store: &S) {
+    for (id, winner, loser, moves, at) in LAST_WEEKEND {
+        seega(store, id, winner, loser, *moves, at).await;
+    }
+    let faulty = crate::faults::Faulty::new(store.clone()).failing_item_writes("PREVIEW#", 3);
+    let def = weekend(
+        "weekend-seega-wins",
+        "2026-11-27T22:00:00Z",
+        "2026-11-29T22:00:00Z",
+    );
+    let window = (instant("2026-11-27T00:00:00Z"), instant("2026-11-30T00:00:00Z"));
+    let now = instant("2026-12-01T12:00:00Z");
+    let mut failed = 0;
+    let mut finished = None;
+    for _ in 0..1_000 {
+        match previews::run(&faulty, def.clone(), window, now, Budget::steps(1), 2).await {
+            Ok(p) if p.finished_at.is_some() => {
+                finished = Some(p);
+                break;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                assert!(e.is_unavailable(), "{e}");
+                failed += 1;
+            }
+        }
+    }
+    assert_eq!(failed, 3, "each injected failure answered once");
+    let p = finished.expect("finished");
+    assert_eq!((p.results_read, p.counted), (9, 7), "every page counted once");
+    let top: Vec<(u64, &str, i64)> = p.periods[0]
+        .top
+        .iter()
+        .map(|l| (l.rank, l.player_id.as_str(), l.value))
+        .collect();
+    assert_eq!(top, [(1, "bob", 2), (2, "ana", 2), (2, "eve", 2), (4, "cy", 1)]);
+}
+
 /// BD-13: a preview reads past play only: a window that ends after now, ends before it
 /// starts or reaches back more than 400 days is refused naming the field, and a
 /// definition that breaks a rule is refused naming its field; nothing is recorded.
@@ -428,6 +471,7 @@ macro_rules! previews_tests {
             the_preview_of_last_weekend_equals_its_replay,
             every_games_results_preview_as_they_fed_its_boards,
             a_held_record_counts_for_nobody_in_the_preview,
+            a_preview_resumes_whole_after_failed_writes,
             a_long_preview_lists_what_fits_and_says_what_it_left_out,
             a_preview_window_is_checked,
         );
