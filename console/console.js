@@ -486,9 +486,9 @@
 
   function closePeriod(dryRun) {
     const reason = reasonOf("close-reason");
-    const board = $("close-board").value;
+    const board = $("close-board").value.trim();
     const period = $("close-period").value.trim();
-    if (!reason || !period) return;
+    if (!reason || !period || !board) return;
     const path = "/v1/operator/periods/" + encodeURIComponent(board) + "/" + encodeURIComponent(period) + "/close";
     const run = () => send("POST", path, { reason, dry_run: dryRun });
     const show = (op) => {
@@ -614,6 +614,15 @@
         open.type = "button";
         open.addEventListener("click", () => openDefinition(h.id));
         tbody.appendChild(row([h.id, h.game, h.version, h.retired_at ? "retired " + instant(h.retired_at) : "active", open]));
+      }
+      // The Periods form offers the defined boards with periods next to the built-in ones.
+      const boards = $("close-boards");
+      for (const o of Array.from(boards.options)) if (o.dataset.defined) o.remove();
+      for (const h of list.boards) {
+        const o = el("option");
+        o.value = h.id;
+        o.dataset.defined = "1";
+        boards.appendChild(o);
       }
       status(list.boards.length + " definition(s).");
     } catch (e) {

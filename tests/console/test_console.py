@@ -335,7 +335,8 @@ class ConsoleTest(unittest.TestCase):
 
     def test_8_operator_creates_previews_edits_and_retires_an_event(self):
         """BD-1 … BD-13 from the console: a dry run answers and writes nothing; a
-        preview ranks the seed's week and writes nothing; the event is created (version 1), its title edited (version 2, at once: BD-10),
+        preview ranks the seed's week and writes nothing; the event is created (version 1), the
+        Periods form offers it (its window not ended yet), its title edited (version 2, at once: BD-10),
         then retired; each step shows in the definitions and versions tables."""
         self.open_console()
         d = self.driver
@@ -391,6 +392,16 @@ class ConsoleTest(unittest.TestCase):
         self.accept_confirmation()
         self.wait.until(lambda d: len(self.rows("definition-versions")) == 1)
         self.assertEqual(cells(self.rows("definitions")[0])[:4], ["console-cup", "seega", "1", "active"])
+        # The Periods form names a defined board as it names a built-in one (BD-9): the
+        # cup's window has not ended at the served clock, and the refusal says so.
+        offered = [o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "#close-boards option")]
+        self.assertEqual(offered, ["mahjong-weekly", "mahjong-daily", "console-cup"])
+        for field, text in (("close-board", "console-cup"), ("close-period", "window"), ("close-reason", "the console cup's prizes")):
+            box = d.find_element(By.ID, field)
+            box.clear()
+            box.send_keys(text)
+        d.find_element(By.ID, "close-dry-run").click()
+        self.wait.until(lambda d: "has not ended" in d.find_element(By.ID, "status").text)
         # Edit the title: a new version, effective at once.
         type_definition({**event, "title": "Console cup (edited)"})
         d.find_element(By.ID, "definition-update").click()

@@ -761,6 +761,183 @@ pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S)
     assert_eq!(jokers.body, r#"{"count":2}"#);
 }
 
+/// LB-5, BD-9, OP-5: an operator closes a defined board's ended period as a built-in
+/// one's: refused before its end; a dry run lists nothing until it is frozen; the
+/// close freezes it, sends every ranked player their result with the prizes of the
+/// table at the end, once, and is audited under `{board}@{period}`; a dry run then
+/// finds every result sent; the ticks' own close and a close run again send nothing
+/// more; a board retired before a period's end is not closed (its prizes cancelled).
+pub async fn an_operator_closes_a_defined_boards_period<S: Store + ?Sized>(store: &S) {
+    use podium_service::jobs::Job;
+    use podium_service::operators::periods::close_period;
+    let def = weekend(json!([{"from": 1, "to": 1, "points": 500}, {"from": 2, "to": 3, "points": 200}]));
+    play_the_weekend(store, def.clone()).await;
+    let tables = Default::default();
+    let who = (OPERATOR, "the weekend's prizes, at once");
+    let period = ("weekend-seega-wins", "window");
+    let early = close_period(
+        store,
+        period,
+        false,
+        &tables,
+        who,
+        instant("2026-12-06T21:00:00Z"),
+    )
+    .await;
+    assert!(
+        matches!(early, Err(ServiceError::BadRequest { field: "period", .. })),
+        "{early:?}"
+    );
+    let unknown = close_period(
+        store,
+        ("weekend-seega-winz", "window"),
+        false,
+        &tables,
+        who,
+        instant("2026-12-07T08:00:00Z"),
+    )
+    .await;
+    assert!(matches!(unknown, Err(ServiceError::NotFound(_))), "{unknown:?}");
+    let bad = close_period(
+        store,
+        ("weekend-seega-wins", "2026-W49"),
+        false,
+        &tables,
+        who,
+        instant("2026-12-07T08:00:00Z"),
+    )
+    .await;
+    assert!(
+        matches!(bad, Err(ServiceError::BadRequest { field: "period", .. })),
+        "{bad:?}"
+    );
+    // Not frozen yet: the dry run lists nothing (the live board is not read).
+    let now = instant("2026-12-07T08:00:00Z");
+    let dry = close_period(store, period, true, &tables, who, now)
+        .await
+        .expect("a dry run");
+    assert_eq!(
+        (dry.was_frozen, dry.ranked, dry.results.len()),
+        (false, 0, 0),
+        "{dry:?}"
+    );
+    let op = close_period(store, period, false, &tables, who, now)
+        .await
+        .expect("closed");
+    assert!(!op.was_frozen && op.done, "{op:?}");
+    assert_eq!((op.ranked, op.sent, op.to_send), (4, 4, 0), "{op:?}");
+    let want = [
+        ("bob", 1, json!({"points": 500, "game": "seega"})),
+        ("ana", 2, json!({"points": 200, "game": "seega"})),
+        ("eve", 2, json!({"points": 200, "game": "seega"})),
+        ("cy", 4, serde_json::Value::Null),
+    ];
+    for (player, rank, reward) in &want {
+        let (n, m) = weekend_result(store, player).await;
+        let m = m.expect("a result");
+        assert_eq!((n, m["rank"].as_u64()), (1, Some(*rank)), "{player}");
+        assert_eq!(m.get("reward").cloned().unwrap_or_default(), *reward, "{player}");
+    }
+    let trail = podium_service::moderation::audit::Trail::Board("weekend-seega-wins@window".into());
+    let (entries, _) = podium_service::moderation::audit::read(store, &trail, None, 10)
+        .await
+        .expect("the trail");
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(
+        (entries[0].action.as_str(), entries[0].operator.as_str()),
+        ("close", OPERATOR)
+    );
+    // Frozen now: the dry run checks every result, each sent.
+    let dry = close_period(store, period, true, &tables, who, instant("2026-12-07T09:00:00Z"))
+        .await
+        .expect("a dry run");
+    assert_eq!(
+        (
+            dry.was_frozen,
+            dry.ranked,
+            dry.checked,
+            dry.already_sent,
+            dry.to_send
+        ),
+        (true, 4, 4, 4, 0),
+        "{dry:?}"
+    );
+    let lines: Vec<(&str, u64, i64, bool)> = dry
+        .results
+        .iter()
+        .map(|l| (l.player_id.as_str(), l.rank, l.reward, l.sent))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("bob", 1, 500, true),
+            ("ana", 2, 200, true),
+            ("eve", 2, 200, true),
+            ("cy", 4, 0, true)
+        ]
+    );
+    // The ticks' close of the period, and the operator's close again: nothing more.
+    let report = tick(store, Job::Freeze, "2026-12-07T10:00:00Z").await;
+    assert!(
+        report
+            .closed
+            .iter()
+            .any(|c| c.board == "weekend-seega-wins" && c.results.is_none()),
+        "{:?}",
+        report.closed
+    );
+    let again = close_period(
+        store,
+        period,
+        false,
+        &tables,
+        who,
+        instant("2026-12-07T11:00:00Z"),
+    )
+    .await
+    .expect("closed again");
+    assert_eq!((again.ranked, again.sent, again.done), (4, 0, true), "{again:?}");
+    for (player, rank, _) in &want {
+        let (n, m) = weekend_result(store, player).await;
+        assert_eq!((n, m.unwrap()["rank"].as_u64()), (1, Some(*rank)), "{player}");
+    }
+    // A weekly board retired on Friday: its week ending Saturday pays nothing (BD-9),
+    // so it is not closed; the week before, ended before the retirement, is.
+    let mut weekly = weekly("seega-week-points");
+    weekly.prizes = def.prizes.clone();
+    definitions::create(store, weekly, OPERATOR, at(2026, 11, 1, 12), 20, false)
+        .await
+        .expect("created");
+    definitions::retire(store, "seega-week-points", 1, at(2026, 12, 4, 12), false)
+        .await
+        .expect("retired");
+    let later = instant("2026-12-07T12:00:00Z");
+    let retired = close_period(
+        store,
+        ("seega-week-points", "2026-11-28T00:00"),
+        false,
+        &tables,
+        who,
+        later,
+    )
+    .await;
+    assert!(
+        matches!(&retired, Err(e @ ServiceError::StateConflict { field: "board", .. }) if rule_of(e) == "BD-9"),
+        "{retired:?}"
+    );
+    let before = close_period(
+        store,
+        ("seega-week-points", "2026-11-21T00:00"),
+        false,
+        &tables,
+        who,
+        later,
+    )
+    .await
+    .expect("closed");
+    assert!(before.done, "{before:?}");
+}
+
 /// GET `path` through the API as `player`, at 2026-12-06T12:00Z.
 async fn read_as<S: Store + Clone + 'static>(
     store: &S,
@@ -1766,6 +1943,7 @@ macro_rules! board_definitions_tests {
             the_operator_routes_define_a_board,
             weekend_seega_wins_count_inside_the_window_only,
             weekend_seega_wins_pay_the_top_3_once,
+            an_operator_closes_a_defined_boards_period,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,
             a_moved_clock_closes_a_prize_period_when_it_ends,

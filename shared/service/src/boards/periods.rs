@@ -394,12 +394,32 @@ pub async fn freeze<S: BoardStore + ItemStore + ?Sized>(
     now: DateTime<Utc>,
     budget: crate::budget::Budget,
 ) -> Result<RunReport, ServiceError> {
-    snapshot::write::run_sequenced(
+    freeze_board(
         store,
         &board.in_period(period),
+        period.end.unwrap_or(now),
+        now,
+        budget,
+    )
+    .await
+}
+
+/// Freezes `board`'s period, which ended at `end` (UTC), into its final snapshot
+/// ranked as of then (LB-5; a built-in or a defined board's, BD-9), within `budget`,
+/// as [`freeze`] does.
+pub async fn freeze_board<S: BoardStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    end: DateTime<Utc>,
+    now: DateTime<Utc>,
+    budget: crate::budget::Budget,
+) -> Result<RunReport, ServiceError> {
+    snapshot::write::run_sequenced(
+        store,
+        board,
         FINAL,
         0,
-        period.end.unwrap_or(now),
+        end,
         snapshot::layout::Paging::content_defined(PAGE_SIZE),
         budget,
         now,

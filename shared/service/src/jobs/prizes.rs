@@ -26,14 +26,12 @@ use podium_rules::board::definition::{DefinedPeriod, Schedule};
 use podium_rules::board::BoardRef;
 use podium_rules::game::Game;
 use podium_rules::period_reward::RewardTable;
-use podium_rules::snapshot::PAGE_SIZE;
 use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
 use super::report::{Behind, BoardRun, PeriodClosed, TickReport};
 use crate::boards::close;
 use crate::boards::defined::Known;
-use crate::boards::snapshot::{self, layout::Paging, layout::FINAL};
 use crate::budget::Budget;
 use crate::engine::defined::Feeding;
 use crate::error::ServiceError;
@@ -228,17 +226,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         let prizes = k.prizes_at_end(&period);
         let mut results = None;
         if !prizes.is_empty() {
-            let frozen = snapshot::write::run_sequenced(
-                store,
-                &board,
-                FINAL,
-                0,
-                end,
-                Paging::content_defined(PAGE_SIZE),
-                budget,
-                at,
-            )
-            .await?;
+            let frozen = crate::boards::periods::freeze_board(store, &board, end, at, budget).await?;
             let (busy, published) = (frozen.busy, frozen.complete);
             report.runs.push(BoardRun::new(&board, frozen));
             if !published {

@@ -10,7 +10,7 @@
 //! changes nothing).
 
 use chrono::{DateTime, Duration, Utc};
-use podium_rules::board::{board_def, BoardRef};
+use podium_rules::board::BoardRef;
 use podium_rules::period_reward::RewardTables;
 use podium_store::{ItemKey, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
@@ -138,18 +138,19 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
     now: DateTime<Utc>,
     budget: Budget,
 ) -> Result<(), ServiceError> {
-    let Some(def) = board_def(&dry.board) else {
+    let Some(closable) = super::closable::named(store, &dry.board, &dry.period, now).await? else {
         dry.finished_at = Some(now);
         return Ok(());
     };
-    let board = BoardRef::new(dry.board.clone(), dry.period.clone());
-    let table = rewards.get(def.id);
+    let board = closable.board();
+    let table = closable.table(rewards);
+    let table = table.as_ref();
     let left_out = match dry.left_out.clone() {
         Some(l) => l,
         None => close::left_out(store, &board).await?,
     };
     dry.left_out = Some(left_out.clone());
-    let mut results = FinalResults::open(store, def.game, &board, table, &left_out).await?;
+    let mut results = FinalResults::open(store, closable.game(), &board, table, &left_out).await?;
     // GM-6: a player deleted since the freeze keeps their place (the period's ranks
     // stand) but is sent nothing: neither listed nor counted to send.
     let pointer = crate::boards::snapshot::read::current_consistent(store, &board).await?;

@@ -21,6 +21,7 @@
 //! - [`events`]: new inbox messages as EventBridge events.
 
 pub mod board_definitions;
+pub(crate) mod closable;
 pub mod concerning;
 pub mod console;
 pub mod deletion;

@@ -5,14 +5,15 @@
 //! sends only what was never sent, and runs alongside a tick safely.
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::{board_def, BoardRef};
-use podium_rules::period::{Period, PeriodKind};
+use podium_rules::board::BoardRef;
+use podium_rules::period::Period;
 use podium_rules::period_reward::RewardTables;
 use podium_store::{BoardStore, ItemKey, ItemStore, SettleStore};
 use serde::{Deserialize, Serialize};
 
 use crate::budget::Budget;
 
+use super::closable::{self, Closable};
 use crate::boards::close;
 use crate::error::ServiceError;
 use crate::moderation::audit::{self, action, AuditEntry};
@@ -58,30 +59,6 @@ impl PeriodOperation {
             self.done
         }
     }
-}
-
-/// The board and period an operator names: a period board (not all-time, not a rolling
-/// window) and one of its ended periods. Errors name `board` or `period`.
-fn ended_period(
-    board: &str,
-    period: &str,
-    now: DateTime<Utc>,
-) -> Result<(&'static podium_rules::board::BoardDef, Period), ServiceError> {
-    let def = board_def(board).ok_or_else(|| ServiceError::NotFound("no such board".into()))?;
-    if def.period == PeriodKind::AllTime || def.window_days.is_some() {
-        return Err(ServiceError::BadRequest {
-            field: "board",
-            message: "an all-time or rolling board has no period to close".into(),
-        });
-    }
-    let p = Period::parse(def.period, def.zone, period)?;
-    if !p.is_over(now) {
-        return Err(ServiceError::BadRequest {
-            field: "period",
-            message: "the period has not ended".into(),
-        });
-    }
-    Ok((def, p))
 }
 
 /// Closes `board`'s ended `period` (freezing it first when no tick did), or with
@@ -133,19 +110,20 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
     reach_days: i64,
 ) -> Result<PeriodOperation, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
-    let (def, p) = ended_period(board, period, now)?;
-    let bref: BoardRef = def.in_period(&p);
-    let table = rewards.get(def.id);
+    let closable = closable::ended(store, board, period, now).await?;
+    let bref: BoardRef = closable.board();
     let was_frozen = close::is_frozen(store, &bref).await?;
     if dry_run {
-        return dry_run_of(store, def, &bref, rewards, was_frozen, now, budget).await;
+        return dry_run_of(store, &closable, rewards, was_frozen, now, budget).await;
     }
-    in_order(store, def, &p, now, reach_days).await?;
+    if let Some((def, p)) = closable.built_in() {
+        in_order(store, def, p, now, reach_days).await?;
+    }
     // OP-5: recorded before any effect, so a close stopped anywhere has its entry.
     audit::append(
         store,
         &AuditEntry {
-            id: audit::fresh_id(&format!("{}@{}", def.id, p.id)),
+            id: audit::fresh_id(&bref.key()),
             at: now,
             operator: operator.to_string(),
             action: action::CLOSE.into(),
@@ -158,7 +136,7 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
     )
     .await?;
     let (mut act, version) = begin(store, &bref, operator, now).await?;
-    step(store, def, &p, table, &mut act, now, budget).await?;
+    step(store, &closable, rewards, &mut act, now, budget).await?;
     act.updated_at = now;
     if !store
         .put_item_if(&action_key(&bref), &json_body(&act), version)
@@ -171,8 +149,8 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
         }
     }
     Ok(PeriodOperation {
-        board: def.id.to_string(),
-        period: p.id.clone(),
+        board: bref.board,
+        period: bref.period,
         was_frozen,
         dry_run: false,
         ranked: act.ranked,
@@ -228,15 +206,15 @@ async fn in_order<S: ItemStore + ?Sized>(
 /// steps, [`super::dry_runs`]).
 async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
     store: &S,
-    def: &'static podium_rules::board::BoardDef,
-    bref: &BoardRef,
+    closable: &Closable,
     rewards: &RewardTables,
     was_frozen: bool,
     now: DateTime<Utc>,
     budget: Budget,
 ) -> Result<PeriodOperation, ServiceError> {
+    let bref = closable.board();
     let mut op = PeriodOperation {
-        board: def.id.to_string(),
+        board: bref.board.clone(),
         period: bref.period.clone(),
         was_frozen,
         dry_run: true,
@@ -251,11 +229,11 @@ async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
     if !was_frozen {
         return Ok(op);
     }
-    let dry = super::dry_runs::run(store, bref, rewards, now, budget).await?;
+    let dry = super::dry_runs::run(store, &bref, rewards, now, budget).await?;
     op.ranked = dry.ranked;
     op.checked = dry.checked;
     op.already_sent = dry.already_sent;
-    op.to_send = if rewards.get(def.id).is_some() {
+    op.to_send = if closable.table(rewards).is_some() {
         dry.checked - dry.already_sent - dry.deleted
     } else {
         0
@@ -363,24 +341,25 @@ async fn begin<S: ItemStore + ?Sized>(
 #[allow(clippy::too_many_arguments)]
 async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
-    def: &'static podium_rules::board::BoardDef,
-    p: &Period,
-    table: Option<&podium_rules::period_reward::RewardTable>,
+    closable: &Closable,
+    rewards: &RewardTables,
     act: &mut CloseAction,
     now: DateTime<Utc>,
     budget: Budget,
 ) -> Result<(), ServiceError> {
-    let bref = def.in_period(p);
+    let bref = closable.board();
+    let table = closable.table(rewards);
     if !close::is_frozen(store, &bref).await? {
-        let frozen = crate::boards::periods::freeze(store, def, p, now, budget).await?;
+        let frozen = closable.freeze(store, now, budget).await?;
         if !frozen.complete {
             return Ok(());
         }
     }
     if !act.results_done {
         if table.is_some() {
+            let game = closable.game();
             let Some(run) =
-                close::rerun_within(store, def.game, &bref, table, now, act.settled, budget).await?
+                close::rerun_within(store, game, &bref, table.as_ref(), now, act.settled, budget).await?
             else {
                 return Ok(());
             };
@@ -393,11 +372,14 @@ async fn step<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             }
         } else {
             // No reward table: no results to send; the count is the final's.
-            act.ranked = close::ranked(store, def.game, &bref).await?;
+            act.ranked = close::ranked(store, closable.game(), &bref).await?;
         }
         act.results_done = true;
     }
-    if let Some(league) = podium_rules::league::league_of_board(def.id) {
+    let league = closable
+        .built_in()
+        .and_then(|(def, p)| Some((podium_rules::league::league_of_board(def.id)?, p)));
+    if let Some((league, p)) = league {
         let week = crate::players::leagues::close_week_within(store, league, &p.id, now, budget).await?;
         if !week.done {
             return Ok(());
@@ -427,14 +409,11 @@ pub async fn carry_on<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         if moved > 0 && budget.expired() {
             break;
         }
-        let Some(def) = board_def(&current.board) else {
+        let Some(closable) = closable::named(store, &current.board, &current.period, now).await? else {
             continue;
         };
-        let Ok(p) = Period::parse(def.period, def.zone, &current.period) else {
-            continue;
-        };
-        let bref = def.in_period(&p);
-        step(store, def, &p, rewards.get(def.id), &mut current, now, budget).await?;
+        let bref = closable.board();
+        step(store, &closable, rewards, &mut current, now, budget).await?;
         current.updated_at = now;
         // Lost to a concurrent step: its record stands, the next tick goes on.
         store

@@ -503,7 +503,8 @@ pub(crate) struct CloseBody {
     pub dry_run: bool,
 }
 
-/// Closes an ended period of a period board (LB-5): freezes it when no tick did, then
+/// Closes an ended period of a period board (LB-5), built-in or defined (BD-9: the
+/// prize table at the period's end): freezes it when no tick did, then
 /// sends each ranked player's result with the board's reward exactly once (a close run
 /// again sends only what was never sent), and closes the league's week. With
 /// `dry_run`, only lists what would be sent, to whom. Operators only; an applied close
@@ -515,7 +516,7 @@ pub(crate) struct CloseBody {
     path = "/v1/operator/periods/{board}/{period}/close",
     tag = "operators",
     params(
-        ("board" = String, Path, description = "A period board", example = "mahjong-weekly"),
+        ("board" = String, Path, description = "A period board, built-in or defined", example = "mahjong-weekly"),
         ("period" = String, Path, description = "An ended period of it", example = "2026-W48"),
     ),
     request_body = CloseBody,
@@ -523,9 +524,9 @@ pub(crate) struct CloseBody {
         (status = 200, description = "What was (or would be) sent: the close is done, or the dry run checked every result", body = crate::operators::periods::PeriodOperation),
         (status = 202, description = "Accepted and under way (`done` false; a dry run: `checked` below `ranked`): an applied close's audit entry is written, the next ticks carry it on, `GET /v1/operator/jobs` shows it; asking again joins it", body = crate::operators::periods::PeriodOperation),
         (status = 400, description = "Not a period board, a period not ended or malformed, or a bad reason", body = ErrorBody),
-        (status = 409, description = "A league's week while an earlier week is not closed yet (weeks close in order, LB-5)", body = ErrorBody),
+        (status = 409, description = "A league's week while an earlier week is not closed yet (weeks close in order, LB-5), or a defined board retired before the period ended (BD-9: its prizes are cancelled)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
-        (status = 404, description = "No such board", body = ErrorBody),
+        (status = 404, description = "No such board, or a defined board's period it no longer keeps (BD-6)", body = ErrorBody),
     ),
     security(("jwt" = ["podium/operator"]))
 )]
