@@ -53,6 +53,7 @@ fn facts() -> Vec<Fact> {
             moves: Some(20),
             level: None,
             time_ms: None,
+            rating: None,
         })
         .collect()
 }

@@ -938,6 +938,94 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + ?Sized>(store
     assert!(before.done, "{before:?}");
 }
 
+/// BD-2 (`rating`), DB-6, MS-8: a board of Dots and Boxes ratings, `latest`, lists
+/// exactly what the built-in `dots-and-boxes` board lists (the built-in board is this
+/// definition); with `max`, each player's highest rating of the period; a match against
+/// the CPU (unrated) feeds neither; a source a game does not rate is refused.
+pub async fn ratings_feed_a_defined_board_as_the_built_in_one<S: Store + ?Sized>(store: &S) {
+    use podium_rules::dots_and_boxes::board::Board;
+    use podium_rules::dots_and_boxes::replay::{self, Outcome};
+    let rating_board = |id: &str, game: &str, operator: &str| -> Definition {
+        serde_json::from_value(json!({
+            "id": id, "title": "Ratings", "game": game, "source": {"kind": "rating"},
+            "operator": operator, "order": "higher_first", "schedule": {"kind": "all_time"},
+        }))
+        .expect("a definition")
+    };
+    let latest = rating_board("dots-rating", "dots-and-boxes", "latest");
+    let peak = rating_board("dots-peak", "dots-and-boxes", "max");
+    for def in [&latest, &peak] {
+        definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
+            .await
+            .expect("created");
+    }
+    let seega_rating = definitions::create(
+        store,
+        rating_board("seega-rating", "seega", "latest"),
+        OPERATOR,
+        at(2026, 12, 1, 12),
+        20,
+        true,
+    )
+    .await;
+    assert!(
+        matches!(&seega_rating, Err(ServiceError::Invalid(r)) if r.field == "source" && r.rule == "BD-2"),
+        "{seega_rating:?}"
+    );
+    let board = Board { width: 3, height: 3 };
+    let moves = crate::dots_and_boxes::full_game(&board);
+    let r = replay::replay(&board, &moves).expect("legal");
+    let (winner, loser) = match replay::outcome(&r, None) {
+        Some(Outcome::Win(0)) => ("ra", "rb"),
+        _ => ("rb", "ra"),
+    };
+    // ra and rb play twice (the same winner), then the loser loses to the CPU in the
+    // winning seat: unrated.
+    for id in ["rt-1", "rt-2"] {
+        crate::dots_and_boxes::send(
+            store,
+            &crate::dots_and_boxes::line(id, [("ra", true), ("rb", true)], &moves, Some(winner)),
+        )
+        .await
+        .expect("rated");
+    }
+    let cpu_seat = if winner == "ra" {
+        [("cpu-1", false), ("rb", true)]
+    } else {
+        [("ra", true), ("cpu-1", false)]
+    };
+    crate::dots_and_boxes::send(
+        store,
+        &crate::dots_and_boxes::line("rt-3", cpu_seat, &moves, Some("cpu-1")),
+    )
+    .await
+    .expect("recorded");
+    let built_in = store
+        .board_after(
+            &podium_rules::board::BoardRef::all_time("dots-and-boxes"),
+            None,
+            100,
+        )
+        .await
+        .expect("the built-in board");
+    let built_in: Vec<(String, i64)> = built_in.into_iter().map(|s| (s.player_id, s.value)).collect();
+    let defined: Vec<(String, i64)> = listed(store, &latest, "all")
+        .await
+        .into_iter()
+        .map(|(_, p, v, _)| (p, v))
+        .collect();
+    assert_eq!(defined, built_in);
+    assert_eq!(defined.len(), 2, "{defined:?}");
+    // The loser's rating fell twice: their peak is the first match's.
+    let peaks = listed(store, &peak, "all").await;
+    let loser_latest = defined.iter().find(|(p, _)| p == loser).map(|e| e.1);
+    let loser_peak = peaks.iter().find(|e| e.1 == loser).map(|e| e.2);
+    assert!(loser_peak > loser_latest, "{peaks:?} {defined:?}");
+    assert_eq!(loser_peak, Some(1484));
+    let unit = podium_service::boards::catalogue::unit_of(&latest);
+    assert_eq!(unit.show(1516), "1516");
+}
+
 /// GET `path` through the API as `player`, at 2026-12-06T12:00Z.
 async fn read_as<S: Store + Clone + 'static>(
     store: &S,
@@ -1944,6 +2032,7 @@ macro_rules! board_definitions_tests {
             weekend_seega_wins_count_inside_the_window_only,
             weekend_seega_wins_pay_the_top_3_once,
             an_operator_closes_a_defined_boards_period,
+            ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,
             a_moved_clock_closes_a_prize_period_when_it_ends,

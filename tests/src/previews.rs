@@ -184,6 +184,13 @@ pub async fn every_games_results_preview_as_they_fed_its_boards<S: Store + ?Size
             json!([]),
         ),
         all_time(
+            "prev-duel-rating",
+            "minesweeper",
+            json!({"kind": "rating"}),
+            "latest",
+            json!([]),
+        ),
+        all_time(
             "prev-mahjong",
             "mahjong-rivals",
             json!({"kind": "points"}),

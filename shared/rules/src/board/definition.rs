@@ -99,6 +99,21 @@ pub enum Source {
     QuickMatchPoints,
     /// The moves a player made in the match: a tie-break source only (BD-5).
     Moves,
+    /// The player's rating after a rated match (DB-6, MS-8): with `latest`, their
+    /// rating now; with `max`, the highest they reached in the period.
+    Rating,
+}
+
+impl Source {
+    /// How the board's values are shown: times in milliseconds (MJ-3), ratings whole
+    /// (DB-6, MS-8), anything else as points.
+    pub fn unit(&self) -> super::Unit {
+        match self {
+            Source::BestTime { .. } => super::Unit::Milliseconds,
+            Source::Rating => super::Unit::Rating,
+            _ => super::Unit::Points,
+        }
+    }
 }
 
 /// How a player's values in one period combine (BD-3).
@@ -501,6 +516,12 @@ fn check_source(game: Game, source: &Source, field: &str, tie_break: bool) -> Re
         Source::ArenaPoints | Source::QuickMatchPoints => {
             if !mahjong {
                 return refuse("Arena and Quick Match points are Mahjong Rivals results only");
+            }
+            Ok(())
+        }
+        Source::Rating => {
+            if !matches!(game, Game::DotsAndBoxes | Game::Minesweeper) {
+                return refuse("ratings are kept for Dots and Boxes and Minesweeper only (DB-6, MS-8)");
             }
             Ok(())
         }

@@ -47,12 +47,15 @@ pub struct Fact {
     pub level: Option<u32>,
     /// The completion's time in milliseconds (MJ-3), on a level completion.
     pub time_ms: Option<u64>,
+    /// The player's rating after the match (DB-6, MS-8), on a rated match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i64>,
 }
 
 impl Fact {
     /// A player's fact of a rated two-player match (Dots and Boxes DB-6, the
     /// Minesweeper duel MS-8): the rating points it moved them by as `points` (0 when
-    /// unrated), and whether they won.
+    /// unrated), the rating it left them with, and whether they won.
     pub fn of_rated_match(
         player_id: &str,
         game: Game,
@@ -74,6 +77,7 @@ impl Fact {
             moves,
             level: None,
             time_ms: None,
+            rating: after.filter(|_| rated),
         }
     }
 }
@@ -103,6 +107,7 @@ impl Source {
             Source::ArenaPoints => (fact.kind == ResultKind::Arena).then_some(fact.points),
             Source::QuickMatchPoints => (fact.kind == ResultKind::QuickMatch).then_some(fact.points),
             Source::Moves => fact.moves.map(i64::from),
+            Source::Rating => fact.rating,
         }
     }
 }
@@ -290,6 +295,7 @@ mod tests {
             moves: Some(31),
             level: None,
             time_ms: None,
+            rating: None,
         }
     }
 
@@ -314,7 +320,7 @@ mod tests {
             level: Some(7),
             time_ms: Some(61_000),
             moves: None,
-            ..win
+            ..win.clone()
         };
         assert_eq!(Source::BestTime { level: 7 }.value_of(&level), Some(61_000));
         assert_eq!(Source::BestTime { level: 8 }.value_of(&level), None);
@@ -322,6 +328,23 @@ mod tests {
         assert_eq!(Source::LevelCompletions { level: Some(8) }.value_of(&level), None);
         assert_eq!(Source::ArenaPoints.value_of(&level), None);
         assert_eq!(Source::Wins { rated_only: false }.value_of(&level), None);
+        // DB-6, MS-8: a rated match's rating after it; none for an unrated one.
+        let rated = Fact::of_rated_match(
+            "p",
+            Game::DotsAndBoxes,
+            win.at,
+            (Some(1500), Some(1516)),
+            true,
+            true,
+            None,
+        );
+        assert_eq!(
+            (Source::Rating.value_of(&rated), Source::Points.value_of(&rated)),
+            (Some(1516), Some(16))
+        );
+        let unrated = Fact::of_rated_match("p", Game::DotsAndBoxes, win.at, (None, None), true, false, None);
+        assert_eq!(Source::Rating.value_of(&unrated), None);
+        assert_eq!(Source::Rating.value_of(&win), None);
     }
 
     /// BD-5: most wins first, then fewest moves; each column combined on its own.

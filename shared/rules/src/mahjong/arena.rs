@@ -263,6 +263,7 @@ impl ArenaResult {
                 moves: None,
                 level: None,
                 time_ms: None,
+                rating: None,
             })
             .collect()
     }

@@ -335,6 +335,7 @@ impl CompletionResult {
             moves: None,
             level: Some(self.level),
             time_ms: Some(self.time_ms),
+            rating: None,
         }]
     }
 }

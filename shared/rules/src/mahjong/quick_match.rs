@@ -253,6 +253,7 @@ impl QuickMatchResult {
                 moves: None,
                 level: None,
                 time_ms: None,
+                rating: None,
             })
             .collect()
     }

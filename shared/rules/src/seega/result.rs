@@ -184,6 +184,7 @@ impl MatchResult {
                 moves: Some(p.moves),
                 level: None,
                 time_ms: None,
+                rating: None,
             })
             .collect()
     }

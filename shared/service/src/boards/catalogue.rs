@@ -10,7 +10,7 @@
 
 use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
-use podium_rules::board::definition::{Definition, Schedule, Source};
+use podium_rules::board::definition::{Definition, Schedule};
 use podium_rules::board::{BoardRef, Unit, BOARDS};
 use podium_rules::game::Game;
 use podium_rules::period::PeriodClock;
@@ -112,10 +112,7 @@ fn built_in_title(id: &str) -> &'static str {
 
 /// The unit a definition's values are in.
 pub fn unit_of(definition: &Definition) -> Unit {
-    match definition.source {
-        Source::BestTime { .. } => Unit::Milliseconds,
-        _ => Unit::Points,
-    }
+    definition.source.unit()
 }
 
 /// The boards `player` can see at `now`, with their value on each.

@@ -14,7 +14,7 @@ use std::sync::{Arc, LazyLock, RwLock};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use podium_rules::board::definition::{DefinedPeriod, Prize, Schedule, Source};
+use podium_rules::board::definition::{DefinedPeriod, Prize, Schedule};
 use podium_rules::board::feed::Fold;
 use podium_rules::board::{BoardRef, Unit};
 use podium_rules::period::PeriodClock;
@@ -218,10 +218,7 @@ pub fn shape(board: &BoardRef) -> Option<Shape> {
     let def = &version.definition;
     Some(Shape {
         fold: def.fold(),
-        unit: match def.source {
-            Source::BestTime { .. } => Unit::Milliseconds,
-            _ => Unit::Points,
-        },
+        unit: def.source.unit(),
     })
 }
 
