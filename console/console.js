@@ -499,7 +499,10 @@
         (!dryRun && !op.done ? "; under way: the next ticks carry it on (close again to follow it)" : "");
       const body = $("close-results").tBodies[0];
       clear(body);
-      for (const r of op.results) body.appendChild(row([r.rank, r.of, r.player_id, r.value, r.reward, r.sent ? "yes" : "no"]));
+      for (const r of op.results) {
+        const reward = r.jokers ? r.reward + " + " + r.jokers + (r.jokers === 1 ? " Joker" : " Jokers") : r.reward;
+        body.appendChild(row([r.rank, r.of, r.player_id, r.value, reward, r.sent ? "yes" : "no"]));
+      }
       return "";
     };
     if (dryRun) {

@@ -767,7 +767,7 @@ pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S)
 /// table at the end, once, and is audited under `{board}@{period}`; a dry run then
 /// finds every result sent; the ticks' own close and a close run again send nothing
 /// more; a board retired before a period's end is not closed (its prizes cancelled).
-pub async fn an_operator_closes_a_defined_boards_period<S: Store + ?Sized>(store: &S) {
+pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'static>(store: &S) {
     use podium_service::jobs::Job;
     use podium_service::operators::periods::close_period;
     let def = weekend(json!([{"from": 1, "to": 1, "points": 500}, {"from": 2, "to": 3, "points": 200}]));
@@ -846,6 +846,59 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + ?Sized>(store
     assert_eq!(
         (entries[0].action.as_str(), entries[0].operator.as_str()),
         ("close", OPERATOR)
+    );
+    // The same through the routes: the trail by `{board}@{period}`; a period the board
+    // has not is refused naming `board`; the close's dry run.
+    use crate::moderation::operator_call;
+    let trail = operator_call(
+        store,
+        "GET",
+        "/v1/operator/audit",
+        &[("board", "weekend-seega-wins@window")],
+        Some(OPERATOR),
+        None,
+        now,
+    )
+    .await;
+    assert_eq!(
+        (trail.status, trail.body["entries"].as_array().map(Vec::len)),
+        (200, Some(1)),
+        "{}",
+        trail.body
+    );
+    let wrong = operator_call(
+        store,
+        "GET",
+        "/v1/operator/audit",
+        &[("board", "weekend-seega-wins@2026-W49")],
+        Some(OPERATOR),
+        None,
+        now,
+    )
+    .await;
+    assert!(
+        wrong.status == 400
+            && wrong.body["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("board:")),
+        "{}",
+        wrong.body
+    );
+    let routed = operator_call(
+        store,
+        "POST",
+        "/v1/operator/periods/weekend-seega-wins/window/close",
+        &[],
+        Some(OPERATOR),
+        Some(&json!({"reason": "checking the weekend", "dry_run": true})),
+        now,
+    )
+    .await;
+    assert_eq!(
+        (routed.status, routed.body["ranked"].as_u64()),
+        (200, Some(4)),
+        "{}",
+        routed.body
     );
     // Frozen now: the dry run checks every result, each sent.
     let dry = close_period(store, period, true, &tables, who, instant("2026-12-07T09:00:00Z"))
@@ -1226,8 +1279,11 @@ pub async fn the_app_lists_the_boards_live_and_coming<S: Store + Clone + 'static
         }))
         .expect("a definition")
     };
+    let mut next_weekend = define("next-weekend", "2026-12-11T22:00:00Z", "2026-12-13T22:00:00Z");
+    next_weekend.prizes =
+        serde_json::from_value(json!([{"from": 1, "to": 3, "points": 100}])).expect("prizes");
     for d in [
-        define("next-weekend", "2026-12-11T22:00:00Z", "2026-12-13T22:00:00Z"),
+        next_weekend,
         define("last-weekend", "2026-11-27T22:00:00Z", "2026-11-29T22:00:00Z"),
         define("retired-cup", "2026-12-01T00:00:00Z", "2026-12-31T00:00:00Z"),
     ] {
@@ -1279,6 +1335,12 @@ pub async fn the_app_lists_the_boards_live_and_coming<S: Store + Clone + 'static
         (json!("coming"), None)
     );
     assert_eq!(next["period"]["start"], "2026-12-11T22:00:00Z");
+    // What is at stake (BD-9): the prize table in force; none listed where none is paid.
+    assert_eq!(
+        next["prizes"],
+        json!([{"from": 1, "to": 3, "points": 100, "jokers": 0}])
+    );
+    assert_eq!(weekend.get("prizes"), None);
     // A built-in board lists the caller's value too: bob's Seega balance.
     let balance = store
         .get_balance(podium_rules::game::Game::Seega, "bob")

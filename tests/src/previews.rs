@@ -461,6 +461,19 @@ pub async fn a_preview_window_is_checked<S: Store + ?Sized>(store: &S) {
         refused(run(def.clone(), "2025-10-01T00:00:00Z", "2026-11-27T00:00:00Z").await),
         "from (BD-13): a preview reads at most the last 400 days"
     );
+    // A window of play that meets none of the event's own window (its dates not moved
+    // to the past) is refused rather than answered empty.
+    for (from, to) in [
+        ("2026-11-20T00:00:00Z", "2026-11-27T22:00:00Z"),
+        ("2026-11-29T22:00:00Z", "2026-11-30T00:00:00Z"),
+    ] {
+        assert!(
+            refused(run(def.clone(), from, to).await).starts_with(
+                "from (BD-13): the window [from, to) meets none of the definition's: its window is [2026-11-27T22:00:00+00:00, 2026-11-29T22:00:00+00:00)"
+            ),
+            "{from} {to}"
+        );
+    }
     let mut bad = serde_json::to_value(&def).expect("json");
     bad["prizes"] = json!([{"from": 2, "to": 1, "points": 5}]);
     let bad: Definition = serde_json::from_value(bad).expect("a definition");

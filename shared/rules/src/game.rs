@@ -41,6 +41,12 @@ impl Game {
         }
     }
 
+    /// Whether the game's balance is an Elo rating (Dots and Boxes DB-6, the
+    /// Minesweeper duel MS-8) rather than points: nothing but its matches moves it.
+    pub fn keeps_rating(self) -> bool {
+        matches!(self, Game::DotsAndBoxes | Game::Minesweeper)
+    }
+
     /// The game's local date of an instant (GM-2).
     pub fn local_date(self, instant: chrono::DateTime<chrono::Utc>) -> chrono::NaiveDate {
         crate::period::local_date(self.zone(), instant)

@@ -520,7 +520,7 @@ fn check_source(game: Game, source: &Source, field: &str, tie_break: bool) -> Re
             Ok(())
         }
         Source::Rating => {
-            if !matches!(game, Game::DotsAndBoxes | Game::Minesweeper) {
+            if !game.keeps_rating() {
                 return refuse("ratings are kept for Dots and Boxes and Minesweeper only (DB-6, MS-8)");
             }
             Ok(())
@@ -617,7 +617,7 @@ impl Definition {
             }
         }
         self.check_entry()?;
-        self.check_prizes()?;
+        self.check_prizes(game)?;
         Ok(game)
     }
 
@@ -680,7 +680,7 @@ impl Definition {
         Ok(())
     }
 
-    fn check_prizes(&self) -> Result<(), RuleError> {
+    fn check_prizes(&self, game: Game) -> Result<(), RuleError> {
         if !self.prizes.is_empty() && self.schedule == Schedule::AllTime {
             return Err(RuleError::new(
                 "prizes",
@@ -710,6 +710,16 @@ impl Definition {
                     field(if p.jokers > MAX_PRIZE { "jokers" } else { "points" }),
                     "BD-9",
                     format!("a band pays points or Jokers, each at most {MAX_PRIZE}"),
+                ));
+            }
+            if p.points > 0 && game.keeps_rating() {
+                return Err(RuleError::new(
+                    field("points"),
+                    "BD-9",
+                    format!(
+                        "a {} balance is the player's rating (DB-6, MS-8), which only matches move: its prizes pay Jokers only",
+                        game.id()
+                    ),
                 ));
             }
             last = p.to;
@@ -1052,6 +1062,17 @@ mod tests {
             v["prizes"] = prizes.clone();
             let e = refused(v);
             assert!(e.starts_with(&format!("{field} (BD-9)")), "{prizes}: {e}");
+        }
+        // DB-6, MS-8: a rating is no balance of points: a rating game's prizes pay Jokers.
+        for game in ["dots-and-boxes", "minesweeper"] {
+            let mut v = weekend_wins();
+            v["game"] = json!(game);
+            v["tie_breaks"] = json!([]);
+            v["prizes"] = json!([{"from": 1, "to": 1, "points": 100, "jokers": 1}]);
+            let e = refused(v.clone());
+            assert!(e.starts_with("prizes[0].points (BD-9)"), "{game}: {e}");
+            v["prizes"] = json!([{"from": 1, "to": 1, "jokers": 1}]);
+            assert!(def(v).check().is_ok(), "{game}");
         }
     }
 

@@ -50,6 +50,20 @@ pub struct Listed {
     /// A defined board's entry rules (BD-8), when it has any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<EntryView>,
+    /// A defined board's prize table in force now (BD-9: paid when the period ends),
+    /// best ranks first; absent when it pays none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prizes: Vec<PrizeView>,
+}
+
+/// One band of a listed board's prize table (BD-9): ranks `from` to `to` each paid
+/// `points` (into the game's balance) and `jokers` (MJ-6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct PrizeView {
+    pub from: u32,
+    pub to: u32,
+    pub points: u64,
+    pub jokers: u64,
 }
 
 /// A listed board's entry rules (BD-8), as the app shows them.
@@ -134,6 +148,7 @@ pub async fn list<S: Store + ?Sized>(
                 period: def.clock(&period, now),
                 me: None,
                 entry: None,
+                prizes: Vec::new(),
             },
             def.in_period(&period),
             Reading::BuiltIn(def.order, def.unit),
@@ -180,6 +195,16 @@ pub async fn list<S: Store + ?Sized>(
                         max_entrants: d.entry.max_entrants,
                         countries: d.entry.countries.clone(),
                     }),
+                    prizes: d
+                        .prizes
+                        .iter()
+                        .map(|p| PrizeView {
+                            from: p.from,
+                            to: p.to,
+                            points: p.points,
+                            jokers: p.jokers,
+                        })
+                        .collect(),
                 },
                 BoardRef::new(d.id.clone(), period.id.clone()),
                 Reading::Defined(meaning.fold(), unit_of(meaning)),

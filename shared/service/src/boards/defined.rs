@@ -91,6 +91,12 @@ impl Known {
         }))
     }
 
+    /// Whether the board has (or had, by an older schedule) a period named `id`; the
+    /// refusal names `period` (BD-6).
+    pub fn names_period(&self, id: &str) -> Result<(), podium_rules::RuleError> {
+        self.named(id).map(|_| ())
+    }
+
     /// 404 for an ended period older than the board keeps readable (BD-6: the
     /// `keep_periods` of the version in force now, counted back period by period, each
     /// by the schedule in force then).

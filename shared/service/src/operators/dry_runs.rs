@@ -36,6 +36,9 @@ pub struct ResultLine {
     pub value: i64,
     /// The reward (points; 0 for none).
     pub reward: i64,
+    /// The Jokers (MJ-6) paid with it (a defined board's prize, BD-9; 0 for none).
+    #[serde(default)]
+    pub jokers: u64,
     /// Whether the result message was sent before (a close sends it at most once).
     pub sent: bool,
 }
@@ -63,7 +66,8 @@ pub struct DryRun {
     pub already_sent: usize,
     #[serde(default)]
     pub deleted: usize,
-    /// The first [`MAX_LISTED`] results.
+    /// The first [`MAX_LISTED`] results (left out of the jobs' status).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<ResultLine>,
     /// The players (id hashes) it leaves out, fixed when it began (OP-4), so that its
     /// steps count one ranking.
@@ -188,6 +192,7 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
                     of: r.of,
                     value: r.value,
                     reward: r.reward,
+                    jokers: r.jokers,
                     sent,
                 });
             }

@@ -238,6 +238,20 @@ pub fn check(
         )
         .into());
     }
+    if let podium_rules::board::definition::Schedule::Window { start, end } = &definition.schedule {
+        if to <= *start || from >= *end {
+            return Err(RuleError::new(
+                "from",
+                "BD-13",
+                format!(
+                    "the window [from, to) meets none of the definition's: its window is [{}, {}); preview it over the past by giving the definition a window of past play",
+                    start.to_rfc3339(),
+                    end.to_rfc3339()
+                ),
+            )
+            .into());
+        }
+    }
     Ok(game)
 }
 

@@ -175,11 +175,19 @@ pub(crate) async fn operator_audit(
                     break 'trail Trail::Board(format!("board-definition/{b}"));
                 };
                 let Some(def) = podium_rules::board::board_def(board) else {
-                    return Err(ServiceError::BadRequest {
-                        field: "board",
-                        message: format!("no board {}", podium_rules::error::quoted(board)),
+                    // A defined board's close (BD-9), by a period it names.
+                    let named = match crate::boards::defined::resolve(state.store.as_ref(), board).await? {
+                        Some(known) => known.names_period(period).map_err(|e| e.message),
+                        None => Err(format!("no board {}", podium_rules::error::quoted(board))),
+                    };
+                    if let Err(message) = named {
+                        return Err(ServiceError::BadRequest {
+                            field: "board",
+                            message,
+                        }
+                        .into());
                     }
-                    .into());
+                    break 'trail Trail::Board(b);
                 };
                 if let Err(e) = podium_rules::period::Period::parse(def.period, def.zone, period) {
                     return Err(ServiceError::BadRequest {
