@@ -761,6 +761,37 @@ pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S)
     assert_eq!(jokers.body, r#"{"count":2}"#);
 }
 
+/// LB-5, BD-9: a refresh of a defined board's period taken at the very instant it
+/// ended (a result just before the end marked it changed) does not keep its final
+/// snapshot from being published: the ticks a minute later freeze and pay it.
+pub async fn a_refresh_at_the_end_instant_leaves_the_period_its_final<S: Store + ?Sized>(store: &S) {
+    use podium_service::jobs::Job;
+    let def = weekend(json!([{"from": 1, "to": 1, "points": 500}]));
+    play_the_weekend(store, def).await;
+    let refreshed = tick(store, Job::Refresh, "2026-12-06T22:00:00Z").await;
+    assert!(
+        refreshed
+            .runs
+            .iter()
+            .any(|r| r.board == "weekend-seega-wins" && r.period == "window"),
+        "the changed period is refreshed at its end: {:?}",
+        refreshed.runs
+    );
+    let report = tick(store, Job::Freeze, "2026-12-06T22:01:00Z").await;
+    let closed: Vec<_> = report
+        .closed
+        .iter()
+        .filter(|c| c.board == "weekend-seega-wins")
+        .collect();
+    assert_eq!(closed.len(), 1, "{:?}", report.closed);
+    let board = podium_rules::board::BoardRef::new("weekend-seega-wins", "window");
+    assert!(podium_service::boards::close::is_frozen(store, &board)
+        .await
+        .unwrap());
+    let (n, m) = weekend_result(store, "bob").await;
+    assert_eq!((n, m.unwrap()["rank"].as_u64()), (1, Some(1)));
+}
+
 /// LB-5, BD-9, OP-5: an operator closes a defined board's ended period as a built-in
 /// one's: refused before its end; a dry run lists nothing until it is frozen; the
 /// close freezes it, sends every ranked player their result with the prizes of the
@@ -2094,6 +2125,7 @@ macro_rules! board_definitions_tests {
             weekend_seega_wins_count_inside_the_window_only,
             weekend_seega_wins_pay_the_top_3_once,
             an_operator_closes_a_defined_boards_period,
+            a_refresh_at_the_end_instant_leaves_the_period_its_final,
             ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,

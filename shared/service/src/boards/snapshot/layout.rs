@@ -409,6 +409,19 @@ impl Published {
         (self.as_of, self.seq)
     }
 
+    /// Whether this pointer stands against snapshot `id` taken at `order` (its `as_of`
+    /// and seq), so that publication only moves forward (LB-5): a period's final
+    /// snapshot is its last word, what its results were sent from, whatever a refresh
+    /// of the period read (one taken later, or at the very instant the period ended:
+    /// the same `as_of`, a higher seq); otherwise the newer stands.
+    pub fn stands_against(&self, id: &str, order: (DateTime<Utc>, u64)) -> bool {
+        match (self.id == FINAL, id == FINAL) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => self.order() >= order,
+        }
+    }
+
     /// Whether readers must leave `player_id`'s entries out (GM-6).
     pub fn hides(&self, player_id: &str) -> bool {
         !self.erased.is_empty() && {

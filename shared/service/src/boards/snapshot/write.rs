@@ -330,7 +330,7 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
         Some(item) => {
             let mut state: RunState = decode(&rkey.sk, &item.body)?;
             if state.complete {
-                if lags(store, board, &state).await? {
+                if lags(store, board, id, &state).await? {
                     republish(store, board, id, &state, &clock).await?;
                 }
                 return Ok(RunReport {
@@ -622,15 +622,16 @@ pub async fn run_sequenced<S: BoardStore + ItemStore + ?Sized>(
     })
 }
 
-/// Whether the pointer of `board` lags complete run `state`: absent, or older
-/// ([`Published::order`]).
+/// Whether the pointer of `board` lags complete run `state` of snapshot `id`: absent,
+/// or not standing against it ([`Published::stands_against`]).
 async fn lags<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
+    id: &str,
     state: &RunState,
 ) -> Result<bool, ServiceError> {
     Ok(match pointer(store, board, true).await? {
-        Some(p) => p.order() < (state.as_of, state.seq),
+        Some(p) => !p.stands_against(id, (state.as_of, state.seq)),
         None => true,
     })
 }
@@ -860,11 +861,12 @@ async fn publish<S: ItemStore + ?Sized>(
             Some(item) => (Some(decode::<Published>(&key.sk, &item.body)?), item.version),
             None => (None, 0),
         };
-        // A newer pointer stands; so does a period's final snapshot (LB-5: what its
-        // results were sent from), whatever a later refresh of the period read.
-        if current.as_ref().is_some_and(|c| {
-            c.layout == LAYOUT && (c.order() >= snapshot.order() || (c.id == FINAL && snapshot.id != FINAL))
-        }) {
+        // A newer pointer stands, a period's final snapshot against any refresh, and
+        // a final against a refresh of its period (LB-5: what its results are sent from).
+        if current
+            .as_ref()
+            .is_some_and(|c| c.layout == LAYOUT && c.stands_against(&snapshot.id, snapshot.order()))
+        {
             return Ok(());
         }
         snapshot.published_at_ms = clock.now_ms();
