@@ -792,6 +792,85 @@ pub async fn a_refresh_at_the_end_instant_leaves_the_period_its_final<S: Store +
     assert_eq!((n, m.unwrap()["rank"].as_u64()), (1, Some(1)));
 }
 
+/// BD-9, BD-10: a close pays the definition as the store holds it at the close, not a
+/// copy a process kept from a read just before: a prize table raised seconds before
+/// the end is paid, by the operator's close and by the ticks', and a board retired
+/// seconds before the end is not closed.
+pub async fn a_close_pays_the_definition_written_just_before_the_end<S: Store + ?Sized>(store: &S) {
+    use podium_service::jobs::Job;
+    use podium_service::operators::periods::close_period;
+    let def = weekend(json!([{"from": 1, "to": 1, "points": 300}]));
+    play_the_weekend(store, def.clone()).await;
+    // A read keeps a copy of version 1 in this process...
+    podium_service::boards::defined::resolve(store, "weekend-seega-wins")
+        .await
+        .expect("read")
+        .expect("defined");
+    // ... then the table is raised ten seconds before the end.
+    let mut raised = def.clone();
+    raised.prizes = serde_json::from_value(json!([{"from": 1, "to": 1, "points": 999}])).expect("prizes");
+    definitions::update(store, raised, 1, OPERATOR, instant("2026-12-06T21:59:50Z"), false)
+        .await
+        .expect("raised");
+    let who = (OPERATOR, "the weekend's prizes, at once");
+    let op = close_period(
+        store,
+        ("weekend-seega-wins", "window"),
+        false,
+        &Default::default(),
+        who,
+        instant("2026-12-06T22:00:10Z"),
+    )
+    .await
+    .expect("closed");
+    assert!(op.done, "{op:?}");
+    let (_, m) = weekend_result(store, "bob").await;
+    assert_eq!(m.expect("a result")["reward"]["points"], 999);
+    // Another event, retired ten seconds before its end once a copy was kept: the
+    // operator's close is refused, the ticks pay nothing.
+    let mut other = weekend(json!([{"from": 1, "to": 1, "points": 300}]));
+    other.id = "weekend-seega-wins-2".into();
+    definitions::create(store, other, OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    seega(store, "ws2-1", "ana", "dan", 20, "2026-12-05T10:00:00Z").await;
+    podium_service::boards::defined::resolve(store, "weekend-seega-wins-2")
+        .await
+        .expect("read")
+        .expect("defined");
+    definitions::retire(
+        store,
+        "weekend-seega-wins-2",
+        1,
+        instant("2026-12-06T21:59:50Z"),
+        false,
+    )
+    .await
+    .expect("retired");
+    let refused = close_period(
+        store,
+        ("weekend-seega-wins-2", "window"),
+        false,
+        &Default::default(),
+        who,
+        instant("2026-12-06T22:00:10Z"),
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(ServiceError::StateConflict { field: "board", .. })),
+        "{refused:?}"
+    );
+    tick(store, Job::Freeze, "2026-12-06T22:05:00Z").await;
+    let inbox = podium_service::players::inbox::view(store, "ana")
+        .await
+        .expect("an inbox");
+    assert!(
+        inbox.messages.iter().all(|m| m.board != "weekend-seega-wins-2"),
+        "{:?}",
+        inbox.messages
+    );
+}
+
 /// LB-5, BD-9, OP-5: an operator closes a defined board's ended period as a built-in
 /// one's: refused before its end; a dry run lists nothing until it is frozen; the
 /// close freezes it, sends every ranked player their result with the prizes of the
@@ -2126,6 +2205,7 @@ macro_rules! board_definitions_tests {
             weekend_seega_wins_pay_the_top_3_once,
             an_operator_closes_a_defined_boards_period,
             a_refresh_at_the_end_instant_leaves_the_period_its_final,
+            a_close_pays_the_definition_written_just_before_the_end,
             ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,

@@ -185,12 +185,30 @@ impl Known {
 /// readable): from this process's copy when it is younger than [`KEPT_FOR`], else one
 /// Query of its items.
 pub async fn resolve<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Option<Arc<Known>>, ServiceError> {
+    resolve_kept(store, id, true).await
+}
+
+/// The definition named `id` as the store holds it now (one Query, whatever this
+/// process kept; the copy it keeps is renewed): what a period's close pays and checks
+/// (BD-9), so that a change written just before the end counts.
+pub async fn resolve_fresh<S: ItemStore + ?Sized>(
+    store: &S,
+    id: &str,
+) -> Result<Option<Arc<Known>>, ServiceError> {
+    resolve_kept(store, id, false).await
+}
+
+async fn resolve_kept<S: ItemStore + ?Sized>(
+    store: &S,
+    id: &str,
+    kept: bool,
+) -> Result<Option<Arc<Known>>, ServiceError> {
     if !podium_rules::board::definition::well_formed_id(id) {
         return Ok(None);
     }
     let key = (store.scope(), id.to_string());
     if let Some(k) = KNOWN.read().ok().and_then(|m| m.get(&key).cloned()) {
-        if k.read_at.elapsed() < KEPT_FOR {
+        if kept && k.read_at.elapsed() < KEPT_FOR {
             return Ok(Some(k));
         }
     }

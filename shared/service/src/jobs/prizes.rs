@@ -19,7 +19,9 @@
 //! - A retired board is fed no more and its prizes are no longer paid: retiring an
 //!   event before its end cancels its prizes (the ended periods closed before stay).
 //! - Cost: per tick, one Query of the games' active definitions and one read of the
-//!   record of each active board with prizes; per ended period, its freeze and close.
+//!   record of each active board with prizes; per ended period, one Query of its
+//!   definition (read afresh: a change written seconds before the end counts), its
+//!   freeze and close.
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::definition::{DefinedPeriod, Schedule};
@@ -196,10 +198,11 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         let k = match &known {
             Some(k) => k.clone(),
             None => {
+                // This process's copy: the schedule, to find the period due (the
+                // copy a close pays from is read afresh below).
                 let Some(k) = crate::boards::defined::resolve(store, id).await? else {
                     return Ok(());
                 };
-                known = Some(k.clone());
                 k
             }
         };
@@ -223,6 +226,15 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             board: id.to_string(),
             period: period.id.clone(),
         };
+        // The table paid, read now (not this process's copy): an edit or a
+        // retirement written just before the end counts (BD-9).
+        let Some(k) = crate::boards::defined::resolve_fresh(store, id).await? else {
+            return Ok(());
+        };
+        if k.head.retired_at.is_some_and(|r| r < end) {
+            return Ok(());
+        }
+        known = Some(k.clone());
         let prizes = k.prizes_at_end(&period);
         let mut results = None;
         if !prizes.is_empty() {

@@ -116,7 +116,9 @@ pub(crate) async fn ended<S: ItemStore + ?Sized>(
         }
         return Ok(Closable::BuiltIn { def, period: p });
     }
-    let known = crate::boards::defined::resolve(store, board)
+    // Read now, not from this process's copy: a retirement or a prize table written
+    // just before the end counts (BD-9).
+    let known = crate::boards::defined::resolve_fresh(store, board)
         .await?
         .ok_or_else(|| crate::boards::definitions::not_found(board))?;
     let (p, _) = known.period(Some(period), now)?;
