@@ -75,7 +75,7 @@ fn default_keep() -> u32 {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Source {
     /// The points a result earns in its game.
-    Points,
+    Points {},
     /// 1 for each match won.
     Wins {
         #[serde(default)]
@@ -94,14 +94,14 @@ pub enum Source {
     /// The time of a completion of one Mahjong Rivals level, milliseconds (MJ-3).
     BestTime { level: u32 },
     /// The points of Mahjong Rivals Arena rounds (MJ-11).
-    ArenaPoints,
+    ArenaPoints {},
     /// The points of Mahjong Rivals Quick Matches (MJ-7).
-    QuickMatchPoints,
+    QuickMatchPoints {},
     /// The moves a player made in the match: a tie-break source only (BD-5).
-    Moves,
+    Moves {},
     /// The player's rating after a rated match (DB-6, MS-8): with `latest`, their
     /// rating now; with `max`, the highest they reached in the period.
-    Rating,
+    Rating {},
 }
 
 impl Source {
@@ -110,7 +110,7 @@ impl Source {
     pub fn unit(&self) -> super::Unit {
         match self {
             Source::BestTime { .. } => super::Unit::Milliseconds,
-            Source::Rating => super::Unit::Rating,
+            Source::Rating {} => super::Unit::Rating,
             _ => super::Unit::Points,
         }
     }
@@ -494,7 +494,7 @@ fn check_source(game: Game, source: &Source, field: &str, tie_break: bool) -> Re
     let refuse = |why: &str| Err(RuleError::new(field, "BD-2", why.to_string()));
     let mahjong = game == Game::MahjongRivals;
     match source {
-        Source::Points => Ok(()),
+        Source::Points {} => Ok(()),
         Source::Wins { rated_only } | Source::Matches { rated_only } => {
             if *rated_only && !matches!(game, Game::DotsAndBoxes | Game::Minesweeper) {
                 return refuse("rated_only applies to Dots and Boxes and Minesweeper matches only");
@@ -513,19 +513,19 @@ fn check_source(game: Game, source: &Source, field: &str, tie_break: bool) -> Re
             }
             check_level(Some(*level), field)
         }
-        Source::ArenaPoints | Source::QuickMatchPoints => {
+        Source::ArenaPoints {} | Source::QuickMatchPoints {} => {
             if !mahjong {
                 return refuse("Arena and Quick Match points are Mahjong Rivals results only");
             }
             Ok(())
         }
-        Source::Rating => {
+        Source::Rating {} => {
             if !game.keeps_rating() {
                 return refuse("ratings are kept for Dots and Boxes and Minesweeper only (DB-6, MS-8)");
             }
             Ok(())
         }
-        Source::Moves => {
+        Source::Moves {} => {
             if !tie_break {
                 return Err(RuleError::new(field, "BD-5", "moves may only break ties"));
             }
@@ -1083,5 +1083,18 @@ mod tests {
         let mut v = weekend_wins();
         v["prize"] = json!([]);
         assert!(serde_json::from_value::<Definition>(v).is_err());
+        // A source with no parameters takes none either.
+        for source in [
+            json!({"kind": "points", "bogus": true}),
+            json!({"kind": "rating", "rated_only": true}),
+            json!({"kind": "arena_points", "level": 3}),
+        ] {
+            let mut v = weekend_wins();
+            v["source"] = source.clone();
+            assert!(serde_json::from_value::<Definition>(v).is_err(), "{source}");
+        }
+        let mut v = weekend_wins();
+        v["source"] = json!({"kind": "points"});
+        assert!(serde_json::from_value::<Definition>(v).is_ok());
     }
 }

@@ -89,7 +89,7 @@ impl Source {
     pub fn value_of(&self, fact: &Fact) -> Option<i64> {
         let matchlike = matches!(fact.kind, ResultKind::Match | ResultKind::QuickMatch);
         match self {
-            Source::Points => Some(fact.points),
+            Source::Points {} => Some(fact.points),
             Source::Wins { rated_only } => {
                 (matchlike && fact.won && (fact.rated || !rated_only)).then_some(1)
             }
@@ -104,10 +104,10 @@ impl Source {
                     None
                 }
             }
-            Source::ArenaPoints => (fact.kind == ResultKind::Arena).then_some(fact.points),
-            Source::QuickMatchPoints => (fact.kind == ResultKind::QuickMatch).then_some(fact.points),
-            Source::Moves => fact.moves.map(i64::from),
-            Source::Rating => fact.rating,
+            Source::ArenaPoints {} => (fact.kind == ResultKind::Arena).then_some(fact.points),
+            Source::QuickMatchPoints {} => (fact.kind == ResultKind::QuickMatch).then_some(fact.points),
+            Source::Moves {} => fact.moves.map(i64::from),
+            Source::Rating {} => fact.rating,
         }
     }
 }
@@ -312,8 +312,8 @@ mod tests {
             ..win.clone()
         };
         assert_eq!(Source::Wins { rated_only: true }.value_of(&unrated), None);
-        assert_eq!(Source::Points.value_of(&loss), Some(-12));
-        assert_eq!(Source::Moves.value_of(&win), Some(31));
+        assert_eq!(Source::Points {}.value_of(&loss), Some(-12));
+        assert_eq!(Source::Moves {}.value_of(&win), Some(31));
         let level = Fact {
             game: Game::MahjongRivals,
             kind: ResultKind::LevelCompletion,
@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(Source::BestTime { level: 8 }.value_of(&level), None);
         assert_eq!(Source::LevelCompletions { level: None }.value_of(&level), Some(1));
         assert_eq!(Source::LevelCompletions { level: Some(8) }.value_of(&level), None);
-        assert_eq!(Source::ArenaPoints.value_of(&level), None);
+        assert_eq!(Source::ArenaPoints {}.value_of(&level), None);
         assert_eq!(Source::Wins { rated_only: false }.value_of(&level), None);
         // DB-6, MS-8: a rated match's rating after it; none for an unrated one.
         let rated = Fact::of_rated_match(
@@ -339,12 +339,15 @@ mod tests {
             None,
         );
         assert_eq!(
-            (Source::Rating.value_of(&rated), Source::Points.value_of(&rated)),
+            (
+                Source::Rating {}.value_of(&rated),
+                Source::Points {}.value_of(&rated)
+            ),
             (Some(1516), Some(16))
         );
         let unrated = Fact::of_rated_match("p", Game::DotsAndBoxes, win.at, (None, None), true, false, None);
-        assert_eq!(Source::Rating.value_of(&unrated), None);
-        assert_eq!(Source::Rating.value_of(&win), None);
+        assert_eq!(Source::Rating {}.value_of(&unrated), None);
+        assert_eq!(Source::Rating {}.value_of(&win), None);
     }
 
     /// BD-5: most wins first, then fewest moves; each column combined on its own.
@@ -459,7 +462,7 @@ mod tests {
         );
         d.score_range = None;
         d.tie_breaks = vec![TieBreak {
-            source: Source::Moves,
+            source: Source::Moves {},
             operator: Operator::Sum,
             order: Direction::LowerFirst,
         }];
