@@ -1801,6 +1801,32 @@ pub async fn a_schedule_change_waits_for_the_current_period_to_end<S: Store + Cl
     assert_eq!(page.body["period"]["period"], "2026-12-05T00:00", "{}", page.body);
     assert_eq!(page.body["period"]["next_reset"], "2026-12-11T22:00:00Z");
     assert_eq!(page.body["entries"][0]["value"], 622);
+    // The first period of the new schedule began (Saturday noon) before the change
+    // took effect (Saturday 00:00 next): it is fed from the change on, and named,
+    // read and closed by its start like any other.
+    seega(store, "wn-3", "bob", "dan", 20, "2026-12-12T03:00:00Z").await;
+    let first = "2026-12-05T12:00";
+    let known = podium_service::boards::defined::resolve(store, "week-then-noon")
+        .await
+        .unwrap()
+        .expect("defined");
+    let (p, _) = known
+        .period(Some(first), instant("2026-12-12T04:00:00Z"))
+        .expect("named");
+    assert_eq!(p.end, Some(instant("2026-12-12T10:00:00Z")));
+    let rows = listed(store, &def, first).await;
+    assert_eq!(rows.first().map(|r| r.1.as_str()), Some("bob"), "{rows:?}");
+    let op = podium_service::operators::periods::close_period(
+        store,
+        ("week-then-noon", first),
+        false,
+        &Default::default(),
+        (OPERATOR, "the first noon week"),
+        instant("2026-12-12T11:00:00Z"),
+    )
+    .await
+    .expect("closed");
+    assert_eq!((op.ranked, op.done), (rows.len(), true), "{op:?}");
 }
 
 /// BD-6: a board keeps its last `keep_periods` ended periods readable; an older one

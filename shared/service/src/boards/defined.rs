@@ -60,22 +60,13 @@ impl Known {
             .unwrap_or(&self.versions[0])
     }
 
-    /// The version whose meaning period `period` keeps (BD-10): the one in force when
-    /// it began (the first, for a period that began before the board was defined).
-    pub fn version_for(&self, period: &DefinedPeriod) -> &Version {
-        match period.start {
-            Some(start) => self.in_force_at(start),
-            None => &self.versions[self.versions.len() - 1],
-        }
-    }
-
     /// The period named `id` and the version it keeps: a period of the schedule of the
     /// version in force when it began (an ended period of an older schedule too).
     fn named(&self, id: &str) -> Result<(DefinedPeriod, &Version), podium_rules::RuleError> {
         let mut refusal = None;
         for v in self.versions.iter().rev() {
             match v.definition.schedule.period_named(id) {
-                Ok(p) if std::ptr::eq(self.version_for(&p), v) => return Ok((p, v)),
+                Ok(p) if self.feeds(&p, v) => return Ok((p, v)),
                 Ok(_) => {}
                 Err(e) => {
                     refusal.get_or_insert(e);
@@ -95,6 +86,15 @@ impl Known {
     /// refusal names `period` (BD-6).
     pub fn names_period(&self, id: &str) -> Result<(), podium_rules::RuleError> {
         self.named(id).map(|_| ())
+    }
+
+    /// Whether `v`'s schedule made period `p` and results still meet it in `p`: `v`
+    /// is in force at the period's first instant it could count (its start, or `v`'s
+    /// own start when the period began under an older schedule, BD-10: the first period
+    /// of a changed schedule is fed from the change on, and named by its start).
+    fn feeds(&self, p: &DefinedPeriod, v: &Version) -> bool {
+        let from = p.start.map_or(v.effective_from, |s| s.max(v.effective_from));
+        std::ptr::eq(self.in_force_at(from), v) && p.end.is_none_or(|end| from < end)
     }
 
     /// 404 for an ended period older than the board keeps readable (BD-6: the
