@@ -634,6 +634,17 @@ async fn tick<S: Store + ?Sized>(
         .expect("a tick")
 }
 
+/// The weekend's period the tick of `report` closed (exactly one).
+fn weekend_closed(report: &podium_service::jobs::TickReport) -> Vec<&podium_service::jobs::PeriodClosed> {
+    let closed: Vec<_> = report
+        .closed
+        .iter()
+        .filter(|c| c.board == "weekend-seega-wins")
+        .collect();
+    assert_eq!(closed.len(), 1, "{:?}", report.closed);
+    closed
+}
+
 /// BD-9, BD-10, LB-5, GM-3: "Weekend Seega wins" pays its top 3 once, when the window
 /// has ended: the prize table edited during the event pays (1st: 600 points and 2
 /// Jokers; 2nd–3rd: 200, ana and eve tied 2nd both), an edit after the end does not;
@@ -664,12 +675,7 @@ pub async fn weekend_seega_wins_pay_the_top_3_once<S: Store + ?Sized>(store: &S)
     tick(store, Job::Freeze, "2026-12-06T21:59:00Z").await;
     assert_eq!(weekend_result(store, "bob").await.0, 0);
     let report = tick(store, Job::Freeze, "2027-01-02T00:00:00Z").await;
-    let closed: Vec<_> = report
-        .closed
-        .iter()
-        .filter(|c| c.board == "weekend-seega-wins")
-        .collect();
-    assert_eq!(closed.len(), 1, "{:?}", report.closed);
+    let closed = weekend_closed(&report);
     assert_eq!(closed[0].period, "window");
     // The jobs' status shows it closed.
     let status = podium_service::jobs::status(store).await.unwrap();
@@ -778,12 +784,7 @@ pub async fn a_refresh_at_the_end_instant_leaves_the_period_its_final<S: Store +
         refreshed.runs
     );
     let report = tick(store, Job::Freeze, "2026-12-06T22:01:00Z").await;
-    let closed: Vec<_> = report
-        .closed
-        .iter()
-        .filter(|c| c.board == "weekend-seega-wins")
-        .collect();
-    assert_eq!(closed.len(), 1, "{:?}", report.closed);
+    weekend_closed(&report);
     let board = podium_rules::board::BoardRef::new("weekend-seega-wins", "window");
     assert!(podium_service::boards::close::is_frozen(store, &board)
         .await
@@ -885,45 +886,24 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
     let tables = Default::default();
     let who = (OPERATOR, "the weekend's prizes, at once");
     let period = ("weekend-seega-wins", "window");
-    let early = close_period(
-        store,
-        period,
-        false,
-        &tables,
-        who,
-        instant("2026-12-06T21:00:00Z"),
-    )
-    .await;
+    let close = |board: (&'static str, &'static str), dry_run: bool, at: &'static str| {
+        close_period(store, board, dry_run, &tables, who, instant(at))
+    };
+    let early = close(period, false, "2026-12-06T21:00:00Z").await;
     assert!(
         matches!(early, Err(ServiceError::BadRequest { field: "period", .. })),
         "{early:?}"
     );
-    let unknown = close_period(
-        store,
-        ("weekend-seega-winz", "window"),
-        false,
-        &tables,
-        who,
-        instant("2026-12-07T08:00:00Z"),
-    )
-    .await;
+    let unknown = close(("weekend-seega-winz", "window"), false, "2026-12-07T08:00:00Z").await;
     assert!(matches!(unknown, Err(ServiceError::NotFound(_))), "{unknown:?}");
-    let bad = close_period(
-        store,
-        ("weekend-seega-wins", "2026-W49"),
-        false,
-        &tables,
-        who,
-        instant("2026-12-07T08:00:00Z"),
-    )
-    .await;
+    let bad = close(("weekend-seega-wins", "2026-W49"), false, "2026-12-07T08:00:00Z").await;
     assert!(
         matches!(bad, Err(ServiceError::BadRequest { field: "period", .. })),
         "{bad:?}"
     );
     // Not frozen yet: the dry run lists nothing (the live board is not read).
     let now = instant("2026-12-07T08:00:00Z");
-    let dry = close_period(store, period, true, &tables, who, now)
+    let dry = close(period, true, "2026-12-07T08:00:00Z")
         .await
         .expect("a dry run");
     assert_eq!(
@@ -931,7 +911,7 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
         (false, 0, 0),
         "{dry:?}"
     );
-    let op = close_period(store, period, false, &tables, who, now)
+    let op = close(period, false, "2026-12-07T08:00:00Z")
         .await
         .expect("closed");
     assert!(!op.was_frozen && op.done, "{op:?}");
@@ -960,32 +940,27 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
     // The same through the routes: the trail by `{board}@{period}`; a period the board
     // has not is refused naming `board`; the close's dry run.
     use crate::moderation::operator_call;
-    let trail = operator_call(
-        store,
-        "GET",
-        "/v1/operator/audit",
-        &[("board", "weekend-seega-wins@window")],
-        Some(OPERATOR),
-        None,
-        now,
-    )
-    .await;
+    let audit = |board: &'static str| async move {
+        let query = [("board", board)];
+        operator_call(
+            store,
+            "GET",
+            "/v1/operator/audit",
+            &query,
+            Some(OPERATOR),
+            None,
+            now,
+        )
+        .await
+    };
+    let trail = audit("weekend-seega-wins@window").await;
     assert_eq!(
         (trail.status, trail.body["entries"].as_array().map(Vec::len)),
         (200, Some(1)),
         "{}",
         trail.body
     );
-    let wrong = operator_call(
-        store,
-        "GET",
-        "/v1/operator/audit",
-        &[("board", "weekend-seega-wins@2026-W49")],
-        Some(OPERATOR),
-        None,
-        now,
-    )
-    .await;
+    let wrong = audit("weekend-seega-wins@2026-W49").await;
     assert!(
         wrong.status == 400
             && wrong.body["message"]
@@ -1011,7 +986,7 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
         routed.body
     );
     // Frozen now: the dry run checks every result, each sent.
-    let dry = close_period(store, period, true, &tables, who, instant("2026-12-07T09:00:00Z"))
+    let dry = close(period, true, "2026-12-07T09:00:00Z")
         .await
         .expect("a dry run");
     assert_eq!(
@@ -1049,16 +1024,9 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
         "{:?}",
         report.closed
     );
-    let again = close_period(
-        store,
-        period,
-        false,
-        &tables,
-        who,
-        instant("2026-12-07T11:00:00Z"),
-    )
-    .await
-    .expect("closed again");
+    let again = close(period, false, "2026-12-07T11:00:00Z")
+        .await
+        .expect("closed again");
     assert_eq!((again.ranked, again.sent, again.done), (4, 0, true), "{again:?}");
     for (player, rank, _) in &want {
         let (n, m) = weekend_result(store, player).await;
