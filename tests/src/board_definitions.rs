@@ -1832,6 +1832,45 @@ pub async fn ended_periods_past_keep_periods_are_not_read<S: Store + Clone + 'st
     );
 }
 
+/// BD-6: an hourly board in a zone that sets its clock back keeps its ended periods
+/// across the change: the hours before the repeated one, and both repeated ones (named
+/// by their offsets), read and close after it.
+pub async fn hourly_periods_are_kept_across_a_clock_set_back<S: Store + ?Sized>(store: &S) {
+    let mut d = weekly("dst-hours");
+    d.schedule =
+        serde_json::from_value(json!({"kind": "cron", "cron": "0 * * * *", "zone": "Europe/Bucharest"}))
+            .unwrap();
+    d.keep_periods = 104;
+    definitions::create(store, d, OPERATOR, instant("2027-10-30T00:00:00Z"), 20, false)
+        .await
+        .expect("created");
+    let known = podium_service::boards::defined::resolve(store, "dst-hours")
+        .await
+        .unwrap()
+        .expect("defined");
+    let now = instant("2027-10-31T06:00:00Z");
+    for id in [
+        "2027-10-31T01:00",
+        "2027-10-31T02:00",
+        "2027-10-31T03:00+03:00",
+        "2027-10-31T03:00+02:00",
+        "2027-10-31T04:00",
+    ] {
+        let got = known.period(Some(id), now);
+        assert!(got.is_ok(), "{id}: {got:?}");
+        let op = podium_service::operators::periods::close_period(
+            store,
+            ("dst-hours", id),
+            true,
+            &Default::default(),
+            (OPERATOR, "checking an hour"),
+            now,
+        )
+        .await;
+        assert!(op.is_ok(), "{id}: {op:?}");
+    }
+}
+
 /// BD-8: "Romanian Seega cup", players of RO only, who enter by joining (the country
 /// checked then), the first 2 to get a value: a result before a player joined, of a
 /// player who did not join, or of a third entrant feeds nothing; the entrants keep
@@ -2200,6 +2239,7 @@ macro_rules! board_definitions_tests {
             an_operator_closes_a_defined_boards_period,
             a_refresh_at_the_end_instant_leaves_the_period_its_final,
             a_close_pays_the_definition_written_just_before_the_end,
+            hourly_periods_are_kept_across_a_clock_set_back,
             ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,

@@ -234,6 +234,11 @@ impl Schedule {
                 let never = |_| RuleError::new("schedule.cron", "BD-6", "the expression never fires");
                 let start = cron.find_previous_occurrence(&local, true).map_err(never)?;
                 let end = cron.find_next_occurrence(&local, false).map_err(never)?;
+                // In a local hour that happens twice (a clock set back), a firing may
+                // come back as the later of its two instants: the period holding `at`
+                // starts at the earlier one then (and ends at the later).
+                let start = settled(zone, start, |s| s <= at, |r| r.earliest());
+                let end = settled(zone, end, |e| e > at, |r| r.latest());
                 let period = DefinedPeriod {
                     id: cron_period_id(zone, &start),
                     start: Some(start.with_timezone(&Utc)),
@@ -325,6 +330,24 @@ impl Schedule {
 
 /// The longest cron expression a definition may hold, in bytes (BD-6).
 pub const MAX_CRON_BYTES: usize = 100;
+
+/// `instant` if `fits` it, else the other instant of its local time when that time
+/// happens twice and `pick` (earliest or latest) of them fits (BD-6 around a clock set
+/// back).
+fn settled(
+    zone: Tz,
+    instant: DateTime<Tz>,
+    fits: impl Fn(DateTime<Utc>) -> bool,
+    pick: impl Fn(chrono::offset::LocalResult<DateTime<Tz>>) -> Option<DateTime<Tz>>,
+) -> DateTime<Tz> {
+    use chrono::TimeZone;
+    if fits(instant.with_timezone(&Utc)) {
+        return instant;
+    }
+    pick(zone.from_local_datetime(&instant.naive_local()))
+        .filter(|other| fits(other.with_timezone(&Utc)))
+        .unwrap_or(instant)
+}
 
 /// A cron period's id: its local start, `2026-12-05T00:00`; with the offset,
 /// `2026-10-25T03:00+03:00`, when that local time happens twice (a clock set back).
@@ -947,6 +970,41 @@ mod tests {
         assert!(w.period_at(start - Duration::milliseconds(1)).unwrap().is_none());
         assert_eq!(w.period_at(start).unwrap().unwrap().id, "window");
         assert!(w.period_at(end).unwrap().is_none());
+    }
+
+    /// BD-6: around a clock set back (Bucharest, 31 October 2027, 04:00 EEST → 03:00
+    /// EET), hourly periods hold every instant and chain end to start, the repeated
+    /// hour's two periods named by their offsets; each is found again by its name.
+    #[test]
+    fn bd_6_hourly_periods_chain_across_a_clock_set_back() {
+        let hourly = Schedule::Cron {
+            cron: "0 * * * *".into(),
+            zone: "Europe/Bucharest".into(),
+        };
+        let mut at = Utc.with_ymd_and_hms(2027, 10, 30, 22, 0, 0).unwrap();
+        let mut last: Option<DefinedPeriod> = None;
+        let mut ids = Vec::new();
+        while at < Utc.with_ymd_and_hms(2027, 10, 31, 4, 0, 0).unwrap() {
+            let p = hourly.period_at(at).unwrap().unwrap();
+            assert!(p.start.unwrap() <= at && at < p.end.unwrap(), "{at}: {p:?}");
+            if last.as_ref() != Some(&p) {
+                if let Some(l) = &last {
+                    assert_eq!(l.end, p.start, "{l:?} then {p:?}");
+                }
+                assert_eq!(hourly.period_named(&p.id).unwrap(), p);
+                // The hour before, one millisecond before it starts.
+                let just_before = p.start.unwrap() - Duration::milliseconds(1);
+                let before = hourly.period_at(just_before).unwrap().unwrap();
+                assert!(before.start.unwrap() <= just_before, "{before:?} before {p:?}");
+                assert_eq!(before.end, p.start, "{before:?} before {p:?}");
+                ids.push(p.id.clone());
+                last = Some(p);
+            }
+            at += Duration::minutes(10);
+        }
+        assert!(ids.contains(&"2027-10-31T03:00+03:00".to_string()), "{ids:?}");
+        assert!(ids.contains(&"2027-10-31T03:00+02:00".to_string()), "{ids:?}");
+        assert_eq!(ids.len(), 6, "{ids:?}");
     }
 
     /// BD-6: the period found last is remembered per expression and zone, and answers
