@@ -898,7 +898,7 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
     assert!(matches!(unknown, Err(ServiceError::NotFound(_))), "{unknown:?}");
     let bad = close(("weekend-seega-wins", "2026-W49"), false, "2026-12-07T08:00:00Z").await;
     assert!(
-        matches!(bad, Err(ServiceError::BadRequest { field: "period", .. })),
+        matches!(&bad, Err(ServiceError::Invalid(e)) if e.field == "period" && e.rule == "BD-6"),
         "{bad:?}"
     );
     // Not frozen yet: the dry run lists nothing (the live board is not read).

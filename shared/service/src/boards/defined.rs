@@ -137,9 +137,9 @@ impl Known {
         id: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<(DefinedPeriod, PeriodClock), ServiceError> {
-        let bad = |e: podium_rules::RuleError| ServiceError::BadRequest {
-            field: "period",
-            message: e.message,
+        // 400 naming `period` and the rule (BD-6), as a built-in board's period is.
+        let bad = |e: podium_rules::RuleError| {
+            ServiceError::Invalid(podium_rules::RuleError::new("period", e.rule, e.message))
         };
         let (period, version) = match id {
             Some(id) => {
