@@ -872,6 +872,42 @@ pub async fn a_close_pays_the_definition_written_just_before_the_end<S: Store + 
     );
 }
 
+/// LB-5, OP-5: eight operators close the same ended period at once: each player gets
+/// one result, and the close's record counts each message once, whichever request
+/// sent it (a request that lost the race to save adds what it sent).
+pub async fn concurrent_closes_count_each_message_once<S: Store + ?Sized>(store: &S) {
+    let def = weekend(json!([{"from": 1, "to": 3, "points": 100}]));
+    play_the_weekend(store, def).await;
+    let tables = Default::default();
+    let now = instant("2026-12-07T08:00:00Z");
+    let answers = join_all((0..8).map(|i| {
+        let who = if i % 2 == 0 { "live-ops-1" } else { "live-ops-2" };
+        podium_service::operators::periods::close_period(
+            store,
+            ("weekend-seega-wins", "window"),
+            false,
+            &tables,
+            (who, "the weekend's prizes"),
+            now,
+        )
+    }))
+    .await;
+    for a in &answers {
+        assert!(a.is_ok(), "{a:?}");
+    }
+    for player in ["bob", "ana", "eve", "cy"] {
+        assert_eq!(weekend_result(store, player).await.0, 1, "{player}");
+    }
+    let actions = podium_service::operators::periods::actions(store)
+        .await
+        .expect("actions");
+    let act = actions
+        .iter()
+        .find(|a| a.board == "weekend-seega-wins")
+        .expect("the close's record");
+    assert_eq!((act.ranked, act.sent, act.done), (4, 4, true), "{act:?}");
+}
+
 /// LB-5, BD-9, OP-5: an operator closes a defined board's ended period as a built-in
 /// one's: refused before its end; a dry run lists nothing until it is frozen; the
 /// close freezes it, sends every ranked player their result with the prizes of the
@@ -2240,6 +2276,7 @@ macro_rules! board_definitions_tests {
             a_refresh_at_the_end_instant_leaves_the_period_its_final,
             a_close_pays_the_definition_written_just_before_the_end,
             hourly_periods_are_kept_across_a_clock_set_back,
+            concurrent_closes_count_each_message_once,
             ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,

@@ -135,19 +135,11 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
         },
     )
     .await?;
-    let (mut act, version) = begin(store, &bref, operator, now).await?;
+    let (before, version) = begin(store, &bref, operator, now).await?;
+    let mut act = before.clone();
     step(store, &closable, rewards, &mut act, now, budget).await?;
     act.updated_at = now;
-    if !store
-        .put_item_if(&action_key(&bref), &json_body(&act), version)
-        .await?
-    {
-        // A tick stepped it meanwhile: its record stands (each result was sent once,
-        // whoever counts it), and the answer says where it stands.
-        if let Some((stored, _)) = read_action(store, &bref).await? {
-            act = stored;
-        }
-    }
+    let act = save(store, &bref, &before, act, version).await?;
     Ok(PeriodOperation {
         board: bref.board,
         period: bref.period,
@@ -335,6 +327,50 @@ async fn begin<S: ItemStore + ?Sized>(
     Err(ServiceError::Contended { attempts: 5 })
 }
 
+/// Saves `act`, stepped by this call from `before` (read at `version`). When another
+/// step saved meanwhile (a concurrent request, a tick), what this call sent and how
+/// far it got are added to what that one saved, so the record counts every message
+/// once, by whichever step sent it; an action begun anew since (the last one done,
+/// asked again) stands as it is. The record as saved (after 16 attempts lost to
+/// other steps, the last one read: every message was still sent once, only its count
+/// may lag). Errors: the store's.
+async fn save<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    before: &CloseAction,
+    mut act: CloseAction,
+    mut version: u64,
+) -> Result<CloseAction, ServiceError> {
+    let sent = act.sent.saturating_sub(before.sent);
+    let unapplied = act.unapplied.saturating_sub(before.unapplied);
+    for _ in 0..16 {
+        if store
+            .put_item_if(&action_key(board), &json_body(&act), version)
+            .await?
+        {
+            return Ok(act);
+        }
+        let Some((stored, v)) = read_action(store, board).await? else {
+            return Ok(act);
+        };
+        if stored.requested_at != before.requested_at {
+            return Ok(stored);
+        }
+        act = CloseAction {
+            sent: stored.sent + sent,
+            unapplied: stored.unapplied + unapplied,
+            settled: stored.settled.max(act.settled),
+            ranked: stored.ranked.max(act.ranked),
+            results_done: stored.results_done || act.results_done,
+            done: stored.done || act.done,
+            updated_at: stored.updated_at.max(act.updated_at),
+            ..stored
+        };
+        version = v;
+    }
+    Ok(act)
+}
+
 /// One step of `act` within `budget`: the freeze (when no tick froze the period),
 /// then every result settled again from where it stands, then the league's week;
 /// each part resumes where the last step stopped.
@@ -413,12 +449,10 @@ pub async fn carry_on<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             continue;
         };
         let bref = closable.board();
+        let before = current.clone();
         step(store, &closable, rewards, &mut current, now, budget).await?;
         current.updated_at = now;
-        // Lost to a concurrent step: its record stands, the next tick goes on.
-        store
-            .put_item_if(&action_key(&bref), &json_body(&current), version)
-            .await?;
+        save(store, &bref, &before, current, version).await?;
         moved += 1;
     }
     Ok(moved)
