@@ -908,6 +908,40 @@ pub async fn concurrent_closes_count_each_message_once<S: Store + ?Sized>(store:
     assert_eq!((act.ranked, act.sent, act.done), (4, 4, true), "{act:?}");
 }
 
+/// BD-9: a prize table written after the event's window ended is accepted (the
+/// versions stay) but the answer says that no period pays it; a change of the title
+/// alone says nothing.
+pub async fn a_prize_table_written_after_the_end_says_it_is_paid_by_no_period<S: Store + ?Sized>(store: &S) {
+    use podium_service::operators::board_definitions::{apply, Change};
+    let def = weekend(json!([{"from": 1, "to": 1, "points": 300}]));
+    definitions::create(store, def.clone(), OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    let after_end = instant("2026-12-07T08:00:00Z");
+    let mut raised = def.clone();
+    raised.prizes = serde_json::from_value(json!([{"from": 1, "to": 1, "points": 900}])).expect("prizes");
+    let change = Change::Update {
+        definition: raised,
+        version: 1,
+    };
+    let changed = apply(store, change, (OPERATOR, "a bigger prize"), after_end, 20, false)
+        .await
+        .expect("written");
+    assert_eq!(changed.notes.len(), 1, "{:?}", changed.notes);
+    assert!(changed.notes[0].starts_with("prizes (BD-9): the window ended at 2026-12-06T22:00:00+00:00"));
+    let mut retitled = def.clone();
+    retitled.prizes = serde_json::from_value(json!([{"from": 1, "to": 1, "points": 900}])).expect("prizes");
+    retitled.title = "Weekend Seega wins (ended)".into();
+    let change = Change::Update {
+        definition: retitled,
+        version: 2,
+    };
+    let changed = apply(store, change, (OPERATOR, "a clearer title"), after_end, 20, false)
+        .await
+        .expect("written");
+    assert!(changed.notes.is_empty(), "{:?}", changed.notes);
+}
+
 /// LB-5, BD-9, OP-5: an operator closes a defined board's ended period as a built-in
 /// one's: refused before its end; a dry run lists nothing until it is frozen; the
 /// close freezes it, sends every ranked player their result with the prizes of the
@@ -2277,6 +2311,7 @@ macro_rules! board_definitions_tests {
             a_close_pays_the_definition_written_just_before_the_end,
             hourly_periods_are_kept_across_a_clock_set_back,
             concurrent_closes_count_each_message_once,
+            a_prize_table_written_after_the_end_says_it_is_paid_by_no_period,
             ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,

@@ -42,6 +42,25 @@ pub struct Changed {
     /// The version written (a creation's or an update's), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Version>,
+    /// What the change will not do though it was accepted, each naming its field
+    /// and rule: a prize table written after the window ended, which no period pays
+    /// (BD-9). Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The notes of a change written at `now` (see [`Changed::notes`]).
+fn notes_of(before: Option<&Version>, after: &Version, now: DateTime<Utc>) -> Vec<String> {
+    use podium_rules::board::definition::Schedule;
+    let d = &after.definition;
+    let prizes_written = !d.prizes.is_empty() && before.is_none_or(|b| b.definition.prizes != d.prizes);
+    match d.schedule {
+        Schedule::Window { end, .. } if end <= now && prizes_written => vec![format!(
+            "prizes (BD-9): the window ended at {}: a prize table written after the end is paid by no period",
+            end.to_rfc3339()
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// Applies `change` by `operator` for `reason` (OP-5: 3 to 500 characters) at `now`,
@@ -68,6 +87,7 @@ pub async fn apply<S: ItemStore + ?Sized>(
                     dry_run,
                     head,
                     before: None,
+                    notes: notes_of(None, &after, now),
                     after: Some(after),
                 },
             )
@@ -86,6 +106,7 @@ pub async fn apply<S: ItemStore + ?Sized>(
                 Changed {
                     dry_run,
                     head,
+                    notes: notes_of(Some(&before), &after, now),
                     before: Some(before),
                     after: Some(after),
                 },
@@ -100,6 +121,7 @@ pub async fn apply<S: ItemStore + ?Sized>(
                     head,
                     before: None,
                     after: None,
+                    notes: Vec::new(),
                 },
             )
         }
