@@ -665,7 +665,7 @@
         : await send("POST", "/v1/operator/boards", { reason, dry_run: true, definition });
       const v = answer.after;
       $("definition-info").textContent = "Dry run: it would write version " + v.version + " of " + answer.head.id
-        + ", effective from " + instant(v.effective_from) + " UTC. Nothing was written.";
+        + ", effective from " + instant(v.effective_from) + " UTC. Nothing was written." + notesOf(answer);
       status("The definition holds.");
     } catch (e) {
       $("definition-info").textContent = "";
@@ -719,13 +719,18 @@
     }
   }
 
+  /** What an accepted change will not do (BD-9), as the answer's notes say. */
+  function notesOf(answer) {
+    return answer.notes && answer.notes.length ? " Note: " + answer.notes.join(" ") : "";
+  }
+
   async function createDefinition() {
     const definition = typedDefinition();
     const reason = definition && reasonOf("definition-reason");
     if (!reason) return;
     const ran = await act("Create " + definition.id + "? Results of " + definition.game + " feed it from now on.",
       () => send("POST", "/v1/operator/boards", { reason, definition }),
-      (a) => "Created " + a.head.id + " (version " + a.head.version + ").");
+      (a) => "Created " + a.head.id + " (version " + a.head.version + ")." + notesOf(a));
     if (ran) {
       await loadDefinitions();
       await openDefinition(definition.id);
@@ -739,7 +744,7 @@
     const id = editing.id;
     const ran = await act("Save " + id + " as version " + (editing.version + 1) + "?",
       () => send("PUT", "/v1/operator/boards/" + encodeURIComponent(id), { reason, version: editing.version, definition }),
-      (a) => "Saved " + id + " version " + a.after.version + ", effective from " + instant(a.after.effective_from) + " UTC.");
+      (a) => "Saved " + id + " version " + a.after.version + ", effective from " + instant(a.after.effective_from) + " UTC." + notesOf(a));
     if (ran) {
       await loadDefinitions();
       await openDefinition(id);
