@@ -1867,6 +1867,51 @@ pub async fn a_schedule_change_waits_for_the_current_period_to_end<S: Store + Cl
     assert_eq!((op.ranked, op.done), (rows.len(), true), "{op:?}");
 }
 
+/// BD-10, BD-9: a schedule change whose first period would begin before it takes
+/// effect under the name of a period of the current schedule (daily → weekly on
+/// Tuesdays, written on a Wednesday) is refused; written on the Monday, where the new
+/// week begins as the day ends, it is taken. Prizes written with a change still to
+/// come are paid from that change on, not by the period running when written.
+pub async fn a_schedule_change_may_not_take_a_periods_name<S: Store + ?Sized>(store: &S) {
+    let daily: Definition = serde_json::from_value(json!({
+        "id": "daily-then-weekly", "title": "Days", "game": "seega", "source": {"kind": "wins"},
+        "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "cron", "cron": "0 0 * * *", "zone": "UTC"},
+        "prizes": [{"from": 1, "to": 1, "points": 10}],
+    }))
+    .expect("a definition");
+    definitions::create(store, daily.clone(), OPERATOR, at(2026, 11, 1, 0), 20, false)
+        .await
+        .expect("created");
+    let mut weekly = daily.clone();
+    weekly.schedule =
+        serde_json::from_value(json!({"kind": "cron", "cron": "0 0 * * TUE", "zone": "UTC"})).unwrap();
+    weekly.prizes = serde_json::from_value(json!([{"from": 1, "to": 1, "points": 70}])).unwrap();
+    let wednesday = definitions::update(store, weekly.clone(), 1, OPERATOR, at(2026, 12, 2, 12), false).await;
+    assert!(
+        matches!(&wednesday, Err(ServiceError::StateConflict { field: "definition.schedule", rule: "BD-10", message }) if message.contains("2026-12-01T00:00")),
+        "{wednesday:?}"
+    );
+    let (_, v2) = definitions::update(store, weekly, 1, OPERATOR, at(2026, 12, 7, 12), false)
+        .await
+        .expect("written on the Monday");
+    assert_eq!(v2.effective_from, at(2026, 12, 8, 0));
+    let known = podium_service::boards::defined::resolve_fresh(store, "daily-then-weekly")
+        .await
+        .unwrap()
+        .expect("defined");
+    // Monday's day pays the daily table; the first week the weekly one.
+    let (monday, _) = known
+        .period(Some("2026-12-07T00:00"), at(2026, 12, 9, 0))
+        .expect("Monday");
+    assert_eq!(known.prizes_at_end(&monday)[0].points, 10);
+    let (week, _) = known
+        .period(Some("2026-12-08T00:00"), at(2026, 12, 9, 0))
+        .expect("the first week");
+    assert_eq!(week.end, Some(at(2026, 12, 15, 0)));
+    assert_eq!(known.prizes_at_end(&week)[0].points, 70);
+}
+
 /// BD-6: a board keeps its last `keep_periods` ended periods readable; an older one
 /// is a 404 saying so; the current and a future period read.
 pub async fn ended_periods_past_keep_periods_are_not_read<S: Store + Clone + 'static>(store: &S) {
@@ -2312,6 +2357,7 @@ macro_rules! board_definitions_tests {
             hourly_periods_are_kept_across_a_clock_set_back,
             concurrent_closes_count_each_message_once,
             a_prize_table_written_after_the_end_says_it_is_paid_by_no_period,
+            a_schedule_change_may_not_take_a_periods_name,
             ratings_feed_a_defined_board_as_the_built_in_one,
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,

@@ -195,7 +195,12 @@ pub async fn list<S: Store + ?Sized>(
                         max_entrants: d.entry.max_entrants,
                         countries: d.entry.countries.clone(),
                     }),
-                    prizes: d
+                    // The table in force now; an ended window's, the one it paid.
+                    prizes: period
+                        .end
+                        .filter(|end| *end <= now)
+                        .and_then(|end| feeding.at(end - chrono::Duration::milliseconds(1)))
+                        .unwrap_or(d)
                         .prizes
                         .iter()
                         .map(|p| PrizeView {

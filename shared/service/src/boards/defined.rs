@@ -166,18 +166,18 @@ impl Known {
 }
 
 impl Known {
-    /// The prize table `period` pays at its end (BD-9): the one of the newest version
-    /// written before the period ended (prizes apply at once, BD-10; an edit after the
-    /// end changes nothing of it). Empty: none.
+    /// The prize table `period` pays at its end (BD-9): the one of the version in
+    /// force when it ended (prizes apply at once, BD-10, unless written with a change
+    /// still to come: then with that one; an edit after the end changes nothing of
+    /// it). Empty: none.
     pub fn prizes_at_end(&self, period: &DefinedPeriod) -> &[Prize] {
         let Some(end) = period.end else {
             return &[];
         };
-        self.versions
-            .iter()
-            .rev()
-            .find(|v| v.written_at < end)
-            .map_or(&[], |v| v.definition.prizes.as_slice())
+        self.in_force_at(end - chrono::Duration::milliseconds(1))
+            .definition
+            .prizes
+            .as_slice()
     }
 }
 

@@ -146,7 +146,26 @@ pub fn effective_from(
         )),
         Schedule::Cron { .. } => {
             let period = old.schedule.period_at(now)?;
-            Ok(period.and_then(|p| p.end).unwrap_or(now))
+            let from = period.and_then(|p| p.end).unwrap_or(now);
+            // A period is named by its local start: the new schedule's first period,
+            // when it begins before the change takes effect, must not take the name of
+            // a period of the current schedule (their entries would be one board).
+            if let Some(first) = new.schedule.period_at(from)? {
+                let collides = first.start.is_some_and(|s| s < from)
+                    && old.schedule.period_named(&first.id).is_ok();
+                if collides {
+                    return Err(conflict(
+                        "definition.schedule",
+                        "BD-10",
+                        format!(
+                            "the new schedule's first period would begin at {} (before the change takes effect at {}), the name of a period of the current schedule: write the change during the period that ends where the new schedule begins one, or define a new board",
+                            first.id,
+                            from.to_rfc3339()
+                        ),
+                    ));
+                }
+            }
+            Ok(from)
         }
     }
 }
