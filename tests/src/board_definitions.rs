@@ -918,27 +918,20 @@ pub async fn a_prize_table_written_after_the_end_says_it_is_paid_by_no_period<S:
         .await
         .expect("created");
     let after_end = instant("2026-12-07T08:00:00Z");
+    let update = |definition: Definition, version: u32, reason: &'static str| {
+        let change = Change::Update { definition, version };
+        apply(store, change, (OPERATOR, reason), after_end, 20, false)
+    };
     let mut raised = def.clone();
     raised.prizes = serde_json::from_value(json!([{"from": 1, "to": 1, "points": 900}])).expect("prizes");
-    let change = Change::Update {
-        definition: raised,
-        version: 1,
-    };
-    let changed = apply(store, change, (OPERATOR, "a bigger prize"), after_end, 20, false)
+    let changed = update(raised.clone(), 1, "a bigger prize")
         .await
         .expect("written");
     assert_eq!(changed.notes.len(), 1, "{:?}", changed.notes);
     assert!(changed.notes[0].starts_with("prizes (BD-9): the window ended at 2026-12-06T22:00:00+00:00"));
-    let mut retitled = def.clone();
-    retitled.prizes = serde_json::from_value(json!([{"from": 1, "to": 1, "points": 900}])).expect("prizes");
+    let mut retitled = raised;
     retitled.title = "Weekend Seega wins (ended)".into();
-    let change = Change::Update {
-        definition: retitled,
-        version: 2,
-    };
-    let changed = apply(store, change, (OPERATOR, "a clearer title"), after_end, 20, false)
-        .await
-        .expect("written");
+    let changed = update(retitled, 2, "a clearer title").await.expect("written");
     assert!(changed.notes.is_empty(), "{:?}", changed.notes);
 }
 

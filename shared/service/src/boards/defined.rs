@@ -166,6 +166,15 @@ impl Known {
 }
 
 impl Known {
+    /// Whether the board was retired before `period` ended, cancelling its prizes
+    /// (BD-9: such a period is closed by no one).
+    pub fn retired_before_end(&self, period: &DefinedPeriod) -> bool {
+        match (self.head.retired_at, period.end) {
+            (Some(r), Some(end)) => r < end,
+            _ => false,
+        }
+    }
+
     /// The prize table `period` pays at its end (BD-9): the one of the version in
     /// force when it ended (prizes apply at once, BD-10, unless written with a change
     /// still to come: then with that one; an edit after the end changes nothing of

@@ -231,7 +231,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         let Some(k) = crate::boards::defined::resolve_fresh(store, id).await? else {
             return Ok(());
         };
-        if k.head.retired_at.is_some_and(|r| r < end) {
+        if k.retired_before_end(&period) {
             return Ok(());
         }
         known = Some(k.clone());

@@ -128,7 +128,7 @@ pub(crate) async fn ended<S: ItemStore + ?Sized>(
     if end > now {
         return Err(not_ended());
     }
-    if known.head.retired_at.is_some_and(|r| r < end) {
+    if known.retired_before_end(&p) {
         return Err(ServiceError::StateConflict {
             field: "board",
             rule: "BD-9",
