@@ -98,6 +98,18 @@ pub(crate) async fn ended<S: ItemStore + ?Sized>(
     period: &str,
     now: DateTime<Utc>,
 ) -> Result<Closable, ServiceError> {
+    find(store, board, period, now, true).await
+}
+
+/// [`ended`], a defined board read afresh (`fresh`: what a request decides on) or
+/// from this process's copy (a step of an action under way, which was decided).
+async fn find<S: ItemStore + ?Sized>(
+    store: &S,
+    board: &str,
+    period: &str,
+    now: DateTime<Utc>,
+    fresh: bool,
+) -> Result<Closable, ServiceError> {
     let no_period = || ServiceError::BadRequest {
         field: "board",
         message: "an all-time or rolling board has no period to close".into(),
@@ -118,9 +130,12 @@ pub(crate) async fn ended<S: ItemStore + ?Sized>(
     }
     // Read now, not from this process's copy: a retirement or a prize table written
     // just before the end counts (BD-9).
-    let known = crate::boards::defined::resolve_fresh(store, board)
-        .await?
-        .ok_or_else(|| crate::boards::definitions::not_found(board))?;
+    let known = if fresh {
+        crate::boards::defined::resolve_fresh(store, board).await?
+    } else {
+        crate::boards::defined::resolve(store, board).await?
+    };
+    let known = known.ok_or_else(|| crate::boards::definitions::not_found(board))?;
     let (p, _) = known.period(Some(period), now)?;
     let Some(end) = p.end else {
         return Err(no_period());
@@ -155,7 +170,7 @@ pub(crate) async fn named<S: ItemStore + ?Sized>(
     period: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<Closable>, ServiceError> {
-    match ended(store, board, period, now).await {
+    match find(store, board, period, now, false).await {
         Ok(c) => Ok(Some(c)),
         Err(e @ ServiceError::Store(_)) => Err(e),
         Err(_) => Ok(None),
