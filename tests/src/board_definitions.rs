@@ -2179,6 +2179,81 @@ pub async fn a_moved_clock_closes_a_prize_period_when_it_ends<S: podium_store::S
     assert_eq!(m.reward.as_ref().map(|r| r.points), Some(50));
 }
 
+/// BD-9, LB-5: a board retired after its window ended but within the minute of grace
+/// before the ticks' close is still closed by them (its players earned their prizes);
+/// one retired before its end is not, and neither stays in its game's list of boards
+/// closing once the ticks have seen it.
+pub async fn a_board_retired_within_the_grace_is_still_closed<S: podium_store::Store + ?Sized>(store: &S) {
+    let def = weekend(json!([{"from": 1, "to": 1, "points": 500}]));
+    play_the_weekend(store, def).await;
+    let early: Definition = serde_json::from_value(json!({
+        "id": "cancelled-cup", "title": "Cancelled cup", "game": "seega",
+        "source": {"kind": "wins"}, "operator": "count", "order": "higher_first",
+        "schedule": {"kind": "window", "start": "2026-12-02T00:00:00Z", "end": "2026-12-04T00:00:00Z"},
+        "prizes": [{"from": 1, "to": 1, "points": 50}],
+    }))
+    .expect("a definition");
+    definitions::create(store, early, OPERATOR, at(2026, 12, 1, 12), 20, false)
+        .await
+        .expect("created");
+    seega(store, "cc-1", "ana", "dan", 10, "2026-12-02T11:00:00Z").await;
+    definitions::retire(store, "cancelled-cup", 1, instant("2026-12-03T21:00:00Z"), false)
+        .await
+        .expect("retired before its end");
+    // 30 s after the weekend's end, before the ticks' close at 22:01.
+    definitions::retire(
+        store,
+        "weekend-seega-wins",
+        1,
+        instant("2026-12-06T22:00:30Z"),
+        false,
+    )
+    .await
+    .expect("retired within the grace");
+    let mut instants = Vec::new();
+    podium_service::jobs::schedule::run_between(
+        store,
+        instant("2026-12-06T22:00:30Z"),
+        instant("2026-12-06T23:00:00Z"),
+        &Default::default(),
+        std::time::Duration::from_secs(300),
+        |t| instants.push(t),
+    )
+    .await
+    .expect("moved");
+    assert_eq!(instants[0], instant("2026-12-06T22:01:00Z"), "{instants:?}");
+    let (n, m) = weekend_result(store, "bob").await;
+    assert_eq!(n, 1);
+    let m = m.expect("bob's result");
+    assert_eq!(
+        (m["rank"].as_u64(), &m["reward"]["points"]),
+        (Some(1), &json!(500))
+    );
+    let inbox = podium_service::players::inbox::view(store, "ana").await.unwrap();
+    assert!(
+        !inbox.messages.iter().any(|m| m.board == "cancelled-cup"),
+        "its prizes were cancelled"
+    );
+    let closing: Vec<String> = podium_service::engine::defined::all_in_force(store)
+        .await
+        .unwrap()
+        .into_iter()
+        .flat_map(|g| g.closing.into_iter().map(|f| f.id))
+        .collect();
+    assert!(closing.is_empty(), "{closing:?}");
+    // Later ticks send nothing again.
+    let report = tick(store, podium_service::jobs::Job::Freeze, "2027-01-02T00:00:00Z").await;
+    assert!(
+        !report
+            .closed
+            .iter()
+            .any(|c| c.board.ends_with("-cup") || c.board.starts_with("weekend")),
+        "{:?}",
+        report.closed
+    );
+    assert_eq!(weekend_result(store, "bob").await.0, 1);
+}
+
 /// BD-7, BD-8, BD-12: a score range holds only what its board would take: a time out
 /// of range finished outside the board's window, or by a player who has not joined a
 /// board players join, is settled as usual (on the balance, on no such board).
@@ -2355,6 +2430,7 @@ macro_rules! board_definitions_tests {
             entry_rules_admit_joined_players_of_listed_countries_first_come,
             max_entrants_hold_under_concurrent_first_results,
             a_moved_clock_closes_a_prize_period_when_it_ends,
+            a_board_retired_within_the_grace_is_still_closed,
             a_score_range_holds_only_what_its_board_takes,
             faults_mid_write_count_an_entrant_and_pay_a_prize_once,
             a_message_id_with_an_offset_is_claimed_once,

@@ -71,6 +71,12 @@ struct Active {
     count: u32,
     #[serde(default)]
     boards: Vec<Feeding>,
+    /// Retired boards with prizes whose ended periods the ticks may still have to
+    /// close (BD-9: a period that ended before the retirement pays; the minute of
+    /// grace may not have passed): fed by nothing, dropped by the ticks once every
+    /// such period is closed ([`closed_after_retirement`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    closing: Vec<Feeding>,
 }
 
 fn encode<T: Serialize>(what: &str, value: &T) -> Result<Vec<u8>, ServiceError> {
@@ -501,6 +507,26 @@ pub async fn update<S: ItemStore + ?Sized>(
 /// change the game's active list.
 const ACTIVE_ATTEMPTS: u32 = 5;
 
+/// Drops the retired board `id` from `game`'s boards still closing (BD-9), once the
+/// ticks closed every period that ended before its retirement. Losing the race to a
+/// change of the list leaves it for the next tick (which finds it done again).
+pub(crate) async fn closed_after_retirement<S: ItemStore + ?Sized>(
+    store: &S,
+    game: &str,
+    id: &str,
+) -> Result<(), ServiceError> {
+    let (mut active, version) = active_count(store, game).await?;
+    if !active.closing.iter().any(|f| f.id == id) {
+        return Ok(());
+    }
+    active.closing.retain(|f| f.id != id);
+    let key = ItemKey::new(ACTIVE_PK, game);
+    store
+        .put_items_if(&[(key, encode("active definitions", &active)?, version)])
+        .await?;
+    Ok(())
+}
+
 /// Retires `id` at `now` if its newest version is still `expected_version`: nothing
 /// feeds it from then on, its versions and archives stay. Errors as [`update`];
 /// retiring a retired board is a conflict.
@@ -536,7 +562,13 @@ pub async fn retire<S: ItemStore + ?Sized>(
         let list_version = store.get_item(&list_key, true).await?.map_or(0, |i| i.version);
         let (mut active, active_version) = active_count(store, &retired.game).await?;
         active.count = active.count.saturating_sub(1);
-        active.boards.retain(|f| f.id != id);
+        if let Some(at) = active.boards.iter().position(|f| f.id == id) {
+            let feeding = active.boards.remove(at);
+            if feeding.versions.iter().any(|v| !v.definition.prizes.is_empty()) {
+                active.closing.retain(|f| f.id != id);
+                active.closing.push(feeding);
+            }
+        }
         let writes = vec![
             (
                 head_key.clone(),

@@ -148,21 +148,44 @@ pub async fn in_force<S: SettleStore + ?Sized>(
 type Decoded = HashMap<String, (Arc<Vec<u8>>, Arc<Vec<Feeding>>)>;
 static DECODED: LazyLock<RwLock<Decoded>> = LazyLock::new(Default::default);
 
-/// Every game's active definitions (BD-12), as the ticks read them: one eventually
-/// consistent Query of the games' lists.
+/// One game's definitions as the ticks read them.
+#[derive(Debug, Clone)]
+pub struct GameBoards {
+    /// The game's id.
+    pub game: String,
+    /// Its active definitions (BD-12).
+    pub active: Vec<Feeding>,
+    /// Its retired boards with prizes whose periods ended before the retirement may
+    /// still be closing (BD-9): fed by nothing.
+    pub closing: Vec<Feeding>,
+}
+
+/// Every game's active definitions (BD-12) and retired boards still closing (BD-9),
+/// as the ticks read them: one eventually consistent Query of the games' lists.
 pub async fn all_in_force<S: podium_store::ItemStore + ?Sized>(
     store: &S,
-) -> Result<Vec<(String, Vec<Feeding>)>, ServiceError> {
+) -> Result<Vec<GameBoards>, ServiceError> {
+    #[derive(Deserialize)]
+    struct Listed {
+        #[serde(default)]
+        boards: Vec<Feeding>,
+        #[serde(default)]
+        closing: Vec<Feeding>,
+    }
     let items = store
         .query_items(ACTIVE_PK, &podium_store::SortKeyRange::All, true, 100, false)
         .await?;
     items
         .into_iter()
         .map(|(game, item)| {
-            let active = serde_json::from_slice::<Active>(&item.body).map_err(|e| {
+            let listed = serde_json::from_slice::<Listed>(&item.body).map_err(|e| {
                 ServiceError::Store(podium_store::StoreError::corrupt("active definitions", e))
             })?;
-            Ok((game, active.boards))
+            Ok(GameBoards {
+                game,
+                active: listed.boards,
+                closing: listed.closing,
+            })
         })
         .collect()
 }

@@ -17,7 +17,10 @@
 //!   creation. A freeze or close cut short by the tick's budget is resumed by the next
 //!   tick (each under its own records).
 //! - A retired board is fed no more and its prizes are no longer paid: retiring an
-//!   event before its end cancels its prizes (the ended periods closed before stay).
+//!   event before its end cancels its prizes. A period that ended before the
+//!   retirement is still closed, also when the retirement came within the minute of
+//!   grace before the tick's close: the board stays in its game's list of boards
+//!   closing until every such period is.
 //! - Cost: per tick, one Query of the games' active definitions and one read of the
 //!   record of each active board with prizes; per ended period, one Query of its
 //!   definition (read afresh: a change written seconds before the end counts), its
@@ -90,19 +93,29 @@ pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     report: &mut TickReport,
 ) -> Result<(), ServiceError> {
     let mut failed: Option<ServiceError> = None;
-    for (game, boards) in crate::engine::defined::all_in_force(store).await? {
-        let Some(game) = Game::ALL.into_iter().find(|g| g.id() == game) else {
+    for listed in crate::engine::defined::all_in_force(store).await? {
+        let Some(game) = Game::ALL.into_iter().find(|g| g.id() == listed.game) else {
             continue;
         };
-        for feeding in boards.iter().filter(|f| pays_prizes(f)) {
-            if let Err(e) =
-                catch_up_board(store, game, &feeding.id, at, (grace, per_tick), budget, report).await
-            {
-                if e.is_unavailable() {
-                    return Err(e);
+        let active = listed
+            .active
+            .iter()
+            .filter(|f| pays_prizes(f))
+            .map(|f| (f, false));
+        for (feeding, retired) in active.chain(listed.closing.iter().map(|f| (f, true))) {
+            let caught_up =
+                catch_up_board(store, game, &feeding.id, at, (grace, per_tick), budget, report).await;
+            let done = match caught_up {
+                Ok(done) => done,
+                Err(e) if e.is_unavailable() => return Err(e),
+                Err(e) => {
+                    tracing::error!(board = %feeding.id, error = %e, "closing a defined board's period failed; the other boards go on");
+                    failed.get_or_insert(e);
+                    false
                 }
-                tracing::error!(board = %feeding.id, error = %e, "closing a defined board's period failed; the other boards go on");
-                failed.get_or_insert(e);
+            };
+            if retired && done {
+                crate::boards::definitions::closed_after_retirement(store, game.id(), &feeding.id).await?;
             }
         }
     }
@@ -122,8 +135,13 @@ pub(crate) async fn next_due<S: ItemStore + ?Sized>(
     grace: chrono::Duration,
 ) -> Result<Option<DateTime<Utc>>, ServiceError> {
     let mut due: Option<DateTime<Utc>> = None;
-    for (_, boards) in crate::engine::defined::all_in_force(store).await? {
-        for f in boards.iter().filter(|f| pays_prizes(f)) {
+    for listed in crate::engine::defined::all_in_force(store).await? {
+        for f in listed
+            .active
+            .iter()
+            .filter(|f| pays_prizes(f))
+            .chain(&listed.closing)
+        {
             let from = after - grace;
             let Some(d) = f.at(from).or_else(|| f.versions.first().map(|v| &v.definition)) else {
                 continue;
@@ -145,8 +163,13 @@ pub(crate) async fn closed_through<S: ItemStore + ?Sized>(
     store: &S,
 ) -> Result<Vec<(String, Option<String>)>, ServiceError> {
     let mut out = Vec::new();
-    for (_, boards) in crate::engine::defined::all_in_force(store).await? {
-        for f in boards.iter().filter(|f| pays_prizes(f)) {
+    for listed in crate::engine::defined::all_in_force(store).await? {
+        for f in listed
+            .active
+            .iter()
+            .filter(|f| pays_prizes(f))
+            .chain(&listed.closing)
+        {
             let through = read_record(store, &record_key(&f.id))
                 .await?
                 .and_then(|(r, _)| r.through);
@@ -163,7 +186,8 @@ fn pays_prizes(f: &Feeding) -> bool {
 
 /// One board's ended periods (each `grace` after its end), oldest first, at most
 /// `per_tick`: each frozen, closed with its prize table (none: nothing to send), then
-/// recorded closed.
+/// recorded closed. True when nothing is left to close of a retired board (every
+/// period that ended before its retirement is closed, BD-9), or of one that is gone.
 async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     game: Game,
@@ -172,7 +196,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     (grace, per_tick): (chrono::Duration, usize),
     budget: Budget,
     report: &mut TickReport,
-) -> Result<(), ServiceError> {
+) -> Result<bool, ServiceError> {
     let key = record_key(id);
     let mut known: Option<std::sync::Arc<Known>> = None;
     let (mut record, mut version) = match read_record(store, &key).await? {
@@ -180,7 +204,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         None => {
             // The first time: periods from the board's creation on.
             let Some(k) = crate::boards::defined::resolve(store, id).await? else {
-                return Ok(());
+                return Ok(true);
             };
             let created = k.versions[0].written_at;
             known = Some(k);
@@ -201,17 +225,20 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
                 // This process's copy: the schedule, to find the period due (the
                 // copy a close pays from is read afresh below).
                 let Some(k) = crate::boards::defined::resolve(store, id).await? else {
-                    return Ok(());
+                    return Ok(true);
                 };
                 k
             }
         };
         let schedule = &k.in_force_at(record.end).definition.schedule;
         let Some(period) = period_from(schedule, record.end) else {
-            return Ok(());
+            return Ok(k.head.retired_at.is_some());
         };
+        if k.retired_before_end(&period) {
+            return Ok(true);
+        }
         let Some(end) = period.end.filter(|end| *end + grace <= at) else {
-            return Ok(());
+            return Ok(false);
         };
         let behind = |busy: bool| Behind {
             board: id.to_string(),
@@ -220,7 +247,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         };
         if done == per_tick || (done > 0 && budget.expired()) {
             report.behind.push(behind(false));
-            return Ok(());
+            return Ok(false);
         }
         let board = BoardRef {
             board: id.to_string(),
@@ -229,10 +256,10 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         // The table paid, read now (not this process's copy): an edit or a
         // retirement written just before the end counts (BD-9).
         let Some(k) = crate::boards::defined::resolve_fresh(store, id).await? else {
-            return Ok(());
+            return Ok(true);
         };
         if k.retired_before_end(&period) {
-            return Ok(());
+            return Ok(true);
         }
         known = Some(k.clone());
         let prizes = k.prizes_at_end(&period);
@@ -243,7 +270,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             report.runs.push(BoardRun::new(&board, frozen));
             if !published {
                 report.behind.push(behind(busy));
-                return Ok(());
+                return Ok(false);
             }
             let table = RewardTable::of_prizes(prizes);
             match close::close(store, game, &board, Some(&table), at, budget).await? {
@@ -255,7 +282,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
                 }
                 _ => {
                     report.behind.push(behind(false));
-                    return Ok(());
+                    return Ok(false);
                 }
             }
         }
@@ -271,7 +298,7 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
             // Another tick recorded a close meanwhile: go on from its record.
             match read_record(store, &key).await? {
                 Some((r, v)) => (record, version) = (r, v),
-                None => return Ok(()),
+                None => return Ok(false),
             }
         }
         report.closed.push(PeriodClosed {
