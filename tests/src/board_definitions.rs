@@ -1845,6 +1845,11 @@ pub async fn a_schedule_change_waits_for_the_current_period_to_end<S: Store + Cl
         .period(Some(first), instant("2026-12-12T04:00:00Z"))
         .expect("named");
     assert_eq!(p.end, Some(instant("2026-12-12T10:00:00Z")));
+    // A period of the old schedule read now: its next reset is the new schedule's.
+    let (_, clock) = known
+        .period(Some("2026-12-05T00:00"), instant("2026-12-12T04:00:00Z"))
+        .expect("named");
+    assert_eq!(clock.next_reset, Some(instant("2026-12-12T10:00:00Z")));
     let rows = listed(store, &def, first).await;
     assert_eq!(rows.first().map(|r| r.1.as_str()), Some("bob"), "{rows:?}");
     let op = podium_service::operators::periods::close_period(

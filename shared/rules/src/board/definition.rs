@@ -175,9 +175,11 @@ pub enum Schedule {
     AllTime,
     /// A period begins at each firing of `cron` (5 fields) read in `zone`.
     Cron { cron: String, zone: String },
-    /// One period `[start, end)`.
+    /// One period `[start, end)`: RFC 3339 instants with their offset, kept in UTC.
     Window {
+        #[serde(with = "crate::record::instant")]
         start: DateTime<Utc>,
+        #[serde(with = "crate::record::instant")]
         end: DateTime<Utc>,
     },
 }
@@ -857,6 +859,22 @@ mod tests {
         assert_eq!(d.keep_periods, 4);
         // It survives its own JSON.
         assert_eq!(def(serde_json::to_value(&d).unwrap()), d);
+        // BD-6: a window's instants carry their offset; one without is named.
+        let mut v = weekend_wins();
+        v["schedule"]["start"] = json!("2026-12-05T00:00:00");
+        let e = serde_json::from_value::<Definition>(v)
+            .expect_err("no offset")
+            .to_string();
+        assert!(
+            e.contains("`2026-12-05T00:00:00` is not an RFC 3339 timestamp with its offset"),
+            "{e}"
+        );
+        let mut v = weekend_wins();
+        v["schedule"]["start"] = json!("2026-12-05T00:00:00+02:00");
+        let d = def(v);
+        assert!(
+            matches!(d.schedule, Schedule::Window { start, .. } if start.to_rfc3339() == "2026-12-04T22:00:00+00:00")
+        );
     }
 
     /// BD-1: ids are shaped, and never a built-in board's.

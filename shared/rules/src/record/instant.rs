@@ -100,7 +100,12 @@ impl serde::de::Visitor<'_> for Strict {
         let t = DateTime::parse_from_rfc3339(raw)
             .ok()
             .filter(|_| strict)
-            .ok_or_else(|| E::custom("not an RFC 3339 timestamp like 2026-11-30T10:00:00Z"))?;
+            .ok_or_else(|| {
+                E::custom(format!(
+                    "{} is not an RFC 3339 timestamp with its offset, like 2026-11-30T10:00:00Z or 2026-11-30T12:00:00+02:00",
+                    crate::error::quoted(raw)
+                ))
+            })?;
         if t.nanosecond() >= 1_000_000_000 {
             return Err(E::custom("leap seconds are not accepted"));
         }

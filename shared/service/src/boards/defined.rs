@@ -160,7 +160,15 @@ impl Known {
                 (p, v)
             }
         };
-        let clock = version.definition.schedule.clock(&period, now);
+        let mut clock = version.definition.schedule.clock(&period, now);
+        // The board's next reset is the schedule's in force now, also when `period`
+        // is a past one of an earlier schedule (BD-10).
+        clock.next_reset = self
+            .in_force_at(now)
+            .definition
+            .schedule
+            .clock(&period, now)
+            .next_reset;
         Ok((period, clock))
     }
 }

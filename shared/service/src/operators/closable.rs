@@ -112,11 +112,11 @@ async fn find<S: ItemStore + ?Sized>(
 ) -> Result<Closable, ServiceError> {
     let no_period = || ServiceError::BadRequest {
         field: "board",
-        message: "an all-time or rolling board has no period to close".into(),
+        message: "an all-time or rolling board has no period to close (LB-5)".into(),
     };
     let not_ended = || ServiceError::BadRequest {
         field: "period",
-        message: "the period has not ended".into(),
+        message: "the period has not ended: it is closed once it has (LB-5, BD-9)".into(),
     };
     if let Some(def) = board_def(board) {
         if def.period == PeriodKind::AllTime || def.window_days.is_some() {

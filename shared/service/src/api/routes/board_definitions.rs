@@ -253,9 +253,11 @@ pub(crate) struct PreviewBody {
     pub definition: Definition,
     /// The past play read: results that happened from `from` (UTC) …
     #[schema(example = "2026-11-27T22:00:00Z")]
+    #[serde(deserialize_with = "podium_rules::record::instant::deserialize")]
     pub from: chrono::DateTime<chrono::Utc>,
     /// … until `to` (UTC, excluded; by now, within the last 400 days).
     #[schema(example = "2026-11-29T22:00:00Z")]
+    #[serde(deserialize_with = "podium_rules::record::instant::deserialize")]
     pub to: chrono::DateTime<chrono::Utc>,
 }
 
