@@ -618,6 +618,19 @@
         open.addEventListener("click", () => openDefinition(h.id));
         tbody.appendChild(row([h.id, h.game, h.version, h.retired_at ? "retired " + instant(h.retired_at) : "active", open]));
       }
+      // The built-in boards as the definitions they equal (BD-14): read-only; "Copy"
+      // starts a new definition from one.
+      const builtIn = $("built-in-definitions").tBodies[0];
+      clear(builtIn);
+      for (const d of list.built_in || []) {
+        const copy = el("button", "Copy");
+        copy.type = "button";
+        copy.addEventListener("click", () => {
+          $("definition-json").value = JSON.stringify(Object.assign({}, d, { id: "copy-of-" + d.id, title: "Copy of " + d.title }), null, 2);
+          setEditing(null);
+        });
+        builtIn.appendChild(row([d.id, d.game, d.title, copy]));
+      }
       // The Periods form offers the defined boards with periods next to the built-in ones.
       const boards = $("close-boards");
       for (const o of Array.from(boards.options)) if (o.dataset.defined) o.remove();

@@ -365,6 +365,13 @@ class ConsoleTest(unittest.TestCase):
         d.find_element(By.ID, "load-definitions").click()
         self.wait.until(lambda d: d.find_element(By.ID, "status").text.endswith("definition(s)."))
         self.assertEqual(self.rows("definitions"), [], "a dry run writes nothing")
+        # BD-14: the built-in boards are listed as the definitions they equal; "Copy"
+        # starts a new definition from one.
+        built_in = [cells(r)[0] for r in self.rows("built-in-definitions")]
+        self.assertEqual(built_in, ["seega", "dots-and-boxes", "minesweeper", "mahjong-weekly", "mahjong-daily", "mahjong-level-1"])
+        self.rows("built-in-definitions")[3].find_element(By.TAG_NAME, "button").click()
+        copied = json.loads(d.find_element(By.ID, "definition-json").get_attribute("value"))
+        self.assertEqual((copied["id"], copied["source"], copied["schedule"]["kind"]), ("copy-of-mahjong-weekly", {"kind": "credits"}, "weekly"))
         # A broken definition is refused naming its field and rule.
         type_definition({**event, "operator": "median"})
         d.find_element(By.ID, "definition-dry-run").click()

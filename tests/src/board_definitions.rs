@@ -3,6 +3,7 @@
 //! versions effective at once or from the next period, retired; concurrent changes of
 //! one definition and concurrent creations past a game's cap lose cleanly.
 
+pub use crate::shipped_boards::built_in_boards_equal_their_shipped_definitions;
 use chrono::{DateTime, TimeZone, Utc};
 use futures::future::join_all;
 use podium_rules::board::definition::{Definition, Operator};
@@ -11,7 +12,7 @@ use podium_service::error::ServiceError;
 use podium_store::Store;
 use serde_json::json;
 
-const OPERATOR: &str = "live-ops-1";
+pub(crate) const OPERATOR: &str = "live-ops-1";
 
 fn at(y: i32, mo: u32, d: u32, h: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, mo, d, h, 0, 0)
@@ -2436,6 +2437,7 @@ macro_rules! board_definitions_tests {
             max_entrants_hold_under_concurrent_first_results,
             a_moved_clock_closes_a_prize_period_when_it_ends,
             a_board_retired_within_the_grace_is_still_closed,
+            built_in_boards_equal_their_shipped_definitions,
             a_score_range_holds_only_what_its_board_takes,
             faults_mid_write_count_an_entrant_and_pay_a_prize_once,
             a_message_id_with_an_offset_is_claimed_once,

@@ -39,6 +39,7 @@ pub mod redelivery;
 pub mod reserved_ids;
 pub mod review;
 pub mod rewards;
+pub mod shipped_boards;
 pub mod standing;
 pub mod tournaments;
 pub mod unknown_boards;

@@ -6,6 +6,7 @@ use chrono_tz::Tz;
 use crate::game::Game;
 use crate::period::{Period, PeriodClock, PeriodKind};
 
+pub mod built_in;
 pub mod definition;
 pub mod feed;
 

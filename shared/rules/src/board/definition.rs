@@ -102,15 +102,36 @@ pub enum Source {
     /// The player's rating after a rated match (DB-6, MS-8): with `latest`, their
     /// rating now; with `max`, the highest they reached in the period.
     Rating {},
+    /// The player's balance in the game after each change of it, whatever made it
+    /// (GM-4: results, rewarded ads, daily bonuses, corrections, claimed rewards):
+    /// with `latest`, the balance now (a Seega board as the built-in `seega`; a Dots
+    /// and Boxes or Minesweeper balance is the rating).
+    Balance {},
+    /// The points credited to Mahjong Rivals' period boards (MJ-20, MJ-21): level
+    /// completions, Quick Matches, Arenas, tournament prizes, the daily bonus,
+    /// rewarded ads and corrections, not a claimed period reward; with `sum`, as the
+    /// built-in `mahjong-weekly` and `mahjong-daily`.
+    Credits {},
 }
 
 impl Source {
+    /// Whether the source takes its values from results (a match, a completion, …),
+    /// not from every change of points ([`Source::Balance`], [`Source::Credits`]).
+    pub fn of_results(&self) -> bool {
+        !matches!(self, Source::Balance {} | Source::Credits {})
+    }
+}
+
+impl Definition {
     /// How the board's values are shown: times in milliseconds (MJ-3), ratings whole
-    /// (DB-6, MS-8), anything else as points.
+    /// (DB-6, MS-8; a Dots and Boxes or Minesweeper balance is one), anything else as
+    /// points.
     pub fn unit(&self) -> super::Unit {
-        match self {
+        let rated = Game::from_id(&self.game).is_some_and(Game::keeps_rating);
+        match self.source {
             Source::BestTime { .. } => super::Unit::Milliseconds,
             Source::Rating {} => super::Unit::Rating,
+            Source::Balance {} if rated => super::Unit::Rating,
             _ => super::Unit::Points,
         }
     }
@@ -175,6 +196,12 @@ pub enum Schedule {
     AllTime,
     /// A period begins at each firing of `cron` (5 fields) read in `zone`.
     Cron { cron: String, zone: String },
+    /// A period is a local day of `zone`, named by its date (`2026-12-06`), as the
+    /// built-in daily boards' (LB-1).
+    Daily { zone: String },
+    /// A period is an ISO week (Monday 00:00 to Monday 00:00) of `zone`, named
+    /// `2026-W49`, as the built-in weekly boards' (LB-1).
+    Weekly { zone: String },
     /// One period `[start, end)`: RFC 3339 instants with their offset, kept in UTC.
     Window {
         #[serde(with = "crate::record::instant")]
@@ -218,6 +245,12 @@ impl Schedule {
                 start: Some(*start),
                 end: Some(*end),
             })),
+            Schedule::Daily { zone } | Schedule::Weekly { zone } => {
+                let (kind, zone) = self.calendar(zone)?;
+                Ok(Some(DefinedPeriod::of(crate::period::Period::containing(
+                    kind, zone, at,
+                ))))
+            }
             Schedule::Cron {
                 cron: raw,
                 zone: raw_zone,
@@ -258,6 +291,36 @@ impl Schedule {
     }
 }
 
+impl DefinedPeriod {
+    fn of(p: crate::period::Period) -> DefinedPeriod {
+        DefinedPeriod {
+            id: p.id,
+            start: p.start,
+            end: p.end,
+        }
+    }
+}
+
+impl Schedule {
+    /// Whether periods follow one another for ever (a cron, a day, a week), not one
+    /// period for ever or one window.
+    pub fn repeats(&self) -> bool {
+        matches!(
+            self,
+            Schedule::Cron { .. } | Schedule::Daily { .. } | Schedule::Weekly { .. }
+        )
+    }
+
+    /// A daily or weekly schedule's period kind and zone.
+    fn calendar(&self, zone: &str) -> Result<(crate::period::PeriodKind, Tz), RuleError> {
+        let kind = match self {
+            Schedule::Weekly { .. } => crate::period::PeriodKind::Weekly,
+            _ => crate::period::PeriodKind::Daily,
+        };
+        Ok((kind, parse_zone(zone)?))
+    }
+}
+
 impl Schedule {
     /// The period named `id` (BD-6): `all`, `window`, or a cron period's local start
     /// (`2026-12-05T00:00`, which must be a firing). Errors name `period` and BD-6.
@@ -276,6 +339,12 @@ impl Schedule {
                 end: Some(*end),
             }),
             Schedule::Window { .. } => Err(bad("this board has the single period `window`".into())),
+            Schedule::Daily { zone } | Schedule::Weekly { zone } => {
+                let (kind, zone) = self.calendar(zone)?;
+                crate::period::Period::parse(kind, zone, id)
+                    .map(DefinedPeriod::of)
+                    .map_err(|e| bad(e.message))
+            }
             Schedule::Cron { zone, .. } => {
                 let zone = parse_zone(zone)?;
                 let at = if id.len() == 22 {
@@ -312,11 +381,15 @@ impl Schedule {
             Schedule::AllTime => (ClockKind::AllTime, "UTC".to_string()),
             Schedule::Window { .. } => (ClockKind::Window, "UTC".to_string()),
             Schedule::Cron { zone, .. } => (ClockKind::Cron, zone.clone()),
+            Schedule::Daily { zone } => (ClockKind::Daily, zone.clone()),
+            Schedule::Weekly { zone } => (ClockKind::Weekly, zone.clone()),
         };
         let next_reset = match self {
             Schedule::AllTime => None,
             Schedule::Window { end, .. } => Some(*end),
-            Schedule::Cron { .. } => self.period_at(now).ok().flatten().and_then(|p| p.end),
+            Schedule::Cron { .. } | Schedule::Daily { .. } | Schedule::Weekly { .. } => {
+                self.period_at(now).ok().flatten().and_then(|p| p.end)
+            }
         };
         PeriodClock {
             period: period.id.clone(),
@@ -544,6 +617,18 @@ fn check_source(game: Game, source: &Source, field: &str, tie_break: bool) -> Re
             }
             Ok(())
         }
+        Source::Balance {} | Source::Credits {} if tie_break => Err(RuleError::new(
+            field,
+            "BD-5",
+            "a tie-break takes its value from the same result as the source; a balance or a credit is no result's",
+        )),
+        Source::Balance {} => Ok(()),
+        Source::Credits {} => {
+            if !mahjong {
+                return refuse("only Mahjong Rivals credits period boards (MJ-20, MJ-21)");
+            }
+            Ok(())
+        }
         Source::Rating {} => {
             if !game.keeps_rating() {
                 return refuse("ratings are kept for Dots and Boxes and Minesweeper only (DB-6, MS-8)");
@@ -640,6 +725,13 @@ impl Definition {
             if min > max {
                 return Err(RuleError::new("score_range", "BD-7", "min is above max"));
             }
+            if !self.source.of_results() {
+                return Err(RuleError::new(
+                    "score_range",
+                    "BD-7",
+                    "a score range holds a result's record for review; a balance or credits board counts changes that are no record",
+                ));
+            }
         }
         self.check_entry()?;
         self.check_prizes(game)?;
@@ -658,6 +750,7 @@ impl Definition {
                 let reference = DateTime::<Utc>::UNIX_EPOCH + Duration::days(10_957); // 2000-01-01
                 self.schedule.period_at(reference).map(|_| ())
             }
+            Schedule::Daily { zone } | Schedule::Weekly { zone } => parse_zone(zone).map(|_| ()),
             Schedule::Window { start, end } => {
                 if start >= end {
                     return Err(RuleError::new(
@@ -849,6 +942,43 @@ mod tests {
 
     fn refused(v: serde_json::Value) -> String {
         def(v).check().expect_err("refused").to_string()
+    }
+
+    /// BD-2, BD-5, BD-7: `balance` and `credits` are no results: no tie-break, no score
+    /// range; `credits` is Mahjong Rivals' only; every game has a balance.
+    #[test]
+    fn bd_2_balance_and_credits_are_no_results() {
+        let mut v = weekend_wins();
+        v["source"] = json!({"kind": "balance"});
+        v["operator"] = json!("latest");
+        assert_eq!(def(v.clone()).check(), Ok(Game::Seega));
+        let mut credits = v.clone();
+        credits["source"] = json!({"kind": "credits"});
+        assert!(
+            refused(credits.clone()).starts_with("source (BD-2)"),
+            "{}",
+            refused(credits)
+        );
+        let mut ranged = v.clone();
+        ranged["score_range"] = json!([0, 100]);
+        assert!(
+            refused(ranged.clone()).starts_with("score_range (BD-7)"),
+            "{}",
+            refused(ranged)
+        );
+        let mut tie = weekend_wins();
+        tie["tie_breaks"] =
+            json!([{"source": {"kind": "balance"}, "operator": "latest", "order": "higher_first"}]);
+        assert!(
+            refused(tie.clone()).starts_with("tie_breaks[0].source (BD-5)"),
+            "{}",
+            refused(tie)
+        );
+        let mut mahjong = v;
+        mahjong["game"] = json!("mahjong-rivals");
+        mahjong["source"] = json!({"kind": "credits"});
+        mahjong["tie_breaks"] = json!([]);
+        assert_eq!(def(mahjong).check(), Ok(Game::MahjongRivals));
     }
 
     /// BD-1 … BD-9: a whole event definition reads and checks.

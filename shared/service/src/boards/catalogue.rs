@@ -126,7 +126,7 @@ fn built_in_title(id: &str) -> &'static str {
 
 /// The unit a definition's values are in.
 pub fn unit_of(definition: &Definition) -> Unit {
-    definition.source.unit()
+    definition.unit()
 }
 
 /// The boards `player` can see at `now`, with their value on each.

@@ -259,7 +259,7 @@ pub fn shape(board: &BoardRef) -> Option<Shape> {
     let def = &version.definition;
     Some(Shape {
         fold: def.fold(),
-        unit: def.source.unit(),
+        unit: def.unit(),
     })
 }
 

@@ -150,7 +150,7 @@ pub fn effective_from(
             "BD-10",
             "the window has begun: its source, operator, order, tie-breaks, score range and schedule stay until it ends",
         )),
-        Schedule::Cron { .. } => {
+        Schedule::Cron { .. } | Schedule::Daily { .. } | Schedule::Weekly { .. } => {
             let period = old.schedule.period_at(now)?;
             let from = period.and_then(|p| p.end).unwrap_or(now);
             // A period is named by its local start: the new schedule's first period,

@@ -119,7 +119,10 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
                 };
             }
         };
-        let facts = source.facts(&settlement.result);
+        // The result's facts, and every balance and period-board credit it changes
+        // (BD-2's `balance` and `credits` sources).
+        let mut facts = source.facts(&settlement.result);
+        facts.extend(podium_rules::board::feed::Fact::of_settlement(&settlement));
         let mut commit = to_commit(
             store,
             &key,

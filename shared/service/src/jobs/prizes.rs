@@ -76,7 +76,9 @@ fn period_from(schedule: &Schedule, at: DateTime<Utc>) -> Option<DefinedPeriod> 
         Schedule::AllTime => None,
         Schedule::Window { end, .. } if at >= *end => None,
         Schedule::Window { .. } => schedule.period_named("window").ok(),
-        Schedule::Cron { .. } => schedule.period_at(at).ok().flatten(),
+        Schedule::Cron { .. } | Schedule::Daily { .. } | Schedule::Weekly { .. } => {
+            schedule.period_at(at).ok().flatten()
+        }
     }
 }
 

@@ -225,6 +225,19 @@ pub fn check(
     if from >= to {
         return Err(RuleError::new("to", "BD-13", "the window ends after it starts").into());
     }
+    let sources = std::iter::once(&definition.source).chain(definition.tie_breaks.iter().map(|t| &t.source));
+    if let Some((i, _)) = sources.enumerate().find(|(_, s)| !s.of_results()) {
+        let field = match i {
+            0 => "definition.source".to_string(),
+            i => format!("definition.tie_breaks[{}].source", i - 1),
+        };
+        return Err(RuleError::new(
+            field,
+            "BD-13",
+            "a preview replays stored results; a balance or credits source also counts rewarded ads, bonuses, corrections and claims, which it does not read",
+        )
+        .into());
+    }
     if to > now {
         return Err(
             RuleError::new("to", "BD-13", "a preview reads past play: the window ends by now").into(),

@@ -49,10 +49,16 @@ pub(crate) struct RetireBody {
     pub version: u32,
 }
 
-/// Every definition.
+/// Every definition, and the built-in boards as the definitions they equal.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct DefinitionList {
     pub boards: Vec<Head>,
+    /// The built-in boards a definition expresses, read-only (BD-14): `seega`,
+    /// `dots-and-boxes`, `minesweeper`, `mahjong-weekly`, `mahjong-daily` and the
+    /// level rankings by the first (`mahjong-level-1`; level N's has `best_time`
+    /// of level N). A copy under another id is a board of the same ranking.
+    #[schema(value_type = Vec<Object>)]
+    pub built_in: Vec<podium_rules::board::definition::Definition>,
 }
 
 /// One definition: its state and every version, oldest first.
@@ -112,6 +118,7 @@ pub(crate) async fn create_board(
 pub(crate) async fn list_boards(State(state): State<AppState>, OperatorCaller(_): OperatorCaller) -> Answer {
     json(&DefinitionList {
         boards: definitions::list(state.store.as_ref()).await?,
+        built_in: podium_rules::board::built_in::listed(),
     })
 }
 
