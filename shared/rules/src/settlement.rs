@@ -5,6 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::board::feed::{Fact, ResultKind};
 use crate::board::BOARDS;
 use crate::game::Game;
 
@@ -147,6 +148,50 @@ impl<R> Settlement<R> {
     }
 }
 
+impl<R> Settlement<R> {
+    /// The facts this settlement brings besides its result's (BD-2): one
+    /// [`ResultKind::Balance`] per balance it changes (the balance after, at the
+    /// event's instant) and one [`ResultKind::Credit`] per credit it makes to the
+    /// game's period boards (MJ-20: `credits_for` makes one per board, the same points
+    /// at the same instant, taken here once, from the game's first board that is not
+    /// rolling).
+    pub fn facts(&self) -> Vec<Fact> {
+        let plain = |player_id: &str, game: Game, kind: ResultKind, at, points| Fact {
+            player_id: player_id.to_string(),
+            game,
+            kind,
+            at,
+            points,
+            won: false,
+            rated: false,
+            moves: None,
+            level: None,
+            time_ms: None,
+            rating: None,
+        };
+        let mut facts: Vec<Fact> = self
+            .balances
+            .iter()
+            .map(|b| plain(&b.player_id, b.game, ResultKind::Balance, b.at, b.after))
+            .collect();
+        for c in &self.credits {
+            let Some(def) = crate::board::board_def(&c.board) else {
+                continue;
+            };
+            // Each credit is made once to every period board of the game in force (a
+            // rolling one only while in its window): it is taken from the first board
+            // that always has it.
+            let first = BOARDS
+                .iter()
+                .find(|b| b.game == def.game && b.id != def.game.id() && b.window_days.is_none());
+            if first.is_some_and(|b| b.id == def.id) {
+                facts.push(plain(&c.player_id, def.game, ResultKind::Credit, c.at, c.points));
+            }
+        }
+        facts
+    }
+}
+
 /// The delta actually applied to a balance (SG-7, GM-4): `max(delta, −balance)`, so
 /// the balance never goes below zero. `balance` is in points and is ≥ 0.
 pub fn apply_floor(balance: i64, delta: i64) -> i64 {
@@ -217,6 +262,36 @@ pub fn credits_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// BD-2: a settlement's balances and period-board credits are facts of their own
+    /// kinds, taken by `balance` and `credits` only (a credit once, however many boards
+    /// it reaches); `points` takes results only.
+    #[test]
+    fn bd_2_settlements_bring_balance_and_credit_facts() {
+        use crate::board::definition::Source;
+        let at = chrono::DateTime::parse_from_rfc3339("2027-05-10T22:30:00Z")
+            .unwrap()
+            .to_utc();
+        let settlement = Settlement {
+            balances: vec![BalanceChange {
+                player_id: "p".into(),
+                game: Game::MahjongRivals,
+                before: 10,
+                after: 30,
+                at,
+            }],
+            credits: credits_for(Game::MahjongRivals, "p", 20, at, at),
+            ..Settlement::result_only(())
+        };
+        assert_eq!(settlement.credits.len(), 3, "AMR, the week and the day");
+        let facts = settlement.facts();
+        let kinds: Vec<(ResultKind, i64)> = facts.iter().map(|f| (f.kind, f.points)).collect();
+        assert_eq!(kinds, [(ResultKind::Balance, 30), (ResultKind::Credit, 20)]);
+        assert_eq!(Source::Balance {}.value_of(&facts[0]), Some(30));
+        assert_eq!(Source::Credits {}.value_of(&facts[1]), Some(20));
+        assert_eq!(Source::Points {}.value_of(&facts[0]), None);
+        assert_eq!(Source::Credits {}.value_of(&facts[0]), None);
+    }
 
     /// MJ-20, MJ-21: Mahjong points credit the AMR, the week and the day of their
     /// local date; Seega's board is its balance.

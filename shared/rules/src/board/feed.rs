@@ -98,50 +98,6 @@ impl Fact {
     }
 }
 
-impl Fact {
-    /// The facts every settlement brings besides its result's (BD-2): one
-    /// [`ResultKind::Balance`] per balance it changes (the balance after, at the
-    /// event's instant) and one [`ResultKind::Credit`] per credit it makes to the
-    /// game's period boards (MJ-20: `credits_for` makes one per board, the same points
-    /// at the same instant, taken here once, from the game's first board that is not
-    /// rolling).
-    pub fn of_settlement<R>(settlement: &crate::settlement::Settlement<R>) -> Vec<Fact> {
-        let plain = |player_id: &str, game: Game, kind: ResultKind, at, points| Fact {
-            player_id: player_id.to_string(),
-            game,
-            kind,
-            at,
-            points,
-            won: false,
-            rated: false,
-            moves: None,
-            level: None,
-            time_ms: None,
-            rating: None,
-        };
-        let mut facts: Vec<Fact> = settlement
-            .balances
-            .iter()
-            .map(|b| plain(&b.player_id, b.game, ResultKind::Balance, b.at, b.after))
-            .collect();
-        for c in &settlement.credits {
-            let Some(def) = super::board_def(&c.board) else {
-                continue;
-            };
-            // Each credit is made once to every period board of the game in force (a
-            // rolling one only while in its window): it is taken from the first board
-            // that always has it.
-            let first = super::BOARDS
-                .iter()
-                .find(|b| b.game == def.game && b.id != def.game.id() && b.window_days.is_none());
-            if first.is_some_and(|b| b.id == def.id) {
-                facts.push(plain(&c.player_id, def.game, ResultKind::Credit, c.at, c.points));
-            }
-        }
-        facts
-    }
-}
-
 impl Source {
     /// The value `fact` gives this source (BD-2), or `None` when the source does not
     /// take it (another kind of result, a loss for `wins`, another level, an unrated
@@ -362,36 +318,6 @@ mod tests {
     }
 
     /// BD-2: each source takes what it names from a fact.
-    /// BD-2: a settlement's balances and period-board credits are facts of their own
-    /// kinds, taken by `balance` and `credits` only (a credit once, however many boards
-    /// it reaches); `points` takes results only.
-    #[test]
-    fn bd_2_settlements_bring_balance_and_credit_facts() {
-        use crate::settlement::{credits_for, BalanceChange, Settlement};
-        let at = chrono::DateTime::parse_from_rfc3339("2027-05-10T22:30:00Z")
-            .unwrap()
-            .to_utc();
-        let settlement = Settlement {
-            balances: vec![BalanceChange {
-                player_id: "p".into(),
-                game: Game::MahjongRivals,
-                before: 10,
-                after: 30,
-                at,
-            }],
-            credits: credits_for(Game::MahjongRivals, "p", 20, at, at),
-            ..Settlement::result_only(())
-        };
-        assert_eq!(settlement.credits.len(), 3, "AMR, the week and the day");
-        let facts = Fact::of_settlement(&settlement);
-        let kinds: Vec<(ResultKind, i64)> = facts.iter().map(|f| (f.kind, f.points)).collect();
-        assert_eq!(kinds, [(ResultKind::Balance, 30), (ResultKind::Credit, 20)]);
-        assert_eq!(Source::Balance {}.value_of(&facts[0]), Some(30));
-        assert_eq!(Source::Credits {}.value_of(&facts[1]), Some(20));
-        assert_eq!(Source::Points {}.value_of(&facts[0]), None);
-        assert_eq!(Source::Credits {}.value_of(&facts[0]), None);
-    }
-
     #[test]
     fn sources_take_their_values() {
         let win = fact(ResultKind::Match, true);

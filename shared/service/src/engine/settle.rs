@@ -122,7 +122,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
         // The result's facts, and every balance and period-board credit it changes
         // (BD-2's `balance` and `credits` sources).
         let mut facts = source.facts(&settlement.result);
-        facts.extend(podium_rules::board::feed::Fact::of_settlement(&settlement));
+        facts.extend(settlement.facts());
         let mut commit = to_commit(
             store,
             &key,
