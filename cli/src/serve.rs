@@ -28,9 +28,14 @@ use crate::error::CliError;
 
 /// The id after `scheme` in the `Authorization` header, if it is an id (unverified):
 /// well-formed, or of a reserved form that the caller check refuses by name (GM-5).
+/// Two `Authorization` headers name no one: which of them is meant is not known.
 fn dev_header(headers: &HeaderMap, scheme: &str) -> Option<String> {
     use podium_rules::record::ids::{player_id_form, PlayerIdForm};
-    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let mut all = headers.get_all(axum::http::header::AUTHORIZATION).iter();
+    let value = all.next()?.to_str().ok()?;
+    if all.next().is_some() {
+        return None;
+    }
     let id = value.strip_prefix(scheme)?.trim();
     (player_id_form(id) != PlayerIdForm::Malformed).then(|| id.to_string())
 }
@@ -304,6 +309,14 @@ mod tests {
         assert_eq!(dev_identity(&h), None);
         h.insert("authorization", "Dev bad id!".parse().unwrap());
         assert_eq!(dev_identity(&h), None);
+        // Two headers: no one (which is meant is not known).
+        h.insert("authorization", "Dev p-0001".parse().unwrap());
+        h.append("authorization", "Dev p-0002".parse().unwrap());
+        assert_eq!(dev_identity(&h), None);
+        let mut h = HeaderMap::new();
+        h.insert("authorization", "Operator ops-1".parse().unwrap());
+        h.append("authorization", "Dev p-0001".parse().unwrap());
+        assert_eq!((dev_operator(&h), dev_identity(&h)), (None, None));
     }
     #[test]
     fn operators_name_themselves_with_the_operator_scheme() {

@@ -965,20 +965,28 @@ pub async fn an_operator_closes_a_defined_boards_period<S: Store + Clone + 'stat
         matches!(&bad, Err(ServiceError::Invalid(e)) if e.field == "period" && e.rule == "BD-6"),
         "{bad:?}"
     );
-    // Not frozen yet: the dry run lists nothing (the live board is not read).
+    // Not frozen yet: the dry run freezes it first, as the close would, and lists
+    // what the close would send.
     let now = instant("2026-12-07T08:00:00Z");
     let dry = close(period, true, "2026-12-07T08:00:00Z")
         .await
         .expect("a dry run");
     assert_eq!(
-        (dry.was_frozen, dry.ranked, dry.results.len()),
-        (false, 0, 0),
+        (
+            dry.was_frozen,
+            dry.frozen,
+            dry.ranked,
+            dry.results.len(),
+            dry.to_send
+        ),
+        (false, true, 4, 4, 4),
         "{dry:?}"
     );
+    assert!(dry.finished());
     let op = close(period, false, "2026-12-07T08:00:00Z")
         .await
         .expect("closed");
-    assert!(!op.was_frozen && op.done, "{op:?}");
+    assert!(op.was_frozen && op.frozen && op.done, "{op:?}");
     assert_eq!((op.ranked, op.sent, op.to_send), (4, 4, 0), "{op:?}");
     let want = [
         ("bob", 1, json!({"points": 500, "game": "seega"})),

@@ -143,6 +143,16 @@ pub async fn the_preview_of_last_weekend_equals_its_replay<S: Store + ?Sized>(st
         .expect("a read")
         .is_none());
     assert!(previews::list(store).await.expect("a list").is_empty());
+    // An id of no preview's shape is none, and reaches no store (a 5,000-byte sort key
+    // would be refused by DynamoDB).
+    for id in [
+        "a".repeat(5_000),
+        "😀".repeat(300),
+        "ABCDEF0123456789abcd".into(),
+        String::new(),
+    ] {
+        assert!(previews::read(store, &id).await.expect("a read").is_none());
+    }
 }
 
 /// A definition of `game` over all time: `source` combined by `operator`, highest first,

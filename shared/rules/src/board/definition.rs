@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{LazyLock, RwLock};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Datelike, Duration, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +22,8 @@ use crate::game::Game;
 pub const MAX_TIE_BREAKS: usize = 2;
 /// The longest one-off window, in days (BD-6).
 pub const MAX_WINDOW_DAYS: i64 = 366;
+/// The shortest one-off window, in minutes (BD-6).
+pub const MIN_WINDOW_MINUTES: i64 = 1;
 /// Ended periods a definition may keep readable (BD-6).
 pub const MAX_KEEP_PERIODS: u32 = 104;
 /// The lowest rank a prize band may reach (BD-9).
@@ -693,12 +695,27 @@ impl Definition {
         if title_chars == 0 || self.title.chars().count() > 80 {
             return Err(RuleError::new("title", "BD-1", "a title is 1 to 80 characters"));
         }
-        if self.title.chars().any(char::is_control) {
+        // Control, format (zero-width, bidirectional overrides), private-use and
+        // unassigned characters, and line or paragraph separators, hide or reorder
+        // what every app list shows: refused (the joiner inside an emoji aside).
+        use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
+        let hidden = |c: char| {
+            c != '\u{200D}'
+                && (c.general_category_group() == GeneralCategoryGroup::Other
+                    || matches!(
+                        c.general_category(),
+                        GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+                    ))
+        };
+        if self.title.chars().any(hidden) {
             return Err(RuleError::new(
                 "title",
                 "BD-1",
-                "a title holds no control character (a line break, a tab, NUL)",
+                "a title holds no control, format (zero-width, bidirectional), private-use or unassigned character and no line break",
             ));
+        }
+        if !self.title.chars().any(|c| !c.is_whitespace() && c != '\u{200D}') {
+            return Err(RuleError::new("title", "BD-1", "a title shows something"));
         }
         let game = Game::from_id(&self.game)
             .ok_or_else(|| RuleError::new("game", "BD-1", format!("unknown game {}", quoted(&self.game))))?;
@@ -759,6 +776,23 @@ impl Definition {
                         "the window ends before it starts",
                     ));
                 }
+                let years = crate::period::PERIOD_YEARS;
+                for (field, at) in [("schedule.start", start), ("schedule.end", end)] {
+                    if !years.contains(&at.year()) {
+                        return Err(RuleError::new(
+                            field,
+                            "BD-6",
+                            format!("a window lies in the years {} to {}", years.start(), years.end()),
+                        ));
+                    }
+                }
+                if *end - *start < Duration::minutes(MIN_WINDOW_MINUTES) {
+                    return Err(RuleError::new(
+                        "schedule.end",
+                        "BD-6",
+                        format!("a window is at least {MIN_WINDOW_MINUTES} minutes"),
+                    ));
+                }
                 if *end - *start > Duration::days(MAX_WINDOW_DAYS) {
                     return Err(RuleError::new(
                         "schedule.end",
@@ -805,6 +839,19 @@ impl Definition {
                 "BD-9",
                 "prizes are paid when a period ends, and an all-time board never ends: give it a cron schedule or a window",
             ));
+        }
+        if let Schedule::Cron { cron, .. } = &self.schedule {
+            let minute = cron.split_whitespace().next().unwrap_or_default();
+            if !self.prizes.is_empty() && minute.parse::<u8>().is_err() {
+                return Err(RuleError::new(
+                    "prizes",
+                    "BD-9",
+                    format!(
+                        "a board with prizes resets at most once an hour (each period is frozen and closed): give the cron one minute, `0`, not {}",
+                        quoted(minute)
+                    ),
+                ));
+            }
         }
         let mut last = 0u32;
         for (i, p) in self.prizes.iter().enumerate() {
@@ -1028,9 +1075,18 @@ mod tests {
             v["id"] = json!(bad);
             assert!(refused(v).starts_with("id (BD-1)"), "{bad}");
         }
+        for bad in ["   ", "\u{202e}abc", "\u{200b}", "a\u{2028}b", "a\tb", "\u{200d}"] {
+            let mut v = weekend_wins();
+            v["title"] = json!(bad);
+            assert!(refused(v).starts_with("title (BD-1)"), "{bad:?}");
+        }
         let mut v = weekend_wins();
-        v["title"] = json!("   ");
-        assert!(refused(v).starts_with("title (BD-1)"));
+        v["title"] = json!("Cupa de weekend \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467} ăîșț");
+        assert_eq!(
+            def(v).check(),
+            Ok(Game::Seega),
+            "an emoji's joiner, letters with marks"
+        );
         let mut v = weekend_wins();
         v["game"] = json!("chess");
         assert_eq!(refused(v), "game (BD-1): unknown game `chess`");
@@ -1203,6 +1259,22 @@ mod tests {
                 json!({"kind": "window", "start": "2026-01-01T00:00:00Z", "end": "2027-01-03T00:00:00Z"}),
                 "schedule.end (BD-6)",
             ),
+            (
+                json!({"kind": "window", "start": "2026-12-06T00:00:00Z", "end": "2026-12-06T00:00:59.999Z"}),
+                "schedule.end (BD-6)",
+            ),
+            (
+                json!({"kind": "window", "start": "9999-12-01T00:00:00Z", "end": "9999-12-31T00:00:00Z"}),
+                "schedule.start (BD-6)",
+            ),
+            (
+                json!({"kind": "window", "start": "2099-12-31T00:00:00Z", "end": "2100-01-01T00:00:00Z"}),
+                "schedule.end (BD-6)",
+            ),
+            (
+                json!({"kind": "daily", "zone": "Mars/Olympus"}),
+                "schedule.zone (BD-6)",
+            ),
         ];
         for (schedule, start) in cases {
             let mut v = weekend_wins();
@@ -1251,6 +1323,18 @@ mod tests {
         v["schedule"] = json!({"kind": "all_time"});
         v["prizes"] = json!([{"from": 1, "to": 1, "points": 5}]);
         assert!(refused(v).starts_with("prizes (BD-9)"));
+        // At most one close an hour: a prized cron fires at one minute of the hour.
+        for cron in ["* * * * *", "*/30 * * * *", "0,30 * * * *"] {
+            let mut v = weekend_wins();
+            v["schedule"] = json!({"kind": "cron", "cron": cron, "zone": "UTC"});
+            assert!(refused(v).starts_with("prizes (BD-9)"), "{cron}");
+        }
+        let mut v = weekend_wins();
+        v["schedule"] = json!({"kind": "cron", "cron": "15 * * * *", "zone": "UTC"});
+        assert_eq!(def(v.clone()).check(), Ok(Game::Seega));
+        v["prizes"] = json!([]);
+        v["schedule"] = json!({"kind": "cron", "cron": "*/5 * * * *", "zone": "UTC"});
+        assert_eq!(def(v).check(), Ok(Game::Seega), "no prizes: no close");
         for (prizes, field) in [
             (json!([{"from": 0, "to": 1, "points": 1}]), "prizes[0].from"),
             (json!([{"from": 3, "to": 2, "points": 1}]), "prizes[0].to"),

@@ -98,9 +98,13 @@ pub async fn run<S: ItemStore + SettleStore + ?Sized>(
         Some(item) => {
             let d: DryRun = serde_json::from_slice(&item.body)
                 .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&k.sk, e)))?;
+            // A finished dry run that found results to send may be overtaken by any
+            // close since (the ticks' or an operator's): it is begun again; one that
+            // found every result sent stays true (a result once sent stays sent).
+            let left_to_send = d.checked > d.already_sent + d.deleted;
             let stale = d
                 .finished_at
-                .is_some_and(|f| now - f > Duration::minutes(FRESH_FOR_MINUTES));
+                .is_some_and(|f| left_to_send || now - f > Duration::minutes(FRESH_FOR_MINUTES));
             if stale {
                 (fresh(board, now), item.version)
             } else {

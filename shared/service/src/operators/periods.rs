@@ -28,8 +28,11 @@ pub struct PeriodOperation {
     /// Whether the period was frozen before this call (its final snapshot complete).
     pub was_frozen: bool,
     pub dry_run: bool,
-    /// Players ranked in the final snapshot (after a freeze this call made; in a dry
-    /// run of an unfrozen period, none: nothing is read from a live board).
+    /// Whether the period is frozen now (its final snapshot complete): a close, and a
+    /// dry run, freeze an ended period no tick froze yet, within the request's
+    /// budget (false: the freeze goes on at the next request or tick).
+    pub frozen: bool,
+    /// Players ranked in the final snapshot (0 until it is complete).
     pub ranked: usize,
     /// Results checked: a close's, every ranked one; a dry run's, those looked up so
     /// far (it answers 202 until every one is: the next ticks go on, and asking again
@@ -54,7 +57,7 @@ impl PeriodOperation {
     /// checked every result.
     pub fn finished(&self) -> bool {
         if self.dry_run {
-            self.checked >= self.ranked
+            self.frozen && self.checked >= self.ranked
         } else {
             self.done
         }
@@ -145,6 +148,7 @@ pub async fn close_period_within<S: BoardStore + ItemStore + SettleStore + ?Size
         period: bref.period,
         was_frozen,
         dry_run: false,
+        frozen: was_frozen || act.ranked > 0 || act.done,
         ranked: act.ranked,
         checked: act.ranked,
         already_sent: act.settled.saturating_sub(act.sent + act.unapplied),
@@ -196,7 +200,7 @@ async fn in_order<S: ItemStore + ?Sized>(
 /// A dry run: what a close would send, to whom (the first [`MAX_LISTED`] results
 /// listed; every ranked player's result looked up once, as a dry run carried out in
 /// steps, [`super::dry_runs`]).
-async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
+async fn dry_run_of<S: BoardStore + ItemStore + SettleStore + ?Sized>(
     store: &S,
     closable: &Closable,
     rewards: &RewardTables,
@@ -210,6 +214,7 @@ async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
         period: bref.period.clone(),
         was_frozen,
         dry_run: true,
+        frozen: was_frozen,
         ranked: 0,
         checked: 0,
         already_sent: 0,
@@ -219,7 +224,12 @@ async fn dry_run_of<S: ItemStore + SettleStore + ?Sized>(
         done: false,
     };
     if !was_frozen {
-        return Ok(op);
+        // What a close would send is the final snapshot's: the dry run freezes the
+        // ended period first, as the close would (and the ticks will).
+        op.frozen = closable.freeze(store, now, budget).await?.complete;
+        if !op.frozen {
+            return Ok(op);
+        }
     }
     let dry = super::dry_runs::run(store, &bref, rewards, now, budget).await?;
     op.ranked = dry.ranked;

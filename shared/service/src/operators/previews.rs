@@ -366,6 +366,15 @@ fn fresh(
 
 /// The preview `id`, if it is kept. Errors: the store's.
 pub async fn read<S: ItemStore + ?Sized>(store: &S, id: &str) -> Result<Option<Preview>, ServiceError> {
+    // A preview's id is 20 hexadecimal digits ([`id_of`]): anything else is none, and
+    // never reaches the store.
+    if id.len() != 20
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Ok(None);
+    }
     let k = key(id);
     match store.get_item(&k, true).await? {
         Some(item) => Ok(Some(decode::<Record>(&k.sk, &item.body)?.preview)),
