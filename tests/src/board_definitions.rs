@@ -366,6 +366,33 @@ pub async fn the_operator_routes_define_a_board<S: Store + Clone + 'static>(stor
     );
     let listed = operator_call(store, "GET", "/v1/operator/boards", &[], op, None, now).await;
     assert_eq!(listed.body["boards"], json!([]), "a dry run writes nothing");
+    // BD-14: the built-in boards are listed as the definitions they equal, read-only.
+    let built_in: Vec<&str> = listed.body["built_in"]
+        .as_array()
+        .expect("built_in")
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert_eq!(
+        built_in,
+        [
+            "seega",
+            "dots-and-boxes",
+            "minesweeper",
+            "mahjong-weekly",
+            "mahjong-daily",
+            "mahjong-level-1"
+        ]
+    );
+    let seega_def = operator_call(store, "GET", "/v1/operator/boards/seega", &[], op, None, now).await;
+    assert_eq!(seega_def.status, 404, "{}", seega_def.body);
+    assert!(
+        seega_def.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("built_in")),
+        "{}",
+        seega_def.body
+    );
     let made = operator_call(
         store,
         "POST",

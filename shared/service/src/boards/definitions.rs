@@ -381,7 +381,14 @@ pub async fn list<S: ItemStore + ?Sized>(store: &S) -> Result<Vec<Head>, Service
 
 /// No definition `id` (quoted, cut short: a path may be long).
 pub fn not_found(id: &str) -> ServiceError {
-    ServiceError::NotFound(format!("no board definition {}", podium_rules::error::quoted(id)))
+    let quoted = podium_rules::error::quoted(id);
+    if podium_rules::board::board_def(id).is_some() {
+        // BD-14: a built-in board is read-only; its definition is in the list.
+        return ServiceError::NotFound(format!(
+            "{quoted} is a built-in board, not an operator's definition: its definition is in `built_in` of GET /v1/operator/boards (BD-14), read-only"
+        ));
+    }
+    ServiceError::NotFound(format!("no board definition {quoted}"))
 }
 
 /// BD-10: `head` may change from `expected_version`: not retired, and still at it.
