@@ -648,7 +648,7 @@ async fn weekend_result<S: Store + ?Sized>(store: &S, player: &str) -> (usize, O
 }
 
 /// A tick of `job` at `at`, with no reward tables of the built-in boards.
-async fn tick<S: Store + ?Sized>(
+pub(crate) async fn tick<S: Store + ?Sized>(
     store: &S,
     job: podium_service::jobs::Job,
     at: &str,

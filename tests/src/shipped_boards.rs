@@ -158,4 +158,42 @@ pub async fn built_in_boards_equal_their_shipped_definitions<S: Store + Clone + 
         assert!(!want.is_empty(), "{id}@{period} has entries");
         assert_eq!(got, want, "{id}@{period}");
     }
+    // LB-5: each period is frozen when it ends, the copy's as the built-in's; a late
+    // Quick Match of 3 December counts on the entries, and on neither final page.
+    crate::board_definitions::tick(store, podium_service::jobs::Job::Freeze, "2026-12-08T00:00:00Z").await;
+    let late = crate::mahjong::quick_match(
+        "sb-q2",
+        "2026-12-03T11:00:00Z",
+        &[("zed", true, 900), ("max", true, 100)],
+    );
+    crate::mahjong::settle(store, &late, at("2026-12-08T00:30:00Z"))
+        .await
+        .expect("a late Quick Match");
+    let page = |board: String, period: &str| {
+        let req = crate::deletion::get(&format!("/v1/leaderboards/{board}"), "mia", &[("period", period)]);
+        async move {
+            let ctx = api::ApiContext::new(crate::contract::cursor_key());
+            let page = api::handle(store, &ctx, &req, at("2026-12-08T01:00:00Z")).await;
+            assert_eq!(page.status, 200, "{}", page.body);
+            assert_eq!(page.body["snapshot"], "final", "{board}: {}", page.body);
+            let entries: Vec<(String, i64)> = page.body["entries"]
+                .as_array()
+                .expect("entries")
+                .iter()
+                .map(|e| {
+                    (
+                        e["player_id"].as_str().unwrap_or_default().to_string(),
+                        e["value"].as_i64().unwrap_or(-1),
+                    )
+                })
+                .collect();
+            entries
+        }
+    };
+    for (id, period) in [("mahjong-daily", "2026-12-03"), ("mahjong-weekly", "2026-W49")] {
+        let built_in = page(id.to_string(), period).await;
+        let copy = page(format!("as-{id}"), period).await;
+        assert!(!built_in.iter().any(|(p, _)| p == "zed"), "{built_in:?}");
+        assert_eq!(copy, built_in, "{id}@{period}");
+    }
 }

@@ -720,6 +720,13 @@ impl Definition {
         let game = Game::from_id(&self.game)
             .ok_or_else(|| RuleError::new("game", "BD-1", format!("unknown game {}", quoted(&self.game))))?;
         check_source(game, &self.source, "source", false)?;
+        if !self.source.of_results() && !self.tie_breaks.is_empty() {
+            return Err(RuleError::new(
+                "tie_breaks",
+                "BD-5",
+                "a tie-break takes its value from the same result as the source; a balance or credits board counts changes that are no result, so it has none",
+            ));
+        }
         if self.tie_breaks.len() > MAX_TIE_BREAKS {
             return Err(RuleError::new(
                 "tie_breaks",
@@ -837,7 +844,7 @@ impl Definition {
             return Err(RuleError::new(
                 "prizes",
                 "BD-9",
-                "prizes are paid when a period ends, and an all-time board never ends: give it a cron schedule or a window",
+                "prizes are paid when a period ends, and an all-time board never ends: give it a cron, daily or weekly schedule or a window",
             ));
         }
         if let Schedule::Cron { cron, .. } = &self.schedule {
@@ -998,6 +1005,12 @@ mod tests {
         let mut v = weekend_wins();
         v["source"] = json!({"kind": "balance"});
         v["operator"] = json!("latest");
+        assert!(
+            refused(v.clone()).starts_with("tie_breaks (BD-5)"),
+            "{}",
+            refused(v)
+        );
+        v["tie_breaks"] = json!([]);
         assert_eq!(def(v.clone()).check(), Ok(Game::Seega));
         let mut credits = v.clone();
         credits["source"] = json!({"kind": "credits"});
@@ -1025,7 +1038,14 @@ mod tests {
         mahjong["game"] = json!("mahjong-rivals");
         mahjong["source"] = json!({"kind": "credits"});
         mahjong["tie_breaks"] = json!([]);
-        assert_eq!(def(mahjong).check(), Ok(Game::MahjongRivals));
+        assert_eq!(def(mahjong.clone()).check(), Ok(Game::MahjongRivals));
+        mahjong["tie_breaks"] =
+            json!([{"source": {"kind": "wins"}, "operator": "count", "order": "higher_first"}]);
+        assert!(
+            refused(mahjong.clone()).starts_with("tie_breaks (BD-5)"),
+            "{}",
+            refused(mahjong)
+        );
     }
 
     /// BD-1 … BD-9: a whole event definition reads and checks.

@@ -71,9 +71,9 @@ struct Active {
     count: u32,
     #[serde(default)]
     boards: Vec<Feeding>,
-    /// Retired boards with prizes whose ended periods the ticks may still have to
-    /// close (BD-9: a period that ended before the retirement pays; the minute of
-    /// grace may not have passed): fed by nothing, dropped by the ticks once every
+    /// Retired boards with periods whose ended periods the ticks may still have to
+    /// freeze and close (LB-5, BD-9: a period that ended before the retirement pays;
+    /// the minute of grace may not have passed): fed by nothing, dropped by the ticks once every
     /// such period is closed ([`closed_after_retirement`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     closing: Vec<Feeding>,
@@ -571,7 +571,11 @@ pub async fn retire<S: ItemStore + ?Sized>(
         active.count = active.count.saturating_sub(1);
         if let Some(at) = active.boards.iter().position(|f| f.id == id) {
             let feeding = active.boards.remove(at);
-            if feeding.versions.iter().any(|v| !v.definition.prizes.is_empty()) {
+            if feeding
+                .versions
+                .iter()
+                .any(|v| v.definition.schedule != Schedule::AllTime)
+            {
                 active.closing.retain(|f| f.id != id);
                 active.closing.push(feeding);
             }

@@ -155,8 +155,8 @@ pub struct GameBoards {
     pub game: String,
     /// Its active definitions (BD-12).
     pub active: Vec<Feeding>,
-    /// Its retired boards with prizes whose periods ended before the retirement may
-    /// still be closing (BD-9): fed by nothing.
+    /// Its retired boards with periods, whose periods that ended before the
+    /// retirement may still be closing (LB-5, BD-9): fed by nothing.
     pub closing: Vec<Feeding>,
 }
 

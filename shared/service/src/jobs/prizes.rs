@@ -1,8 +1,10 @@
-//! Defined boards' prizes (BD-9): every tick's catch-up (after the built-in boards') freezes each ended period of a
-//! defined board that pays prizes into its final snapshot and closes it through the
-//! period-reward path ([`crate::boards::close`]): every ranked player gets their
-//! `period_result` message, the places the prize table names with their points and
-//! Jokers to claim (exactly once, GM-3), oldest period first, each once.
+//! Defined boards' ended periods (LB-5, BD-9): every tick's catch-up (after the
+//! built-in boards') freezes each ended period of a defined board with periods (a
+//! cron, a day, a week, a window) into its final snapshot, as a built-in period
+//! board's, and when the board pays prizes closes it through the period-reward path
+//! ([`crate::boards::close`]): every ranked player gets their `period_result` message,
+//! the places the prize table names with their points and Jokers to claim (exactly
+//! once, GM-3), oldest period first, each once.
 //!
 //! - Which table: the one of the newest version written before the period ended
 //!   ([`crate::boards::defined::Known::prizes_at_end`]): an edit during the event
@@ -22,9 +24,9 @@
 //!   grace before the tick's close: the board stays in its game's list of boards
 //!   closing until every such period is.
 //! - Cost: per tick, one Query of the games' active definitions and one read of the
-//!   record of each active board with prizes; per ended period, one Query of its
+//!   record of each active board with periods; per ended period, one Query of its
 //!   definition (read afresh: a change written seconds before the end counts), its
-//!   freeze and close.
+//!   freeze, and with prizes its close.
 
 use chrono::{DateTime, Utc};
 use podium_rules::board::definition::{DefinedPeriod, Schedule};
@@ -82,8 +84,8 @@ fn period_from(schedule: &Schedule, at: DateTime<Utc>) -> Option<DefinedPeriod> 
     }
 }
 
-/// Freezes and closes the ended periods of every active defined board with prizes
-/// (in any version results still meet), within `budget`, noting what it did in
+/// Freezes the ended periods of every active defined board with periods (in any
+/// version results still meet), closing those with prizes,, within `budget`, noting what it did in
 /// `report`. A board that fails does not keep the others from theirs: the first
 /// failure is returned after them (at once when the store does not answer).
 pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
@@ -102,7 +104,7 @@ pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         let active = listed
             .active
             .iter()
-            .filter(|f| pays_prizes(f))
+            .filter(|f| has_periods(f))
             .map(|f| (f, false));
         for (feeding, retired) in active.chain(listed.closing.iter().map(|f| (f, true))) {
             let caught_up =
@@ -141,7 +143,7 @@ pub(crate) async fn next_due<S: ItemStore + ?Sized>(
         for f in listed
             .active
             .iter()
-            .filter(|f| pays_prizes(f))
+            .filter(|f| has_periods(f))
             .chain(&listed.closing)
         {
             let from = after - grace;
@@ -169,7 +171,7 @@ pub(crate) async fn closed_through<S: ItemStore + ?Sized>(
         for f in listed
             .active
             .iter()
-            .filter(|f| pays_prizes(f))
+            .filter(|f| has_periods(f))
             .chain(&listed.closing)
         {
             let through = read_record(store, &record_key(&f.id))
@@ -181,9 +183,12 @@ pub(crate) async fn closed_through<S: ItemStore + ?Sized>(
     Ok(out)
 }
 
-/// Whether a version results still meet names prizes.
-fn pays_prizes(f: &Feeding) -> bool {
-    f.versions.iter().any(|v| !v.definition.prizes.is_empty())
+/// Whether a version results still meet has periods that end (a cron, a day, a week,
+/// a window): each is frozen when it ends (LB-5), and closed with its prizes if any.
+fn has_periods(f: &Feeding) -> bool {
+    f.versions
+        .iter()
+        .any(|v| v.definition.schedule != Schedule::AllTime)
 }
 
 /// One board's ended periods (each `grace` after its end), oldest first, at most
@@ -266,14 +271,16 @@ async fn catch_up_board<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         known = Some(k.clone());
         let prizes = k.prizes_at_end(&period);
         let mut results = None;
+        // Frozen when it ends, as a built-in period board (LB-5): its pages read the
+        // final snapshot from then on, a late result counts on the entry only.
+        let frozen = crate::boards::periods::freeze_board(store, &board, end, at, budget).await?;
+        let (busy, published) = (frozen.busy, frozen.complete);
+        report.runs.push(BoardRun::new(&board, frozen));
+        if !published {
+            report.behind.push(behind(busy));
+            return Ok(false);
+        }
         if !prizes.is_empty() {
-            let frozen = crate::boards::periods::freeze_board(store, &board, end, at, budget).await?;
-            let (busy, published) = (frozen.busy, frozen.complete);
-            report.runs.push(BoardRun::new(&board, frozen));
-            if !published {
-                report.behind.push(behind(busy));
-                return Ok(false);
-            }
             let table = RewardTable::of_prizes(prizes);
             match close::close(store, game, &board, Some(&table), at, budget).await? {
                 Some(closed) if closed.done => {
