@@ -22,6 +22,10 @@ pub enum CliError {
     /// DynamoDB did not answer, or has no table yet: what is missing and what to do.
     #[error("{0}")]
     StoreUnreachable(String),
+    /// `podium replay` scored what it could, but some lines were refused or
+    /// conflicted with a record settled before (the summary says which).
+    #[error("{refused} line(s) refused and {conflicts} conflicting (see the summary; --refused FILE writes each with its number and reason)")]
+    LinesRefused { refused: u64, conflicts: u64 },
 }
 
 impl CliError {
@@ -57,10 +61,12 @@ impl CliError {
 }
 
 impl CliError {
-    /// 2 for a refused record (the caller's input), 1 for everything else.
+    /// 2 for a refused record (the caller's input), 3 for a replay with lines refused
+    /// or conflicting (the others scored), 1 for everything else.
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Refused(_) | CliError::Declined(_) => 2,
+            CliError::LinesRefused { .. } => 3,
             _ => 1,
         }
     }

@@ -112,6 +112,8 @@ type Line = (usize, Vec<String>, Result<Incoming, RuleError>, Option<Vec<u8>>);
 /// Stops at the first line that cannot be settled (the store not answering after
 /// retries, or failing): what was reported scored stays scored, no later line of the
 /// same players was settled before it, and replaying the file again finishes the rest.
+/// A replay that finished with lines refused or conflicting ends in
+/// [`CliError::LinesRefused`] (exit status 3), the summary printed first.
 pub async fn replay(
     target: Target<'_>,
     file: &Path,
@@ -132,7 +134,15 @@ pub async fn replay(
             path.display()
         );
     }
-    outcome
+    outcome?;
+    let refused = summary.refused_total();
+    if refused + summary.conflicts > 0 {
+        return Err(CliError::LinesRefused {
+            refused,
+            conflicts: summary.conflicts,
+        });
+    }
+    Ok(())
 }
 
 /// `--refused FILE` created (emptied) for writing, unless it is the `input` being

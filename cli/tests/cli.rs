@@ -254,11 +254,56 @@ fn replay_survives_bad_bytes() {
     file.extend(format!("{}\n", seed_record(16, 8)).as_bytes());
     std::fs::write(dir.join("mixed.jsonl"), &file).expect("write");
     let out = podium(&dir, &["replay", "mixed.jsonl"], b"");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The others scored, one line refused: exit status 3, the summary unchanged.
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 line(s) refused and 0 conflicting"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("replayed 3 records"), "{text}");
     assert!(text.contains("scored      2"), "{text}");
     assert!(text.contains("refused     1"), "{text}");
+}
+
+/// A reader that closes the pipe early (`podium generate | head -1`) ends the command
+/// quietly, as Unix tools end: no panic, no message.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::io::{BufRead, Read};
+    let dir = data_dir("closed-pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(["generate", "--matches", "20000", "--players", "500"])
+        .current_dir(&dir)
+        .env("PODIUM_TEST_CLOCK", CLOCK)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("podium runs");
+    let mut first = String::new();
+    {
+        let stdout = child.stdout.take().expect("stdout");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut first)
+            .expect("a line");
+    } // the pipe closes here, long before the 20,000 matches are written
+    let status = child.wait().expect("it ends");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    assert!(first.starts_with('{'), "{first}");
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    assert_ne!(status.code(), Some(101), "no panic");
 }
 
 /// GM-5: a line longer than the 1 MiB limit is one refused record, skipped without
@@ -272,7 +317,12 @@ fn an_overlong_line_is_refused_not_held() {
     file.extend(format!("{}\n", seed_record(16, 8)).as_bytes());
     std::fs::write(dir.join("long.jsonl"), &file).expect("write");
     let out = podium(&dir, &["replay", "long.jsonl"], b"");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("scored      2"), "{text}");
     assert!(text.contains("refused     1"), "{text}");
@@ -379,13 +429,20 @@ fn generate_then_replay_once(game: &str) {
         .filter(|l| !l.is_empty())
         .count();
     assert!(lines > 300, "duplicates and malformed records are mixed in");
-    let first = podium(&dir, &["replay", "matches.jsonl"], b"");
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
+    let first_run = podium(&dir, &["replay", "matches.jsonl"], b"");
+    let first = String::from_utf8_lossy(&first_run.stdout).to_string();
+    // Malformed lines mixed in are refused: exit status 3 (the rest scored); 0 when
+    // every line scored, was void or a duplicate.
+    let refused_or_conflicting = first.lines().any(|l| {
+        let l = l.trim();
+        (l.starts_with("refused ") || l.starts_with("conflicts ")) && !l.ends_with(" 0")
+    });
+    assert_eq!(
+        first_run.status.code(),
+        Some(if refused_or_conflicting { 3 } else { 0 }),
+        "{first} {}",
+        String::from_utf8_lossy(&first_run.stderr)
     );
-    let first = String::from_utf8_lossy(&first.stdout).to_string();
     assert!(first.contains("scored") && first.contains("refused"), "{first}");
     let second = podium(&dir, &["replay", "matches.jsonl"], b"");
     let second = String::from_utf8_lossy(&second.stdout).to_string();
@@ -770,7 +827,12 @@ fn replay_groups_refusals_and_writes_refused_lines() {
         &["replay", "mixed.jsonl", "--refused", "refused.jsonl"],
         b"",
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("refused     3"), "{text}");
     assert!(text.contains("    2  players[*].player_id (GM-5)"), "{text}");
