@@ -200,7 +200,7 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Route
     }
     app.merge(api)
         .merge(console)
-        .layer(axum::middleware::map_response(hint_dev_header))
+        .layer(axum::middleware::from_fn(hint_dev_header))
         .layer(axum::middleware::map_request(|mut req: Request| async move {
             let identity = Identity {
                 player: dev_identity(req.headers()),
@@ -216,8 +216,35 @@ pub const DEV_HEADER_HINT: &str = "podium serve: name the caller with the header
     `Authorization: Dev <player-id>` (operator routes: `Authorization: Operator <name>`), \
     unverified, local only";
 
-/// A 401's JSON message with [`DEV_HEADER_HINT`] appended (the body keeps its shape).
-async fn hint_dev_header(response: Response) -> Response {
+/// What a 401 adds locally for the `Authorization` headers `headers` holds: how to
+/// name the caller when there is none ([`DEV_HEADER_HINT`]), or what is wrong with the
+/// one sent (malformed, or two of them), so that a typo is not answered as a
+/// forgotten header.
+fn dev_header_hint(headers: &HeaderMap) -> String {
+    let all: Vec<&axum::http::HeaderValue> = headers
+        .get_all(axum::http::header::AUTHORIZATION)
+        .iter()
+        .collect();
+    match all.as_slice() {
+        [] => DEV_HEADER_HINT.to_string(),
+        [one] => format!(
+            "podium serve: the Authorization header {} is not `Dev <player-id>` or `Operator <name>` \
+             with an id of 1 to 128 characters of A-Z a-z 0-9 . _ : - | (GM-5), unverified, local only",
+            podium_rules::error::quoted(&String::from_utf8_lossy(one.as_bytes()))
+        ),
+        many => format!(
+            "podium serve: {} Authorization headers name no one: send one, `Authorization: Dev <player-id>` \
+             (operator routes: `Authorization: Operator <name>`)",
+            many.len()
+        ),
+    }
+}
+
+/// A 401's JSON message with the [`dev_header_hint`] of the request appended (the
+/// body keeps its shape).
+async fn hint_dev_header(req: Request, next: axum::middleware::Next) -> Response {
+    let hint = dev_header_hint(req.headers());
+    let response = next.run(req).await;
     if response.status() != StatusCode::UNAUTHORIZED {
         return response;
     }
@@ -230,7 +257,7 @@ async fn hint_dev_header(response: Response) -> Response {
         Err(_) => return Response::from_parts(parts, bytes.into()),
     };
     if let Some(message) = value.get("message").and_then(|m| m.as_str()) {
-        value["message"] = format!("{message} ({DEV_HEADER_HINT})").into();
+        value["message"] = format!("{message} ({hint})").into();
     }
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     Response::from_parts(parts, serde_json::to_vec(&value).unwrap_or_default().into())
@@ -318,6 +345,19 @@ mod tests {
         h.append("authorization", "Dev p-0001".parse().unwrap());
         assert_eq!((dev_operator(&h), dev_identity(&h)), (None, None));
     }
+    /// A forgotten header, a malformed one and two of them are told apart (the 401's
+    /// hint).
+    #[test]
+    fn a_malformed_identity_is_not_a_missing_one() {
+        let mut h = HeaderMap::new();
+        assert_eq!(dev_header_hint(&h), DEV_HEADER_HINT);
+        h.insert("authorization", "Dev bad id!".parse().unwrap());
+        let hint = dev_header_hint(&h);
+        assert!(hint.contains("`Dev bad id!` is not `Dev <player-id>`"), "{hint}");
+        h.append("authorization", "Dev p-1".parse().unwrap());
+        assert!(dev_header_hint(&h).contains("2 Authorization headers name no one"));
+    }
+
     #[test]
     fn operators_name_themselves_with_the_operator_scheme() {
         let mut h = HeaderMap::new();

@@ -55,7 +55,50 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
         Some(i) if message[i..].contains(" column ") => &message[..i],
         _ => message,
     };
-    RuleError::new(field, "GM-5", cut_quotes(message))
+    match in_plain_words(message) {
+        Some(plain) => RuleError::new(field, "GM-5", cut_quotes(&plain)),
+        None => RuleError::new(field, "GM-5", cut_quotes(message)),
+    }
+}
+
+/// serde's "invalid type: floating point `900.5`, expected i64" in the project's words:
+/// the value found and what the field takes (`` `900.5` is not a whole number ``);
+/// `None` for any other message.
+fn in_plain_words(message: &str) -> Option<String> {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))?;
+    let (found, expected) = rest.rsplit_once(", expected ")?;
+    let found = if let Some(v) = found.strip_prefix("floating point ") {
+        v.to_string()
+    } else if let Some(v) = found.strip_prefix("integer ") {
+        v.to_string()
+    } else if let Some(v) = found.strip_prefix("string ") {
+        format!("the string {v}")
+    } else if let Some(v) = found.strip_prefix("boolean ") {
+        v.to_string()
+    } else {
+        match found {
+            "map" => "an object".to_string(),
+            "sequence" => "an array".to_string(),
+            "null" | "unit value" => "null".to_string(),
+            other => other.to_string(),
+        }
+    };
+    let wanted = match expected {
+        "u8" => format!("a whole number from 0 to {}", u8::MAX),
+        "u16" => format!("a whole number from 0 to {}", u16::MAX),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" | "usize" => format!("a whole number from 0 to {}", u64::MAX),
+        "i32" => format!("a whole number from {} to {}", i32::MIN, i32::MAX),
+        "i64" | "isize" => format!("a whole number from {} to {}", i64::MIN, i64::MAX),
+        "a boolean" => "true or false".to_string(),
+        "a sequence" => "an array".to_string(),
+        "a map" => "an object".to_string(),
+        other if other.starts_with("struct ") => "an object".to_string(),
+        other => other.to_string(),
+    };
+    Some(format!("{found} is not {wanted}"))
 }
 
 /// `message` with every span between `"…"` or `` `…` `` cut like [`quoted`] cuts input.

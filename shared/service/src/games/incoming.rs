@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use podium_rules::error::RuleError;
+use podium_rules::game::Game;
 use podium_rules::mahjong::arena::{self, Arena};
 use podium_rules::mahjong::completion::{self, LevelCompletion};
 use podium_rules::mahjong::quick_match::{self, QuickMatch};
@@ -51,6 +52,53 @@ struct Route {
     game: Option<serde_json::Value>,
     #[serde(default)]
     kind: Option<serde_json::Value>,
+}
+
+/// The kinds of Mahjong Rivals records (GM-5), as a refusal lists them.
+const MAHJONG_KINDS: [&str; 5] = [
+    completion::KIND,
+    quick_match::KIND,
+    arena::KIND,
+    tournament::KIND_REGISTRATION,
+    tournament::KIND_TABLE,
+];
+
+/// The refusal of a `game` that names no game podium scores, listing those it does.
+fn unknown_game(game: Option<&serde_json::Value>) -> RuleError {
+    let found = match game {
+        Some(serde_json::Value::String(g)) => podium_rules::error::quoted(g),
+        Some(other) => podium_rules::error::quoted(&other.to_string()),
+        None => "nothing".into(),
+    };
+    RuleError::new(
+        "game",
+        "GM-5",
+        format!(
+            "{found} is not a game podium scores: one of {}",
+            Game::ALL.map(|g| format!("`{}`", g.id())).join(", ")
+        ),
+    )
+}
+
+/// Why a line refused as a Seega match is none, when it says so: its `game` names
+/// another game or none podium scores, or it is a Mahjong Rivals record without its
+/// `kind`. `None`: a Seega match (or no game at all), whose own refusal stands.
+fn misrouted(bytes: &[u8]) -> Option<RuleError> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let route: Route = serde_json::from_str(text).ok()?;
+    match route.game.as_ref()? {
+        serde_json::Value::String(g) if g == Game::Seega.id() => None,
+        serde_json::Value::String(g) if g == Game::MahjongRivals.id() => Some(RuleError::new(
+            "kind",
+            "GM-5",
+            format!(
+                "missing field: a mahjong-rivals record names its kind, one of {}",
+                MAHJONG_KINDS.map(|k| format!("`{k}`")).join(", ")
+            ),
+        )),
+        serde_json::Value::String(g) if Game::from_id(g).is_some() => None,
+        other => Some(unknown_game(Some(other))),
+    }
 }
 
 impl Incoming {
@@ -103,7 +151,12 @@ impl Incoming {
                 }
             }
         }
-        MatchRecord::from_json(bytes).map(Incoming::Seega)
+        // A Seega match has no kind; a line that is none is refused for what it is not
+        // (another game, a Mahjong Rivals record without its kind), not for the first
+        // Seega field it lacks. Only a refused line pays for this.
+        MatchRecord::from_json(bytes)
+            .map(Incoming::Seega)
+            .map_err(|e| misrouted(bytes).unwrap_or(e))
     }
 
     fn mahjong(
@@ -116,12 +169,25 @@ impl Incoming {
         let Some(kind) = kind.as_str() else {
             return Err(RuleError::new("kind", "GM-5", "a kind is a string"));
         };
-        if game.as_ref().and_then(serde_json::Value::as_str) != Some("mahjong-rivals") {
-            return Err(RuleError::new(
-                "game",
-                "GM-5",
-                "a record with a kind is a mahjong-rivals record",
-            ));
+        match game.as_ref().map(serde_json::Value::as_str) {
+            Some(Some("mahjong-rivals")) => {}
+            Some(Some(g)) if Game::from_id(g).is_some() => {
+                return Err(RuleError::new(
+                    "game",
+                    "GM-5",
+                    format!(
+                        "a record with a kind is a mahjong-rivals record; a {g} record names no kind"
+                    ),
+                ))
+            }
+            Some(_) => return Err(unknown_game(game.as_ref())),
+            None => {
+                return Err(RuleError::new(
+                    "game",
+                    "GM-5",
+                    "missing field: a record with a kind is a mahjong-rivals record (`\"game\": \"mahjong-rivals\"`)",
+                ))
+            }
         }
         match kind {
             quick_match::KIND => QuickMatch::from_json(bytes, now, policy).map(Incoming::QuickMatch),
@@ -131,10 +197,14 @@ impl Incoming {
             }
             tournament::KIND_TABLE => Table::from_json(bytes, now, policy).map(Incoming::Table),
             arena::KIND => Arena::from_json(bytes, now, policy).map(Incoming::Arena),
-            _ => Err(RuleError::new(
+            other => Err(RuleError::new(
                 "kind",
                 "GM-5",
-                "not a record kind this service scores",
+                format!(
+                    "{} is not a mahjong-rivals record kind: one of {}",
+                    podium_rules::error::quoted(other),
+                    MAHJONG_KINDS.map(|k| format!("`{k}`")).join(", ")
+                ),
             )),
         }
     }
@@ -339,6 +409,42 @@ mod tests {
             Err(e) => (e.field, e.rule),
             Ok(r) => panic!("accepted {r:?}"),
         }
+    }
+
+    /// GM-5: a line that is no Seega match is refused for what it is not, listing what
+    /// is allowed: an unknown game, a Mahjong Rivals record without its kind, an
+    /// unknown kind.
+    #[test]
+    fn gm_5_refusals_list_the_games_and_kinds() {
+        let message = |line: &str| {
+            let now = DateTime::parse_from_rfc3339("2027-07-18T12:00:00Z")
+                .unwrap()
+                .to_utc();
+            Incoming::from_json(line.as_bytes(), now, &RecordPolicy::default())
+                .expect_err("refused")
+                .to_string()
+        };
+        let body = r#""completion_id":"c-1","player_id":"p","level":1,"time_ms":1000,"completed_at":"2027-07-18T11:00:00Z","jokers_used":0"#;
+        assert_eq!(
+            message(&format!(r#"{{{body},"game":"mahjong-rivals"}}"#)),
+            "kind (GM-5): missing field: a mahjong-rivals record names its kind, one of `level-completion`, `quick-match`, `arena`, `tournament-registration`, `tournament-table`"
+        );
+        assert!(
+            message(&format!(r#"{{{body},"game":"mahjong-rivals","kind":"level"}}"#)).starts_with(
+                "kind (GM-5): `level` is not a mahjong-rivals record kind: one of `level-completion`"
+            )
+        );
+        assert_eq!(
+            message(r#"{"match_id":"m-1","game":"chess"}"#),
+            "game (GM-5): `chess` is not a game podium scores: one of `seega`, `dots-and-boxes`, `minesweeper`, `mahjong-rivals`"
+        );
+        assert!(message(r#"{"match_id":"m-1","game":"seega","kind":"x"}"#)
+            .starts_with("game (GM-5): a record with a kind"));
+        // A Seega match's own refusals stand; a number is named in the project's words.
+        assert_eq!(
+            message(r#"{"match_id":"m-1","game":"seega","players":[{"player_id":"a","moves":1.5}]}"#),
+            "players[0].moves (GM-5): `1.5` is not a whole number from 0 to 4294967295"
+        );
     }
 
     /// GM-5: a record with a `kind` is routed by it; a wrong `kind` or `game` is
