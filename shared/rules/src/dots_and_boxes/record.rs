@@ -126,7 +126,21 @@ impl DotsMatch {
             now,
             max_skew_ms,
         )?;
-        let replayed = replay::replay(&self.board, &self.moves)?;
+        // A move refused is refused on a board: it is named, so that a record that
+        // forgot its `board` learns which one its moves were replayed on (DB-1).
+        let replayed = replay::replay(&self.board, &self.moves).map_err(|mut e| {
+            let Board { width, height } = self.board;
+            let default = if self.board == Board::default() {
+                ", the default when a record names no `board`"
+            } else {
+                ""
+            };
+            e.message = format!(
+                "{} (replayed on the {width} × {height} board{default})",
+                e.message
+            );
+            e
+        })?;
         let index = |id: &Option<String>, field: &str| -> Result<Option<u8>, RuleError> {
             match id {
                 None => Ok(None),
@@ -308,6 +322,25 @@ mod tests {
         assert_eq!((e.field.as_str(), e.rule), ("result", "DB-4"));
         let unfinished = record(moves, Some("a"), None, true);
         assert_eq!(unfinished.check(now(), 0).unwrap_err().rule, "DB-3");
+    }
+
+    /// DB-1, DB-2: a move refused names the board it was replayed on, and says when it
+    /// was the default (a record that forgot its `board`).
+    #[test]
+    fn db_2_a_refused_move_names_the_board() {
+        let moves = vec![Move { player: 0, line: 0 }, Move { player: 0, line: 1 }];
+        let mut m = record(moves, Some("a"), Some("b"), true);
+        m.board = Board::default();
+        let e = m.check(now(), 0).unwrap_err();
+        assert!(e.field.starts_with("moves[1]"), "{e}");
+        assert!(
+            e.message
+                .ends_with("(replayed on the 5 × 4 board, the default when a record names no `board`)"),
+            "{e}"
+        );
+        m.board = Board { width: 3, height: 3 };
+        let e = m.check(now(), 0).unwrap_err();
+        assert!(e.message.ends_with("(replayed on the 3 × 3 board)"), "{e}");
     }
 
     /// DB-3, GM-5: a resignation after every box was taken is refused; so is a match

@@ -29,7 +29,11 @@ pub fn check_once<'a>(
     let mut seen: Vec<&str> = Vec::new();
     for (i, id) in ids.into_iter().enumerate() {
         if seen.contains(&id) {
-            return Err(RuleError::new(field(i), "GM-5", "a player appears once"));
+            return Err(RuleError::new(
+                field(i),
+                "GM-5",
+                format!("player {} appears twice", crate::error::quoted(id)),
+            ));
         }
         seen.push(id);
     }

@@ -440,6 +440,13 @@ mod tests {
         );
         assert!(message(r#"{"match_id":"m-1","game":"seega","kind":"x"}"#)
             .starts_with("game (GM-5): a record with a kind"));
+        // A player twice: named as every game names them (docs/records.md).
+        assert_eq!(
+            message(
+                r#"{"match_id":"q-1","game":"mahjong-rivals","kind":"quick-match","ended_at":"2027-07-18T11:00:00Z","players":[{"player_id":"a","completed":true,"score":5},{"player_id":"a","completed":true,"score":4}]}"#
+            ),
+            "players[1].player_id (GM-5): player `a` appears twice"
+        );
         // A Seega match's own refusals stand; a number is named in the project's words.
         assert_eq!(
             message(r#"{"match_id":"m-1","game":"seega","players":[{"player_id":"a","moves":1.5}]}"#),
