@@ -17,6 +17,17 @@ pub fn format_points(points: i64) -> String {
 }
 
 /// Formats a signed delta by DISP-4: always signed (`+311`, `−123`, `+1.2K`, `−1.2K`);
+/// A balance of `game` as the app shows it: a Dots and Boxes or Minesweeper balance is
+/// the player's rating, shown whole as its boards show it (`1469`, DB-6, MS-8); any
+/// other in points (DISP-1 … DISP-3: `1.4K`).
+pub fn format_balance(game: crate::game::Game, value: i64) -> String {
+    if game.keeps_rating() {
+        value.to_string()
+    } else {
+        format_points(value)
+    }
+}
+
 /// zero shows as `0`.
 pub fn format_delta(delta: i64) -> String {
     let mut out = String::with_capacity(12);
@@ -80,6 +91,15 @@ mod tests {
     use proptest::prelude::*;
 
     /// The operator's table (DISP-1 … DISP-3) and the extra examples of docs/rules/README.md.
+    /// DB-6, MS-8: a rating game's balance is its rating, shown whole as on its boards.
+    #[test]
+    fn ratings_are_shown_whole() {
+        use crate::game::Game;
+        assert_eq!(format_balance(Game::DotsAndBoxes, 1469), "1469");
+        assert_eq!(format_balance(Game::Minesweeper, 1516), "1516");
+        assert_eq!(format_balance(Game::Seega, 1469), format_points(1469));
+    }
+
     #[test]
     fn seed_table() {
         for (points, shown) in [

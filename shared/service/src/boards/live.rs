@@ -563,7 +563,7 @@ pub async fn profile<S: BoardStore + SettleStore + ?Sized>(
         player_id: player_id.to_string(),
         game,
         balance,
-        balance_shown: format_points(balance),
+        balance_shown: podium_rules::display::format_balance(game, balance),
         rank_id: r.id,
         rank_name_ar: r.name_ar,
         rank_name_en: r.name_en,

@@ -7,7 +7,7 @@
 //! (eventually consistent: an entry committed a moment ago may show on the next read).
 
 use chrono::{DateTime, Utc};
-use podium_rules::display::{format_delta, format_points};
+use podium_rules::display::{format_balance, format_delta};
 use podium_rules::game::Game;
 use podium_rules::settlement::LedgerEntry;
 use podium_store::{LedgerPosition, LedgerStore};
@@ -80,7 +80,7 @@ impl HistoryEntry {
             balance_after: e.balance_after,
             nominal_shown: format_delta(e.nominal),
             applied_shown: format_delta(e.applied),
-            balance_after_shown: format_points(e.balance_after),
+            balance_after_shown: format_balance(e.game, e.balance_after),
             floored: e.applied != e.nominal,
             result: result_path(e),
             reason: e.note.clone(),
