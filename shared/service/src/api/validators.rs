@@ -5,7 +5,8 @@
 //!
 //! A snapshot's pages never change, so an answer built from one is fresh until the
 //! next refresh replaces it: `max-age` is the time left until then (`as_of` + the
-//! refresh interval), 0 when the refresh is late (the cache then revalidates, and a
+//! refresh interval), and the 30 s a process may go on answering from it after the
+//! refresh (its copy of the pointer), 0 when the refresh is late (the cache then revalidates, and a
 //! 304 costs no page read). A period's frozen `final` snapshot never changes: a day.
 //! Pages are the same for every caller (`public`); around-me is the caller's own
 //! (`private`). See `docs/api.md` ("Caching") for CloudFront and the app's HTTP cache.
@@ -20,6 +21,7 @@ use podium_rules::board::BoardRef;
 use podium_rules::period::PeriodClock;
 use sha2::{Digest, Sha256};
 
+use crate::boards::pages::CACHE_TTL;
 use crate::boards::snapshot::layout::{Published, FINAL};
 
 /// How long a frozen period's answers may be kept, in seconds.
@@ -115,9 +117,14 @@ impl Validators {
             // to be kept (the server does not keep it either).
             0
         } else {
+            // Until the next refresh, and the time a process may go on answering from
+            // this snapshot after it (its copy of the pointer, [`CACHE_TTL`]): a cache
+            // that revalidated sooner would only be told 304 by such a process.
             let refresh_ms = i64::try_from(refresh.as_millis()).unwrap_or(i64::MAX);
-            let next = p.as_of.timestamp_millis().saturating_add(refresh_ms);
-            (next - now.timestamp_millis()).clamp(0, refresh_ms) / 1000
+            let kept_ms = i64::try_from(CACHE_TTL.as_millis()).unwrap_or(0);
+            let window = refresh_ms.saturating_add(kept_ms);
+            let next = p.as_of.timestamp_millis().saturating_add(window);
+            (next - now.timestamp_millis()).clamp(0, window) / 1000
         };
         let scope = if private { "private" } else { "public" };
         let cache_control = format!("{scope}, max-age={max_age}");

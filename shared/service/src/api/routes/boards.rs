@@ -173,7 +173,7 @@ fn in_country(board: BoardRef, country: Option<&str>) -> Result<(BoardRef, Optio
         (status = 200, description = "A page of the board, best first, with the period clock (LB-3, LB-6)", body = crate::api::schemas::LeaderboardPage,
             headers(
                 ("ETag" = String, description = "Names the snapshot (and its revision) and the request; absent on the live board"),
-                ("Cache-Control" = String, description = "`public, max-age=N`: N seconds until the board's next scheduled refresh (a day for a frozen period)"),
+                ("Cache-Control" = String, description = "`public, max-age=N`: N seconds until the board's next scheduled refresh and 30 s more, while a process may still answer from this snapshot (a day for a frozen period)"),
             ),
             example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
                 "entries": [{"rank": 1, "player_id": "p-00007", "value": 2161, "value_shown": "2.1K", "rank_id": "member", "badge": "1 star"},
@@ -439,7 +439,7 @@ impl<'q> PageAsk<'q> {
         (status = 200, description = "The caller's entry and up to N entries each side (LB-4)", body = crate::api::schemas::LeaderboardAroundMe,
             headers(
                 ("ETag" = String, description = "Names the snapshot, the caller's live entry and the request; absent on the live board"),
-                ("Cache-Control" = String, description = "`private, max-age=N`: until the board's next scheduled refresh"),
+                ("Cache-Control" = String, description = "`private, max-age=N`: until the board's next scheduled refresh and 30 s more"),
             ),
             example = json!({"board": "seega", "as_of": "2026-11-30T17:18:03.477Z", "snapshot": "20261130T171803Z",
                 "me": {"rank": 9, "player_id": "p-00003", "value": 253, "value_shown": "253", "rank_id": "member", "badge": "1 star"},
