@@ -193,6 +193,19 @@ pub async fn a_replayed_duel_rates_both_players_once<S: Store + Clone + 'static>
             other => panic!("expected MS-8, got {other:?}"),
         }
     }
+    // MS-5: an end the actions contradict (before their last, or past the 5 minutes)
+    // is refused naming `ended_at`, with the end the actions give.
+    for ended in ["2027-01-01T10:00:10Z", "2027-01-01T10:05:01Z"] {
+        let mut v: serde_json::Value = serde_json::from_slice(&duel("ms-e", "ma", "points")).unwrap();
+        v["ended_at"] = serde_json::json!(ended);
+        match send(&store, v.to_string().as_bytes()).await {
+            Err(ServiceError::Invalid(e)) => {
+                assert_eq!((e.field.as_str(), e.rule), ("ended_at", "MS-5"), "{ended}");
+                assert!(e.message.contains("its actions end it at 2027-01-01T10:"), "{e}");
+            }
+            other => panic!("{ended}: expected MS-5, got {other:?}"),
+        }
+    }
     let honest = duel("ms-1", "ma", "points");
     assert_eq!(send(&store, &honest).await.expect("settled"), Settled::Applied);
     assert_eq!(send(&store, &honest).await.expect("again"), Settled::Duplicate);

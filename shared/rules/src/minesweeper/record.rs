@@ -182,6 +182,25 @@ impl Duel {
             &start,
             [&self.players[0].actions, &self.players[1].actions],
         )?;
+        // MS-5: the record's end and its actions' agree: the duel cannot have ended
+        // before its last counted action (to the second the record gives), nor after
+        // its 5 minutes.
+        let by_actions = self.instant(ending.at_ms);
+        let slack = chrono::Duration::seconds(1);
+        let limit = self.instant(replay::MATCH_MS);
+        if self.ended_at + slack <= by_actions || self.ended_at >= limit + slack {
+            return Err(RuleError::new(
+                "ended_at",
+                "MS-5",
+                format!(
+                    "{} is not when the duel ended: its actions end it at {} ({} after started_at {}), and a duel lasts at most 5 minutes",
+                    self.ended_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    by_actions.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    crate::display::format_time_ms(ending.at_ms),
+                    self.started_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                ),
+            ));
+        }
         let claimed = match (&self.result.winner, self.result.kind) {
             (None, None) => Some(Decided::Draw),
             (Some(w), Some(kind)) => {
