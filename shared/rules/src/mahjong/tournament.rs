@@ -62,6 +62,7 @@ pub const MAX_PRIZES: usize = 100;
 pub const MAX_PRIZE_POINTS: i64 = 1_000_000;
 
 /// A tournament as the operator configures it (MJ-12).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tournament {

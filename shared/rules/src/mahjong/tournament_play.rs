@@ -64,6 +64,7 @@ pub fn week_of(at: DateTime<Utc>) -> String {
 
 /// Where a tournament stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = TournamentStatus))]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Status {
     /// Taking registrations (before its start), then table results.
@@ -81,6 +82,7 @@ pub enum Status {
 
 /// A final place that wins a prize or the trophy (MJ-16, MJ-17).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = TournamentWinner))]
 pub struct Winner {
     /// 1-based; no ties (MJ-16).
     pub place: u32,
@@ -96,6 +98,7 @@ pub struct Winner {
 
 /// A tournament as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TournamentState {
     pub tournament: Tournament,
     #[serde(flatten)]
