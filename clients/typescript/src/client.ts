@@ -182,7 +182,9 @@ export async function myTable(c: Podium, table_id: string): Promise<Schemas["Tab
   return ok(await c.GET("/v1/me/tournament-tables/{table_id}", { params: { path: { table_id } } }));
 }
 
-export async function tournament(c: Podium, tournament_id: string): Promise<unknown> {
+/** A tournament's settings and where it stands (`open`, `running`, `cancelled`,
+ *  `closing`, `final` with its winners; MJ-12 … MJ-17). */
+export async function tournament(c: Podium, tournament_id: string): Promise<Schemas["TournamentState"]> {
   return ok(await c.GET("/v1/tournaments/{tournament_id}", { params: { path: { tournament_id } } }));
 }
 
