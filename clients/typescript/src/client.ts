@@ -54,6 +54,27 @@ export async function boardPage(
   return ok(await c.GET("/v1/leaderboards/{board}", { params: { path: { board }, query } }));
 }
 
+/** A board's page revalidated with the `ETag` of the answer kept (LB-5, docs/api.md
+ *  "Caching"): `notModified` when it still holds (a 304, no body; keep showing the
+ *  page kept), else the new page and its tag. `maxAgeSeconds`: how long either may
+ *  be shown before asking again. */
+export async function boardPageIfChanged(
+  c: Podium,
+  board: string,
+  query: { limit?: number; cursor?: string; period?: string; country?: string } = {},
+  etag?: string,
+): Promise<{ page?: Schemas["LeaderboardPage"]; etag?: string; notModified: boolean; maxAgeSeconds?: number }> {
+  const r = await c.GET("/v1/leaderboards/{board}", {
+    params: { path: { board }, query },
+    headers: etag ? { "If-None-Match": etag } : {},
+  });
+  const tag = r.response.headers.get("ETag") ?? undefined;
+  const maxAge = /max-age=(\d+)/.exec(r.response.headers.get("Cache-Control") ?? "")?.[1];
+  const maxAgeSeconds = maxAge === undefined ? undefined : Number(maxAge);
+  if (r.response.status === 304) return { etag: tag ?? etag, notModified: true, maxAgeSeconds };
+  return { page: ok(r), etag: tag, notModified: false, maxAgeSeconds };
+}
+
 /** Every entry of a board, page after page (LB-3: the cursor pins the snapshot). */
 export async function wholeBoard(c: Podium, board: string, limit = 100): Promise<Schemas["Entry"][]> {
   const all: Schemas["Entry"][] = [];
