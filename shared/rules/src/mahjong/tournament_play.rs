@@ -64,7 +64,6 @@ pub fn week_of(at: DateTime<Utc>) -> String {
 
 /// Where a tournament stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = TournamentStatus))]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Status {
     /// Taking registrations (before its start), then table results.
@@ -98,7 +97,6 @@ pub struct Winner {
 
 /// A tournament as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TournamentState {
     pub tournament: Tournament,
     #[serde(flatten)]

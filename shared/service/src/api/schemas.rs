@@ -32,3 +32,37 @@ pub(crate) struct FriendsBoard {
     friends: crate::boards::friends::FriendsView,
     period: podium_rules::period::PeriodClock,
 }
+
+/// A tournament's state (`podium_rules::mahjong::tournament_play::TournamentState`) as
+/// answered: its settings and where it stands, flat (one object, fields by status),
+/// so that every generator reads it.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct TournamentState {
+    tournament: podium_rules::mahjong::tournament::Tournament,
+    status: TournamentStatus,
+    /// With `running` and `cancelled`: the players registered at its start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    registered: Option<u64>,
+    /// With `closing`: when it ended (milliseconds since the Unix epoch, UTC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since_ms: Option<i64>,
+    /// With `final`: the places that win a prize or the trophy (MJ-16, MJ-17).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    winners: Option<Vec<podium_rules::mahjong::tournament_play::Winner>>,
+}
+
+/// Where a tournament stands (MJ-12 … MJ-16): taking registrations then table results
+/// (`open`), started with enough players (`running`), fewer than its minimum at its
+/// start (`cancelled`), ended with its final places read after a wait (`closing`),
+/// its winners fixed and paid (`final`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub(crate) enum TournamentStatus {
+    Open,
+    Running,
+    Cancelled,
+    Closing,
+    Final,
+}

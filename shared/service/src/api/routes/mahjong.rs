@@ -107,7 +107,7 @@ pub(crate) async fn my_table(
     tag = "mahjong",
     params(("tournament_id" = String, Path, description = "The tournament's id", example = "cup-1")),
     responses(
-        (status = 200, description = "Its settings (`tournament`) and where it stands, `status`: `open` (taking registrations, then table results), `running` (started with `registered` players), `cancelled` (fewer than its minimum at its start, `registered`), `closing` (ended at `since_ms`, its final places read after a wait) or `final` with its `winners` (MJ-16; a winner suspended now is left out, the others keep their places, OP-4)", body = podium_rules::mahjong::tournament_play::TournamentState,
+        (status = 200, description = "Its settings (`tournament`) and where it stands, `status`: `open` (taking registrations, then table results), `running` (started with `registered` players), `cancelled` (fewer than its minimum at its start, `registered`), `closing` (ended at `since_ms`, its final places read after a wait) or `final` with its `winners` (MJ-16; a winner suspended now is left out, the others keep their places, OP-4)", body = crate::api::schemas::TournamentState,
             example = json!({"tournament": {"tournament_id": "cup-1", "starts_at": "2027-07-14T18:00:00Z", "ends_at": "2027-07-14T19:00:00Z",
                 "min_players": 8, "multiplier": 3, "prizes": [500, 200, 100], "champions": false},
                 "status": "final", "winners": [{"place": 1, "player_id": "alice", "name": "Alice", "tp": 2100, "prize": 500}]})),
