@@ -40,7 +40,7 @@ use super::report::{Behind, BoardRun, PeriodClosed, TickReport};
 use crate::boards::close;
 use crate::boards::defined::Known;
 use crate::budget::Budget;
-use crate::engine::defined::Feeding;
+use crate::engine::defined::{Feeding, GameBoards};
 use crate::error::ServiceError;
 
 /// A defined board's progress (`PERIODS#{board}` / `CLOSED`).
@@ -101,12 +101,7 @@ pub(super) async fn catch_up<S: BoardStore + ItemStore + SettleStore + ?Sized>(
         let Some(game) = Game::ALL.into_iter().find(|g| g.id() == listed.game) else {
             continue;
         };
-        let active = listed
-            .active
-            .iter()
-            .filter(|f| has_periods(f))
-            .map(|f| (f, false));
-        for (feeding, retired) in active.chain(listed.closing.iter().map(|f| (f, true))) {
+        for (feeding, retired) in to_close(&listed) {
             let caught_up =
                 catch_up_board(store, game, &feeding.id, at, (grace, per_tick), budget, report).await;
             let done = match caught_up {
@@ -140,12 +135,7 @@ pub(crate) async fn next_due<S: ItemStore + ?Sized>(
 ) -> Result<Option<DateTime<Utc>>, ServiceError> {
     let mut due: Option<DateTime<Utc>> = None;
     for listed in crate::engine::defined::all_in_force(store).await? {
-        for f in listed
-            .active
-            .iter()
-            .filter(|f| has_periods(f))
-            .chain(&listed.closing)
-        {
+        for (f, _) in to_close(&listed) {
             let from = after - grace;
             let Some(d) = f.at(from).or_else(|| f.versions.first().map(|v| &v.definition)) else {
                 continue;
@@ -161,19 +151,14 @@ pub(crate) async fn next_due<S: ItemStore + ?Sized>(
     Ok(due)
 }
 
-/// The last period closed of each active defined board with prizes, as the jobs'
+/// The last period closed of each defined board the ticks close, as the jobs'
 /// status shows it: (board, period; `None` before its first).
 pub(crate) async fn closed_through<S: ItemStore + ?Sized>(
     store: &S,
 ) -> Result<Vec<(String, Option<String>)>, ServiceError> {
     let mut out = Vec::new();
     for listed in crate::engine::defined::all_in_force(store).await? {
-        for f in listed
-            .active
-            .iter()
-            .filter(|f| has_periods(f))
-            .chain(&listed.closing)
-        {
+        for (f, _) in to_close(&listed) {
             let through = read_record(store, &record_key(&f.id))
                 .await?
                 .and_then(|(r, _)| r.through);
@@ -181,6 +166,17 @@ pub(crate) async fn closed_through<S: ItemStore + ?Sized>(
         }
     }
     Ok(out)
+}
+
+/// The boards of one game whose ended periods the ticks freeze and close: its active
+/// definitions with periods, then its retired boards still closing (`true`).
+fn to_close(listed: &GameBoards) -> impl Iterator<Item = (&Feeding, bool)> {
+    let active = listed
+        .active
+        .iter()
+        .filter(|f| has_periods(f))
+        .map(|f| (f, false));
+    active.chain(listed.closing.iter().map(|f| (f, true)))
 }
 
 /// Whether a version results still meet has periods that end (a cron, a day, a week,
