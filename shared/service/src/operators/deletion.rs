@@ -104,7 +104,7 @@ pub const DELETED: &str = "deleted";
 pub const DELETING: &str = "deleting";
 
 /// What [`delete_player`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct DeletionReport {
     /// The pseudonym that now stands for the player.
     pub pseudonym: String,

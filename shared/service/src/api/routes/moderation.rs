@@ -619,8 +619,8 @@ pub(crate) async fn reset_name(
     params(("player_id" = String, Path, description = "The player's id", example = "alice")),
     request_body = DeleteBody,
     responses(
-        (status = 200, description = "What the deletion removed", body = Object),
-        (status = 202, description = "Deleting (`done` false; the audit entry written, the player refused everywhere): the next ticks finish erasing them from every board and result (`GET /v1/operator/jobs`); asking again joins it", body = Object),
+        (status = 200, description = "What the deletion removed", body = crate::operators::deletion::DeletionReport),
+        (status = 202, description = "Deleting (`done` false; the audit entry written, the player refused everywhere): the next ticks finish erasing them from every board and result (`GET /v1/operator/jobs`); asking again joins it", body = crate::operators::deletion::DeletionReport),
         (status = 400, description = "A refused field (the reason: OP-5)", body = ErrorBody),
         (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
         (status = 404, description = "Nothing is stored under this id (send `even_if_unknown` to block it ahead)", body = ErrorBody),
