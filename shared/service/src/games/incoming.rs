@@ -440,6 +440,10 @@ mod tests {
         );
         assert!(message(r#"{"match_id":"m-1","game":"seega","kind":"x"}"#)
             .starts_with("game (GM-5): a record with a kind"));
+        assert!(message(r#"{"match_id":"m-1","game":7}"#)
+            .starts_with("game (GM-5): `7` is not a game podium scores"));
+        let shape = message(r#"{"match_id":5,"game":"seega"}"#);
+        assert_eq!(shape, "match_id (GM-5): `5` is not a string");
         // A player twice: named as every game names them (docs/records.md).
         assert_eq!(
             message(
