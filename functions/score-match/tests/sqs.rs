@@ -197,7 +197,7 @@ async fn dead_letter_reasons_lead_with_field_and_rule() {
     let cases: Vec<(SqsEvent, &str)> = vec![
         (
             edited(|r| r["game"] = serde_json::json!("g".repeat(5_000))),
-            "game (GM-5): unknown game `ggg",
+            "game (GM-5): `ggg",
         ),
         (
             edited(|r| r[format!("player_email_{}", "x".repeat(100_000))] = serde_json::json!(1)),

@@ -64,3 +64,16 @@ impl Game {
         .find(|g| g.id() == id)
     }
 }
+
+/// The refusal of a record's `game` that names no game podium scores (GM-5), listing
+/// those it does; `found` is the value as the refusal shows it (already quoted).
+pub fn not_scored(found: &str) -> crate::error::RuleError {
+    crate::error::RuleError::new(
+        "game",
+        "GM-5",
+        format!(
+            "{found} is not a game podium scores: one of {}",
+            Game::ALL.map(|g| format!("`{}`", g.id())).join(", ")
+        ),
+    )
+}

@@ -29,11 +29,18 @@ impl Jokers {
             return Err(RuleError::new(
                 field,
                 "MJ-6",
-                format!("a round uses at most {MAX_PER_ROUND} Jokers, not {used}"),
+                format!("a round (a level, an Arena round, a table) uses at most {MAX_PER_ROUND} Jokers, not {used}"),
             ));
         }
         let count = self.count.checked_sub(used).ok_or_else(|| {
-            RuleError::new(field, "MJ-6", format!("{used} Jokers used, {} held", self.count))
+            RuleError::new(
+                field,
+                "MJ-6",
+                format!(
+                    "{used} Jokers used, {} held (Jokers come from the daily bonus, MJ-18)",
+                    self.count
+                ),
+            )
         })?;
         Ok(Jokers { count })
     }

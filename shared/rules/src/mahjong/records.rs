@@ -37,14 +37,7 @@ pub(crate) fn check_instant(
         .max_record_age_days
         .clamp(1, crate::record::policy::MAX_RECORD_AGE_DAYS_LIMIT);
     if at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
-        return Err(RuleError::new(
-            field,
-            "GM-5",
-            format!(
-                "more than {} s after the server's clock (allowed clock skew)",
-                max_skew_ms.max(0) / 1000
-            ),
-        ));
+        return Err(crate::record::policy::ahead_of_clock(field, at, now, max_skew_ms));
     }
     if at < now - chrono::Duration::days(max_age_days)
         || at.timestamp() < crate::record::policy::EARLIEST_INSTANT_SECS
@@ -52,7 +45,11 @@ pub(crate) fn check_instant(
         return Err(RuleError::new(
             field,
             "GM-5",
-            format!("more than {max_age_days} days before the server's clock (allowed record age)"),
+            format!(
+                "{} is more than {max_age_days} days before the server's clock, {} (allowed record age)",
+                crate::record::policy::shown(at),
+                crate::record::policy::shown(now)
+            ),
         ));
     }
     Ok(())

@@ -348,7 +348,11 @@ pub fn plan_table(
             return Err(RuleError::new(
                 format!("players[{i}].player_id"),
                 "MJ-12",
-                "not registered for this tournament",
+                format!(
+                    "{} is not registered for {}",
+                    crate::error::quoted(&p.player_id),
+                    crate::error::quoted(&t.tournament_id)
+                ),
             ));
         };
         s.result.tp.push((p.player_id.clone(), tp));

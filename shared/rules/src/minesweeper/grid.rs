@@ -60,9 +60,16 @@ impl Grid {
         }
         let mut mine = vec![false; TILES as usize];
         for (k, t) in mines.iter().enumerate() {
-            let i = t
-                .index()
-                .ok_or_else(|| RuleError::new(format!("{field}[{k}]"), "MS-1", "outside the 25 × 10 grid"))?;
+            let i = t.index().ok_or_else(|| {
+                RuleError::new(
+                    format!("{field}[{k}]"),
+                    "MS-1",
+                    format!(
+                        "row {}, col {} is outside the 25 × 10 grid (rows 0–24, cols 0–9)",
+                        t.row, t.col
+                    ),
+                )
+            })?;
             if mine[i] {
                 return Err(RuleError::new(
                     format!("{field}[{k}]"),

@@ -105,11 +105,25 @@ pub fn replay_player(
     for (k, a) in actions.iter().enumerate() {
         let at = || format!("{field}[{k}]");
         if a.at_ms < last_at {
-            return Err(RuleError::new(at(), "MS-8", "actions are out of order"));
+            return Err(RuleError::new(
+                at(),
+                "MS-8",
+                format!(
+                    "at_ms {} is before the previous action's {last_at}: actions are out of order",
+                    a.at_ms
+                ),
+            ));
         }
         last_at = a.at_ms;
         if a.at_ms > MATCH_MS {
-            return Err(RuleError::new(at(), "MS-5", "after 5 minutes"));
+            return Err(RuleError::new(
+                at(),
+                "MS-5",
+                format!(
+                    "at_ms {} is after the 5 minutes (300000 ms) a duel lasts",
+                    a.at_ms
+                ),
+            ));
         }
         if p.stopped_ms.is_some() {
             return Err(RuleError::new(at(), "MS-5", "after the player stopped"));
@@ -119,26 +133,60 @@ pub fn replay_player(
             col: a.col,
         })
         .index() else {
-            return Err(RuleError::new(at(), "MS-8", "outside the 25 × 10 grid"));
+            return Err(RuleError::new(
+                at(),
+                "MS-8",
+                format!(
+                    "row {}, col {} is outside the 25 × 10 grid (rows 0–24, cols 0–9)",
+                    a.row, a.col
+                ),
+            ));
         };
         let before = p.score;
+        let tile = || format!("row {}, col {}", a.row, a.col);
         let mut to_open: Vec<usize> = Vec::new();
         match a.act {
             Act::Flag if open[i] || flag[i] => {
                 return Err(RuleError::new(
                     at(),
                     "MS-8",
-                    "flags go on covered, unflagged tiles",
+                    format!(
+                        "{} is {}: flags go on covered, unflagged tiles",
+                        tile(),
+                        if open[i] { "open" } else { "flagged already" }
+                    ),
                 ))
             }
             Act::Flag => flag[i] = true,
-            Act::Unflag if !flag[i] => return Err(RuleError::new(at(), "MS-8", "no flag there")),
+            Act::Unflag if !flag[i] => {
+                return Err(RuleError::new(
+                    at(),
+                    "MS-8",
+                    format!("{} has no flag to take off", tile()),
+                ))
+            }
             Act::Unflag => flag[i] = false,
-            Act::Reveal if open[i] => return Err(RuleError::new(at(), "MS-8", "the tile is open already")),
-            Act::Reveal if flag[i] => return Err(RuleError::new(at(), "MS-8", "the tile is flagged")),
+            Act::Reveal if open[i] => {
+                return Err(RuleError::new(
+                    at(),
+                    "MS-8",
+                    format!("{} is open already", tile()),
+                ))
+            }
+            Act::Reveal if flag[i] => {
+                return Err(RuleError::new(
+                    at(),
+                    "MS-8",
+                    format!("{} is flagged: unflag it first", tile()),
+                ))
+            }
             Act::Reveal => to_open.push(i),
             Act::Chord if !open[i] || grid.is_mine(i) => {
-                return Err(RuleError::new(at(), "MS-8", "a chord is on an open number"))
+                return Err(RuleError::new(
+                    at(),
+                    "MS-8",
+                    format!("{} is not an open number: a chord is on an open number", tile()),
+                ))
             }
             Act::Chord => {
                 let flags = neighbours(i).filter(|&j| flag[j]).count();

@@ -103,14 +103,28 @@ pub fn check_player_id(field: &str, id: &str) -> Result<(), RuleError> {
 
 pub(crate) fn check_id(field: &str, id: &str) -> Result<(), RuleError> {
     if is_valid_id(id) {
-        Ok(())
-    } else {
-        Err(RuleError::new(
-            field,
-            "GM-5",
-            format!("ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-', '|'"),
-        ))
+        return Ok(());
     }
+    // What is wrong, without quoting the id (it may be personal data: an e-mail address).
+    let found = if id.is_empty() {
+        "an empty id".to_string()
+    } else if id.len() > MAX_ID_LEN {
+        format!("an id of {} bytes", id.len())
+    } else {
+        let bad = id
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-' | '|')))
+            .unwrap_or('?');
+        format!(
+            "{} is not allowed in an id",
+            crate::error::quoted(&bad.to_string())
+        )
+    };
+    Err(RuleError::new(
+        field,
+        "GM-5",
+        format!("{found}: ids are 1–{MAX_ID_LEN} characters of A–Z, a–z, 0–9, '.', '_', ':', '-', '|'"),
+    ))
 }
 
 #[cfg(test)]

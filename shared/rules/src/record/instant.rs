@@ -90,7 +90,9 @@ impl serde::de::Visitor<'_> for Strict {
     type Value = DateTime<Utc>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an RFC 3339 timestamp")
+        f.write_str(
+            "an RFC 3339 timestamp with its offset, like 2026-11-30T10:00:00Z or 2026-11-30T12:00:00+02:00",
+        )
     }
 
     fn visit_str<E: serde::de::Error>(self, raw: &str) -> Result<DateTime<Utc>, E> {

@@ -80,16 +80,17 @@ pub fn check_match_envelope(
         ));
     }
     if ended_at < started_at {
-        return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
+        return Err(crate::record::policy::ended_before_start(ended_at, started_at));
     }
     if ended_at - started_at > chrono::Duration::milliseconds(crate::record::policy::MAX_DURATION_MS) {
         return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
     }
     if ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
-        return Err(RuleError::new(
+        return Err(crate::record::policy::ahead_of_clock(
             "ended_at",
-            "GM-5",
-            "after the server's clock (allowed clock skew)",
+            ended_at,
+            now,
+            max_skew_ms,
         ));
     }
     Ok(())

@@ -51,3 +51,37 @@ pub const EARLIEST_INSTANT_SECS: i64 = 1_577_836_800;
 pub(crate) fn earliest_instant() -> DateTime<Utc> {
     DateTime::from_timestamp(EARLIEST_INSTANT_SECS, 0).unwrap_or_default()
 }
+
+/// `t` as a refusal shows it: RFC 3339 in UTC, seconds (and milliseconds when any).
+pub fn shown(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// The refusal of an end instant `ended` before `started` (GM-5), naming both.
+pub(crate) fn ended_before_start(ended: DateTime<Utc>, started: DateTime<Utc>) -> crate::error::RuleError {
+    crate::error::RuleError::new(
+        "ended_at",
+        "GM-5",
+        format!("{} is before started_at {}", shown(ended), shown(started)),
+    )
+}
+
+/// The refusal of an instant `at`, given as `field`, further ahead of the server's
+/// clock `now` than the allowed clock skew `max_skew_ms` (GM-5), naming both instants.
+pub(crate) fn ahead_of_clock(
+    field: &str,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+    max_skew_ms: i64,
+) -> crate::error::RuleError {
+    crate::error::RuleError::new(
+        field,
+        "GM-5",
+        format!(
+            "{} is more than {} s after the server's clock, {} (allowed clock skew: is the game server's clock right?)",
+            shown(at),
+            max_skew_ms.max(0) / 1000,
+            shown(now)
+        ),
+    )
+}

@@ -47,7 +47,22 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
         // serde_path_to_error puts the unknown key on the path: its parent is the field.
         let parent = &segments[..segments.len().saturating_sub(1)];
         let field = field_of(parent).unwrap_or_else(|| "record".to_string());
-        return RuleError::new(field, "GM-5", format!("unknown field {}", quoted(&name)));
+        // serde lists the fields the object takes: schema names, safe to show.
+        let message = match message.rfind(" at line ") {
+            Some(i) => &message[..i],
+            None => message,
+        };
+        let known = message
+            .split_once(", expected one of ")
+            .or_else(|| message.split_once(", expected "))
+            .map(|(_, known)| known.to_string());
+        let message = match known {
+            Some(known) if known.starts_with('`') => {
+                format!("unknown field {}; {field} takes {known}", quoted(&name))
+            }
+            _ => format!("unknown field {}", quoted(&name)),
+        };
+        return RuleError::new(field, "GM-5", message);
     }
     let field = field_of(segments).unwrap_or_else(|| "record".to_string());
     // serde's position ("at line 1 column 87") says nothing to a caller who sent one line.
@@ -59,6 +74,26 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
         Some(plain) => RuleError::new(field, "GM-5", cut_quotes(&plain)),
         None => RuleError::new(field, "GM-5", cut_quotes(message)),
     }
+}
+
+/// The refusal of a line that is not one JSON value (GM-5): serde's reason and where
+/// (`expected value at column 1`), in the words of a one-line record.
+pub(crate) fn not_json(e: &serde_json::Error) -> RuleError {
+    let message = e.to_string();
+    let reason = match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => &message,
+    };
+    let at = if e.line() <= 1 {
+        format!("column {}", e.column())
+    } else {
+        format!("line {}, column {}", e.line(), e.column())
+    };
+    RuleError::new(
+        "record",
+        "GM-5",
+        format!("not JSON: {reason} at {at} (a record is one JSON object, `{{…}}`, on one line)"),
+    )
 }
 
 /// serde's "invalid type: floating point `900.5`, expected i64" in the project's words:
@@ -85,19 +120,38 @@ fn in_plain_words(message: &str) -> Option<String> {
             other => other.to_string(),
         }
     };
+    // The type's range only when the value found is a whole number outside it; the
+    // field's own bounds (`moves`: 0 … 10,000) are checked, and named, after parsing.
+    let integer_found = found.trim_matches('`').parse::<i128>().is_ok();
+    let range = |min: i128, max: i128| {
+        if integer_found {
+            format!("a whole number from {min} to {max}")
+        } else if min == 0 {
+            "a whole number, 0 or more".to_string()
+        } else {
+            "a whole number".to_string()
+        }
+    };
+    let numeric = matches!(
+        expected,
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" | "isize"
+    );
     let wanted = match expected {
-        "u8" => format!("a whole number from 0 to {}", u8::MAX),
-        "u16" => format!("a whole number from 0 to {}", u16::MAX),
-        "u32" => format!("a whole number from 0 to {}", u32::MAX),
-        "u64" | "usize" => format!("a whole number from 0 to {}", u64::MAX),
-        "i32" => format!("a whole number from {} to {}", i32::MIN, i32::MAX),
-        "i64" | "isize" => format!("a whole number from {} to {}", i64::MIN, i64::MAX),
+        "u8" => range(0, u8::MAX.into()),
+        "u16" => range(0, u16::MAX.into()),
+        "u32" => range(0, u32::MAX.into()),
+        "u64" | "usize" => range(0, u64::MAX.into()),
+        "i32" => range(i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => range(i64::MIN.into(), i64::MAX.into()),
         "a boolean" => "true or false".to_string(),
         "a sequence" => "an array".to_string(),
         "a map" => "an object".to_string(),
         other if other.starts_with("struct ") => "an object".to_string(),
         other => other.to_string(),
     };
+    if numeric && found.starts_with("the string ") {
+        return Some(format!("{found} is not {wanted}: send numbers without quotes"));
+    }
     Some(format!("{found} is not {wanted}"))
 }
 

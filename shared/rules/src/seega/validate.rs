@@ -25,8 +25,7 @@ impl MatchRecord {
     /// Errors name the first offending field and the rule.
     pub fn validate_with(&self, now: DateTime<Utc>, policy: &RecordPolicy) -> Result<ValidMatch, RuleError> {
         check_id("match_id", &self.match_id)?;
-        let game = Game::from_id(&self.game)
-            .ok_or_else(|| RuleError::new("game", "GM-5", format!("unknown game {}", quoted(&self.game))))?;
+        let game = Game::from_id(&self.game).ok_or_else(|| crate::game::not_scored(&quoted(&self.game)))?;
         if game != Game::Seega {
             return Err(RuleError::new(
                 "game",
@@ -45,20 +44,21 @@ impl MatchRecord {
             ));
         }
         if self.ended_at < self.started_at {
-            return Err(RuleError::new("ended_at", "GM-5", "ended before it started"));
+            return Err(crate::record::policy::ended_before_start(
+                self.ended_at,
+                self.started_at,
+            ));
         }
         let duration = self.ended_at - self.started_at;
         if duration > chrono::Duration::milliseconds(MAX_DURATION_MS) {
             return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
         }
         if self.ended_at > now + chrono::Duration::milliseconds(policy.max_clock_skew_ms.max(0)) {
-            return Err(RuleError::new(
+            return Err(crate::record::policy::ahead_of_clock(
                 "ended_at",
-                "GM-5",
-                format!(
-                    "ends more than {} s after the server's clock (allowed clock skew)",
-                    policy.max_clock_skew_ms.max(0) / 1000
-                ),
+                self.ended_at,
+                now,
+                policy.max_clock_skew_ms,
             ));
         }
         let duration_ms = duration.num_milliseconds();

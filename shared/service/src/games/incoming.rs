@@ -70,14 +70,7 @@ fn unknown_game(game: Option<&serde_json::Value>) -> RuleError {
         Some(other) => podium_rules::error::quoted(&other.to_string()),
         None => "nothing".into(),
     };
-    RuleError::new(
-        "game",
-        "GM-5",
-        format!(
-            "{found} is not a game podium scores: one of {}",
-            Game::ALL.map(|g| format!("`{}`", g.id())).join(", ")
-        ),
-    )
+    podium_rules::game::not_scored(&found)
 }
 
 /// Why a line refused as a Seega match is none, when it says so: its `game` names
@@ -107,6 +100,15 @@ impl Incoming {
     /// with one is a Mahjong Rivals record of that kind, and a `kind` or `game` that
     /// is not one podium scores is refused naming that field.
     pub fn from_json(bytes: &[u8], now: DateTime<Utc>, policy: &RecordPolicy) -> Result<Incoming, RuleError> {
+        // An array of records (a batch sent as one message) is refused as a whole: the
+        // routing below would read its first element's fields.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+            return Err(RuleError::new(
+                "record",
+                "GM-5",
+                "an array: a record is one JSON object, `{…}`, one a message (one a line in a file)",
+            ));
+        }
         // A Dots and Boxes match or a Minesweeper duel is told apart by its game (it
         // has no kind).
         if bytes.windows(16).any(|w| w == b"\"dots-and-boxes\"")
@@ -454,7 +456,7 @@ mod tests {
         // A Seega match's own refusals stand; a number is named in the project's words.
         assert_eq!(
             message(r#"{"match_id":"m-1","game":"seega","players":[{"player_id":"a","moves":1.5}]}"#),
-            "players[0].moves (GM-5): `1.5` is not a whole number from 0 to 4294967295"
+            "players[0].moves (GM-5): `1.5` is not a whole number, 0 or more"
         );
     }
 
