@@ -581,15 +581,13 @@ pub async fn dry_run(store: &dyn Store, policy: &RecordPolicy, clock: &Clock) ->
     let valid = record
         .validate_with(now, policy)
         .map_err(|e| CliError::Refused(e.into()))?;
-    if let Some((content_hash, result)) =
-        podium_service::games::seega::stored_match(store, &valid.match_id).await?
-    {
-        if content_hash != valid.content_hash {
-            return Err(CliError::Refused(ServiceError::Conflict {
-                field: "match_id",
-                id: valid.match_id,
-            }));
-        }
+    let settled = podium_service::games::seega::settled_before(store, &valid)
+        .await
+        .map_err(|e| match e {
+            e @ ServiceError::Conflict { .. } => CliError::Refused(e),
+            e => e.into(),
+        })?;
+    if let Some(result) = settled {
         let out = json!({"dry_run": true, "already_scored": true, "result": result});
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return Ok(());

@@ -240,6 +240,16 @@ pub async fn conflict_writes_nothing<S: Store>(store: S) {
     other.players[0].moves += 1;
     let err = score_match(&store, &other, now()).await.expect_err("conflict");
     assert!(matches!(err, ServiceError::Conflict { .. }), "{err:?}");
+    // GM-3 (issue 47): the conflict names when the record was settled and its first
+    // field that differs, from what the store kept with the result.
+    let settled = podium_rules::record::policy::shown(now());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "match_id (GM-3): conflict: `m-c` was already settled at {settled} with different \
+             content: `players[0]` differs (a settled record is final)"
+        )
+    );
     assert_eq!(balance(&store, "alice").await, 311);
     assert_eq!(
         store.ledger_entries(SEEGA, "alice").await.expect("ledger").len(),

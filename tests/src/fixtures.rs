@@ -116,6 +116,7 @@ pub async fn seed_game_balance<S: SettleStore + ?Sized>(
         attempt: format!("seed-{:016x}", rand::random::<u64>()),
         plan: 0,
         result: "{}".into(),
+        fields: None,
         claims: Vec::new(),
         balances: vec![BalanceWrite {
             player_id: player.into(),
@@ -174,6 +175,7 @@ pub async fn seed_entry<S: SettleStore + ?Sized>(
         attempt: format!("seed-{:016x}", rand::random::<u64>()),
         plan: 0,
         result: "{}".into(),
+        fields: None,
         claims: Vec::new(),
         balances: Vec::new(),
         entries: vec![podium_store::EntryWrite {

@@ -99,6 +99,7 @@ pub async fn write_inbox<S: Store>(store: &S, player: &str, body: &str) {
         attempt: "seed".into(),
         plan: 0,
         result: "{}".into(),
+        fields: None,
         claims: Vec::new(),
         balances: Vec::new(),
         entries: Vec::new(),

@@ -371,6 +371,7 @@ pub async fn a_champions_tournament_needs_200_prize_points_and_16_players<S: Sto
             attempt: "seed".into(),
             plan: 0,
             result: "{}".into(),
+            fields: None,
             claims: Vec::new(),
             balances: Vec::new(),
             entries: Vec::new(),

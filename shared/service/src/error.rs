@@ -13,9 +13,19 @@ pub enum ServiceError {
     #[error(transparent)]
     Invalid(#[from] RuleError),
     /// The same source id (match id, transaction id) was settled before with
-    /// different content (GM-3): permanent.
-    #[error("{field} (GM-3): conflict: `{id}` was already settled with different content")]
-    Conflict { field: &'static str, id: String },
+    /// different content (GM-3): permanent. Displays when it was settled and the first
+    /// field that differs, when known ([`crate::engine::fingerprint`]).
+    #[error("{field} (GM-3): conflict: `{id}` was already settled{} with different content{}",
+        .settled_at.as_ref().map(|t| format!(" at {t}")).unwrap_or_default(),
+        .differs.as_ref().map(|f| format!(": {f} differs (a settled record is final)")).unwrap_or_default())]
+    Conflict {
+        field: &'static str,
+        id: String,
+        /// When the settled record was settled (RFC 3339, UTC), when known.
+        settled_at: Option<String>,
+        /// The first field that differs from the settled record (`` `players[1]` ``).
+        differs: Option<String>,
+    },
     /// The action conflicts with the state its target is in, under `rule` (a restore
     /// past its window, a suspension a restore lifted while it was applied; OP-4):
     /// HTTP 409. Displays as `field (rule): conflict: message`.

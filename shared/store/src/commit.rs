@@ -57,6 +57,10 @@ pub struct StoredSource {
     pub attempt: Option<String>,
     /// The result document (JSON).
     pub result: String,
+    /// What the service stored to explain a later conflict (GM-3: when the source was
+    /// settled and a fingerprint of each of its fields; see [`Commit::fields`]);
+    /// `None` for a record stored before it was kept.
+    pub fields: Option<String>,
 }
 
 /// A page of stored source records ([`crate::SourceStore::scan_sources`]).
@@ -193,6 +197,10 @@ pub struct Commit {
     pub plan: u32,
     /// The result document (JSON), returned to every repeat.
     pub result: String,
+    /// A short text stored with the result for the service alone (at most a few
+    /// dozen bytes: when it was settled and a fingerprint of each field), read back on
+    /// a conflict to name what differs (GM-3); `None` to store nothing.
+    pub fields: Option<String>,
     pub claims: Vec<ClaimWrite>,
     pub balances: Vec<BalanceWrite>,
     pub entries: Vec<EntryWrite>,
@@ -356,6 +364,7 @@ mod tests {
             attempt: "a".into(),
             plan: 0,
             result: "{}".into(),
+            fields: None,
             claims: (0..claims)
                 .map(|_| ClaimWrite {
                     player_id: "p".into(),

@@ -170,6 +170,27 @@ pub struct ValidMatch {
     pub content_hash: String,
 }
 
+impl ValidMatch {
+    /// The record as it was sent, in its canonical field order (a draw without a
+    /// winner or reason): what a conflict compares field by field (GM-3).
+    pub fn as_record(&self) -> MatchRecord {
+        MatchRecord {
+            match_id: self.match_id.clone(),
+            game: self.game.id().to_string(),
+            started_at: self.started_at,
+            ended_at: self.ended_at,
+            players: self.players.to_vec(),
+            stones_placed: self.stones_placed,
+            outcome: match self.outcome {
+                ValidOutcome::Win { winner, reason } => {
+                    Outcome::win(self.players[winner].player_id.clone(), reason)
+                }
+                ValidOutcome::Draw => Outcome::draw(),
+            },
+        }
+    }
+}
+
 /// A validated outcome: the winner as an index into `players`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValidOutcome {

@@ -248,6 +248,7 @@ pub(crate) async fn to_commit<S: SettleStore + ?Sized, R: Serialize>(
             attempt: attempt.to_string(),
             plan: plan_no,
             result,
+            fields: None,
             claims,
             balances,
             entries,

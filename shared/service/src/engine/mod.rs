@@ -22,6 +22,7 @@
 pub mod changes;
 pub mod commit;
 pub mod defined;
+pub mod fingerprint;
 pub mod keyed;
 pub mod listing;
 pub mod names;

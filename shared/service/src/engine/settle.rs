@@ -149,6 +149,7 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
             Err(e) => return Err(e),
         }
         commit.0.named = source.named_players();
+        commit.0.fields = source.record().map(|r| super::fingerprint::of(&r, now_ms));
         if !source.references_named() {
             commit.0.refs.clear();
         }
@@ -171,6 +172,8 @@ async fn settle_once<S: SettleStore + ?Sized, X: Source>(
                     return Err(ServiceError::Conflict {
                         field: source.id_field(),
                         id: key.id.clone(),
+                        settled_at: None,
+                        differs: None,
                     });
                 }
             }
@@ -229,9 +232,13 @@ fn stored_result<X: Source>(
     stored: StoredSource,
 ) -> Result<Settled<X::Result>, ServiceError> {
     if stored.content_hash != hash {
+        let (settled_at, differs) =
+            super::fingerprint::difference(source.record().as_deref(), stored.fields.as_deref());
         return Err(ServiceError::Conflict {
             field: source.id_field(),
             id: source.key().id,
+            settled_at,
+            differs,
         });
     }
     let result = serde_json::from_str(&stored.result).map_err(|e| {

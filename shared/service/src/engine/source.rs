@@ -86,6 +86,13 @@ pub trait Source {
         Vec::new()
     }
 
+    /// The record (JSON) as sent, in its canonical field order, when the source is a record
+    /// of a game server: a conflict names its first field that differs from the
+    /// settled one ([`crate::engine::fingerprint`], GM-3). By default none.
+    fn record(&self) -> Option<String> {
+        None
+    }
+
     /// The field that names the source's id in a conflict (`match_id`, `transaction_id`).
     fn id_field(&self) -> &'static str;
 

@@ -40,6 +40,10 @@ impl Source for QuickMatchSource<'_> {
         hex_sha256(&serde_json::to_string(self.m).unwrap_or_default())
     }
 
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(self.m).ok()
+    }
+
     fn reads(&self) -> Reads {
         Reads {
             balances: self
@@ -109,6 +113,10 @@ impl Source for CompletionSource<'_> {
     /// SHA-256 of the record's canonical JSON (its fields in declaration order).
     fn content_hash(&self) -> String {
         hex_sha256(&serde_json::to_string(self.c).unwrap_or_default())
+    }
+
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(self.c).ok()
     }
 
     fn reads(&self) -> Reads {
@@ -181,6 +189,10 @@ impl Source for ArenaSource<'_> {
     /// SHA-256 of the record's canonical JSON (its fields in declaration order).
     fn content_hash(&self) -> String {
         hex_sha256(&serde_json::to_string(self.a).unwrap_or_default())
+    }
+
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(self.a).ok()
     }
 
     fn named_players(&self) -> Vec<String> {

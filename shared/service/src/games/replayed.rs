@@ -49,6 +49,10 @@ impl<M: Serialize, R: Serialize + DeserializeOwned> Source for RatedSource<'_, M
         hex_sha256(&serde_json::to_string(self.record).unwrap_or_default())
     }
 
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(self.record).ok()
+    }
+
     fn reads(&self) -> Reads {
         Reads {
             balances: self

@@ -58,6 +58,10 @@ impl Source for MatchSource {
         self.m.content_hash.clone()
     }
 
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(&self.m.as_record()).ok()
+    }
+
     fn reads(&self) -> Reads {
         let balances = match self.scoring {
             Scoring::Void(_) => Vec::new(),
@@ -140,6 +144,38 @@ pub fn ordering_keys(record: &MatchRecord) -> Vec<String> {
 }
 
 /// The stored result of match `match_id`, if it was scored.
+/// The result of the match `valid` names when it was settled before with the same
+/// content; a conflict naming when it was settled and the first field that differs
+/// when with other content (GM-3); `None` when it was never settled.
+pub async fn settled_before<S: SourceStore + ?Sized>(
+    store: &S,
+    valid: &ValidMatch,
+) -> Result<Option<MatchResult>, ServiceError> {
+    let Some(stored) = store
+        .get_source(&SourceKey::new(MATCH, valid.match_id.clone()))
+        .await?
+    else {
+        return Ok(None);
+    };
+    if stored.content_hash != valid.content_hash {
+        let record = serde_json::to_string(&valid.as_record()).ok();
+        let (settled_at, differs) =
+            crate::engine::fingerprint::difference(record.as_deref(), stored.fields.as_deref());
+        return Err(ServiceError::Conflict {
+            field: "match_id",
+            id: valid.match_id.clone(),
+            settled_at,
+            differs,
+        });
+    }
+    serde_json::from_str(&stored.result).map(Some).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::corrupt(
+            format!("match {}", valid.match_id),
+            e,
+        ))
+    })
+}
+
 pub async fn stored_match<S: SourceStore + ?Sized>(
     store: &S,
     match_id: &str,

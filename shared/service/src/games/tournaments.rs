@@ -133,6 +133,10 @@ impl Source for RegistrationSource<'_> {
     fn content_hash(&self) -> String {
         hash_of(play::KIND_REGISTRATION, self.0)
     }
+
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(self.0).ok()
+    }
     fn reads(&self) -> Reads {
         let r = self.0;
         Reads {
@@ -183,6 +187,10 @@ impl Source for TableSource<'_> {
     }
     fn content_hash(&self) -> String {
         hash_of(play::KIND_TABLE, self.0)
+    }
+
+    fn record(&self) -> Option<String> {
+        serde_json::to_string(self.0).ok()
     }
     fn reads(&self) -> Reads {
         let t = self.0;

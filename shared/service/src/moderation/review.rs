@@ -230,6 +230,8 @@ async fn hold<S: ItemStore + ?Sized>(
         return Err(ServiceError::Conflict {
             field: "match_id",
             id: held.id,
+            settled_at: None,
+            differs: None,
         });
     }
     match stored.state {
@@ -336,6 +338,8 @@ pub async fn decide<S: SettleStore + ItemStore + ?Sized>(
     let conflict = || ServiceError::Conflict {
         field: "verdict",
         id: format!("{kind}/{id}"),
+        settled_at: None,
+        differs: None,
     };
     for _ in 0..10 {
         let (mut held, version) = read(store, kind, id)

@@ -2,7 +2,7 @@
 //!
 //! | item | partition key `pk` | sort key `sk` | other attributes |
 //! |---|---|---|---|
-//! | source record | `SOURCE#{kind}#{id}` | `RESULT` | `content_hash`, `attempt`, `result` (JSON); a two-player record's ledger entries: `la_pk`, `la_at`, `la_entry`, `lb_pk`, `lb_at`, `lb_entry` |
+//! | source record | `SOURCE#{kind}#{id}` | `RESULT` | `content_hash`, `attempt`, `result` (JSON), `fields` (a record's settlement instant and field fingerprints, for conflicts); a two-player record's ledger entries: `la_pk`, `la_at`, `la_entry`, `lb_pk`, `lb_at`, `lb_entry` |
 //! | balance | `PLAYER#{player id}` | `BALANCE#{game}` | `points`, `version`, `reached_at_ms`, `hist`; `board_shard`, `board_key` on a game with a balance board |
 //! | period entry | `PLAYER#{player id}` | `BOARD#{board}@{period}` | as a balance, with `board_shard`, `board_key` |
 //! | claim | `PLAYER#{player id}` | `CLAIM#{game}#{kind}#{day}` | `body` (JSON) |

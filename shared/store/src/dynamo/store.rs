@@ -118,6 +118,7 @@ impl SourceStore for DynamoStore {
                     content_hash: get_s(item, "content_hash")?.to_string(),
                     attempt: get_s(item, "attempt").ok().map(str::to_string),
                     result: get_s(item, "result")?.to_string(),
+                    fields: None,
                 },
             ));
         }
@@ -141,6 +142,7 @@ impl DynamoStore {
             content_hash: get_s(&item, "content_hash")?.to_string(),
             attempt: get_s(&item, "attempt").ok().map(str::to_string),
             result: get_s(&item, "result")?.to_string(),
+            fields: get_s(&item, "fields").ok().map(str::to_string),
         }))
     }
 }

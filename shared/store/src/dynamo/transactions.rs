@@ -95,6 +95,9 @@ impl DynamoStore {
             ("attempt".to_string(), s(&c.attempt)),
             ("result".to_string(), s(&c.result)),
         ]);
+        if let Some(fields) = &c.fields {
+            item.insert("fields".to_string(), s(fields));
+        }
         if let Some(entries) = carried(c) {
             for (slot, e) in CARRIED_LEDGER.iter().zip(entries) {
                 let (pk, at, entry) = carried_attributes(e)?;
@@ -521,6 +524,7 @@ mod tests {
             attempt: "a".into(),
             plan: 0,
             result: "{}".into(),
+            fields: None,
             claims: Vec::new(),
             balances: Vec::new(),
             entries: Vec::new(),

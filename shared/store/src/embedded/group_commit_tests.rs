@@ -15,6 +15,7 @@ fn commit(id: &str) -> Commit {
         attempt: "a".into(),
         plan: 0,
         result: "{}".into(),
+        fields: None,
         claims: Vec::new(),
         balances: Vec::new(),
         entries: Vec::new(),

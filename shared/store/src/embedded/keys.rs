@@ -47,6 +47,8 @@ pub(crate) struct SourceItem {
     pub(crate) content_hash: String,
     pub(crate) attempt: Option<String>,
     pub(crate) result: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fields: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -115,6 +115,7 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
         content_hash: c.content_hash.clone(),
         attempt: Some(c.attempt.clone()),
         result: c.result.clone(),
+        fields: c.fields.clone(),
     };
     items.insert(skey.as_str(), encode(&stored).as_slice())?;
     for claim in &c.claims {
@@ -202,6 +203,7 @@ pub(crate) fn read_source(
         content_hash: item.content_hash,
         attempt: item.attempt,
         result: item.result,
+        fields: item.fields,
     }))
 }
 
@@ -245,6 +247,7 @@ pub(crate) fn scan_sources_in(
                     content_hash: item.content_hash,
                     attempt: item.attempt,
                     result: item.result,
+                    fields: item.fields,
                 },
             ));
             if page.records.len() == limit {
