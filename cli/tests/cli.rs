@@ -685,8 +685,18 @@ fn rewards_walk_through() {
         ),
         None,
     );
-    let bonus = http(port, "POST", "/v1/games/mahjong/daily-bonus", Some("Dev winner"));
-    let bonus_again = http(port, "POST", "/v1/games/mahjong/daily-bonus", Some("Dev winner"));
+    let bonus = http(
+        port,
+        "POST",
+        "/v1/games/mahjong-rivals/daily-bonus",
+        Some("Dev winner"),
+    );
+    let bonus_again = http(
+        port,
+        "POST",
+        "/v1/games/mahjong-rivals/daily-bonus",
+        Some("Dev winner"),
+    );
     let me = http(port, "GET", "/v1/me", Some("Dev winner"));
     let _ = server.kill();
     let _ = server.wait();
@@ -1290,7 +1300,7 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)], long_moves: bool) {
     let mut points = Vec::new();
     let mut closed: Vec<String> = Vec::new();
     for day in 1..=12 {
-        let (status, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
+        let (status, claim) = server.call("POST", "/v1/games/mahjong-rivals/daily-bonus", "m-1");
         assert_eq!(status, 200, "day {day}: {claim}");
         points.push(claim["points"].as_i64().unwrap_or_default());
         if day == 10 {
@@ -1309,7 +1319,7 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)], long_moves: bool) {
     // 2027-03-30 missed: the streak starts again.
     server.moved(json!({"advance": "P1D"}));
     let (_, before) = server.call("GET", "/v1/leaderboards/mahjong-daily", "m-1");
-    let (_, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
+    let (_, claim) = server.call("POST", "/v1/games/mahjong-rivals/daily-bonus", "m-1");
     assert_eq!(
         (claim["streak"].clone(), claim["points"].clone()),
         (json!(1), json!(10)),
@@ -1457,7 +1467,7 @@ fn a_request_during_a_move_waits_for_it() {
         )
     });
     std::thread::sleep(std::time::Duration::from_millis(150));
-    let (status, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-2");
+    let (status, claim) = server.call("POST", "/v1/games/mahjong-rivals/daily-bonus", "m-2");
     let (moved, body) = mover.join().expect("mover");
     assert_eq!((moved, status), (200, 200), "{body} {claim}");
     assert_eq!(body["now"], "2027-07-16T06:00:00Z", "{body}");
@@ -1563,7 +1573,7 @@ fn a_move_the_store_fails_during_goes_on_from_its_last_whole_tick() {
         Some(0)
     );
     let server = ClockServer::start(&dir, "2027-03-18T06:00:00Z", &env);
-    let (status, claim) = server.call("POST", "/v1/games/mahjong/daily-bonus", "m-1");
+    let (status, claim) = server.call("POST", "/v1/games/mahjong-rivals/daily-bonus", "m-1");
     assert_eq!(status, 200, "{claim}");
 
     let port = server.port;

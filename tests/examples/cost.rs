@@ -550,7 +550,7 @@ async fn main() {
         ad("cost-2"),
     )
     .await;
-    let mut claim = get("/v1/games/mahjong/daily-bonus", &[], "p-00001");
+    let mut claim = get("/v1/games/mahjong-rivals/daily-bonus", &[], "p-00001");
     claim.method = "POST".into();
     measure(
         &store,

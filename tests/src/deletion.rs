@@ -440,7 +440,7 @@ pub async fn gm6_records_naming_a_deleted_player_are_refused<S: Store + ErasureS
     );
     // The daily bonus, through the API: 400 naming GM-6, nothing written.
     let ctx = ApiContext::new(cursor_key());
-    let mut req = get("/v1/games/mahjong/daily-bonus", "bob", &[]);
+    let mut req = get("/v1/games/mahjong-rivals/daily-bonus", "bob", &[]);
     req.method = "POST".into();
     let r = api::handle(&store, &ctx, &req, t(NOW)).await;
     assert_eq!(r.status, 400, "{}", r.body);
@@ -953,7 +953,7 @@ pub async fn gm6_a_deleted_identity_and_its_pseudonym_are_refused<
     let today = t("2027-07-19T09:00:00Z");
     let claim = |player: &str| ApiRequest {
         method: "POST".into(),
-        ..get("/v1/games/mahjong/daily-bonus", player, &[])
+        ..get("/v1/games/mahjong-rivals/daily-bonus", player, &[])
     };
     let first = api::handle(&store, &ctx, &claim("dz-1"), today).await;
     assert_eq!(first.status, 200, "{}", first.body);

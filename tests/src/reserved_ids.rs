@@ -65,7 +65,7 @@ async fn a_cohort<S: Store + Clone + 'static>(store: &S) -> (String, String, Str
     for p in &cohort_players() {
         let claimed = send(
             store,
-            &request("POST", "/v1/games/mahjong/daily-bonus", Some(p), None),
+            &request("POST", "/v1/games/mahjong-rivals/daily-bonus", Some(p), None),
             Value::Null,
         )
         .await;

@@ -104,7 +104,7 @@ async fn claim<S: Store + Clone + 'static>(
 pub fn bonus_claim(player: &str) -> ApiRequest {
     ApiRequest {
         method: "POST".into(),
-        path: "/v1/games/mahjong/daily-bonus".into(),
+        path: "/v1/games/mahjong-rivals/daily-bonus".into(),
         query: Default::default(),
         raw_query: None,
         player: Some(player.into()),

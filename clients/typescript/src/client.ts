@@ -212,7 +212,7 @@ export async function tournament(c: Podium, tournament_id: string): Promise<Sche
 /** Today's bonus (MJ-18); `idempotencyKey` the same on every retry of this claim. */
 export async function dailyBonus(c: Podium, idempotencyKey: string): Promise<Schemas["BonusAnswer"]> {
   return ok(
-    await c.POST("/v1/games/mahjong/daily-bonus", {
+    await c.POST("/v1/games/mahjong-rivals/daily-bonus", {
       params: { header: { "Idempotency-Key": idempotencyKey } },
     }),
   );

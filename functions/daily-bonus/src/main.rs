@@ -1,4 +1,4 @@
-//! `daily-bonus`: `POST /v1/games/mahjong/daily-bonus`, the caller's claim of today's
+//! `daily-bonus`: `POST /v1/games/mahjong-rivals/daily-bonus`, the caller's claim of today's
 //! Mahjong Rivals bonus (MJ-18), once a day, behind API Gateway's JWT authorizer.
 
 #[tokio::main]

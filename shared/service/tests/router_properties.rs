@@ -252,7 +252,7 @@ fn request_with_headers() -> impl Strategy<Value = RawRequest> {
             "POST", "POST", "POST", "GET", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH",
         ]),
         prop_oneof![
-            4 => Just("/v1/games/mahjong/daily-bonus".to_string()),
+            4 => Just("/v1/games/mahjong-rivals/daily-bonus".to_string()),
             1 => prop::sample::select(vec![
                 "/v1/me",
                 "/v1/me/mahjong-rivals",

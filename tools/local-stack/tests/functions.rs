@@ -373,7 +373,7 @@ async fn daily_bonus_period_close_claim_and_published_events() {
     let key = [("Idempotency-Key", "bonus-key-1")];
     let first = post(
         &stack,
-        "/v1/games/mahjong/daily-bonus",
+        "/v1/games/mahjong-rivals/daily-bonus",
         &key,
         claims(&player, None),
     )
@@ -387,7 +387,7 @@ async fn daily_bonus_period_close_claim_and_published_events() {
     );
     let again = post(
         &stack,
-        "/v1/games/mahjong/daily-bonus",
+        "/v1/games/mahjong-rivals/daily-bonus",
         &key,
         claims(&player, None),
     )

@@ -76,6 +76,7 @@ macro_rules! every_route {
             [my_table],
             [tournament],
             [daily_bonus],
+            [daily_bonus_alias],
             [admob_callback],
             [unity_callback],
             [operator_player],
@@ -123,7 +124,8 @@ macro_rules! served {
     };
 }
 
-/// Every route with its handler and its operation.
+/// Every route with its handler and its operation (deprecated aliases among them).
+#[allow(deprecated)]
 pub(super) fn api_router() -> OpenApiRouter<AppState> {
     every_route!(documented)
 }
@@ -132,6 +134,7 @@ pub(super) fn api_router() -> OpenApiRouter<AppState> {
 /// serves. Building the document takes 1.5–2 ms and hundreds of page faults, so a
 /// function builds it only when `/v1/openapi.json` is asked for, keeping its cold
 /// start near a hello-world function's (`scripts/bench-cold-start`, BENCHMARKS.md).
+#[allow(deprecated)]
 pub(super) fn serving_router() -> axum::Router<AppState> {
     every_route!(served)
 }

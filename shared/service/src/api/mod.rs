@@ -20,7 +20,7 @@
 //! | `GET /v1/me/arenas/{arena_id}` | an Arena's result for one of its players (MJ-11) |
 //! | `GET /v1/me/tournament-tables/{table_id}` | a tournament table's TP for one of its players (MJ-13 … MJ-15) |
 //! | `GET /v1/tournaments/{tournament_id}` | a tournament's settings and status; once final, its winners (MJ-16) |
-//! | `POST /v1/games/mahjong/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::players::rewards::BonusAnswer) (MJ-18) |
+//! | `POST /v1/games/mahjong-rivals/daily-bonus` | the caller's claim of today's bonus, [`BonusAnswer`](crate::players::rewards::BonusAnswer) (MJ-18) |
 //! | `GET /v1/ad-callbacks/admob?…` | an AdMob SSV callback (its signature authenticates it) (SG-10, MJ-19) |
 //! | `GET /v1/ad-callbacks/unity-ads?…` | a Unity Ads S2S callback (HMAC-MD5), answered `1` |
 //! | `GET /v1/operator/players/{player_id}` | support's [`PlayerOverview`](crate::operators::console::PlayerOverview) (operators only) |

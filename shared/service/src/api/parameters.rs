@@ -172,7 +172,7 @@ mod tests {
         assert!(takes("GET", "/v1/me").expect("documented").query.is_empty());
         assert!(takes("PUT", "/v1/me/profile").expect("documented").body);
         assert!(
-            !takes("POST", "/v1/games/mahjong/daily-bonus")
+            !takes("POST", "/v1/games/mahjong-rivals/daily-bonus")
                 .expect("documented")
                 .body
         );

@@ -352,7 +352,7 @@ fn every_503_carries_retry_after() {
 async fn gm5_a_body_the_route_does_not_take_is_refused() {
     let case = refusal_case();
     for (method, path) in [
-        ("POST", "/v1/games/mahjong/daily-bonus"),
+        ("POST", "/v1/games/mahjong-rivals/daily-bonus"),
         ("PUT", "/v1/me/follows/seega"),
     ] {
         let big = with_body(
@@ -374,7 +374,7 @@ async fn gm5_a_body_the_route_does_not_take_is_refused() {
             forged.body
         );
     }
-    let empty_object = with_body(&case, "POST", "/v1/games/mahjong/daily-bonus", &b"{}"[..]).await;
+    let empty_object = with_body(&case, "POST", "/v1/games/mahjong-rivals/daily-bonus", &b"{}"[..]).await;
     assert_eq!(
         empty_object.status, 200,
         "no claim was made before: {}",
@@ -433,4 +433,23 @@ async fn op5_audit_refusals_name_what_to_fix() {
     }
     let ok = handle(&store, &ctx, &audit(&[("board", "mahjong-weekly@2026-W48")]), now).await;
     assert_eq!(ok.status, 200, "{}", ok.body);
+}
+
+/// GM-5 (issue 47): one game id on every surface. The daily bonus is claimed at
+/// `/v1/games/mahjong-rivals/daily-bonus`; its first route, `/v1/games/mahjong/…`, is
+/// a deprecated alias that makes the same claim and gives the same answer.
+#[tokio::test]
+async fn the_daily_bonus_alias_is_the_same_claim() {
+    let case = refusal_case();
+    let first = with_body(&case, "POST", "/v1/games/mahjong-rivals/daily-bonus", &b""[..]).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(first.body["claimed_now"], true);
+    let again = with_body(&case, "POST", "/v1/games/mahjong/daily-bonus", &b""[..]).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        again.body["claimed_now"], false,
+        "the alias answers today's claim"
+    );
+    assert_eq!(again.body["day"], first.body["day"]);
+    assert_eq!(again.body["balance_after"], first.body["balance_after"]);
 }

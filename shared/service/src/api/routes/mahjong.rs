@@ -126,7 +126,7 @@ pub(crate) async fn tournament(
 /// The caller's claim of today's Mahjong Rivals bonus (MJ-18), once per Bucharest day.
 #[utoipa::path(
     post,
-    path = "/v1/games/mahjong/daily-bonus",
+    path = "/v1/games/mahjong-rivals/daily-bonus",
     tag = "mahjong",
     responses(
         (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = crate::players::rewards::BonusAnswer,
@@ -148,6 +148,33 @@ pub(crate) async fn daily_bonus(
 ) -> Answer {
     let key = idempotency_key(&headers)?;
     json(&rewards::claim_daily_bonus(state.store.as_ref(), &player, (state.clock)(), key).await?)
+}
+
+/// The same claim under the route's first name, `mahjong` (GM-5: every other surface
+/// names the game `mahjong-rivals`): kept as a deprecated alias, answered exactly as
+/// [`daily_bonus`].
+#[utoipa::path(
+    post,
+    path = "/v1/games/mahjong/daily-bonus",
+    operation_id = "daily_bonus_alias",
+    tag = "mahjong",
+    responses(
+        (status = 200, description = "Today's bonus: paid now (`claimed_now`), or the earlier claim of today (MJ-18)", body = crate::players::rewards::BonusAnswer,
+            example = json!({"player_id": "m-00001", "day": "2026-11-30", "streak": 3, "points": 30, "jokers_granted": 0,
+                "jokers": 0, "balance_after": 1296, "next_claim_at": "2026-11-30T22:00:00Z", "claimed_now": true})),
+        (status = 400, description = "A malformed `Idempotency-Key` (named in the message), the caller's account was deleted (GM-6), or another rule refuses the claim", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "caller (GM-6): this account was deleted (or the id is reserved for deleted accounts): nothing is served or recorded for it"})),
+        (status = 409, description = "A conflicting claim", body = ErrorBody),
+    ),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "The app's id of this claim, the same on every retry of it (1 to 64 of `A-Z a-z 0-9 - _`): a retry after a lost answer or a 5xx on the same Bucharest day is answered as the claim it repeats (`claimed_now` true when that claim paid); a retry after midnight is a claim of the new day. A malformed key is a 400 naming the header", example = "5f0c2a1e-claim-1", pattern = "^[A-Za-z0-9_-]{1,64}$", min_length = 1, max_length = 64),
+    ),
+    security(("jwt" = [])),
+    description = "Deprecated alias of `POST /v1/games/mahjong-rivals/daily-bonus` (the game's id everywhere else): the same claim, the same answer.",
+)]
+#[deprecated = "use POST /v1/games/mahjong-rivals/daily-bonus"]
+pub(crate) async fn daily_bonus_alias(state: State<AppState>, caller: Caller, headers: HeaderMap) -> Answer {
+    daily_bonus(state, caller, headers).await
 }
 
 /// The longest `Idempotency-Key`, in characters.
