@@ -344,7 +344,7 @@ fn retry_later() -> RefOr<Response> {
     get,
     path = "/v1/openapi.json",
     tag = "meta",
-    responses((status = 200, description = "The OpenAPI 3.1 document", body = serde_json::Value))
+    responses((status = 200, description = "The OpenAPI 3.1 document (a JSON object: `openapi`, `info`, `paths`, `components`)", body = Object))
 )]
 pub(super) async fn openapi_document() -> HttpResponse {
     crate::api::routes::respond::JsonBytes(openapi_json()).into_response()

@@ -19,7 +19,11 @@ use super::respond::*;
     params(("arena_id" = String, Path, description = "The Arena's id", example = "ar-1")),
     responses(
         (status = 200, description = "The Arena's rounds, standings and prizes (MJ-11)", body = podium_rules::mahjong::arena::ArenaResult,
-            example = json!({"arena_id": "ar-1", "standings": [{"player_id": "alice", "place": 1, "prize": 60}]})),
+            example = json!({"arena_id": "ar-1", "ended_at": "2026-11-16T05:26:53Z", "standings": [
+                {"player_id": "alice", "round_scores": [7600, 7800, 7400], "total": 22800, "place": 1, "prize": 80, "balance_after": 160},
+                {"player_id": "bob", "round_scores": [4400, 4500, 4300], "total": 13200, "place": 2, "prize": 40, "balance_after": 100},
+                {"player_id": "carol", "round_scores": [4100, 3900, 3400], "total": 11400, "place": 3, "prize": 20, "balance_after": 20},
+                {"player_id": "dave", "round_scores": [2900, 2900, 2800], "total": 8600, "place": 4, "prize": 0, "balance_after": null}]})),
         (status = 404, description = "No such Arena of the caller's", body = ErrorBody),
     ),
     security(("jwt" = []))

@@ -58,8 +58,10 @@ pub(crate) async fn me(State(state): State<AppState>, Caller(player): Caller) ->
     responses(
         (status = 200, description = "Points, Jokers, trophies and places (MJ-6, MJ-17, MJ-20)", body = rewards::MahjongProfile,
             example = json!({"player_id": "m-00001", "points": 96, "points_shown": "96", "jokers": 1,
-                "boards": [{"board": "mahjong-amr", "period": "all", "rank": 12, "value": 96, "value_shown": "96"},
-                           {"board": "mahjong-weekly", "period": "2026-W49", "rank": 3, "value": 24, "value_shown": "24"},
+                "boards": [{"board": "mahjong-amr", "period": "all", "rank": 12, "value": 96, "value_shown": "96",
+                            "standing": {"rank": 12, "of": 40, "top_percent": 30, "next_better": {"value": 110, "value_shown": "110", "gap": 14}}},
+                           {"board": "mahjong-weekly", "period": "2026-W49", "rank": 3, "value": 24, "value_shown": "24",
+                            "standing": {"rank": 3, "of": 12, "top_percent": 25, "next_better": {"value": 31, "value_shown": "31", "gap": 7}}},
                            {"board": "mahjong-daily", "period": "2026-11-30", "value": 0, "value_shown": "0"}],
                 "trophies": [{"tournament_id": "cup-1", "trophy": "cup"}]})),
         (status = 400, description = "The caller's account was deleted (GM-6)", body = ErrorBody,
@@ -91,7 +93,12 @@ pub(crate) async fn mahjong_me(State(state): State<AppState>, Caller(player): Ca
     responses(
         (status = 200, description = "The match's result document, by game (`game` says which): Seega's points and captures (SG-1 … SG-9), Dots and Boxes' boxes and ratings, Minesweeper's scores, lives and ratings",
             body = crate::games::results::MatchView,
-            example = json!({"match_id": "m-000042", "game": "seega", "outcome": "win", "players": [{"player_id": "alice", "points": 311, "points_shown": "+311"}, {"player_id": "bob", "points": -120, "points_shown": "-120"}]})),
+            example = json!({"match_id": "m-000042", "game": "seega", "ended_at": "2026-11-30T17:02:11Z", "status": "scored",
+                "players": [
+                    {"player_id": "alice", "name": "Alice", "avatar": "a03", "country": "RO", "side": "win", "captured": 24, "lost": 0, "moves": 20, "minutes": 5, "points": 311,
+                     "applied": 311, "balance_after": 1567, "points_shown": "+311", "balance_shown": "1.5K"},
+                    {"player_id": "bob", "name": "Bob", "avatar": "a11", "country": "FR", "side": "loss", "captured": 0, "lost": 24, "moves": 20, "minutes": 5, "points": -120,
+                     "applied": -80, "balance_after": 0, "points_shown": "−120", "balance_shown": "0"}]})),
         (status = 404, description = "No such match of the caller's", body = ErrorBody),
     ),
     security(("jwt" = []))
@@ -114,10 +121,10 @@ pub(crate) async fn my_match(
         (status = 200, description = "A page of the caller's ledger entries, newest first (GM-4, SG-7, DISP)", body = point_history::HistoryPage,
             example = json!({"game": "seega", "entries": [
                 {"source": "match", "source_id": "m-000042", "rule": "SG-3", "at": "2026-11-30T17:02:11Z",
-                 "nominal": -120, "applied": -80, "balance_after": 0, "nominal_shown": "−120", "applied_shown": "−80",
+                 "settled_at": "2026-11-30T17:02:12.031Z", "seq": 7, "nominal": -120, "applied": -80, "balance_after": 0, "nominal_shown": "−120", "applied_shown": "−80",
                  "balance_after_shown": "0", "floored": true, "result": "/v1/me/matches/m-000042"},
                 {"source": "ad", "source_id": "admob:txn-7", "rule": "SG-10", "at": "2026-11-30T09:15:00Z",
-                 "nominal": 40, "applied": 40, "balance_after": 80, "nominal_shown": "+40", "applied_shown": "+40",
+                 "settled_at": "2026-11-30T09:15:00.412Z", "seq": 6, "nominal": 40, "applied": 40, "balance_after": 80, "nominal_shown": "+40", "applied_shown": "+40",
                  "balance_after_shown": "80", "floored": false}],
                 "next_cursor": "eyJiIjoibGVkZ2VyL3NlZWdh…"})),
         (status = 400, description = "A missing or unknown `game`, a `limit` out of range, or a cursor this API did not issue for this player and game", body = ErrorBody,
