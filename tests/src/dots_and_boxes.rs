@@ -336,6 +336,80 @@ pub async fn a_duel_result_shows_its_replay<S: Store + Clone + 'static>(store: S
     );
 }
 
+/// MS-5 (issue 47): a duel that ends early (B hits three mines by 0:12 and stops
+/// behind A, who flooded at 0:05: a stopped player overtaken) ends at 0:12, and that
+/// instant is the record's: an `ended_at` at the nominal 5 minutes is refused naming
+/// the end the actions give; the honest record's result, its `end` and both ledger
+/// entries name the one instant, 10:00:12.
+pub async fn a_duel_ends_when_its_actions_end_it<S: Store + Clone + 'static>(store: S) {
+    let mines: Vec<serde_json::Value> = (0..40)
+        .map(|k| serde_json::json!({"row": 20 + k / 10, "col": k % 10}))
+        .collect();
+    let record = |ended: &str| {
+        serde_json::json!({
+            "match_id": "ms-early", "game": "minesweeper",
+            "started_at": "2027-01-01T10:00:00Z", "ended_at": ended,
+            "mines": mines, "start": [{"row": 0, "col": 0}],
+            "players": [
+                {"player_id": "ea", "human": true, "actions": [{"at_ms": 5000, "type": "reveal", "row": 5, "col": 5}]},
+                {"player_id": "eb", "human": true, "actions": [
+                    {"at_ms": 10000, "type": "reveal", "row": 20, "col": 0},
+                    {"at_ms": 11000, "type": "reveal", "row": 20, "col": 1},
+                    {"at_ms": 12000, "type": "reveal", "row": 20, "col": 2}]}
+            ],
+            "result": {"winner": "ea", "kind": "blast"},
+        })
+        .to_string()
+        .into_bytes()
+    };
+    match send(&store, &record("2027-01-01T10:05:00Z")).await {
+        Err(ServiceError::Invalid(e)) => assert_eq!(
+            e.to_string(),
+            "ended_at (MS-5): 2027-01-01T10:05:00Z is not when the duel ended: its actions end it at \
+             2027-01-01T10:00:12Z (0:12.000 after started_at 2027-01-01T10:00:00Z: a stopped player was \
+             overtaken); send that instant"
+        ),
+        other => panic!("expected MS-5, got {other:?}"),
+    }
+    assert_eq!(
+        send(&store, &record("2027-01-01T10:00:12Z"))
+            .await
+            .expect("settled"),
+        Settled::Applied
+    );
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    let now = t("2027-01-01T10:10:00Z");
+    let result = podium_service::api::handle(
+        &store,
+        &ctx,
+        &podium_service::api::ApiRequest {
+            method: "GET".into(),
+            path: "/v1/me/matches/ms-early".into(),
+            query: Default::default(),
+            player: Some("ea".into()),
+            operator: None,
+            raw_query: None,
+        },
+        now,
+    )
+    .await;
+    assert_eq!(result.status, 200, "{}", result.body);
+    assert_eq!(result.body["ended_at"], "2027-01-01T10:00:12Z", "{}", result.body);
+    assert_eq!(
+        result.body["end"]["at"], "2027-01-01T10:00:12Z",
+        "{}",
+        result.body
+    );
+    for player in ["ea", "eb"] {
+        let ledger = store
+            .ledger_entries(Game::Minesweeper, player)
+            .await
+            .expect("ledger");
+        assert_eq!(ledger.len(), 1, "{player}");
+        assert_eq!(ledger[0].at, t("2027-01-01T10:00:12Z"), "{player}");
+    }
+}
+
 #[macro_export]
 macro_rules! dots_and_boxes_tests {
     ($make:path) => {
@@ -350,6 +424,10 @@ macro_rules! dots_and_boxes_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn a_replayed_duel_rates_both_players_once() {
             $crate::dots_and_boxes::a_replayed_duel_rates_both_players_once($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_duel_ends_when_its_actions_end_it() {
+            $crate::dots_and_boxes::a_duel_ends_when_its_actions_end_it($make().await).await;
         }
     };
 }

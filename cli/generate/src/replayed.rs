@@ -189,8 +189,8 @@ fn minesweeper(rng: &mut StdRng, skill: &[f64], seats: [usize; 2], id: &str, end
         logs.push(actions);
     }
     // Cut what comes after the match's end (a stopped player overtaken, MS-5).
-    let (_, decided) = loop {
-        match duel::decide(&grid, &[start_tile], [&logs[0], &logs[1]]) {
+    let (_, decided, ending) = loop {
+        match duel::decide_and_end(&grid, &[start_tile], [&logs[0], &logs[1]]) {
             Ok(done) => break done,
             Err(_) => {
                 let players = [
@@ -208,8 +208,12 @@ fn minesweeper(rng: &mut StdRng, skill: &[f64], seats: [usize; 2], id: &str, end
         Decided::Win { player, kind } => (Some(player_id(seats[player as usize])), Some(kind)),
         Decided::Draw => (None, None),
     };
+    // MS-5: the record's end is its actions' (the 5 minutes, both stopped, or a
+    // stopped player overtaken), to the millisecond.
     let start = ended - Duration::minutes(5);
-    json!({"match_id": id, "game": "minesweeper", "started_at": secs(start), "ended_at": secs(ended),
+    let end = start + Duration::milliseconds(i64::try_from(ending.at_ms).unwrap_or(0));
+    json!({"match_id": id, "game": "minesweeper", "started_at": secs(start),
+        "ended_at": end.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
         "mines": mine_tiles, "start": [tile(start_tile)],
         "players": [
             {"player_id": player_id(seats[0]), "human": true, "actions": logs[0]},

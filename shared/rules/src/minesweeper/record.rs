@@ -120,6 +120,15 @@ pub struct Checked {
     pub ending: Ending,
 }
 
+impl Checked {
+    /// When the duel `d` ended (MS-5), to the millisecond: its actions' end, which its
+    /// `ended_at` agrees with to within a second. The one instant every answer about
+    /// the duel names (its result, its ledger entries, the boards it feeds).
+    pub fn ended_at(&self, d: &Duel) -> DateTime<Utc> {
+        d.instant(self.ending.at_ms)
+    }
+}
+
 /// The answer to a duel, stored with it (GM-3).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,22 +191,27 @@ impl Duel {
             &start,
             [&self.players[0].actions, &self.players[1].actions],
         )?;
-        // MS-5: the record's end and its actions' agree: the duel cannot have ended
-        // before its last counted action (to the second the record gives), nor after
-        // its 5 minutes.
+        // MS-5: the record's end and its actions' agree, to within the second the
+        // record may round to: the duel ends when its actions end it (the 5 minutes,
+        // both players stopped, or a stopped player overtaken), and that one instant
+        // is the result's, the ledger's and the boards' ([`Checked::ended_at`]).
         let by_actions = self.instant(ending.at_ms);
         let slack = chrono::Duration::seconds(1);
-        let limit = self.instant(replay::MATCH_MS);
-        if self.ended_at + slack <= by_actions || self.ended_at >= limit + slack {
+        if self.ended_at + slack <= by_actions || self.ended_at >= by_actions + slack {
             return Err(RuleError::new(
                 "ended_at",
                 "MS-5",
                 format!(
-                    "{} is not when the duel ended: its actions end it at {} ({} after started_at {}), and a duel lasts at most 5 minutes",
-                    self.ended_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
-                    by_actions.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    "{} is not when the duel ended: its actions end it at {} ({} after started_at {}: {}); send that instant",
+                    crate::record::policy::shown(self.ended_at),
+                    crate::record::policy::shown(by_actions),
                     crate::display::format_time_ms(ending.at_ms),
-                    self.started_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    crate::record::policy::shown(self.started_at),
+                    match ending.how {
+                        replay::EndKind::TimeUp => "its 5 minutes were up",
+                        replay::EndKind::BothStopped => "both players had stopped",
+                        replay::EndKind::Overtaken => "a stopped player was overtaken",
+                    },
                 ),
             ));
         }
@@ -257,7 +271,7 @@ pub fn plan(d: &Duel, checked: &Checked, ratings: [Option<i64>; 2]) -> Planned<D
     let result = DuelResult {
         match_id: d.match_id.clone(),
         game: GAME,
-        ended_at: Some(d.ended_at),
+        ended_at: Some(checked.ended_at(d)),
         players: d
             .players
             .iter()
@@ -302,7 +316,7 @@ pub fn plan(d: &Duel, checked: &Checked, ratings: [Option<i64>; 2]) -> Planned<D
         GAME,
         SOURCE,
         &d.match_id,
-        d.ended_at,
+        checked.ended_at(d),
         ids,
         ratings,
         score,

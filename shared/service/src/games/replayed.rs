@@ -119,6 +119,7 @@ pub async fn settle_duel<S: SettleStore + ?Sized>(
     delivery: &str,
 ) -> Result<Settled<DuelResult>, ServiceError> {
     let checked = d.check(now, max_skew_ms)?;
+    let ended_at = checked.ended_at(d);
     let source = RatedSource {
         game: duel::GAME,
         match_id: &d.match_id,
@@ -126,7 +127,7 @@ pub async fn settle_duel<S: SettleStore + ?Sized>(
         record: d,
         plan: Box::new(move |ratings| duel::plan(d, &checked, ratings)),
         facts: DuelResult::facts,
-        ended_at: d.ended_at,
+        ended_at,
     };
     settle_as(store, &source, delivery, now).await
 }
