@@ -76,6 +76,28 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
     }
 }
 
+/// serde's message about a JSON body or record in the project's words (GM-5): its
+/// position ("at line 1 column 87") dropped, a wrong type as what was found and what
+/// the field takes (`` `900.5` is not a whole number ``), an unknown field with the
+/// fields its object takes. For the API's request bodies, whose fields are the
+/// routes' own.
+pub fn plain_words(message: &str) -> String {
+    let message = match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    };
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        return match rest
+            .split_once(", expected one of ")
+            .or_else(|| rest.split_once(", expected "))
+        {
+            Some((name, known)) => format!("unknown field {}; the fields here are {known}", cut_quotes(name)),
+            None => format!("unknown field {}", cut_quotes(rest)),
+        };
+    }
+    cut_quotes(&in_plain_words(message).unwrap_or_else(|| message.to_string()))
+}
+
 /// The refusal of a line that is not one JSON value (GM-5): serde's reason and where
 /// (`expected value at column 1`), in the words of a one-line record.
 pub(crate) fn not_json(e: &serde_json::Error) -> RuleError {
@@ -234,5 +256,28 @@ pub(crate) mod objects {
     /// A field holding an array of objects.
     pub fn seq_of_objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
         d.deserialize_seq(SeqVisitor(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod plain_words_tests {
+    use super::plain_words;
+
+    /// GM-5 (issue 47): a request body's refusal speaks the project's words, not serde's.
+    #[test]
+    fn serde_messages_in_plain_words() {
+        assert_eq!(
+            plain_words("unknown field `id`, expected one of `reason`, `definition` at line 1 column 5"),
+            "unknown field `id`; the fields here are `reason`, `definition`"
+        );
+        assert_eq!(
+            plain_words("invalid type: string \"4\", expected u32 at line 1 column 9"),
+            "the string \"4\" is not a whole number, 0 or more: send numbers without quotes"
+        );
+        assert_eq!(
+            plain_words("invalid type: floating point `1.5`, expected i64"),
+            "`1.5` is not a whole number"
+        );
+        assert_eq!(plain_words("missing field `reason`"), "missing field `reason`");
     }
 }

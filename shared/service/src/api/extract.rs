@@ -240,8 +240,15 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
         }
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
+            let mut path = e.path().to_string();
             let inner = e.into_inner();
+            // An unknown key is on the path: name the object that holds it.
+            if inner.to_string().starts_with("unknown field ") {
+                path = match path.rsplit_once('.') {
+                    Some((parent, _)) => parent.to_string(),
+                    None => ".".to_string(),
+                };
+            }
             let at = if path == "." {
                 String::new()
             } else {
@@ -249,7 +256,7 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequest<S> for Json
             };
             bad(format!(
                 "{at}{}",
-                podium_rules::error::cut(&inner.to_string(), 200)
+                podium_rules::error::cut(&podium_rules::record::shape::plain_words(&inner.to_string()), 300)
             ))
         })?;
         // One JSON document: anything after it is refused, not ignored.
