@@ -247,7 +247,7 @@ pub async fn conflict_writes_nothing<S: Store>(store: S) {
         err.to_string(),
         format!(
             "match_id (GM-3): conflict: `m-c` was already settled at {settled} with different \
-             content: `players[0]` differs (a settled record is final)"
+             content: `players[0]` differs (a settled record is final: another match needs its own id)"
         )
     );
     assert_eq!(balance(&store, "alice").await, 311);

@@ -17,7 +17,7 @@ pub enum ServiceError {
     /// field that differs, when known ([`crate::engine::fingerprint`]).
     #[error("{field} (GM-3): conflict: `{id}` was already settled{} with different content{}",
         .settled_at.as_ref().map(|t| format!(" at {t}")).unwrap_or_default(),
-        .differs.as_ref().map(|f| format!(": {f} differs (a settled record is final)")).unwrap_or_default())]
+        .differs.as_ref().map(|f| format!(": {f} differs (a settled record is final: another match needs its own id)")).unwrap_or_default())]
     Conflict {
         field: &'static str,
         id: String,

@@ -46,9 +46,9 @@ pub(crate) fn check_instant(
             field,
             "GM-5",
             format!(
-                "{} is more than {max_age_days} days before the server's clock, {} (allowed record age)",
+                "{} is more than {max_age_days} days before the server's clock, {} (allowed record age, PODIUM_MAX_RECORD_AGE_DAYS): refused for good",
                 crate::record::policy::shown(at),
-                crate::record::policy::shown(now)
+                crate::record::policy::shown(chrono::SubsecRound::trunc_subsecs(now, 0))
             ),
         ));
     }

@@ -185,7 +185,15 @@ pub fn check(
         }
         for (j, e) in log.events.iter().enumerate() {
             if j > 0 && e.at_ms() < log.events[j - 1].at_ms() {
-                return Err(RuleError::new(at(j), "GM-5", "events are out of order"));
+                return Err(RuleError::new(
+                    at(j),
+                    "GM-5",
+                    format!(
+                        "at_ms {} is before the previous event's {}: events are in order",
+                        e.at_ms(),
+                        log.events[j - 1].at_ms()
+                    ),
+                ));
             }
             let paired_before = log.events[..j]
                 .iter()

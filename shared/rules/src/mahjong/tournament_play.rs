@@ -220,7 +220,11 @@ pub fn plan_registration(
         return Err(RuleError::new(
             "registered_at",
             "MJ-12",
-            "registrations close when the tournament starts",
+            format!(
+                "{} is not before the start, {}: registrations close when the tournament starts",
+                crate::record::policy::shown(r.registered_at),
+                crate::record::policy::shown(t.starts_at)
+            ),
         ));
     }
     if t.champions {
@@ -248,7 +252,11 @@ pub fn plan_registration(
 /// The tournament of an open (or running) state, else the refusal naming `field`.
 fn open<'a>(state: Option<&'a TournamentState>, field: &str) -> Result<&'a Tournament, RuleError> {
     match state {
-        None => Err(RuleError::new(field, "MJ-12", "no such tournament")),
+        None => Err(RuleError::new(
+            field,
+            "MJ-12",
+            "no such tournament: an operator configures it first (`podium tournament FILE`)",
+        )),
         Some(TournamentState {
             tournament,
             status: Status::Open | Status::Running { .. },
@@ -334,7 +342,12 @@ pub fn plan_table(
         return Err(RuleError::new(
             "ended_at",
             "MJ-10",
-            "a table counts only between the tournament's start and end",
+            format!(
+                "{} is not between the tournament's start, {}, and end, {}: a table counts only then",
+                crate::record::policy::shown(t.ended_at),
+                crate::record::policy::shown(tour.starts_at),
+                crate::record::policy::shown(tour.ends_at)
+            ),
         ));
     }
     let tp = tournament::table_tp(&t.players, tour.multiplier)?;

@@ -83,6 +83,24 @@ impl Utc3339 {
     }
 }
 
+/// What is most likely wrong with a timestamp refused as not RFC 3339 (empty when
+/// nothing stands out).
+fn hint(raw: &str) -> &'static str {
+    let b = raw.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
+    if raw.len() >= 19 && b[10] == b' ' {
+        "; put a `T` between the date and the time"
+    } else if raw.len() >= 19 && (b[10] == b't' || raw.ends_with('z')) {
+        "; `T` and `Z` are upper case"
+    } else if raw.len() >= 24 && matches!(b[raw.len() - 5], b'+' | b'-') && digits(raw.len() - 4..raw.len()) {
+        "; the offset needs its colon (+02:00)"
+    } else if raw.len() >= 19 && b[10] == b'T' && digits(raw.len() - 2..raw.len()) {
+        "; add the zone: `Z` (UTC) or the offset (+02:00)"
+    } else {
+        ""
+    }
+}
+
 /// Parses the string where it lies (no copy).
 struct Strict;
 
@@ -104,12 +122,16 @@ impl serde::de::Visitor<'_> for Strict {
             .filter(|_| strict)
             .ok_or_else(|| {
                 E::custom(format!(
-                    "{} is not an RFC 3339 timestamp with its offset, like 2026-11-30T10:00:00Z or 2026-11-30T12:00:00+02:00",
-                    crate::error::quoted(raw)
+                    "{} is not an RFC 3339 timestamp with its offset, like 2026-11-30T10:00:00Z or 2026-11-30T12:00:00+02:00{}",
+                    crate::error::quoted(raw),
+                    hint(raw)
                 ))
             })?;
         if t.nanosecond() >= 1_000_000_000 {
-            return Err(E::custom("leap seconds are not accepted"));
+            return Err(E::custom(format!(
+                "{}: leap seconds are not accepted (send :59 or the next second)",
+                crate::error::quoted(raw)
+            )));
         }
         Ok(t.with_timezone(&Utc))
     }

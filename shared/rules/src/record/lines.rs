@@ -83,7 +83,7 @@ pub fn check_match_envelope(
         return Err(crate::record::policy::ended_before_start(ended_at, started_at));
     }
     if ended_at - started_at > chrono::Duration::milliseconds(crate::record::policy::MAX_DURATION_MS) {
-        return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
+        return Err(crate::record::policy::too_long(ended_at, started_at));
     }
     if ended_at > now + chrono::Duration::milliseconds(max_skew_ms.max(0)) {
         return Err(crate::record::policy::ahead_of_clock(

@@ -1,7 +1,7 @@
 //! How old, how far ahead and how long a record may be (GM-5): the policy a
 //! deployment configures, and the bounds no configuration moves.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 
 /// What record validation takes from configuration (GM-5), and the plausibility
 /// checks (OP-2) records must pass to be counted.
@@ -66,6 +66,20 @@ pub(crate) fn ended_before_start(ended: DateTime<Utc>, started: DateTime<Utc>) -
     )
 }
 
+/// The refusal of a match whose `ended` is more than 24 hours after `started` (GM-5).
+pub(crate) fn too_long(ended: DateTime<Utc>, started: DateTime<Utc>) -> crate::error::RuleError {
+    let hours = (ended - started).num_minutes() as f64 / 60.0;
+    crate::error::RuleError::new(
+        "ended_at",
+        "GM-5",
+        format!(
+            "{} is {hours:.1} hours after started_at {}: a match lasts at most 24 hours",
+            shown(ended),
+            shown(started)
+        ),
+    )
+}
+
 /// The refusal of an instant `at`, given as `field`, further ahead of the server's
 /// clock `now` than the allowed clock skew `max_skew_ms` (GM-5), naming both instants.
 pub(crate) fn ahead_of_clock(
@@ -81,7 +95,7 @@ pub(crate) fn ahead_of_clock(
             "{} is more than {} s after the server's clock, {} (allowed clock skew: is the game server's clock right?)",
             shown(at),
             max_skew_ms.max(0) / 1000,
-            shown(now)
+            shown(now.trunc_subsecs(0))
         ),
     )
 }

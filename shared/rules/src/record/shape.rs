@@ -111,10 +111,25 @@ pub(crate) fn not_json(e: &serde_json::Error) -> RuleError {
     } else {
         format!("line {}, column {}", e.line(), e.column())
     };
+    // serde's reason, and the mistake that usually causes it.
+    let reason = if reason.starts_with("EOF while parsing") {
+        "the line ends inside the JSON (a `}`, `]` or `\"` missing, or a record spread over lines)"
+            .to_string()
+    } else if reason == "trailing characters" {
+        "more follows the JSON object (one record a line)".to_string()
+    } else if reason == "key must be a string" {
+        "a key is not a string in double quotes (a comma before `}`?)".to_string()
+    } else if reason == "expected value" || reason == "expected ident" {
+        "not a JSON value (strings in double quotes; true, false and null in lower case; no comma before `]` or `}`)".to_string()
+    } else if reason.starts_with("expected `,` or") || reason.starts_with("expected `:`") {
+        format!("{reason} (a comma or colon missing?)")
+    } else {
+        reason.to_string()
+    };
     RuleError::new(
         "record",
         "GM-5",
-        format!("not JSON: {reason} at {at} (a record is one JSON object, `{{…}}`, on one line)"),
+        format!("not JSON at {at}: {reason}; a record is one JSON object, `{{…}}`, on one line"),
     )
 }
 
@@ -122,6 +137,13 @@ pub(crate) fn not_json(e: &serde_json::Error) -> RuleError {
 /// the value found and what the field takes (`` `900.5` is not a whole number ``);
 /// `None` for any other message.
 fn in_plain_words(message: &str) -> Option<String> {
+    // "unknown variant `WIN`, expected `win` or `draw`": one of the names the field takes.
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        let (found, allowed) = rest
+            .split_once(", expected one of ")
+            .or_else(|| rest.split_once(", expected "))?;
+        return Some(format!("{found} is not one of {}", allowed.replace(" or ", ", ")));
+    }
     let rest = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))?;
@@ -144,9 +166,11 @@ fn in_plain_words(message: &str) -> Option<String> {
     };
     // The type's range only when the value found is a whole number outside it; the
     // field's own bounds (`moves`: 0 … 10,000) are checked, and named, after parsing.
-    let integer_found = found.trim_matches('`').parse::<i128>().is_ok();
+    let integer_found = found.trim_matches('`').parse::<i128>().ok();
     let range = |min: i128, max: i128| {
-        if integer_found {
+        if integer_found.is_some_and(|n| n < min) && min == 0 {
+            "a whole number, 0 or more".to_string()
+        } else if integer_found.is_some() {
             format!("a whole number from {min} to {max}")
         } else if min == 0 {
             "a whole number, 0 or more".to_string()
@@ -171,8 +195,16 @@ fn in_plain_words(message: &str) -> Option<String> {
         other if other.starts_with("struct ") => "an object".to_string(),
         other => other.to_string(),
     };
-    if numeric && found.starts_with("the string ") {
-        return Some(format!("{found} is not {wanted}: send numbers without quotes"));
+    if let Some(text) = found.strip_prefix("the string ") {
+        let inner = text.trim_matches('"');
+        if numeric && inner.parse::<f64>().is_ok() {
+            return Some(format!("{found} is not {wanted}: send numbers without quotes"));
+        }
+    }
+    if expected == "a string" {
+        return Some(format!(
+            "{found} is not a string: ids, names and instants are JSON strings, in double quotes"
+        ));
     }
     Some(format!("{found} is not {wanted}"))
 }

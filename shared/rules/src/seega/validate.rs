@@ -51,7 +51,7 @@ impl MatchRecord {
         }
         let duration = self.ended_at - self.started_at;
         if duration > chrono::Duration::milliseconds(MAX_DURATION_MS) {
-            return Err(RuleError::new("ended_at", "GM-5", "match longer than 24 hours"));
+            return Err(crate::record::policy::too_long(self.ended_at, self.started_at));
         }
         if self.ended_at > now + chrono::Duration::milliseconds(policy.max_clock_skew_ms.max(0)) {
             return Err(crate::record::policy::ahead_of_clock(
@@ -163,7 +163,7 @@ impl MatchRecord {
                 return Err(RuleError::new(
                     "outcome.reason",
                     "GM-5",
-                    "a win names its end reason",
+                    "a win names its end reason: `completed`, `resigned` or `turn_timeout`",
                 ))
             }
             (ResultKind::Win, Some(winner), Some(reason)) => {
