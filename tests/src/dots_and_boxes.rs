@@ -408,6 +408,47 @@ pub async fn a_duel_ends_when_its_actions_end_it<S: Store + Clone + 'static>(sto
         assert_eq!(ledger.len(), 1, "{player}");
         assert_eq!(ledger[0].at, t("2027-01-01T10:00:12Z"), "{player}");
     }
+    // A duel settled while MS-5 took any end up to the 5 minutes, delivered again: a
+    // duplicate answered with its stored result, not a refusal.
+    let old_record = String::from_utf8(record("2027-01-01T10:05:00Z"))
+        .expect("utf-8")
+        .replace("ms-early", "ms-before");
+    let duel = podium_rules::minesweeper::record::Duel::from_json(old_record.as_bytes()).expect("parse");
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(
+            serde_json::to_string(&duel).expect("json").as_bytes(),
+        ))
+    };
+    let stored = store
+        .get_source(&podium_store::SourceKey::new("minesweeper", "ms-early"))
+        .await
+        .expect("read")
+        .expect("settled");
+    let commit = podium_store::Commit {
+        source: podium_store::SourceKey::new("minesweeper", "ms-before"),
+        content_hash: hash,
+        attempt: "before".into(),
+        plan: 0,
+        result: stored.result.clone(),
+        fields: None,
+        claims: Vec::new(),
+        balances: Vec::new(),
+        entries: Vec::new(),
+        states: Vec::new(),
+        marks: Vec::new(),
+        refs: Vec::new(),
+        named: Vec::new(),
+        ledger: Vec::new(),
+    };
+    assert_eq!(
+        store.commit(&commit).await.expect("commit"),
+        podium_store::CommitOutcome::Committed
+    );
+    assert_eq!(
+        send(&store, old_record.as_bytes()).await.expect("a duplicate"),
+        Settled::Duplicate
+    );
 }
 
 #[macro_export]

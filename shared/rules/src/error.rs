@@ -41,12 +41,24 @@ pub fn quoted(value: &str) -> String {
     format!("`{}`", cut(value, MAX_QUOTED_CHARS))
 }
 
-/// `s` cut to at most `max` characters, with `…` in place of what was cut.
+/// `s` cut to at most `max` characters, with `…` in place of what was cut; control,
+/// format and separator characters (escape sequences, NUL, newlines, bidirectional
+/// overrides) escaped as `\u{1b}`, so quoted input can neither forge a line nor move a
+/// terminal nor break a queue's message attribute.
 pub fn cut(s: &str, max: usize) -> String {
+    let escaped = |c: char| -> String {
+        let invisible = c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}');
+        if invisible {
+            c.escape_unicode().to_string()
+        } else {
+            c.to_string()
+        }
+    };
     match s.char_indices().nth(max) {
-        None => s.to_string(),
+        None => s.chars().map(escaped).collect(),
         Some(_) => {
-            let keep: String = s.chars().take(max.saturating_sub(1)).collect();
+            let keep: String = s.chars().take(max.saturating_sub(1)).map(escaped).collect();
             format!("{keep}…")
         }
     }

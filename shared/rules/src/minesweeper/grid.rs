@@ -25,7 +25,8 @@ pub struct Tile {
 impl Tile {
     /// Its index, if it is on the grid.
     pub fn index(self) -> Option<usize> {
-        (self.row < ROWS && self.col < COLS).then_some((self.row * COLS + self.col) as usize)
+        // Bounds first: a row of billions must not overflow the product.
+        (self.row < ROWS && self.col < COLS).then(|| (self.row * COLS + self.col) as usize)
     }
 }
 

@@ -43,24 +43,14 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
         };
         return RuleError::new(field, "GM-5", "missing field");
     }
-    if let Some(name) = named("unknown field `") {
+    if message.starts_with("unknown field `") {
         // serde_path_to_error puts the unknown key on the path: its parent is the field.
         let parent = &segments[..segments.len().saturating_sub(1)];
         let field = field_of(parent).unwrap_or_else(|| "record".to_string());
-        // serde lists the fields the object takes: schema names, safe to show.
-        let message = match message.rfind(" at line ") {
-            Some(i) => &message[..i],
-            None => message,
-        };
-        let known = message
-            .split_once(", expected one of ")
-            .or_else(|| message.split_once(", expected "))
-            .map(|(_, known)| known.to_string());
+        let (name, known) = unknown_field(message);
         let message = match known {
-            Some(known) if known.starts_with('`') => {
-                format!("unknown field {}; {field} takes {known}", quoted(&name))
-            }
-            _ => format!("unknown field {}", quoted(&name)),
+            Some(known) => format!("unknown field {}; {field} takes {known}", quoted(&name)),
+            None => format!("unknown field {}", quoted(&name)),
         };
         return RuleError::new(field, "GM-5", message);
     }
@@ -76,6 +66,40 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
     }
 }
 
+/// serde's "unknown field `KEY`, expected one of `a`, `b`" (position dropped) as the
+/// key and the fields the object takes. The key is the sender's and may hold anything,
+/// `, expected` and backticks included: the list is what follows the *last*
+/// ", expected", and only when it is a list of plain names.
+fn unknown_field(message: &str) -> (String, Option<String>) {
+    let message = match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    };
+    let rest = message.strip_prefix("unknown field `").unwrap_or(message);
+    let plain = |list: &str| {
+        list.split(", ").flat_map(|p| p.split(" or ")).all(|n| {
+            n.len() > 2
+                && n.starts_with('`')
+                && n.ends_with('`')
+                && n[1..n.len() - 1]
+                    .bytes()
+                    .all(|c| c.is_ascii_lowercase() || c == b'_')
+        })
+    };
+    for sep in [", expected one of ", ", expected "] {
+        if let Some((name, list)) = rest.rsplit_once(sep) {
+            if plain(list) {
+                return (
+                    name.strip_suffix('`').unwrap_or(name).to_string(),
+                    Some(list.to_string()),
+                );
+            }
+        }
+    }
+    let name = rest.strip_suffix(", there are no fields").unwrap_or(rest);
+    (name.strip_suffix('`').unwrap_or(name).to_string(), None)
+}
+
 /// serde's message about a JSON body or record in the project's words (GM-5): its
 /// position ("at line 1 column 87") dropped, a wrong type as what was found and what
 /// the field takes (`` `900.5` is not a whole number ``), an unknown field with the
@@ -86,13 +110,11 @@ pub fn plain_words(message: &str) -> String {
         Some(i) if message[i..].contains(" column ") => &message[..i],
         _ => message,
     };
-    if let Some(rest) = message.strip_prefix("unknown field ") {
-        return match rest
-            .split_once(", expected one of ")
-            .or_else(|| rest.split_once(", expected "))
-        {
-            Some((name, known)) => format!("unknown field {}; the fields here are {known}", cut_quotes(name)),
-            None => format!("unknown field {}", cut_quotes(rest)),
+    if message.starts_with("unknown field `") {
+        let (name, known) = unknown_field(message);
+        return match known {
+            Some(known) => format!("unknown field {}; the fields here are {known}", quoted(&name)),
+            None => format!("unknown field {}", quoted(&name)),
         };
     }
     cut_quotes(&in_plain_words(message).unwrap_or_else(|| message.to_string()))

@@ -175,7 +175,12 @@ impl MatchRecord {
                     return Err(RuleError::new(
                         "outcome.winner",
                         "GM-5",
-                        format!("winner {} is not one of the match's players", quoted(winner)),
+                        // Quoted only when it could be an id (never an e-mail address).
+                        if crate::record::ids::is_valid_id(winner) {
+                            format!("winner {} is not one of the match's players", quoted(winner))
+                        } else {
+                            "the winner is not one of the match's players (nor an id)".to_string()
+                        },
                     ));
                 };
                 ValidOutcome::Win { winner, reason }

@@ -445,7 +445,10 @@ mod tests {
         assert!(message(r#"{"match_id":"m-1","game":7}"#)
             .starts_with("game (GM-5): `7` is not a game podium scores"));
         let shape = message(r#"{"match_id":5,"game":"seega"}"#);
-        assert_eq!(shape, "match_id (GM-5): `5` is not a string");
+        assert_eq!(
+            shape,
+            "match_id (GM-5): `5` is not a string: ids, names and instants are JSON strings, in double quotes"
+        );
         // A player twice: named as every game names them (docs/records.md).
         assert_eq!(
             message(

@@ -115,8 +115,12 @@ impl Source for CompletionSource<'_> {
         hex_sha256(&serde_json::to_string(self.c).unwrap_or_default())
     }
 
+    /// The completion as sent: its instant is `completed_at` on the wire (`at` in
+    /// the checked completion, a flat object whose only `"at":` key it is).
     fn record(&self) -> Option<String> {
-        serde_json::to_string(self.c).ok()
+        serde_json::to_string(self.c)
+            .ok()
+            .map(|r| r.replacen("\"at\":", "\"completed_at\":", 1))
     }
 
     fn reads(&self) -> Reads {
