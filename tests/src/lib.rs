@@ -35,6 +35,7 @@ pub mod point_history;
 pub mod previews;
 pub mod profiles;
 pub mod publication;
+pub mod push;
 pub mod redelivery;
 pub mod reserved_ids;
 pub mod review;

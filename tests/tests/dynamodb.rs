@@ -352,3 +352,4 @@ async fn lb_7_no_partition_key_passes_half_its_limit_at_2000_a_second() {
     )
     .await;
 }
+podium_tests::push_tests!(podium_tests::fixtures::dynamodb);

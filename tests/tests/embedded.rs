@@ -391,3 +391,4 @@ async fn lb_7_a_settlement_writes_no_more_pages_than_measured() {
         "{per} bytes written a settlement, more than the {CEILING} measured"
     );
 }
+podium_tests::push_tests!(podium_tests::fixtures::embedded);

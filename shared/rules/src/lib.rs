@@ -19,6 +19,7 @@ pub mod period;
 pub mod period_reward;
 pub mod plausibility;
 pub mod profile;
+pub mod push;
 pub mod rating;
 pub mod record;
 pub mod reward;

@@ -8,6 +8,7 @@
 //! - [`jobs`]: the scheduled tick (refreshes, period closes, league weeks,
 //!   tournaments, `overtaken` messages, the AMR window).
 //! - [`operators`]: deletion (GM-6), the support console's read model, events.
+//! - [`push`]: the live feed (LIVE-1 … LIVE-4): connections and what they watch.
 //! - [`moderation`]: what operators change: corrections (OP-1), the audit trail (OP-5).
 //! - [`games`]: each game's records settled (Seega, replayed duels, Mahjong Rivals,
 //!   tournaments), incoming routing, match results.
@@ -30,6 +31,7 @@ pub mod moderation;
 pub mod operators;
 pub mod players;
 pub mod profiles;
+pub mod push;
 pub mod telemetry;
 
 pub use error::ServiceError;
