@@ -425,22 +425,12 @@ pub async fn a_duel_ends_when_its_actions_end_it<S: Store + Clone + 'static>(sto
         .await
         .expect("read")
         .expect("settled");
-    let commit = podium_store::Commit {
-        source: podium_store::SourceKey::new("minesweeper", "ms-before"),
-        content_hash: hash,
-        attempt: "before".into(),
-        plan: 0,
-        result: stored.result.clone(),
-        fields: None,
-        claims: Vec::new(),
-        balances: Vec::new(),
-        entries: Vec::new(),
-        states: Vec::new(),
-        marks: Vec::new(),
-        refs: Vec::new(),
-        named: Vec::new(),
-        ledger: Vec::new(),
-    };
+    let commit = podium_store::Commit::source_only(
+        podium_store::SourceKey::new("minesweeper", "ms-before"),
+        hash,
+        "before".into(),
+        stored.result.clone(),
+    );
     assert_eq!(
         store.commit(&commit).await.expect("commit"),
         podium_store::CommitOutcome::Committed

@@ -170,14 +170,6 @@ pub async fn seed_entry<S: SettleStore + ?Sized>(
     let current = current.unwrap_or_else(|| podium_store::Balance::absent(game, player));
     let seed_id = format!("seed-{player}-{n}-{:08x}", rand::random::<u32>());
     let commit = Commit {
-        source: SourceKey::new("seed", seed_id.clone()),
-        content_hash: seed_id,
-        attempt: format!("seed-{:016x}", rand::random::<u64>()),
-        plan: 0,
-        result: "{}".into(),
-        fields: None,
-        claims: Vec::new(),
-        balances: Vec::new(),
         entries: vec![podium_store::EntryWrite {
             board: board.clone(),
             player_id: player.into(),
@@ -186,11 +178,12 @@ pub async fn seed_entry<S: SettleStore + ?Sized>(
             reached_at_ms,
             history: current.history_after(value, reached_at_ms, tick().timestamp_millis()),
         }],
-        states: Vec::new(),
-        marks: Vec::new(),
-        refs: Vec::new(),
-        named: Vec::new(),
-        ledger: Vec::new(),
+        ..Commit::source_only(
+            SourceKey::new("seed", seed_id.clone()),
+            seed_id,
+            format!("seed-{:016x}", rand::random::<u64>()),
+            "{}".into(),
+        )
     };
     assert_eq!(
         store.commit(&commit).await.expect("seed"),

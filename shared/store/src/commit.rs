@@ -216,6 +216,28 @@ pub struct Commit {
 }
 
 impl Commit {
+    /// A commit of the source record alone (`result` JSON, no fingerprints), writing
+    /// nothing else: the start a commit that also writes balances, entries or states
+    /// fills in (`Commit { balances, ..Commit::source_only(…) }`).
+    pub fn source_only(source: SourceKey, content_hash: String, attempt: String, result: String) -> Self {
+        Commit {
+            source,
+            content_hash,
+            attempt,
+            plan: 0,
+            result,
+            fields: None,
+            claims: Vec::new(),
+            balances: Vec::new(),
+            entries: Vec::new(),
+            states: Vec::new(),
+            ledger: Vec::new(),
+            marks: Vec::new(),
+            refs: Vec::new(),
+            named: Vec::new(),
+        }
+    }
+
     /// Items this commit writes or checks (DynamoDB takes at most 100 in one
     /// transaction), guards included.
     pub fn items(&self) -> usize {

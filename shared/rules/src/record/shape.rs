@@ -55,15 +55,7 @@ pub(crate) fn shape_error(segments: &[serde_path_to_error::Segment], message: &s
         return RuleError::new(field, "GM-5", message);
     }
     let field = field_of(segments).unwrap_or_else(|| "record".to_string());
-    // serde's position ("at line 1 column 87") says nothing to a caller who sent one line.
-    let message = match message.rfind(" at line ") {
-        Some(i) if message[i..].contains(" column ") => &message[..i],
-        _ => message,
-    };
-    match in_plain_words(message) {
-        Some(plain) => RuleError::new(field, "GM-5", cut_quotes(&plain)),
-        None => RuleError::new(field, "GM-5", cut_quotes(message)),
-    }
+    RuleError::new(field, "GM-5", plain_words(message))
 }
 
 /// serde's "unknown field `KEY`, expected one of `a`, `b`" (position dropped) as the

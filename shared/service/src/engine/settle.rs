@@ -21,7 +21,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use podium_rules::game::Game;
 use podium_rules::settlement::Planned;
-use podium_store::{Commit, CommitOutcome, SettleStore, StoredSource};
+use podium_store::{Commit, CommitOutcome, SettleStore, SourceKey, StoredSource};
 use rand::Rng;
 
 use super::commit::to_commit;
@@ -225,6 +225,38 @@ async fn deleted_among<S: SettleStore + ?Sized, X: Source>(
     Ok(None)
 }
 
+/// The conflict (GM-3) of `record` (its JSON, when known), sent under `key`'s id as
+/// `field`, with the stored source `stored`: when that was settled and the first field
+/// that differs ([`super::fingerprint`]).
+pub(crate) fn conflict(
+    field: &'static str,
+    key: &SourceKey,
+    record: Option<&str>,
+    stored: &StoredSource,
+) -> ServiceError {
+    let (settled_at, differs) = super::fingerprint::difference(record, stored.fields.as_deref());
+    ServiceError::Conflict {
+        field,
+        id: key.id.clone(),
+        settled_at,
+        differs,
+    }
+}
+
+/// The stored result of `key`, decoded; a result that does not decode is a corrupt
+/// store ([`ServiceError::Store`]).
+pub(crate) fn decoded<R: serde::de::DeserializeOwned>(
+    key: &SourceKey,
+    stored: &StoredSource,
+) -> Result<R, ServiceError> {
+    serde_json::from_str(&stored.result).map_err(|e| {
+        ServiceError::Store(podium_store::StoreError::Corrupt {
+            key: format!("{}/{}", key.kind, key.id),
+            message: e.to_string(),
+        })
+    })
+}
+
 fn stored_result<X: Source>(
     source: &X,
     hash: &str,
@@ -232,21 +264,14 @@ fn stored_result<X: Source>(
     stored: StoredSource,
 ) -> Result<Settled<X::Result>, ServiceError> {
     if stored.content_hash != hash {
-        let (settled_at, differs) =
-            super::fingerprint::difference(source.record().as_deref(), stored.fields.as_deref());
-        return Err(ServiceError::Conflict {
-            field: source.id_field(),
-            id: source.key().id,
-            settled_at,
-            differs,
-        });
+        return Err(conflict(
+            source.id_field(),
+            &source.key(),
+            source.record().as_deref(),
+            &stored,
+        ));
     }
-    let result = serde_json::from_str(&stored.result).map_err(|e| {
-        ServiceError::Store(podium_store::StoreError::Corrupt {
-            key: format!("{}/{}", source.key().kind, source.key().id),
-            message: e.to_string(),
-        })
-    })?;
+    let result = decoded(&source.key(), &stored)?;
     if stored.attempt.as_deref() == Some(attempt) {
         // This call's own write, whose reply was lost.
         Ok(Settled::Applied(result))

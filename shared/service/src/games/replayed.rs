@@ -33,6 +33,11 @@ struct RatedSource<'a, M, R> {
     ended_at: DateTime<Utc>,
 }
 
+/// A replayed record's content hash (GM-3): SHA-256 of its canonical JSON.
+fn record_hash<M: Serialize>(record: &M) -> String {
+    hex_sha256(&serde_json::to_string(record).unwrap_or_default())
+}
+
 impl<M: Serialize, R: Serialize + DeserializeOwned> Source for RatedSource<'_, M, R> {
     type Result = R;
 
@@ -46,7 +51,7 @@ impl<M: Serialize, R: Serialize + DeserializeOwned> Source for RatedSource<'_, M
 
     /// SHA-256 of the record's canonical JSON (its fields in declaration order).
     fn content_hash(&self) -> String {
-        hex_sha256(&serde_json::to_string(self.record).unwrap_or_default())
+        record_hash(self.record)
     }
 
     fn record(&self) -> Option<String> {
@@ -124,16 +129,10 @@ pub async fn settle_duel<S: SettleStore + ?Sized>(
         // delivered again is answered as the duplicate it is, not refused.
         Err(e) if e.rule == "MS-5" && e.field == "ended_at" => {
             let key = SourceKey::new(duel::GAME.id(), d.match_id.clone());
-            let hash = hex_sha256(&serde_json::to_string(d).unwrap_or_default());
             return match store.get_source(&key).await? {
-                Some(stored) if stored.content_hash == hash => serde_json::from_str(&stored.result)
-                    .map(Settled::Duplicate)
-                    .map_err(|c| {
-                        ServiceError::Store(podium_store::StoreError::corrupt(
-                            format!("duel {}", d.match_id),
-                            c,
-                        ))
-                    }),
+                Some(stored) if stored.content_hash == record_hash(d) => {
+                    crate::engine::settle::decoded(&key, &stored).map(Settled::Duplicate)
+                }
                 _ => Err(e.into()),
             };
         }

@@ -151,29 +151,20 @@ pub async fn settled_before<S: SourceStore + ?Sized>(
     store: &S,
     valid: &ValidMatch,
 ) -> Result<Option<MatchResult>, ServiceError> {
-    let Some(stored) = store
-        .get_source(&SourceKey::new(MATCH, valid.match_id.clone()))
-        .await?
-    else {
+    let key = SourceKey::new(MATCH, valid.match_id.clone());
+    let Some(stored) = store.get_source(&key).await? else {
         return Ok(None);
     };
     if stored.content_hash != valid.content_hash {
         let record = serde_json::to_string(&valid.as_record()).ok();
-        let (settled_at, differs) =
-            crate::engine::fingerprint::difference(record.as_deref(), stored.fields.as_deref());
-        return Err(ServiceError::Conflict {
-            field: "match_id",
-            id: valid.match_id.clone(),
-            settled_at,
-            differs,
-        });
+        return Err(crate::engine::settle::conflict(
+            "match_id",
+            &key,
+            record.as_deref(),
+            &stored,
+        ));
     }
-    serde_json::from_str(&stored.result).map(Some).map_err(|e| {
-        ServiceError::Store(podium_store::StoreError::corrupt(
-            format!("match {}", valid.match_id),
-            e,
-        ))
-    })
+    crate::engine::settle::decoded(&key, &stored).map(Some)
 }
 
 pub async fn stored_match<S: SourceStore + ?Sized>(
