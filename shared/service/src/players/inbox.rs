@@ -36,33 +36,6 @@ pub struct InboxView {
     pub messages: Vec<Message>,
     /// Messages holding a reward not claimed yet.
     pub unclaimed: usize,
-    /// With `since`: whether that message is still in the inbox. `false`: it left the
-    /// inbox (the oldest go first), so every message is listed and some may have been
-    /// missed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub since_found: Option<bool>,
-}
-
-/// The caller's inbox as [`view`] answers it, only the messages newer than the
-/// message `since` (LIVE-3: what a client that reconnects missed); every message, and
-/// `since_found: false`, when `since` is no longer in the inbox. `unclaimed` counts the
-/// whole inbox.
-pub async fn view_since<S: SettleStore + podium_store::ItemStore + ?Sized>(
-    store: &S,
-    player_id: &str,
-    since: Option<&str>,
-) -> Result<InboxView, ServiceError> {
-    let mut v = view(store, player_id).await?;
-    if let Some(id) = since {
-        match v.messages.iter().position(|m| m.id == id) {
-            Some(i) => {
-                v.messages.truncate(i);
-                v.since_found = Some(true);
-            }
-            None => v.since_found = Some(false),
-        }
-    }
-    Ok(v)
 }
 
 /// The caller's inbox: one read of their inbox state, and when `overtaken` messages
@@ -133,7 +106,6 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
         player_id: player_id.to_string(),
         unclaimed: messages.iter().filter(|m| m.unclaimed()).count(),
         messages,
-        since_found: None,
     })
 }
 
