@@ -209,6 +209,17 @@ fn in_plain_words(message: &str) -> Option<String> {
         other if other.starts_with("struct ") => "an object".to_string(),
         other => other.to_string(),
     };
+    // A whole number written with a decimal point or an exponent (`53.0`, `5.3e1`).
+    if let Some(n) = found
+        .trim_matches('`')
+        .parse::<f64>()
+        .ok()
+        .filter(|n| numeric && n.fract() == 0.0 && n.abs() < 1e15)
+    {
+        return Some(format!(
+            "{found} is not {wanted}: write it without a decimal point or exponent ({n:.0})"
+        ));
+    }
     if let Some(text) = found.strip_prefix("the string ") {
         let inner = text.trim_matches('"');
         if numeric && inner.parse::<f64>().is_ok() {
@@ -325,5 +336,9 @@ mod plain_words_tests {
             "`1.5` is not a whole number"
         );
         assert_eq!(plain_words("missing field `reason`"), "missing field `reason`");
+        assert_eq!(
+            plain_words("invalid type: floating point `53.0`, expected u32"),
+            "`53.0` is not a whole number, 0 or more: write it without a decimal point or exponent (53)"
+        );
     }
 }
