@@ -175,6 +175,59 @@ pub async fn a_watch_names_existing_boards<S: Store + Clone + 'static>(store: S)
     ));
 }
 
+/// LIVE-3: a client that reconnects reads what it missed by `since`: the messages
+/// the inbox received after the last it has, in arrival order (a match that arrived
+/// late, dated before that message, is still listed); `since_found: false` (and every
+/// message) when that one left the inbox.
+pub async fn the_inbox_since_a_message<S: Store + Clone + 'static>(store: S) {
+    use crate::fixtures::{at, now, rout, seed_balance};
+    use podium_service::players::inbox::view_since;
+    seed_balance(&store, "carol", 4_900, 1_000).await;
+    seed_balance(&store, "dave", 6_000, 1_000).await;
+    crate::contract::score_match(&store, &rout("m-up", "carol", "dave", at(60)), now())
+        .await
+        .expect("scored: a rank-up message (SG-12)");
+    let all = view_since(&store, "carol", None).await.expect("inbox");
+    assert_eq!((all.since_found, all.messages.len()), (None, 1));
+    let had = all.messages[0].clone();
+    assert_eq!(had.seq, 1);
+    // Disconnected: two more arrive, the first about a match an hour before `had`.
+    seed_balance(&store, "carol", 19_900, 2_000).await;
+    crate::contract::score_match(&store, &rout("m-late", "carol", "dave", at(0)), now())
+        .await
+        .expect("scored late: a rank-up dated before the first");
+    seed_balance(&store, "carol", 99_900, 3_000).await;
+    crate::contract::score_match(&store, &rout("m-next", "carol", "dave", at(90)), now())
+        .await
+        .expect("scored: a third rank-up");
+    let missed = view_since(&store, "carol", Some(&had.id)).await.expect("inbox");
+    let mut ids: Vec<(&str, u64)> = missed.messages.iter().map(|m| (m.id.as_str(), m.seq)).collect();
+    ids.sort_by_key(|(_, seq)| *seq);
+    assert_eq!(
+        (ids, missed.since_found),
+        (vec![("ru:match:m-late", 2), ("ru:match:m-next", 3)], Some(true)),
+        "exactly the two received after it, the late one included"
+    );
+    let newest = missed
+        .messages
+        .iter()
+        .max_by_key(|m| m.seq)
+        .expect("one")
+        .id
+        .clone();
+    let nothing = view_since(&store, "carol", Some(&newest)).await.expect("inbox");
+    assert_eq!((nothing.messages.len(), nothing.since_found), (0, Some(true)));
+    let lost = view_since(&store, "carol", Some("ot:seega:all:gone"))
+        .await
+        .expect("inbox");
+    assert_eq!(
+        (lost.messages.len(), lost.since_found),
+        (3, Some(false)),
+        "every message"
+    );
+    assert_eq!(lost.unclaimed, all.unclaimed);
+}
+
 #[macro_export]
 macro_rules! push_tests {
     ($make:path) => {
@@ -189,6 +242,10 @@ macro_rules! push_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_2_a_watch_names_existing_boards() {
             $crate::push::a_watch_names_existing_boards($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_3_the_inbox_since_a_message() {
+            $crate::push::the_inbox_since_a_message($make().await).await;
         }
     };
 }

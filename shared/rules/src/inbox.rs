@@ -37,6 +37,14 @@ pub struct Inbox {
     pub overtaken_day: Option<NaiveDate>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub overtaken_today: u32,
+    /// The `seq` of the last message added (LIVE-3): the next is one more. Kept when
+    /// that message leaves the inbox, so a number is never given twice.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub last_seq: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -80,8 +88,18 @@ impl Inbox {
         self.added(message)
     }
 
-    /// This inbox with `message` added, trimmed to [`MAX_MESSAGES`].
-    fn added(mut self, message: Message) -> Self {
+    /// This inbox with `message` added as the next in arrival order (its `seq`),
+    /// trimmed to [`MAX_MESSAGES`].
+    fn added(mut self, mut message: Message) -> Self {
+        // An inbox kept before `seq` was: its messages count as 1, 2, … in the order held.
+        if self.last_seq == 0 {
+            for (i, m) in self.messages.iter_mut().enumerate() {
+                m.seq = i as u64 + 1;
+            }
+            self.last_seq = self.messages.len() as u64;
+        }
+        self.last_seq += 1;
+        message.seq = self.last_seq;
         self.messages.push(message);
         while self.messages.len() > MAX_MESSAGES {
             match self.messages.iter().position(|m| !m.unclaimed()) {
@@ -92,6 +110,16 @@ impl Inbox {
             }
         }
         self
+    }
+
+    /// The messages received after message `since` (LIVE-3), in arrival order; `None`
+    /// when `since` is no longer in the inbox (trimmed: the client may have missed
+    /// some, and should read the whole inbox).
+    pub fn after(&self, since: &str) -> Option<Vec<&Message>> {
+        let last = self.get(since)?.seq;
+        let mut newer: Vec<&Message> = self.messages.iter().filter(|m| m.seq > last).collect();
+        newer.sort_by_key(|m| m.seq);
+        Some(newer)
     }
 
     /// Whether a new reward message `id` is paid at once rather than left to claim
@@ -170,6 +198,71 @@ mod tests {
             "same rank"
         );
         assert!(Message::rank_up("match", "m-4", 0, 5_000_000, at).is_some());
+    }
+
+    /// LIVE-3: messages are numbered in the order received, not by `at`: a message
+    /// received later about an earlier event is still after the ones before it.
+    #[test]
+    fn live_3_arrival_order_not_event_order() {
+        let day = |d: i64| DateTime::UNIX_EPOCH + chrono::Duration::days(d);
+        let a = Message::rank_up("match", "m-1", 4_990, 5_010, day(10)).expect("rank up");
+        let late = Message::rank_up("match", "m-0", 19_990, 20_010, day(2)).expect("rank up");
+        let inbox = Inbox::default().with(a.clone()).with(late.clone());
+        assert_eq!(
+            inbox
+                .messages
+                .iter()
+                .map(|m| (m.id.as_str(), m.seq))
+                .collect::<Vec<_>>(),
+            [("ru:match:m-1", 1), ("ru:match:m-0", 2)]
+        );
+        let after = inbox.after(&a.id).expect("held");
+        assert_eq!(
+            after.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
+            [late.id.as_str()]
+        );
+        assert!(inbox.after(&late.id).expect("held").is_empty());
+        assert!(inbox.after("ru:match:gone").is_none());
+        let again = inbox.clone().with(a);
+        assert_eq!(again, inbox, "a message already held keeps its number");
+    }
+
+    /// An inbox kept before messages were numbered numbers them in the order held,
+    /// then goes on from there; a number is not given twice after trimming.
+    #[test]
+    fn live_3_numbers_go_on_from_an_old_inbox_and_past_trimming() {
+        let at = DateTime::UNIX_EPOCH;
+        let mut old = Inbox::default();
+        for i in 0..3 {
+            let mut m = Message::period_result("b", &format!("p{i}"), Game::MahjongRivals, &result(0), at);
+            m.seq = 0;
+            old.messages.push(m);
+        }
+        let json = serde_json::to_string(&old).expect("json");
+        assert!(!json.contains("last_seq"));
+        let next = old.with(Message::period_result(
+            "b",
+            "p3",
+            Game::MahjongRivals,
+            &result(0),
+            at,
+        ));
+        assert_eq!(
+            next.messages.iter().map(|m| m.seq).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        let mut inbox = next;
+        for i in 4..(MAX_MESSAGES + 10) {
+            inbox = inbox.with(Message::period_result(
+                "b",
+                &format!("p{i}"),
+                Game::MahjongRivals,
+                &result(0),
+                at,
+            ));
+        }
+        assert_eq!(inbox.last_seq, (MAX_MESSAGES + 10) as u64);
+        assert_eq!(inbox.messages[0].seq, 11, "the oldest ten were trimmed");
     }
 
     #[test]

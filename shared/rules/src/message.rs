@@ -35,6 +35,13 @@ pub struct Message {
     /// league week's result), `ru:{source kind}:{source id}` (a new SG-12 rank),
     /// `ot:{board}:{period}:{since}` (passes seen comparing from snapshot `since`).
     pub id: String,
+    /// Its place in the order the inbox received its messages (1, 2, 3, …; LIVE-3):
+    /// given when it is added, never reused. `at` is when what it tells of happened,
+    /// which may be earlier than a message received before it (a match that arrived
+    /// late); a client that reconnects reads what it missed by this order
+    /// (`GET /v1/me/inbox?since=ID`). 0 for a message received before it was kept.
+    #[serde(default)]
+    pub seq: u64,
     pub kind: MessageKind,
     /// When it was sent (UTC).
     pub at: DateTime<Utc>,
@@ -160,6 +167,7 @@ impl Message {
     ) -> Self {
         Message {
             id: period_result_id(board, period),
+            seq: 0,
             kind: MessageKind::PeriodResult,
             at,
             board: board.to_string(),
@@ -191,6 +199,7 @@ impl Message {
     ) -> Self {
         Message {
             id: format!("lr:{}:{week}", league.id),
+            seq: 0,
             kind: MessageKind::LeagueResult,
             at,
             board: league.id.to_string(),

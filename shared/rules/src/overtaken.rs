@@ -181,6 +181,7 @@ impl Message {
     ) -> Self {
         Message {
             id: message_id(board, period, since),
+            seq: 0,
             kind: MessageKind::Overtaken,
             at,
             board: board.to_string(),

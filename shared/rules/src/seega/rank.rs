@@ -96,6 +96,7 @@ impl Message {
         let (from, to) = (rank_for(before), rank_for(after));
         (to.from_points > from.from_points).then(|| Message {
             id: format!("ru:{source_kind}:{source_id}"),
+            seq: 0,
             kind: MessageKind::RankUp,
             at,
             board: Game::Seega.id().to_string(),

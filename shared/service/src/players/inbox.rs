@@ -34,8 +34,47 @@ pub use podium_rules::period_reward::LEDGER_SOURCE;
 pub struct InboxView {
     pub player_id: String,
     pub messages: Vec<Message>,
-    /// Messages holding a reward not claimed yet.
+    /// Messages holding a reward not claimed yet (in the whole inbox, with `since`
+    /// too).
     pub unclaimed: usize,
+    /// With `since`: whether that message is still in the inbox. `false`: it left the
+    /// inbox (the oldest go first), so every message is listed and the client may
+    /// have missed some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_found: Option<bool>,
+}
+
+/// The caller's inbox as [`view`] answers it, with only the messages the inbox
+/// received after message `since` (LIVE-3: what a client that reconnects missed),
+/// by arrival order (`seq`), not by `at`: a message received later about an earlier
+/// event is listed. Every message, and `since_found: false`, when `since` is no longer
+/// in the inbox. Still newest first by `at`; `unclaimed` counts the whole inbox.
+pub async fn view_since<S: SettleStore + podium_store::ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    since: Option<&str>,
+) -> Result<InboxView, ServiceError> {
+    let inbox = read(store, player_id).await?;
+    let mut v = shown(store, player_id, inbox.messages.clone()).await?;
+    if let Some(id) = since {
+        match inbox.after(id) {
+            Some(after) => {
+                let after: Vec<&str> = after.iter().map(|m| m.id.as_str()).collect();
+                v.messages.retain(|m| after.contains(&m.id.as_str()));
+                v.since_found = Some(true);
+            }
+            None => v.since_found = Some(false),
+        }
+    }
+    Ok(v)
+}
+
+async fn read<S: SettleStore + ?Sized>(store: &S, player_id: &str) -> Result<Inbox, ServiceError> {
+    match store.get_state(player_id, inbox::STATE).await? {
+        Some(s) => serde_json::from_str(&s.body)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e))),
+        None => Ok(Inbox::default()),
+    }
 }
 
 /// The caller's inbox: one read of their inbox state, and when `overtaken` messages
@@ -47,12 +86,15 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
 ) -> Result<InboxView, ServiceError> {
-    let inbox: Inbox = match store.get_state(player_id, inbox::STATE).await? {
-        Some(s) => serde_json::from_str(&s.body)
-            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("inbox", e)))?,
-        None => Inbox::default(),
-    };
-    let mut messages = inbox.messages;
+    view_since(store, player_id, None).await
+}
+
+/// `messages` as the app is shown them (see [`view`]).
+async fn shown<S: SettleStore + podium_store::ItemStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+    mut messages: Vec<Message>,
+) -> Result<InboxView, ServiceError> {
     let mut named: Vec<String> = Vec::new();
     for m in &messages {
         for p in m.overtaken.iter().flat_map(|o| &o.by) {
@@ -106,6 +148,7 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
         player_id: player_id.to_string(),
         unclaimed: messages.iter().filter(|m| m.unclaimed()).count(),
         messages,
+        since_found: None,
     })
 }
 

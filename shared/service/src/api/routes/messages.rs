@@ -1,32 +1,50 @@
 //! The inbox, its claims, and `overtaken` follows.
 
 use axum::extract::State;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
 
 use crate::api::error::ErrorBody;
-use crate::api::extract::{Caller, PathId};
+use crate::api::extract::{Caller, Params, PathId};
 use crate::api::state::AppState;
 use crate::players::inbox;
 
 use super::respond::*;
 
+/// The query of the inbox (LIVE-3).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct InboxQuery {
+    /// The id of the last message the client has (the last one pushed to it): only
+    /// the messages the inbox received after it are listed, and `since_found` says
+    /// whether that message is still in the inbox (`false`: every message is listed).
+    #[param(value_type = Option<String>, example = "ru:match:m-000123")]
+    since: Option<String>,
+}
+
 /// The caller's inbox, newest first: each closed period's result on the boards that
-/// send them, with the reward the board's table pays (LB-5).
+/// send them, with the reward the board's table pays (LB-5); with `since`, only the
+/// messages received after that one (LIVE-3).
 #[utoipa::path(
     get,
     path = "/v1/me/inbox",
     tag = "players",
+    params(InboxQuery),
     responses(
         (status = 200, description = "The caller's messages, newest first, and how many hold a reward not claimed yet", body = inbox::InboxView,
             example = json!({"player_id": "m-00001", "unclaimed": 1, "messages": [
-                {"id": "pr:mahjong-weekly:2026-W48", "kind": "period_result", "at": "2026-11-30T00:00:05Z",
+                {"id": "pr:mahjong-weekly:2026-W48", "seq": 7, "kind": "period_result", "at": "2026-11-30T00:00:05Z",
                  "board": "mahjong-weekly", "period": "2026-W48", "rank": 3, "of": 412, "top_percent": 1, "value": 980,
                  "reward": {"points": 200, "game": "mahjong-rivals"}}]})),
     ),
     security(("jwt" = []))
 )]
-pub(crate) async fn my_inbox(State(state): State<AppState>, Caller(player): Caller) -> Answer {
-    json(&inbox::view(state.store.as_ref(), &player).await?)
+pub(crate) async fn my_inbox(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    Params(q): Params<InboxQuery>,
+) -> Answer {
+    json(&inbox::view_since(state.store.as_ref(), &player, q.since.as_deref()).await?)
 }
 
 /// Claims the reward of one of the caller's messages, exactly once (GM-3, LB-5): the
