@@ -7,6 +7,9 @@ use chrono::{DateTime, Duration, Utc};
 use podium_rules::push::{parse_client, ClientMessage, Watched, MAX_CONNECTIONS};
 use podium_service::error::ServiceError;
 use podium_service::push::connections::{connect, connections_of, disconnect, watch};
+use podium_service::push::feed::on_change;
+use podium_service::push::gateway::{Delivery, Gateway, Pusher};
+use podium_store::stream::{Change, ItemImages, StateImages};
 use podium_store::Store;
 
 fn t(s: &str) -> DateTime<Utc> {
@@ -228,6 +231,267 @@ pub async fn the_inbox_since_a_message<S: Store + Clone + 'static>(store: S) {
     assert_eq!(lost.unclaimed, all.unclaimed);
 }
 
+/// A gateway that records what is posted, with connections marked gone (API
+/// Gateway's 410).
+#[derive(Default)]
+pub struct RecordingGateway {
+    pub posted: std::sync::Mutex<Vec<(String, serde_json::Value)>>,
+    pub gone: std::sync::Mutex<Vec<String>>,
+}
+
+impl RecordingGateway {
+    /// The frames posted to `connection`, in order.
+    pub fn to(&self, connection: &str) -> Vec<serde_json::Value> {
+        self.posted
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|(c, _)| c == connection)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+#[async_trait::async_trait]
+impl Gateway for RecordingGateway {
+    async fn post(&self, connection_id: &str, data: &str) -> Result<Delivery, ServiceError> {
+        if self.gone.lock().expect("lock").iter().any(|c| c == connection_id) {
+            return Ok(Delivery::Gone);
+        }
+        let v = serde_json::from_str(data).expect("a JSON frame");
+        self.posted
+            .lock()
+            .expect("lock")
+            .push((connection_id.to_string(), v));
+        Ok(Delivery::Sent)
+    }
+
+    async fn close(&self, _connection_id: &str) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+/// The change of `player`'s inbox that `act` makes, as the stream carries it.
+async fn inbox_change<S: Store, F: std::future::Future<Output = ()>>(
+    store: &S,
+    player: &str,
+    act: F,
+) -> Change {
+    let body = |s: Option<podium_store::State>| s.map(|s| s.body);
+    let old = body(store.get_state(player, "inbox").await.expect("read"));
+    act.await;
+    let new = body(store.get_state(player, "inbox").await.expect("read"));
+    Change::State(StateImages {
+        player_id: player.to_string(),
+        name: "inbox".to_string(),
+        old_body: old,
+        new_body: new,
+    })
+}
+
+/// LIVE-3: a message added to an inbox is pushed to each of the player's open
+/// connections, exactly as `GET /v1/me/inbox` serves it; a player with no connection
+/// has it in the inbox only; a gone connection (410) is deleted and not posted to
+/// again.
+pub async fn inbox_messages_are_pushed<S: Store + Clone + 'static>(store: S) {
+    use crate::fixtures::{at, now, rout, seed_balance};
+    use podium_service::players::inbox::view;
+    let gateway = std::sync::Arc::new(RecordingGateway::default());
+    let pusher = Pusher::new(gateway.clone());
+    seed_balance(&store, "carol", 4_900, 1_000).await;
+    seed_balance(&store, "erin", 4_900, 1_000).await;
+    seed_balance(&store, "dave", 6_000, 1_000).await;
+    let t0 = now();
+    connect(&store, "carol", "phone=", t0).await.expect("connect");
+    connect(&store, "carol", "tablet=", t0).await.expect("connect");
+    let change = inbox_change(&store, "carol", async {
+        crate::contract::score_match(&store, &rout("m-push", "carol", "dave", at(0)), now())
+            .await
+            .expect("scored: a rank-up (SG-12)");
+    })
+    .await;
+    let sent = on_change(&store, &pusher, &change, t0).await.expect("pushed");
+    assert_eq!((sent.sent, sent.dropped, sent.gone), (2, 0, 0));
+    let inbox = view(&store, "carol").await.expect("inbox");
+    let served = serde_json::to_value(&inbox.messages[0]).expect("json");
+    for c in ["phone=", "tablet="] {
+        assert_eq!(
+            gateway.to(c),
+            vec![serde_json::json!({"type": "message", "message": served})],
+            "{c}: the message as the inbox serves it"
+        );
+    }
+    // Not connected: the inbox only.
+    let change = inbox_change(&store, "erin", async {
+        crate::contract::score_match(&store, &rout("m-erin", "erin", "dave", at(1)), now())
+            .await
+            .expect("scored");
+    })
+    .await;
+    let sent = on_change(&store, &pusher, &change, t0).await.expect("pushed");
+    assert_eq!(sent.sent, 0);
+    assert_eq!(view(&store, "erin").await.expect("inbox").messages.len(), 1);
+    // The tablet is gone (410): deleted, never posted to again.
+    gateway.gone.lock().expect("lock").push("tablet=".into());
+    seed_balance(&store, "carol", 19_900, 2_000).await;
+    let change = inbox_change(&store, "carol", async {
+        crate::contract::score_match(&store, &rout("m-push-2", "carol", "dave", at(2)), now())
+            .await
+            .expect("scored: a second rank-up");
+    })
+    .await;
+    let sent = on_change(&store, &pusher, &change, t0).await.expect("pushed");
+    assert_eq!((sent.sent, sent.gone), (1, 1));
+    let open = connections_of(&store, "carol", t0).await.expect("read");
+    assert_eq!(
+        open.iter().map(|c| c.connection_id.as_str()).collect::<Vec<_>>(),
+        ["phone="]
+    );
+    let sent = on_change(&store, &pusher, &change, t0)
+        .await
+        .expect("pushed again");
+    assert_eq!(
+        (sent.sent, sent.gone),
+        (1, 0),
+        "the gone tablet is not tried again"
+    );
+    assert_eq!(gateway.to("tablet=").len(), 1);
+}
+
+/// LIVE-4: a connection gets at most 10 pushes a second; past it the pushes are
+/// dropped and the client told once that it lags, with the last message it got.
+pub async fn pushes_past_the_rate_cap_are_dropped<S: Store + Clone + 'static>(store: S) {
+    use podium_rules::push::ServerMessage;
+    let gateway = std::sync::Arc::new(RecordingGateway::default());
+    let pusher = Pusher::new(gateway.clone());
+    let t0 = t("2027-03-01T10:00:00Z");
+    connect(&store, "ana", "busy=", t0).await.expect("connect");
+    let connection = connections_of(&store, "ana", t0).await.expect("read").remove(0);
+    for i in 0..12 {
+        let message = ServerMessage::Message {
+            message: serde_json::json!({"id": format!("m-{i}")}),
+        };
+        pusher
+            .push(&store, &connection, &message, t0)
+            .await
+            .expect("push");
+    }
+    let frames = gateway.to("busy=");
+    assert_eq!(frames.len(), 11, "ten, then one lagging notice");
+    assert_eq!(frames[10], serde_json::json!({"type": "lagging", "since": "m-9"}));
+    // A tenth of a second later, one more push has budget again.
+    let later = t0 + Duration::milliseconds(100);
+    let message = ServerMessage::Message {
+        message: serde_json::json!({"id": "m-12"}),
+    };
+    pusher
+        .push(&store, &connection, &message, later)
+        .await
+        .expect("push");
+    assert_eq!(gateway.to("busy=").len(), 12);
+}
+
+/// LIVE-3: a refresh that changes a watched board's pages sends each connection
+/// watching it (global view, current period) one `board_changed` with the new
+/// snapshot; a refresh that changes nothing sends none; a country view of the board is
+/// not told of the board's own pointer; a period named that is not refreshed is not.
+pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 'static>(store: S) {
+    use crate::fixtures::{at, now, rout, seed_balance};
+    use crate::overtaken::refresh;
+    use podium_service::boards::snapshot::layout::current_key;
+    let gateway = std::sync::Arc::new(RecordingGateway::default());
+    let pusher = Pusher::new(gateway.clone());
+    seed_balance(&store, "ana", 1_000, 1_000).await;
+    seed_balance(&store, "bob", 900, 1_000).await;
+    refresh(&store, 1).await;
+    let t0 = now();
+    for (c, json) in [
+        ("top=", r#"{"action": "watch", "boards": [{"board": "seega"}]}"#),
+        (
+            "ro=",
+            r#"{"action": "watch", "boards": [{"board": "seega", "view": "country", "country": "RO"}]}"#,
+        ),
+        (
+            "old=",
+            r#"{"action": "watch", "boards": [{"board": "seega", "period": "1999"}]}"#,
+        ),
+    ] {
+        connect(&store, "watcher", c, t0).await.expect("connect");
+        watch(&store, "watcher", c, boards(json), t0)
+            .await
+            .expect("watch");
+    }
+    let key = current_key(&podium_rules::board::BoardRef::new(
+        "seega".to_string(),
+        "all".to_string(),
+    ));
+    let pointer = |store: S| {
+        let key = key.clone();
+        async move {
+            store
+                .get_item(&key, true)
+                .await
+                .expect("read")
+                .map(|i| String::from_utf8(i.body).expect("text"))
+        }
+    };
+    let change = |old: Option<String>, new: Option<String>| {
+        Change::Item(ItemImages {
+            pk: "SNAP#seega@all".into(),
+            sk: "CURRENT".into(),
+            old_body: old,
+            new_body: new,
+        })
+    };
+    let before = pointer(store.clone()).await;
+    crate::contract::score_match(&store, &rout("m-board", "bob", "ana", at(0)), now())
+        .await
+        .expect("scored");
+    refresh(&store, 2).await;
+    let after = pointer(store.clone()).await;
+    assert_ne!(before, after, "a new pointer");
+    let sent = on_change(&store, &pusher, &change(before, after.clone()), t0)
+        .await
+        .expect("pushed");
+    assert_eq!(sent.sent, 1);
+    let published: serde_json::Value =
+        serde_json::from_str(after.as_deref().expect("pointer")).expect("json");
+    let frames = gateway.to("top=");
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0]["type"], "board_changed");
+    assert_eq!(
+        (&frames[0]["board"], &frames[0]["period"], &frames[0]["view"]),
+        (
+            &serde_json::json!("seega"),
+            &serde_json::json!("all"),
+            &serde_json::json!("global")
+        )
+    );
+    assert_eq!(frames[0]["snapshot"], published["id"], "the new snapshot");
+    assert!(gateway.to("ro=").is_empty() && gateway.to("old=").is_empty());
+    // A refresh that changed nothing: a new pointer, the same pages.
+    refresh(&store, 3).await;
+    let same = pointer(store.clone()).await;
+    let sent = on_change(&store, &pusher, &change(after, same), t0)
+        .await
+        .expect("pushed");
+    assert_eq!(sent.sent, 0, "no page changed");
+    // A disconnected watcher is no longer told.
+    disconnect(&store, "watcher", "top=").await.expect("disconnect");
+    let watchers = podium_service::push::watchers::of_board(&store, "seega", t0.timestamp_millis())
+        .await
+        .expect("read");
+    assert_eq!(
+        watchers
+            .iter()
+            .map(|w| w.connection_id.as_str())
+            .collect::<Vec<_>>()
+            .len(),
+        2
+    );
+    assert!(watchers.iter().all(|w| w.connection_id != "top="));
+}
+
 #[macro_export]
 macro_rules! push_tests {
     ($make:path) => {
@@ -242,6 +506,18 @@ macro_rules! push_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_2_a_watch_names_existing_boards() {
             $crate::push::a_watch_names_existing_boards($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_3_inbox_messages_are_pushed() {
+            $crate::push::inbox_messages_are_pushed($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_4_pushes_past_the_rate_cap_are_dropped() {
+            $crate::push::pushes_past_the_rate_cap_are_dropped($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_3_a_refresh_that_changes_a_watched_board_notifies() {
+            $crate::push::a_refresh_that_changes_a_watched_board_notifies($make().await).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_3_the_inbox_since_a_message() {

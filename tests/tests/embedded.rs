@@ -392,3 +392,55 @@ async fn lb_7_a_settlement_writes_no_more_pages_than_measured() {
     );
 }
 podium_tests::push_tests!(podium_tests::fixtures::embedded);
+
+/// LIVE-3: the embedded store's change stream carries each inbox change and each
+/// board pointer change, with the bodies before and after, in commit order, and
+/// nothing else; a reader starting at its end reads only what comes after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn live_3_the_embedded_stream_carries_inbox_and_pointer_changes() {
+    use podium_store::stream::Change;
+    use podium_store::SettleStore;
+    use podium_tests::fixtures::{at, now, rout, seed_balance};
+    let store = podium_tests::fixtures::embedded().await;
+    seed_balance(&store, "carol", 4_900, 1_000).await;
+    seed_balance(&store, "dave", 6_000, 1_000).await;
+    let start = store.stream_end().await.expect("end");
+    podium_tests::contract::score_match(&store, &rout("m-stream", "carol", "dave", at(0)), now())
+        .await
+        .expect("scored: a rank-up");
+    podium_tests::overtaken::refresh(&store, 1).await;
+    let changes = store.stream_after(start, 100).await.expect("read");
+    let kinds: Vec<String> = changes
+        .iter()
+        .map(|(_, c)| match c {
+            Change::State(s) => format!("state {} {}", s.player_id, s.name),
+            Change::Item(i) => format!("item {} {}", i.pk, i.sk),
+        })
+        .collect();
+    assert_eq!(kinds[0], "state carol inbox", "{kinds:?}");
+    assert!(
+        kinds.contains(&"item SNAP#seega@all CURRENT".to_string()),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds
+            .iter()
+            .all(|k| k.starts_with("state carol inbox") || k.starts_with("item SNAP#")),
+        "only streamed items: {kinds:?}"
+    );
+    let Change::State(inbox) = &changes[0].1 else {
+        panic!("an inbox change")
+    };
+    assert_eq!(inbox.old_body, None);
+    let now_body = store
+        .get_state("carol", "inbox")
+        .await
+        .expect("read")
+        .map(|s| s.body);
+    assert_eq!(inbox.new_body, now_body);
+    let numbers: Vec<u64> = changes.iter().map(|(n, _)| *n).collect();
+    assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1) && numbers[0] == start + 1);
+    let end = store.stream_end().await.expect("end");
+    assert_eq!(end, *numbers.last().expect("some"));
+    assert!(store.stream_after(end, 10).await.expect("read").is_empty());
+}

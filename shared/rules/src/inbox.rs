@@ -122,6 +122,18 @@ impl Inbox {
         Some(newer)
     }
 
+    /// The messages this inbox holds that `before` (the same inbox earlier) did not:
+    /// those added since, in arrival order (LIVE-3, the events published).
+    pub fn added_since<'a>(&'a self, before: &Inbox) -> Vec<&'a Message> {
+        let mut added: Vec<&Message> = self
+            .messages
+            .iter()
+            .filter(|m| before.get(&m.id).is_none())
+            .collect();
+        added.sort_by_key(|m| m.seq);
+        added
+    }
+
     /// Whether a new reward message `id` is paid at once rather than left to claim
     /// (LB-5): the inbox holds [`MAX_UNCLAIMED`] unclaimed rewards or more, and not
     /// this message already.

@@ -81,11 +81,17 @@ pub enum ClientMessage {
 pub enum ServerMessage {
     /// An inbox message, exactly as `GET /v1/me/inbox` serves it.
     Message { message: serde_json::Value },
-    /// A watched board's snapshot changed: its new ETag (what `If-None-Match` takes).
+    /// A refresh changed a watched board's pages (LIVE-3): the board and view as the
+    /// watch named them, the period refreshed, and the new snapshot: every `ETag` of
+    /// an answer built from it begins `"{snapshot}.`, so a copy whose ETag does not is
+    /// stale (read it again; `If-None-Match` with the old ETag answers 200).
     BoardChanged {
         board: String,
         period: String,
-        etag: String,
+        view: View,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        country: Option<String>,
+        snapshot: String,
     },
     /// The boards now watched, after a `watch`.
     Watching { boards: Vec<Watched> },

@@ -8,6 +8,7 @@ pub mod dynamo;
 pub mod embedded;
 pub mod error;
 pub mod model;
+pub mod stream;
 pub mod traits;
 
 pub use commit::*;

@@ -43,7 +43,7 @@ pub struct Detail<'a> {
     pub message: &'a Message,
 }
 
-fn inbox(body: Option<&str>, player_id: &str) -> Result<Inbox, ServiceError> {
+pub(crate) fn inbox(body: Option<&str>, player_id: &str) -> Result<Inbox, ServiceError> {
     match body {
         None => Ok(Inbox::default()),
         Some(b) => serde_json::from_str(b).map_err(|e| {
@@ -70,9 +70,8 @@ pub fn inbox_events(
         Inbox::default()
     });
     let new = inbox(new_body, player_id)?;
-    new.messages
-        .iter()
-        .filter(|m| old.get(&m.id).is_none())
+    new.added_since(&old)
+        .into_iter()
         .map(|m| {
             let id = format!("{player_id}/{}", m.id);
             let detail = serde_json::to_string(&Detail {

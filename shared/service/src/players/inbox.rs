@@ -90,7 +90,7 @@ pub async fn view<S: SettleStore + podium_store::ItemStore + ?Sized>(
 }
 
 /// `messages` as the app is shown them (see [`view`]).
-async fn shown<S: SettleStore + podium_store::ItemStore + ?Sized>(
+pub(crate) async fn shown<S: SettleStore + podium_store::ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
     mut messages: Vec<Message>,

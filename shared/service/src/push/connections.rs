@@ -117,14 +117,15 @@ pub async fn connect<S: ItemStore + SettleStore + ?Sized>(
         .take(excess)
         .map(|c| c.connection_id.clone())
         .collect();
-    // The oldest past the cap, and those past their end (the embedded store keeps them).
-    let gone: Vec<ItemKey> = closed
-        .iter()
-        .chain(ended.iter().map(|c| &c.connection_id))
-        .map(|id| key(player_id, id))
-        .collect();
-    if !gone.is_empty() {
-        store.delete_items(&gone).await?;
+    // The oldest past the cap, and those past their end (the embedded store keeps them),
+    // with their watches.
+    let gone: Vec<&Connection> = open.iter().take(excess).chain(ended.iter()).collect();
+    for c in &gone {
+        super::watchers::remove(store, c).await?;
+    }
+    let keys: Vec<ItemKey> = gone.iter().map(|c| key(player_id, &c.connection_id)).collect();
+    if !keys.is_empty() {
+        store.delete_items(&keys).await?;
     }
     let connection = Connection {
         connection_id: connection_id.to_string(),
@@ -149,14 +150,21 @@ async fn write<S: ItemStore + ?Sized>(store: &S, c: &Connection) -> Result<(), S
     Ok(())
 }
 
-/// Closes a connection (LIVE-1): its item deleted; a connection already gone is no error.
+/// Closes a connection (LIVE-1): its item and its watches deleted (one GetItem, then
+/// the deletes); a connection already gone is no error.
 pub async fn disconnect<S: ItemStore + ?Sized>(
     store: &S,
     player_id: &str,
     connection_id: &str,
 ) -> Result<(), ServiceError> {
     check_connection_id(connection_id)?;
-    store.delete_items(&[key(player_id, connection_id)]).await?;
+    let key = key(player_id, connection_id);
+    if let Some(item) = store.get_item(&key, true).await? {
+        if let Ok(c) = serde_json::from_slice::<Connection>(&item.body) {
+            super::watchers::remove(store, &c).await?;
+        }
+    }
+    store.delete_items(&[key]).await?;
     Ok(())
 }
 
@@ -193,7 +201,8 @@ pub async fn watch<S: ItemStore + SettleStore + ?Sized>(
             "this connection is not open (LIVE-1)".into(),
         ));
     };
-    connection.watching = boards;
+    let before = std::mem::replace(&mut connection.watching, boards);
     write(store, &connection).await?;
+    super::watchers::replace(store, &connection, &before).await?;
     Ok(connection.watching)
 }

@@ -5,16 +5,7 @@
 
 use serde_json::Value;
 
-/// A player's state item as one stream record changed it: its body (JSON) before and
-/// after (`None`: absent, created or removed).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateImages {
-    pub player_id: String,
-    /// The state's name (`inbox`).
-    pub name: String,
-    pub old_body: Option<String>,
-    pub new_body: Option<String>,
-}
+pub use crate::stream::{Change, ItemImages, StateImages};
 
 fn string<'a>(map: &'a Value, name: &str) -> Option<&'a str> {
     map.get(name)?.get("S")?.as_str()
@@ -38,6 +29,41 @@ pub fn state_images(dynamodb: &Value) -> Option<StateImages> {
         old_body: body("OldImage"),
         new_body: body("NewImage"),
     })
+}
+
+/// A streamed opaque item ([`crate::stream::streamed_item`]: a board's current
+/// snapshot pointer) as one stream record changed it: its body (the `B` attribute
+/// `body`, base64 in the Lambda event's JSON) before and after; `None` for every other
+/// item.
+pub fn item_images(dynamodb: &Value) -> Option<ItemImages> {
+    use base64::Engine as _;
+    let keys = dynamodb.get("Keys")?;
+    let (pk, sk) = (string(keys, "pk")?, string(keys, "sk")?);
+    if !crate::stream::streamed_item(pk, sk) {
+        return None;
+    }
+    let body = |image: &str| {
+        let b64 = dynamodb.get(image)?.get("body")?.get("B")?.as_str()?;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    Some(ItemImages {
+        pk: pk.to_string(),
+        sk: sk.to_string(),
+        old_body: body("OldImage"),
+        new_body: body("NewImage"),
+    })
+}
+
+/// The change a stream record's `dynamodb` part carries, if the stream carries it
+/// ([`crate::stream`]): a streamed state or a streamed item.
+pub fn change(dynamodb: &Value) -> Option<Change> {
+    if let Some(state) = state_images(dynamodb) {
+        return crate::stream::STREAMED_STATES
+            .contains(&state.name.as_str())
+            .then_some(Change::State(state));
+    }
+    item_images(dynamodb).map(Change::Item)
 }
 
 #[cfg(test)]

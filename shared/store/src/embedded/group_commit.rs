@@ -54,13 +54,13 @@ impl ItemWrite {
                     }
                 }
                 for (key, raw, _) in writes {
-                    blobs.insert(key.as_str(), raw.as_slice())?;
+                    put(txn, &mut blobs, key, raw)?;
                 }
                 true
             }
             ItemWrite::Put(items) => {
                 for (key, raw) in items {
-                    blobs.insert(key.as_str(), raw.as_slice())?;
+                    put(txn, &mut blobs, key, raw)?;
                 }
                 !items.is_empty()
             }
@@ -80,6 +80,35 @@ impl ItemWrite {
             }
         })
     }
+}
+
+/// Writes `raw` (version and body) under the blob `key`, and a streamed item's
+/// change to the stream ([`crate::stream::streamed_item`]).
+fn put(
+    txn: &redb::WriteTransaction,
+    blobs: &mut redb::Table<&str, &[u8]>,
+    key: &str,
+    raw: &[u8],
+) -> Result<(), StoreError> {
+    let streamed = key
+        .split_once('\u{0}')
+        .filter(|(pk, sk)| crate::stream::streamed_item(pk, sk));
+    let old = match streamed {
+        Some(_) => blobs.get(key)?.map(|v| read_blob(v.value()).body),
+        None => None,
+    };
+    blobs.insert(key, raw)?;
+    if let Some((pk, sk)) = streamed {
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let change = crate::stream::Change::Item(crate::stream::ItemImages {
+            pk: pk.to_string(),
+            sk: sk.to_string(),
+            old_body: old.as_deref().map(text),
+            new_body: Some(text(&read_blob(raw).body)),
+        });
+        super::stream::append(txn, change)?;
+    }
+    Ok(())
 }
 
 /// One write waiting for a transaction.

@@ -16,6 +16,7 @@ mod ledger;
 mod opaque;
 mod settle;
 mod store;
+pub mod stream;
 mod txn;
 mod views;
 

@@ -10,6 +10,7 @@ use crate::error::StoreError;
 use crate::model::{balance_board, board_game, check_key, tombstone_key, Balance, BoardKey};
 
 use super::keys::*;
+use crate::stream::{Change, StateImages, STREAMED_STATES};
 
 pub(crate) fn read_balance(
     table: &impl ReadableTable<&'static str, &'static [u8]>,
@@ -95,14 +96,22 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
         }
         old_entries.push(current.map(|b| b.board_key()));
     }
+    // The old bodies of streamed states ([`crate::stream`]), for the stream record.
+    let mut streamed_old: Vec<Option<String>> = Vec::new();
     for w in &c.states {
         let key = state_key(&w.player_id, &w.name);
-        let version = match items.get(key.as_str())? {
-            Some(v) => decode::<StateItem>(&key, v.value())?.version,
-            None => 0,
+        let (version, body) = match items.get(key.as_str())? {
+            Some(v) => {
+                let item = decode::<StateItem>(&key, v.value())?;
+                (item.version, Some(item.body))
+            }
+            None => (0, None),
         };
         if version != w.expected_version {
             return Ok(CommitOutcome::Contended);
+        }
+        if STREAMED_STATES.contains(&w.name.as_str()) {
+            streamed_old.push(body);
         }
     }
     for e in &c.ledger {
@@ -157,6 +166,7 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
         };
         move_entry(&mut board_table, &w.board, old, new)?;
     }
+    let mut streamed_old = streamed_old.into_iter();
     for w in &c.states {
         let item = StateItem {
             version: w.expected_version + 1,
@@ -166,6 +176,15 @@ pub(crate) fn commit_in(txn: &WriteTransaction, c: &Commit) -> Result<CommitOutc
             state_key(&w.player_id, &w.name).as_str(),
             encode(&item).as_slice(),
         )?;
+        if STREAMED_STATES.contains(&w.name.as_str()) {
+            let change = Change::State(StateImages {
+                player_id: w.player_id.clone(),
+                name: w.name.clone(),
+                old_body: streamed_old.next().flatten(),
+                new_body: Some(w.body.clone()),
+            });
+            super::stream::append(txn, change)?;
+        }
     }
     for e in &c.ledger {
         let body = encode(e);

@@ -1,0 +1,192 @@
+//! What the live feed pushes (LIVE-3), from the table's change stream
+//! ([`podium_store::stream`]): deployed, the `events` function hands it each stream
+//! record; locally, `podium serve` reads the embedded store's stream. Both call
+//! [`on_change`], so what is pushed is decided in one place.
+//!
+//! - A change of a player's inbox: each message it added, to each of the player's
+//!   open connections, as `GET /v1/me/inbox` serves it (`{"type": "message",
+//!   "message": {…}}`), oldest first by arrival (`seq`).
+//! - A change of a board's current snapshot pointer whose pages changed: a
+//!   `board_changed` notice to each connection watching that board in a view the
+//!   pointer serves (the board itself: the global and friends views; a country board:
+//!   that country's view) and period (the one named, or the current one: any
+//!   refresh, never a period's frozen `final`).
+
+use chrono::{DateTime, Utc};
+use futures::stream::{self, StreamExt};
+use podium_rules::inbox::Inbox;
+use podium_rules::push::{ServerMessage, View};
+use podium_store::stream::{Change, ItemImages, StateImages};
+use podium_store::{ItemStore, SettleStore};
+
+use super::connections::{self, Connection};
+use super::gateway::{Pushed, Pusher};
+use super::watchers;
+use crate::boards::snapshot::country;
+use crate::boards::snapshot::layout::{Published, FINAL};
+use crate::error::ServiceError;
+
+/// Pushes in flight at once (the management API answers each in tens of ms).
+const IN_FLIGHT: usize = 32;
+
+/// What one change pushed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sent {
+    /// Frames handed to connections.
+    pub sent: usize,
+    /// Dropped past a rate cap (LIVE-4) or by a failing gateway.
+    pub dropped: usize,
+    /// Connections found gone (and deleted).
+    pub gone: usize,
+}
+
+impl Sent {
+    fn add(&mut self, p: Pushed) {
+        match p {
+            Pushed::Sent => self.sent += 1,
+            Pushed::Dropped => self.dropped += 1,
+            Pushed::Gone => self.gone += 1,
+        }
+    }
+}
+
+/// Pushes what `change` means to the connections concerned, at `now`. Changes of
+/// anything else push nothing. Errors: the store's (reading connections, an inbox's
+/// players, or deleting a gone connection); a change that cannot be read is logged
+/// and skipped (it never becomes readable).
+pub async fn on_change<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    pusher: &Pusher,
+    change: &Change,
+    now: DateTime<Utc>,
+) -> Result<Sent, ServiceError> {
+    match change {
+        Change::State(state) if state.name == podium_rules::inbox::STATE => {
+            inbox_changed(store, pusher, state, now).await
+        }
+        Change::State(_) => Ok(Sent::default()),
+        Change::Item(item) => pointer_changed(store, pusher, item, now).await,
+    }
+}
+
+async fn inbox_changed<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    pusher: &Pusher,
+    state: &StateImages,
+    now: DateTime<Utc>,
+) -> Result<Sent, ServiceError> {
+    let player = &state.player_id;
+    let old = crate::operators::events::inbox(state.old_body.as_deref(), player).unwrap_or_default();
+    let new = match crate::operators::events::inbox(state.new_body.as_deref(), player) {
+        Ok(new) => new,
+        Err(e) => {
+            tracing::error!(error = %e, "an inbox in the stream could not be read; nothing pushed for it");
+            return Ok(Sent::default());
+        }
+    };
+    let added: Vec<_> = Inbox::added_since(&new, &old).into_iter().cloned().collect();
+    if added.is_empty() {
+        return Ok(Sent::default());
+    }
+    let open = connections::connections_of(store, player, now).await?;
+    if open.is_empty() {
+        return Ok(Sent::default());
+    }
+    // As the inbox serves them: cards filled, suspended and deleted players hidden.
+    let shown = crate::players::inbox::shown(store, player, added).await?;
+    let mut frames: Vec<ServerMessage> = Vec::new();
+    let mut messages = shown.messages;
+    messages.sort_by_key(|m| m.seq);
+    for m in messages {
+        let message = serde_json::to_value(&m)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("message", e)))?;
+        frames.push(ServerMessage::Message { message });
+    }
+    let mut sent = Sent::default();
+    for c in &open {
+        for f in &frames {
+            let p = pusher.push(store, c, f, now).await?;
+            sent.add(p);
+            if p == Pushed::Gone {
+                break;
+            }
+        }
+    }
+    Ok(sent)
+}
+
+/// Whether a refresh changed what a board's pages show: its entries, its pages (the
+/// first chunk of its directory: each page's content id), or what it leaves out
+/// (GM-6, OP-4: its revision).
+fn changed(old: Option<&Published>, new: &Published) -> bool {
+    let Some(old) = old else {
+        return true;
+    };
+    let pages = |p: &Published| p.directory.iter().map(|d| d.page.clone()).collect::<Vec<_>>();
+    old.entries != new.entries
+        || old.pages != new.pages
+        || old.revision != new.revision
+        || pages(old) != pages(new)
+}
+
+async fn pointer_changed<S: ItemStore + ?Sized>(
+    store: &S,
+    pusher: &Pusher,
+    item: &ItemImages,
+    now: DateTime<Utc>,
+) -> Result<Sent, ServiceError> {
+    let Some((board, period)) = item.pk.strip_prefix("SNAP#").and_then(|s| s.split_once('@')) else {
+        return Ok(Sent::default());
+    };
+    let decode = |b: &Option<String>| {
+        b.as_deref()
+            .and_then(|b| serde_json::from_str::<Published>(b).ok())
+    };
+    let Some(new) = decode(&item.new_body) else {
+        return Ok(Sent::default());
+    };
+    if !changed(decode(&item.old_body).as_ref(), &new) {
+        return Ok(Sent::default());
+    }
+    let board_ref = podium_rules::board::BoardRef::new(board.to_string(), period.to_string());
+    let (base, country) = country::split(&board_ref);
+    let now_ms = now.timestamp_millis();
+    let watchers = watchers::of_board(store, board, now_ms).await?;
+    let mut pushes: Vec<(Connection, ServerMessage)> = Vec::new();
+    for w in watchers {
+        let connection = w.connection();
+        for watched in &w.watching {
+            let in_view = match (watched.view, country) {
+                (View::Global | View::Friends, None) => true,
+                (View::Country, Some(c)) => watched.country.as_deref() == Some(c),
+                _ => false,
+            };
+            let in_period = match &watched.period {
+                Some(p) => *p == base.period,
+                None => new.id != FINAL,
+            };
+            if in_view && in_period {
+                pushes.push((
+                    connection.clone(),
+                    ServerMessage::BoardChanged {
+                        board: board.to_string(),
+                        period: base.period.clone(),
+                        view: watched.view,
+                        country: watched.country.clone(),
+                        snapshot: new.render_key(),
+                    },
+                ));
+            }
+        }
+    }
+    let results: Vec<Result<Pushed, ServiceError>> = stream::iter(pushes)
+        .map(|(c, m)| async move { pusher.push(store, &c, &m, now).await })
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
+    let mut sent = Sent::default();
+    for r in results {
+        sent.add(r?);
+    }
+    Ok(sent)
+}
