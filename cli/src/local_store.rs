@@ -48,6 +48,19 @@ pub async fn open_existing() -> Result<Arc<dyn Local>, CliError> {
     open(false).await
 }
 
+/// [`open`] with `create`, and the embedded store again by its own type when it is
+/// one (its change stream feeds `podium serve`'s live feed).
+pub async fn open_streamed() -> Result<(Arc<dyn Local>, Option<Arc<EmbeddedStore>>), CliError> {
+    match config::local_store() {
+        LocalStore::Embedded(path) => {
+            tracing::info!(path = %path.display(), "embedded store");
+            let store = Arc::new(EmbeddedStore::open(&path)?);
+            Ok((store.clone(), Some(store)))
+        }
+        LocalStore::Dynamo { .. } => Ok((open(true).await?, None)),
+    }
+}
+
 /// Opens the configured store; on DynamoDB, creates the table if it is missing and
 /// `create` is set (a dry run reads only).
 pub async fn open(create: bool) -> Result<Arc<dyn Local>, CliError> {

@@ -11,6 +11,7 @@ mod demo;
 mod dev_clock;
 mod error;
 mod lines;
+mod live;
 mod local_store;
 mod replay;
 mod serve;
@@ -292,9 +293,10 @@ async fn run(cli: Cli) -> Result<(), CliError> {
             if demo {
                 let (dir, store, _held) = demo::fresh_store()?;
                 let shown = demo::load(&store, &dir, &clock).await?;
-                return serve::serve(listener, store, ctx, &clock, Some(&shown)).await;
+                let stream = Some(store.clone());
+                return serve::serve(listener, store, stream, ctx, &clock, Some(&shown)).await;
             }
-            let store = local_store::open(true).await?;
+            let (store, stream) = local_store::open_streamed().await?;
             if let Some(file) = file {
                 let policy = podium_service::config::record_policy()?;
                 let writer = store.clone();
@@ -309,7 +311,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                     }
                 });
             }
-            serve::serve(listener, store, ctx, &clock, None).await
+            serve::serve(listener, store, stream, ctx, &clock, None).await
         }
         Command::AdKeys { dir } => ads::keys(&dir),
         Command::AdCallback {

@@ -45,6 +45,23 @@ pub fn dev_identity(headers: &HeaderMap) -> Option<String> {
     dev_header(headers, "Dev ")
 }
 
+/// The development identity of a `/v1/live` request in its query, `?token=Dev%20<id>`
+/// (a browser cannot set headers on a WebSocket; deployed, the token is a JWT there).
+fn live_token(req: &Request) -> Option<String> {
+    if req.uri().path() != "/v1/live" {
+        return None;
+    }
+    let axum::extract::Query(query) =
+        axum::extract::Query::<std::collections::HashMap<String, String>>::try_from_uri(req.uri()).ok()?;
+    let token = query.get("token")?;
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        axum::http::header::AUTHORIZATION,
+        axum::http::HeaderValue::from_str(token).ok()?,
+    );
+    dev_identity(&headers)
+}
+
 /// The development operator identity: `Authorization: Operator <name>`, unverified.
 pub fn dev_operator(headers: &HeaderMap) -> Option<String> {
     dev_header(headers, "Operator ")
@@ -152,8 +169,9 @@ async fn console_vendor(Path(file): Path<String>) -> Response {
     }
 }
 
-/// The router, each request's identity taken from the development header.
-pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Router {
+/// The router, each request's identity taken from the development header, with the
+/// live feed `live` at `/v1/live`.
+pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock, live: crate::live::Live) -> axum::Router {
     let console = axum::Router::new()
         .route("/console", get(console_page))
         .route("/console/", get(console_page))
@@ -194,7 +212,10 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Route
             },
         ));
     }
-    let mut app = axum::Router::new();
+    let live = axum::Router::new()
+        .route("/v1/live", get(crate::live::upgrade))
+        .with_state(live);
+    let mut app = axum::Router::new().merge(live);
     if let Some(dev) = dev {
         app = app.merge(dev);
     }
@@ -203,7 +224,7 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock) -> axum::Route
         .layer(axum::middleware::from_fn(hint_dev_header))
         .layer(axum::middleware::map_request(|mut req: Request| async move {
             let identity = Identity {
-                player: dev_identity(req.headers()),
+                player: dev_identity(req.headers()).or_else(|| live_token(&req)),
                 operator: dev_operator(req.headers()),
             };
             req.extensions_mut().insert(identity);
@@ -275,15 +296,26 @@ pub async fn bind(port: u16) -> Result<tokio::net::TcpListener, CliError> {
 
 /// Serves on `listener` until interrupted; `ctx` holds the cursor key
 /// (configuration). With `demo`, prints what to open first.
+/// `stream`: the embedded store whose change stream feeds the live feed (`None` on
+/// DynamoDB: `/v1/live` connects and answers, nothing is pushed).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     store: Arc<dyn Store>,
+    stream: Option<Arc<podium_store::embedded::EmbeddedStore>>,
     ctx: ApiContext,
     clock: &Clock,
     demo: Option<&crate::demo::Shown>,
 ) -> Result<(), CliError> {
     let answers_ads = ctx.ads.is_some();
-    let app = app(store, ctx, clock);
+    let live = crate::live::Live::new(store.clone());
+    let live_note = match stream {
+        Some(embedded) => {
+            tokio::spawn(crate::live::follow(embedded, live.clone()));
+            "pushes every inbox message and board change as it is written"
+        }
+        None => "connects, but pushes nothing on DynamoDB (deployed, the events function pushes; see tools/local-stack)",
+    };
+    let app = app(store, ctx, clock, live);
     let addr = listener.local_addr()?;
     eprintln!("podium serving on http://{addr}");
     if answers_ads {
@@ -303,6 +335,7 @@ pub async fn serve(
         "support console: http://{addr}/console ('Authorization: Operator <name>', unverified, for /v1/operator/...)"
     );
     eprintln!("API explorer: http://{addr}/explorer");
+    eprintln!("live feed: ws://{addr}/v1/live?token=Dev%20<player-id> {live_note}");
     if let Some(test) = clock.test() {
         eprintln!(
             "test clock at {}: it moves only on POST http://{addr}/v1/dev/clock {{\"advance\": \"P1D\"}} or {{\"set\": \"<RFC 3339>\"}}",

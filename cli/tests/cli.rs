@@ -1688,3 +1688,198 @@ fn without_a_test_clock_the_route_does_not_exist() {
     let _ = server.wait();
     assert_eq!((post.0, get.0), (404, 404), "{post:?} {get:?}");
 }
+
+/// A Seega win of `winner` over `loser` (24 to 0, SG-8), ended `minute` minutes after
+/// 2026-11-29T10:00Z.
+fn seega_win(match_id: &str, winner: &str, loser: &str, minute: i64) -> String {
+    let start = chrono::DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z").expect("instant")
+        + chrono::Duration::minutes(minute);
+    let end = start + chrono::Duration::minutes(5);
+    json!({
+        "match_id": match_id, "game": "seega",
+        "started_at": start.to_rfc3339(), "ended_at": end.to_rfc3339(),
+        "players": [
+            {"player_id": winner, "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+            {"player_id": loser, "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}
+        ],
+        "stones_placed": 48,
+        "outcome": {"result": "win", "winner": winner, "reason": "completed"}
+    })
+    .to_string()
+}
+
+/// LIVE-1 … LIVE-3 through `podium serve`'s `/v1/live`: a watched board's refresh and
+/// an `overtaken` message written by other processes (`podium replay`, `podium
+/// snapshot`) are pushed within a second, the message exactly as the inbox serves it;
+/// the inbox `since` it reads nothing more; no identity and a malformed one cannot
+/// connect; a watch of an unknown board is refused naming it; a suspension closes the
+/// player's connection within a second and refuses the next (403).
+#[test]
+fn live_feed_pushes_what_other_processes_write() {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let dir = data_dir("live-feed");
+    let port = free_port();
+    // Each step a minute after the last on the test clock (a pass is a settlement
+    // after the older snapshot read the board).
+    let at = |minute: i64| (clock() + chrono::Duration::minutes(minute)).to_rfc3339();
+    let replay = |name: &str, lines: &[String], minute: i64| {
+        std::fs::write(dir.join(name), lines.join("\n") + "\n").expect("write");
+        let out = podium_with(
+            &dir,
+            &["replay", name],
+            b"",
+            &[("PODIUM_TEST_CLOCK", &at(minute))],
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = podium_with(
+            &dir,
+            &["snapshot"],
+            b"",
+            &[("PODIUM_TEST_CLOCK", &at(minute + 1))],
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    // Ana on top, bob listed below her (a pass is by a player listed behind).
+    replay(
+        "first.jsonl",
+        &[
+            seega_win("live-1", "ana", "x-1", 0),
+            seega_win("live-0", "x-0", "bob", 1),
+        ],
+        0,
+    );
+    // Started after the first refresh: its stream is read from its end on.
+    let _server = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_podium"))
+            .args(["serve", "--port", &port.to_string()])
+            .current_dir(&dir)
+            .env("PODIUM_DATA", dir.join("podium.redb"))
+            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+            .env("PODIUM_TEST_CLOCK", CLOCK)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("serve"),
+    );
+    wait_until_serving(port);
+    let url = |q: &str| format!("ws://127.0.0.1:{port}/v1/live{q}");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        // Refused before the upgrade: no identity, a malformed one.
+        for q in ["", "?token=Dev%20bad%20id!", "?token=Bearer%20x"] {
+            match tokio_tungstenite::connect_async(url(q)).await {
+                Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 401, "{q}"),
+                other => panic!("{q}: refused with 401, got {:?}", other.map(|_| ())),
+            }
+        }
+        let (mut ws, _) = tokio_tungstenite::connect_async(url("?token=Dev%20ana"))
+            .await
+            .expect("ana connects");
+        async fn frame<S>(ws: &mut S) -> Value
+        where
+            S: futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+        {
+            let wait = std::time::Duration::from_secs(1);
+            loop {
+                match tokio::time::timeout(wait, ws.next()).await {
+                    Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).expect("a JSON frame"),
+                    Ok(Some(Ok(_))) => continue,
+                    other => panic!("a frame within a second, got {other:?}"),
+                }
+            }
+        }
+        ws.send(Message::Text(
+            r#"{"action": "watch", "boards": [{"board": "chess"}]}"#.into(),
+        ))
+        .await
+        .expect("send");
+        let refused = frame(&mut ws).await;
+        assert_eq!(refused["type"], "error");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("boards[0].board (LIVE-2): no board `chess`"),
+            "{refused}"
+        );
+        ws.send(Message::Text(
+            r#"{"action": "watch", "boards": [{"board": "seega"}]}"#.into(),
+        ))
+        .await
+        .expect("send");
+        assert_eq!(frame(&mut ws).await["type"], "watching");
+        ws.send(Message::Text(r#"{"action": "ping"}"#.into()))
+            .await
+            .expect("send");
+        assert_eq!(frame(&mut ws).await, json!({"type": "pong"}));
+        // Bob passes ana; another process refreshes the board.
+        replay(
+            "second.jsonl",
+            &[
+                seega_win("live-2", "bob", "x-2", 10),
+                seega_win("live-3", "bob", "x-3", 20),
+            ],
+            2,
+        );
+        let mut got = vec![frame(&mut ws).await, frame(&mut ws).await];
+        got.sort_by_key(|f| f["type"].as_str().unwrap_or("").to_string());
+        assert!(
+            tokio::time::timeout(std::time::Duration::from_millis(500), ws.next())
+                .await
+                .is_err(),
+            "nothing more"
+        );
+        assert_eq!(got[0]["type"], "board_changed", "{got:?}");
+        assert_eq!(
+            (&got[0]["board"], &got[0]["view"]),
+            (&json!("seega"), &json!("global"))
+        );
+        assert_eq!(got[1]["type"], "message", "{got:?}");
+        let (status, inbox) = http(port, "GET", "/v1/me/inbox", Some("Dev ana"));
+        assert_eq!(status, 200);
+        let inbox: Value = serde_json::from_str(&inbox).expect("json");
+        assert_eq!(got[1]["message"], inbox["messages"][0], "as the inbox serves it");
+        assert_eq!(got[1]["message"]["kind"], "overtaken");
+        let id = got[1]["message"]["id"].as_str().expect("id").to_string();
+        let (_, since) = http(port, "GET", &format!("/v1/me/inbox?since={id}"), Some("Dev ana"));
+        let since: Value = serde_json::from_str(&since).expect("json");
+        assert_eq!(
+            (&since["since_found"], &since["messages"]),
+            (&json!(true), &json!([]))
+        );
+        // Suspended (OP-4): the open connection is closed, a new one refused.
+        let (status, _) = http_json(
+            port,
+            "POST",
+            "/v1/operator/players/ana/suspend",
+            "Operator support",
+            &json!({"reason": "reported for a modified client"}),
+        );
+        assert!(status == 200 || status == 202, "suspended: {status}");
+        let closed = tokio::time::timeout(std::time::Duration::from_secs(1), async {
+            loop {
+                match ws.next().await {
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                }
+            }
+        })
+        .await;
+        assert!(closed.is_ok(), "closed within a second of the suspension");
+        match tokio_tungstenite::connect_async(url("?token=Dev%20ana")).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 403),
+            other => panic!("refused with 403, got {:?}", other.map(|_| ())),
+        }
+    });
+}
+
+/// A child process killed when dropped (a failed test leaves no server behind).
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

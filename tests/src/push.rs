@@ -237,6 +237,7 @@ pub async fn the_inbox_since_a_message<S: Store + Clone + 'static>(store: S) {
 pub struct RecordingGateway {
     pub posted: std::sync::Mutex<Vec<(String, serde_json::Value)>>,
     pub gone: std::sync::Mutex<Vec<String>>,
+    pub closed: std::sync::Mutex<Vec<String>>,
 }
 
 impl RecordingGateway {
@@ -266,7 +267,8 @@ impl Gateway for RecordingGateway {
         Ok(Delivery::Sent)
     }
 
-    async fn close(&self, _connection_id: &str) -> Result<(), ServiceError> {
+    async fn close(&self, connection_id: &str) -> Result<(), ServiceError> {
+        self.closed.lock().expect("lock").push(connection_id.to_string());
         Ok(())
     }
 }
@@ -492,6 +494,53 @@ pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 
     assert!(watchers.iter().all(|w| w.connection_id != "top="));
 }
 
+/// LIVE-1: a player suspended (OP-4) or deleted (GM-6) is disconnected: the stream's
+/// record of their guard closes their connections and deletes them; a restore (the
+/// guard removed) closes nothing.
+pub async fn a_suspended_player_is_disconnected<S: Store + Clone + 'static>(store: S) {
+    let gateway = std::sync::Arc::new(RecordingGateway::default());
+    let pusher = Pusher::new(gateway.clone());
+    let t0 = t("2027-03-01T10:00:00Z");
+    connect(&store, "ana", "a1=", t0).await.expect("connect");
+    connect(&store, "ana", "a2=", t0).await.expect("connect");
+    connect(&store, "bob", "b1=", t0).await.expect("connect");
+    let guard = |player: &str, body: Option<&str>| {
+        Change::Item(ItemImages {
+            pk: format!("DELETED#{player}"),
+            sk: "TOMBSTONE".into(),
+            old_body: None,
+            new_body: body.map(str::to_string),
+        })
+    };
+    let restored = on_change(&store, &pusher, &guard("bob", None), t0)
+        .await
+        .expect("pushed");
+    assert_eq!(restored.gone, 0);
+    let sent = on_change(
+        &store,
+        &pusher,
+        &guard("ana", Some(r#"{"state": "suspended"}"#)),
+        t0,
+    )
+    .await
+    .expect("pushed");
+    assert_eq!(sent.gone, 2);
+    let mut closed = gateway.closed.lock().expect("lock").clone();
+    closed.sort();
+    assert_eq!(closed, ["a1=", "a2="]);
+    assert!(connections_of(&store, "ana", t0).await.expect("read").is_empty());
+    assert_eq!(connections_of(&store, "bob", t0).await.expect("read").len(), 1);
+    let deleted = on_change(
+        &store,
+        &pusher,
+        &guard("bob", Some(r#"{"pseudonym": "p-1"}"#)),
+        t0,
+    )
+    .await
+    .expect("pushed");
+    assert_eq!(deleted.gone, 1, "a deletion's guard too");
+}
+
 #[macro_export]
 macro_rules! push_tests {
     ($make:path) => {
@@ -518,6 +567,10 @@ macro_rules! push_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_3_a_refresh_that_changes_a_watched_board_notifies() {
             $crate::push::a_refresh_that_changes_a_watched_board_notifies($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_1_a_suspended_player_is_disconnected() {
+            $crate::push::a_suspended_player_is_disconnected($make().await).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_3_the_inbox_since_a_message() {

@@ -72,6 +72,10 @@ pub enum ServiceError {
     /// Too many concurrent writers on the same balances; transient.
     #[error("contended: gave up after {attempts} attempts")]
     Contended { attempts: u32 },
+    /// A push to a live connection (LIVE-3) could not be handed over: the gateway did
+    /// not answer or refused; the push is dropped (at most once).
+    #[error("push: {0}")]
+    Push(String),
     /// The store failed; transient.
     #[error("store: {0}")]
     Store(#[from] StoreError),
@@ -112,6 +116,7 @@ impl ServiceError {
             ServiceError::Suspended { .. } => "suspended",
             ServiceError::OutOfRange { .. } => "held",
             ServiceError::Contended { .. } => "contended",
+            ServiceError::Push(_) => "push",
             ServiceError::Store(StoreError::Unavailable { .. }) => "unavailable",
             ServiceError::Store(StoreError::OutOfLimits(_)) => "bad_request",
             ServiceError::Store(_) => "store",

@@ -1,6 +1,6 @@
 //! The table's change stream, as both stores give it: every change of a player's
 //! streamed state item (the inbox) and of a streamed opaque item (a board's current
-//! snapshot pointer), with its body before and after. Deployed, DynamoDB Streams
+//! snapshot pointer, a player's guard), with its body before and after. Deployed, DynamoDB Streams
 //! carries it (NEW_AND_OLD_IMAGES, filtered as `template.yaml` filters the `events`
 //! function's mapping; [`crate::dynamo::stream`] reads its records); locally the
 //! embedded store keeps the same changes in its own stream table, for a day
@@ -13,9 +13,10 @@ use serde::{Deserialize, Serialize};
 pub const STREAMED_STATES: &[&str] = &["inbox"];
 
 /// Whether the stream carries changes of the opaque item (`pk`, `sk`): a board's
-/// current snapshot pointer, `SNAP#{board}@{period}` / `CURRENT`.
+/// current snapshot pointer, `SNAP#{board}@{period}` / `CURRENT`, and a player's
+/// guard, `DELETED#{player}` / `TOMBSTONE` (a suspension or a deletion, GM-6, OP-4).
 pub fn streamed_item(pk: &str, sk: &str) -> bool {
-    sk == "CURRENT" && pk.starts_with("SNAP#")
+    (sk == "CURRENT" && pk.starts_with("SNAP#")) || (sk == "TOMBSTONE" && pk.starts_with("DELETED#"))
 }
 
 /// A player's state item as one change left it: its body (JSON) before and after

@@ -48,6 +48,10 @@ impl IntoResponse for ApiError {
             | ServiceError::StateConflict { .. }
             | ServiceError::OutOfRange { .. } => (409, e.to_string()),
             ServiceError::Contended { .. } => (503, "busy, try again".to_string()),
+            ServiceError::Push(_) => (
+                503,
+                "the live feed is not answering; try again shortly".to_string(),
+            ),
             ServiceError::Store(err @ StoreError::Unavailable { operation, .. }) => {
                 tracing::warn!(error = %err, "store unavailable");
                 let what = if *operation == crate::players::rewards::VERIFIER_KEYS {

@@ -13,24 +13,12 @@ use chrono::{DateTime, Utc};
 use podium_rules::error::{quoted, RuleError};
 use podium_rules::push::{Watched, CONNECTION_TTL_SECS, MAX_CONNECTIONS};
 use podium_store::{Account, ItemKey, ItemStore, SettleStore, SortKeyRange};
-use serde::{Deserialize, Serialize};
 
 use crate::error::ServiceError;
 
 const PREFIX: &str = "CONN#";
 
-/// One open connection (LIVE-1): its id (API Gateway's `connectionId`, or the local
-/// server's), its player, when it opened and when it ends (ms since the Unix epoch,
-/// UTC), and what it watches (LIVE-2).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Connection {
-    pub connection_id: String,
-    pub player_id: String,
-    pub connected_at_ms: i64,
-    pub ends_at_ms: i64,
-    #[serde(default)]
-    pub watching: Vec<Watched>,
-}
+pub use super::connection::Connection;
 
 fn pk(player_id: &str) -> String {
     format!("LIVE#{player_id}")

@@ -6,6 +6,8 @@
 //! - A change of a player's inbox: each message it added, to each of the player's
 //!   open connections, as `GET /v1/me/inbox` serves it (`{"type": "message",
 //!   "message": {…}}`), oldest first by arrival (`seq`).
+//! - A player's guard written (suspended, OP-4, or deleted, GM-6): their connections
+//!   closed (LIVE-1).
 //! - A change of a board's current snapshot pointer whose pages changed: a
 //!   `board_changed` notice to each connection watching that board in a view the
 //!   pointer serves (the board itself: the global and friends views; a country board:
@@ -65,8 +67,38 @@ pub async fn on_change<S: ItemStore + SettleStore + ?Sized>(
             inbox_changed(store, pusher, state, now).await
         }
         Change::State(_) => Ok(Sent::default()),
+        Change::Item(item) if item.pk.starts_with("DELETED#") => {
+            account_changed(store, pusher, item, now).await
+        }
         Change::Item(item) => pointer_changed(store, pusher, item, now).await,
     }
+}
+
+/// A player's guard written (OP-4 suspension, GM-6 deletion): their open connections
+/// are closed and forgotten (LIVE-1). A guard removed (a restore) closes nothing.
+async fn account_changed<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    pusher: &Pusher,
+    item: &ItemImages,
+    now: DateTime<Utc>,
+) -> Result<Sent, ServiceError> {
+    let Some(player) = item.pk.strip_prefix("DELETED#") else {
+        return Ok(Sent::default());
+    };
+    let account = podium_store::Account::of_guard(item.new_body.as_deref().map(str::as_bytes));
+    if account == podium_store::Account::Active {
+        return Ok(Sent::default());
+    }
+    let mut sent = Sent::default();
+    for c in connections::connections_of(store, player, now).await? {
+        if let Err(e) = pusher.gateway().close(&c.connection_id).await {
+            tracing::warn!(error = %e, "closing a suspended or deleted player's connection failed; its item is deleted");
+        }
+        pusher.forget(&c.connection_id);
+        connections::disconnect(store, player, &c.connection_id).await?;
+        sent.gone += 1;
+    }
+    Ok(sent)
 }
 
 async fn inbox_changed<S: ItemStore + SettleStore + ?Sized>(

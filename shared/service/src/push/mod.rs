@@ -8,6 +8,7 @@
 //! the WebSocket entry points (`podium serve`'s `/v1/live`, the `live` function) and
 //! the stream's readers use it.
 
+pub mod connection;
 pub mod connections;
 pub mod feed;
 pub mod gateway;

@@ -13,7 +13,7 @@ use podium_rules::push::Watched;
 use podium_store::{ItemKey, ItemStore, SortKeyRange};
 use serde::{Deserialize, Serialize};
 
-use super::connections::Connection;
+use super::connection::Connection;
 use crate::error::ServiceError;
 
 /// Partitions a board's watchers are spread over.

@@ -17,6 +17,7 @@ mod opaque;
 mod settle;
 mod store;
 pub mod stream;
+mod stream_read;
 mod txn;
 mod views;
 
