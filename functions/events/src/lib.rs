@@ -1,6 +1,9 @@
 //! `events`: publishes every message a settlement adds to a player's inbox as one
-//! EventBridge event ([`podium_service::operators::events`]), reading the table's stream
-//! (DynamoDB Streams, new and old images, filtered to inbox items).
+//! EventBridge event ([`podium_service::operators::events`]), and pushes what each
+//! change means to the live feed's connections (LIVE-3: inbox messages, a watched
+//! board's `board_changed`, a suspended player's connections closed), reading the
+//! table's stream (DynamoDB Streams, new and old images, filtered to inbox items,
+//! boards' snapshot pointers and players' guards).
 //!
 //! Records are handled in stream order. When publishing a record's events fails, the
 //! answer names that record as the first failure (`ReportBatchItemFailures`): Lambda
@@ -17,7 +20,10 @@ pub use eventbridge::EventBridge;
 use async_trait::async_trait;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use podium_service::operators::events::{inbox_events, Event};
-use podium_store::dynamo::stream::state_images;
+use podium_service::push::feed::on_change;
+use podium_service::push::gateway::Pusher;
+use podium_store::dynamo::stream::{change, state_images};
+use podium_store::{ItemStore, SettleStore};
 use serde_json::Value;
 
 /// Where events go: EventBridge deployed ([`EventBridge`]), anything in tests.
@@ -31,9 +37,24 @@ pub trait Publish: Send + Sync {
 /// Events per PutEvents request (EventBridge's limit).
 pub const PER_REQUEST: usize = 10;
 
-/// Handles one batch of stream records (the Lambda event, as JSON): the answer lists
-/// the first record whose events could not all be published, if any.
-pub async fn handle<P: Publish + ?Sized>(sink: &P, event: &Value) -> DynamoDbEventResponse {
+/// The live feed (LIVE-3): the store its connections are kept in, and the pusher
+/// over the WebSocket API's management API.
+pub struct Live<'a, S: ?Sized> {
+    pub store: &'a S,
+    pub pusher: &'a Pusher,
+}
+
+/// Handles one batch of stream records (the Lambda event, as JSON): each record's
+/// events published, then what it means pushed to the live feed's connections
+/// (`live`; [`podium_service::push::feed`]). The answer lists the first record whose
+/// events could not all be published, if any. A push is at most once: pushes follow
+/// the record's publication, so a batch retried from a failed record pushes again only
+/// what had not been pushed; a push that fails is logged, never retried.
+pub async fn handle<P: Publish + ?Sized, S: ItemStore + SettleStore + ?Sized>(
+    sink: &P,
+    live: Option<&Live<'_, S>>,
+    event: &Value,
+) -> DynamoDbEventResponse {
     let mut answer = DynamoDbEventResponse::default();
     let records = event
         .get("Records")
@@ -52,6 +73,23 @@ pub async fn handle<P: Publish + ?Sized>(sink: &P, event: &Value) -> DynamoDbEve
             Ok(sent) => {
                 if sent > 0 {
                     tracing::info!(sequence, sent, "inbox messages published");
+                }
+                if let (Some(live), Some(change)) = (live, change(dynamodb)) {
+                    match on_change(live.store, live.pusher, &change, chrono::Utc::now()).await {
+                        Ok(p) if p.sent + p.dropped + p.gone > 0 => {
+                            tracing::info!(
+                                sequence,
+                                sent = p.sent,
+                                dropped = p.dropped,
+                                gone = p.gone,
+                                "pushed"
+                            );
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            tracing::warn!(sequence, error = %e, "pushing a change failed; not retried (at most once)")
+                        }
+                    }
                 }
             }
             Err(e) => {

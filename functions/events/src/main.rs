@@ -1,15 +1,29 @@
-use events::{handle, EventBridge};
+use events::{handle, EventBridge, Live};
 use lambda_runtime::{run, service_fn, tracing, Error, LambdaEvent};
 use podium_service::config;
+use podium_service::push::gateway::Pusher;
+use podium_store::dynamo::DynamoStore;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     tracing::init_default_subscriber();
     let bus = config::event_bus()?;
-    let sink = &podium_store::aws::OnFirstEvent::new(move |aws| EventBridge::new(&aws, bus.clone()));
+    let table = config::table_name()?;
+    let timeouts = config::dynamodb_timeouts()?;
+    let endpoint = config::live_endpoint()?;
+    let clients = &podium_store::aws::OnFirstEvent::new(move |aws| {
+        let gateway = std::sync::Arc::new(podium_gateway::ManagementApi::new(&aws, &endpoint));
+        (
+            EventBridge::new(&aws, bus.clone()),
+            DynamoStore::from_sdk_config(&aws, table.clone(), &timeouts),
+            Pusher::new(gateway),
+        )
+    });
     run(service_fn(
         move |event: LambdaEvent<serde_json::Value>| async move {
-            Ok::<_, Error>(handle(sink.get().await, &event.payload).await)
+            let (sink, store, pusher) = clients.get().await;
+            let live = Live { store, pusher };
+            Ok::<_, Error>(handle(sink, Some(&live), &event.payload).await)
         },
     ))
     .await

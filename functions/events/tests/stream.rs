@@ -6,10 +6,12 @@
 
 use std::sync::Mutex;
 
+use base64::Engine as _;
+
 use async_trait::async_trait;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
 use chrono::Duration;
-use events::{handle, FunctionError, Publish};
+use events::{handle, FunctionError, Live, Publish};
 use podium_service::jobs::{self, Job, ScheduledRun};
 use podium_service::operators::events::Event;
 use podium_store::dynamo::DynamoStore;
@@ -60,6 +62,7 @@ fn attribute(v: &AttributeValue) -> Value {
     match v {
         AttributeValue::S(s) => json!({ "S": s }),
         AttributeValue::N(n) => json!({ "N": n }),
+        AttributeValue::B(b) => json!({ "B": base64::engine::general_purpose::STANDARD.encode(b.as_ref()) }),
         _ => json!({ "NULL": true }),
     }
 }
@@ -199,7 +202,7 @@ async fn every_inbox_message_is_published_once_from_the_stream() {
     let records = stream_records(&store).await;
     let event = json!({ "Records": records });
     let sink = Collected::default();
-    let answer = handle(&sink, &event).await;
+    let answer = handle(&sink, None::<&Live<'_, DynamoStore>>, &event).await;
     assert!(answer.batch_item_failures.is_empty(), "{answer:?}");
     assert_eq!(sorted(sink.ids()), expected, "one event per message");
 
@@ -209,7 +212,7 @@ async fn every_inbox_message_is_published_once_from_the_stream() {
         fail_at: Some(1),
         ..Default::default()
     };
-    let answer = handle(&failing, &event).await;
+    let answer = handle(&failing, None::<&Live<'_, DynamoStore>>, &event).await;
     let failed = answer.batch_item_failures[0]
         .item_identifier
         .clone()
@@ -218,7 +221,81 @@ async fn every_inbox_message_is_published_once_from_the_stream() {
         .iter()
         .position(|r| r["dynamodb"]["SequenceNumber"] == failed.as_str())
         .expect("the failed record");
-    let retry = handle(&failing, &json!({ "Records": records[from..] })).await;
+    let retry = handle(
+        &failing,
+        None::<&Live<'_, DynamoStore>>,
+        &json!({ "Records": records[from..] }),
+    )
+    .await;
     assert!(retry.batch_item_failures.is_empty(), "{retry:?}");
     assert_eq!(sorted(failing.ids()), expected, "nothing lost, nothing twice");
+}
+
+/// LIVE-3 deployed: the same stream records, handed to the function with the live
+/// feed, push each inbox message to its player's open connection and one
+/// `board_changed` to the connection watching Seega; a player suspended is
+/// disconnected by their guard's record (LIVE-1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_stream_feeds_the_live_feed() {
+    use podium_service::push::connections::{connect, connections_of, watch};
+    use podium_service::push::gateway::Pusher;
+    let store = dynamodb_streaming().await;
+    let wall = chrono::Utc::now();
+    seed_balance(&store, "carol", 4_900, 1_000).await;
+    seed_balance(&store, "dave", 6_000, 1_000).await;
+    connect(&store, "carol", "carol-1=", wall).await.expect("connect");
+    let boards =
+        match podium_rules::push::parse_client(r#"{"action": "watch", "boards": [{"board": "seega"}]}"#) {
+            Ok(podium_rules::push::ClientMessage::Watch { boards }) => boards,
+            other => panic!("a watch: {other:?}"),
+        };
+    watch(&store, "carol", "carol-1=", boards, wall)
+        .await
+        .expect("watch");
+    score_match(&store, &rout("m-live", "carol", "dave", at(0)), now())
+        .await
+        .expect("scored: a rank-up");
+    let run = ScheduledRun {
+        job: Job::Refresh,
+        scheduled_time: now() + Duration::minutes(10),
+    };
+    jobs::handle(&store, run, &Default::default())
+        .await
+        .expect("refresh");
+    podium_service::moderation::suspensions::suspend(
+        &store,
+        "carol",
+        ("support-1", "a modified client"),
+        30,
+        now(),
+    )
+    .await
+    .expect("suspended");
+    let gateway = std::sync::Arc::new(podium_tests::push::RecordingGateway::default());
+    let pusher = Pusher::new(gateway.clone());
+    let live = Live {
+        store: &store,
+        pusher: &pusher,
+    };
+    let answer = handle(
+        &Collected::default(),
+        Some(&live),
+        &json!({ "Records": stream_records(&store).await }),
+    )
+    .await;
+    assert!(answer.batch_item_failures.is_empty(), "{answer:?}");
+    let frames = gateway.to("carol-1=");
+    let kinds: Vec<&str> = frames.iter().filter_map(|f| f["type"].as_str()).collect();
+    assert_eq!(kinds, ["message", "board_changed"], "{frames:?}");
+    assert_eq!(frames[0]["message"]["id"], "ru:match:m-live");
+    assert_eq!(frames[1]["board"], "seega");
+    assert_eq!(
+        *gateway.closed.lock().expect("lock"),
+        ["carol-1="],
+        "suspended: closed"
+    );
+    assert!(connections_of(&store, "carol", wall)
+        .await
+        .expect("read")
+        .is_empty());
 }

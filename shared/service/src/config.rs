@@ -134,6 +134,13 @@ pub fn event_bus() -> Result<String, ConfigError> {
     required("PODIUM_EVENT_BUS")
 }
 
+/// The management endpoint of the live feed's WebSocket API
+/// (`PODIUM_LIVE_ENDPOINT`, `https://{api id}.execute-api.{region}.amazonaws.com/{stage}`):
+/// where the `live` and `events` functions post pushes (LIVE-3).
+pub fn live_endpoint() -> Result<String, ConfigError> {
+    required("PODIUM_LIVE_ENDPOINT")
+}
+
 /// What record validation allows (`PODIUM_MAX_CLOCK_SKEW_SECS`, default 300 s;
 /// `PODIUM_MAX_RECORD_AGE_DAYS`, default 30 days, at most 364).
 pub fn record_policy() -> Result<RecordPolicy, ConfigError> {
