@@ -2,9 +2,10 @@
 //! authorizer of the WebSocket API. A browser cannot set headers on a WebSocket, so
 //! the token comes in the query, `?token=<JWT>`. It is verified as the HTTP API's JWT
 //! authorizer verifies the same identity provider's tokens: the signature against the
-//! issuer's published keys (JWKS, `PODIUM_JWKS_URL`), the issuer (`PODIUM_JWT_ISSUER`),
-//! the audience (`PODIUM_JWT_AUDIENCE`, in `aud` or, for access tokens without one,
-//! `client_id`) and the expiry. The token's `sub` is the player (an id of GM-5's form):
+//! issuer's published keys (JWKS, `PODIUM_JWKS_URL`, default
+//! `{issuer}/.well-known/jwks.json`), the issuer (`PODIUM_JWT_ISSUER`), the audience
+//! (one of `PODIUM_JWT_AUDIENCE`, comma-separated, in `aud` or, for access tokens
+//! without one, `client_id`) and the expiry. The token's `sub` is the player (an id of GM-5's form):
 //! the policy allows the connection with it as `principalId`, which the `live`
 //! function reads. Anything else is `Unauthorized` (API Gateway answers 401).
 //!
@@ -96,7 +97,20 @@ struct Cached {
 #[derive(Debug, Clone)]
 pub struct Expected {
     pub issuer: String,
-    pub audience: String,
+    /// The audiences accepted (any of them).
+    pub audiences: Vec<String>,
+}
+
+impl Expected {
+    /// Where the issuer publishes its keys: `jwks_url`, or when empty
+    /// `{issuer}/.well-known/jwks.json` (Amazon Cognito's).
+    pub fn jwks_url(&self, jwks_url: &str) -> String {
+        if jwks_url.is_empty() {
+            format!("{}/.well-known/jwks.json", self.issuer.trim_end_matches('/'))
+        } else {
+            jwks_url.to_string()
+        }
+    }
 }
 
 /// Verifies tokens against the issuer's key set.
@@ -179,11 +193,11 @@ impl<F: Fetch> Verifier<F> {
         let data = jsonwebtoken::decode::<Value>(token, &key, &validation)
             .map_err(|e| Refusal::Token(e.to_string()))?;
         let claims = data.claims;
-        let audience = &self.expected.audience;
+        let accepted = |a: Option<&str>| a.is_some_and(|a| self.expected.audiences.iter().any(|x| x == a));
         let in_aud = match claims.get("aud") {
-            Some(Value::String(a)) => a == audience,
-            Some(Value::Array(all)) => all.iter().any(|a| a.as_str() == Some(audience)),
-            _ => claims.get("client_id").and_then(Value::as_str) == Some(audience),
+            Some(Value::String(a)) => accepted(Some(a)),
+            Some(Value::Array(all)) => all.iter().any(|a| accepted(a.as_str())),
+            _ => accepted(claims.get("client_id").and_then(Value::as_str)),
         };
         if !in_aud {
             return Err(Refusal::Token("the audience does not hold".into()));

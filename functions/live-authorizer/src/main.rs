@@ -10,9 +10,14 @@ async fn main() -> Result<(), Error> {
     tracing::init_default_subscriber();
     let expected = Expected {
         issuer: setting("PODIUM_JWT_ISSUER")?,
-        audience: setting("PODIUM_JWT_AUDIENCE")?,
+        audiences: setting("PODIUM_JWT_AUDIENCE")?
+            .split(',')
+            .map(|a| a.trim().to_string())
+            .filter(|a| !a.is_empty())
+            .collect(),
     };
-    let verifier = &Verifier::new(HttpFetch::new(setting("PODIUM_JWKS_URL")?), expected);
+    let url = expected.jwks_url(&std::env::var("PODIUM_JWKS_URL").unwrap_or_default());
+    let verifier = &Verifier::new(HttpFetch::new(url), expected);
     run(service_fn(
         move |event: LambdaEvent<serde_json::Value>| async move {
             authorize(verifier, &event.payload).await.map_err(|refusal| {

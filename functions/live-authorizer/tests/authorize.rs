@@ -33,7 +33,7 @@ fn verifier() -> Verifier<Published> {
         Published(AtomicUsize::new(0)),
         Expected {
             issuer: "https://id.example".into(),
-            audience: "podium-app".into(),
+            audiences: vec!["podium-operators".into(), "podium-app".into()],
         },
     )
 }

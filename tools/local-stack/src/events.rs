@@ -198,7 +198,13 @@ pub fn matches(pattern: &Value, event: &Value) -> bool {
         Value::Object(fields) => fields
             .iter()
             .all(|(k, p)| event.get(k).is_some_and(|e| matches(p, e))),
-        Value::Array(allowed) => allowed.iter().any(|a| a == event),
+        Value::Array(allowed) => allowed
+            .iter()
+            .any(|a| match a.get("prefix").and_then(Value::as_str) {
+                // Content filtering's prefix matching: `[{"prefix": "SNAP#"}]`.
+                Some(prefix) => event.as_str().is_some_and(|e| e.starts_with(prefix)),
+                None => a == event,
+            }),
         other => other == event,
     }
 }
@@ -225,6 +231,18 @@ mod tests {
         let q = query_parameters("a=1&b=x%20y&a=2");
         assert_eq!(q["a"], "1,2");
         assert_eq!(q["b"], "x y");
+    }
+
+    #[test]
+    fn filters_match_prefixes() {
+        let p: Value = serde_json::from_str(
+            r#"{"dynamodb": {"Keys": {"sk": {"S": ["CURRENT"]}, "pk": {"S": [{"prefix": "SNAP#"}]}}}}"#,
+        )
+        .expect("json");
+        let pointer = json!({"dynamodb": {"Keys": {"pk": {"S": "SNAP#seega@all"}, "sk": {"S": "CURRENT"}}}});
+        let other = json!({"dynamodb": {"Keys": {"pk": {"S": "RUNS"}, "sk": {"S": "CURRENT"}}}});
+        assert!(matches(&p, &pointer));
+        assert!(!matches(&p, &other));
     }
 
     #[test]

@@ -18,6 +18,9 @@ use serde_json::{json, Map, Value};
 use crate::error::StackError;
 use crate::stack::Stack;
 
+/// The id of the local identity provider's key (`kid`).
+const KEY_ID: &str = "local-stack";
+
 /// The local identity provider's key, issuer and audience.
 #[derive(Clone)]
 pub struct Tokens {
@@ -47,9 +50,20 @@ impl Tokens {
         if !scopes.is_empty() {
             claims["scope"] = json!(scopes.join(" "));
         }
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some(KEY_ID.into());
         EncodingKey::from_secret(&self.secret)
-            .and_then(|key| jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &key))
+            .and_then(|key| jsonwebtoken::encode(&header, &claims, &key))
             .unwrap_or_default()
+    }
+
+    /// The key set the tokens verify with, as an identity provider publishes it at
+    /// `/.well-known/jwks.json` (here a symmetric key: local only), for the live feed's
+    /// authorizer function.
+    pub fn jwks(&self) -> Value {
+        use base64::Engine as _;
+        let k = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&self.secret);
+        json!({"keys": [{"kty": "oct", "kid": KEY_ID, "alg": "HS256", "use": "sig", "k": k}]})
     }
 
     /// The claims of `token` (with or without `Bearer `) when its signature, issuer,
@@ -151,13 +165,33 @@ async fn handle(State(gw): State<Gateway>, req: Request) -> Response {
     }
 }
 
-/// Serves the HTTP API of `stack` on `listener` until the process ends.
+/// Serves the HTTP API of `stack` on `listener` until the process ends, with the
+/// live feed's WebSocket API at `/live` ([`crate::websocket`]) and the local identity
+/// provider's key set at `/.well-known/jwks.json`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     stack: Arc<Stack>,
     tokens: Tokens,
 ) -> Result<(), StackError> {
+    let jwks = tokens.jwks();
+    let live = crate::websocket::WebSocketApi {
+        stack: stack.clone(),
+        connections: Default::default(),
+    };
+    let websocket = axum::Router::new()
+        .route("/live", axum::routing::get(crate::websocket::connect))
+        .route(
+            "/live/@connections/{id}",
+            axum::routing::post(crate::websocket::post_to_connection)
+                .delete(crate::websocket::delete_connection),
+        )
+        .with_state(live);
     let app = axum::Router::new()
+        .route(
+            "/.well-known/jwks.json",
+            axum::routing::get(move || async move { axum::Json(jwks) }),
+        )
+        .merge(websocket)
         .fallback(handle)
         .with_state(Gateway { stack, tokens });
     axum::serve(listener, app)

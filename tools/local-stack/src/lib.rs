@@ -24,6 +24,7 @@ pub mod resources;
 pub mod runtime;
 pub mod stack;
 pub mod template;
+pub mod websocket;
 
 pub use error::StackError;
 

@@ -93,14 +93,16 @@ async fn run(args: Args) -> Result<(), StackError> {
         .get("JwtAudience")
         .cloned()
         .unwrap_or(LOCAL_AUDIENCE.into());
-    let stack = Arc::new(Stack::start(settings).await?);
     let tokens = Tokens::new(&issuer, &audience);
+    // Bound first: the functions are told the gateway's URLs (the live feed's).
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
         .await
         .map_err(|e| StackError::Gateway(e.to_string()))?;
     let addr = listener
         .local_addr()
         .map_err(|e| StackError::Gateway(e.to_string()))?;
+    settings.with_gateway(addr);
+    let stack = Arc::new(Stack::start(settings).await?);
     let api = format!("http://{addr}/");
     let res = stack.resources();
     let reference = |id: &str| res.by_id.get(id).map(|r| r.reference.clone()).unwrap_or_default();
@@ -113,6 +115,7 @@ async fn run(args: Args) -> Result<(), StackError> {
         "MatchesDeadLetterQueueUrl": reference("MatchesDeadLetterQueue"),
         "TableName": reference("PodiumTable"),
         "EventBusName": reference("EventBus"),
+        "LiveUrl": format!("ws://{addr}/live"),
         "Region": local_stack::REGION,
         "SqsEndpoint": args.moto,
         "PlayerToken": tokens.issue("local-player", &[], 12 * 3600),

@@ -313,6 +313,13 @@ pub async fn create(
                     attributes: BTreeMap::new(),
                 }
             }
+            // The live feed's WebSocket API: served by the local gateway
+            // ([`crate::websocket`]); its id names it in the URLs the template builds,
+            // which the local stack replaces with the gateway's own.
+            "AWS::ApiGatewayV2::Api" => Resource {
+                reference: format!("{}-local", id.to_lowercase()),
+                attributes: BTreeMap::new(),
+            },
             _ => continue,
         };
         res.by_id.insert(id, made);

@@ -41,6 +41,10 @@ pub struct Settings {
     /// `AWS_LAMBDA_LOG_LEVEL` for every function (`debug` shows each SDK request);
     /// `None`: the template's (INFO).
     pub log_level: Option<String>,
+    /// Variables set over every function's environment as the template gives it: the
+    /// local gateway's URLs where the template names a deployed API's
+    /// (`PODIUM_LIVE_ENDPOINT`).
+    pub environment: BTreeMap<String, String>,
 }
 
 /// The issuer of the tokens the local stack issues (`JwtIssuer`).
@@ -65,7 +69,19 @@ impl Settings {
             log_level: std::env::var("LOCAL_STACK_LOG_LEVEL")
                 .ok()
                 .filter(|l| !l.is_empty()),
+            environment: BTreeMap::new(),
         }
+    }
+
+    /// Points the live feed at the local gateway that will serve on `addr`
+    /// ([`crate::gateway::serve`]): the authorizer reads the local identity provider's
+    /// keys there (`JwksUrl`), and the functions post pushes to its management API
+    /// (`PODIUM_LIVE_ENDPOINT`).
+    pub fn with_gateway(&mut self, addr: std::net::SocketAddr) {
+        self.parameters
+            .insert("JwksUrl".into(), format!("http://{addr}/.well-known/jwks.json"));
+        self.environment
+            .insert("PODIUM_LIVE_ENDPOINT".into(), format!("http://{addr}/live"));
     }
 }
 
@@ -259,6 +275,11 @@ impl Stack {
             let mut env = lambda_environment(&f, &function_name, &resources, &settings.endpoints)?;
             if let Some(level) = &settings.log_level {
                 env.insert("AWS_LAMBDA_LOG_LEVEL".into(), level.clone());
+            }
+            for (k, v) in &settings.environment {
+                if env.contains_key(k) {
+                    env.insert(k.clone(), v.clone());
+                }
             }
             let binary = settings.bin_dir.join(&f.binary);
             let scale = settings.timeout_scale.max(1);

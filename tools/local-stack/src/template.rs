@@ -305,6 +305,26 @@ pub fn resolve(
             .ok_or_else(|| unknown(format!("!GetAtt {path}")))
     };
     let resolved = match value {
+        // `!Join [SEP, LIST]`: a list of values, or a list parameter (a
+        // CommaDelimitedList's value is its items joined by commas).
+        Value::Tagged(t) if t.tag == "!Join" => {
+            let parts = t.value.as_sequence().filter(|p| p.len() == 2);
+            let (sep, list) = match parts {
+                Some(p) => (text(&p[0]).unwrap_or_default(), &p[1]),
+                None => return Err(StackError::Template("!Join: not [separator, list]".into())),
+            };
+            let items: Vec<String> = match list {
+                Value::Sequence(items) => items
+                    .iter()
+                    .map(|v| resolve(v, params, res))
+                    .collect::<Result<_, _>>()?,
+                other => resolve(other, params, res)?
+                    .split(',')
+                    .map(str::to_string)
+                    .collect(),
+            };
+            items.join(&sep)
+        }
         Value::Tagged(t) => {
             let arg = text(&t.value)
                 .ok_or_else(|| StackError::Template(format!("{} with a non-scalar argument", t.tag)))?;

@@ -158,7 +158,7 @@ async fn drain(stack: &Stack, binary: &str) -> Vec<Answer> {
     all
 }
 
-/// The template gives every function what its binary reads: all nine start (their
+/// The template gives every function what its binary reads: all eleven start (their
 /// init reaches the Runtime API's first poll) with the template's variables resolved
 /// and nothing of this process's environment.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -177,6 +177,8 @@ async fn every_function_starts_with_the_template_environment() {
             "delete-player",
             "events",
             "leaderboard",
+            "live",
+            "live-authorizer",
             "operator",
             "player",
             "score-match",
@@ -677,4 +679,88 @@ async fn a_hung_instance_times_out_and_is_replaced() {
         .status()
         .expect("kill -0");
     assert!(!alive.success(), "the timed-out instance's process is gone");
+}
+
+/// LIVE-1 … LIVE-3 deployed, run locally: the template's WebSocket API under the
+/// local gateway, its `$connect` through the `live-authorizer` function (the local
+/// identity provider's JWT in `?token=`, verified against its published key set) and
+/// the `live` function; a watch answered through the management API; a refresh of the
+/// watched board (the snapshot schedule) read from the table's stream by the `events`
+/// function and pushed as one `board_changed`; no token and a forged one refused (401).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_feed_under_the_local_websocket_gateway() {
+    use futures::{SinkExt, StreamExt};
+    use local_stack::gateway::Tokens;
+    use local_stack::stack::{LOCAL_AUDIENCE, LOCAL_ISSUER};
+    use tokio_tungstenite::tungstenite::Message;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let mut s = settings();
+    s.only = Some(
+        ["score-match", "snapshot", "events", "live", "live-authorizer"]
+            .iter()
+            .map(|b| b.to_string())
+            .collect(),
+    );
+    s.with_gateway(addr);
+    let stack = std::sync::Arc::new(Stack::start(s).await.expect("the stack starts"));
+    let tokens = Tokens::new(LOCAL_ISSUER, LOCAL_AUDIENCE);
+    let token = tokens.issue("lv-ana", &[], 600);
+    tokio::spawn(local_stack::gateway::serve(listener, stack.clone(), tokens));
+    let url = |q: &str| format!("ws://{addr}/live{q}");
+    for q in [
+        "",
+        "?token=not-a-jwt",
+        &format!("?token={}x", &token[..token.len() - 1]),
+    ] {
+        match tokio_tungstenite::connect_async(url(q)).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 401, "{q}"),
+            other => panic!("{q}: refused with 401, got {:?}", other.map(|_| ())),
+        }
+    }
+    let (mut ws, _) = tokio_tungstenite::connect_async(url(&format!("?token={token}")))
+        .await
+        .expect("connected through the authorizer and $connect");
+    async fn frame<S>(ws: &mut S) -> Value
+    where
+        S: futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+    {
+        loop {
+            match tokio::time::timeout(std::time::Duration::from_secs(10), ws.next()).await {
+                Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).expect("a JSON frame"),
+                Ok(Some(Ok(_))) => continue,
+                other => panic!("a frame, got {other:?}"),
+            }
+        }
+    }
+    ws.send(Message::Text(
+        r#"{"action": "watch", "boards": [{"board": "seega"}]}"#.into(),
+    ))
+    .await
+    .expect("send");
+    assert_eq!(
+        frame(&mut ws).await,
+        json!({"type": "watching", "boards": [{"board": "seega", "view": "global"}]})
+    );
+    let ended = Utc::now() - Duration::minutes(10);
+    stack
+        .send_message("MatchesQueue", &seega("lv-1", "lv-bob", "lv-cid", ended))
+        .await
+        .expect("send");
+    drain(&stack, "score-match").await;
+    response(
+        &stack
+            .fire_schedule("snapshot", "RefreshLiveBoards", Utc::now())
+            .await
+            .expect("refresh"),
+    );
+    let answers = stack.poll_stream("events").await.expect("stream");
+    assert_no_failures(&stack, "events", &answers);
+    let pushed = frame(&mut ws).await;
+    assert_eq!(pushed["type"], "board_changed", "{pushed}");
+    assert_eq!(
+        (&pushed["board"], &pushed["view"]),
+        (&json!("seega"), &json!("global"))
+    );
+    ws.close(None).await.expect("close");
 }
