@@ -72,6 +72,8 @@ const CONSOLE_HTML: &str = include_str!("../../console/index.html");
 const CONSOLE_JS: &str = include_str!("../../console/console.js");
 const CONSOLE_CSS: &str = include_str!("../../console/console.css");
 /// The API explorer's own files (Swagger UI itself is a vendored asset).
+const LIVE_HTML: &str = include_str!("../../console/live.html");
+const LIVE_JS: &str = include_str!("../../console/live.js");
 const EXPLORER_HTML: &str = include_str!("../../console/explorer.html");
 const EXPLORER_JS: &str = include_str!("../../console/explorer.js");
 const EXPLORER_CSS: &str = include_str!("../../console/explorer.css");
@@ -110,6 +112,14 @@ async fn console_js() -> Response {
 
 async fn console_css() -> Response {
     asset("text/css; charset=utf-8", CONSOLE_CSS)
+}
+
+async fn live_page() -> Response {
+    asset("text/html; charset=utf-8", LIVE_HTML)
+}
+
+async fn live_js() -> Response {
+    asset("text/javascript; charset=utf-8", LIVE_JS)
 }
 
 async fn explorer_page() -> Response {
@@ -178,6 +188,8 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock, live: crate::l
         .route("/console/console.js", get(console_js))
         .route("/console/console.css", get(console_css))
         .route("/console/vendor/{file}", get(console_vendor))
+        .route("/console/live", get(live_page))
+        .route("/console/live.js", get(live_js))
         .route("/explorer", get(explorer_page))
         .route("/explorer/", get(explorer_page))
         .route("/explorer/explorer.js", get(explorer_js))

@@ -425,6 +425,47 @@ class ConsoleTest(unittest.TestCase):
         os.makedirs(ARTIFACTS, exist_ok=True)
         d.save_screenshot(os.path.join(ARTIFACTS, "definitions.png"))
 
+    def test_9_live_feed_shows_a_push_after_a_replayed_match_and_a_refresh(self):
+        """LIVE-1 … LIVE-3 in the browser: the live page connects to /v1/live as alice
+        and watches Seega; carol's win (replayed by another process) passes alice, and
+        a refresh (podium snapshot) pushes the board's change and alice's `overtaken`
+        message to the page within seconds."""
+        work = os.environ.get("PODIUM_CONSOLE_WORK")
+        if not work:
+            self.fail("PODIUM_CONSOLE_WORK (the served store's directory) is not set: run scripts/console-test")
+
+        def podium(clock, *args, stdin=None):
+            import subprocess
+            env = {**os.environ, "PODIUM_TEST_CLOCK": clock}
+            done = subprocess.run([os.path.join(work, "podium"), *args], cwd=work, env=env,
+                                  input=stdin, capture_output=True, text=True, timeout=120)
+            self.assertEqual(done.returncode, 0, done.stderr)
+        # The board as it stands, snapshotted (the older snapshot a pass is seen from).
+        podium("2026-11-08T12:01:00Z", "snapshot")
+        d = self.driver
+        d.get(BASE + "/console/live?player=alice&boards=seega")
+        d.find_element(By.ID, "live-connect").click()
+        self.wait.until(lambda d: any(r.get_attribute("data-type") == "watching"
+                                      for r in d.find_elements(By.CSS_SELECTOR, "#live-frames tr")))
+        # carol (244) beats a newcomer 24 to 0 (+311, SG-2 … SG-4): 555, past bob and alice.
+        win = {"match_id": "c-live-1", "game": "seega", "started_at": "2026-11-08T11:00:00Z",
+               "ended_at": "2026-11-08T11:10:00Z",
+               "players": [{"player_id": "carol", "moves": 20, "stones_on_board": 24, "stones_in_hand": 0},
+                           {"player_id": "newcomer", "moves": 20, "stones_on_board": 0, "stones_in_hand": 0}],
+               "stones_placed": 48, "outcome": {"result": "win", "winner": "carol", "reason": "completed"}}
+        path = os.path.join(work, "live.jsonl")
+        with open(path, "w") as f:
+            f.write(json.dumps(win) + "\n")
+        podium("2026-11-08T12:02:00Z", "replay", path)
+        podium("2026-11-08T12:03:00Z", "snapshot")
+        types = lambda d: [r.get_attribute("data-type") for r in d.find_elements(By.CSS_SELECTOR, "#live-frames tr")]
+        self.wait.until(lambda d: "board_changed" in types(d) and "message" in types(d))
+        message = [r for r in d.find_elements(By.CSS_SELECTOR, "#live-frames tr")
+                   if r.get_attribute("data-type") == "message"][0]
+        self.assertIn("overtaken on seega", cells(message)[2])
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        d.save_screenshot(os.path.join(ARTIFACTS, "live.png"))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
