@@ -1883,3 +1883,128 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// The resident set (peak and now, KiB) and CPU time (user + system, ms) of process
+/// `pid`, from /proc.
+fn process_use(pid: u32) -> (u64, u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kib = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime, fields 14 and 15 (11 and 12 after the name), in clock ticks.
+    let hz = 100;
+    (kib("VmHWM:"), kib("VmRSS:"), (ticks(11) + ticks(12)) * 1000 / hz)
+}
+
+/// LIVE-3 at 1,000 connections (the issue's load case): 1,000 players connected to
+/// `podium serve` at once, each watching Seega; a refresh that changes the board's
+/// pages (written by other processes) reaches every one of them as exactly one
+/// `board_changed`. Prints the server's memory and CPU time; BENCHMARKS.md
+/// ("The live feed at 1,000 connections") records a release run:
+/// `cargo test --release -p podium --test cli -- live_feed_at_1000_connections --nocapture`.
+#[test]
+fn live_feed_at_1000_connections() {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    const CLIENTS: usize = 1_000;
+    // Two sockets a client (ours and the server's), in two processes: room for both.
+    unsafe {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+    let dir = data_dir("live-load");
+    let port = free_port();
+    let at = |minute: i64| (clock() + chrono::Duration::minutes(minute)).to_rfc3339();
+    let step = |name: &str, lines: &[String], minute: i64| {
+        std::fs::write(dir.join(name), lines.join("\n") + "\n").expect("write");
+        let out = podium_with(&dir, &["replay", name], b"", &[("PODIUM_TEST_CLOCK", &at(minute))]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = podium_with(&dir, &["snapshot"], b"", &[("PODIUM_TEST_CLOCK", &at(minute + 1))]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    step("first.jsonl", &[seega_win("load-1", "ana", "x-1", 0)], 0);
+    let server = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_podium"))
+            .args(["serve", "--port", &port.to_string()])
+            .current_dir(&dir)
+            .env("PODIUM_DATA", dir.join("podium.redb"))
+            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+            .env("PODIUM_TEST_CLOCK", CLOCK)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("serve"),
+    );
+    wait_until_serving(port);
+    let pid = server.0.id();
+    let idle = process_use(pid);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let started = std::time::Instant::now();
+        let clients: Vec<_> = futures::stream::iter(0..CLIENTS)
+            .map(|i| async move {
+                let url = format!("ws://127.0.0.1:{port}/v1/live?token=Dev%20load-{i:04}");
+                let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+                ws.send(Message::Text(r#"{"action": "watch", "boards": [{"board": "seega"}]}"#.into()))
+                    .await
+                    .expect("send");
+                match tokio::time::timeout(std::time::Duration::from_secs(30), ws.next()).await {
+                    Ok(Some(Ok(Message::Text(t)))) => assert!(t.contains("\"watching\""), "{t}"),
+                    other => panic!("client {i}: watching, got {other:?}"),
+                }
+                ws
+            })
+            .buffer_unordered(50)
+            .collect()
+            .await;
+        let connected = started.elapsed();
+        let before = process_use(pid);
+        step("second.jsonl", &[seega_win("load-2", "bob", "x-2", 10)], 2);
+        let refreshed = std::time::Instant::now();
+        let got: Vec<(usize, std::time::Duration)> = futures::stream::iter(clients)
+            .map(|mut ws| async move {
+                let mut notices = 0;
+                let mut first = None;
+                // Every frame within 2 s of the last: exactly one board_changed.
+                while let Ok(Some(Ok(m))) = tokio::time::timeout(std::time::Duration::from_secs(2), ws.next()).await {
+                    if let Message::Text(t) = m {
+                        let v: Value = serde_json::from_str(&t).expect("json");
+                        assert_eq!(v["type"], "board_changed", "{v}");
+                        notices += 1;
+                        first.get_or_insert(refreshed.elapsed());
+                    }
+                }
+                (notices, first.unwrap_or_default())
+            })
+            .buffer_unordered(CLIENTS)
+            .collect()
+            .await;
+        let after = process_use(pid);
+        let counts: std::collections::BTreeMap<usize, usize> = got.iter().fold(Default::default(), |mut m, (n, _)| {
+            *m.entry(*n).or_default() += 1;
+            m
+        });
+        assert_eq!(counts, std::collections::BTreeMap::from([(1, CLIENTS)]), "clients by notices received");
+        let last = got.iter().map(|(_, t)| *t).max().unwrap_or_default();
+        println!(
+            "live feed, {CLIENTS} connections: connected and watching in {connected:?}; the last board_changed {last:?} after the refresh process ended; \
+             server RSS {} KiB idle, {} KiB with the connections, peak {} KiB; server CPU {} ms to connect them, {} ms to push the refresh",
+            idle.1, before.1, after.0, before.2 - idle.2, after.2 - before.2
+        );
+    });
+}
