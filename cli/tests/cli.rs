@@ -1897,7 +1897,10 @@ fn process_use(pid: u32) -> (u64, u64, u64) {
             .unwrap_or(0)
     };
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r.split_whitespace().collect())
+        .unwrap_or_default();
     let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
     // utime and stime, fields 14 and 15 (11 and 12 after the name), in clock ticks.
     let hz = 100;
@@ -1917,7 +1920,10 @@ fn live_feed_at_1000_connections() {
     const CLIENTS: usize = 1_000;
     // Two sockets a client (ours and the server's), in two processes: room for both.
     unsafe {
-        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
             limit.rlim_cur = limit.rlim_max;
             libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
@@ -1928,9 +1934,19 @@ fn live_feed_at_1000_connections() {
     let at = |minute: i64| (clock() + chrono::Duration::minutes(minute)).to_rfc3339();
     let step = |name: &str, lines: &[String], minute: i64| {
         std::fs::write(dir.join(name), lines.join("\n") + "\n").expect("write");
-        let out = podium_with(&dir, &["replay", name], b"", &[("PODIUM_TEST_CLOCK", &at(minute))]);
+        let out = podium_with(
+            &dir,
+            &["replay", name],
+            b"",
+            &[("PODIUM_TEST_CLOCK", &at(minute))],
+        );
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let out = podium_with(&dir, &["snapshot"], b"", &[("PODIUM_TEST_CLOCK", &at(minute + 1))]);
+        let out = podium_with(
+            &dir,
+            &["snapshot"],
+            b"",
+            &[("PODIUM_TEST_CLOCK", &at(minute + 1))],
+        );
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     };
     step("first.jsonl", &[seega_win("load-1", "ana", "x-1", 0)], 0);

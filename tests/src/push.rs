@@ -494,6 +494,48 @@ pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 
     assert!(watchers.iter().all(|w| w.connection_id != "top="));
 }
 
+/// LIVE-4 deployed: a paced pusher posts at most its rate; pushes with no slot before
+/// the deadline are dropped (at most once), not late.
+pub async fn a_paced_pusher_drops_what_misses_its_deadline<S: Store + Clone + 'static>(store: S) {
+    use podium_rules::push::ServerMessage;
+    let gateway = std::sync::Arc::new(RecordingGateway::default());
+    let pusher = Pusher::new(gateway.clone()).paced(100);
+    let t0 = t("2027-03-01T10:00:00Z");
+    let mut open = Vec::new();
+    for i in 0..20 {
+        let id = format!("p{i}=");
+        connect(&store, &format!("pace-{i}"), &id, t0)
+            .await
+            .expect("connect");
+        open.push(
+            connections_of(&store, &format!("pace-{i}"), t0)
+                .await
+                .expect("read")
+                .remove(0),
+        );
+    }
+    let notice = ServerMessage::Pong;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(45);
+    let mut sent = 0;
+    for c in &open {
+        if pusher
+            .push_until(&store, c, &notice, t0, Some(deadline))
+            .await
+            .expect("push")
+            == podium_service::push::gateway::Pushed::Sent
+        {
+            sent += 1;
+        }
+    }
+    // Slots 10 ms apart from the first push: at most 5 before the deadline (fewer when
+    // this machine is slow), the others dropped.
+    assert!(
+        (1..=5).contains(&sent),
+        "100 a second for 45 ms: at most 5, got {sent}"
+    );
+    assert_eq!(gateway.posted.lock().expect("lock").len(), sent);
+}
+
 /// LIVE-1: a player suspended (OP-4) or deleted (GM-6) is disconnected: the stream's
 /// record of their guard closes their connections and deletes them; a restore (the
 /// guard removed) closes nothing.
@@ -567,6 +609,10 @@ macro_rules! push_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_3_a_refresh_that_changes_a_watched_board_notifies() {
             $crate::push::a_refresh_that_changes_a_watched_board_notifies($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_4_a_paced_pusher_drops_what_misses_its_deadline() {
+            $crate::push::a_paced_pusher_drops_what_misses_its_deadline($make().await).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_1_a_suspended_player_is_disconnected() {

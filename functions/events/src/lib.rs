@@ -20,7 +20,7 @@ pub use eventbridge::EventBridge;
 use async_trait::async_trait;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use podium_service::operators::events::{inbox_events, Event};
-use podium_service::push::feed::on_change;
+use podium_service::push::feed::on_change_until;
 use podium_service::push::gateway::Pusher;
 use podium_store::dynamo::stream::{change, state_images};
 use podium_store::{ItemStore, SettleStore};
@@ -42,6 +42,8 @@ pub const PER_REQUEST: usize = 10;
 pub struct Live<'a, S: ?Sized> {
     pub store: &'a S,
     pub pusher: &'a Pusher,
+    /// When pushes stop (the rest dropped): before the invocation's end.
+    pub deadline: Option<tokio::time::Instant>,
 }
 
 /// Handles one batch of stream records (the Lambda event, as JSON): each record's
@@ -75,7 +77,15 @@ pub async fn handle<P: Publish + ?Sized, S: ItemStore + SettleStore + ?Sized>(
                     tracing::info!(sequence, sent, "inbox messages published");
                 }
                 if let (Some(live), Some(change)) = (live, change(dynamodb)) {
-                    match on_change(live.store, live.pusher, &change, chrono::Utc::now()).await {
+                    match on_change_until(
+                        live.store,
+                        live.pusher,
+                        &change,
+                        chrono::Utc::now(),
+                        live.deadline,
+                    )
+                    .await
+                    {
                         Ok(p) if p.sent + p.dropped + p.gone > 0 => {
                             tracing::info!(
                                 sequence,

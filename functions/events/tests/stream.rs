@@ -276,6 +276,7 @@ async fn the_stream_feeds_the_live_feed() {
     let live = Live {
         store: &store,
         pusher: &pusher,
+        deadline: None,
     };
     let answer = handle(
         &Collected::default(),

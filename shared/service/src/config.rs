@@ -141,6 +141,13 @@ pub fn live_endpoint() -> Result<String, ConfigError> {
     required("PODIUM_LIVE_ENDPOINT")
 }
 
+/// The most pushes a second one process posts to the live feed's connections
+/// (`PODIUM_LIVE_POSTS_PER_SECOND`, default 2,000, 1 to 10,000): API Gateway's
+/// account throttle bounds the management API's calls (docs/deploy.md).
+pub fn live_posts_per_second() -> Result<u32, ConfigError> {
+    Ok(number("PODIUM_LIVE_POSTS_PER_SECOND", 2_000, 1..=10_000)? as u32)
+}
+
 /// What record validation allows (`PODIUM_MAX_CLOCK_SKEW_SECS`, default 300 s;
 /// `PODIUM_MAX_RECORD_AGE_DAYS`, default 30 days, at most 364).
 pub fn record_policy() -> Result<RecordPolicy, ConfigError> {

@@ -28,8 +28,17 @@ use crate::boards::snapshot::country;
 use crate::boards::snapshot::layout::{Published, FINAL};
 use crate::error::ServiceError;
 
-/// Pushes in flight at once (the management API answers each in tens of ms).
-const IN_FLIGHT: usize = 32;
+/// Pushes in flight at once (the management API answers each in tens of ms: 200 in
+/// flight post about 10,000 a second, more than a paced pusher lets through).
+const IN_FLIGHT: usize = 200;
+
+/// `items` in a random order (Fisher–Yates).
+fn shuffle<T>(items: &mut [T]) {
+    for i in (1..items.len()).rev() {
+        let j = (rand::random::<u64>() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
 
 /// What one change pushed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -62,15 +71,29 @@ pub async fn on_change<S: ItemStore + SettleStore + ?Sized>(
     change: &Change,
     now: DateTime<Utc>,
 ) -> Result<Sent, ServiceError> {
+    on_change_until(store, pusher, change, now, None).await
+}
+
+/// [`on_change`] with the pushes a paced pusher cannot make before `deadline` dropped
+/// (the `events` function's: its invocation's end, less a margin). A board's watchers
+/// are told in a random order, so that the same ones are not the dropped ones at
+/// every refresh.
+pub async fn on_change_until<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    pusher: &Pusher,
+    change: &Change,
+    now: DateTime<Utc>,
+    deadline: Option<tokio::time::Instant>,
+) -> Result<Sent, ServiceError> {
     match change {
         Change::State(state) if state.name == podium_rules::inbox::STATE => {
-            inbox_changed(store, pusher, state, now).await
+            inbox_changed(store, pusher, state, now, deadline).await
         }
         Change::State(_) => Ok(Sent::default()),
         Change::Item(item) if item.pk.starts_with("DELETED#") => {
             account_changed(store, pusher, item, now).await
         }
-        Change::Item(item) => pointer_changed(store, pusher, item, now).await,
+        Change::Item(item) => pointer_changed(store, pusher, item, now, deadline).await,
     }
 }
 
@@ -106,6 +129,7 @@ async fn inbox_changed<S: ItemStore + SettleStore + ?Sized>(
     pusher: &Pusher,
     state: &StateImages,
     now: DateTime<Utc>,
+    deadline: Option<tokio::time::Instant>,
 ) -> Result<Sent, ServiceError> {
     let player = &state.player_id;
     let old = crate::operators::events::inbox(state.old_body.as_deref(), player).unwrap_or_default();
@@ -137,7 +161,7 @@ async fn inbox_changed<S: ItemStore + SettleStore + ?Sized>(
     let mut sent = Sent::default();
     for c in &open {
         for f in &frames {
-            let p = pusher.push(store, c, f, now).await?;
+            let p = pusher.push_until(store, c, f, now, deadline).await?;
             sent.add(p);
             if p == Pushed::Gone {
                 break;
@@ -166,6 +190,7 @@ async fn pointer_changed<S: ItemStore + ?Sized>(
     pusher: &Pusher,
     item: &ItemImages,
     now: DateTime<Utc>,
+    deadline: Option<tokio::time::Instant>,
 ) -> Result<Sent, ServiceError> {
     let Some((board, period)) = item.pk.strip_prefix("SNAP#").and_then(|s| s.split_once('@')) else {
         return Ok(Sent::default());
@@ -211,8 +236,9 @@ async fn pointer_changed<S: ItemStore + ?Sized>(
             }
         }
     }
+    shuffle(&mut pushes);
     let results: Vec<Result<Pushed, ServiceError>> = stream::iter(pushes)
-        .map(|(c, m)| async move { pusher.push(store, &c, &m, now).await })
+        .map(|(c, m)| async move { pusher.push_until(store, &c, &m, now, deadline).await })
         .buffer_unordered(IN_FLIGHT)
         .collect()
         .await;

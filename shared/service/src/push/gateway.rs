@@ -68,14 +68,55 @@ const REMEMBERED: usize = 10_000;
 pub struct Pusher {
     gateway: Arc<dyn Gateway>,
     sending: Mutex<HashMap<String, Sending>>,
+    pace: Option<Pace>,
+}
+
+/// The most posts a second a pusher makes (deployed: within API Gateway's account
+/// throttle, docs/deploy.md): each post takes the next slot, waiting for it; a post
+/// whose slot falls after its deadline is dropped instead.
+struct Pace {
+    interval: std::time::Duration,
+    next: Mutex<tokio::time::Instant>,
 }
 
 impl Pusher {
+    /// A pusher through `gateway`, unpaced.
     pub fn new(gateway: Arc<dyn Gateway>) -> Self {
         Pusher {
             gateway,
             sending: Mutex::new(HashMap::new()),
+            pace: None,
         }
+    }
+
+    /// This pusher making at most `per_second` posts a second (at least 1).
+    pub fn paced(mut self, per_second: u32) -> Self {
+        self.pace = Some(Pace {
+            interval: std::time::Duration::from_secs(1) / per_second.max(1),
+            next: Mutex::new(tokio::time::Instant::now()),
+        });
+        self
+    }
+
+    /// Waits for the next post slot; `false` when it falls after `deadline`.
+    async fn slot(&self, deadline: Option<tokio::time::Instant>) -> bool {
+        let Some(pace) = &self.pace else {
+            return true;
+        };
+        let at = {
+            let mut next = pace
+                .next
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let at = (*next).max(tokio::time::Instant::now());
+            if deadline.is_some_and(|d| at > d) {
+                return false;
+            }
+            *next = at + pace.interval;
+            at
+        };
+        tokio::time::sleep_until(at).await;
+        true
     }
 
     /// The gateway pushes go through.
@@ -92,6 +133,19 @@ impl Pusher {
         connection: &Connection,
         message: &ServerMessage,
         now: DateTime<Utc>,
+    ) -> Result<Pushed, ServiceError> {
+        self.push_until(store, connection, message, now, None).await
+    }
+
+    /// [`Pusher::push`], dropped when the pusher's pace has no slot for it before
+    /// `deadline`.
+    pub async fn push_until<S: ItemStore + ?Sized>(
+        &self,
+        store: &S,
+        connection: &Connection,
+        message: &ServerMessage,
+        now: DateTime<Utc>,
+        deadline: Option<tokio::time::Instant>,
     ) -> Result<Pushed, ServiceError> {
         let now_ms = now.timestamp_millis();
         let id = &connection.connection_id;
@@ -124,6 +178,9 @@ impl Pusher {
                 }
             }
         };
+        if !self.slot(deadline).await {
+            return Ok(Pushed::Dropped);
+        }
         let frame = lagging_notice.as_ref().unwrap_or(message);
         let data = serde_json::to_string(frame)
             .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("push", e)))?;
