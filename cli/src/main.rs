@@ -12,6 +12,7 @@ mod dev_clock;
 mod error;
 mod lines;
 mod live;
+mod live_client;
 mod local_store;
 mod replay;
 mod serve;
@@ -116,6 +117,25 @@ enum Command {
     /// `overtaken` messages; print a summary of what it did (logs: RUST_LOG, default
     /// warnings only).
     Snapshot,
+    /// Connect to the live feed as a player and print every frame it pushes, one JSON
+    /// line each (LIVE-1 … LIVE-4): `podium serve`'s /v1/live by default.
+    Live {
+        /// The player (sent as the token `Dev <player-id>`, as `podium serve` takes it).
+        #[arg(long, conflicts_with = "token")]
+        player: Option<String>,
+        /// A token instead (the local stack's JWT: its output PlayerToken).
+        #[arg(long)]
+        token: Option<String>,
+        /// Board ids to watch (global view), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "seega")]
+        watch: Vec<String>,
+        /// The live feed's URL (ws:// only).
+        #[arg(long, default_value = "ws://127.0.0.1:8080/v1/live")]
+        url: String,
+        /// Stop after this many seconds (default: when the server closes).
+        #[arg(long = "for", value_name = "SECONDS")]
+        listen: Option<u64>,
+    },
     /// Benchmarks only: load a synthetic Seega board of N players into a fresh embedded store.
     #[command(hide = true)]
     LoadSynthetic {
@@ -353,6 +373,30 @@ async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Score => {
             let policy = podium_service::config::record_policy()?;
             replay::dry_run(local_store::open(false).await?.as_ref(), &policy, &clock).await
+        }
+        Command::Live {
+            player,
+            token,
+            watch,
+            url,
+            listen,
+        } => {
+            let token = match (token, player) {
+                (Some(t), _) => t,
+                (None, Some(p)) => format!("Dev {p}"),
+                (None, None) => {
+                    return Err(CliError::StoreUnreachable(
+                        "name the player with --player <id> (or a --token)".into(),
+                    ))
+                }
+            };
+            live_client::run(live_client::Options {
+                url,
+                token,
+                watch,
+                listen: listen.map(std::time::Duration::from_secs),
+            })
+            .await
         }
         Command::Snapshot => {
             let store = local_store::open(true).await?;

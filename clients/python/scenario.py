@@ -243,6 +243,27 @@ def main(base, fixtures):
     retire = RetireBody.from_dict({"reason": "the scenario is over", "version": 2})
     call(retire_board, Changed, cup, client=ops, body=retire)
 
+    # LIVE-1 … LIVE-3: the live feed's helper beside the client connects as the player.
+    import live
+    from websockets.exceptions import InvalidStatus
+    ws_url = base.replace("http://", "ws://", 1) + "/v1/live"
+    feed = live.LiveFeed(ws_url, f"Dev {seega_player}")
+    feed.watch([{"board": "seega"}, {"board": "mahjong-weekly", "view": "friends"}])
+    watching = feed.next(timeout=10)
+    assert isinstance(watching, live.Watching) and len(watching.boards) == 2, watching
+    feed.watch([{"board": "no-such-board"}])
+    refused = feed.next(timeout=10)
+    assert isinstance(refused, live.Refused) and refused.message.startswith("boards[0].board (LIVE-2)"), refused
+    feed.ping()
+    assert isinstance(feed.next(timeout=10), live.Pong)
+    feed.close()
+    try:
+        live.LiveFeed(ws_url, "Dev bad id!")
+        raise AssertionError("a malformed identity connects")
+    except InvalidStatus as e:
+        assert e.response.status_code == 401, e
+    CALLS.append("live feed")
+
     print(f"python client scenario: {len(CALLS)} calls, every answer parsed by its generated model:")
     print("  " + ", ".join(CALLS))
 

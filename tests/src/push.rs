@@ -371,7 +371,10 @@ pub async fn pushes_past_the_rate_cap_are_dropped<S: Store + Clone + 'static>(st
     let connection = connections_of(&store, "ana", t0).await.expect("read").remove(0);
     for i in 0..12 {
         let message = ServerMessage::Message {
-            message: serde_json::json!({"id": format!("m-{i}")}),
+            message: Box::new(
+                podium_rules::message::Message::rank_up("match", &format!("m-{i}"), 4_990, 5_010, t0)
+                    .expect("a message"),
+            ),
         };
         pusher
             .push(&store, &connection, &message, t0)
@@ -380,11 +383,16 @@ pub async fn pushes_past_the_rate_cap_are_dropped<S: Store + Clone + 'static>(st
     }
     let frames = gateway.to("busy=");
     assert_eq!(frames.len(), 11, "ten, then one lagging notice");
-    assert_eq!(frames[10], serde_json::json!({"type": "lagging", "since": "m-9"}));
+    assert_eq!(
+        frames[10],
+        serde_json::json!({"type": "lagging", "since": "ru:match:m-9"})
+    );
     // A tenth of a second later, one more push has budget again.
     let later = t0 + Duration::milliseconds(100);
     let message = ServerMessage::Message {
-        message: serde_json::json!({"id": "m-12"}),
+        message: Box::new(
+            podium_rules::message::Message::rank_up("match", "m-12", 4_990, 5_010, t0).expect("a message"),
+        ),
     };
     pusher
         .push(&store, &connection, &message, later)

@@ -80,7 +80,7 @@ pub enum ClientMessage {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
     /// An inbox message, exactly as `GET /v1/me/inbox` serves it.
-    Message { message: serde_json::Value },
+    Message { message: Box<crate::message::Message> },
     /// A refresh changed a watched board's pages (LIVE-3): the board and view as the
     /// watch named them, the period refreshed, and the new snapshot: every `ETag` of
     /// an answer built from it begins `"{snapshot}.`, so a copy whose ETag does not is

@@ -154,9 +154,7 @@ async fn inbox_changed<S: ItemStore + SettleStore + ?Sized>(
     let mut messages = shown.messages;
     messages.sort_by_key(|m| m.seq);
     for m in messages {
-        let message = serde_json::to_value(&m)
-            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("message", e)))?;
-        frames.push(ServerMessage::Message { message });
+        frames.push(ServerMessage::Message { message: Box::new(m) });
     }
     let mut sent = Sent::default();
     for c in &open {

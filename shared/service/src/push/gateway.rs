@@ -165,7 +165,7 @@ impl Pusher {
                     s.budget = left;
                     s.lagging = false;
                     if let ServerMessage::Message { message } = message {
-                        s.last_message = message.get("id").and_then(|v| v.as_str()).map(str::to_string);
+                        s.last_message = Some(message.id.clone());
                     }
                     None
                 }
