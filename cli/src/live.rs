@@ -49,10 +49,21 @@ enum Outgoing {
     Close,
 }
 
-/// This server's sockets, by connection id: the [`Gateway`] pushes go through.
-#[derive(Default)]
+/// This server's sockets, by connection id: the [`Gateway`] pushes go through. Its
+/// connection ids begin with its own tag, so that another `podium serve` on the same
+/// store (which reads the same stream) leaves this one's connections alone.
 pub struct Sockets {
+    tag: String,
     open: Mutex<HashMap<String, mpsc::Sender<Outgoing>>>,
+}
+
+impl Default for Sockets {
+    fn default() -> Self {
+        Sockets {
+            tag: format!("{:08x}-", rand::random::<u32>()),
+            open: Mutex::new(HashMap::new()),
+        }
+    }
 }
 
 impl Sockets {
@@ -66,6 +77,9 @@ impl Sockets {
 #[async_trait]
 impl Gateway for Sockets {
     async fn post(&self, connection_id: &str, data: &str) -> Result<Delivery, ServiceError> {
+        if !connection_id.starts_with(&self.tag) {
+            return Ok(Delivery::Elsewhere);
+        }
         let Some(tx) = self.lock().get(connection_id).cloned() else {
             return Ok(Delivery::Gone);
         };
@@ -127,7 +141,7 @@ pub async fn upgrade(
             .into_response()
         }
     };
-    let connection_id = new_connection_id();
+    let connection_id = format!("{}{}", live.sockets.tag, new_connection_id());
     let now = Utc::now();
     let closed = match connections::connect(live.store.as_ref(), &player, &connection_id, now).await {
         Ok(closed) => closed,
@@ -147,7 +161,7 @@ pub async fn upgrade(
         .on_upgrade(move |socket| session(live, player, connection_id, socket, rx))
 }
 
-/// A connection id as API Gateway's look: 16 random bytes, base64.
+/// A connection id's random part: 12 random bytes, base64.
 fn new_connection_id() -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(rand::random::<[u8; 12]>())

@@ -1813,6 +1813,22 @@ fn live_feed_pushes_what_other_processes_write() {
             .await
             .expect("send");
         assert_eq!(frame(&mut ws).await, json!({"type": "pong"}));
+        // A second server on the same store reads the same stream: it leaves the first
+        // one's connections alone (not its own, not gone).
+        let other_port = free_port();
+        let _other = KillOnDrop(
+            Command::new(env!("CARGO_BIN_EXE_podium"))
+                .args(["serve", "--port", &other_port.to_string()])
+                .current_dir(&dir)
+                .env("PODIUM_DATA", dir.join("podium.redb"))
+                .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+                .env("PODIUM_TEST_CLOCK", CLOCK)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("a second server"),
+        );
+        wait_until_serving(other_port);
         // Bob passes ana; another process refreshes the board.
         replay(
             "second.jsonl",
@@ -1842,6 +1858,16 @@ fn live_feed_pushes_what_other_processes_write() {
         assert_eq!(got[1]["message"], inbox["messages"][0], "as the inbox serves it");
         assert_eq!(got[1]["message"]["kind"], "overtaken");
         let id = got[1]["message"]["id"].as_str().expect("id").to_string();
+        ws.send(Message::Text(
+            r#"{"action": "watch", "boards": [{"board": "seega"}]}"#.into(),
+        ))
+        .await
+        .expect("send");
+        assert_eq!(
+            frame(&mut ws).await["type"],
+            "watching",
+            "still connected: the second server left it"
+        );
         let (_, since) = http(port, "GET", &format!("/v1/me/inbox?since={id}"), Some("Dev ana"));
         let since: Value = serde_json::from_str(&since).expect("json");
         assert_eq!(

@@ -21,6 +21,9 @@ pub enum Delivery {
     Sent,
     /// The connection is gone (API Gateway's 410): forget it, never retry.
     Gone,
+    /// The connection is another gateway's (another local server on the same store):
+    /// not sent here, and not forgotten.
+    Elsewhere,
 }
 
 /// Carries frames to connections.
@@ -185,6 +188,7 @@ impl Pusher {
         let data = serde_json::to_string(frame)
             .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt("push", e)))?;
         match self.gateway.post(id, &data).await {
+            Ok(Delivery::Elsewhere) => Ok(Pushed::Dropped),
             Ok(Delivery::Sent) if lagging_notice.is_some() => Ok(Pushed::Dropped),
             Ok(Delivery::Sent) => Ok(Pushed::Sent),
             Ok(Delivery::Gone) => {
