@@ -64,6 +64,8 @@ export function connectLive(url: string, token: string, boards: Watched[], on: H
         break;
     }
   });
+  // A refused or broken connection: `close` follows, with its code.
+  socket.addEventListener("error", () => undefined);
   socket.addEventListener("close", (e: CloseEvent) => on.closed?.(e.code));
   return socket;
 }
