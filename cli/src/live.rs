@@ -92,11 +92,17 @@ impl Gateway for Sockets {
         }
     }
 
-    async fn close(&self, connection_id: &str) -> Result<(), ServiceError> {
-        if let Some(tx) = self.lock().get(connection_id).cloned() {
-            let _ = tx.try_send(Outgoing::Close);
+    async fn close(&self, connection_id: &str) -> Result<Delivery, ServiceError> {
+        if !connection_id.starts_with(&self.tag) {
+            return Ok(Delivery::Elsewhere);
         }
-        Ok(())
+        match self.lock().get(connection_id).cloned() {
+            Some(tx) => {
+                let _ = tx.try_send(Outgoing::Close);
+                Ok(Delivery::Sent)
+            }
+            None => Ok(Delivery::Gone),
+        }
     }
 }
 
@@ -106,16 +112,21 @@ pub struct Live {
     pub store: Arc<dyn Store>,
     pub sockets: Arc<Sockets>,
     pub pusher: Arc<Pusher>,
+    /// The API's copy of the boards' pointers: a pointer seen on the stream replaces
+    /// it before the `board_changed` goes out, so that a page fetched on the notice is
+    /// the new snapshot's.
+    pub cache: Arc<podium_service::boards::pages::SnapshotCache>,
 }
 
 impl Live {
-    pub fn new(store: Arc<dyn Store>) -> Self {
+    pub fn new(store: Arc<dyn Store>, cache: Arc<podium_service::boards::pages::SnapshotCache>) -> Self {
         let sockets = Arc::new(Sockets::default());
         let pusher = Arc::new(Pusher::new(sockets.clone()));
         Live {
             store,
             sockets,
             pusher,
+            cache,
         }
     }
 }
@@ -176,6 +187,9 @@ async fn session(
 ) {
     let ends = tokio::time::Instant::now()
         + Duration::from_secs(podium_rules::push::CONNECTION_TTL_SECS.unsigned_abs());
+    // The close frame's code and reason (RFC 6455): a normal close unless the server
+    // ends it.
+    let mut close: (u16, &str) = (1000, "");
     loop {
         tokio::select! {
             incoming = socket.recv() => {
@@ -218,12 +232,22 @@ async fn session(
                         break;
                     }
                 }
-                Some(Outgoing::Close) | None => break,
+                Some(Outgoing::Close) | None => {
+                    close = (1008, "closed by the server: a newer connection of this player, or the account suspended or deleted (LIVE-1)");
+                    break;
+                }
             },
-            _ = tokio::time::sleep_until(ends) => break,
+            _ = tokio::time::sleep_until(ends) => {
+                close = (1001, "the connection's 2 hours are over: connect again (LIVE-1)");
+                break;
+            }
         }
     }
-    let _ = socket.send(Message::Close(None)).await;
+    let frame = axum::extract::ws::CloseFrame {
+        code: close.0,
+        reason: close.1.into(),
+    };
+    let _ = socket.send(Message::Close(Some(frame))).await;
     live.sockets.lock().remove(&connection_id);
     live.pusher.forget(&connection_id);
     if let Err(e) = connections::disconnect(live.store.as_ref(), &player, &connection_id).await {
@@ -259,6 +283,11 @@ pub async fn follow(store: Arc<EmbeddedStore>, live: Live) {
         };
         let full = changes.len() == 100;
         for (n, change) in changes {
+            if let podium_store::stream::Change::Item(item) = &change {
+                if let Some((board, published)) = podium_service::push::feed::pointer(item) {
+                    live.cache.offer(&board, published);
+                }
+            }
             if let Err(e) =
                 podium_service::push::feed::on_change(live.store.as_ref(), &live.pusher, &change, Utc::now())
                     .await

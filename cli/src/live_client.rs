@@ -1,6 +1,8 @@
 //! `podium live`: a client of the live feed (LIVE-1 … LIVE-4) for a terminal: connects
 //! to `podium serve`'s `/v1/live` (or the local stack's `/live` with its token) as a
-//! player, watches boards, and prints every frame received as one JSON line.
+//! player, watches boards, and prints every frame received as one JSON line. It exits
+//! non-zero when the connection is refused or closed by the server, or a message of
+//! its was refused (an `error` frame).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -51,6 +53,7 @@ pub async fn run(o: Options) -> Result<(), CliError> {
         .await
         .map_err(|e| refused(format!("{}: {e}", o.url)))?;
     let until = o.listen.map(|d| tokio::time::Instant::now() + d);
+    let mut refusal: Option<String> = None;
     let mut out = std::io::stdout();
     loop {
         let next = match until {
@@ -64,6 +67,18 @@ pub async fn run(o: Options) -> Result<(), CliError> {
             Some(Ok(Message::Text(t))) => {
                 writeln!(out, "{t}")?;
                 out.flush()?;
+                if t.starts_with(r#"{"type":"error""#) {
+                    refusal.get_or_insert(t.to_string());
+                }
+            }
+            Some(Ok(Message::Close(Some(frame))))
+                if frame.code != tungstenite::protocol::frame::coding::CloseCode::Normal =>
+            {
+                let _ = ws.close(None).await;
+                return Err(refused(format!(
+                    "{}: closed by the server: {}",
+                    o.url, frame.reason
+                )));
             }
             Some(Ok(Message::Close(_))) | None => break,
             Some(Ok(_)) => {}
@@ -71,5 +86,9 @@ pub async fn run(o: Options) -> Result<(), CliError> {
         }
     }
     let _ = ws.close(None).await;
-    Ok(())
+    match refusal {
+        // Printed already; the exit status says so too.
+        Some(r) => Err(refused(format!("{}: a message was refused: {r}", o.url))),
+        None => Ok(()),
+    }
 }

@@ -319,7 +319,7 @@ pub async fn serve(
     demo: Option<&crate::demo::Shown>,
 ) -> Result<(), CliError> {
     let answers_ads = ctx.ads.is_some();
-    let live = crate::live::Live::new(store.clone());
+    let live = crate::live::Live::new(store.clone(), Arc::clone(&ctx.cache));
     let live_note = match stream {
         Some(embedded) => {
             tokio::spawn(crate::live::follow(embedded, live.clone()));

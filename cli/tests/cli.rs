@@ -1852,6 +1852,21 @@ fn live_feed_pushes_what_other_processes_write() {
             (&json!("seega"), &json!("global"))
         );
         assert_eq!(got[1]["type"], "message", "{got:?}");
+        // A page fetched on the notice is the new snapshot's: its ETag begins with it.
+        let snapshot = got[0]["snapshot"].as_str().expect("snapshot").to_string();
+        let reply = {
+            use std::io::{Read, Write};
+            let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+            write!(stream, "GET /v1/leaderboards/seega HTTP/1.1\r\nHost: localhost\r\nAuthorization: Dev ana\r\nConnection: close\r\n\r\n").expect("send");
+            let mut reply = String::new();
+            stream.read_to_string(&mut reply).expect("read");
+            reply
+        };
+        let etag = reply
+            .lines()
+            .find_map(|l| l.strip_prefix("etag: "))
+            .unwrap_or_else(|| panic!("an ETag: {reply}"));
+        assert!(etag.starts_with(&format!("\"{snapshot}.")), "{etag} after {snapshot}");
         let (status, inbox) = http(port, "GET", "/v1/me/inbox", Some("Dev ana"));
         assert_eq!(status, 200);
         let inbox: Value = serde_json::from_str(&inbox).expect("json");

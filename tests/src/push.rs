@@ -127,8 +127,29 @@ pub async fn hidden_accounts_cannot_connect<S: Store + Clone + 'static>(store: S
         .is_err());
 }
 
-/// LIVE-2: a watch replaces the last; an unknown board is refused naming it, and
-/// nothing changes; a connection not open is not found.
+/// LIVE-1: connections of one player opened all at once stay within the cap: after
+/// every connect has answered, at most 5 are open.
+pub async fn connections_at_once_stay_within_the_cap<S: Store + Clone + 'static>(store: S) {
+    let now = t("2027-03-01T10:00:00Z");
+    let connects = (0..12).map(|i| {
+        let store = store.clone();
+        async move { connect(&store, "rush", &format!("r{i:02}="), now).await }
+    });
+    let answers = futures::future::join_all(connects).await;
+    assert!(
+        answers
+            .iter()
+            .all(|a| matches!(a, Ok(_) | Err(ServiceError::Forbidden(_)))),
+        "{answers:?}"
+    );
+    let open = connections_of(&store, "rush", now).await.expect("read");
+    assert!(open.len() <= MAX_CONNECTIONS, "{} open", open.len());
+    assert!(!open.is_empty());
+}
+
+/// LIVE-2: a watch replaces the last; an unknown board, a period the board does not
+/// have and a country that is none are refused naming the field, and nothing changes;
+/// a connection not open is not found.
 pub async fn a_watch_names_existing_boards<S: Store + Clone + 'static>(store: S) {
     let now = t("2027-03-01T10:00:00Z");
     connect(&store, "cy", "w0=", now).await.expect("connect");
@@ -157,8 +178,29 @@ pub async fn a_watch_names_existing_boards<S: Store + Clone + 'static>(store: S)
         ),
         other => panic!("expected a refusal, got {other:?}"),
     }
+    // A period or a country the boards' routes refuse is refused here too (a watch of
+    // it would never hear anything).
+    for (json, refusal) in [
+        (
+            r#"{"action": "watch", "boards": [{"board": "mahjong-daily", "period": "2026-W49"}]}"#,
+            "boards[0].period (LIVE-2): a day is named like 2026-11-30",
+        ),
+        (
+            r#"{"action": "watch", "boards": [{"board": "seega"}, {"board": "seega", "period": "2026-12-06"}]}"#,
+            "boards[1].period (LIVE-2): this board has the single period `all`",
+        ),
+        (
+            r#"{"action": "watch", "boards": [{"board": "seega", "view": "country", "country": "ZZ"}]}"#,
+            "boards[0].country (LIVE-2): `ZZ` is no ISO 3166-1 alpha-2 country code",
+        ),
+    ] {
+        match watch(&store, "cy", "w0=", boards(json), now).await {
+            Err(ServiceError::Invalid(e)) => assert_eq!(e.to_string(), refusal),
+            other => panic!("{json}: expected a refusal, got {other:?}"),
+        }
+    }
     let open = connections_of(&store, "cy", now).await.expect("read");
-    assert_eq!(open[0].watching, first, "the refused watch changed nothing");
+    assert_eq!(open[0].watching, first, "the refused watches changed nothing");
     let second = watch(
         &store,
         "cy",
@@ -267,9 +309,9 @@ impl Gateway for RecordingGateway {
         Ok(Delivery::Sent)
     }
 
-    async fn close(&self, connection_id: &str) -> Result<(), ServiceError> {
+    async fn close(&self, connection_id: &str) -> Result<Delivery, ServiceError> {
         self.closed.lock().expect("lock").push(connection_id.to_string());
-        Ok(())
+        Ok(Delivery::Sent)
     }
 }
 
@@ -403,8 +445,9 @@ pub async fn pushes_past_the_rate_cap_are_dropped<S: Store + Clone + 'static>(st
 
 /// LIVE-3: a refresh that changes a watched board's pages sends each connection
 /// watching it (global view, current period) one `board_changed` with the new
-/// snapshot; a refresh that changes nothing sends none; a country view of the board is
-/// not told of the board's own pointer; a period named that is not refreshed is not.
+/// snapshot, once even when it watches the board twice in one view; a refresh that
+/// changes nothing sends none; a country view of the board is not told of the board's
+/// own pointer.
 pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 'static>(store: S) {
     use crate::fixtures::{at, now, rout, seed_balance};
     use crate::overtaken::refresh;
@@ -422,8 +465,8 @@ pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 
             r#"{"action": "watch", "boards": [{"board": "seega", "view": "country", "country": "RO"}]}"#,
         ),
         (
-            "old=",
-            r#"{"action": "watch", "boards": [{"board": "seega", "period": "1999"}]}"#,
+            "twice=",
+            r#"{"action": "watch", "boards": [{"board": "seega"}, {"board": "seega", "period": "all"}]}"#,
         ),
     ] {
         connect(&store, "watcher", c, t0).await.expect("connect");
@@ -463,7 +506,12 @@ pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 
     let sent = on_change(&store, &pusher, &change(before, after.clone()), t0)
         .await
         .expect("pushed");
-    assert_eq!(sent.sent, 1);
+    assert_eq!(sent.sent, 2, "top= and twice=, once each");
+    assert_eq!(
+        gateway.to("twice=").len(),
+        1,
+        "one notice for a board watched twice in one view"
+    );
     let published: serde_json::Value =
         serde_json::from_str(after.as_deref().expect("pointer")).expect("json");
     let frames = gateway.to("top=");
@@ -478,7 +526,7 @@ pub async fn a_refresh_that_changes_a_watched_board_notifies<S: Store + Clone + 
         )
     );
     assert_eq!(frames[0]["snapshot"], published["id"], "the new snapshot");
-    assert!(gateway.to("ro=").is_empty() && gateway.to("old=").is_empty());
+    assert!(gateway.to("ro=").is_empty());
     // A refresh that changed nothing: a new pointer, the same pages.
     refresh(&store, 3).await;
     let same = pointer(store.clone()).await;
@@ -621,6 +669,10 @@ macro_rules! push_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_4_a_paced_pusher_drops_what_misses_its_deadline() {
             $crate::push::a_paced_pusher_drops_what_misses_its_deadline($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_1_connections_at_once_stay_within_the_cap() {
+            $crate::push::connections_at_once_stay_within_the_cap($make().await).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_1_a_suspended_player_is_disconnected() {

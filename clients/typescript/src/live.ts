@@ -35,7 +35,10 @@ export interface Handlers {
   lagging?: (since: string | null) => void;
   /** A client message refused (the field and rule named). */
   error?: (message: string) => void;
-  /** The connection closed (refused at connect: 401 or 403, or after 2 hours). */
+  /** The connection closed: 1006 when refused at connect (a browser does not see the
+   *  401 or 403), 1008 when the server closed it (a newer connection past the cap,
+   *  the account suspended) and 1001 after its 2 hours on `podium serve` (deployed,
+   *  API Gateway gives no code); connect again after a pause. */
   closed?: (code: number) => void;
 }
 

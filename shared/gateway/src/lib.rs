@@ -63,7 +63,7 @@ impl Gateway for ManagementApi {
         }
     }
 
-    async fn close(&self, connection_id: &str) -> Result<(), ServiceError> {
+    async fn close(&self, connection_id: &str) -> Result<Delivery, ServiceError> {
         match self
             .client
             .delete_connection()
@@ -71,9 +71,9 @@ impl Gateway for ManagementApi {
             .send()
             .await
         {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(Delivery::Sent),
             Err(SdkError::ServiceError(e)) if matches!(e.err(), DeleteConnectionError::GoneException(_)) => {
-                Ok(())
+                Ok(Delivery::Gone)
             }
             Err(e) => Err(ServiceError::Push(
                 aws_sdk_apigatewaymanagement::error::DisplayErrorContext(e).to_string(),

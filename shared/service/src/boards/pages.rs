@@ -59,6 +59,21 @@ impl SnapshotCache {
         self.slots().clear();
     }
 
+    /// Takes `published`, a pointer of `board` just seen written (the change stream
+    /// of `podium serve`), in place of the copy kept, unless the copy is newer
+    /// ([`Published::stands_against`]): pages are then answered from it at once, not
+    /// up to [`CACHE_TTL`] later.
+    pub fn offer(&self, board: &BoardRef, published: Published) {
+        let mut slots = self.slots();
+        let periods = slots.entry(board.board.clone()).or_default();
+        if let Some((_, kept)) = periods.get(&board.period) {
+            if kept.stands_against(&published.id, published.order()) {
+                return;
+            }
+        }
+        periods.insert(board.period.clone(), (Instant::now(), Arc::new(published)));
+    }
+
     /// A cache whose [`Memo`] holds at most `entries` page entries ([`Memo::with_capacity`]).
     pub fn with_memo_entries(entries: u64) -> Self {
         SnapshotCache {

@@ -123,7 +123,42 @@ pub async fn connect<S: ItemStore + SettleStore + ?Sized>(
         watching: Vec::new(),
     };
     write(store, &connection).await?;
-    Ok(closed)
+    // Connects of one player at once each saw the others' items missing: after the
+    // write, every one of them sees all, and each closes those past the cap (the same
+    // oldest, whichever does). A suspension or deletion that landed meanwhile (its
+    // stream record may have found this connection not yet written) undoes this one.
+    let mut closed = closed;
+    let now_open = connections_of(store, player_id, now).await?;
+    let excess = now_open.len().saturating_sub(MAX_CONNECTIONS);
+    let mut refused = false;
+    for c in now_open.iter().take(excess) {
+        if c.connection_id == connection_id {
+            // Older than the others by its id (connected in the same millisecond).
+            refused = true;
+            store.delete_items(&[key(player_id, connection_id)]).await?;
+            continue;
+        }
+        super::watchers::remove(store, c).await?;
+        store.delete_items(&[key(player_id, &c.connection_id)]).await?;
+        if !closed.contains(&c.connection_id) {
+            closed.push(c.connection_id.clone());
+        }
+    }
+    if refused {
+        return Err(ServiceError::Forbidden(format!(
+            "more than {MAX_CONNECTIONS} connections of this player opened at once (LIVE-1)"
+        )));
+    }
+    match store.account(player_id).await? {
+        Account::Active => Ok(closed),
+        other => {
+            store.delete_items(&[key(player_id, connection_id)]).await?;
+            Err(ServiceError::Forbidden(match other {
+                Account::Suspended => "this account is suspended (OP-4)".into(),
+                _ => "this account was deleted (GM-6)".into(),
+            }))
+        }
+    }
 }
 
 async fn write<S: ItemStore + ?Sized>(store: &S, c: &Connection) -> Result<(), ServiceError> {
@@ -170,8 +205,17 @@ pub async fn watch<S: ItemStore + SettleStore + ?Sized>(
 ) -> Result<Vec<Watched>, ServiceError> {
     check_connection_id(connection_id)?;
     for (i, w) in boards.iter().enumerate() {
-        let known = podium_rules::board::board_def(&w.board).is_some()
-            || crate::boards::defined::resolve(store, &w.board).await?.is_some();
+        let built_in = podium_rules::board::board_def(&w.board);
+        let defined = match built_in {
+            Some(_) => None,
+            None => crate::boards::defined::resolve(store, &w.board).await?,
+        };
+        // A tournament's standings exist once the tournament is configured (MJ-16).
+        let tournament = match w.board.strip_prefix("mahjong-tournament-") {
+            Some(id) if built_in.is_some() => crate::games::tournaments::exists(store, id).await?,
+            _ => true,
+        };
+        let known = (built_in.is_some() && tournament) || defined.is_some();
         if !known {
             return Err(ServiceError::Invalid(RuleError::new(
                 format!("boards[{i}].board"),
@@ -181,6 +225,37 @@ pub async fn watch<S: ItemStore + SettleStore + ?Sized>(
                     quoted(&w.board)
                 ),
             )));
+        }
+        // A period and a country the boards' routes would refuse are refused here too:
+        // a watch of them would never be told anything.
+        if let Some(period) = &w.period {
+            let refusal = match (built_in, &defined) {
+                (Some(def), _) => podium_rules::period::Period::parse(def.period, def.zone, period)
+                    .err()
+                    .map(|e| e.message),
+                (None, Some(d)) => d.period(Some(period), now).err().map(|e| match e {
+                    ServiceError::BadRequest { message, .. } => message,
+                    ServiceError::Invalid(e) => e.message,
+                    other => other.to_string(),
+                }),
+                (None, None) => None,
+            };
+            if let Some(message) = refusal {
+                return Err(ServiceError::Invalid(RuleError::new(
+                    format!("boards[{i}].period"),
+                    "LIVE-2",
+                    message,
+                )));
+            }
+        }
+        if let Some(country) = &w.country {
+            if let Err(e) = podium_rules::profile::check_country(country) {
+                return Err(ServiceError::Invalid(RuleError::new(
+                    format!("boards[{i}].country"),
+                    "LIVE-2",
+                    e.message,
+                )));
+            }
         }
     }
     let open = connections_of(store, player_id, now).await?;

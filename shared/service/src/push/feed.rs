@@ -22,7 +22,7 @@ use podium_store::stream::{Change, ItemImages, StateImages};
 use podium_store::{ItemStore, SettleStore};
 
 use super::connections::{self, Connection};
-use super::gateway::{Pushed, Pusher};
+use super::gateway::{Delivery, Pushed, Pusher};
 use super::watchers;
 use crate::boards::snapshot::country;
 use crate::boards::snapshot::layout::{Published, FINAL};
@@ -114,8 +114,13 @@ async fn account_changed<S: ItemStore + SettleStore + ?Sized>(
     }
     let mut sent = Sent::default();
     for c in connections::connections_of(store, player, now).await? {
-        if let Err(e) = pusher.gateway().close(&c.connection_id).await {
-            tracing::warn!(error = %e, "closing a suspended or deleted player's connection failed; its item is deleted");
+        match pusher.gateway().close(&c.connection_id).await {
+            // Another local server's: it closes it when it reads the same change.
+            Ok(Delivery::Elsewhere) => continue,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "closing a suspended or deleted player's connection failed; its item is deleted");
+            }
         }
         pusher.forget(&c.connection_id);
         connections::disconnect(store, player, &c.connection_id).await?;
@@ -183,6 +188,18 @@ fn changed(old: Option<&Published>, new: &Published) -> bool {
         || pages(old) != pages(new)
 }
 
+/// The board (and period) and the new pointer of a change of a snapshot pointer
+/// (`SNAP#{board}@{period}` / `CURRENT`); `None` for any other item, or a body that is
+/// no pointer.
+pub fn pointer(item: &ItemImages) -> Option<(podium_rules::board::BoardRef, Published)> {
+    let (board, period) = item.pk.strip_prefix("SNAP#")?.split_once('@')?;
+    let published = serde_json::from_str::<Published>(item.new_body.as_deref()?).ok()?;
+    Some((
+        podium_rules::board::BoardRef::new(board.to_string(), period.to_string()),
+        published,
+    ))
+}
+
 async fn pointer_changed<S: ItemStore + ?Sized>(
     store: &S,
     pusher: &Pusher,
@@ -190,27 +207,30 @@ async fn pointer_changed<S: ItemStore + ?Sized>(
     now: DateTime<Utc>,
     deadline: Option<tokio::time::Instant>,
 ) -> Result<Sent, ServiceError> {
-    let Some((board, period)) = item.pk.strip_prefix("SNAP#").and_then(|s| s.split_once('@')) else {
+    let Some((board_ref, new)) = pointer(item) else {
         return Ok(Sent::default());
     };
-    let decode = |b: &Option<String>| {
-        b.as_deref()
-            .and_then(|b| serde_json::from_str::<Published>(b).ok())
-    };
-    let Some(new) = decode(&item.new_body) else {
-        return Ok(Sent::default());
-    };
-    if !changed(decode(&item.old_body).as_ref(), &new) {
+    let old = item
+        .old_body
+        .as_deref()
+        .and_then(|b| serde_json::from_str::<Published>(b).ok());
+    if !changed(old.as_ref(), &new) {
         return Ok(Sent::default());
     }
-    let board_ref = podium_rules::board::BoardRef::new(board.to_string(), period.to_string());
+    let board = board_ref.board.as_str();
     let (base, country) = country::split(&board_ref);
     let now_ms = now.timestamp_millis();
     let watchers = watchers::of_board(store, board, now_ms).await?;
     let mut pushes: Vec<(Connection, ServerMessage)> = Vec::new();
     for w in watchers {
         let connection = w.connection();
+        // One notice per view and country a connection watches this board in (a
+        // watch of the current period and one naming it are one).
+        let mut told: Vec<(View, Option<String>)> = Vec::new();
         for watched in &w.watching {
+            if told.contains(&(watched.view, watched.country.clone())) {
+                continue;
+            }
             let in_view = match (watched.view, country) {
                 (View::Global | View::Friends, None) => true,
                 (View::Country, Some(c)) => watched.country.as_deref() == Some(c),
@@ -221,6 +241,7 @@ async fn pointer_changed<S: ItemStore + ?Sized>(
                 None => new.id != FINAL,
             };
             if in_view && in_period {
+                told.push((watched.view, watched.country.clone()));
                 pushes.push((
                     connection.clone(),
                     ServerMessage::BoardChanged {

@@ -34,8 +34,9 @@ pub trait Gateway: Send + Sync {
     async fn post(&self, connection_id: &str, data: &str) -> Result<Delivery, ServiceError>;
 
     /// Closes `connection_id` (the oldest of a player past LIVE-1's cap, a suspended
-    /// or deleted player's); a connection already gone is no error.
-    async fn close(&self, connection_id: &str) -> Result<(), ServiceError>;
+    /// or deleted player's): `Sent` when closed, `Gone` when it was already gone,
+    /// `Elsewhere` when another gateway holds it (its item is then left to that one).
+    async fn close(&self, connection_id: &str) -> Result<Delivery, ServiceError>;
 }
 
 /// What one push came to.
