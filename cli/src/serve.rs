@@ -51,9 +51,18 @@ fn live_token(req: &Request) -> Option<String> {
     if req.uri().path() != "/v1/live" {
         return None;
     }
-    let axum::extract::Query(query) =
-        axum::extract::Query::<std::collections::HashMap<String, String>>::try_from_uri(req.uri()).ok()?;
-    let token = query.get("token")?;
+    // With an Authorization header, the header alone names the caller (two name no
+    // one); a query naming `token` more than once names no one either.
+    if req.headers().contains_key(axum::http::header::AUTHORIZATION) {
+        return None;
+    }
+    let axum::extract::Query(pairs) =
+        axum::extract::Query::<Vec<(String, String)>>::try_from_uri(req.uri()).ok()?;
+    let mut tokens = pairs.iter().filter(|(k, _)| k == "token").map(|(_, v)| v);
+    let token = tokens.next()?;
+    if tokens.next().is_some() {
+        return None;
+    }
     let mut headers = HeaderMap::new();
     headers.insert(
         axum::http::header::AUTHORIZATION,
@@ -225,7 +234,15 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock, live: crate::l
         ));
     }
     let live = axum::Router::new()
-        .route("/v1/live", get(crate::live::upgrade))
+        .route(
+            "/v1/live",
+            get(crate::live::upgrade).fallback(|| async {
+                podium_service::api::ApiError(podium_service::ServiceError::MethodNotAllowed {
+                    allowed: "GET",
+                })
+                .into_response()
+            }),
+        )
         .with_state(live);
     let mut app = axum::Router::new().merge(live);
     if let Some(dev) = dev {
@@ -368,6 +385,36 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `/v1/live`'s query names the caller only without an Authorization header, and
+    /// only once.
+    #[test]
+    fn live_token_only_alone_and_once() {
+        let req = |uri: &str, header: Option<&str>| {
+            let mut b = axum::http::Request::builder().uri(uri);
+            if let Some(h) = header {
+                b = b.header("authorization", h);
+            }
+            b.body(axum::body::Body::empty()).expect("request")
+        };
+        assert_eq!(
+            live_token(&req("/v1/live?token=Dev%20ana", None)).as_deref(),
+            Some("ana")
+        );
+        assert_eq!(
+            live_token(&req("/v1/live?token=Dev%20ana", Some("Dev bob"))),
+            None
+        );
+        assert_eq!(
+            live_token(&req("/v1/live?token=Dev%20ana&token=Dev%20bob", None)),
+            None
+        );
+        assert_eq!(
+            live_token(&req("/v1/me?token=Dev%20ana", None)),
+            None,
+            "the live feed only"
+        );
+    }
 
     #[test]
     fn dev_identity_needs_the_dev_scheme() {

@@ -118,6 +118,24 @@ pub fn parse_client(text: &str) -> Result<ClientMessage, RuleError> {
             ),
         ));
     }
+    // The shape first, in the protocol's words (serde's would name its own types).
+    let hint = "send {\"action\": \"watch\", \"boards\": [{\"board\": \"seega\"}]} or {\"action\": \"ping\"}";
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        let Some(object) = value.as_object() else {
+            return Err(RuleError::new(
+                "message",
+                "LIVE-2",
+                format!("not a JSON object: {hint}"),
+            ));
+        };
+        if !object.get("action").is_some_and(serde_json::Value::is_string) {
+            return Err(RuleError::new(
+                "action",
+                "LIVE-2",
+                format!("missing or not a string: {hint}"),
+            ));
+        }
+    }
     let message: ClientMessage = serde_json::from_str(text).map_err(|e| {
         RuleError::new(
             "message",
@@ -213,6 +231,26 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// LIVE-2: a message that is no object, or has no string `action`, is refused in
+    /// the protocol's words.
+    #[test]
+    fn live_2_refusals_name_the_protocol_not_the_parser() {
+        for (text, field) in [
+            ("null", "message"),
+            ("[1]", "message"),
+            (r#"{"action": null}"#, "action"),
+            ("{}", "action"),
+        ] {
+            let e = parse_client(text).expect_err(text);
+            assert_eq!((e.field.as_str(), e.rule), (field, "LIVE-2"), "{text}");
+            assert!(
+                !e.message.contains("enum") && !e.message.contains("variant"),
+                "{}",
+                e.message
+            );
+        }
+    }
 
     /// LIVE-2: a watch of boards in their views, and a ping.
     #[test]
