@@ -639,6 +639,61 @@ pub async fn a_suspended_player_is_disconnected<S: Store + Clone + 'static>(stor
     assert_eq!(deleted.gone, 1, "a deletion's guard too");
 }
 
+/// The live feed's DynamoDB requests, held (docs/api.md, "Live feed"): what a connect,
+/// a watch, a disconnect and an inbox change cost in reads (Get, Query) and writes.
+pub async fn the_live_feeds_requests_are_held<S: Store + Clone + 'static>(store: S) {
+    let counted = crate::counting::Counted::new(store.clone());
+    let now = t("2027-03-01T10:00:00Z");
+    let before = counted.counts();
+    connect(&counted, "costly", "k1=", now).await.expect("connect");
+    let after_connect = counted.counts();
+    watch(
+        &counted,
+        "costly",
+        "k1=",
+        boards(r#"{"action": "watch", "boards": [{"board": "seega"}, {"board": "mahjong-weekly", "view": "friends"}]}"#),
+        now,
+    )
+    .await
+    .expect("watch");
+    let after_watch = counted.counts();
+    disconnect(&counted, "costly", "k1=").await.expect("disconnect");
+    let after_disconnect = counted.counts();
+    let gateway = std::sync::Arc::new(RecordingGateway::default());
+    let pusher = Pusher::new(gateway);
+    let change = Change::State(StateImages {
+        player_id: "costly".into(),
+        name: "inbox".into(),
+        old_body: None,
+        new_body: Some(
+            serde_json::to_string(
+                &podium_rules::inbox::Inbox::default().with(
+                    podium_rules::message::Message::rank_up("match", "m-c", 4_990, 5_010, now)
+                        .expect("a message"),
+                ),
+            )
+            .expect("json"),
+        ),
+    });
+    on_change(&counted, &pusher, &change, now).await.expect("pushed");
+    let after_push = counted.counts();
+    let diff = |a: (u64, u64), b: (u64, u64)| (b.0 - a.0, b.1 - a.1);
+    assert_eq!(
+        (
+            diff(before, after_connect),
+            diff(after_connect, after_watch),
+            diff(after_watch, after_disconnect),
+            diff(after_disconnect, after_push),
+        ),
+        // (reads, writes): a connect reads the guard, the player's connections, and
+        // both again after its write; a watch reads the connections and writes the
+        // connection and its 2 watcher items; a disconnect reads the connection and
+        // deletes it and its watches; a message for a player with no connection is
+        // one Query.
+        ((4, 1), (1, 2), (1, 2), (1, 0)),
+    );
+}
+
 #[macro_export]
 macro_rules! push_tests {
     ($make:path) => {
@@ -673,6 +728,10 @@ macro_rules! push_tests {
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_1_connections_at_once_stay_within_the_cap() {
             $crate::push::connections_at_once_stay_within_the_cap($make().await).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn live_the_live_feeds_requests_are_held() {
+            $crate::push::the_live_feeds_requests_are_held($make().await).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn live_1_a_suspended_player_is_disconnected() {
