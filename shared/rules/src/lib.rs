@@ -27,5 +27,6 @@ pub mod seega;
 pub mod settlement;
 pub mod snapshot;
 pub mod standing;
+pub mod team;
 
 pub use error::RuleError;
