@@ -373,6 +373,11 @@ mod tests {
         // by contribution.
         let floored = split(1_000, &team, Split::ByContribution { floor_percent: 50 });
         assert_eq!(floored.iter().map(|(_, p)| p).sum::<i64>(), 1_000);
+        assert_eq!(
+            floored,
+            vec![("ana".to_string(), 468), ("bob".to_string(), 316), ("cy".to_string(), 216)],
+            "docs/rules/teams.md's example"
+        );
         assert!(floored.iter().all(|(_, p)| *p >= 166), "{floored:?}");
         assert!(split(100, &c(&[("idle", 0)]), Split::Equal).is_empty());
         assert!(split(0, &team, Split::Equal).is_empty());
