@@ -375,7 +375,11 @@ mod tests {
         assert_eq!(floored.iter().map(|(_, p)| p).sum::<i64>(), 1_000);
         assert_eq!(
             floored,
-            vec![("ana".to_string(), 468), ("bob".to_string(), 316), ("cy".to_string(), 216)],
+            vec![
+                ("ana".to_string(), 468),
+                ("bob".to_string(), 316),
+                ("cy".to_string(), 216)
+            ],
             "docs/rules/teams.md's example"
         );
         assert!(floored.iter().all(|(_, p)| *p >= 166), "{floored:?}");
