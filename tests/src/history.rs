@@ -439,36 +439,3 @@ pub fn one_chain(edges: &[(i64, i64, String)], end: i64) -> Result<(), String> {
         None => Ok(()),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::one_chain;
-
-    fn e(from: i64, to: i64, id: &str) -> (i64, i64, String) {
-        (from, to, id.to_string())
-    }
-
-    #[test]
-    fn a_chain_passes() {
-        assert!(one_chain(&[e(0, 10, "a"), e(10, 4, "b"), e(4, 4, "c"), e(4, 0, "d")], 0).is_ok());
-        assert!(one_chain(&[e(0, 10, "a"), e(10, 4, "b")], 4).is_ok());
-        assert!(one_chain(&[], 0).is_ok());
-    }
-
-    #[test]
-    fn a_lost_update_breaks_the_chain() {
-        // Two matches both computed from 10 points: one overwrote the other.
-        assert!(one_chain(&[e(0, 10, "a"), e(10, 20, "b"), e(10, 5, "c")], 5).is_err());
-    }
-
-    #[test]
-    fn a_doubled_update_breaks_the_chain() {
-        assert!(one_chain(&[e(0, 10, "a"), e(10, 20, "a")], 10).is_err());
-        assert!(one_chain(&[], 10).is_err());
-    }
-
-    #[test]
-    fn a_change_from_nowhere_breaks_the_chain() {
-        assert!(one_chain(&[e(0, 10, "a"), e(7, 7, "b")], 10).is_err());
-    }
-}

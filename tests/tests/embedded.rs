@@ -444,3 +444,53 @@ async fn live_3_the_embedded_stream_carries_inbox_and_pointer_changes() {
     assert_eq!(end, *numbers.last().expect("some"));
     assert!(store.stream_after(end, 10).await.expect("read").is_empty());
 }
+
+/// The history checker's own check (`podium_tests::history::one_chain`).
+mod history_chain {
+    use podium_tests::history::one_chain;
+
+    fn chain_edge(from: i64, to: i64, id: &str) -> (i64, i64, String) {
+        (from, to, id.to_string())
+    }
+
+    #[test]
+    fn a_chain_passes() {
+        assert!(one_chain(
+            &[
+                chain_edge(0, 10, "a"),
+                chain_edge(10, 4, "b"),
+                chain_edge(4, 4, "c"),
+                chain_edge(4, 0, "d")
+            ],
+            0
+        )
+        .is_ok());
+        assert!(one_chain(&[chain_edge(0, 10, "a"), chain_edge(10, 4, "b")], 4).is_ok());
+        assert!(one_chain(&[], 0).is_ok());
+    }
+
+    #[test]
+    fn a_lost_update_breaks_the_chain() {
+        // Two matches both computed from 10 points: one overwrote the other.
+        assert!(one_chain(
+            &[
+                chain_edge(0, 10, "a"),
+                chain_edge(10, 20, "b"),
+                chain_edge(10, 5, "c")
+            ],
+            5
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn a_doubled_update_breaks_the_chain() {
+        assert!(one_chain(&[chain_edge(0, 10, "a"), chain_edge(10, 20, "a")], 10).is_err());
+        assert!(one_chain(&[], 10).is_err());
+    }
+
+    #[test]
+    fn a_change_from_nowhere_breaks_the_chain() {
+        assert!(one_chain(&[chain_edge(0, 10, "a"), chain_edge(7, 7, "b")], 10).is_err());
+    }
+}
