@@ -1720,28 +1720,9 @@ fn live_feed_pushes_what_other_processes_write() {
     use tokio_tungstenite::tungstenite::Message;
     let dir = data_dir("live-feed");
     let port = free_port();
-    // Each step a minute after the last on the test clock (a pass is a settlement
-    // after the older snapshot read the board).
-    let at = |minute: i64| (clock() + chrono::Duration::minutes(minute)).to_rfc3339();
-    let replay = |name: &str, lines: &[String], minute: i64| {
-        std::fs::write(dir.join(name), lines.join("\n") + "\n").expect("write");
-        let out = podium_with(
-            &dir,
-            &["replay", name],
-            b"",
-            &[("PODIUM_TEST_CLOCK", &at(minute))],
-        );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let out = podium_with(
-            &dir,
-            &["snapshot"],
-            b"",
-            &[("PODIUM_TEST_CLOCK", &at(minute + 1))],
-        );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    };
     // Ana on top, bob listed below her (a pass is by a player listed behind).
-    replay(
+    replay_and_refresh(
+        &dir,
         "first.jsonl",
         &[
             seega_win("live-1", "ana", "x-1", 0),
@@ -1750,18 +1731,7 @@ fn live_feed_pushes_what_other_processes_write() {
         0,
     );
     // Started after the first refresh: its stream is read from its end on.
-    let _server = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_podium"))
-            .args(["serve", "--port", &port.to_string()])
-            .current_dir(&dir)
-            .env("PODIUM_DATA", dir.join("podium.redb"))
-            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
-            .env("PODIUM_TEST_CLOCK", CLOCK)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve"),
-    );
+    let _server = live_server(&dir, port);
     wait_until_serving(port);
     let url = |q: &str| format!("ws://127.0.0.1:{port}/v1/live{q}");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -1816,21 +1786,11 @@ fn live_feed_pushes_what_other_processes_write() {
         // A second server on the same store reads the same stream: it leaves the first
         // one's connections alone (not its own, not gone).
         let other_port = free_port();
-        let _other = KillOnDrop(
-            Command::new(env!("CARGO_BIN_EXE_podium"))
-                .args(["serve", "--port", &other_port.to_string()])
-                .current_dir(&dir)
-                .env("PODIUM_DATA", dir.join("podium.redb"))
-                .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
-                .env("PODIUM_TEST_CLOCK", CLOCK)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("a second server"),
-        );
+        let _other = live_server(&dir, other_port);
         wait_until_serving(other_port);
         // Bob passes ana; another process refreshes the board.
-        replay(
+        replay_and_refresh(
+            &dir,
             "second.jsonl",
             &[
                 seega_win("live-2", "bob", "x-2", 10),
@@ -1915,6 +1875,34 @@ fn live_feed_pushes_what_other_processes_write() {
     });
 }
 
+/// `podium serve` on `dir`'s store and `port`, killed when dropped.
+fn live_server(dir: &std::path::Path, port: u16) -> KillOnDrop {
+    KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_podium"))
+            .args(["serve", "--port", &port.to_string()])
+            .current_dir(dir)
+            .env("PODIUM_DATA", dir.join("podium.redb"))
+            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+            .env("PODIUM_TEST_CLOCK", CLOCK)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("podium serve"),
+    )
+}
+
+/// Writes `lines` to `dir/name`, replays them, then refreshes the boards: each step
+/// on the test clock `minute` minutes after [`CLOCK`] (the refresh a minute later, so
+/// that a pass is a settlement after the older snapshot read the board).
+fn replay_and_refresh(dir: &PathBuf, name: &str, lines: &[String], minute: i64) {
+    let at = |minute: i64| (clock() + chrono::Duration::minutes(minute)).to_rfc3339();
+    std::fs::write(dir.join(name), lines.join("\n") + "\n").expect("write");
+    let out = podium_with(dir, &["replay", name], b"", &[("PODIUM_TEST_CLOCK", &at(minute))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = podium_with(dir, &["snapshot"], b"", &[("PODIUM_TEST_CLOCK", &at(minute + 1))]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A child process killed when dropped (a failed test leaves no server behind).
 struct KillOnDrop(std::process::Child);
 
@@ -1972,37 +1960,8 @@ fn live_feed_at_1000_connections() {
     }
     let dir = data_dir("live-load");
     let port = free_port();
-    let at = |minute: i64| (clock() + chrono::Duration::minutes(minute)).to_rfc3339();
-    let step = |name: &str, lines: &[String], minute: i64| {
-        std::fs::write(dir.join(name), lines.join("\n") + "\n").expect("write");
-        let out = podium_with(
-            &dir,
-            &["replay", name],
-            b"",
-            &[("PODIUM_TEST_CLOCK", &at(minute))],
-        );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let out = podium_with(
-            &dir,
-            &["snapshot"],
-            b"",
-            &[("PODIUM_TEST_CLOCK", &at(minute + 1))],
-        );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    };
-    step("first.jsonl", &[seega_win("load-1", "ana", "x-1", 0)], 0);
-    let server = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_podium"))
-            .args(["serve", "--port", &port.to_string()])
-            .current_dir(&dir)
-            .env("PODIUM_DATA", dir.join("podium.redb"))
-            .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
-            .env("PODIUM_TEST_CLOCK", CLOCK)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve"),
-    );
+    replay_and_refresh(&dir, "first.jsonl", &[seega_win("load-1", "ana", "x-1", 0)], 0);
+    let server = live_server(&dir, port);
     wait_until_serving(port);
     let pid = server.0.id();
     let idle = process_use(pid);
@@ -2031,7 +1990,7 @@ fn live_feed_at_1000_connections() {
             .await;
         let connected = started.elapsed();
         let before = process_use(pid);
-        step("second.jsonl", &[seega_win("load-2", "bob", "x-2", 10)], 2);
+        replay_and_refresh(&dir, "second.jsonl", &[seega_win("load-2", "bob", "x-2", 10)], 2);
         let refreshed = std::time::Instant::now();
         let got: Vec<(usize, std::time::Duration)> = futures::stream::iter(clients)
             .map(|mut ws| async move {
