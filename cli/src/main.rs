@@ -302,6 +302,7 @@ async fn run(cli: Cli) -> Result<(), CliError> {
                 .with_records(podium_service::config::record_policy()?)
                 .with_restore_days(podium_service::config::restore_days()?)
                 .with_max_board_definitions(podium_service::config::max_board_definitions()?)
+                .with_teams(podium_service::config::team_policy()?)
                 .with_rewards(podium_service::config::period_rewards()?)
                 .with_read_cache(podium_service::config::read_cache_entries(
                     podium_service::config::SERVE_READ_CACHE_ENTRIES,

@@ -42,5 +42,6 @@ pub mod review;
 pub mod rewards;
 pub mod shipped_boards;
 pub mod standing;
+pub mod teams;
 pub mod tournaments;
 pub mod unknown_boards;

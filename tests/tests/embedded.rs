@@ -59,6 +59,7 @@ podium_tests::caching_tests!(podium_tests::fixtures::embedded);
 podium_tests::moderation_tests!(podium_tests::fixtures::embedded);
 podium_tests::moderation_scale_tests!(podium_tests::fixtures::embedded);
 podium_tests::board_definitions_tests!(podium_tests::fixtures::embedded);
+podium_tests::teams_tests!(podium_tests::fixtures::embedded);
 podium_tests::previews_tests!(podium_tests::fixtures::embedded);
 
 /// OP-4: 100,000 suspensions hold (past the 5,900 one item held), reads cost what they did.

@@ -72,6 +72,7 @@ pub async fn run_with(ctx: ApiContext) -> Result<(), lambda_http::Error> {
         .with_records(config::record_policy()?)
         .with_restore_days(config::restore_days()?)
         .with_max_board_definitions(config::max_board_definitions()?)
+        .with_teams(config::team_policy()?)
         .with_rewards(config::period_rewards()?)
         .with_read_cache(config::read_cache_entries(
             podium_service::boards::snapshot::read::MEMO_DEFAULT_ENTRIES,

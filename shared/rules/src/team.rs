@@ -260,6 +260,131 @@ pub fn split(prize: i64, contributions: &[(String, i64)], how: Split) -> Vec<(St
         .collect()
 }
 
+/// What makes a defined board a team board (TM-7): how each ranked team's prize is
+/// split among its members (TM-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeamBoard {
+    pub split: Split,
+}
+
+impl TeamBoard {
+    /// TM-7: a team board sums (`operator: sum`, `order: higher_first`) and has no
+    /// entry rules (BD-8 is about players; a team's members are its entrants); a
+    /// `by_contribution` floor is 0 … 100 %. Errors name the field.
+    pub fn check(&self, def: &crate::board::definition::Definition) -> Result<(), RuleError> {
+        use crate::board::definition::{Direction, Entry, Operator};
+        if def.operator != Operator::Sum {
+            return Err(RuleError::new(
+                "operator",
+                "TM-7",
+                "a team board sums its members' values: `operator` is `sum`",
+            ));
+        }
+        if def.order != Direction::HigherFirst {
+            return Err(RuleError::new(
+                "order",
+                "TM-7",
+                "a team board lists the highest sum first: `order` is `higher_first`",
+            ));
+        }
+        if def.entry != Entry::default() {
+            return Err(RuleError::new(
+                "entry",
+                "TM-7",
+                "a team board's entrants are teams: it has no entry rules (joining, places, countries)",
+            ));
+        }
+        if let Split::ByContribution { floor_percent } = self.split {
+            if floor_percent > 100 {
+                return Err(RuleError::new(
+                    "teams.split.floor_percent",
+                    "TM-6",
+                    "a floor is 0 to 100 % of an equal share",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The prefix of a team's key where a player's id would stand (an entry on a team
+/// board, the owner of the team's state): an internal owner (`@team:{id}`), so no
+/// player id can be a team's.
+pub const TEAM_KEY_PREFIX: &str = "@team:";
+
+/// The key of team `team_id` (see [`TEAM_KEY_PREFIX`]).
+pub fn team_key(team_id: &str) -> String {
+    [TEAM_KEY_PREFIX, team_id].concat()
+}
+
+/// The team id a team key stands for; `None` for a player's id.
+pub fn team_of_key(key: &str) -> Option<&str> {
+    key.strip_prefix(TEAM_KEY_PREFIX)
+}
+
+/// The player state that holds a player's memberships ([`Memberships`]).
+pub const MEMBERSHIPS_STATE: &str = "teams";
+
+/// The state of the team (owner [`team_key`]) that holds it.
+pub const TEAM_STATE: &str = "team";
+
+/// The state of the team (owner [`team_key`]) that holds its members' contributions
+/// ([`Contributions`]) on team board `board` (`{board}@{period}`, [`crate::board::BoardRef::key`]).
+pub fn contributions_state(board: &crate::board::BoardRef) -> String {
+    format!("contributions/{}", board.key())
+}
+
+/// Characters of a team id (TM-1): podium makes them, 12 of `0-9a-z`.
+pub const TEAM_ID_LEN: usize = 12;
+
+/// Whether `id` has the shape of a team id podium makes (TM-1): a store is never asked
+/// for one of another shape.
+pub fn well_formed_team_id(id: &str) -> bool {
+    id.len() == TEAM_ID_LEN && id.bytes().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+}
+
+/// What each member brought a team on one team board in one period (TM-4, TM-7):
+/// points by player id. The team's entry is their sum.
+///
+/// Stored as `{"members": [[player, points], …]}` in player order: a list of pairs,
+/// where a deletion (GM-6) finds and replaces an id.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contributions {
+    #[serde(default)]
+    pub members: Vec<(String, i64)>,
+}
+
+impl Contributions {
+    /// The team's total (points).
+    pub fn total(&self) -> i64 {
+        self.members.iter().fold(0i64, |a, (_, v)| a.saturating_add(*v))
+    }
+
+    /// What `player` brought (points; 0 when nothing).
+    pub fn of(&self, player: &str) -> i64 {
+        self.members
+            .iter()
+            .find(|(p, _)| p == player)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    /// `points` more from `player` (TM-4: only what a result earned, so never below 0).
+    pub fn add(&mut self, player: &str, points: i64) {
+        match self.members.binary_search_by(|(p, _)| p.as_str().cmp(player)) {
+            Ok(i) => self.members[i].1 = self.members[i].1.saturating_add(points.max(0)),
+            Err(i) => self.members.insert(i, (player.to_string(), points.max(0))),
+        }
+    }
+
+    /// The members by contribution, largest first (then the lower id).
+    pub fn ranked(&self) -> Vec<(String, i64)> {
+        let mut out: Vec<(String, i64)> = self.members.iter().map(|(p, v)| (p.clone(), *v)).collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -259,6 +259,23 @@ pub fn max_board_definitions() -> Result<u32, ConfigError> {
     )? as u32)
 }
 
+/// The teams' limits (TM-2, TM-3): `PODIUM_TEAM_MEMBER_CAP` (members a team holds,
+/// 2 … 1,000; default 50) and `PODIUM_TEAM_COOLDOWN_DAYS` (days after leaving a team
+/// before joining another, 0 … 90; default 7).
+pub fn team_policy() -> Result<podium_rules::team::TeamPolicy, ConfigError> {
+    let d = podium_rules::team::TeamPolicy::default();
+    let cap = number("PODIUM_TEAM_MEMBER_CAP", u64::from(d.member_cap), 2..=1_000)? as u32;
+    let days = number(
+        "PODIUM_TEAM_COOLDOWN_DAYS",
+        podium_rules::team::DEFAULT_COOLDOWN_DAYS as u64,
+        0..=90,
+    )? as i64;
+    Ok(podium_rules::team::TeamPolicy {
+        member_cap: cap,
+        cooldown_ms: days * 86_400_000,
+    })
+}
+
 /// How many decoded snapshot page entries a process keeps between requests
 /// (`PODIUM_READ_CACHE_ENTRIES`, 1,000 … 100,000,000; `default` when unset): about
 /// 270 bytes of memory each when full, directory and movement included

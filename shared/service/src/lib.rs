@@ -13,6 +13,7 @@
 //! - [`games`]: each game's records settled (Seega, replayed duels, Mahjong Rivals,
 //!   tournaments), incoming routing, match results.
 //! - [`players`]: rewards, the inbox, point history, leagues, `overtaken` follows.
+//! - [`teams`]: teams, memberships, contributions (TM-1 … TM-7).
 //! - [`boards`]: live boards, periods and their close, snapshots, pages, cursors,
 //!   and the views derived from them (friends).
 //! - [`profiles`]: names, avatars, countries and friend lists (PF-*).
@@ -32,6 +33,7 @@ pub mod operators;
 pub mod players;
 pub mod profiles;
 pub mod push;
+pub mod teams;
 pub mod telemetry;
 
 pub use error::ServiceError;

@@ -72,6 +72,7 @@ pub fn shipped(id: &str) -> Option<Definition> {
         score_range: None,
         entry: Entry::default(),
         prizes: Vec::new(),
+        teams: None,
     })
 }
 

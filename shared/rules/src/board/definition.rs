@@ -66,6 +66,11 @@ pub struct Definition {
     /// BD-9: bands of ranks, in order, not overlapping.
     #[serde(default)]
     pub prizes: Vec<Prize>,
+    /// TM-7: a team board: its entries are teams, each the sum of what its members'
+    /// results bring while they are members (TM-4); its prizes are split among each
+    /// ranked team's members (TM-6). `None`: a board of players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<crate::team::TeamBoard>,
 }
 
 fn default_keep() -> u32 {
@@ -759,6 +764,9 @@ impl Definition {
         }
         self.check_entry()?;
         self.check_prizes(game)?;
+        if let Some(teams) = &self.teams {
+            teams.check(self)?;
+        }
         Ok(game)
     }
 

@@ -16,7 +16,7 @@ use utoipa_axum::routes;
 use super::error::ErrorBody;
 use super::routes::{
     ads::*, board_definitions::*, boards::*, leagues::*, mahjong::*, me::*, messages::*, moderation::*,
-    operator::*, profiles::*,
+    operator::*, profiles::*, teams::*,
 };
 use super::state::AppState;
 
@@ -40,6 +40,7 @@ use super::state::AppState;
     tags(
         (name = "leaderboards", description = "Ranked pages and the caller's standing (LB-1 … LB-7)"),
         (name = "players", description = "The caller's profiles and match results"),
+        (name = "teams", description = "Teams (clans) that rank together on team boards (TM-1 … TM-7)"),
         (name = "mahjong", description = "Mahjong Rivals: Arenas, tournaments, the daily bonus"),
         (name = "ad callbacks", description = "Rewarded-ad callbacks, authenticated by their signatures"),
         (name = "operators", description = "Support staff: a player's overview, any board, corrections and the audit trail (JWT with the `podium/operator` scope)"),
@@ -73,6 +74,15 @@ macro_rules! every_route {
             [my_arena],
             [my_completion],
             [my_quick_match],
+            [create_team],
+            [get_team],
+            [join_team],
+            [my_team],
+            [leave_team],
+            [invite_to_team],
+            [remove_from_team],
+            [pass_team],
+            [team_board],
             [my_table],
             [tournament],
             [daily_bonus],

@@ -40,6 +40,8 @@ pub struct ApiContext {
     /// How much of an operator's close a request does before it answers (the next
     /// ticks carry the rest on).
     pub operator_steps: crate::budget::StepLimit,
+    /// The teams' member cap and cooldown (TM-2, TM-3).
+    pub teams: podium_rules::team::TeamPolicy,
 }
 
 impl ApiContext {
@@ -57,7 +59,14 @@ impl ApiContext {
             max_board_definitions: crate::boards::definitions::DEFAULT_MAX_ACTIVE_PER_GAME,
             rewards: Arc::default(),
             operator_steps: Default::default(),
+            teams: Default::default(),
         }
+    }
+
+    /// This context, with the teams' limits `policy` (TM-2, TM-3).
+    pub fn with_teams(mut self, policy: podium_rules::team::TeamPolicy) -> Self {
+        self.teams = policy;
+        self
     }
 
     /// This context, letting an operator's request do at most `limit` of an action

@@ -45,6 +45,8 @@ struct ResultMessage<'a> {
     board: &'a BoardRef,
     game: Game,
     result: &'a PeriodResult,
+    /// On a team board (TM-7): the team whose result this member's share is.
+    team: Option<&'a str>,
     now: DateTime<Utc>,
 }
 
@@ -52,7 +54,14 @@ impl Source for ResultMessage<'_> {
     type Result = Message;
 
     fn key(&self) -> SourceKey {
-        result_key(self.board, &self.result.player_id)
+        match self.team {
+            // A member who moved teams in the period has a share of each.
+            Some(team) => SourceKey::new(
+                KIND,
+                format!("{}:{}:{team}", self.board.key(), self.result.player_id),
+            ),
+            None => result_key(self.board, &self.result.player_id),
+        }
     }
 
     fn content_hash(&self) -> String {
@@ -290,15 +299,29 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
     now: DateTime<Utc>,
     report: &mut CloseReport,
 ) -> Result<(), ServiceError> {
-    let sources: Vec<ResultMessage> = results
-        .iter()
-        .map(|result| ResultMessage {
-            board,
-            game,
-            result,
-            now,
-        })
-        .collect();
+    let shares = team_shares(store, board, results).await?;
+    let sources: Vec<ResultMessage> = match &shares {
+        Some(shares) => shares
+            .iter()
+            .map(|(team, result)| ResultMessage {
+                board,
+                game,
+                result,
+                team: Some(team.as_str()),
+                now,
+            })
+            .collect(),
+        None => results
+            .iter()
+            .map(|result| ResultMessage {
+                board,
+                game,
+                result,
+                team: None,
+                now,
+            })
+            .collect(),
+    };
     report.rewarded += results.iter().filter(|r| r.rewarded()).count();
     report.reward_points += results.iter().map(|r| r.reward).sum::<i64>();
     let tally = settle_all(store, sources, IN_FLIGHT, now).await?;
@@ -307,6 +330,68 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
     report.skipped += tally.skipped;
     report.unapplied += tally.unapplied.len();
     Ok(())
+}
+
+/// On a team board (TM-7), each ranked team's result as its members' shares: every
+/// member who contributed in the period (and is not suspended, OP-4) gets the team's
+/// rank and value with their part of its reward and Jokers, split as the board's
+/// definition says (TM-6). One read of each team's contributions and one of its
+/// contributors' guards. `None`: a board of players.
+async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    results: &[PeriodResult],
+) -> Result<Option<Vec<(String, PeriodResult)>>, ServiceError> {
+    use podium_rules::team::{contributions_state, split, team_of_key, Contributions};
+    if !results.iter().any(|r| team_of_key(&r.player_id).is_some()) {
+        return Ok(None);
+    }
+    let how = match crate::boards::defined::resolve(store, &board.board).await? {
+        Some(known) => known
+            .versions
+            .iter()
+            .rev()
+            .find_map(|v| v.definition.teams)
+            .map(|t| t.split),
+        None => None,
+    };
+    let how = how.unwrap_or(podium_rules::team::Split::Equal);
+    let name = contributions_state(board);
+    let mut out = Vec::new();
+    for r in results {
+        let Some(team) = team_of_key(&r.player_id) else {
+            continue;
+        };
+        let held: Contributions = match store.get_state(&r.player_id, &name).await? {
+            Some(st) => serde_json::from_str(&st.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&r.player_id, e)))?,
+            None => Contributions::default(),
+        };
+        let ids: Vec<&str> = held.members.iter().map(|(p, _)| p.as_str()).collect();
+        let hidden = crate::boards::visibility::Hidden::among(store, &ids).await?;
+        let shown: Vec<(String, i64)> = held
+            .members
+            .iter()
+            .filter(|(p, v)| *v > 0 && !hidden.hides(p) && !podium_rules::record::ids::is_reserved_id(p))
+            .cloned()
+            .collect();
+        let points = split(r.reward, &shown, how);
+        let jokers = split(i64::try_from(r.jokers).unwrap_or(i64::MAX), &shown, how);
+        let part =
+            |parts: &[(String, i64)], p: &str| parts.iter().find(|(q, _)| q == p).map_or(0, |(_, v)| *v);
+        for (player, _) in &shown {
+            out.push((
+                team.to_string(),
+                PeriodResult {
+                    player_id: player.clone(),
+                    reward: part(&points, player),
+                    jokers: u64::try_from(part(&jokers, player)).unwrap_or(0),
+                    ..r.clone()
+                },
+            ));
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Runs `board`'s close again, whatever its record says: every result settled once

@@ -431,6 +431,14 @@ pub async fn update<S: ItemStore + ?Sized>(
     if definition.game != head.game {
         return Err(RuleError::new("game", "BD-10", "a definition's game cannot change").into());
     }
+    if definition.teams.is_some() != before.definition.teams.is_some() {
+        return Err(RuleError::new(
+            "teams",
+            "TM-7",
+            "a board ranks teams or players from its creation: `teams` cannot be added or removed (its split may change)",
+        )
+        .into());
+    }
     // BD-10: what the change means is judged against the version in force now; and
     // it never applies before a change still to come (which it then replaces).
     let in_force = all

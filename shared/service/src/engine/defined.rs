@@ -201,8 +201,13 @@ pub(crate) async fn feed<S: SettleStore + ?Sized>(
     clock_ms: i64,
 ) -> Result<(), ServiceError> {
     let mut marked: Vec<BoardRef> = Vec::new();
-    let (entries, counters) = entry_writes(store, facts, clock_ms).await?;
+    let (entries, counters, refs) = entry_writes(store, facts, clock_ms).await?;
     commit.states.extend(counters);
+    for r in refs {
+        if !commit.refs.contains(&r) {
+            commit.refs.push(r);
+        }
+    }
     for e in entries {
         if !marked.contains(&e.board) {
             commit
@@ -227,11 +232,19 @@ pub(crate) async fn feed<S: SettleStore + ?Sized>(
 /// first value takes a place while places are left (one read of the period's
 /// counter, written at the version read with the entries: the state writes
 /// returned), and feeds nothing once they are taken.
+///
+/// Team boards (TM-7): a fact with a positive value (TM-4: a loss takes nothing from
+/// a team) feeds the entry of the team the player was a member of at the fact's
+/// instant (one read of each player's memberships, only when the game has a team
+/// board the fact feeds), and adds to the team's contributions in that period (one
+/// read, written at the version read with the entry: a state write returned), with a
+/// reference (GM-6) for a member new there. A player in no team feeds no team board
+/// and writes nothing more.
 async fn entry_writes<S: SettleStore + ?Sized>(
     store: &S,
     facts: &[Fact],
     clock_ms: i64,
-) -> Result<(Vec<EntryWrite>, Vec<StateWrite>), ServiceError> {
+) -> Result<(Vec<EntryWrite>, Vec<StateWrite>, Vec<podium_store::Reference>), ServiceError> {
     let mut games: Vec<&str> = Vec::new();
     for f in facts {
         if !games.contains(&f.game.id()) {
@@ -244,12 +257,14 @@ async fn entry_writes<S: SettleStore + ?Sized>(
     }
     let boards: Vec<&Feeding> = lists.iter().flat_map(|l| l.iter()).collect();
     if boards.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok((Vec::new(), Vec::new(), Vec::new()));
     }
     // What each fact brings, in the facts' order.
     struct Fed<'a> {
         board: BoardRef,
         fact: &'a Fact,
+        /// Whose entry it feeds: the player's, or on a team board their team's key.
+        entrant: String,
         fold: podium_rules::board::feed::Fold,
         value: i64,
         tie_breaks: Vec<i64>,
@@ -257,6 +272,8 @@ async fn entry_writes<S: SettleStore + ?Sized>(
     }
     // BD-8: the joinings read, by (board, player).
     let mut joined: Vec<(String, String, Option<DateTime<Utc>>)> = Vec::new();
+    // TM-4: the memberships read, by player.
+    let mut memberships: Vec<(String, podium_rules::team::Memberships)> = Vec::new();
     let mut fed: Vec<Fed<'_>> = Vec::new();
     for fact in facts {
         for &feeding in &boards {
@@ -306,9 +323,30 @@ async fn entry_writes<S: SettleStore + ?Sized>(
                     (value, tie_breaks)
                 }
             };
+            let entrant = if def.teams.is_some() {
+                // TM-4: only what a result earned counts for a team.
+                if value <= 0 {
+                    continue;
+                }
+                let i = match memberships.iter().position(|(p, _)| *p == fact.player_id) {
+                    Some(i) => i,
+                    None => {
+                        let m = memberships_of(store, &fact.player_id).await?;
+                        memberships.push((fact.player_id.clone(), m));
+                        memberships.len() - 1
+                    }
+                };
+                match memberships[i].1.team_at(fact.at.timestamp_millis()) {
+                    Some(team) => podium_rules::team::team_key(team),
+                    None => continue,
+                }
+            } else {
+                fact.player_id.clone()
+            };
             fed.push(Fed {
                 board: BoardRef::new(def.id.clone(), period.id),
                 fact,
+                entrant,
                 fold: def.fold(),
                 value,
                 tie_breaks,
@@ -324,8 +362,8 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         }
         let mut players: Vec<&str> = Vec::new();
         for g in fed.iter().filter(|g| g.board == f.board) {
-            if !players.contains(&g.fact.player_id.as_str()) {
-                players.push(&g.fact.player_id);
+            if !players.contains(&g.entrant.as_str()) {
+                players.push(&g.entrant);
             }
         }
         let found = store.get_entries(&f.board, &players).await?;
@@ -342,7 +380,7 @@ async fn entry_writes<S: SettleStore + ?Sized>(
     let mut counters: Vec<(BoardRef, Entrants, u64)> = Vec::new();
     for f in &fed {
         let at_ms = f.fact.at.timestamp_millis();
-        let player = f.fact.player_id.as_str();
+        let player = f.entrant.as_str();
         if let Some((w, was)) = out
             .iter_mut()
             .find(|(w, _)| w.board == f.board && w.player_id == player)
@@ -405,6 +443,48 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         ));
     }
     let mut states = Vec::new();
+    let mut refs = Vec::new();
+    // TM-7: each team's contributions on each board it was fed on, read once and
+    // written at the version read.
+    let mut teams: Vec<(&BoardRef, &str)> = Vec::new();
+    for f in fed
+        .iter()
+        .filter(|f| podium_rules::team::team_of_key(&f.entrant).is_some())
+    {
+        if !teams.contains(&(&f.board, f.entrant.as_str())) {
+            teams.push((&f.board, f.entrant.as_str()));
+        }
+    }
+    for (board, team) in teams {
+        let name = podium_rules::team::contributions_state(board);
+        let (mut held, version) = match store.get_state(team, &name).await? {
+            Some(st) => (
+                serde_json::from_str::<podium_rules::team::Contributions>(&st.body)
+                    .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(team, e)))?,
+                st.version,
+            ),
+            None => (podium_rules::team::Contributions::default(), 0),
+        };
+        for f in fed.iter().filter(|f| f.board == *board && f.entrant == team) {
+            if !held.members.iter().any(|(p, _)| *p == f.fact.player_id) {
+                // GM-6: the member's deletion finds the list that names them.
+                refs.push(podium_store::Reference {
+                    player_id: f.fact.player_id.clone(),
+                    named: podium_store::Named::State {
+                        owner: team.to_string(),
+                        name: name.clone(),
+                    },
+                });
+            }
+            held.add(&f.fact.player_id, f.value);
+        }
+        states.push(StateWrite {
+            player_id: team.to_string(),
+            name,
+            expected_version: version,
+            body: serde_json::to_string(&held).unwrap_or_default(),
+        });
+    }
     for (board, entrants, version) in counters {
         let (owner, name) = entrants_counter(&board.board, &board.period);
         states.push(StateWrite {
@@ -414,7 +494,23 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             body: serde_json::to_string(&entrants).unwrap_or_default(),
         });
     }
-    Ok((out.into_iter().map(|(w, _)| w).collect(), states))
+    Ok((out.into_iter().map(|(w, _)| w).collect(), states, refs))
+}
+
+/// `player`'s memberships (TM-4), as their state holds them; none when they never
+/// joined a team.
+pub(crate) async fn memberships_of<S: SettleStore + ?Sized>(
+    store: &S,
+    player: &str,
+) -> Result<podium_rules::team::Memberships, ServiceError> {
+    match store
+        .get_state(player, podium_rules::team::MEMBERSHIPS_STATE)
+        .await?
+    {
+        Some(st) => serde_json::from_str(&st.body)
+            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player, e))),
+        None => Ok(Default::default()),
+    }
 }
 
 /// When `player` joined defined board `board` (BD-8), if they did.

@@ -25,10 +25,18 @@ pub fn pseudonym(player_id: &str) -> String {
 }
 
 /// Keys whose string value is a player id in a stored result.
-pub(crate) const ID_KEYS: &[&str] = &["player_id", "winner", "resigned", "player", "user_id"];
+pub(crate) const ID_KEYS: &[&str] = &["player_id", "winner", "resigned", "player", "user_id", "owner"];
 
 /// Keys whose array holds player ids, alone or first in a pair (`[id, value]`).
-pub(crate) const ID_LIST_KEYS: &[&str] = &["players", "times", "tp", "registered", "order", "members"];
+pub(crate) const ID_LIST_KEYS: &[&str] = &[
+    "players",
+    "times",
+    "tp",
+    "registered",
+    "order",
+    "members",
+    "invites",
+];
 
 /// Whether `key` names an id that may hold a player id as a `:`-separated part
 /// (`{player}:{day}`): `*_id` keys and `claim`, `source`, `id`. Timestamps, statuses

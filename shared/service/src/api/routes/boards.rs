@@ -470,6 +470,8 @@ pub(crate) async fn board_me(
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&state, &board, q.period.as_deref(), now).await?;
+    // TM-7: on a team board the caller stands as their team.
+    let player = crate::teams::view::subject(store, &board.board, &player).await?;
     let (board, country) = in_country(board, q.country.as_deref())?;
     board_exists(&state, &board, None).await?;
     let n = int_param(

@@ -12,6 +12,7 @@
 //! - [`operator`]: the operator routes that read.
 //! - [`moderation`]: the operator routes that act: corrections, the audit trail.
 //! - [`board_definitions`]: the operator routes of board definitions (BD-*).
+//! - [`teams`]: teams, memberships and contributions (TM-*).
 
 pub mod ads;
 pub mod board_definitions;
@@ -24,3 +25,4 @@ pub mod moderation;
 pub mod operator;
 pub mod profiles;
 pub mod respond;
+pub mod teams;

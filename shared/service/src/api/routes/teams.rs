@@ -1,0 +1,263 @@
+//! Teams (TM-1 … TM-7): create, read, join, leave, invite, remove, pass, and a team's
+//! members by contribution on a team board.
+
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::api::error::ErrorBody;
+use crate::api::extract::{Caller, JsonBody, Params, PathId, PathPair};
+use crate::api::state::AppState;
+use crate::teams::{actions, view};
+
+use super::respond::*;
+
+const TEAM_EXAMPLE: &str = r#"{"team_id": "k3m9q2x7p1ab", "name": "Night Owls", "avatar": "a07", "country": "RO", "access": "open", "owner": "p-00003",
+  "members": [{"player_id": "p-00003", "card": {"name": "Ionela", "country": "RO"}, "joined_at": "2026-12-07T09:00:00Z"}],
+  "member_count": 1, "member_cap": 50, "invites": [], "created_at": "2026-12-07T09:00:00Z"}"#;
+
+fn team_example() -> serde_json::Value {
+    serde_json::from_str(TEAM_EXAMPLE).unwrap_or_default()
+}
+
+/// A player named in a body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerBody {
+    /// A player's id (GM-5).
+    pub player_id: String,
+}
+
+/// The caller creates a team and is its owner and first member (TM-1 … TM-3).
+#[utoipa::path(
+    post,
+    path = "/v1/teams",
+    tag = "teams",
+    request_body(content = actions::NewTeam, example = json!({"name": "Night Owls", "avatar": "a07", "country": "RO", "access": "open"})),
+    responses(
+        (status = 200, description = "The team created", body = view::TeamView, example = team_example),
+        (status = 400, description = "A refused field, named with its rule: `name` (PF-1), `avatar` (PF-2), `country` (PF-3), `team_id` (TM-2: a member of a team already; TM-3: within the cooldown)", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "team_id (TM-3): you left a team on 2026-12-05T10:00:00Z: you may join another from 2026-12-12T10:00:00Z"})),
+        (status = 403, description = "The caller is suspended (OP-4)", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn create_team(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    JsonBody(body): JsonBody<actions::NewTeam>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let team = actions::create(store, &player, body, (&ctx.teams, &ctx.profiles), now).await?;
+    json(&view::of(store, team, &player, &ctx.teams).await?)
+}
+
+/// A team: its card, owner and members (suspended members hidden, OP-4); its pending
+/// invitations to its members only.
+#[utoipa::path(
+    get,
+    path = "/v1/teams/{team_id}",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "A team's id: 12 characters of `0-9a-z`", example = "k3m9q2x7p1ab")),
+    responses(
+        (status = 200, description = "The team", body = view::TeamView, example = team_example),
+        (status = 404, description = "No such team, or disbanded (TM-5)", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn get_team(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(team): PathId,
+) -> Answer {
+    json(&view::team(state.store.as_ref(), &team, &player, &state.ctx.teams).await?)
+}
+
+/// The caller joins a team (TM-1 … TM-3): an open one, or one that invited them (an
+/// invitation accepted). A member already: the team as it is.
+#[utoipa::path(
+    post,
+    path = "/v1/teams/{team_id}/join",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab")),
+    responses(
+        (status = 200, description = "The team joined", body = view::TeamView, example = team_example),
+        (status = 400, description = "Refused, naming `team_id` and the rule: TM-2 (the team is full, or the caller is a member of another), TM-3 (within the cooldown after leaving a team)", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "team_id (TM-2): this team is full: 50 members"})),
+        (status = 403, description = "An invite-only team that has not invited the caller (TM-1), or the caller is suspended (OP-4)", body = ErrorBody),
+        (status = 404, description = "No such team, or disbanded", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn join_team(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(team): PathId,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let team = actions::join(store, &player, &team, &ctx.teams, now).await?;
+    json(&view::of(store, team, &player, &ctx.teams).await?)
+}
+
+/// The caller's team and memberships, and when in no team within TM-3's cooldown,
+/// from when they may join one.
+#[utoipa::path(
+    get,
+    path = "/v1/me/team",
+    tag = "teams",
+    responses(
+        (status = 200, description = "The caller's team (absent when in none) and memberships, oldest first", body = view::MyTeam,
+            example = json!({"memberships": [{"team_id": "k3m9q2x7p1ab", "joined_at": "2026-12-01T09:00:00Z", "left_at": "2026-12-05T10:00:00Z"}], "may_join_at": "2026-12-12T10:00:00Z"})),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn my_team(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    let now = (state.clock)();
+    json(&view::mine(state.store.as_ref(), &player, &state.ctx.teams, now).await?)
+}
+
+/// The caller leaves their team (TM-5: an owner passes ownership to the
+/// longest-standing member; the last member disbands the team). Their points until
+/// now stay with the team (TM-4); TM-3's cooldown starts.
+#[utoipa::path(
+    post,
+    path = "/v1/me/team/leave",
+    tag = "teams",
+    responses(
+        (status = 200, description = "The caller's memberships after leaving", body = view::MyTeam),
+        (status = 404, description = "The caller is in no team", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn leave_team(State(state): State<AppState>, Caller(player): Caller) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    actions::leave(store, &player, &ctx.teams, now).await?;
+    json(&view::mine(store, &player, &ctx.teams, now).await?)
+}
+
+/// A member invites a player to their team (TM-1); the invited player accepts by
+/// joining.
+#[utoipa::path(
+    post,
+    path = "/v1/teams/{team_id}/invites",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab")),
+    request_body(content = PlayerBody, example = json!({"player_id": "p-00007"})),
+    responses(
+        (status = 200, description = "The team with the invitation", body = view::TeamView),
+        (status = 400, description = "`player_id` is no player's id (GM-5, GM-6)", body = ErrorBody),
+        (status = 403, description = "The caller is no member of the team", body = ErrorBody),
+        (status = 404, description = "No such team", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn invite_to_team(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(team): PathId,
+    JsonBody(body): JsonBody<PlayerBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let team = actions::invite(store, &player, &team, &body.player_id, now).await?;
+    json(&view::of(store, team, &player, &ctx.teams).await?)
+}
+
+/// The owner removes a member (TM-5); the member's points until now stay with the
+/// team (TM-4) and their cooldown starts (TM-3).
+#[utoipa::path(
+    post,
+    path = "/v1/teams/{team_id}/remove",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab")),
+    request_body(content = PlayerBody, example = json!({"player_id": "p-00007"})),
+    responses(
+        (status = 200, description = "The team without them", body = view::TeamView),
+        (status = 400, description = "`player_id` is no player's id, or the owner's own (who leaves instead)", body = ErrorBody),
+        (status = 403, description = "The caller is not the team's owner", body = ErrorBody),
+        (status = 404, description = "No such team, or no such member", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn remove_from_team(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(team): PathId,
+    JsonBody(body): JsonBody<PlayerBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let team = actions::remove(store, &player, &team, &body.player_id, now).await?;
+    json(&view::of(store, team, &player, &ctx.teams).await?)
+}
+
+/// The owner passes ownership to a member (TM-5).
+#[utoipa::path(
+    post,
+    path = "/v1/teams/{team_id}/owner",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab")),
+    request_body(content = PlayerBody, example = json!({"player_id": "p-00007"})),
+    responses(
+        (status = 200, description = "The team with its new owner", body = view::TeamView),
+        (status = 400, description = "`player_id` is no member (TM-5)", body = ErrorBody),
+        (status = 403, description = "The caller is not the team's owner", body = ErrorBody),
+        (status = 404, description = "No such team", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn pass_team(
+    State(state): State<AppState>,
+    Caller(player): Caller,
+    PathId(team): PathId,
+    JsonBody(body): JsonBody<PlayerBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let team = actions::pass(store, &player, &team, &body.player_id, now).await?;
+    json(&view::of(store, team, &player, &ctx.teams).await?)
+}
+
+/// The query of a team's contribution list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContributionQuery {
+    /// A period id of the board's schedule; the current period by default.
+    #[param(value_type = Option<String>, example = "2026-W50")]
+    period: Option<String>,
+}
+
+/// A team's members ranked by what they brought on a team board in a period (TM-4,
+/// TM-7), suspended members hidden and out of the total (OP-4); a member who left
+/// keeps the line of what they brought while a member.
+#[utoipa::path(
+    get,
+    path = "/v1/teams/{team_id}/boards/{board}",
+    tag = "teams",
+    params(
+        ("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab"),
+        ("board" = String, Path, description = "A team board's id (a defined board with `teams`, TM-7)", example = "seega-teams-weekly"),
+        ContributionQuery,
+    ),
+    responses(
+        (status = 200, description = "The members by contribution, largest first", body = view::ContributionList,
+            example = json!({"team_id": "k3m9q2x7p1ab", "board": "seega-teams-weekly", "period": "2026-W50", "total": 900,
+                "members": [{"rank": 1, "player_id": "p-00003", "card": {"name": "Ionela"}, "value": 600},
+                            {"rank": 2, "player_id": "p-00007", "card": {}, "value": 300}]})),
+        (status = 400, description = "A board of players (TM-7), or a period the board has none of (BD-6)", body = ErrorBody),
+        (status = 404, description = "No such team or defined board", body = ErrorBody),
+    ),
+    security(("jwt" = []))
+)]
+pub(crate) async fn team_board(
+    State(state): State<AppState>,
+    _: Caller,
+    PathPair(team, board): PathPair,
+    Params(q): Params<ContributionQuery>,
+) -> Answer {
+    let now = (state.clock)();
+    json(&view::contributions(state.store.as_ref(), &team, &board, q.period.as_deref(), now).await?)
+}

@@ -1,0 +1,430 @@
+//! What players do with teams (TM-1 … TM-5): create, join (an open team, or one that
+//! invited them), leave, invite, remove a member and pass ownership. Each is one
+//! settlement (source `team`, a key of its own per call) that reads the team's state
+//! and the memberships it changes and writes them together at the versions read: 20
+//! concurrent joins of a team with 10 places admit exactly 10, and a player is never
+//! a member of two teams. Doing again what is done (joining a team one is a member
+//! of, inviting a member) writes nothing and answers the team as it is.
+
+use chrono::{DateTime, Utc};
+use podium_rules::profile::ProfilePolicy;
+use podium_rules::settlement::{Planned, Settlement, StateChange};
+use podium_rules::team::{team_key, Access, Memberships, Roster, TeamPolicy, MEMBERSHIPS_STATE, TEAM_STATE};
+use podium_store::{SettleStore, SourceKey, Store};
+use rand::Rng;
+use serde::Deserialize;
+
+use super::{no_team, Team, MAX_INVITES};
+use crate::engine::names::hex_sha256;
+use crate::engine::settle::settle;
+use crate::engine::source::{ReadState, Reads, Source};
+use crate::engine::state::state_body;
+use crate::error::ServiceError;
+
+/// The source kind of a team change.
+pub const KIND: &str = "team";
+
+/// A team as a player asks for it (TM-1).
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewTeam {
+    /// PF-1's rules for names (3 to 24 characters that show).
+    pub name: String,
+    /// An avatar id of the configured set (PF-2).
+    #[serde(default)]
+    pub avatar: Option<String>,
+    /// ISO 3166-1 alpha-2 (PF-3).
+    #[serde(default)]
+    pub country: Option<String>,
+    /// `open` (anyone joins) or `invite_only`.
+    #[schema(value_type = String, example = "open")]
+    pub access: Access,
+}
+
+/// One change of a team.
+#[derive(Debug, Clone)]
+enum Action {
+    Create(Team),
+    Join,
+    Leave,
+    Invite(String),
+    Remove(String),
+    Pass(String),
+}
+
+struct Change<'a> {
+    team_id: &'a str,
+    player: &'a str,
+    action: Action,
+    /// This call's own key part: every call is a change of its own.
+    nonce: String,
+    now: DateTime<Utc>,
+    policy: TeamPolicy,
+}
+
+fn corrupt(key: &str, e: serde_json::Error) -> ServiceError {
+    ServiceError::Store(podium_store::StoreError::corrupt(key, e))
+}
+
+fn forbidden(message: &str) -> ServiceError {
+    ServiceError::Forbidden(message.to_string())
+}
+
+fn state(owner: &str, name: &str, body: &impl serde::Serialize) -> Result<StateChange, ServiceError> {
+    Ok(StateChange {
+        player_id: owner.to_string(),
+        name: name.to_string(),
+        body: serde_json::to_value(body).map_err(|e| corrupt(owner, e))?,
+    })
+}
+
+/// What a change's record keeps (GM-3): the team only, so that it names no member
+/// (a member list in every record would reference each member from each, GM-6); the
+/// caller reads the team as it stands after.
+#[derive(Debug, Clone, serde::Serialize, Deserialize)]
+struct Changed {
+    team_id: String,
+}
+
+impl Change<'_> {
+    fn unchanged(&self) -> Planned<Changed> {
+        Planned::Nothing(Changed {
+            team_id: self.team_id.to_string(),
+        })
+    }
+
+    fn written(
+        &self,
+        team: Team,
+        members: Vec<(&str, Memberships)>,
+    ) -> Result<Planned<Changed>, ServiceError> {
+        let key = team_key(self.team_id);
+        let mut s = Settlement::result_only(Changed {
+            team_id: self.team_id.to_string(),
+        });
+        s.states.push(state(&key, TEAM_STATE, &team)?);
+        for (player, m) in members {
+            s.states.push(state(player, MEMBERSHIPS_STATE, &m)?);
+        }
+        Ok(Planned::Write(s))
+    }
+}
+
+impl Source for Change<'_> {
+    type Result = Changed;
+
+    fn key(&self) -> SourceKey {
+        SourceKey::new(KIND, format!("{}/{}/{}", self.team_id, self.player, self.nonce))
+    }
+
+    fn content_hash(&self) -> String {
+        hex_sha256(&self.key().id)
+    }
+
+    fn reads(&self) -> Reads {
+        let mut states = vec![
+            (self.player.to_string(), MEMBERSHIPS_STATE.to_string()),
+            (team_key(self.team_id), TEAM_STATE.to_string()),
+        ];
+        if let Action::Remove(member) = &self.action {
+            states.push((member.clone(), MEMBERSHIPS_STATE.to_string()));
+        }
+        Reads {
+            states,
+            ..Reads::default()
+        }
+    }
+
+    fn plan(&self, read: &ReadState) -> Result<Planned<Changed>, ServiceError> {
+        let key = team_key(self.team_id);
+        let stored: Option<Team> = match read.state(&key, TEAM_STATE) {
+            Some(st) => Some(
+                serde_json::from_str::<Team>(&st.body)
+                    .map_err(|e| corrupt(&key, e))?
+                    .without_deleted(),
+            ),
+            None => None,
+        };
+        let mine: Memberships = state_body(read, self.player, MEMBERSHIPS_STATE)?;
+        let now_ms = self.now.timestamp_millis();
+        let policy = &self.policy;
+        if let Action::Create(team) = &self.action {
+            if stored.is_some() {
+                return Err(ServiceError::StateConflict {
+                    field: "team_id",
+                    rule: "TM-1",
+                    message: "this team exists".into(),
+                });
+            }
+            let mine = mine.joined(self.team_id, now_ms, policy)?;
+            return self.written(team.clone(), vec![(self.player, mine)]);
+        }
+        let mut team = stored
+            .filter(|t| t.disbanded_at.is_none())
+            .ok_or_else(|| no_team(self.team_id))?;
+        let member = team.roster.has(self.player);
+        match &self.action {
+            Action::Create(_) => unreachable!("answered above"),
+            Action::Join => {
+                if member {
+                    return Ok(self.unchanged());
+                }
+                let invited = team.invites.iter().any(|p| p == self.player);
+                if team.access == Access::InviteOnly && !invited {
+                    return Err(forbidden(
+                        "this team is invite-only (TM-1): a member's invitation is needed",
+                    ));
+                }
+                let mine = mine.joined(self.team_id, now_ms, policy)?;
+                team.roster = team.roster.with(self.player, now_ms, policy)?;
+                team.invites.retain(|p| p != self.player);
+                self.written(team, vec![(self.player, mine)])
+            }
+            Action::Leave => {
+                if !member {
+                    return Err(ServiceError::NotFound("a team of yours".into()));
+                }
+                let mine = mine.left(now_ms).unwrap_or_default();
+                match team.roster.clone().without(self.player) {
+                    Some(r) => team.roster = r,
+                    None => {
+                        // TM-5: the last member gone, the team is disbanded.
+                        team.roster = Roster::default();
+                        team.invites.clear();
+                        team.disbanded_at = Some(self.now);
+                    }
+                }
+                self.written(team, vec![(self.player, mine)])
+            }
+            Action::Invite(invited) => {
+                if !member {
+                    return Err(forbidden("only a team's members invite (TM-1)"));
+                }
+                if team.roster.has(invited) || team.invites.contains(invited) {
+                    return Ok(self.unchanged());
+                }
+                team.invites.push(invited.clone());
+                let over = team.invites.len().saturating_sub(MAX_INVITES);
+                team.invites.drain(..over);
+                self.written(team, Vec::new())
+            }
+            Action::Remove(removed) => {
+                if team.roster.owner != self.player {
+                    return Err(forbidden("only a team's owner removes members (TM-5)"));
+                }
+                if removed == self.player {
+                    return Err(ServiceError::BadRequest {
+                        field: "player_id",
+                        message: "the owner leaves a team rather than removing themselves (TM-5)".into(),
+                    });
+                }
+                if !team.roster.has(removed) {
+                    return Err(ServiceError::NotFound(format!(
+                        "member {} of this team",
+                        podium_rules::error::quoted(removed)
+                    )));
+                }
+                let theirs: Memberships = state_body(read, removed, MEMBERSHIPS_STATE)?;
+                let theirs = theirs.left(now_ms).unwrap_or_default();
+                if let Some(r) = team.roster.clone().without(removed) {
+                    team.roster = r;
+                }
+                self.written(team, vec![(removed.as_str(), theirs)])
+            }
+            Action::Pass(to) => {
+                if team.roster.owner != self.player {
+                    return Err(forbidden("only a team's owner passes ownership (TM-5)"));
+                }
+                if to == self.player {
+                    return Ok(self.unchanged());
+                }
+                team.roster = team.roster.passed_to(to)?;
+                self.written(team, Vec::new())
+            }
+        }
+    }
+
+    fn id_field(&self) -> &'static str {
+        "team_id"
+    }
+}
+
+async fn change<S: SettleStore + ?Sized>(
+    store: &S,
+    team_id: &str,
+    player: &str,
+    action: Action,
+    policy: &TeamPolicy,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    let source = Change {
+        team_id,
+        player,
+        action,
+        nonce: format!("{:016x}", rand::random::<u64>()),
+        now,
+        policy: *policy,
+    };
+    settle(store, &source, now).await?;
+    // The team as it stands after (strongly consistent): a leave may have disbanded it.
+    super::read(store, team_id).await?.ok_or_else(|| no_team(team_id))
+}
+
+/// A new team id (TM-1): 12 random characters of `0-9a-z`.
+fn new_team_id() -> String {
+    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut rng = rand::rng();
+    (0..podium_rules::team::TEAM_ID_LEN)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+/// `player` creates team `new` and is its owner and first member (TM-1 … TM-3).
+/// Errors: [`ServiceError::Invalid`] naming `name` (PF-1), `avatar` (PF-2),
+/// `country` (PF-3) or `team_id` (TM-2: a member of a team already; TM-3: within the
+/// cooldown); [`ServiceError::Suspended`] for a suspended caller.
+pub async fn create<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    new: NewTeam,
+    (teams, profiles): (&TeamPolicy, &ProfilePolicy),
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    let name = podium_rules::profile::normalize_name(&new.name, profiles)?;
+    let avatar = match new.avatar.as_deref() {
+        Some(a) => Some(podium_rules::profile::check_avatar(a, profiles)?),
+        None => None,
+    };
+    let country = match new.country.as_deref() {
+        Some(c) => Some(podium_rules::profile::check_country(c)?),
+        None => None,
+    };
+    let team_id = new_team_id();
+    let team = Team {
+        team_id: team_id.clone(),
+        name,
+        avatar,
+        country,
+        access: new.access,
+        roster: Roster {
+            owner: player.to_string(),
+            members: vec![(player.to_string(), now.timestamp_millis())],
+        },
+        invites: Vec::new(),
+        created_at: now,
+        disbanded_at: None,
+    };
+    // The card first: a team is never listed without it (a card of a team whose
+    // commit failed names nothing).
+    write_card(store, &team).await?;
+    change(store, &team_id, player, Action::Create(team), teams, now).await
+}
+
+/// Writes `team`'s card as the profile of its key (PF-5): what boards show.
+pub(crate) async fn write_card<S: Store + ?Sized>(store: &S, team: &Team) -> Result<(), ServiceError> {
+    let profile = podium_rules::profile::Profile {
+        card: team.card(),
+        ..Default::default()
+    };
+    let body = serde_json::to_vec(&profile).map_err(|e| corrupt(&team.team_id, e))?;
+    let key = crate::profiles::profile_key(&team_key(&team.team_id));
+    store.put_items(&[(key, body)], None).await?;
+    Ok(())
+}
+
+/// `player` joins team `team_id` (TM-1 … TM-3): an open team, or one that invited
+/// them (accepting the invitation). Already a member: the team as it is. Errors:
+/// [`ServiceError::NotFound`] (no such team, or disbanded), [`ServiceError::Forbidden`]
+/// (invite-only, not invited), [`ServiceError::Invalid`] naming `team_id` (TM-2: full,
+/// or a member of another team; TM-3: within the cooldown).
+pub async fn join<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    team_id: &str,
+    policy: &TeamPolicy,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    if !podium_rules::team::well_formed_team_id(team_id) {
+        return Err(no_team(team_id));
+    }
+    change(store, team_id, player, Action::Join, policy, now).await
+}
+
+/// `player` leaves their team (TM-5: an owner passes ownership to the longest-standing
+/// member; the last member disbands it); the team as they left it. Errors:
+/// [`ServiceError::NotFound`] when they are in no team.
+pub async fn leave<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    policy: &TeamPolicy,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    let mine = crate::engine::defined::memberships_of(store, player).await?;
+    let Some(current) = mine.current() else {
+        return Err(ServiceError::NotFound("a team of yours".into()));
+    };
+    change(
+        store,
+        &current.team_id.clone(),
+        player,
+        Action::Leave,
+        policy,
+        now,
+    )
+    .await
+}
+
+/// `player`, a member of `team_id`, invites `invited` (TM-1). Errors:
+/// [`ServiceError::Invalid`] naming `player_id` (no account id, GM-5/GM-6),
+/// [`ServiceError::Forbidden`] (not a member), [`ServiceError::NotFound`].
+pub async fn invite<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    team_id: &str,
+    invited: &str,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    podium_rules::record::ids::check_player_id("player_id", invited)?;
+    if !podium_rules::team::well_formed_team_id(team_id) {
+        return Err(no_team(team_id));
+    }
+    let action = Action::Invite(invited.to_string());
+    change(store, team_id, player, action, &TeamPolicy::default(), now).await
+}
+
+/// The owner `player` removes `member` from `team_id` (TM-5; the member's cooldown
+/// starts, TM-3). Errors: [`ServiceError::Forbidden`] (not the owner),
+/// [`ServiceError::NotFound`] (no such team or member), [`ServiceError::BadRequest`]
+/// naming `player_id` (the owner themselves).
+pub async fn remove<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    team_id: &str,
+    member: &str,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    if !podium_rules::team::well_formed_team_id(team_id) {
+        return Err(no_team(team_id));
+    }
+    podium_rules::record::ids::check_player_id("player_id", member)?;
+    let action = Action::Remove(member.to_string());
+    change(store, team_id, player, action, &TeamPolicy::default(), now).await
+}
+
+/// The owner `player` passes ownership of `team_id` to the member `to` (TM-5).
+/// Errors: [`ServiceError::Forbidden`] (not the owner), [`ServiceError::Invalid`]
+/// naming `player_id` (not a member), [`ServiceError::NotFound`].
+pub async fn pass<S: Store + ?Sized>(
+    store: &S,
+    player: &str,
+    team_id: &str,
+    to: &str,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    if !podium_rules::team::well_formed_team_id(team_id) {
+        return Err(no_team(team_id));
+    }
+    podium_rules::record::ids::check_player_id("player_id", to)?;
+    let action = Action::Pass(to.to_string());
+    change(store, team_id, player, action, &TeamPolicy::default(), now).await
+}

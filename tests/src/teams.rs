@@ -1,0 +1,488 @@
+//! Teams (TM-1 … TM-7, docs/rules/teams.md) on both stores: memberships and their
+//! refusals, team boards fed in each result's own commit and matched against the
+//! ledger, the close paying each ranked team's members once, hidden and deleted
+//! members.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use podium_rules::board::definition::Definition;
+use podium_rules::board::BoardRef;
+use podium_rules::game::Game;
+use podium_rules::team::{team_key, Access, TeamPolicy};
+use podium_service::boards::definitions;
+use podium_service::teams::{actions, view};
+use podium_service::ServiceError;
+use podium_store::Store;
+use serde_json::json;
+
+use crate::board_definitions::{instant, seega, tick, OPERATOR};
+
+/// A weekly (ISO weeks, UTC) team board of Seega points paying `prizes`, split by
+/// contribution with a floor of 50 %.
+fn team_board(prizes: serde_json::Value) -> Definition {
+    serde_json::from_value(json!({
+        "id": "seega-teams-weekly", "title": "Seega teams", "game": "seega",
+        "source": {"kind": "points"}, "operator": "sum", "order": "higher_first",
+        "schedule": {"kind": "weekly", "zone": "UTC"},
+        "prizes": prizes,
+        "teams": {"split": {"kind": "by_contribution", "floor_percent": 50}},
+    }))
+    .expect("a definition")
+}
+
+const WEEK: &str = "2026-W49";
+
+async fn create<S: Store + ?Sized>(store: &S, owner: &str, name: &str, at: &str) -> String {
+    let new: actions::NewTeam =
+        serde_json::from_value(json!({"name": name, "access": "open", "country": "RO"})).expect("a team");
+    let team = actions::create(
+        store,
+        owner,
+        new,
+        (&TeamPolicy::default(), &Default::default()),
+        instant(at),
+    )
+    .await
+    .expect("created");
+    assert_eq!(team.access, Access::Open);
+    team.team_id
+}
+
+async fn join<S: Store + ?Sized>(store: &S, player: &str, team: &str, at: &str) -> Result<(), ServiceError> {
+    actions::join(store, player, team, &TeamPolicy::default(), instant(at))
+        .await
+        .map(|_| ())
+}
+
+fn rule_of(e: &ServiceError) -> (&'static str, &str) {
+    match e {
+        ServiceError::Invalid(r) => (r.rule, r.field.as_str()),
+        other => panic!("not a refusal: {other:?}"),
+    }
+}
+
+/// The team board's entries in `WEEK`: team id → value.
+async fn board_values<S: Store + ?Sized>(store: &S) -> BTreeMap<String, i64> {
+    let board = BoardRef::new("seega-teams-weekly", WEEK);
+    store
+        .board_after(&board, None, 100)
+        .await
+        .expect("a board")
+        .into_iter()
+        .map(|s| {
+            let team = podium_rules::team::team_of_key(&s.player_id).expect("a team's entry");
+            (team.to_string(), s.value)
+        })
+        .collect()
+}
+
+/// What the ledger says each team's members brought in `WEEK` (TM-4): every positive
+/// applied change of a match whose instant falls in a membership of theirs.
+async fn from_the_ledger<S: Store + ?Sized>(
+    store: &S,
+    players: &[&str],
+) -> BTreeMap<String, BTreeMap<String, i64>> {
+    let (start, end) = (instant("2026-11-30T00:00:00Z"), instant("2026-12-07T00:00:00Z"));
+    let mut out: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    for p in players {
+        let held = view::mine(store, p, &TeamPolicy::default(), instant("2026-12-07T00:00:00Z"))
+            .await
+            .expect("memberships");
+        for e in store.ledger_entries(Game::Seega, p).await.expect("a ledger") {
+            if e.source != "match" || e.applied <= 0 || e.at < start || e.at >= end {
+                continue;
+            }
+            let team = held
+                .memberships
+                .iter()
+                .find(|m| m.joined_at <= e.at && m.left_at.is_none_or(|left| e.at < left));
+            if let Some(m) = team {
+                *out.entry(m.team_id.clone())
+                    .or_default()
+                    .entry(p.to_string())
+                    .or_default() += e.applied;
+            }
+        }
+    }
+    out
+}
+
+/// TM-3, TM-4, TM-7: three teams over a week. d1 joins A on Wednesday (only their
+/// points from then count), b2 leaves B on Friday (their points until then stay with
+/// B) and is refused joining C within the cooldown; a loss takes nothing from a team;
+/// a player in no team feeds no team board. The week's team board and each team's
+/// contribution list match the ledger.
+pub async fn three_teams_over_a_week_match_the_ledger<S: Store + ?Sized>(store: &S) {
+    definitions::create(
+        store,
+        team_board(json!([])),
+        OPERATOR,
+        instant("2026-11-29T00:00:00Z"),
+        20,
+        false,
+    )
+    .await
+    .expect("a team board");
+    let a = create(store, "a1", "Alpha Wolves", "2026-11-29T10:00:00Z").await;
+    let b = create(store, "b1", "Beta Bears", "2026-11-29T10:00:00Z").await;
+    let c = create(store, "c1", "Gamma Owls", "2026-11-29T10:00:00Z").await;
+    join(store, "a2", &a, "2026-11-29T11:00:00Z")
+        .await
+        .expect("a2 joins A");
+    join(store, "b2", &b, "2026-11-29T11:00:00Z")
+        .await
+        .expect("b2 joins B");
+    // Monday and Tuesday.
+    seega(store, "tw-1", "a1", "x1", 20, "2026-11-30T09:00:00Z").await;
+    seega(store, "tw-2", "b2", "x1", 20, "2026-11-30T10:00:00Z").await;
+    seega(store, "tw-3", "d1", "x1", 20, "2026-12-01T10:00:00Z").await; // before joining
+    seega(store, "tw-4", "c1", "a2", 20, "2026-12-01T11:00:00Z").await; // a2's loss
+                                                                        // Wednesday: d1 joins A.
+    join(store, "d1", &a, "2026-12-02T12:00:00Z")
+        .await
+        .expect("d1 joins A");
+    seega(store, "tw-5", "d1", "x2", 20, "2026-12-03T10:00:00Z").await;
+    seega(store, "tw-6", "b2", "c1", 20, "2026-12-03T11:00:00Z").await;
+    // Friday: b2 leaves B; Saturday they win again (for nobody), and may not join C.
+    actions::leave(
+        store,
+        "b2",
+        &TeamPolicy::default(),
+        instant("2026-12-04T12:00:00Z"),
+    )
+    .await
+    .expect("b2 leaves");
+    seega(store, "tw-7", "b2", "x2", 20, "2026-12-05T10:00:00Z").await;
+    let refused = join(store, "b2", &c, "2026-12-05T11:00:00Z")
+        .await
+        .expect_err("cooldown");
+    assert_eq!(rule_of(&refused), ("TM-3", "team_id"), "{refused}");
+    // A late match of Thursday, settled after b2 left: it counts for B (TM-4).
+    seega(store, "tw-8", "b2", "x1", 20, "2026-12-03T20:00:00Z").await;
+    // A match of two players in no team, and one of a member against a non-member.
+    seega(store, "tw-9", "x1", "x2", 20, "2026-12-06T10:00:00Z").await;
+    seega(store, "tw-10", "a1", "c1", 20, "2026-12-06T11:00:00Z").await;
+
+    let players = ["a1", "a2", "b1", "b2", "c1", "d1", "x1", "x2"];
+    let want = from_the_ledger(store, &players).await;
+    let board = board_values(store).await;
+    let totals: BTreeMap<String, i64> = want.iter().map(|(t, m)| (t.clone(), m.values().sum())).collect();
+    assert_eq!(board, totals, "the team board is the ledger's sum");
+    assert!(!want[&a].contains_key("a2"), "a loss takes nothing");
+    assert_eq!(want[&a].len(), 2, "a1 and d1 (from Wednesday): {want:?}");
+    assert!(
+        want[&b].contains_key("b2"),
+        "b2's points until Friday stay with B"
+    );
+    for (team, members) in &want {
+        let list = view::contributions(
+            store,
+            team,
+            "seega-teams-weekly",
+            Some(WEEK),
+            instant("2026-12-07T00:00:00Z"),
+        )
+        .await
+        .expect("a contribution list");
+        let got: BTreeMap<String, i64> = list
+            .members
+            .iter()
+            .map(|l| (l.player_id.clone(), l.value))
+            .collect();
+        assert_eq!(&got, members, "{team}");
+        assert_eq!(list.total, totals[team]);
+        assert!(list.members.windows(2).all(|w| w[0].value >= w[1].value));
+    }
+    // Nobody in no team is on the board, and a team's entry shows its card.
+    assert!(!board.keys().any(|t| t.starts_with('x')));
+    let cards = podium_service::profiles::cards::cards(store, &[&team_key(&a)])
+        .await
+        .expect("cards");
+    assert_eq!(cards[&team_key(&a)].name.as_deref(), Some("Alpha Wolves"));
+    // The caller's standing on the team board is their team's.
+    assert_eq!(
+        view::subject(store, "seega-teams-weekly", "d1")
+            .await
+            .expect("a team"),
+        team_key(&a)
+    );
+    assert!(matches!(
+        view::subject(store, "seega-teams-weekly", "x1").await,
+        Err(ServiceError::NotFound(_))
+    ));
+    assert_eq!(view::subject(store, "seega", "d1").await.expect("self"), "d1");
+}
+
+/// TM-2: the 51st member is refused naming `team_id` and TM-2; 20 concurrent joins of
+/// a team with 10 places left admit exactly 10; a member of a team joins no other.
+pub async fn the_cap_holds_under_concurrent_joins<S: Store + Clone + 'static>(store: &S) {
+    let full = create(store, "cap-0", "Full House", "2026-11-29T10:00:00Z").await;
+    for i in 1..50 {
+        join(store, &format!("cap-{i}"), &full, "2026-11-29T11:00:00Z")
+            .await
+            .expect("a place");
+    }
+    let refused = join(store, "cap-50", &full, "2026-11-29T12:00:00Z")
+        .await
+        .expect_err("full");
+    assert_eq!(rule_of(&refused), ("TM-2", "team_id"), "{refused}");
+    let two = create(store, "cap-99", "Second Team", "2026-11-29T10:00:00Z").await;
+    let again = join(store, "cap-1", &two, "2026-11-29T12:00:00Z")
+        .await
+        .expect_err("one team");
+    assert_eq!(rule_of(&again).0, "TM-2");
+
+    let rush = create(store, "rush-0", "Rush Hour", "2026-11-29T10:00:00Z").await;
+    for i in 1..40 {
+        join(store, &format!("rush-{i}"), &rush, "2026-11-29T11:00:00Z")
+            .await
+            .expect("a place");
+    }
+    let store = Arc::new(store.clone());
+    let tasks = (0..20).map(|i| {
+        let (store, rush) = (store.clone(), rush.clone());
+        tokio::spawn(async move {
+            join(
+                store.as_ref(),
+                &format!("late-{i}"),
+                &rush,
+                "2026-11-29T13:00:00Z",
+            )
+            .await
+        })
+    });
+    let outcomes = futures::future::join_all(tasks).await;
+    let mut admitted = 0;
+    for o in outcomes {
+        match o.expect("a task") {
+            Ok(()) => admitted += 1,
+            Err(e) => assert_eq!(rule_of(&e).0, "TM-2", "{e}"),
+        }
+    }
+    assert_eq!(admitted, 10);
+    let team = view::team(store.as_ref(), &rush, "rush-0", &TeamPolicy::default())
+        .await
+        .expect("the team");
+    assert_eq!((team.member_count, team.members.len()), (50, 50));
+}
+
+/// TM-6, TM-7, BD-9, GM-3: the week's close pays each contributor of the top 3 teams
+/// their share once (split by contribution with a floor), every contributor of a
+/// ranked team gets the team's result; ticks again pay nothing more.
+pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store: &S) {
+    use podium_service::jobs::Job;
+    let prizes = json!([{"from": 1, "to": 1, "points": 1000}, {"from": 2, "to": 3, "points": 300}]);
+    definitions::create(
+        store,
+        team_board(prizes),
+        OPERATOR,
+        instant("2026-11-29T00:00:00Z"),
+        20,
+        false,
+    )
+    .await
+    .expect("a team board");
+    let mut teams = Vec::new();
+    for (i, name) in ["Red Kites", "Blue Jays", "Green Finches", "Grey Crows"]
+        .iter()
+        .enumerate()
+    {
+        let team = create(store, &format!("o{i}"), name, "2026-11-29T10:00:00Z").await;
+        join(store, &format!("m{i}"), &team, "2026-11-29T10:30:00Z")
+            .await
+            .expect("joined");
+        teams.push(team);
+    }
+    // Red: o0 wins 3, m0 wins 1; Blue: o1 2 and m1 1; Green: o2 2; Grey: m3 1.
+    let wins = [("o0", 3), ("m0", 1), ("o1", 2), ("m1", 1), ("o2", 2), ("m3", 1)];
+    let mut n = 0;
+    for (p, k) in wins {
+        for _ in 0..k {
+            n += 1;
+            seega(
+                store,
+                &format!("tc-{n}"),
+                p,
+                "nobody",
+                20,
+                &format!("2026-12-0{}T10:00:00Z", 1 + n % 5),
+            )
+            .await;
+        }
+    }
+    let board = board_values(store).await;
+    let mut ranked: Vec<(&String, &i64)> = board.iter().collect();
+    ranked.sort_by(|x, y| y.1.cmp(x.1));
+    assert_eq!(ranked[0].0, &teams[0]);
+    for _ in 0..2 {
+        tick(store, Job::Freeze, "2026-12-07T00:05:00Z").await;
+    }
+    let inbox = |p: &'static str| async move {
+        podium_service::players::inbox::view(store, p)
+            .await
+            .expect("an inbox")
+            .messages
+            .into_iter()
+            .filter(|m| m.board == "seega-teams-weekly")
+            .map(|m| serde_json::to_value(m).expect("json"))
+            .collect::<Vec<_>>()
+    };
+    let reward = |m: &serde_json::Value| m["reward"]["points"].as_i64().unwrap_or(0);
+    // Each team's prize split among its contributors (TM-6), the rank the team's.
+    for (i, prize) in [(0usize, 1000i64), (1, 300), (2, 300)] {
+        let list = view::contributions(
+            store,
+            &teams[i],
+            "seega-teams-weekly",
+            Some(WEEK),
+            instant("2026-12-07T01:00:00Z"),
+        )
+        .await
+        .expect("contributions");
+        let shares: Vec<(String, i64)> = list
+            .members
+            .iter()
+            .map(|l| (l.player_id.clone(), l.value))
+            .collect();
+        let want = podium_rules::team::split(
+            prize,
+            &shares,
+            podium_rules::team::Split::ByContribution { floor_percent: 50 },
+        );
+        let mut paid = 0;
+        for (p, part) in want {
+            let p: &'static str = Box::leak(p.into_boxed_str());
+            let got = inbox(p).await;
+            assert_eq!(got.len(), 1, "{p}: once");
+            assert_eq!(reward(&got[0]), part, "{p}");
+            assert_eq!(got[0]["rank"].as_u64(), Some(i as u64 + 1), "{p}");
+            paid += part;
+        }
+        assert_eq!(paid, prize, "the parts add up to the prize");
+    }
+    // Grey, 4th: its contributor gets the result without a reward; o3 brought nothing.
+    let m3 = inbox("m3").await;
+    assert_eq!(
+        (m3.len(), reward(&m3[0]), m3[0]["rank"].as_u64()),
+        (1, 0, Some(4))
+    );
+    assert!(inbox("o3").await.is_empty());
+}
+
+/// OP-4, GM-6: a suspended member leaves the contribution list and the total until
+/// restored; a deleted member's id appears nowhere in the team's items, the team's
+/// board total as it was.
+pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
+    definitions::create(
+        store,
+        team_board(json!([])),
+        OPERATOR,
+        instant("2026-11-29T00:00:00Z"),
+        20,
+        false,
+    )
+    .await
+    .expect("a team board");
+    let t = create(store, "h-own", "Hidden Hands", "2026-11-29T10:00:00Z").await;
+    for p in ["h-sus", "h-del"] {
+        join(store, p, &t, "2026-11-29T11:00:00Z").await.expect("joined");
+    }
+    seega(store, "hd-1", "h-own", "nobody", 20, "2026-12-01T10:00:00Z").await;
+    seega(store, "hd-2", "h-sus", "nobody", 20, "2026-12-01T11:00:00Z").await;
+    seega(store, "hd-3", "h-del", "nobody", 20, "2026-12-01T12:00:00Z").await;
+    let tr = &t;
+    let list = |now: &'static str| async move {
+        view::contributions(store, tr, "seega-teams-weekly", Some(WEEK), instant(now))
+            .await
+            .expect("contributions")
+    };
+    let before = list("2026-12-02T00:00:00Z").await;
+    assert_eq!(before.members.len(), 3);
+    let sus = before
+        .members
+        .iter()
+        .find(|l| l.player_id == "h-sus")
+        .map(|l| l.value)
+        .unwrap_or(0);
+    let now = instant("2026-12-02T00:00:00Z");
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "h-sus",
+        ("support-7", "a modified client"),
+        30,
+        now,
+    )
+    .await
+    .expect("suspended");
+    let during = list("2026-12-02T00:00:00Z").await;
+    assert!(during.members.iter().all(|l| l.player_id != "h-sus"));
+    assert_eq!(during.total, before.total - sus);
+    let shown = view::team(store, &t, "h-own", &TeamPolicy::default())
+        .await
+        .expect("the team");
+    assert!(shown.members.iter().all(|m| m.player_id != "h-sus"));
+    podium_service::moderation::suspensions::restore(
+        store,
+        "h-sus",
+        ("support-7", "the report was wrong"),
+        instant("2026-12-02T01:00:00Z"),
+        &Default::default(),
+    )
+    .await
+    .expect("restored");
+    assert_eq!(list("2026-12-02T02:00:00Z").await.total, before.total);
+
+    let board_before = board_values(store).await;
+    podium_service::operators::deletion::delete_player(store, "h-del", instant("2026-12-03T00:00:00Z"))
+        .await
+        .expect("deleted");
+    assert_eq!(
+        board_values(store).await,
+        board_before,
+        "the team's total as it was"
+    );
+    let key = team_key(&t);
+    for name in [
+        podium_rules::team::TEAM_STATE.to_string(),
+        podium_rules::team::contributions_state(&BoardRef::new("seega-teams-weekly", WEEK)),
+    ] {
+        let body = store
+            .get_state(&key, &name)
+            .await
+            .expect("read")
+            .expect("the state")
+            .body;
+        assert!(!body.contains("h-del"), "{name}: {body}");
+    }
+    let after = list("2026-12-03T01:00:00Z").await;
+    assert!(after.members.iter().all(|l| !l.player_id.contains("h-del")));
+    let team = view::team(store, &t, "h-own", &TeamPolicy::default())
+        .await
+        .expect("the team");
+    assert_eq!(team.member_count, 2, "the deleted member left the roster");
+}
+
+#[macro_export]
+macro_rules! teams_tests {
+    ($make:path) => {
+        mod teams {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn three_teams_over_a_week_match_the_ledger() {
+                $crate::teams::three_teams_over_a_week_match_the_ledger(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn the_cap_holds_under_concurrent_joins() {
+                $crate::teams::the_cap_holds_under_concurrent_joins(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn the_close_pays_the_top_teams_members_once() {
+                $crate::teams::the_close_pays_the_top_teams_members_once(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn hidden_and_deleted_members() {
+                $crate::teams::hidden_and_deleted_members(&$make().await).await;
+            }
+        }
+    };
+}
