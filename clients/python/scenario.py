@@ -17,7 +17,8 @@ The Seega player reads a board page and the next (LB-3), their place with neighb
 an Arena's player reads its standings (MJ-11); the first Mahjong player with an
 unclaimed period reward claims it, twice (GM-3, LB-5), and claims the daily bonus
 twice with one Idempotency-Key (MJ-18). An operator defines an event, renames and
-retires it; the Seega player joins it, twice (BD-8, GM-3).
+retires it; the Seega player joins it, twice (BD-8, GM-3). A team board is defined,
+the Seega player creates a team, another joins, passes, removes and leaves (TM-1 … TM-7).
 """
 
 import datetime
@@ -39,6 +40,17 @@ from podium_client.api.operators import (
     update_board,
 )
 from podium_client.api.mahjong import daily_bonus, my_arena
+from podium_client.api.teams import (
+    create_team,
+    get_team,
+    invite_to_team,
+    join_team,
+    leave_team,
+    my_team,
+    pass_team,
+    remove_from_team,
+    team_board,
+)
 from podium_client.api.players import (
     claim_reward,
     me,
@@ -56,6 +68,11 @@ from podium_client.models import (
     Catalogue,
     Changed,
     ClaimAnswer,
+    ContributionList,
+    MyTeam,
+    NewTeam,
+    PlayerBody,
+    TeamView,
     DefinitionBody,
     DefinitionList,
     DefinitionView,
@@ -242,6 +259,33 @@ def main(base, fixtures):
     call(board_join, ErrorBody, "seega", client=seega, status=409)
     retire = RetireBody.from_dict({"reason": "the scenario is over", "version": 2})
     call(retire_board, Changed, cup, client=ops, body=retire)
+
+    # TM-1 … TM-7: an operator defines a team board; the Seega player creates a team,
+    # another player joins it; the team, its contributions and the caller's own team
+    # read back; the joiner leaves (TM-3's cooldown named) and may not join again yet.
+    teams_board = f"scenario-teams-{uuid.uuid4().hex[:8]}"
+    team_def = {
+        "id": teams_board, "title": "Scenario teams", "game": "seega",
+        "source": {"kind": "points"}, "operator": "sum", "order": "higher_first",
+        "schedule": {"kind": "weekly", "zone": "UTC"},
+        "teams": {"split": {"kind": "equal"}},
+    }
+    call(create_board, Changed, client=ops, body=DefinitionBody.from_dict({"reason": "team week", "definition": team_def}))
+    made = call(create_team, TeamView, client=seega, body=NewTeam.from_dict({"name": "Scenario Owls", "access": "open"}))
+    joiner = client_of(base, "scenario-joiner")
+    joined_team = call(join_team, TeamView, made.team_id, client=joiner)
+    assert joined_team.member_count == 2 and joined_team.owner == seega_player, joined_team
+    call(get_team, TeamView, made.team_id, client=seega)
+    call(invite_to_team, TeamView, made.team_id, client=seega, body=PlayerBody.from_dict({"player_id": "scenario-guest"}))
+    listing = call(team_board, ContributionList, made.team_id, teams_board, client=seega)
+    assert listing.total == 0 and listing.members == [], listing
+    mine = call(my_team, MyTeam, client=joiner)
+    assert mine.team.team_id == made.team_id, mine
+    call(pass_team, TeamView, made.team_id, client=seega, body=PlayerBody.from_dict({"player_id": "scenario-joiner"}))
+    call(remove_from_team, TeamView, made.team_id, client=joiner, body=PlayerBody.from_dict({"player_id": seega_player}))
+    left = call(leave_team, MyTeam, client=joiner)
+    assert left.may_join_at is not UNSET and left.team is UNSET, left
+    call(join_team, ErrorBody, made.team_id, client=seega, status=400)
 
     # LIVE-1 … LIVE-3: the live feed's helper beside the client connects as the player.
     import live

@@ -266,6 +266,94 @@ async fn each_defined_board_adds_its_entries_to_a_scored_match() {
         lines[1]
     );
 }
+/// TM-7, issue 49's cost: a scored match of a player in a team adds to its one
+/// transaction the team's entry on each team board it feeds (put, with its board GSI
+/// entry), the team's contributions in the period (one state item), the board's change
+/// mark and, the first time a member brings points there, a reference (GM-6); a match
+/// of two players in no team writes exactly what a match writes with no team board
+/// (one memberships read a player more). Counted item by item by DynamoDB's published
+/// pricing (docs/costs.md).
+#[tokio::test]
+async fn a_team_member_adds_the_teams_entry_and_contributions_to_a_match() {
+    use podium_rules::board::definition::Definition;
+    use podium_service::boards::definitions;
+
+    let store = podium_tests::fixtures::dynamodb().await;
+    let units = |lines: &[podium_store::dynamo::PricedWrite]| lines.iter().map(|l| l.units).sum::<u64>();
+    for p in ["u-ana", "u-bob", "u-cy", "u-dan"] {
+        podium_tests::fixtures::seed_balance(&store, p, 100, 1_000).await;
+    }
+    let score = |id: &str, w: &str, l: &str, n: i64| podium_tests::fixtures::rout(id, w, l, podium_tests::fixtures::at(n));
+    let now = podium_tests::fixtures::now();
+    podium_tests::contract::score_match(&store, &score("m-t0", "u-cy", "u-dan", 0), now)
+        .await
+        .expect("scored");
+    let plain = units(&store.last_price());
+    let created = chrono::DateTime::parse_from_rfc3339("2026-11-01T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    let board: Definition = serde_json::from_value(serde_json::json!({
+        "id": "seega-teams-weekly", "title": "Seega teams", "game": "seega", "source": {"kind": "points"},
+        "operator": "sum", "order": "higher_first", "schedule": {"kind": "weekly", "zone": "UTC"},
+        "teams": {"split": {"kind": "equal"}},
+    }))
+    .expect("a definition");
+    definitions::create(&store, board, "live-ops", created, 20, false)
+        .await
+        .expect("created");
+    let new: podium_service::teams::actions::NewTeam =
+        serde_json::from_value(serde_json::json!({"name": "Night Owls", "access": "open"})).expect("a team");
+    podium_service::teams::actions::create(
+        &store,
+        "u-ana",
+        new,
+        (&Default::default(), &Default::default()),
+        podium_tests::fixtures::at(-60),
+    )
+    .await
+    .expect("a team");
+    // Two players in no team: what a match writes with no team board.
+    let mut seen = Vec::new();
+    for (id, w, l, n) in [
+        ("m-t1", "u-cy", "u-dan", 1),
+        ("m-t2", "u-ana", "u-bob", 2),
+        ("m-t3", "u-ana", "u-bob", 3),
+    ] {
+        let before = store.usage();
+        podium_tests::contract::score_match(&store, &score(id, w, l, n), now)
+            .await
+            .expect("scored");
+        let used = store.usage().since(&before);
+        assert_eq!(used.write_requests, 1, "one transaction");
+        let lines = store.last_price();
+        println!(
+            "{id}: {} requests, {} read units, {} write units (plain {plain})",
+            used.requests,
+            used.read_milli_units as f64 / 1000.0,
+            units(&lines)
+        );
+        seen.push(lines);
+    }
+    assert_eq!(units(&seen[0]), plain, "no team, no more: {:#?}", seen[0]);
+    for (i, lines) in seen[1..].iter().enumerate() {
+        let extra = units(lines) - plain;
+        let team: Vec<_> = lines
+            .iter()
+            .filter(|p| {
+                matches!(p.item, "period entry" | "change mark" | "state" | "reference")
+            })
+            .collect();
+        assert_eq!(extra, team.iter().map(|p| p.units).sum::<u64>(), "{lines:#?}");
+        assert_eq!(team.iter().filter(|p| p.item == "state").count(), 1, "the contributions: {lines:#?}");
+        assert_eq!(
+            team.iter().filter(|p| p.item == "reference").count(),
+            usize::from(i == 0),
+            "a reference the first time only: {lines:#?}"
+        );
+        println!("a team member's match: {plain} + {extra} write units");
+        assert!(extra <= 9, "{extra}: {lines:#?}");
+    }
+}
 /// BD-8's cost: on a board players enter by joining, with `max_entrants`, a scored
 /// match reads each player's joining (a GetItem each) and, for a new entrant, the
 /// period's counter, which it writes in the same transaction (one state item); an

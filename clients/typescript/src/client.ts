@@ -218,6 +218,62 @@ export async function dailyBonus(c: Podium, idempotencyKey: string): Promise<Sch
   );
 }
 
+// ---- teams (TM-1 … TM-7)
+
+/** Creates a team whose owner and first member is the caller (TM-1 … TM-3). */
+export async function createTeam(c: Podium, team: Schemas["NewTeam"]): Promise<Schemas["TeamView"]> {
+  return ok(await c.POST("/v1/teams", { body: team }));
+}
+
+/** A team, its members (suspended ones hidden) and, to its members, its invitations. */
+export async function team(c: Podium, team_id: string): Promise<Schemas["TeamView"]> {
+  return ok(await c.GET("/v1/teams/{team_id}", { params: { path: { team_id } } }));
+}
+
+/** Joins an open team, or accepts an invitation to an invite-only one (TM-1 … TM-3). */
+export async function joinTeam(c: Podium, team_id: string): Promise<Schemas["TeamView"]> {
+  return ok(await c.POST("/v1/teams/{team_id}/join", { params: { path: { team_id } } }));
+}
+
+/** The caller's team, memberships and, within the cooldown, from when they may join one. */
+export async function myTeam(c: Podium): Promise<Schemas["MyTeam"]> {
+  return ok(await c.GET("/v1/me/team"));
+}
+
+/** Leaves the caller's team (TM-5); TM-3's cooldown starts. */
+export async function leaveTeam(c: Podium): Promise<Schemas["MyTeam"]> {
+  return ok(await c.POST("/v1/me/team/leave"));
+}
+
+/** A member invites a player (TM-1). */
+export async function inviteToTeam(c: Podium, team_id: string, player_id: string): Promise<Schemas["TeamView"]> {
+  return ok(await c.POST("/v1/teams/{team_id}/invites", { params: { path: { team_id } }, body: { player_id } }));
+}
+
+/** The owner removes a member (TM-5). */
+export async function removeFromTeam(c: Podium, team_id: string, player_id: string): Promise<Schemas["TeamView"]> {
+  return ok(await c.POST("/v1/teams/{team_id}/remove", { params: { path: { team_id } }, body: { player_id } }));
+}
+
+/** The owner passes ownership to a member (TM-5). */
+export async function passTeam(c: Podium, team_id: string, player_id: string): Promise<Schemas["TeamView"]> {
+  return ok(await c.POST("/v1/teams/{team_id}/owner", { params: { path: { team_id } }, body: { player_id } }));
+}
+
+/** A team's members by what they brought on a team board in a period (TM-4, TM-7). */
+export async function teamContributions(
+  c: Podium,
+  team_id: string,
+  board: string,
+  period?: string,
+): Promise<Schemas["ContributionList"]> {
+  return ok(
+    await c.GET("/v1/teams/{team_id}/boards/{board}", {
+      params: { path: { team_id, board }, query: period ? { period } : {} },
+    }),
+  );
+}
+
 // ---- ad callbacks (sent by the ad networks, signed; here for completeness)
 
 export async function admobCallback(

@@ -68,6 +68,9 @@ pub struct Membership {
     pub joined_ms: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left_ms: Option<i64>,
+    /// Ended because an operator disbanded the team (OP-5): no cooldown follows (TM-3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disbanded: bool,
 }
 
 /// A player's memberships, oldest first: at most one without an end (the current).
@@ -109,7 +112,7 @@ impl Memberships {
             };
             return Err(RuleError::new("team_id", "TM-2", message));
         }
-        if let Some(left) = self.history.last().and_then(|m| m.left_ms) {
+        if let Some(left) = self.history.last().filter(|m| !m.disbanded).and_then(|m| m.left_ms) {
             let free_ms = left.saturating_add(policy.cooldown_ms);
             if now_ms < free_ms {
                 let hours = (free_ms - now_ms + 3_599_999) / 3_600_000;
@@ -127,6 +130,7 @@ impl Memberships {
             team_id: team_id.to_string(),
             joined_ms: now_ms,
             left_ms: None,
+            disbanded: false,
         });
         while self.history.len() > MAX_HISTORY {
             self.history.remove(0);
@@ -140,6 +144,19 @@ impl Memberships {
         let m = self.history.last_mut().filter(|m| m.left_ms.is_none())?;
         // A membership never ends before it began (a clock set back).
         m.left_ms = Some(now_ms.max(m.joined_ms));
+        Some(self)
+    }
+
+    /// These memberships with the current one in `team_id` ended at `now_ms` because
+    /// an operator disbanded the team (no cooldown follows, TM-3); `None` when the
+    /// player's current team is another (or none).
+    pub fn disbanded(mut self, team_id: &str, now_ms: i64) -> Option<Self> {
+        let m = self
+            .history
+            .last_mut()
+            .filter(|m| m.left_ms.is_none() && m.team_id == team_id)?;
+        m.left_ms = Some(now_ms.max(m.joined_ms));
+        m.disbanded = true;
         Some(self)
     }
 }

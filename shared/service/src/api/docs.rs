@@ -83,6 +83,8 @@ macro_rules! every_route {
             [remove_from_team],
             [pass_team],
             [team_board],
+            [rename_team],
+            [disband_team],
             [my_table],
             [tournament],
             [daily_bonus],

@@ -38,6 +38,9 @@ pub mod action {
     pub const BOARD_CREATE: &str = "board-create";
     pub const BOARD_UPDATE: &str = "board-update";
     pub const BOARD_RETIRE: &str = "board-retire";
+    /// A team renamed or disbanded by an operator (TM-1, TM-5).
+    pub const TEAM_RENAME: &str = "team-rename";
+    pub const TEAM_DISBAND: &str = "team-disband";
 }
 
 /// One operator action (OP-5).

@@ -50,7 +50,17 @@ enum Action {
     Invite(String),
     Remove(String),
     Pass(String),
+    /// An operator's rename (OP-5): the name checked already (PF-1).
+    Rename(String),
+    /// An operator's disbanding (OP-5): the team takes no one; each member's
+    /// membership is ended by [`Action::Disbanded`].
+    Disband,
+    /// `player`'s membership of a team an operator disbanded, ended at that instant.
+    Disbanded(DateTime<Utc>),
 }
+
+/// The `player` of an operator's change: no member, no memberships read.
+const OPERATOR: &str = "@operator";
 
 struct Change<'a> {
     team_id: &'a str,
@@ -122,10 +132,10 @@ impl Source for Change<'_> {
     }
 
     fn reads(&self) -> Reads {
-        let mut states = vec![
-            (self.player.to_string(), MEMBERSHIPS_STATE.to_string()),
-            (team_key(self.team_id), TEAM_STATE.to_string()),
-        ];
+        let mut states = vec![(team_key(self.team_id), TEAM_STATE.to_string())];
+        if self.player != OPERATOR {
+            states.push((self.player.to_string(), MEMBERSHIPS_STATE.to_string()));
+        }
         if let Action::Remove(member) = &self.action {
             states.push((member.clone(), MEMBERSHIPS_STATE.to_string()));
         }
@@ -159,12 +169,35 @@ impl Source for Change<'_> {
             let mine = mine.joined(self.team_id, now_ms, policy)?;
             return self.written(team.clone(), vec![(self.player, mine)]);
         }
+        if let Action::Disbanded(at) = &self.action {
+            // The membership of a team disbanded at `at`, if it is still the current one.
+            let Some(mine) = mine.disbanded(self.team_id, at.timestamp_millis()) else {
+                return Ok(self.unchanged());
+            };
+            let mut s = Settlement::result_only(Changed {
+                team_id: self.team_id.to_string(),
+            });
+            s.states.push(state(self.player, MEMBERSHIPS_STATE, &mine)?);
+            return Ok(Planned::Write(s));
+        }
         let mut team = stored
             .filter(|t| t.disbanded_at.is_none())
             .ok_or_else(|| no_team(self.team_id))?;
         let member = team.roster.has(self.player);
         match &self.action {
-            Action::Create(_) => unreachable!("answered above"),
+            Action::Create(_) | Action::Disbanded(_) => unreachable!("answered above"),
+            Action::Rename(name) => {
+                if team.name == *name {
+                    return Ok(self.unchanged());
+                }
+                team.name = name.clone();
+                self.written(team, Vec::new())
+            }
+            Action::Disband => {
+                team.disbanded_at = Some(self.now);
+                team.invites.clear();
+                self.written(team, Vec::new())
+            }
             Action::Join => {
                 if member {
                     return Ok(self.unchanged());
@@ -311,7 +344,8 @@ pub async fn create<S: Store + ?Sized>(
             members: vec![(player.to_string(), now.timestamp_millis())],
         },
         invites: Vec::new(),
-        created_at: now,
+        // Milliseconds, as every other instant of the team.
+        created_at: DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now),
         disbanded_at: None,
     };
     // The card first: a team is never listed without it (a card of a team whose
@@ -427,4 +461,50 @@ pub async fn pass<S: Store + ?Sized>(
     podium_rules::record::ids::check_player_id("player_id", to)?;
     let action = Action::Pass(to.to_string());
     change(store, team_id, player, action, &TeamPolicy::default(), now).await
+}
+
+/// An operator renames team `team_id` (PF-1's rules for the name; OP-5: the caller
+/// audits it); the team before and after, its card written after (boards show the new
+/// name from the next refresh). Errors: [`ServiceError::Invalid`] naming `name`,
+/// [`ServiceError::NotFound`].
+pub async fn rename_by_operator<S: Store + ?Sized>(
+    store: &S,
+    team_id: &str,
+    name: &str,
+    profiles: &ProfilePolicy,
+    now: DateTime<Utc>,
+) -> Result<(Team, Team), ServiceError> {
+    let name = podium_rules::profile::normalize_name(name, profiles)?;
+    let before = super::read(store, team_id)
+        .await?
+        .filter(|t| t.disbanded_at.is_none())
+        .ok_or_else(|| no_team(team_id))?;
+    let after = change(store, team_id, OPERATOR, Action::Rename(name), &TeamPolicy::default(), now).await?;
+    // PF-5: the team boards it stands on are snapshotted again with the new card.
+    crate::engine::changes::mark_entry_boards(store, &team_key(team_id), now.timestamp_millis()).await?;
+    write_card(store, &after).await?;
+    Ok((before, after))
+}
+
+/// An operator disbands team `team_id` (OP-5: the caller audits it): it takes no one
+/// from `now`, and each member's membership ends at that instant (one settlement each,
+/// so a rerun finishes an interrupted disbanding), with no cooldown (TM-3). Their
+/// points until then stay with the team (TM-4). Answers the team as disbanded (a
+/// team disbanded before: the members it still holds released again, nothing else).
+/// Errors: [`ServiceError::NotFound`] (no such team).
+pub async fn disband_by_operator<S: Store + ?Sized>(
+    store: &S,
+    team_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Team, ServiceError> {
+    let stored = super::read(store, team_id).await?.ok_or_else(|| no_team(team_id))?;
+    let team = match stored.disbanded_at {
+        Some(_) => stored,
+        None => change(store, team_id, OPERATOR, Action::Disband, &TeamPolicy::default(), now).await?,
+    };
+    let at = team.disbanded_at.unwrap_or(now);
+    for (member, _) in &team.roster.members {
+        change(store, team_id, member, Action::Disbanded(at), &TeamPolicy::default(), now).await?;
+    }
+    Ok(team)
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::error::ErrorBody;
-use crate::api::extract::{Caller, JsonBody, Params, PathId, PathPair};
+use crate::api::extract::{Caller, JsonBody, OperatorCaller, Params, PathId, PathPair};
 use crate::api::state::AppState;
 use crate::teams::{actions, view};
 
@@ -37,7 +37,7 @@ pub struct PlayerBody {
     responses(
         (status = 200, description = "The team created", body = view::TeamView, example = team_example),
         (status = 400, description = "A refused field, named with its rule: `name` (PF-1), `avatar` (PF-2), `country` (PF-3), `team_id` (TM-2: a member of a team already; TM-3: within the cooldown)", body = ErrorBody,
-            example = json!({"error": "invalid", "message": "team_id (TM-3): you left a team on 2026-12-05T10:00:00Z: you may join another from 2026-12-12T10:00:00Z"})),
+            example = json!({"error": "invalid", "message": "team_id (TM-3): the player left a team less than 7 days ago: they may join another in 168 hours"})),
         (status = 403, description = "The caller is suspended (OP-4)", body = ErrorBody),
     ),
     security(("jwt" = []))
@@ -84,7 +84,7 @@ pub(crate) async fn get_team(
     responses(
         (status = 200, description = "The team joined", body = view::TeamView, example = team_example),
         (status = 400, description = "Refused, naming `team_id` and the rule: TM-2 (the team is full, or the caller is a member of another), TM-3 (within the cooldown after leaving a team)", body = ErrorBody,
-            example = json!({"error": "invalid", "message": "team_id (TM-2): this team is full: 50 members"})),
+            example = json!({"error": "invalid", "message": "team_id (TM-2): the team is full: 50 members at most"})),
         (status = 403, description = "An invite-only team that has not invited the caller (TM-1), or the caller is suspended (OP-4)", body = ErrorBody),
         (status = 404, description = "No such team, or disbanded", body = ErrorBody),
     ),
@@ -260,4 +260,96 @@ pub(crate) async fn team_board(
 ) -> Answer {
     let now = (state.clock)();
     json(&view::contributions(state.store.as_ref(), &team, &board, q.period.as_deref(), now).await?)
+}
+
+/// An operator's rename of a team (OP-5).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TeamRenameBody {
+    /// Why (3–500 characters), kept in the audit trail.
+    pub reason: String,
+    /// The new name (PF-1).
+    pub name: String,
+}
+
+/// Why an operator disbands a team (OP-5).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TeamDisbandBody {
+    /// Why (3–500 characters), kept in the audit trail.
+    pub reason: String,
+}
+
+/// Renames a team (PF-1's rules for the name): its card on every team board from the
+/// next refresh. Operators only; recorded in the audit trail (OP-5).
+#[utoipa::path(
+    post,
+    path = "/v1/operator/teams/{team_id}/rename",
+    tag = "operators",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab")),
+    request_body(content = TeamRenameBody, example = json!({"reason": "an offensive name reported", "name": "Team 4417"})),
+    responses(
+        (status = 200, description = "The team renamed", body = view::TeamView),
+        (status = 400, description = "A refused name (PF-1) or reason (OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such team, or disbanded", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn rename_team(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(team): PathId,
+    JsonBody(body): JsonBody<TeamRenameBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let team = crate::moderation::teams::rename(store, &ctx.profiles, &team, &body.name, (&operator, &body.reason), now)
+        .await?;
+    json(&view::of(store, team, "", &ctx.teams).await?)
+}
+
+/// Disbands a team: it takes no one, its members are released at once (no cooldown,
+/// TM-3) and their points until now stay with it (TM-4). Safe to repeat (a rerun
+/// finishes an interrupted disbanding). Operators only; recorded in the audit trail
+/// (OP-5).
+#[utoipa::path(
+    post,
+    path = "/v1/operator/teams/{team_id}/disband",
+    tag = "operators",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab")),
+    request_body(content = TeamDisbandBody, example = json!({"reason": "a team trading accounts"})),
+    responses(
+        (status = 200, description = "The team as disbanded: `disbanded_at` set, its last members listed", body = DisbandedTeam,
+            example = json!({"team_id": "k3m9q2x7p1ab", "name": "Night Owls", "members": ["p-00003", "p-00007"], "disbanded_at": "2026-12-07T10:00:00Z"})),
+        (status = 400, description = "A refused reason (OP-5)", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such team", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn disband_team(
+    State(state): State<AppState>,
+    OperatorCaller(operator): OperatorCaller,
+    PathId(team): PathId,
+    JsonBody(body): JsonBody<TeamDisbandBody>,
+) -> Answer {
+    let now = (state.clock)();
+    let team = crate::moderation::teams::disband(state.store.as_ref(), &team, (&operator, &body.reason), now).await?;
+    json(&DisbandedTeam {
+        members: team.roster.members.iter().map(|(p, _)| p.clone()).collect(),
+        team_id: team.team_id,
+        name: team.name,
+        disbanded_at: team.disbanded_at,
+    })
+}
+
+/// A team as an operator disbanded it.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct DisbandedTeam {
+    pub team_id: String,
+    pub name: String,
+    /// Its members when disbanded, released.
+    pub members: Vec<String>,
+    pub disbanded_at: Option<chrono::DateTime<chrono::Utc>>,
 }
