@@ -59,6 +59,8 @@ const READ: &str = "2027-07-19T06:00:00Z";
 struct Seeded {
     cohort_w28: String,
     cohort_w29: String,
+    /// Carol's team (bob and dave its other members) on the team board `hv-teams`.
+    team: String,
 }
 
 /// What the reads list, set up from nothing:
@@ -153,6 +155,35 @@ async fn seed<S: Store + Clone + 'static>(store: &S) -> Seeded {
     tick(store, Job::Refresh, "2027-07-18T10:30:00Z").await;
     // Bucharest midnight: 18 July and week 2027-W28 frozen, the league's week closed.
     tick(store, Job::Freeze, "2027-07-18T21:05:00Z").await;
+    // TM-7: a team board of Mahjong credits; carol's team, with bob and dave.
+    let teams: podium_rules::board::definition::Definition = serde_json::from_value(json!({
+        "id": "hv-teams", "title": "Teams of the week", "game": "mahjong-rivals",
+        "source": {"kind": "credits"}, "operator": "sum", "order": "higher_first",
+        "schedule": {"kind": "weekly", "zone": "Europe/Bucharest"},
+        "teams": {"split": {"kind": "equal"}},
+    }))
+    .expect("a team board");
+    podium_service::boards::definitions::create(store, teams, "op-1", t("2027-07-18T21:10:00Z"), 20, false)
+        .await
+        .expect("created");
+    let new: podium_service::teams::actions::NewTeam =
+        serde_json::from_value(json!({"name": "Hidden Views", "access": "open"})).expect("a team");
+    let policy = podium_rules::team::TeamPolicy::default();
+    let team = podium_service::teams::actions::create(
+        store,
+        CAROL,
+        new,
+        (&policy, &Default::default()),
+        t("2027-07-18T21:10:00Z"),
+    )
+    .await
+    .expect("a team")
+    .team_id;
+    for p in [BOB, DAVE] {
+        podium_service::teams::actions::join(store, p, &team, &policy, t("2027-07-18T21:11:00Z"))
+            .await
+            .expect("joined");
+    }
     // Week 2027-W29, read live.
     credit_day(
         store,
@@ -182,6 +213,7 @@ async fn seed<S: Store + Clone + 'static>(store: &S) -> Seeded {
     Seeded {
         cohort_w28,
         cohort_w29,
+        team,
     }
 }
 
@@ -323,6 +355,22 @@ fn probes(s: &Seeded) -> Vec<Probe> {
                 c,
             )
         },
+        // A team's members, the caller's team, and members by contribution (TM-7).
+        Probe {
+            lines: Some(".team.members[]"),
+            closes_up: false,
+            ..probe("/v1/me/team", "/v1/me/team", &[], c)
+        },
+        Probe {
+            closes_up: false,
+            ..probe("/v1/teams/{team_id}", format!("/v1/teams/{}", s.team), &[], c)
+        },
+        probe(
+            "/v1/teams/{team_id}/boards/{board}",
+            format!("/v1/teams/{}/boards/hv-teams", s.team),
+            &[],
+            c,
+        ),
         // Operators read a board as players see it.
         probe(
             "/v1/operator/leaderboards/{board}",

@@ -370,8 +370,8 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
     assert!(inbox("o3").await.is_empty());
 }
 
-/// OP-4, GM-6: a suspended member leaves the contribution list and the total until
-/// restored; a deleted member's id appears nowhere in the team's items, the team's
+/// OP-4, GM-6: a suspended member leaves the contribution list, its total and the
+/// team board's entry until restored; a deleted member's id appears nowhere in the team's items, the team's
 /// board total as it was.
 pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     definitions::create(
@@ -418,6 +418,18 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     let during = list("2026-12-02T00:00:00Z").await;
     assert!(during.members.iter().all(|l| l.player_id != "h-sus"));
     assert_eq!(during.total, before.total - sus);
+    // The team board's entry drops by theirs too, once however often it is repeated.
+    assert_eq!(board_values(store).await[&t], before.total - sus);
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "h-sus",
+        ("support-7", "a modified client"),
+        30,
+        now,
+    )
+    .await
+    .expect("suspended again");
+    assert_eq!(board_values(store).await[&t], before.total - sus);
     let shown = view::team(store, &t, "h-own", &TeamPolicy::default())
         .await
         .expect("the team");
@@ -432,6 +444,11 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     .await
     .expect("restored");
     assert_eq!(list("2026-12-02T02:00:00Z").await.total, before.total);
+    assert_eq!(
+        board_values(store).await[&t],
+        before.total,
+        "given back on the restore"
+    );
 
     let board_before = board_values(store).await;
     podium_service::operators::deletion::delete_player(store, "h-del", instant("2026-12-03T00:00:00Z"))
@@ -463,6 +480,103 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     assert_eq!(team.member_count, 2, "the deleted member left the roster");
 }
 
+/// OP-5, TM-1, TM-5: an operator renames a team (its card and the audit trail say so)
+/// and disbands it: its members are released at once (no cooldown, TM-3), the team
+/// takes no one, its board total stays; a player's export holds their team history.
+pub async fn operators_rename_and_disband_a_team<S: Store + ?Sized>(store: &S) {
+    use podium_service::moderation::audit::{read, Trail};
+    definitions::create(
+        store,
+        team_board(json!([])),
+        OPERATOR,
+        instant("2026-11-29T00:00:00Z"),
+        20,
+        false,
+    )
+    .await
+    .expect("a team board");
+    let t = create(store, "op-own", "Rude Name Here", "2026-11-29T10:00:00Z").await;
+    join(store, "op-mem", &t, "2026-11-29T11:00:00Z")
+        .await
+        .expect("joined");
+    seega(store, "op-1", "op-mem", "nobody", 20, "2026-12-01T10:00:00Z").await;
+    let now = instant("2026-12-02T00:00:00Z");
+    let renamed = podium_service::moderation::teams::rename(
+        store,
+        &Default::default(),
+        &t,
+        "Team 4417",
+        ("support-7", "an offensive name reported"),
+        now,
+    )
+    .await
+    .expect("renamed");
+    assert_eq!(renamed.name, "Team 4417");
+    let cards = podium_service::profiles::cards::cards(store, &[&team_key(&t)])
+        .await
+        .expect("cards");
+    assert_eq!(cards[&team_key(&t)].name.as_deref(), Some("Team 4417"));
+    let refused = podium_service::moderation::teams::rename(
+        store,
+        &Default::default(),
+        &t,
+        "x",
+        ("support-7", "again"),
+        now,
+    )
+    .await
+    .expect_err("a name of one character");
+    assert_eq!(rule_of(&refused), ("PF-1", "name"));
+    let total = board_values(store).await[&t];
+    let disbanded =
+        podium_service::moderation::teams::disband(store, &t, ("support-7", "trading accounts"), now)
+            .await
+            .expect("disbanded");
+    assert!(disbanded.disbanded_at.is_some());
+    // Again: nothing more, and still answered.
+    podium_service::moderation::teams::disband(store, &t, ("support-7", "trading accounts"), now)
+        .await
+        .expect("disbanded again");
+    let (trail, _) = read(store, &Trail::Operator("support-7".into()), None, 10)
+        .await
+        .expect("the trail");
+    let actions: Vec<&str> = trail.iter().map(|e| e.action.as_str()).collect();
+    assert!(
+        actions.contains(&"team-rename") && actions.contains(&"team-disband"),
+        "{actions:?}"
+    );
+    assert!(matches!(
+        view::team(store, &t, "op-own", &TeamPolicy::default()).await,
+        Err(ServiceError::NotFound(_))
+    ));
+    assert!(matches!(
+        join(store, "op-new", &t, "2026-12-02T01:00:00Z").await,
+        Err(ServiceError::NotFound(_))
+    ));
+    for p in ["op-own", "op-mem"] {
+        let mine = view::mine(store, p, &TeamPolicy::default(), now)
+            .await
+            .expect("mine");
+        assert!(mine.team.is_none() && mine.may_join_at.is_none(), "{p}: {mine:?}");
+    }
+    let other = create(store, "op-mem", "Fresh Start", "2026-12-02T01:00:00Z").await;
+    assert_ne!(
+        other, t,
+        "released at once: no cooldown after an operator's disbanding"
+    );
+    assert_eq!(
+        board_values(store).await[&t],
+        total,
+        "the disbanded team's points stay"
+    );
+    // GDPR: the member's export holds their team history.
+    let export = podium_service::operators::export::export_player(store, "op-mem", now)
+        .await
+        .expect("an export");
+    let text = serde_json::to_string(&export).expect("json");
+    assert!(text.contains(&t) && text.contains(&other), "{text}");
+}
+
 #[macro_export]
 macro_rules! teams_tests {
     ($make:path) => {
@@ -478,6 +592,10 @@ macro_rules! teams_tests {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn the_close_pays_the_top_teams_members_once() {
                 $crate::teams::the_close_pays_the_top_teams_members_once(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn operators_rename_and_disband_a_team() {
+                $crate::teams::operators_rename_and_disband_a_team(&$make().await).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn hidden_and_deleted_members() {

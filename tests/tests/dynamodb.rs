@@ -283,7 +283,9 @@ async fn a_team_member_adds_the_teams_entry_and_contributions_to_a_match() {
     for p in ["u-ana", "u-bob", "u-cy", "u-dan"] {
         podium_tests::fixtures::seed_balance(&store, p, 100, 1_000).await;
     }
-    let score = |id: &str, w: &str, l: &str, n: i64| podium_tests::fixtures::rout(id, w, l, podium_tests::fixtures::at(n));
+    let score = |id: &str, w: &str, l: &str, n: i64| {
+        podium_tests::fixtures::rout(id, w, l, podium_tests::fixtures::at(n))
+    };
     let now = podium_tests::fixtures::now();
     podium_tests::contract::score_match(&store, &score("m-t0", "u-cy", "u-dan", 0), now)
         .await
@@ -339,12 +341,14 @@ async fn a_team_member_adds_the_teams_entry_and_contributions_to_a_match() {
         let extra = units(lines) - plain;
         let team: Vec<_> = lines
             .iter()
-            .filter(|p| {
-                matches!(p.item, "period entry" | "change mark" | "state" | "reference")
-            })
+            .filter(|p| matches!(p.item, "period entry" | "change mark" | "state" | "reference"))
             .collect();
         assert_eq!(extra, team.iter().map(|p| p.units).sum::<u64>(), "{lines:#?}");
-        assert_eq!(team.iter().filter(|p| p.item == "state").count(), 1, "the contributions: {lines:#?}");
+        assert_eq!(
+            team.iter().filter(|p| p.item == "state").count(),
+            1,
+            "the contributions: {lines:#?}"
+        );
         assert_eq!(
             team.iter().filter(|p| p.item == "reference").count(),
             usize::from(i == 0),

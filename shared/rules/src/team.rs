@@ -112,7 +112,12 @@ impl Memberships {
             };
             return Err(RuleError::new("team_id", "TM-2", message));
         }
-        if let Some(left) = self.history.last().filter(|m| !m.disbanded).and_then(|m| m.left_ms) {
+        if let Some(left) = self
+            .history
+            .last()
+            .filter(|m| !m.disbanded)
+            .and_then(|m| m.left_ms)
+        {
             let free_ms = left.saturating_add(policy.cooldown_ms);
             if now_ms < free_ms {
                 let hours = (free_ms - now_ms + 3_599_999) / 3_600_000;
@@ -370,6 +375,10 @@ pub fn well_formed_team_id(id: &str) -> bool {
 pub struct Contributions {
     #[serde(default)]
     pub members: Vec<(String, i64)>,
+    /// Members whose points the team's entry leaves out while they are suspended
+    /// (OP-4): the entry is the total less theirs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withheld: Vec<String>,
 }
 
 impl Contributions {

@@ -36,6 +36,7 @@ pub(crate) const ID_LIST_KEYS: &[&str] = &[
     "order",
     "members",
     "invites",
+    "withheld",
 ];
 
 /// Whether `key` names an id that may hold a player id as a `:`-separated part

@@ -246,6 +246,8 @@ async fn hide<S: Store + ?Sized>(
     // refused), so it is audited now, before the steps below; the entry is written
     // again, the same id, with the boards it was hidden from once they are done.
     audit::append(store, &suspend_entry(player_id, &g.suspension)).await?;
+    // TM-7: their points withheld from their teams' entries (one settlement each).
+    crate::teams::withholding::apply(store, player_id, true, g.suspension.since, now).await?;
     // Every step below is safe to repeat: a call that stopped midway (or found the
     // suspension already written) finishes them. Left out of every snapshot from now
     // on, then hidden from those taken: each board's snapshots recorded in the guard
@@ -434,6 +436,8 @@ pub async fn restore_within<S: Store + ?Sized>(
     }
     let boards = boards_of(store, player_id).await?;
     crate::boards::suspended::unlist(store, player_id, &boards).await?;
+    // TM-7: their points given back to their teams' entries.
+    crate::teams::withholding::apply(store, player_id, false, g.suspension.since, now).await?;
     for board in boards {
         if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
             crate::engine::changes::raise(store, &mark).await?;

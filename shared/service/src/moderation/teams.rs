@@ -9,7 +9,13 @@ use super::audit::{self, action, AuditEntry};
 use crate::error::ServiceError;
 use crate::teams::{actions, Team};
 
-fn entry(what: &str, team: &Team, (operator, reason): (&str, String), now: DateTime<Utc>, changes: serde_json::Value) -> AuditEntry {
+fn entry(
+    what: &str,
+    team: &Team,
+    (operator, reason): (&str, String),
+    now: DateTime<Utc>,
+    changes: serde_json::Value,
+) -> AuditEntry {
     AuditEntry {
         id: audit::fresh_id(&format!("team/{}@{}", team.team_id, now.timestamp_millis())),
         at: now,
@@ -37,7 +43,11 @@ pub async fn rename<S: Store + ?Sized>(
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let (before, after) = actions::rename_by_operator(store, team_id, name, profiles, now).await?;
     let changes = serde_json::json!({"name_was": before.name, "name": after.name});
-    audit::append(store, &entry(action::TEAM_RENAME, &after, (operator, reason), now, changes)).await?;
+    audit::append(
+        store,
+        &entry(action::TEAM_RENAME, &after, (operator, reason), now, changes),
+    )
+    .await?;
     Ok(after)
 }
 
@@ -53,7 +63,12 @@ pub async fn disband<S: Store + ?Sized>(
 ) -> Result<Team, ServiceError> {
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     let team = actions::disband_by_operator(store, team_id, now).await?;
-    let changes = serde_json::json!({"members": team.roster.members.len(), "disbanded_at": team.disbanded_at});
-    audit::append(store, &entry(action::TEAM_DISBAND, &team, (operator, reason), now, changes)).await?;
+    let changes =
+        serde_json::json!({"members": team.roster.members.len(), "disbanded_at": team.disbanded_at});
+    audit::append(
+        store,
+        &entry(action::TEAM_DISBAND, &team, (operator, reason), now, changes),
+    )
+    .await?;
     Ok(team)
 }

@@ -479,7 +479,15 @@ pub async fn rename_by_operator<S: Store + ?Sized>(
         .await?
         .filter(|t| t.disbanded_at.is_none())
         .ok_or_else(|| no_team(team_id))?;
-    let after = change(store, team_id, OPERATOR, Action::Rename(name), &TeamPolicy::default(), now).await?;
+    let after = change(
+        store,
+        team_id,
+        OPERATOR,
+        Action::Rename(name),
+        &TeamPolicy::default(),
+        now,
+    )
+    .await?;
     // PF-5: the team boards it stands on are snapshotted again with the new card.
     crate::engine::changes::mark_entry_boards(store, &team_key(team_id), now.timestamp_millis()).await?;
     write_card(store, &after).await?;
@@ -497,14 +505,34 @@ pub async fn disband_by_operator<S: Store + ?Sized>(
     team_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
-    let stored = super::read(store, team_id).await?.ok_or_else(|| no_team(team_id))?;
+    let stored = super::read(store, team_id)
+        .await?
+        .ok_or_else(|| no_team(team_id))?;
     let team = match stored.disbanded_at {
         Some(_) => stored,
-        None => change(store, team_id, OPERATOR, Action::Disband, &TeamPolicy::default(), now).await?,
+        None => {
+            change(
+                store,
+                team_id,
+                OPERATOR,
+                Action::Disband,
+                &TeamPolicy::default(),
+                now,
+            )
+            .await?
+        }
     };
     let at = team.disbanded_at.unwrap_or(now);
     for (member, _) in &team.roster.members {
-        change(store, team_id, member, Action::Disbanded(at), &TeamPolicy::default(), now).await?;
+        change(
+            store,
+            team_id,
+            member,
+            Action::Disbanded(at),
+            &TeamPolicy::default(),
+            now,
+        )
+        .await?;
     }
     Ok(team)
 }

@@ -17,12 +17,15 @@
 //!   feed them in their own commit ([`crate::engine::defined`]); their pages, cursors,
 //!   snapshots and country views are the boards' own. A team's page of members by
 //!   contribution is [`view::contributions`].
+//! - **A suspended member** (OP-4) is hidden from the team's pages and their points
+//!   withheld from its entries until restored ([`withholding`]).
 //!
 //! Uses [`crate::engine`] (settlements), [`crate::profiles`] (cards) and
 //! [`crate::boards`] (who is hidden, defined boards).
 
 pub mod actions;
 pub mod view;
+pub mod withholding;
 
 use chrono::{DateTime, Utc};
 use podium_rules::team::{Access, Roster};

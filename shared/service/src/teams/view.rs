@@ -117,6 +117,8 @@ pub struct MembershipView {
     pub joined_at: DateTime<Utc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_at: Option<DateTime<Utc>>,
+    /// Ended by an operator's disbanding of the team: no cooldown followed (TM-3).
+    pub disbanded: bool,
 }
 
 /// The caller's team and memberships (`GET /v1/me/team`).
@@ -147,7 +149,12 @@ pub async fn mine<S: Store + ?Sized>(
         },
         None => None,
     };
-    let may_join_at = match (held.current(), held.history.last().and_then(|m| m.left_ms)) {
+    let last_left = held
+        .history
+        .last()
+        .filter(|m| !m.disbanded)
+        .and_then(|m| m.left_ms);
+    let may_join_at = match (held.current(), last_left) {
         (None, Some(left)) => Some(instant(left.saturating_add(policy.cooldown_ms))).filter(|t| *t > now),
         _ => None,
     };
@@ -160,6 +167,7 @@ pub async fn mine<S: Store + ?Sized>(
                 team_id: m.team_id.clone(),
                 joined_at: instant(m.joined_ms),
                 left_at: m.left_ms.map(instant),
+                disbanded: m.disbanded,
             })
             .collect(),
         may_join_at,

@@ -109,7 +109,7 @@ pub(crate) async fn join_team(
     tag = "teams",
     responses(
         (status = 200, description = "The caller's team (absent when in none) and memberships, oldest first", body = view::MyTeam,
-            example = json!({"memberships": [{"team_id": "k3m9q2x7p1ab", "joined_at": "2026-12-01T09:00:00Z", "left_at": "2026-12-05T10:00:00Z"}], "may_join_at": "2026-12-12T10:00:00Z"})),
+            example = json!({"memberships": [{"team_id": "k3m9q2x7p1ab", "joined_at": "2026-12-01T09:00:00Z", "left_at": "2026-12-05T10:00:00Z", "disbanded": false}], "may_join_at": "2026-12-12T10:00:00Z"})),
     ),
     security(("jwt" = []))
 )]
@@ -304,8 +304,15 @@ pub(crate) async fn rename_team(
 ) -> Answer {
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
-    let team = crate::moderation::teams::rename(store, &ctx.profiles, &team, &body.name, (&operator, &body.reason), now)
-        .await?;
+    let team = crate::moderation::teams::rename(
+        store,
+        &ctx.profiles,
+        &team,
+        &body.name,
+        (&operator, &body.reason),
+        now,
+    )
+    .await?;
     json(&view::of(store, team, "", &ctx.teams).await?)
 }
 
@@ -335,7 +342,8 @@ pub(crate) async fn disband_team(
     JsonBody(body): JsonBody<TeamDisbandBody>,
 ) -> Answer {
     let now = (state.clock)();
-    let team = crate::moderation::teams::disband(state.store.as_ref(), &team, (&operator, &body.reason), now).await?;
+    let team = crate::moderation::teams::disband(state.store.as_ref(), &team, (&operator, &body.reason), now)
+        .await?;
     json(&DisbandedTeam {
         members: team.roster.members.iter().map(|(p, _)| p.clone()).collect(),
         team_id: team.team_id,
