@@ -561,6 +561,78 @@
     }
   }
 
+  // ---------------------------------------------------------------- teams
+
+  /** The team shown: its id. */
+  let shownTeam = null;
+
+  async function loadTeam(id) {
+    id = (id || $("team-id").value).trim();
+    if (!id) return;
+    const board = $("team-board").value.trim();
+    const period = $("team-period").value.trim();
+    const q = new URLSearchParams();
+    if (board) q.set("board", board);
+    if (period) q.set("period", period);
+    status("Reading team " + id + " …");
+    try {
+      const o = await get("/v1/operator/teams/" + encodeURIComponent(id) + (q.toString() ? "?" + q.toString() : ""));
+      shownTeam = id;
+      const t = o.team;
+      $("team-info").textContent =
+        t.name + " · " + t.access + " · " + t.member_count + " of " + t.member_cap + " members" +
+        (t.country ? " · " + t.country : "") + " · created " + instant(t.created_at) + " UTC" +
+        (t.invites && t.invites.length ? " · invited: " + t.invites.join(", ") : "") +
+        (t.disbanded_at ? " · disbanded " + instant(t.disbanded_at) + " UTC (its last members listed)" : "");
+      const members = $("team-members").tBodies[0];
+      clear(members);
+      for (const m of t.members) {
+        const link = el("a", m.player_id);
+        link.href = "#";
+        link.addEventListener("click", (ev) => {
+          ev.preventDefault();
+          lookUp(m.player_id);
+          window.scrollTo(0, 0);
+        });
+        members.appendChild(row([link, (m.card && m.card.name) || "", instant(m.joined_at), m.player_id === t.owner ? "owner" : ""]));
+      }
+      if (t.members.length === 0) members.appendChild(row(["no members"]));
+      const lines = $("team-contributions").tBodies[0];
+      clear(lines);
+      if (o.contributions) {
+        for (const l of o.contributions.members) {
+          lines.appendChild(row([l.rank, l.player_id, (l.card && l.card.name) || "", l.value]));
+        }
+        lines.appendChild(row(["", "total", o.contributions.board + " · " + o.contributions.period, o.contributions.total]));
+      }
+      $("team").hidden = false;
+      status("");
+    } catch (e) {
+      status(e.message, true);
+    }
+  }
+
+  function renameTeam() {
+    const reason = reasonOf("team-reason");
+    const name = $("team-new-name").value.trim();
+    if (!reason || !shownTeam) return;
+    act(
+      "Rename team " + shownTeam + " to " + name + "?",
+      () => send("POST", "/v1/operator/teams/" + encodeURIComponent(shownTeam) + "/rename", { reason: reason, name: name }),
+      (t) => "Renamed to " + t.name,
+    ).then((ran) => ran && loadTeam(shownTeam));
+  }
+
+  function disbandTeam() {
+    const reason = reasonOf("team-reason");
+    if (!reason || !shownTeam) return;
+    act(
+      "Disband team " + shownTeam + "? Its members are released.",
+      () => send("POST", "/v1/operator/teams/" + encodeURIComponent(shownTeam) + "/disband", { reason: reason }),
+      (t) => "Disbanded: " + t.members.length + " members released",
+    ).then((ran) => ran && loadTeam(shownTeam));
+  }
+
   // ---------------------------------------------------------------- board definitions
 
   /** The definition open in the editor: its id and the version a change replaces. */
@@ -819,6 +891,12 @@
       $("definition-json").value = JSON.stringify(exampleDefinition(), null, 2);
       setEditing(null);
     });
+    $("team-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      loadTeam();
+    });
+    $("team-rename").addEventListener("click", renameTeam);
+    $("team-disband").addEventListener("click", disbandTeam);
     $("definition-dry-run").addEventListener("click", dryRunDefinition);
     $("definition-create").addEventListener("click", createDefinition);
     $("definition-update").addEventListener("click", updateDefinition);

@@ -466,6 +466,55 @@ class ConsoleTest(unittest.TestCase):
         os.makedirs(ARTIFACTS, exist_ok=True)
         d.save_screenshot(os.path.join(ARTIFACTS, "live.png"))
 
+    def test_9b_operator_reads_renames_and_disbands_a_team(self):
+        """TM-1, TM-5, OP-5 from the console: a team two players made through the API is
+        looked up (its members, its owner), renamed and disbanded with a reason; the
+        audit trail of the operator shows both actions."""
+        import urllib.request
+
+        def api(player, path, body=None):
+            req = urllib.request.Request(BASE + path, method="POST" if body is not None else "GET",
+                                         data=json.dumps(body).encode() if body is not None else None,
+                                         headers={"Authorization": "Dev " + player, "Content-Type": "application/json"})
+            return json.load(urllib.request.urlopen(req, timeout=10))
+        team = api("alice", "/v1/teams", {"name": "Console Owls", "access": "open"})["team_id"]
+        req = urllib.request.Request(BASE + f"/v1/teams/{team}/join", method="POST",
+                                     headers={"Authorization": "Dev bob"})
+        json.load(urllib.request.urlopen(req, timeout=10))
+        self.open_console()
+        d = self.driver
+        operator = d.find_element(By.ID, "operator")
+        operator.clear()
+        operator.send_keys("teams-ops")
+        box = d.find_element(By.ID, "team-id")
+        box.send_keys(team)
+        d.find_element(By.ID, "load-team").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "team").is_displayed() and len(self.rows("team-members")) == 2)
+        members = [cells(r) for r in self.rows("team-members")]
+        self.assertEqual([m[0] for m in members], ["alice", "bob"])
+        self.assertEqual(members[0][3], "owner")
+        self.assertIn("Console Owls", d.find_element(By.ID, "team-info").text)
+        d.find_element(By.ID, "team-reason").send_keys("an offensive name reported")
+        d.find_element(By.ID, "team-new-name").send_keys("Team 4417")
+        d.find_element(By.ID, "team-rename").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: "Team 4417" in d.find_element(By.ID, "team-info").text)
+        d.find_element(By.ID, "team-disband").click()
+        self.accept_confirmation()
+        self.wait.until(lambda d: "disbanded" in d.find_element(By.ID, "team-info").text)
+        select = Select(d.find_element(By.ID, "audit-by"))
+        select.select_by_value("operator")
+        who = d.find_element(By.ID, "audit-who")
+        who.clear()
+        who.send_keys("teams-ops")
+        d.find_element(By.ID, "load-audit").click()
+        self.wait.until(lambda d: len(self.rows("audit")) == 2)
+        self.assertEqual(sorted(cells(r)[2] for r in self.rows("audit")), ["team-disband", "team-rename"])
+        operator.clear()
+        operator.send_keys("support")
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        d.save_screenshot(os.path.join(ARTIFACTS, "team.png"))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -371,6 +371,13 @@ fn probes(s: &Seeded) -> Vec<Probe> {
             &[],
             c,
         ),
+        // Operators read a team as its members see it.
+        probe(
+            "/v1/operator/teams/{team_id}",
+            format!("/v1/operator/teams/{}", s.team),
+            &[("board", "hv-teams")],
+            As::Operator,
+        ),
         // Operators read a board as players see it.
         probe(
             "/v1/operator/leaderboards/{board}",

@@ -212,6 +212,17 @@ pub async fn three_teams_over_a_week_match_the_ledger<S: Store + ?Sized>(store: 
         Err(ServiceError::NotFound(_))
     ));
     assert_eq!(view::subject(store, "seega", "d1").await.expect("self"), "d1");
+    // The app's list of boards says it ranks teams, with the caller's team's value.
+    let listed = podium_service::boards::catalogue::list(store, "d1", instant("2026-12-06T12:00:00Z"))
+        .await
+        .expect("the catalogue");
+    let l = listed
+        .boards
+        .iter()
+        .find(|b| b.board == "seega-teams-weekly")
+        .expect("listed");
+    assert!(l.teams);
+    assert_eq!(l.me.as_ref().map(|m| m.value), Some(totals[&a]));
 }
 
 /// TM-2: the 51st member is refused naming `team_id` and TM-2; 20 concurrent joins of

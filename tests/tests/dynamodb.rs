@@ -287,10 +287,17 @@ async fn a_team_member_adds_the_teams_entry_and_contributions_to_a_match() {
         podium_tests::fixtures::rout(id, w, l, podium_tests::fixtures::at(n))
     };
     let now = podium_tests::fixtures::now();
+    let before = store.usage();
     podium_tests::contract::score_match(&store, &score("m-t0", "u-cy", "u-dan", 0), now)
         .await
         .expect("scored");
+    let used = store.usage().since(&before);
     let plain = units(&store.last_price());
+    println!(
+        "m-t0 (no team board): {} requests, {} read units, {plain} write units",
+        used.requests,
+        used.read_milli_units as f64 / 1000.0
+    );
     let created = chrono::DateTime::parse_from_rfc3339("2026-11-01T00:00:00Z")
         .unwrap()
         .to_utc();

@@ -83,6 +83,7 @@ macro_rules! every_route {
             [remove_from_team],
             [pass_team],
             [team_board],
+            [operator_team],
             [rename_team],
             [disband_team],
             [my_table],

@@ -38,6 +38,9 @@ pub struct Listed {
     pub game: String,
     /// True for a board a live-ops team defined (BD-1), false for a built-in one.
     pub defined: bool,
+    /// True for a team board (TM-7): its entries are teams, and `me` is the caller's
+    /// team's value.
+    pub teams: bool,
     /// `live` (its current period runs), `coming` (a window not begun) or `ended` (a
     /// window that ended in the last 7 days: its final standings).
     #[schema(example = "live")]
@@ -144,6 +147,7 @@ pub async fn list<S: Store + ?Sized>(
                 title: built_in_title(def.id).to_string(),
                 game: def.game.id().to_string(),
                 defined: false,
+                teams: false,
                 state: "live",
                 period: def.clock(&period, now),
                 me: None,
@@ -186,6 +190,7 @@ pub async fn list<S: Store + ?Sized>(
                     title: d.title.clone(),
                     game: d.game.clone(),
                     defined: true,
+                    teams: d.teams.is_some(),
                     state,
                     period: d.schedule.clock(&period, now),
                     me: None,
@@ -216,12 +221,25 @@ pub async fn list<S: Store + ?Sized>(
             ));
         }
     }
-    let players = [player];
-    let values = try_join_all(
-        listed
-            .iter()
-            .map(|(_, board, _)| crate::boards::entries::entries_of(store, board, &players)),
-    )
+    // TM-7: on a team board the caller stands as their team now (one read of their
+    // memberships, only when a team board is listed).
+    let team = if listed.iter().any(|(l, _, _)| l.teams) {
+        crate::engine::defined::memberships_of(store, player)
+            .await?
+            .current()
+            .map(|m| podium_rules::team::team_key(&m.team_id))
+    } else {
+        None
+    };
+    let values = try_join_all(listed.iter().map(|(l, board, _)| {
+        let who = if l.teams { team.as_deref() } else { Some(player) };
+        async move {
+            match who {
+                Some(who) => crate::boards::entries::entries_of(store, board, &[who]).await,
+                None => Ok(Vec::new()),
+            }
+        }
+    }))
     .await?;
     // BD-8: whether the caller joined each board players enter by joining.
     let joined = try_join_all(listed.iter().map(|(l, _, _)| async move {

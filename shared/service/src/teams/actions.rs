@@ -333,6 +333,11 @@ pub async fn create<S: Store + ?Sized>(
         None => None,
     };
     let team_id = new_team_id();
+    // TM-2, TM-3 checked before anything is written (the commit checks them again):
+    // a refused creation leaves no card behind.
+    crate::engine::defined::memberships_of(store, player)
+        .await?
+        .joined(&team_id, now.timestamp_millis(), teams)?;
     let team = Team {
         team_id: team_id.clone(),
         name,

@@ -49,6 +49,9 @@ pub struct TeamView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invites: Option<Vec<String>>,
     pub created_at: DateTime<Utc>,
+    /// When disbanded (TM-5, OP-5): shown to operators only, with its last members.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disbanded_at: Option<DateTime<Utc>>,
 }
 
 fn instant(ms: i64) -> DateTime<Utc> {
@@ -92,6 +95,7 @@ pub async fn of<S: Store + ?Sized>(
         owner: team.roster.owner,
         members,
         created_at: team.created_at,
+        disbanded_at: team.disbanded_at,
     })
 }
 
@@ -283,4 +287,19 @@ pub async fn subject<S: Store + ?Sized>(
             "a team of yours: a team board ranks teams, join one to stand on it".into(),
         )),
     }
+}
+
+/// Team `team_id` as operators see it (the support console): as its members see it,
+/// invitations included; a disbanded team too (with no members left). Errors:
+/// [`ServiceError::NotFound`].
+pub async fn for_operator<S: Store + ?Sized>(
+    store: &S,
+    team_id: &str,
+    policy: &TeamPolicy,
+) -> Result<TeamView, ServiceError> {
+    let team = super::read(store, team_id)
+        .await?
+        .ok_or_else(|| no_team(team_id))?;
+    let owner = team.roster.owner.clone();
+    of(store, team, &owner, policy).await
 }

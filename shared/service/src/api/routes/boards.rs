@@ -588,10 +588,10 @@ pub(crate) async fn board_friends(
         (status = 200, description = "Built-in boards first, then defined ones by game and id: live, coming (a window not begun) or ended (a window that ended in the last 7 days); a retired board is not listed (its pages stay readable by id)",
             body = crate::boards::catalogue::Catalogue,
             example = json!({"as_of": "2026-12-05T10:00:00Z", "boards": [
-                {"board": "seega", "title": "Seega", "game": "seega", "defined": false, "state": "live",
+                {"board": "seega", "title": "Seega", "game": "seega", "defined": false, "teams": false, "state": "live",
                  "period": {"period": "all", "kind": "all_time", "zone": "UTC", "start": null, "end": null, "next_reset": null},
                  "me": {"value": 1550, "value_shown": "1.5K"}},
-                {"board": "weekend-seega-wins", "title": "Weekend Seega wins", "game": "seega", "defined": true, "state": "live",
+                {"board": "weekend-seega-wins", "title": "Weekend Seega wins", "game": "seega", "defined": true, "teams": false, "state": "live",
                  "period": {"period": "window", "kind": "window", "zone": "UTC", "start": "2026-12-04T22:00:00Z", "end": "2026-12-06T22:00:00Z", "next_reset": "2026-12-06T22:00:00Z"},
                  "me": {"value": 2, "value_shown": "2"}}]})),
     ),

@@ -361,3 +361,63 @@ pub struct DisbandedTeam {
     pub members: Vec<String>,
     pub disbanded_at: Option<chrono::DateTime<chrono::Utc>>,
 }
+
+/// The query of an operator's team read.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OperatorTeamQuery {
+    /// A team board's id: its members' contributions are listed too.
+    #[param(value_type = Option<String>, example = "seega-teams-weekly")]
+    board: Option<String>,
+    /// A period id of that board; the current period by default.
+    #[param(value_type = Option<String>)]
+    period: Option<String>,
+}
+
+/// A team as the support console shows it.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct OperatorTeam {
+    pub team: view::TeamView,
+    /// With `board`: the members by contribution in the period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contributions: Option<view::ContributionList>,
+}
+
+/// A team as the support console shows it: its members (suspended ones hidden, OP-4),
+/// invitations and, with `board`, its members' contributions there. Operators only.
+#[utoipa::path(
+    get,
+    path = "/v1/operator/teams/{team_id}",
+    tag = "operators",
+    params(("team_id" = String, Path, description = "A team's id", example = "k3m9q2x7p1ab"), OperatorTeamQuery),
+    responses(
+        (status = 200, description = "The team", body = OperatorTeam,
+            example = json!({"team": {"team_id": "k3m9q2x7p1ab", "name": "Night Owls", "access": "open", "owner": "p-00003",
+                "members": [{"player_id": "p-00003", "card": {"name": "Ionela"}, "joined_at": "2026-12-07T09:00:00Z"}],
+                "member_count": 1, "member_cap": 50, "invites": [], "created_at": "2026-12-07T09:00:00Z"},
+                "contributions": {"team_id": "k3m9q2x7p1ab", "board": "seega-teams-weekly", "period": "2026-W50", "total": 600,
+                "members": [{"rank": 1, "player_id": "p-00003", "card": {"name": "Ionela"}, "value": 600}]}})),
+        (status = 400, description = "`board` ranks players (TM-7), or `period` is none of its periods", body = ErrorBody),
+        (status = 403, description = "The caller is a player, not an operator", body = ErrorBody),
+        (status = 404, description = "No such team, or no such defined board", body = ErrorBody),
+    ),
+    security(("jwt" = ["podium/operator"]))
+)]
+pub(crate) async fn operator_team(
+    State(state): State<AppState>,
+    _: OperatorCaller,
+    PathId(team): PathId,
+    Params(q): Params<OperatorTeamQuery>,
+) -> Answer {
+    let now = (state.clock)();
+    let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    let shown = view::for_operator(store, &team, &ctx.teams).await?;
+    let contributions = match q.board.as_deref() {
+        Some(board) => Some(view::contributions(store, &team, board, q.period.as_deref(), now).await?),
+        None => None,
+    };
+    json(&OperatorTeam {
+        team: shown,
+        contributions,
+    })
+}
