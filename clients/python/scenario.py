@@ -262,7 +262,7 @@ def main(base, fixtures):
 
     # TM-1 … TM-7: an operator defines a team board; the Seega player creates a team,
     # another player joins it; the team, its contributions and the caller's own team
-    # read back; the joiner leaves (TM-3's cooldown named) and may not join again yet.
+    # read back; ownership passes, the new owner removes the first, then leaves.
     teams_board = f"scenario-teams-{uuid.uuid4().hex[:8]}"
     team_def = {
         "id": teams_board, "title": "Scenario teams", "game": "seega",
@@ -285,7 +285,11 @@ def main(base, fixtures):
     call(remove_from_team, TeamView, made.team_id, client=joiner, body=PlayerBody.from_dict({"player_id": seega_player}))
     left = call(leave_team, MyTeam, client=joiner)
     assert left.may_join_at is not UNSET and left.team is UNSET, left
-    call(join_team, ErrorBody, made.team_id, client=seega, status=400)
+    # The joiner was the last member: the team is disbanded (TM-5); the removed
+    # player is within TM-3's cooldown.
+    call(join_team, ErrorBody, made.team_id, client=seega, status=404)
+    refused = call(create_team, ErrorBody, client=seega, body=NewTeam.from_dict({"name": "Second Owls", "access": "open"}), status=400)
+    assert refused.message.startswith("team_id (TM-3)"), refused
 
     # LIVE-1 … LIVE-3: the live feed's helper beside the client connects as the player.
     import live

@@ -376,6 +376,29 @@ export async function auditTrail(
   return ok(await c.GET("/v1/operator/audit", { params: { query } }));
 }
 
+/** A team as the support console shows it, with its members' contributions on `board`. */
+export async function operatorTeam(
+  c: Podium,
+  team_id: string,
+  query: { board?: string; period?: string } = {},
+): Promise<Schemas["OperatorTeam"]> {
+  return ok(await c.GET("/v1/operator/teams/{team_id}", { params: { path: { team_id }, query } }));
+}
+
+/** Renames a team (PF-1; OP-5: audited). */
+export async function renameTeam(c: Podium, team_id: string, body: Schemas["TeamRenameBody"]): Promise<Schemas["TeamView"]> {
+  return ok(await c.POST("/v1/operator/teams/{team_id}/rename", { params: { path: { team_id } }, body }));
+}
+
+/** Disbands a team, its members released (TM-5; OP-5: audited). */
+export async function disbandTeam(
+  c: Podium,
+  team_id: string,
+  body: Schemas["TeamDisbandBody"],
+): Promise<Schemas["DisbandedTeam"]> {
+  return ok(await c.POST("/v1/operator/teams/{team_id}/disband", { params: { path: { team_id } }, body }));
+}
+
 /** The review queue of held records (OP-2), oldest first. */
 export async function reviewQueue(c: Podium, query: { limit?: number; cursor?: string } = {}): Promise<Schemas["QueuePage"]> {
   return ok(await c.GET("/v1/operator/review", { params: { query } }));
