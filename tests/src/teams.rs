@@ -280,13 +280,17 @@ pub async fn the_cap_holds_under_concurrent_joins<S: Store + Clone + 'static>(st
 
 /// TM-6, TM-7, BD-9, GM-3: the week's close pays each contributor of the top 3 teams
 /// their share once (split by contribution with a floor), every contributor of a
-/// ranked team gets the team's result; ticks again pay nothing more.
+/// ranked team gets the team's result (naming the team); a member who brought points
+/// to two teams (released by an operator's disbanding) gets both teams' results; a
+/// member suspended at the close gets nothing, and a close run again after their
+/// restore pays nothing more; ticks again pay nothing more.
 pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store: &S) {
     use podium_service::jobs::Job;
     let prizes = json!([{"from": 1, "to": 1, "points": 1000}, {"from": 2, "to": 3, "points": 300}]);
+    let def = team_board(prizes);
     definitions::create(
         store,
-        team_board(prizes),
+        def.clone(),
         OPERATOR,
         instant("2026-11-29T00:00:00Z"),
         20,
@@ -305,8 +309,28 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
             .expect("joined");
         teams.push(team);
     }
-    // Red: o0 wins 3, m0 wins 1; Blue: o1 2 and m1 1; Green: o2 2; Grey: m3 1.
-    let wins = [("o0", 3), ("m0", 1), ("o1", 2), ("m1", 1), ("o2", 2), ("m3", 1)];
+    // sw wins once for Grey; Grey is disbanded by an operator (sw and m3 released);
+    // sw joins Green at once and wins twice for it.
+    join(store, "sw", &teams[3], "2026-11-29T10:40:00Z")
+        .await
+        .expect("joined");
+    seega(store, "tc-sw-1", "sw", "nobody", 20, "2026-11-30T09:00:00Z").await;
+    podium_service::moderation::teams::disband(
+        store,
+        &teams[3],
+        ("support-7", "merging teams"),
+        instant("2026-11-30T12:00:00Z"),
+    )
+    .await
+    .expect("disbanded");
+    join(store, "sw", &teams[2], "2026-11-30T13:00:00Z")
+        .await
+        .expect("no cooldown");
+    seega(store, "tc-sw-2", "sw", "nobody", 20, "2026-12-01T09:00:00Z").await;
+    seega(store, "tc-sw-3", "sw", "nobody", 20, "2026-12-01T09:30:00Z").await;
+    // Red: o0 5 wins, m0 1 (6; 5 while m0 is suspended); Green: o2 2 and sw 2 (4);
+    // Blue: o1 2, m1 1 (3); Grey: sw 1.
+    let wins = [("o0", 5), ("m0", 1), ("o1", 2), ("m1", 1), ("o2", 2)];
     let mut n = 0;
     for (p, k) in wins {
         for _ in 0..k {
@@ -325,7 +349,18 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
     let board = board_values(store).await;
     let mut ranked: Vec<(&String, &i64)> = board.iter().collect();
     ranked.sort_by(|x, y| y.1.cmp(x.1));
-    assert_eq!(ranked[0].0, &teams[0]);
+    let order: Vec<&String> = ranked.iter().map(|(t, _)| *t).collect();
+    assert_eq!(order, [&teams[0], &teams[2], &teams[1], &teams[3]]);
+    // m0 is suspended when the week closes.
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "m0",
+        ("support-7", "a modified client"),
+        30,
+        instant("2026-12-06T23:00:00Z"),
+    )
+    .await
+    .expect("suspended");
     for _ in 0..2 {
         tick(store, Job::Freeze, "2026-12-07T00:05:00Z").await;
     }
@@ -340,45 +375,86 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
             .collect::<Vec<_>>()
     };
     let reward = |m: &serde_json::Value| m["reward"]["points"].as_i64().unwrap_or(0);
-    // Each team's prize split among its contributors (TM-6), the rank the team's.
-    for (i, prize) in [(0usize, 1000i64), (1, 300), (2, 300)] {
-        let list = view::contributions(
-            store,
-            &teams[i],
-            "seega-teams-weekly",
-            Some(WEEK),
-            instant("2026-12-07T01:00:00Z"),
-        )
-        .await
-        .expect("contributions");
-        let shares: Vec<(String, i64)> = list
-            .members
-            .iter()
-            .map(|l| (l.player_id.clone(), l.value))
-            .collect();
-        let want = podium_rules::team::split(
-            prize,
-            &shares,
-            podium_rules::team::Split::ByContribution { floor_percent: 50 },
-        );
-        let mut paid = 0;
-        for (p, part) in want {
-            let p: &'static str = Box::leak(p.into_boxed_str());
-            let got = inbox(p).await;
-            assert_eq!(got.len(), 1, "{p}: once");
-            assert_eq!(reward(&got[0]), part, "{p}");
-            assert_eq!(got[0]["rank"].as_u64(), Some(i as u64 + 1), "{p}");
-            paid += part;
+    let check = |(i, rank, prize): (usize, u64, i64)| {
+        let teams = &teams;
+        async move {
+            let list = view::contributions(
+                store,
+                &teams[i],
+                "seega-teams-weekly",
+                Some(WEEK),
+                instant("2026-12-07T01:00:00Z"),
+            )
+            .await
+            .expect("contributions");
+            let shares: Vec<(String, i64)> = list
+                .members
+                .iter()
+                .map(|l| (l.player_id.clone(), l.value))
+                .collect();
+            let want = podium_rules::team::split(
+                prize,
+                &shares,
+                podium_rules::team::Split::ByContribution { floor_percent: 50 },
+            );
+            let mut paid = 0;
+            for (p, part) in want {
+                let p: &'static str = Box::leak(p.into_boxed_str());
+                let got: Vec<_> = inbox(p)
+                    .await
+                    .into_iter()
+                    .filter(|m| m["team"]["team_id"] == teams[i].as_str())
+                    .collect();
+                assert_eq!(got.len(), 1, "{p}: once");
+                assert_eq!(reward(&got[0]), part, "{p}");
+                assert_eq!(got[0]["rank"].as_u64(), Some(rank), "{p}");
+                assert_eq!(got[0]["id"], format!("pr:seega-teams-weekly:{WEEK}:{}", teams[i]));
+                paid += part;
+            }
+            assert_eq!(paid, prize, "the parts add up to the prize");
         }
-        assert_eq!(paid, prize, "the parts add up to the prize");
+    };
+    // Each team's prize split among its contributors (TM-6), the rank the team's; m0,
+    // suspended, is left out of Red's.
+    for t in [(0usize, 1u64, 1000i64), (2, 2, 300), (1, 3, 300)] {
+        check(t).await;
     }
-    // Grey, 4th: its contributor gets the result without a reward; o3 brought nothing.
-    let m3 = inbox("m3").await;
-    assert_eq!(
-        (m3.len(), reward(&m3[0]), m3[0]["rank"].as_u64()),
-        (1, 0, Some(4))
-    );
-    assert!(inbox("o3").await.is_empty());
+    assert!(inbox("m0").await.is_empty(), "suspended at the close");
+    // sw has Grey's result (4th, no reward) and Green's share; m3 and o3 brought Grey
+    // nothing (m3's win came after the disbanding).
+    let sw = inbox("sw").await;
+    assert_eq!(sw.len(), 2, "{sw:?}");
+    let grey: Vec<_> = sw
+        .iter()
+        .filter(|m| m["team"]["team_id"] == teams[3].as_str())
+        .collect();
+    assert_eq!((reward(grey[0]), grey[0]["rank"].as_u64()), (0, Some(4)));
+    assert!(inbox("o3").await.is_empty() && inbox("m3").await.is_empty());
+    // m0 restored, the close run again: the shares were decided once, nothing more is paid.
+    podium_service::moderation::suspensions::restore(
+        store,
+        "m0",
+        ("support-7", "the report was wrong"),
+        instant("2026-12-07T02:00:00Z"),
+        &Default::default(),
+    )
+    .await
+    .expect("restored");
+    let table = podium_rules::period_reward::RewardTable::of_prizes(&def.prizes);
+    let again = podium_service::boards::close::rerun(
+        store,
+        Game::Seega,
+        &BoardRef::new("seega-teams-weekly", WEEK),
+        Some(&table),
+        instant("2026-12-07T03:00:00Z"),
+    )
+    .await
+    .expect("closed again")
+    .expect("frozen");
+    assert_eq!(again.sent, 0, "{again:?}");
+    assert!(inbox("m0").await.is_empty());
+    let o0 = inbox("o0").await;
+    assert_eq!((o0.len(), reward(&o0[0])), (1, 1000), "Red's prize, as decided at the close");
 }
 
 /// OP-4, GM-6: a suspended member leaves the contribution list, its total and the
@@ -494,7 +570,7 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
 /// OP-5, TM-1, TM-5: an operator renames a team (its card and the audit trail say so)
 /// and disbands it: its members are released at once (no cooldown, TM-3), the team
 /// takes no one, its board total stays; a player's export holds their team history.
-pub async fn operators_rename_and_disband_a_team<S: Store + ?Sized>(store: &S) {
+pub async fn operators_rename_and_disband_a_team<S: Store + Clone + 'static>(store: &S) {
     use podium_service::moderation::audit::{read, Trail};
     definitions::create(
         store,
@@ -512,6 +588,20 @@ pub async fn operators_rename_and_disband_a_team<S: Store + ?Sized>(store: &S) {
         .expect("joined");
     seega(store, "op-1", "op-mem", "nobody", 20, "2026-12-01T10:00:00Z").await;
     let now = instant("2026-12-02T00:00:00Z");
+    // The board's snapshot lists the team by its card, and a member stands as it.
+    tick(store, podium_service::jobs::Job::Refresh, "2026-12-01T23:00:00Z").await;
+    let page = |path: &'static str| async move {
+        let req = crate::deletion::get(path, "op-mem", &[("period", WEEK)]);
+        let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+        let answer = podium_service::api::handle(store, &ctx, &req, instant("2026-12-02T01:00:00Z")).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+        answer.body
+    };
+    let listed = page("/v1/leaderboards/seega-teams-weekly").await;
+    assert_eq!(listed["entries"][0]["player_id"], team_key(&t));
+    assert_eq!(listed["entries"][0]["name"], "Rude Name Here");
+    let me = page("/v1/leaderboards/seega-teams-weekly/me").await;
+    assert_eq!(me["me"]["player_id"], team_key(&t));
     let renamed = podium_service::moderation::teams::rename(
         store,
         &Default::default(),
@@ -527,6 +617,10 @@ pub async fn operators_rename_and_disband_a_team<S: Store + ?Sized>(store: &S) {
         .await
         .expect("cards");
     assert_eq!(cards[&team_key(&t)].name.as_deref(), Some("Team 4417"));
+    // PF-5: the next refresh takes the board again with the new card.
+    tick(store, podium_service::jobs::Job::Refresh, "2026-12-02T00:30:00Z").await;
+    let listed = page("/v1/leaderboards/seega-teams-weekly").await;
+    assert_eq!(listed["entries"][0]["name"], "Team 4417", "{listed}");
     let refused = podium_service::moderation::teams::rename(
         store,
         &Default::default(),

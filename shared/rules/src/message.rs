@@ -71,6 +71,10 @@ pub struct Message {
     /// Who passed the player, and the rank before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overtaken: Option<Overtaken>,
+    /// A team board's result (TM-6, TM-7): the team whose rank and value this is, and
+    /// what the member brought it in the period; `reward` is their share of its prize.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<TeamShare>,
 }
 
 /// Who passed the player between two snapshots of a board (rules: `overtaken`).
@@ -156,6 +160,29 @@ pub fn period_result_id(board: &str, period: &str) -> String {
     format!("pr:{board}:{period}")
 }
 
+/// A member's share of a team's result (TM-6, TM-7), in a `period_result` message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TeamShare {
+    pub team_id: String,
+    /// What the member brought the team in the period (the board's unit).
+    pub contribution: i64,
+}
+
+impl Message {
+    /// This `period_result` as `team_id`'s result shared with a member who brought it
+    /// `contribution` (TM-6): its id names the team (`pr:{board}:{period}:{team_id}`),
+    /// so a member who brought points to two teams in one period has both.
+    pub fn of_team(mut self, team_id: &str, contribution: i64) -> Self {
+        self.id = format!("{}:{team_id}", self.id);
+        self.team = Some(TeamShare {
+            team_id: team_id.to_string(),
+            contribution,
+        });
+        self
+    }
+}
+
 impl Message {
     /// The message of a closed period's `result` on `board` of `game`, sent `at`.
     pub fn period_result(
@@ -184,6 +211,7 @@ impl Message {
             }),
             league: None,
             rank_up: None,
+            team: None,
             overtaken: None,
         }
     }
@@ -210,6 +238,7 @@ impl Message {
             value: result.value,
             reward: None,
             rank_up: None,
+            team: None,
             overtaken: None,
             league: Some(LeagueOutcome {
                 cohort: cohort.to_string(),

@@ -193,6 +193,7 @@ impl Message {
             reward: None,
             league: None,
             rank_up: None,
+            team: None,
             overtaken: Some(Overtaken {
                 since: since.to_string(),
                 snapshot: snapshot.to_string(),

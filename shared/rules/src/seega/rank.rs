@@ -114,6 +114,7 @@ impl Message {
                 badge: to.badge.to_string(),
                 from_rank_id: from.id.to_string(),
             }),
+            team: None,
             overtaken: None,
         })
     }

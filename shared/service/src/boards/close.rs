@@ -45,8 +45,9 @@ struct ResultMessage<'a> {
     board: &'a BoardRef,
     game: Game,
     result: &'a PeriodResult,
-    /// On a team board (TM-7): the team whose result this member's share is.
-    team: Option<&'a str>,
+    /// On a team board (TM-7): the team whose result this member's share is, and what
+    /// the member brought it.
+    team: Option<(&'a str, i64)>,
     now: DateTime<Utc>,
 }
 
@@ -56,7 +57,7 @@ impl Source for ResultMessage<'_> {
     fn key(&self) -> SourceKey {
         match self.team {
             // A member who moved teams in the period has a share of each.
-            Some(team) => SourceKey::new(
+            Some((team, _)) => SourceKey::new(
                 KIND,
                 format!("{}:{}:{team}", self.board.key(), self.result.player_id),
             ),
@@ -102,6 +103,9 @@ impl Source for ResultMessage<'_> {
             self.result,
             self.now,
         );
+        if let Some((team, contribution)) = self.team {
+            message = message.of_team(team, contribution);
+        }
         let mut paid = None;
         if self.result.rewarded() {
             let held: Inbox = state_body(read, player, inbox::STATE)?;
@@ -303,11 +307,11 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
     let sources: Vec<ResultMessage> = match &shares {
         Some(shares) => shares
             .iter()
-            .map(|(team, result)| ResultMessage {
+            .map(|(team, contribution, result)| ResultMessage {
                 board,
                 game,
                 result,
-                team: Some(team.as_str()),
+                team: Some((team.as_str(), *contribution)),
                 now,
             })
             .collect(),
@@ -332,60 +336,105 @@ async fn send<S: SettleStore + ItemStore + ?Sized>(
     Ok(())
 }
 
+/// A member's share of a ranked team's result (TM-6, TM-7): the team, what the member
+/// brought it, and their result (the team's rank and value, their part of its prize).
+type Share = (String, i64, PeriodResult);
+
+/// The shares of one team's result, as first decided (`TEAMSHARES#{board}@{period}` /
+/// `{team_id}`): written once, so every later close of the period (a rerun, an
+/// operator's close again, a restore since) sends the same parts and never more than
+/// the prize.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Decided {
+    /// (member, contribution, points, Jokers).
+    members: Vec<(String, i64, i64, u64)>,
+}
+
 /// On a team board (TM-7), each ranked team's result as its members' shares: every
-/// member who contributed in the period (and is not suspended, OP-4) gets the team's
-/// rank and value with their part of its reward and Jokers, split as the board's
-/// definition says (TM-6). One read of each team's contributions and one of its
-/// contributors' guards. `None`: a board of players.
+/// member who brought it points in the period (and was not suspended when its shares
+/// were first decided, OP-4) gets the team's rank and value with their part of its
+/// reward and Jokers, split as the version of the board in force at the period's end
+/// says (TM-6). Decided once per team and kept: two reads (the team's contributions,
+/// its contributors' guards) and one write the first time, one read after. `None`: a
+/// board of players.
 async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
     results: &[PeriodResult],
-) -> Result<Option<Vec<(String, PeriodResult)>>, ServiceError> {
-    use podium_rules::team::{contributions_state, split, team_of_key, Contributions};
+) -> Result<Option<Vec<Share>>, ServiceError> {
+    use podium_rules::team::{contributions_state, split, team_of_key, Contributions, Split};
     if !results.iter().any(|r| team_of_key(&r.player_id).is_some()) {
         return Ok(None);
     }
-    let how = match crate::boards::defined::resolve(store, &board.board).await? {
-        Some(known) => known
-            .versions
-            .iter()
-            .rev()
-            .find_map(|v| v.definition.teams)
-            .map(|t| t.split),
-        None => None,
-    };
-    let how = how.unwrap_or(podium_rules::team::Split::Equal);
+    let how = crate::boards::defined::resolve(store, &board.board)
+        .await?
+        .and_then(|known| known.split_at_end(&board.period))
+        .unwrap_or(Split::Equal);
     let name = contributions_state(board);
+    let corrupt =
+        |key: &str, e: serde_json::Error| ServiceError::Store(podium_store::StoreError::corrupt(key, e));
     let mut out = Vec::new();
     for r in results {
         let Some(team) = team_of_key(&r.player_id) else {
             continue;
         };
-        let held: Contributions = match store.get_state(&r.player_id, &name).await? {
-            Some(st) => serde_json::from_str(&st.body)
-                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&r.player_id, e)))?,
-            None => Contributions::default(),
+        let key = ItemKey::new(format!("TEAMSHARES#{}", board.key()), team);
+        let decided = match store.get_item(&key, true).await? {
+            Some(item) => serde_json::from_slice::<Decided>(&item.body).map_err(|e| corrupt(&key.pk, e))?,
+            None => {
+                let held: Contributions = match store.get_state(&r.player_id, &name).await? {
+                    Some(st) => serde_json::from_str(&st.body).map_err(|e| corrupt(&r.player_id, e))?,
+                    None => Contributions::default(),
+                };
+                let ids: Vec<&str> = held.members.iter().map(|(p, _)| p.as_str()).collect();
+                let hidden = crate::boards::visibility::Hidden::among(store, &ids).await?;
+                let shown: Vec<(String, i64)> = held
+                    .members
+                    .iter()
+                    .filter(|(p, v)| {
+                        *v > 0 && !hidden.hides(p) && !podium_rules::record::ids::is_reserved_id(p)
+                    })
+                    .cloned()
+                    .collect();
+                let points = split(r.reward, &shown, how);
+                let jokers = split(i64::try_from(r.jokers).unwrap_or(i64::MAX), &shown, how);
+                let part = |parts: &[(String, i64)], p: &str| {
+                    parts.iter().find(|(q, _)| q == p).map_or(0, |(_, v)| *v)
+                };
+                let decided = Decided {
+                    members: shown
+                        .iter()
+                        .map(|(p, c)| {
+                            (
+                                p.clone(),
+                                *c,
+                                part(&points, p),
+                                u64::try_from(part(&jokers, p)).unwrap_or(0),
+                            )
+                        })
+                        .collect(),
+                };
+                let body = serde_json::to_vec(&decided).map_err(|e| corrupt(&key.pk, e))?;
+                if store.put_item_if(&key, &body, 0).await? {
+                    decided
+                } else {
+                    // Decided by a concurrent close meanwhile: its parts stand.
+                    let item = store
+                        .get_item(&key, true)
+                        .await?
+                        .ok_or(ServiceError::Contended { attempts: 1 })?;
+                    serde_json::from_slice::<Decided>(&item.body).map_err(|e| corrupt(&key.pk, e))?
+                }
+            }
         };
-        let ids: Vec<&str> = held.members.iter().map(|(p, _)| p.as_str()).collect();
-        let hidden = crate::boards::visibility::Hidden::among(store, &ids).await?;
-        let shown: Vec<(String, i64)> = held
-            .members
-            .iter()
-            .filter(|(p, v)| *v > 0 && !hidden.hides(p) && !podium_rules::record::ids::is_reserved_id(p))
-            .cloned()
-            .collect();
-        let points = split(r.reward, &shown, how);
-        let jokers = split(i64::try_from(r.jokers).unwrap_or(i64::MAX), &shown, how);
-        let part =
-            |parts: &[(String, i64)], p: &str| parts.iter().find(|(q, _)| q == p).map_or(0, |(_, v)| *v);
-        for (player, _) in &shown {
+        for (player, contribution, points, jokers) in decided.members {
             out.push((
                 team.to_string(),
+                contribution,
                 PeriodResult {
-                    player_id: player.clone(),
-                    reward: part(&points, player),
-                    jokers: u64::try_from(part(&jokers, player)).unwrap_or(0),
+                    player_id: player,
+                    reward: points,
+                    jokers,
                     ..r.clone()
                 },
             ));

@@ -187,6 +187,23 @@ impl Known {
     /// force when it ended (prizes apply at once, BD-10, unless written with a change
     /// still to come: then with that one; an edit after the end changes nothing of
     /// it). Empty: none.
+    /// How a team board's prizes of period `period_id` are split (TM-6): as the version
+    /// in force when it ended says (an edit after the end changes nothing of it), as
+    /// its prize table is ([`Known::prizes_at_end`]). `None`: no such period, or a
+    /// board of players.
+    pub fn split_at_end(&self, period_id: &str) -> Option<podium_rules::team::Split> {
+        let (period, _) = self.named(period_id).ok()?;
+        let end = period.end?;
+        self.in_force_at(end - chrono::Duration::milliseconds(1))
+            .definition
+            .teams
+            .map(|t| t.split)
+    }
+
+    /// The prize table `period` pays at its end (BD-9): the one of the version in
+    /// force when it ended (prizes apply at once, BD-10, unless written with a change
+    /// still to come: then with that one; an edit after the end changes nothing of
+    /// it). Empty: none.
     pub fn prizes_at_end(&self, period: &DefinedPeriod) -> &[Prize] {
         let Some(end) = period.end else {
             return &[];

@@ -355,12 +355,19 @@ pub async fn create<S: Store + ?Sized>(
     };
     // The card first: a team is never listed without it (a card of a team whose
     // commit failed names nothing).
-    write_card(store, &team).await?;
+    write_card(store, &team, now).await?;
     change(store, &team_id, player, Action::Create(team), teams, now).await
 }
 
-/// Writes `team`'s card as the profile of its key (PF-5): what boards show.
-pub(crate) async fn write_card<S: Store + ?Sized>(store: &S, team: &Team) -> Result<(), ServiceError> {
+/// Writes `team`'s card as the profile of its key (PF-5): what boards show. The change
+/// is recorded first (PF-5: a snapshot run reads the card again rather than reuse the
+/// one it listed before).
+pub(crate) async fn write_card<S: Store + ?Sized>(
+    store: &S,
+    team: &Team,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    crate::profiles::record_change(store, &team_key(&team.team_id), now).await?;
     let profile = podium_rules::profile::Profile {
         card: team.card(),
         ..Default::default()
@@ -495,7 +502,7 @@ pub async fn rename_by_operator<S: Store + ?Sized>(
     .await?;
     // PF-5: the team boards it stands on are snapshotted again with the new card.
     crate::engine::changes::mark_entry_boards(store, &team_key(team_id), now.timestamp_millis()).await?;
-    write_card(store, &after).await?;
+    write_card(store, &after, now).await?;
     Ok((before, after))
 }
 
