@@ -194,8 +194,8 @@ pub async fn three_teams_over_a_week_match_the_ledger<S: Store + ?Sized>(store: 
         assert_eq!(list.total, totals[team]);
         assert!(list.members.windows(2).all(|w| w[0].value >= w[1].value));
     }
-    // Nobody in no team is on the board, and a team's entry shows its card.
-    assert!(!board.keys().any(|t| t.starts_with('x')));
+    // Only teams are on the board (`board_values` reads every entry as a team's), and
+    // a team's entry shows its card.
     let cards = podium_service::profiles::cards::cards(store, &[&team_key(&a)])
         .await
         .expect("cards");
@@ -454,7 +454,11 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
     assert_eq!(again.sent, 0, "{again:?}");
     assert!(inbox("m0").await.is_empty());
     let o0 = inbox("o0").await;
-    assert_eq!((o0.len(), reward(&o0[0])), (1, 1000), "Red's prize, as decided at the close");
+    assert_eq!(
+        (o0.len(), reward(&o0[0])),
+        (1, 1000),
+        "Red's prize, as decided at the close"
+    );
 }
 
 /// OP-4, GM-6: a suspended member leaves the contribution list, its total and the
@@ -682,6 +686,188 @@ pub async fn operators_rename_and_disband_a_team<S: Store + Clone + 'static>(sto
     assert!(text.contains(&t) && text.contains(&other), "{text}");
 }
 
+/// One request through the API's router at `at`: `method path` with `body` (JSON), as
+/// `caller` (a player, or `Operator …`).
+async fn call<S: Store + Clone + 'static>(
+    store: &S,
+    (method, path): (&str, &str),
+    caller: &str,
+    query: &[(&str, &str)],
+    body: Option<serde_json::Value>,
+    at: &str,
+) -> podium_service::api::ApiResponse {
+    let (player, operator) = match caller.strip_prefix("Operator ") {
+        Some(op) => (None, Some(op.to_string())),
+        None => (Some(caller.to_string()), None),
+    };
+    let req = podium_service::api::ApiRequest {
+        method: method.into(),
+        path: path.into(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        player,
+        operator,
+        raw_query: None,
+    };
+    let ctx = podium_service::api::ApiContext::new(crate::contract::cursor_key());
+    match body {
+        Some(b) => {
+            podium_service::api::handle_with_body(
+                store,
+                &ctx,
+                &req,
+                &[("content-type", "application/json")],
+                bytes::Bytes::from(b.to_string()),
+                instant(at),
+            )
+            .await
+        }
+        None => podium_service::api::handle(store, &ctx, &req, instant(at)).await,
+    }
+}
+
+/// The team routes answer as docs/api.md says, refusals naming their field and rule:
+/// an invite-only team without an invitation (403 `team_id (TM-1)`), a creation by a
+/// member of a team (400 `caller (TM-2)`), a team board's friends view (400 `board
+/// (TM-7)`), an operator's `period` without `board` (400); the last member out
+/// disbands the team (404 from then on), its roster kept for operators.
+pub async fn team_routes_answer_as_documented<S: Store + Clone + 'static>(store: &S) {
+    definitions::create(
+        store,
+        team_board(json!([])),
+        OPERATOR,
+        instant("2026-11-29T00:00:00Z"),
+        20,
+        false,
+    )
+    .await
+    .expect("a team board");
+    let at = "2026-12-01T10:00:00Z";
+    let made = call(
+        store,
+        ("POST", "/v1/teams"),
+        "rt-own",
+        &[],
+        Some(json!({"name": "Route Testers", "access": "invite_only", "country": "ro"})),
+        at,
+    )
+    .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert_eq!(
+        (made.body["country"].as_str(), made.body["access"].as_str()),
+        (Some("RO"), Some("invite_only"))
+    );
+    let t = made.body["team_id"].as_str().expect("an id").to_string();
+    let join_path = format!("/v1/teams/{t}/join");
+    let uninvited = call(store, ("POST", &join_path), "rt-guest", &[], None, at).await;
+    assert_eq!(uninvited.status, 403, "{}", uninvited.body);
+    assert!(
+        uninvited.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("team_id (TM-1)"),
+        "{}",
+        uninvited.body
+    );
+    let invite_path = format!("/v1/teams/{t}/invites");
+    let invited = call(
+        store,
+        ("POST", &invite_path),
+        "rt-own",
+        &[],
+        Some(json!({"player_id": "rt-guest"})),
+        at,
+    )
+    .await;
+    assert_eq!(invited.body["invites"], json!(["rt-guest"]));
+    let joined = call(store, ("POST", &join_path), "rt-guest", &[], None, at).await;
+    assert_eq!(
+        (joined.status, joined.body["member_count"].as_u64()),
+        (200, Some(2)),
+        "{}",
+        joined.body
+    );
+    let again = call(
+        store,
+        ("POST", "/v1/teams"),
+        "rt-guest",
+        &[],
+        Some(json!({"name": "Second Team", "access": "open"})),
+        at,
+    )
+    .await;
+    assert_eq!(again.status, 400);
+    assert!(
+        again.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("caller (TM-2)"),
+        "{}",
+        again.body
+    );
+    let friends = call(
+        store,
+        ("GET", "/v1/leaderboards/seega-teams-weekly/friends"),
+        "rt-guest",
+        &[],
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(friends.status, 400);
+    assert!(
+        friends.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("board (TM-7)"),
+        "{}",
+        friends.body
+    );
+    let op_path = format!("/v1/operator/teams/{t}");
+    let no_board = call(
+        store,
+        ("GET", &op_path),
+        "Operator ops",
+        &[("period", WEEK)],
+        None,
+        at,
+    )
+    .await;
+    assert_eq!(no_board.status, 400, "{}", no_board.body);
+    let pass_path = format!("/v1/teams/{t}/owner");
+    let passed = call(
+        store,
+        ("POST", &pass_path),
+        "rt-own",
+        &[],
+        Some(json!({"player_id": "rt-guest"})),
+        at,
+    )
+    .await;
+    assert_eq!(passed.body["owner"], "rt-guest");
+    for p in ["rt-own", "rt-guest"] {
+        let left = call(store, ("POST", "/v1/me/team/leave"), p, &[], None, at).await;
+        assert_eq!(left.status, 200, "{}", left.body);
+        assert!(
+            left.body.get("team").is_none() && left.body["may_join_at"].is_string(),
+            "{}",
+            left.body
+        );
+    }
+    let gone = call(store, ("GET", &format!("/v1/teams/{t}")), "rt-own", &[], None, at).await;
+    assert_eq!(gone.status, 404);
+    let kept = call(store, ("GET", &op_path), "Operator ops", &[], None, at).await;
+    assert_eq!(kept.status, 200, "{}", kept.body);
+    assert!(kept.body["team"]["disbanded_at"].is_string(), "{}", kept.body);
+    assert_eq!(
+        kept.body["team"]["owner"], "rt-guest",
+        "its roster as it was: {}",
+        kept.body
+    );
+}
+
 #[macro_export]
 macro_rules! teams_tests {
     ($make:path) => {
@@ -701,6 +887,10 @@ macro_rules! teams_tests {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn operators_rename_and_disband_a_team() {
                 $crate::teams::operators_rename_and_disband_a_team(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn team_routes_answer_as_documented() {
+                $crate::teams::team_routes_answer_as_documented(&$make().await).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn hidden_and_deleted_members() {

@@ -120,12 +120,18 @@ impl Memberships {
         {
             let free_ms = left.saturating_add(policy.cooldown_ms);
             if now_ms < free_ms {
-                let hours = (free_ms - now_ms + 3_599_999) / 3_600_000;
+                let at = |ms: i64| {
+                    chrono::DateTime::from_timestamp_millis(ms)
+                        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                        .unwrap_or_default()
+                };
                 return Err(RuleError::new(
                     "team_id",
                     "TM-3",
                     format!(
-                        "the player left a team less than {} days ago: they may join another in {hours} hours",
+                        "the player left a team at {}: they may join a team from {} ({} days later)",
+                        at(left),
+                        at(free_ms),
                         policy.cooldown_ms / 86_400_000
                     ),
                 ));
@@ -227,11 +233,11 @@ impl Roster {
 
 /// How a team's prize is split among its members (TM-6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Split {
     /// The same to each member who contributed.
-    Equal,
+    Equal {},
     /// In proportion to each contribution, each member who contributed getting at
     /// least `floor_percent` % of an equal share.
     ByContribution { floor_percent: u32 },
@@ -255,7 +261,7 @@ pub fn split(prize: i64, contributions: &[(String, i64)], how: Split) -> Vec<(St
     let n = takers.len() as i128;
     let prize128 = i128::from(prize);
     let mut parts: Vec<i128> = match how {
-        Split::Equal => vec![prize128 / n; takers.len()],
+        Split::Equal {} => vec![prize128 / n; takers.len()],
         Split::ByContribution { floor_percent } => {
             // Each gets the floor (a percentage of an equal share), and the rest is
             // shared in proportion to the contributions.
@@ -295,7 +301,7 @@ impl TeamBoard {
     /// entry rules (BD-8 is about players; a team's members are its entrants); a
     /// `by_contribution` floor is 0 … 100 %. Errors name the field.
     pub fn check(&self, def: &crate::board::definition::Definition) -> Result<(), RuleError> {
-        use crate::board::definition::{Direction, Entry, Operator};
+        use crate::board::definition::{Direction, Entry, Operator, Source};
         if def.operator != Operator::Sum {
             return Err(RuleError::new(
                 "operator",
@@ -308,6 +314,13 @@ impl TeamBoard {
                 "order",
                 "TM-7",
                 "a team board lists the highest sum first: `order` is `higher_first`",
+            ));
+        }
+        if matches!(def.source, Source::Balance {} | Source::Rating {}) {
+            return Err(RuleError::new(
+                "source",
+                "TM-7",
+                "a team board sums what its members' results earn: a balance or a rating is a level reached, not points earned",
             ));
         }
         if def.entry != Entry::default() {
@@ -457,9 +470,53 @@ mod tests {
             .joined("t-blue", 7 * DAY, &policy)
             .expect_err("within the cooldown");
         assert_eq!(e.rule, "TM-3");
-        assert!(e.message.contains("in 24 hours"), "{}", e.message);
+        assert!(
+            e.message.contains("may join a team from 1970-01-09T00:00:00Z"),
+            "{}",
+            e.message
+        );
         assert!(m.clone().joined("t-blue", 8 * DAY, &policy).is_ok(), "at its end");
         assert!(m.left(9 * DAY).is_none(), "in no team: nothing to leave");
+    }
+
+    /// TM-7: a team board sums results' values; a balance or rating source, another
+    /// operator or order, entry rules, a floor over 100 % and an unknown field of the
+    /// split are refused, naming the field.
+    #[test]
+    fn tm_7_what_a_team_board_may_be() {
+        use crate::board::definition::Definition;
+        let def = |patch: serde_json::Value| -> Result<Definition, String> {
+            let mut v = serde_json::json!({
+                "id": "team-week", "title": "Team week", "game": "seega",
+                "source": {"kind": "points"}, "operator": "sum", "order": "higher_first",
+                "schedule": {"kind": "weekly", "zone": "UTC"},
+                "teams": {"split": {"kind": "equal"}},
+            });
+            for (k, x) in patch.as_object().unwrap() {
+                v[k] = x.clone();
+            }
+            serde_json::from_value(v).map_err(|e| e.to_string())
+        };
+        let field = |d: Definition| d.check().map(|_| ()).map_err(|e| (e.field, e.rule));
+        assert_eq!(field(def(serde_json::json!({})).unwrap()), Ok(()));
+        for (patch, want) in [
+            (
+                serde_json::json!({"source": {"kind": "balance"}, "operator": "sum"}),
+                "source",
+            ),
+            (serde_json::json!({"source": {"kind": "rating"}}), "source"),
+            (serde_json::json!({"operator": "best"}), "operator"),
+            (serde_json::json!({"order": "lower_first"}), "order"),
+            (serde_json::json!({"entry": {"join_required": true}}), "entry"),
+            (
+                serde_json::json!({"teams": {"split": {"kind": "by_contribution", "floor_percent": 150}}}),
+                "teams.split.floor_percent",
+            ),
+        ] {
+            let got = field(def(patch.clone()).unwrap()).expect_err("refused");
+            assert_eq!(got.0, want, "{patch}");
+        }
+        assert!(def(serde_json::json!({"teams": {"split": {"kind": "equal", "floor_percent": 5}}})).is_err());
     }
 
     /// TM-2: a team is full at its cap; TM-5: ownership passes to the longest-standing
@@ -505,7 +562,7 @@ mod tests {
         let c = |v: &[(&str, i64)]| v.iter().map(|(p, c)| (p.to_string(), *c)).collect::<Vec<_>>();
         let team = c(&[("ana", 600), ("bob", 300), ("cy", 100), ("idle", 0)]);
         assert_eq!(
-            split(100, &team, Split::Equal),
+            split(100, &team, Split::Equal {}),
             vec![
                 ("ana".to_string(), 34),
                 ("bob".to_string(), 33),
@@ -534,9 +591,9 @@ mod tests {
             "docs/rules/teams.md's example"
         );
         assert!(floored.iter().all(|(_, p)| *p >= 166), "{floored:?}");
-        assert!(split(100, &c(&[("idle", 0)]), Split::Equal).is_empty());
-        assert!(split(0, &team, Split::Equal).is_empty());
-        let odd = split(7, &c(&[("b", 5), ("a", 5), ("c", 5)]), Split::Equal);
+        assert!(split(100, &c(&[("idle", 0)]), Split::Equal {}).is_empty());
+        assert!(split(0, &team, Split::Equal {}).is_empty());
+        let odd = split(7, &c(&[("b", 5), ("a", 5), ("c", 5)]), Split::Equal {});
         assert_eq!(
             odd,
             vec![("a".to_string(), 3), ("b".to_string(), 2), ("c".to_string(), 2)],

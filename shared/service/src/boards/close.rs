@@ -369,7 +369,7 @@ async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
     let how = crate::boards::defined::resolve(store, &board.board)
         .await?
         .and_then(|known| known.split_at_end(&board.period))
-        .unwrap_or(Split::Equal);
+        .unwrap_or(Split::Equal {});
     let name = contributions_state(board);
     let corrupt =
         |key: &str, e: serde_json::Error| ServiceError::Store(podium_store::StoreError::corrupt(key, e));

@@ -37,7 +37,6 @@ pub struct NewTeam {
     #[serde(default)]
     pub country: Option<String>,
     /// `open` (anyone joins) or `invite_only`.
-    #[schema(value_type = String, example = "open")]
     pub access: Access,
 }
 
@@ -205,7 +204,7 @@ impl Source for Change<'_> {
                 let invited = team.invites.iter().any(|p| p == self.player);
                 if team.access == Access::InviteOnly && !invited {
                     return Err(forbidden(
-                        "this team is invite-only (TM-1): a member's invitation is needed",
+                        "team_id (TM-1): this team is invite-only: a member's invitation is needed",
                     ));
                 }
                 let mine = mine.joined(self.team_id, now_ms, policy)?;
@@ -221,8 +220,8 @@ impl Source for Change<'_> {
                 match team.roster.clone().without(self.player) {
                     Some(r) => team.roster = r,
                     None => {
-                        // TM-5: the last member gone, the team is disbanded.
-                        team.roster = Roster::default();
+                        // TM-5: the last member gone, the team is disbanded (its roster
+                        // kept as it was: who was in it last).
                         team.invites.clear();
                         team.disbanded_at = Some(self.now);
                     }
@@ -231,7 +230,7 @@ impl Source for Change<'_> {
             }
             Action::Invite(invited) => {
                 if !member {
-                    return Err(forbidden("only a team's members invite (TM-1)"));
+                    return Err(forbidden("team_id (TM-1): only the team's members invite"));
                 }
                 if team.roster.has(invited) || team.invites.contains(invited) {
                     return Ok(self.unchanged());
@@ -243,13 +242,15 @@ impl Source for Change<'_> {
             }
             Action::Remove(removed) => {
                 if team.roster.owner != self.player {
-                    return Err(forbidden("only a team's owner removes members (TM-5)"));
+                    return Err(forbidden("team_id (TM-5): only the team's owner removes members"));
                 }
                 if removed == self.player {
-                    return Err(ServiceError::BadRequest {
-                        field: "player_id",
-                        message: "the owner leaves a team rather than removing themselves (TM-5)".into(),
-                    });
+                    return Err(podium_rules::RuleError::new(
+                        "player_id",
+                        "TM-5",
+                        "the owner leaves a team (POST /v1/me/team/leave) rather than removing themselves",
+                    )
+                    .into());
                 }
                 if !team.roster.has(removed) {
                     return Err(ServiceError::NotFound(format!(
@@ -266,7 +267,9 @@ impl Source for Change<'_> {
             }
             Action::Pass(to) => {
                 if team.roster.owner != self.player {
-                    return Err(forbidden("only a team's owner passes ownership (TM-5)"));
+                    return Err(forbidden(
+                        "team_id (TM-5): only the team's owner passes ownership",
+                    ));
                 }
                 if to == self.player {
                     return Ok(self.unchanged());
@@ -290,6 +293,8 @@ async fn change<S: SettleStore + ?Sized>(
     policy: &TeamPolicy,
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
+    // Milliseconds, as every instant of a team and a membership.
+    let now = DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now);
     let source = Change {
         team_id,
         player,
@@ -335,9 +340,11 @@ pub async fn create<S: Store + ?Sized>(
     let team_id = new_team_id();
     // TM-2, TM-3 checked before anything is written (the commit checks them again):
     // a refused creation leaves no card behind.
+    // Named `caller`: it is the caller's membership, not the new team, that is refused.
     crate::engine::defined::memberships_of(store, player)
         .await?
-        .joined(&team_id, now.timestamp_millis(), teams)?;
+        .joined(&team_id, now.timestamp_millis(), teams)
+        .map_err(|e| podium_rules::RuleError::new("caller", e.rule, e.message))?;
     let team = Team {
         team_id: team_id.clone(),
         name,

@@ -19,7 +19,6 @@ use crate::error::ServiceError;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Member {
     pub player_id: String,
-    #[schema(value_type = Object)]
     pub card: Card,
     /// When they joined (UTC).
     pub joined_at: DateTime<Utc>,
@@ -36,7 +35,6 @@ pub struct TeamView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// `open` or `invite_only`.
-    #[schema(value_type = String)]
     pub access: Access,
     pub owner: String,
     /// Members, longest-standing first (suspended members hidden, OP-4).
@@ -184,7 +182,6 @@ pub struct ContributionLine {
     /// 1-based; equal contributions share a rank (LB-2).
     pub rank: u64,
     pub player_id: String,
-    #[schema(value_type = Object)]
     pub card: Card,
     /// Points (or the board's unit) they brought the team in the period.
     pub value: i64,
@@ -244,7 +241,12 @@ pub async fn contributions<S: Store + ?Sized>(
     let mut counter = RankCounter::top();
     let mut total = 0i64;
     let mut members = Vec::new();
-    for (p, value) in ranked.iter().filter(|(p, _)| !hidden.hides(p)) {
+    // Suspended members hidden (OP-4), and members whose points the team's entry
+    // withholds (suspended, or deleted while suspended): the total is the entry's.
+    for (p, value) in ranked
+        .iter()
+        .filter(|(p, _)| !hidden.hides(p) && !held.withheld.contains(p))
+    {
         total = total.saturating_add(*value);
         members.push(ContributionLine {
             rank: counter.next(*value),
@@ -260,6 +262,17 @@ pub async fn contributions<S: Store + ?Sized>(
         total,
         members,
     })
+}
+
+/// Whether `board` is a team board (TM-7): its definition (the process's copy) says
+/// `teams`. Built-in boards and unknown ids are not.
+pub async fn is_team_board<S: Store + ?Sized>(store: &S, board: &str) -> Result<bool, ServiceError> {
+    if podium_rules::board::board_def(board).is_some() {
+        return Ok(false);
+    }
+    Ok(crate::boards::defined::resolve(store, board)
+        .await?
+        .is_some_and(|k| k.versions.iter().any(|v| v.definition.teams.is_some())))
 }
 
 /// Whose entry stands for `player` on `board`: on a team board (TM-7) their team's

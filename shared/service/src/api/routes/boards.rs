@@ -573,6 +573,14 @@ pub(crate) async fn board_friends(
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
     let (board, clock) = board_in_period(&state, &board, q.period.as_deref(), now).await?;
     board_exists(&state, &board, None).await?;
+    if crate::teams::view::is_team_board(store, &board.board).await? {
+        return Err(ServiceError::Invalid(podium_rules::RuleError::new(
+            "board",
+            "TM-7",
+            "a team board ranks teams: it has no view of a player's friends (GET /v1/teams/{team_id}/boards/{board} lists a team's members)",
+        ))
+        .into());
+    }
     let view = crate::boards::friends::view(store, &ctx.cache, &board, &player, now).await?;
     Ok(JsonBytes(clocked(&view, &clock)).into_response())
 }

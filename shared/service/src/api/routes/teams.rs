@@ -85,7 +85,8 @@ pub(crate) async fn get_team(
         (status = 200, description = "The team joined", body = view::TeamView, example = team_example),
         (status = 400, description = "Refused, naming `team_id` and the rule: TM-2 (the team is full, or the caller is a member of another), TM-3 (within the cooldown after leaving a team)", body = ErrorBody,
             example = json!({"error": "invalid", "message": "team_id (TM-2): the team is full: 50 members at most"})),
-        (status = 403, description = "An invite-only team that has not invited the caller (TM-1), or the caller is suspended (OP-4)", body = ErrorBody),
+        (status = 403, description = "An invite-only team that has not invited the caller (TM-1), or the caller is suspended (OP-4)", body = ErrorBody,
+            example = json!({"error": "forbidden", "message": "forbidden: team_id (TM-1): this team is invite-only: a member's invitation is needed"})),
         (status = 404, description = "No such team, or disbanded", body = ErrorBody),
     ),
     security(("jwt" = []))
@@ -247,8 +248,9 @@ pub struct ContributionQuery {
             example = json!({"team_id": "k3m9q2x7p1ab", "board": "seega-teams-weekly", "period": "2026-W50", "total": 900,
                 "members": [{"rank": 1, "player_id": "p-00003", "card": {"name": "Ionela"}, "value": 600},
                             {"rank": 2, "player_id": "p-00007", "card": {}, "value": 300}]})),
-        (status = 400, description = "A board of players (TM-7), or a period the board has none of (BD-6)", body = ErrorBody),
-        (status = 404, description = "No such team or defined board", body = ErrorBody),
+        (status = 400, description = "A defined board of players (TM-7), or a period the board has none of (BD-6)", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "board (TM-7): this board ranks players, not teams"})),
+        (status = 404, description = "No such team, or no defined board of that id (a built-in board is none)", body = ErrorBody),
     ),
     security(("jwt" = []))
 )]
@@ -348,7 +350,7 @@ pub(crate) async fn disband_team(
         members: team.roster.members.iter().map(|(p, _)| p.clone()).collect(),
         team_id: team.team_id,
         name: team.name,
-        disbanded_at: team.disbanded_at,
+        disbanded_at: team.disbanded_at.unwrap_or(now),
     })
 }
 
@@ -359,7 +361,7 @@ pub struct DisbandedTeam {
     pub name: String,
     /// Its members when disbanded, released.
     pub members: Vec<String>,
-    pub disbanded_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub disbanded_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// The query of an operator's team read.
@@ -411,6 +413,13 @@ pub(crate) async fn operator_team(
 ) -> Answer {
     let now = (state.clock)();
     let (store, ctx) = (state.store.as_ref(), &state.ctx);
+    if q.board.is_none() && q.period.is_some() {
+        return Err(crate::error::ServiceError::BadRequest {
+            field: "period",
+            message: "a period of the team board named by `board`: give `board` too".into(),
+        }
+        .into());
+    }
     let shown = view::for_operator(store, &team, &ctx.teams).await?;
     let contributions = match q.board.as_deref() {
         Some(board) => Some(view::contributions(store, &team, board, q.period.as_deref(), now).await?),
