@@ -521,6 +521,11 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     .await
     .expect("suspended again");
     assert_eq!(board_values(store).await[&t], before.total - sus);
+    // No one passes ownership to a hidden member (refused as for a non-member).
+    let refused = actions::pass(store, "h-own", &t, "h-sus", now)
+        .await
+        .expect_err("hidden");
+    assert_eq!(rule_of(&refused), ("TM-5", "player_id"));
     let shown = view::team(store, &t, "h-own", &TeamPolicy::default())
         .await
         .expect("the team");
@@ -866,6 +871,16 @@ pub async fn team_routes_answer_as_documented<S: Store + Clone + 'static>(store:
         "its roster as it was: {}",
         kept.body
     );
+    // A player who only ever had a team is someone an operator can suspend (OP-4).
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "rt-own",
+        ("support-7", "an offensive team"),
+        30,
+        instant(at),
+    )
+    .await
+    .expect("suspended");
 }
 
 #[macro_export]

@@ -118,13 +118,23 @@ async fn boards_of<S: ErasureStore + ?Sized>(
     store: &S,
     player_id: &str,
 ) -> Result<Vec<BoardRef>, ServiceError> {
+    Ok(boards_and_holdings(store, player_id).await?.0)
+}
+
+/// [`boards_of`], and whether anything at all is stored in the player's partition (a
+/// player who only joined a team, TM-1, stands on no board but is someone to suspend).
+async fn boards_and_holdings<S: ErasureStore + ?Sized>(
+    store: &S,
+    player_id: &str,
+) -> Result<(Vec<BoardRef>, bool), ServiceError> {
     let h = store.holdings(player_id).await?;
+    let stored = !h.is_empty();
     let mut boards: Vec<BoardRef> = h.balances.iter().filter_map(|g| balance_board(*g)).collect();
     boards.extend(h.entries);
     // One order on every call, so that a resumed suspension skips what it hid.
     boards.sort_by_key(BoardRef::key);
     boards.dedup();
-    Ok(boards)
+    Ok((boards, stored))
 }
 
 /// Suspends `player_id` (OP-4) by `operator` with `reason` at `now`, restorable for
@@ -167,11 +177,11 @@ pub async fn suspend_within<S: Store + ?Sized>(
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     // The player's partition, read once: the boards to hide them from.
-    let boards = boards_of(store, player_id).await?;
+    let (boards, stored) = boards_and_holdings(store, player_id).await?;
     let (g, version, unchanged) = match guard(store, player_id).await? {
         Some((g, version)) => (g, version, true),
         None => {
-            if boards.is_empty() {
+            if !stored {
                 return Err(ServiceError::NotFound(
                     "nothing is stored about this player".into(),
                 ));

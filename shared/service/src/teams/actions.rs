@@ -478,6 +478,19 @@ pub async fn pass<S: Store + ?Sized>(
         return Err(no_team(team_id));
     }
     podium_rules::record::ids::check_player_id("player_id", to)?;
+    // OP-4: a suspended member is hidden from the team: no one to pass it to (refused
+    // as any player who is no member, so the refusal tells nobody of a suspension).
+    if crate::boards::visibility::Hidden::among(store, &[to])
+        .await?
+        .hides(to)
+    {
+        return Err(podium_rules::RuleError::new(
+            "player_id",
+            "TM-5",
+            format!("{} is not a member of this team", podium_rules::error::quoted(to)),
+        )
+        .into());
+    }
     let action = Action::Pass(to.to_string());
     change(store, team_id, player, action, &TeamPolicy::default(), now).await
 }

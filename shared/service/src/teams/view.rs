@@ -36,7 +36,9 @@ pub struct TeamView {
     pub country: Option<String>,
     /// `open` or `invite_only`.
     pub access: Access,
-    pub owner: String,
+    /// The owner (TM-5); absent while they are suspended (OP-4: hidden with them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     /// Members, longest-standing first (suspended members hidden, OP-4).
     pub members: Vec<Member>,
     /// Members in all, the hidden included (TM-2: what the cap counts).
@@ -90,7 +92,7 @@ pub async fn of<S: Store + ?Sized>(
         avatar: team.avatar,
         country: team.country,
         access: team.access,
-        owner: team.roster.owner,
+        owner: Some(team.roster.owner).filter(|o| !hidden.hides(o)),
         members,
         created_at: team.created_at,
         disbanded_at: team.disbanded_at,
