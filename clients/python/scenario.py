@@ -289,7 +289,7 @@ def main(base, fixtures):
     # player is within TM-3's cooldown.
     call(join_team, ErrorBody, made.team_id, client=seega, status=404)
     refused = call(create_team, ErrorBody, client=seega, body=NewTeam.from_dict({"name": "Second Owls", "access": "open"}), status=400)
-    assert refused.message.startswith("team_id (TM-3)"), refused
+    assert refused.message.startswith("caller (TM-3)"), refused
 
     # LIVE-1 … LIVE-3: the live feed's helper beside the client connects as the player.
     import live
