@@ -558,7 +558,7 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     let key = team_key(&t);
     for name in [
         podium_rules::team::TEAM_STATE.to_string(),
-        podium_rules::team::contributions_state(&BoardRef::new("seega-teams-weekly", WEEK)),
+        podium_rules::team::contributions_state(&BoardRef::new("seega-teams-weekly", WEEK).key()),
     ] {
         let body = store
             .get_state(&key, &name)

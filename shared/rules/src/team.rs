@@ -296,53 +296,6 @@ pub struct TeamBoard {
     pub split: Split,
 }
 
-impl TeamBoard {
-    /// TM-7: a team board sums (`operator: sum`, `order: higher_first`) and has no
-    /// entry rules (BD-8 is about players; a team's members are its entrants); a
-    /// `by_contribution` floor is 0 … 100 %. Errors name the field.
-    pub fn check(&self, def: &crate::board::definition::Definition) -> Result<(), RuleError> {
-        use crate::board::definition::{Direction, Entry, Operator, Source};
-        if def.operator != Operator::Sum {
-            return Err(RuleError::new(
-                "operator",
-                "TM-7",
-                "a team board sums its members' values: `operator` is `sum`",
-            ));
-        }
-        if def.order != Direction::HigherFirst {
-            return Err(RuleError::new(
-                "order",
-                "TM-7",
-                "a team board lists the highest sum first: `order` is `higher_first`",
-            ));
-        }
-        if matches!(def.source, Source::Balance {} | Source::Rating {}) {
-            return Err(RuleError::new(
-                "source",
-                "TM-7",
-                "a team board sums what its members' results earn: a balance or a rating is a level reached, not points earned",
-            ));
-        }
-        if def.entry != Entry::default() {
-            return Err(RuleError::new(
-                "entry",
-                "TM-7",
-                "a team board's entrants are teams: it has no entry rules (joining, places, countries)",
-            ));
-        }
-        if let Split::ByContribution { floor_percent } = self.split {
-            if floor_percent > 100 {
-                return Err(RuleError::new(
-                    "teams.split.floor_percent",
-                    "TM-6",
-                    "a floor is 0 to 100 % of an equal share",
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// The prefix of a team's key where a player's id would stand (an entry on a team
 /// board, the owner of the team's state): an internal owner (`@team:{id}`), so no
 /// player id can be a team's.
@@ -365,9 +318,10 @@ pub const MEMBERSHIPS_STATE: &str = "teams";
 pub const TEAM_STATE: &str = "team";
 
 /// The state of the team (owner [`team_key`]) that holds its members' contributions
-/// ([`Contributions`]) on team board `board` (`{board}@{period}`, [`crate::board::BoardRef::key`]).
-pub fn contributions_state(board: &crate::board::BoardRef) -> String {
-    format!("contributions/{}", board.key())
+/// ([`Contributions`]) on a team board in one period, named by its key
+/// (`{board}@{period}`, as `BoardRef::key` writes it).
+pub fn contributions_state(board_key: &str) -> String {
+    format!("contributions/{board_key}")
 }
 
 /// Characters of a team id (TM-1): podium makes them, 12 of `0-9a-z`.
@@ -477,46 +431,6 @@ mod tests {
         );
         assert!(m.clone().joined("t-blue", 8 * DAY, &policy).is_ok(), "at its end");
         assert!(m.left(9 * DAY).is_none(), "in no team: nothing to leave");
-    }
-
-    /// TM-7: a team board sums results' values; a balance or rating source, another
-    /// operator or order, entry rules, a floor over 100 % and an unknown field of the
-    /// split are refused, naming the field.
-    #[test]
-    fn tm_7_what_a_team_board_may_be() {
-        use crate::board::definition::Definition;
-        let def = |patch: serde_json::Value| -> Result<Definition, String> {
-            let mut v = serde_json::json!({
-                "id": "team-week", "title": "Team week", "game": "seega",
-                "source": {"kind": "points"}, "operator": "sum", "order": "higher_first",
-                "schedule": {"kind": "weekly", "zone": "UTC"},
-                "teams": {"split": {"kind": "equal"}},
-            });
-            for (k, x) in patch.as_object().unwrap() {
-                v[k] = x.clone();
-            }
-            serde_json::from_value(v).map_err(|e| e.to_string())
-        };
-        let field = |d: Definition| d.check().map(|_| ()).map_err(|e| (e.field, e.rule));
-        assert_eq!(field(def(serde_json::json!({})).unwrap()), Ok(()));
-        for (patch, want) in [
-            (
-                serde_json::json!({"source": {"kind": "balance"}, "operator": "sum"}),
-                "source",
-            ),
-            (serde_json::json!({"source": {"kind": "rating"}}), "source"),
-            (serde_json::json!({"operator": "best"}), "operator"),
-            (serde_json::json!({"order": "lower_first"}), "order"),
-            (serde_json::json!({"entry": {"join_required": true}}), "entry"),
-            (
-                serde_json::json!({"teams": {"split": {"kind": "by_contribution", "floor_percent": 150}}}),
-                "teams.split.floor_percent",
-            ),
-        ] {
-            let got = field(def(patch.clone()).unwrap()).expect_err("refused");
-            assert_eq!(got.0, want, "{patch}");
-        }
-        assert!(def(serde_json::json!({"teams": {"split": {"kind": "equal", "floor_percent": 5}}})).is_err());
     }
 
     /// TM-2: a team is full at its cap; TM-5: ownership passes to the longest-standing

@@ -765,7 +765,7 @@ impl Definition {
         self.check_entry()?;
         self.check_prizes(game)?;
         if let Some(teams) = &self.teams {
-            teams.check(self)?;
+            self.check_teams(teams)?;
         }
         Ok(game)
     }
@@ -908,8 +908,95 @@ impl Definition {
     }
 }
 
+impl Definition {
+    /// TM-7: a team board sums (`operator: sum`, `order: higher_first`) and has no
+    /// entry rules (BD-8 is about players; a team's members are its entrants); a
+    /// `by_contribution` floor is 0 … 100 %. Errors name the field.
+    fn check_teams(&self, teams: &crate::team::TeamBoard) -> Result<(), RuleError> {
+        use crate::team::Split;
+        if self.operator != Operator::Sum {
+            return Err(RuleError::new(
+                "operator",
+                "TM-7",
+                "a team board sums its members' values: `operator` is `sum`",
+            ));
+        }
+        if self.order != Direction::HigherFirst {
+            return Err(RuleError::new(
+                "order",
+                "TM-7",
+                "a team board lists the highest sum first: `order` is `higher_first`",
+            ));
+        }
+        if matches!(self.source, Source::Balance {} | Source::Rating {}) {
+            return Err(RuleError::new(
+                "source",
+                "TM-7",
+                "a team board sums what its members' results earn: a balance or a rating is a level reached, not points earned",
+            ));
+        }
+        if self.entry != Entry::default() {
+            return Err(RuleError::new(
+                "entry",
+                "TM-7",
+                "a team board's entrants are teams: it has no entry rules (joining, places, countries)",
+            ));
+        }
+        if let Split::ByContribution { floor_percent } = teams.split {
+            if floor_percent > 100 {
+                return Err(RuleError::new(
+                    "teams.split.floor_percent",
+                    "TM-6",
+                    "a floor is 0 to 100 % of an equal share",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// TM-7: a team board sums results' values; a balance or rating source, another
+    /// operator or order, entry rules, a floor over 100 % and an unknown field of the
+    /// split are refused, naming the field.
+    #[test]
+    fn tm_7_what_a_team_board_may_be() {
+        use super::Definition;
+        let def = |patch: serde_json::Value| -> Result<Definition, String> {
+            let mut v = serde_json::json!({
+                "id": "team-week", "title": "Team week", "game": "seega",
+                "source": {"kind": "points"}, "operator": "sum", "order": "higher_first",
+                "schedule": {"kind": "weekly", "zone": "UTC"},
+                "teams": {"split": {"kind": "equal"}},
+            });
+            for (k, x) in patch.as_object().unwrap() {
+                v[k] = x.clone();
+            }
+            serde_json::from_value(v).map_err(|e| e.to_string())
+        };
+        let field = |d: Definition| d.check().map(|_| ()).map_err(|e| (e.field, e.rule));
+        assert_eq!(field(def(serde_json::json!({})).unwrap()), Ok(()));
+        for (patch, want) in [
+            (
+                serde_json::json!({"source": {"kind": "balance"}, "operator": "sum"}),
+                "source",
+            ),
+            (serde_json::json!({"source": {"kind": "rating"}}), "source"),
+            (serde_json::json!({"operator": "best"}), "operator"),
+            (serde_json::json!({"order": "lower_first"}), "order"),
+            (serde_json::json!({"entry": {"join_required": true}}), "entry"),
+            (
+                serde_json::json!({"teams": {"split": {"kind": "by_contribution", "floor_percent": 150}}}),
+                "teams.split.floor_percent",
+            ),
+        ] {
+            let got = field(def(patch.clone()).unwrap()).expect_err("refused");
+            assert_eq!(got.0, want, "{patch}");
+        }
+        assert!(def(serde_json::json!({"teams": {"split": {"kind": "equal", "floor_percent": 5}}})).is_err());
+    }
+
     use chrono::TimeZone;
     use serde_json::json;
 

@@ -362,7 +362,7 @@ async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
     board: &BoardRef,
     results: &[PeriodResult],
 ) -> Result<Option<Vec<Share>>, ServiceError> {
-    use podium_rules::team::{contributions_state, split, team_of_key, Contributions, Split};
+    use podium_rules::team::{contributions_state, split, team_of_key, Split};
     if !results.iter().any(|r| team_of_key(&r.player_id).is_some()) {
         return Ok(None);
     }
@@ -370,7 +370,7 @@ async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
         .await?
         .and_then(|known| known.split_at_end(&board.period))
         .unwrap_or(Split::Equal {});
-    let name = contributions_state(board);
+    let name = contributions_state(&board.key());
     let corrupt =
         |key: &str, e: serde_json::Error| ServiceError::Store(podium_store::StoreError::corrupt(key, e));
     let mut out = Vec::new();
@@ -382,10 +382,7 @@ async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
         let decided = match store.get_item(&key, true).await? {
             Some(item) => serde_json::from_slice::<Decided>(&item.body).map_err(|e| corrupt(&key.pk, e))?,
             None => {
-                let held: Contributions = match store.get_state(&r.player_id, &name).await? {
-                    Some(st) => serde_json::from_str(&st.body).map_err(|e| corrupt(&r.player_id, e))?,
-                    None => Contributions::default(),
-                };
+                let (held, _) = crate::engine::defined::contributions_of(store, &r.player_id, &name).await?;
                 let ids: Vec<&str> = held.members.iter().map(|(p, _)| p.as_str()).collect();
                 let hidden = crate::boards::visibility::Hidden::among(store, &ids).await?;
                 let shown: Vec<(String, i64)> = held

@@ -456,15 +456,8 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         }
     }
     for (board, team) in teams {
-        let name = podium_rules::team::contributions_state(board);
-        let (mut held, version) = match store.get_state(team, &name).await? {
-            Some(st) => (
-                serde_json::from_str::<podium_rules::team::Contributions>(&st.body)
-                    .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(team, e)))?,
-                st.version,
-            ),
-            None => (podium_rules::team::Contributions::default(), 0),
-        };
+        let name = podium_rules::team::contributions_state(&board.key());
+        let (mut held, version) = contributions_of(store, team, &name).await?;
         for f in fed.iter().filter(|f| f.board == *board && f.entrant == team) {
             if !held.members.iter().any(|(p, _)| *p == f.fact.player_id) {
                 // GM-6: the member's deletion finds the list that names them.
@@ -495,6 +488,24 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         });
     }
     Ok((out.into_iter().map(|(w, _)| w).collect(), states, refs))
+}
+
+/// A team's contributions on one team board in one period (TM-7): its state `name`
+/// ([`podium_rules::team::contributions_state`]) under the team's key, and the version
+/// read (strongly consistent); none and 0 when it has none there.
+pub(crate) async fn contributions_of<S: SettleStore + ?Sized>(
+    store: &S,
+    team_key: &str,
+    name: &str,
+) -> Result<(podium_rules::team::Contributions, u64), ServiceError> {
+    match store.get_state(team_key, name).await? {
+        Some(st) => Ok((
+            serde_json::from_str(&st.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(team_key, e)))?,
+            st.version,
+        )),
+        None => Ok((Default::default(), 0)),
+    }
 }
 
 /// `player`'s memberships (TM-4), as their state holds them; none when they never

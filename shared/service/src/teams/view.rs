@@ -7,7 +7,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use podium_rules::leaderboard::RankCounter;
 use podium_rules::profile::Card;
-use podium_rules::team::{team_key, Access, Contributions, Memberships, TeamPolicy};
+use podium_rules::team::{team_key, Access, Memberships, TeamPolicy};
 use podium_store::Store;
 use serde::Serialize;
 
@@ -229,13 +229,9 @@ pub async fn contributions<S: Store + ?Sized>(
         return Err(no_team(team_id));
     }
     let at = podium_rules::board::BoardRef::new(board, period.id.clone());
-    let name = podium_rules::team::contributions_state(&at);
+    let name = podium_rules::team::contributions_state(&at.key());
     let key = team_key(team_id);
-    let held: Contributions = match store.get_state(&key, &name).await? {
-        Some(st) => serde_json::from_str(&st.body)
-            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&key, e)))?,
-        None => Contributions::default(),
-    };
+    let (held, _) = crate::engine::defined::contributions_of(store, &key, &name).await?;
     let ranked = held.ranked();
     let ids: Vec<&str> = ranked.iter().map(|(p, _)| p.as_str()).collect();
     let hidden = Hidden::among(store, &ids).await?;
