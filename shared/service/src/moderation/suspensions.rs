@@ -121,20 +121,23 @@ async fn boards_of<S: ErasureStore + ?Sized>(
     Ok(boards_and_holdings(store, player_id).await?.0)
 }
 
-/// [`boards_of`], and whether anything at all is stored in the player's partition (a
-/// player who only joined a team, TM-1, stands on no board but is someone to suspend).
+/// [`boards_of`], whether anything at all is stored in the player's partition (a
+/// player who only joined a team, TM-1, stands on no board but is someone to suspend),
+/// and the items that name them elsewhere (GM-6's references: their teams'
+/// contributions among them, TM-7), from the one read of their partition.
 async fn boards_and_holdings<S: ErasureStore + ?Sized>(
     store: &S,
     player_id: &str,
-) -> Result<(Vec<BoardRef>, bool), ServiceError> {
+) -> Result<(Vec<BoardRef>, bool, Vec<podium_store::Named>), ServiceError> {
     let h = store.holdings(player_id).await?;
     let stored = !h.is_empty();
+    let refs = h.refs.clone();
     let mut boards: Vec<BoardRef> = h.balances.iter().filter_map(|g| balance_board(*g)).collect();
     boards.extend(h.entries);
     // One order on every call, so that a resumed suspension skips what it hid.
     boards.sort_by_key(BoardRef::key);
     boards.dedup();
-    Ok((boards, stored))
+    Ok((boards, stored, refs))
 }
 
 /// Suspends `player_id` (OP-4) by `operator` with `reason` at `now`, restorable for
@@ -177,7 +180,7 @@ pub async fn suspend_within<S: Store + ?Sized>(
     podium_rules::record::ids::check_player_id("player_id", player_id)?;
     let reason = podium_rules::operator::check_reason("reason", reason)?;
     // The player's partition, read once: the boards to hide them from.
-    let (boards, stored) = boards_and_holdings(store, player_id).await?;
+    let (boards, stored, refs) = boards_and_holdings(store, player_id).await?;
     let (g, version, unchanged) = match guard(store, player_id).await? {
         Some((g, version)) => (g, version, true),
         None => {
@@ -214,7 +217,16 @@ pub async fn suspend_within<S: Store + ?Sized>(
     if g.restoring.is_some() {
         return Err(restore_under_way());
     }
-    hide(store, player_id, &boards, (g, version), unchanged, now, budget).await
+    hide(
+        store,
+        player_id,
+        (&boards, &refs),
+        (g, version),
+        unchanged,
+        now,
+        budget,
+    )
+    .await
 }
 
 /// Carries on the suspension of `player_id` within `budget` (a tick carrying an
@@ -230,10 +242,19 @@ pub async fn carry_on<S: Store + ?Sized>(
     now: DateTime<Utc>,
     budget: Budget,
 ) -> Result<Option<SuspensionAnswer>, ServiceError> {
-    let boards = boards_of(store, player_id).await?;
+    let (boards, _, refs) = boards_and_holdings(store, player_id).await?;
     match guard(store, player_id).await {
         Ok(Some((g, version))) if g.restoring.is_none() => Ok(Some(
-            hide(store, player_id, &boards, (g, version), true, now, budget).await?,
+            hide(
+                store,
+                player_id,
+                (&boards, &refs),
+                (g, version),
+                true,
+                now,
+                budget,
+            )
+            .await?,
         )),
         Ok(_) | Err(ServiceError::NotFound(_)) => Ok(None),
         Err(e) => Err(e),
@@ -246,7 +267,7 @@ pub async fn carry_on<S: Store + ?Sized>(
 async fn hide<S: Store + ?Sized>(
     store: &S,
     player_id: &str,
-    boards: &[BoardRef],
+    (boards, refs): (&[BoardRef], &[podium_store::Named]),
     (mut g, version): (Guard, u64),
     unchanged: bool,
     now: DateTime<Utc>,
@@ -257,7 +278,7 @@ async fn hide<S: Store + ?Sized>(
     // again, the same id, with the boards it was hidden from once they are done.
     audit::append(store, &suspend_entry(player_id, &g.suspension)).await?;
     // TM-7: their points withheld from their teams' entries (one settlement each).
-    crate::teams::withholding::apply(store, player_id, true, g.suspension.since, now).await?;
+    crate::teams::withholding::apply(store, player_id, refs, true, g.suspension.since, now).await?;
     // Every step below is safe to repeat: a call that stopped midway (or found the
     // suspension already written) finishes them. Left out of every snapshot from now
     // on, then hidden from those taken: each board's snapshots recorded in the guard
@@ -444,10 +465,10 @@ pub async fn restore_within<S: Store + ?Sized>(
             crate::boards::hidden::show(store, &BoardRef::new(board, period), player_id).await?;
         }
     }
-    let boards = boards_of(store, player_id).await?;
+    let (boards, _, refs) = boards_and_holdings(store, player_id).await?;
     crate::boards::suspended::unlist(store, player_id, &boards).await?;
     // TM-7: their points given back to their teams' entries.
-    crate::teams::withholding::apply(store, player_id, false, g.suspension.since, now).await?;
+    crate::teams::withholding::apply(store, player_id, &refs, false, g.suspension.since, now).await?;
     for board in boards {
         if let Some(mark) = crate::engine::changes::mark_for(&board, player_id, now.timestamp_millis()) {
             crate::engine::changes::raise(store, &mark).await?;

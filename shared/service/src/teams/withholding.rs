@@ -7,7 +7,8 @@
 //! marked changed first, so its next refresh shows the new total.
 //!
 //! Found through the player's references (GM-6: each contribution list that names
-//! them), read with their partition: no scan of any board.
+//! them), which the suspension reads with their partition anyway: no read of its own
+//! for a player in no team, and no scan of any board.
 
 use chrono::{DateTime, Utc};
 use podium_rules::settlement::{BoardCredit, Planned, Settlement, StateChange};
@@ -109,18 +110,19 @@ impl Source for Withhold<'_> {
 
 /// Withholds (`withhold`) or gives back the points of `player`, suspended since
 /// `since`, on every team board entry of a team they brought points to (see the
-/// module notes). Safe to repeat. Answers how many entries changed. Errors: the
-/// store's.
+/// module notes), found among `refs` (the items that name them: their holdings'
+/// references, read by the caller with their partition; a player in no team costs no
+/// read here). Safe to repeat. Answers how many entries changed. Errors: the store's.
 pub async fn apply<S: Store + ?Sized>(
     store: &S,
     player: &str,
+    refs: &[Named],
     withhold: bool,
     since: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<usize, ServiceError> {
-    let holdings = store.holdings(player).await?;
     let mut changed = 0;
-    for named in &holdings.refs {
+    for named in refs {
         let Named::State { owner, name } = named else {
             continue;
         };
