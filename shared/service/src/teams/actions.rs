@@ -427,6 +427,16 @@ pub async fn leave<S: Store + ?Sized>(
     .await
 }
 
+/// Checks what a member's action names before any read: a team id of podium's shape
+/// (404 otherwise: no such team) and, as `player_id`, an account id (GM-5, GM-6).
+fn about(team_id: &str, player_id: &str) -> Result<(), ServiceError> {
+    if !podium_rules::team::well_formed_team_id(team_id) {
+        return Err(no_team(team_id));
+    }
+    podium_rules::record::ids::check_player_id("player_id", player_id)?;
+    Ok(())
+}
+
 /// `player`, a member of `team_id`, invites `invited` (TM-1). Errors:
 /// [`ServiceError::Invalid`] naming `player_id` (no account id, GM-5/GM-6),
 /// [`ServiceError::Forbidden`] (not a member), [`ServiceError::NotFound`].
@@ -437,10 +447,7 @@ pub async fn invite<S: Store + ?Sized>(
     invited: &str,
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
-    podium_rules::record::ids::check_player_id("player_id", invited)?;
-    if !podium_rules::team::well_formed_team_id(team_id) {
-        return Err(no_team(team_id));
-    }
+    about(team_id, invited)?;
     let action = Action::Invite(invited.to_string());
     change(store, team_id, player, action, &TeamPolicy::default(), now).await
 }
@@ -456,10 +463,7 @@ pub async fn remove<S: Store + ?Sized>(
     member: &str,
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
-    if !podium_rules::team::well_formed_team_id(team_id) {
-        return Err(no_team(team_id));
-    }
-    podium_rules::record::ids::check_player_id("player_id", member)?;
+    about(team_id, member)?;
     let action = Action::Remove(member.to_string());
     change(store, team_id, player, action, &TeamPolicy::default(), now).await
 }
@@ -474,10 +478,7 @@ pub async fn pass<S: Store + ?Sized>(
     to: &str,
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
-    if !podium_rules::team::well_formed_team_id(team_id) {
-        return Err(no_team(team_id));
-    }
-    podium_rules::record::ids::check_player_id("player_id", to)?;
+    about(team_id, to)?;
     // OP-4: a suspended member is hidden from the team: no one to pass it to (refused
     // as any player who is no member, so the refusal tells nobody of a suspension).
     if crate::boards::visibility::Hidden::among(store, &[to])
