@@ -595,7 +595,28 @@ pub async fn operators_rename_and_disband_a_team<S: Store + Clone + 'static>(sto
     join(store, "op-mem", &t, "2026-11-29T11:00:00Z")
         .await
         .expect("joined");
-    seega(store, "op-1", "op-mem", "nobody", 20, "2026-12-01T10:00:00Z").await;
+    // Scored on a server clock of its own instant (not the fixtures' late one), so
+    // the refresh below clears the board's change marks: only the rename's own mark
+    // can have the board taken again (PF-5).
+    let record = crate::fixtures::record(
+        "op-1",
+        "op-mem",
+        "nobody",
+        24,
+        0,
+        300,
+        20,
+        20,
+        instant("2026-12-01T10:00:00Z"),
+    );
+    podium_service::games::seega::score_match(
+        store,
+        &record,
+        instant("2026-12-01T10:00:00Z"),
+        &podium_rules::record::policy::RecordPolicy::default(),
+    )
+    .await
+    .expect("scored");
     let now = instant("2026-12-02T00:00:00Z");
     // The board's snapshot lists the team by its card, and a member stands as it.
     tick(store, podium_service::jobs::Job::Refresh, "2026-12-01T23:00:00Z").await;

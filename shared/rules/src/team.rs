@@ -122,7 +122,7 @@ impl Memberships {
             if now_ms < free_ms {
                 let at = |ms: i64| {
                     chrono::DateTime::from_timestamp_millis(ms)
-                        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
                         .unwrap_or_default()
                 };
                 return Err(RuleError::new(
@@ -223,7 +223,7 @@ impl Roster {
             return Err(RuleError::new(
                 "player_id",
                 "TM-5",
-                format!("{} is not a member of this team", quoted(to)),
+                format!("no member {} of this team to pass ownership to", quoted(to)),
             ));
         }
         self.owner = to.to_string();
@@ -425,7 +425,8 @@ mod tests {
             .expect_err("within the cooldown");
         assert_eq!(e.rule, "TM-3");
         assert!(
-            e.message.contains("may join a team from 1970-01-09T00:00:00Z"),
+            e.message
+                .contains("may join a team from 1970-01-09T00:00:00.000Z"),
             "{}",
             e.message
         );

@@ -57,10 +57,7 @@ impl Source for ResultMessage<'_> {
     fn key(&self) -> SourceKey {
         match self.team {
             // A member who moved teams in the period has a share of each.
-            Some((team, _)) => SourceKey::new(
-                KIND,
-                format!("{}:{}:{team}", self.board.key(), self.result.player_id),
-            ),
+            Some((team, _)) => share_key(self.board, &self.result.player_id, team),
             None => result_key(self.board, &self.result.player_id),
         }
     }
@@ -292,6 +289,48 @@ pub fn result_key(board: &BoardRef, player_id: &str) -> SourceKey {
     SourceKey::new(KIND, format!("{}:{player_id}", board.key()))
 }
 
+/// The idempotency key of `player_id`'s share of team `team_id`'s result of `board`'s
+/// period (TM-7: a member who moved teams in the period has a share of each).
+fn share_key(board: &BoardRef, player_id: &str, team_id: &str) -> SourceKey {
+    SourceKey::new(KIND, format!("{}:{player_id}:{team_id}", board.key()))
+}
+
+/// The item keeping team `team_id`'s shares of `board`'s period, once decided.
+fn shares_key(board: &BoardRef, team_id: &str) -> ItemKey {
+    ItemKey::new(format!("TEAMSHARES#{}", board.key()), team_id)
+}
+
+/// Whether the result of entry `entrant` of `board`'s closed period was sent: the
+/// player's message, or on a team board (TM-7) every share of the team's result as
+/// first decided (none decided: not sent). Never, without a reward table (`rewarded`
+/// false: a close sends nothing then). One read a player; a team's, one and one a
+/// member. Errors: the store's.
+pub async fn was_sent<S: SettleStore + ItemStore + ?Sized>(
+    store: &S,
+    board: &BoardRef,
+    rewarded: bool,
+    entrant: &str,
+) -> Result<bool, ServiceError> {
+    if !rewarded {
+        return Ok(false);
+    }
+    let Some(team) = podium_rules::team::team_of_key(entrant) else {
+        return Ok(store.get_source(&result_key(board, entrant)).await?.is_some());
+    };
+    let key = shares_key(board, team);
+    let Some(item) = store.get_item(&key, true).await? else {
+        return Ok(false);
+    };
+    let decided: Decided = serde_json::from_slice(&item.body)
+        .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(&key.pk, e)))?;
+    for (member, ..) in &decided.members {
+        if store.get_source(&share_key(board, member, team)).await?.is_none() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Settles `results` (a chunk of the period's, [`IN_FLIGHT`] at a time), counted in
 /// `report`. One player's result that cannot be applied stops nobody's: it is recorded
 /// for review ([`crate::engine::unapplied`]) before the caller's progress moves past it.
@@ -378,7 +417,7 @@ async fn team_shares<S: SettleStore + ItemStore + ?Sized>(
         let Some(team) = team_of_key(&r.player_id) else {
             continue;
         };
-        let key = ItemKey::new(format!("TEAMSHARES#{}", board.key()), team);
+        let key = shares_key(board, team);
         let decided = match store.get_item(&key, true).await? {
             Some(item) => serde_json::from_slice::<Decided>(&item.body).map_err(|e| corrupt(&key.pk, e))?,
             None => {

@@ -90,11 +90,15 @@ pub fn mark_key(board: &BoardRef, player_id: &str) -> ItemKey {
     ItemKey::new(format!("CHANGED#{}", fnv(&sk) % u64::from(MARK_SHARDS)), sk)
 }
 
-/// The mark a commit that writes `player_id`'s entry of `board` at `now_ms` (server
-/// clock) writes with it; `None` for a board refreshed on every tick.
+/// The mark a change of `player_id`'s entry of `board` at `now_ms` (server clock)
+/// raises: on every board refreshed when changed, a family's, a built-in one so
+/// refreshed, or a defined one (BD-12: any id no built-in board has); `None` for a
+/// built-in board refreshed on every tick.
 pub fn mark_for(board: &BoardRef, player_id: &str, now_ms: i64) -> Option<MarkWrite> {
-    let def = board_def(&board.board)?;
-    (def.refresh == Refresh::WhenChanged).then(|| mark_of(board, player_id, now_ms))
+    match board_def(&board.board) {
+        Some(def) if def.refresh == Refresh::EveryTick => None,
+        _ => Some(mark_of(board, player_id, now_ms)),
+    }
 }
 
 /// The mark of `board` (a board refreshed when changed: a family's, a defined one)
@@ -321,6 +325,8 @@ mod tests {
         assert!(m.key.sk.starts_with("mahjong-level-420@all#"), "{}", m.key.sk);
         assert!(m.key.pk.starts_with("CHANGED#"));
         assert!(mark_for(&BoardRef::all_time("mahjong-amr"), "ana", 1_000).is_none());
+        // BD-12: a defined board is refreshed when changed: a card change marks it too.
+        assert!(mark_for(&BoardRef::new("seega-teams-weekly", "2027-W29"), "@team:x", 1_000).is_some());
         assert!(mark_for(&BoardRef::new("mahjong-weekly", "2027-W29"), "ana", 1_000).is_none());
         let slots: std::collections::HashSet<_> =
             (0..1_000).map(|p| mark_key(&level, &format!("p-{p}"))).collect();

@@ -178,7 +178,7 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
             let found = futures::future::try_join_all(
                 group
                     .iter()
-                    .map(|r| was_sent(store, &board, table.is_some(), &r.player_id)),
+                    .map(|r| close::was_sent(store, &board, table.is_some(), &r.player_id)),
             )
             .await?;
             sent.extend(found);
@@ -206,23 +206,6 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
     dry.updated_at = now;
     dry.finished_at = Some(now);
     Ok(())
-}
-
-/// Whether `player_id`'s result message of `board` was sent (never, without a reward
-/// table: a close sends nothing then).
-async fn was_sent<S: SettleStore + ?Sized>(
-    store: &S,
-    board: &BoardRef,
-    rewarded: bool,
-    player_id: &str,
-) -> Result<bool, ServiceError> {
-    if !rewarded {
-        return Ok(false);
-    }
-    Ok(store
-        .get_source(&close::result_key(board, player_id))
-        .await?
-        .is_some())
 }
 
 /// GM-6: removes every dry run that lists `player_id` (a repeat begins it again).

@@ -22,6 +22,11 @@
 //! time and memory grow with the values counted (at most [`MAX_FACTS`]), not with the
 //! table.
 //!
+//! On a team board (TM-7) each value goes to the team its player was a member of at
+//! the result's instant, positive values only (TM-4), as scoring feeds it: the
+//! memberships are read as they stand at the walk, so a team's preview is its board
+//! as the teams' histories now say (a suspended member's values withheld, OP-4).
+//!
 //! What it cannot know is said, not guessed: who would have joined (BD-8: every
 //! player who played counts, `joins_assumed`); results outside the score range are
 //! counted as held (BD-7), not placed. A repeat of the same definition and window
@@ -432,7 +437,10 @@ async fn step<S: ItemStore + SettleStore + ?Sized>(
         }
         taken += 1;
         let found = store.scan_sources(kinds, record.cursor.as_deref(), page).await?;
-        let placed = place(&mut record.preview, &found.records);
+        let mut placed = place(&mut record.preview, &found.records);
+        if record.preview.definition.teams.is_some() {
+            placed = as_teams(store, placed).await?;
+        }
         record.cursor = found.next;
         record.walked = record.cursor.is_none();
         record.preview.results_read += found.records.len() as u64;
@@ -546,6 +554,55 @@ fn place(
         }
     }
     out
+}
+
+/// Memberships read at a time on a team board's walk.
+const MEMBERSHIPS_IN_FLIGHT: usize = 16;
+
+/// On a team board (TM-7), `placed` as the values of its teams: each value above zero
+/// (TM-4: a loss takes nothing from a team) of a player who was a member of a team at
+/// its instant, as that team's (`@team:{id}`), as a scored result feeds it
+/// ([`crate::engine::defined`]); the values of players in no team then, and of players
+/// suspended now (OP-4: withheld from their teams), are left out. Reads each player's
+/// memberships once ([`MEMBERSHIPS_IN_FLIGHT`] at a time) and their accounts 100 at a
+/// time: a page's players, not the table's. Errors: the store's.
+async fn as_teams<S: ItemStore + SettleStore + ?Sized>(
+    store: &S,
+    placed: Vec<Placed>,
+) -> Result<Vec<Placed>, ServiceError> {
+    let mut players: Vec<&str> = placed.iter().filter(|p| p.3 > 0).map(|p| p.0.as_str()).collect();
+    players.sort_unstable();
+    players.dedup();
+    let mut suspended = std::collections::HashSet::new();
+    for group in players.chunks(IN_FLIGHT) {
+        suspended.extend(crate::boards::suspended::among(store, group).await?);
+    }
+    let mut memberships = HashMap::new();
+    for group in players.chunks(MEMBERSHIPS_IN_FLIGHT) {
+        let found = futures::future::try_join_all(
+            group
+                .iter()
+                .map(|p| crate::engine::defined::memberships_of(store, p)),
+        )
+        .await?;
+        memberships.extend(group.iter().map(|p| p.to_string()).zip(found));
+    }
+    Ok(placed
+        .into_iter()
+        .filter_map(|(player, at_ms, order, value, tie_breaks)| {
+            if value <= 0 || suspended.contains(&player) {
+                return None;
+            }
+            let team = memberships.get(&player)?.team_at(at_ms)?;
+            Some((
+                podium_rules::team::team_key(team),
+                at_ms,
+                order,
+                value,
+                tie_breaks,
+            ))
+        })
+        .collect())
 }
 
 /// Every page of values the walk wrote, in its order.

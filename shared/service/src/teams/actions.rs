@@ -272,7 +272,12 @@ impl Source for Change<'_> {
                     ));
                 }
                 if to == self.player {
-                    return Ok(self.unchanged());
+                    return Err(podium_rules::RuleError::new(
+                        "player_id",
+                        "TM-5",
+                        "the caller owns this team already: name the member to pass it to",
+                    )
+                    .into());
                 }
                 team.roster = team.roster.passed_to(to)?;
                 self.written(team, Vec::new())
@@ -437,6 +442,14 @@ fn about(team_id: &str, player_id: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Whether `player_id` is hidden from the teams' views (OP-4: suspended): one read of
+/// their guard.
+async fn hidden<S: Store + ?Sized>(store: &S, player_id: &str) -> Result<bool, ServiceError> {
+    Ok(crate::boards::visibility::Hidden::among(store, &[player_id])
+        .await?
+        .hides(player_id))
+}
+
 /// `player`, a member of `team_id`, invites `invited` (TM-1). Errors:
 /// [`ServiceError::Invalid`] naming `player_id` (no account id, GM-5/GM-6),
 /// [`ServiceError::Forbidden`] (not a member), [`ServiceError::NotFound`].
@@ -464,6 +477,14 @@ pub async fn remove<S: Store + ?Sized>(
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
     about(team_id, member)?;
+    // OP-4: a suspended member is hidden from the team: answered as no member, so the
+    // refusal tells nobody of a suspension (their membership stays until restored).
+    if hidden(store, member).await? {
+        return Err(ServiceError::NotFound(format!(
+            "member {} of this team",
+            podium_rules::error::quoted(member)
+        )));
+    }
     let action = Action::Remove(member.to_string());
     change(store, team_id, player, action, &TeamPolicy::default(), now).await
 }
@@ -481,14 +502,14 @@ pub async fn pass<S: Store + ?Sized>(
     about(team_id, to)?;
     // OP-4: a suspended member is hidden from the team: no one to pass it to (refused
     // as any player who is no member, so the refusal tells nobody of a suspension).
-    if crate::boards::visibility::Hidden::among(store, &[to])
-        .await?
-        .hides(to)
-    {
+    if hidden(store, to).await? {
         return Err(podium_rules::RuleError::new(
             "player_id",
             "TM-5",
-            format!("{} is not a member of this team", podium_rules::error::quoted(to)),
+            format!(
+                "no member {} of this team to pass ownership to",
+                podium_rules::error::quoted(to)
+            ),
         )
         .into());
     }

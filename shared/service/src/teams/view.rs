@@ -22,6 +22,9 @@ pub struct Member {
     pub card: Card,
     /// When they joined (UTC).
     pub joined_at: DateTime<Utc>,
+    /// Suspended (OP-4): listed to operators only, who see every member.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub suspended: bool,
 }
 
 /// A team as the app shows it (TM-1, TM-2, TM-5).
@@ -68,6 +71,19 @@ pub async fn of<S: Store + ?Sized>(
     viewer: &str,
     policy: &TeamPolicy,
 ) -> Result<TeamView, ServiceError> {
+    let is_member = team.roster.has(viewer);
+    seen_by(store, team, is_member, false, policy).await
+}
+
+/// `team` with its invitations when `member`, and, for an `operator`, every member
+/// (the suspended marked `suspended`) and its owner whatever their account.
+async fn seen_by<S: Store + ?Sized>(
+    store: &S,
+    team: Team,
+    member: bool,
+    operator: bool,
+    policy: &TeamPolicy,
+) -> Result<TeamView, ServiceError> {
     let ids: Vec<&str> = team.roster.members.iter().map(|(p, _)| p.as_str()).collect();
     let hidden = Hidden::among(store, &ids).await?;
     let cards = crate::profiles::cards::cards(store, &ids).await?;
@@ -75,24 +91,25 @@ pub async fn of<S: Store + ?Sized>(
         .roster
         .members
         .iter()
-        .filter(|(p, _)| !hidden.hides(p))
+        .filter(|(p, _)| operator || !hidden.hides(p))
         .map(|(p, joined)| Member {
             player_id: p.clone(),
             card: cards.get(p).cloned().unwrap_or_default(),
             joined_at: instant(*joined),
+            suspended: hidden.hides(p),
         })
         .collect();
-    let is_member = team.roster.has(viewer);
+    let owner = Some(team.roster.owner).filter(|o| operator || !hidden.hides(o));
     Ok(TeamView {
         member_count: team.roster.members.len(),
         member_cap: policy.member_cap,
-        invites: is_member.then(|| team.invites.clone()),
+        invites: (member || operator).then(|| team.invites.clone()),
         team_id: team.team_id,
         name: team.name,
         avatar: team.avatar,
         country: team.country,
         access: team.access,
-        owner: Some(team.roster.owner).filter(|o| !hidden.hides(o)),
+        owner,
         members,
         created_at: team.created_at,
         disbanded_at: team.disbanded_at,
@@ -300,9 +317,10 @@ pub async fn subject<S: Store + ?Sized>(
     }
 }
 
-/// Team `team_id` as operators see it (the support console): as its members see it,
-/// invitations included; a disbanded team too (with no members left). Errors:
-/// [`ServiceError::NotFound`].
+/// Team `team_id` as operators see it (the support console): every member, the
+/// suspended among them marked `suspended` (OP-4 hides them from players, not from
+/// support), its owner whatever their account, its invitations; a disbanded team too
+/// (with no members left). Errors: [`ServiceError::NotFound`].
 pub async fn for_operator<S: Store + ?Sized>(
     store: &S,
     team_id: &str,
@@ -311,6 +329,5 @@ pub async fn for_operator<S: Store + ?Sized>(
     let team = super::read(store, team_id)
         .await?
         .ok_or_else(|| no_team(team_id))?;
-    let owner = team.roster.owner.clone();
-    of(store, team, &owner, policy).await
+    seen_by(store, team, true, true, policy).await
 }

@@ -486,8 +486,13 @@ pub(crate) async fn board_me(
         // PF-3: a caller stands among their own country's players only.
         let mine = crate::profiles::cards::card(store, &player).await?;
         if mine.country.as_deref() != Some(cc.as_str()) {
+            // On a team board (TM-7) the entry and its country are the team's.
+            let whose = match podium_rules::team::team_of_key(&player) {
+                Some(_) => "your team's country",
+                None => "your profile's country",
+            };
             return Err(ServiceError::NotFound(format!(
-                "no entry of yours among {cc}'s players: your profile's country is {}",
+                "no entry of yours among {cc}'s entries: {whose} is {}",
                 mine.country.as_deref().unwrap_or("not set")
             ))
             .into());

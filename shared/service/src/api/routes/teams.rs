@@ -36,8 +36,8 @@ pub struct PlayerBody {
     request_body(content = actions::NewTeam, example = json!({"name": "Night Owls", "avatar": "a07", "country": "RO", "access": "open"})),
     responses(
         (status = 200, description = "The team created", body = view::TeamView, example = team_example),
-        (status = 400, description = "A refused field, named with its rule: `name` (PF-1), `avatar` (PF-2), `country` (PF-3), `team_id` (TM-2: a member of a team already; TM-3: within the cooldown)", body = ErrorBody,
-            example = json!({"error": "invalid", "message": "team_id (TM-3): the player left a team less than 7 days ago: they may join another in 168 hours"})),
+        (status = 400, description = "A refused field, named with its rule: `name` (PF-1), `avatar` (PF-2), `country` (PF-3), `caller` (TM-2: a member of a team already; TM-3: within the cooldown)", body = ErrorBody,
+            example = json!({"error": "invalid", "message": "caller (TM-3): the player left a team at 2026-12-07T05:44:12.429Z: they may join a team from 2026-12-14T05:44:12.429Z (7 days later)"})),
         (status = 403, description = "The caller is suspended (OP-4)", body = ErrorBody),
     ),
     security(("jwt" = []))
