@@ -904,6 +904,91 @@ pub async fn team_routes_answer_as_documented<S: Store + Clone + 'static>(store:
     .expect("suspended");
 }
 
+/// TM-2, TM-5, OP-4, PF-5: what races and suspensions leave settles to one answer:
+/// six concurrent creations by one player make one team, the others refused naming
+/// `caller` (TM-2); six concurrent renames leave the card boards show equal to the
+/// team's name; an owner who leaves passes ownership over a suspended member to the
+/// next longest-standing one.
+pub async fn races_settle_to_one_answer<S: Store + Clone + 'static>(store: &S) {
+    let shared = Arc::new(store.clone());
+    let creations = (0..6).map(|i| {
+        let store = shared.clone();
+        tokio::spawn(async move {
+            let new: actions::NewTeam =
+                serde_json::from_value(json!({"name": format!("Racers {i}"), "access": "open"}))
+                    .expect("a team");
+            actions::create(
+                store.as_ref(),
+                "race-own",
+                new,
+                (&TeamPolicy::default(), &Default::default()),
+                instant("2026-11-29T10:00:00Z"),
+            )
+            .await
+        })
+    });
+    let mut made = Vec::new();
+    for outcome in futures::future::join_all(creations).await {
+        match outcome.expect("a task") {
+            Ok(team) => made.push(team.team_id),
+            Err(e) => assert_eq!(rule_of(&e), ("TM-2", "caller"), "{e}"),
+        }
+    }
+    assert_eq!(made.len(), 1, "{made:?}");
+    let t = made.remove(0);
+
+    let renames = (0..6).map(|i| {
+        let (store, t) = (shared.clone(), t.clone());
+        tokio::spawn(async move {
+            podium_service::moderation::teams::rename(
+                store.as_ref(),
+                &Default::default(),
+                &t,
+                &format!("Renamed {i}"),
+                ("support-7", "a reported name"),
+                instant("2026-11-30T10:00:00Z"),
+            )
+            .await
+        })
+    });
+    for outcome in futures::future::join_all(renames).await {
+        outcome.expect("a task").expect("renamed");
+    }
+    let name = view::team(store, &t, "race-own", &TeamPolicy::default())
+        .await
+        .expect("the team")
+        .name;
+    let cards = podium_service::profiles::cards::cards(store, &[&team_key(&t)])
+        .await
+        .expect("cards");
+    assert_eq!(cards[&team_key(&t)].name.as_deref(), Some(name.as_str()));
+
+    for p in ["race-sus", "race-next"] {
+        join(store, p, &t, "2026-11-30T11:00:00Z").await.expect("joined");
+    }
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "race-sus",
+        ("support-7", "a modified client"),
+        30,
+        instant("2026-11-30T12:00:00Z"),
+    )
+    .await
+    .expect("suspended");
+    actions::leave(
+        store,
+        "race-own",
+        &TeamPolicy::default(),
+        instant("2026-11-30T13:00:00Z"),
+    )
+    .await
+    .expect("left");
+    let after = view::team(store, &t, "race-next", &TeamPolicy::default())
+        .await
+        .expect("the team");
+    assert_eq!(after.owner.as_deref(), Some("race-next"));
+}
+
 #[macro_export]
 macro_rules! teams_tests {
     ($make:path) => {
@@ -927,6 +1012,10 @@ macro_rules! teams_tests {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn team_routes_answer_as_documented() {
                 $crate::teams::team_routes_answer_as_documented(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn races_settle_to_one_answer() {
+                $crate::teams::races_settle_to_one_answer(&$make().await).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn hidden_and_deleted_members() {

@@ -206,13 +206,22 @@ impl Roster {
     /// This roster without `player` (TM-5): an owner who leaves passes ownership to
     /// the longest-standing member; `None` when nobody is left (the team is
     /// disbanded).
-    pub fn without(mut self, player: &str) -> Option<Self> {
+    pub fn without(self, player: &str) -> Option<Self> {
+        self.without_passing_over(player, &[])
+    }
+
+    /// [`Roster::without`], an owner who leaves passing ownership to the
+    /// longest-standing member not in `passed_over` (OP-4: a suspended member is
+    /// nobody to pass it to), or, all of them passed over, to the longest-standing.
+    pub fn without_passing_over(mut self, player: &str, passed_over: &[String]) -> Option<Self> {
         self.members.retain(|(p, _)| p != player);
-        if self.members.is_empty() {
-            return None;
-        }
+        let first = self.members.first()?.0.clone();
         if self.owner == player {
-            self.owner = self.members[0].0.clone();
+            self.owner = self
+                .members
+                .iter()
+                .find(|(p, _)| !passed_over.contains(p))
+                .map_or(first, |(p, _)| p.clone());
         }
         Some(self)
     }
@@ -338,6 +347,13 @@ pub fn well_formed_team_id(id: &str) -> bool {
 ///
 /// Stored as `{"members": [[player, points], …]}` in player order: a list of pairs,
 /// where a deletion (GM-6) finds and replaces an id.
+/// The most contributors a team counts on one team board in one period (TM-4): a
+/// further member's results bring the team nothing that period. It bounds the
+/// contributions item (one DynamoDB item of at most 400 KB: 1,200 ids of 128
+/// characters with their points, and as many withheld, stay under 350 KB); the member
+/// cap (TM-2) is at most 1,000.
+pub const MAX_CONTRIBUTORS: usize = 1_200;
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contributions {
     #[serde(default)]
@@ -362,6 +378,16 @@ impl Contributions {
             .map_or(0, |(_, v)| *v)
     }
 
+    /// Whether `player`'s points may count (TM-4): a contributor already, or a new one
+    /// while the list holds fewer than [`MAX_CONTRIBUTORS`].
+    pub fn admits(&self, player: &str) -> bool {
+        self.members.len() < MAX_CONTRIBUTORS
+            || self
+                .members
+                .binary_search_by(|(p, _)| p.as_str().cmp(player))
+                .is_ok()
+    }
+
     /// `points` more from `player` (TM-4: only what a result earned, so never below 0).
     pub fn add(&mut self, player: &str, points: i64) {
         match self.members.binary_search_by(|(p, _)| p.as_str().cmp(player)) {
@@ -383,6 +409,28 @@ mod tests {
     use super::*;
 
     const DAY: i64 = 86_400_000;
+
+    /// TM-4: a team counts at most MAX_CONTRIBUTORS contributors in a period; one
+    /// already counted goes on counting.
+    #[test]
+    fn tm_4_contributors_are_bounded() {
+        let mut c = Contributions::default();
+        for i in 0..MAX_CONTRIBUTORS {
+            let p = format!("p-{i:05}");
+            assert!(c.admits(&p));
+            c.add(&p, 1);
+        }
+        assert!(!c.admits("p-99999"), "one more contributor");
+        assert!(c.admits("p-00007"), "a contributor already");
+        let long = |i: usize| format!("{i:0>128}");
+        let mut worst = Contributions::default();
+        for i in 0..MAX_CONTRIBUTORS {
+            worst.add(&long(i), i64::MAX / 2);
+            worst.withheld.push(long(i));
+        }
+        let bytes = serde_json::to_vec(&worst).expect("json").len();
+        assert!(bytes < 350_000, "{bytes} bytes: under DynamoDB's 400 KB item");
+    }
 
     /// TM-4: points count for the team of the membership their instant falls in.
     #[test]
@@ -460,6 +508,16 @@ mod tests {
             3,
             "a member again changes nothing"
         );
+        let passed = r
+            .clone()
+            .without_passing_over("ana", &["bob".to_string()])
+            .expect("bob and cy left");
+        assert_eq!(passed.owner, "cy", "bob passed over (suspended, OP-4)");
+        let all_passed = r
+            .clone()
+            .without_passing_over("ana", &["bob".to_string(), "cy".to_string()])
+            .expect("bob and cy left");
+        assert_eq!(all_passed.owner, "bob", "all passed over: the longest-standing");
         let r = r.without("ana").expect("bob and cy left");
         assert_eq!(r.owner, "bob", "the longest-standing member");
         assert!(r.clone().passed_to("zed").is_err());

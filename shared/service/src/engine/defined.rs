@@ -336,7 +336,9 @@ async fn entry_writes<S: SettleStore + ?Sized>(
                         memberships.len() - 1
                     }
                 };
-                match memberships[i].1.team_at(fact.at.timestamp_millis()) {
+                // TM-4: by the result's instant; one dated after its scoring (a
+                // game server's clock ahead, GM-5) as of its scoring.
+                match memberships[i].1.team_at(fact.at.timestamp_millis().min(clock_ms)) {
                     Some(team) => podium_rules::team::team_key(team),
                     None => continue,
                 }
@@ -354,6 +356,49 @@ async fn entry_writes<S: SettleStore + ?Sized>(
             });
         }
     }
+    // TM-4, TM-7: each team's contributions on each board it is fed on, read once and
+    // written below at the version read; a member new to a list that holds
+    // MAX_CONTRIBUTORS brings the team nothing (their own boards count it as usual).
+    // (board, team key, contributions, version read, whether this commit adds to them)
+    let mut contributions: Vec<(BoardRef, String, podium_rules::team::Contributions, u64, bool)> = Vec::new();
+    let mut refs = Vec::new();
+    let mut kept: Vec<Fed<'_>> = Vec::with_capacity(fed.len());
+    for f in fed {
+        if podium_rules::team::team_of_key(&f.entrant).is_none() {
+            kept.push(f);
+            continue;
+        }
+        let name = podium_rules::team::contributions_state(&f.board.key());
+        let i = match contributions
+            .iter()
+            .position(|(b, t, ..)| *b == f.board && *t == f.entrant)
+        {
+            Some(i) => i,
+            None => {
+                let (held, version) = contributions_of(store, &f.entrant, &name).await?;
+                contributions.push((f.board.clone(), f.entrant.clone(), held, version, false));
+                contributions.len() - 1
+            }
+        };
+        let held = &mut contributions[i].2;
+        if !held.admits(&f.fact.player_id) {
+            continue;
+        }
+        if !held.members.iter().any(|(p, _)| *p == f.fact.player_id) {
+            // GM-6: the member's deletion finds the list that names them.
+            refs.push(podium_store::Reference {
+                player_id: f.fact.player_id.clone(),
+                named: podium_store::Named::State {
+                    owner: f.entrant.clone(),
+                    name,
+                },
+            });
+        }
+        held.add(&f.fact.player_id, f.value);
+        contributions[i].4 = true;
+        kept.push(f);
+    }
+    let fed = kept;
     // The entries read: one BatchGetItem a board for all its players.
     let mut read: Vec<(&BoardRef, Balance)> = Vec::new();
     for f in &fed {
@@ -443,37 +488,10 @@ async fn entry_writes<S: SettleStore + ?Sized>(
         ));
     }
     let mut states = Vec::new();
-    let mut refs = Vec::new();
-    // TM-7: each team's contributions on each board it was fed on, read once and
-    // written at the version read.
-    let mut teams: Vec<(&BoardRef, &str)> = Vec::new();
-    for f in fed
-        .iter()
-        .filter(|f| podium_rules::team::team_of_key(&f.entrant).is_some())
-    {
-        if !teams.contains(&(&f.board, f.entrant.as_str())) {
-            teams.push((&f.board, f.entrant.as_str()));
-        }
-    }
-    for (board, team) in teams {
-        let name = podium_rules::team::contributions_state(&board.key());
-        let (mut held, version) = contributions_of(store, team, &name).await?;
-        for f in fed.iter().filter(|f| f.board == *board && f.entrant == team) {
-            if !held.members.iter().any(|(p, _)| *p == f.fact.player_id) {
-                // GM-6: the member's deletion finds the list that names them.
-                refs.push(podium_store::Reference {
-                    player_id: f.fact.player_id.clone(),
-                    named: podium_store::Named::State {
-                        owner: team.to_string(),
-                        name: name.clone(),
-                    },
-                });
-            }
-            held.add(&f.fact.player_id, f.value);
-        }
+    for (board, team, held, version, _) in contributions.into_iter().filter(|c| c.4) {
         states.push(StateWrite {
-            player_id: team.to_string(),
-            name,
+            player_id: team,
+            name: podium_rules::team::contributions_state(&board.key()),
             expected_version: version,
             body: serde_json::to_string(&held).unwrap_or_default(),
         });

@@ -45,7 +45,9 @@ pub struct NewTeam {
 enum Action {
     Create(Team),
     Join,
-    Leave,
+    /// Leaving; an owner's successor is the longest-standing member not among these
+    /// (OP-4: suspended when the caller read the team).
+    Leave(Vec<String>),
     Invite(String),
     Remove(String),
     Pass(String),
@@ -54,8 +56,9 @@ enum Action {
     /// An operator's disbanding (OP-5): the team takes no one; each member's
     /// membership is ended by [`Action::Disbanded`].
     Disband,
-    /// `player`'s membership of a team an operator disbanded, ended at that instant.
-    Disbanded(DateTime<Utc>),
+    /// `player`'s membership of a team an operator disbanded, ended at its release
+    /// (no cooldown, TM-3).
+    Disbanded,
 }
 
 /// The `player` of an operator's change: no member, no memberships read.
@@ -168,9 +171,11 @@ impl Source for Change<'_> {
             let mine = mine.joined(self.team_id, now_ms, policy)?;
             return self.written(team.clone(), vec![(self.player, mine)]);
         }
-        if let Action::Disbanded(at) = &self.action {
+        if let Action::Disbanded = &self.action {
             // The membership of a team disbanded at `at`, if it is still the current one.
-            let Some(mine) = mine.disbanded(self.team_id, at.timestamp_millis()) else {
+            // Ended at its release, not at the disbanding: a result of the member
+            // scored in between counted for the team (TM-4), as their membership said.
+            let Some(mine) = mine.disbanded(self.team_id, now_ms) else {
                 return Ok(self.unchanged());
             };
             let mut s = Settlement::result_only(Changed {
@@ -179,17 +184,32 @@ impl Source for Change<'_> {
             s.states.push(state(self.player, MEMBERSHIPS_STATE, &mine)?);
             return Ok(Planned::Write(s));
         }
+        if let (Action::Leave(_), Some(t)) = (&self.action, &stored) {
+            if t.disbanded_at.is_some() {
+                // A member an interrupted disbanding did not release yet leaves it as
+                // the disbanding would have released them (no cooldown, TM-3).
+                let Some(mine) = mine.disbanded(self.team_id, now_ms) else {
+                    return Err(ServiceError::NotFound("a team of yours".into()));
+                };
+                let mut s = Settlement::result_only(Changed {
+                    team_id: self.team_id.to_string(),
+                });
+                s.states.push(state(self.player, MEMBERSHIPS_STATE, &mine)?);
+                return Ok(Planned::Write(s));
+            }
+        }
         let mut team = stored
             .filter(|t| t.disbanded_at.is_none())
             .ok_or_else(|| no_team(self.team_id))?;
         let member = team.roster.has(self.player);
         match &self.action {
-            Action::Create(_) | Action::Disbanded(_) => unreachable!("answered above"),
+            Action::Create(_) | Action::Disbanded => unreachable!("answered above"),
             Action::Rename(name) => {
                 if team.name == *name {
                     return Ok(self.unchanged());
                 }
                 team.name = name.clone();
+                team.revision += 1;
                 self.written(team, Vec::new())
             }
             Action::Disband => {
@@ -212,12 +232,12 @@ impl Source for Change<'_> {
                 team.invites.retain(|p| p != self.player);
                 self.written(team, vec![(self.player, mine)])
             }
-            Action::Leave => {
+            Action::Leave(passed_over) => {
                 if !member {
                     return Err(ServiceError::NotFound("a team of yours".into()));
                 }
                 let mine = mine.left(now_ms).unwrap_or_default();
-                match team.roster.clone().without(self.player) {
+                match team.roster.clone().without_passing_over(self.player, passed_over) {
                     Some(r) => team.roster = r,
                     None => {
                         // TM-5: the last member gone, the team is disbanded (its roster
@@ -364,11 +384,27 @@ pub async fn create<S: Store + ?Sized>(
         // Milliseconds, as every other instant of the team.
         created_at: DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now),
         disbanded_at: None,
+        revision: 0,
     };
-    // The card first: a team is never listed without it (a card of a team whose
-    // commit failed names nothing).
+    // The card first: a team is never listed without it.
     write_card(store, &team, now).await?;
-    change(store, &team_id, player, Action::Create(team), teams, now).await
+    match change(store, &team_id, player, Action::Create(team), teams, now).await {
+        Ok(team) => Ok(team),
+        Err(e @ (ServiceError::Invalid(_) | ServiceError::StateConflict { .. })) => {
+            // Refused by the commit (a concurrent creation or join of the caller's
+            // won): the card names nothing, and goes (an error here leaves it, named
+            // by no team and listed nowhere).
+            let key = crate::profiles::profile_key(&team_key(&team_id));
+            let _ = store.delete_items(&[key]).await;
+            Err(match e {
+                ServiceError::Invalid(r) if r.field == "team_id" => {
+                    podium_rules::RuleError::new("caller", r.rule, r.message).into()
+                }
+                e => e,
+            })
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Writes `team`'s card as the profile of its key (PF-5): what boards show. The change
@@ -384,10 +420,39 @@ pub(crate) async fn write_card<S: Store + ?Sized>(
         card: team.card(),
         ..Default::default()
     };
-    let body = serde_json::to_vec(&profile).map_err(|e| corrupt(&team.team_id, e))?;
+    let body = serde_json::to_vec(&Card {
+        profile,
+        revision: team.revision,
+    })
+    .map_err(|e| corrupt(&team.team_id, e))?;
     let key = crate::profiles::profile_key(&team_key(&team.team_id));
-    store.put_items(&[(key, body)], None).await?;
-    Ok(())
+    // Written over an older revision only (a conditional write at the version read):
+    // of concurrent renames, or a write delayed past a later one, the newest stands.
+    for _ in 0..10 {
+        let held = store.get_item(&key, true).await?;
+        if let Some(item) = &held {
+            let stored: Card = serde_json::from_slice(&item.body).map_err(|e| corrupt(&key.pk, e))?;
+            if stored.revision > team.revision || (stored.revision == team.revision && item.body == body) {
+                return Ok(());
+            }
+        }
+        if store
+            .put_item_if(&key, &body, held.map_or(0, |i| i.version))
+            .await?
+        {
+            return Ok(());
+        }
+    }
+    Err(ServiceError::Contended { attempts: 10 })
+}
+
+/// A team's card as stored: the profile boards read, and the team's revision it shows.
+#[derive(serde::Serialize, Deserialize)]
+struct Card {
+    #[serde(flatten)]
+    profile: podium_rules::profile::Profile,
+    #[serde(default)]
+    revision: u64,
 }
 
 /// `player` joins team `team_id` (TM-1 … TM-3): an open team, or one that invited
@@ -421,15 +486,28 @@ pub async fn leave<S: Store + ?Sized>(
     let Some(current) = mine.current() else {
         return Err(ServiceError::NotFound("a team of yours".into()));
     };
-    change(
-        store,
-        &current.team_id.clone(),
-        player,
-        Action::Leave,
-        policy,
-        now,
-    )
-    .await
+    let team_id = current.team_id.clone();
+    // TM-5, OP-4: an owner's successor is no suspended member (one read of the team
+    // and one of its members' guards, an owner's leave only).
+    let mut passed_over = Vec::new();
+    if let Some(team) = super::read(store, &team_id).await? {
+        if team.roster.owner == player {
+            let ids: Vec<&str> = team
+                .roster
+                .members
+                .iter()
+                .map(|(p, _)| p.as_str())
+                .filter(|p| *p != player)
+                .collect();
+            let hidden = crate::boards::visibility::Hidden::among(store, &ids).await?;
+            passed_over = ids
+                .into_iter()
+                .filter(|p| hidden.hides(p))
+                .map(str::to_string)
+                .collect();
+        }
+    }
+    change(store, &team_id, player, Action::Leave(passed_over), policy, now).await
 }
 
 /// Checks what a member's action names before any read: a team id of podium's shape
@@ -549,9 +627,10 @@ pub async fn rename_by_operator<S: Store + ?Sized>(
 }
 
 /// An operator disbands team `team_id` (OP-5: the caller audits it): it takes no one
-/// from `now`, and each member's membership ends at that instant (one settlement each,
-/// so a rerun finishes an interrupted disbanding), with no cooldown (TM-3). Their
-/// points until then stay with the team (TM-4). Answers the team as disbanded (a
+/// from `now`, and each member's membership ends at its release (one settlement each,
+/// so a rerun finishes an interrupted disbanding; a member not released yet may leave
+/// it, or is released by the rerun), with no cooldown (TM-3). Their points until then
+/// stay with the team (TM-4). Answers the team as disbanded (a
 /// team disbanded before: the members it still holds released again, nothing else).
 /// Errors: [`ServiceError::NotFound`] (no such team).
 pub async fn disband_by_operator<S: Store + ?Sized>(
@@ -576,13 +655,12 @@ pub async fn disband_by_operator<S: Store + ?Sized>(
             .await?
         }
     };
-    let at = team.disbanded_at.unwrap_or(now);
     for (member, _) in &team.roster.members {
         change(
             store,
             team_id,
             member,
-            Action::Disbanded(at),
+            Action::Disbanded,
             &TeamPolicy::default(),
             now,
         )

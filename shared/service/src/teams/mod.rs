@@ -52,6 +52,14 @@ pub struct Team {
     /// When its last member left (TM-5): a disbanded team takes no one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disbanded_at: Option<DateTime<Utc>>,
+    /// Its card's revision: raised by every rename, so that a card written late (a
+    /// delayed write, concurrent renames) never replaces a newer one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub revision: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Pending invitations a team keeps (the oldest go first).
