@@ -209,6 +209,34 @@ pub fn dynamodb_endpoint() -> String {
     })
 }
 
+/// The variable naming more DynamoDB Local servers, comma-separated (optional):
+/// `scripts/test` starts two, so that the suite's tables are spread over both (one
+/// DynamoDB Local serves its requests largely one at a time).
+pub const DYNAMODB_ENDPOINTS_VAR: &str = "PODIUM_TEST_DYNAMODB_ENDPOINTS";
+
+/// The DynamoDB Local server of the `n`th table this process creates: those of
+/// [`DYNAMODB_ENDPOINTS_VAR`] in turn, or [`dynamodb_endpoint`].
+fn endpoint_for(n: u64) -> String {
+    let all: Vec<String> = std::env::var(DYNAMODB_ENDPOINTS_VAR)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(str::to_string)
+        .collect();
+    match all.len() {
+        0 => dynamodb_endpoint(),
+        len => all[(n % len as u64) as usize].clone(),
+    }
+}
+
+/// The DynamoDB Local server that holds `table`, a table of [`dynamodb`] (named
+/// `podium-test-{process}-{n}`).
+pub fn endpoint_of(table: &str) -> String {
+    let n = table.rsplit('-').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    endpoint_for(n)
+}
+
 /// The SDK configuration for DynamoDB Local at `endpoint`, its requests sent by `http`.
 pub async fn local_config(endpoint: &str, http: SharedHttpClient) -> aws_config::SdkConfig {
     aws_config::defaults(aws_config::BehaviorVersion::latest())
@@ -238,12 +266,12 @@ pub async fn dynamodb_streaming() -> DynamoStore {
 }
 
 async fn dynamodb_table(stream: bool) -> DynamoStore {
-    let config = local_config(&dynamodb_endpoint(), podium_store::aws::new_https_client()).await;
     let table = format!(
         "podium-test-{}-{}",
         std::process::id(),
         TABLES.fetch_add(1, Ordering::Relaxed)
     );
+    let config = local_config(&endpoint_of(&table), podium_store::aws::new_https_client()).await;
     let store = DynamoStore::from_sdk_config(&config, table, &podium_store::dynamo::Timeouts::default());
     let created = match stream {
         true => store.ensure_streaming_table().await,
@@ -260,7 +288,7 @@ async fn dynamodb_table(stream: bool) -> DynamoStore {
 pub async fn dynamodb_through(http: SharedHttpClient, sdk_attempts: u32) -> DynamoStore {
     let clean = dynamodb().await;
     let (_, table) = clean.client_and_table();
-    let config = local_config(&dynamodb_endpoint(), http).await;
+    let config = local_config(&endpoint_of(table), http).await;
     let timeouts = podium_store::dynamo::Timeouts {
         max_attempts: sdk_attempts,
         ..Default::default()

@@ -989,6 +989,59 @@ pub async fn races_settle_to_one_answer<S: Store + Clone + 'static>(store: &S) {
     assert_eq!(after.owner.as_deref(), Some("race-next"));
 }
 
+/// TM-1: an invited player is shown the invitation (`GET /v1/me/team`) until they
+/// accept it by joining; one the team no longer holds (it is disbanded) is not shown.
+pub async fn an_invitation_reaches_the_invited_player<S: Store + ?Sized>(store: &S) {
+    let policy = TeamPolicy::default();
+    let new: actions::NewTeam =
+        serde_json::from_value(json!({"name": "By Invitation", "access": "invite_only"})).expect("a team");
+    let t = actions::create(
+        store,
+        "inv-own",
+        new,
+        (&policy, &Default::default()),
+        instant("2026-11-29T10:00:00Z"),
+    )
+    .await
+    .expect("created")
+    .team_id;
+    let other = create(store, "inv-other", "Other Team", "2026-11-29T10:00:00Z").await;
+    for team in [&t, &other] {
+        let by = if *team == t { "inv-own" } else { "inv-other" };
+        actions::invite(store, by, team, "inv-guest", instant("2026-11-29T11:00:00Z"))
+            .await
+            .expect("invited");
+    }
+    let mine = view::mine(store, "inv-guest", &policy, instant("2026-11-29T12:00:00Z"))
+        .await
+        .expect("mine");
+    let shown: Vec<(&str, &str)> = mine
+        .invitations
+        .iter()
+        .map(|i| (i.team_id.as_str(), i.name.as_str()))
+        .collect();
+    assert_eq!(
+        shown,
+        [(t.as_str(), "By Invitation"), (other.as_str(), "Other Team")]
+    );
+    podium_service::moderation::teams::disband(
+        store,
+        &other,
+        ("support-7", "a test of invitations"),
+        instant("2026-11-29T12:00:00Z"),
+    )
+    .await
+    .expect("disbanded");
+    join(store, "inv-guest", &t, "2026-11-29T13:00:00Z")
+        .await
+        .expect("accepted");
+    let mine = view::mine(store, "inv-guest", &policy, instant("2026-11-29T14:00:00Z"))
+        .await
+        .expect("mine");
+    assert!(mine.invitations.is_empty(), "{:?}", mine.invitations);
+    assert_eq!(mine.team.map(|t| t.team_id), Some(t));
+}
+
 #[macro_export]
 macro_rules! teams_tests {
     ($make:path) => {
@@ -1012,6 +1065,10 @@ macro_rules! teams_tests {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn team_routes_answer_as_documented() {
                 $crate::teams::team_routes_answer_as_documented(&$make().await).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn an_invitation_reaches_the_invited_player() {
+                $crate::teams::an_invitation_reaches_the_invited_player(&$make().await).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn races_settle_to_one_answer() {

@@ -17,9 +17,7 @@ use podium_service::operators::events::Event;
 use podium_store::dynamo::DynamoStore;
 use podium_store::SettleStore;
 use podium_tests::contract::score_match;
-use podium_tests::fixtures::{
-    at, dynamodb_endpoint, dynamodb_streaming, local_config, now, rout, seed_balance,
-};
+use podium_tests::fixtures::{at, dynamodb_streaming, endpoint_of, local_config, now, rout, seed_balance};
 use serde_json::{json, Value};
 
 /// Collects what it is given; the publication numbered `fail_at` (0-based) fails.
@@ -85,7 +83,7 @@ async fn stream_records(store: &DynamoStore) -> Vec<Value> {
         .and_then(|t| t.latest_stream_arn())
         .expect("the table has a stream")
         .to_string();
-    let config = local_config(&dynamodb_endpoint(), podium_store::aws::new_https_client()).await;
+    let config = local_config(&endpoint_of(table), podium_store::aws::new_https_client()).await;
     let streams = aws_sdk_dynamodbstreams::Client::new(&config);
     let shards = streams
         .describe_stream()

@@ -78,9 +78,39 @@ pub struct Membership {
 pub struct Memberships {
     #[serde(default)]
     pub history: Vec<Membership>,
+    /// Invitations to teams (TM-1), oldest first, at most [`MAX_INVITATIONS`]: what
+    /// the player is shown to accept. The team's own list decides whether one still
+    /// stands (a team keeps an invitation until the player joins it, or drops it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invitations: Vec<Invitation>,
 }
 
+/// An invitation the player received: the team, and when (ms, UTC).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invitation {
+    pub team_id: String,
+    pub at_ms: i64,
+}
+
+/// Invitations a player's memberships keep (the oldest go first).
+pub const MAX_INVITATIONS: usize = 10;
+
 impl Memberships {
+    /// These memberships with an invitation to `team_id` at `now_ms` (one a team: a
+    /// repeat keeps the first).
+    pub fn invited(mut self, team_id: &str, now_ms: i64) -> Self {
+        if self.invitations.iter().any(|i| i.team_id == team_id) {
+            return self;
+        }
+        self.invitations.push(Invitation {
+            team_id: team_id.to_string(),
+            at_ms: now_ms,
+        });
+        let over = self.invitations.len().saturating_sub(MAX_INVITATIONS);
+        self.invitations.drain(..over);
+        self
+    }
+
     /// The team the player is a member of now, if any.
     pub fn current(&self) -> Option<&Membership> {
         self.history.last().filter(|m| m.left_ms.is_none())
@@ -137,6 +167,7 @@ impl Memberships {
                 ));
             }
         }
+        self.invitations.retain(|i| i.team_id != team_id);
         self.history.push(Membership {
             team_id: team_id.to_string(),
             joined_ms: now_ms,

@@ -48,7 +48,9 @@ enum Action {
     /// Leaving; an owner's successor is the longest-standing member not among these
     /// (OP-4: suspended when the caller read the team).
     Leave(Vec<String>),
-    Invite(String),
+    /// Inviting a player; `true`: their memberships record it (false for a player
+    /// hidden when the caller checked, OP-4: the team's list alone holds it).
+    Invite(String, bool),
     Remove(String),
     Pass(String),
     /// An operator's rename (OP-5): the name checked already (PF-1).
@@ -138,8 +140,11 @@ impl Source for Change<'_> {
         if self.player != OPERATOR {
             states.push((self.player.to_string(), MEMBERSHIPS_STATE.to_string()));
         }
-        if let Action::Remove(member) = &self.action {
-            states.push((member.clone(), MEMBERSHIPS_STATE.to_string()));
+        match &self.action {
+            Action::Remove(member) | Action::Invite(member, true) => {
+                states.push((member.clone(), MEMBERSHIPS_STATE.to_string()));
+            }
+            _ => {}
         }
         Reads {
             states,
@@ -248,7 +253,7 @@ impl Source for Change<'_> {
                 }
                 self.written(team, vec![(self.player, mine)])
             }
-            Action::Invite(invited) => {
+            Action::Invite(invited, recorded) => {
                 if !member {
                     return Err(forbidden("team_id (TM-1): only the team's members invite"));
                 }
@@ -258,7 +263,12 @@ impl Source for Change<'_> {
                 team.invites.push(invited.clone());
                 let over = team.invites.len().saturating_sub(MAX_INVITES);
                 team.invites.drain(..over);
-                self.written(team, Vec::new())
+                let mut changed = Vec::new();
+                if *recorded {
+                    let theirs: Memberships = state_body(read, invited, MEMBERSHIPS_STATE)?;
+                    changed.push((invited.as_str(), theirs.invited(self.team_id, now_ms)));
+                }
+                self.written(team, changed)
             }
             Action::Remove(removed) => {
                 if team.roster.owner != self.player {
@@ -539,7 +549,11 @@ pub async fn invite<S: Store + ?Sized>(
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
     about(team_id, invited)?;
-    let action = Action::Invite(invited.to_string());
+    // The invitation joins the invitee's memberships (what they are shown to accept);
+    // not a suspended player's (OP-4: their account takes no write, and the answer
+    // tells nobody of a suspension: the team's list holds it as any other).
+    let recorded = !hidden(store, invited).await?;
+    let action = Action::Invite(invited.to_string(), recorded);
     change(store, team_id, player, action, &TeamPolicy::default(), now).await
 }
 

@@ -142,6 +142,17 @@ pub struct MembershipView {
     pub disbanded: bool,
 }
 
+/// An invitation the caller may accept by joining (TM-1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct InvitationView {
+    pub team_id: String,
+    /// The team's name now.
+    pub name: String,
+    /// Members now (TM-2: a full team refuses the join).
+    pub member_count: usize,
+    pub invited_at: DateTime<Utc>,
+}
+
 /// The caller's team and memberships (`GET /v1/me/team`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct MyTeam {
@@ -153,9 +164,14 @@ pub struct MyTeam {
     /// When in no team and within TM-3's cooldown: from when they may join one (UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub may_join_at: Option<DateTime<Utc>>,
+    /// Invitations that still stand (the team holds it, and takes members), oldest
+    /// first: joining the team accepts one.
+    pub invitations: Vec<InvitationView>,
 }
 
-/// `player`'s team and memberships, at `now`.
+/// `player`'s team, memberships and invitations, at `now`: one read of their
+/// memberships, one of their team, and one of each team that invited them (at most
+/// [`podium_rules::team::MAX_INVITATIONS`]).
 pub async fn mine<S: Store + ?Sized>(
     store: &S,
     player: &str,
@@ -179,8 +195,22 @@ pub async fn mine<S: Store + ?Sized>(
         (None, Some(left)) => Some(instant(left.saturating_add(policy.cooldown_ms))).filter(|t| *t > now),
         _ => None,
     };
+    let mut invitations = Vec::new();
+    for i in &held.invitations {
+        if let Some(t) = super::read(store, &i.team_id).await? {
+            if t.disbanded_at.is_none() && t.invites.iter().any(|p| p == player) {
+                invitations.push(InvitationView {
+                    team_id: t.team_id,
+                    name: t.name,
+                    member_count: t.roster.members.len(),
+                    invited_at: instant(i.at_ms),
+                });
+            }
+        }
+    }
     Ok(MyTeam {
         team,
+        invitations,
         memberships: held
             .history
             .iter()

@@ -102,15 +102,16 @@ pub(crate) async fn join_team(
     json(&view::of(store, team, &player, &ctx.teams).await?)
 }
 
-/// The caller's team and memberships, and when in no team within TM-3's cooldown,
-/// from when they may join one.
+/// The caller's team and memberships, when in no team within TM-3's cooldown from
+/// when they may join one, and the invitations that still stand (joining accepts one).
 #[utoipa::path(
     get,
     path = "/v1/me/team",
     tag = "teams",
     responses(
-        (status = 200, description = "The caller's team (absent when in none) and memberships, oldest first", body = view::MyTeam,
-            example = json!({"memberships": [{"team_id": "k3m9q2x7p1ab", "joined_at": "2026-12-01T09:00:00Z", "left_at": "2026-12-05T10:00:00Z", "disbanded": false}], "may_join_at": "2026-12-12T10:00:00Z"})),
+        (status = 200, description = "The caller's team (absent when in none), memberships (oldest first) and standing invitations", body = view::MyTeam,
+            example = json!({"memberships": [{"team_id": "k3m9q2x7p1ab", "joined_at": "2026-12-01T09:00:00Z", "left_at": "2026-12-05T10:00:00Z", "disbanded": false}], "may_join_at": "2026-12-12T10:00:00Z",
+                "invitations": [{"team_id": "q8w2e5r7t1yu", "name": "Night Owls", "member_count": 12, "invited_at": "2026-12-06T18:30:00Z"}]})),
     ),
     security(("jwt" = []))
 )]
