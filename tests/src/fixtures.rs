@@ -272,13 +272,21 @@ async fn dynamodb_table(stream: bool) -> DynamoStore {
         TABLES.fetch_add(1, Ordering::Relaxed)
     );
     let config = local_config(&endpoint_of(&table), podium_store::aws::new_https_client()).await;
-    let store = DynamoStore::from_sdk_config(&config, table, &podium_store::dynamo::Timeouts::default());
+    // Created with patient timeouts: a DynamoDB Local just started (its JVM not yet
+    // warm) on a busy machine may take seconds over a first CreateTable; the tests
+    // then run with the deployed defaults.
+    let patient = podium_store::dynamo::Timeouts {
+        attempt: std::time::Duration::from_secs(30),
+        operation: std::time::Duration::from_secs(60),
+        ..Default::default()
+    };
+    let creator = DynamoStore::from_sdk_config(&config, table.clone(), &patient);
     let created = match stream {
-        true => store.ensure_streaming_table().await,
-        false => store.ensure_table().await,
+        true => creator.ensure_streaming_table().await,
+        false => creator.ensure_table().await,
     };
     created.expect("create table on DynamoDB Local");
-    store
+    DynamoStore::from_sdk_config(&config, table, &podium_store::dynamo::Timeouts::default())
 }
 
 /// A fresh table on DynamoDB Local, created over a clean connection, and a store on
