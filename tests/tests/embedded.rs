@@ -335,23 +335,22 @@ async fn a_file_of_the_first_layout_opens_with_every_item_moved() {
 
 /// LB-7 on the embedded store: what a settlement writes to the file. A short trace of
 /// the fleet (Seega matches, Mahjong completions, Monday's league placements) settled
-/// one at a time, each in a write transaction of its own (the worst case: a busy store
-/// shares transactions, and pages, between settlements), beside 200,000 other players
-/// on the Seega board, writes no more bytes a settlement than measured: 104,390
-/// (BENCHMARKS.md, "Boards' logs, compact entries"; 111,383 with balances and period
-/// entries as JSON). Without the loaded board it measured 81,600 ("Items side by
-/// side"; 92,300 with the ledger by settlement in a table of its own, 123,400 when each
-/// item was also keyed by its kind first). Lower it when a change lowers the cost;
-/// never raise it.
+/// one at a time, every write in a transaction of its own (the worst case, the same
+/// from run to run: a busy store shares transactions, and pages, between writes, and
+/// which writes share one is timing's choice), beside 200,000 other players on the
+/// Seega board, writes no more bytes a settlement than measured: 114,970 to 115,420
+/// over three runs (BENCHMARKS.md, "Bytes a settlement, every write alone"; the runs
+/// differ only in where redb places pages). The ceiling leaves that spread and no
+/// more. Lower it when a change lowers the cost; never raise it.
 #[tokio::test]
 async fn lb_7_a_settlement_writes_no_more_pages_than_measured() {
     use podium_store::embedded::EmbeddedStore;
     use podium_tests::disk_writes::Counting;
     use podium_tests::lb7::{run, Settings};
 
-    const CEILING: u64 = 105_000;
+    const CEILING: u64 = 116_000;
     let (backend, writes) = Counting::in_memory();
-    let store = EmbeddedStore::on_backend(backend).expect("store");
+    let store = EmbeddedStore::on_backend_unbatched(backend).expect("store");
     // A board of a live game's size under the trace's moves: 200,000 other players on
     // the all-time Seega board, their values spread across the trace's.
     let loaded = (0..200_000i64).map(|i| podium_rules::leaderboard::Standing {

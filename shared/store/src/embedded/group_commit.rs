@@ -155,6 +155,8 @@ struct Queue {
 #[derive(Clone, Default)]
 pub struct GroupCommit {
     queue: Arc<Mutex<Queue>>,
+    /// Writes one transaction takes at most ([`MAX_BATCH`], or 1 to measure the worst case).
+    max_batch: usize,
     /// Told when each batch's write transaction ends, before any of its commits is answered.
     views: Views,
 }
@@ -162,8 +164,14 @@ pub struct GroupCommit {
 impl GroupCommit {
     /// A queue whose batches end `views`' shared view.
     pub(crate) fn new(views: Views) -> Self {
+        Self::with_max_batch(views, MAX_BATCH)
+    }
+
+    /// A queue whose transactions take at most `max_batch` writes (at least 1).
+    pub(crate) fn with_max_batch(views: Views, max_batch: usize) -> Self {
         GroupCommit {
             queue: Arc::default(),
+            max_batch: max_batch.max(1),
             views,
         }
     }
@@ -203,8 +211,8 @@ impl GroupCommit {
             !std::mem::replace(&mut q.leader, true)
         };
         if lead {
-            let (queue, views) = (Arc::clone(&self.queue), self.views.clone());
-            tokio::task::spawn_blocking(move || drain(&queue, &db, &views));
+            let (queue, views, max) = (Arc::clone(&self.queue), self.views.clone(), self.max_batch);
+            tokio::task::spawn_blocking(move || drain(&queue, &db, &views, max));
         }
         rx.await
             .map_err(|_| StoreError::Embedded("the write's transaction was dropped".into()))?
@@ -212,7 +220,7 @@ impl GroupCommit {
 }
 
 /// Takes batches off the queue until it is empty, each in one write transaction.
-fn drain(queue: &Mutex<Queue>, db: &Database, views: &Views) {
+fn drain(queue: &Mutex<Queue>, db: &Database, views: &Views, max_batch: usize) {
     /// Hands leadership back if a batch panics, so later commits are not left waiting.
     struct Guard<'a>(&'a Mutex<Queue>);
     impl Drop for Guard<'_> {
@@ -232,7 +240,7 @@ fn drain(queue: &Mutex<Queue>, db: &Database, views: &Views) {
                 q.leader = false;
                 return;
             }
-            let take = q.waiting.len().min(MAX_BATCH);
+            let take = q.waiting.len().min(max_batch);
             q.waiting.drain(..take).collect()
         };
         let ran = run_batch(db, &batch);

@@ -58,6 +58,17 @@ impl EmbeddedStore {
         Self::init(Database::builder().create_with_backend(backend)?)
     }
 
+    /// [`EmbeddedStore::on_backend`] with every write in a transaction of its own: what
+    /// the file gets at worst, the same from run to run. (Group commit shares a
+    /// transaction between the writes that happen to wait together, which timing
+    /// decides: concurrent writes of one settlement, such as its boards' marks, share
+    /// one or not from one run to the next.)
+    pub fn on_backend_unbatched(backend: impl redb::StorageBackend) -> Result<Self, StoreError> {
+        let mut store = Self::on_backend(backend)?;
+        store.commits = super::group_commit::GroupCommit::with_max_batch(store.views.clone(), 1);
+        Ok(store)
+    }
+
     /// A fresh store in memory, gone when dropped (tests, dry runs).
     pub fn in_memory() -> Result<Self, StoreError> {
         let db = Database::builder().create_with_backend(InMemoryBackend::new())?;
