@@ -93,6 +93,12 @@ impl<S: SettleStore> SettleStore for Counted<S> {
         self.read();
         self.inner.get_state(player_id, name).await
     }
+    /// One GetItem for one key, else one BatchGetItem per 100, as DynamoDB sends them.
+    async fn get_states(&self, keys: &[(&str, &str)]) -> Result<Vec<Option<State>>, StoreError> {
+        self.reads
+            .fetch_add(keys.len().div_ceil(100) as u64, Ordering::Relaxed);
+        self.inner.get_states(keys).await
+    }
     async fn get_claim(
         &self,
         player_id: &str,

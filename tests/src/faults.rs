@@ -40,6 +40,8 @@ pub struct Faulty<S> {
     /// Commits that find this player's Seega balance moved just before they reach the
     /// store, this many more; every commit after them fails, nothing sent.
     interrupting: Option<(String, Arc<AtomicU32>)>,
+    /// Commits that pass before the call stops: every commit after them fails.
+    stopping_after: Option<Arc<AtomicU32>>,
 }
 
 fn unavailable(operation: &'static str, message: &str) -> StoreError {
@@ -64,7 +66,15 @@ impl<S> Faulty<S> {
             failing_item: None,
             failing_item_after: None,
             interrupting: None,
+            stopping_after: None,
         }
+    }
+
+    /// After `n` commits pass, the call has stopped (a function killed mid-way):
+    /// every later commit fails as unavailable, nothing written.
+    pub fn stopping_after_commits(mut self, n: u32) -> Self {
+        self.stopping_after = Some(Arc::new(AtomicU32::new(n)));
+        self
     }
 
     /// The next `n` commits each find `player`'s Seega balance moved by a concurrent
@@ -171,6 +181,9 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError> {
         self.inner.get_state(player_id, name).await
     }
+    async fn get_states(&self, keys: &[(&str, &str)]) -> Result<Vec<Option<State>>, StoreError> {
+        self.inner.get_states(keys).await
+    }
     async fn get_claim(
         &self,
         player_id: &str,
@@ -202,6 +215,14 @@ impl<S: SettleStore> SettleStore for Faulty<S> {
                 "TransactWriteItems",
                 "ProvisionedThroughputExceededException",
             ));
+        }
+        if let Some(left) = &self.stopping_after {
+            if left
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_err()
+            {
+                return Err(unavailable("TransactWriteItems", "the call stopped (injected)"));
+            }
         }
         if let Some((player, left)) = &self.interrupting {
             if left

@@ -223,6 +223,33 @@ pub async fn three_teams_over_a_week_match_the_ledger<S: Store + ?Sized>(store: 
         .expect("listed");
     assert!(l.teams);
     assert_eq!(l.me.as_ref().map(|m| m.value), Some(totals[&a]));
+    // BD-13: the board's preview over the week ranks the same teams with the same
+    // values (each result as its player's team's at its instant).
+    let preview = podium_service::operators::previews::run(
+        store,
+        team_board(json!([])),
+        (instant("2026-11-30T00:00:00Z"), instant("2026-12-07T00:00:00Z")),
+        instant("2026-12-07T01:00:00Z"),
+        podium_service::budget::Budget::unbounded(),
+        1_000,
+    )
+    .await
+    .expect("a preview");
+    assert!(preview.finished_at.is_some(), "{preview:?}");
+    let week = preview
+        .periods
+        .iter()
+        .find(|p| p.period == WEEK)
+        .expect("the week");
+    let previewed: BTreeMap<String, i64> = week
+        .top
+        .iter()
+        .map(|l| {
+            let team = podium_rules::team::team_of_key(&l.player_id).expect("a team's line");
+            (team.to_string(), l.value)
+        })
+        .collect();
+    assert_eq!(previewed, totals, "the preview is the board");
 }
 
 /// TM-2: the 51st member is refused naming `team_id` and TM-2; 20 concurrent joins of
@@ -459,6 +486,19 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
         (1, 1000),
         "Red's prize, as decided at the close"
     );
+    // OP-5: the close's dry run finds every ranked team's prizes sent (its shares
+    // decided and each member's message in their inbox), and sends nothing.
+    let dry = podium_service::operators::periods::close_period(
+        store,
+        ("seega-teams-weekly", WEEK),
+        true,
+        &Default::default(),
+        (OPERATOR, "checking the week's prizes"),
+        instant("2026-12-07T04:00:00Z"),
+    )
+    .await
+    .expect("a dry run");
+    assert_eq!((dry.ranked, dry.already_sent, dry.to_send), (4, 4, 0), "{dry:?}");
 }
 
 /// OP-4, GM-6: a suspended member leaves the contribution list, its total and the
@@ -936,6 +976,26 @@ pub async fn races_settle_to_one_answer<S: Store + Clone + 'static>(store: &S) {
     }
     assert_eq!(made.len(), 1, "{made:?}");
     let t = made.remove(0);
+    // A creation the commit refused removed its card: of the teams whose card was
+    // written at that instant (PF-5's change records), only the one made has one.
+    let at = instant("2026-11-29T10:00:00Z").timestamp_millis();
+    let written = podium_service::profiles::changed_between(store, at, at)
+        .await
+        .expect("the change records")
+        .expect("within their retention");
+    let teams: Vec<&str> = written
+        .iter()
+        .filter(|p| podium_rules::team::team_of_key(p).is_some())
+        .map(String::as_str)
+        .collect();
+    let cards = podium_service::profiles::cards::cards(store, &teams)
+        .await
+        .expect("cards");
+    assert_eq!(
+        cards.keys().cloned().collect::<Vec<_>>(),
+        [team_key(&t)],
+        "{written:?}"
+    );
 
     let renames = (0..6).map(|i| {
         let (store, t) = (shared.clone(), t.clone());
@@ -987,6 +1047,132 @@ pub async fn races_settle_to_one_answer<S: Store + Clone + 'static>(store: &S) {
         .await
         .expect("the team");
     assert_eq!(after.owner.as_deref(), Some("race-next"));
+}
+
+/// TM-3, OP-5: an operator's disbanding stopped after its first member's release
+/// (a function killed mid-way) leaves the others members of a team that takes no
+/// one; each may leave it at once, with no cooldown (they join another team at once),
+/// and the disbanding run again finishes what is left.
+pub async fn an_interrupted_disbanding_is_left_or_finished<S: Store + Clone + 'static>(store: &S) {
+    let t = create(store, "ds-own", "Soon Gone", "2026-11-29T10:00:00Z").await;
+    for p in ["ds-1", "ds-2"] {
+        join(store, p, &t, "2026-11-29T11:00:00Z").await.expect("joined");
+    }
+    let other = create(store, "ds-other", "Still Here", "2026-11-29T10:00:00Z").await;
+    // The disbanding's own commit, then the owner's release; then the call stops.
+    let stopping = crate::faults::Faulty::new(store.clone()).stopping_after_commits(2);
+    let stopped =
+        actions::disband_by_operator(&stopping, &t, instant("2026-11-30T12:00:00Z")).await;
+    assert!(
+        matches!(&stopped, Err(e) if e.is_unavailable()),
+        "{stopped:?}"
+    );
+    let mine = |p: &'static str| async move {
+        view::mine(store, p, &TeamPolicy::default(), instant("2026-11-30T13:00:00Z"))
+            .await
+            .expect("mine")
+    };
+    assert!(mine("ds-own").await.team.is_none(), "the owner was released");
+    // ds-1 leaves the disbanded team and joins another at once.
+    actions::leave(
+        store,
+        "ds-1",
+        &TeamPolicy::default(),
+        instant("2026-11-30T13:00:00Z"),
+    )
+    .await
+    .expect("left");
+    assert!(mine("ds-1").await.may_join_at.is_none(), "no cooldown");
+    join(store, "ds-1", &other, "2026-11-30T13:05:00Z")
+        .await
+        .expect("no cooldown after an operator's disbanding");
+    // The disbanding run again releases ds-2 and leaves ds-1 in their new team.
+    actions::disband_by_operator(store, &t, instant("2026-11-30T14:00:00Z"))
+        .await
+        .expect("finished");
+    assert!(mine("ds-2").await.team.is_none() && mine("ds-2").await.may_join_at.is_none());
+    assert_eq!(
+        mine("ds-1").await.team.map(|t| t.team_id),
+        Some(other.clone())
+    );
+    // A member of no team leaving is told so.
+    let none = actions::leave(
+        store,
+        "ds-2",
+        &TeamPolicy::default(),
+        instant("2026-11-30T15:00:00Z"),
+    )
+    .await;
+    assert!(matches!(none, Err(ServiceError::NotFound(_))), "{none:?}");
+}
+
+/// TM-4: a record dated after it is scored (a game server's clock ahead, within
+/// GM-5's skew) counts for the team its player was in when it was scored, even when
+/// their memberships already say otherwise for its stated instant (written by a
+/// process whose clock runs ahead of the scoring one).
+pub async fn a_record_dated_ahead_counts_as_of_its_scoring<S: Store + ?Sized>(store: &S) {
+    definitions::create(
+        store,
+        team_board(json!([])),
+        OPERATOR,
+        instant("2026-11-29T00:00:00Z"),
+        20,
+        false,
+    )
+    .await
+    .expect("a team board");
+    let t = create(store, "da-own", "Ahead of Time", "2026-11-29T10:00:00Z").await;
+    join(store, "da-1", &t, "2026-12-01T10:00:00Z")
+        .await
+        .expect("joined");
+    // da-1 leaves at 12:03 by a clock a few minutes ahead of the scoring process's.
+    actions::leave(
+        store,
+        "da-1",
+        &TeamPolicy::default(),
+        instant("2026-12-01T12:03:00Z"),
+    )
+    .await
+    .expect("left");
+    // A win dated 12:04, scored at 12:01 (its server's clock 3 minutes ahead): as of
+    // its scoring da-1 was a member, so it counts for the team.
+    let record = crate::fixtures::record(
+        "da-1-win",
+        "da-1",
+        "nobody",
+        24,
+        0,
+        300,
+        20,
+        20,
+        instant("2026-12-01T12:04:00Z"),
+    );
+    podium_service::games::seega::score_match(
+        store,
+        &record,
+        instant("2026-12-01T12:01:00Z"),
+        &podium_rules::record::policy::RecordPolicy::default(),
+    )
+    .await
+    .expect("scored");
+    let list = view::contributions(
+        store,
+        &t,
+        "seega-teams-weekly",
+        Some(WEEK),
+        instant("2026-12-02T00:00:00Z"),
+    )
+    .await
+    .expect("contributions");
+    let da1: Vec<i64> = list
+        .members
+        .iter()
+        .filter(|l| l.player_id == "da-1")
+        .map(|l| l.value)
+        .collect();
+    assert_eq!(da1.len(), 1, "{list:?}");
+    assert!(da1[0] > 0, "{list:?}");
+    assert_eq!(board_values(store).await.get(&t), Some(&list.total));
 }
 
 /// TM-1: an invited player is shown the invitation (`GET /v1/me/team`) until they
@@ -1073,6 +1259,14 @@ macro_rules! teams_tests {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn races_settle_to_one_answer() {
                 $crate::teams::races_settle_to_one_answer(&$make().await).await;
+            }
+            #[tokio::test]
+            async fn an_interrupted_disbanding_is_left_or_finished() {
+                $crate::teams::an_interrupted_disbanding_is_left_or_finished(&$make().await).await;
+            }
+            #[tokio::test]
+            async fn a_record_dated_ahead_counts_as_of_its_scoring() {
+                $crate::teams::a_record_dated_ahead_counts_as_of_its_scoring(&$make().await).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn hidden_and_deleted_members() {

@@ -365,6 +365,96 @@ async fn a_team_member_adds_the_teams_entry_and_contributions_to_a_match() {
         assert!(extra <= 9, "{extra}: {lines:#?}");
     }
 }
+/// TM-1 … TM-5, issue 49's cost: the requests each change of a team and `GET
+/// /v1/me/team` send to DynamoDB (docs/costs.md, "Teams"), and the write units of a
+/// team's contributions item with 50 contributors, measured by the published pricing.
+#[tokio::test]
+async fn team_changes_cost_what_is_measured() {
+    use podium_rules::board::definition::Definition;
+    use podium_rules::team::TeamPolicy;
+    use podium_service::boards::definitions;
+    use podium_service::teams::{actions, view};
+
+    let store = podium_tests::fixtures::dynamodb().await;
+    let policy = TeamPolicy::default();
+    let at = podium_tests::fixtures::at;
+    let mut costs: Vec<(&str, u64, u64)> = Vec::new();
+    macro_rules! cost {
+        ($name:expr, $call:expr) => {{
+            let before = store.usage();
+            let out = $call.await.expect($name);
+            let used = store.usage().since(&before);
+            costs.push(($name, used.requests, used.write_requests));
+            out
+        }};
+    }
+    let new: actions::NewTeam =
+        serde_json::from_value(serde_json::json!({"name": "Night Owls", "access": "open"})).expect("a team");
+    let t = cost!(
+        "create",
+        actions::create(&store, "c-own", new, (&policy, &Default::default()), at(-600))
+    )
+    .team_id;
+    cost!("join", actions::join(&store, "c-m1", &t, &policy, at(-590)));
+    cost!("invite", actions::invite(&store, "c-own", &t, "c-inv", at(-580)));
+    cost!(
+        "GET /v1/me/team (one invitation)",
+        view::mine(&store, "c-inv", &policy, at(-575))
+    );
+    cost!("leave", actions::leave(&store, "c-m1", &policy, at(-570)));
+    actions::join(&store, "c-m2", &t, &policy, at(-560)).await.expect("joined");
+    actions::join(&store, "c-m3", &t, &policy, at(-560)).await.expect("joined");
+    cost!("pass", actions::pass(&store, "c-own", &t, "c-m2", at(-550)));
+    cost!("remove", actions::remove(&store, "c-m2", &t, "c-own", at(-540)));
+    cost!("leave (the owner)", actions::leave(&store, "c-m2", &policy, at(-530)));
+    for (name, requests, writes) in &costs {
+        println!("{name}: {requests} requests, {writes} write requests");
+    }
+    let measured: Vec<(&str, u64, u64)> = vec![
+        ("create", 0, 0),
+        ("join", 0, 0),
+        ("invite", 0, 0),
+        ("GET /v1/me/team (one invitation)", 0, 0),
+        ("leave", 0, 0),
+        ("pass", 0, 0),
+        ("remove", 0, 0),
+        ("leave (the owner)", 0, 0),
+    ];
+    assert_eq!(costs, measured, "docs/costs.md, Teams");
+
+    // A team of 50 contributors on a team board: the contributions item's write units
+    // in the 50th member's match.
+    let board: Definition = serde_json::from_value(serde_json::json!({
+        "id": "seega-teams-weekly", "title": "Seega teams", "game": "seega", "source": {"kind": "points"},
+        "operator": "sum", "order": "higher_first", "schedule": {"kind": "weekly", "zone": "UTC"},
+        "teams": {"split": {"kind": "equal"}},
+    }))
+    .expect("a definition");
+    definitions::create(&store, board, "live-ops", at(-1_000), 20, false)
+        .await
+        .expect("created");
+    let new: actions::NewTeam =
+        serde_json::from_value(serde_json::json!({"name": "Fifty Strong", "access": "open"})).expect("a team");
+    let big = actions::create(&store, "f-00", new, (&policy, &Default::default()), at(-500))
+        .await
+        .expect("a team")
+        .team_id;
+    let members: Vec<String> = (0..50).map(|i| format!("f-{i:02}")).collect();
+    for m in &members[1..] {
+        actions::join(&store, m, &big, &policy, at(-490)).await.expect("joined");
+    }
+    let mut line = None;
+    for (i, m) in members.iter().enumerate() {
+        let record = podium_tests::fixtures::rout(&format!("f-match-{i}"), m, "f-rival", at(i as i64));
+        podium_tests::contract::score_match(&store, &record, podium_tests::fixtures::now())
+            .await
+            .expect("scored");
+        line = store.last_price().into_iter().find(|p| p.item == "state");
+    }
+    let line = line.expect("the contributions written");
+    println!("contributions of 50: {} bytes, {} write units", line.bytes, line.units);
+    assert!(line.units <= 6, "{line:?}");
+}
 /// BD-8's cost: on a board players enter by joining, with `max_entrants`, a scored
 /// match reads each player's joining (a GetItem each) and, for a new entrant, the
 /// period's counter, which it writes in the same transaction (one state item); an

@@ -73,6 +73,14 @@ pub trait SettleStore: SourceStore {
     /// A player's state item `name`, if any.
     async fn get_state(&self, player_id: &str, name: &str) -> Result<Option<State>, StoreError>;
 
+    /// Several state items, `(player_id, name)` each, in the order asked (`None`:
+    /// absent), strongly consistent. DynamoDB: one GetItem for one key, else one
+    /// BatchGetItem per 100 keys; by default one [`get_state`](Self::get_state) each,
+    /// concurrently.
+    async fn get_states(&self, keys: &[(&str, &str)]) -> Result<Vec<Option<State>>, StoreError> {
+        futures::future::try_join_all(keys.iter().map(|(p, n)| self.get_state(p, n))).await
+    }
+
     /// A player's claim of `kind` on `game` for `day` (`YYYY-MM-DD`), if any.
     async fn get_claim(
         &self,

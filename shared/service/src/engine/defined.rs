@@ -532,14 +532,32 @@ pub(crate) async fn memberships_of<S: SettleStore + ?Sized>(
     store: &S,
     player: &str,
 ) -> Result<podium_rules::team::Memberships, ServiceError> {
-    match store
-        .get_state(player, podium_rules::team::MEMBERSHIPS_STATE)
+    Ok(memberships_of_all(store, &[player])
         .await?
-    {
-        Some(st) => serde_json::from_str(&st.body)
-            .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(player, e))),
-        None => Ok(Default::default()),
-    }
+        .pop()
+        .unwrap_or_default())
+}
+
+/// The memberships of each of `players` (TM-4), in the order asked: one
+/// BatchGetItem per 100 players.
+pub(crate) async fn memberships_of_all<S: SettleStore + ?Sized>(
+    store: &S,
+    players: &[&str],
+) -> Result<Vec<podium_rules::team::Memberships>, ServiceError> {
+    let keys: Vec<(&str, &str)> = players
+        .iter()
+        .map(|p| (*p, podium_rules::team::MEMBERSHIPS_STATE))
+        .collect();
+    let found = store.get_states(&keys).await?;
+    players
+        .iter()
+        .zip(found)
+        .map(|(player, st)| match st {
+            Some(st) => serde_json::from_str(&st.body)
+                .map_err(|e| ServiceError::Store(podium_store::StoreError::corrupt(*player, e))),
+            None => Ok(Default::default()),
+        })
+        .collect()
 }
 
 /// When `player` joined defined board `board` (BD-8), if they did.

@@ -300,8 +300,14 @@ async fn read<S: SettleStore + ?Sized>(store: &S, reads: &Reads) -> Result<ReadS
             out.balances.insert((game, b.player_id.clone()), b);
         }
     }
-    for (player, name) in &reads.states {
-        let s = store.get_state(player, name).await?;
+    // One BatchGetItem for the states of several owners (a team change's team and
+    // memberships), not one GetItem each.
+    let keys: Vec<(&str, &str)> = reads
+        .states
+        .iter()
+        .map(|(p, n)| (p.as_str(), n.as_str()))
+        .collect();
+    for ((player, name), s) in reads.states.iter().zip(store.get_states(&keys).await?) {
         out.states.insert((player.clone(), name.clone()), s);
     }
     for (player, game, kind, day) in &reads.claims {

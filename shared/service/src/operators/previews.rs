@@ -556,16 +556,13 @@ fn place(
     out
 }
 
-/// Memberships read at a time on a team board's walk.
-const MEMBERSHIPS_IN_FLIGHT: usize = 16;
-
 /// On a team board (TM-7), `placed` as the values of its teams: each value above zero
 /// (TM-4: a loss takes nothing from a team) of a player who was a member of a team at
 /// its instant, as that team's (`@team:{id}`), as a scored result feeds it
 /// ([`crate::engine::defined`]); the values of players in no team then, and of players
 /// suspended now (OP-4: withheld from their teams), are left out. Reads each player's
-/// memberships once ([`MEMBERSHIPS_IN_FLIGHT`] at a time) and their accounts 100 at a
-/// time: a page's players, not the table's. Errors: the store's.
+/// memberships and their accounts 100 at a time (one BatchGetItem each): a page's
+/// players, not the table's. Errors: the store's.
 async fn as_teams<S: ItemStore + SettleStore + ?Sized>(
     store: &S,
     placed: Vec<Placed>,
@@ -578,13 +575,8 @@ async fn as_teams<S: ItemStore + SettleStore + ?Sized>(
         suspended.extend(crate::boards::suspended::among(store, group).await?);
     }
     let mut memberships = HashMap::new();
-    for group in players.chunks(MEMBERSHIPS_IN_FLIGHT) {
-        let found = futures::future::try_join_all(
-            group
-                .iter()
-                .map(|p| crate::engine::defined::memberships_of(store, p)),
-        )
-        .await?;
+    for group in players.chunks(IN_FLIGHT) {
+        let found = crate::engine::defined::memberships_of_all(store, group).await?;
         memberships.extend(group.iter().map(|p| p.to_string()).zip(found));
     }
     Ok(placed

@@ -375,11 +375,10 @@ pub async fn create<S: Store + ?Sized>(
     let team_id = new_team_id();
     // TM-2, TM-3 checked before anything is written (the commit checks them again):
     // a refused creation leaves no card behind.
-    // Named `caller`: it is the caller's membership, not the new team, that is refused.
     crate::engine::defined::memberships_of(store, player)
         .await?
         .joined(&team_id, now.timestamp_millis(), teams)
-        .map_err(|e| podium_rules::RuleError::new("caller", e.rule, e.message))?;
+        .map_err(as_caller)?;
     let team = Team {
         team_id: team_id.clone(),
         name,
@@ -407,14 +406,18 @@ pub async fn create<S: Store + ?Sized>(
             let key = crate::profiles::profile_key(&team_key(&team_id));
             let _ = store.delete_items(&[key]).await;
             Err(match e {
-                ServiceError::Invalid(r) if r.field == "team_id" => {
-                    podium_rules::RuleError::new("caller", r.rule, r.message).into()
-                }
+                ServiceError::Invalid(r) if r.field == "team_id" => as_caller(r).into(),
                 e => e,
             })
         }
         Err(e) => Err(e),
     }
+}
+
+/// A creation's TM-2 or TM-3 refusal named `caller`: it is the caller's membership,
+/// not the new team (whose id they never sent), that is refused.
+fn as_caller(e: podium_rules::RuleError) -> podium_rules::RuleError {
+    podium_rules::RuleError::new("caller", e.rule, e.message)
 }
 
 /// Writes `team`'s card as the profile of its key (PF-5): what boards show. The change
@@ -681,4 +684,49 @@ pub async fn disband_by_operator<S: Store + ?Sized>(
         .await?;
     }
     Ok(team)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_store::embedded::EmbeddedStore;
+
+    fn team(name: &str, revision: u64) -> Team {
+        Team {
+            team_id: "cardrace0001".into(),
+            name: name.into(),
+            avatar: None,
+            country: None,
+            access: Access::Open,
+            roster: Roster {
+                owner: "o".into(),
+                members: vec![("o".into(), 0)],
+            },
+            invites: Vec::new(),
+            created_at: DateTime::<Utc>::UNIX_EPOCH,
+            disbanded_at: None,
+            revision,
+        }
+    }
+
+    /// PF-5: a card written late (a rename's write delayed past a later rename's) does
+    /// not replace the newer one; the newer one written after an older does; writing
+    /// the same card again changes nothing.
+    #[tokio::test]
+    async fn a_card_written_late_keeps_the_newer_revision() {
+        let store = EmbeddedStore::in_memory().expect("a store");
+        let now = DateTime::<Utc>::UNIX_EPOCH;
+        let name = |store: EmbeddedStore| async move {
+            crate::profiles::cards::card(&store, &team_key("cardrace0001"))
+                .await
+                .expect("a card")
+                .name
+        };
+        write_card(&store, &team("Second Name", 2), now).await.expect("written");
+        write_card(&store, &team("First Name", 1), now).await.expect("answered");
+        assert_eq!(name(store.clone()).await.as_deref(), Some("Second Name"));
+        write_card(&store, &team("Third Name", 3), now).await.expect("written");
+        write_card(&store, &team("Third Name", 3), now).await.expect("again");
+        assert_eq!(name(store.clone()).await.as_deref(), Some("Third Name"));
+    }
 }

@@ -111,16 +111,41 @@ pub async fn read<S: podium_store::SettleStore + ?Sized>(
     store: &S,
     team_id: &str,
 ) -> Result<Option<Team>, crate::error::ServiceError> {
-    if !podium_rules::team::well_formed_team_id(team_id) {
-        return Ok(None);
+    Ok(read_all(store, &[team_id]).await?.pop().flatten())
+}
+
+/// The teams `team_ids` as stored (strongly consistent), in the order asked (`None`:
+/// no such team, or a malformed id, which is not read): one GetItem for one, one
+/// BatchGetItem for several.
+pub async fn read_all<S: podium_store::SettleStore + ?Sized>(
+    store: &S,
+    team_ids: &[&str],
+) -> Result<Vec<Option<Team>>, crate::error::ServiceError> {
+    let keys: Vec<String> = team_ids
+        .iter()
+        .filter(|t| podium_rules::team::well_formed_team_id(t))
+        .map(|t| podium_rules::team::team_key(t))
+        .collect();
+    let asked: Vec<(&str, &str)> = keys
+        .iter()
+        .map(|k| (k.as_str(), podium_rules::team::TEAM_STATE))
+        .collect();
+    let mut found = store.get_states(&asked).await?.into_iter().zip(keys.iter());
+    let mut teams = Vec::with_capacity(team_ids.len());
+    for team_id in team_ids {
+        if !podium_rules::team::well_formed_team_id(team_id) {
+            teams.push(None);
+            continue;
+        }
+        let team = match found.next() {
+            Some((Some(st), key)) => Some(
+                serde_json::from_str::<Team>(&st.body)
+                    .map_err(|e| crate::error::ServiceError::Store(podium_store::StoreError::corrupt(key, e)))?
+                    .without_deleted(),
+            ),
+            _ => None,
+        };
+        teams.push(team);
     }
-    let key = podium_rules::team::team_key(team_id);
-    match store.get_state(&key, podium_rules::team::TEAM_STATE).await? {
-        Some(st) => Ok(Some(
-            serde_json::from_str::<Team>(&st.body)
-                .map_err(|e| crate::error::ServiceError::Store(podium_store::StoreError::corrupt(&key, e)))?
-                .without_deleted(),
-        )),
-        None => Ok(None),
-    }
+    Ok(teams)
 }

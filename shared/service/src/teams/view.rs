@@ -71,19 +71,34 @@ pub async fn of<S: Store + ?Sized>(
     viewer: &str,
     policy: &TeamPolicy,
 ) -> Result<TeamView, ServiceError> {
-    let is_member = team.roster.has(viewer);
-    seen_by(store, team, is_member, false, policy).await
+    let viewer = if team.roster.has(viewer) {
+        Viewer::Member
+    } else {
+        Viewer::Player
+    };
+    seen_by(store, team, viewer, policy).await
 }
 
-/// `team` with its invitations when `member`, and, for an `operator`, every member
-/// (the suspended marked `suspended`) and its owner whatever their account.
+/// Who looks at a team: what they are shown of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Viewer {
+    /// A player who is no member: its members not suspended (OP-4), no invitations.
+    Player,
+    /// A member: also its invitations.
+    Member,
+    /// Support: also its suspended members (marked `suspended`) and its owner
+    /// whatever their account.
+    Operator,
+}
+
+/// `team` as `viewer` is shown it.
 async fn seen_by<S: Store + ?Sized>(
     store: &S,
     team: Team,
-    member: bool,
-    operator: bool,
+    viewer: Viewer,
     policy: &TeamPolicy,
 ) -> Result<TeamView, ServiceError> {
+    let operator = viewer == Viewer::Operator;
     let ids: Vec<&str> = team.roster.members.iter().map(|(p, _)| p.as_str()).collect();
     let hidden = Hidden::among(store, &ids).await?;
     let cards = crate::profiles::cards::cards(store, &ids).await?;
@@ -103,7 +118,7 @@ async fn seen_by<S: Store + ?Sized>(
     Ok(TeamView {
         member_count: team.roster.members.len(),
         member_cap: policy.member_cap,
-        invites: (member || operator).then(|| team.invites.clone()),
+        invites: (viewer != Viewer::Player).then(|| team.invites.clone()),
         team_id: team.team_id,
         name: team.name,
         avatar: team.avatar,
@@ -170,8 +185,8 @@ pub struct MyTeam {
 }
 
 /// `player`'s team, memberships and invitations, at `now`: one read of their
-/// memberships, one of their team, and one of each team that invited them (at most
-/// [`podium_rules::team::MAX_INVITATIONS`]).
+/// memberships, one of their team, and one BatchGetItem of the teams that invited
+/// them (at most [`podium_rules::team::MAX_INVITATIONS`]).
 pub async fn mine<S: Store + ?Sized>(
     store: &S,
     player: &str,
@@ -196,16 +211,17 @@ pub async fn mine<S: Store + ?Sized>(
         _ => None,
     };
     let mut invitations = Vec::new();
-    for i in &held.invitations {
-        if let Some(t) = super::read(store, &i.team_id).await? {
-            if t.disbanded_at.is_none() && t.invites.iter().any(|p| p == player) {
-                invitations.push(InvitationView {
-                    team_id: t.team_id,
-                    name: t.name,
-                    member_count: t.roster.members.len(),
-                    invited_at: instant(i.at_ms),
-                });
-            }
+    let inviting: Vec<&str> = held.invitations.iter().map(|i| i.team_id.as_str()).collect();
+    let teams = super::read_all(store, &inviting).await?;
+    for (i, t) in held.invitations.iter().zip(teams) {
+        let Some(t) = t else { continue };
+        if t.disbanded_at.is_none() && t.invites.iter().any(|p| p == player) {
+            invitations.push(InvitationView {
+                team_id: t.team_id,
+                name: t.name,
+                member_count: t.roster.members.len(),
+                invited_at: instant(i.at_ms),
+            });
         }
     }
     Ok(MyTeam {
@@ -359,5 +375,5 @@ pub async fn for_operator<S: Store + ?Sized>(
     let team = super::read(store, team_id)
         .await?
         .ok_or_else(|| no_team(team_id))?;
-    seen_by(store, team, true, true, policy).await
+    seen_by(store, team, Viewer::Operator, policy).await
 }

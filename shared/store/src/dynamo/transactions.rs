@@ -416,6 +416,34 @@ impl SettleStore for DynamoStore {
         }))
     }
 
+    async fn get_states(&self, keys: &[(&str, &str)]) -> Result<Vec<Option<State>>, StoreError> {
+        if keys.len() <= 1 {
+            return try_join_all(keys.iter().map(|(p, n)| self.get_state(p, n))).await;
+        }
+        let mut raw = Vec::with_capacity(keys.len());
+        for (player, name) in keys {
+            let (pk, sk) = (player_pk(player), state_sk(name));
+            check_key(&pk, &sk)?;
+            let key = items::Item::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk))]);
+            if !raw.contains(&key) {
+                raw.push(key);
+            }
+        }
+        let mut found = std::collections::HashMap::new();
+        for item in self.batch_get_raw(raw, true).await? {
+            let at = (get_s(&item, "pk")?.to_string(), get_s(&item, "sk")?.to_string());
+            let state = State {
+                body: get_s(&item, "body")?.to_string(),
+                version: get_n(&item, "version")?,
+            };
+            found.insert(at, state);
+        }
+        Ok(keys
+            .iter()
+            .map(|(p, n)| found.get(&(player_pk(p), state_sk(n))).cloned())
+            .collect())
+    }
+
     async fn get_claim(
         &self,
         player_id: &str,

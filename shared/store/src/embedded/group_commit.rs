@@ -152,13 +152,20 @@ struct Queue {
 }
 
 /// The queue of writes waiting for the next write transaction. Cheap to clone.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct GroupCommit {
     queue: Arc<Mutex<Queue>>,
     /// Writes one transaction takes at most ([`MAX_BATCH`], or 1 to measure the worst case).
     max_batch: usize,
     /// Told when each batch's write transaction ends, before any of its commits is answered.
     views: Views,
+}
+
+impl Default for GroupCommit {
+    /// A queue of [`MAX_BATCH`] writes a transaction, ending a view of its own.
+    fn default() -> Self {
+        Self::new(Views::default())
+    }
 }
 
 impl GroupCommit {
