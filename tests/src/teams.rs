@@ -1061,12 +1061,8 @@ pub async fn an_interrupted_disbanding_is_left_or_finished<S: Store + Clone + 's
     let other = create(store, "ds-other", "Still Here", "2026-11-29T10:00:00Z").await;
     // The disbanding's own commit, then the owner's release; then the call stops.
     let stopping = crate::faults::Faulty::new(store.clone()).stopping_after_commits(2);
-    let stopped =
-        actions::disband_by_operator(&stopping, &t, instant("2026-11-30T12:00:00Z")).await;
-    assert!(
-        matches!(&stopped, Err(e) if e.is_unavailable()),
-        "{stopped:?}"
-    );
+    let stopped = actions::disband_by_operator(&stopping, &t, instant("2026-11-30T12:00:00Z")).await;
+    assert!(matches!(&stopped, Err(e) if e.is_unavailable()), "{stopped:?}");
     let mine = |p: &'static str| async move {
         view::mine(store, p, &TeamPolicy::default(), instant("2026-11-30T13:00:00Z"))
             .await
@@ -1091,10 +1087,7 @@ pub async fn an_interrupted_disbanding_is_left_or_finished<S: Store + Clone + 's
         .await
         .expect("finished");
     assert!(mine("ds-2").await.team.is_none() && mine("ds-2").await.may_join_at.is_none());
-    assert_eq!(
-        mine("ds-1").await.team.map(|t| t.team_id),
-        Some(other.clone())
-    );
+    assert_eq!(mine("ds-1").await.team.map(|t| t.team_id), Some(other.clone()));
     // A member of no team leaving is told so.
     let none = actions::leave(
         store,

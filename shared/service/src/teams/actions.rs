@@ -722,11 +722,19 @@ mod tests {
                 .expect("a card")
                 .name
         };
-        write_card(&store, &team("Second Name", 2), now).await.expect("written");
-        write_card(&store, &team("First Name", 1), now).await.expect("answered");
+        write_card(&store, &team("Second Name", 2), now)
+            .await
+            .expect("written");
+        write_card(&store, &team("First Name", 1), now)
+            .await
+            .expect("answered");
         assert_eq!(name(store.clone()).await.as_deref(), Some("Second Name"));
-        write_card(&store, &team("Third Name", 3), now).await.expect("written");
-        write_card(&store, &team("Third Name", 3), now).await.expect("again");
+        write_card(&store, &team("Third Name", 3), now)
+            .await
+            .expect("written");
+        write_card(&store, &team("Third Name", 3), now)
+            .await
+            .expect("again");
         assert_eq!(name(store.clone()).await.as_deref(), Some("Third Name"));
     }
 }

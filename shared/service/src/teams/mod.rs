@@ -140,7 +140,9 @@ pub async fn read_all<S: podium_store::SettleStore + ?Sized>(
         let team = match found.next() {
             Some((Some(st), key)) => Some(
                 serde_json::from_str::<Team>(&st.body)
-                    .map_err(|e| crate::error::ServiceError::Store(podium_store::StoreError::corrupt(key, e)))?
+                    .map_err(|e| {
+                        crate::error::ServiceError::Store(podium_store::StoreError::corrupt(key, e))
+                    })?
                     .without_deleted(),
             ),
             _ => None,
