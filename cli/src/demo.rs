@@ -142,11 +142,10 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Sh
     // PF-1 … PF-3: every player a card before the first snapshot reads them; the last
     // Seega matches between the two snapshots, so the second shows who moved (PF-5).
     profiles(store, dir, clock.now()).await?;
-    crate::tick::snapshot(
-        store,
-        clock.now() - chrono::Duration::seconds(FIRST_SNAPSHOT_BEFORE_SECS),
-    )
-    .await?;
+    let first_at = clock.now() - chrono::Duration::seconds(FIRST_SNAPSHOT_BEFORE_SECS);
+    // The first snapshot closes the ended periods (and sends their results); both
+    // summaries are printed, so that the second's "none to close" is not all one sees.
+    let first_reports = crate::tick::snapshot(store, first_at).await?;
     let late = replay_file(store, &dir.join(LATE_FILE), &policy, clock).await?;
     if let Some((_, seega)) = loaded.iter_mut().find(|(name, _)| *name == "Seega") {
         seega.lines += late.lines;
@@ -172,6 +171,7 @@ pub async fn load(store: &EmbeddedStore, dir: &Path, clock: &Clock) -> Result<Sh
     }
     let now = clock.now();
     let reports = crate::tick::snapshot(store, now).await?;
+    print!("{}", crate::tick::summary(first_at, &first_reports));
     print!("{}", crate::tick::summary(now, &reports));
     println!("loaded in {:.1?}", started.elapsed());
     let first = |file: &str, pick: fn(&serde_json::Value) -> Option<&str>| -> String {

@@ -277,6 +277,12 @@ fn dev_header_hint(headers: &HeaderMap) -> String {
         .collect();
     match all.as_slice() {
         [] => DEV_HEADER_HINT.to_string(),
+        // Well formed, and still no caller: an operator on a route of a player's own.
+        [one] if dev_operator(headers).is_some() => format!(
+            "podium serve: the Authorization header {} names an operator; this route answers a \
+             player: name one with `Authorization: Dev <player-id>`, unverified, local only",
+            podium_rules::error::quoted(&String::from_utf8_lossy(one.as_bytes()))
+        ),
         [one] => format!(
             "podium serve: the Authorization header {} is not `Dev <player-id>` or `Operator <name>` \
              with an id of 1 to 128 characters of A-Z a-z 0-9 . _ : - | (GM-5), unverified, local only",
@@ -446,6 +452,16 @@ mod tests {
         h.insert("authorization", "Dev bad id!".parse().unwrap());
         let hint = dev_header_hint(&h);
         assert!(hint.contains("`Dev bad id!` is not `Dev <player-id>`"), "{hint}");
+        let mut operator = HeaderMap::new();
+        operator.insert(
+            axum::http::header::AUTHORIZATION,
+            axum::http::HeaderValue::from_static("Operator support"),
+        );
+        let hint = dev_header_hint(&operator);
+        assert!(
+            hint.contains("names an operator; this route answers a player"),
+            "{hint}"
+        );
         h.append("authorization", "Dev p-1".parse().unwrap());
         assert!(dev_header_hint(&h).contains("2 Authorization headers name no one"));
     }

@@ -1169,7 +1169,8 @@ pub async fn a_record_dated_ahead_counts_as_of_its_scoring<S: Store + ?Sized>(st
 }
 
 /// TM-1: an invited player is shown the invitation (`GET /v1/me/team`) until they
-/// accept it by joining; one the team no longer holds (it is disbanded) is not shown.
+/// accept it by joining; one of a full team (TM-2) or one the team no longer holds
+/// (it is disbanded) is not shown.
 pub async fn an_invitation_reaches_the_invited_player<S: Store + ?Sized>(store: &S) {
     let policy = TeamPolicy::default();
     let new: actions::NewTeam =
@@ -1203,6 +1204,16 @@ pub async fn an_invitation_reaches_the_invited_player<S: Store + ?Sized>(store: 
         shown,
         [(t.as_str(), "By Invitation"), (other.as_str(), "Other Team")]
     );
+    // TM-2: a full team's invitation is not shown (joining would be refused); with a
+    // cap of one member, both teams are full.
+    let full = TeamPolicy {
+        member_cap: 1,
+        ..policy
+    };
+    let mine = view::mine(store, "inv-guest", &full, instant("2026-11-29T12:00:00Z"))
+        .await
+        .expect("mine");
+    assert!(mine.invitations.is_empty(), "{:?}", mine.invitations);
     podium_service::moderation::teams::disband(
         store,
         &other,
@@ -1218,7 +1229,28 @@ pub async fn an_invitation_reaches_the_invited_player<S: Store + ?Sized>(store: 
         .await
         .expect("mine");
     assert!(mine.invitations.is_empty(), "{:?}", mine.invitations);
-    assert_eq!(mine.team.map(|t| t.team_id), Some(t));
+    assert_eq!(mine.team.map(|t| t.team_id), Some(t.clone()));
+    // OP-4: inviting a suspended player answers as any invite and writes nothing; no
+    // view shows them invited, so the answer tells nobody of the suspension.
+    crate::fixtures::seed_balance(store, "inv-sus", 100, 1_000).await;
+    podium_service::moderation::suspensions::suspend(
+        store,
+        "inv-sus",
+        ("support-7", "a modified client"),
+        30,
+        instant("2026-11-29T14:00:00Z"),
+    )
+    .await
+    .expect("suspended");
+    let answered = actions::invite(store, "inv-own", &t, "inv-sus", instant("2026-11-29T15:00:00Z"))
+        .await
+        .expect("answered as any invite");
+    assert!(!answered.invites.iter().any(|p| p == "inv-sus"), "{answered:?}");
+    let seen = view::team(store, &t, "inv-own", &policy).await.expect("the team");
+    assert!(
+        !seen.invites.unwrap_or_default().iter().any(|p| p == "inv-sus"),
+        "not shown"
+    );
 }
 
 #[macro_export]

@@ -914,6 +914,14 @@ impl Definition {
     /// `by_contribution` floor is 0 … 100 %. Errors name the field.
     fn check_teams(&self, teams: &crate::team::TeamBoard) -> Result<(), RuleError> {
         use crate::team::Split;
+        // The source first: a balance or rating board's operator is never a sum.
+        if matches!(self.source, Source::Balance {} | Source::Rating {}) {
+            return Err(RuleError::new(
+                "source",
+                "TM-7",
+                "a team board sums what its members' results earn: a balance or a rating is a level reached, not points earned",
+            ));
+        }
         if self.operator != Operator::Sum {
             return Err(RuleError::new(
                 "operator",
@@ -926,13 +934,6 @@ impl Definition {
                 "order",
                 "TM-7",
                 "a team board lists the highest sum first: `order` is `higher_first`",
-            ));
-        }
-        if matches!(self.source, Source::Balance {} | Source::Rating {}) {
-            return Err(RuleError::new(
-                "source",
-                "TM-7",
-                "a team board sums what its members' results earn: a balance or a rating is a level reached, not points earned",
             ));
         }
         if self.entry != Entry::default() {
@@ -983,6 +984,10 @@ mod tests {
                 "source",
             ),
             (serde_json::json!({"source": {"kind": "rating"}}), "source"),
+            (
+                serde_json::json!({"source": {"kind": "balance"}, "operator": "latest"}),
+                "source",
+            ),
             (serde_json::json!({"operator": "best"}), "operator"),
             (serde_json::json!({"order": "lower_first"}), "order"),
             (serde_json::json!({"entry": {"join_required": true}}), "entry"),

@@ -48,8 +48,10 @@ enum Action {
     /// Leaving; an owner's successor is the longest-standing member not among these
     /// (OP-4: suspended when the caller read the team).
     Leave(Vec<String>),
-    /// Inviting a player; `true`: their memberships record it (false for a player
-    /// hidden when the caller checked, OP-4: the team's list alone holds it).
+    /// Inviting a player; `false` for a player hidden when the caller checked (OP-4):
+    /// nothing is written (a suspended account takes no write, and a team's
+    /// invitation names them in no item), the team answered as it is, as any invite
+    /// is, so that the answer tells nobody of a suspension.
     Invite(String, bool),
     Remove(String),
     Pass(String),
@@ -257,17 +259,14 @@ impl Source for Change<'_> {
                 if !member {
                     return Err(forbidden("team_id (TM-1): only the team's members invite"));
                 }
-                if team.roster.has(invited) || team.invites.contains(invited) {
+                if !*recorded || team.roster.has(invited) || team.invites.contains(invited) {
                     return Ok(self.unchanged());
                 }
                 team.invites.push(invited.clone());
                 let over = team.invites.len().saturating_sub(MAX_INVITES);
                 team.invites.drain(..over);
-                let mut changed = Vec::new();
-                if *recorded {
-                    let theirs: Memberships = state_body(read, invited, MEMBERSHIPS_STATE)?;
-                    changed.push((invited.as_str(), theirs.invited(self.team_id, now_ms)));
-                }
+                let theirs: Memberships = state_body(read, invited, MEMBERSHIPS_STATE)?;
+                let changed = vec![(invited.as_str(), theirs.invited(self.team_id, now_ms))];
                 self.written(team, changed)
             }
             Action::Remove(removed) => {
@@ -552,9 +551,10 @@ pub async fn invite<S: Store + ?Sized>(
     now: DateTime<Utc>,
 ) -> Result<Team, ServiceError> {
     about(team_id, invited)?;
-    // The invitation joins the invitee's memberships (what they are shown to accept);
-    // not a suspended player's (OP-4: their account takes no write, and the answer
-    // tells nobody of a suspension: the team's list holds it as any other).
+    // The invitation joins the invitee's memberships (what they are shown to accept).
+    // A suspended player is not invited (OP-4: their account takes no write), and the
+    // answer is any invite's: the team's views hide suspended invitees as they hide
+    // suspended members.
     let recorded = !hidden(store, invited).await?;
     let action = Action::Invite(invited.to_string(), recorded);
     change(store, team_id, player, action, &TeamPolicy::default(), now).await

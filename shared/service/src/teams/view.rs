@@ -100,7 +100,13 @@ async fn seen_by<S: Store + ?Sized>(
 ) -> Result<TeamView, ServiceError> {
     let operator = viewer == Viewer::Operator;
     let ids: Vec<&str> = team.roster.members.iter().map(|(p, _)| p.as_str()).collect();
-    let hidden = Hidden::among(store, &ids).await?;
+    // OP-4: suspended members and invitees are hidden (one read of their guards).
+    let named: Vec<&str> = ids
+        .iter()
+        .copied()
+        .chain(team.invites.iter().map(String::as_str))
+        .collect();
+    let hidden = Hidden::among(store, &named).await?;
     let cards = crate::profiles::cards::cards(store, &ids).await?;
     let members = team
         .roster
@@ -118,7 +124,13 @@ async fn seen_by<S: Store + ?Sized>(
     Ok(TeamView {
         member_count: team.roster.members.len(),
         member_cap: policy.member_cap,
-        invites: (viewer != Viewer::Player).then(|| team.invites.clone()),
+        invites: (viewer != Viewer::Player).then(|| {
+            team.invites
+                .iter()
+                .filter(|p| operator || !hidden.hides(p))
+                .cloned()
+                .collect()
+        }),
         team_id: team.team_id,
         name: team.name,
         avatar: team.avatar,
@@ -179,7 +191,7 @@ pub struct MyTeam {
     /// When in no team and within TM-3's cooldown: from when they may join one (UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub may_join_at: Option<DateTime<Utc>>,
-    /// Invitations that still stand (the team holds it, and takes members), oldest
+    /// Invitations that still stand (the team holds it, and has room, TM-2), oldest
     /// first: joining the team accepts one.
     pub invitations: Vec<InvitationView>,
 }
@@ -215,7 +227,10 @@ pub async fn mine<S: Store + ?Sized>(
     let teams = super::read_all(store, &inviting).await?;
     for (i, t) in held.invitations.iter().zip(teams) {
         let Some(t) = t else { continue };
-        if t.disbanded_at.is_none() && t.invites.iter().any(|p| p == player) {
+        // One the caller could accept now: the team holds it and has room (TM-2; a
+        // full team's invitation shows again when a place frees up).
+        let room = t.roster.members.len() < policy.member_cap as usize;
+        if t.disbanded_at.is_none() && room && t.invites.iter().any(|p| p == player) {
             invitations.push(InvitationView {
                 team_id: t.team_id,
                 name: t.name,
@@ -277,15 +292,22 @@ pub async fn contributions<S: Store + ?Sized>(
     period: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<ContributionList, ServiceError> {
+    let players_board = || {
+        ServiceError::Invalid(podium_rules::RuleError::new(
+            "board",
+            "TM-7",
+            "this board ranks players, not teams",
+        ))
+    };
+    // A built-in board ranks players (its definition is no player's business).
+    if podium_rules::board::board_def(board).is_some() {
+        return Err(players_board());
+    }
     let known = crate::boards::defined::resolve(store, board)
         .await?
         .ok_or_else(|| crate::boards::definitions::not_found(board))?;
     if known.versions.iter().all(|v| v.definition.teams.is_none()) {
-        return Err(ServiceError::Invalid(podium_rules::RuleError::new(
-            "board",
-            "TM-7",
-            "this board ranks players, not teams",
-        )));
+        return Err(players_board());
     }
     let (period, _) = known.period(period, now)?;
     if super::read(store, team_id).await?.is_none() {
