@@ -338,8 +338,8 @@ async fn under_function_timeouts_after_commit_nothing_is_lost_or_doubled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn under_a_mix_of_faults_5000_records_nothing_is_lost_or_doubled() {
-    each_seed(&Fault::ALL, 120, 30, 5_000, 15, Sdk::Deployed).await;
+async fn under_a_mix_of_faults_3000_records_nothing_is_lost_or_doubled() {
+    each_seed(&Fault::ALL, 120, 30, 3_000, 15, Sdk::Deployed).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -364,10 +364,10 @@ async fn on_the_embedded_store_nothing_is_lost_or_doubled() {
 
 /// The scoring soak: the handler takes the generated file in 20 concurrent batches
 /// against DynamoDB Local (no faults), history-checked. `PODIUM_SOAK_RECORDS` sizes
-/// it (the test command: 2,000 matches; BENCHMARKS.md: the long run).
+/// it (the test command: 1,200 matches; BENCHMARKS.md: the long run).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn scoring_soak_20_concurrent_batches_nothing_is_lost_or_doubled() {
-    let records = env_usize("PODIUM_SOAK_RECORDS", 2_000);
+    let records = env_usize("PODIUM_SOAK_RECORDS", 1_200);
     let players = (records / 25).clamp(10, 2_000);
     let lines = Arc::new(generated(records, players, 18));
     let store = Arc::new(podium_tests::fixtures::dynamodb().await);
