@@ -55,6 +55,25 @@ async fn join<S: Store + ?Sized>(store: &S, player: &str, team: &str, at: &str) 
         .map(|_| ())
 }
 
+async fn leave<S: Store + ?Sized>(store: &S, player: &str, at: &str) -> Result<(), ServiceError> {
+    actions::leave(store, player, &TeamPolicy::default(), instant(at))
+        .await
+        .map(|_| ())
+}
+
+/// OP-4: `player` suspended by support at `at` (for 30 days).
+async fn suspend<S: Store + ?Sized>(store: &S, player: &str, at: &str) {
+    podium_service::moderation::suspensions::suspend(
+        store,
+        player,
+        ("support-7", "a modified client"),
+        30,
+        instant(at),
+    )
+    .await
+    .expect("suspended");
+}
+
 fn rule_of(e: &ServiceError) -> (&'static str, &str) {
     match e {
         ServiceError::Invalid(r) => (r.rule, r.field.as_str()),
@@ -145,14 +164,9 @@ pub async fn three_teams_over_a_week_match_the_ledger<S: Store + ?Sized>(store: 
     seega(store, "tw-5", "d1", "x2", 20, "2026-12-03T10:00:00Z").await;
     seega(store, "tw-6", "b2", "c1", 20, "2026-12-03T11:00:00Z").await;
     // Friday: b2 leaves B; Saturday they win again (for nobody), and may not join C.
-    actions::leave(
-        store,
-        "b2",
-        &TeamPolicy::default(),
-        instant("2026-12-04T12:00:00Z"),
-    )
-    .await
-    .expect("b2 leaves");
+    leave(store, "b2", "2026-12-04T12:00:00Z")
+        .await
+        .expect("b2 leaves");
     seega(store, "tw-7", "b2", "x2", 20, "2026-12-05T10:00:00Z").await;
     let refused = join(store, "b2", &c, "2026-12-05T11:00:00Z")
         .await
@@ -379,15 +393,7 @@ pub async fn the_close_pays_the_top_teams_members_once<S: Store + ?Sized>(store:
     let order: Vec<&String> = ranked.iter().map(|(t, _)| *t).collect();
     assert_eq!(order, [&teams[0], &teams[2], &teams[1], &teams[3]]);
     // m0 is suspended when the week closes.
-    podium_service::moderation::suspensions::suspend(
-        store,
-        "m0",
-        ("support-7", "a modified client"),
-        30,
-        instant("2026-12-06T23:00:00Z"),
-    )
-    .await
-    .expect("suspended");
+    suspend(store, "m0", "2026-12-06T23:00:00Z").await;
     for _ in 0..2 {
         tick(store, Job::Freeze, "2026-12-07T00:05:00Z").await;
     }
@@ -1026,23 +1032,10 @@ pub async fn races_settle_to_one_answer<S: Store + Clone + 'static>(store: &S) {
     for p in ["race-sus", "race-next"] {
         join(store, p, &t, "2026-11-30T11:00:00Z").await.expect("joined");
     }
-    podium_service::moderation::suspensions::suspend(
-        store,
-        "race-sus",
-        ("support-7", "a modified client"),
-        30,
-        instant("2026-11-30T12:00:00Z"),
-    )
-    .await
-    .expect("suspended");
-    actions::leave(
-        store,
-        "race-own",
-        &TeamPolicy::default(),
-        instant("2026-11-30T13:00:00Z"),
-    )
-    .await
-    .expect("left");
+    suspend(store, "race-sus", "2026-11-30T12:00:00Z").await;
+    leave(store, "race-own", "2026-11-30T13:00:00Z")
+        .await
+        .expect("left");
     let after = view::team(store, &t, "race-next", &TeamPolicy::default())
         .await
         .expect("the team");
@@ -1070,14 +1063,7 @@ pub async fn an_interrupted_disbanding_is_left_or_finished<S: Store + Clone + 's
     };
     assert!(mine("ds-own").await.team.is_none(), "the owner was released");
     // ds-1 leaves the disbanded team and joins another at once.
-    actions::leave(
-        store,
-        "ds-1",
-        &TeamPolicy::default(),
-        instant("2026-11-30T13:00:00Z"),
-    )
-    .await
-    .expect("left");
+    leave(store, "ds-1", "2026-11-30T13:00:00Z").await.expect("left");
     assert!(mine("ds-1").await.may_join_at.is_none(), "no cooldown");
     join(store, "ds-1", &other, "2026-11-30T13:05:00Z")
         .await
@@ -1089,13 +1075,7 @@ pub async fn an_interrupted_disbanding_is_left_or_finished<S: Store + Clone + 's
     assert!(mine("ds-2").await.team.is_none() && mine("ds-2").await.may_join_at.is_none());
     assert_eq!(mine("ds-1").await.team.map(|t| t.team_id), Some(other.clone()));
     // A member of no team leaving is told so.
-    let none = actions::leave(
-        store,
-        "ds-2",
-        &TeamPolicy::default(),
-        instant("2026-11-30T15:00:00Z"),
-    )
-    .await;
+    let none = leave(store, "ds-2", "2026-11-30T15:00:00Z").await;
     assert!(matches!(none, Err(ServiceError::NotFound(_))), "{none:?}");
 }
 
@@ -1119,14 +1099,7 @@ pub async fn a_record_dated_ahead_counts_as_of_its_scoring<S: Store + ?Sized>(st
         .await
         .expect("joined");
     // da-1 leaves at 12:03 by a clock a few minutes ahead of the scoring process's.
-    actions::leave(
-        store,
-        "da-1",
-        &TeamPolicy::default(),
-        instant("2026-12-01T12:03:00Z"),
-    )
-    .await
-    .expect("left");
+    leave(store, "da-1", "2026-12-01T12:03:00Z").await.expect("left");
     // A win dated 12:04, scored at 12:01 (its server's clock 3 minutes ahead): as of
     // its scoring da-1 was a member, so it counts for the team.
     let record = crate::fixtures::record(
@@ -1233,15 +1206,7 @@ pub async fn an_invitation_reaches_the_invited_player<S: Store + ?Sized>(store: 
     // OP-4: inviting a suspended player answers as any invite and writes nothing; no
     // view shows them invited, so the answer tells nobody of the suspension.
     crate::fixtures::seed_balance(store, "inv-sus", 100, 1_000).await;
-    podium_service::moderation::suspensions::suspend(
-        store,
-        "inv-sus",
-        ("support-7", "a modified client"),
-        30,
-        instant("2026-11-29T14:00:00Z"),
-    )
-    .await
-    .expect("suspended");
+    suspend(store, "inv-sus", "2026-11-29T14:00:00Z").await;
     let answered = actions::invite(store, "inv-own", &t, "inv-sus", instant("2026-11-29T15:00:00Z"))
         .await
         .expect("answered as any invite");
