@@ -218,12 +218,17 @@ impl Roster {
         self.members.iter().any(|(p, _)| p == player)
     }
 
+    /// Whether the team takes no one more (TM-2: at its cap).
+    pub fn is_full(&self, policy: &TeamPolicy) -> bool {
+        self.members.len() >= policy.member_cap as usize
+    }
+
     /// This roster with `player` added at `now_ms`: refused when full (TM-2).
     pub fn with(mut self, player: &str, now_ms: i64, policy: &TeamPolicy) -> Result<Self, RuleError> {
         if self.has(player) {
             return Ok(self);
         }
-        if self.members.len() >= policy.member_cap as usize {
+        if self.is_full(policy) {
             return Err(RuleError::new(
                 "team_id",
                 "TM-2",
@@ -525,10 +530,10 @@ mod tests {
             owner: "ana".into(),
             members: vec![("ana".into(), 0)],
         };
-        let r = r
-            .with("bob", 1, &policy)
-            .and_then(|r| r.with("cy", 2, &policy))
-            .expect("room");
+        let r = r.with("bob", 1, &policy).expect("room");
+        assert!(!r.is_full(&policy));
+        let r = r.with("cy", 2, &policy).expect("room");
+        assert!(r.is_full(&policy));
         let e = r.clone().with("dan", 3, &policy).expect_err("full");
         assert_eq!(
             (e.rule, e.message.as_str()),

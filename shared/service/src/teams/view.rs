@@ -84,7 +84,7 @@ pub async fn of<S: Store + ?Sized>(
 enum Viewer {
     /// A player who is no member: its members not suspended (OP-4), no invitations.
     Player,
-    /// A member: also its invitations.
+    /// A member: also its invitations (suspended invitees hidden, OP-4).
     Member,
     /// Support: also its suspended members (marked `suspended`) and its owner
     /// whatever their account.
@@ -100,11 +100,13 @@ async fn seen_by<S: Store + ?Sized>(
 ) -> Result<TeamView, ServiceError> {
     let operator = viewer == Viewer::Operator;
     let ids: Vec<&str> = team.roster.members.iter().map(|(p, _)| p.as_str()).collect();
-    // OP-4: suspended members and invitees are hidden (one read of their guards).
+    // OP-4: suspended members, and suspended invitees where invitations are shown,
+    // are hidden (one read of their guards).
+    let shown_invites = viewer != Viewer::Player;
     let named: Vec<&str> = ids
         .iter()
         .copied()
-        .chain(team.invites.iter().map(String::as_str))
+        .chain(team.invites.iter().filter(|_| shown_invites).map(String::as_str))
         .collect();
     let hidden = Hidden::among(store, &named).await?;
     let cards = crate::profiles::cards::cards(store, &ids).await?;
@@ -124,7 +126,7 @@ async fn seen_by<S: Store + ?Sized>(
     Ok(TeamView {
         member_count: team.roster.members.len(),
         member_cap: policy.member_cap,
-        invites: (viewer != Viewer::Player).then(|| {
+        invites: shown_invites.then(|| {
             team.invites
                 .iter()
                 .filter(|p| operator || !hidden.hides(p))
@@ -229,7 +231,7 @@ pub async fn mine<S: Store + ?Sized>(
         let Some(t) = t else { continue };
         // One the caller could accept now: the team holds it and has room (TM-2; a
         // full team's invitation shows again when a place frees up).
-        let room = t.roster.members.len() < policy.member_cap as usize;
+        let room = !t.roster.is_full(policy);
         if t.disbanded_at.is_none() && room && t.invites.iter().any(|p| p == player) {
             invitations.push(InvitationView {
                 team_id: t.team_id,
