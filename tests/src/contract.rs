@@ -100,6 +100,40 @@ async fn assert_ledger_matches_balance<S: Store + ?Sized>(store: &S, player: &st
     );
 }
 
+/// `SettleStore::get_states`: several state items in one read answer in the order
+/// asked, an absent one as `None` and a key asked twice twice, each as `get_state`
+/// reads it (DynamoDB: one BatchGetItem).
+pub async fn get_states_answer_in_the_order_asked<S: Store>(store: S) {
+    use podium_rules::team::{team_key, MEMBERSHIPS_STATE, TEAM_STATE};
+    let new: podium_service::teams::actions::NewTeam =
+        serde_json::from_value(serde_json::json!({"name": "State Readers", "access": "open"}))
+            .expect("a team");
+    let team = podium_service::teams::actions::create(
+        &store,
+        "gs-own",
+        new,
+        (&Default::default(), &Default::default()),
+        crate::fixtures::now(),
+    )
+    .await
+    .expect("a team");
+    let key = team_key(&team.team_id);
+    let asked = [
+        ("gs-own", MEMBERSHIPS_STATE),
+        ("gs-nobody", MEMBERSHIPS_STATE),
+        (key.as_str(), TEAM_STATE),
+        ("gs-own", MEMBERSHIPS_STATE),
+    ];
+    let found = store.get_states(&asked).await.expect("states");
+    assert_eq!(found.len(), asked.len());
+    for ((player, name), got) in asked.iter().zip(&found) {
+        let one = store.get_state(player, name).await.expect("a state");
+        assert_eq!(got, &one, "{player} {name}");
+    }
+    assert!(found[0].is_some() && found[1].is_none() && found[2].is_some());
+    assert!(store.get_states(&[]).await.expect("none").is_empty());
+}
+
 /// GM-3: the same match delivered 20 times at once is applied once, and every
 /// delivery is answered with the first result.
 pub async fn concurrent_duplicates_apply_once<S: Store + 'static>(store: S) {
@@ -1024,6 +1058,7 @@ macro_rules! contract_tests {
             amr_window_moves,
             amr_window_counts_early_points_and_catches_up,
             snapshot_around_me_matches_the_pages,
+            get_states_answer_in_the_order_asked,
         );
     };
     (@cases $make:path; $($case:ident),* $(,)?) => {
