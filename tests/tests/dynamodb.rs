@@ -414,6 +414,19 @@ async fn team_changes_cost_what_is_measured() {
         "leave (the owner)",
         actions::leave(&store, "c-m2", &policy, at(-530))
     );
+    let other: actions::NewTeam =
+        serde_json::from_value(serde_json::json!({"name": "Early Birds", "access": "open"})).expect("a team");
+    let o = actions::create(&store, "c-oth", other, (&policy, &Default::default()), at(-525))
+        .await
+        .expect("a team")
+        .team_id;
+    actions::invite(&store, "c-oth", &o, "c-m3", at(-522))
+        .await
+        .expect("invited");
+    cost!(
+        "GET /v1/me/team (a member, one invitation)",
+        view::mine(&store, "c-m3", &policy, at(-520))
+    );
     for (name, requests, writes) in &costs {
         println!("{name}: {requests} requests, {writes} write requests");
     }
@@ -426,6 +439,7 @@ async fn team_changes_cost_what_is_measured() {
         ("pass", 4, 1),
         ("remove", 4, 1),
         ("leave (the owner)", 6, 1),
+        ("GET /v1/me/team (a member, one invitation)", 4, 0),
     ];
     assert_eq!(costs, measured, "docs/costs.md, Teams");
 

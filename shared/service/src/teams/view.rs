@@ -199,8 +199,9 @@ pub struct MyTeam {
 }
 
 /// `player`'s team, memberships and invitations, at `now`: one read of their
-/// memberships, one of their team, and one BatchGetItem of the teams that invited
-/// them (at most [`podium_rules::team::MAX_INVITATIONS`]).
+/// memberships, then one of their team and the teams that invited them together (a
+/// BatchGetItem when there are several; at most
+/// [`podium_rules::team::MAX_INVITATIONS`] invitations), and a member's team page.
 pub async fn mine<S: Store + ?Sized>(
     store: &S,
     player: &str,
@@ -208,12 +209,16 @@ pub async fn mine<S: Store + ?Sized>(
     now: DateTime<Utc>,
 ) -> Result<MyTeam, ServiceError> {
     let held: Memberships = crate::engine::defined::memberships_of(store, player).await?;
-    let team = match held.current() {
-        Some(m) => match super::read(store, &m.team_id).await? {
-            Some(t) if t.disbanded_at.is_none() => Some(of(store, t, player, policy).await?),
-            _ => None,
-        },
-        None => None,
+    // The caller's team and the teams that invited them, in one read.
+    let current = held.current().map(|m| m.team_id.as_str());
+    let ids: Vec<&str> = current
+        .into_iter()
+        .chain(held.invitations.iter().map(|i| i.team_id.as_str()))
+        .collect();
+    let mut read = super::read_all(store, &ids).await?.into_iter();
+    let team = match current.and_then(|_| read.next()).flatten() {
+        Some(t) if t.disbanded_at.is_none() => Some(of(store, t, player, policy).await?),
+        _ => None,
     };
     let last_left = held
         .history
@@ -225,9 +230,7 @@ pub async fn mine<S: Store + ?Sized>(
         _ => None,
     };
     let mut invitations = Vec::new();
-    let inviting: Vec<&str> = held.invitations.iter().map(|i| i.team_id.as_str()).collect();
-    let teams = super::read_all(store, &inviting).await?;
-    for (i, t) in held.invitations.iter().zip(teams) {
+    for (i, t) in held.invitations.iter().zip(read) {
         let Some(t) = t else { continue };
         // One the caller could accept now: the team holds it and has room (TM-2; a
         // full team's invitation shows again when a place frees up).
