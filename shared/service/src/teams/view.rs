@@ -193,8 +193,9 @@ pub struct MyTeam {
     /// When in no team and within TM-3's cooldown: from when they may join one (UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub may_join_at: Option<DateTime<Utc>>,
-    /// Invitations that still stand (the team holds it, and has room, TM-2), oldest
-    /// first: joining the team accepts one.
+    /// Of the player's [`podium_rules::team::MAX_INVITATIONS`] newest invitations,
+    /// those that still stand (the team holds it, and has room, TM-2), oldest first:
+    /// joining the team accepts one.
     pub invitations: Vec<InvitationView>,
 }
 
