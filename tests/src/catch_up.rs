@@ -291,11 +291,10 @@ pub async fn lb_5_a_tick_70_days_late_catches_up_in_bounded_ticks<S: Store + Clo
 /// and leaves the work to it), and each result is sent once.
 pub async fn lb_5_ticks_at_once_all_succeed<S: Store + Clone + 'static>(store: S) {
     seed(&store).await;
-    for job in [Job::Refresh, Job::Freeze] {
-        let at = match job {
-            Job::Refresh => "2026-12-02T10:10:00Z",
-            Job::Freeze => "2026-12-09T10:00:00Z",
-        };
+    for (job, at) in [
+        (Job::Refresh, "2026-12-02T10:10:00Z"),
+        (Job::Freeze, "2026-12-09T10:00:00Z"),
+    ] {
         let ticks = join_all((0..3).map(|_| {
             let store = store.clone();
             async move { tick(&store, job, at).await }

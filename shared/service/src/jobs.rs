@@ -67,7 +67,8 @@ use podium_store::{BoardStore, ItemStore, PeriodStore, SettleStore};
 pub use report::{Behind, BoardRun, OvertakenSent, PeriodClosed, TickReport, WindowMoved};
 use serde::{Deserialize, Serialize};
 
-/// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`.
+/// The schedule's input: `{"job": "refresh" | "freeze", "scheduled_time": "<aws.scheduler.scheduled-time>"}`;
+/// `"probe"` is the pre-traffic hook's (functions/pre-traffic-hook).
 #[derive(Debug, Clone, Deserialize)]
 pub struct ScheduledRun {
     #[serde(default)]
@@ -83,6 +84,9 @@ pub enum Job {
     #[default]
     Refresh,
     Freeze,
+    /// No work: an empty report at once, nothing read or written. A new version of
+    /// the snapshot function answers it before it takes the schedules' ticks.
+    Probe,
 }
 
 /// Boards refreshed [`Refresh::WhenChanged`] one tick snapshots at most (the least
@@ -228,6 +232,9 @@ async fn tick<S: podium_store::Store + ?Sized>(
 ) -> Result<TickReport, ServiceError> {
     let at = run.scheduled_time;
     let mut report = TickReport::default();
+    if run.job == Job::Probe {
+        return Ok(report);
+    }
     // Every tick catches up on the periods first (within half the time left, so a
     // large close leaves the refreshes theirs); a failure there keeps no board from
     // being refreshed, and fails the tick after them.

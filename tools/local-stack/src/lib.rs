@@ -17,6 +17,7 @@
 //! of them, verifying tokens the way the JWT authorizer does (issuer, audience,
 //! expiry, scopes). The `local-stack` binary runs it all until stopped.
 
+pub mod control;
 pub mod error;
 pub mod events;
 pub mod gateway;

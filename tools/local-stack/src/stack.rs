@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
@@ -108,27 +109,38 @@ impl HttpAnswer {
     }
 }
 
-struct Running {
+/// One published version of a function: its binary and environment, and its instance
+/// (started at its first invocation, as Lambda starts one; a dead one is replaced at
+/// the next).
+pub(crate) struct Version {
+    binary: PathBuf,
+    env: BTreeMap<String, String>,
+    instance: tokio::sync::Mutex<Option<std::sync::Arc<Instance>>>,
+}
+
+pub(crate) struct Running {
     function: Function,
     name: String,
+    /// The environment the template gives the function (version 1's).
     env: BTreeMap<String, String>,
-    binary: PathBuf,
     echo: bool,
     /// The function's timeout, scaled ([`Settings::timeout_scale`]).
     timeout: Duration,
     /// Lambda's init limit (10 s), scaled alike.
     init_limit: Duration,
-    /// The current instance; a dead one (crashed, or killed after a timeout) is
-    /// replaced by a fresh one at the next invocation, as Lambda starts a new one.
-    instance: tokio::sync::Mutex<std::sync::Arc<Instance>>,
+    /// Version n at index n - 1; never empty.
+    versions: std::sync::Mutex<Vec<std::sync::Arc<Version>>>,
+    /// The version the alias (`AutoPublishAlias`) points at: the one every event
+    /// source, route and direct invoke reaches.
+    alias: AtomicUsize,
 }
 
 impl Running {
-    async fn start(&self) -> Result<Instance, StackError> {
+    async fn start(&self, version: &Version) -> Result<Instance, StackError> {
         Instance::start(Launch {
             name: &self.name,
-            binary: &self.binary,
-            env: &self.env,
+            binary: &version.binary,
+            env: &version.env,
             timeout: self.timeout,
             init_limit: self.init_limit,
             echo: self.echo,
@@ -136,21 +148,81 @@ impl Running {
         .await
     }
 
-    /// The live instance, a new one started (and ready) when the last has died.
-    async fn instance(&self) -> Result<std::sync::Arc<Instance>, StackError> {
-        let mut current = self.instance.lock().await;
-        if current.is_dead() {
-            let fresh = self.start().await?;
-            fresh.ready().await?;
-            *current = std::sync::Arc::new(fresh);
-        }
-        Ok(current.clone())
+    /// Version `number`, if published.
+    pub(crate) fn version(&self, number: usize) -> Option<std::sync::Arc<Version>> {
+        let versions = self.versions.lock().unwrap_or_else(|p| p.into_inner());
+        number.checked_sub(1).and_then(|i| versions.get(i).cloned())
     }
 
-    /// One invocation on the live instance.
-    async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
-        self.instance().await?.invoke(event).await
+    /// The newest version (`$LATEST`).
+    pub(crate) fn latest(&self) -> usize {
+        self.versions.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
+
+    /// The version the alias points at.
+    pub(crate) fn alias_version(&self) -> usize {
+        self.alias.load(Ordering::SeqCst)
+    }
+
+    /// The live instance of `version`, a new one started (and ready) when there is
+    /// none or the last has died.
+    async fn instance(&self, version: &Version) -> Result<std::sync::Arc<Instance>, StackError> {
+        let mut current = version.instance.lock().await;
+        if let Some(i) = current.as_ref().filter(|i| !i.is_dead()) {
+            return Ok(i.clone());
+        }
+        let fresh = self.start(version).await?;
+        fresh.ready().await?;
+        let fresh = std::sync::Arc::new(fresh);
+        *current = Some(fresh.clone());
+        Ok(fresh)
+    }
+
+    /// One invocation of `version`.
+    pub(crate) async fn invoke_version(&self, number: usize, event: &Value) -> Result<Answer, StackError> {
+        let version = self.version(number).ok_or_else(|| StackError::Start {
+            function: self.name.clone(),
+            problem: format!("no version {number}"),
+        })?;
+        self.instance(&version).await?.invoke(event).await
+    }
+
+    /// One invocation through the alias.
+    async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
+        self.invoke_version(self.alias_version(), event).await
+    }
+
+    /// The name Lambda's API knows the function by.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// What a new version of a function is made of, over the current template's build:
+/// another binary, or the template's environment without some variables (a release
+/// whose template forgot one).
+#[derive(Debug, Clone, Default)]
+pub struct NewVersion {
+    /// The binary (default: the function's own).
+    pub binary: Option<PathBuf>,
+    /// Variables left out of its environment.
+    pub without: Vec<String>,
+}
+
+/// How a deployment of a new version went.
+#[derive(Debug, Clone)]
+pub struct Rollout {
+    /// CodeDeploy's deployment id (empty when no hook ran).
+    pub deployment_id: String,
+    /// The version published.
+    pub version: usize,
+    /// The pre-traffic hook's status report (`Succeeded`, `Failed`); `None` when the
+    /// function has no hook or the hook reported nothing.
+    pub status: Option<String>,
+    /// The hook's own answer (its verdict), when one ran.
+    pub hook: Option<Answer>,
+    /// The version the alias points at after the deployment.
+    pub alias_version: usize,
 }
 
 /// A running local stack.
@@ -158,7 +230,10 @@ pub struct Stack {
     name: String,
     resources: Resources,
     clients: Clients,
-    functions: BTreeMap<String, Running>,
+    functions: BTreeMap<String, std::sync::Arc<Running>>,
+    /// The local Lambda and CodeDeploy APIs (the pre-traffic hook's).
+    control: std::sync::Arc<crate::control::Control>,
+    control_server: tokio::task::AbortHandle,
     /// Each stream shard's next iterator, as the DynamoDB event source mapping keeps it.
     stream_positions: Mutex<HashMap<String, Option<String>>>,
 }
@@ -261,9 +336,35 @@ impl Stack {
             }
         }
         let clients = Clients::new(&settings.endpoints).await;
-        let resources = resources::create(&clients, &template, &name, parameters).await?;
+        let mut resources = resources::create(&clients, &template, &name, parameters).await?;
+        let all = template.functions()?;
+        // `!Ref` a function: its name; `!GetAtt …Arn`: its ARN.
+        for f in &all {
+            let function_name = format!("{name}-{}", f.binary);
+            let arn = format!(
+                "arn:aws:lambda:{}:{}:function:{function_name}",
+                crate::REGION,
+                crate::ACCOUNT
+            );
+            resources.by_id.insert(
+                f.logical_id.clone(),
+                resources::Resource {
+                    reference: function_name,
+                    attributes: BTreeMap::from([("Arn".to_string(), arn)]),
+                },
+            );
+        }
+        let control_listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| StackError::Gateway(format!("the local Lambda and CodeDeploy APIs: {e}")))?;
+        let control_url = format!(
+            "http://{}",
+            control_listener
+                .local_addr()
+                .map_err(|e| StackError::Gateway(e.to_string()))?
+        );
         let mut functions = BTreeMap::new();
-        for f in template.functions()? {
+        for f in all {
             if settings
                 .only
                 .as_ref()
@@ -273,6 +374,8 @@ impl Stack {
             }
             let function_name = format!("{name}-{}", f.binary);
             let mut env = lambda_environment(&f, &function_name, &resources, &settings.endpoints)?;
+            env.insert("AWS_ENDPOINT_URL_LAMBDA".into(), control_url.clone());
+            env.insert("AWS_ENDPOINT_URL_CODEDEPLOY".into(), control_url.clone());
             if let Some(level) = &settings.log_level {
                 env.insert("AWS_LAMBDA_LOG_LEVEL".into(), level.clone());
             }
@@ -294,28 +397,41 @@ impl Stack {
                 echo: settings.echo,
             })
             .await?;
+            let first = Version {
+                binary,
+                env: env.clone(),
+                instance: tokio::sync::Mutex::new(Some(std::sync::Arc::new(instance))),
+            };
             functions.insert(
                 f.binary.clone(),
-                Running {
+                std::sync::Arc::new(Running {
                     function: f,
                     name: function_name,
                     env,
-                    binary,
                     echo: settings.echo,
                     timeout,
                     init_limit,
-                    instance: tokio::sync::Mutex::new(std::sync::Arc::new(instance)),
-                },
+                    versions: std::sync::Mutex::new(vec![std::sync::Arc::new(first)]),
+                    alias: AtomicUsize::new(1),
+                }),
             );
         }
         for r in functions.values() {
-            r.instance.lock().await.ready().await?;
+            if let Some(v) = r.version(1) {
+                if let Some(i) = v.instance.lock().await.as_ref() {
+                    i.ready().await?;
+                }
+            }
         }
+        let control = std::sync::Arc::new(crate::control::Control::new(functions.values().cloned()));
+        let control_server = crate::control::serve(control_listener, control.clone());
         Ok(Stack {
             name,
             resources,
             clients,
             functions,
+            control,
+            control_server,
             stream_positions: Mutex::new(HashMap::new()),
         })
     }
@@ -354,19 +470,120 @@ impl Stack {
     pub fn output(&self, binary: &str) -> String {
         self.functions
             .get(binary)
-            .map(|r| r.instance.try_lock().map(|i| i.output()).unwrap_or_default())
+            .and_then(|r| r.version(r.alias_version()))
+            .map(|v| {
+                v.instance
+                    .try_lock()
+                    .ok()
+                    .and_then(|i| i.as_ref().map(|i| i.output()))
+                    .unwrap_or_default()
+            })
             .unwrap_or_default()
     }
 
-    /// The process id of the function `binary`'s current instance.
+    /// The process id of the function `binary`'s current instance (the alias's version).
     pub async fn pid(&self, binary: &str) -> Option<u32> {
-        self.functions.get(binary)?.instance.lock().await.pid()
+        let r = self.functions.get(binary)?;
+        let v = r.version(r.alias_version())?;
+        let i = v.instance.lock().await;
+        i.as_ref()?.pid()
     }
 
     fn running(&self, binary: &str) -> Result<&Running, StackError> {
-        self.functions.get(binary).ok_or_else(|| StackError::Start {
-            function: binary.to_string(),
-            problem: "not running on this stack".into(),
+        self.functions
+            .get(binary)
+            .map(|r| r.as_ref())
+            .ok_or_else(|| StackError::Start {
+                function: binary.to_string(),
+                problem: "not running on this stack".into(),
+            })
+    }
+
+    /// The version the alias of `binary` points at (1 until a deployment moves it).
+    pub fn alias_version(&self, binary: &str) -> Option<usize> {
+        self.functions.get(binary).map(|r| r.alias_version())
+    }
+
+    /// Deploys a new version of `binary` as CodeDeploy does with the template's
+    /// `DeploymentPreference`: the version is published, then the function's
+    /// pre-traffic hook (itself a function of this stack, run as Lambda runs it) is
+    /// invoked with a deployment of its own; the hook reads the deployment's AppSpec
+    /// and invokes the new version through this stack's Lambda API, then reports its
+    /// verdict through its CodeDeploy API. The alias moves to the new version only when
+    /// the hook reported `Succeeded` (at once: the local stack shifts no traffic
+    /// gradually). A function without a hook (the hook itself) moves at once.
+    pub async fn deploy(&self, binary: &str, new: NewVersion) -> Result<Rollout, StackError> {
+        let running = self.running(binary)?;
+        let mut env = running.env.clone();
+        for v in &new.without {
+            env.remove(v);
+        }
+        let number = {
+            let mut versions = running.versions.lock().unwrap_or_else(|p| p.into_inner());
+            let number = versions.len() + 1;
+            env.insert("AWS_LAMBDA_FUNCTION_VERSION".into(), number.to_string());
+            let built = versions[0].binary.clone();
+            versions.push(std::sync::Arc::new(Version {
+                binary: new.binary.clone().unwrap_or(built),
+                env,
+                instance: tokio::sync::Mutex::new(None),
+            }));
+            number
+        };
+        let hook = running.function.pre_traffic_hook.as_ref().and_then(|id| {
+            self.functions
+                .values()
+                .find(|r| &r.function.logical_id == id)
+                .filter(|h| h.function.logical_id != running.function.logical_id)
+        });
+        let Some(hook) = hook else {
+            running.alias.store(number, Ordering::SeqCst);
+            return Ok(Rollout {
+                deployment_id: String::new(),
+                version: number,
+                status: None,
+                hook: None,
+                alias_version: number,
+            });
+        };
+        let current = running.alias_version();
+        let appspec = json!({
+            "version": 0.0,
+            "Resources": [{ running.function.logical_id.clone(): {
+                "Type": "AWS::Lambda::Function",
+                "Properties": {
+                    "Name": running.name,
+                    "Alias": running.function.alias.clone().unwrap_or_else(|| "current".into()),
+                    "CurrentVersion": current.to_string(),
+                    "TargetVersion": number.to_string(),
+                }
+            }}],
+            "Hooks": [{ "BeforeAllowTraffic": hook.name }],
+        });
+        let (deployment_id, execution_id) = self.control.begin(appspec.to_string());
+        let answer = hook
+            .invoke(&json!({
+                "DeploymentId": deployment_id,
+                "LifecycleEventHookExecutionId": execution_id,
+            }))
+            .await;
+        let status = self.control.status(&deployment_id);
+        if status.as_deref() == Some("Succeeded") {
+            running.alias.store(number, Ordering::SeqCst);
+        }
+        let hook = match answer {
+            Ok(a) => a,
+            Err(e) => Answer::Error {
+                error_type: "LocalStack.HookFailed".into(),
+                message: e.to_string(),
+            },
+        };
+        Ok(Rollout {
+            deployment_id,
+            version: number,
+            status,
+            hook: Some(hook),
+            alias_version: running.alias_version(),
         })
     }
 
@@ -745,6 +962,12 @@ impl Stack {
             positions.insert(id, committed);
         }
         Ok(answers)
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        self.control_server.abort();
     }
 }
 

@@ -35,6 +35,13 @@ pub struct Function {
     pub environment: BTreeMap<String, Value>,
     /// Its event sources, by event name.
     pub events: Vec<(String, EventSource)>,
+    /// `AutoPublishAlias` (the function's, else the globals'): the alias the event
+    /// sources call, moved to each new version.
+    pub alias: Option<String>,
+    /// `DeploymentPreference.Hooks.PreTraffic` (the function's, else the globals'): the
+    /// logical id of the function that checks a new version before the alias moves to
+    /// it; `None` when the function's preference says `Enabled: false`.
+    pub pre_traffic_hook: Option<String>,
 }
 
 /// An event source of a function, as the template declares it.
@@ -195,7 +202,25 @@ impl Template {
                     .and_then(|d| d.parse().ok()),
                 other => number(other),
             };
+            let preference = |name: &str| {
+                key(&props, "DeploymentPreference")
+                    .and_then(|d| key(d, name))
+                    .or_else(|| global("DeploymentPreference").and_then(|d| key(d, name)))
+            };
+            let enabled = !matches!(preference("Enabled"), Some(Value::Bool(false)));
+            let pre_traffic_hook = preference("Hooks")
+                .and_then(|h| key(h, "PreTraffic"))
+                .and_then(|h| match h {
+                    Value::Tagged(t) if t.tag == "!Ref" => text(&t.value),
+                    _ => None,
+                })
+                .filter(|_| enabled);
+            let alias = key(&props, "AutoPublishAlias")
+                .or(global("AutoPublishAlias"))
+                .and_then(text);
             out.push(Function {
+                alias,
+                pre_traffic_hook,
                 memory_mb: param_default(key(&props, "MemorySize"))
                     .or(param_default(global("MemorySize")))
                     .unwrap_or(128),

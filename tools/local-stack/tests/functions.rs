@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use chrono::{Duration, TimeZone, Utc};
 use local_stack::resources::Endpoints;
 use local_stack::runtime::Answer;
-use local_stack::stack::{HttpAnswer, Settings, Stack};
+use local_stack::stack::{HttpAnswer, NewVersion, Settings, Stack};
 use local_stack::StackError;
 use serde_json::{json, Map, Value};
 
@@ -181,6 +181,7 @@ async fn every_function_starts_with_the_template_environment() {
             "live-authorizer",
             "operator",
             "player",
+            "pre-traffic-hook",
             "score-match",
             "snapshot"
         ]
@@ -206,6 +207,62 @@ async fn every_function_starts_with_the_template_environment() {
     );
     let events = stack.environment("events").expect("env");
     assert_eq!(events["PODIUM_EVENT_BUS"], format!("{}-events", stack.name()));
+}
+
+/// A rollout as CodeDeploy runs the template's `DeploymentPreference`: a new version of
+/// every function, this build, passes the pre-traffic hook (itself run as Lambda runs
+/// it, through the local Lambda and CodeDeploy APIs) and takes the alias. A version that
+/// refuses to start (its template lost a variable it needs; a binary that exits) fails
+/// the hook: the alias, and with it the traffic, stays on the version before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pre_traffic_hook_passes_this_build_and_fails_a_version_that_refuses_to_start() {
+    let stack = match Stack::start(settings()).await {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    for b in stack.binaries() {
+        let r = stack.deploy(&b, NewVersion::default()).await.expect("deploy");
+        assert_eq!(r.alias_version, 2, "{b}: {r:?}");
+        if b == "pre-traffic-hook" {
+            assert!(r.hook.is_none(), "the hook is not rolled out through itself");
+            continue;
+        }
+        assert_eq!(r.status.as_deref(), Some("Succeeded"), "{b}: {r:?}");
+        let verdict = response(r.hook.as_ref().expect("the hook ran"));
+        assert_eq!(verdict["status"], "Succeeded", "{b}: {verdict}");
+        assert_eq!(verdict["version"], "2", "{b}: {verdict}");
+    }
+    let me = get(&stack, "/v1/me", claims("rollout-player", None)).await;
+    assert_eq!(me.status, 200, "{}", me.body);
+
+    let broken = [
+        NewVersion {
+            without: vec!["PODIUM_CURSOR_KEY".into()],
+            ..NewVersion::default()
+        },
+        NewVersion {
+            binary: Some(PathBuf::from("/bin/false")),
+            ..NewVersion::default()
+        },
+    ];
+    for (n, version) in broken.into_iter().enumerate() {
+        let r = stack.deploy("player", version).await.expect("deploy");
+        assert_eq!(r.version, 3 + n);
+        assert_eq!(r.status.as_deref(), Some("Failed"), "{r:?}");
+        assert_eq!(r.alias_version, 2, "the alias stays: {r:?}");
+        let verdict = response(r.hook.as_ref().expect("the hook ran"));
+        assert_eq!(verdict["status"], "Failed", "{verdict}");
+        let reason = verdict["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("Runtime.ExitError"), "{reason}");
+        if n == 0 {
+            assert!(
+                reason.contains("PODIUM_CURSOR_KEY"),
+                "the start's own words: {reason}"
+            );
+        }
+        let me = get(&stack, "/v1/me", claims("rollout-player", None)).await;
+        assert_eq!(me.status, 200, "version 2 still answers: {}", me.body);
+    }
 }
 
 /// A variable the binary needs, removed from the template: the function fails at

@@ -1,0 +1,126 @@
+//! [`Deployments`] and [`Versions`] on AWS: CodeDeploy's `GetDeployment` and
+//! `PutLifecycleEventHookExecutionStatus`, Lambda's `Invoke` (RequestResponse). Every
+//! request has a timeout: CodeDeploy's 5 s, an invocation's [`INVOKE_TIMEOUT`].
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use aws_config::SdkConfig;
+use aws_sdk_codedeploy::types::LifecycleEventStatus;
+use aws_sdk_lambda::primitives::Blob;
+
+use crate::probe::Invocation;
+use crate::{Deployments, HookError, Status, Versions};
+
+/// How long a probe's invocation may take, its cold start included (the hook's own
+/// timeout is 60 s).
+pub const INVOKE_TIMEOUT: Duration = Duration::from_secs(45);
+
+fn timeouts(operation: Duration) -> aws_config::timeout::TimeoutConfig {
+    aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(2))
+        .operation_timeout(operation)
+        .build()
+}
+
+/// CodeDeploy.
+pub struct CodeDeploy(aws_sdk_codedeploy::Client);
+
+impl CodeDeploy {
+    pub fn new(sdk: &SdkConfig) -> Self {
+        let config = aws_sdk_codedeploy::config::Builder::from(sdk)
+            .timeout_config(timeouts(Duration::from_secs(5)))
+            .build();
+        CodeDeploy(aws_sdk_codedeploy::Client::from_conf(config))
+    }
+}
+
+#[async_trait]
+impl Deployments for CodeDeploy {
+    async fn appspec(&self, id: &str) -> Result<String, HookError> {
+        let got = self
+            .0
+            .get_deployment()
+            .deployment_id(id)
+            .send()
+            .await
+            .map_err(|e| {
+                HookError::CodeDeploy(format!(
+                    "GetDeployment {id}: {}",
+                    aws_sdk_codedeploy::error::DisplayErrorContext(e)
+                ))
+            })?;
+        got.deployment_info
+            .and_then(|d| d.revision)
+            .and_then(|r| r.app_spec_content)
+            .and_then(|c| c.content)
+            .ok_or_else(|| HookError::CodeDeploy(format!("deployment {id} has no AppSpec content")))
+    }
+
+    async fn report(&self, id: &str, execution_id: &str, status: Status) -> Result<(), HookError> {
+        let status = match status {
+            Status::Succeeded => LifecycleEventStatus::Succeeded,
+            Status::Failed => LifecycleEventStatus::Failed,
+        };
+        self.0
+            .put_lifecycle_event_hook_execution_status()
+            .deployment_id(id)
+            .lifecycle_event_hook_execution_id(execution_id)
+            .status(status)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                HookError::CodeDeploy(format!(
+                    "PutLifecycleEventHookExecutionStatus {id}: {}",
+                    aws_sdk_codedeploy::error::DisplayErrorContext(e)
+                ))
+            })
+    }
+}
+
+/// Lambda.
+pub struct Lambda(aws_sdk_lambda::Client);
+
+impl Lambda {
+    pub fn new(sdk: &SdkConfig) -> Self {
+        let config = aws_sdk_lambda::config::Builder::from(sdk)
+            .timeout_config(timeouts(INVOKE_TIMEOUT))
+            .build();
+        Lambda(aws_sdk_lambda::Client::from_conf(config))
+    }
+}
+
+#[async_trait]
+impl Versions for Lambda {
+    async fn invoke(
+        &self,
+        function: &str,
+        version: &str,
+        event: &serde_json::Value,
+    ) -> Result<Invocation, String> {
+        let out = self
+            .0
+            .invoke()
+            .function_name(function)
+            .qualifier(version)
+            .payload(Blob::new(event.to_string()))
+            .send()
+            .await
+            .map_err(|e| {
+                format!(
+                    "Invoke {function}:{version}: {}",
+                    aws_sdk_lambda::error::DisplayErrorContext(e)
+                )
+            })?;
+        let payload = out
+            .payload
+            .as_ref()
+            .and_then(|p| serde_json::from_slice(p.as_ref()).ok())
+            .unwrap_or(serde_json::Value::Null);
+        Ok(Invocation {
+            function_error: out.function_error,
+            payload,
+        })
+    }
+}
