@@ -17,7 +17,7 @@ binary = $(shell echo '$(1)' | sed -E 's/Function$$//; s/([a-z0-9])([A-Z])/\1-\2
 
 .PHONY: lambdas
 lambdas:
-	$(CARGO_LAMBDA) build --release --arm64 --locked --lambda-dir $(LAMBDA_DIR) $(addprefix -p ,$(FUNCTIONS))
+	$(CARGO_LAMBDA) build --profile deploy --arm64 --locked --lambda-dir $(LAMBDA_DIR) $(addprefix -p ,$(FUNCTIONS))
 
 build-%: lambdas
 	test -n "$(ARTIFACTS_DIR)"

@@ -21,8 +21,8 @@ use axum::Router;
 use serde_json::{json, Value};
 
 use crate::error::StackError;
+use crate::function::Running;
 use crate::runtime::Answer;
-use crate::stack::Running;
 
 struct Deployment {
     appspec: String,

@@ -20,6 +20,7 @@
 pub mod control;
 pub mod error;
 pub mod events;
+pub mod function;
 pub mod gateway;
 pub mod resources;
 pub mod runtime;

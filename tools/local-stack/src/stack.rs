@@ -15,6 +15,7 @@ use tokio::sync::Mutex;
 
 use crate::error::StackError;
 use crate::events::{self, HttpRequest, SqsMessage};
+use crate::function::{Running, Version};
 use crate::resources::{self, Clients, Endpoints, Resources};
 use crate::runtime::{Answer, Instance, Launch};
 use crate::template::{self, EventSource, Function, Template};
@@ -106,95 +107,6 @@ impl HttpAnswer {
             headers: BTreeMap::from([("content-type".into(), "application/json".into())]),
             body: json!({ "message": message }).to_string(),
         }
-    }
-}
-
-/// One published version of a function: its binary and environment, and its instance
-/// (started at its first invocation, as Lambda starts one; a dead one is replaced at
-/// the next).
-pub(crate) struct Version {
-    binary: PathBuf,
-    env: BTreeMap<String, String>,
-    instance: tokio::sync::Mutex<Option<std::sync::Arc<Instance>>>,
-}
-
-pub(crate) struct Running {
-    function: Function,
-    name: String,
-    /// The environment the template gives the function (version 1's).
-    env: BTreeMap<String, String>,
-    echo: bool,
-    /// The function's timeout, scaled ([`Settings::timeout_scale`]).
-    timeout: Duration,
-    /// Lambda's init limit (10 s), scaled alike.
-    init_limit: Duration,
-    /// Version n at index n - 1; never empty.
-    versions: std::sync::Mutex<Vec<std::sync::Arc<Version>>>,
-    /// The version the alias (`AutoPublishAlias`) points at: the one every event
-    /// source, route and direct invoke reaches.
-    alias: AtomicUsize,
-}
-
-impl Running {
-    async fn start(&self, version: &Version) -> Result<Instance, StackError> {
-        Instance::start(Launch {
-            name: &self.name,
-            binary: &version.binary,
-            env: &version.env,
-            timeout: self.timeout,
-            init_limit: self.init_limit,
-            echo: self.echo,
-        })
-        .await
-    }
-
-    /// Version `number`, if published.
-    pub(crate) fn version(&self, number: usize) -> Option<std::sync::Arc<Version>> {
-        let versions = self.versions.lock().unwrap_or_else(|p| p.into_inner());
-        number.checked_sub(1).and_then(|i| versions.get(i).cloned())
-    }
-
-    /// The newest version (`$LATEST`).
-    pub(crate) fn latest(&self) -> usize {
-        self.versions.lock().unwrap_or_else(|p| p.into_inner()).len()
-    }
-
-    /// The version the alias points at.
-    pub(crate) fn alias_version(&self) -> usize {
-        self.alias.load(Ordering::SeqCst)
-    }
-
-    /// The live instance of `version`, a new one started (and ready) when there is
-    /// none or the last has died.
-    async fn instance(&self, version: &Version) -> Result<std::sync::Arc<Instance>, StackError> {
-        let mut current = version.instance.lock().await;
-        if let Some(i) = current.as_ref().filter(|i| !i.is_dead()) {
-            return Ok(i.clone());
-        }
-        let fresh = self.start(version).await?;
-        fresh.ready().await?;
-        let fresh = std::sync::Arc::new(fresh);
-        *current = Some(fresh.clone());
-        Ok(fresh)
-    }
-
-    /// One invocation of `version`.
-    pub(crate) async fn invoke_version(&self, number: usize, event: &Value) -> Result<Answer, StackError> {
-        let version = self.version(number).ok_or_else(|| StackError::Start {
-            function: self.name.clone(),
-            problem: format!("no version {number}"),
-        })?;
-        self.instance(&version).await?.invoke(event).await
-    }
-
-    /// One invocation through the alias.
-    async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
-        self.invoke_version(self.alias_version(), event).await
-    }
-
-    /// The name Lambda's API knows the function by.
-    pub(crate) fn name(&self) -> &str {
-        &self.name
     }
 }
 

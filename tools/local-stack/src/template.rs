@@ -492,3 +492,70 @@ mod tests {
             .all(|f| !f.binary.is_empty() && f.timeout_secs > 0));
     }
 }
+
+/// The project's template as `sam build` reads it with the Makefile: every function
+/// is built by `make build-<LogicalId>`, which copies the binary named by the logical
+/// id (`ScoreMatchFunction` → `score-match`); every function crate has its function;
+/// every function but the hook is rolled out through the hook.
+#[cfg(test)]
+mod project {
+    use super::*;
+
+    fn kebab(logical_id: &str) -> String {
+        let stem = logical_id.strip_suffix("Function").unwrap_or(logical_id);
+        let mut out = String::new();
+        for (i, c) in stem.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    }
+
+    #[test]
+    fn every_function_is_the_makefile_build_of_its_crate_behind_the_hook() {
+        let template = Template::load(&crate::project_template()).expect("template.yaml");
+        let Some(Value::Mapping(resources)) = key(&template.root, "Resources") else {
+            panic!("no Resources");
+        };
+        let functions = template.functions().expect("functions");
+        for f in &functions {
+            let spec = resources.get(f.logical_id.as_str()).expect("resource");
+            let method = key(spec, "Metadata")
+                .and_then(|m| key(m, "BuildMethod"))
+                .and_then(text);
+            assert_eq!(method.as_deref(), Some("makefile"), "{}", f.logical_id);
+            assert_eq!(
+                f.binary,
+                kebab(&f.logical_id),
+                "the Makefile copies the binary its logical id names"
+            );
+            assert_eq!(f.alias.as_deref(), Some("current"), "{}", f.logical_id);
+            if f.binary == "pre-traffic-hook" {
+                assert_eq!(
+                    f.pre_traffic_hook, None,
+                    "the hook is not rolled out through itself"
+                );
+            } else {
+                assert_eq!(
+                    f.pre_traffic_hook.as_deref(),
+                    Some("PreTrafficHookFunction"),
+                    "{}",
+                    f.logical_id
+                );
+            }
+        }
+        let mut binaries: Vec<String> = functions.iter().map(|f| f.binary.clone()).collect();
+        binaries.sort();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../functions");
+        let mut crates: Vec<String> = std::fs::read_dir(&dir)
+            .expect("functions/")
+            .filter_map(Result::ok)
+            .filter(|e| e.path().join("Cargo.toml").is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        crates.sort();
+        assert_eq!(binaries, crates, "one function a crate of functions/");
+    }
+}
