@@ -38,23 +38,42 @@ impl CodeDeploy {
 #[async_trait]
 impl Deployments for CodeDeploy {
     async fn appspec(&self, id: &str) -> Result<String, HookError> {
-        let got = self
+        let failed = |call: &str, e: String| HookError::CodeDeploy(format!("{call} {id}: {e}"));
+        let info = self
             .0
             .get_deployment()
             .deployment_id(id)
             .send()
             .await
             .map_err(|e| {
-                HookError::CodeDeploy(format!(
-                    "GetDeployment {id}: {}",
-                    aws_sdk_codedeploy::error::DisplayErrorContext(e)
-                ))
+                failed(
+                    "GetDeployment",
+                    aws_sdk_codedeploy::error::DisplayErrorContext(e).to_string(),
+                )
+            })?
+            .deployment_info
+            .ok_or_else(|| failed("GetDeployment", "no deployment info".into()))?;
+        if let Some(content) = info.revision.as_ref().and_then(content) {
+            return Ok(content);
+        }
+        // A deployment whose answer leaves the AppSpec out: its application revision.
+        let got = self
+            .0
+            .get_application_revision()
+            .set_application_name(info.application_name)
+            .set_revision(info.revision)
+            .send()
+            .await
+            .map_err(|e| {
+                failed(
+                    "GetApplicationRevision",
+                    aws_sdk_codedeploy::error::DisplayErrorContext(e).to_string(),
+                )
             })?;
-        got.deployment_info
-            .and_then(|d| d.revision)
-            .and_then(|r| r.app_spec_content)
-            .and_then(|c| c.content)
-            .ok_or_else(|| HookError::CodeDeploy(format!("deployment {id} has no AppSpec content")))
+        got.revision
+            .as_ref()
+            .and_then(content)
+            .ok_or_else(|| failed("GetApplicationRevision", "no AppSpec content".into()))
     }
 
     async fn report(&self, id: &str, execution_id: &str, status: Status) -> Result<(), HookError> {
@@ -77,6 +96,17 @@ impl Deployments for CodeDeploy {
                 ))
             })
     }
+}
+
+/// A revision's AppSpec: `appSpecContent`, or the older `string` revision type, which
+/// deployments of Lambda aliases may still carry.
+#[allow(deprecated)]
+fn content(revision: &aws_sdk_codedeploy::types::RevisionLocation) -> Option<String> {
+    revision
+        .app_spec_content
+        .as_ref()
+        .and_then(|c| c.content.clone())
+        .or_else(|| revision.string.as_ref().and_then(|s| s.content.clone()))
 }
 
 /// Lambda.

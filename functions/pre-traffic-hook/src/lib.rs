@@ -6,9 +6,9 @@
 //! fails the deployment and the alias stays on the version it had.
 //!
 //! The invocation's own answer is the verdict as JSON (`{"status", "function",
-//! "version", "reason"}`); it fails (an error, not a verdict) only when the hook could
-//! not read the deployment or report on it, and CodeDeploy then fails the deployment
-//! when the hook's hour runs out.
+//! "version", "reason"}`). A deployment it cannot read is reported `Failed` too; the
+//! invocation fails (an error, not a verdict) only when the report itself could not be
+//! made, and CodeDeploy then fails the deployment when the hook's hour runs out.
 
 pub mod appspec;
 pub mod aws;
@@ -116,8 +116,13 @@ pub async fn check(
     event: &HookEvent,
     now: &str,
 ) -> Result<Verdict, HookError> {
-    let content = deployments.appspec(&event.deployment_id).await?;
-    let verdict = match appspec::target(&content) {
+    // A deployment the hook cannot read fails: CodeDeploy would otherwise wait an
+    // hour for a report.
+    let target = match deployments.appspec(&event.deployment_id).await {
+        Ok(content) => appspec::target(&content),
+        Err(e) => Err(e.to_string()),
+    };
+    let verdict = match target {
         Err(reason) => Verdict {
             status: Status::Failed,
             function: String::new(),
@@ -231,6 +236,35 @@ mod tests {
             *d.reported.lock().unwrap(),
             vec![Status::Succeeded, Status::Failed]
         );
+    }
+
+    struct Unreadable(Mutex<Vec<Status>>);
+
+    #[async_trait]
+    impl Deployments for Unreadable {
+        async fn appspec(&self, id: &str) -> Result<String, HookError> {
+            Err(HookError::CodeDeploy(format!("GetDeployment {id}: AccessDenied")))
+        }
+        async fn report(&self, _: &str, _: &str, status: Status) -> Result<(), HookError> {
+            self.0.lock().unwrap().push(status);
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_deployment_the_hook_cannot_read_is_reported_failed_at_once() {
+        let functions = ProbedFunctions::parse("score-match=stack-score").unwrap();
+        let d = Unreadable(Mutex::new(Vec::new()));
+        let never = Answers(Invocation {
+            function_error: None,
+            payload: serde_json::json!({}),
+        });
+        let v = check(&d, &never, &functions, &event(), "2026-12-07T00:00:00Z")
+            .await
+            .unwrap();
+        assert_eq!(v.status, Status::Failed);
+        assert!(v.reason.contains("AccessDenied"), "{}", v.reason);
+        assert_eq!(*d.0.lock().unwrap(), vec![Status::Failed]);
     }
 
     #[tokio::test]

@@ -7,10 +7,10 @@
 //! |---|---|---|
 //! | `leaderboard` | HTTP API `GET /v1/openapi.json` | 200, an OpenAPI document |
 //! | `player`, `daily-bonus`, `operator` | HTTP API request on a secured route, no verified claims | 401 |
-//! | `ad-reward` | HTTP API `GET /v1/ad-callbacks/admob`, no signature | 4xx, not 5xx |
+//! | `ad-reward` | HTTP API `GET /v1/ad-callbacks/admob`, no signature | 403 |
 //! | `score-match`, `events` | a batch of no records (SQS; DynamoDB Streams) | no failed item |
-//! | `snapshot` | a `probe` tick | a tick report |
-//! | `delete-player` | a deletion of the empty id | refused by the function itself (not by Lambda's runtime) |
+//! | `snapshot` | a `probe` tick | a tick report (an object with its fields) |
+//! | `delete-player` | a deletion of the empty id | refused by its validation, naming `player_id` |
 //! | `live` | a WebSocket `$default` message without the authorizer's principal | 401 |
 //! | `live-authorizer` | a `$connect` request without a token | refused `Unauthorized` |
 
@@ -31,15 +31,14 @@ pub struct Invocation {
 pub enum Expect {
     /// An API Gateway proxy answer with this `statusCode`.
     Status(u16),
-    /// An API Gateway proxy answer with a 4xx `statusCode`.
-    ClientError,
     /// A batch answer whose `batchItemFailures` is empty (or absent).
     NoFailures,
-    /// An answer that is not an error.
-    Answer,
-    /// An error the function's handler returned (an `errorType` not Lambda's own
-    /// `Runtime.*`), with this message when one is given.
-    Refusal(Option<&'static str>),
+    /// A JSON object holding these fields (a job's report).
+    Object(&'static [&'static str]),
+    /// An error the function's own handler returned: an `errorType` not Lambda's
+    /// (`Runtime.*`, `Sandbox.*`, `Function.*`), whose message starts with this (a
+    /// panic's or a deserialisation error's does not).
+    Refusal(&'static str),
 }
 
 /// One probe: the event, and what the answer must be.
@@ -79,6 +78,9 @@ fn http(method: &str, route: &str, path: &str) -> Value {
     })
 }
 
+/// How `delete-player` refuses the empty id (its validation, before any read).
+pub const DELETE_REFUSAL: &str = "player_id";
+
 /// The probe of the function running `binary`; `None` for a binary this hook does not
 /// know (its deployment fails: a function added to the template needs a probe here).
 /// `now`: the probe tick's scheduled time (RFC 3339).
@@ -101,20 +103,24 @@ pub fn for_binary(binary: &str, now: &str) -> Option<Probe> {
             http("GET", "/v1/operator/jobs", "/v1/operator/jobs"),
             Expect::Status(401),
         ),
+        // No signature: refused before any key is fetched.
         "ad-reward" => (
             http("GET", "/v1/ad-callbacks/admob", "/v1/ad-callbacks/admob"),
-            Expect::ClientError,
+            Expect::Status(403),
         ),
         "score-match" | "events" => (json!({"Records": []}), Expect::NoFailures),
-        "snapshot" => (json!({"job": "probe", "scheduled_time": now}), Expect::Answer),
-        "delete-player" => (json!({"player_id": ""}), Expect::Refusal(None)),
+        "snapshot" => (
+            json!({"job": "probe", "scheduled_time": now}),
+            Expect::Object(&["runs", "closed", "actions_moved"]),
+        ),
+        "delete-player" => (json!({"player_id": ""}), Expect::Refusal(DELETE_REFUSAL)),
         "live" => (
             json!({"requestContext": {"routeKey": "$default", "connectionId": "pre-traffic-hook", "eventType": "MESSAGE"}, "body": "{\"action\":\"ping\"}"}),
             Expect::Status(401),
         ),
         "live-authorizer" => (
             json!({"type": "REQUEST", "methodArn": "arn:aws:execute-api:us-east-1:000000000000:pre-traffic-hook/live/$connect", "queryStringParameters": {}, "requestContext": {"routeKey": "$connect", "eventType": "CONNECT"}}),
-            Expect::Refusal(Some("Unauthorized")),
+            Expect::Refusal("Unauthorized"),
         ),
         _ => return None,
     };
@@ -128,13 +134,18 @@ impl Expect {
         let error_type = p.get("errorType").and_then(Value::as_str).unwrap_or_default();
         let message = p.get("errorMessage").and_then(Value::as_str).unwrap_or_default();
         if answer.function_error.is_some() {
+            let lambdas_own = ["Runtime.", "Sandbox.", "Function."]
+                .iter()
+                .any(|prefix| error_type.starts_with(prefix));
             return match self {
-                Expect::Refusal(want) if !error_type.starts_with("Runtime.") && !error_type.is_empty() => {
-                    match want {
-                        Some(w) if message != w => Err(format!("refused with {message:?}, not {w:?}")),
-                        _ => Ok(()),
-                    }
+                Expect::Refusal(start)
+                    if !lambdas_own && !error_type.is_empty() && message.starts_with(start) =>
+                {
+                    Ok(())
                 }
+                Expect::Refusal(start) => Err(format!(
+                    "failed: {error_type}: {message} (a refusal starting {start:?} was expected)"
+                )),
                 _ => Err(format!("failed: {error_type}: {message}")),
             };
         }
@@ -142,15 +153,21 @@ impl Expect {
         match self {
             Expect::Status(want) if status == Some(u64::from(want)) => Ok(()),
             Expect::Status(want) => Err(format!("answered status {status:?}, not {want}")),
-            Expect::ClientError if status.is_some_and(|s| (400..500).contains(&s)) => Ok(()),
-            Expect::ClientError => Err(format!("answered status {status:?}, not a 4xx")),
             Expect::NoFailures => match p.get("batchItemFailures").and_then(Value::as_array) {
                 Some(f) if !f.is_empty() => Err(format!("{} items failed", f.len())),
                 _ if p.is_object() => Ok(()),
                 _ => Err(format!("answered {p}, not a batch answer")),
             },
-            Expect::Answer => Ok(()),
-            Expect::Refusal(_) => Err(format!("answered {p}, where a refusal was expected")),
+            Expect::Object(fields) => match fields.iter().find(|f| p.get(**f).is_none()) {
+                None if p.is_object() => Ok(()),
+                missing => Err(format!(
+                    "answered {p}, without {:?}",
+                    missing.copied().unwrap_or_default()
+                )),
+            },
+            Expect::Refusal(start) => Err(format!(
+                "answered {p}, where a refusal starting {start:?} was expected"
+            )),
         }
     }
 }
@@ -174,10 +191,9 @@ mod tests {
         );
         for expect in [
             Expect::Status(200),
-            Expect::ClientError,
             Expect::NoFailures,
-            Expect::Answer,
-            Expect::Refusal(None),
+            Expect::Object(&["runs"]),
+            Expect::Refusal("player_id"),
         ] {
             let e = expect.check(&crashed).unwrap_err();
             assert!(e.contains("Runtime.ExitError"), "{e}");
@@ -192,11 +208,14 @@ mod tests {
         assert!(Expect::Status(401)
             .check(&answer(false, json!({"statusCode": 500})))
             .is_err());
-        assert!(Expect::ClientError
-            .check(&answer(false, json!({"statusCode": 403})))
+        assert!(Expect::Object(&["runs"])
+            .check(&answer(false, json!({"runs": []})))
             .is_ok());
-        assert!(Expect::ClientError
-            .check(&answer(false, json!({"statusCode": 502})))
+        assert!(Expect::Object(&["runs"])
+            .check(&answer(false, json!(null)))
+            .is_err());
+        assert!(Expect::Object(&["runs"])
+            .check(&answer(false, json!({"other": 1})))
             .is_err());
         assert!(Expect::NoFailures
             .check(&answer(false, json!({"batchItemFailures": []})))
@@ -208,9 +227,22 @@ mod tests {
             ))
             .is_err());
         let refused = answer(true, json!({"errorType": "&str", "errorMessage": "Unauthorized"}));
-        assert!(Expect::Refusal(Some("Unauthorized")).check(&refused).is_ok());
-        assert!(Expect::Refusal(Some("Forbidden")).check(&refused).is_err());
-        assert!(Expect::Refusal(None).check(&answer(false, json!({}))).is_err());
+        assert!(Expect::Refusal("Unauthorized").check(&refused).is_ok());
+        assert!(Expect::Refusal("Forbidden").check(&refused).is_err());
+        assert!(Expect::Refusal("Unauthorized")
+            .check(&answer(false, json!({})))
+            .is_err());
+        // A panic, or Lambda's own error, is not the refusal.
+        let panicked = answer(
+            true,
+            json!({"errorType": "&alloc::boxed::Box<dyn core::any::Any>", "errorMessage": "Lambda panicked: store"}),
+        );
+        assert!(Expect::Refusal("player_id").check(&panicked).is_err());
+        let timed_out = answer(
+            true,
+            json!({"errorType": "Sandbox.Timedout", "errorMessage": "Unauthorized"}),
+        );
+        assert!(Expect::Refusal("Unauthorized").check(&timed_out).is_err());
     }
 
     #[test]

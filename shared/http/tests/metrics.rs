@@ -24,6 +24,9 @@ async fn responses_are_counted_by_route_template_and_status_class() {
             .expect("request");
         let _ = podium_http::app(state.clone()).oneshot(req).await;
     }
+    // A 5xx is also counted without its route: each HTTP function's rollback alarm
+    // (template.yaml, `<Function>ServerErrorsAlarm`) watches this one metric.
+    podium_service::telemetry::response("/v1/me", 503, std::time::Duration::ZERO);
     let mut out = Vec::new();
     collector.flush(&mut out).expect("flush");
     let text = String::from_utf8(out).expect("utf-8");
@@ -47,6 +50,13 @@ async fn responses_are_counted_by_route_template_and_status_class() {
         "{docs:#?}"
     );
     assert_eq!(responses("unmatched", "4xx"), Some(1.0), "{docs:#?}");
+    let server_errors: Vec<&Value> = docs.iter().filter(|d| d.get("ServerErrors").is_some()).collect();
+    assert_eq!(server_errors.len(), 1, "{docs:#?}");
+    assert_eq!(server_errors[0]["ServerErrors"].as_f64(), Some(1.0));
+    assert!(
+        server_errors[0].get("Route").is_none(),
+        "no route dimension: {docs:#?}"
+    );
     let latency = docs
         .iter()
         .find(|d| d["Route"] == "/v1/openapi.json" && d.get("HandlerLatency").is_some())

@@ -40,6 +40,7 @@ pub fn describe() {
         "SnapshotPagesWritten",
         "SnapshotRuns",
         "Responses",
+        "ServerErrors",
     ] {
         metrics::describe_counter!(name, metrics::Unit::Count, "");
     }
@@ -86,6 +87,10 @@ pub fn response(route: &str, status: u16, elapsed: Duration) {
         _ => "5xx",
     };
     metrics::counter!("Responses", "Route" => route.to_string(), "Status" => class).increment(1);
+    if status >= 500 {
+        // The function's 5xx alone (no route): what a rollout's alarm watches.
+        metrics::counter!("ServerErrors").increment(1);
+    }
     metrics::histogram!("HandlerLatency", "Route" => route.to_string())
         .record(elapsed.as_secs_f64() * 1000.0);
 }

@@ -5,9 +5,11 @@
 //! - Lambda `Invoke` (`POST /2015-03-31/functions/{name}/invocations?Qualifier=N`): the
 //!   function's version `N` (a number, the alias's name, or `$LATEST`), run as Lambda
 //!   runs it; a version that fails to start or times out is answered as Lambda does,
-//!   `X-Amz-Function-Error: Unhandled` with `Runtime.ExitError` or `Sandbox.Timedout`.
+//!   `X-Amz-Function-Error: Unhandled` with `Runtime.ExitError` or `Sandbox.Timedout`
+//!   (and, as Lambda, without the function's output: that is in its log).
 //! - CodeDeploy `GetDeployment` (the AppSpec of a deployment [`crate::stack::Stack::deploy`]
-//!   began) and `PutLifecycleEventHookExecutionStatus` (the hook's verdict, kept).
+//!   began) and `PutLifecycleEventHookExecutionStatus` (the hook's verdict, kept; a
+//!   second report is refused, `LifecycleEventAlreadyCompletedException`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -122,7 +124,14 @@ async fn invoke(
                 )
             }
         },
-        Some(_) => running.alias_version(),
+        Some(q) if q == running.alias_name() => running.alias_version(),
+        Some(q) => {
+            return aws_error(
+                StatusCode::NOT_FOUND,
+                "ResourceNotFoundException",
+                &format!("Function not found: {bare}:{q}"),
+            )
+        }
     };
     let event: Value = if body.is_empty() {
         json!({})
@@ -161,8 +170,12 @@ async fn invoke(
         )
             .into_response(),
         Ok(Answer::Error { error_type, message }) => unhandled(&error_type, message),
-        Err(e @ StackError::Timeout { .. }) => unhandled("Sandbox.Timedout", e.to_string()),
-        Err(e) => unhandled("Runtime.ExitError", e.to_string()),
+        // Lambda's own words: why the runtime exited is in the function's log only.
+        Err(StackError::Timeout { .. }) => unhandled("Sandbox.Timedout", "Task timed out".into()),
+        Err(_) => unhandled(
+            "Runtime.ExitError",
+            "Runtime exited with error: exit status 1".into(),
+        ),
     }
 }
 
@@ -210,6 +223,13 @@ async fn codedeploy(State(control): State<Arc<Control>>, headers: HeaderMap, bod
                 .get("lifecycleEventHookExecutionId")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
+            if deployment.status.is_some() {
+                return aws_error(
+                    StatusCode::BAD_REQUEST,
+                    "LifecycleEventAlreadyCompletedException",
+                    "the hook execution has already reported",
+                );
+            }
             if execution != deployment.execution_id {
                 return aws_error(
                     StatusCode::BAD_REQUEST,

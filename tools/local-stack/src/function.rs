@@ -36,6 +36,9 @@ pub(crate) struct Running {
     /// The version the alias (`AutoPublishAlias`) points at: the one every event
     /// source, route and direct invoke reaches.
     pub(crate) alias: AtomicUsize,
+    /// Held through a deployment: one at a time a function, as CodeDeploy runs one
+    /// deployment at a time a deployment group.
+    pub(crate) deploying: tokio::sync::Mutex<()>,
 }
 
 impl Running {
@@ -93,6 +96,11 @@ impl Running {
     /// One invocation through the alias.
     pub(crate) async fn invoke(&self, event: &Value) -> Result<Answer, StackError> {
         self.invoke_version(self.alias_version(), event).await
+    }
+
+    /// The alias's name (`AutoPublishAlias`; `current` when the template has none).
+    pub(crate) fn alias_name(&self) -> &str {
+        self.function.alias.as_deref().unwrap_or("current")
     }
 
     /// The name Lambda's API knows the function by.

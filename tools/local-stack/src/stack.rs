@@ -325,6 +325,7 @@ impl Stack {
                     init_limit,
                     versions: std::sync::Mutex::new(vec![std::sync::Arc::new(first)]),
                     alias: AtomicUsize::new(1),
+                    deploying: tokio::sync::Mutex::new(()),
                 }),
             );
         }
@@ -426,6 +427,7 @@ impl Stack {
     /// gradually). A function without a hook (the hook itself) moves at once.
     pub async fn deploy(&self, binary: &str, new: NewVersion) -> Result<Rollout, StackError> {
         let running = self.running(binary)?;
+        let _one_at_a_time = running.deploying.lock().await;
         let mut env = running.env.clone();
         for v in &new.without {
             env.remove(v);
@@ -465,7 +467,7 @@ impl Stack {
                 "Type": "AWS::Lambda::Function",
                 "Properties": {
                     "Name": running.name,
-                    "Alias": running.function.alias.clone().unwrap_or_else(|| "current".into()),
+                    "Alias": running.alias_name(),
                     "CurrentVersion": current.to_string(),
                     "TargetVersion": number.to_string(),
                 }

@@ -235,31 +235,49 @@ async fn the_pre_traffic_hook_passes_this_build_and_fails_a_version_that_refuses
     let me = get(&stack, "/v1/me", claims("rollout-player", None)).await;
     assert_eq!(me.status, 200, "{}", me.body);
 
+    // Two versions of `player` that refuse to start, and a `delete-player` that
+    // starts but answers its probe otherwise (another function's binary: it cannot
+    // read a deletion request).
+    let bin = bin_dir();
     let broken = [
-        NewVersion {
-            without: vec!["PODIUM_CURSOR_KEY".into()],
-            ..NewVersion::default()
-        },
-        NewVersion {
-            binary: Some(PathBuf::from("/bin/false")),
-            ..NewVersion::default()
-        },
+        (
+            "player",
+            NewVersion {
+                without: vec!["PODIUM_CURSOR_KEY".into()],
+                ..NewVersion::default()
+            },
+            "Runtime.ExitError",
+        ),
+        (
+            "player",
+            NewVersion {
+                binary: Some(PathBuf::from("/bin/false")),
+                ..NewVersion::default()
+            },
+            "Runtime.ExitError",
+        ),
+        (
+            "delete-player",
+            NewVersion {
+                binary: Some(bin.join("snapshot")),
+                ..NewVersion::default()
+            },
+            "a refusal starting \"player_id\" was expected",
+        ),
     ];
-    for (n, version) in broken.into_iter().enumerate() {
-        let r = stack.deploy("player", version).await.expect("deploy");
-        assert_eq!(r.version, 3 + n);
-        assert_eq!(r.status.as_deref(), Some("Failed"), "{r:?}");
-        assert_eq!(r.alias_version, 2, "the alias stays: {r:?}");
+    for (binary, version, why) in broken {
+        let before = stack.alias_version(binary);
+        let r = stack.deploy(binary, version).await.expect("deploy");
+        assert_eq!(r.status.as_deref(), Some("Failed"), "{binary}: {r:?}");
+        assert_eq!(
+            r.alias_version,
+            before.unwrap_or_default(),
+            "the alias stays: {r:?}"
+        );
         let verdict = response(r.hook.as_ref().expect("the hook ran"));
         assert_eq!(verdict["status"], "Failed", "{verdict}");
         let reason = verdict["reason"].as_str().unwrap_or_default();
-        assert!(reason.contains("Runtime.ExitError"), "{reason}");
-        if n == 0 {
-            assert!(
-                reason.contains("PODIUM_CURSOR_KEY"),
-                "the start's own words: {reason}"
-            );
-        }
+        assert!(reason.contains(why), "{binary}: {reason}");
         let me = get(&stack, "/v1/me", claims("rollout-player", None)).await;
         assert_eq!(me.status, 200, "version 2 still answers: {}", me.body);
     }
