@@ -13,7 +13,7 @@ use crate::probe::Invocation;
 use crate::{Deployments, HookError, Status, Versions};
 
 /// How long a probe's invocation may take, its cold start included (the hook's own
-/// timeout is 60 s).
+/// timeout is 90 s: with the reads and the report, every request ends within it).
 pub const INVOKE_TIMEOUT: Duration = Duration::from_secs(45);
 
 fn timeouts(operation: Duration) -> aws_config::timeout::TimeoutConfig {

@@ -558,4 +558,38 @@ mod project {
         crates.sort();
         assert_eq!(binaries, crates, "one function a crate of functions/");
     }
+
+    /// The hook may invoke the versions of exactly the functions it probes, and it
+    /// probes every function rolled out through it (a function added to one list but
+    /// not the other would pass locally, where IAM is not enforced, and fail in AWS).
+    #[test]
+    fn the_hook_may_invoke_every_function_it_probes() {
+        let template = Template::load(&crate::project_template()).expect("template.yaml");
+        let functions = template.functions().expect("functions");
+        let hook = functions
+            .iter()
+            .find(|f| f.binary == "pre-traffic-hook")
+            .expect("the hook");
+        let Some(Value::Tagged(probed)) = hook.environment.get("PODIUM_PROBED_FUNCTIONS") else {
+            panic!("PODIUM_PROBED_FUNCTIONS is not a !Sub");
+        };
+        let probed = text(&probed.value).unwrap_or_default();
+        let resources = key(&template.root, "Resources").expect("Resources");
+        let role = serde_norway::to_string(key(resources, "PreTrafficHookRole").expect("the hook's role"))
+            .expect("yaml");
+        for f in functions.iter().filter(|f| f.pre_traffic_hook.is_some()) {
+            let pair = format!("{}=${{{}}}", f.binary, f.logical_id);
+            assert!(
+                probed.split(',').any(|p| p == pair),
+                "{pair} missing from PODIUM_PROBED_FUNCTIONS"
+            );
+            let arn = format!("${{{}.Arn}}:*", f.logical_id);
+            assert!(role.contains(&arn), "PreTrafficHookRole may not invoke {arn}");
+        }
+        assert_eq!(
+            probed.split(',').count(),
+            functions.iter().filter(|f| f.pre_traffic_hook.is_some()).count(),
+            "the hook probes only functions rolled out through it"
+        );
+    }
 }
