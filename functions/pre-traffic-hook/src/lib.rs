@@ -188,6 +188,16 @@ mod tests {
 
     struct Answers(Invocation);
 
+    /// A version the check must not invoke.
+    struct NeverInvoked;
+
+    #[async_trait]
+    impl Versions for NeverInvoked {
+        async fn invoke(&self, function: &str, _: &str, _: &serde_json::Value) -> Result<Invocation, String> {
+            panic!("{function} was invoked")
+        }
+    }
+
     #[async_trait]
     impl Versions for Answers {
         async fn invoke(&self, _: &str, _: &str, _: &serde_json::Value) -> Result<Invocation, String> {
@@ -255,11 +265,7 @@ mod tests {
     async fn a_deployment_the_hook_cannot_read_is_reported_failed_at_once() {
         let functions = ProbedFunctions::parse("score-match=stack-score").unwrap();
         let d = Unreadable(Mutex::new(Vec::new()));
-        let never = Answers(Invocation {
-            function_error: None,
-            payload: serde_json::json!({}),
-        });
-        let v = check(&d, &never, &functions, &event(), "2026-12-07T00:00:00Z")
+        let v = check(&d, &NeverInvoked, &functions, &event(), "2026-12-07T00:00:00Z")
             .await
             .unwrap();
         assert_eq!(v.status, Status::Failed);
@@ -271,11 +277,7 @@ mod tests {
     async fn a_function_of_another_stack_fails_without_being_invoked() {
         let functions = ProbedFunctions::parse("score-match=stack-score").unwrap();
         let d = deployment("someone-elses");
-        let never = Answers(Invocation {
-            function_error: None,
-            payload: serde_json::json!({}),
-        });
-        let v = check(&d, &never, &functions, &event(), "2026-12-07T00:00:00Z")
+        let v = check(&d, &NeverInvoked, &functions, &event(), "2026-12-07T00:00:00Z")
             .await
             .unwrap();
         assert_eq!(v.status, Status::Failed);
