@@ -62,19 +62,23 @@ fn podium_with(dir: &PathBuf, args: &[&str], stdin: &[u8], env: &[(&str, &str)])
     }
 }
 
-/// The environment for DynamoDB at `endpoint` (default timeouts).
+/// The environment for DynamoDB Local at `endpoint`, with the timeouts
+/// docs/walk-through.md gives for local runs (10 s an attempt, 30 s a request): the
+/// emulator takes seconds to answer on a busy machine, which the deployed defaults
+/// would take for an outage.
 fn on_dynamodb(endpoint: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint.to_string()),
-        ("AWS_REGION", "us-east-1".into()),
-        ("AWS_ACCESS_KEY_ID", "local".into()),
-        ("AWS_SECRET_ACCESS_KEY", "local".into()),
-    ]
+    let mut env = aws_at(endpoint);
+    env.extend([
+        ("PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS", "10000".into()),
+        ("PODIUM_DYNAMODB_OPERATION_TIMEOUT_MS", "30000".into()),
+    ]);
+    env
 }
 
-/// The environment for DynamoDB at `endpoint` with short timeouts.
+/// The environment for DynamoDB at `endpoint` with short timeouts (an endpoint that
+/// does not answer).
 fn on_dynamodb_impatient(endpoint: &str) -> Vec<(&'static str, String)> {
-    let mut env = on_dynamodb(endpoint);
+    let mut env = aws_at(endpoint);
     env.extend([
         ("PODIUM_DYNAMODB_CONNECT_TIMEOUT_MS", "300".into()),
         ("PODIUM_DYNAMODB_ATTEMPT_TIMEOUT_MS", "300".into()),
@@ -82,6 +86,15 @@ fn on_dynamodb_impatient(endpoint: &str) -> Vec<(&'static str, String)> {
         ("PODIUM_DYNAMODB_MAX_ATTEMPTS", "2".into()),
     ]);
     env
+}
+
+fn aws_at(endpoint: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint.to_string()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_ACCESS_KEY_ID", "local".into()),
+        ("AWS_SECRET_ACCESS_KEY", "local".into()),
+    ]
 }
 
 /// The DynamoDB Local endpoint of this test run; the test fails without it (never skips).

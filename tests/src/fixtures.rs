@@ -254,8 +254,8 @@ pub async fn local_config(endpoint: &str, http: SharedHttpClient) -> aws_config:
         .await
 }
 
-/// A fresh table on DynamoDB Local (one per test). Panics, failing the test, when
-/// DynamoDB Local is not configured: these tests never skip.
+/// A fresh table on DynamoDB Local (one per test), with [`local_timeouts`]. Panics,
+/// failing the test, when DynamoDB Local is not configured: these tests never skip.
 pub async fn dynamodb() -> DynamoStore {
     dynamodb_table(false).await
 }
@@ -265,6 +265,21 @@ pub async fn dynamodb_streaming() -> DynamoStore {
     dynamodb_table(true).await
 }
 
+/// The timeouts of the suite's stores on DynamoDB Local, as docs/walk-through.md gives
+/// them for local runs (10 s an attempt, 30 s a request): the emulator answers in tens
+/// of milliseconds when idle but takes seconds on a busy 2-core machine (its JVM
+/// warming, the whole test command at once), where the deployed defaults (1.5 s,
+/// 4 s) would turn a slow answer into an outage and fail a test that is not about
+/// outages. Tests of timeouts and lost replies choose their own
+/// ([`dynamodb_through`], [`dynamodb_at`]).
+pub fn local_timeouts() -> podium_store::dynamo::Timeouts {
+    podium_store::dynamo::Timeouts {
+        attempt: std::time::Duration::from_secs(10),
+        operation: std::time::Duration::from_secs(30),
+        ..Default::default()
+    }
+}
+
 async fn dynamodb_table(stream: bool) -> DynamoStore {
     let table = format!(
         "podium-test-{}-{}",
@@ -272,9 +287,8 @@ async fn dynamodb_table(stream: bool) -> DynamoStore {
         TABLES.fetch_add(1, Ordering::Relaxed)
     );
     let config = local_config(&endpoint_of(&table), podium_store::aws::new_https_client()).await;
-    // Created with patient timeouts: a DynamoDB Local just started (its JVM not yet
-    // warm) on a busy machine may take seconds over a first CreateTable; the tests
-    // then run with the deployed defaults.
+    // Created with more patience still: a DynamoDB Local just started (its JVM not
+    // yet warm) may take many seconds over a first CreateTable.
     let patient = podium_store::dynamo::Timeouts {
         attempt: std::time::Duration::from_secs(30),
         operation: std::time::Duration::from_secs(60),
@@ -286,7 +300,7 @@ async fn dynamodb_table(stream: bool) -> DynamoStore {
         false => creator.ensure_table().await,
     };
     created.expect("create table on DynamoDB Local");
-    DynamoStore::from_sdk_config(&config, table, &podium_store::dynamo::Timeouts::default())
+    DynamoStore::from_sdk_config(&config, table, &local_timeouts())
 }
 
 /// A fresh table on DynamoDB Local, created over a clean connection, and a store on
