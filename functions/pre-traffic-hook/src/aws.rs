@@ -45,12 +45,7 @@ impl Deployments for CodeDeploy {
             .deployment_id(id)
             .send()
             .await
-            .map_err(|e| {
-                failed(
-                    "GetDeployment",
-                    aws_sdk_codedeploy::error::DisplayErrorContext(e).to_string(),
-                )
-            })?
+            .map_err(|e| failed("GetDeployment", context(e)))?
             .deployment_info
             .ok_or_else(|| failed("GetDeployment", "no deployment info".into()))?;
         if let Some(content) = info.revision.as_ref().and_then(content) {
@@ -64,12 +59,7 @@ impl Deployments for CodeDeploy {
             .set_revision(info.revision)
             .send()
             .await
-            .map_err(|e| {
-                failed(
-                    "GetApplicationRevision",
-                    aws_sdk_codedeploy::error::DisplayErrorContext(e).to_string(),
-                )
-            })?;
+            .map_err(|e| failed("GetApplicationRevision", context(e)))?;
         got.revision
             .as_ref()
             .and_then(content)
@@ -92,10 +82,15 @@ impl Deployments for CodeDeploy {
             .map_err(|e| {
                 HookError::CodeDeploy(format!(
                     "PutLifecycleEventHookExecutionStatus {id}: {}",
-                    aws_sdk_codedeploy::error::DisplayErrorContext(e)
+                    context(e)
                 ))
             })
     }
+}
+
+/// An SDK error with its whole chain of causes, on one line.
+fn context<E: std::error::Error>(e: E) -> String {
+    aws_sdk_codedeploy::error::DisplayErrorContext(e).to_string()
 }
 
 /// A revision's AppSpec: `appSpecContent`, or the older `string` revision type, which
@@ -137,12 +132,7 @@ impl Versions for Lambda {
             .payload(Blob::new(event.to_string()))
             .send()
             .await
-            .map_err(|e| {
-                format!(
-                    "Invoke {function}:{version}: {}",
-                    aws_sdk_lambda::error::DisplayErrorContext(e)
-                )
-            })?;
+            .map_err(|e| format!("Invoke {function}:{version}: {}", context(e)))?;
         let payload = out
             .payload
             .as_ref()
