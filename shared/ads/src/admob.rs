@@ -102,12 +102,35 @@ pub fn verify_with(callback: &SignedCallback<'_>, key: &VerifyingKey) -> Result<
 /// The ad view a verified callback reports: `ad_unit`, `transaction_id`, `user_id`
 /// (the player) and `timestamp` (ms since the Unix epoch, signed), read from the
 /// signed part only. `reward_amount` is ignored (SG-10: the amount is podium's).
+///
+/// The signature covers the decoded text, in which an `&` or `=` the app put into a
+/// value it controls (`custom_data`, `user_id`) reads like a separator, so one signed
+/// text can be re-encoded into queries that parse to other values. Each field read
+/// must therefore appear exactly once in the signed text itself, with the value the
+/// query gives it: otherwise the callback is refused (`Malformed`, naming the field),
+/// whichever way it is encoded.
 pub fn view(callback: &SignedCallback<'_>) -> Result<AdView, AdError> {
     let params = query::params(callback.raw_signed)?;
+    let content =
+        std::str::from_utf8(&callback.content).map_err(|_| AdError::malformed("query", "not UTF-8"))?;
     let need = |name: &'static str| {
-        query::get(&params, name)
+        let value = query::get(&params, name)
             .filter(|v| !v.is_empty())
-            .ok_or_else(|| AdError::malformed(name, "missing"))
+            .ok_or_else(|| AdError::malformed(name, "missing"))?;
+        let mut signed = content
+            .split('&')
+            .filter_map(|part| part.split_once('=').filter(|(k, _)| *k == name));
+        match (signed.next(), signed.next()) {
+            (Some((_, v)), None) if v == value => Ok(value),
+            (Some(_), Some(_)) => Err(AdError::malformed(
+                name,
+                "given more than once in the signed text (an `&` or `=` inside another value)",
+            )),
+            _ => Err(AdError::malformed(
+                name,
+                "its value in the query is not the one in the signed text (an `&` or `=` encoded in it)",
+            )),
+        }
     };
     let timestamp = need("timestamp")?;
     let ms = timestamp
@@ -216,6 +239,57 @@ pub(crate) mod tests {
         assert_eq!(verify(&c, &keys), Err(AdError::UnknownKey(7)));
         keys = KeySet::default();
         assert!(keys.is_empty());
+    }
+
+    /// One signed text, re-encoded: the app put `&user_id=…` into `custom_data`, then
+    /// moved which `&` and `=` are encoded so that the same signature covers a query
+    /// naming another player and transaction (or another ad unit). Refused, naming the
+    /// field, and so is the callback as first sent: its signed text is ambiguous.
+    #[test]
+    fn a_signed_text_re_encoded_to_other_values_is_refused() {
+        let genuine = signed(&key(), &("custom_data=x%26user_id%3Dp-7&".to_string() + BASE));
+        let signature = &genuine[genuine.find("&signature=").unwrap()..];
+        let forged = "custom_data=x&user_id=p-7&".to_string()
+            + &BASE.replace(
+                "transaction_id=abc123&user_id=player-42",
+                "transaction_id=abc123%26user_id%3Dplayer-42",
+            )
+            + signature;
+        let c = split(&forged).unwrap();
+        assert_eq!(
+            verify_with(&c, key().verifying_key()),
+            Ok(()),
+            "the same signed text"
+        );
+        for raw in [&genuine, &forged] {
+            assert!(
+                matches!(
+                    check(raw),
+                    Err(AdError::Malformed {
+                        field: "user_id" | "transaction_id",
+                        ..
+                    })
+                ),
+                "{:?}",
+                check(raw)
+            );
+        }
+        let unit = signed(
+            &key(),
+            &BASE.replace("ad_network=5450213213286189855", "ad_network=5%26ad_unit%3D999"),
+        );
+        assert!(matches!(
+            check(&unit),
+            Err(AdError::Malformed { field: "ad_unit", .. })
+        ));
+        let split_value = signed(
+            &key(),
+            &BASE.replace("transaction_id=abc123", "transaction_id=abc%3D123"),
+        );
+        assert!(
+            check(&split_value).is_ok(),
+            "an `=` inside a value is no separator"
+        );
     }
 
     #[test]

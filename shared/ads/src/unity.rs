@@ -36,8 +36,28 @@ pub fn sign(secret: &[u8], text: &str) -> String {
 
 /// Verifies a raw callback query (without `?`) under `secret` and returns the view it
 /// reports; `arrived_at` dates a callback that carries no `ts`.
+/// Errors: `MissingSignature`, `BadSignature`, `Malformed` naming the parameter (one
+/// missing, a `ts` that is no instant, or a `,` or `=` in a parameter's name or value:
+/// the signed text joins them with those, so such a callback could be re-split into
+/// other values under the same signature).
 pub fn verify(raw: &str, secret: &[u8], arrived_at: DateTime<Utc>) -> Result<AdView, AdError> {
     let params = query::params(raw)?;
+    if let Some((k, _)) = params
+        .iter()
+        .find(|(k, v)| k.contains([',', '=']) || (k != "hmac" && v.contains([',', '='])))
+    {
+        let field = ["sid", "oid", "productid", "ts"]
+            .into_iter()
+            .find(|n| n == k)
+            .unwrap_or("query");
+        return Err(AdError::malformed(
+            field,
+            format!(
+                "`{}` holds a `,` or `=`, the separators of the signed text",
+                cut(k)
+            ),
+        ));
+    }
     let given = query::get(&params, "hmac").ok_or(AdError::MissingSignature)?;
     let tag = hex::decode(given).map_err(|_| AdError::BadSignature)?;
     let mut mac = <Hmac<Md5> as KeyInit>::new_from_slice(secret).unwrap_or_else(|_| unreachable!());
@@ -109,5 +129,30 @@ mod tests {
         let tag = sign(b"k", &signed_text(&query::params(&with_ts).unwrap()));
         let v = verify(&format!("{with_ts}&hmac={tag}"), b"k", now()).unwrap();
         assert_eq!(v.viewed_at.timestamp_millis(), 1_700_000_000_000);
+    }
+
+    /// A `sid` the app chose as `p-1,ts=…` signs the same text as `sid=p-1&ts=…`: the
+    /// callback could be re-split to date the view at will. Refused either way, naming
+    /// the parameter.
+    #[test]
+    fn a_separator_inside_a_parameter_is_refused() {
+        let raw = "productid=1234&sid=p-1,ts=1700000000000&oid=1";
+        let tag = sign(b"k", &signed_text(&query::params(raw).unwrap()));
+        let split = format!("productid=1234&sid=p-1&ts=1700000000000&oid=1&hmac={tag}");
+        assert_eq!(
+            signed_text(&query::params(&split).unwrap()).replace(",hmac", ""),
+            signed_text(&query::params(raw).unwrap()).replace(",hmac", ""),
+            "one signed text"
+        );
+        assert!(matches!(
+            verify(&format!("{raw}&hmac={tag}"), b"k", now()),
+            Err(AdError::Malformed { .. })
+        ));
+        let eq = "productid=1234&sid=p=1&oid=1";
+        let tag = sign(b"k", &signed_text(&query::params(eq).unwrap()));
+        assert!(matches!(
+            verify(&format!("{eq}&hmac={tag}"), b"k", now()),
+            Err(AdError::Malformed { .. })
+        ));
     }
 }

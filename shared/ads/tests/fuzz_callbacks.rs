@@ -311,7 +311,9 @@ fn ad_callback_parsers_never_panic_and_name_the_field() {
 }
 
 /// SG-10, MJ-19: a signed AdMob callback, altered, verifies only if what the
-/// signature covers is unchanged (its percent-decoded part before `&signature=`).
+/// signature covers is unchanged (its percent-decoded part before `&signature=`), and
+/// a view read from it is the original's (re-encoding which `&` and `=` are
+/// separators names no other player, transaction or ad unit).
 #[test]
 fn altered_admob_callbacks_verify_only_with_the_signed_part_unchanged() {
     let strategy = (any::<prop::sample::Index>(), prop::collection::vec(edit(), 1..4));
@@ -332,6 +334,16 @@ fn altered_admob_callbacks_verify_only_with_the_signed_part_unchanged() {
                         altered,
                         original
                     );
+                    if let Ok(view) = admob::view(&c) {
+                        let first = admob::split(original).ok().and_then(|o| admob::view(&o).ok());
+                        prop_assert_eq!(
+                            Some(view),
+                            first,
+                            "{:?} read as another view than {:?}",
+                            altered,
+                            original
+                        );
+                    }
                 }
             }
             Ok(())
@@ -396,6 +408,13 @@ fn altered_unity_callbacks_verify_only_with_the_signed_text_unchanged() {
                 Err(AdError::BadSignature | AdError::MissingSignature) => {}
                 // Refused before the signature was checked (the query does not parse).
                 Err(_) if query::params(&altered).is_err() => {}
+                // Refused before the signature was checked: a separator of the signed
+                // text inside a parameter (its text would be ambiguous).
+                Err(AdError::Malformed { .. })
+                    if query::params(&altered).is_ok_and(|p| {
+                        p.iter()
+                            .any(|(k, v)| k.contains([',', '=']) || (k != "hmac" && v.contains([',', '='])))
+                    }) => {}
                 // Verified (a view, or a refusal after the signature): the signed text is unchanged.
                 verified => {
                     let now = query::params(&altered).expect("verified params");
