@@ -5,7 +5,7 @@
 //! issuer's published keys (JWKS, `PODIUM_JWKS_URL`, default
 //! `{issuer}/.well-known/jwks.json`), the issuer (`PODIUM_JWT_ISSUER`), the audience
 //! (one of `PODIUM_JWT_AUDIENCE`, comma-separated, in `aud` or, for access tokens
-//! without one, `client_id`) and the expiry. The token's `sub` is the player (an id of GM-5's form):
+//! without one, `client_id`), the expiry and a not-before, both without leeway. The token's `sub` is the player (an id of GM-5's form):
 //! the policy allows the connection with it as `principalId`, which the `live`
 //! function reads. Anything else is `Unauthorized` (API Gateway answers 401).
 //!
@@ -187,6 +187,10 @@ impl<F: Fetch> Verifier<F> {
             return Err(Refusal::Token("an HMAC token for a public key".into()));
         }
         let mut validation = Validation::new(alg);
+        // As the HTTP API's JWT authorizer: `exp` and `nbf` as they stand, no leeway
+        // (the library's default would take a token a minute past its expiry).
+        validation.leeway = 0;
+        validation.validate_nbf = true;
         validation.set_issuer(&[&self.expected.issuer]);
         validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp", "iss", "sub"]);
@@ -311,6 +315,10 @@ mod tests {
         expired["exp"] = json!(chrono::Utc::now().timestamp() - 3600);
         let mut other_issuer = claims("p-1");
         other_issuer["iss"] = json!("https://evil.example");
+        let mut just_expired = claims("p-1");
+        just_expired["exp"] = json!(chrono::Utc::now().timestamp() - 5);
+        let mut not_yet = claims("p-1");
+        not_yet["nbf"] = json!(chrono::Utc::now().timestamp() + 3600);
         let mut other_audience = claims("p-1");
         other_audience["aud"] = json!("another-app");
         let unsigned = {
@@ -320,6 +328,8 @@ mod tests {
         };
         for (what, t) in [
             ("expired", token(expired, "k1", SECRET)),
+            ("expired 5 s ago", token(just_expired, "k1", SECRET)),
+            ("not valid before an hour from now", token(not_yet, "k1", SECRET)),
             ("another issuer", token(other_issuer, "k1", SECRET)),
             ("another audience", token(other_audience, "k1", SECRET)),
             (
