@@ -42,7 +42,9 @@ fn version(v: &Value) -> Option<String> {
 }
 
 /// The first `AWS::Lambda::Function` resource of `content` (AppSpec JSON). Errors name
-/// what is missing.
+/// what is missing, and refuse a `TargetVersion` that is no published version (digits:
+/// not an alias, not `$LATEST`, whose code may be other than the deployment's) or that
+/// is the `CurrentVersion` (probing it would check the old code).
 pub fn target(content: &str) -> Result<Target, String> {
     let spec: Value = serde_json::from_str(content).map_err(|e| format!("AppSpec is not JSON: {e}"))?;
     let resources = spec
@@ -57,11 +59,24 @@ pub fn target(content: &str) -> Result<Target, String> {
         .ok_or("AppSpec names no AWS::Lambda::Function")?;
     let p: Properties = serde_json::from_value(function.get("Properties").cloned().unwrap_or_default())
         .map_err(|e| format!("AppSpec function Properties: {e}"))?;
+    let target_version = version(&p.target_version).ok_or("AppSpec TargetVersion is empty")?;
+    if !target_version.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "AppSpec TargetVersion `{}` is no published version number",
+            target_version.chars().take(40).collect::<String>()
+        ));
+    }
+    let current_version = p.current_version.as_ref().and_then(version);
+    if current_version.as_deref() == Some(target_version.as_str()) {
+        return Err(format!(
+            "AppSpec TargetVersion {target_version} is the CurrentVersion"
+        ));
+    }
     Ok(Target {
         function: p.name,
         alias: p.alias,
-        current_version: p.current_version.as_ref().and_then(version),
-        target_version: version(&p.target_version).ok_or("AppSpec TargetVersion is empty")?,
+        current_version,
+        target_version,
     })
 }
 
@@ -91,5 +106,15 @@ mod tests {
             .contains("no AWS::Lambda::Function"));
         let e = target(r#"{"Resources":[{"F":{"Type":"AWS::Lambda::Function","Properties":{"Name":"f","Alias":"current","TargetVersion":""}}}]}"#).unwrap_err();
         assert!(e.contains("TargetVersion"), "{e}");
+        let spec = |current: &str, target: &str| {
+            format!(
+                r#"{{"Resources":[{{"F":{{"Type":"AWS::Lambda::Function","Properties":{{"Name":"f","Alias":"current","CurrentVersion":"{current}","TargetVersion":"{target}"}}}}}}]}}"#
+            )
+        };
+        for (current, to) in [("7", "current"), ("7", "$LATEST"), ("7", "7"), ("7", "-8")] {
+            let e = target(&spec(current, to)).unwrap_err();
+            assert!(e.contains("TargetVersion"), "{to}: {e}");
+        }
+        assert!(target(&spec("7", "8")).is_ok());
     }
 }
