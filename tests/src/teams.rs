@@ -622,6 +622,21 @@ pub async fn hidden_and_deleted_members<S: Store + ?Sized>(store: &S) {
     assert_eq!(team.member_count, 2, "the deleted member left the roster");
 }
 
+/// TM-5, GM-6: a team whose only member is deleted stands no more, as if they had
+/// left: no one sees it or joins it (404), so no team is left without an owner who
+/// can act for it (found by an attack pass: the team answered with a pseudonym for
+/// owner, no members, and took new members no one could then manage).
+pub async fn a_team_whose_only_member_is_deleted_stands_no_more<S: Store + ?Sized>(store: &S) {
+    let t = create(store, "solo-own", "Solo Act", "2026-11-29T10:00:00Z").await;
+    podium_service::operators::deletion::delete_player(store, "solo-own", instant("2026-11-30T00:00:00Z"))
+        .await
+        .expect("deleted");
+    let seen = view::team(store, &t, "solo-new", &TeamPolicy::default()).await;
+    assert!(matches!(seen, Err(ServiceError::NotFound(_))), "{seen:?}");
+    let joined = join(store, "solo-new", &t, "2026-11-30T01:00:00Z").await;
+    assert!(matches!(joined, Err(ServiceError::NotFound(_))), "{joined:?}");
+}
+
 /// OP-5, TM-1, TM-5: an operator renames a team (its card and the audit trail say so)
 /// and disbands it: its members are released at once (no cooldown, TM-3), the team
 /// takes no one, its board total stays; a player's export holds their team history.
@@ -1261,6 +1276,10 @@ macro_rules! teams_tests {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn hidden_and_deleted_members() {
                 $crate::teams::hidden_and_deleted_members(&$make().await).await;
+            }
+            #[tokio::test]
+            async fn a_team_whose_only_member_is_deleted_stands_no_more() {
+                $crate::teams::a_team_whose_only_member_is_deleted_stands_no_more(&$make().await).await;
             }
         }
     };

@@ -206,7 +206,7 @@ impl Source for Change<'_> {
             }
         }
         let mut team = stored
-            .filter(|t| t.disbanded_at.is_none())
+            .filter(Team::is_active)
             .ok_or_else(|| no_team(self.team_id))?;
         let member = team.roster.has(self.player);
         match &self.action {
@@ -626,7 +626,7 @@ pub async fn rename_by_operator<S: Store + ?Sized>(
     let name = podium_rules::profile::normalize_name(name, profiles)?;
     let before = super::read(store, team_id)
         .await?
-        .filter(|t| t.disbanded_at.is_none())
+        .filter(Team::is_active)
         .ok_or_else(|| no_team(team_id))?;
     let after = change(
         store,

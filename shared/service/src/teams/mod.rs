@@ -66,6 +66,13 @@ fn is_zero(n: &u64) -> bool {
 pub const MAX_INVITES: usize = 100;
 
 impl Team {
+    /// Whether the team stands (TM-5): not disbanded, and with a member. A team whose
+    /// every member was deleted (GM-6: [`Team::without_deleted`] took them out) stands
+    /// no more than one its last member left: no one can join it, act for it or see it.
+    pub fn is_active(&self) -> bool {
+        self.disbanded_at.is_none() && !self.roster.members.is_empty()
+    }
+
     /// The team's card (PF-5) as boards show it.
     pub fn card(&self) -> podium_rules::profile::Card {
         podium_rules::profile::Card {

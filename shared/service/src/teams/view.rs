@@ -155,7 +155,7 @@ pub async fn team<S: Store + ?Sized>(
 ) -> Result<TeamView, ServiceError> {
     let team = super::read(store, team_id)
         .await?
-        .filter(|t| t.disbanded_at.is_none())
+        .filter(Team::is_active)
         .ok_or_else(|| no_team(team_id))?;
     of(store, team, viewer, policy).await
 }
@@ -218,7 +218,7 @@ pub async fn mine<S: Store + ?Sized>(
         .collect();
     let mut read = super::read_all(store, &ids).await?.into_iter();
     let team = match current.and_then(|_| read.next()).flatten() {
-        Some(t) if t.disbanded_at.is_none() => Some(of(store, t, player, policy).await?),
+        Some(t) if t.is_active() => Some(of(store, t, player, policy).await?),
         _ => None,
     };
     let last_left = held
@@ -236,7 +236,7 @@ pub async fn mine<S: Store + ?Sized>(
         // One the caller could accept now: the team holds it and has room (TM-2; a
         // full team's invitation shows again when a place frees up).
         let room = !t.roster.is_full(policy);
-        if t.disbanded_at.is_none() && room && t.invites.iter().any(|p| p == player) {
+        if t.is_active() && room && t.invites.iter().any(|p| p == player) {
             invitations.push(InvitationView {
                 team_id: t.team_id,
                 name: t.name,
