@@ -188,6 +188,56 @@ async fn console_vendor(Path(file): Path<String>) -> Response {
     }
 }
 
+/// Whether `host` (a `Host` header's or an origin's host, port and all) names this
+/// machine's loopback: `127.0.0.1`, `localhost` or `[::1]`, any port.
+fn is_loopback(host: &str) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, port))
+            if !name.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) && !host.ends_with(']') =>
+        {
+            name
+        }
+        _ => host,
+    };
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "127.0.0.1" | "localhost" | "[::1]"
+    )
+}
+
+/// The development server answers this machine only: a request whose `Host` names
+/// another (a page on another site whose name was rebound to 127.0.0.1: DNS
+/// rebinding) or that carries an `Origin` of another site (a page in the browser of
+/// the one who runs it, the live feed's WebSocket included, which a browser opens
+/// across sites) is refused with 403 and reaches no route, since the caller is
+/// whoever the development header names.
+async fn loopback_only(req: Request, next: axum::middleware::Next) -> Response {
+    let headers = req.headers();
+    let host_ok = headers
+        .get(axum::http::header::HOST)
+        .map(|h| h.to_str().is_ok_and(is_loopback))
+        .unwrap_or(true);
+    let origin_ok = headers
+        .get(axum::http::header::ORIGIN)
+        .map(|o| {
+            o.to_str()
+                .ok()
+                .and_then(|o| o.parse::<axum::http::Uri>().ok())
+                .and_then(|u| u.authority().map(|a| is_loopback(a.as_str())))
+                .unwrap_or(false)
+        })
+        .unwrap_or(true);
+    if host_ok && origin_ok {
+        return next.run(req).await;
+    }
+    let what = if host_ok { "Origin" } else { "Host" };
+    api::ApiError(podium_service::ServiceError::Forbidden(format!(
+        "{what}: podium serve answers this machine only (127.0.0.1, localhost or [::1]), \
+         never a page of another site: its caller is whoever the development header names"
+    )))
+    .into_response()
+}
+
 /// The router, each request's identity taken from the development header, with the
 /// live feed `live` at `/v1/live`.
 pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock, live: crate::live::Live) -> axum::Router {
@@ -251,6 +301,7 @@ pub fn app(store: Arc<dyn Store>, ctx: ApiContext, clock: &Clock, live: crate::l
     app.merge(api)
         .merge(console)
         .layer(axum::middleware::from_fn(hint_dev_header))
+        .layer(axum::middleware::from_fn(loopback_only))
         .layer(axum::middleware::map_request(|mut req: Request| async move {
             let identity = Identity {
                 player: dev_identity(req.headers()).or_else(|| live_token(&req)),
@@ -420,6 +471,31 @@ mod tests {
             None,
             "the live feed only"
         );
+    }
+
+    #[test]
+    fn only_this_machine_is_loopback() {
+        for ok in [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST",
+            "[::1]:8080",
+            "[::1]",
+        ] {
+            assert!(is_loopback(ok), "{ok}");
+        }
+        for no in [
+            "attacker.example",
+            "attacker.example:8080",
+            "127.0.0.1.nip.io",
+            "localhost.evil:80",
+            "0.0.0.0:8080",
+            "[::2]:80",
+            "",
+        ] {
+            assert!(!is_loopback(no), "{no}");
+        }
     }
 
     #[test]

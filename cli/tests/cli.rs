@@ -595,14 +595,20 @@ fn clock_skew_is_configuration() {
 
 /// One HTTP/1.1 request to 127.0.0.1:`port`; the status and the body.
 fn http(port: u16, method: &str, path: &str, auth: Option<&str>) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     let auth = auth
         .map(|a| format!("Authorization: {a}\r\n"))
         .unwrap_or_default();
+    http_with(port, method, path, &format!("Host: localhost\r\n{auth}"))
+}
+
+/// [`http`] with `headers` (each line ending in CRLF) as its only headers but the
+/// body's length and `Connection`.
+fn http_with(port: u16, method: &str, path: &str, headers: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Length: 0\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\n{headers}Content-Length: 0\r\nConnection: close\r\n\r\n"
     )
     .expect("send");
     let mut reply = String::new();
@@ -835,6 +841,71 @@ fn serve_replays_a_file_while_it_serves() {
 
 /// The replay's summary groups refusals by field pattern (indexes as `*`), and
 /// `--refused FILE` writes every refused line with its number, full reason and text.
+
+/// The development server answers this machine only: a `Host` of another name (DNS
+/// rebinding) or an `Origin` of another site (a page in the browser, the live feed's
+/// WebSocket included) is refused with 403 before any route; the server's own names
+/// and no header at all are answered (found by an attack pass: any Host and Origin
+/// reached every route, the operator's included).
+#[test]
+fn serve_answers_this_machine_only() {
+    let dir = data_dir("serve-loopback");
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(["serve", "--port", &port.to_string()])
+        .current_dir(&dir)
+        .env("PODIUM_DATA", dir.join("loopback.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve");
+    wait_until_serving(port);
+    let operator = "Authorization: Operator evil\r\n";
+    let upgrade = "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    for (headers, path, status) in [
+        (
+            format!("Host: attacker.example:{port}\r\n{operator}"),
+            "/v1/operator/players/p-00001",
+            403,
+        ),
+        (
+            format!("Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n{operator}"),
+            "/v1/operator/players/p-00001",
+            403,
+        ),
+        (
+            format!("Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\n"),
+            "/v1/live?token=Dev%20p-00001",
+            403,
+        ),
+        (
+            format!("Host: 127.0.0.1:{port}\r\nOrigin: null\r\n"),
+            "/v1/openapi.json",
+            403,
+        ),
+        (
+            format!("Host: localhost:{port}\r\nOrigin: http://localhost:{port}\r\n"),
+            "/v1/openapi.json",
+            200,
+        ),
+        (format!("Host: [::1]:{port}\r\n"), "/v1/openapi.json", 200),
+        (String::new(), "/v1/openapi.json", 200),
+    ] {
+        let headers = if path.starts_with("/v1/live") {
+            format!("{headers}{upgrade}")
+        } else {
+            headers
+        };
+        let (got, body) = http_with(port, "GET", path, &headers);
+        assert_eq!(got, status, "{headers:?} {path}: {body}");
+        if status == 403 {
+            assert!(body.contains("answers this machine only"), "{body}");
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
 #[test]
 fn replay_groups_refusals_and_writes_refused_lines() {
     let dir = data_dir("refused-lines");
