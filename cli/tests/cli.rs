@@ -839,9 +839,6 @@ fn serve_replays_a_file_while_it_serves() {
     }
 }
 
-/// The replay's summary groups refusals by field pattern (indexes as `*`), and
-/// `--refused FILE` writes every refused line with its number, full reason and text.
-
 /// The development server answers this machine only: a `Host` of another name (DNS
 /// rebinding) or an `Origin` of another site (a page in the browser, the live feed's
 /// WebSocket included) is refused with 403 before any route; the server's own names
@@ -906,6 +903,9 @@ fn serve_answers_this_machine_only() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// The replay's summary groups refusals by field pattern (indexes as `*`), and
+/// `--refused FILE` writes every refused line with its number, full reason and text.
 #[test]
 fn replay_groups_refusals_and_writes_refused_lines() {
     let dir = data_dir("refused-lines");
