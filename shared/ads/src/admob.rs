@@ -62,6 +62,8 @@ pub fn split(raw: &str) -> Result<SignedCallback<'_>, AdError> {
     let signature = URL_SAFE_NO_PAD
         .decode(sig.trim_end_matches('='))
         .map_err(|_| AdError::BadSignature)?;
+    // No DER signature: refused here, before any verifier key is looked up (or fetched).
+    Signature::from_der(&signature).map_err(|_| AdError::BadSignature)?;
     Ok(SignedCallback {
         raw_signed,
         content: query::percent_decode(raw_signed)?,
