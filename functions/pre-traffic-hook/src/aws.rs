@@ -71,20 +71,33 @@ impl Deployments for CodeDeploy {
             Status::Succeeded => LifecycleEventStatus::Succeeded,
             Status::Failed => LifecycleEventStatus::Failed,
         };
-        self.0
+        let sent = self
+            .0
             .put_lifecycle_event_hook_execution_status()
             .deployment_id(id)
             .lifecycle_event_hook_execution_id(execution_id)
             .status(status)
             .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| {
-                HookError::CodeDeploy(format!(
-                    "PutLifecycleEventHookExecutionStatus {id}: {}",
-                    context(e)
-                ))
-            })
+            .await;
+        match sent {
+            Ok(_) => Ok(()),
+            // Reported before (this invocation retried, or run twice for one event):
+            // the first verdict stands, and this invocation has nothing left to do.
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_lifecycle_event_already_completed_exception()) =>
+            {
+                tracing::warn!(
+                    deployment = id,
+                    "the lifecycle event was reported already; the first verdict stands"
+                );
+                Ok(())
+            }
+            Err(e) => Err(HookError::CodeDeploy(format!(
+                "PutLifecycleEventHookExecutionStatus {id}: {}",
+                context(e)
+            ))),
+        }
     }
 }
 

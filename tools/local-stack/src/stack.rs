@@ -126,6 +126,8 @@ pub struct NewVersion {
 pub struct Rollout {
     /// CodeDeploy's deployment id (empty when no hook ran).
     pub deployment_id: String,
+    /// The hook's lifecycle event execution id (empty when no hook ran).
+    pub execution_id: String,
     /// The version published.
     pub version: usize,
     /// The pre-traffic hook's status report (`Succeeded`, `Failed`); `None` when the
@@ -454,6 +456,7 @@ impl Stack {
             running.alias.store(number, Ordering::SeqCst);
             return Ok(Rollout {
                 deployment_id: String::new(),
+                execution_id: String::new(),
                 version: number,
                 status: None,
                 hook: None,
@@ -494,6 +497,7 @@ impl Stack {
         };
         Ok(Rollout {
             deployment_id,
+            execution_id,
             version: number,
             status,
             hook: Some(hook),

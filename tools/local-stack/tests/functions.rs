@@ -235,6 +235,18 @@ async fn the_pre_traffic_hook_passes_this_build_and_fails_a_version_that_refuses
     let me = get(&stack, "/v1/me", claims("rollout-player", None)).await;
     assert_eq!(me.status, 200, "{}", me.body);
 
+    // The hook run again for an event it reported (Lambda retries an invocation):
+    // CodeDeploy refuses the second report, and the first verdict stands; the
+    // invocation ends as the first did, not as an error Lambda would retry again.
+    let r = stack
+        .deploy("leaderboard", NewVersion::default())
+        .await
+        .expect("deploy");
+    let event = json!({"DeploymentId": r.deployment_id, "LifecycleEventHookExecutionId": r.execution_id});
+    let again = stack.invoke("pre-traffic-hook", &event).await.expect("invoked");
+    assert_eq!(response(&again)["status"], "Succeeded", "{again:?}");
+    assert_eq!(stack.alias_version("leaderboard"), Some(r.version));
+
     // Two versions of `player` that refuse to start, and a `delete-player` that
     // starts but answers its probe otherwise (another function's binary: it cannot
     // read a deletion request).
