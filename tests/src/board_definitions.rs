@@ -902,7 +902,10 @@ pub async fn a_close_pays_the_definition_written_just_before_the_end<S: Store + 
 
 /// LB-5, OP-5: eight operators close the same ended period at once: each player gets
 /// one result, and the close's record counts each message once, whichever request
-/// sent it (a request that lost the race to save adds what it sent).
+/// sent it (a request that lost the race to save adds what it sent). A request sent
+/// with them that is read only after their close finished joins it rather than
+/// closing again (it failed in CI: a late joiner began a new close, sending nothing,
+/// and its record replaced the one that had sent every message).
 pub async fn concurrent_closes_count_each_message_once<S: Store + ?Sized>(store: &S) {
     let def = weekend(json!([{"from": 1, "to": 3, "points": 100}]));
     play_the_weekend(store, def).await;
@@ -926,6 +929,25 @@ pub async fn concurrent_closes_count_each_message_once<S: Store + ?Sized>(store:
     for player in ["bob", "ana", "eve", "cy"] {
         assert_eq!(weekend_result(store, player).await.0, 1, "{player}");
     }
+    let actions = podium_service::operators::periods::actions(store)
+        .await
+        .expect("actions");
+    let act = actions
+        .iter()
+        .find(|a| a.board == "weekend-seega-wins")
+        .expect("the close's record");
+    assert_eq!((act.ranked, act.sent, act.done), (4, 4, true), "{act:?}");
+    let late = podium_service::operators::periods::close_period(
+        store,
+        ("weekend-seega-wins", "window"),
+        false,
+        &tables,
+        ("live-ops-3", "the weekend's prizes"),
+        now,
+    )
+    .await
+    .expect("joined");
+    assert_eq!((late.ranked, late.sent, late.done), (4, 4, true), "{late:?}");
     let actions = podium_service::operators::periods::actions(store)
         .await
         .expect("actions");

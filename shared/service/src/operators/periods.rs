@@ -301,7 +301,10 @@ async fn read_action<S: ItemStore + ?Sized>(
 }
 
 /// The action of closing `board` under way (a repeat joins it), or a new one (none
-/// yet, or the last one done: a close asked again settles every result once more).
+/// yet, or the last one done before `now`: a close asked again settles every result
+/// once more). A done action saved at or after `now` is this request's own close,
+/// finished by a request that arrived with it: joined, not begun again (so requests
+/// sent at once make one close, whichever finishes first).
 async fn begin<S: ItemStore + ?Sized>(
     store: &S,
     board: &BoardRef,
@@ -323,7 +326,7 @@ async fn begin<S: ItemStore + ?Sized>(
     };
     for _ in 0..5 {
         let version = match read_action(store, board).await? {
-            Some((a, v)) if !a.done => return Ok((a, v)),
+            Some((a, v)) if !a.done || a.updated_at >= now => return Ok((a, v)),
             Some((_, v)) => v,
             None => 0,
         };
