@@ -321,14 +321,13 @@ async fn move_clock(
     if uri.query().is_some_and(|q| !q.is_empty()) {
         return Err(bad("query", "this route takes no query parameters").into());
     }
-    let m: Move = serde_json::from_slice(&body).map_err(|e| {
-        bad(
-            "body",
-            format!(
-                "a JSON object with \"advance\" (an ISO 8601 duration) or \"set\" (an RFC 3339 instant): {e}"
-            ),
-        )
-    })?;
+    const SHAPE: &str =
+        "a JSON object with \"advance\" (an ISO 8601 duration) or \"set\" (an RFC 3339 instant)";
+    // An object only: serde would read the struct from an array of its fields too.
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(bad("body", format!("{SHAPE} (`{{…}}`)")).into());
+    }
+    let m: Move = serde_json::from_slice(&body).map_err(|e| bad("body", format!("{SHAPE}: {e}")))?;
     // The whole move runs on a blocking thread of its own (the jobs' futures are not
     // `Send` over a `dyn Store`), holding the clock's move lock from reading where the
     // clock stands to its last tick: one move at a time, each from where the last one

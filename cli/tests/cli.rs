@@ -1493,6 +1493,8 @@ fn test_clock_cases(dir: &PathBuf, env: &[(&str, &str)], long_moves: bool) {
             "set: the clock moves forward only",
         ),
         ("Dev m-1", json!({"advance": "P1M"}), 400, "advance:"),
+        // An array of the fields is no object (serde would read one).
+        ("Dev m-1", json!([]), 400, "body: a JSON object with \"advance\""),
         ("Bearer x", json!({"advance": "PT1H"}), 401, "unauthenticated"),
     ] {
         let (got, body) = http_json(server.port, "POST", "/v1/dev/clock", auth, &how);

@@ -160,28 +160,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
         Query::<T>::from_request_parts(parts, state)
             .await
             .map(|Query(q)| Params(q))
-            .map_err(|e| ApiError(query_refusal(e.body_text())))
-    }
-}
-
-/// A query string's refusal: 400 naming the parameter the parser names when a route
-/// takes one of that name (`limit: invalid digit found in string`), else naming
-/// `query` ([`query_message`]).
-fn query_refusal(parser_text: String) -> ServiceError {
-    let rest = parser_text
-        .strip_prefix("Failed to deserialize query string: ")
-        .unwrap_or(&parser_text);
-    if let Some((name, why)) = rest.split_once(": ") {
-        if let Some(field) = super::parameters::query_name(name) {
-            return ServiceError::BadRequest {
-                field,
-                message: podium_rules::error::cut(why, 200),
-            };
-        }
-    }
-    ServiceError::BadRequest {
-        field: "query",
-        message: query_message(parser_text),
+            .map_err(|e| {
+                ApiError(ServiceError::BadRequest {
+                    field: "query",
+                    message: query_message(e.body_text()),
+                })
+            })
     }
 }
 
@@ -294,26 +278,5 @@ mod query_tests {
         );
         let other = "Failed to deserialize query string: invalid digit found in string".to_string();
         assert_eq!(super::query_message(other.clone()), other);
-    }
-
-    /// A value the parser refuses is named by its parameter, as every other refusal of
-    /// a parameter is (`?limit=-1` on the audit route named `query` first).
-    #[test]
-    fn a_value_the_parser_refuses_is_named_by_its_parameter() {
-        let named = super::query_refusal(
-            "Failed to deserialize query string: limit: invalid digit found in string".into(),
-        );
-        assert!(
-            matches!(&named, crate::error::ServiceError::BadRequest { field: "limit", message } if message == "invalid digit found in string"),
-            "{named:?}"
-        );
-        let unknown = super::query_refusal("Failed to deserialize query string: nosuch: invalid".into());
-        assert!(
-            matches!(
-                unknown,
-                crate::error::ServiceError::BadRequest { field: "query", .. }
-            ),
-            "{unknown:?}"
-        );
     }
 }

@@ -81,17 +81,6 @@ fn taken() -> &'static HashMap<String, Vec<(&'static str, Takes)>> {
     })
 }
 
-/// `name` as a query parameter some operation takes (the description's own string),
-/// `None` for a name no route takes.
-pub(crate) fn query_name(name: &str) -> Option<&'static str> {
-    taken()
-        .values()
-        .flatten()
-        .flat_map(|(_, t)| t.query.iter())
-        .find(|q| *q == name)
-        .map(String::as_str)
-}
-
 /// The first query parameter of `uri` that is not in `names`, percent-decoded; `None`
 /// when every one is (a query that does not decode is left to the route's own
 /// extractor, which names it).
