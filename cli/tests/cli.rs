@@ -839,6 +839,25 @@ fn serve_replays_a_file_while_it_serves() {
     }
 }
 
+/// `podium serve` on a fresh embedded store in the test folder `name`, on the system
+/// clock, its output discarded; the server and its port, once it answers.
+fn serve_quietly(name: &str) -> (std::process::Child, u16) {
+    let dir = data_dir(name);
+    let port = free_port();
+    let server = Command::new(env!("CARGO_BIN_EXE_podium"))
+        .args(["serve", "--port", &port.to_string()])
+        .current_dir(&dir)
+        .env("PODIUM_DATA", dir.join("podium.redb"))
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
+        .env_remove("PODIUM_TEST_CLOCK")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve");
+    wait_until_serving(port);
+    (server, port)
+}
+
 /// The development server answers this machine only: a `Host` of another name (DNS
 /// rebinding) or an `Origin` of another site (a page in the browser, the live feed's
 /// WebSocket included) is refused with 403 before any route; the server's own names
@@ -846,18 +865,7 @@ fn serve_replays_a_file_while_it_serves() {
 /// reached every route, the operator's included).
 #[test]
 fn serve_answers_this_machine_only() {
-    let dir = data_dir("serve-loopback");
-    let port = free_port();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
-        .args(["serve", "--port", &port.to_string()])
-        .current_dir(&dir)
-        .env("PODIUM_DATA", dir.join("loopback.redb"))
-        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("serve");
-    wait_until_serving(port);
+    let (mut server, port) = serve_quietly("serve-loopback");
     let operator = "Authorization: Operator evil\r\n";
     let upgrade = "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
     for (headers, path, status) in [
@@ -1750,19 +1758,7 @@ const STALL_MOVE_TO: &str = "2027-06-18T06:00:00Z";
 /// Without `--test-clock` there is no clock to move: the route does not exist.
 #[test]
 fn without_a_test_clock_the_route_does_not_exist() {
-    let dir = data_dir("no-test-clock");
-    let port = free_port();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_podium"))
-        .args(["serve", "--port", &port.to_string()])
-        .current_dir(&dir)
-        .env("PODIUM_DATA", dir.join("podium.redb"))
-        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
-        .env_remove("PODIUM_TEST_CLOCK")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("serve");
-    wait_until_serving(port);
+    let (mut server, port) = serve_quietly("no-test-clock");
     let post = http_json(
         port,
         "POST",

@@ -900,6 +900,18 @@ pub async fn a_close_pays_the_definition_written_just_before_the_end<S: Store + 
     );
 }
 
+/// The operator close's record of `weekend-seega-wins`.
+async fn weekend_close_record<S: Store + ?Sized>(
+    store: &S,
+) -> podium_service::operators::periods::CloseAction {
+    podium_service::operators::periods::actions(store)
+        .await
+        .expect("actions")
+        .into_iter()
+        .find(|a| a.board == "weekend-seega-wins")
+        .expect("the close's record")
+}
+
 /// LB-5, OP-5: eight operators close the same ended period at once: each player gets
 /// one result, and the close's record counts each message once, whichever request
 /// sent it (a request that lost the race to save adds what it sent). A request sent
@@ -929,13 +941,7 @@ pub async fn concurrent_closes_count_each_message_once<S: Store + ?Sized>(store:
     for player in ["bob", "ana", "eve", "cy"] {
         assert_eq!(weekend_result(store, player).await.0, 1, "{player}");
     }
-    let actions = podium_service::operators::periods::actions(store)
-        .await
-        .expect("actions");
-    let act = actions
-        .iter()
-        .find(|a| a.board == "weekend-seega-wins")
-        .expect("the close's record");
+    let act = weekend_close_record(store).await;
     assert_eq!((act.ranked, act.sent, act.done), (4, 4, true), "{act:?}");
     let late = podium_service::operators::periods::close_period(
         store,
@@ -948,13 +954,7 @@ pub async fn concurrent_closes_count_each_message_once<S: Store + ?Sized>(store:
     .await
     .expect("joined");
     assert_eq!((late.ranked, late.sent, late.done), (4, 4, true), "{late:?}");
-    let actions = podium_service::operators::periods::actions(store)
-        .await
-        .expect("actions");
-    let act = actions
-        .iter()
-        .find(|a| a.board == "weekend-seega-wins")
-        .expect("the close's record");
+    let act = weekend_close_record(store).await;
     assert_eq!((act.ranked, act.sent, act.done), (4, 4, true), "{act:?}");
 }
 
